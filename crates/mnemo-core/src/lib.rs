@@ -1,0 +1,303 @@
+//! Mnemo's shared vocabulary: the closed set of memory types, workspace kinds, change sources,
+//! stable error codes and the `memory_changed` event. Every other crate speaks in these types.
+//!
+//! This crate performs no IO; it is safe to use from any layer (store, engine, API, transports).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// The closed set of memory types (SPEC §1.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryType {
+    /// Who the user is: role, skills, habits.
+    User,
+    /// How the assistant should behave: corrections and confirmed approaches.
+    Feedback,
+    /// Goals, decisions, deadlines not derivable from code or history.
+    Project,
+    /// Pointers to external systems.
+    Reference,
+}
+
+impl MemoryType {
+    /// All types, in display order.
+    pub const ALL: [MemoryType; 4] = [Self::User, Self::Feedback, Self::Project, Self::Reference];
+
+    /// The lowercase name used in frontmatter and on every wire.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Feedback => "feedback",
+            Self::Project => "project",
+            Self::Reference => "reference",
+        }
+    }
+}
+
+impl fmt::Display for MemoryType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for MemoryType {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Self::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s.trim())
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::InvalidType,
+                    format!(
+                        "unknown memory type `{s}`: use one of user, feedback, project, reference"
+                    ),
+                )
+            })
+    }
+}
+
+/// Where a workspace comes from (SPEC §1.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkspaceKind {
+    /// Created and owned by Mnemo under `$MNEMO_HOME/workspaces/`.
+    Mnemo,
+    /// A Claude Code auto-memory folder.
+    Claude,
+    /// A Qwen Code auto-memory folder.
+    Qwen,
+    /// A folder the user added.
+    Folder,
+}
+
+impl WorkspaceKind {
+    /// The lowercase name used on every wire.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Mnemo => "mnemo",
+            Self::Claude => "claude",
+            Self::Qwen => "qwen",
+            Self::Folder => "folder",
+        }
+    }
+}
+
+/// Who made a change (recorded in the journal, carried by events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeSource {
+    /// A person, through the CLI, the app or the HTTP API.
+    User,
+    /// An outside program, seen by the watcher or a rescan.
+    Watcher,
+    /// Background extraction after a chat turn.
+    Extract,
+    /// Consolidation.
+    Dream,
+    /// The forget flow.
+    Forget,
+    /// The sessionless remember lane.
+    Remember,
+}
+
+impl ChangeSource {
+    /// The lowercase name used on every wire.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Watcher => "watcher",
+            Self::Extract => "extract",
+            Self::Dream => "dream",
+            Self::Forget => "forget",
+            Self::Remember => "remember",
+        }
+    }
+}
+
+impl FromStr for ChangeSource {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        [
+            Self::User,
+            Self::Watcher,
+            Self::Extract,
+            Self::Dream,
+            Self::Forget,
+            Self::Remember,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == s)
+        .ok_or_else(|| Error::new(ErrorCode::Corrupt, format!("unknown change source `{s}`")))
+    }
+}
+
+/// Emitted whenever memory files change, whoever changed them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryChanged {
+    /// The workspace id.
+    pub workspace: String,
+    /// Paths relative to the memory root, sorted.
+    pub paths: Vec<String>,
+    /// Who made the change.
+    pub source: ChangeSource,
+}
+
+/// Stable error codes. Clients match on these, never on messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The workspace, file or change does not exist.
+    NotFound,
+    /// Frontmatter is missing or malformed.
+    InvalidFrontmatter,
+    /// `type` is not one of the four memory types.
+    InvalidType,
+    /// A path leaves the memory root (`..`, absolute, or a symlink out).
+    PathEscape,
+    /// The file changed since it was read, or already exists.
+    Conflict,
+    /// A filesystem or database operation failed.
+    Io,
+    /// The command line or request was malformed.
+    Usage,
+    /// Content is not acceptable (binary, not UTF-8, empty where text is required).
+    InvalidContent,
+    /// A file or request is larger than Mnemo accepts.
+    TooLarge,
+    /// Another process holds the lock.
+    Locked,
+    /// Stored state could not be read and was not recoverable.
+    Corrupt,
+}
+
+impl ErrorCode {
+    /// The snake_case name that crosses every boundary.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NotFound => "not_found",
+            Self::InvalidFrontmatter => "invalid_frontmatter",
+            Self::InvalidType => "invalid_type",
+            Self::PathEscape => "path_escape",
+            Self::Conflict => "conflict",
+            Self::Io => "io",
+            Self::Usage => "usage",
+            Self::InvalidContent => "invalid_content",
+            Self::TooLarge => "too_large",
+            Self::Locked => "locked",
+            Self::Corrupt => "corrupt",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The one error type that crosses crate boundaries: a stable code plus a message that says what
+/// went wrong and what to do next. Serialises as `{"code": "...", "message": "..."}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct Error {
+    /// Stable, machine-readable code.
+    pub code: ErrorCode,
+    /// Human-readable explanation.
+    pub message: String,
+}
+
+impl Error {
+    /// Build an error from a code and a message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// `not_found` with a message.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::NotFound, message)
+    }
+
+    /// `usage` with a message.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Usage, message)
+    }
+
+    /// `io` with context naming what was being done.
+    pub fn io(context: impl fmt::Display, err: &std::io::Error) -> Self {
+        let hint = match err.kind() {
+            std::io::ErrorKind::PermissionDenied => {
+                " — the folder or file is not writable by this user; fix its permissions"
+            }
+            std::io::ErrorKind::StorageFull => " — the disk is full; free some space",
+            _ => "",
+        };
+        Self::new(ErrorCode::Io, format!("{context}: {err}{hint}"))
+    }
+}
+
+/// Result with Mnemo's error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_serialises_as_code_and_message() {
+        let e = Error::new(ErrorCode::PathEscape, "nope");
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            r#"{"code":"path_escape","message":"nope"}"#
+        );
+    }
+
+    #[test]
+    fn error_codes_serialise_to_their_stable_names() {
+        for code in [
+            ErrorCode::NotFound,
+            ErrorCode::InvalidFrontmatter,
+            ErrorCode::InvalidType,
+            ErrorCode::PathEscape,
+            ErrorCode::Conflict,
+            ErrorCode::Io,
+            ErrorCode::Usage,
+            ErrorCode::InvalidContent,
+            ErrorCode::TooLarge,
+            ErrorCode::Locked,
+            ErrorCode::Corrupt,
+        ] {
+            assert_eq!(
+                serde_json::to_value(code).unwrap(),
+                serde_json::Value::String(code.as_str().to_owned())
+            );
+        }
+    }
+
+    #[test]
+    fn memory_type_parses_the_closed_set_only() {
+        for t in MemoryType::ALL {
+            assert_eq!(t.as_str().parse::<MemoryType>().unwrap(), t);
+        }
+        let err = "note".parse::<MemoryType>().unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidType);
+        assert!(err.message.contains("note"));
+    }
+
+    #[test]
+    fn change_source_round_trips() {
+        for s in ["user", "watcher", "extract", "dream", "forget", "remember"] {
+            assert_eq!(s.parse::<ChangeSource>().unwrap().as_str(), s);
+        }
+    }
+}

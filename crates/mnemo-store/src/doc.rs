@@ -1,0 +1,224 @@
+//! Turning a file on disk into what the index stores: kind (topic or daily log), validity,
+//! fields, entries, hash. Never fails on bad content — bad files become flagged records.
+
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+use mnemo_core::{ErrorCode, MemoryType, Result};
+use serde::Serialize;
+
+use crate::format::{self, Entry, Problem, TopicFile};
+use crate::fsutil::{self, ReadOutcome};
+use crate::memory_md;
+
+/// What kind of document a file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DocKind {
+    /// A topic file (a memory).
+    Topic,
+    /// A daily log under `logs/YYYY/MM/`.
+    Log,
+}
+
+impl DocKind {
+    /// Wire name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Topic => "topic",
+            Self::Log => "log",
+        }
+    }
+}
+
+/// Which relative paths are documents: `.md` files, not `MEMORY.md` at the root, nothing hidden.
+#[must_use]
+pub fn doc_kind(rel: &str) -> Option<DocKind> {
+    if !rel.ends_with(".md") || rel == memory_md::FILE_NAME {
+        return None;
+    }
+    if rel.split('/').any(|c| c.starts_with('.')) {
+        return None;
+    }
+    if is_daily_log(rel) {
+        Some(DocKind::Log)
+    } else {
+        Some(DocKind::Topic)
+    }
+}
+
+/// `logs/YYYY/MM/YYYY-MM-DD.md`.
+#[must_use]
+pub fn is_daily_log(rel: &str) -> bool {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let [logs, y, m, file] = parts.as_slice() else {
+        return false;
+    };
+    let Some(day) = file.strip_suffix(".md") else {
+        return false;
+    };
+    *logs == "logs"
+        && y.len() == 4
+        && m.len() == 2
+        && day.len() == 10
+        && day.starts_with(&format!("{y}-{m}-"))
+        && chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_ok()
+}
+
+/// Everything the index stores about one file.
+#[derive(Debug, Clone)]
+pub struct DocRecord {
+    /// Topic or log.
+    pub kind: DocKind,
+    /// Valid topic files only.
+    pub memory_type: Option<MemoryType>,
+    /// Name (file stem when missing).
+    pub name: String,
+    /// Description (empty when missing).
+    pub description: String,
+    /// Body text (empty for unreadable files).
+    pub body: String,
+    /// Exact bytes when small enough and text.
+    pub raw: Option<Vec<u8>>,
+    /// Why it is not a valid memory.
+    pub problem: Option<Problem>,
+    /// Modification time (ms).
+    pub mtime_ms: i64,
+    /// Size in bytes.
+    pub size: i64,
+    /// Content hash.
+    pub hash: String,
+    /// Body entries.
+    pub entries: Vec<Entry>,
+}
+
+fn stem(rel: &str) -> String {
+    let file = rel.rsplit('/').next().unwrap_or(rel);
+    file.strip_suffix(".md").unwrap_or(file).to_owned()
+}
+
+/// Build the record of a file from its bytes.
+#[must_use]
+pub fn analyze_bytes(rel: &str, kind: DocKind, bytes: &[u8], mtime_ms: i64) -> DocRecord {
+    let mut rec = DocRecord {
+        kind,
+        memory_type: None,
+        name: stem(rel),
+        description: String::new(),
+        body: String::new(),
+        raw: None,
+        problem: None,
+        mtime_ms,
+        size: i64::try_from(bytes.len()).unwrap_or(i64::MAX),
+        hash: fsutil::hash(bytes),
+        entries: Vec::new(),
+    };
+    let text = match format::decode(bytes) {
+        Ok(t) => t,
+        Err(p) => {
+            rec.problem = Some(p);
+            return rec;
+        }
+    };
+    rec.raw = Some(bytes.to_vec());
+    if kind == DocKind::Log {
+        rec.description = format!("Daily log {}", rec.name);
+        rec.body = text.trim_start_matches('\u{feff}').to_owned();
+        rec.entries = format::entries(&rec.body);
+        return rec;
+    }
+    let file = TopicFile::parse(text);
+    rec.body = file.body().to_owned();
+    rec.entries = file.entries();
+    if let Some(n) = file.fields.name.as_deref().filter(|n| !n.trim().is_empty()) {
+        rec.name = n.trim().to_owned();
+    }
+    rec.description = file
+        .fields
+        .description
+        .clone()
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
+    rec.memory_type = file.memory_type();
+    rec.problem = file.problem;
+    rec
+}
+
+/// Build the record of a file on disk. `Ok(None)`: the file is gone (deleted between scan and read).
+pub fn analyze_path(rel: &str, kind: DocKind, abs: &Path) -> Result<Option<DocRecord>> {
+    let meta = match std::fs::metadata(abs) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(mnemo_core::Error::io(
+                format!("reading {}", abs.display()),
+                &e,
+            ));
+        }
+    };
+    let mtime_ms = mtime_ms(&meta);
+    match fsutil::read_capped(abs)? {
+        ReadOutcome::Missing => Ok(None),
+        ReadOutcome::Bytes(b) => Ok(Some(analyze_bytes(rel, kind, &b, mtime_ms))),
+        ReadOutcome::TooLarge(size) => Ok(Some(DocRecord {
+            kind,
+            memory_type: None,
+            name: stem(rel),
+            description: String::new(),
+            body: String::new(),
+            raw: None,
+            problem: Some(Problem {
+                code: ErrorCode::TooLarge,
+                message: format!(
+                    "{size} bytes: larger than the {} byte limit for a memory file; split or trim it",
+                    fsutil::MAX_FILE_BYTES
+                ),
+            }),
+            mtime_ms,
+            size: i64::try_from(size).unwrap_or(i64::MAX),
+            // Too big to hash cheaply on every scan: size + mtime identify the version.
+            hash: format!("large:{size}:{mtime_ms}"),
+            entries: Vec::new(),
+        })),
+    }
+}
+
+/// Modification time in ms since the epoch.
+#[must_use]
+pub fn mtime_ms(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds() {
+        assert_eq!(doc_kind("a.md"), Some(DocKind::Topic));
+        assert_eq!(doc_kind("sub/a.md"), Some(DocKind::Topic));
+        assert_eq!(doc_kind("MEMORY.md"), None);
+        assert_eq!(doc_kind("sub/MEMORY.md"), Some(DocKind::Topic));
+        assert_eq!(doc_kind(".hidden.md"), None);
+        assert_eq!(doc_kind(".mnemo-tmp-x.md"), None);
+        assert_eq!(doc_kind("a.txt"), None);
+        assert_eq!(doc_kind("logs/2026/11/2026-11-21.md"), Some(DocKind::Log));
+        assert_eq!(doc_kind("logs/2026/11/2026-12-21.md"), Some(DocKind::Topic));
+        assert_eq!(doc_kind("logs/2026/02/2026-02-30.md"), Some(DocKind::Topic));
+    }
+
+    #[test]
+    fn bad_content_becomes_a_flagged_record() {
+        let r = analyze_bytes("x.md", DocKind::Topic, b"\x00\x01binary", 0);
+        assert_eq!(r.problem.unwrap().code, ErrorCode::InvalidContent);
+        assert!(r.raw.is_none());
+        let r = analyze_bytes("notes/x.md", DocKind::Topic, b"no frontmatter", 0);
+        assert_eq!(r.name, "x");
+        assert_eq!(r.problem.unwrap().code, ErrorCode::InvalidFrontmatter);
+    }
+}

@@ -1,0 +1,603 @@
+//! Topic-file format (SPEC §1.2): YAML frontmatter (`name`, `description`, `type`) and a body of
+//! blank-line separated entries.
+//!
+//! Invariant: [`TopicFile::parse`] never fails and never loses bytes — `parse(x).render() == x`
+//! for every UTF-8 input, valid or not. Problems are reported in [`TopicFile::problem`] so invalid
+//! files are listed and flagged, never dropped. Edits touch only the frontmatter lines they change.
+
+use mnemo_core::{Error, ErrorCode, MemoryType, Result};
+
+const BOM: &str = "\u{feff}";
+
+/// Why a file is not a well-formed memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// `invalid_frontmatter`, `invalid_type`, `invalid_content` or `too_large`.
+    pub code: ErrorCode,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl Problem {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Turn the problem into an error (for writes, which refuse invalid files).
+    #[must_use]
+    pub fn into_error(self) -> Error {
+        Error::new(self.code, self.message)
+    }
+}
+
+/// Check that raw bytes are text Mnemo can handle: non-binary UTF-8.
+pub fn decode(bytes: &[u8]) -> std::result::Result<&str, Problem> {
+    if bytes.contains(&0) {
+        return Err(Problem::new(
+            ErrorCode::InvalidContent,
+            "binary file (contains NUL bytes): memories are markdown text",
+        ));
+    }
+    std::str::from_utf8(bytes).map_err(|e| {
+        Problem::new(
+            ErrorCode::InvalidContent,
+            format!(
+                "not valid UTF-8 (first bad byte at offset {}): re-save the file as UTF-8",
+                e.valid_up_to()
+            ),
+        )
+    })
+}
+
+/// The parsed frontmatter fields Mnemo understands. Unknown keys stay in the raw text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fields {
+    /// Short title.
+    pub name: Option<String>,
+    /// One line used to judge relevance.
+    pub description: Option<String>,
+    /// The raw `type` value (may be outside the closed set: then the file is flagged).
+    pub type_raw: Option<String>,
+}
+
+/// A topic file split into its parts, losslessly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicFile {
+    bom: bool,
+    /// From the opening `---` line through the closing `---` line, with its line ending.
+    frontmatter: Option<String>,
+    body: String,
+    /// Line ending used by the file (`\n` or `\r\n`).
+    eol: &'static str,
+    /// Parsed fields (empty when the frontmatter is missing or unreadable).
+    pub fields: Fields,
+    /// Why the file is not a valid memory, if it is not.
+    pub problem: Option<Problem>,
+}
+
+impl TopicFile {
+    /// Split text into BOM, frontmatter and body, and validate the frontmatter.
+    #[must_use]
+    pub fn parse(text: &str) -> Self {
+        let (bom, rest) = match text.strip_prefix(BOM) {
+            Some(r) => (true, r),
+            None => (false, text),
+        };
+        let eol = if rest.contains("\r\n") { "\r\n" } else { "\n" };
+        let mut file = Self {
+            bom,
+            frontmatter: None,
+            body: rest.to_owned(),
+            eol,
+            fields: Fields::default(),
+            problem: None,
+        };
+        if rest.trim().is_empty() {
+            file.problem = Some(Problem::new(
+                ErrorCode::InvalidFrontmatter,
+                "empty file: a memory needs frontmatter with name, description and type",
+            ));
+            return file;
+        }
+        let Some((fm_len, yaml)) = split_frontmatter(rest) else {
+            file.problem = Some(Problem::new(
+                ErrorCode::InvalidFrontmatter,
+                if first_line(rest) == "---" {
+                    "frontmatter is not closed: add a `---` line after the fields"
+                } else {
+                    "missing frontmatter: start the file with `---`, name, description, type, `---`"
+                },
+            ));
+            return file;
+        };
+        file.frontmatter = Some(rest[..fm_len].to_owned());
+        file.body = rest[fm_len..].to_owned();
+        match parse_fields(yaml) {
+            Ok(fields) => {
+                file.problem = validate(&fields);
+                file.fields = fields;
+            }
+            Err(p) => file.problem = Some(p),
+        }
+        file
+    }
+
+    /// Start a new, well-formed topic file.
+    pub fn new(name: &str, description: &str, memory_type: MemoryType, body: &str) -> Result<Self> {
+        let mut text = String::from("---\n");
+        for (k, v) in [("name", name), ("description", description)] {
+            text.push_str(&format!("{k}: {}\n", yaml_scalar(k, v)?));
+        }
+        text.push_str(&format!("type: {memory_type}\n---\n"));
+        let mut file = Self::parse(&text);
+        file.set_body(body);
+        file.check()?;
+        Ok(file)
+    }
+
+    /// The exact text this file was parsed from (or its edited form).
+    #[must_use]
+    pub fn render(&self) -> String {
+        let mut out = String::with_capacity(
+            self.body.len() + self.frontmatter.as_ref().map_or(0, String::len) + 3,
+        );
+        if self.bom {
+            out.push_str(BOM);
+        }
+        if let Some(fm) = &self.frontmatter {
+            out.push_str(fm);
+        }
+        out.push_str(&self.body);
+        out
+    }
+
+    /// The body (everything after the frontmatter).
+    #[must_use]
+    pub fn body(&self) -> &str {
+        &self.body
+    }
+
+    /// The memory type, if the file is valid.
+    #[must_use]
+    pub fn memory_type(&self) -> Option<MemoryType> {
+        self.fields.type_raw.as_deref().and_then(|t| t.parse().ok())
+    }
+
+    /// Error out if the file is not a valid memory.
+    pub fn check(&self) -> Result<()> {
+        match &self.problem {
+            Some(p) => Err(p.clone().into_error()),
+            None => Ok(()),
+        }
+    }
+
+    /// Replace the body, keeping the file's line-ending style and ending with a newline.
+    pub fn set_body(&mut self, body: &str) {
+        let mut b = body.replace("\r\n", "\n");
+        if !b.ends_with('\n') {
+            b.push('\n');
+        }
+        if self.eol == "\r\n" {
+            b = b.replace('\n', "\r\n");
+        }
+        self.body = b;
+    }
+
+    /// Set one frontmatter field, touching only its line (other keys, comments and order stay).
+    /// A file whose frontmatter is missing or unreadable gets a fresh one built from what is known.
+    pub fn set_field(&mut self, key: &str, value: &str) -> Result<()> {
+        let rendered = format!("{key}: {}", yaml_scalar(key, value)?);
+        let fm = match &self.frontmatter {
+            Some(fm) if parse_fields(&fm_yaml(fm)).is_ok() => {
+                replace_key_line(fm, key, &rendered, self.eol)
+            }
+            _ => {
+                // Rebuild: keep the known fields, drop the unreadable block, keep the body.
+                let mut fields = self.fields.clone();
+                match key {
+                    "name" => fields.name = Some(value.to_owned()),
+                    "description" => fields.description = Some(value.to_owned()),
+                    _ => fields.type_raw = Some(value.to_owned()),
+                }
+                let eol = self.eol;
+                let mut fm = format!("---{eol}");
+                for (k, v) in [
+                    ("name", &fields.name),
+                    ("description", &fields.description),
+                    ("type", &fields.type_raw),
+                ] {
+                    if let Some(v) = v {
+                        fm.push_str(&format!("{k}: {}{eol}", yaml_scalar(k, v)?));
+                    }
+                }
+                fm.push_str(&format!("---{eol}"));
+                fm
+            }
+        };
+        let text = format!("{}{fm}{}", if self.bom { BOM } else { "" }, self.body);
+        *self = Self::parse(&text);
+        Ok(())
+    }
+
+    /// The entries of the body (SPEC §1.2).
+    #[must_use]
+    pub fn entries(&self) -> Vec<Entry> {
+        entries(&self.body)
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("").trim_end()
+}
+
+/// Find the frontmatter block: returns its byte length (through the closing line's ending) and
+/// the YAML between the delimiters.
+fn split_frontmatter(text: &str) -> Option<(usize, &str)> {
+    if first_line(text) != "---" {
+        return None;
+    }
+    let open_end = text.find('\n')? + 1;
+    let mut pos = open_end;
+    while pos < text.len() {
+        let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
+        let line = text[pos..line_end].trim_end();
+        if line == "---" || line == "..." {
+            return Some((line_end, &text[open_end..pos]));
+        }
+        pos = line_end;
+    }
+    None
+}
+
+fn fm_yaml(fm: &str) -> String {
+    split_frontmatter(fm)
+        .map(|(_, y)| y.to_owned())
+        .unwrap_or_default()
+}
+
+fn parse_fields(yaml: &str) -> std::result::Result<Fields, Problem> {
+    if yaml.trim().is_empty() {
+        return Ok(Fields::default());
+    }
+    let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(yaml).map_err(|e| {
+        Problem::new(
+            ErrorCode::InvalidFrontmatter,
+            format!("frontmatter is not valid YAML: {e}"),
+        )
+    })?;
+    let serde_yaml_ng::Value::Mapping(map) = value else {
+        return Err(Problem::new(
+            ErrorCode::InvalidFrontmatter,
+            "frontmatter must be `key: value` lines",
+        ));
+    };
+    let get = |k: &str| -> Option<String> {
+        match map.get(k)? {
+            serde_yaml_ng::Value::String(s) => Some(s.clone()),
+            serde_yaml_ng::Value::Number(n) => Some(n.to_string()),
+            serde_yaml_ng::Value::Bool(b) => Some(b.to_string()),
+            _ => None,
+        }
+    };
+    Ok(Fields {
+        name: get("name"),
+        description: get("description"),
+        type_raw: get("type"),
+    })
+}
+
+fn validate(f: &Fields) -> Option<Problem> {
+    let missing: Vec<&str> = [
+        ("name", &f.name),
+        ("description", &f.description),
+        ("type", &f.type_raw),
+    ]
+    .into_iter()
+    .filter(|(_, v)| v.as_deref().is_none_or(|s| s.trim().is_empty()))
+    .map(|(k, _)| k)
+    .collect();
+    if !missing.is_empty() {
+        return Some(Problem::new(
+            ErrorCode::InvalidFrontmatter,
+            format!("frontmatter lacks {}", missing.join(", ")),
+        ));
+    }
+    let t = f.type_raw.as_deref().unwrap_or_default();
+    t.parse::<MemoryType>()
+        .err()
+        .map(|e| Problem::new(e.code, e.message))
+}
+
+/// Render a single-line YAML scalar safely (quoted when YAML would misread it).
+fn yaml_scalar(key: &str, value: &str) -> Result<String> {
+    let v = value.trim();
+    if v.is_empty() {
+        return Err(Error::new(
+            ErrorCode::InvalidFrontmatter,
+            format!("`{key}` must not be empty"),
+        ));
+    }
+    if v.contains(['\n', '\r']) {
+        return Err(Error::new(
+            ErrorCode::InvalidFrontmatter,
+            format!("`{key}` must be a single line"),
+        ));
+    }
+    let s = serde_yaml_ng::to_string(&v).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidFrontmatter,
+            format!("cannot encode `{key}`: {e}"),
+        )
+    })?;
+    Ok(s.trim_end_matches('\n').to_owned())
+}
+
+/// Replace the `key:` line (and its indented continuation lines) in a frontmatter block, or add
+/// it before the closing delimiter.
+fn replace_key_line(fm: &str, key: &str, rendered: &str, eol: &str) -> String {
+    let lines: Vec<&str> = fm.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(fm.len() + rendered.len());
+    let mut i = 0;
+    let mut done = false;
+    let last = lines.len().saturating_sub(1);
+    while i < lines.len() {
+        let line = lines[i];
+        let is_key = i > 0
+            && i < last
+            && line
+                .strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with(':'));
+        if is_key && !done {
+            out.push_str(rendered);
+            out.push_str(eol);
+            done = true;
+            i += 1;
+            while i < last && lines[i].starts_with([' ', '\t']) {
+                i += 1;
+            }
+            continue;
+        }
+        if i == last && !done {
+            out.push_str(rendered);
+            out.push_str(eol);
+            done = true;
+        }
+        out.push_str(line);
+        i += 1;
+    }
+    out
+}
+
+/// One entry of a topic body: a summary line with optional `Why:` and `How to apply:` lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// 1-based position in the body.
+    pub index: usize,
+    /// The first line.
+    pub summary: String,
+    /// The `Why:` line's text.
+    pub why: Option<String>,
+    /// The `How to apply:` line's text.
+    pub how: Option<String>,
+    /// The whole entry text.
+    pub text: String,
+}
+
+/// Split a body into entries (blank-line separated blocks).
+#[must_use]
+pub fn entries(body: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let mut block: Vec<&str> = Vec::new();
+    let flush = |block: &mut Vec<&str>, out: &mut Vec<Entry>| {
+        if block.is_empty() {
+            return;
+        }
+        let mut summary = String::new();
+        let (mut why, mut how) = (None, None);
+        for l in block.iter() {
+            let t = l.trim();
+            if let Some(w) = t.strip_prefix("Why:") {
+                why = Some(w.trim().to_owned());
+            } else if let Some(h) = t.strip_prefix("How to apply:") {
+                how = Some(h.trim().to_owned());
+            } else if summary.is_empty() {
+                summary = t.trim_start_matches("- ").to_owned();
+            }
+        }
+        out.push(Entry {
+            index: out.len() + 1,
+            summary,
+            why,
+            how,
+            text: block.join("\n"),
+        });
+        block.clear();
+    };
+    for line in body.lines() {
+        if line.trim().is_empty() {
+            flush(&mut block, &mut out);
+        } else {
+            block.push(line.trim_end_matches('\r'));
+        }
+    }
+    flush(&mut block, &mut out);
+    out
+}
+
+/// Stable id of an entry: `relPath` for a single-entry file, `relPath:index` (1-based) otherwise.
+#[must_use]
+pub fn entry_id(rel: &str, index: usize, total: usize) -> String {
+    if total <= 1 {
+        rel.to_owned()
+    } else {
+        format!("{rel}:{index}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "---\nname: Response style\ndescription: Keep answers terse\ntype: feedback\n---\nKeep replies short.\nWhy: the user reads diffs.\nHow to apply: long answers.\n";
+
+    #[test]
+    fn parse_render_is_byte_identical() {
+        let cases = [
+            GOOD,
+            "",
+            "\n\n",
+            "no frontmatter at all",
+            "---\nname: x\n",
+            "---\n: : :\n---\nbody",
+            "\u{feff}---\r\nname: a\r\ndescription: b\r\ntype: user\r\n---\r\nbody\r\n",
+            "---\nname: a\ndescription: b\ntype: user\n---",
+            "---\nname: a\n# comment\nextra: [1, 2]\ndescription: b\ntype: user\n...\n\n\nx\n\n",
+            "---  \nname: 名前\ndescription: 説明\ntype: project\n---\n日本語の本文\n",
+        ];
+        for c in cases {
+            assert_eq!(TopicFile::parse(c).render(), c, "{c:?}");
+        }
+        // A generated mix of fragments.
+        let parts = [
+            "---\n",
+            "name: n\n",
+            "type: user\n",
+            "\r\n",
+            "body",
+            "\u{feff}",
+            "...\n",
+            "description: d\n",
+            "\n",
+        ];
+        for a in &parts {
+            for b in &parts {
+                for c in &parts {
+                    let s = format!("{a}{b}{c}{a}");
+                    assert_eq!(TopicFile::parse(&s).render(), s);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn valid_file_fields_and_type() {
+        let f = TopicFile::parse(GOOD);
+        assert!(f.problem.is_none());
+        assert_eq!(f.fields.name.as_deref(), Some("Response style"));
+        assert_eq!(f.memory_type(), Some(MemoryType::Feedback));
+        assert_eq!(
+            f.body(),
+            "Keep replies short.\nWhy: the user reads diffs.\nHow to apply: long answers.\n"
+        );
+    }
+
+    #[test]
+    fn invalid_files_are_flagged_with_a_reason() {
+        let cases = [
+            ("", ErrorCode::InvalidFrontmatter),
+            ("just text\n", ErrorCode::InvalidFrontmatter),
+            ("---\nname: a\n", ErrorCode::InvalidFrontmatter),
+            ("---\nname: [unclosed\n---\n", ErrorCode::InvalidFrontmatter),
+            ("---\n- a list\n---\n", ErrorCode::InvalidFrontmatter),
+            (
+                "---\nname: a\ntype: user\n---\n",
+                ErrorCode::InvalidFrontmatter,
+            ),
+            (
+                "---\nname: a\ndescription: b\ntype: note\n---\n",
+                ErrorCode::InvalidType,
+            ),
+        ];
+        for (text, code) in cases {
+            let f = TopicFile::parse(text);
+            assert_eq!(f.problem.as_ref().map(|p| p.code), Some(code), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn crlf_and_bom_files_parse() {
+        let f = TopicFile::parse(
+            "\u{feff}---\r\nname: a\r\ndescription: b\r\ntype: user\r\n---\r\nline\r\n",
+        );
+        assert!(f.problem.is_none(), "{:?}", f.problem);
+        assert_eq!(f.fields.description.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn decode_rejects_binary_and_bad_utf8() {
+        assert_eq!(decode(b"a\0b").unwrap_err().code, ErrorCode::InvalidContent);
+        assert_eq!(
+            decode(&[0x66, 0xff, 0xfe]).unwrap_err().code,
+            ErrorCode::InvalidContent
+        );
+        assert_eq!(decode("ok ✓".as_bytes()).unwrap(), "ok ✓");
+    }
+
+    #[test]
+    fn set_field_touches_only_its_line() {
+        let text = "---\nname: a\n# keep me\nextra: 1\ndescription: b\ntype: user\n---\nbody\n";
+        let mut f = TopicFile::parse(text);
+        f.set_field("description", "new: value with colon").unwrap();
+        assert_eq!(
+            f.render(),
+            "---\nname: a\n# keep me\nextra: 1\ndescription: 'new: value with colon'\ntype: user\n---\nbody\n"
+        );
+        assert_eq!(
+            f.fields.description.as_deref(),
+            Some("new: value with colon")
+        );
+        f.set_field("type", "project").unwrap();
+        assert_eq!(f.memory_type(), Some(MemoryType::Project));
+    }
+
+    #[test]
+    fn set_field_adds_missing_keys_and_repairs_missing_frontmatter() {
+        let mut f = TopicFile::parse("---\nname: a\ntype: user\n---\nbody\n");
+        f.set_field("description", "d").unwrap();
+        assert!(f.problem.is_none());
+        let mut g = TopicFile::parse("plain body\n");
+        g.set_field("name", "n").unwrap();
+        g.set_field("description", "d").unwrap();
+        g.set_field("type", "user").unwrap();
+        assert!(g.problem.is_none(), "{:?}", g.problem);
+        assert_eq!(g.body(), "plain body\n");
+    }
+
+    #[test]
+    fn crlf_files_keep_crlf_on_edit() {
+        let mut f =
+            TopicFile::parse("---\r\nname: a\r\ndescription: b\r\ntype: user\r\n---\r\nx\r\n");
+        f.set_body("one\ntwo");
+        f.set_field("name", "b").unwrap();
+        assert_eq!(
+            f.render(),
+            "---\r\nname: b\r\ndescription: b\r\ntype: user\r\n---\r\none\r\ntwo\r\n"
+        );
+    }
+
+    #[test]
+    fn new_file_is_valid_and_quotes_awkward_values() {
+        let f = TopicFile::new("yes", "a: b # c", MemoryType::User, "hello").unwrap();
+        let again = TopicFile::parse(&f.render());
+        assert!(again.problem.is_none());
+        assert_eq!(again.fields.name.as_deref(), Some("yes"));
+        assert_eq!(again.fields.description.as_deref(), Some("a: b # c"));
+        assert!(TopicFile::new("", "d", MemoryType::User, "b").is_err());
+        assert!(TopicFile::new("n", "two\nlines", MemoryType::User, "b").is_err());
+    }
+
+    #[test]
+    fn entries_and_ids() {
+        let e = entries("First fact.\nWhy: because.\nHow to apply: always.\n\n\nSecond fact.\n");
+        assert_eq!(e.len(), 2);
+        assert_eq!(e[0].summary, "First fact.");
+        assert_eq!(e[0].why.as_deref(), Some("because."));
+        assert_eq!(e[0].how.as_deref(), Some("always."));
+        assert_eq!(e[1].index, 2);
+        assert_eq!(entry_id("a.md", 1, 1), "a.md");
+        assert_eq!(entry_id("f/s.md", 2, 3), "f/s.md:2");
+    }
+}

@@ -1,0 +1,274 @@
+//! Safe filesystem primitives: path confinement to a memory root, atomic writes, capped reads.
+//!
+//! Invariant: every path that reaches the filesystem from outside input has gone through
+//! [`confine`]; every write goes through [`write_atomic`] (temp file in the same folder, fsync,
+//! rename, fsync of the folder) so a crash leaves either the old or the new file.
+
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use mnemo_core::{Error, ErrorCode, Result};
+
+/// Files larger than this are listed and flagged, never read whole (a 50 MB "memory" is not one).
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Prefix of the temp files [`write_atomic`] creates; scanners and the watcher skip them.
+pub const TEMP_PREFIX: &str = ".mnemo-tmp-";
+
+/// Normalise a user-supplied relative path and check it stays inside `root`.
+///
+/// Refuses empty paths, absolute paths, `..` components, and paths whose existing part resolves
+/// (through symlinks) outside the canonical root. Returns the absolute path and the normalised
+/// relative path (forward slashes).
+pub fn confine(root: &Path, rel: &str) -> Result<(PathBuf, String)> {
+    let escape = |why: &str| {
+        Error::new(
+            ErrorCode::PathEscape,
+            format!("path `{rel}` {why}; use a path relative to the memory folder"),
+        )
+    };
+    let trimmed = rel.trim();
+    if trimmed.is_empty() {
+        return Err(Error::usage(
+            "empty path: name a file inside the memory folder",
+        ));
+    }
+    if trimmed.contains('\0') {
+        return Err(escape("contains a NUL byte"));
+    }
+    let candidate = Path::new(trimmed);
+    let mut parts: Vec<String> = Vec::new();
+    for comp in candidate.components() {
+        match comp {
+            Component::Normal(p) => parts.push(
+                p.to_str()
+                    .ok_or_else(|| escape("is not valid UTF-8"))?
+                    .to_owned(),
+            ),
+            Component::CurDir => {}
+            Component::ParentDir => return Err(escape("contains `..`")),
+            Component::RootDir | Component::Prefix(_) => return Err(escape("is absolute")),
+        }
+    }
+    if parts.is_empty() {
+        return Err(escape("names the memory folder itself"));
+    }
+    let norm = parts.join("/");
+    let abs = root.join(&norm);
+    check_resolves_inside(root, &abs).map_err(|_| escape("resolves outside the memory folder"))?;
+    Ok((abs, norm))
+}
+
+/// Check that the deepest existing ancestor of `abs` (the path itself if it exists) resolves,
+/// after following symlinks, to a place inside `root`.
+fn check_resolves_inside(root: &Path, abs: &Path) -> std::result::Result<(), ()> {
+    let root_canon = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut probe = abs.to_path_buf();
+    loop {
+        // symlink_metadata: a dangling symlink still "exists" and must be checked.
+        if fs::symlink_metadata(&probe).is_ok() {
+            let resolved = match fs::canonicalize(&probe) {
+                Ok(p) => p,
+                // A dangling symlink: resolve its target by hand.
+                Err(_) => match fs::read_link(&probe) {
+                    Ok(target) => {
+                        let base = probe.parent().unwrap_or(root);
+                        let t = if target.is_absolute() {
+                            target
+                        } else {
+                            base.join(target)
+                        };
+                        lexical_normalise(&t)
+                    }
+                    Err(_) => return Err(()),
+                },
+            };
+            return if resolved.starts_with(&root_canon) {
+                Ok(())
+            } else {
+                Err(())
+            };
+        }
+        if !probe.pop() {
+            return Err(());
+        }
+    }
+}
+
+fn lexical_normalise(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Write `bytes` to `path` atomically: temp file in the same folder, fsync, rename over the target,
+/// fsync the folder. Creates missing parent folders. Keeps the permissions of a file it replaces.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| Error::usage(format!("{} has no parent folder", path.display())))?;
+    fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(format!("creating a temp file in {}", dir.display()), &e))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| Error::io(format!("writing {}", path.display()), &e))?;
+    if let Ok(meta) = fs::metadata(path) {
+        // Best effort: a replaced file keeps its mode.
+        let _ = fs::set_permissions(tmp.path(), meta.permissions());
+    }
+    tmp.persist(path)
+        .map_err(|e| Error::io(format!("replacing {}", path.display()), &e.error))?;
+    sync_dir(dir);
+    Ok(())
+}
+
+/// Remove a file and fsync its folder.
+pub fn remove_file(path: &Path) -> Result<()> {
+    fs::remove_file(path).map_err(|e| Error::io(format!("removing {}", path.display()), &e))?;
+    if let Some(dir) = path.parent() {
+        sync_dir(dir);
+    }
+    Ok(())
+}
+
+fn sync_dir(dir: &Path) {
+    // Directory fsync makes the rename durable; not every platform allows opening a directory.
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// What reading a file gave.
+#[derive(Debug)]
+pub enum ReadOutcome {
+    /// The file's bytes (at most [`MAX_FILE_BYTES`]).
+    Bytes(Vec<u8>),
+    /// The file is larger than the cap; only its size is known.
+    TooLarge(u64),
+    /// The file does not exist (or vanished between scan and read).
+    Missing,
+}
+
+/// Read a file without ever loading more than [`MAX_FILE_BYTES`] (+1 to detect overflow).
+pub fn read_capped(path: &Path) -> Result<ReadOutcome> {
+    let file = match fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(ReadOutcome::Missing),
+        Err(e) => return Err(Error::io(format!("opening {}", path.display()), &e)),
+    };
+    let mut buf = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
+    if buf.len() as u64 > MAX_FILE_BYTES {
+        let size = fs::metadata(path).map_or(buf.len() as u64, |m| m.len());
+        return Ok(ReadOutcome::TooLarge(size));
+    }
+    Ok(ReadOutcome::Bytes(buf))
+}
+
+/// Content hash used by the index and the journal (BLAKE3, hex).
+#[must_use]
+pub fn hash(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+/// Move a corrupt file aside as `<name>.corrupt-<timestamp>` and return the new path.
+pub fn quarantine(path: &Path) -> Result<PathBuf> {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".to_owned(), |n| n.to_string_lossy().into_owned());
+    let aside = path.with_file_name(format!("{name}.corrupt-{stamp}"));
+    fs::rename(path, &aside)
+        .map_err(|e| Error::io(format!("moving aside {}", path.display()), &e))?;
+    Ok(aside)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confine_accepts_plain_and_nested_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let (abs, rel) = confine(dir.path(), "./a/b.md").unwrap();
+        assert_eq!(rel, "a/b.md");
+        assert_eq!(abs, dir.path().join("a/b.md"));
+    }
+
+    #[test]
+    fn confine_refuses_parent_and_absolute_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        for bad in ["../x.md", "a/../../x.md", "/etc/passwd", "a/../b.md"] {
+            let err = confine(dir.path(), bad).unwrap_err();
+            assert_eq!(err.code, ErrorCode::PathEscape, "{bad}");
+        }
+        assert_eq!(confine(dir.path(), " ").unwrap_err().code, ErrorCode::Usage);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn confine_refuses_symlinks_resolving_outside() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "x").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.path().join("out")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), root.path().join("s.md"))
+            .unwrap();
+        std::os::unix::fs::symlink("/nonexistent/dangling", root.path().join("d.md")).unwrap();
+        for bad in ["out/secret.md", "out/new.md", "s.md", "d.md"] {
+            assert_eq!(
+                confine(root.path(), bad).unwrap_err().code,
+                ErrorCode::PathEscape,
+                "{bad}"
+            );
+        }
+        // A symlink that stays inside is fine.
+        std::fs::create_dir(root.path().join("real")).unwrap();
+        std::os::unix::fs::symlink(root.path().join("real"), root.path().join("alias")).unwrap();
+        assert!(confine(root.path(), "alias/x.md").is_ok());
+    }
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sub/f.md");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        let names: Vec<_> = std::fs::read_dir(dir.path().join("sub"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn read_capped_flags_huge_files_without_reading_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("big.md");
+        let f = std::fs::File::create(&p).unwrap();
+        f.set_len(50 * 1024 * 1024).unwrap();
+        match read_capped(&p).unwrap() {
+            ReadOutcome::TooLarge(n) => assert_eq!(n, 50 * 1024 * 1024),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            read_capped(&dir.path().join("gone.md")).unwrap(),
+            ReadOutcome::Missing
+        ));
+    }
+}

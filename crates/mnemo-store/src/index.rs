@@ -1,0 +1,481 @@
+//! `index.db` (SPEC §2): every doc of every workspace, its entries, and an FTS5 table over
+//! pre-tokenised text (see [`crate::tokenize`]) ranked with bm25 (name and description weigh
+//! more than the body).
+//!
+//! Invariant: the index is derived from the files and holds nothing that cannot be rebuilt.
+//! A corrupt or too-new `index.db` is moved aside and rebuilt from the files.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use mnemo_core::{Error, ErrorCode, MemoryType, Result};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use crate::db::{self, MigrateOutcome};
+use crate::doc::{DocKind, DocRecord};
+use crate::fsutil;
+use crate::tokenize;
+
+const MIGRATIONS: &[&str] = &[r"
+CREATE TABLE docs (
+    id           INTEGER PRIMARY KEY,
+    workspace    TEXT NOT NULL,
+    path         TEXT NOT NULL,
+    kind         TEXT NOT NULL,      -- topic | log
+    type         TEXT,               -- NULL for logs and invalid files
+    name         TEXT NOT NULL,
+    description  TEXT NOT NULL,
+    body         TEXT NOT NULL,
+    raw          BLOB,               -- exact bytes (NULL when too large / binary): before-content for outside edits
+    valid        INTEGER NOT NULL,
+    problem_code TEXT,
+    problem      TEXT,
+    mtime_ms     INTEGER NOT NULL,
+    size         INTEGER NOT NULL,
+    hash         TEXT NOT NULL,
+    UNIQUE (workspace, path)
+);
+CREATE TABLE entries (
+    doc_id   INTEGER NOT NULL REFERENCES docs(id) ON DELETE CASCADE,
+    idx      INTEGER NOT NULL,
+    entry_id TEXT NOT NULL,
+    summary  TEXT NOT NULL,
+    why      TEXT,
+    how      TEXT,
+    PRIMARY KEY (doc_id, idx)
+);
+CREATE VIRTUAL TABLE docs_fts USING fts5(name, description, body, tokenize = 'unicode61 remove_diacritics 0');
+"];
+
+/// bm25 column weights: name, description, body.
+const WEIGHTS: (f64, f64, f64) = (5.0, 3.0, 1.0);
+
+/// A doc as `list` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DocSummary {
+    /// Workspace id.
+    pub workspace: String,
+    /// Path relative to the memory root.
+    pub path: String,
+    /// `topic` or `log`.
+    pub kind: DocKind,
+    /// Memory type (`None` for logs and invalid files).
+    #[serde(rename = "type")]
+    pub memory_type: Option<MemoryType>,
+    /// Name (the file stem when frontmatter lacks one).
+    pub name: String,
+    /// One-line description.
+    pub description: String,
+    /// Last modification (RFC 3339).
+    pub mtime: String,
+    /// Whether the file is a well-formed memory.
+    pub valid: bool,
+    /// Why not, when it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<ProblemOut>,
+}
+
+/// A flagged file's problem as it crosses the wire.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProblemOut {
+    /// Stable code.
+    pub code: String,
+    /// Explanation.
+    pub message: String,
+}
+
+/// A search result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    /// Workspace id.
+    pub workspace: String,
+    /// Path relative to the memory root.
+    pub path: String,
+    /// Relevance (higher is better).
+    pub score: f64,
+    /// Name.
+    pub name: String,
+    /// Memory type (`None` for logs and invalid files).
+    #[serde(rename = "type")]
+    pub memory_type: Option<MemoryType>,
+    /// One-line description.
+    pub description: String,
+}
+
+/// What the index knows of a file, to decide whether to re-read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileState {
+    /// Modification time, ms since the epoch.
+    pub mtime_ms: i64,
+    /// Size in bytes.
+    pub size: i64,
+    /// Content hash.
+    pub hash: String,
+}
+
+/// Per-workspace counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Topic files.
+    pub topics: u64,
+    /// Topic files flagged invalid.
+    pub invalid: u64,
+    /// Daily logs.
+    pub logs: u64,
+}
+
+/// The SQLite index.
+pub struct Index {
+    conn: Connection,
+}
+
+fn ms_to_rfc3339(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocSummary> {
+    let kind: String = r.get(2)?;
+    let ty: Option<String> = r.get(3)?;
+    let code: Option<String> = r.get(8)?;
+    let message: Option<String> = r.get(9)?;
+    Ok(DocSummary {
+        workspace: r.get(0)?,
+        path: r.get(1)?,
+        kind: if kind == "log" {
+            DocKind::Log
+        } else {
+            DocKind::Topic
+        },
+        memory_type: ty.and_then(|t| t.parse().ok()),
+        name: r.get(4)?,
+        description: r.get(5)?,
+        mtime: ms_to_rfc3339(r.get(6)?),
+        valid: r.get(7)?,
+        problem: code.map(|code| ProblemOut {
+            code,
+            message: message.unwrap_or_default(),
+        }),
+    })
+}
+
+impl Index {
+    /// Open `index.db`, creating or migrating it. A corrupt or newer-schema file is moved aside
+    /// and a fresh one created; the returned flag says a full rebuild is needed.
+    pub fn open(path: &Path) -> Result<(Self, Option<String>)> {
+        let why = match Self::try_open(path) {
+            Ok(Some(index)) => return Ok((index, None)),
+            Ok(None) => "it was written by a newer Mnemo".to_owned(),
+            Err(e) if db::is_corruption(&e) => e.to_string(),
+            Err(e) => {
+                return Err(Error::new(
+                    ErrorCode::Io,
+                    format!("opening {}: {e}", path.display()),
+                ));
+            }
+        };
+        let aside = fsutil::quarantine(path)?;
+        for suffix in ["-wal", "-shm"] {
+            let mut side = path.as_os_str().to_owned();
+            side.push(suffix);
+            let _ = std::fs::remove_file(side);
+        }
+        let warning = format!(
+            "index.db was unusable ({why}); moved it to {} and rebuilt it from the files",
+            aside.display()
+        );
+        tracing::warn!("{warning}");
+        match Self::try_open(path) {
+            Ok(Some(index)) => Ok((index, Some(warning))),
+            Ok(None) => Err(Error::new(ErrorCode::Corrupt, "cannot create index.db")),
+            Err(e) => Err(Error::new(ErrorCode::Io, format!("creating index.db: {e}"))),
+        }
+    }
+
+    fn try_open(path: &Path) -> rusqlite::Result<Option<Self>> {
+        let mut conn = db::open(path, false)?;
+        match db::migrate(&mut conn, "index", MIGRATIONS)? {
+            MigrateOutcome::Ready => {
+                // Touch the tables so a damaged file fails here, not mid-command.
+                conn.query_row("SELECT count(*) FROM docs", [], |r| r.get::<_, i64>(0))?;
+                Ok(Some(Self { conn }))
+            }
+            MigrateOutcome::TooNew { .. } => Ok(None),
+        }
+    }
+
+    /// Run `f` inside one transaction (bulk updates are much faster that way).
+    pub fn batch<T>(&mut self, f: impl FnOnce(&Batch<'_>) -> Result<T>) -> Result<T> {
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(db::err("starting an index transaction"))?;
+        let out = f(&Batch { conn: &tx })?;
+        tx.commit().map_err(db::err("committing the index"))?;
+        Ok(out)
+    }
+
+    /// Known file states of a workspace (path → mtime/size/hash).
+    pub fn file_states(&self, workspace: &str) -> Result<HashMap<String, FileState>> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT path, mtime_ms, size, hash FROM docs WHERE workspace = ?1")
+            .map_err(db::err("reading the index"))?;
+        st.query_map([workspace], |r| {
+            Ok((
+                r.get(0)?,
+                FileState {
+                    mtime_ms: r.get(1)?,
+                    size: r.get(2)?,
+                    hash: r.get(3)?,
+                },
+            ))
+        })
+        .and_then(Iterator::collect)
+        .map_err(db::err("reading the index"))
+    }
+
+    /// The stored hash and raw bytes of one doc.
+    pub fn raw(&self, workspace: &str, path: &str) -> Result<Option<(String, Option<Vec<u8>>)>> {
+        self.conn
+            .query_row(
+                "SELECT hash, raw FROM docs WHERE workspace = ?1 AND path = ?2",
+                [workspace, path],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(db::err("reading the index"))
+    }
+
+    /// Topic docs (optionally one workspace, one type), sorted by workspace then path.
+    pub fn list(
+        &self,
+        workspace: Option<&str>,
+        memory_type: Option<MemoryType>,
+    ) -> Result<Vec<DocSummary>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem
+                 FROM docs WHERE kind = 'topic' AND (?1 IS NULL OR workspace = ?1) AND (?2 IS NULL OR type = ?2)
+                 ORDER BY workspace, path",
+            )
+            .map_err(db::err("reading the index"))?;
+        st.query_map(
+            params![workspace, memory_type.map(MemoryType::as_str)],
+            summary_row,
+        )
+        .and_then(Iterator::collect)
+        .map_err(db::err("reading the index"))
+    }
+
+    /// Valid topic docs of a workspace as (path, name, description), for MEMORY.md.
+    pub fn index_lines(&self, workspace: &str) -> Result<Vec<(String, String, String)>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT path, name, description FROM docs
+                 WHERE workspace = ?1 AND kind = 'topic' AND valid = 1 ORDER BY path",
+            )
+            .map_err(db::err("reading the index"))?;
+        st.query_map([workspace], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .and_then(Iterator::collect)
+            .map_err(db::err("reading the index"))
+    }
+
+    /// Full-text search, best first; ties go to the newest. Logs are searchable too.
+    pub fn search(&self, workspace: Option<&str>, query: &str, limit: usize) -> Result<Vec<Hit>> {
+        let Some(expr) = tokenize::fts_query(query) else {
+            return Ok(Vec::new());
+        };
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT d.workspace, d.path, bm25(docs_fts, ?4, ?5, ?6) AS rank, d.name, d.type, d.description
+                 FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid
+                 WHERE docs_fts MATCH ?1 AND (?2 IS NULL OR d.workspace = ?2)
+                 ORDER BY rank, d.mtime_ms DESC LIMIT ?3",
+            )
+            .map_err(db::err("searching the index"))?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        st.query_map(
+            params![expr, workspace, limit, WEIGHTS.0, WEIGHTS.1, WEIGHTS.2],
+            |r| {
+                let ty: Option<String> = r.get(4)?;
+                Ok(Hit {
+                    workspace: r.get(0)?,
+                    path: r.get(1)?,
+                    score: -r.get::<_, f64>(2)?,
+                    name: r.get(3)?,
+                    memory_type: ty.and_then(|t| t.parse().ok()),
+                    description: r.get(5)?,
+                })
+            },
+        )
+        .and_then(Iterator::collect)
+        .map_err(db::err("searching the index"))
+    }
+
+    /// Counts per workspace.
+    pub fn counts(&self) -> Result<HashMap<String, Counts>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT workspace, sum(kind = 'topic'), sum(kind = 'topic' AND valid = 0), sum(kind = 'log')
+                 FROM docs GROUP BY workspace",
+            )
+            .map_err(db::err("reading the index"))?;
+        st.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                Counts {
+                    topics: r.get::<_, i64>(1)?.unsigned_abs(),
+                    invalid: r.get::<_, i64>(2)?.unsigned_abs(),
+                    logs: r.get::<_, i64>(3)?.unsigned_abs(),
+                },
+            ))
+        })
+        .and_then(Iterator::collect)
+        .map_err(db::err("reading the index"))
+    }
+
+    /// Workspaces present in the index.
+    pub fn indexed_workspaces(&self) -> Result<Vec<String>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT DISTINCT workspace FROM docs")
+            .map_err(db::err("reading the index"))?;
+        st.query_map([], |r| r.get(0))
+            .and_then(Iterator::collect)
+            .map_err(db::err("reading the index"))
+    }
+}
+
+/// Write access inside one transaction.
+pub struct Batch<'a> {
+    conn: &'a Connection,
+}
+
+impl Batch<'_> {
+    /// Insert or replace a doc with its entries and full-text row.
+    pub fn upsert(&self, workspace: &str, path: &str, d: &DocRecord) -> Result<()> {
+        let e = db::err("updating the index");
+        let id: i64 = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO docs (workspace, path, kind, type, name, description, body, raw, valid, problem_code, problem, mtime_ms, size, hash)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                 ON CONFLICT (workspace, path) DO UPDATE SET kind = excluded.kind, type = excluded.type,
+                   name = excluded.name, description = excluded.description, body = excluded.body, raw = excluded.raw,
+                   valid = excluded.valid, problem_code = excluded.problem_code, problem = excluded.problem,
+                   mtime_ms = excluded.mtime_ms, size = excluded.size, hash = excluded.hash
+                 RETURNING id",
+            )
+            .map_err(&e)?
+            .query_row(
+                params![
+                    workspace,
+                    path,
+                    d.kind.as_str(),
+                    d.memory_type.map(MemoryType::as_str),
+                    d.name,
+                    d.description,
+                    d.body,
+                    d.raw,
+                    d.problem.is_none(),
+                    d.problem.as_ref().map(|p| p.code.as_str()),
+                    d.problem.as_ref().map(|p| p.message.as_str()),
+                    d.mtime_ms,
+                    d.size,
+                    d.hash,
+                ],
+                |r| r.get(0),
+            )
+            .map_err(&e)?;
+        self.conn
+            .prepare_cached("DELETE FROM entries WHERE doc_id = ?1")
+            .and_then(|mut s| s.execute([id]))
+            .map_err(&e)?;
+        let total = d.entries.len();
+        let mut ins = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO entries (doc_id, idx, entry_id, summary, why, how) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .map_err(&e)?;
+        for en in &d.entries {
+            ins.execute(params![
+                id,
+                i64::try_from(en.index).unwrap_or(i64::MAX),
+                crate::format::entry_id(path, en.index, total),
+                en.summary,
+                en.why,
+                en.how
+            ])
+            .map_err(&e)?;
+        }
+        self.conn
+            .prepare_cached("DELETE FROM docs_fts WHERE rowid = ?1")
+            .and_then(|mut s| s.execute([id]))
+            .map_err(&e)?;
+        // The path's words count as name text: `grafana.md` is found by "grafana".
+        let name_text = format!("{} {}", d.name, path.trim_end_matches(".md"));
+        self.conn
+            .prepare_cached(
+                "INSERT INTO docs_fts (rowid, name, description, body) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    id,
+                    tokenize::index_tokens(&name_text),
+                    tokenize::index_tokens(&d.description),
+                    tokenize::index_tokens(&d.body)
+                ])
+            })
+            .map_err(&e)?;
+        Ok(())
+    }
+
+    /// Remove a doc. Returns whether it was indexed.
+    pub fn remove(&self, workspace: &str, path: &str) -> Result<bool> {
+        let e = db::err("updating the index");
+        let id: Option<i64> = self
+            .conn
+            .prepare_cached("DELETE FROM docs WHERE workspace = ?1 AND path = ?2 RETURNING id")
+            .map_err(&e)?
+            .query_row([workspace, path], |r| r.get(0))
+            .optional()
+            .map_err(&e)?;
+        if let Some(id) = id {
+            self.conn
+                .prepare_cached("DELETE FROM docs_fts WHERE rowid = ?1")
+                .and_then(|mut s| s.execute([id]))
+                .map_err(&e)?;
+        }
+        Ok(id.is_some())
+    }
+
+    /// Remove everything (before a full rebuild).
+    pub fn clear(&self) -> Result<()> {
+        self.conn
+            .execute_batch("DELETE FROM entries; DELETE FROM docs; DELETE FROM docs_fts;")
+            .map_err(db::err("clearing the index"))
+    }
+
+    /// Remove every doc of a workspace.
+    pub fn clear_workspace(&self, workspace: &str) -> Result<()> {
+        let e = db::err("clearing the index");
+        self.conn
+            .execute(
+                "DELETE FROM docs_fts WHERE rowid IN (SELECT id FROM docs WHERE workspace = ?1)",
+                [workspace],
+            )
+            .map_err(&e)?;
+        self.conn
+            .execute("DELETE FROM docs WHERE workspace = ?1", [workspace])
+            .map_err(&e)?;
+        Ok(())
+    }
+}

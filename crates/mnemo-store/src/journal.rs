@@ -1,0 +1,371 @@
+//! The journal (SPEC §1.3): every change to a memory file, whoever made it, with before/after
+//! content, so any change can be shown as a diff and undone.
+//!
+//! Lives in `$MNEMO_HOME/journal.db`, apart from `index.db`: the index is a disposable cache
+//! rebuilt from files, the journal is history that cannot be rebuilt. Writes are journaled
+//! ahead: [`Journal::begin`] records a `pending` row before the file changes, [`Journal::commit`]
+//! marks it `done` after; [`Journal::recover`] settles rows a crash left pending.
+
+use std::path::Path;
+
+use chrono::{SecondsFormat, Utc};
+use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use crate::db::{self, MigrateOutcome};
+
+const MIGRATIONS: &[&str] = &[r"
+CREATE TABLE changes (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace   TEXT NOT NULL,
+    path        TEXT NOT NULL,
+    source      TEXT NOT NULL,
+    at          TEXT NOT NULL,
+    op          TEXT NOT NULL,          -- create | modify | delete
+    before      BLOB,                   -- NULL: no file, or too large to keep (see before_hash)
+    after       BLOB,
+    before_hash TEXT,
+    after_hash  TEXT,
+    undoes      INTEGER REFERENCES changes(id),
+    state       TEXT NOT NULL DEFAULT 'pending'  -- pending | done
+);
+CREATE INDEX changes_by_path ON changes(workspace, path, id);
+"];
+
+/// Largest content kept verbatim; larger sides keep only their hash.
+pub const MAX_KEPT_BYTES: usize = crate::fsutil::MAX_FILE_BYTES as usize;
+
+/// One journaled change, without its content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangeSummary {
+    /// Change id (for `undo`).
+    pub id: i64,
+    /// Workspace id.
+    pub workspace: String,
+    /// Path relative to the memory root.
+    pub path: String,
+    /// Who made it.
+    pub source: ChangeSource,
+    /// When (RFC 3339, UTC).
+    pub at: String,
+    /// `create`, `modify` or `delete`.
+    pub op: String,
+    /// The change this one undid, if it is an undo.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<i64>,
+}
+
+/// One journaled change with its content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// Id, path, source, time.
+    pub summary: ChangeSummary,
+    /// Content before (`None`: the file did not exist, or was too large — see `before_hash`).
+    pub before: Option<Vec<u8>>,
+    /// Content after (`None`: deleted, or too large).
+    pub after: Option<Vec<u8>>,
+    /// Hash before (`None`: the file did not exist).
+    pub before_hash: Option<String>,
+    /// Hash after (`None`: deleted).
+    pub after_hash: Option<String>,
+}
+
+/// The journal database.
+pub struct Journal {
+    conn: Connection,
+}
+
+fn now() -> String {
+    Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+fn keep(b: Option<&[u8]>) -> Option<&[u8]> {
+    b.filter(|b| b.len() <= MAX_KEPT_BYTES)
+}
+
+impl Journal {
+    /// Open (or create) the journal. A corrupt journal is an error, never silently replaced:
+    /// it is history that cannot be rebuilt.
+    pub fn open(path: &Path) -> Result<Self> {
+        let mut conn = db::open(path, true).map_err(|e| {
+            Error::new(
+                if db::is_corruption(&e) {
+                    ErrorCode::Corrupt
+                } else {
+                    ErrorCode::Io
+                },
+                format!("opening the journal {}: {e}", path.display()),
+            )
+        })?;
+        match db::migrate(&mut conn, "journal", MIGRATIONS) {
+            Ok(MigrateOutcome::Ready) => Ok(Self { conn }),
+            Ok(MigrateOutcome::TooNew { found, known }) => Err(Error::new(
+                ErrorCode::Corrupt,
+                format!(
+                    "{} has schema version {found}, this Mnemo knows {known}: upgrade Mnemo",
+                    path.display()
+                ),
+            )),
+            Err(e) => Err(Error::new(
+                if db::is_corruption(&e) {
+                    ErrorCode::Corrupt
+                } else {
+                    ErrorCode::Io
+                },
+                format!(
+                    "the journal {} is unreadable ({e}); move it aside to start a new history",
+                    path.display()
+                ),
+            )),
+        }
+    }
+
+    /// Record a change about to happen. Returns its id.
+    #[allow(clippy::too_many_arguments)]
+    pub fn begin(
+        &self,
+        workspace: &str,
+        path: &str,
+        source: ChangeSource,
+        before: Option<&[u8]>,
+        before_hash: Option<&str>,
+        after: Option<&[u8]>,
+        after_hash: Option<&str>,
+        undoes: Option<i64>,
+    ) -> Result<i64> {
+        let op = match (before_hash, after_hash) {
+            (None, Some(_)) => "create",
+            (Some(_), None) => "delete",
+            _ => "modify",
+        };
+        self.conn
+            .execute(
+                "INSERT INTO changes (workspace, path, source, at, op, before, after, before_hash, after_hash, undoes)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![workspace, path, source.as_str(), now(), op, keep(before), keep(after), before_hash, after_hash, undoes],
+            )
+            .map_err(db::err("writing the journal"))?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Mark a change as applied.
+    pub fn commit(&self, id: i64) -> Result<()> {
+        self.conn
+            .execute("UPDATE changes SET state = 'done' WHERE id = ?1", [id])
+            .map(|_| ())
+            .map_err(db::err("writing the journal"))
+    }
+
+    /// Drop a change that did not happen (the write failed).
+    pub fn abort(&self, id: i64) -> Result<()> {
+        self.conn
+            .execute(
+                "DELETE FROM changes WHERE id = ?1 AND state = 'pending'",
+                [id],
+            )
+            .map(|_| ())
+            .map_err(db::err("writing the journal"))
+    }
+
+    /// Record an already-applied change in one step (changes seen by the watcher).
+    pub fn record(
+        &self,
+        workspace: &str,
+        path: &str,
+        source: ChangeSource,
+        before: (Option<&[u8]>, Option<&str>),
+        after: (Option<&[u8]>, Option<&str>),
+    ) -> Result<i64> {
+        let id = self.begin(
+            workspace, path, source, before.0, before.1, after.0, after.1, None,
+        )?;
+        self.commit(id)?;
+        Ok(id)
+    }
+
+    /// Settle rows a crash left pending: `current_hash(workspace, path)` tells what is on disk now.
+    /// A row whose after-hash matches happened (kept); any other did not (dropped).
+    pub fn recover(&self, current_hash: impl Fn(&str, &str) -> Option<String>) -> Result<usize> {
+        let pending: Vec<(i64, String, String, Option<String>)> = {
+            let mut st = self
+                .conn
+                .prepare(
+                    "SELECT id, workspace, path, after_hash FROM changes WHERE state = 'pending'",
+                )
+                .map_err(db::err("reading the journal"))?;
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .and_then(Iterator::collect)
+                .map_err(db::err("reading the journal"))?
+        };
+        for (id, ws, path, after) in &pending {
+            if current_hash(ws, path) == *after {
+                self.commit(*id)?;
+            } else {
+                self.abort(*id)?;
+            }
+        }
+        Ok(pending.len())
+    }
+
+    /// Changes, newest first, optionally for one workspace and one path.
+    pub fn history(
+        &self,
+        workspace: Option<&str>,
+        path: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<ChangeSummary>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT id, workspace, path, source, at, op, undoes FROM changes
+                 WHERE state = 'done' AND (?1 IS NULL OR workspace = ?1) AND (?2 IS NULL OR path = ?2)
+                 ORDER BY id DESC LIMIT ?3",
+            )
+            .map_err(db::err("reading the journal"))?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        st.query_map(params![workspace, path, limit], summary_row)
+            .and_then(Iterator::collect)
+            .map_err(db::err("reading the journal"))
+    }
+
+    /// One change with its content.
+    pub fn get(&self, id: i64) -> Result<Change> {
+        self.conn
+            .query_row(
+                "SELECT id, workspace, path, source, at, op, undoes, before, after, before_hash, after_hash
+                 FROM changes WHERE id = ?1 AND state = 'done'",
+                [id],
+                |r| {
+                    Ok(Change {
+                        summary: summary_row(r)?,
+                        before: r.get(7)?,
+                        after: r.get(8)?,
+                        before_hash: r.get(9)?,
+                        after_hash: r.get(10)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(db::err("reading the journal"))?
+            .ok_or_else(|| Error::not_found(format!("no change {id}: see `mnemo history`")))
+    }
+
+    /// The newest change recorded for a path whose result has this hash (who made it?).
+    pub fn source_of(
+        &self,
+        workspace: &str,
+        path: &str,
+        after_hash: Option<&str>,
+    ) -> Result<Option<ChangeSource>> {
+        self.conn
+            .query_row(
+                "SELECT source FROM changes WHERE workspace = ?1 AND path = ?2 AND after_hash IS ?3
+                 ORDER BY id DESC LIMIT 1",
+                params![workspace, path, after_hash],
+                |r| r.get::<_, String>(0),
+            )
+            .optional()
+            .map_err(db::err("reading the journal"))?
+            .map(|s| s.parse())
+            .transpose()
+    }
+}
+
+fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChangeSummary> {
+    let source: String = r.get(3)?;
+    Ok(ChangeSummary {
+        id: r.get(0)?,
+        workspace: r.get(1)?,
+        path: r.get(2)?,
+        source: source.parse().unwrap_or(ChangeSource::Watcher),
+        at: r.get(4)?,
+        op: r.get(5)?,
+        undoes: r.get(6)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn begin_commit_history_get() {
+        let d = tempfile::tempdir().unwrap();
+        let j = Journal::open(&d.path().join("journal.db")).unwrap();
+        let id = j
+            .begin(
+                "personal",
+                "a.md",
+                ChangeSource::User,
+                None,
+                None,
+                Some(b"x"),
+                Some("h1"),
+                None,
+            )
+            .unwrap();
+        assert!(
+            j.history(None, None, 10).unwrap().is_empty(),
+            "pending rows are not history"
+        );
+        j.commit(id).unwrap();
+        let h = j.history(Some("personal"), Some("a.md"), 10).unwrap();
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[0].op, "create");
+        let c = j.get(id).unwrap();
+        assert_eq!(c.after.as_deref(), Some(&b"x"[..]));
+        assert_eq!(c.before, None);
+        assert_eq!(j.get(999).unwrap_err().code, ErrorCode::NotFound);
+    }
+
+    #[test]
+    fn recover_keeps_applied_and_drops_unapplied() {
+        let d = tempfile::tempdir().unwrap();
+        let j = Journal::open(&d.path().join("journal.db")).unwrap();
+        let applied = j
+            .begin(
+                "w",
+                "a.md",
+                ChangeSource::User,
+                None,
+                None,
+                Some(b"1"),
+                Some("h-a"),
+                None,
+            )
+            .unwrap();
+        let lost = j
+            .begin(
+                "w",
+                "b.md",
+                ChangeSource::User,
+                None,
+                None,
+                Some(b"2"),
+                Some("h-b"),
+                None,
+            )
+            .unwrap();
+        let n = j
+            .recover(|_, p| (p == "a.md").then(|| "h-a".to_owned()))
+            .unwrap();
+        assert_eq!(n, 2);
+        assert!(j.get(applied).is_ok());
+        assert_eq!(j.get(lost).unwrap_err().code, ErrorCode::NotFound);
+    }
+
+    #[test]
+    fn corrupt_journal_is_an_error_not_a_silent_reset() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("journal.db");
+        std::fs::write(&p, vec![7u8; 8192]).unwrap();
+        let err = Journal::open(&p).err().unwrap();
+        assert_eq!(err.code, ErrorCode::Corrupt);
+        assert_eq!(
+            std::fs::read(&p).unwrap(),
+            vec![7u8; 8192],
+            "left untouched"
+        );
+    }
+}

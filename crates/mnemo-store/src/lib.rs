@@ -1,0 +1,37 @@
+//! Mnemo's vault: memory files on disk and everything that keeps them safe and findable.
+//!
+//! - [`workspace`]: `MNEMO_HOME`, Mnemo / Claude Code / Qwen Code / folder workspaces.
+//! - [`format`], [`doc`], [`memory_md`]: topic files, entries, daily logs, the MEMORY.md index.
+//! - [`fsutil`]: path confinement, atomic writes, capped reads.
+//! - [`journal`]: every change with before/after content; undo.
+//! - [`index`], [`tokenize`]: the SQLite + FTS5 index (CJK-aware, NFKC-folded).
+//! - [`watch`]: the debounced watcher that applies outside edits and emits `memory_changed`.
+//! - [`lock`]: the consolidation lock shared with Qwen Code.
+//! - [`vault`]: the facade tying these together — start here.
+//!
+//! ```no_run
+//! use mnemo_store::{Home, Vault};
+//! let vault = Vault::open(Home::resolve(None)?)?;
+//! for hit in vault.search(None, "response style", 5)? {
+//!     println!("{} {}", hit.path, hit.score);
+//! }
+//! # Ok::<(), mnemo_core::Error>(())
+//! ```
+
+pub mod db;
+pub mod doc;
+pub mod events;
+pub mod format;
+pub mod fsutil;
+pub mod index;
+pub mod journal;
+pub mod lock;
+pub mod memory_md;
+pub mod state;
+pub mod tokenize;
+pub mod vault;
+pub mod watch;
+pub mod workspace;
+
+pub use vault::{MemoryDetail, NewMemory, Patch, SyncReport, Vault, WriteOutcome};
+pub use workspace::{Home, Workspace};

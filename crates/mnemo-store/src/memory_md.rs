@@ -1,0 +1,166 @@
+//! The generated `MEMORY.md` index (SPEC §1.4): one line per valid topic file, sorted by path,
+//! each at most 150 characters; at most 200 lines and 25,000 bytes in all, cut at a line boundary
+//! with a warning line naming the cap.
+
+/// File name of the index inside a memory root.
+pub const FILE_NAME: &str = "MEMORY.md";
+/// Longest line, in characters.
+pub const MAX_LINE_CHARS: usize = 150;
+/// Most lines, warning included.
+pub const MAX_LINES: usize = 200;
+/// Most bytes, warning included.
+pub const MAX_BYTES: usize = 25_000;
+
+/// One topic file as the index lists it.
+#[derive(Debug, Clone)]
+pub struct IndexLine<'a> {
+    /// Path relative to the memory root.
+    pub path: &'a str,
+    /// The memory's name.
+    pub name: &'a str,
+    /// The memory's one-line description.
+    pub description: &'a str,
+}
+
+/// Render MEMORY.md. Output depends only on the input set (sorted here), so it is deterministic.
+#[must_use]
+pub fn render(items: &[IndexLine<'_>]) -> String {
+    let mut sorted: Vec<&IndexLine<'_>> = items.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(b.path));
+    let lines: Vec<String> = sorted
+        .iter()
+        .map(|i| {
+            let name = one_line(i.name);
+            let desc = one_line(i.description);
+            cut(&format!("- [{name}]({}) — {desc}", i.path), MAX_LINE_CHARS)
+        })
+        .collect();
+    let total = lines.len();
+    let mut out = String::new();
+    let mut kept = 0;
+    let mut capped: Option<&str> = None;
+    for line in &lines {
+        let remaining_after = total - kept - 1;
+        // Room is reserved for the warning line whenever something would be left out.
+        let reserve = if remaining_after > 0 { 1 } else { 0 };
+        if kept + 1 + reserve > MAX_LINES {
+            capped = Some("200 lines");
+            break;
+        }
+        let warn_bytes = if remaining_after > 0 {
+            warning(total - kept - 1, "25,000 bytes").len() + 1
+        } else {
+            0
+        };
+        if out.len() + line.len() + 1 + warn_bytes > MAX_BYTES {
+            capped = Some("25,000 bytes");
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+        kept += 1;
+    }
+    if let Some(cap) = capped {
+        out.push_str(&warning(total - kept, cap));
+        out.push('\n');
+    }
+    out
+}
+
+fn warning(omitted: usize, cap: &str) -> String {
+    format!(
+        "> WARNING: MEMORY.md is capped at {cap}; {omitted} more topic files are not listed here."
+    )
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(n: usize, desc: &str) -> Vec<(String, String)> {
+        (0..n)
+            .map(|i| (format!("t/{i:05}.md"), format!("Name {i}: {desc}")))
+            .collect()
+    }
+
+    fn render_owned(v: &[(String, String)]) -> String {
+        let lines: Vec<IndexLine<'_>> = v
+            .iter()
+            .map(|(p, n)| IndexLine {
+                path: p,
+                name: n,
+                description: "d",
+            })
+            .collect();
+        render(&lines)
+    }
+
+    #[test]
+    fn lines_are_sorted_and_formatted() {
+        let out = render(&[
+            IndexLine {
+                path: "b.md",
+                name: "B",
+                description: "second",
+            },
+            IndexLine {
+                path: "a.md",
+                name: "A",
+                description: "first\nline",
+            },
+        ]);
+        assert_eq!(out, "- [A](a.md) — first line\n- [B](b.md) — second\n");
+    }
+
+    #[test]
+    fn long_lines_are_cut_with_ellipsis() {
+        let long = "x".repeat(400);
+        let out = render(&[IndexLine {
+            path: "a.md",
+            name: "A",
+            description: &long,
+        }]);
+        let line = out.lines().next().unwrap();
+        assert_eq!(line.chars().count(), MAX_LINE_CHARS);
+        assert!(line.ends_with('…'));
+    }
+
+    #[test]
+    fn line_cap_ends_with_warning() {
+        let out = render_owned(&items(500, "short"));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), MAX_LINES);
+        assert!(lines.last().unwrap().contains("200 lines"));
+        assert!(lines.last().unwrap().contains("301 more"));
+    }
+
+    #[test]
+    fn byte_cap_ends_with_warning() {
+        let v: Vec<(String, String)> = (0..190)
+            .map(|i| (format!("{i:03}.md"), "名".repeat(140)))
+            .collect();
+        let out = render_owned(&v);
+        assert!(out.len() <= MAX_BYTES, "{}", out.len());
+        assert!(out.lines().last().unwrap().contains("25,000 bytes"));
+    }
+
+    #[test]
+    fn exactly_at_the_cap_needs_no_warning() {
+        let out = render_owned(&items(200, "x"));
+        assert_eq!(out.lines().count(), 200);
+        assert!(!out.contains("WARNING"));
+    }
+}

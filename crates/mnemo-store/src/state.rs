@@ -1,0 +1,175 @@
+//! Workspace bookkeeping files: `meta.json` and `extract-cursor.json` (SPEC §1.1).
+//!
+//! Invariant: reading never fails on bad content. A corrupt file is moved aside as
+//! `<name>.corrupt-<timestamp>`, recreated with defaults, and a warning is logged and returned.
+
+use std::path::Path;
+
+use mnemo_core::{Error, Result};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+
+use crate::fsutil;
+
+/// `meta.json`: last extract / dream times, session ids, status. Unknown keys are kept.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Meta {
+    /// When extraction last ran (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_extract_at: Option<String>,
+    /// The session extraction last worked on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_extract_session_id: Option<String>,
+    /// `completed` | `failed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_extract_status: Option<String>,
+    /// When dream last ran (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_dream_at: Option<String>,
+    /// The session that last dreamed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_dream_session_id: Option<String>,
+    /// `updated` | `noop` | `failed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_dream_status: Option<String>,
+    /// Keys written by other versions or tools.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// `extract-cursor.json`: how far extraction has read a session's transcript.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Cursor {
+    /// The session the offset belongs to.
+    pub session_id: String,
+    /// Messages of that session already processed.
+    pub processed_offset: u64,
+    /// When the cursor last moved (RFC 3339).
+    pub updated_at: String,
+}
+
+/// File name of the metadata file in a state dir.
+pub const META_FILE: &str = "meta.json";
+/// File name of the extraction cursor in a state dir.
+pub const CURSOR_FILE: &str = "extract-cursor.json";
+
+/// A value read from disk plus any recovery that happened on the way.
+#[derive(Debug)]
+pub struct Loaded<T> {
+    /// The value (defaults when missing or corrupt).
+    pub value: T,
+    /// Set when a corrupt file was moved aside.
+    pub warning: Option<String>,
+}
+
+/// Read a JSON state file; missing → default; corrupt → moved aside, recreated, warned.
+pub fn load<T: DeserializeOwned + Serialize + Default>(path: &Path) -> Result<Loaded<T>> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Loaded {
+                value: T::default(),
+                warning: None,
+            });
+        }
+        Err(e) => return Err(Error::io(format!("reading {}", path.display()), &e)),
+    };
+    match serde_json::from_slice::<T>(&bytes) {
+        Ok(value) => Ok(Loaded {
+            value,
+            warning: None,
+        }),
+        Err(e) => {
+            let aside = fsutil::quarantine(path)?;
+            let value = T::default();
+            save(path, &value)?;
+            let warning = format!(
+                "{} was corrupt ({e}); moved it to {} and started afresh",
+                path.display(),
+                aside.display()
+            );
+            tracing::warn!("{warning}");
+            Ok(Loaded {
+                value,
+                warning: Some(warning),
+            })
+        }
+    }
+}
+
+/// Write a JSON state file atomically.
+pub fn save<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| {
+        Error::new(
+            mnemo_core::ErrorCode::Io,
+            format!("encoding {}: {e}", path.display()),
+        )
+    })?;
+    text.push('\n');
+    fsutil::write_atomic(path, text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_files_give_defaults() {
+        let d = tempfile::tempdir().unwrap();
+        let m: Loaded<Meta> = load(&d.path().join(META_FILE)).unwrap();
+        assert_eq!(m.value, Meta::default());
+        assert!(m.warning.is_none());
+    }
+
+    #[test]
+    fn round_trip_keeps_unknown_keys() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join(META_FILE);
+        std::fs::write(
+            &p,
+            r#"{"lastDreamAt":"2026-01-01T00:00:00Z","qwenOnly":{"a":1}}"#,
+        )
+        .unwrap();
+        let m: Loaded<Meta> = load(&p).unwrap();
+        assert_eq!(
+            m.value.last_dream_at.as_deref(),
+            Some("2026-01-01T00:00:00Z")
+        );
+        save(&p, &m.value).unwrap();
+        let again: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        assert_eq!(again["qwenOnly"]["a"], 1);
+    }
+
+    #[test]
+    fn corrupt_files_are_moved_aside_and_recreated() {
+        let d = tempfile::tempdir().unwrap();
+        for (name, junk) in [
+            (META_FILE, &b"{not json"[..]),
+            (CURSOR_FILE, &b"\xff\xfe garbage"[..]),
+        ] {
+            let p = d.path().join(name);
+            std::fs::write(&p, junk).unwrap();
+            let warning = if name == META_FILE {
+                load::<Meta>(&p).unwrap().warning
+            } else {
+                load::<Cursor>(&p).unwrap().warning
+            };
+            assert!(warning.unwrap().contains("corrupt"));
+            let aside: Vec<_> = std::fs::read_dir(d.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .filter(|n| n.starts_with(&format!("{name}.corrupt-")))
+                .collect();
+            assert_eq!(aside.len(), 1, "{aside:?}");
+            assert_eq!(
+                std::fs::read(d.path().join(&aside[0])).unwrap(),
+                junk,
+                "nothing lost"
+            );
+            assert!(
+                serde_json::from_slice::<serde_json::Value>(&std::fs::read(&p).unwrap()).is_ok()
+            );
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Text folding and tokenisation for the full-text index (SPEC §2).
+//!
+//! Text is folded with NFKC + lowercase (so `ＱＷＥＮ` matches `qwen`), then split into tokens:
+//! runs of letters/digits become one token; runs of CJK characters (Han, kana, Hangul) become
+//! overlapping bigrams plus unigrams, so Chinese, Japanese and Korean text is searchable without
+//! a dictionary. The same function prepares documents and queries, so they always agree.
+
+use unicode_normalization::UnicodeNormalization;
+
+/// NFKC + lowercase.
+#[must_use]
+pub fn fold(text: &str) -> String {
+    text.nfkc().collect::<String>().to_lowercase()
+}
+
+/// Whether a character belongs to a script written without spaces between words.
+#[must_use]
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF     // Hiragana, Katakana
+        | 0x31F0..=0x31FF   // Katakana phonetic extensions
+        | 0x3400..=0x4DBF   // CJK extension A
+        | 0x4E00..=0x9FFF   // CJK unified ideographs
+        | 0xF900..=0xFAFF   // CJK compatibility ideographs
+        | 0x1100..=0x11FF   // Hangul Jamo
+        | 0x3130..=0x318F   // Hangul compatibility Jamo
+        | 0xAC00..=0xD7AF   // Hangul syllables
+        | 0x20000..=0x2FA1F // CJK extensions B–F, compatibility supplement
+    )
+}
+
+/// A token stream for indexing: every word, every CJK bigram and every CJK character.
+#[must_use]
+pub fn index_tokens(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    for_each_run(&fold(text), |run, cjk| {
+        if cjk {
+            let chars: Vec<char> = run.chars().collect();
+            for (i, c) in chars.iter().enumerate() {
+                push(&mut out, &c.to_string());
+                if let Some(next) = chars.get(i + 1) {
+                    push(&mut out, &format!("{c}{next}"));
+                }
+            }
+        } else {
+            push(&mut out, run);
+        }
+    });
+    out
+}
+
+/// Query terms: words as they are, CJK runs as bigrams (a single CJK character stays a unigram).
+#[must_use]
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut terms: Vec<String> = Vec::new();
+    for_each_run(&fold(query), |run, cjk| {
+        if cjk {
+            let chars: Vec<char> = run.chars().collect();
+            if chars.len() == 1 {
+                terms.push(run.to_owned());
+            }
+            for w in chars.windows(2) {
+                terms.push(w.iter().collect());
+            }
+        } else {
+            terms.push(run.to_owned());
+        }
+    });
+    let mut seen = std::collections::HashSet::new();
+    terms.retain(|t| seen.insert(t.clone()));
+    terms
+}
+
+/// An FTS5 MATCH expression for a query: terms OR-ed (bm25 ranks documents matching more terms
+/// higher); the last word is also matched as a prefix so search works while typing.
+/// Returns `None` when the query has no searchable terms.
+#[must_use]
+pub fn fts_query(query: &str) -> Option<String> {
+    let terms = query_terms(query);
+    let last_is_word = query
+        .trim_end()
+        .chars()
+        .last()
+        .is_some_and(|c| c.is_alphanumeric() && !is_cjk(c));
+    let n = terms.len();
+    let parts: Vec<String> = terms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let quoted = format!("\"{}\"", t.replace('"', "\"\""));
+            if i + 1 == n && last_is_word && t.chars().count() >= 3 {
+                format!("{quoted}*")
+            } else {
+                quoted
+            }
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" OR "))
+}
+
+fn push(out: &mut String, tok: &str) {
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(tok);
+}
+
+/// Call `f` with each maximal run of word characters, flagged CJK or not.
+fn for_each_run(folded: &str, mut f: impl FnMut(&str, bool)) {
+    let mut start: Option<(usize, bool)> = None;
+    for (i, c) in folded.char_indices() {
+        let class = if is_cjk(c) {
+            Some(true)
+        } else if c.is_alphanumeric() {
+            Some(false)
+        } else {
+            None
+        };
+        match (start, class) {
+            (Some((s, k)), Some(cls)) if k != cls => {
+                f(&folded[s..i], k);
+                start = Some((i, cls));
+            }
+            (Some((s, k)), None) => {
+                f(&folded[s..i], k);
+                start = None;
+            }
+            (None, Some(cls)) => start = Some((i, cls)),
+            _ => {}
+        }
+    }
+    if let Some((s, k)) = start {
+        f(&folded[s..], k);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fullwidth_folds_to_ascii() {
+        assert_eq!(fold("ＱＷＥＮ Code"), "qwen code");
+        assert_eq!(query_terms("ＱＷＥＮ"), vec!["qwen"]);
+    }
+
+    #[test]
+    fn cjk_runs_become_bigrams_and_unigrams() {
+        assert_eq!(index_tokens("记忆系统"), "记 记忆 忆 忆系 系 系统 统");
+        assert_eq!(query_terms("记忆系统"), vec!["记忆", "忆系", "系统"]);
+        assert_eq!(query_terms("猫"), vec!["猫"]);
+        assert_eq!(
+            query_terms("커피를 좋아해"),
+            vec!["커피", "피를", "좋아", "아해"]
+        );
+    }
+
+    #[test]
+    fn mixed_scripts_split_at_script_boundaries() {
+        assert_eq!(query_terms("Rust语言 v2"), vec!["rust", "语言", "v2"]);
+    }
+
+    #[test]
+    fn fts_query_quotes_terms_and_prefixes_the_last_word() {
+        assert_eq!(
+            fts_query("deploy frid").as_deref(),
+            Some("\"deploy\" OR \"frid\"*")
+        );
+        assert_eq!(fts_query("a \"b").as_deref(), Some("\"a\" OR \"b\""));
+        assert_eq!(fts_query("  ?! "), None);
+        assert_eq!(fts_query("東京").as_deref(), Some("\"東京\""));
+    }
+}

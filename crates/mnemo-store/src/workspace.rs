@@ -1,0 +1,335 @@
+//! `MNEMO_HOME` and workspaces (SPEC §1.1): Mnemo's own (`personal`, project-bound), discovered
+//! Claude Code / Qwen Code memory folders, and folders the user added in `settings.toml`.
+//!
+//! Invariant: a workspace id is stable across runs — it is derived from names on disk, never
+//! from discovery order. Foreign workspaces keep Mnemo's bookkeeping under `$MNEMO_HOME/external/`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use mnemo_core::{Error, ErrorCode, Result, WorkspaceKind};
+use serde::{Deserialize, Serialize};
+
+use crate::fsutil;
+
+/// The id of the workspace that exists from the first run.
+pub const PERSONAL: &str = "personal";
+
+/// Where Mnemo keeps its data, and where it looks for other tools' memory.
+#[derive(Debug, Clone)]
+pub struct Home {
+    /// `$MNEMO_HOME`.
+    pub root: PathBuf,
+    /// Claude Code's base dir (`$MNEMO_CLAUDE_DIR`, default `~/.claude`).
+    pub claude_dir: PathBuf,
+    /// Qwen Code's base dir (`$MNEMO_QWEN_DIR`, default `~/.qwen`).
+    pub qwen_dir: PathBuf,
+}
+
+/// User settings kept in `settings.toml`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct Settings {
+    /// Folders the user added as workspaces.
+    pub folders: Vec<FolderEntry>,
+}
+
+/// A user-added folder.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FolderEntry {
+    /// Absolute path of the memory folder.
+    pub path: PathBuf,
+}
+
+/// One memory root plus where its bookkeeping lives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Workspace {
+    /// Stable id: `personal`, a sanitized git root, `claude:<project>`, `qwen:<project>`, `folder:<path>`.
+    pub id: String,
+    /// Where it comes from.
+    pub kind: WorkspaceKind,
+    /// A human label.
+    pub label: String,
+    /// The memory root (only memories live here).
+    pub memory_root: PathBuf,
+    /// Where Mnemo keeps `meta.json`, `extract-cursor.json`, sessions and its write lock.
+    pub state_dir: PathBuf,
+    /// Where `consolidation.lock` lives (the other tool's state dir for Qwen Code).
+    pub lock_dir: PathBuf,
+}
+
+/// Replace every character outside `[A-Za-z0-9]` with `-` (SPEC §1.1).
+#[must_use]
+pub fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+impl Home {
+    /// Resolve the home: the `--home` flag wins over `MNEMO_HOME`, else the platform data dir.
+    pub fn resolve(flag: Option<PathBuf>) -> Result<Self> {
+        let env_path = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let root = match flag.or_else(|| env_path("MNEMO_HOME")) {
+            Some(p) => p,
+            None => dirs::data_dir()
+                .ok_or_else(|| Error::usage("no data directory on this system: set MNEMO_HOME"))?
+                .join("mnemo"),
+        };
+        let user_home = dirs::home_dir().unwrap_or_else(|| PathBuf::from("."));
+        Ok(Self {
+            root: absolute(&root),
+            claude_dir: env_path("MNEMO_CLAUDE_DIR").unwrap_or_else(|| user_home.join(".claude")),
+            qwen_dir: env_path("MNEMO_QWEN_DIR").unwrap_or_else(|| user_home.join(".qwen")),
+        })
+    }
+
+    /// Create the home and the `personal` workspace if missing.
+    pub fn ensure(&self) -> Result<()> {
+        let personal = self.root.join("workspaces").join(PERSONAL).join("memory");
+        fs::create_dir_all(&personal)
+            .map_err(|e| Error::io(format!("creating {}", personal.display()), &e))
+    }
+
+    /// Path of `index.db`.
+    #[must_use]
+    pub fn index_path(&self) -> PathBuf {
+        self.root.join("index.db")
+    }
+
+    /// Path of `journal.db`.
+    #[must_use]
+    pub fn journal_path(&self) -> PathBuf {
+        self.root.join("journal.db")
+    }
+
+    fn settings_path(&self) -> PathBuf {
+        self.root.join("settings.toml")
+    }
+
+    /// Read `settings.toml` (missing → defaults; unreadable → a `corrupt` error naming the line).
+    pub fn settings(&self) -> Result<Settings> {
+        let path = self.settings_path();
+        match fs::read_to_string(&path) {
+            Ok(text) => toml::from_str(&text).map_err(|e| {
+                Error::new(
+                    ErrorCode::Corrupt,
+                    format!("{} is not valid: {e}; fix or remove it", path.display()),
+                )
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
+            Err(e) => Err(Error::io(format!("reading {}", path.display()), &e)),
+        }
+    }
+
+    /// Write `settings.toml` atomically.
+    pub fn save_settings(&self, settings: &Settings) -> Result<()> {
+        let text = toml::to_string_pretty(settings)
+            .map_err(|e| Error::new(ErrorCode::Io, format!("encoding settings: {e}")))?;
+        fsutil::write_atomic(&self.settings_path(), text.as_bytes())
+    }
+
+    /// Every workspace: `personal` first, then Mnemo's others, Claude Code's, Qwen Code's, folders.
+    pub fn workspaces(&self) -> Result<Vec<Workspace>> {
+        let mut out = vec![self.mnemo_workspace(PERSONAL)];
+        let mine = self.root.join("workspaces");
+        for name in sorted_subdirs(&mine) {
+            if name != PERSONAL && mine.join(&name).join("memory").is_dir() {
+                out.push(self.mnemo_workspace(&name));
+            }
+        }
+        for (kind, base) in [
+            (WorkspaceKind::Claude, &self.claude_dir),
+            (WorkspaceKind::Qwen, &self.qwen_dir),
+        ] {
+            let projects = base.join("projects");
+            for name in sorted_subdirs(&projects) {
+                let project = projects.join(&name);
+                let memory = project.join("memory");
+                if !memory.is_dir() {
+                    continue;
+                }
+                let book = self.root.join("external").join(kind.as_str()).join(&name);
+                out.push(Workspace {
+                    id: format!("{}:{name}", kind.as_str()),
+                    kind,
+                    label: format!(
+                        "{} · {name}",
+                        if kind == WorkspaceKind::Claude {
+                            "Claude Code"
+                        } else {
+                            "Qwen Code"
+                        }
+                    ),
+                    memory_root: memory,
+                    // Qwen Code keeps its lock in the project state dir; Mnemo honours and takes it.
+                    lock_dir: if kind == WorkspaceKind::Qwen {
+                        project
+                    } else {
+                        book.clone()
+                    },
+                    state_dir: book,
+                });
+            }
+        }
+        for f in self.settings()?.folders {
+            let key = sanitize(&f.path.to_string_lossy());
+            let book = self.root.join("external").join("folder").join(&key);
+            out.push(Workspace {
+                id: format!("folder:{key}"),
+                kind: WorkspaceKind::Folder,
+                label: f.path.display().to_string(),
+                memory_root: f.path,
+                state_dir: book.clone(),
+                lock_dir: book,
+            });
+        }
+        Ok(out)
+    }
+
+    fn mnemo_workspace(&self, id: &str) -> Workspace {
+        let state = self.root.join("workspaces").join(id);
+        Workspace {
+            id: id.to_owned(),
+            kind: WorkspaceKind::Mnemo,
+            label: if id == PERSONAL {
+                "Personal".to_owned()
+            } else {
+                id.to_owned()
+            },
+            memory_root: state.join("memory"),
+            lock_dir: state.clone(),
+            state_dir: state,
+        }
+    }
+
+    /// Find a workspace by id.
+    pub fn workspace(&self, id: &str) -> Result<Workspace> {
+        self.workspaces()?
+            .into_iter()
+            .find(|w| w.id == id)
+            .ok_or_else(|| {
+                Error::not_found(format!(
+                    "no workspace `{id}`: run `mnemo workspaces` to see the ids"
+                ))
+            })
+    }
+
+    /// Add a folder as a workspace (it must exist). Returns the new workspace.
+    pub fn add_folder(&self, path: &Path) -> Result<Workspace> {
+        let canon = fs::canonicalize(path).map_err(|e| {
+            Error::new(
+                ErrorCode::NotFound,
+                format!("cannot add {}: {e}", path.display()),
+            )
+        })?;
+        if !canon.is_dir() {
+            return Err(Error::usage(format!("{} is not a folder", canon.display())));
+        }
+        let mut settings = self.settings()?;
+        if !settings.folders.iter().any(|f| f.path == canon) {
+            settings.folders.push(FolderEntry {
+                path: canon.clone(),
+            });
+            self.save_settings(&settings)?;
+        }
+        let id = format!("folder:{}", sanitize(&canon.to_string_lossy()));
+        self.workspace(&id)
+    }
+
+    /// Bind a Mnemo workspace to the git repository containing `dir` (worktrees share one).
+    pub fn bind_project(&self, dir: &Path) -> Result<Workspace> {
+        let root = canonical_git_root(dir)?;
+        let id = sanitize(&root.to_string_lossy());
+        let memory = self.root.join("workspaces").join(&id).join("memory");
+        fs::create_dir_all(&memory)
+            .map_err(|e| Error::io(format!("creating {}", memory.display()), &e))?;
+        let mut ws = self.mnemo_workspace(&id);
+        ws.label = root
+            .file_name()
+            .map_or_else(|| id.clone(), |n| n.to_string_lossy().into_owned());
+        Ok(ws)
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().map_or_else(|_| p.to_path_buf(), |c| c.join(p))
+    }
+}
+
+fn sorted_subdirs(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The canonical root of the git repository containing `dir`: for a linked worktree, the main
+/// repository's root (so all worktrees of one repository share a workspace).
+pub fn canonical_git_root(dir: &Path) -> Result<PathBuf> {
+    let start =
+        fs::canonicalize(dir).map_err(|e| Error::not_found(format!("{}: {e}", dir.display())))?;
+    let mut cur = start.as_path();
+    loop {
+        let dotgit = cur.join(".git");
+        if dotgit.is_dir() {
+            return Ok(cur.to_path_buf());
+        }
+        if dotgit.is_file() {
+            // A linked worktree: `.git` says `gitdir: <main>/.git/worktrees/<name>`, whose
+            // `commondir` points at the main `.git`.
+            let text = fs::read_to_string(&dotgit)
+                .map_err(|e| Error::io(format!("reading {}", dotgit.display()), &e))?;
+            let gitdir = text
+                .lines()
+                .find_map(|l| l.strip_prefix("gitdir:"))
+                .map(|g| cur.join(g.trim()))
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::Corrupt,
+                        format!("{} has no gitdir line", dotgit.display()),
+                    )
+                })?;
+            let common = match fs::read_to_string(gitdir.join("commondir")) {
+                Ok(c) => gitdir.join(c.trim()),
+                Err(_) => gitdir,
+            };
+            let common = fs::canonicalize(&common)
+                .map_err(|e| Error::io(format!("resolving {}", common.display()), &e))?;
+            return Ok(common.parent().map_or(common.clone(), Path::to_path_buf));
+        }
+        match cur.parent() {
+            Some(p) => cur = p,
+            None => {
+                return Err(Error::not_found(format!(
+                    "{} is not inside a git repository",
+                    start.display()
+                )));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitize_replaces_everything_outside_alnum() {
+        assert_eq!(sanitize("/home/me/my_proj.v2"), "-home-me-my-proj-v2");
+        assert_eq!(sanitize("日本"), "--");
+    }
+}
