@@ -1,1 +1,499 @@
-fn main() {}
+//! `mnemo`: the command line over a Mnemo home — workspaces, memories, search, the index,
+//! history and undo, and a live view of changes. `--json` makes every command machine-readable,
+//! errors included (`{"error":{"code","message"}}` on stdout; exit 1, or 2 for usage errors).
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+use mnemo_core::{ChangeSource, Error, ErrorCode, MemoryType, Result};
+use mnemo_store::vault::WorkspaceInfo;
+use mnemo_store::{Home, NewMemory, Patch, Vault, workspace::PERSONAL};
+use serde::Serialize;
+
+/// Mnemo: persistent, inspectable memory for AI chat.
+#[derive(Debug, Parser)]
+#[command(name = "mnemo", version, about, propagate_version = true)]
+struct Cli {
+    /// Mnemo's data folder (else $MNEMO_HOME, else the platform data dir).
+    #[arg(long, global = true, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// Workspace id (see `mnemo workspaces`). Writes default to `personal`; list, search,
+    /// history and status cover every workspace when it is not given.
+    #[arg(long, short = 'w', global = true, value_name = "ID")]
+    workspace: Option<String>,
+    /// Machine-readable output.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List workspaces with their counts (or add one).
+    Workspaces {
+        #[command(subcommand)]
+        action: Option<WorkspaceAction>,
+    },
+    /// List memories (topic files), grouped by workspace.
+    List {
+        /// Only this type: user, feedback, project, reference.
+        #[arg(long = "type", value_name = "T")]
+        memory_type: Option<String>,
+    },
+    /// Print one memory file exactly as it is on disk.
+    Show {
+        /// Path relative to the memory folder.
+        path: String,
+    },
+    /// Create a memory.
+    Add {
+        /// user, feedback, project or reference.
+        #[arg(long = "type", value_name = "T")]
+        memory_type: String,
+        /// Short title.
+        #[arg(long)]
+        name: String,
+        /// One specific line: used to judge relevance.
+        #[arg(long)]
+        description: String,
+        /// Body text.
+        #[arg(long, conflicts_with = "body_file")]
+        body: Option<String>,
+        /// Read the body from a file (`-` for stdin).
+        #[arg(long, value_name = "FILE")]
+        body_file: Option<PathBuf>,
+        /// File path (default: derived from the name).
+        #[arg(long)]
+        path: Option<String>,
+    },
+    /// Change a memory's fields or body.
+    Edit {
+        /// Path relative to the memory folder.
+        path: String,
+        /// New name.
+        #[arg(long)]
+        name: Option<String>,
+        /// New description.
+        #[arg(long)]
+        description: Option<String>,
+        /// New type.
+        #[arg(long = "type", value_name = "T")]
+        memory_type: Option<String>,
+        /// New body text.
+        #[arg(long, conflicts_with = "body_file")]
+        body: Option<String>,
+        /// Read the new body from a file (`-` for stdin).
+        #[arg(long, value_name = "FILE")]
+        body_file: Option<PathBuf>,
+    },
+    /// Delete a memory (undoable).
+    Rm {
+        /// Path relative to the memory folder.
+        path: String,
+    },
+    /// Full-text search (CJK-aware; full-width and case folded).
+    Search {
+        /// Words to look for.
+        query: String,
+        /// Most results.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+    },
+    /// Bring the index up to date with the files (`--rebuild`: from scratch).
+    Index {
+        /// Drop the index and rebuild it from the files.
+        #[arg(long)]
+        rebuild: bool,
+    },
+    /// Home, workspaces, counts, locks and recoveries.
+    Status,
+    /// The journal of changes, newest first.
+    History {
+        /// Only this file.
+        path: Option<String>,
+        /// Most entries.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+    /// Undo one change (restores the exact previous bytes; itself journaled).
+    Undo {
+        /// Id from `mnemo history`.
+        change_id: i64,
+    },
+    /// Print every memory_changed event as one JSON line until interrupted.
+    Watch,
+}
+
+#[derive(Debug, Subcommand)]
+enum WorkspaceAction {
+    /// Add a folder of markdown memories as a workspace.
+    AddFolder {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// Create (or find) the workspace bound to the git repository containing DIR.
+    Bind {
+        /// A folder inside the repository (default: the current folder).
+        dir: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let json = std::env::args().any(|a| a == "--json");
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) || !json
+            {
+                let _ = e.print();
+                return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+            }
+            let msg = e.render().to_string();
+            let first = msg
+                .lines()
+                .next()
+                .unwrap_or("invalid arguments")
+                .trim_start_matches("error: ");
+            print_error(&Error::usage(first.to_owned()), true);
+            return ExitCode::from(2);
+        }
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("MNEMO_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run(cli, json) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            print_error(&e, json);
+            ExitCode::from(if e.code == ErrorCode::Usage { 2 } else { 1 })
+        }
+    }
+}
+
+fn print_error(e: &Error, json: bool) {
+    if json {
+        println!("{}", serde_json::json!({ "error": e }));
+    } else {
+        eprintln!("error[{}]: {}", e.code, e.message);
+    }
+}
+
+fn emit<T: Serialize>(json: bool, value: &T, human: impl FnOnce(&T)) -> Result<()> {
+    if json {
+        let text = serde_json::to_string_pretty(value)
+            .map_err(|e| Error::new(ErrorCode::Io, format!("encoding output: {e}")))?;
+        println!("{text}");
+    } else {
+        human(value);
+    }
+    Ok(())
+}
+
+fn read_body(body: Option<String>, file: Option<PathBuf>) -> Result<Option<String>> {
+    let Some(path) = file else { return Ok(body) };
+    let bytes = if path.as_os_str() == "-" {
+        let mut b = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut b)
+            .map_err(|e| Error::io("reading stdin", &e))?;
+        b
+    } else {
+        std::fs::read(&path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Error::not_found(format!("body file {} does not exist", path.display()))
+            } else {
+                Error::io(format!("reading {}", path.display()), &e)
+            }
+        })?
+    };
+    String::from_utf8(bytes).map(Some).map_err(|_| {
+        Error::new(
+            ErrorCode::InvalidContent,
+            format!("{} is not UTF-8 text", path.display()),
+        )
+    })
+}
+
+fn run(cli: Cli, json: bool) -> Result<()> {
+    let home = Home::resolve(cli.home)?;
+    let vault = Arc::new(Vault::open(home)?);
+    let ws_read = cli.workspace.as_deref();
+    let ws_write = cli.workspace.as_deref().unwrap_or(PERSONAL);
+    match cli.command {
+        Command::Workspaces { action } => {
+            match action {
+                Some(WorkspaceAction::AddFolder { path }) => {
+                    let ws = vault.home().add_folder(&path)?;
+                    vault.sync(&ws)?;
+                }
+                Some(WorkspaceAction::Bind { dir }) => {
+                    let dir = dir.unwrap_or_else(|| PathBuf::from("."));
+                    let ws = vault.home().bind_project(&dir)?;
+                    if !json {
+                        println!("bound workspace {}", ws.id);
+                    }
+                }
+                None => {}
+            }
+            vault.sync_all()?;
+            emit(
+                json,
+                &vault.workspace_infos()?,
+                |list: &Vec<WorkspaceInfo>| {
+                    for w in list {
+                        println!(
+                            "{:<40} {:<7} {:>6} memories {:>4} invalid {:>4} logs  {}",
+                            w.workspace.id,
+                            w.workspace.kind.as_str(),
+                            w.counts.topics,
+                            w.counts.invalid,
+                            w.counts.logs,
+                            w.workspace.memory_root.display()
+                        );
+                    }
+                },
+            )
+        }
+        Command::List { memory_type } => {
+            let t = memory_type
+                .as_deref()
+                .map(str::parse::<MemoryType>)
+                .transpose()?;
+            emit(json, &vault.list(ws_read, t)?, |list| {
+                if list.is_empty() {
+                    println!(
+                        "no memories yet: add one with `mnemo add --type user --name … --description …`"
+                    );
+                }
+                for d in list {
+                    let ty = d.memory_type.map_or("?", MemoryType::as_str);
+                    let flag = if d.valid { ' ' } else { '!' };
+                    println!(
+                        "{flag}{ty:<9} {}:{}  {} — {}",
+                        d.workspace, d.path, d.name, d.description
+                    );
+                    if let Some(p) = &d.problem {
+                        println!("           ! {}: {}", p.code, p.message);
+                    }
+                }
+            })
+        }
+        Command::Show { path } => {
+            let d = vault.get(ws_write, &path)?;
+            emit(json, &d, |d| match &d.content {
+                Some(c) => print!("{c}"),
+                None => println!(
+                    "({}: {})",
+                    d.summary
+                        .problem
+                        .as_ref()
+                        .map_or("unreadable", |p| p.code.as_str()),
+                    d.summary
+                        .problem
+                        .as_ref()
+                        .map_or("", |p| p.message.as_str())
+                ),
+            })
+        }
+        Command::Add {
+            memory_type,
+            name,
+            description,
+            body,
+            body_file,
+            path,
+        } => {
+            let body = read_body(body, body_file)?.unwrap_or_default();
+            let new = NewMemory {
+                path,
+                name,
+                description,
+                memory_type: memory_type.parse()?,
+                body,
+            };
+            let out = vault.create(ws_write, &new, ChangeSource::User)?;
+            emit(json, &out, |o| {
+                println!(
+                    "created {} (change {})",
+                    o.path,
+                    o.change_id.unwrap_or_default()
+                )
+            })
+        }
+        Command::Edit {
+            path,
+            name,
+            description,
+            memory_type,
+            body,
+            body_file,
+        } => {
+            let body = read_body(body, body_file)?;
+            if name.is_none() && description.is_none() && memory_type.is_none() && body.is_none() {
+                return Err(Error::usage(
+                    "nothing to change: give --name, --description, --type, --body or --body-file",
+                ));
+            }
+            let patch = Patch {
+                name,
+                description,
+                memory_type,
+                body,
+                expected_hash: None,
+            };
+            let out = vault.update(ws_write, &path, &patch, ChangeSource::User)?;
+            emit(json, &out, |o| match o.change_id {
+                Some(id) => println!("updated {} (change {id})", o.path),
+                None => println!("{} already says that; nothing changed", o.path),
+            })
+        }
+        Command::Rm { path } => {
+            let out = vault.delete(ws_write, &path, ChangeSource::User)?;
+            emit(json, &out, |o| {
+                println!(
+                    "deleted {} (change {}; `mnemo undo {}` brings it back)",
+                    o.path,
+                    o.change_id.unwrap_or_default(),
+                    o.change_id.unwrap_or_default()
+                );
+            })
+        }
+        Command::Search { query, limit } => {
+            let hits = vault.search(ws_read, &query, limit)?;
+            emit(json, &hits, |hits| {
+                if hits.is_empty() {
+                    println!("no matches for “{query}”");
+                }
+                for h in hits {
+                    let ty = h.memory_type.map_or("log", MemoryType::as_str);
+                    println!(
+                        "{:>7.2}  {:<9} {}:{}  {}",
+                        h.score, ty, h.workspace, h.path, h.name
+                    );
+                }
+            })
+        }
+        Command::Index { rebuild } => {
+            let started = std::time::Instant::now();
+            let report = if rebuild {
+                vault.rebuild()?
+            } else {
+                vault.sync_all()?
+            };
+            emit(json, &report, |r| {
+                println!(
+                    "{} files scanned, {} indexed, {} removed in {:.2?}",
+                    r.scanned,
+                    r.updated,
+                    r.removed,
+                    started.elapsed()
+                );
+            })
+        }
+        Command::Status => {
+            vault.sync_all()?;
+            let status = vault.status()?;
+            let status_ws: Vec<_> = status
+                .workspaces
+                .iter()
+                .filter(|w| ws_read.is_none_or(|id| w.id == id))
+                .cloned()
+                .collect();
+            let shown = mnemo_store::vault::Status {
+                workspaces: status_ws,
+                ..status
+            };
+            emit(json, &shown, |s| {
+                println!("home: {}  (index {} KiB)", s.home, s.index_bytes / 1024);
+                for w in &s.workspaces {
+                    println!(
+                        "  {:<40} {:>6} memories {:>4} invalid {:>4} logs  last extract {}  last dream {}{}",
+                        w.id,
+                        w.counts.topics,
+                        w.counts.invalid,
+                        w.counts.logs,
+                        w.last_extract_at.as_deref().unwrap_or("never"),
+                        w.last_dream_at.as_deref().unwrap_or("never"),
+                        w.consolidation_locked_by
+                            .map(|p| format!("  ✦ locked by {p}"))
+                            .unwrap_or_default()
+                    );
+                }
+                for warning in &s.warnings {
+                    println!("  warning: {warning}");
+                }
+            })
+        }
+        Command::History { path, limit } => {
+            let ws = if path.is_some() {
+                Some(ws_write)
+            } else {
+                ws_read
+            };
+            let list = vault.history(ws, path.as_deref(), limit)?;
+            emit(json, &list, |list| {
+                if list.is_empty() {
+                    println!("no changes recorded yet");
+                }
+                for c in list {
+                    println!(
+                        "{:>6}  {}  {:<8} {:<6} {}:{}",
+                        c.id,
+                        c.at,
+                        c.source.as_str(),
+                        c.op,
+                        c.workspace,
+                        c.path
+                    );
+                }
+            })
+        }
+        Command::Undo { change_id } => {
+            let out = vault.undo(change_id, ChangeSource::User)?;
+            emit(json, &out, |o| {
+                println!(
+                    "undid change {change_id} on {} (change {})",
+                    o.path,
+                    o.change_id.unwrap_or_default()
+                )
+            })
+        }
+        Command::Watch => watch(&vault, ws_read),
+    }
+}
+
+fn watch(vault: &Arc<Vault>, workspace: Option<&str>) -> Result<()> {
+    let workspaces = match workspace {
+        Some(id) => vec![vault.workspace(id)?],
+        None => vault.workspaces()?,
+    };
+    for ws in &workspaces {
+        vault.sync(ws)?;
+    }
+    let events = vault.subscribe();
+    let _handle = mnemo_store::watch::watch(Arc::clone(vault), workspaces.clone())?;
+    eprintln!("watching {} workspaces; Ctrl+C to stop", workspaces.len());
+    let mut out = std::io::stdout().lock();
+    for event in events {
+        let line = serde_json::to_string(&event)
+            .map_err(|e| Error::new(ErrorCode::Io, format!("encoding event: {e}")))?;
+        if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+            break; // stdout closed: the reader went away
+        }
+    }
+    Ok(())
+}

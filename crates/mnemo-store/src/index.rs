@@ -45,6 +45,8 @@ CREATE TABLE entries (
     how      TEXT,
     PRIMARY KEY (doc_id, idx)
 );
+-- Workspaces scanned at least once: later differences are outside edits worth journaling.
+CREATE TABLE synced_workspaces (workspace TEXT PRIMARY KEY);
 CREATE VIRTUAL TABLE docs_fts USING fts5(name, description, body, tokenize = 'unicode61 remove_diacritics 0');
 "];
 
@@ -341,6 +343,19 @@ impl Index {
         .map_err(db::err("reading the index"))
     }
 
+    /// Whether a workspace has been scanned into this index before.
+    pub fn was_synced(&self, workspace: &str) -> Result<bool> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM synced_workspaces WHERE workspace = ?1",
+                [workspace],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|o| o.is_some())
+            .map_err(db::err("reading the index"))
+    }
+
     /// Workspaces present in the index.
     pub fn indexed_workspaces(&self) -> Result<Vec<String>> {
         let mut st = self
@@ -460,8 +475,19 @@ impl Batch<'_> {
     /// Remove everything (before a full rebuild).
     pub fn clear(&self) -> Result<()> {
         self.conn
-            .execute_batch("DELETE FROM entries; DELETE FROM docs; DELETE FROM docs_fts;")
+            .execute_batch(
+                "DELETE FROM entries; DELETE FROM docs; DELETE FROM docs_fts; DELETE FROM synced_workspaces;",
+            )
             .map_err(db::err("clearing the index"))
+    }
+
+    /// Record that a workspace has been scanned.
+    pub fn mark_synced(&self, workspace: &str) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT OR IGNORE INTO synced_workspaces (workspace) VALUES (?1)")
+            .and_then(|mut s| s.execute([workspace]))
+            .map(|_| ())
+            .map_err(db::err("updating the index"))
     }
 
     /// Remove every doc of a workspace.

@@ -714,9 +714,11 @@ impl Vault {
         only: Option<&[String]>,
     ) -> Result<(SyncReport, Vec<(String, ChangeSource)>)> {
         let _lock = self.write_lock(ws)?;
-        let known = guard(&self.index).file_states(&ws.id)?;
-        // A workspace indexed for the first time is not "changed by an outside program".
-        let first_time = known.is_empty();
+        let (known, first_time) = {
+            let index = guard(&self.index);
+            // A workspace indexed for the first time is not "changed by an outside program".
+            (index.file_states(&ws.id)?, !index.was_synced(&ws.id)?)
+        };
         let mut report = SyncReport::default();
         let mut candidates: Vec<String> = Vec::new();
         match only {
@@ -794,6 +796,7 @@ impl Vault {
         }
         drop(journal);
         index.batch(|b| {
+            b.mark_synced(&ws.id)?;
             for (rel, rec) in &records {
                 match rec {
                     Some(r) => b.upsert(&ws.id, rel, r)?,

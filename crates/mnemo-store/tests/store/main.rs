@@ -1,0 +1,51 @@
+//! Integration tests of the vault against real files, real SQLite and a real watcher.
+
+mod bad_input;
+mod lock_processes;
+mod round_trip;
+mod watcher;
+
+use std::path::{Path, PathBuf};
+
+use mnemo_store::{Home, Vault};
+
+/// A throwaway home with Claude Code and Qwen Code base dirs next to it.
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub vault: Vault,
+}
+
+impl Fixture {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = Vault::open(home_in(dir.path())).unwrap();
+        Self { dir, vault }
+    }
+
+    pub fn reopen(&self) -> Vault {
+        Vault::open(home_in(self.dir.path())).unwrap()
+    }
+
+    pub fn personal(&self) -> PathBuf {
+        self.dir.path().join("home/workspaces/personal/memory")
+    }
+
+    pub fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.personal().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+}
+
+pub fn home_in(dir: &Path) -> Home {
+    Home {
+        root: dir.join("home"),
+        claude_dir: dir.join("claude"),
+        qwen_dir: dir.join("qwen"),
+    }
+}
+
+pub fn topic(name: &str, description: &str, ty: &str, body: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\ntype: {ty}\n---\n{body}\n")
+}

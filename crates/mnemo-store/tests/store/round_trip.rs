@@ -1,0 +1,429 @@
+use mnemo_core::{ChangeSource, ErrorCode, MemoryType};
+use mnemo_store::{NewMemory, Patch, memory_md};
+
+use crate::{Fixture, topic};
+
+fn new(name: &str, ty: MemoryType, body: &str) -> NewMemory {
+    NewMemory {
+        path: None,
+        name: name.into(),
+        description: format!("{name} description"),
+        memory_type: ty,
+        body: body.into(),
+    }
+}
+
+#[test]
+fn create_update_delete_undo_restore_exact_bytes() {
+    let f = Fixture::new();
+    let v = &f.vault;
+    let created = v
+        .create(
+            "personal",
+            &new("Response style", MemoryType::Feedback, "Keep it short."),
+            ChangeSource::User,
+        )
+        .unwrap();
+    assert_eq!(created.path, "response-style.md");
+    let p = f.personal().join("response-style.md");
+    let v1 = std::fs::read(&p).unwrap();
+
+    let patch = Patch {
+        body: Some("Keep it shorter.\nWhy: diffs.".into()),
+        ..Patch::default()
+    };
+    let edited = v
+        .update("personal", "response-style.md", &patch, ChangeSource::User)
+        .unwrap();
+    let v2 = std::fs::read(&p).unwrap();
+    assert_ne!(v1, v2);
+
+    let deleted = v
+        .delete("personal", "response-style.md", ChangeSource::User)
+        .unwrap();
+    assert!(!p.exists());
+
+    v.undo(deleted.change_id.unwrap(), ChangeSource::User)
+        .unwrap();
+    assert_eq!(
+        std::fs::read(&p).unwrap(),
+        v2,
+        "undo of delete restores the exact bytes"
+    );
+    v.undo(edited.change_id.unwrap(), ChangeSource::User)
+        .unwrap();
+    assert_eq!(
+        std::fs::read(&p).unwrap(),
+        v1,
+        "undo of edit restores the exact bytes"
+    );
+    v.undo(created.change_id.unwrap(), ChangeSource::User)
+        .unwrap();
+    assert!(!p.exists(), "undo of create removes the file");
+
+    let h = v
+        .history(Some("personal"), Some("response-style.md"), 100)
+        .unwrap();
+    let ops: Vec<&str> = h.iter().rev().map(|c| c.op.as_str()).collect();
+    assert_eq!(
+        ops,
+        ["create", "modify", "delete", "create", "modify", "delete"]
+    );
+    assert_eq!(h.iter().filter(|c| c.undoes.is_some()).count(), 3);
+}
+
+#[test]
+fn undo_refuses_when_the_file_changed_since() {
+    let f = Fixture::new();
+    let c = f
+        .vault
+        .create(
+            "personal",
+            &new("A", MemoryType::User, "x"),
+            ChangeSource::User,
+        )
+        .unwrap();
+    f.write("a.md", topic("A", "changed outside", "user", "y"));
+    let err = f
+        .vault
+        .undo(c.change_id.unwrap(), ChangeSource::User)
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Conflict);
+    assert!(f.personal().join("a.md").exists(), "nothing lost");
+}
+
+#[test]
+fn update_touches_only_the_changed_frontmatter_line() {
+    let f = Fixture::new();
+    let original =
+        "---\nname: A\n# a comment\ndescription: old\ntype: user\nextra: kept\n---\nbody\n";
+    f.write("a.md", original);
+    let patch = Patch {
+        description: Some("new".into()),
+        ..Patch::default()
+    };
+    f.vault
+        .update("personal", "a.md", &patch, ChangeSource::User)
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(f.personal().join("a.md")).unwrap(),
+        original.replace("description: old", "description: new")
+    );
+}
+
+#[test]
+fn update_validates_and_refuses_bad_changes() {
+    let f = Fixture::new();
+    f.vault
+        .create(
+            "personal",
+            &new("A", MemoryType::User, "x"),
+            ChangeSource::User,
+        )
+        .unwrap();
+    let before = std::fs::read(f.personal().join("a.md")).unwrap();
+    let bad_type = Patch {
+        memory_type: Some("note".into()),
+        ..Patch::default()
+    };
+    assert_eq!(
+        f.vault
+            .update("personal", "a.md", &bad_type, ChangeSource::User)
+            .unwrap_err()
+            .code,
+        ErrorCode::InvalidType
+    );
+    let empty_name = Patch {
+        name: Some("  ".into()),
+        ..Patch::default()
+    };
+    assert_eq!(
+        f.vault
+            .update("personal", "a.md", &empty_name, ChangeSource::User)
+            .unwrap_err()
+            .code,
+        ErrorCode::InvalidFrontmatter
+    );
+    let stale = Patch {
+        body: Some("z".into()),
+        expected_hash: Some("0".repeat(64)),
+        ..Patch::default()
+    };
+    assert_eq!(
+        f.vault
+            .update("personal", "a.md", &stale, ChangeSource::User)
+            .unwrap_err()
+            .code,
+        ErrorCode::Conflict
+    );
+    assert_eq!(std::fs::read(f.personal().join("a.md")).unwrap(), before);
+    let missing = Patch {
+        body: Some("z".into()),
+        ..Patch::default()
+    };
+    assert_eq!(
+        f.vault
+            .update("personal", "nope.md", &missing, ChangeSource::User)
+            .unwrap_err()
+            .code,
+        ErrorCode::NotFound
+    );
+    assert_eq!(
+        f.vault
+            .create(
+                "personal",
+                &new("A", MemoryType::User, "again"),
+                ChangeSource::User
+            )
+            .unwrap_err()
+            .code,
+        ErrorCode::Conflict
+    );
+}
+
+#[test]
+fn memory_md_tracks_every_change_and_stays_within_caps() {
+    let f = Fixture::new();
+    for i in 0..260 {
+        let mut m = new(&format!("Topic {i:03}"), MemoryType::Project, "body");
+        m.description = "d".repeat(200);
+        f.vault.create("personal", &m, ChangeSource::User).unwrap();
+    }
+    let text = std::fs::read_to_string(f.personal().join(memory_md::FILE_NAME)).unwrap();
+    assert!(text.lines().count() <= memory_md::MAX_LINES);
+    assert!(text.len() <= memory_md::MAX_BYTES);
+    assert!(
+        text.lines()
+            .all(|l| l.chars().count() <= memory_md::MAX_LINE_CHARS)
+    );
+    assert!(text.lines().last().unwrap().contains("WARNING"));
+    f.vault
+        .delete("personal", "topic-000.md", ChangeSource::User)
+        .unwrap();
+    let after = std::fs::read_to_string(f.personal().join(memory_md::FILE_NAME)).unwrap();
+    assert!(!after.contains("topic-000.md"));
+    assert!(after.starts_with("- [Topic 001](topic-001.md)"));
+    // MEMORY.md is not a memory.
+    assert!(
+        f.vault
+            .list(Some("personal"), None)
+            .unwrap()
+            .iter()
+            .all(|d| d.path != "MEMORY.md")
+    );
+}
+
+#[test]
+fn search_finds_cjk_and_fullwidth_text() {
+    let f = Fixture::new();
+    f.write(
+        "zh.md",
+        topic(
+            "回复风格",
+            "保持回复简洁，不要尾部总结",
+            "feedback",
+            "用户阅读代码差异。",
+        ),
+    );
+    f.write(
+        "ja.md",
+        topic(
+            "東京オフィス",
+            "東京のオフィスで働いている",
+            "user",
+            "毎朝コーヒーを飲みます。",
+        ),
+    );
+    f.write(
+        "ko.md",
+        topic(
+            "커피 취향",
+            "사용자는 아메리카노를 좋아한다",
+            "user",
+            "커피를 매일 마신다.",
+        ),
+    );
+    f.write(
+        "en.md",
+        topic(
+            "Qwen Code",
+            "Uses qwen for coding",
+            "reference",
+            "See the qwen docs.",
+        ),
+    );
+    let top = |q: &str| {
+        f.vault
+            .search(Some("personal"), q, 5)
+            .unwrap()
+            .first()
+            .map(|h| h.path.clone())
+    };
+    assert_eq!(top("简洁").as_deref(), Some("zh.md"));
+    assert_eq!(top("尾部总结").as_deref(), Some("zh.md"));
+    assert_eq!(top("オフィス").as_deref(), Some("ja.md"));
+    assert_eq!(top("コーヒー").as_deref(), Some("ja.md"));
+    assert_eq!(top("아메리카노").as_deref(), Some("ko.md"));
+    assert_eq!(top("ＱＷＥＮ").as_deref(), Some("en.md"));
+    assert_eq!(top("QWEN").as_deref(), Some("en.md"));
+    assert!(
+        f.vault
+            .search(Some("personal"), "nothing-like-this", 5)
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn search_ranks_name_and_description_above_body() {
+    let f = Fixture::new();
+    f.write(
+        "body.md",
+        topic(
+            "Other",
+            "unrelated",
+            "user",
+            "deploy deploy mention in the body",
+        ),
+    );
+    f.write(
+        "name.md",
+        topic(
+            "Deploy checklist",
+            "steps before a release",
+            "project",
+            "text",
+        ),
+    );
+    let hits = f.vault.search(Some("personal"), "deploy", 5).unwrap();
+    assert_eq!(hits[0].path, "name.md");
+    assert!(hits[0].score > hits[1].score);
+}
+
+#[test]
+fn daily_logs_are_searchable_but_not_listed_or_indexed_in_memory_md() {
+    let f = Fixture::new();
+    f.write(
+        "logs/2026/11/2026-11-20.md",
+        "Discussed the zanzibar rollout.\n",
+    );
+    f.write("a.md", topic("A", "a", "user", "x"));
+    f.vault.sync_all().unwrap();
+    let hits = f.vault.search(Some("personal"), "zanzibar", 5).unwrap();
+    assert_eq!(hits[0].path, "logs/2026/11/2026-11-20.md");
+    assert!(
+        f.vault
+            .list(None, None)
+            .unwrap()
+            .iter()
+            .all(|d| !d.path.starts_with("logs/"))
+    );
+    f.vault
+        .write_memory_md(&f.vault.workspace("personal").unwrap())
+        .unwrap();
+    let md = std::fs::read_to_string(f.personal().join("MEMORY.md")).unwrap();
+    assert!(!md.contains("logs/"));
+}
+
+#[test]
+fn discovered_workspaces_list_their_memories_with_types() {
+    let f = Fixture::new();
+    let claude = f.dir.path().join("claude/projects/-home-me-app/memory");
+    let qwen = f.dir.path().join("qwen/projects/-home-me-svc/memory");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::create_dir_all(&qwen).unwrap();
+    std::fs::write(
+        claude.join("role.md"),
+        topic("Role", "Go engineer", "user", "x"),
+    )
+    .unwrap();
+    std::fs::write(
+        qwen.join("board.md"),
+        topic("Board", "Grafana", "reference", "y"),
+    )
+    .unwrap();
+    let ids: Vec<String> = f
+        .vault
+        .workspaces()
+        .unwrap()
+        .into_iter()
+        .map(|w| w.id)
+        .collect();
+    assert_eq!(
+        ids,
+        ["personal", "claude:-home-me-app", "qwen:-home-me-svc"]
+    );
+    let list = f.vault.list(None, None).unwrap();
+    let got: Vec<(String, Option<MemoryType>)> = list
+        .iter()
+        .map(|d| (d.workspace.clone(), d.memory_type))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("claude:-home-me-app".to_owned(), Some(MemoryType::User)),
+            ("qwen:-home-me-svc".to_owned(), Some(MemoryType::Reference))
+        ]
+    );
+    // Qwen Code's lock lives in its own state dir; Mnemo's bookkeeping does not touch it.
+    let q = f.vault.workspace("qwen:-home-me-svc").unwrap();
+    assert_eq!(q.lock_dir, qwen.parent().unwrap());
+    assert!(q.state_dir.starts_with(f.dir.path().join("home")));
+}
+
+#[test]
+fn user_folders_and_project_bound_workspaces() {
+    let f = Fixture::new();
+    let folder = f.dir.path().join("notes");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("n.md"), topic("N", "note", "project", "x")).unwrap();
+    let ws = f.vault.home().add_folder(&folder).unwrap();
+    assert!(ws.id.starts_with("folder:"));
+    assert_eq!(f.vault.list(Some(&ws.id), None).unwrap().len(), 1);
+
+    // A git repository and a linked worktree share one workspace.
+    let repo = f.dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let git = |args: &[&str], dir: &std::path::Path| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            ok.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ok.stderr)
+        );
+    };
+    git(&["init", "-q"], &repo);
+    git(
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "i",
+        ],
+        &repo,
+    );
+    let wt = f.dir.path().join("wt");
+    git(&["worktree", "add", "-q", wt.to_str().unwrap()], &repo);
+    std::fs::create_dir_all(repo.join("src/deep")).unwrap();
+    let a = f.vault.home().bind_project(&repo.join("src/deep")).unwrap();
+    let b = f.vault.home().bind_project(&wt).unwrap();
+    assert_eq!(a.id, b.id);
+    assert_eq!(
+        a.id,
+        mnemo_store::workspace::sanitize(&std::fs::canonicalize(&repo).unwrap().to_string_lossy())
+    );
+    assert!(f.vault.workspaces().unwrap().iter().any(|w| w.id == a.id));
+    assert_eq!(
+        f.vault.home().bind_project(f.dir.path()).unwrap_err().code,
+        ErrorCode::NotFound
+    );
+}
