@@ -786,7 +786,7 @@ impl Vault {
                     )?;
                 }
                 changed.push((rel.clone(), ChangeSource::Watcher));
-            } else if only.is_some() && seen_before.is_some_and(|s| s != new_hash) {
+            } else if only.is_some() && seen_before.flatten() != new_hash {
                 // Already indexed by another Mnemo process: announce it with its journaled source.
                 let src = journal
                     .source_of(&ws.id, rel, new_hash.as_deref())?
