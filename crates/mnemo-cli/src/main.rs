@@ -331,7 +331,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                     "created {} (change {})",
                     o.path,
                     o.change_id.unwrap_or_default()
-                )
+                );
             })
         }
         Command::Edit {
@@ -469,7 +469,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                     "undid change {change_id} on {} (change {})",
                     o.path,
                     o.change_id.unwrap_or_default()
-                )
+                );
             })
         }
         Command::Watch => watch(&vault, ws_read),

@@ -44,10 +44,10 @@ impl LockGuard {
 
 impl Drop for LockGuard {
     fn drop(&mut self) {
-        if read_pid(&self.path) == Some(self.pid) {
-            if let Err(e) = fs::remove_file(&self.path) {
-                tracing::warn!("could not release {}: {e}", self.path.display());
-            }
+        if read_pid(&self.path) == Some(self.pid)
+            && let Err(e) = fs::remove_file(&self.path)
+        {
+            tracing::warn!("could not release {}: {e}", self.path.display());
         }
     }
 }

@@ -449,15 +449,15 @@ impl Vault {
             let current = current.ok_or_else(|| {
                 Error::not_found(format!("no memory `{rel}` in workspace `{workspace}`"))
             })?;
-            if let Some(expected) = &patch.expected_hash {
-                if &fsutil::hash(current) != expected {
-                    return Err(Error::new(
-                        ErrorCode::Conflict,
-                        format!(
-                            "`{rel}` changed since you read it: reload it and apply your edit again"
-                        ),
-                    ));
-                }
+            if let Some(expected) = &patch.expected_hash
+                && &fsutil::hash(current) != expected
+            {
+                return Err(Error::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "`{rel}` changed since you read it: reload it and apply your edit again"
+                    ),
+                ));
             }
             let text = format::decode(current).map_err(format::Problem::into_error)?;
             let mut file = TopicFile::parse(text);
@@ -545,17 +545,17 @@ impl Vault {
             }
         };
         let new = f(current.as_deref(), &rel)?;
-        if let Some(b) = &new {
-            if b.len() as u64 > fsutil::MAX_FILE_BYTES {
-                return Err(Error::new(
-                    ErrorCode::TooLarge,
-                    format!(
-                        "a memory file may hold at most {} bytes; this one would hold {}",
-                        fsutil::MAX_FILE_BYTES,
-                        b.len()
-                    ),
-                ));
-            }
+        if let Some(b) = &new
+            && b.len() as u64 > fsutil::MAX_FILE_BYTES
+        {
+            return Err(Error::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "a memory file may hold at most {} bytes; this one would hold {}",
+                    fsutil::MAX_FILE_BYTES,
+                    b.len()
+                ),
+            ));
         }
         let before_hash = current.as_deref().map(fsutil::hash);
         let after_hash = new.as_deref().map(fsutil::hash);

@@ -1,5 +1,8 @@
 //! End-to-end tests of the `mnemo` binary on real homes in temp folders.
 
+// Test support code: panicking on unexpected failure is the point.
+#![allow(clippy::unwrap_used)]
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
