@@ -1,7 +1,11 @@
 //! Integration tests of the vault against real files, real SQLite and a real watcher.
 
 // Test support code: panicking on unexpected failure is the point; children are waited on by callers.
-#![allow(clippy::unwrap_used, clippy::new_without_default, clippy::zombie_processes)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::new_without_default,
+    clippy::zombie_processes
+)]
 
 mod bad_input;
 mod lock_processes;
