@@ -220,14 +220,20 @@ fn walkdir(root: &Path) -> Vec<std::path::PathBuf> {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let sizes: Vec<usize> = args
-        .iter()
-        .position(|a| a == "--sizes")
-        .and_then(|i| args.get(i + 1))
-        .map_or_else(
-            || vec![1_000, 10_000, 100_000],
-            |s| s.split(',').map(|x| x.parse().unwrap()).collect(),
-        );
+    // Under `cargo test` (no `--bench` flag) run a small smoke pass so the suite stays fast
+    // while still exercising every measurement.
+    let smoke = !args.iter().any(|a| a == "--bench");
+    let sizes: Vec<usize> = if smoke {
+        vec![300]
+    } else {
+        args.iter()
+            .position(|a| a == "--sizes")
+            .and_then(|i| args.get(i + 1))
+            .map_or_else(
+                || vec![1_000, 10_000, 100_000],
+                |s| s.split(',').map(|x| x.parse().unwrap()).collect(),
+            )
+    };
     let bin = env!("CARGO_BIN_EXE_mnemo");
     println!(
         "| files | rebuild | search p50 | search p99 | naive p50 | naive/index | watch p50 | watch p99 | CLI `search` p50 |"

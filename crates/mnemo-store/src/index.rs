@@ -239,6 +239,37 @@ impl Index {
         .map_err(db::err("reading the index"))
     }
 
+    /// Known states of some paths of a workspace (absent paths are left out).
+    pub fn file_states_of(
+        &self,
+        workspace: &str,
+        paths: &[String],
+    ) -> Result<HashMap<String, FileState>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT mtime_ms, size, hash FROM docs WHERE workspace = ?1 AND path = ?2",
+            )
+            .map_err(db::err("reading the index"))?;
+        let mut out = HashMap::new();
+        for p in paths {
+            let state = st
+                .query_row(params![workspace, p], |r| {
+                    Ok(FileState {
+                        mtime_ms: r.get(0)?,
+                        size: r.get(1)?,
+                        hash: r.get(2)?,
+                    })
+                })
+                .optional()
+                .map_err(db::err("reading the index"))?;
+            if let Some(state) = state {
+                out.insert(p.clone(), state);
+            }
+        }
+        Ok(out)
+    }
+
     /// The stored hash and raw bytes of one doc.
     pub fn raw(&self, workspace: &str, path: &str) -> Result<Option<(String, Option<Vec<u8>>)>> {
         self.conn

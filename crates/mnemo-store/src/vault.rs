@@ -717,7 +717,12 @@ impl Vault {
         let (known, first_time) = {
             let index = guard(&self.index);
             // A workspace indexed for the first time is not "changed by an outside program".
-            (index.file_states(&ws.id)?, !index.was_synced(&ws.id)?)
+            let known = match only {
+                // The watcher's path: look up only what changed, not the whole workspace.
+                Some(rels) => index.file_states_of(&ws.id, rels)?,
+                None => index.file_states(&ws.id)?,
+            };
+            (known, !index.was_synced(&ws.id)?)
         };
         let mut report = SyncReport::default();
         let mut candidates: Vec<String> = Vec::new();
