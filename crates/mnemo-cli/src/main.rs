@@ -143,7 +143,7 @@ enum WorkspaceAction {
 }
 
 fn main() -> ExitCode {
-    let json = std::env::args().any(|a| a == "--json");
+    let json = std::env::args_os().any(|a| a == "--json");
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

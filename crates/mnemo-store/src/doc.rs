@@ -35,7 +35,8 @@ impl DocKind {
 /// Which relative paths are documents: `.md` files, not `MEMORY.md` at the root, nothing hidden.
 #[must_use]
 pub fn doc_kind(rel: &str) -> Option<DocKind> {
-    if !rel.ends_with(".md") || rel == memory_md::FILE_NAME {
+    // Case-insensitive: on macOS and Windows `memory.md` *is* `MEMORY.md`.
+    if !rel.ends_with(".md") || rel.eq_ignore_ascii_case(memory_md::FILE_NAME) {
         return None;
     }
     if rel.split('/').any(|c| c.starts_with('.')) {
@@ -114,6 +115,8 @@ pub fn analyze_bytes(rel: &str, kind: DocKind, bytes: &[u8], mtime_ms: i64) -> D
         hash: fsutil::hash(bytes),
         entries: Vec::new(),
     };
+    // Kept even when not text, so an outside change to it can still be undone exactly.
+    rec.raw = Some(bytes.to_vec());
     let text = match format::decode(bytes) {
         Ok(t) => t,
         Err(p) => {
@@ -121,7 +124,6 @@ pub fn analyze_bytes(rel: &str, kind: DocKind, bytes: &[u8], mtime_ms: i64) -> D
             return rec;
         }
     };
-    rec.raw = Some(bytes.to_vec());
     if kind == DocKind::Log {
         rec.description = format!("Daily log {}", rec.name);
         rec.body = text.trim_start_matches('\u{feff}').to_owned();
@@ -158,6 +160,10 @@ pub fn analyze_path(rel: &str, kind: DocKind, abs: &Path) -> Result<Option<DocRe
             ));
         }
     };
+    // A folder, FIFO or device named `*.md` is not a document (and opening a FIFO would block).
+    if !meta.is_file() {
+        return Ok(None);
+    }
     let mtime_ms = mtime_ms(&meta);
     match fsutil::read_capped(abs)? {
         ReadOutcome::Missing => Ok(None),
@@ -204,6 +210,7 @@ mod tests {
         assert_eq!(doc_kind("sub/a.md"), Some(DocKind::Topic));
         assert_eq!(doc_kind("MEMORY.md"), None);
         assert_eq!(doc_kind("sub/MEMORY.md"), Some(DocKind::Topic));
+        assert_eq!(doc_kind("memory.md"), None);
         assert_eq!(doc_kind(".hidden.md"), None);
         assert_eq!(doc_kind(".mnemo-tmp-x.md"), None);
         assert_eq!(doc_kind("a.txt"), None);
@@ -216,7 +223,7 @@ mod tests {
     fn bad_content_becomes_a_flagged_record() {
         let r = analyze_bytes("x.md", DocKind::Topic, b"\x00\x01binary", 0);
         assert_eq!(r.problem.unwrap().code, ErrorCode::InvalidContent);
-        assert!(r.raw.is_none());
+        assert!(r.raw.is_some(), "bytes kept for the journal");
         let r = analyze_bytes("notes/x.md", DocKind::Topic, b"no frontmatter", 0);
         assert_eq!(r.name, "x");
         assert_eq!(r.problem.unwrap().code, ErrorCode::InvalidFrontmatter);

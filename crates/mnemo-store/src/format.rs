@@ -355,7 +355,8 @@ fn replace_key_line(fm: &str, key: &str, rendered: &str, eol: &str) -> String {
             out.push_str(eol);
             done = true;
             i += 1;
-            while i < last && lines[i].starts_with([' ', '\t']) {
+            // Continuation lines of the old value: indented, or blank inside a block scalar.
+            while i < last && (lines[i].starts_with([' ', '\t']) || lines[i].trim().is_empty()) {
                 i += 1;
             }
             continue;
@@ -551,6 +552,17 @@ mod tests {
         );
         f.set_field("type", "project").unwrap();
         assert_eq!(f.memory_type(), Some(MemoryType::Project));
+    }
+
+    #[test]
+    fn set_field_replaces_a_whole_block_scalar() {
+        let mut f =
+            TopicFile::parse("---\nname: a\ndescription: |\n  one\n\n  two\ntype: user\n---\nb\n");
+        f.set_field("description", "new").unwrap();
+        assert_eq!(
+            f.render(),
+            "---\nname: a\ndescription: new\ntype: user\n---\nb\n"
+        );
     }
 
     #[test]

@@ -73,7 +73,10 @@ fn check_resolves_inside(root: &Path, abs: &Path) -> std::result::Result<(), ()>
                 // A dangling symlink: resolve its target by hand.
                 Err(_) => match fs::read_link(&probe) {
                     Ok(target) => {
-                        let base = probe.parent().unwrap_or(root);
+                        // Resolve the link's folder too: it may itself sit behind a symlink.
+                        let parent = probe.parent().unwrap_or(root);
+                        let base =
+                            fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
                         let t = if target.is_absolute() {
                             target
                         } else {

@@ -151,10 +151,23 @@ impl Journal {
 
     /// Mark a change as applied.
     pub fn commit(&self, id: i64) -> Result<()> {
-        self.conn
-            .execute("UPDATE changes SET state = 'done' WHERE id = ?1", [id])
-            .map(|_| ())
-            .map_err(db::err("writing the journal"))
+        let n = self
+            .conn
+            .execute(
+                "UPDATE changes SET state = 'done' WHERE id = ?1 AND state = 'pending'",
+                [id],
+            )
+            .map_err(db::err("writing the journal"))?;
+        if n == 1 {
+            Ok(())
+        } else {
+            Err(Error::new(
+                ErrorCode::Corrupt,
+                format!(
+                    "journal entry {id} vanished before it was committed; the file was written — see `mnemo history`"
+                ),
+            ))
+        }
     }
 
     /// Drop a change that did not happen (the write failed).
@@ -184,26 +197,46 @@ impl Journal {
         Ok(id)
     }
 
-    /// Settle rows a crash left pending: `current_hash(workspace, path)` tells what is on disk now.
-    /// A row whose after-hash matches happened (kept); any other did not (dropped).
-    pub fn recover(&self, current_hash: impl Fn(&str, &str) -> Option<String>) -> Result<usize> {
-        let pending: Vec<(i64, String, String, Option<String>)> = {
-            let mut st = self
-                .conn
-                .prepare(
-                    "SELECT id, workspace, path, after_hash FROM changes WHERE state = 'pending'",
+    /// Rows left `pending`: (id, workspace, path). A row stays pending only while its write is
+    /// under way, or forever if the writer crashed; [`Journal::settle`] decides which.
+    pub fn pending(&self) -> Result<Vec<(i64, String, String)>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id, workspace, path FROM changes WHERE state = 'pending'")
+            .map_err(db::err("reading the journal"))?;
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .and_then(Iterator::collect)
+            .map_err(db::err("reading the journal"))
+    }
+
+    /// Settle a pending row given the hash now on disk: kept when it matches the row's
+    /// after-hash (the write happened), dropped otherwise. Call it holding the workspace's write
+    /// lock, so a write still under way is never mistaken for a crashed one.
+    pub fn settle(&self, id: i64, current_hash: Option<&str>) -> Result<()> {
+        let e = db::err("writing the journal");
+        let kept = self
+            .conn
+            .execute(
+                "UPDATE changes SET state = 'done' WHERE id = ?1 AND state = 'pending' AND after_hash IS ?2",
+                params![id, current_hash],
+            )
+            .map_err(&e)?;
+        if kept == 0 {
+            self.conn
+                .execute(
+                    "DELETE FROM changes WHERE id = ?1 AND state = 'pending'",
+                    [id],
                 )
-                .map_err(db::err("reading the journal"))?;
-            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-                .and_then(Iterator::collect)
-                .map_err(db::err("reading the journal"))?
-        };
-        for (id, ws, path, after) in &pending {
-            if current_hash(ws, path) == *after {
-                self.commit(*id)?;
-            } else {
-                self.abort(*id)?;
-            }
+                .map_err(&e)?;
+        }
+        Ok(())
+    }
+
+    /// Settle every pending row (single-process use: tests, tools).
+    pub fn recover(&self, current_hash: impl Fn(&str, &str) -> Option<String>) -> Result<usize> {
+        let pending = self.pending()?;
+        for (id, ws, path) in &pending {
+            self.settle(*id, current_hash(ws, path).as_deref())?;
         }
         Ok(pending.len())
     }

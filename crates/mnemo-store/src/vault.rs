@@ -164,6 +164,8 @@ pub struct Vault {
     bus: EventBus,
     /// Content hash of each file as this process last saw it (watcher de-duplication).
     seen: Mutex<HashMap<(String, String), Option<String>>>,
+    /// Workspaces whose `seen` entries were seeded (watched by this process).
+    seeded: Mutex<HashSet<String>>,
     warnings: Mutex<Vec<String>>,
 }
 
@@ -203,22 +205,37 @@ impl Vault {
             journal: Mutex::new(journal),
             bus: EventBus::default(),
             seen: Mutex::new(HashMap::new()),
+            seeded: Mutex::new(HashSet::new()),
             warnings: Mutex::new(warning.into_iter().collect()),
         };
-        let workspaces = vault.home.workspaces()?;
-        let recovered = guard(&vault.journal).recover(|ws, path| {
-            let w = workspaces.iter().find(|w| w.id == ws)?;
-            match fsutil::read_capped(&w.memory_root.join(path)).ok()? {
-                ReadOutcome::Bytes(b) => Some(fsutil::hash(&b)),
-                _ => None,
-            }
-        })?;
-        if recovered > 0 {
-            tracing::info!(
-                "settled {recovered} journal entries left pending by an interrupted write"
-            );
-        }
+        vault.settle_interrupted_writes()?;
         Ok(vault)
+    }
+
+    /// Settle journal rows left pending by a crashed writer. Each is checked under its
+    /// workspace's write lock, so a write still under way in another process is left alone.
+    fn settle_interrupted_writes(&self) -> Result<()> {
+        let pending = guard(&self.journal).pending()?;
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let workspaces = self.home.workspaces()?;
+        for (id, ws_id, path) in pending {
+            // A workspace that is not there now (folder unmounted, say) keeps its rows for later.
+            let Some(ws) = workspaces.iter().find(|w| w.id == ws_id) else {
+                continue;
+            };
+            let _lock = self.write_lock(ws)?;
+            let current = match fsutil::confine(&ws.memory_root, &path)
+                .map(|(abs, _)| fsutil::read_capped(&abs))
+            {
+                Ok(Ok(ReadOutcome::Bytes(b))) => Some(fsutil::hash(&b)),
+                _ => None,
+            };
+            guard(&self.journal).settle(id, current.as_deref())?;
+            tracing::info!("settled journal entry {id} left pending by an interrupted write");
+        }
+        Ok(())
     }
 
     /// The home this vault lives in.
@@ -529,7 +546,12 @@ impl Vault {
         f: impl FnOnce(Option<&[u8]>, &str) -> Result<Option<Vec<u8>>>,
     ) -> Result<WriteOutcome> {
         let (abs, rel) = fsutil::confine(&ws.memory_root, path)?;
-        let kind = doc::doc_kind(&rel).ok_or_else(|| not_a_memory(&rel))?;
+        let kind = doc::doc_kind(&rel);
+        // MEMORY.md is generated; the only write to it from here is undoing a regeneration.
+        let undoing_index = undoes.is_some() && rel == memory_md::FILE_NAME;
+        if kind.is_none() && !undoing_index {
+            return Err(not_a_memory(&rel));
+        }
         let _lock = self.write_lock(ws)?;
         let current = match fsutil::read_capped(&abs)? {
             ReadOutcome::Bytes(b) => Some(b),
@@ -588,23 +610,26 @@ impl Vault {
         }
         journal.commit(id)?;
         drop(journal);
-        let record = new.as_deref().map(|b| {
+        let record = kind.zip(new.as_deref()).map(|(kind, b)| {
             let mtime = fs::metadata(&abs)
                 .map(|m| doc::mtime_ms(&m))
                 .unwrap_or_default();
             doc::analyze_bytes(&rel, kind, b, mtime)
         });
-        let indexed = guard(&self.index).batch(|b| match &record {
-            Some(r) => b.upsert(&ws.id, &rel, r),
-            None => b.remove(&ws.id, &rel).map(|_| ()),
+        let indexed = guard(&self.index).batch(|b| match (&record, kind) {
+            (Some(r), _) => b.upsert(&ws.id, &rel, r),
+            (None, Some(_)) => b.remove(&ws.id, &rel).map(|_| ()),
+            (None, None) => Ok(()),
         });
         if let Err(e) = indexed {
             self.warn(format!(
                 "index update for {rel} failed ({e}); the next sync repairs it"
             ));
         }
-        if kind == DocKind::Topic {
-            self.write_memory_md(ws)?;
+        if kind == Some(DocKind::Topic)
+            && let Err(e) = self.write_memory_md(ws, source)
+        {
+            self.warn(format!("regenerating MEMORY.md in {} failed: {e}", ws.id));
         }
         guard(&self.seen).insert((ws.id.clone(), rel.clone()), after_hash.clone());
         self.bus.emit(&MemoryChanged {
@@ -637,7 +662,10 @@ impl Vault {
     }
 
     /// Regenerate MEMORY.md from the index; writes only when the text changes.
-    pub fn write_memory_md(&self, ws: &Workspace) -> Result<()> {
+    ///
+    /// In another tool's folder the previous MEMORY.md is journaled first (it may hold that
+    /// tool's own notes), so the regeneration can be reviewed and undone.
+    pub fn write_memory_md(&self, ws: &Workspace, source: ChangeSource) -> Result<()> {
         let lines = guard(&self.index).index_lines(&ws.id)?;
         let items: Vec<memory_md::IndexLine<'_>> = lines
             .iter()
@@ -649,10 +677,30 @@ impl Vault {
             .collect();
         let text = memory_md::render(&items);
         let path = ws.memory_root.join(memory_md::FILE_NAME);
-        if fs::read(&path).ok().as_deref() == Some(text.as_bytes()) {
+        let old = fs::read(&path).ok();
+        if old.as_deref() == Some(text.as_bytes()) {
             return Ok(());
         }
-        fsutil::write_atomic(&path, text.as_bytes())
+        if ws.kind == WorkspaceKind::Mnemo || old.is_none() {
+            return fsutil::write_atomic(&path, text.as_bytes());
+        }
+        let journal = guard(&self.journal);
+        let (before, after) = (old.as_deref(), Some(text.as_bytes()));
+        let id = journal.begin(
+            &ws.id,
+            memory_md::FILE_NAME,
+            source,
+            before,
+            before.map(fsutil::hash).as_deref(),
+            after,
+            after.map(fsutil::hash).as_deref(),
+            None,
+        )?;
+        if let Err(e) = fsutil::write_atomic(&path, text.as_bytes()) {
+            journal.abort(id)?;
+            return Err(e);
+        }
+        journal.commit(id)
     }
 
     // ----- keeping the index in step with the files -----------------------------------------
@@ -678,6 +726,8 @@ impl Vault {
 
     /// Drop the index and rebuild it from the files of every workspace (nothing journaled).
     pub fn rebuild(&self) -> Result<SyncReport> {
+        // First record outside edits the index can still tell apart, so none are lost to history.
+        self.sync_all()?;
         guard(&self.index).batch(|b| b.clear())?;
         let mut total = SyncReport::default();
         for ws in self.workspaces()? {
@@ -705,6 +755,7 @@ impl Vault {
         for (path, st) in states {
             seen.insert((ws.id.clone(), path), Some(st.hash));
         }
+        guard(&self.seeded).insert(ws.id.clone());
         Ok(())
     }
 
@@ -756,7 +807,11 @@ impl Vault {
                 }
                 continue;
             };
-            records.push((rel.clone(), doc::analyze_path(&rel, kind, &abs)?));
+            match doc::analyze_path(&rel, kind, &abs) {
+                Ok(rec) => records.push((rel.clone(), rec)),
+                // One unreadable file (permissions, say) must not block the whole workspace.
+                Err(e) => self.warn(format!("skipped {}: {e}", abs.display())),
+            }
         }
         let mut changed: Vec<(String, ChangeSource)> = Vec::new();
         let mut topic_changed = false;
@@ -799,6 +854,9 @@ impl Vault {
                 changed.push((rel.clone(), src));
             }
         }
+        if only.is_none() && guard(&self.seeded).contains(&ws.id) {
+            self.changes_by_others(ws, &known, &records, &journal, &mut changed)?;
+        }
         drop(journal);
         index.batch(|b| {
             b.mark_synced(&ws.id)?;
@@ -814,10 +872,55 @@ impl Vault {
         })?;
         drop(index);
         if topic_changed && ws.kind == WorkspaceKind::Mnemo {
-            self.write_memory_md(ws)?;
+            if let Err(e) = self.write_memory_md(ws, ChangeSource::Watcher) {
+                self.warn(format!("regenerating MEMORY.md in {} failed: {e}", ws.id));
+            }
         }
         self.announce(ws, &changed);
         Ok((report, changed))
+    }
+
+    /// For a watched workspace during a full re-scan: files another Mnemo process changed (the
+    /// index already agrees with the disk, but this process has not seen the change yet).
+    fn changes_by_others(
+        &self,
+        ws: &Workspace,
+        known: &HashMap<String, crate::index::FileState>,
+        records: &[(String, Option<DocRecord>)],
+        journal: &Journal,
+        changed: &mut Vec<(String, ChangeSource)>,
+    ) -> Result<()> {
+        let handled: HashSet<&String> = records.iter().map(|(r, _)| r).collect();
+        let mut seen = guard(&self.seen);
+        for (rel, st) in known {
+            if handled.contains(rel) {
+                continue;
+            }
+            let prev = seen
+                .insert((ws.id.clone(), rel.clone()), Some(st.hash.clone()))
+                .flatten();
+            if prev.as_deref() != Some(st.hash.as_str()) {
+                let src = journal
+                    .source_of(&ws.id, rel, Some(&st.hash))?
+                    .unwrap_or(ChangeSource::Watcher);
+                changed.push((rel.clone(), src));
+            }
+        }
+        let gone: Vec<String> = seen
+            .iter()
+            .filter(|((w, p), h)| {
+                w == &ws.id && h.is_some() && !known.contains_key(p) && !handled.contains(p)
+            })
+            .map(|((_, p), _)| p.clone())
+            .collect();
+        for p in gone {
+            seen.insert((ws.id.clone(), p.clone()), None);
+            let src = journal
+                .source_of(&ws.id, &p, None)?
+                .unwrap_or(ChangeSource::Watcher);
+            changed.push((p, src));
+        }
+        Ok(())
     }
 
     fn announce(&self, ws: &Workspace, changed: &[(String, ChangeSource)]) {

@@ -75,8 +75,16 @@ pub fn watch(vault: Arc<Vault>, workspaces: Vec<Workspace>) -> Result<WatchHandl
             for result in rx {
                 match result {
                     Ok(events) => {
-                        let paths: Vec<PathBuf> =
-                            events.into_iter().flat_map(|e| e.event.paths).collect();
+                        // Access events (a file opened or read, including by this very worker)
+                        // change nothing; reacting to them would loop forever.
+                        let paths: Vec<PathBuf> = events
+                            .into_iter()
+                            .filter(|e| !matches!(e.event.kind, notify::EventKind::Access(_)))
+                            .flat_map(|e| e.event.paths)
+                            .collect();
+                        if paths.is_empty() {
+                            continue;
+                        }
                         apply(&vault, &roots, &paths);
                     }
                     Err(errors) => {
@@ -124,7 +132,8 @@ fn apply(vault: &Vault, roots: &[(PathBuf, Workspace)], paths: &[PathBuf]) {
             if !per_ws[idx].1.contains(&rel) {
                 per_ws[idx].1.push(rel);
             }
-        } else if !rel.contains('.') || p.is_dir() {
+        } else if rel != crate::memory_md::FILE_NAME && (p.is_dir() || !p.exists()) {
+            // A folder created, moved or removed: its documents changed without own events.
             per_ws[idx].2 = true;
         }
     }

@@ -380,3 +380,94 @@ fn an_interrupted_write_is_settled_on_open() {
     let v = f.reopen();
     assert_eq!(v.change(id).unwrap_err().code, ErrorCode::NotFound);
 }
+
+#[test]
+fn fifos_and_folders_named_md_are_not_documents() {
+    let f = Fixture::new();
+    f.write("ok.md", topic("Ok", "fine", "user", "x"));
+    std::fs::create_dir_all(f.personal().join("folder.md")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(f.personal().join("pipe.md"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let ws = f.vault.workspace("personal").unwrap();
+    // Neither a full scan nor a targeted update blocks on the FIFO or fails on the folder.
+    let list = f.vault.list(Some("personal"), None).unwrap();
+    assert_eq!(
+        list.iter().map(|d| d.path.as_str()).collect::<Vec<_>>(),
+        ["ok.md"]
+    );
+    f.vault
+        .apply_paths(&ws, &["pipe.md".into(), "folder.md".into()])
+        .unwrap();
+}
+
+#[test]
+fn a_dangling_symlink_behind_a_symlinked_folder_is_refused() {
+    let f = Fixture::new();
+    let outside = f.dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink("x-does-not-exist", outside.join("d.md")).unwrap();
+    std::os::unix::fs::symlink(&outside, f.personal().join("alias")).unwrap();
+    let new = NewMemory {
+        path: Some("alias/d.md".into()),
+        name: "n".into(),
+        description: "d".into(),
+        memory_type: MemoryType::User,
+        body: String::new(),
+    };
+    assert_eq!(
+        f.vault
+            .create("personal", &new, ChangeSource::User)
+            .unwrap_err()
+            .code,
+        ErrorCode::PathEscape
+    );
+    assert!(!outside.join("x-does-not-exist").exists());
+}
+
+#[test]
+fn memory_md_is_reserved_whatever_its_case() {
+    let f = Fixture::new();
+    let new = NewMemory {
+        path: None,
+        name: "Memory".into(),
+        description: "d".into(),
+        memory_type: MemoryType::User,
+        body: String::new(),
+    };
+    assert_eq!(
+        f.vault
+            .create("personal", &new, ChangeSource::User)
+            .unwrap_err()
+            .code,
+        ErrorCode::Usage
+    );
+}
+
+#[test]
+fn an_outside_rewrite_of_a_non_utf8_file_can_be_undone_exactly() {
+    let f = Fixture::new();
+    let latin1 = b"---\nname: caf\xe9\n---\n".to_vec();
+    f.write("l.md", &latin1);
+    f.vault.sync_all().unwrap();
+    f.write("l.md", topic("Cafe", "now utf-8", "user", "x"));
+    f.vault.sync_all().unwrap();
+    let h = f.vault.history(Some("personal"), Some("l.md"), 5).unwrap();
+    assert_eq!(h[0].source, ChangeSource::Watcher);
+    f.vault.undo(h[0].id, ChangeSource::User).unwrap();
+    assert_eq!(std::fs::read(f.personal().join("l.md")).unwrap(), latin1);
+}
+
+#[test]
+fn rebuild_journals_outside_edits_it_finds_first() {
+    let f = Fixture::new();
+    f.write("a.md", topic("A", "a", "user", "before"));
+    f.vault.sync_all().unwrap();
+    f.write("a.md", topic("A", "a", "user", "after, longer body"));
+    f.vault.rebuild().unwrap();
+    let h = f.vault.history(Some("personal"), Some("a.md"), 5).unwrap();
+    assert_eq!(h.len(), 1);
+    assert_eq!(h[0].op, "modify");
+}

@@ -319,7 +319,7 @@ fn daily_logs_are_searchable_but_not_listed_or_indexed_in_memory_md() {
             .all(|d| !d.path.starts_with("logs/"))
     );
     f.vault
-        .write_memory_md(&f.vault.workspace("personal").unwrap())
+        .write_memory_md(&f.vault.workspace("personal").unwrap(), ChangeSource::User)
         .unwrap();
     let md = std::fs::read_to_string(f.personal().join("MEMORY.md")).unwrap();
     assert!(!md.contains("logs/"));
@@ -425,5 +425,38 @@ fn user_folders_and_project_bound_workspaces() {
     assert_eq!(
         f.vault.home().bind_project(f.dir.path()).unwrap_err().code,
         ErrorCode::NotFound
+    );
+}
+
+#[test]
+fn a_foreign_memory_md_is_journaled_before_it_is_regenerated() {
+    let f = Fixture::new();
+    let claude = f.dir.path().join("claude/projects/-p/memory");
+    std::fs::create_dir_all(&claude).unwrap();
+    let notes = "# My own notes\n- [Role](role.md) — hand-written hook\n";
+    std::fs::write(claude.join("MEMORY.md"), notes).unwrap();
+    std::fs::write(
+        claude.join("role.md"),
+        topic("Role", "Go engineer", "user", "x"),
+    )
+    .unwrap();
+    f.vault
+        .create(
+            "claude:-p",
+            &new("Style", MemoryType::Feedback, "terse"),
+            ChangeSource::User,
+        )
+        .unwrap();
+    let regenerated = std::fs::read_to_string(claude.join("MEMORY.md")).unwrap();
+    assert!(regenerated.contains("style.md"));
+    let h = f
+        .vault
+        .history(Some("claude:-p"), Some("MEMORY.md"), 5)
+        .unwrap();
+    assert_eq!(h.len(), 1);
+    f.vault.undo(h[0].id, ChangeSource::User).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(claude.join("MEMORY.md")).unwrap(),
+        notes
     );
 }

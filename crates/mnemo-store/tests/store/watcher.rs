@@ -163,3 +163,53 @@ fn a_removed_folder_is_rescanned() {
         );
     }
 }
+
+#[test]
+fn the_watcher_does_not_react_to_its_own_reads() {
+    let f = Fixture::new();
+    f.write("logs/2026/11/2026-11-20.md", "a log\n");
+    let vault = Arc::new(f.reopen());
+    let ws = vault.workspace("personal").unwrap();
+    vault.sync(&ws).unwrap();
+    let rx = vault.subscribe();
+    let _w = mnemo_store::watch::watch(Arc::clone(&vault), vec![ws]).unwrap();
+    f.write("a.md", topic("A", "a", "user", "x"));
+    next_for(&rx, "a.md");
+    // Reading files (as the watcher itself does) must not produce more events.
+    let _ = std::fs::read(f.personal().join("a.md"));
+    let _ = std::fs::read_dir(f.personal().join("logs/2026"));
+    assert!(
+        rx.recv_timeout(Duration::from_secs(1)).is_err(),
+        "spurious event after a read"
+    );
+    let before = vault.history(None, None, 100).unwrap().len();
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(vault.history(None, None, 100).unwrap().len(), before);
+}
+
+#[test]
+fn a_watched_full_rescan_announces_another_processes_write() {
+    let f = Fixture::new();
+    let vault = Arc::new(f.reopen());
+    let ws = vault.workspace("personal").unwrap();
+    vault.sync(&ws).unwrap();
+    let rx = vault.subscribe();
+    let _w = mnemo_store::watch::watch(Arc::clone(&vault), vec![ws]).unwrap();
+    // "Another process": a second vault on the same home writes into a new folder.
+    let other = f.reopen();
+    other
+        .create(
+            "personal",
+            &mnemo_store::NewMemory {
+                path: Some("newdir/x.md".into()),
+                name: "X".into(),
+                description: "d".into(),
+                memory_type: mnemo_core::MemoryType::User,
+                body: "b".into(),
+            },
+            ChangeSource::User,
+        )
+        .unwrap();
+    let ev = next_for(&rx, "newdir/x.md");
+    assert_eq!(ev.source, ChangeSource::User);
+}

@@ -1,0 +1,194 @@
+// The one place that knows how the UI reaches Mnemo.
+//
+// Inside the Tauri app, `window.__TAURI_INTERNALS__` is injected by Tauri and the generated
+// bindings call it directly. In a browser (served by `mnemo serve`), `installBrowserTransport`
+// puts a small stand-in there that sends each command as `POST /api/<command>` with the same
+// JSON arguments, so the bindings work unchanged. Change events come from Tauri's event system
+// or from the server's Server-Sent Events stream.
+
+import { listen } from "@tauri-apps/api/event";
+import type { ApiError, MemoryChanged, Result } from "./bindings";
+
+/** Marks the browser stand-in so `isTauri()` can tell it from the real thing. */
+const BROWSER_MARK = "__mnemoBrowserTransport";
+
+type InvokeFn = (cmd: string, args?: unknown, options?: unknown) => Promise<unknown>;
+
+interface Internals {
+  invoke: InvokeFn;
+  transformCallback: (callback?: (response: unknown) => void, once?: boolean) => number;
+  unregisterCallback: (id: number) => void;
+  convertFileSrc: (filePath: string, protocol?: string) => string;
+  metadata: {
+    currentWindow: { label: string };
+    currentWebview: { windowLabel: string; label: string };
+  };
+  [BROWSER_MARK]?: true;
+}
+
+type TauriWindow = Window & { __TAURI_INTERNALS__?: Partial<Internals>; isTauri?: boolean };
+
+function tauriWindow(): TauriWindow {
+  return window as TauriWindow;
+}
+
+/** True inside the Tauri app; false in a browser, even after `installBrowserTransport()`. */
+export function isTauri(): boolean {
+  if (typeof window === "undefined") return false;
+  const internals = tauriWindow().__TAURI_INTERNALS__;
+  return !!internals && !internals[BROWSER_MARK];
+}
+
+function isApiError(v: unknown): v is ApiError {
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof (v as ApiError).code === "string" &&
+    typeof (v as ApiError).message === "string"
+  );
+}
+
+/** Turns a failed HTTP response into the `{code, message}` the Tauri transport would reject with. */
+export function httpError(status: number, statusText: string, body: unknown): ApiError {
+  if (isApiError(body)) return { code: body.code, message: body.message };
+  // Also accept the CLI's envelope, `{"error": {code, message}}`.
+  if (typeof body === "object" && body !== null && isApiError((body as { error?: unknown }).error)) {
+    const e = (body as { error: ApiError }).error;
+    return { code: e.code, message: e.message };
+  }
+  return { code: `http_${status}`, message: statusText || `HTTP ${status}` };
+}
+
+/** `invoke` for the browser: `POST /api/<cmd>` with the JSON arguments; rejects with an ApiError. */
+export async function httpInvoke(cmd: string, args?: unknown): Promise<unknown> {
+  let r: Response;
+  try {
+    r = await fetch("/api/" + cmd, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      credentials: "same-origin",
+      body: JSON.stringify(args ?? {}),
+    });
+  } catch (e) {
+    const detail = e instanceof Error ? e.message : String(e);
+    const err: ApiError = { code: "network", message: `Cannot reach the Mnemo server (${detail}).` };
+    throw err;
+  }
+  const body: unknown = await r.json().catch(() => null);
+  if (!r.ok) throw httpError(r.status, r.statusText, body);
+  return body;
+}
+
+/** Installs the HTTP stand-in for `window.__TAURI_INTERNALS__`. Does nothing inside Tauri. */
+export function installBrowserTransport(): void {
+  if (isTauri()) return;
+  const callbacks = new Map<number, (response: unknown) => void>();
+  let nextId = 1;
+  const internals: Internals = {
+    invoke: (cmd, args) => httpInvoke(cmd, args),
+    transformCallback: (callback, once = false) => {
+      const id = nextId++;
+      callbacks.set(id, (response) => {
+        if (once) callbacks.delete(id);
+        callback?.(response);
+      });
+      return id;
+    },
+    unregisterCallback: (id) => {
+      callbacks.delete(id);
+    },
+    convertFileSrc: (filePath) => filePath,
+    metadata: {
+      currentWindow: { label: "main" },
+      currentWebview: { windowLabel: "main", label: "main" },
+    },
+    [BROWSER_MARK]: true,
+  };
+  tauriWindow().__TAURI_INTERNALS__ = internals;
+}
+
+function isMemoryChanged(v: unknown): v is MemoryChanged {
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof (v as MemoryChanged).workspace === "string" &&
+    Array.isArray((v as MemoryChanged).paths)
+  );
+}
+
+/**
+ * Calls `cb` for every `memory_changed` event; returns the unsubscribe function.
+ * `onResync` (browser only) fires when the event stream reconnects after a drop, since events
+ * may have been missed meanwhile: the caller should reload what it shows.
+ */
+export function onMemoryChanged(
+  cb: (e: MemoryChanged) => void,
+  onResync?: () => void,
+): () => void {
+  if (isTauri()) {
+    let closed = false;
+    let unlisten: (() => void) | null = null;
+    listen<MemoryChanged>("memory-changed", (e) => {
+      if (!closed) cb(e.payload);
+    })
+      .then((fn) => {
+        if (closed) fn();
+        else unlisten = fn;
+      })
+      .catch((e: unknown) => {
+        console.error("mnemo: cannot listen for memory-changed", e);
+      });
+    return () => {
+      closed = true;
+      unlisten?.();
+    };
+  }
+
+  if (typeof EventSource === "undefined") return () => {};
+  const source = new EventSource("/events");
+  let dropped = false;
+  source.addEventListener("memory_changed", (ev: Event) => {
+    const data = (ev as MessageEvent<string>).data;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (isMemoryChanged(parsed)) cb(parsed);
+  });
+  source.addEventListener("error", () => {
+    dropped = true;
+  });
+  source.addEventListener("open", () => {
+    if (dropped) {
+      dropped = false;
+      onResync?.();
+    }
+  });
+  return () => source.close();
+}
+
+/** An ApiError that is also an `Error` (stack trace, `instanceof Error`), with its stable `code`. */
+export class ApiFailure extends Error {
+  readonly code: string;
+  constructor(e: ApiError) {
+    super(e.message);
+    this.name = "ApiFailure";
+    this.code = e.code;
+  }
+}
+
+/** The data of an ok result; throws the ApiError (as an `ApiFailure`) otherwise. */
+export function unwrap<T>(r: Result<T, ApiError>): T {
+  if (r.status === "ok") return r.data;
+  throw new ApiFailure(r.error);
+}
+
+/** Normalises anything caught into `{code, message}` for display. */
+export function toApiError(e: unknown): ApiError {
+  if (e instanceof ApiFailure) return { code: e.code, message: e.message };
+  if (isApiError(e)) return { code: e.code, message: e.message };
+  if (e instanceof Error) return { code: "internal", message: e.message };
+  return { code: "internal", message: String(e) };
+}
