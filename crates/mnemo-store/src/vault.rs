@@ -871,10 +871,11 @@ impl Vault {
             Ok(())
         })?;
         drop(index);
-        if topic_changed && ws.kind == WorkspaceKind::Mnemo {
-            if let Err(e) = self.write_memory_md(ws, ChangeSource::Watcher) {
-                self.warn(format!("regenerating MEMORY.md in {} failed: {e}", ws.id));
-            }
+        if topic_changed
+            && ws.kind == WorkspaceKind::Mnemo
+            && let Err(e) = self.write_memory_md(ws, ChangeSource::Watcher)
+        {
+            self.warn(format!("regenerating MEMORY.md in {} failed: {e}", ws.id));
         }
         self.announce(ws, &changed);
         Ok((report, changed))
