@@ -8,9 +8,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
-use mnemo_core::{ChangeSource, Error, ErrorCode, MemoryType, Result};
+use mnemo_api::{Api, NewMemory, Patch};
+use mnemo_core::{Error, ErrorCode, MemoryType, Result};
 use mnemo_store::vault::WorkspaceInfo;
-use mnemo_store::{Home, NewMemory, Patch, Vault, workspace::PERSONAL};
+use mnemo_store::{Home, Vault, workspace::PERSONAL};
 use serde::Serialize;
 
 /// Mnemo: persistent, inspectable memory for AI chat.
@@ -126,6 +127,15 @@ enum Command {
     },
     /// Print every memory_changed event as one JSON line until interrupted.
     Watch,
+    /// Serve the web UI and the HTTP API on 127.0.0.1 (prints a login URL).
+    Serve {
+        /// Port (0: any free port).
+        #[arg(long, default_value_t = mnemo_server::DEFAULT_PORT)]
+        port: u16,
+        /// Folder of the built UI (default: $MNEMO_UI_DIR, then the installed or source copy).
+        #[arg(long, value_name = "DIR")]
+        ui: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -230,15 +240,15 @@ fn read_body(body: Option<String>, file: Option<PathBuf>) -> Result<Option<Strin
 
 fn run(cli: Cli, json: bool) -> Result<()> {
     let home = Home::resolve(cli.home)?;
-    let vault = Arc::new(Vault::open(home)?);
+    let api = Api::open(home)?;
+    let vault = api.vault();
     let ws_read = cli.workspace.as_deref();
     let ws_write = cli.workspace.as_deref().unwrap_or(PERSONAL);
     match cli.command {
         Command::Workspaces { action } => {
             match action {
                 Some(WorkspaceAction::AddFolder { path }) => {
-                    let ws = vault.home().add_folder(&path)?;
-                    vault.sync(&ws)?;
+                    api.add_folder(path.to_string_lossy().into_owned())?;
                 }
                 Some(WorkspaceAction::Bind { dir }) => {
                     let dir = dir.unwrap_or_else(|| PathBuf::from("."));
@@ -250,30 +260,26 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 None => {}
             }
             vault.sync_all()?;
-            emit(
-                json,
-                &vault.workspace_infos()?,
-                |list: &Vec<WorkspaceInfo>| {
-                    for w in list {
-                        println!(
-                            "{:<40} {:<7} {:>6} memories {:>4} invalid {:>4} logs  {}",
-                            w.workspace.id,
-                            w.workspace.kind.as_str(),
-                            w.counts.topics,
-                            w.counts.invalid,
-                            w.counts.logs,
-                            w.workspace.memory_root.display()
-                        );
-                    }
-                },
-            )
+            emit(json, &api.workspaces()?, |list: &Vec<WorkspaceInfo>| {
+                for w in list {
+                    println!(
+                        "{:<40} {:<7} {:>6} memories {:>4} invalid {:>4} logs  {}",
+                        w.workspace.id,
+                        w.workspace.kind.as_str(),
+                        w.counts.topics,
+                        w.counts.invalid,
+                        w.counts.logs,
+                        w.workspace.memory_root.display()
+                    );
+                }
+            })
         }
         Command::List { memory_type } => {
             let t = memory_type
                 .as_deref()
                 .map(str::parse::<MemoryType>)
                 .transpose()?;
-            emit(json, &vault.list(ws_read, t)?, |list| {
+            emit(json, &api.list(ws_read.map(str::to_owned), t)?, |list| {
                 if list.is_empty() {
                     println!(
                         "no memories yet: add one with `mnemo add --type user --name … --description …`"
@@ -293,7 +299,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             })
         }
         Command::Show { path } => {
-            let d = vault.get(ws_write, &path)?;
+            let d = api.get(ws_write.to_owned(), path)?;
             emit(json, &d, |d| match &d.content {
                 Some(c) => print!("{c}"),
                 None => println!(
@@ -325,7 +331,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 memory_type: memory_type.parse()?,
                 body,
             };
-            let out = vault.create(ws_write, &new, ChangeSource::User)?;
+            let out = api.create(ws_write.to_owned(), new)?;
             emit(json, &out, |o| {
                 println!(
                     "created {} (change {})",
@@ -355,14 +361,14 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 body,
                 expected_hash: None,
             };
-            let out = vault.update(ws_write, &path, &patch, ChangeSource::User)?;
+            let out = api.update(ws_write.to_owned(), path, patch)?;
             emit(json, &out, |o| match o.change_id {
                 Some(id) => println!("updated {} (change {id})", o.path),
                 None => println!("{} already says that; nothing changed", o.path),
             })
         }
         Command::Rm { path } => {
-            let out = vault.delete(ws_write, &path, ChangeSource::User)?;
+            let out = api.remove(ws_write.to_owned(), path)?;
             emit(json, &out, |o| {
                 println!(
                     "deleted {} (change {}; `mnemo undo {}` brings it back)",
@@ -373,7 +379,8 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             })
         }
         Command::Search { query, limit } => {
-            let hits = vault.search(ws_read, &query, limit)?;
+            let limit = u32::try_from(limit).unwrap_or(u32::MAX);
+            let hits = api.search(ws_read.map(str::to_owned), query.clone(), Some(limit))?;
             emit(json, &hits, |hits| {
                 if hits.is_empty() {
                     println!("no matches for “{query}”");
@@ -406,7 +413,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
         }
         Command::Status => {
             vault.sync_all()?;
-            let status = vault.status()?;
+            let status = api.status()?;
             let status_ws: Vec<_> = status
                 .workspaces
                 .iter()
@@ -444,7 +451,8 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             } else {
                 ws_read
             };
-            let list = vault.history(ws, path.as_deref(), limit)?;
+            let limit = u32::try_from(limit).unwrap_or(u32::MAX);
+            let list = api.history(ws.map(str::to_owned), path, Some(limit))?;
             emit(json, &list, |list| {
                 if list.is_empty() {
                     println!("no changes recorded yet");
@@ -463,7 +471,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             })
         }
         Command::Undo { change_id } => {
-            let out = vault.undo(change_id, ChangeSource::User)?;
+            let out = api.undo(change_id)?;
             emit(json, &out, |o| {
                 println!(
                     "undid change {change_id} on {} (change {})",
@@ -472,7 +480,8 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 );
             })
         }
-        Command::Watch => watch(&vault, ws_read),
+        Command::Watch => watch(vault, ws_read),
+        Command::Serve { port, ui } => serve(api.clone(), port, ui),
     }
 }
 
@@ -496,4 +505,24 @@ fn watch(vault: &Arc<Vault>, workspace: Option<&str>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+fn serve(api: Api, port: u16, ui: Option<PathBuf>) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("starting the async runtime", &e))?;
+    let home = api.vault().home().root.clone();
+    let ui_dir = ui.unwrap_or_else(mnemo_server::default_ui_dir);
+    api.start_watching()?;
+    runtime.block_on(async move {
+        let (listener, serving) = mnemo_server::bind(&home, port).await?;
+        println!("Mnemo is serving on {}", serving.login_url());
+        println!("(open that URL once in a browser; Ctrl+C stops the server)");
+        let _ = std::io::stdout().flush();
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        mnemo_server::run(listener, &serving, api, &ui_dir, shutdown).await
+    })
 }

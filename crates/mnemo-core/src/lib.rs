@@ -9,7 +9,9 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 /// The closed set of memory types (SPEC §1.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, specta::Type,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryType {
     /// Who the user is: role, skills, habits.
@@ -62,7 +64,7 @@ impl FromStr for MemoryType {
 }
 
 /// Where a workspace comes from (SPEC §1.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkspaceKind {
     /// Created and owned by Mnemo under `$MNEMO_HOME/workspaces/`.
@@ -89,7 +91,7 @@ impl WorkspaceKind {
 }
 
 /// Who made a change (recorded in the journal, carried by events).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "lowercase")]
 pub enum ChangeSource {
     /// A person, through the CLI, the app or the HTTP API.
@@ -139,7 +141,7 @@ impl FromStr for ChangeSource {
 }
 
 /// Emitted whenever memory files change, whoever changed them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 pub struct MemoryChanged {
     /// The workspace id.
     pub workspace: String,
@@ -150,7 +152,7 @@ pub struct MemoryChanged {
 }
 
 /// Stable error codes. Clients match on these, never on messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// The workspace, file or change does not exist.
@@ -175,6 +177,12 @@ pub enum ErrorCode {
     Locked,
     /// Stored state could not be read and was not recoverable.
     Corrupt,
+    /// The API has no command of that name.
+    UnknownCommand,
+    /// A command's arguments do not fit its signature.
+    InvalidArguments,
+    /// A request without the right bearer token (HTTP).
+    Unauthorized,
 }
 
 impl ErrorCode {
@@ -193,6 +201,9 @@ impl ErrorCode {
             Self::TooLarge => "too_large",
             Self::Locked => "locked",
             Self::Corrupt => "corrupt",
+            Self::UnknownCommand => "unknown_command",
+            Self::InvalidArguments => "invalid_arguments",
+            Self::Unauthorized => "unauthorized",
         }
     }
 }
@@ -205,7 +216,7 @@ impl fmt::Display for ErrorCode {
 
 /// The one error type that crosses crate boundaries: a stable code plus a message that says what
 /// went wrong and what to do next. Serialises as `{"code": "...", "message": "..."}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, thiserror::Error)]
 #[error("{message}")]
 pub struct Error {
     /// Stable, machine-readable code.
@@ -276,6 +287,9 @@ mod tests {
             ErrorCode::TooLarge,
             ErrorCode::Locked,
             ErrorCode::Corrupt,
+            ErrorCode::UnknownCommand,
+            ErrorCode::InvalidArguments,
+            ErrorCode::Unauthorized,
         ] {
             assert_eq!(
                 serde_json::to_value(code).unwrap(),

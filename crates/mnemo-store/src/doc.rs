@@ -12,7 +12,7 @@ use crate::fsutil::{self, ReadOutcome};
 use crate::memory_md;
 
 /// What kind of document a file is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "lowercase")]
 pub enum DocKind {
     /// A topic file (a memory).

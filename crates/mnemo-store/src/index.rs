@@ -54,7 +54,7 @@ CREATE VIRTUAL TABLE docs_fts USING fts5(name, description, body, tokenize = 'un
 const WEIGHTS: (f64, f64, f64) = (5.0, 3.0, 1.0);
 
 /// A doc as `list` shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
 pub struct DocSummary {
     /// Workspace id.
     pub workspace: String,
@@ -79,7 +79,7 @@ pub struct DocSummary {
 }
 
 /// A flagged file's problem as it crosses the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 pub struct ProblemOut {
     /// Stable code.
     pub code: String,
@@ -88,7 +88,7 @@ pub struct ProblemOut {
 }
 
 /// A search result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
 pub struct Hit {
     /// Workspace id.
     pub workspace: String,
@@ -117,7 +117,7 @@ pub struct FileState {
 }
 
 /// Per-workspace counts.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, specta::Type)]
 pub struct Counts {
     /// Topic files.
     pub topics: u64,

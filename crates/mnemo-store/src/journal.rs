@@ -37,7 +37,7 @@ CREATE INDEX changes_by_path ON changes(workspace, path, id);
 pub const MAX_KEPT_BYTES: usize = crate::fsutil::MAX_FILE_BYTES as usize;
 
 /// One journaled change, without its content.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 pub struct ChangeSummary {
     /// Change id (for `undo`).
     pub id: i64,

@@ -32,7 +32,7 @@ use crate::state::{self, Cursor, Loaded, Meta};
 use crate::workspace::{Home, Workspace};
 
 /// A workspace with its counts, as `workspaces` shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct WorkspaceInfo {
     /// The workspace.
     #[serde(flatten)]
@@ -42,7 +42,7 @@ pub struct WorkspaceInfo {
 }
 
 /// One memory with its content, as `show` gives it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct MemoryDetail {
     /// Listing fields.
     #[serde(flatten)]
@@ -58,7 +58,7 @@ pub struct MemoryDetail {
 }
 
 /// An entry with its stable id.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct EntryOut {
     /// `relPath` or `relPath:index`.
     pub id: String,
@@ -103,7 +103,7 @@ pub struct Patch {
 }
 
 /// What a write did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct WriteOutcome {
     /// Workspace id.
     pub workspace: String,
@@ -127,7 +127,7 @@ pub struct SyncReport {
 }
 
 /// Status of the home.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct Status {
     /// `$MNEMO_HOME`.
     pub home: String,
@@ -140,7 +140,7 @@ pub struct Status {
 }
 
 /// Status of one workspace.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct WorkspaceStatus {
     /// Workspace id.
     pub id: String,
@@ -726,8 +726,13 @@ impl Vault {
 
     /// Drop the index and rebuild it from the files of every workspace (nothing journaled).
     pub fn rebuild(&self) -> Result<SyncReport> {
-        // First record outside edits the index can still tell apart, so none are lost to history.
-        self.sync_all()?;
+        // First record outside edits the index can still tell apart, so none are lost to history
+        // (only where there is an earlier scan to compare with).
+        for ws in self.workspaces()? {
+            if guard(&self.index).was_synced(&ws.id)? {
+                self.sync(&ws)?;
+            }
+        }
         guard(&self.index).batch(|b| b.clear())?;
         let mut total = SyncReport::default();
         for ws in self.workspaces()? {

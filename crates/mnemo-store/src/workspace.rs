@@ -27,7 +27,7 @@ pub struct Home {
 }
 
 /// User settings kept in `settings.toml`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
 #[serde(default)]
 pub struct Settings {
     /// Folders the user added as workspaces.
@@ -35,14 +35,14 @@ pub struct Settings {
 }
 
 /// A user-added folder.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
 pub struct FolderEntry {
     /// Absolute path of the memory folder.
     pub path: PathBuf,
 }
 
 /// One memory root plus where its bookkeeping lives.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 pub struct Workspace {
     /// Stable id: `personal`, a sanitized git root, `claude:<project>`, `qwen:<project>`, `folder:<path>`.
     pub id: String,

@@ -1,0 +1,369 @@
+//! `mnemo serve`: the HTTP twin of the desktop app, on 127.0.0.1 only.
+//!
+//! - `POST /api/<command>` runs an [`mnemo_api`] command with the same JSON arguments as the
+//!   Tauri command; errors are `{code, message}` with an HTTP status derived from the code.
+//! - `GET /events` streams `memory_changed` as Server-Sent Events.
+//! - `GET /capabilities` names the version, commands and features.
+//! - Everything else serves the built web UI (single-page app).
+//!
+//! Every request needs the bearer token from `$MNEMO_HOME/server.token` (created 0600): as an
+//! `Authorization: Bearer` header, or the `mnemo_token` cookie that the one-time login URL
+//! (`/?token=…`, printed by `mnemo serve`) sets. Requests from other origins, or naming another
+//! host (DNS rebinding), are refused; no CORS headers are ever sent. Bodies are capped.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path as UrlPath, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use mnemo_api::Api;
+use mnemo_core::{Error, ErrorCode, Result};
+use tokio_stream::Stream;
+use tower_http::services::{ServeDir, ServeFile};
+
+/// Largest request body accepted (a memory file is at most 1 MiB; JSON adds escaping).
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+/// Port `mnemo serve` uses unless told otherwise.
+pub const DEFAULT_PORT: u16 = 4517;
+const COOKIE: &str = "mnemo_token";
+
+#[derive(Clone)]
+struct AppState {
+    api: Api,
+    token: String,
+    port: u16,
+}
+
+/// Read `server.token` from the home, creating it (32 random bytes, hex, mode 0600) if missing.
+pub fn load_or_create_token(home: &Path) -> Result<String> {
+    let path = home.join("server.token");
+    match std::fs::read_to_string(&path) {
+        Ok(t) if t.trim().len() >= 32 => {
+            restrict(&path)?;
+            return Ok(t.trim().to_owned());
+        }
+        Ok(_) => tracing::warn!("{} is too short; generating a new token", path.display()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::io(format!("reading {}", path.display()), &e)),
+    }
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| Error::new(ErrorCode::Io, format!("no randomness for a token: {e}")))?;
+    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    std::fs::create_dir_all(home)
+        .map_err(|e| Error::io(format!("creating {}", home.display()), &e))?;
+    let tmp = home.join(".server.token.tmp");
+    {
+        use std::io::Write;
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+        let mut f = opts
+            .open(&tmp)
+            .map_err(|e| Error::io(format!("creating {}", tmp.display()), &e))?;
+        f.write_all(token.as_bytes())
+            .and_then(|()| f.sync_all())
+            .map_err(|e| Error::io(format!("writing {}", tmp.display()), &e))?;
+    }
+    restrict(&tmp)?;
+    std::fs::rename(&tmp, &path)
+        .map_err(|e| Error::io(format!("creating {}", path.display()), &e))?;
+    Ok(token)
+}
+
+fn restrict(path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path)
+            .map_err(|e| Error::io(format!("reading {}", path.display()), &e))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| Error::io(format!("restricting {}", path.display()), &e))?;
+        }
+    }
+    let _ = path;
+    Ok(())
+}
+
+/// Where the built UI is: `MNEMO_UI_DIR`, next to the executable (`../share/mnemo/ui`), or the
+/// source tree's `ui/dist`.
+#[must_use]
+pub fn default_ui_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("MNEMO_UI_DIR").filter(|v| !v.is_empty()) {
+        return PathBuf::from(d);
+    }
+    if let Some(share) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(|p| p.join("../share/mnemo/ui")))
+        .filter(|p| p.join("index.html").is_file())
+    {
+        return share;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/dist")
+}
+
+fn status_of(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::NotFound | ErrorCode::UnknownCommand => StatusCode::NOT_FOUND,
+        ErrorCode::Conflict => StatusCode::CONFLICT,
+        ErrorCode::Locked => StatusCode::LOCKED,
+        ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::InvalidFrontmatter
+        | ErrorCode::InvalidType
+        | ErrorCode::PathEscape
+        | ErrorCode::Usage
+        | ErrorCode::InvalidContent
+        | ErrorCode::InvalidArguments => StatusCode::BAD_REQUEST,
+        ErrorCode::Io | ErrorCode::Corrupt => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+fn error_response(e: &Error) -> Response {
+    (status_of(e.code), Json(e)).into_response()
+}
+
+/// Build the router for an API with a token, for a server bound to `port`.
+pub fn router(api: Api, token: String, port: u16, ui_dir: &Path) -> Router {
+    let state = AppState { api, token, port };
+    let index = ui_dir.join("index.html");
+    let ui = ServeDir::new(ui_dir).fallback(ServeFile::new(index));
+    Router::new()
+        .route("/api/{command}", post(api_call))
+        .route("/events", get(events))
+        .route("/capabilities", get(capabilities))
+        .fallback_service(ui)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .with_state(state)
+}
+
+/// Authentication, host and origin checks for every request.
+async fn guard(State(st): State<AppState>, req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    let allowed_hosts = [
+        format!("127.0.0.1:{}", st.port),
+        format!("localhost:{}", st.port),
+    ];
+    let host_ok = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .is_some_and(|h| allowed_hosts.iter().any(|a| a == h));
+    if !host_ok {
+        return error_response(&Error::new(
+            ErrorCode::Unauthorized,
+            "requests must address 127.0.0.1 or localhost",
+        ))
+        .into_response();
+    }
+    if let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) {
+        let same = allowed_hosts
+            .iter()
+            .any(|a| origin == format!("http://{a}"));
+        if !same {
+            let mut r = error_response(&Error::new(
+                ErrorCode::Unauthorized,
+                format!("origin {origin} may not call this server"),
+            ));
+            *r.status_mut() = StatusCode::FORBIDDEN;
+            return r;
+        }
+    }
+    if authorised(headers, &st.token) {
+        return next.run(req).await;
+    }
+    // The one-time login URL: `/?token=…` sets the cookie and strips the token from the address.
+    if req.method() == axum::http::Method::GET
+        && let Some(q) = req.uri().query()
+        && let Some(t) = q.split('&').find_map(|kv| kv.strip_prefix("token="))
+        && constant_time_eq(t.as_bytes(), st.token.as_bytes())
+    {
+        let mut r = Redirect::to(req.uri().path()).into_response();
+        let cookie = format!("{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/", st.token);
+        if let Ok(v) = HeaderValue::from_str(&cookie) {
+            r.headers_mut().insert(header::SET_COOKIE, v);
+        }
+        return r;
+    }
+    error_response(&Error::new(
+        ErrorCode::Unauthorized,
+        "missing or wrong token: open the URL `mnemo serve` printed, or send `Authorization: Bearer <$MNEMO_HOME/server.token>`",
+    ))
+}
+
+fn authorised(headers: &HeaderMap, token: &str) -> bool {
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|t| constant_time_eq(t.trim().as_bytes(), token.as_bytes()));
+    let cookie = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| {
+            kv.trim()
+                .strip_prefix(&format!("{COOKIE}="))
+                .map(str::to_owned)
+        })
+        .any(|t| constant_time_eq(t.as_bytes(), token.as_bytes()));
+    bearer || cookie
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn api_call(
+    State(st): State<AppState>,
+    UrlPath(command): UrlPath<String>,
+    body: std::result::Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match body {
+        Ok(b) => b,
+        Err(rej) => {
+            let code = if rej.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ErrorCode::TooLarge
+            } else {
+                ErrorCode::InvalidArguments
+            };
+            let mut r = error_response(&Error::new(
+                code,
+                format!("request body: {rej} (at most {MAX_BODY_BYTES} bytes)"),
+            ));
+            *r.status_mut() = rej.status();
+            return r;
+        }
+    };
+    let args: serde_json::Value = if body.is_empty() {
+        serde_json::Value::Null
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(v) => v,
+            Err(e) => {
+                return error_response(&Error::new(
+                    ErrorCode::InvalidArguments,
+                    format!("body is not JSON: {e}"),
+                ));
+            }
+        }
+    };
+    let api = st.api.clone();
+    let result = tokio::task::spawn_blocking(move || api.call(&command, args)).await;
+    match result {
+        Ok(Ok(v)) => Json(v).into_response(),
+        Ok(Err(e)) => error_response(&e),
+        Err(e) => error_response(&Error::new(ErrorCode::Io, format!("command failed: {e}"))),
+    }
+}
+
+async fn capabilities() -> Json<serde_json::Value> {
+    Json(serde_json::json!({
+        "name": "mnemo",
+        "version": env!("CARGO_PKG_VERSION"),
+        "commands": mnemo_api::COMMANDS,
+        "events": ["memory_changed"],
+        "features": ["memory_browser", "search", "history", "undo", "events"],
+    }))
+}
+
+async fn events(
+    State(st): State<AppState>,
+) -> Sse<impl Stream<Item = std::result::Result<Event, Infallible>>> {
+    let (tx, rx) = tokio::sync::mpsc::channel::<mnemo_core::MemoryChanged>(256);
+    let changes = st.api.subscribe();
+    // Bridge the store's std channel to this connection; ends when the client goes away.
+    std::thread::spawn(move || {
+        for ev in changes {
+            if tx.blocking_send(ev).is_err() {
+                break;
+            }
+        }
+    });
+    let stream = tokio_stream::wrappers::ReceiverStream::new(rx).map_events();
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+trait MapEvents {
+    fn map_events(self) -> impl Stream<Item = std::result::Result<Event, Infallible>>;
+}
+
+impl MapEvents for tokio_stream::wrappers::ReceiverStream<mnemo_core::MemoryChanged> {
+    fn map_events(self) -> impl Stream<Item = std::result::Result<Event, Infallible>> {
+        use tokio_stream::StreamExt;
+        self.map(|ev| {
+            Ok(Event::default()
+                .event("memory_changed")
+                .data(serde_json::to_string(&ev).unwrap_or_default()))
+        })
+    }
+}
+
+/// A running server.
+pub struct Serving {
+    /// The bound address.
+    pub addr: SocketAddr,
+    /// The bearer token.
+    pub token: String,
+}
+
+impl Serving {
+    /// The one-time login URL to print.
+    #[must_use]
+    pub fn login_url(&self) -> String {
+        format!("http://{}/?token={}", self.addr, self.token)
+    }
+}
+
+/// Bind 127.0.0.1:`port` (0: any free port). Returns the listener and what to print.
+pub async fn bind(home: &Path, port: u16) -> Result<(tokio::net::TcpListener, Serving)> {
+    let token = load_or_create_token(home)?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AddrInUse {
+                Error::usage(format!("port {port} is in use: pick another with --port"))
+            } else {
+                Error::io(format!("listening on 127.0.0.1:{port}"), &e)
+            }
+        })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Error::io("reading the bound address", &e))?;
+    Ok((listener, Serving { addr, token }))
+}
+
+/// Serve until the future `shutdown` completes.
+pub async fn run(
+    listener: tokio::net::TcpListener,
+    serving: &Serving,
+    api: Api,
+    ui_dir: &Path,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<()> {
+    if !ui_dir.join("index.html").is_file() {
+        tracing::warn!(
+            "no built UI in {}: run `npm --prefix ui run build` (the API still works)",
+            ui_dir.display()
+        );
+    }
+    let app = router(api, serving.token.clone(), serving.addr.port(), ui_dir);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(|e| Error::io("serving HTTP", &e))
+}

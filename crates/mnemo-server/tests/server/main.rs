@@ -1,0 +1,323 @@
+//! The HTTP server for real: bound on 127.0.0.1, called with reqwest.
+
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use mnemo_api::Api;
+use mnemo_store::Home;
+use serde_json::{Value, json};
+
+struct Running {
+    _dir: tempfile::TempDir,
+    base: String,
+    token: String,
+    home: std::path::PathBuf,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+    }
+}
+
+async fn start() -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let home = Home {
+        root: dir.path().join("home"),
+        claude_dir: dir.path().join("c"),
+        qwen_dir: dir.path().join("q"),
+    };
+    let ui = dir.path().join("ui");
+    std::fs::create_dir_all(&ui).unwrap();
+    std::fs::write(ui.join("index.html"), "<!doctype html><title>Mnemo</title>").unwrap();
+    let root = home.root.clone();
+    let api = Api::open(home).unwrap();
+    api.start_watching().unwrap();
+    let (listener, serving) = mnemo_server::bind(&root, 0).await.unwrap();
+    let (stop, rx) = tokio::sync::oneshot::channel::<()>();
+    let base = format!("http://{}", serving.addr);
+    let token = serving.token.clone();
+    tokio::spawn(async move {
+        mnemo_server::run(listener, &serving, api, &ui, async {
+            let _ = rx.await;
+        })
+        .await
+        .unwrap();
+    });
+    Running {
+        _dir: dir,
+        base,
+        token,
+        home: root,
+        stop: Some(stop),
+    }
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+impl Running {
+    async fn call(&self, command: &str, args: Value) -> (u16, Value) {
+        let r = client()
+            .post(format!("{}/api/{command}", self.base))
+            .bearer_auth(&self.token)
+            .json(&args)
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.json().await.unwrap())
+    }
+}
+
+#[tokio::test]
+async fn token_file_is_private_and_required() {
+    let s = start().await;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(s.home.join("server.token"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    for (method, path) in [
+        ("POST", "/api/list"),
+        ("GET", "/events"),
+        ("GET", "/capabilities"),
+        ("GET", "/"),
+    ] {
+        let r = client()
+            .request(method.parse().unwrap(), format!("{}{path}", s.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 401, "{method} {path}");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["code"], "unauthorized");
+    }
+    let r = client()
+        .post(format!("{}/api/list", s.base))
+        .bearer_auth("wrong")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    // The token survives restarts: the same file is reused.
+    assert_eq!(
+        mnemo_server::load_or_create_token(&s.home).unwrap(),
+        s.token
+    );
+}
+
+#[tokio::test]
+async fn login_url_sets_a_cookie_that_authorises_the_page() {
+    let s = start().await;
+    let r = client()
+        .get(format!("{}/?token={}", s.base, s.token))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    let cookie = r.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
+    let pair = cookie.split(';').next().unwrap().to_owned();
+    let page = client()
+        .get(format!("{}/", s.base))
+        .header("cookie", &pair)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().contains("Mnemo"));
+    // SPA fallback: unknown paths serve index.html.
+    let deep = client()
+        .get(format!("{}/memories/x", s.base))
+        .header("cookie", &pair)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deep.status(), 200);
+    let bad = client()
+        .get(format!("{}/?token=nope", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 401);
+}
+
+#[tokio::test]
+async fn commands_round_trip_with_the_same_arguments_as_tauri() {
+    let s = start().await;
+    let (st, created) = s
+        .call("create", json!({"workspace": "personal", "memory": {"path": null, "name": "Style", "description": "terse 简洁", "type": "feedback", "body": "short"}}))
+        .await;
+    assert_eq!(st, 200, "{created}");
+    let (_, hits) = s
+        .call(
+            "search",
+            json!({"workspace": null, "query": "简洁", "limit": 5}),
+        )
+        .await;
+    assert_eq!(hits[0]["path"], "style.md");
+    let (st, err) = s.call("create", json!({"workspace": "personal", "memory": {"path": null, "name": "Style", "description": "d", "type": "feedback", "body": ""}})).await;
+    assert_eq!((st, err["code"].as_str().unwrap()), (409, "conflict"));
+    let (st, err) = s
+        .call(
+            "get",
+            json!({"workspace": "personal", "path": "../../etc/passwd"}),
+        )
+        .await;
+    assert_eq!((st, err["code"].as_str().unwrap()), (400, "path_escape"));
+    let (st, err) = s
+        .call(
+            "update",
+            json!({"workspace": "personal", "path": "style.md", "patch": {"type": "note"}}),
+        )
+        .await;
+    assert_eq!((st, err["code"].as_str().unwrap()), (400, "invalid_type"));
+}
+
+#[tokio::test]
+async fn unknown_command_bad_json_and_oversized_bodies() {
+    let s = start().await;
+    let (st, err) = s.call("frobnicate", json!({})).await;
+    assert_eq!(st, 404);
+    assert_eq!(err["code"], "unknown_command");
+    assert!(err["message"].as_str().unwrap().contains("frobnicate"));
+    let r = client()
+        .post(format!("{}/api/list", s.base))
+        .bearer_auth(&s.token)
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(
+        r.json::<Value>().await.unwrap()["code"],
+        "invalid_arguments"
+    );
+    let big = "x".repeat(mnemo_server::MAX_BODY_BYTES + 10);
+    let r = client()
+        .post(format!("{}/api/create", s.base))
+        .bearer_auth(&s.token)
+        .body(format!("{{\"pad\":\"{big}\"}}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 413);
+    assert_eq!(r.json::<Value>().await.unwrap()["code"], "too_large");
+}
+
+#[tokio::test]
+async fn other_origins_and_hosts_are_refused() {
+    let s = start().await;
+    let r = client()
+        .post(format!("{}/api/list", s.base))
+        .bearer_auth(&s.token)
+        .header("origin", "https://evil.example")
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    assert!(r.headers().get("access-control-allow-origin").is_none());
+    let r = client()
+        .post(format!("{}/api/list", s.base))
+        .bearer_auth(&s.token)
+        .header("host", "evil.example")
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    let same = client()
+        .post(format!("{}/api/list", s.base))
+        .bearer_auth(&s.token)
+        .header("origin", s.base.clone())
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(same.status(), 200);
+}
+
+#[tokio::test]
+async fn capabilities_name_every_command() {
+    let s = start().await;
+    let caps: Value = client()
+        .get(format!("{}/capabilities", s.base))
+        .bearer_auth(&s.token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(caps["name"], "mnemo");
+    let commands: Vec<&str> = caps["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert_eq!(commands, mnemo_api::COMMANDS);
+}
+
+#[tokio::test]
+async fn sse_delivers_memory_changed_after_a_write() {
+    let s = start().await;
+    let mut stream = client()
+        .get(format!("{}/events", s.base))
+        .bearer_auth(&s.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    assert!(
+        stream.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    // A write through the API…
+    s.call("create", json!({"workspace": "personal", "memory": {"path": "a.md", "name": "A", "description": "d", "type": "user", "body": "x"}})).await;
+    // …and one by another program, seen by the watcher.
+    let outside = s.home.join("workspaces/personal/memory/b.md");
+    std::fs::write(
+        &outside,
+        "---\nname: B\ndescription: d\ntype: user\n---\nby an editor\n",
+    )
+    .unwrap();
+    let mut buf = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    while !(buf.contains("\"a.md\"") && buf.contains("\"b.md\"")) {
+        let chunk = tokio::time::timeout_at(deadline, stream.chunk())
+            .await
+            .expect("events in time")
+            .unwrap()
+            .unwrap();
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(buf.contains("event: memory_changed"));
+    let line = buf
+        .lines()
+        .find(|l| l.starts_with("data:") && l.contains("a.md"))
+        .unwrap();
+    let ev: Value = serde_json::from_str(line.trim_start_matches("data:").trim()).unwrap();
+    assert_eq!(ev["source"], "user");
+    assert_eq!(ev["workspace"], "personal");
+    let line = buf
+        .lines()
+        .find(|l| l.starts_with("data:") && l.contains("b.md"))
+        .unwrap();
+    assert!(line.contains("\"watcher\""));
+}
