@@ -12,13 +12,18 @@ as_root() {
   fi
 }
 
-# Debian packages: git (worktree tests), util-linux (setpriv, used by the read-only-folder test
-# when running as root), procps, and a C toolchain for the bundled SQLite.
+# Debian packages: a C toolchain (bundled SQLite), git (worktree tests), util-linux (setpriv,
+# for the read-only-folder test when running as root), WebKitGTK for the Tauri window, Node.js
+# for the UI, and Xvfb + WebKitWebDriver + Chromium for the end-to-end tests.
+need_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing+=("$1"); }
 missing=()
-command -v git >/dev/null 2>&1 || missing+=(git)
-command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
-command -v cc >/dev/null 2>&1 || missing+=(build-essential)
-command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in build-essential pkg-config git util-linux libwebkit2gtk-4.1-dev libxdo-dev libssl-dev \
+           librsvg2-dev xvfb xauth webkit2gtk-driver chromium; do
+    need_pkg "$p"
+  done
+  command -v node >/dev/null 2>&1 || missing+=(nodejs npm)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     log "installing ${missing[*]}"
@@ -42,6 +47,13 @@ for comp in clippy rustfmt; do
     rustup component add "$comp"
   fi
 done
+
+# tauri-driver: the WebDriver bridge for the real-window test.
+if [ "${MNEMO_SKIP_TAURI_DRIVER:-}" != 1 ] && ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
+  log "installing tauri-driver (cargo install --locked)"
+  cargo install tauri-driver --locked --quiet
+fi
+export PATH="$HOME/.cargo/bin:$PATH"
 
 # Build outputs live outside the clone so repeated runs (and CI) reuse them.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/mnemo-target}"

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Every check CI runs: formatting, lints (warnings are errors), and every test of the workspace.
-# Installs what a fresh machine lacks first (scripts/setup.sh).
+# Every check CI runs: formatting, lints (warnings are errors), unit/integration tests of every
+# crate and of the UI, then the end-to-end suites (Chromium against `mnemo serve`; the real
+# Tauri window under Xvfb through tauri-driver). Installs what a fresh machine lacks first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
 
 step() { printf '\n== %s\n' "$*" >&2; }
+
+step "UI: install, typecheck, lint, unit tests, build"
+npm --prefix ui ci --no-audit --no-fund --loglevel=error
+npm --prefix ui run typecheck
+npm --prefix ui run lint
+npm --prefix ui test
+npm --prefix ui run build   # the app embeds ui/dist, so this comes before cargo
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -13,10 +21,18 @@ cargo fmt --all -- --check
 step "cargo clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-step "cargo test"
+step "cargo test (includes the bindings-freshness test)"
 cargo test --workspace --all-targets --locked
-
-step "doc tests"
 cargo test --workspace --doc --locked
+
+step "build the binaries the end-to-end suites drive"
+cargo build --workspace --locked
+
+step "end-to-end: Chromium against mnemo serve (Playwright)"
+npm --prefix tests/e2e ci --no-audit --no-fund --loglevel=error
+npm --prefix tests/e2e run browser
+
+step "end-to-end: the real Tauri window under Xvfb (tauri-driver + WebKitWebDriver)"
+xvfb-run -a --server-args="-screen 0 1280x800x24" npm --prefix tests/e2e run app
 
 echo "all checks passed" >&2

@@ -1,6 +1,19 @@
 import { defineConfig } from "vitest/config";
+import type { ProxyOptions } from "vite";
 
-// JSX goes through Vite's built-in transform (automatic runtime); no React plugin needed.
+// `npm run dev` proxies the API to a running `mnemo serve` (default port 4517; override with
+// MNEMO_SERVER). The server refuses other origins and wants its token, so the proxy presents
+// itself as same-origin and, if MNEMO_TOKEN is set (`$MNEMO_HOME/server.token`), sends it as a
+// bearer token.
+const server = process.env.MNEMO_SERVER ?? "http://127.0.0.1:4517";
+const token = process.env.MNEMO_TOKEN;
+const proxy: ProxyOptions = {
+  target: server,
+  changeOrigin: true,
+  headers: { origin: server, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+};
+
+// JSX goes through esbuild's automatic runtime; no React plugin needed.
 export default defineConfig({
   base: "./",
   esbuild: { jsx: "automatic" },
@@ -11,16 +24,14 @@ export default defineConfig({
     chunkSizeWarningLimit: 1200,
   },
   server: {
-    // `npm run dev` against a running `mnemo serve` (default port assumed 7788; override MNEMO_SERVER).
-    proxy: {
-      "/api": process.env.MNEMO_SERVER ?? "http://127.0.0.1:7788",
-      "/events": process.env.MNEMO_SERVER ?? "http://127.0.0.1:7788",
-    },
+    proxy: { "/api": proxy, "/events": proxy },
   },
   test: {
     environment: "jsdom",
     setupFiles: ["./src/test/setup.ts"],
     include: ["src/**/*.test.{ts,tsx}"],
+    testTimeout: 20000,
+    clearMocks: true,
     restoreMocks: true,
   },
 });

@@ -217,6 +217,7 @@ impl fmt::Display for ErrorCode {
 /// The one error type that crosses crate boundaries: a stable code plus a message that says what
 /// went wrong and what to do next. Serialises as `{"code": "...", "message": "..."}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, thiserror::Error)]
+#[serde(rename = "ApiError")]
 #[error("{message}")]
 pub struct Error {
     /// Stable, machine-readable code.

@@ -6,8 +6,24 @@
 // JSON arguments, so the bindings work unchanged. Change events come from Tauri's event system
 // or from the server's Server-Sent Events stream.
 
-import { listen } from "@tauri-apps/api/event";
-import type { ApiError, MemoryChanged, Result } from "./bindings";
+import { events } from "./bindings";
+import type { ErrorCode, MemoryChanged } from "./bindings";
+
+/** What every generated command resolves to (tauri-specta's `typedError` shape). */
+export type Result<T, E> = { status: "ok"; data: T } | { status: "error"; error: E };
+
+/** Codes the transport makes up itself: no connection, an HTTP failure without an API error body, anything else thrown. */
+export type TransportErrorCode = "network" | "internal" | `http_${number}`;
+
+/**
+ * An error as the UI handles it: an `ApiError` from Mnemo or one the transport made up. `code` may
+ * also be a code this build does not know yet (a newer server); `string & {}` keeps the known
+ * codes visible to the editor while admitting those.
+ */
+export type UiError = {
+  code: ErrorCode | TransportErrorCode | (string & {});
+  message: string;
+};
 
 /** Marks the browser stand-in so `isTauri()` can tell it from the real thing. */
 const BROWSER_MARK = "__mnemoBrowserTransport";
@@ -39,27 +55,27 @@ export function isTauri(): boolean {
   return !!internals && !internals[BROWSER_MARK];
 }
 
-function isApiError(v: unknown): v is ApiError {
+function isErrorShape(v: unknown): v is UiError {
   return (
     typeof v === "object" &&
     v !== null &&
-    typeof (v as ApiError).code === "string" &&
-    typeof (v as ApiError).message === "string"
+    typeof (v as UiError).code === "string" &&
+    typeof (v as UiError).message === "string"
   );
 }
 
 /** Turns a failed HTTP response into the `{code, message}` the Tauri transport would reject with. */
-export function httpError(status: number, statusText: string, body: unknown): ApiError {
-  if (isApiError(body)) return { code: body.code, message: body.message };
+export function httpError(status: number, statusText: string, body: unknown): UiError {
+  if (isErrorShape(body)) return { code: body.code, message: body.message };
   // Also accept the CLI's envelope, `{"error": {code, message}}`.
-  if (typeof body === "object" && body !== null && isApiError((body as { error?: unknown }).error)) {
-    const e = (body as { error: ApiError }).error;
+  if (typeof body === "object" && body !== null && isErrorShape((body as { error?: unknown }).error)) {
+    const e = (body as { error: UiError }).error;
     return { code: e.code, message: e.message };
   }
   return { code: `http_${status}`, message: statusText || `HTTP ${status}` };
 }
 
-/** `invoke` for the browser: `POST /api/<cmd>` with the JSON arguments; rejects with an ApiError. */
+/** `invoke` for the browser: `POST /api/<cmd>` with the JSON arguments; rejects with a UiError. */
 export async function httpInvoke(cmd: string, args?: unknown): Promise<unknown> {
   let r: Response;
   try {
@@ -71,7 +87,7 @@ export async function httpInvoke(cmd: string, args?: unknown): Promise<unknown> 
     });
   } catch (e) {
     const detail = e instanceof Error ? e.message : String(e);
-    const err: ApiError = { code: "network", message: `Cannot reach the Mnemo server (${detail}).` };
+    const err: UiError = { code: "network", message: `Cannot reach the Mnemo server (${detail}).` };
     throw err;
   }
   const body: unknown = await r.json().catch(() => null);
@@ -128,9 +144,10 @@ export function onMemoryChanged(
   if (isTauri()) {
     let closed = false;
     let unlisten: (() => void) | null = null;
-    listen<MemoryChanged>("memory-changed", (e) => {
-      if (!closed) cb(e.payload);
-    })
+    events.memoryChanged
+      .listen((e) => {
+        if (!closed) cb(e.payload);
+      })
       .then((fn) => {
         if (closed) fn();
         else unlisten = fn;
@@ -169,26 +186,29 @@ export function onMemoryChanged(
   return () => source.close();
 }
 
-/** An ApiError that is also an `Error` (stack trace, `instanceof Error`), with its stable `code`. */
+/** A UiError that is also an `Error` (stack trace, `instanceof Error`), with its stable `code`. */
 export class ApiFailure extends Error {
-  readonly code: string;
-  constructor(e: ApiError) {
+  readonly code: UiError["code"];
+  constructor(e: UiError) {
     super(e.message);
     this.name = "ApiFailure";
     this.code = e.code;
   }
 }
 
-/** The data of an ok result; throws the ApiError (as an `ApiFailure`) otherwise. */
-export function unwrap<T>(r: Result<T, ApiError>): T {
+/**
+ * The data of an ok result; throws the error (as an `ApiFailure`) otherwise. The bindings type
+ * their errors as `ApiError`, but in a browser the transport may reject with its own codes.
+ */
+export function unwrap<T>(r: Result<T, UiError>): T {
   if (r.status === "ok") return r.data;
   throw new ApiFailure(r.error);
 }
 
 /** Normalises anything caught into `{code, message}` for display. */
-export function toApiError(e: unknown): ApiError {
+export function toUiError(e: unknown): UiError {
   if (e instanceof ApiFailure) return { code: e.code, message: e.message };
-  if (isApiError(e)) return { code: e.code, message: e.message };
+  if (isErrorShape(e)) return { code: e.code, message: e.message };
   if (e instanceof Error) return { code: "internal", message: e.message };
   return { code: "internal", message: String(e) };
 }

@@ -1,0 +1,136 @@
+//! Mnemo's desktop app: a Tauri 2 window whose webview (`ui/`) is the memory browser.
+//! Setup and the handler list only; commands live in `commands.rs`, logic in `mnemo-api`.
+
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+mod commands;
+
+use mnemo_api::Api;
+use mnemo_store::Home;
+use serde::{Deserialize, Serialize};
+use tauri_specta::{Builder, Event, collect_commands, collect_events};
+
+/// `memory_changed` as a typed frontend event (`memory-changed`); payload as in the API.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, tauri_specta::Event)]
+#[tauri_specta(event_name = "memory-changed")]
+pub struct MemoryChangedEvent(pub mnemo_core::MemoryChanged);
+
+/// The command and event list, shared by the app and the bindings test.
+fn specta_builder() -> Builder<tauri::Wry> {
+    Builder::<tauri::Wry>::new()
+        .commands(collect_commands![
+            commands::workspaces,
+            commands::add_folder,
+            commands::list,
+            commands::get,
+            commands::create,
+            commands::update,
+            commands::remove,
+            commands::search,
+            commands::history,
+            commands::diff,
+            commands::undo,
+            commands::status,
+            commands::get_settings,
+            commands::set_settings,
+            commands::open_folder,
+        ])
+        .events(collect_events![MemoryChangedEvent])
+        // Change ids and counts stay far below 2^53.
+        .dangerously_cast_bigints_to_number()
+        // One TypeScript type per Rust type (not separate serialize/deserialize shapes).
+        .disable_serde_phases()
+}
+
+/// How the TypeScript bindings are written.
+#[cfg(test)]
+fn typescript() -> specta_typescript::Typescript {
+    specta_typescript::Typescript::default()
+        .header("// Generated from Rust by tauri-specta (src-tauri/src/main.rs). Do not edit: run\n// `UPDATE_BINDINGS=1 cargo test -p mnemo-app bindings` after changing a command or type.\n")
+}
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("MNEMO_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let api = match Home::resolve(None).and_then(Api::open) {
+        Ok(api) => api,
+        Err(e) => {
+            eprintln!("error[{}]: {}", e.code, e.message);
+            std::process::exit(1);
+        }
+    };
+    if let Err(e) = api.start_watching() {
+        tracing::warn!("live updates are off: {e}");
+    }
+    let builder = specta_builder();
+    let events = api.subscribe();
+    let result = tauri::Builder::default()
+        .plugin(tauri_plugin_shell::init())
+        .manage(api)
+        .invoke_handler(builder.invoke_handler())
+        .setup(move |app| {
+            builder.mount_events(app);
+            // Bridge the store's change events to the webview.
+            let handle = app.handle().clone();
+            std::thread::spawn(move || {
+                for ev in events {
+                    if let Err(e) = MemoryChangedEvent(ev).emit(&handle) {
+                        tracing::warn!("could not forward memory_changed: {e}");
+                    }
+                }
+            });
+            Ok(())
+        })
+        .run(tauri::generate_context!());
+    if let Err(e) = result {
+        eprintln!(
+            "error: the window could not start: {e} (on Linux without a display, use `mnemo serve`)"
+        );
+        std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The checked-in bindings must match what the Rust side exports.
+    #[test]
+    fn bindings_are_fresh() {
+        let checked_in =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/lib/bindings.ts");
+        let dir = tempfile::tempdir().unwrap();
+        let fresh = dir.path().join("bindings.ts");
+        specta_builder().export(typescript(), &fresh).unwrap();
+        let fresh = std::fs::read_to_string(&fresh).unwrap();
+        if std::env::var_os("UPDATE_BINDINGS").is_some() {
+            std::fs::write(&checked_in, &fresh).unwrap();
+            return;
+        }
+        let current = std::fs::read_to_string(&checked_in).unwrap_or_default();
+        assert!(
+            current == fresh,
+            "ui/src/lib/bindings.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p mnemo-app bindings` and commit it"
+        );
+    }
+
+    /// Every API command is a Tauri command with the same name.
+    #[test]
+    fn every_api_command_is_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("b.ts");
+        specta_builder().export(typescript(), &out).unwrap();
+        let text = std::fs::read_to_string(out).unwrap();
+        for name in mnemo_api::COMMANDS {
+            assert!(
+                text.contains(&format!("\"{name}\"")),
+                "{name} missing from the bindings"
+            );
+        }
+    }
+}

@@ -1,0 +1,88 @@
+// The real desktop window: the built `mnemo-app` under Xvfb, driven through tauri-driver and
+// WebKitWebDriver (W3C WebDriver over HTTP). Opens a fixture home, sees the memory list, edits a
+// memory in the UI and reads the change back from disk.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { homedir } from "node:os";
+import { makeHome, targetDir, artifacts, waitFor } from "./fixture.mjs";
+
+const DRIVER = "http://127.0.0.1:4444";
+let fixture, driver, session;
+
+async function wd(method, path, body) {
+  const r = await fetch(`${DRIVER}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await r.json();
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json.value ?? json)}`);
+  return json.value;
+}
+const s = (path) => `/session/${session}${path}`;
+const ELEMENT = "element-6066-11e4-a52f-4a0ab8f93cbe";
+async function find(css) {
+  return (await wd("POST", s("/element"), { using: "css selector", value: css }))[ELEMENT];
+}
+async function findAll(css) {
+  return (await wd("POST", s("/elements"), { using: "css selector", value: css })).map((e) => e[ELEMENT]);
+}
+async function js(script, ...args) {
+  return wd("POST", s("/execute/sync"), { script, args });
+}
+
+before(async () => {
+  fixture = makeHome();
+  const tauriDriver = process.env.TAURI_DRIVER || join(homedir(), ".cargo/bin/tauri-driver");
+  driver = spawn(tauriDriver, [], { env: fixture.env, stdio: ["ignore", "inherit", "inherit"] });
+  // Poll /status until the driver is ready before creating a session.
+  await waitFor(async () => {
+    try {
+      const r = await fetch(`${DRIVER}/status`);
+      return r.ok;
+    } catch {
+      return false;
+    }
+  }, "tauri-driver /status", 30000);
+  const application = process.env.MNEMO_APP_BIN || join(targetDir, "debug/mnemo-app");
+  const created = await wd("POST", "/session", {
+    capabilities: { alwaysMatch: { browserName: "wry", "tauri:options": { application } } },
+  });
+  session = created.sessionId;
+});
+
+after(async () => {
+  if (session) {
+    try {
+      const png = await wd("GET", s("/screenshot"));
+      writeFileSync(join(artifacts, "app-window.png"), Buffer.from(png, "base64"));
+    } catch (e) {
+      console.error("screenshot failed:", e.message);
+    }
+    await wd("DELETE", s("")).catch(() => {});
+  }
+  driver?.kill();
+});
+
+test("the window lists the fixture's memories and saves an edit to disk", async () => {
+  await waitFor(async () => (await findAll('[data-testid="memory-row"]')).length >= 6, "memory rows", 60000);
+  const paths = await js(
+    "return [...document.querySelectorAll('[data-testid=memory-row]')].map(e => e.getAttribute('data-path'))",
+  );
+  for (const p of ["response-style.md", "user_role.md", "reference/grafana.md"]) {
+    assert.ok(paths.includes(p), `${p} listed in ${paths}`);
+  }
+  // Open one memory, change its description, save with the button.
+  await wd("POST", s(`/element/${await find('[data-testid="memory-row"][data-path="response-style.md"]')}/click`), {});
+  const desc = await waitFor(async () => (await findAll('[data-testid="detail-description"]'))[0], "detail form");
+  await wd("POST", s(`/element/${desc}/clear`), {});
+  await wd("POST", s(`/element/${desc}/value`), { text: "Edited in the real window" });
+  await wd("POST", s(`/element/${await find('[data-testid="save-button"]')}/click`), {});
+  const file = join(fixture.personal, "response-style.md");
+  await waitFor(() => readFileSync(file, "utf8").includes("description: Edited in the real window"), "the edit on disk");
+  const text = readFileSync(file, "utf8");
+  assert.match(text, /^---\nname: Response style\ndescription: Edited in the real window\ntype: feedback\n---\n/);
+});

@@ -1,0 +1,75 @@
+// Shared set-up for the end-to-end suites: a fixture home (Mnemo + Claude Code + Qwen Code
+// memory folders, CJK included) in a temp folder, and helpers to start programs and wait.
+import { mkdtempSync, mkdirSync, writeFileSync, chmodSync } from "node:fs";
+import { tmpdir, homedir } from "node:os";
+import { join, dirname, resolve } from "node:path";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const targetDir = process.env.CARGO_TARGET_DIR || join(homedir(), ".cache/mnemo-target");
+export const artifacts = join(repoRoot, "tests/e2e/artifacts");
+mkdirSync(artifacts, { recursive: true });
+
+export function topic(name, description, type, body) {
+  return `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n${body}\n`;
+}
+
+function put(path, text) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+/** A fresh fixture home; `extra` more memories in `personal` (for the big-list check). */
+export function makeHome({ extra = 0 } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "mnemo-e2e-"));
+  chmodSync(dir, 0o755);
+  const home = join(dir, "home");
+  const personal = join(home, "workspaces/personal/memory");
+  put(join(personal, "response-style.md"), topic("Response style", "Keep answers terse; no trailing summaries", "feedback", "Keep replies short.\nWhy: the user reads diffs."));
+  put(join(personal, "go-engineer.md"), topic("Go engineer", "Senior Go engineer, new to React", "user", "Explain frontend ideas in backend terms."));
+  put(join(personal, "freeze.md"), topic("发布冻结", "移动端发布前保持简洁的合并冻结窗口", "project", "每月最后一周冻结合并。"));
+  for (let i = 0; i < extra; i++) {
+    put(join(personal, `bulk/m${String(i).padStart(5, "0")}.md`), topic(`Bulk memory ${i}`, `Synthetic memory number ${i}`, ["user", "feedback", "project", "reference"][i % 4], `Body ${i}.`));
+  }
+  const claude = join(dir, "claude");
+  put(join(claude, "projects/-home-me-app/memory/user_role.md"), topic("Role", "Data scientist who writes Python", "user", "Prefers pandas."));
+  put(join(claude, "projects/-home-me-app/memory/feedback_tests.md"), topic("Real tests", "Integration tests hit a real database", "feedback", "No mocks."));
+  const qwen = join(dir, "qwen");
+  put(join(qwen, "projects/-home-me-svc/memory/reference/grafana.md"), topic("Latency board", "Grafana board for QWEN API latency", "reference", "https://grafana.example/d/api"));
+  return {
+    dir,
+    home,
+    personal,
+    claudeMemory: join(claude, "projects/-home-me-app/memory"),
+    env: { ...process.env, MNEMO_HOME: home, MNEMO_CLAUDE_DIR: claude, MNEMO_QWEN_DIR: qwen, MNEMO_LOG: "warn" },
+  };
+}
+
+/** Start `mnemo serve` on a free port; resolves with the login URL and the child. */
+export function startServer(fixture) {
+  const bin = process.env.MNEMO_BIN || join(targetDir, "debug/mnemo");
+  const child = spawn(bin, ["serve", "--port", "0", "--ui", join(repoRoot, "ui/dist")], { env: fixture.env, stdio: ["ignore", "pipe", "pipe"] });
+  let err = "";
+  child.stderr.on("data", (d) => { err += d; });
+  return new Promise((resolveUrl, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`mnemo serve did not start: ${err}`)), 30000);
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/);
+      if (m) { clearTimeout(timer); resolveUrl({ url: m[1], child }); }
+    });
+    child.on("exit", (code) => reject(new Error(`mnemo serve exited with ${code}: ${err}`)));
+  });
+}
+
+export async function waitFor(check, what, timeoutMs = 15000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,307 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { App, SEARCH_DEBOUNCE_MS } from "./App";
+import { ToastProvider } from "./components/Toasts";
+import { commands } from "./lib/bindings";
+import { DOCS, WORKSPACES, detailOf, err, ok } from "./test/fixtures";
+
+vi.mock("./lib/bindings", () => ({
+  commands: {
+    workspaces: vi.fn(),
+    addFolder: vi.fn(),
+    list: vi.fn(),
+    get: vi.fn(),
+    create: vi.fn(),
+    update: vi.fn(),
+    remove: vi.fn(),
+    search: vi.fn(),
+    history: vi.fn(),
+    diff: vi.fn(),
+    undo: vi.fn(),
+    status: vi.fn(),
+    getSettings: vi.fn(),
+    setSettings: vi.fn(),
+    openFolder: vi.fn(),
+  },
+}));
+
+const api = vi.mocked(commands);
+
+class FakeEventSource {
+  static instances: FakeEventSource[] = [];
+  private listeners = new Map<string, ((e: Event) => void)[]>();
+  constructor(readonly url: string) {
+    FakeEventSource.instances.push(this);
+  }
+  addEventListener(type: string, fn: (e: Event) => void) {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), fn]);
+  }
+  close() {}
+  fire(type: string, data: unknown) {
+    for (const fn of this.listeners.get(type) ?? []) fn(new MessageEvent(type, { data: JSON.stringify(data) }));
+  }
+}
+
+beforeEach(() => {
+  FakeEventSource.instances = [];
+  vi.stubGlobal("EventSource", FakeEventSource);
+  api.workspaces.mockResolvedValue(ok(WORKSPACES));
+  api.status.mockResolvedValue(ok({ home: "/home/u/.local/share/mnemo", workspaces: [], index_bytes: 0, warnings: [] }));
+  api.list.mockResolvedValue(ok(DOCS));
+  api.get.mockImplementation(async (workspace, path) => {
+    const d = DOCS.find((x) => x.workspace === workspace && x.path === path);
+    return d ? ok(detailOf(d)) : err("not_found", `no memory ${path}`);
+  });
+  api.search.mockResolvedValue(ok([]));
+  api.history.mockResolvedValue(ok([]));
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+function renderApp() {
+  return render(
+    <ToastProvider>
+      <App />
+    </ToastProvider>,
+  );
+}
+
+const rowPaths = () => screen.queryAllByTestId("memory-row").map((r) => r.getAttribute("data-path"));
+
+async function openRow(path: string) {
+  const row = await screen.findByText((_, el) => el?.getAttribute("data-path") === path);
+  fireEvent.click(row);
+  await waitFor(() => expect(screen.getByTestId<HTMLInputElement>("detail-name").value).not.toBe(""));
+}
+
+describe("memory list", () => {
+  it("groups memories by type, then invalid, and shows each row", async () => {
+    renderApp();
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
+    expect(api.list).toHaveBeenCalledWith(null, null);
+
+    const groups = screen.getAllByTestId("group-header").map((h) => h.getAttribute("data-group"));
+    expect(groups).toEqual(["user", "feedback", "project", "reference", "invalid"]);
+    // Sorted by name within a group.
+    expect(rowPaths()).toEqual(["me.md", "zeta.md", "response-style.md", "proj.md", "links.md", "broken.md"]);
+
+    const row = screen.getAllByTestId("memory-row")[2];
+    expect(within(row).getByText("Response style")).toBeTruthy();
+    expect(within(row).getByText("Keep answers terse")).toBeTruthy();
+    expect(within(row).getByText("feedback")).toBeTruthy();
+    expect(within(row).getByText("today")).toBeTruthy();
+    // "All workspaces" shows which workspace a row belongs to.
+    expect(within(row).getByText("Personal")).toBeTruthy();
+
+    const invalid = screen.getAllByTestId("memory-row")[5];
+    expect(invalid.getAttribute("title")).toContain("missing name in frontmatter");
+  });
+
+  it("lists the workspaces by kind with counts and filters by workspace", async () => {
+    renderApp();
+    const items = await screen.findAllByTestId("workspace-item");
+    expect(items.map((i) => i.getAttribute("data-id"))).toEqual(["personal", "claude-proj"]);
+    expect(screen.getByText("Claude Code")).toBeTruthy();
+    expect(within(items[0]).getByText("5")).toBeTruthy();
+    expect(await screen.findByText("/home/u/.local/share/mnemo")).toBeTruthy();
+
+    fireEvent.click(items[1]);
+    await waitFor(() => expect(api.list).toHaveBeenCalledWith("claude-proj", null));
+  });
+
+  it("shows an empty state when there are no memories", async () => {
+    api.list.mockResolvedValue(ok([]));
+    renderApp();
+    expect(await screen.findByText("No memories yet")).toBeTruthy();
+  });
+
+  it("moves the selection with arrow keys and opens with Enter", async () => {
+    renderApp();
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
+    const list = screen.getByTestId("memory-list");
+    fireEvent.keyDown(list, { key: "ArrowDown" });
+    fireEvent.keyDown(list, { key: "ArrowDown" });
+    const selected = screen.getAllByTestId("memory-row").filter((r) => r.getAttribute("aria-selected") === "true");
+    expect(selected.map((r) => r.getAttribute("data-path"))).toEqual(["zeta.md"]);
+    fireEvent.keyDown(list, { key: "Enter" });
+    await waitFor(() => expect(api.get).toHaveBeenCalledWith("personal", "zeta.md"));
+    expect(await screen.findByDisplayValue("Zeta user fact")).toBeTruthy();
+  });
+});
+
+describe("instant search", () => {
+  it("debounces typing into one search and shows hits best first", async () => {
+    api.search.mockResolvedValue(
+      ok([
+        { workspace: "personal", path: "links.md", score: 9, name: "Dashboards", type: "reference", description: "Grafana" },
+        { workspace: "personal", path: "me.md", score: 3, name: "Alpha role", type: "user", description: "Rust" },
+      ]),
+    );
+    renderApp();
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
+    const input = screen.getByTestId("search-input");
+    fireEvent.change(input, { target: { value: "g" } });
+    fireEvent.change(input, { target: { value: "gr" } });
+    fireEvent.change(input, { target: { value: "gra" } });
+    expect(api.search).not.toHaveBeenCalled();
+
+    await waitFor(() => expect(rowPaths()).toEqual(["links.md", "me.md"]));
+    expect(api.search).toHaveBeenCalledTimes(1);
+    expect(api.search).toHaveBeenCalledWith(null, "gra", 200);
+    expect(screen.getByText("2 matches")).toBeTruthy();
+  });
+
+  it("says so when nothing matches, and Ctrl+K focuses the box", async () => {
+    renderApp();
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
+    const input = screen.getByTestId("search-input");
+    fireEvent.keyDown(window, { key: "k", ctrlKey: true });
+    expect(document.activeElement).toBe(input);
+    fireEvent.change(input, { target: { value: "zzz" } });
+    await new Promise((r) => setTimeout(r, SEARCH_DEBOUNCE_MS + 20));
+    expect(await screen.findByText((_, el) => el?.className === "empty" && el.textContent === "No matches for “zzz”.")).toBeTruthy();
+    expect(rowPaths()).toEqual([]);
+  });
+});
+
+describe("detail pane", () => {
+  it("saves with the expected hash and shows a failed save inline", async () => {
+    api.update.mockResolvedValue(err("invalid_frontmatter", "name must not be empty"));
+    renderApp();
+    await openRow("response-style.md");
+    expect(screen.getByTestId<HTMLInputElement>("detail-description").value).toBe("Keep answers terse");
+    expect(screen.getByTestId<HTMLSelectElement>("detail-type").value).toBe("feedback");
+    expect(screen.getByTestId("detail-editor").querySelector(".cm-content")?.textContent).toContain("Why: because.");
+
+    fireEvent.change(screen.getByTestId("detail-name"), { target: { value: "" } });
+    fireEvent.click(screen.getByTestId("save-button"));
+
+    const error = await screen.findByTestId("inline-error");
+    expect(error.textContent).toContain("name must not be empty");
+    expect(error.getAttribute("data-code")).toBe("invalid_frontmatter");
+    expect(api.update).toHaveBeenCalledWith("personal", "response-style.md", {
+      name: "",
+      description: "Keep answers terse",
+      type: "feedback",
+      body: "Keep answers terse.\nWhy: because.\n",
+      expected_hash: "h1",
+    });
+  });
+
+  it("saves with Ctrl+S and confirms with a toast", async () => {
+    api.update.mockResolvedValue(ok({ workspace: "personal", path: "proj.md", change_id: 7, hash: "h2" }));
+    renderApp();
+    await openRow("proj.md");
+    fireEvent.change(screen.getByTestId("detail-type"), { target: { value: "reference" } });
+    fireEvent.keyDown(window, { key: "s", ctrlKey: true });
+    await waitFor(() => expect(api.update).toHaveBeenCalledTimes(1));
+    expect(api.update.mock.calls[0][2]).toMatchObject({ type: "reference", expected_hash: "h1" });
+    expect((await screen.findByTestId("toast")).textContent).toContain("Saved");
+    expect(screen.queryByTestId("inline-error")).toBeNull();
+  });
+
+  it("asks before deleting, and offers undo afterwards", async () => {
+    api.remove.mockResolvedValue(ok({ workspace: "personal", path: "response-style.md", change_id: 42, hash: null }));
+    api.undo.mockResolvedValue(ok({ workspace: "personal", path: "response-style.md", change_id: 43, hash: "h1" }));
+    renderApp();
+    await openRow("response-style.md");
+
+    fireEvent.click(screen.getByTestId("delete-button"));
+    expect(screen.getByRole("dialog")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(screen.queryByRole("dialog")).toBeNull();
+    expect(api.remove).not.toHaveBeenCalled();
+
+    fireEvent.click(screen.getByTestId("delete-button"));
+    fireEvent.click(screen.getByTestId("confirm-delete"));
+    await waitFor(() => expect(api.remove).toHaveBeenCalledWith("personal", "response-style.md"));
+    const toast = await screen.findByTestId("toast");
+    expect(toast.textContent).toContain("Deleted");
+    expect(screen.queryByTestId("detail-name")).toBeNull();
+
+    fireEvent.click(within(toast).getByRole("button", { name: "Undo" }));
+    await waitFor(() => expect(api.undo).toHaveBeenCalledWith(42));
+  });
+
+  it("creates a new memory and opens it", async () => {
+    api.create.mockResolvedValue(ok({ workspace: "personal", path: "proj.md", change_id: 9, hash: "h1" }));
+    renderApp();
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
+    fireEvent.click(screen.getByTestId("new-memory-button"));
+    fireEvent.change(screen.getByTestId("detail-name"), { target: { value: "Launch date" } });
+    fireEvent.change(screen.getByTestId("detail-description"), { target: { value: "Ships in March" } });
+    fireEvent.change(screen.getByTestId("detail-type"), { target: { value: "project" } });
+    fireEvent.click(screen.getByTestId("save-button"));
+    await waitFor(() =>
+      expect(api.create).toHaveBeenCalledWith("personal", {
+        path: null,
+        name: "Launch date",
+        description: "Ships in March",
+        type: "project",
+        body: "",
+      }),
+    );
+    await waitFor(() => expect(api.get).toHaveBeenCalledWith("personal", "proj.md"));
+  });
+
+  it("shows invalid files read-only with their problem", async () => {
+    api.get.mockResolvedValue(
+      ok({ ...DOCS[5], hash: "hb", content: "no frontmatter here\n", body: "", entries: [] }),
+    );
+    renderApp();
+    const row = await screen.findByText((_, el) => el?.getAttribute("data-path") === "broken.md");
+    fireEvent.click(row);
+    expect((await screen.findByTestId("detail-problem")).textContent).toContain("missing name in frontmatter");
+    expect(screen.getByTestId("detail-raw").textContent).toBe("no frontmatter here\n");
+    expect(screen.queryByTestId("save-button")).toBeNull();
+    expect(screen.queryByTestId("delete-button")).toBeNull();
+  });
+
+  it("does not clobber unsaved edits when the file changes on disk", async () => {
+    renderApp();
+    await openRow("response-style.md");
+    fireEvent.change(screen.getByTestId("detail-name"), { target: { value: "My edit" } });
+    const listCalls = api.list.mock.calls.length;
+
+    api.get.mockResolvedValue(ok({ ...detailOf(DOCS[0], "h9"), name: "Changed outside" }));
+    const es = FakeEventSource.instances[0];
+    act(() => es.fire("memory_changed", { workspace: "personal", paths: ["response-style.md"], source: "watcher" }));
+
+    expect(await screen.findByTestId("disk-banner")).toBeTruthy();
+    expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("My edit");
+    await waitFor(() => expect(api.list.mock.calls.length).toBeGreaterThan(listCalls));
+
+    fireEvent.click(screen.getByRole("button", { name: "Reload" }));
+    expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("Changed outside");
+  });
+});
+
+describe("history", () => {
+  it("shows a change's diff and undoes it", async () => {
+    api.history.mockResolvedValue(
+      ok([{ id: 5, workspace: "personal", path: "proj.md", source: "user", at: new Date().toISOString(), op: "modify" }]),
+    );
+    api.diff.mockResolvedValue(
+      ok({
+        change: { id: 5, workspace: "personal", path: "proj.md", source: "user", at: new Date().toISOString(), op: "modify" },
+        before: "a\nold line\nc\n",
+        after: "a\nnew line\nc\n",
+      }),
+    );
+    api.undo.mockResolvedValue(err("conflict", "the file changed since change #5"));
+    renderApp();
+    await openRow("proj.md");
+    fireEvent.click(screen.getByTestId("history-tab"));
+    await waitFor(() => expect(api.history).toHaveBeenCalledWith("personal", "proj.md", 100));
+    fireEvent.click(await screen.findByTestId("history-item"));
+    const diff = await screen.findByTestId("diff-unified");
+    expect(diff.querySelector(".diff-del")?.textContent).toContain("old line");
+    expect(diff.querySelector(".diff-add")?.textContent).toContain("new line");
+
+    fireEvent.click(screen.getByTestId("undo-button"));
+    await waitFor(() => expect(api.undo).toHaveBeenCalledWith(5));
+    expect((await screen.findByTestId("inline-error")).textContent).toContain("the file changed since change #5");
+  });
+});

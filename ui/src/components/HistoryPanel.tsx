@@ -1,0 +1,170 @@
+import { useEffect, useState } from "react";
+import { commands } from "../lib/bindings";
+import type { ChangeDiff, ChangeSummary, WriteOutcome } from "../lib/bindings";
+import { toUiError, unwrap } from "../lib/transport";
+import type { UiError } from "../lib/transport";
+import { formatTime } from "../lib/format";
+import { DiffView } from "./DiffView";
+import { InlineError } from "./InlineError";
+import { useToast } from "./Toasts";
+
+interface Props {
+  /** null: every workspace. */
+  workspace: string | null;
+  /** null: every memory of the workspace. */
+  path: string | null;
+  /** Bump to reload (e.g. after a memory_changed event). */
+  refreshKey: number | string;
+  wide?: boolean;
+  onOpen?: (workspace: string, path: string) => void;
+  onUndone?: (outcome: WriteOutcome) => void;
+}
+
+const OP_LABELS: Record<string, string> = { create: "created", modify: "modified", delete: "deleted" };
+
+export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndone }: Props) {
+  const toast = useToast();
+  const [items, setItems] = useState<ChangeSummary[] | null>(null);
+  const [loadError, setLoadError] = useState<UiError | null>(null);
+  const [selected, setSelected] = useState<number | null>(null);
+  const [diff, setDiff] = useState<ChangeDiff | null>(null);
+  const [diffError, setDiffError] = useState<UiError | null>(null);
+  const [undoError, setUndoError] = useState<UiError | null>(null);
+  const [undoing, setUndoing] = useState(false);
+  const [reload, setReload] = useState(0);
+
+  useEffect(() => {
+    let cancelled = false;
+    commands
+      .history(workspace, path, 100)
+      .then(unwrap)
+      .then(
+        (list) => {
+          if (cancelled) return;
+          setItems(list);
+          setLoadError(null);
+        },
+        (e: unknown) => {
+          if (!cancelled) setLoadError(toUiError(e));
+        },
+      );
+    return () => {
+      cancelled = true;
+    };
+  }, [workspace, path, refreshKey, reload]);
+
+  useEffect(() => {
+    if (selected === null) return;
+    let cancelled = false;
+    commands
+      .diff(selected)
+      .then(unwrap)
+      .then(
+        (d) => {
+          if (cancelled) return;
+          setDiff(d);
+          setDiffError(null);
+        },
+        (e: unknown) => {
+          if (!cancelled) setDiffError(toUiError(e));
+        },
+      );
+    return () => {
+      cancelled = true;
+    };
+  }, [selected, refreshKey]);
+
+  const select = (id: number) => {
+    if (id === selected) return;
+    setSelected(id);
+    setDiff(null);
+    setDiffError(null);
+    setUndoError(null);
+  };
+
+  const undo = async (id: number) => {
+    setUndoing(true);
+    setUndoError(null);
+    try {
+      const outcome = unwrap(await commands.undo(id));
+      toast({ message: `Change #${id} undone` });
+      setReload((n) => n + 1);
+      onUndone?.(outcome);
+    } catch (e) {
+      setUndoError(toUiError(e));
+    } finally {
+      setUndoing(false);
+    }
+  };
+
+  const current = diff && diff.change.id === selected ? diff : null;
+
+  return (
+    <div className={`history ${wide ? "history-wide" : ""}`}>
+      <div className="history-list" role="listbox" aria-label="Changes">
+        {loadError && <InlineError error={loadError} />}
+        {items && items.length === 0 && <div className="empty">No changes recorded yet.</div>}
+        {!items && !loadError && <div className="empty">Loading…</div>}
+        {items?.map((c) => (
+          <button
+            type="button"
+            key={c.id}
+            role="option"
+            aria-selected={c.id === selected}
+            className={`history-item ${c.id === selected ? "selected" : ""}`}
+            data-testid="history-item"
+            data-id={c.id}
+            onClick={() => select(c.id)}
+          >
+            <span className="history-id">#{c.id}</span>
+            <span className="history-op">
+              {OP_LABELS[c.op] ?? c.op}
+              {c.undoes !== undefined && c.undoes !== null && <span className="muted"> (undoes #{c.undoes})</span>}
+            </span>
+            <span className={`source-chip source-${c.source}`}>{c.source}</span>
+            <span className="history-time">{formatTime(c.at)}</span>
+            {path === null && (
+              <span className="history-path" title={`${c.workspace}/${c.path}`}>
+                {workspace === null ? `${c.workspace} · ` : ""}
+                {c.path}
+              </span>
+            )}
+          </button>
+        ))}
+      </div>
+      <div className="history-diff">
+        {selected === null && <div className="empty">Select a change to see its diff.</div>}
+        {diffError && <InlineError error={diffError} />}
+        {selected !== null && !current && !diffError && <div className="empty">Loading…</div>}
+        {current && (
+          <>
+            <div className="history-diff-header">
+              <div>
+                <strong>#{current.change.id}</strong> {OP_LABELS[current.change.op] ?? current.change.op}{" "}
+                <code>{current.change.path}</code> by {current.change.source} at {formatTime(current.change.at)}
+              </div>
+              <div className="actions">
+                {onOpen && current.change.op !== "delete" && (
+                  <button type="button" onClick={() => onOpen(current.change.workspace, current.change.path)}>
+                    Open memory
+                  </button>
+                )}
+                <button
+                  type="button"
+                  data-testid="undo-button"
+                  onClick={() => void undo(current.change.id)}
+                  disabled={undoing}
+                  title="Restore the bytes from before this change"
+                >
+                  {undoing ? "Undoing…" : "Undo"}
+                </button>
+              </div>
+            </div>
+            {undoError && <InlineError error={undoError} />}
+            <DiffView before={current.before} after={current.after} />
+          </>
+        )}
+      </div>
+    </div>
+  );
+}

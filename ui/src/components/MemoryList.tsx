@@ -1,0 +1,178 @@
+import { forwardRef, useEffect, useImperativeHandle, useRef } from "react";
+import type { KeyboardEvent, ReactNode } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import type { GroupId, ListItem, Row } from "../lib/rows";
+import { nextItemIndex } from "../lib/rows";
+import { formatAge } from "../lib/format";
+
+export const HEADER_HEIGHT = 28;
+export const ROW_HEIGHT = 52;
+
+export interface MemoryListHandle {
+  /** Moves the selection by one item (headers skipped). */
+  move: (delta: 1 | -1) => void;
+  /** Opens the selected item. */
+  openSelected: () => void;
+  focus: () => void;
+}
+
+interface Props {
+  rows: Row[];
+  selectedKey: string | null;
+  openKey: string | null;
+  showWorkspace: boolean;
+  workspaceLabel: (id: string) => string;
+  collapsed: ReadonlySet<GroupId>;
+  empty: ReactNode;
+  onSelect: (item: ListItem) => void;
+  onOpen: (item: ListItem) => void;
+  onToggleGroup: (group: GroupId) => void;
+}
+
+export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryList(
+  { rows, selectedKey, openKey, showWorkspace, workspaceLabel, collapsed, empty, onSelect, onOpen, onToggleGroup },
+  ref,
+) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: (i) => (rows[i]?.kind === "header" ? HEADER_HEIGHT : ROW_HEIGHT),
+    getItemKey: (i) => rows[i]?.key ?? i,
+    overscan: 12,
+  });
+
+  const selectedIndex = selectedKey === null ? -1 : rows.findIndex((r) => r.key === selectedKey);
+
+  useEffect(() => {
+    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
+  }, [selectedIndex, virtualizer]);
+
+  const move = (delta: 1 | -1) => {
+    let i = nextItemIndex(rows, selectedIndex < 0 && delta === -1 ? rows.length : selectedIndex, delta);
+    if (i < 0 && selectedIndex < 0) i = nextItemIndex(rows, -1, 1);
+    const row = i >= 0 ? rows[i] : null;
+    if (row?.kind === "item") onSelect(row.item);
+  };
+
+  const openSelected = () => {
+    const row = selectedIndex >= 0 ? rows[selectedIndex] : null;
+    if (row?.kind === "item") onOpen(row.item);
+  };
+
+  useImperativeHandle(ref, () => ({ move, openSelected, focus: () => scrollRef.current?.focus() }));
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      move(e.key === "ArrowDown" ? 1 : -1);
+    } else if (e.key === "Enter") {
+      e.preventDefault();
+      openSelected();
+    } else if (e.key === "Home" || e.key === "End") {
+      e.preventDefault();
+      const i = e.key === "Home" ? nextItemIndex(rows, -1, 1) : nextItemIndex(rows, rows.length, -1);
+      const row = i >= 0 ? rows[i] : null;
+      if (row?.kind === "item") onSelect(row.item);
+    }
+  };
+
+  if (rows.length === 0) {
+    return (
+      <div className="list-empty" data-testid="list-empty">
+        {empty}
+      </div>
+    );
+  }
+
+  return (
+    <div
+      ref={scrollRef}
+      className="list-scroll"
+      tabIndex={0}
+      role="listbox"
+      aria-label="Memories"
+      aria-activedescendant={selectedIndex >= 0 ? `row-${selectedIndex}` : undefined}
+      onKeyDown={onKeyDown}
+      data-testid="memory-list"
+    >
+      <div style={{ height: virtualizer.getTotalSize(), position: "relative", width: "100%" }}>
+        {virtualizer.getVirtualItems().map((v) => {
+          const row = rows[v.index];
+          const style = {
+            position: "absolute" as const,
+            top: 0,
+            left: 0,
+            width: "100%",
+            height: v.size,
+            transform: `translateY(${v.start}px)`,
+          };
+          if (row.kind === "header") {
+            const isCollapsed = collapsed.has(row.group);
+            return (
+              <div
+                key={v.key}
+                className="group-header"
+                style={style}
+                role="presentation"
+                data-testid="group-header"
+                data-group={row.group}
+                onClick={() => row.group !== "results" && onToggleGroup(row.group)}
+              >
+                {row.group !== "results" && <span className="chevron">{isCollapsed ? "▸" : "▾"}</span>}
+                <span>{row.label}</span>
+                {row.group !== "results" && <span className="group-count">{row.count}</span>}
+              </div>
+            );
+          }
+          const it = row.item;
+          const selected = row.key === selectedKey;
+          return (
+            <div
+              key={v.key}
+              id={`row-${v.index}`}
+              role="option"
+              aria-selected={selected}
+              className={`memory-row ${selected ? "selected" : ""} ${row.key === openKey ? "open" : ""} ${
+                it.valid ? "" : "invalid"
+              }`}
+              style={style}
+              data-testid="memory-row"
+              data-path={it.path}
+              data-workspace={it.workspace}
+              title={it.valid ? it.path : `${it.path}\n${it.problem?.message ?? "Invalid memory file"}`}
+              onMouseDown={(e) => {
+                // Keep keyboard focus in the list so ↑/↓ keep working after a click.
+                e.preventDefault();
+                scrollRef.current?.focus();
+              }}
+              onClick={() => {
+                onSelect(it);
+                onOpen(it);
+              }}
+            >
+              <div className="row-line">
+                {!it.valid && (
+                  <span className="invalid-flag" aria-label="Invalid" title={it.problem?.message ?? "Invalid memory file"}>
+                    ⚠
+                  </span>
+                )}
+                <span className="row-name">{it.name || it.path}</span>
+                {(it.type || it.kind === "log") && (
+                  <span className={`type-chip type-${it.type ?? "log"}`}>{it.type ?? "log"}</span>
+                )}
+                <span className="row-age">{formatAge(it.mtime)}</span>
+              </div>
+              <div className="row-line row-sub">
+                {showWorkspace && <span className="row-ws">{workspaceLabel(it.workspace)}</span>}
+                <span className="row-desc">
+                  {it.valid ? it.description || <span className="muted">{it.path}</span> : it.problem?.message ?? it.path}
+                </span>
+              </div>
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+});

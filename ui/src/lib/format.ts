@@ -1,0 +1,57 @@
+import type { MemoryType, WorkspaceKind } from "./bindings";
+
+export const MEMORY_TYPES: readonly MemoryType[] = ["user", "feedback", "project", "reference"];
+
+export const TYPE_LABELS: Record<MemoryType, string> = {
+  user: "User",
+  feedback: "Feedback",
+  project: "Project",
+  reference: "Reference",
+};
+
+export const KIND_ORDER: readonly WorkspaceKind[] = ["mnemo", "claude", "qwen", "folder"];
+
+export const KIND_LABELS: Record<WorkspaceKind, string> = {
+  mnemo: "Mnemo",
+  claude: "Claude Code",
+  qwen: "Qwen Code",
+  folder: "Folders",
+};
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function startOfDay(d: Date): number {
+  return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+}
+
+function plural(n: number, unit: string): string {
+  return `${n} ${unit}${n === 1 ? "" : "s"} ago`;
+}
+
+/** "today", "yesterday", "3 days ago", "2 weeks ago", "5 months ago", "2 years ago" (local calendar days). */
+export function formatAge(iso: string | null | undefined, now: Date = new Date()): string {
+  if (!iso) return "";
+  const t = new Date(iso);
+  if (Number.isNaN(t.getTime())) return "";
+  const days = Math.round((startOfDay(now) - startOfDay(t)) / DAY_MS);
+  if (days <= 0) return "today";
+  if (days === 1) return "yesterday";
+  if (days < 14) return plural(days, "day");
+  if (days < 60) return plural(Math.floor(days / 7), "week");
+  if (days < 365) return plural(Math.floor(days / 30), "month");
+  return plural(Math.floor(days / 365), "year");
+}
+
+/** A compact local date-time, e.g. "2025-03-04 14:07". */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return "";
+  const t = new Date(iso);
+  if (Number.isNaN(t.getTime())) return iso;
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())} ${p(t.getHours())}:${p(t.getMinutes())}`;
+}
+
+/** Identity of one document across workspaces. */
+export function docKey(workspace: string, path: string): string {
+  return `${workspace}\u0000${path}`;
+}

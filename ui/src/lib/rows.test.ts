@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { formatAge } from "./format";
+import { groupDocs, hitRows, nextItemIndex } from "./rows";
+import { DOCS } from "../test/fixtures";
+import type { DocSummary } from "./bindings";
+
+describe("formatAge", () => {
+  const now = new Date(2025, 5, 20, 15, 0);
+  it("counts calendar days", () => {
+    expect(formatAge(new Date(2025, 5, 20, 0, 5).toISOString(), now)).toBe("today");
+    expect(formatAge(new Date(2025, 5, 19, 23, 59).toISOString(), now)).toBe("yesterday");
+    expect(formatAge(new Date(2025, 5, 17).toISOString(), now)).toBe("3 days ago");
+    expect(formatAge(new Date(2025, 5, 1).toISOString(), now)).toBe("2 weeks ago");
+    expect(formatAge(new Date(2025, 0, 1).toISOString(), now)).toBe("5 months ago");
+    expect(formatAge(new Date(2023, 0, 1).toISOString(), now)).toBe("2 years ago");
+    expect(formatAge("not a date", now)).toBe("");
+  });
+});
+
+describe("groupDocs", () => {
+  it("orders groups by type, then logs, then invalid, and sorts names naturally", () => {
+    const log: DocSummary = {
+      workspace: "personal",
+      path: "logs/2025/06/2025-06-20.md",
+      kind: "log",
+      type: null,
+      name: "2025-06-20",
+      description: "",
+      mtime: "2025-06-20T10:00:00Z",
+      valid: true,
+    };
+    const extra = [2, 10, 1].map<DocSummary>((n) => ({ ...DOCS[0], path: `t${n}.md`, name: `Topic ${n}` }));
+    const rows = groupDocs([log, ...DOCS, ...extra]);
+    const headers = rows.flatMap((r) => (r.kind === "header" ? [`${r.group}:${r.count}`] : []));
+    expect(headers).toEqual(["user:2", "feedback:4", "project:1", "reference:1", "log:1", "invalid:1"]);
+    const feedback = rows.slice(4, 8).map((r) => (r.kind === "item" ? r.item.name : r.label));
+    expect(feedback).toEqual(["Response style", "Topic 1", "Topic 2", "Topic 10"]);
+  });
+
+  it("keeps the header of a collapsed group but hides its rows", () => {
+    const rows = groupDocs(DOCS, new Set(["user"]));
+    expect(rows[0]).toMatchObject({ kind: "header", group: "user", count: 2 });
+    expect(rows[1]).toMatchObject({ kind: "header", group: "feedback" });
+  });
+});
+
+describe("hitRows / nextItemIndex", () => {
+  it("keeps the server's ranking and skips headers when moving", () => {
+    const map = new Map(DOCS.map((d) => [`${d.workspace}\u0000${d.path}`, d]));
+    const rows = hitRows(
+      [
+        { workspace: "personal", path: "proj.md", score: 2, name: "Launch date", type: "project", description: "" },
+        { workspace: "personal", path: "me.md", score: 1, name: "Alpha role", type: "user", description: "" },
+      ],
+      map,
+    );
+    expect(rows.map((r) => (r.kind === "item" ? r.item.path : r.label))).toEqual(["2 matches", "proj.md", "me.md"]);
+    expect(rows[1].kind === "item" && rows[1].item.mtime).toBe(DOCS[3].mtime);
+    expect(nextItemIndex(rows, -1, 1)).toBe(1);
+    expect(nextItemIndex(rows, 1, -1)).toBe(-1);
+    expect(nextItemIndex(rows, 2, 1)).toBe(-1);
+    expect(hitRows([], map)).toEqual([]);
+  });
+});

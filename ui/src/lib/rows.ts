@@ -1,0 +1,129 @@
+import type { DocKind, DocSummary, Hit, MemoryType, ProblemOut } from "./bindings";
+import { docKey, MEMORY_TYPES, TYPE_LABELS } from "./format";
+
+export type GroupId = MemoryType | "log" | "invalid" | "results";
+
+/** What one memory row shows; built from a DocSummary or a search Hit. */
+export interface ListItem {
+  key: string;
+  workspace: string;
+  path: string;
+  name: string;
+  description: string;
+  type: MemoryType | null;
+  kind: DocKind | null;
+  mtime: string | null;
+  valid: boolean;
+  problem: ProblemOut | null;
+}
+
+export type Row =
+  | { kind: "header"; key: string; group: GroupId; label: string; count: number }
+  | { kind: "item"; key: string; item: ListItem };
+
+export const GROUP_LABELS: Record<GroupId, string> = {
+  ...TYPE_LABELS,
+  log: "Daily logs",
+  invalid: "Invalid",
+  results: "Results",
+};
+
+function fromDoc(d: DocSummary): ListItem {
+  return {
+    key: docKey(d.workspace, d.path),
+    workspace: d.workspace,
+    path: d.path,
+    name: d.name,
+    description: d.description,
+    type: d.type,
+    kind: d.kind,
+    mtime: d.mtime,
+    valid: d.valid,
+    problem: d.problem ?? null,
+  };
+}
+
+function groupOf(d: DocSummary): GroupId {
+  if (!d.valid) return "invalid";
+  if (d.kind === "log") return "log";
+  return d.type ?? "invalid";
+}
+
+// Natural order ("Topic 2" before "Topic 10"), case-insensitive; one collator for 10k rows.
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+const byName = (a: ListItem, b: ListItem) =>
+  collator.compare(a.name || a.path, b.name || b.path) || collator.compare(a.path, b.path);
+const byNewest = (a: ListItem, b: ListItem) =>
+  (b.mtime ?? "").localeCompare(a.mtime ?? "") || b.path.localeCompare(a.path);
+const byPath = (a: ListItem, b: ListItem) => collator.compare(a.path, b.path);
+
+/**
+ * Rows for the browse list: one header per non-empty group (user, feedback, project, reference,
+ * daily logs, invalid), followed by its items unless the group is collapsed.
+ */
+export function groupDocs(docs: readonly DocSummary[], collapsed: ReadonlySet<GroupId> = new Set()): Row[] {
+  const groups = new Map<GroupId, ListItem[]>();
+  for (const d of docs) {
+    const g = groupOf(d);
+    let list = groups.get(g);
+    if (!list) groups.set(g, (list = []));
+    list.push(fromDoc(d));
+  }
+  const order: GroupId[] = [...MEMORY_TYPES, "log", "invalid"];
+  const rows: Row[] = [];
+  for (const g of order) {
+    const items = groups.get(g);
+    if (!items || items.length === 0) continue;
+    items.sort(g === "log" ? byNewest : g === "invalid" ? byPath : byName);
+    rows.push({ kind: "header", key: `group:${g}`, group: g, label: GROUP_LABELS[g], count: items.length });
+    if (collapsed.has(g)) continue;
+    for (const item of items) rows.push({ kind: "item", key: item.key, item });
+  }
+  return rows;
+}
+
+/** Rows for search results: best first, as the server ranked them. */
+export function hitRows(hits: readonly Hit[], docs: ReadonlyMap<string, DocSummary>): Row[] {
+  if (hits.length === 0) return [];
+  const rows: Row[] = [
+    {
+      kind: "header",
+      key: "group:results",
+      group: "results",
+      label: hits.length === 1 ? "1 match" : `${hits.length} matches`,
+      count: hits.length,
+    },
+  ];
+  const seen = new Set<string>();
+  for (const h of hits) {
+    const key = docKey(h.workspace, h.path);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const d = docs.get(key);
+    rows.push({
+      kind: "item",
+      key,
+      item: {
+        key,
+        workspace: h.workspace,
+        path: h.path,
+        name: h.name,
+        description: h.description,
+        type: h.type,
+        kind: d?.kind ?? null,
+        mtime: d?.mtime ?? null,
+        valid: d?.valid ?? true,
+        problem: d?.problem ?? null,
+      },
+    });
+  }
+  return rows;
+}
+
+/** Index of the next item row from `from` in direction `delta` (headers are skipped); -1 if none. */
+export function nextItemIndex(rows: readonly Row[], from: number, delta: 1 | -1): number {
+  for (let i = from + delta; i >= 0 && i < rows.length; i += delta) {
+    if (rows[i].kind === "item") return i;
+  }
+  return -1;
+}

@@ -1,0 +1,62 @@
+import type { ApiError, DocSummary, ErrorCode, MemoryDetail, WorkspaceInfo } from "../lib/bindings";
+import type { Result } from "../lib/transport";
+
+export function ok<T>(data: T): Result<T, ApiError> {
+  return { status: "ok", data };
+}
+
+export function err<T = never>(code: ErrorCode, message: string): Result<T, ApiError> {
+  return { status: "error", error: { code, message } };
+}
+
+const counts = { topics: 5, invalid: 1, logs: 0 };
+
+export const WORKSPACES: WorkspaceInfo[] = [
+  {
+    id: "personal",
+    kind: "mnemo",
+    label: "Personal",
+    memory_root: "/home/u/.local/share/mnemo/workspaces/personal/memory",
+    state_dir: "/home/u/.local/share/mnemo/workspaces/personal",
+    lock_dir: "/home/u/.local/share/mnemo/workspaces/personal",
+    counts,
+  },
+  {
+    id: "claude-proj",
+    kind: "claude",
+    label: "~/src/proj",
+    memory_root: "/home/u/.claude/projects/proj/memory",
+    state_dir: "/home/u/.local/share/mnemo/external/claude/proj",
+    lock_dir: "/home/u/.claude/projects/proj",
+    counts: { topics: 1, invalid: 0, logs: 0 },
+  },
+];
+
+const now = new Date().toISOString();
+
+function doc(path: string, type: DocSummary["type"], name: string, description: string, extra: Partial<DocSummary> = {}): DocSummary {
+  return { workspace: "personal", path, kind: "topic", type, name, description, mtime: now, valid: true, ...extra };
+}
+
+export const DOCS: DocSummary[] = [
+  doc("response-style.md", "feedback", "Response style", "Keep answers terse"),
+  doc("zeta.md", "user", "Zeta user fact", "Sorted last among users"),
+  doc("me.md", "user", "Alpha role", "The user is a Rust developer"),
+  doc("proj.md", "project", "Launch date", "Ships in March"),
+  doc("links.md", "reference", "Dashboards", "Grafana at grafana.example"),
+  doc("broken.md", null, "", "", {
+    valid: false,
+    problem: { code: "invalid_frontmatter", message: "missing name in frontmatter" },
+  }),
+];
+
+export function detailOf(d: DocSummary, hash = "h1"): MemoryDetail {
+  const body = `${d.description}.\nWhy: because.\n`;
+  return {
+    ...d,
+    hash,
+    content: `---\nname: ${d.name}\ndescription: ${d.description}\ntype: ${d.type}\n---\n${body}`,
+    body,
+    entries: [{ id: d.path, summary: d.description, why: "because." }],
+  };
+}
