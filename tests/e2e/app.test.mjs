@@ -25,10 +25,12 @@ async function wd(method, path, body) {
 const s = (path) => `/session/${session}${path}`;
 const ELEMENT = "element-6066-11e4-a52f-4a0ab8f93cbe";
 async function find(css) {
-  return (await wd("POST", s("/element"), { using: "css selector", value: css }))[ELEMENT];
+  const v = await wd("POST", s("/element"), { using: "css selector", value: css });
+  // W3C key, or the legacy single key some WebKitWebDriver versions answer with.
+  return v[ELEMENT] ?? Object.values(v)[0];
 }
 async function findAll(css) {
-  return (await wd("POST", s("/elements"), { using: "css selector", value: css })).map((e) => e[ELEMENT]);
+  return (await wd("POST", s("/elements"), { using: "css selector", value: css })).map((e) => e[ELEMENT] ?? Object.values(e)[0]);
 }
 async function js(script, ...args) {
   return wd("POST", s("/execute/sync"), { script, args });

@@ -38,7 +38,7 @@ console.log(`fixture: ${N + 3} personal + 3 foreign memories`);
 }
 
 // --- the app -----------------------------------------------------------------------------
-{
+if (!process.env.BENCH_SKIP_APP) {
   const driver = spawn(process.env.TAURI_DRIVER || join(homedir(), ".cargo/bin/tauri-driver"), [], { env: fixture.env, stdio: "ignore" });
   const D = "http://127.0.0.1:4444";
   await waitFor(async () => { try { return (await fetch(`${D}/status`)).ok; } catch { return false; } }, "tauri-driver", 30000);
@@ -56,7 +56,10 @@ console.log(`fixture: ${N + 3} personal + 3 foreign memories`);
   await new Promise((r) => setTimeout(r, 5000));
   const rss = (pattern) => {
     try {
-      return execFileSync("sh", ["-c", `for p in $(pgrep -f '${pattern}'); do grep VmRSS /proc/$p/status; done`]).toString().split("\n").filter(Boolean).map((l) => Number(l.split(/\s+/)[1]));
+      return execFileSync("pgrep", ["-f", pattern]).toString().split("\n").filter(Boolean)
+        .map((pid) => { try { return readFileSync(`/proc/${pid}/status`, "utf8"); } catch { return ""; } })
+        .map((st) => Number((st.match(/VmRSS:\s+(\d+)/) || [0, 0])[1]))
+        .filter((kb) => kb > 10 * 1024); // the process itself, not a helper shell
     } catch { return []; }
   };
   const app = rss("debug/mnemo-app");

@@ -158,12 +158,7 @@ impl Api {
         }
         let ws = self.vault.home().add_folder(std::path::Path::new(path))?;
         self.vault.sync(&ws)?;
-        if self
-            .watcher
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some()
-        {
+        if self.watching() {
             self.start_watching()?;
         }
         self.workspaces()?
@@ -178,7 +173,19 @@ impl Api {
         workspace: Option<String>,
         memory_type: Option<MemoryType>,
     ) -> Result<Vec<DocSummary>> {
-        self.vault.list(workspace.as_deref(), memory_type)
+        if self.watching() {
+            self.vault.list_indexed(workspace.as_deref(), memory_type)
+        } else {
+            self.vault.list(workspace.as_deref(), memory_type)
+        }
+    }
+
+    /// With the watcher running the index is current, so reads skip the stat walk.
+    fn watching(&self) -> bool {
+        self.watcher
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
     }
 
     /// One memory with its content.
@@ -228,13 +235,7 @@ impl Api {
                 "a search query may be at most 4,096 bytes",
             ));
         }
-        // With the watcher running the index is current: skip the stat walk.
-        if self
-            .watcher
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some()
-        {
+        if self.watching() {
             self.vault
                 .search_indexed(workspace.as_deref(), &query, clamp(limit))
         } else {

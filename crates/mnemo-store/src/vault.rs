@@ -305,6 +305,18 @@ impl Vault {
         guard(&self.index).list(workspace, memory_type)
     }
 
+    /// Topic memories from the index as it is, without syncing first (with a watcher running).
+    pub fn list_indexed(
+        &self,
+        workspace: Option<&str>,
+        memory_type: Option<MemoryType>,
+    ) -> Result<Vec<DocSummary>> {
+        if let Some(id) = workspace {
+            self.workspace(id)?;
+        }
+        guard(&self.index).list(workspace, memory_type)
+    }
+
     /// Full-text search, best first (index brought up to date first).
     pub fn search(&self, workspace: Option<&str>, query: &str, limit: usize) -> Result<Vec<Hit>> {
         for w in self.scope(workspace)? {
