@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
 
-[ -d ui/node_modules ] || npm --prefix ui ci --no-audit --no-fund --loglevel=error
+[ -d ui/node_modules ] || npm --prefix ui install --no-audit --no-fund --loglevel=error
 npm --prefix ui run build >&2
 cargo build --release --locked -p mnemo-app -p mnemo-cli >&2
 bin="$CARGO_TARGET_DIR/release"

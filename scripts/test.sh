@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 step() { printf '\n== %s\n' "$*" >&2; }
 
 step "UI: install, typecheck, lint, unit tests, build"
-npm --prefix ui ci --no-audit --no-fund --loglevel=error
+# `npm install`, not `npm ci`: npm 11 writes lockfiles without other platforms' optional packages
+# (rollup, esbuild) and `npm ci` then refuses them. The lockfile still pins every version.
+npm --prefix ui install --no-audit --no-fund --loglevel=error
 npm --prefix ui run typecheck
 npm --prefix ui run lint
 npm --prefix ui test
