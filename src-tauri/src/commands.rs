@@ -127,6 +127,17 @@ pub async fn set_settings(api: State<'_, Api>, settings: Settings) -> Result<()>
     run(&api, move |a| a.set_settings(settings)).await
 }
 
+#[tauri::command]
+#[specta::specta]
+pub async fn recall(
+    api: State<'_, Api>,
+    workspace: String,
+    query: String,
+    already_surfaced: Option<Vec<String>>,
+) -> Result<mnemo_engine::RecallResult> {
+    run(&api, move |a| a.recall(workspace, query, already_surfaced)).await
+}
+
 /// Open a workspace's memory folder in the system file manager (app only).
 #[tauri::command]
 #[specta::specta]

@@ -33,6 +33,7 @@ fn specta_builder() -> Builder<tauri::Wry> {
             commands::status,
             commands::get_settings,
             commands::set_settings,
+            commands::recall,
             commands::open_folder,
         ])
         .events(collect_events![MemoryChangedEvent])

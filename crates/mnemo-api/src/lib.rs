@@ -90,6 +90,7 @@ macro_rules! for_each_command {
             status() -> $crate::reexports::Status;
             get_settings() -> $crate::reexports::Settings;
             set_settings(settings: $crate::reexports::Settings) -> ();
+            recall(workspace: String, query: String, already_surfaced: Option<Vec<String>>) -> $crate::reexports::RecallResult;
         }
     };
 }
@@ -97,6 +98,7 @@ macro_rules! for_each_command {
 /// Types named by [`for_each_command!`], so users of the macro need no store imports.
 pub mod reexports {
     pub use mnemo_core::MemoryType;
+    pub use mnemo_engine::RecallResult;
     pub use mnemo_store::index::{DocSummary, Hit};
     pub use mnemo_store::journal::ChangeSummary;
     pub use mnemo_store::vault::{MemoryDetail, Status, WorkspaceInfo, WriteOutcome};
@@ -292,6 +294,26 @@ impl Api {
             }
         }
         self.vault.home().save_settings(&settings)
+    }
+
+    /// Recall for a message (lexical path until a model is configured): what would be injected
+    /// into the system prompt, and why.
+    pub fn recall(
+        &self,
+        workspace: String,
+        query: String,
+        already_surfaced: Option<Vec<String>>,
+    ) -> Result<mnemo_engine::RecallResult> {
+        if !self.watching() {
+            self.vault.sync(&self.vault.workspace(&workspace)?)?;
+        }
+        let req = mnemo_engine::RecallRequest {
+            workspace,
+            query,
+            already_surfaced: already_surfaced.unwrap_or_default(),
+            ..mnemo_engine::RecallRequest::default()
+        };
+        mnemo_engine::recall(&self.vault, &req, chrono::Utc::now())
     }
 
     /// The memory folder of a workspace (for "open folder").

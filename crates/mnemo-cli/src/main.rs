@@ -127,6 +127,11 @@ enum Command {
     },
     /// Print every memory_changed event as one JSON line until interrupted.
     Watch,
+    /// What would be recalled for a chat message: strategy, chosen memories, the prompt block.
+    Recall {
+        /// The message.
+        query: String,
+    },
     /// Serve the web UI and the HTTP API on 127.0.0.1 (prints a login URL).
     Serve {
         /// Port (0: any free port).
@@ -481,6 +486,23 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             })
         }
         Command::Watch => watch(vault, ws_read),
+        Command::Recall { query } => {
+            let r = api.recall(ws_write.to_owned(), query, None)?;
+            emit(json, &r, |r| {
+                println!(
+                    "strategy: {:?}  ({} of {} memories, {} characters, {} ms)",
+                    r.strategy,
+                    r.selected.len(),
+                    r.docs_scanned,
+                    r.chars_injected,
+                    r.duration_ms
+                );
+                for s in &r.selected {
+                    println!("  {:>7.2}  {}  ({}, {})", s.score, s.path, s.name, s.age);
+                }
+                println!("\n{}", r.prompt);
+            })
+        }
         Command::Serve { port, ui } => serve(api.clone(), port, ui),
     }
 }

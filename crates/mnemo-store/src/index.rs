@@ -17,7 +17,8 @@ use crate::doc::{DocKind, DocRecord};
 use crate::fsutil;
 use crate::tokenize;
 
-const MIGRATIONS: &[&str] = &[r"
+const MIGRATIONS: &[&str] = &[
+    r"
 CREATE TABLE docs (
     id           INTEGER PRIMARY KEY,
     workspace    TEXT NOT NULL,
@@ -48,7 +49,19 @@ CREATE TABLE entries (
 -- Workspaces scanned at least once: later differences are outside edits worth journaling.
 CREATE TABLE synced_workspaces (workspace TEXT PRIMARY KEY);
 CREATE VIRTUAL TABLE docs_fts USING fts5(name, description, body, tokenize = 'unicode61 remove_diacritics 0');
-"];
+",
+    r"
+-- Telemetry events (recall, extract, dream, …): what happened, how long it took.
+CREATE TABLE telemetry (
+    id        INTEGER PRIMARY KEY,
+    at        TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    workspace TEXT NOT NULL,
+    data      TEXT NOT NULL
+);
+CREATE INDEX telemetry_by_kind ON telemetry(kind, id);
+",
+];
 
 /// bm25 column weights: name, description, body.
 const WEIGHTS: (f64, f64, f64) = (5.0, 3.0, 1.0);
@@ -103,6 +116,8 @@ pub struct Hit {
     pub memory_type: Option<MemoryType>,
     /// One-line description.
     pub description: String,
+    /// Last modification (RFC 3339).
+    pub mtime: String,
 }
 
 /// What the index knows of a file, to decide whether to re-read it.
@@ -320,21 +335,40 @@ impl Index {
 
     /// Full-text search, best first; ties go to the newest. Logs are searchable too.
     pub fn search(&self, workspace: Option<&str>, query: &str, limit: usize) -> Result<Vec<Hit>> {
+        self.search_kind(workspace, query, limit, None)
+    }
+
+    /// Full-text search over one kind of doc (`Some(Topic)`: memories only, as recall wants).
+    pub fn search_kind(
+        &self,
+        workspace: Option<&str>,
+        query: &str,
+        limit: usize,
+        kind: Option<DocKind>,
+    ) -> Result<Vec<Hit>> {
         let Some(expr) = tokenize::fts_query(query) else {
             return Ok(Vec::new());
         };
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT d.workspace, d.path, bm25(docs_fts, ?4, ?5, ?6) AS rank, d.name, d.type, d.description
+                "SELECT d.workspace, d.path, bm25(docs_fts, ?4, ?5, ?6) AS rank, d.name, d.type, d.description, d.mtime_ms
                  FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid
-                 WHERE docs_fts MATCH ?1 AND (?2 IS NULL OR d.workspace = ?2)
+                 WHERE docs_fts MATCH ?1 AND (?2 IS NULL OR d.workspace = ?2) AND (?7 IS NULL OR d.kind = ?7)
                  ORDER BY rank, d.mtime_ms DESC LIMIT ?3",
             )
             .map_err(db::err("searching the index"))?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         st.query_map(
-            params![expr, workspace, limit, WEIGHTS.0, WEIGHTS.1, WEIGHTS.2],
+            params![
+                expr,
+                workspace,
+                limit,
+                WEIGHTS.0,
+                WEIGHTS.1,
+                WEIGHTS.2,
+                kind.map(DocKind::as_str)
+            ],
             |r| {
                 let ty: Option<String> = r.get(4)?;
                 Ok(Hit {
@@ -344,11 +378,61 @@ impl Index {
                     name: r.get(3)?,
                     memory_type: ty.and_then(|t| t.parse().ok()),
                     description: r.get(5)?,
+                    mtime: ms_to_rfc3339(r.get(6)?),
                 })
             },
         )
         .and_then(Iterator::collect)
         .map_err(db::err("searching the index"))
+    }
+
+    /// Record a telemetry event (recall, extract, dream…) with its fields as JSON.
+    pub fn record_event(
+        &self,
+        kind: &str,
+        workspace: &str,
+        data: &serde_json::Value,
+    ) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO telemetry (at, kind, workspace, data) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+                    kind,
+                    workspace,
+                    data.to_string()
+                ])
+            })
+            .map(|_| ())
+            .map_err(db::err("recording telemetry"))
+    }
+
+    /// The newest telemetry events, optionally of one kind: (at, kind, workspace, data).
+    pub fn events(
+        &self,
+        kind: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<(String, String, String, serde_json::Value)>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT at, kind, workspace, data FROM telemetry WHERE (?1 IS NULL OR kind = ?1) ORDER BY id DESC LIMIT ?2",
+            )
+            .map_err(db::err("reading telemetry"))?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        st.query_map(params![kind, limit], |r| {
+            let data: String = r.get(3)?;
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                serde_json::from_str(&data).unwrap_or_default(),
+            ))
+        })
+        .and_then(Iterator::collect)
+        .map_err(db::err("reading telemetry"))
     }
 
     /// Counts per workspace.
@@ -372,6 +456,15 @@ impl Index {
         })
         .and_then(Iterator::collect)
         .map_err(db::err("reading the index"))
+    }
+
+    /// Topic memories in one workspace (recall's candidate count).
+    pub fn topic_count(&self, workspace: &str) -> Result<u64> {
+        self.conn
+            .prepare_cached("SELECT count(*) FROM docs WHERE workspace = ?1 AND kind = 'topic'")
+            .and_then(|mut s| s.query_row([workspace], |r| r.get::<_, i64>(0)))
+            .map(i64::unsigned_abs)
+            .map_err(db::err("reading the index"))
     }
 
     /// Whether a workspace has been scanned into this index before.

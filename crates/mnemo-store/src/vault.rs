@@ -335,6 +335,41 @@ impl Vault {
         guard(&self.index).search(workspace, query, limit)
     }
 
+    /// Full-text search over one kind of doc, from the index as it is (recall's candidates).
+    pub fn search_kind_indexed(
+        &self,
+        workspace: Option<&str>,
+        query: &str,
+        limit: usize,
+        kind: Option<DocKind>,
+    ) -> Result<Vec<Hit>> {
+        guard(&self.index).search_kind(workspace, query, limit, kind)
+    }
+
+    /// Topic memories in one workspace, from the index.
+    pub fn topic_count(&self, workspace: &str) -> Result<u64> {
+        guard(&self.index).topic_count(workspace)
+    }
+
+    /// Record a telemetry event in the index.
+    pub fn record_event(
+        &self,
+        kind: &str,
+        workspace: &str,
+        data: &serde_json::Value,
+    ) -> Result<()> {
+        guard(&self.index).record_event(kind, workspace, data)
+    }
+
+    /// The newest telemetry events: (at, kind, workspace, data).
+    pub fn events(
+        &self,
+        kind: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<(String, String, String, serde_json::Value)>> {
+        guard(&self.index).events(kind, limit)
+    }
+
     /// One memory, read from disk.
     pub fn get(&self, workspace: &str, path: &str) -> Result<MemoryDetail> {
         let ws = self.workspace(workspace)?;

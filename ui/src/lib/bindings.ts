@@ -22,6 +22,7 @@ export const commands = {
 	status: () => typedError<Status, ApiError>(__TAURI_INVOKE("status")),
 	getSettings: () => typedError<Settings, ApiError>(__TAURI_INVOKE("get_settings")),
 	setSettings: (settings: Settings) => typedError<null, ApiError>(__TAURI_INVOKE("set_settings", { settings })),
+	recall: (workspace: string, query: string, alreadySurfaced: string[] | null) => typedError<RecallResult, ApiError>(__TAURI_INVOKE("recall", { workspace, query, alreadySurfaced })),
 	/**  Open a workspace's memory folder in the system file manager (app only). */
 	openFolder: (workspace: string) => typedError<null, ApiError>(__TAURI_INVOKE("open_folder", { workspace })),
 };
@@ -188,6 +189,8 @@ export type Hit = {
 	type: MemoryType | null,
 	/**  One-line description. */
 	description: string,
+	/**  Last modification (RFC 3339). */
+	mtime: string,
 };
 
 /**  Emitted whenever memory files change, whoever changed them. */
@@ -262,6 +265,40 @@ export type ProblemOut = {
 	message: string,
 };
 
+/**  The result of a recall. */
+export type RecallResult = {
+	/**  How the memories were chosen. */
+	strategy: Strategy,
+	/**  The chosen memories, best first. */
+	selected: Recalled[],
+	/**  Topic memories in the workspace (the candidate set). */
+	docs_scanned: number,
+	/**  The memory section of the system prompt. */
+	prompt: string,
+	/**  Characters of memory content injected in all. */
+	chars_injected: number,
+	/**  Wall time in milliseconds. */
+	duration_ms: number,
+};
+
+/**  One recalled memory and why. */
+export type Recalled = {
+	/**  Path relative to the memory root. */
+	path: string,
+	/**  Name. */
+	name: string,
+	/**  Type. */
+	type: MemoryType | null,
+	/**  Score (higher is better). */
+	score: number | null,
+	/**  Last modification (RFC 3339). */
+	mtime: string,
+	/**  "today", "yesterday", "N days ago". */
+	age: string,
+	/**  Characters of this memory put in the prompt. */
+	chars_injected: number,
+};
+
 /**  User settings kept in `settings.toml`. */
 export type Settings = {
 	/**  Folders the user added as workspaces. */
@@ -279,6 +316,17 @@ export type Status = {
 	/**  Recoveries that happened while opening (corrupt files moved aside, …). */
 	warnings: string[],
 };
+
+/**  How the memories were chosen. */
+export type Strategy = 
+/**  Nothing recalled (no memories, no searchable words, or nothing matched). */
+"none" | 
+/**  Lexical full-text scoring. */
+"heuristic" | 
+/**  The fast model chose (later issue). */
+"model" | 
+/**  Vectors fused with BM25 (later issue). */
+"hybrid";
 
 /**  One memory root plus where its bookkeeping lives. */
 export type Workspace = {

@@ -49,8 +49,8 @@ describe("hitRows / nextItemIndex", () => {
     const map = new Map(DOCS.map((d) => [`${d.workspace}\u0000${d.path}`, d]));
     const rows = hitRows(
       [
-        { workspace: "personal", path: "proj.md", score: 2, name: "Launch date", type: "project", description: "" },
-        { workspace: "personal", path: "me.md", score: 1, name: "Alpha role", type: "user", description: "" },
+        { workspace: "personal", path: "proj.md", score: 2, name: "Launch date", type: "project", description: "", mtime: "2026-01-01T00:00:00Z" },
+        { workspace: "personal", path: "me.md", score: 1, name: "Alpha role", type: "user", description: "", mtime: "2026-01-01T00:00:00Z" },
       ],
       map,
     );
