@@ -135,8 +135,8 @@ describe("instant search", () => {
   it("debounces typing into one search and shows hits best first", async () => {
     api.search.mockResolvedValue(
       ok([
-        { workspace: "personal", path: "links.md", score: 9, name: "Dashboards", type: "reference", description: "Grafana" },
-        { workspace: "personal", path: "me.md", score: 3, name: "Alpha role", type: "user", description: "Rust" },
+        { workspace: "personal", path: "links.md", score: 9, name: "Dashboards", type: "reference", description: "Grafana", mtime: "2026-01-01T00:00:00Z" },
+        { workspace: "personal", path: "me.md", score: 3, name: "Alpha role", type: "user", description: "Rust", mtime: "2026-01-01T00:00:00Z" },
       ]),
     );
     renderApp();
