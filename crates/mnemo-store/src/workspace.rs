@@ -27,11 +27,15 @@ pub struct Home {
 }
 
 /// User settings kept in `settings.toml`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, specta::Type)]
 #[serde(default)]
 pub struct Settings {
     /// Folders the user added as workspaces.
     pub folders: Vec<FolderEntry>,
+    /// Other tables (`[llm]`, …) owned by other parts; kept as they are when folders change.
+    #[serde(flatten)]
+    #[specta(skip)]
+    pub other: toml::Table,
 }
 
 /// A user-added folder.
@@ -326,6 +330,25 @@ pub fn canonical_git_root(dir: &Path) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn saving_folders_keeps_other_tables() {
+        let d = tempfile::tempdir().unwrap();
+        let home = Home {
+            root: d.path().to_path_buf(),
+            claude_dir: d.path().join("c"),
+            qwen_dir: d.path().join("q"),
+        };
+        std::fs::write(d.path().join("settings.toml"), "[llm]\nmodel = \"qwen3\"\n").unwrap();
+        let mut s = home.settings().unwrap();
+        s.folders.push(FolderEntry {
+            path: d.path().to_path_buf(),
+        });
+        home.save_settings(&s).unwrap();
+        let text = std::fs::read_to_string(d.path().join("settings.toml")).unwrap();
+        assert!(text.contains("[llm]") && text.contains("qwen3"), "{text}");
+        assert!(text.contains("[[folders]]"));
+    }
 
     #[test]
     fn sanitize_replaces_everything_outside_alnum() {

@@ -1,0 +1,339 @@
+//! The client against the fake OpenAI-compatible server, over real HTTP on 127.0.0.1.
+
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use mnemo_llm::{
+    CancellationToken, ChatRequest, Client, Delta, LlmError, LlmSettings, Message, Tool,
+};
+use mnemo_testkit::{FakeModel, Reply};
+use serde_json::json;
+
+fn client(fake: &FakeModel) -> Client {
+    let s = LlmSettings {
+        base_url: fake.base_url().to_owned(),
+        api_key: Some("sk-test-secret".into()),
+        model: "fake-main".into(),
+        fast_model: "fake-fast".into(),
+        timeout_secs: 5,
+        ..LlmSettings::default()
+    };
+    let mut c = Client::new(s).unwrap();
+    c.backoff = Duration::from_millis(10);
+    c
+}
+
+fn req(text: &str) -> ChatRequest {
+    ChatRequest {
+        messages: vec![Message::system("be brief"), Message::user(text)],
+        ..ChatRequest::default()
+    }
+}
+
+#[tokio::test]
+async fn chat_sends_the_conversation_and_returns_the_answer() {
+    let fake = FakeModel::start().await;
+    fake.push(Reply::text("Hello there"));
+    let r = client(&fake)
+        .chat(&req("hi"), &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(r.message.content.as_deref(), Some("Hello there"));
+    let sent = &fake.requests()[0];
+    assert_eq!(sent["model"], "fake-main");
+    assert_eq!(sent["messages"][1]["content"], "hi");
+    assert_eq!(sent["stream"], false);
+}
+
+#[tokio::test]
+async fn streaming_delivers_text_and_tool_call_deltas() {
+    let fake = FakeModel::start().await;
+    fake.push(Reply::text("Streaming works, 你好!"));
+    fake.push(Reply::tool("read_file", json!({"path": "notes/a.md"})));
+    let c = client(&fake);
+    let mut pieces = Vec::new();
+    let r = c
+        .chat_stream(&req("hi"), &CancellationToken::new(), |d| {
+            pieces.push(d.clone());
+        })
+        .await
+        .unwrap();
+    assert_eq!(r.message.content.as_deref(), Some("Streaming works, 你好!"));
+    assert!(pieces.len() > 2, "arrived in pieces: {pieces:?}");
+    let tool = Tool {
+        name: "read_file".into(),
+        description: "read".into(),
+        parameters: json!({"type": "object"}),
+    };
+    let mut deltas = Vec::new();
+    let r = c
+        .chat_stream(
+            &ChatRequest {
+                tools: vec![tool],
+                ..req("read it")
+            },
+            &CancellationToken::new(),
+            |d| deltas.push(d.clone()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.message.tool_calls[0].function.name, "read_file");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&r.message.tool_calls[0].function.arguments)
+            .unwrap(),
+        json!({"path": "notes/a.md"})
+    );
+    assert!(
+        deltas
+            .iter()
+            .any(|d| matches!(d, Delta::ToolCallStart { name, .. } if name == "read_file"))
+    );
+    assert!(
+        deltas
+            .iter()
+            .filter(|d| matches!(d, Delta::ToolCallArgs { .. }))
+            .count()
+            > 1
+    );
+    assert_eq!(
+        fake.requests()[1]["tools"][0]["function"]["name"],
+        "read_file"
+    );
+}
+
+#[tokio::test]
+async fn retries_on_429_500_and_resets_then_succeeds() {
+    let fake = FakeModel::start().await;
+    fake.push(Reply::error(429, "slow down"));
+    fake.push(Reply::Hangup);
+    fake.push(Reply::text("third time lucky"));
+    let r = client(&fake)
+        .chat(&req("hi"), &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(r.message.content.as_deref(), Some("third time lucky"));
+    assert_eq!(fake.requests().len(), 3);
+    let fake = FakeModel::start().await;
+    for _ in 0..3 {
+        fake.push(Reply::error(503, "down"));
+    }
+    let e = client(&fake)
+        .chat(&req("hi"), &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(e, LlmError::Http(503, _)), "{e:?}");
+}
+
+#[tokio::test]
+async fn errors_are_typed() {
+    let fake = FakeModel::start().await;
+    let c = client(&fake);
+    let cancel = CancellationToken::new();
+    fake.push(Reply::error(401, "bad key"));
+    assert_eq!(
+        c.chat(&req("x"), &cancel).await.unwrap_err(),
+        LlmError::Unauthorized(401)
+    );
+    fake.push(Reply::error(404, "model not found"));
+    assert_eq!(
+        c.chat(&req("x"), &cancel).await.unwrap_err(),
+        LlmError::ModelNotFound("fake-main".into())
+    );
+    fake.push(Reply::error(
+        400,
+        "This model's maximum context length is 8192 tokens",
+    ));
+    assert!(matches!(
+        c.chat(&req("x"), &cancel).await.unwrap_err(),
+        LlmError::ContextTooLong(_)
+    ));
+    fake.push(Reply::Status(200, json!({"unexpected": true})));
+    assert!(matches!(
+        c.chat(&req("x"), &cancel).await.unwrap_err(),
+        LlmError::BadResponse(_)
+    ));
+    // Nothing listening at all.
+    let dead = Client::new(LlmSettings {
+        base_url: "http://127.0.0.1:9/v1".into(),
+        model: "m".into(),
+        ..LlmSettings::default()
+    })
+    .unwrap();
+    let mut dead = dead;
+    dead.attempts = 1;
+    assert!(matches!(
+        dead.chat(&req("x"), &cancel).await.unwrap_err(),
+        LlmError::Unreachable(..)
+    ));
+}
+
+#[tokio::test]
+async fn timeouts_and_cancellation() {
+    let fake = FakeModel::start().await;
+    let mut c = client(&fake);
+    c.attempts = 1;
+    fake.push(Reply::Delay(
+        Duration::from_secs(30),
+        Box::new(Reply::text("late")),
+    ));
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        trigger.cancel();
+    });
+    assert_eq!(
+        c.chat(&req("x"), &cancel).await.unwrap_err(),
+        LlmError::Cancelled
+    );
+    let mut s = c.settings().clone();
+    s.timeout_secs = 1;
+    let mut quick = Client::new(s).unwrap();
+    quick.attempts = 1;
+    fake.push(Reply::Delay(
+        Duration::from_secs(5),
+        Box::new(Reply::text("late")),
+    ));
+    assert_eq!(
+        quick
+            .chat(&req("x"), &CancellationToken::new())
+            .await
+            .unwrap_err(),
+        LlmError::Timeout(1)
+    );
+}
+
+#[derive(serde::Deserialize, Debug, PartialEq)]
+struct Pick {
+    paths: Vec<String>,
+}
+
+#[tokio::test]
+async fn json_output_with_schema_fallback_and_one_retry() {
+    let schema = json!({"type": "object", "properties": {"paths": {"type": "array", "items": {"type": "string"}}}, "required": ["paths"]});
+    let only_known = |p: &Pick| {
+        if p.paths.iter().all(|x| x.ends_with(".md")) {
+            Ok(())
+        } else {
+            Err("paths must name memory files".to_owned())
+        }
+    };
+    // Schema-constrained server.
+    let fake = FakeModel::start().await;
+    let c = client(&fake);
+    fake.push(Reply::json(&json!({"paths": ["a.md"]})));
+    let p: Pick = c
+        .json(
+            req("pick"),
+            "pick",
+            &schema,
+            only_known,
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(p.paths, ["a.md"]);
+    assert_eq!(fake.requests()[0]["response_format"]["type"], "json_schema");
+    // A server without structured output: falls back to instructions, then retries once on an
+    // invalid answer with the problem spelled out.
+    let fake = FakeModel::start().await;
+    let c = client(&fake);
+    fake.push(Reply::error(
+        400,
+        "response_format json_schema is not supported",
+    ));
+    fake.push(Reply::text("Here you go: {\"paths\": [\"invented\"]}"));
+    fake.push(Reply::text("```json\n{\"paths\": [\"b.md\"]}\n```"));
+    let p: Pick = c
+        .json(
+            req("pick"),
+            "pick",
+            &schema,
+            only_known,
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(p.paths, ["b.md"]);
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs[1].get("response_format").is_none());
+    assert!(reqs[1]["messages"].to_string().contains("JSON Schema"));
+    assert!(
+        reqs[2]["messages"]
+            .to_string()
+            .contains("paths must name memory files")
+    );
+    // Still invalid after the retry: a clear error.
+    fake.push(Reply::text("nope"));
+    fake.push(Reply::text("still nope"));
+    let e = c
+        .json::<Pick>(
+            req("pick"),
+            "pick",
+            &schema,
+            only_known,
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(e, LlmError::BadResponse(_)));
+}
+
+#[tokio::test]
+async fn embeddings_keep_input_order() {
+    let fake = FakeModel::start().await;
+    let inputs = vec!["alpha".to_owned(), "beta".to_owned()];
+    let v = client(&fake)
+        .embeddings("embed", &inputs, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(v.len(), 2);
+    assert_eq!(v[0], mnemo_testkit::fake_vector("alpha"));
+    assert_eq!(fake.requests()[0]["input"][1], "beta");
+}
+
+#[test]
+fn settings_round_trip_keep_other_tables_and_protect_the_key() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("settings.toml"),
+        "[[folders]]\npath = \"/tmp/notes\"\n",
+    )
+    .unwrap();
+    let s = LlmSettings {
+        base_url: "http://127.0.0.1:11434/v1".into(),
+        api_key: Some("sk-secret".into()),
+        model: "qwen3".into(),
+        ..LlmSettings::default()
+    };
+    s.save(d.path()).unwrap();
+    let text = std::fs::read_to_string(d.path().join("settings.toml")).unwrap();
+    assert!(text.contains("[[folders]]") && text.contains("qwen3"));
+    assert!(
+        !text.contains("sk-secret"),
+        "the key is not in settings.toml"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(d.path().join("llm.key"))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777,
+            0o600
+        );
+    }
+    let back = LlmSettings::load(d.path()).unwrap();
+    assert_eq!(back, s);
+    assert_eq!(
+        back.fast(),
+        "qwen3",
+        "fast model defaults to the main model"
+    );
+    assert!(!format!("{back:?}").contains("sk-secret"), "never in logs");
+    assert!(!LlmSettings::default().is_configured());
+}

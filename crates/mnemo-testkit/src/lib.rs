@@ -1,0 +1,281 @@
+//! A fake OpenAI-compatible model server for tests — the only stand-in in the project (the
+//! remote model API is the one part of the system we do not run for real in tests).
+//!
+//! It listens on 127.0.0.1, speaks Chat Completions (plain and streamed as SSE, text and tool
+//! calls, JSON answers), Embeddings and `GET /models`, plays a per-test script of replies
+//! (errors and delays included), and records every request body so tests can assert on prompts.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use mnemo_testkit::{FakeModel, Reply};
+//! let fake = FakeModel::start().await;
+//! fake.push(Reply::text("Hello!"));
+//! // point the client at fake.base_url() …
+//! assert_eq!(fake.requests().len(), 0);
+//! # }
+//! ```
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use axum::Json;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+
+/// One scripted answer.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// An assistant message with this text.
+    Text(String),
+    /// An assistant message calling tools: (name, arguments).
+    ToolCalls(Vec<(String, Value)>),
+    /// An HTTP error with this status and JSON body.
+    Status(u16, Value),
+    /// Wait, then answer.
+    Delay(Duration, Box<Reply>),
+    /// Close the connection without answering (a reset).
+    Hangup,
+}
+
+impl Reply {
+    /// A text reply.
+    pub fn text(s: impl Into<String>) -> Self {
+        Self::Text(s.into())
+    }
+    /// A JSON answer (the text of the reply is the serialised value).
+    #[must_use]
+    pub fn json(v: &Value) -> Self {
+        Self::Text(v.to_string())
+    }
+    /// One tool call.
+    pub fn tool(name: impl Into<String>, args: Value) -> Self {
+        Self::ToolCalls(vec![(name.into(), args)])
+    }
+    /// An OpenAI-style error.
+    pub fn error(status: u16, message: impl Into<String>) -> Self {
+        Self::Status(
+            status,
+            json!({"error": {"message": message.into(), "type": "error"}}),
+        )
+    }
+}
+
+#[derive(Default)]
+struct Script {
+    replies: VecDeque<Reply>,
+    requests: Vec<Value>,
+}
+
+/// A running fake server; stops when dropped.
+pub struct FakeModel {
+    base: String,
+    script: Arc<Mutex<Script>>,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+fn lock(s: &Mutex<Script>) -> std::sync::MutexGuard<'_, Script> {
+    s.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl FakeModel {
+    /// Start on a free port of 127.0.0.1.
+    ///
+    /// # Panics
+    /// If no port can be bound (tests only).
+    pub async fn start() -> Self {
+        let script = Arc::new(Mutex::new(Script::default()));
+        let app = Router::new()
+            .route("/v1/chat/completions", post(chat))
+            .route("/v1/embeddings", post(embeddings))
+            .route("/v1/models", get(models))
+            .with_state(Arc::clone(&script));
+        #[allow(clippy::unwrap_used)]
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .unwrap();
+        #[allow(clippy::unwrap_used)]
+        let addr = listener.local_addr().unwrap();
+        let (stop, rx) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = rx.await;
+                })
+                .await;
+        });
+        Self {
+            base: format!("http://{addr}/v1"),
+            script,
+            _stop: stop,
+        }
+    }
+
+    /// The base URL to configure (ends in `/v1`).
+    #[must_use]
+    pub fn base_url(&self) -> &str {
+        &self.base
+    }
+
+    /// Queue a reply for the next chat request (when the queue is empty the reply is "ok").
+    pub fn push(&self, reply: Reply) {
+        lock(&self.script).replies.push_back(reply);
+    }
+
+    /// Every request body received so far (chat and embeddings), oldest first.
+    #[must_use]
+    pub fn requests(&self) -> Vec<Value> {
+        lock(&self.script).requests.clone()
+    }
+}
+
+async fn chat(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Value>) -> Response {
+    let reply = {
+        let mut s = lock(&script);
+        s.requests.push(body.clone());
+        s.replies.pop_front().unwrap_or_else(|| Reply::text("ok"))
+    };
+    let model = body["model"].as_str().unwrap_or("fake").to_owned();
+    let stream = body["stream"].as_bool().unwrap_or(false);
+    answer(reply, &model, stream).await
+}
+
+async fn answer(mut reply: Reply, model: &str, stream: bool) -> Response {
+    while let Reply::Delay(d, inner) = reply {
+        tokio::time::sleep(d).await;
+        reply = *inner;
+    }
+    match reply {
+        Reply::Status(code, body) => (
+            StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            Json(body),
+        )
+            .into_response(),
+        Reply::Hangup => {
+            // A body that fails mid-way makes the server drop the connection: a reset.
+            let failing = tokio_stream::iter(vec![
+                Ok(axum::body::Bytes::from_static(b"{\"partial\":")),
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionReset,
+                    "hang up",
+                )),
+            ]);
+            Response::builder()
+                .status(200)
+                .body(Body::from_stream(failing))
+                .unwrap_or_default()
+        }
+        Reply::Text(text) if stream => sse(model, text_chunks(&text), "stop"),
+        Reply::ToolCalls(calls) if stream => sse(model, tool_chunks(&calls), "tool_calls"),
+        Reply::Text(text) => Json(completion(
+            model,
+            &json!({"role": "assistant", "content": text}),
+            "stop",
+        ))
+        .into_response(),
+        Reply::ToolCalls(calls) => {
+            let msg = json!({"role": "assistant", "content": null, "tool_calls": tool_call_values(&calls)});
+            Json(completion(model, &msg, "tool_calls")).into_response()
+        }
+        Reply::Delay(..) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+fn tool_call_values(calls: &[(String, Value)]) -> Vec<Value> {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, (name, args))| {
+            json!({"id": format!("call_{i}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}})
+        })
+        .collect()
+}
+
+fn completion(model: &str, message: &Value, finish: &str) -> Value {
+    json!({
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    })
+}
+
+/// Text split into a few deltas (by characters, so multi-byte text is split safely).
+fn text_chunks(text: &str) -> Vec<Value> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = vec![json!({"role": "assistant", "content": ""})];
+    for piece in chars.chunks(4) {
+        out.push(json!({"content": piece.iter().collect::<String>()}));
+    }
+    out
+}
+
+/// Tool calls as streamed deltas: id + name first, then the arguments in fragments.
+fn tool_chunks(calls: &[(String, Value)]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (i, (name, args)) in calls.iter().enumerate() {
+        out.push(json!({"tool_calls": [{"index": i, "id": format!("call_{i}"), "type": "function", "function": {"name": name, "arguments": ""}}]}));
+        let a: Vec<char> = args.to_string().chars().collect();
+        for piece in a.chunks(7) {
+            out.push(json!({"tool_calls": [{"index": i, "function": {"arguments": piece.iter().collect::<String>()}}]}));
+        }
+    }
+    out
+}
+
+fn sse(model: &str, deltas: Vec<Value>, finish: &str) -> Response {
+    let mut body = String::new();
+    for d in deltas {
+        let chunk = json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model,
+            "choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+        body.push_str(&format!("data: {chunk}\n\n"));
+    }
+    let last = json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model,
+        "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]});
+    body.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
+    ([(header::CONTENT_TYPE, "text/event-stream")], body).into_response()
+}
+
+async fn embeddings(
+    State(script): State<Arc<Mutex<Script>>>,
+    Json(body): Json<Value>,
+) -> Json<Value> {
+    lock(&script).requests.push(body.clone());
+    let inputs: Vec<String> = match &body["input"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(a) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| json!({"object": "embedding", "index": i, "embedding": fake_vector(s)}))
+        .collect();
+    Json(json!({"object": "list", "data": data, "model": body["model"]}))
+}
+
+/// A deterministic 8-dimensional vector derived from the text's bytes.
+#[must_use]
+pub fn fake_vector(s: &str) -> Vec<f32> {
+    let mut v = [0f32; 8];
+    for (i, b) in s.bytes().enumerate() {
+        v[i % 8] += f32::from(b) / 255.0;
+    }
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+    v.iter().map(|x| x / norm).collect()
+}
+
+async fn models() -> Json<Value> {
+    Json(
+        json!({"object": "list", "data": [{"id": "fake-main", "object": "model"}, {"id": "fake-fast", "object": "model"}]}),
+    )
+}
