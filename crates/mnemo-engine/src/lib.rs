@@ -1,11 +1,77 @@
-//! Mnemo's memory loop. For now: **recall** (SPEC §3) — pick at most five memories for a chat
-//! turn and build the memory block of the system prompt. Model-driven selection (§3.2) and
-//! hybrid vectors (§3.4) plug in here later; this crate already provides the lexical path they
-//! fall back to.
+//! Mnemo's memory loop. So far: **recall** (SPEC §3, lexical path), the **memory agent** (§4.5:
+//! a pure state machine in [`agent`], its confined tools in [`tools`], the async driver
+//! [`run_agent`]) and **secret scanning** (§4.6). Extract, remember, dream and forget build on
+//! these.
 //!
-//! Decision logic is pure (`age_text`, `build_prompt`, `rank_lexical`, …) and tested without IO;
-//! [`recall`] wires it to the vault's index.
+//! Decision logic is pure and tested without IO; only [`recall()`] and [`run_agent`] touch the
+//! vault and the model.
 
+pub mod agent;
 pub mod recall;
+pub mod secrets;
+pub mod tools;
 
+use std::collections::VecDeque;
+use std::time::Instant;
+
+pub use agent::{AgentEvent, AgentLimits, AgentMachine, AgentOutcome, Effect};
+use mnemo_llm::{CancellationToken, ChatRequest, Client, LlmError, Tool};
 pub use recall::{RecallRequest, RecallResult, Recalled, Strategy, recall};
+pub use tools::{MemoryTools, ToolOutput};
+
+/// Carry out an agent run: call the model, run its tool calls, until the machine finishes.
+/// Every tool call and result is passed to `on_event`. Never blocks on a permission prompt:
+/// the tools are the only permissions, and they are confined to the memory root.
+pub async fn run_agent(
+    client: &Client,
+    tools: &mut MemoryTools<'_>,
+    mut machine: AgentMachine,
+    cancel: &CancellationToken,
+    mut on_event: impl FnMut(&AgentEvent),
+) -> AgentOutcome {
+    let started = Instant::now();
+    let wall = machine.limits().wall_time;
+    let tool_defs: Vec<Tool> = tools::specs()
+        .into_iter()
+        .map(|(name, description, parameters)| Tool {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            parameters,
+        })
+        .collect();
+    let mut queue: VecDeque<Effect> = machine.start().into();
+    while let Some(effect) = queue.pop_front() {
+        match effect {
+            Effect::Emit(e) => on_event(&e),
+            Effect::Finish(outcome) => return outcome,
+            Effect::CallModel => {
+                if cancel.is_cancelled() {
+                    queue.extend(machine.on_cancel());
+                    continue;
+                }
+                let req = ChatRequest {
+                    messages: machine.messages().to_vec(),
+                    tools: tool_defs.clone(),
+                    temperature: Some(0.0),
+                    ..ChatRequest::default()
+                };
+                let remaining = wall.saturating_sub(started.elapsed());
+                match tokio::time::timeout(remaining, client.chat(&req, cancel)).await {
+                    Ok(Ok(r)) => queue.extend(machine.on_model_reply(r.message, started.elapsed())),
+                    Ok(Err(LlmError::Cancelled)) => queue.extend(machine.on_cancel()),
+                    Ok(Err(e)) => queue.extend(machine.on_model_error(e.to_string())),
+                    Err(_) => queue.extend(machine.on_timeout()),
+                }
+            }
+            Effect::RunTool {
+                id,
+                name,
+                arguments,
+            } => {
+                let out = tools.run(&name, &arguments);
+                queue.extend(machine.on_tool_result(&id, out.ok, out.text, started.elapsed()));
+            }
+        }
+    }
+    AgentOutcome::Failed("the agent stopped without an outcome".to_owned())
+}

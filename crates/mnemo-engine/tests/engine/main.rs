@@ -2,12 +2,14 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod agent;
+
 use chrono::{Duration, Utc};
 use mnemo_core::ChangeSource;
 use mnemo_engine::{RecallRequest, Strategy, recall};
 use mnemo_store::{Home, NewMemory, Vault};
 
-fn vault() -> (tempfile::TempDir, Vault) {
+pub fn vault() -> (tempfile::TempDir, Vault) {
     let d = tempfile::tempdir().unwrap();
     let home = Home {
         root: d.path().join("home"),

@@ -1,0 +1,367 @@
+//! The memory agent's decision logic as a pure state machine (SPEC §4.5): it never performs IO;
+//! it takes what happened (a model reply, a tool result, elapsed time, a cancel) and returns the
+//! effects to perform. The async driver ([`crate::run_agent`]) carries them out, so the rules —
+//! max turns, wall time, cancellation, one event per tool call — are tested without a network.
+
+use std::time::Duration;
+
+use mnemo_llm::Message;
+
+/// Limits of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentLimits {
+    /// Model turns at most (extract: 5, remember: 6).
+    pub max_turns: u32,
+    /// Wall time at most (extract: 2 min, remember: 5 min).
+    pub wall_time: Duration,
+}
+
+/// Something the UI can show while the agent works.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentEvent {
+    /// A model turn starts.
+    Turn(u32),
+    /// The model called a tool.
+    ToolCall {
+        /// Tool name.
+        name: String,
+        /// JSON arguments.
+        arguments: String,
+    },
+    /// A tool answered.
+    ToolResult {
+        /// Tool name.
+        name: String,
+        /// Whether it succeeded.
+        ok: bool,
+    },
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentOutcome {
+    /// The model stopped calling tools; its last text is the summary.
+    Completed {
+        /// Final text.
+        summary: String,
+        /// Turns used.
+        turns: u32,
+    },
+    /// The turn limit was reached.
+    MaxTurns(u32),
+    /// The wall-time limit was reached.
+    TimedOut,
+    /// The caller cancelled.
+    Cancelled,
+    /// The model call failed.
+    Failed(String),
+}
+
+/// What the driver must do next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Call the model with [`AgentMachine::messages`].
+    CallModel,
+    /// Run a tool and report with [`AgentMachine::on_tool_result`].
+    RunTool {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// JSON arguments.
+        arguments: String,
+    },
+    /// Show an event.
+    Emit(AgentEvent),
+    /// Stop.
+    Finish(AgentOutcome),
+}
+
+/// The state of one run.
+#[derive(Debug, Clone)]
+pub struct AgentMachine {
+    limits: AgentLimits,
+    messages: Vec<Message>,
+    turn: u32,
+    pending: Vec<(String, String)>,
+    finished: bool,
+}
+
+impl AgentMachine {
+    /// A run with a system prompt and a task.
+    #[must_use]
+    pub fn new(limits: AgentLimits, system: impl Into<String>, task: impl Into<String>) -> Self {
+        Self {
+            limits,
+            messages: vec![Message::system(system), Message::user(task)],
+            turn: 0,
+            pending: Vec::new(),
+            finished: false,
+        }
+    }
+
+    /// The conversation so far (what the model sees).
+    #[must_use]
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// Whether the run is over.
+    #[must_use]
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    fn finish(&mut self, outcome: AgentOutcome) -> Vec<Effect> {
+        self.finished = true;
+        vec![Effect::Finish(outcome)]
+    }
+
+    fn next_turn(&mut self) -> Vec<Effect> {
+        self.turn += 1;
+        vec![Effect::Emit(AgentEvent::Turn(self.turn)), Effect::CallModel]
+    }
+
+    /// Begin.
+    pub fn start(&mut self) -> Vec<Effect> {
+        if self.finished {
+            return Vec::new();
+        }
+        self.next_turn()
+    }
+
+    /// The model answered.
+    pub fn on_model_reply(&mut self, reply: Message, elapsed: Duration) -> Vec<Effect> {
+        if self.finished {
+            return Vec::new();
+        }
+        let calls = reply.tool_calls.clone();
+        let text = reply.content.clone().unwrap_or_default();
+        self.messages.push(reply);
+        if calls.is_empty() {
+            let turns = self.turn;
+            return self.finish(AgentOutcome::Completed {
+                summary: text.trim().to_owned(),
+                turns,
+            });
+        }
+        if elapsed >= self.limits.wall_time {
+            return self.finish(AgentOutcome::TimedOut);
+        }
+        let mut effects = Vec::with_capacity(calls.len() * 2);
+        for c in calls {
+            self.pending.push((c.id.clone(), c.function.name.clone()));
+            effects.push(Effect::Emit(AgentEvent::ToolCall {
+                name: c.function.name.clone(),
+                arguments: c.function.arguments.clone(),
+            }));
+            effects.push(Effect::RunTool {
+                id: c.id,
+                name: c.function.name,
+                arguments: c.function.arguments,
+            });
+        }
+        effects
+    }
+
+    /// A tool answered.
+    pub fn on_tool_result(
+        &mut self,
+        id: &str,
+        ok: bool,
+        output: String,
+        elapsed: Duration,
+    ) -> Vec<Effect> {
+        if self.finished {
+            return Vec::new();
+        }
+        let Some(pos) = self.pending.iter().position(|(pid, _)| pid == id) else {
+            return Vec::new();
+        };
+        let (_, name) = self.pending.remove(pos);
+        self.messages.push(Message::tool_result(id, output));
+        let mut effects = vec![Effect::Emit(AgentEvent::ToolResult { name, ok })];
+        if !self.pending.is_empty() {
+            return effects;
+        }
+        if elapsed >= self.limits.wall_time {
+            effects.extend(self.finish(AgentOutcome::TimedOut));
+        } else if self.turn >= self.limits.max_turns {
+            let turns = self.turn;
+            effects.extend(self.finish(AgentOutcome::MaxTurns(turns)));
+        } else {
+            effects.extend(self.next_turn());
+        }
+        effects
+    }
+
+    /// The model call failed.
+    pub fn on_model_error(&mut self, error: String) -> Vec<Effect> {
+        if self.finished {
+            return Vec::new();
+        }
+        self.finish(AgentOutcome::Failed(error))
+    }
+
+    /// The limits of this run.
+    #[must_use]
+    pub fn limits(&self) -> AgentLimits {
+        self.limits
+    }
+
+    /// The wall time ran out while waiting for the model.
+    pub fn on_timeout(&mut self) -> Vec<Effect> {
+        if self.finished {
+            return Vec::new();
+        }
+        self.finish(AgentOutcome::TimedOut)
+    }
+
+    /// The caller cancelled.
+    pub fn on_cancel(&mut self) -> Vec<Effect> {
+        if self.finished {
+            return Vec::new();
+        }
+        self.finish(AgentOutcome::Cancelled)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mnemo_llm::{FunctionCall, Role, ToolCall};
+
+    const LIMITS: AgentLimits = AgentLimits {
+        max_turns: 2,
+        wall_time: Duration::from_secs(60),
+    };
+    const T: Duration = Duration::from_secs(1);
+
+    fn calls(names: &[&str]) -> Message {
+        Message {
+            role: Role::Assistant,
+            content: None,
+            tool_calls: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| ToolCall {
+                    id: format!("c{i}"),
+                    kind: "function".into(),
+                    function: FunctionCall {
+                        name: (*n).into(),
+                        arguments: "{}".into(),
+                    },
+                })
+                .collect(),
+            tool_call_id: None,
+        }
+    }
+
+    #[test]
+    fn a_text_reply_completes() {
+        let mut m = AgentMachine::new(LIMITS, "sys", "task");
+        assert_eq!(
+            m.start(),
+            vec![Effect::Emit(AgentEvent::Turn(1)), Effect::CallModel]
+        );
+        let fx = m.on_model_reply(Message::new(Role::Assistant, " Saved 1 memory. "), T);
+        assert_eq!(
+            fx,
+            vec![Effect::Finish(AgentOutcome::Completed {
+                summary: "Saved 1 memory.".into(),
+                turns: 1
+            })]
+        );
+        assert!(m.finished());
+        assert!(
+            m.on_model_reply(Message::user("late"), T).is_empty(),
+            "nothing after the end"
+        );
+    }
+
+    #[test]
+    fn tool_calls_run_then_the_model_is_called_again_with_results() {
+        let mut m = AgentMachine::new(LIMITS, "sys", "task");
+        m.start();
+        let fx = m.on_model_reply(calls(&["read_file", "glob"]), T);
+        assert_eq!(
+            fx.iter()
+                .filter(|e| matches!(e, Effect::RunTool { .. }))
+                .count(),
+            2
+        );
+        assert_eq!(
+            fx.iter()
+                .filter(|e| matches!(e, Effect::Emit(AgentEvent::ToolCall { .. })))
+                .count(),
+            2
+        );
+        let fx = m.on_tool_result("c0", true, "content".into(), T);
+        assert_eq!(
+            fx,
+            vec![Effect::Emit(AgentEvent::ToolResult {
+                name: "read_file".into(),
+                ok: true
+            })],
+            "waits for all"
+        );
+        assert!(
+            m.on_tool_result("unknown", true, String::new(), T)
+                .is_empty()
+        );
+        let fx = m.on_tool_result("c1", false, "error".into(), T);
+        assert_eq!(fx.last(), Some(&Effect::CallModel));
+        assert!(fx.contains(&Effect::Emit(AgentEvent::Turn(2))));
+        let roles: Vec<Role> = m.messages().iter().map(|x| x.role).collect();
+        assert_eq!(
+            roles,
+            [
+                Role::System,
+                Role::User,
+                Role::Assistant,
+                Role::Tool,
+                Role::Tool
+            ]
+        );
+        assert_eq!(m.messages()[3].tool_call_id.as_deref(), Some("c0"));
+    }
+
+    #[test]
+    fn max_turns_stop_the_run() {
+        let mut m = AgentMachine::new(LIMITS, "sys", "task");
+        m.start();
+        m.on_model_reply(calls(&["glob"]), T);
+        m.on_tool_result("c0", true, String::new(), T);
+        m.on_model_reply(calls(&["glob"]), T);
+        let fx = m.on_tool_result("c0", true, String::new(), T);
+        assert_eq!(fx.last(), Some(&Effect::Finish(AgentOutcome::MaxTurns(2))));
+    }
+
+    #[test]
+    fn wall_time_cancel_and_model_errors_stop_the_run() {
+        let mut m = AgentMachine::new(LIMITS, "s", "t");
+        m.start();
+        assert_eq!(
+            m.on_model_reply(calls(&["glob"]), Duration::from_secs(61)),
+            vec![Effect::Finish(AgentOutcome::TimedOut)]
+        );
+        let mut m = AgentMachine::new(LIMITS, "s", "t");
+        m.start();
+        m.on_model_reply(calls(&["glob"]), T);
+        assert_eq!(
+            m.on_tool_result("c0", true, String::new(), Duration::from_secs(61))
+                .last(),
+            Some(&Effect::Finish(AgentOutcome::TimedOut))
+        );
+        let mut m = AgentMachine::new(LIMITS, "s", "t");
+        m.start();
+        assert_eq!(m.on_cancel(), vec![Effect::Finish(AgentOutcome::Cancelled)]);
+        assert!(m.on_cancel().is_empty());
+        let mut m = AgentMachine::new(LIMITS, "s", "t");
+        m.start();
+        assert_eq!(
+            m.on_model_error("unreachable".into()),
+            vec![Effect::Finish(AgentOutcome::Failed("unreachable".into()))]
+        );
+    }
+}

@@ -1,0 +1,361 @@
+//! The memory agent's tools (SPEC §4.5): `read_file`, `write_file`, `edit` (exact-string
+//! replace), `list_directory`, `grep_search`, `glob` — each confined to the workspace's memory
+//! root (symlinks resolved before the check). Writes go through the vault (atomic, journaled,
+//! announced) after the secret scan (§4.6) and frontmatter validation. Failures are answers to
+//! the model, never panics.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use mnemo_core::{ChangeSource, Error, ErrorCode};
+use mnemo_store::format::TopicFile;
+use mnemo_store::{Vault, Workspace, doc, fsutil};
+use serde_json::{Value, json};
+
+use crate::secrets;
+
+/// Most characters a tool answer carries back to the model.
+const MAX_OUTPUT: usize = 20_000;
+/// Most lines `grep_search` and `glob` list.
+const MAX_MATCHES: usize = 100;
+
+/// Name, description and JSON-Schema parameters of every tool, for the model.
+#[must_use]
+pub fn specs() -> Vec<(&'static str, &'static str, Value)> {
+    let path = json!({"type": "string", "description": "Path relative to the memory folder"});
+    vec![
+        (
+            "read_file",
+            "Read a file in the memory folder.",
+            json!({"type": "object", "properties": {"path": path}, "required": ["path"]}),
+        ),
+        (
+            "write_file",
+            "Create or replace a memory file. Topic files need frontmatter with name, description and type (user, feedback, project, reference).",
+            json!({"type": "object", "properties": {"path": path, "content": {"type": "string"}}, "required": ["path", "content"]}),
+        ),
+        (
+            "edit",
+            "Replace one exact occurrence of old_string with new_string in a file.",
+            json!({"type": "object", "properties": {"path": path, "old_string": {"type": "string"}, "new_string": {"type": "string"}}, "required": ["path", "old_string", "new_string"]}),
+        ),
+        (
+            "list_directory",
+            "List a folder of the memory folder (\".\" for its root).",
+            json!({"type": "object", "properties": {"path": path}, "required": ["path"]}),
+        ),
+        (
+            "grep_search",
+            "Search memory files for a regular expression (case-insensitive); answers path:line: text.",
+            json!({"type": "object", "properties": {"pattern": {"type": "string"}, "path": path}, "required": ["pattern"]}),
+        ),
+        (
+            "glob",
+            "List memory files whose path matches a glob such as **/*.md.",
+            json!({"type": "object", "properties": {"pattern": {"type": "string"}}, "required": ["pattern"]}),
+        ),
+    ]
+}
+
+/// The answer of one tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutput {
+    /// Whether the call did what it was asked.
+    pub ok: bool,
+    /// Text for the model.
+    pub text: String,
+}
+
+impl ToolOutput {
+    fn ok(text: impl Into<String>) -> Self {
+        let mut text: String = text.into();
+        if text.chars().count() > MAX_OUTPUT {
+            text = text.chars().take(MAX_OUTPUT).collect::<String>() + "\n[output cut]";
+        }
+        Self { ok: true, text }
+    }
+    fn err(e: &Error) -> Self {
+        Self {
+            ok: false,
+            text: format!("error[{}]: {}", e.code, e.message),
+        }
+    }
+}
+
+/// Runs tool calls for one agent run in one workspace.
+pub struct MemoryTools<'a> {
+    vault: &'a Vault,
+    ws: Workspace,
+    source: ChangeSource,
+    /// Paths written or edited (relative to the memory root).
+    pub touched: BTreeSet<String>,
+    /// Set when the agent tried a path outside the memory root.
+    pub escaped: bool,
+}
+
+fn arg<'v>(args: &'v Value, name: &str) -> Result<&'v str, Error> {
+    args[name].as_str().ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArguments,
+            format!("missing string argument `{name}`"),
+        )
+    })
+}
+
+impl<'a> MemoryTools<'a> {
+    /// Tools over `ws`, writing as `source`.
+    #[must_use]
+    pub fn new(vault: &'a Vault, ws: Workspace, source: ChangeSource) -> Self {
+        Self {
+            vault,
+            ws,
+            source,
+            touched: BTreeSet::new(),
+            escaped: false,
+        }
+    }
+
+    /// Run one call given the model's JSON arguments.
+    pub fn run(&mut self, name: &str, arguments: &str) -> ToolOutput {
+        let args: Value = match serde_json::from_str(if arguments.trim().is_empty() {
+            "{}"
+        } else {
+            arguments
+        }) {
+            Ok(v) => v,
+            Err(e) => {
+                return ToolOutput::err(&Error::new(
+                    ErrorCode::InvalidArguments,
+                    format!("arguments are not JSON: {e}"),
+                ));
+            }
+        };
+        let result = match name {
+            "read_file" => arg(&args, "path").and_then(|p| self.read(p)),
+            "write_file" => arg(&args, "path")
+                .and_then(|p| arg(&args, "content").and_then(|c| self.write(p, c))),
+            "edit" => arg(&args, "path").and_then(|p| {
+                arg(&args, "old_string")
+                    .and_then(|o| arg(&args, "new_string").and_then(|n| self.edit(p, o, n)))
+            }),
+            "list_directory" => self.list(args["path"].as_str().unwrap_or(".")),
+            "grep_search" => {
+                arg(&args, "pattern").and_then(|pat| self.grep(pat, args["path"].as_str()))
+            }
+            "glob" => arg(&args, "pattern").and_then(|p| self.glob(p)),
+            other => Err(Error::new(
+                ErrorCode::UnknownCommand,
+                format!(
+                    "no tool `{other}`: use {}",
+                    specs().iter().map(|s| s.0).collect::<Vec<_>>().join(", ")
+                ),
+            )),
+        };
+        match result {
+            Ok(out) => out,
+            Err(e) => {
+                if e.code == ErrorCode::PathEscape {
+                    self.escaped = true;
+                }
+                ToolOutput::err(&e)
+            }
+        }
+    }
+
+    fn confine(&self, path: &str) -> Result<(std::path::PathBuf, String), Error> {
+        fsutil::confine(&self.ws.memory_root, path)
+    }
+
+    fn read(&self, path: &str) -> Result<ToolOutput, Error> {
+        let (abs, rel) = self.confine(path)?;
+        match fsutil::read_capped(&abs)? {
+            fsutil::ReadOutcome::Bytes(b) => {
+                Ok(ToolOutput::ok(String::from_utf8_lossy(&b).into_owned()))
+            }
+            fsutil::ReadOutcome::Missing => {
+                Err(Error::not_found(format!("`{rel}` does not exist")))
+            }
+            fsutil::ReadOutcome::TooLarge(n) => Err(Error::new(
+                ErrorCode::TooLarge,
+                format!("`{rel}` is {n} bytes; too large to read"),
+            )),
+        }
+    }
+
+    fn check_content(rel: &str, content: &str) -> Result<(), Error> {
+        let hits = secrets::scan(content);
+        if !hits.is_empty() {
+            return Err(Error::new(
+                ErrorCode::InvalidContent,
+                secrets::describe(&hits),
+            ));
+        }
+        if doc::doc_kind(rel) == Some(doc::DocKind::Topic) {
+            TopicFile::parse(content).check()?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, path: &str, content: &str) -> Result<ToolOutput, Error> {
+        let (_, rel) = self.confine(path)?;
+        Self::check_content(&rel, content)?;
+        let out = self
+            .vault
+            .mutate(&self.ws, &rel, self.source, None, |_, _| {
+                Ok(Some(content.as_bytes().to_vec()))
+            })?;
+        self.touched.insert(out.path.clone());
+        Ok(ToolOutput::ok(format!(
+            "wrote {} ({} bytes)",
+            out.path,
+            content.len()
+        )))
+    }
+
+    fn edit(&mut self, path: &str, old: &str, new: &str) -> Result<ToolOutput, Error> {
+        let (_, rel) = self.confine(path)?;
+        if old.is_empty() {
+            return Err(Error::new(
+                ErrorCode::InvalidArguments,
+                "old_string must not be empty",
+            ));
+        }
+        let out = self
+            .vault
+            .mutate(&self.ws, &rel, self.source, None, |current, rel| {
+                let text = current
+                    .map(|b| String::from_utf8_lossy(b).into_owned())
+                    .ok_or_else(|| Error::not_found(format!("`{rel}` does not exist")))?;
+                match text.matches(old).count() {
+                    1 => {}
+                    0 => {
+                        return Err(Error::not_found(format!(
+                            "old_string does not occur in `{rel}`; read the file first"
+                        )));
+                    }
+                    n => {
+                        return Err(Error::new(
+                            ErrorCode::Conflict,
+                            format!("old_string occurs {n} times in `{rel}`; include more context"),
+                        ));
+                    }
+                }
+                let updated = text.replacen(old, new, 1);
+                Self::check_content(rel, &updated)?;
+                Ok(Some(updated.into_bytes()))
+            })?;
+        self.touched.insert(out.path.clone());
+        Ok(ToolOutput::ok(format!("edited {}", out.path)))
+    }
+
+    fn dir(&self, path: &str) -> Result<std::path::PathBuf, Error> {
+        let p = path.trim();
+        if p.is_empty() || p == "." || p == "./" || p == "/" {
+            return Ok(self.ws.memory_root.clone());
+        }
+        Ok(self.confine(p)?.0)
+    }
+
+    fn list(&self, path: &str) -> Result<ToolOutput, Error> {
+        let dir = self.dir(path)?;
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .map_err(|e| Error::io(format!("listing {path}"), &e))?
+            .flatten()
+            .filter_map(|e| {
+                let n = e.file_name().into_string().ok()?;
+                if n.starts_with('.') {
+                    return None;
+                }
+                Some(if e.file_type().ok()?.is_dir() {
+                    format!("{n}/")
+                } else {
+                    n
+                })
+            })
+            .collect();
+        names.sort();
+        Ok(ToolOutput::ok(if names.is_empty() {
+            "(empty)".to_owned()
+        } else {
+            names.join("\n")
+        }))
+    }
+
+    fn files_under(&self, dir: &Path) -> Vec<(String, std::path::PathBuf)> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.starts_with('.') {
+                    continue;
+                }
+                let p = e.path();
+                let Ok(ft) = e.file_type() else { continue };
+                if ft.is_dir() {
+                    stack.push(p);
+                } else if ft.is_file()
+                    && let Ok(rel) = p.strip_prefix(&self.ws.memory_root)
+                {
+                    out.push((rel.to_string_lossy().replace('\\', "/"), p));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn grep(&self, pattern: &str, path: Option<&str>) -> Result<ToolOutput, Error> {
+        let re = regex::RegexBuilder::new(pattern)
+            .case_insensitive(true)
+            .size_limit(1 << 20)
+            .build()
+            .map_err(|e| Error::new(ErrorCode::InvalidArguments, format!("bad pattern: {e}")))?;
+        let dir = self.dir(path.unwrap_or("."))?;
+        let mut lines = Vec::new();
+        'files: for (rel, abs) in self.files_under(&dir) {
+            let Ok(fsutil::ReadOutcome::Bytes(b)) = fsutil::read_capped(&abs) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&b);
+            for (i, l) in text.lines().enumerate() {
+                if re.is_match(l) {
+                    lines.push(format!(
+                        "{rel}:{}: {}",
+                        i + 1,
+                        l.chars().take(300).collect::<String>()
+                    ));
+                    if lines.len() >= MAX_MATCHES {
+                        break 'files;
+                    }
+                }
+            }
+        }
+        Ok(ToolOutput::ok(if lines.is_empty() {
+            "(no matches)".to_owned()
+        } else {
+            lines.join("\n")
+        }))
+    }
+
+    fn glob(&self, pattern: &str) -> Result<ToolOutput, Error> {
+        let pat = glob::Pattern::new(pattern)
+            .map_err(|e| Error::new(ErrorCode::InvalidArguments, format!("bad glob: {e}")))?;
+        let opts = glob::MatchOptions {
+            require_literal_separator: false,
+            ..glob::MatchOptions::new()
+        };
+        let hits: Vec<String> = self
+            .files_under(&self.ws.memory_root)
+            .into_iter()
+            .map(|(rel, _)| rel)
+            .filter(|rel| pat.matches_with(rel, opts))
+            .take(MAX_MATCHES)
+            .collect();
+        Ok(ToolOutput::ok(if hits.is_empty() {
+            "(no files)".to_owned()
+        } else {
+            hits.join("\n")
+        }))
+    }
+}
