@@ -303,6 +303,83 @@ fn latency_at(sizes: &[usize], convs: &[Value]) {
     }
 }
 
+/// Added latency of the model path (SPEC §3.2) against the local fake model server, which
+/// answers at once: what remains is manifest building, HTTP, JSON, validation and file reads.
+fn model_path_latency(n: usize, convs: &[Value]) {
+    let pool: Vec<Item> = convs.iter().flat_map(turns).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let home = Home {
+        root: dir.path().join("home"),
+        claude_dir: dir.path().join("c"),
+        qwen_dir: dir.path().join("q"),
+    };
+    let items: Vec<Item> = (0..n)
+        .map(|i| {
+            let it = &pool[i % pool.len()];
+            Item {
+                speaker: it.speaker.clone(),
+                text: format!("{} (#{i})", it.text),
+                dia_id: it.dia_id.clone(),
+            }
+        })
+        .collect();
+    write_items(&home.root.join("workspaces/personal/memory"), &items);
+    let vault = Vault::open(home).unwrap();
+    vault.rebuild().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let fake = mnemo_testkit::FakeModel::start().await;
+        let settings = mnemo_llm::LlmSettings {
+            base_url: fake.base_url().to_owned(),
+            model: "fake".into(),
+            ..mnemo_llm::LlmSettings::default()
+        };
+        let client = mnemo_llm::Client::new(settings).unwrap();
+        let (mut lex, mut model) = (Vec::new(), Vec::new());
+        for i in 0..60 {
+            let req = RecallRequest {
+                workspace: "personal".into(),
+                query: format!("what did they say about item {i}"),
+                ..RecallRequest::default()
+            };
+            fake.push(mnemo_testkit::Reply::json(
+                &serde_json::json!({"paths": ["d/00001.md", "d/00002.md"]}),
+            ));
+            let t = Instant::now();
+            let r = mnemo_engine::recall_with_model(
+                &vault,
+                &client,
+                &req,
+                Utc::now(),
+                Duration::from_secs(10),
+                &mnemo_llm::CancellationToken::new(),
+            )
+            .await
+            .unwrap();
+            model.push(t.elapsed());
+            assert_eq!(r.strategy, mnemo_engine::Strategy::Model);
+            let t = Instant::now();
+            recall(&vault, &req, Utc::now()).unwrap();
+            lex.push(t.elapsed());
+        }
+        println!("\n### Model path vs lexical at {n} memories (fake model answering at once)\n");
+        println!("| path | p50 | p99 |\n|---|---:|---:|");
+        println!(
+            "| lexical | {:.2?} | {:.2?} |",
+            pct(&mut lex, 0.5),
+            pct(&mut lex, 0.99)
+        );
+        println!(
+            "| model (manifest of 200 + HTTP + JSON) | {:.2?} | {:.2?} |",
+            pct(&mut model, 0.5),
+            pct(&mut model, 0.99)
+        );
+    });
+}
+
 fn main() {
     let smoke = !std::env::args().any(|a| a == "--bench");
     let path = data_path();
@@ -323,4 +400,5 @@ fn main() {
     run("(a) observations as memories", convs, observations);
     run("(b) dialog turns as memories", convs, turns);
     latency_at(if smoke { &[200] } else { &[1_000, 10_000] }, convs);
+    model_path_latency(if smoke { 200 } else { 1_000 }, convs);
 }

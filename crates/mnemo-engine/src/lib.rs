@@ -16,7 +16,7 @@ use std::time::Instant;
 
 pub use agent::{AgentEvent, AgentLimits, AgentMachine, AgentOutcome, Effect};
 use mnemo_llm::{CancellationToken, ChatRequest, Client, LlmError, Tool};
-pub use recall::{RecallRequest, RecallResult, Recalled, Strategy, recall};
+pub use recall::{RecallRequest, RecallResult, Recalled, Strategy, recall, recall_with_model};
 pub use tools::{MemoryTools, ToolOutput};
 
 /// Carry out an agent run: call the model, run its tool calls, until the machine finishes.

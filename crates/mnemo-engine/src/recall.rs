@@ -452,3 +452,186 @@ mod tests {
         assert!(p.contains("### Board (reference, b.md) — saved 3 days ago\nThis is a point-in-time observation from 3 days ago"));
     }
 }
+
+/// Most candidates in the model's manifest.
+pub const MANIFEST_MAX_ITEMS: usize = 200;
+/// Most bytes of the model's manifest.
+pub const MANIFEST_MAX_BYTES: usize = 25_000;
+/// Output tokens allowed for the selection.
+pub const SELECTION_MAX_TOKENS: u32 = 256;
+
+/// The manifest the fast model chooses from: one line per candidate,
+/// `[type] path (ISO mtime): description`, newest first, within both caps.
+#[must_use]
+pub fn manifest(
+    docs: &[mnemo_store::index::DocSummary],
+    exclude: &HashSet<&str>,
+) -> (String, Vec<String>) {
+    let mut sorted: Vec<&mnemo_store::index::DocSummary> = docs
+        .iter()
+        .filter(|d| d.valid && !exclude.contains(d.path.as_str()))
+        .collect();
+    sorted.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.path.cmp(&b.path)));
+    let mut text = String::new();
+    let mut paths = Vec::new();
+    for d in sorted.into_iter().take(MANIFEST_MAX_ITEMS) {
+        let ty = d.memory_type.map_or("memory", MemoryType::as_str);
+        let line = format!("[{ty}] {} ({}): {}\n", d.path, d.mtime, d.description);
+        if text.len() + line.len() > MANIFEST_MAX_BYTES {
+            break;
+        }
+        text.push_str(&line);
+        paths.push(d.path.clone());
+    }
+    (text, paths)
+}
+
+#[derive(Debug, Deserialize)]
+struct Selection {
+    paths: Vec<String>,
+}
+
+/// Recall with model selection (SPEC §3.2): one side query to the fast model with the manifest,
+/// JSON-schema output naming at most five paths; invented paths are rejected; a timeout, an
+/// error or an unusable answer falls back to the lexical path (§3.3).
+pub async fn recall_with_model(
+    vault: &Vault,
+    client: &mnemo_llm::Client,
+    req: &RecallRequest,
+    now: DateTime<Utc>,
+    timeout: std::time::Duration,
+    cancel: &mnemo_llm::CancellationToken,
+) -> Result<RecallResult> {
+    let started = Instant::now();
+    let ws = vault.workspace(&req.workspace)?;
+    let exclude: HashSet<&str> = req
+        .already_surfaced
+        .iter()
+        .chain(&req.written_this_turn)
+        .map(String::as_str)
+        .collect();
+    let docs = vault.list_indexed(Some(&ws.id), None)?;
+    let (manifest_text, allowed) = manifest(&docs, &exclude);
+    if allowed.is_empty() || req.query.trim().is_empty() {
+        return recall(vault, req, now);
+    }
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"paths": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_SELECTED}},
+        "required": ["paths"],
+        "additionalProperties": false
+    });
+    let chat = mnemo_llm::ChatRequest {
+        model: Some(client.settings().fast().to_owned()),
+        messages: vec![
+            mnemo_llm::Message::system(format!(
+                "You select memories that will clearly help answer the user's next message. \
+                 Choose at most {MAX_SELECTED} paths from the manifest below, only ones that are certainly useful; \
+                 an empty list is a fine answer. Answer as JSON {{\"paths\": [...]}}.\n\nManifest:\n{manifest_text}"
+            )),
+            mnemo_llm::Message::user(req.query.clone()),
+        ],
+        temperature: Some(0.0),
+        max_tokens: Some(SELECTION_MAX_TOKENS),
+        ..mnemo_llm::ChatRequest::default()
+    };
+    let allowed_set: HashSet<&str> = allowed.iter().map(String::as_str).collect();
+    // Invented paths make the answer unusable (one retry names the problem).
+    let validate = |s: &Selection| match s.paths.iter().find(|p| !allowed_set.contains(p.as_str()))
+    {
+        Some(p) => Err(format!(
+            "`{p}` is not in the manifest; choose only listed paths"
+        )),
+        None => Ok(()),
+    };
+    let answer = tokio::time::timeout(
+        timeout,
+        client.json::<Selection>(chat, "memory_selection", &schema, validate, cancel),
+    )
+    .await;
+    let chosen: Vec<String> = match answer {
+        Ok(Ok(sel)) => {
+            let mut seen = HashSet::new();
+            sel.paths
+                .into_iter()
+                .filter(|p| seen.insert(p.clone()))
+                .take(MAX_SELECTED)
+                .collect()
+        }
+        Ok(Err(e)) => {
+            tracing::warn!("model recall failed ({e}); falling back to lexical recall");
+            return recall(vault, req, now);
+        }
+        Err(_) => {
+            tracing::warn!(
+                "model recall timed out after {timeout:?}; falling back to lexical recall"
+            );
+            return recall(vault, req, now);
+        }
+    };
+    let by_path: std::collections::HashMap<&str, &mnemo_store::index::DocSummary> =
+        docs.iter().map(|d| (d.path.as_str(), d)).collect();
+    let mut bodies = Vec::new();
+    let mut picked = Vec::new();
+    for p in &chosen {
+        if let Some(d) = by_path.get(p.as_str()) {
+            bodies.push(vault.get(&ws.id, p).map(|m| m.body).unwrap_or_default());
+            picked.push(*d);
+        }
+    }
+    let ages: Vec<String> = picked.iter().map(|d| age_text(&d.mtime, now)).collect();
+    let items: Vec<PromptMemory<'_>> = picked
+        .iter()
+        .zip(&bodies)
+        .zip(&ages)
+        .map(|((d, b), a)| PromptMemory {
+            path: &d.path,
+            name: &d.name,
+            memory_type: d.memory_type,
+            age: a,
+            body: b,
+        })
+        .collect();
+    let memory_md = std::fs::read_to_string(ws.memory_root.join(mnemo_store::memory_md::FILE_NAME))
+        .unwrap_or_default();
+    let prompt = build_prompt(&items, &memory_md);
+    let n = picked.len();
+    let selected: Vec<Recalled> = picked
+        .iter()
+        .zip(&bodies)
+        .zip(ages)
+        .enumerate()
+        .map(|(rank, ((d, b), age))| Recalled {
+            path: d.path.clone(),
+            name: d.name.clone(),
+            memory_type: d.memory_type,
+            // The model's order, as a score: first is best.
+            score: f64::from(u32::try_from(n - rank).unwrap_or(0)),
+            mtime: d.mtime.clone(),
+            age,
+            chars_injected: cut_body(b, &d.path).chars().count(),
+        })
+        .collect();
+    let strategy = if selected.is_empty() {
+        Strategy::None
+    } else {
+        Strategy::Model
+    };
+    let chars_injected = selected.iter().map(|s| s.chars_injected).sum();
+    let duration_ms = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
+    let docs_scanned = u32::try_from(allowed.len()).unwrap_or(u32::MAX);
+    vault.record_event(
+        "recall",
+        &ws.id,
+        &serde_json::json!({"query_len": req.query.chars().count(), "docs_scanned": docs_scanned,
+            "docs_selected": selected.len(), "strategy": strategy, "duration_ms": duration_ms}),
+    )?;
+    Ok(RecallResult {
+        strategy,
+        selected,
+        docs_scanned,
+        prompt,
+        chars_injected,
+        duration_ms,
+    })
+}

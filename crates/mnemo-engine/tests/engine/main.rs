@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod agent;
+mod model_recall;
 
 use chrono::{Duration, Utc};
 use mnemo_core::ChangeSource;
@@ -20,7 +21,7 @@ pub fn vault() -> (tempfile::TempDir, Vault) {
     (d, v)
 }
 
-fn add(v: &Vault, path: &str, name: &str, desc: &str, ty: mnemo_core::MemoryType, body: &str) {
+pub fn add(v: &Vault, path: &str, name: &str, desc: &str, ty: mnemo_core::MemoryType, body: &str) {
     v.create(
         "personal",
         &NewMemory {
