@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod agent;
+mod extract;
 mod model_recall;
 
 use chrono::{Duration, Utc};

@@ -1,0 +1,391 @@
+//! Extraction (SPEC §4.1): after an assistant turn, a headless memory agent reads the
+//! unprocessed slice of the transcript (after `extract-cursor.json`) with the existing manifest
+//! preloaded and writes memories; weak entries are filtered out afterwards; the cursor moves only
+//! after a successful run; meta.json and telemetry record what happened.
+//!
+//! The scheduling rules are pure: [`ExtractQueue`] runs one extraction per workspace and lets a
+//! request that arrives meanwhile replace the queued one (coalescing, never piling up).
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use chrono::{SecondsFormat, Utc};
+use mnemo_core::{ChangeSource, MemoryType, Result};
+use mnemo_llm::{CancellationToken, Client, Message, Role};
+use mnemo_store::format::TopicFile;
+use mnemo_store::state::Cursor;
+use mnemo_store::{Vault, doc, format};
+use serde::Serialize;
+use specta::Type;
+
+use crate::agent::{AgentLimits, AgentMachine, AgentOutcome};
+use crate::tools::MemoryTools;
+
+/// Limits of an extraction run.
+pub const LIMITS: AgentLimits = AgentLimits {
+    max_turns: 5,
+    wall_time: Duration::from_secs(120),
+};
+/// Entries shorter than this are dropped.
+pub const MIN_ENTRY_CHARS: usize = 12;
+
+/// What the scheduler should do with a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission {
+    /// Nothing runs for this workspace: start now.
+    Start,
+    /// One is running: this request waits (replacing any request already waiting).
+    Queued {
+        /// Whether an older waiting request was replaced.
+        replaced: bool,
+    },
+}
+
+/// One extraction per workspace at a time; at most one waiting request per workspace.
+#[derive(Debug, Default)]
+pub struct ExtractQueue<R> {
+    running: HashSet<String>,
+    waiting: HashMap<String, R>,
+}
+
+impl<R> ExtractQueue<R> {
+    /// A request arrives.
+    pub fn request(&mut self, workspace: &str, req: R) -> Admission {
+        if self.running.insert(workspace.to_owned()) {
+            return Admission::Start;
+        }
+        let replaced = self.waiting.insert(workspace.to_owned(), req).is_some();
+        Admission::Queued { replaced }
+    }
+
+    /// A run finished: the waiting request to start next, if any (it is now running).
+    pub fn finished(&mut self, workspace: &str) -> Option<R> {
+        match self.waiting.remove(workspace) {
+            Some(next) => Some(next),
+            None => {
+                self.running.remove(workspace);
+                None
+            }
+        }
+    }
+
+    /// Whether a run is under way for the workspace.
+    #[must_use]
+    pub fn is_running(&self, workspace: &str) -> bool {
+        self.running.contains(workspace)
+    }
+}
+
+/// The unprocessed part of a session's transcript: everything after the cursor when the cursor
+/// belongs to this session, else all of it. Returns (offset, slice).
+#[must_use]
+pub fn unprocessed<'m>(
+    messages: &'m [Message],
+    session_id: &str,
+    cursor: &Cursor,
+) -> (usize, &'m [Message]) {
+    let offset = if cursor.session_id == session_id {
+        usize::try_from(cursor.processed_offset)
+            .unwrap_or(usize::MAX)
+            .min(messages.len())
+    } else {
+        0
+    };
+    (offset, &messages[offset..])
+}
+
+const MOMENT_WORDS: &[&str] = &[
+    "today",
+    "now",
+    "currently",
+    "temporary",
+    "temporarily",
+    "this session",
+    "right now",
+];
+
+/// Whether an entry's summary is worth keeping: at least 12 characters, not a question, not
+/// about the moment.
+#[must_use]
+pub fn keep_entry(summary: &str) -> bool {
+    let s = summary.trim();
+    if s.chars().count() < MIN_ENTRY_CHARS || s.ends_with('?') || s.ends_with('？') {
+        return false;
+    }
+    let lower = s.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    !MOMENT_WORDS.iter().any(|m| {
+        let parts: Vec<&str> = m.split(' ').collect();
+        words.windows(parts.len()).any(|w| w == parts.as_slice())
+    })
+}
+
+/// Filter a body's entries: drop weak ones and repeats of the same `type:summary`
+/// (`seen` carries keys across files). Returns the new body, or `None` when nothing changed.
+pub fn filter_body(
+    body: &str,
+    memory_type: Option<MemoryType>,
+    seen: &mut HashSet<String>,
+) -> Option<String> {
+    let entries = format::entries(body);
+    let mut kept = Vec::new();
+    for e in &entries {
+        let key = format!(
+            "{}:{}",
+            memory_type.map_or("", MemoryType::as_str),
+            e.summary.trim().to_lowercase()
+        );
+        if keep_entry(&e.summary) && seen.insert(key) {
+            kept.push(e.text.clone());
+        }
+    }
+    if kept.len() == entries.len() {
+        return None;
+    }
+    Some(kept.join("\n\n"))
+}
+
+/// The outcome of an extraction run.
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct ExtractResult {
+    /// `completed`, `skipped` or `failed`.
+    pub status: String,
+    /// Memory files written (relative paths).
+    pub files_written: Vec<String>,
+    /// Types of the memories written.
+    pub touched_types: Vec<MemoryType>,
+    /// Why it failed or was skipped.
+    pub detail: Option<String>,
+}
+
+fn system_prompt(manifest: &str) -> String {
+    format!(
+        "You maintain a user's long-term memory as markdown files in a memory folder, using only your tools.\n\
+         Save what will matter in future conversations: who the user is (type user), how they want you to work — \
+         corrections and confirmed approaches (feedback), goals, decisions and deadlines not derivable from code (project), \
+         pointers to external systems (reference). Do not save code conventions, git history, debugging recipes, \
+         temporary task state, questions, or anything about the current moment.\n\
+         Each topic file has frontmatter:\n---\nname: <short title>\ndescription: <one specific line>\ntype: <user|feedback|project|reference>\n---\n\
+         followed by entries separated by blank lines: a summary line, then optional `Why:` and `How to apply:` lines.\n\
+         Update an existing file rather than duplicating it. If nothing is worth saving, write nothing. \
+         Finish with one short sentence saying what you saved.\n\nExisting memories:\n{}",
+        if manifest.trim().is_empty() {
+            "(none yet)"
+        } else {
+            manifest
+        }
+    )
+}
+
+fn transcript_text(slice: &[Message]) -> String {
+    slice
+        .iter()
+        .filter(|m| matches!(m.role, Role::User | Role::Assistant))
+        .filter_map(|m| {
+            m.content.as_deref().map(|c| {
+                format!(
+                    "{}: {c}",
+                    if m.role == Role::User {
+                        "User"
+                    } else {
+                        "Assistant"
+                    }
+                )
+            })
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// Run one extraction for a session's transcript (SPEC §4.1). `chat_wrote_memory`: the main chat
+/// agent already wrote a memory file this turn — then the run is skipped.
+pub async fn run_extract(
+    vault: &Vault,
+    client: &Client,
+    workspace: &str,
+    session_id: &str,
+    messages: &[Message],
+    chat_wrote_memory: bool,
+    cancel: &CancellationToken,
+) -> Result<ExtractResult> {
+    let started = Instant::now();
+    let ws = vault.workspace(workspace)?;
+    let cursor = vault.cursor(&ws)?.value;
+    let (offset, slice) = unprocessed(messages, session_id, &cursor);
+    let skip = |why: &str| ExtractResult {
+        status: "skipped".into(),
+        files_written: Vec::new(),
+        touched_types: Vec::new(),
+        detail: Some(why.into()),
+    };
+    if chat_wrote_memory {
+        return Ok(skip("the chat agent already wrote memory this turn"));
+    }
+    if transcript_text(slice).trim().is_empty() {
+        return Ok(skip("nothing new in the transcript"));
+    }
+    let docs = vault.list_indexed(Some(&ws.id), None)?;
+    let (manifest, _) = crate::recall::manifest(&docs, &HashSet::new());
+    let task = format!(
+        "New conversation since the last extraction:\n\n{}",
+        transcript_text(slice)
+    );
+    let machine = AgentMachine::new(LIMITS, system_prompt(&manifest), task);
+    let mut tools = MemoryTools::new(vault, ws.clone(), ChangeSource::Extract);
+    let outcome = crate::run_agent(client, &mut tools, machine, cancel, |e| {
+        tracing::debug!("extract: {e:?}");
+    })
+    .await;
+    let (status, detail) = match &outcome {
+        AgentOutcome::Completed { .. } | AgentOutcome::MaxTurns(_) => ("completed", None),
+        other => ("failed", Some(format!("{other:?}"))),
+    };
+    // Post-filter what was written: weak entries and repeats go.
+    let mut seen = HashSet::new();
+    let mut written = Vec::new();
+    let mut types = Vec::new();
+    for path in &tools.touched {
+        let Ok(detail) = vault.get(&ws.id, path) else {
+            continue;
+        };
+        if detail.summary.kind != doc::DocKind::Topic {
+            continue;
+        }
+        if let Some(body) = filter_body(&detail.body, detail.summary.memory_type, &mut seen) {
+            if body.trim().is_empty() {
+                vault.delete(&ws.id, path, ChangeSource::Extract)?;
+                continue;
+            }
+            vault.mutate(&ws, path, ChangeSource::Extract, None, |cur, _| {
+                let text = cur
+                    .map(|b| String::from_utf8_lossy(b).into_owned())
+                    .unwrap_or_default();
+                let mut file = TopicFile::parse(&text);
+                file.set_body(&body);
+                Ok(Some(file.render().into_bytes()))
+            })?;
+        }
+        written.push(path.clone());
+        if let Some(t) = detail.summary.memory_type.filter(|t| !types.contains(t)) {
+            types.push(t);
+        }
+    }
+    let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
+    if status == "completed" {
+        let new_cursor = Cursor {
+            session_id: session_id.to_owned(),
+            processed_offset: u64::try_from(offset + slice.len()).unwrap_or(u64::MAX),
+            updated_at: now.clone(),
+        };
+        vault.save_cursor(&ws, &new_cursor)?;
+    }
+    let mut meta = vault.meta(&ws)?.value;
+    meta.last_extract_at = Some(now);
+    meta.last_extract_session_id = Some(session_id.to_owned());
+    meta.last_extract_status = Some(status.to_owned());
+    vault.save_meta(&ws, &meta)?;
+    vault.record_event(
+        "extract",
+        &ws.id,
+        &serde_json::json!({"trigger": "auto", "status": status, "entries_written": written.len(),
+            "touched_types": types, "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)}),
+    )?;
+    Ok(ExtractResult {
+        status: status.to_owned(),
+        files_written: written,
+        touched_types: types,
+        detail,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_run_per_workspace_and_requests_coalesce() {
+        let mut q = ExtractQueue::default();
+        assert_eq!(q.request("w", 1), Admission::Start);
+        assert_eq!(
+            q.request("other", 9),
+            Admission::Start,
+            "workspaces are independent"
+        );
+        assert_eq!(q.request("w", 2), Admission::Queued { replaced: false });
+        assert_eq!(q.request("w", 3), Admission::Queued { replaced: true });
+        assert_eq!(
+            q.finished("w"),
+            Some(3),
+            "the newest waiting request runs next"
+        );
+        assert!(q.is_running("w"));
+        assert_eq!(q.finished("w"), None);
+        assert!(!q.is_running("w"));
+        assert_eq!(q.request("w", 4), Admission::Start);
+    }
+
+    #[test]
+    fn the_cursor_selects_the_unprocessed_slice() {
+        let msgs: Vec<Message> = (0..5).map(|i| Message::user(format!("m{i}"))).collect();
+        let c = Cursor {
+            session_id: "s1".into(),
+            processed_offset: 3,
+            updated_at: String::new(),
+        };
+        let (off, slice) = unprocessed(&msgs, "s1", &c);
+        assert_eq!((off, slice.len()), (3, 2));
+        let (off, slice) = unprocessed(&msgs, "s2", &c);
+        assert_eq!((off, slice.len()), (0, 5), "a new session starts at 0");
+        let beyond = Cursor {
+            processed_offset: 99,
+            ..c
+        };
+        assert_eq!(unprocessed(&msgs, "s1", &beyond).1.len(), 0);
+    }
+
+    #[test]
+    fn weak_entries_are_dropped() {
+        assert!(keep_entry("Prefers terse answers without recaps."));
+        assert!(!keep_entry("Likes tea"), "shorter than 12");
+        assert!(!keep_entry("Should we deploy on Friday?"));
+        assert!(!keep_entry("Is currently debugging the login flow"));
+        assert!(!keep_entry("Working on a temporary branch for the demo"));
+        assert!(!keep_entry("In this session we renamed the module"));
+        assert!(!keep_entry("Right now the build is red on main"));
+        assert!(
+            keep_entry("Knows Kubernetes well; nowhere near a beginner"),
+            "`now` inside another word is fine"
+        );
+    }
+
+    #[test]
+    fn filter_body_drops_weak_and_repeated_entries() {
+        let mut seen = HashSet::new();
+        let body = "Prefers terse answers without recaps.\nWhy: reads diffs.\n\nShort\n\nprefers terse answers without recaps.\n\nUses Neovim with LSP for all editing.\n";
+        let out = filter_body(body, Some(MemoryType::Feedback), &mut seen).unwrap();
+        assert_eq!(
+            out,
+            "Prefers terse answers without recaps.\nWhy: reads diffs.\n\nUses Neovim with LSP for all editing."
+        );
+        // Across files: the same type:summary is a repeat.
+        let again = filter_body(
+            "Uses Neovim with LSP for all editing.\n",
+            Some(MemoryType::Feedback),
+            &mut seen,
+        )
+        .unwrap();
+        assert_eq!(again, "");
+        // Another type keeps it.
+        assert_eq!(
+            filter_body(
+                "Uses Neovim with LSP for all editing.\n",
+                Some(MemoryType::User),
+                &mut seen
+            ),
+            None
+        );
+    }
+}

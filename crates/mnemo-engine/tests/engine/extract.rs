@@ -1,0 +1,170 @@
+//! Extraction end to end against the fake model: the slice after the cursor, the agent's write,
+//! the entry filters, cursor/meta/telemetry bookkeeping, skip and failure paths.
+
+use std::time::Duration;
+
+use mnemo_engine::extract::run_extract;
+use mnemo_llm::{CancellationToken, Client, LlmSettings, Message};
+use mnemo_testkit::{FakeModel, Reply};
+use serde_json::json;
+
+use crate::vault;
+
+fn client(fake: &FakeModel) -> Client {
+    let s = LlmSettings {
+        base_url: fake.base_url().to_owned(),
+        model: "fake-main".into(),
+        timeout_secs: 10,
+        ..LlmSettings::default()
+    };
+    let mut c = Client::new(s).unwrap();
+    c.backoff = Duration::from_millis(5);
+    c
+}
+
+const ROLE: &str = "---\nname: Role\ndescription: Senior Go engineer new to React\ntype: user\n---\nSenior Go engineer, first React project.\nWhy: said so.\n\nIs currently fixing a flaky test\n";
+
+#[tokio::test]
+async fn extraction_reads_only_the_new_slice_writes_filters_and_moves_the_cursor() {
+    let (_d, v) = vault();
+    let fake = FakeModel::start().await;
+    let ws = v.workspace("personal").unwrap();
+    let mut transcript = vec![
+        Message::user("I'm a senior Go engineer and this is my first React project."),
+        Message::new(mnemo_llm::Role::Assistant, "Got it."),
+    ];
+    fake.push(Reply::tool(
+        "write_file",
+        json!({"path": "user/role.md", "content": ROLE}),
+    ));
+    fake.push(Reply::text("Saved 1 memory."));
+    let r = run_extract(
+        &v,
+        &client(&fake),
+        "personal",
+        "s1",
+        &transcript,
+        false,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status, "completed");
+    assert_eq!(r.files_written, ["user/role.md"]);
+    assert_eq!(r.touched_types, [mnemo_core::MemoryType::User]);
+    let text = std::fs::read_to_string(ws.memory_root.join("user/role.md")).unwrap();
+    assert!(text.contains("Senior Go engineer, first React project."));
+    assert!(
+        !text.contains("currently"),
+        "the momentary entry was filtered: {text}"
+    );
+    let task = fake.requests()[0]["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(task.contains("first React project"));
+    let cursor = v.cursor(&ws).unwrap().value;
+    assert_eq!(
+        (cursor.session_id.as_str(), cursor.processed_offset),
+        ("s1", 2)
+    );
+    assert_eq!(
+        v.meta(&ws).unwrap().value.last_extract_status.as_deref(),
+        Some("completed")
+    );
+    let ev = &v.events(Some("extract"), 1).unwrap()[0].3;
+    assert_eq!(ev["status"], "completed");
+    assert_eq!(ev["entries_written"], 1);
+    assert!(
+        v.history(Some("personal"), Some("user/role.md"), 5)
+            .unwrap()
+            .iter()
+            .all(|c| c.source == mnemo_core::ChangeSource::Extract)
+    );
+
+    // Next turn: only the unprocessed slice is sent, with the manifest preloaded.
+    transcript.push(Message::user("Please always answer in British English."));
+    transcript.push(Message::new(mnemo_llm::Role::Assistant, "Will do."));
+    fake.push(Reply::text("Nothing new worth saving."));
+    run_extract(
+        &v,
+        &client(&fake),
+        "personal",
+        "s1",
+        &transcript,
+        false,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    let second = &fake.requests()[2];
+    let task = second["messages"][1]["content"].as_str().unwrap();
+    assert!(task.contains("British English"));
+    assert!(
+        !task.contains("first React project"),
+        "already processed: {task}"
+    );
+    assert!(
+        second["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("[user] user/role.md"),
+        "manifest preloaded"
+    );
+    assert_eq!(v.cursor(&ws).unwrap().value.processed_offset, 4);
+}
+
+#[tokio::test]
+async fn skips_and_failures_leave_the_cursor_alone() {
+    let (_d, v) = vault();
+    let ws = v.workspace("personal").unwrap();
+    let fake = FakeModel::start().await;
+    let transcript = vec![
+        Message::user("Remember that I deploy on Tuesdays."),
+        Message::new(mnemo_llm::Role::Assistant, "Noted."),
+    ];
+    let r = run_extract(
+        &v,
+        &client(&fake),
+        "personal",
+        "s1",
+        &transcript,
+        true,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status, "skipped");
+    assert!(
+        fake.requests().is_empty(),
+        "no model call when the chat agent already wrote memory"
+    );
+    for _ in 0..3 {
+        fake.push(Reply::error(503, "overloaded"));
+    }
+    let r = run_extract(
+        &v,
+        &client(&fake),
+        "personal",
+        "s1",
+        &transcript,
+        false,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status, "failed");
+    assert_eq!(
+        v.cursor(&ws).unwrap().value.processed_offset,
+        0,
+        "the cursor moves only after success"
+    );
+    assert_eq!(
+        v.meta(&ws).unwrap().value.last_extract_status.as_deref(),
+        Some("failed")
+    );
+    assert_eq!(
+        v.events(Some("extract"), 1).unwrap()[0].3["status"],
+        "failed"
+    );
+}
