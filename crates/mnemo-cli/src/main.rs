@@ -132,6 +132,14 @@ enum Command {
         /// The message.
         query: String,
     },
+    /// Chat with memory: one turn when MESSAGE is given, interactive otherwise (`/memory`, `/quit`).
+    Chat {
+        /// The message (omit for an interactive chat on stdin).
+        message: Option<String>,
+        /// Continue this session (see the session id printed after a turn).
+        #[arg(long)]
+        session: Option<String>,
+    },
     /// Serve the web UI and the HTTP API on 127.0.0.1 (prints a login URL).
     Serve {
         /// Port (0: any free port).
@@ -504,6 +512,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             })
         }
         Command::Serve { port, ui } => serve(api.clone(), port, ui),
+        Command::Chat { message, session } => chat(&api, ws_write, message, session, json),
     }
 }
 
@@ -547,4 +556,117 @@ fn serve(api: Api, port: u16, ui: Option<PathBuf>) -> Result<()> {
         };
         mnemo_server::run(listener, &serving, api, &ui_dir, shutdown).await
     })
+}
+
+fn chat(
+    api: &Api,
+    workspace: &str,
+    message: Option<String>,
+    session: Option<String>,
+    json: bool,
+) -> Result<()> {
+    use mnemo_engine::chat::{Sessions, chat_turn, model_error};
+    let vault = api.vault();
+    let settings = mnemo_llm::LlmSettings::load(&vault.home().root)?;
+    if !settings.is_configured() {
+        return Err(model_error(&mnemo_llm::LlmError::NotConfigured));
+    }
+    let client = mnemo_llm::Client::new(settings).map_err(|e| model_error(&e))?;
+    let ws = vault.workspace(workspace)?;
+    vault.sync(&ws)?;
+    let sessions = Sessions::of(&ws);
+    let id = match session {
+        Some(id) => {
+            sessions.records(&id)?;
+            id
+        }
+        None => sessions.create(message.as_deref().unwrap_or("Chat"))?,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("starting the async runtime", &e))?;
+    let cancel = mnemo_llm::CancellationToken::new();
+    let turn = |text: &str| -> Result<()> {
+        let mut out = std::io::stdout();
+        let result = runtime.block_on(chat_turn(
+            vault,
+            &client,
+            workspace,
+            &id,
+            text,
+            &cancel,
+            |d| {
+                if let (false, mnemo_llm::Delta::Text(t)) = (json, d) {
+                    let _ = write!(out, "{t}");
+                    let _ = out.flush();
+                }
+            },
+        ))?;
+        if json {
+            let mut v = serde_json::to_value(&result)
+                .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?;
+            v["session"] = serde_json::Value::String(id.clone());
+            println!("{v}");
+        } else {
+            println!();
+            if let Some(r) = &result.recall {
+                let paths: Vec<&str> = r.selected.iter().map(|s| s.path.as_str()).collect();
+                eprintln!(
+                    "[recalled {} memories ({:?}): {}]",
+                    paths.len(),
+                    r.strategy,
+                    paths.join(", ")
+                );
+            }
+            let wrote: Vec<&str> = result
+                .wrote
+                .iter()
+                .map(String::as_str)
+                .chain(
+                    result
+                        .extract
+                        .iter()
+                        .flat_map(|e| e.files_written.iter().map(String::as_str)),
+                )
+                .collect();
+            if !wrote.is_empty() {
+                eprintln!("[wrote {} memories: {}]", wrote.len(), wrote.join(", "));
+            }
+            eprintln!("[session {id}]");
+        }
+        Ok(())
+    };
+    if let Some(m) = message {
+        return turn(&m);
+    }
+    eprintln!("chatting in session {id}; /memory for status, /quit to leave");
+    let stdin = std::io::stdin();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if stdin
+            .read_line(&mut line)
+            .map_err(|e| Error::io("reading stdin", &e))?
+            == 0
+        {
+            return Ok(());
+        }
+        match line.trim() {
+            "" => {}
+            "/quit" | "/exit" => return Ok(()),
+            "/memory" => {
+                let status = api.status()?;
+                if let Some(w) = status.workspaces.iter().find(|w| w.id == workspace) {
+                    println!(
+                        "auto-memory: on · {} memories · last extract {} · last dream {}",
+                        w.counts.topics,
+                        w.last_extract_at.as_deref().unwrap_or("never"),
+                        w.last_dream_at.as_deref().unwrap_or("never")
+                    );
+                }
+            }
+            text => turn(text)?,
+        }
+    }
 }

@@ -183,6 +183,8 @@ pub enum ErrorCode {
     InvalidArguments,
     /// A request without the right bearer token (HTTP).
     Unauthorized,
+    /// The feature needs a model and none is configured or reachable.
+    ModelNotConfigured,
 }
 
 impl ErrorCode {
@@ -204,6 +206,7 @@ impl ErrorCode {
             Self::UnknownCommand => "unknown_command",
             Self::InvalidArguments => "invalid_arguments",
             Self::Unauthorized => "unauthorized",
+            Self::ModelNotConfigured => "model_not_configured",
         }
     }
 }
@@ -291,6 +294,7 @@ mod tests {
             ErrorCode::UnknownCommand,
             ErrorCode::InvalidArguments,
             ErrorCode::Unauthorized,
+            ErrorCode::ModelNotConfigured,
         ] {
             assert_eq!(
                 serde_json::to_value(code).unwrap(),

@@ -7,6 +7,7 @@
 //! vault and the model.
 
 pub mod agent;
+pub mod chat;
 pub mod extract;
 pub mod recall;
 pub mod secrets;

@@ -118,7 +118,7 @@ pub fn default_ui_dir() -> PathBuf {
 fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::NotFound | ErrorCode::UnknownCommand => StatusCode::NOT_FOUND,
-        ErrorCode::Conflict => StatusCode::CONFLICT,
+        ErrorCode::Conflict | ErrorCode::ModelNotConfigured => StatusCode::CONFLICT,
         ErrorCode::Locked => StatusCode::LOCKED,
         ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,

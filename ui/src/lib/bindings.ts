@@ -167,7 +167,9 @@ export type ErrorCode =
 /**  A command's arguments do not fit its signature. */
 "invalid_arguments" | 
 /**  A request without the right bearer token (HTTP). */
-"unauthorized";
+"unauthorized" | 
+/**  The feature needs a model and none is configured or reachable. */
+"model_not_configured";
 
 /**  A user-added folder. */
 export type FolderEntry = {

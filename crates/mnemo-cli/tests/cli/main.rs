@@ -744,3 +744,96 @@ fn chmod_tree(dir: &Path) {
         }
     }
 }
+
+#[test]
+fn chat_without_a_model_says_what_to_configure_and_recall_still_works() {
+    let e = Env::new();
+    e.json(&[
+        "add",
+        "--type",
+        "project",
+        "--name",
+        "Deploy checklist",
+        "--description",
+        "Steps before a production deploy",
+        "--body",
+        "Run the smoke suite.",
+    ]);
+    let out = e
+        .cmd()
+        .args(["--json", "chat", "hello"])
+        .env_remove("MNEMO_LLM_BASE_URL")
+        .env_remove("MNEMO_LLM_MODEL")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "model_not_configured");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("MNEMO_LLM_BASE_URL")
+    );
+    // Lexical recall needs no model.
+    let r = e.json(&["recall", "how do I deploy to production?"]);
+    assert_eq!(r["strategy"], "heuristic");
+    assert_eq!(r["selected"][0]["path"], "deploy-checklist.md");
+    assert!(
+        r["prompt"]
+            .as_str()
+            .unwrap()
+            .contains("Run the smoke suite.")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_with_a_model_recalls_replies_and_extracts() {
+    use mnemo_testkit::{FakeModel, Reply};
+    let e = Env::new();
+    e.json(&[
+        "add",
+        "--type",
+        "project",
+        "--name",
+        "Deploy checklist",
+        "--description",
+        "Steps before a production deploy",
+        "--body",
+        "Run the smoke suite.",
+    ]);
+    let fake = FakeModel::start().await;
+    fake.push(Reply::json(
+        &serde_json::json!({"paths": ["deploy-checklist.md"]}),
+    ));
+    fake.push(Reply::text("Run the smoke suite, then tag."));
+    fake.push(Reply::tool(
+        "write_file",
+        serde_json::json!({"path": "project/tuesdays.md", "content": "---\nname: Deploy day\ndescription: Deploys go out on Tuesdays\ntype: project\n---\nDeploys go out on Tuesdays.\n"}),
+    ));
+    fake.push(Reply::text("Saved."));
+    let mut cmd = e.cmd();
+    cmd.args(["--json", "chat", "How do I deploy? We ship on Tuesdays."])
+        .env("MNEMO_LLM_BASE_URL", fake.base_url())
+        .env("MNEMO_LLM_MODEL", "fake-main");
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["reply"], "Run the smoke suite, then tag.");
+    assert_eq!(v["recall"]["selected"][0]["path"], "deploy-checklist.md");
+    assert_eq!(v["extract"]["files_written"][0], "project/tuesdays.md");
+    assert!(e.personal().join("project/tuesdays.md").exists());
+    assert!(
+        fake.requests()[1]["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Run the smoke suite.")
+    );
+}

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod agent;
+mod chat;
 mod extract;
 mod model_recall;
 

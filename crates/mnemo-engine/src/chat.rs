@@ -1,0 +1,449 @@
+//! Chat (SPEC §5): sessions as `sessions/<id>.jsonl` in the workspace's state dir (one JSON
+//! record per line: messages plus bookkeeping such as what recall surfaced), and one chat turn:
+//! recall before (unless memory is ignored for this chat), a streamed reply from the main model
+//! that may itself use the memory tools, then extraction after.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use chrono::{SecondsFormat, Utc};
+use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
+use mnemo_llm::{CancellationToken, ChatRequest, Client, Delta, LlmError, Message, Role, Tool};
+use mnemo_store::{Vault, Workspace, fsutil};
+use serde::{Deserialize, Serialize};
+use specta::Type;
+
+use crate::extract::{ExtractResult, run_extract};
+use crate::recall::{RecallRequest, RecallResult, recall, recall_with_model};
+use crate::tools::{self, MemoryTools};
+
+/// Tool rounds the chat model may take in one turn.
+const MAX_TOOL_ROUNDS: usize = 5;
+/// How long model recall may take before falling back to lexical.
+const RECALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One line of a session file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Record {
+    /// Title and flags.
+    Meta {
+        /// Title shown in the list.
+        title: String,
+        /// Memory ignored for this chat.
+        #[serde(default)]
+        ignore_memory: bool,
+    },
+    /// A chat message.
+    Message {
+        /// When.
+        at: String,
+        /// The message.
+        message: Message,
+    },
+    /// Paths recall put in the prompt for a turn.
+    Recalled {
+        /// Paths.
+        paths: Vec<String>,
+    },
+}
+
+/// A session in the list.
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct SessionInfo {
+    /// Id (file stem).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Messages so far.
+    pub messages: u32,
+    /// Last change (RFC 3339).
+    pub updated_at: String,
+    /// Memory ignored for this chat.
+    pub ignore_memory: bool,
+}
+
+/// Sessions of one workspace.
+pub struct Sessions {
+    dir: PathBuf,
+}
+
+fn valid_id(id: &str) -> Result<()> {
+    if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+    {
+        return Err(Error::usage(format!("`{id}` is not a session id")));
+    }
+    Ok(())
+}
+
+impl Sessions {
+    /// The sessions of a workspace.
+    #[must_use]
+    pub fn of(ws: &Workspace) -> Self {
+        Self {
+            dir: ws.state_dir.join("sessions"),
+        }
+    }
+
+    fn path(&self, id: &str) -> Result<PathBuf> {
+        valid_id(id)?;
+        Ok(self.dir.join(format!("{id}.jsonl")))
+    }
+
+    /// Start a session.
+    pub fn create(&self, title: &str) -> Result<String> {
+        let id = format!(
+            "{}-{:04x}",
+            Utc::now().format("%Y%m%d-%H%M%S"),
+            std::process::id() & 0xffff
+        );
+        let mut n = 0;
+        let mut unique = id.clone();
+        while self.path(&unique)?.exists() {
+            n += 1;
+            unique = format!("{id}-{n}");
+        }
+        let title = if title.trim().is_empty() {
+            "New chat".to_owned()
+        } else {
+            title.trim().chars().take(80).collect()
+        };
+        self.rewrite(
+            &unique,
+            &[Record::Meta {
+                title,
+                ignore_memory: false,
+            }],
+        )?;
+        Ok(unique)
+    }
+
+    /// Every record of a session; a torn last line (crash mid-append) is skipped.
+    pub fn records(&self, id: &str) -> Result<Vec<Record>> {
+        let path = self.path(id)?;
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Error::not_found(format!("no chat session `{id}`"))
+            } else {
+                Error::io(format!("reading {}", path.display()), &e)
+            }
+        })?;
+        Ok(text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect())
+    }
+
+    /// The messages of a session.
+    pub fn messages(&self, id: &str) -> Result<Vec<Message>> {
+        Ok(self
+            .records(id)?
+            .into_iter()
+            .filter_map(|r| {
+                if let Record::Message { message, .. } = r {
+                    Some(message)
+                } else {
+                    None
+                }
+            })
+            .collect())
+    }
+
+    /// Append records (one line each, flushed and synced).
+    pub fn append(&self, id: &str, records: &[Record]) -> Result<()> {
+        let path = self.path(id)?;
+        if !path.exists() {
+            return Err(Error::not_found(format!("no chat session `{id}`")));
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(|e| Error::io(format!("opening {}", path.display()), &e))?;
+        let mut buf = String::new();
+        for r in records {
+            buf.push_str(
+                &serde_json::to_string(r).map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?,
+            );
+            buf.push('\n');
+        }
+        f.write_all(buf.as_bytes())
+            .and_then(|()| f.sync_data())
+            .map_err(|e| Error::io(format!("writing {}", path.display()), &e))
+    }
+
+    fn rewrite(&self, id: &str, records: &[Record]) -> Result<()> {
+        let mut text = String::new();
+        for r in records {
+            text.push_str(
+                &serde_json::to_string(r).map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?,
+            );
+            text.push('\n');
+        }
+        fsutil::write_atomic(&self.path(id)?, text.as_bytes())
+    }
+
+    /// Change the title and/or the ignore-memory flag.
+    pub fn update_meta(
+        &self,
+        id: &str,
+        title: Option<&str>,
+        ignore_memory: Option<bool>,
+    ) -> Result<()> {
+        let mut records = self.records(id)?;
+        let mut found = false;
+        for r in &mut records {
+            if let Record::Meta {
+                title: t,
+                ignore_memory: ig,
+            } = r
+            {
+                if let Some(new) = title {
+                    *t = new.trim().chars().take(80).collect();
+                }
+                if let Some(v) = ignore_memory {
+                    *ig = v;
+                }
+                found = true;
+            }
+        }
+        if !found {
+            records.insert(
+                0,
+                Record::Meta {
+                    title: title.unwrap_or("Chat").to_owned(),
+                    ignore_memory: ignore_memory.unwrap_or(false),
+                },
+            );
+        }
+        self.rewrite(id, &records)
+    }
+
+    /// Delete a session.
+    pub fn delete(&self, id: &str) -> Result<()> {
+        fsutil::remove_file(&self.path(id)?)
+    }
+
+    /// Sessions, most recently changed first.
+    pub fn list(&self) -> Result<Vec<SessionInfo>> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(&self.dir).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(id) = name.strip_suffix(".jsonl") else {
+                continue;
+            };
+            let Ok(records) = self.records(id) else {
+                continue;
+            };
+            let (mut title, mut ignore_memory, mut messages) = ("Chat".to_owned(), false, 0u32);
+            for r in &records {
+                match r {
+                    Record::Meta {
+                        title: t,
+                        ignore_memory: ig,
+                    } => {
+                        title.clone_from(t);
+                        ignore_memory = *ig;
+                    }
+                    Record::Message { .. } => messages += 1,
+                    Record::Recalled { .. } => {}
+                }
+            }
+            let updated_at = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .map(|t| {
+                    chrono::DateTime::<Utc>::from(t).to_rfc3339_opts(SecondsFormat::Secs, true)
+                })
+                .unwrap_or_default();
+            out.push(SessionInfo {
+                id: id.to_owned(),
+                title,
+                messages,
+                updated_at,
+                ignore_memory,
+            });
+        }
+        out.sort_by(|a, b| {
+            b.updated_at
+                .cmp(&a.updated_at)
+                .then_with(|| b.id.cmp(&a.id))
+        });
+        Ok(out)
+    }
+
+    /// Paths already surfaced by recall in this session.
+    pub fn surfaced(&self, id: &str) -> Result<Vec<String>> {
+        let mut seen = HashSet::new();
+        Ok(self
+            .records(id)?
+            .into_iter()
+            .filter_map(|r| {
+                if let Record::Recalled { paths } = r {
+                    Some(paths)
+                } else {
+                    None
+                }
+            })
+            .flatten()
+            .filter(|p| seen.insert(p.clone()))
+            .collect())
+    }
+}
+
+/// What one turn produced.
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct TurnResult {
+    /// The assistant's reply.
+    pub reply: String,
+    /// What recall injected (absent when memory is ignored for this chat).
+    pub recall: Option<RecallResult>,
+    /// Memory files the chat model wrote itself this turn.
+    pub wrote: Vec<String>,
+    /// What extraction did after the turn.
+    pub extract: Option<ExtractResult>,
+}
+
+const BASE_PROMPT: &str = "You are a helpful assistant with a persistent memory of this user. \
+    You may read and update that memory with your tools when the user asks you to remember or forget something.";
+
+/// The error chat gives when no model is configured or reachable: what to configure.
+#[must_use]
+pub fn model_error(e: &LlmError) -> Error {
+    let code = match e {
+        LlmError::NotConfigured
+        | LlmError::Unauthorized(_)
+        | LlmError::ModelNotFound(_)
+        | LlmError::Unreachable(..) => ErrorCode::ModelNotConfigured,
+        _ => ErrorCode::Io,
+    };
+    Error::new(code, format!("chat needs a model: {e}"))
+}
+
+/// One chat turn: recall, streamed reply (with memory tools), append to the session, extract.
+#[allow(clippy::too_many_arguments)]
+pub async fn chat_turn(
+    vault: &Vault,
+    client: &Client,
+    workspace: &str,
+    session_id: &str,
+    user_text: &str,
+    cancel: &CancellationToken,
+    mut on_delta: impl FnMut(&Delta),
+) -> Result<TurnResult> {
+    if !client.settings().is_configured() {
+        return Err(model_error(&LlmError::NotConfigured));
+    }
+    let ws = vault.workspace(workspace)?;
+    let sessions = Sessions::of(&ws);
+    let records = sessions.records(session_id)?;
+    let ignore_memory = records.iter().any(|r| {
+        matches!(
+            r,
+            Record::Meta {
+                ignore_memory: true,
+                ..
+            }
+        )
+    });
+    let history = sessions.messages(session_id)?;
+    let recalled = if ignore_memory {
+        None
+    } else {
+        let req = RecallRequest {
+            workspace: ws.id.clone(),
+            query: user_text.to_owned(),
+            already_surfaced: sessions.surfaced(session_id)?,
+            ..RecallRequest::default()
+        };
+        Some(
+            match recall_with_model(vault, client, &req, Utc::now(), RECALL_TIMEOUT, cancel).await {
+                Ok(r) => r,
+                Err(_) => recall(vault, &req, Utc::now())?,
+            },
+        )
+    };
+    let system = match &recalled {
+        Some(r) => format!("{BASE_PROMPT}\n\n{}", r.prompt),
+        None => BASE_PROMPT.to_owned(),
+    };
+    let mut messages = vec![Message::system(system)];
+    messages.extend(history.iter().cloned());
+    messages.push(Message::user(user_text));
+    let tool_defs: Vec<Tool> = tools::specs()
+        .into_iter()
+        .map(|(name, description, parameters)| Tool {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            parameters,
+        })
+        .collect();
+    let mut mem_tools = MemoryTools::new(vault, ws.clone(), ChangeSource::User);
+    let mut reply = String::new();
+    for _ in 0..=MAX_TOOL_ROUNDS {
+        let req = ChatRequest {
+            messages: messages.clone(),
+            tools: tool_defs.clone(),
+            ..ChatRequest::default()
+        };
+        let answer = client
+            .chat_stream(&req, cancel, &mut on_delta)
+            .await
+            .map_err(|e| model_error(&e))?;
+        let calls = answer.message.tool_calls.clone();
+        messages.push(answer.message.clone());
+        if calls.is_empty() {
+            reply = answer.message.content.unwrap_or_default();
+            break;
+        }
+        for c in calls {
+            let out = mem_tools.run(&c.function.name, &c.function.arguments);
+            messages.push(Message::tool_result(c.id, out.text));
+        }
+    }
+    let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
+    let mut new_records = vec![
+        Record::Message {
+            at: now.clone(),
+            message: Message::user(user_text),
+        },
+        Record::Message {
+            at: now,
+            message: Message {
+                role: Role::Assistant,
+                ..Message::new(Role::Assistant, reply.clone())
+            },
+        },
+    ];
+    if let Some(r) = &recalled {
+        new_records.push(Record::Recalled {
+            paths: r.selected.iter().map(|s| s.path.clone()).collect(),
+        });
+    }
+    sessions.append(session_id, &new_records)?;
+    let wrote: Vec<String> = mem_tools.touched.iter().cloned().collect();
+    let extract = if ignore_memory {
+        None
+    } else {
+        let transcript = sessions.messages(session_id)?;
+        Some(
+            run_extract(
+                vault,
+                client,
+                &ws.id,
+                session_id,
+                &transcript,
+                !wrote.is_empty(),
+                cancel,
+            )
+            .await?,
+        )
+    };
+    Ok(TurnResult {
+        reply,
+        recall: recalled,
+        wrote,
+        extract,
+    })
+}

@@ -1,0 +1,200 @@
+//! Whole chat turns against the fake model, asserting on the recorded requests.
+
+use std::time::Duration;
+
+use mnemo_core::{ErrorCode, MemoryType};
+use mnemo_engine::chat::{Sessions, chat_turn};
+use mnemo_llm::{CancellationToken, Client, Delta, LlmSettings};
+use mnemo_testkit::{FakeModel, Reply};
+use serde_json::json;
+
+use crate::{add, vault};
+
+fn client(fake: &FakeModel) -> Client {
+    let s = LlmSettings {
+        base_url: fake.base_url().to_owned(),
+        model: "fake-main".into(),
+        fast_model: "fake-fast".into(),
+        timeout_secs: 10,
+        ..LlmSettings::default()
+    };
+    let mut c = Client::new(s).unwrap();
+    c.backoff = Duration::from_millis(5);
+    c
+}
+
+const NEW_MEMORY: &str = "---\nname: Deploy day\ndescription: The user deploys on Tuesdays\ntype: project\n---\nDeploys go out on Tuesdays after the smoke suite.\n";
+
+#[tokio::test]
+async fn a_turn_recalls_into_the_prompt_streams_the_reply_and_extracts_after() {
+    let (_d, v) = vault();
+    add(
+        &v,
+        "deploy.md",
+        "Deploy checklist",
+        "Steps before a production deploy",
+        MemoryType::Project,
+        "Run the smoke suite, then tag the release.",
+    );
+    add(
+        &v,
+        "style.md",
+        "Response style",
+        "Keep answers terse",
+        MemoryType::Feedback,
+        "No closing recap.",
+    );
+    let fake = FakeModel::start().await;
+    fake.push(Reply::json(&json!({"paths": ["deploy.md"]}))); // recall: the fast model picks
+    fake.push(Reply::text("Run the smoke suite first, then tag.")); // the streamed reply
+    fake.push(Reply::tool(
+        "write_file",
+        json!({"path": "project/deploy-day.md", "content": NEW_MEMORY}),
+    )); // extraction
+    fake.push(Reply::text("Saved 1 memory."));
+    let ws = v.workspace("personal").unwrap();
+    let sessions = Sessions::of(&ws);
+    let id = sessions.create("Deploys").unwrap();
+    let mut streamed = String::new();
+    let turn = chat_turn(
+        &v,
+        &client(&fake),
+        "personal",
+        &id,
+        "How do I deploy? We ship on Tuesdays.",
+        &CancellationToken::new(),
+        |d| {
+            if let Delta::Text(t) = d {
+                streamed.push_str(t);
+            }
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(turn.reply, "Run the smoke suite first, then tag.");
+    assert_eq!(streamed, turn.reply, "the reply arrived streamed");
+    let recall = turn.recall.unwrap();
+    assert_eq!(recall.selected[0].path, "deploy.md");
+    let reqs = fake.requests();
+    assert_eq!(reqs[0]["model"], "fake-fast");
+    assert_eq!(reqs[1]["stream"], true);
+    let system = reqs[1]["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("Run the smoke suite, then tag the release."),
+        "recalled body in the system prompt"
+    );
+    assert!(system.contains("Before recommending from memory"));
+    // Extraction got the turn, and wrote a well-formed memory.
+    let extract = turn.extract.unwrap();
+    assert_eq!(extract.status, "completed");
+    assert_eq!(extract.files_written, ["project/deploy-day.md"]);
+    let written = v.get("personal", "project/deploy-day.md").unwrap();
+    assert!(written.summary.valid);
+    assert!(
+        reqs[2]["messages"][1]["content"]
+            .as_str()
+            .unwrap()
+            .contains("We ship on Tuesdays")
+    );
+    // The session holds both messages and what was surfaced.
+    assert_eq!(sessions.messages(&id).unwrap().len(), 2);
+    assert_eq!(sessions.surfaced(&id).unwrap(), ["deploy.md"]);
+    assert_eq!(sessions.list().unwrap()[0].title, "Deploys");
+
+    // Next turn: deploy.md is not offered again (alreadySurfaced); extraction sees only the new slice.
+    fake.push(Reply::json(&json!({"paths": []})));
+    fake.push(Reply::text("Sure."));
+    fake.push(Reply::text("Nothing to save."));
+    chat_turn(
+        &v,
+        &client(&fake),
+        "personal",
+        &id,
+        "Thanks!",
+        &CancellationToken::new(),
+        |_| {},
+    )
+    .await
+    .unwrap();
+    let reqs = fake.requests();
+    let manifest = reqs[4]["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        !manifest.contains("] deploy.md ("),
+        "already surfaced: {manifest}"
+    );
+    let slice = reqs[6]["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        slice.contains("Thanks!") && !slice.contains("We ship on Tuesdays"),
+        "{slice}"
+    );
+}
+
+#[tokio::test]
+async fn ignore_memory_and_missing_model() {
+    let (_d, v) = vault();
+    add(
+        &v,
+        "deploy.md",
+        "Deploy checklist",
+        "Steps before a production deploy",
+        MemoryType::Project,
+        "Run the smoke suite.",
+    );
+    let ws = v.workspace("personal").unwrap();
+    let sessions = Sessions::of(&ws);
+    let id = sessions.create("").unwrap();
+    sessions
+        .update_meta(&id, Some("Private"), Some(true))
+        .unwrap();
+    let fake = FakeModel::start().await;
+    fake.push(Reply::text("Hi."));
+    let turn = chat_turn(
+        &v,
+        &client(&fake),
+        "personal",
+        &id,
+        "How do I deploy?",
+        &CancellationToken::new(),
+        |_| {},
+    )
+    .await
+    .unwrap();
+    assert!(turn.recall.is_none() && turn.extract.is_none());
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 1, "no recall side query, no extraction");
+    assert!(
+        !reqs[0]["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("smoke suite")
+    );
+    // No model configured: a plain error saying what to configure; nothing appended.
+    let none = Client::new(LlmSettings::default()).unwrap();
+    let err = chat_turn(
+        &v,
+        &none,
+        "personal",
+        &id,
+        "hello",
+        &CancellationToken::new(),
+        |_| {},
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::ModelNotConfigured);
+    assert!(
+        err.message.contains("MNEMO_LLM_BASE_URL"),
+        "{}",
+        err.message
+    );
+    assert_eq!(sessions.messages(&id).unwrap().len(), 2);
+    // Sessions: rename, list, delete; ids are validated.
+    sessions.update_meta(&id, Some("Renamed"), None).unwrap();
+    assert_eq!(sessions.list().unwrap()[0].title, "Renamed");
+    assert_eq!(
+        sessions.records("../../etc/passwd").unwrap_err().code,
+        ErrorCode::Usage
+    );
+    sessions.delete(&id).unwrap();
+    assert!(sessions.list().unwrap().is_empty());
+}
