@@ -106,6 +106,8 @@ pub enum ChangeSource {
     Forget,
     /// The sessionless remember lane.
     Remember,
+    /// The chat model, using its memory tools during a conversation.
+    Chat,
 }
 
 impl ChangeSource {
@@ -119,6 +121,7 @@ impl ChangeSource {
             Self::Dream => "dream",
             Self::Forget => "forget",
             Self::Remember => "remember",
+            Self::Chat => "chat",
         }
     }
 }
@@ -133,6 +136,7 @@ impl FromStr for ChangeSource {
             Self::Dream,
             Self::Forget,
             Self::Remember,
+            Self::Chat,
         ]
         .into_iter()
         .find(|c| c.as_str() == s)
@@ -315,7 +319,9 @@ mod tests {
 
     #[test]
     fn change_source_round_trips() {
-        for s in ["user", "watcher", "extract", "dream", "forget", "remember"] {
+        for s in [
+            "user", "watcher", "extract", "dream", "forget", "remember", "chat",
+        ] {
             assert_eq!(s.parse::<ChangeSource>().unwrap().as_str(), s);
         }
     }

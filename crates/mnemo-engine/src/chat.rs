@@ -162,6 +162,22 @@ impl Sessions {
             .open(&path)
             .map_err(|e| Error::io(format!("opening {}", path.display()), &e))?;
         let mut buf = String::new();
+        // A crash mid-append can leave a last line without its newline: end it first, so the
+        // torn line stays one bad line and the new records stay readable.
+        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        if len > 0 {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut last = [0u8; 1];
+            let mut r = std::fs::File::open(&path)
+                .map_err(|e| Error::io(format!("opening {}", path.display()), &e))?;
+            if r.seek(SeekFrom::End(-1))
+                .and_then(|_| r.read_exact(&mut last))
+                .is_ok()
+                && last[0] != b'\n'
+            {
+                buf.push('\n');
+            }
+        }
         for r in records {
             buf.push_str(
                 &serde_json::to_string(r).map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?,
@@ -305,6 +321,8 @@ pub struct TurnResult {
     pub extract: Option<ExtractResult>,
 }
 
+const PLAIN_PROMPT: &str = "You are a helpful assistant.";
+
 const BASE_PROMPT: &str = "You are a helpful assistant with a persistent memory of this user. \
     You may read and update that memory with your tools when the user asks you to remember or forget something.";
 
@@ -364,8 +382,10 @@ pub async fn chat_turn(
             },
         )
     };
+    // Ignoring memory means a plain assistant: no memory prompt and no memory tools.
     let system = match &recalled {
         Some(r) => format!("{BASE_PROMPT}\n\n{}", r.prompt),
+        None if ignore_memory => PLAIN_PROMPT.to_owned(),
         None => BASE_PROMPT.to_owned(),
     };
     let mut messages = vec![Message::system(system)];
@@ -379,12 +399,18 @@ pub async fn chat_turn(
             parameters,
         })
         .collect();
-    let mut mem_tools = MemoryTools::new(vault, ws.clone(), ChangeSource::User);
+    let mut mem_tools = MemoryTools::new(vault, ws.clone(), ChangeSource::Chat);
     let mut reply = String::new();
-    for _ in 0..=MAX_TOOL_ROUNDS {
+    for round in 0..=MAX_TOOL_ROUNDS {
+        // The last round offers no tools, so the model has to answer in words.
+        let offer_tools = !ignore_memory && round < MAX_TOOL_ROUNDS;
         let req = ChatRequest {
             messages: messages.clone(),
-            tools: tool_defs.clone(),
+            tools: if offer_tools {
+                tool_defs.clone()
+            } else {
+                Vec::new()
+            },
             ..ChatRequest::default()
         };
         let answer = client
@@ -437,7 +463,14 @@ pub async fn chat_turn(
                 !wrote.is_empty(),
                 cancel,
             )
-            .await?,
+            .await
+            // The reply is saved; a failed extraction is reported, not turned into a failed turn.
+            .unwrap_or_else(|e| ExtractResult {
+                status: "failed".into(),
+                files_written: Vec::new(),
+                touched_types: Vec::new(),
+                detail: Some(e.to_string()),
+            }),
         )
     };
     Ok(TurnResult {

@@ -123,22 +123,25 @@ pub fn keep_entry(summary: &str) -> bool {
     })
 }
 
-/// Filter a body's entries: drop weak ones and repeats of the same `type:summary`
-/// (`seen` carries keys across files). Returns the new body, or `None` when nothing changed.
+/// Filter the entries a run added to a body: weak ones and repeats of the same `type:summary`
+/// go (`seen` carries keys across files). Entries that were already in the file (`existing`,
+/// case-folded summaries) are always kept — extraction never removes what it did not write.
+/// Returns the new body, or `None` when nothing changed.
 pub fn filter_body(
     body: &str,
     memory_type: Option<MemoryType>,
+    existing: &HashSet<String>,
     seen: &mut HashSet<String>,
 ) -> Option<String> {
     let entries = format::entries(body);
     let mut kept = Vec::new();
     for e in &entries {
-        let key = format!(
-            "{}:{}",
-            memory_type.map_or("", MemoryType::as_str),
-            e.summary.trim().to_lowercase()
-        );
-        if keep_entry(&e.summary) && seen.insert(key) {
+        let summary = e.summary.trim().to_lowercase();
+        let key = format!("{}:{summary}", memory_type.map_or("", MemoryType::as_str));
+        if existing.contains(&summary) {
+            seen.insert(key);
+            kept.push(e.text.clone());
+        } else if keep_entry(&e.summary) && seen.insert(key) {
             kept.push(e.text.clone());
         }
     }
@@ -222,6 +225,13 @@ pub async fn run_extract(
         detail: Some(why.into()),
     };
     if chat_wrote_memory {
+        // That turn is handled: move past it so it is not extracted again later.
+        let moved = Cursor {
+            session_id: session_id.to_owned(),
+            processed_offset: u64::try_from(offset + slice.len()).unwrap_or(u64::MAX),
+            updated_at: Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true),
+        };
+        vault.save_cursor(&ws, &moved)?;
         return Ok(skip("the chat agent already wrote memory this turn"));
     }
     if transcript_text(slice).trim().is_empty() {
@@ -236,14 +246,19 @@ pub async fn run_extract(
     let machine = AgentMachine::new(LIMITS, system_prompt(&manifest), task);
     let mut tools = MemoryTools::new(vault, ws.clone(), ChangeSource::Extract);
     let outcome = crate::run_agent(client, &mut tools, machine, cancel, |e| {
-        tracing::debug!("extract: {e:?}");
+        // Names only: tool arguments may hold text the secret scan refused.
+        match e {
+            crate::AgentEvent::ToolCall { name, .. } => tracing::debug!("extract: tool {name}"),
+            other => tracing::debug!("extract: {other:?}"),
+        }
     })
     .await;
     let (status, detail) = match &outcome {
-        AgentOutcome::Completed { .. } | AgentOutcome::MaxTurns(_) => ("completed", None),
+        // Hitting the turn limit means the slice may not be fully processed: not a success.
+        AgentOutcome::Completed { .. } => ("completed", None),
         other => ("failed", Some(format!("{other:?}"))),
     };
-    // Post-filter what was written: weak entries and repeats go.
+    // Post-filter what this run wrote: weak entries and repeats go; what was there stays.
     let mut seen = HashSet::new();
     let mut written = Vec::new();
     let mut types = Vec::new();
@@ -254,8 +269,24 @@ pub async fn run_extract(
         if detail.summary.kind != doc::DocKind::Topic {
             continue;
         }
-        if let Some(body) = filter_body(&detail.body, detail.summary.memory_type, &mut seen) {
-            if body.trim().is_empty() {
+        let original = tools.originals.get(path).cloned().flatten();
+        let existing: HashSet<String> = original
+            .as_deref()
+            .map(|t| {
+                TopicFile::parse(t)
+                    .entries()
+                    .iter()
+                    .map(|e| e.summary.trim().to_lowercase())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(body) = filter_body(
+            &detail.body,
+            detail.summary.memory_type,
+            &existing,
+            &mut seen,
+        ) {
+            if body.trim().is_empty() && original.is_none() {
                 vault.delete(&ws.id, path, ChangeSource::Extract)?;
                 continue;
             }
@@ -362,10 +393,22 @@ mod tests {
     }
 
     #[test]
+    fn entries_that_were_already_there_are_never_filtered() {
+        let existing: HashSet<String> = ["## tools".to_owned(), "uses vim".to_owned()]
+            .into_iter()
+            .collect();
+        let body = "## Tools\n\nUses vim\n\nIs currently on holiday\n";
+        let out =
+            filter_body(body, Some(MemoryType::User), &existing, &mut HashSet::new()).unwrap();
+        assert_eq!(out, "## Tools\n\nUses vim");
+    }
+
+    #[test]
     fn filter_body_drops_weak_and_repeated_entries() {
         let mut seen = HashSet::new();
         let body = "Prefers terse answers without recaps.\nWhy: reads diffs.\n\nShort\n\nprefers terse answers without recaps.\n\nUses Neovim with LSP for all editing.\n";
-        let out = filter_body(body, Some(MemoryType::Feedback), &mut seen).unwrap();
+        let none = HashSet::new();
+        let out = filter_body(body, Some(MemoryType::Feedback), &none, &mut seen).unwrap();
         assert_eq!(
             out,
             "Prefers terse answers without recaps.\nWhy: reads diffs.\n\nUses Neovim with LSP for all editing."
@@ -374,6 +417,7 @@ mod tests {
         let again = filter_body(
             "Uses Neovim with LSP for all editing.\n",
             Some(MemoryType::Feedback),
+            &none,
             &mut seen,
         )
         .unwrap();
@@ -383,6 +427,7 @@ mod tests {
             filter_body(
                 "Uses Neovim with LSP for all editing.\n",
                 Some(MemoryType::User),
+                &none,
                 &mut seen
             ),
             None

@@ -226,6 +226,17 @@ pub fn build_prompt(memories: &[PromptMemory<'_>], memory_md: &str) -> String {
     p
 }
 
+/// MEMORY.md of a workspace, read like any memory: confined to the root (a symlink out is not
+/// followed) and capped in size.
+fn read_memory_md(ws: &mnemo_store::Workspace) -> String {
+    match mnemo_store::fsutil::confine(&ws.memory_root, mnemo_store::memory_md::FILE_NAME)
+        .and_then(|(abs, _)| mnemo_store::fsutil::read_capped(&abs))
+    {
+        Ok(mnemo_store::fsutil::ReadOutcome::Bytes(b)) => String::from_utf8_lossy(&b).into_owned(),
+        _ => String::new(),
+    }
+}
+
 /// Recall for one chat turn, lexical path (SPEC §3.1, §3.3, §3.5, §3.6).
 pub fn recall(vault: &Vault, req: &RecallRequest, now: DateTime<Utc>) -> Result<RecallResult> {
     let started = Instant::now();
@@ -268,8 +279,7 @@ pub fn recall(vault: &Vault, req: &RecallRequest, now: DateTime<Utc>) -> Result<
             body: b,
         })
         .collect();
-    let memory_md = std::fs::read_to_string(ws.memory_root.join(mnemo_store::memory_md::FILE_NAME))
-        .unwrap_or_default();
+    let memory_md = read_memory_md(&ws);
     let prompt = build_prompt(&prompt_items, &memory_md);
     let selected: Vec<Recalled> = ranked
         .iter()
@@ -592,8 +602,7 @@ pub async fn recall_with_model(
             body: b,
         })
         .collect();
-    let memory_md = std::fs::read_to_string(ws.memory_root.join(mnemo_store::memory_md::FILE_NAME))
-        .unwrap_or_default();
+    let memory_md = read_memory_md(&ws);
     let prompt = build_prompt(&items, &memory_md);
     let n = picked.len();
     let selected: Vec<Recalled> = picked

@@ -38,7 +38,7 @@ const RULES: &[(&str, &str)] = &[
     ),
     (
         "assigned_secret",
-        r#"(?i)\b(?:api[_-]?key|secret|access[_-]?token|auth[_-]?token|password|passwd)\b\s*[:=]\s*["']?[A-Za-z0-9_\-+/=]{16,}"#,
+        r#"(?i)(?:^|[^a-z0-9])(?:api[_-]?key|secret(?:[_-]?access)?[_-]?key|secret|access[_-]?token|auth[_-]?token|password|passwd)["']?\s*[:=]\s*["']?[A-Za-z0-9_\-+/=]{16,}"#,
     ),
 ];
 
@@ -104,6 +104,15 @@ mod tests {
             ("xoxb-1234567890-abcdefghij", "slack_token"),
             ("-----BEGIN OPENSSH PRIVATE KEY-----", "private_key"),
             ("password = hunter2hunter2hunter2", "assigned_secret"),
+            (
+                "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                "assigned_secret",
+            ),
+            ("DB_PASSWORD=correcthorsebatterystaple", "assigned_secret"),
+            (
+                r#"{"password": "correcthorsebatterystaple"}"#,
+                "assigned_secret",
+            ),
             (
                 "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
                 "jwt",

@@ -91,6 +91,8 @@ pub struct MemoryTools<'a> {
     pub touched: BTreeSet<String>,
     /// Set when the agent tried a path outside the memory root.
     pub escaped: bool,
+    /// Content of each touched file before this run first changed it (`None`: it did not exist).
+    pub originals: std::collections::BTreeMap<String, Option<String>>,
 }
 
 fn arg<'v>(args: &'v Value, name: &str) -> Result<&'v str, Error> {
@@ -112,6 +114,7 @@ impl<'a> MemoryTools<'a> {
             source,
             touched: BTreeSet::new(),
             escaped: false,
+            originals: std::collections::BTreeMap::new(),
         }
     }
 
@@ -199,11 +202,16 @@ impl<'a> MemoryTools<'a> {
     fn write(&mut self, path: &str, content: &str) -> Result<ToolOutput, Error> {
         let (_, rel) = self.confine(path)?;
         Self::check_content(&rel, content)?;
+        let mut before = None;
         let out = self
             .vault
-            .mutate(&self.ws, &rel, self.source, None, |_, _| {
+            .mutate(&self.ws, &rel, self.source, None, |cur, _| {
+                before = Some(cur.map(|b| String::from_utf8_lossy(b).into_owned()));
                 Ok(Some(content.as_bytes().to_vec()))
             })?;
+        if let Some(b) = before {
+            self.originals.entry(out.path.clone()).or_insert(b);
+        }
         self.touched.insert(out.path.clone());
         Ok(ToolOutput::ok(format!(
             "wrote {} ({} bytes)",
@@ -220,12 +228,19 @@ impl<'a> MemoryTools<'a> {
                 "old_string must not be empty",
             ));
         }
+        let mut before = None;
         let out = self
             .vault
             .mutate(&self.ws, &rel, self.source, None, |current, rel| {
-                let text = current
-                    .map(|b| String::from_utf8_lossy(b).into_owned())
-                    .ok_or_else(|| Error::not_found(format!("`{rel}` does not exist")))?;
+                let bytes =
+                    current.ok_or_else(|| Error::not_found(format!("`{rel}` does not exist")))?;
+                // Never rewrite bytes that are not UTF-8 (they would be lost).
+                let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
+                    Error::new(
+                        ErrorCode::InvalidContent,
+                        format!("`{rel}` is not UTF-8 text; it cannot be edited"),
+                    )
+                })?;
                 match text.matches(old).count() {
                     1 => {}
                     0 => {
@@ -242,8 +257,12 @@ impl<'a> MemoryTools<'a> {
                 }
                 let updated = text.replacen(old, new, 1);
                 Self::check_content(rel, &updated)?;
+                before = Some(Some(text));
                 Ok(Some(updated.into_bytes()))
             })?;
+        if let Some(b) = before {
+            self.originals.entry(out.path.clone()).or_insert(b);
+        }
         self.touched.insert(out.path.clone());
         Ok(ToolOutput::ok(format!("edited {}", out.path)))
     }

@@ -88,6 +88,10 @@ pub struct ToolCall {
     pub function: FunctionCall,
 }
 
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ToolCall>, D::Error> {
+    Ok(Option::<Vec<ToolCall>>::deserialize(d)?.unwrap_or_default())
+}
+
 fn function_type() -> String {
     "function".to_owned()
 }
@@ -109,8 +113,12 @@ pub struct Message {
     /// Text (absent when the assistant only calls tools).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
-    /// Tool calls of an assistant message.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Tool calls of an assistant message (`null` from some proxies reads as none).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_empty"
+    )]
     pub tool_calls: Vec<ToolCall>,
     /// For a tool result: the call it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -377,21 +385,21 @@ impl Client {
         let body = self.body(req, true);
         let mut resp = self.send("chat/completions", &body, cancel).await?;
         let mut acc = StreamAccumulator::default();
-        let mut buf = String::new();
+        let mut lines = LineSplitter::default();
         loop {
             let chunk = tokio::select! {
                 () = cancel.cancelled() => return Err(LlmError::Cancelled),
                 c = resp.chunk() => c.map_err(|e| LlmError::Unreachable(self.settings.base_url.clone(), format!("stream broke: {e}")))?,
             };
             let Some(chunk) = chunk else { break };
-            buf.push_str(&String::from_utf8_lossy(&chunk));
-            while let Some(end) = buf.find('\n') {
-                let line = buf[..end].trim_end_matches('\r').to_owned();
-                buf.drain(..=end);
+            for line in lines.push(&chunk) {
                 if acc.feed_line(&line, &mut on_delta)? == Some(true) {
                     return Ok(acc.finish());
                 }
             }
+        }
+        if let Some(last) = lines.finish() {
+            acc.feed_line(&last, &mut on_delta)?;
         }
         Ok(acc.finish())
     }
@@ -512,6 +520,36 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Strin
     serde_json::from_str::<T>(&t[start..=end]).map_err(|e| format!("invalid JSON: {e}"))
 }
 
+/// Splits a byte stream into lines, decoding each complete line (so a multi-byte character split
+/// across network chunks stays whole).
+#[derive(Debug, Default)]
+pub struct LineSplitter {
+    buf: Vec<u8>,
+}
+
+impl LineSplitter {
+    /// Add bytes; returns the complete lines (without `\r\n` / `\n`).
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+        self.buf.extend_from_slice(bytes);
+        let mut out = Vec::new();
+        while let Some(end) = self.buf.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = self.buf.drain(..=end).collect();
+            let text = String::from_utf8_lossy(&line[..line.len() - 1]).into_owned();
+            out.push(text.trim_end_matches('\r').to_owned());
+        }
+        out
+    }
+
+    /// The last line when the stream ends without a newline.
+    pub fn finish(self) -> Option<String> {
+        (!self.buf.is_empty()).then(|| {
+            String::from_utf8_lossy(&self.buf)
+                .trim_end_matches('\r')
+                .to_owned()
+        })
+    }
+}
+
 /// Assembles a streamed answer from SSE `data:` lines.
 #[derive(Debug, Default)]
 pub struct StreamAccumulator {
@@ -552,7 +590,12 @@ impl StreamAccumulator {
             on_delta(&Delta::Text(t.to_owned()));
         }
         for tc in delta["tool_calls"].as_array().into_iter().flatten() {
-            let index = usize::try_from(tc["index"].as_u64().unwrap_or(0)).unwrap_or(0);
+            let index = usize::try_from(tc["index"].as_u64().unwrap_or(0)).unwrap_or(usize::MAX);
+            if index > self.calls.len() {
+                return Err(LlmError::BadResponse(format!(
+                    "tool call index {index} out of order"
+                )));
+            }
             while self.calls.len() <= index {
                 self.calls.push(ToolCall {
                     id: String::new(),
@@ -661,6 +704,31 @@ mod tests {
                 .feed_line("data: {nope", &mut |_| {})
                 .is_err()
         );
+    }
+
+    #[test]
+    fn line_splitter_keeps_multibyte_characters_split_across_chunks() {
+        let text = "data: {\"choices\":[{\"delta\":{\"content\":\"你好\"}}]}\n".as_bytes();
+        let cut = text.iter().position(|b| *b >= 0x80).unwrap() + 1; // inside the first character
+        let mut s = LineSplitter::default();
+        assert!(s.push(&text[..cut]).is_empty());
+        let lines = s.push(&text[cut..]);
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].contains("你好"));
+        let mut s = LineSplitter::default();
+        assert!(s.push(b"data: [DONE]").is_empty());
+        assert_eq!(s.finish().as_deref(), Some("data: [DONE]"));
+    }
+
+    #[test]
+    fn null_tool_calls_and_absurd_indexes() {
+        let m: Message =
+            serde_json::from_str(r#"{"role":"assistant","content":"hi","tool_calls":null}"#)
+                .unwrap();
+        assert!(m.tool_calls.is_empty());
+        let mut acc = StreamAccumulator::default();
+        let line = r#"data: {"choices":[{"delta":{"tool_calls":[{"index":1000000000,"id":"x","function":{"name":"a","arguments":""}}]}}]}"#;
+        assert!(acc.feed_line(line, &mut |_| {}).is_err());
     }
 
     #[test]

@@ -126,7 +126,9 @@ impl LlmSettings {
                     format!("{} is not valid: {e}", path.display()),
                 )
             })?,
-            Err(_) => toml::Table::new(),
+            // Never replace a settings file that could not be read: it may hold the user's folders.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => toml::Table::new(),
+            Err(e) => return Err(Error::io(format!("reading {}", path.display()), &e)),
         };
         let llm = toml::Value::try_from(self)
             .map_err(|e| Error::new(ErrorCode::Io, format!("encoding settings: {e}")))?;

@@ -67,7 +67,9 @@ export type ChangeSource =
 /**  The forget flow. */
 "forget" | 
 /**  The sessionless remember lane. */
-"remember";
+"remember" | 
+/**  The chat model, using its memory tools during a conversation. */
+"chat";
 
 /**  One journaled change, without its content. */
 export type ChangeSummary = {

@@ -139,6 +139,13 @@ async fn skips_and_failures_leave_the_cursor_alone() {
         fake.requests().is_empty(),
         "no model call when the chat agent already wrote memory"
     );
+    assert_eq!(
+        v.cursor(&ws).unwrap().value.processed_offset,
+        2,
+        "the skipped turn counts as handled"
+    );
+    let mut transcript = transcript;
+    transcript.push(Message::user("Also: I never deploy on Fridays."));
     for _ in 0..3 {
         fake.push(Reply::error(503, "overloaded"));
     }
@@ -156,7 +163,7 @@ async fn skips_and_failures_leave_the_cursor_alone() {
     assert_eq!(r.status, "failed");
     assert_eq!(
         v.cursor(&ws).unwrap().value.processed_offset,
-        0,
+        2,
         "the cursor moves only after success"
     );
     assert_eq!(
