@@ -226,6 +226,94 @@ pub fn build_prompt(memories: &[PromptMemory<'_>], memory_md: &str) -> String {
     p
 }
 
+/// A memory chosen for the prompt, by whichever strategy.
+struct Pick {
+    path: String,
+    name: String,
+    memory_type: Option<MemoryType>,
+    mtime: String,
+    score: f64,
+}
+
+/// Shared tail of every strategy: read the chosen bodies from disk, build the prompt block,
+/// record the telemetry event.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    vault: &Vault,
+    ws: &mnemo_store::Workspace,
+    req: &RecallRequest,
+    picks: Vec<Pick>,
+    strategy_when_any: Strategy,
+    docs_scanned: u32,
+    started: Instant,
+    now: DateTime<Utc>,
+) -> Result<RecallResult> {
+    // Bodies come from the files (the truth), confined like every read.
+    let bodies: Vec<String> = picks
+        .iter()
+        .map(|p| {
+            vault
+                .get(&ws.id, &p.path)
+                .map(|d| d.body)
+                .unwrap_or_default()
+        })
+        .collect();
+    let ages: Vec<String> = picks.iter().map(|p| age_text(&p.mtime, now)).collect();
+    let items: Vec<PromptMemory<'_>> = picks
+        .iter()
+        .zip(&bodies)
+        .zip(&ages)
+        .map(|((p, b), a)| PromptMemory {
+            path: &p.path,
+            name: &p.name,
+            memory_type: p.memory_type,
+            age: a,
+            body: b,
+        })
+        .collect();
+    let prompt = build_prompt(&items, &read_memory_md(ws));
+    let selected: Vec<Recalled> = picks
+        .into_iter()
+        .zip(&bodies)
+        .zip(ages)
+        .map(|((p, b), age)| Recalled {
+            chars_injected: cut_body(b, &p.path).chars().count(),
+            path: p.path,
+            name: p.name,
+            memory_type: p.memory_type,
+            score: p.score,
+            mtime: p.mtime,
+            age,
+        })
+        .collect();
+    let strategy = if selected.is_empty() {
+        Strategy::None
+    } else {
+        strategy_when_any
+    };
+    let chars_injected = selected.iter().map(|s| s.chars_injected).sum();
+    let duration_ms = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
+    vault.record_event(
+        "recall",
+        &ws.id,
+        &serde_json::json!({
+            "query_len": req.query.chars().count(),
+            "docs_scanned": docs_scanned,
+            "docs_selected": selected.len(),
+            "strategy": strategy,
+            "duration_ms": duration_ms,
+        }),
+    )?;
+    Ok(RecallResult {
+        strategy,
+        selected,
+        docs_scanned,
+        prompt,
+        chars_injected,
+        duration_ms,
+    })
+}
+
 /// MEMORY.md of a workspace, read like any memory: confined to the root (a symlink out is not
 /// followed) and capped in size.
 fn read_memory_md(ws: &mnemo_store::Workspace) -> String {
@@ -257,70 +345,26 @@ pub fn recall(vault: &Vault, req: &RecallRequest, now: DateTime<Utc>) -> Result<
         vault.search_kind_indexed(Some(&ws.id), &query, pool, Some(DocKind::Topic))?
     };
     let ranked = rank_lexical(&req.query, hits, &exclude, limit);
-    let mut bodies = Vec::with_capacity(ranked.len());
-    for h in &ranked {
-        // The body comes from the file (the truth), confined like every read.
-        let body = vault
-            .get(&ws.id, &h.path)
-            .map(|d| d.body)
-            .unwrap_or_default();
-        bodies.push(body);
-    }
-    let ages: Vec<String> = ranked.iter().map(|h| age_text(&h.mtime, now)).collect();
-    let prompt_items: Vec<PromptMemory<'_>> = ranked
-        .iter()
-        .zip(&bodies)
-        .zip(&ages)
-        .map(|((h, b), a)| PromptMemory {
-            path: &h.path,
-            name: &h.name,
+    let picks = ranked
+        .into_iter()
+        .map(|h| Pick {
+            path: h.path,
+            name: h.name,
             memory_type: h.memory_type,
-            age: a,
-            body: b,
-        })
-        .collect();
-    let memory_md = read_memory_md(&ws);
-    let prompt = build_prompt(&prompt_items, &memory_md);
-    let selected: Vec<Recalled> = ranked
-        .iter()
-        .zip(&bodies)
-        .zip(ages)
-        .map(|((h, b), age)| Recalled {
-            path: h.path.clone(),
-            name: h.name.clone(),
-            memory_type: h.memory_type,
+            mtime: h.mtime,
             score: h.score,
-            mtime: h.mtime.clone(),
-            age,
-            chars_injected: cut_body(b, &h.path).chars().count(),
         })
         .collect();
-    let strategy = if selected.is_empty() {
-        Strategy::None
-    } else {
-        Strategy::Heuristic
-    };
-    let chars_injected = selected.iter().map(|s| s.chars_injected).sum();
-    let duration_ms = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
-    vault.record_event(
-        "recall",
-        &ws.id,
-        &serde_json::json!({
-            "query_len": req.query.chars().count(),
-            "docs_scanned": docs_scanned,
-            "docs_selected": selected.len(),
-            "strategy": strategy,
-            "duration_ms": duration_ms,
-        }),
-    )?;
-    Ok(RecallResult {
-        strategy,
-        selected,
+    finish(
+        vault,
+        &ws,
+        req,
+        picks,
+        Strategy::Heuristic,
         docs_scanned,
-        prompt,
-        chars_injected,
-        duration_ms,
-    })
+        started,
+        now,
+    )
 }
 
 #[cfg(test)]
@@ -581,66 +625,32 @@ pub async fn recall_with_model(
     };
     let by_path: std::collections::HashMap<&str, &mnemo_store::index::DocSummary> =
         docs.iter().map(|d| (d.path.as_str(), d)).collect();
-    let mut bodies = Vec::new();
-    let mut picked = Vec::new();
-    for p in &chosen {
-        if let Some(d) = by_path.get(p.as_str()) {
-            bodies.push(vault.get(&ws.id, p).map(|m| m.body).unwrap_or_default());
-            picked.push(*d);
-        }
-    }
-    let ages: Vec<String> = picked.iter().map(|d| age_text(&d.mtime, now)).collect();
-    let items: Vec<PromptMemory<'_>> = picked
+    let found: Vec<&mnemo_store::index::DocSummary> = chosen
         .iter()
-        .zip(&bodies)
-        .zip(&ages)
-        .map(|((d, b), a)| PromptMemory {
-            path: &d.path,
-            name: &d.name,
-            memory_type: d.memory_type,
-            age: a,
-            body: b,
-        })
+        .filter_map(|p| by_path.get(p.as_str()).copied())
         .collect();
-    let memory_md = read_memory_md(&ws);
-    let prompt = build_prompt(&items, &memory_md);
-    let n = picked.len();
-    let selected: Vec<Recalled> = picked
-        .iter()
-        .zip(&bodies)
-        .zip(ages)
+    let n = found.len();
+    let picks = found
+        .into_iter()
         .enumerate()
-        .map(|(rank, ((d, b), age))| Recalled {
+        .map(|(rank, d)| Pick {
             path: d.path.clone(),
             name: d.name.clone(),
             memory_type: d.memory_type,
+            mtime: d.mtime.clone(),
             // The model's order, as a score: first is best.
             score: f64::from(u32::try_from(n - rank).unwrap_or(0)),
-            mtime: d.mtime.clone(),
-            age,
-            chars_injected: cut_body(b, &d.path).chars().count(),
         })
         .collect();
-    let strategy = if selected.is_empty() {
-        Strategy::None
-    } else {
-        Strategy::Model
-    };
-    let chars_injected = selected.iter().map(|s| s.chars_injected).sum();
-    let duration_ms = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
     let docs_scanned = u32::try_from(allowed.len()).unwrap_or(u32::MAX);
-    vault.record_event(
-        "recall",
-        &ws.id,
-        &serde_json::json!({"query_len": req.query.chars().count(), "docs_scanned": docs_scanned,
-            "docs_selected": selected.len(), "strategy": strategy, "duration_ms": duration_ms}),
-    )?;
-    Ok(RecallResult {
-        strategy,
-        selected,
+    finish(
+        vault,
+        &ws,
+        req,
+        picks,
+        Strategy::Model,
         docs_scanned,
-        prompt,
-        chars_injected,
-        duration_ms,
-    })
+        started,
+        now,
+    )
 }

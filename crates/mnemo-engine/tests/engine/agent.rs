@@ -5,27 +5,17 @@ use std::time::Duration;
 
 use mnemo_core::ChangeSource;
 use mnemo_engine::{AgentEvent, AgentLimits, AgentMachine, AgentOutcome, MemoryTools, run_agent};
-use mnemo_llm::{CancellationToken, Client, LlmSettings};
+use mnemo_llm::CancellationToken;
 use mnemo_testkit::{FakeModel, Reply};
 use serde_json::json;
 
-use crate::vault;
+use crate::{client, vault};
 
 const LIMITS: AgentLimits = AgentLimits {
     max_turns: 5,
     wall_time: Duration::from_secs(120),
 };
 const GOOD: &str = "---\nname: Role\ndescription: Senior Go engineer new to React\ntype: user\n---\nTen years of Go.\n";
-
-fn client(fake: &FakeModel) -> Client {
-    let s = LlmSettings {
-        base_url: fake.base_url().to_owned(),
-        model: "fake-main".into(),
-        timeout_secs: 10,
-        ..LlmSettings::default()
-    };
-    Client::new(s).unwrap()
-}
 
 #[tokio::test]
 async fn the_agent_writes_a_memory_through_the_vault() {

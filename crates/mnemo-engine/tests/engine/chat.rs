@@ -1,27 +1,12 @@
 //! Whole chat turns against the fake model, asserting on the recorded requests.
 
-use std::time::Duration;
-
 use mnemo_core::{ErrorCode, MemoryType};
 use mnemo_engine::chat::{Sessions, chat_turn};
 use mnemo_llm::{CancellationToken, Client, Delta, LlmSettings};
 use mnemo_testkit::{FakeModel, Reply};
 use serde_json::json;
 
-use crate::{add, vault};
-
-fn client(fake: &FakeModel) -> Client {
-    let s = LlmSettings {
-        base_url: fake.base_url().to_owned(),
-        model: "fake-main".into(),
-        fast_model: "fake-fast".into(),
-        timeout_secs: 10,
-        ..LlmSettings::default()
-    };
-    let mut c = Client::new(s).unwrap();
-    c.backoff = Duration::from_millis(5);
-    c
-}
+use crate::{add, client, vault};
 
 const NEW_MEMORY: &str = "---\nname: Deploy day\ndescription: The user deploys on Tuesdays\ntype: project\n---\nDeploys go out on Tuesdays after the smoke suite.\n";
 

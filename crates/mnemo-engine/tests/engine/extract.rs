@@ -1,26 +1,12 @@
 //! Extraction end to end against the fake model: the slice after the cursor, the agent's write,
 //! the entry filters, cursor/meta/telemetry bookkeeping, skip and failure paths.
 
-use std::time::Duration;
-
 use mnemo_engine::extract::run_extract;
-use mnemo_llm::{CancellationToken, Client, LlmSettings, Message};
+use mnemo_llm::{CancellationToken, Message};
 use mnemo_testkit::{FakeModel, Reply};
 use serde_json::json;
 
-use crate::vault;
-
-fn client(fake: &FakeModel) -> Client {
-    let s = LlmSettings {
-        base_url: fake.base_url().to_owned(),
-        model: "fake-main".into(),
-        timeout_secs: 10,
-        ..LlmSettings::default()
-    };
-    let mut c = Client::new(s).unwrap();
-    c.backoff = Duration::from_millis(5);
-    c
-}
+use crate::{client, vault};
 
 const ROLE: &str = "---\nname: Role\ndescription: Senior Go engineer new to React\ntype: user\n---\nSenior Go engineer, first React project.\nWhy: said so.\n\nIs currently fixing a flaky test\n";
 

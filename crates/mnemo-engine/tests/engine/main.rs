@@ -12,6 +12,20 @@ use mnemo_core::ChangeSource;
 use mnemo_engine::{RecallRequest, Strategy, recall};
 use mnemo_store::{Home, NewMemory, Vault};
 
+/// A client for the fake model: main model `fake-main`, fast model `fake-fast`, quick retries.
+pub fn client(fake: &mnemo_testkit::FakeModel) -> mnemo_llm::Client {
+    let s = mnemo_llm::LlmSettings {
+        base_url: fake.base_url().to_owned(),
+        model: "fake-main".into(),
+        fast_model: "fake-fast".into(),
+        timeout_secs: 10,
+        ..mnemo_llm::LlmSettings::default()
+    };
+    let mut c = mnemo_llm::Client::new(s).unwrap();
+    c.backoff = std::time::Duration::from_millis(5);
+    c
+}
+
 pub fn vault() -> (tempfile::TempDir, Vault) {
     let d = tempfile::tempdir().unwrap();
     let home = Home {

@@ -5,24 +5,11 @@ use std::time::Duration;
 use chrono::Utc;
 use mnemo_core::MemoryType;
 use mnemo_engine::{RecallRequest, Strategy, recall_with_model};
-use mnemo_llm::{CancellationToken, Client, LlmSettings};
+use mnemo_llm::CancellationToken;
 use mnemo_testkit::{FakeModel, Reply};
 use serde_json::json;
 
-use crate::{add, vault};
-
-fn client(fake: &FakeModel) -> Client {
-    let s = LlmSettings {
-        base_url: fake.base_url().to_owned(),
-        model: "fake-main".into(),
-        fast_model: "fake-fast".into(),
-        timeout_secs: 10,
-        ..LlmSettings::default()
-    };
-    let mut c = Client::new(s).unwrap();
-    c.backoff = Duration::from_millis(5);
-    c
-}
+use crate::{add, client, vault};
 
 fn req(q: &str) -> RecallRequest {
     RecallRequest {
