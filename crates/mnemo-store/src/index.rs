@@ -61,7 +61,17 @@ CREATE TABLE telemetry (
 );
 CREATE INDEX telemetry_by_kind ON telemetry(kind, id);
 ",
+    r"
+-- Per-term document counts, to leave out terms that match most documents (they add almost
+-- nothing to bm25 but make every query score thousands of rows).
+CREATE VIRTUAL TABLE docs_vocab USING fts5vocab(docs_fts, 'row');
+",
 ];
+
+/// Below this many documents every query term is used.
+const COMMON_TERM_MIN_DOCS: i64 = 2_000;
+/// A term in more than this share of documents is left out of multi-term queries.
+const COMMON_TERM_SHARE: f64 = 0.2;
 
 /// bm25 column weights: name, description, body.
 const WEIGHTS: (f64, f64, f64) = (5.0, 3.0, 1.0);
@@ -346,7 +356,8 @@ impl Index {
         limit: usize,
         kind: Option<DocKind>,
     ) -> Result<Vec<Hit>> {
-        let Some(expr) = tokenize::fts_query(query) else {
+        let terms = self.selective_terms(tokenize::query_terms(query))?;
+        let Some(expr) = tokenize::fts_query_with(query, &terms) else {
             return Ok(Vec::new());
         };
         let mut st = self
@@ -384,6 +395,43 @@ impl Index {
         )
         .and_then(Iterator::collect)
         .map_err(db::err("searching the index"))
+    }
+
+    /// Leave out terms found in most documents when the index is large (keeping at least the
+    /// rarest term): they barely move bm25 but make a query score most of the index.
+    fn selective_terms(&self, terms: Vec<String>) -> Result<Vec<String>> {
+        if terms.len() < 2 {
+            return Ok(terms);
+        }
+        let total: i64 = self
+            .conn
+            .prepare_cached("SELECT count(*) FROM docs")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map_err(db::err("reading the index"))?;
+        if total < COMMON_TERM_MIN_DOCS {
+            return Ok(terms);
+        }
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT doc FROM docs_vocab WHERE term = ?1")
+            .map_err(db::err("reading the index"))?;
+        let mut with_df = Vec::with_capacity(terms.len());
+        for t in terms {
+            let df: i64 = st
+                .query_row([&t], |r| r.get(0))
+                .optional()
+                .map_err(db::err("reading the index"))?
+                .unwrap_or(0);
+            with_df.push((t, df));
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let limit = (total as f64 * COMMON_TERM_SHARE) as i64;
+        let rarest = with_df.iter().map(|(_, d)| *d).min().unwrap_or(0);
+        Ok(with_df
+            .into_iter()
+            .filter(|(_, d)| *d <= limit || *d == rarest)
+            .map(|(t, _)| t)
+            .collect())
     }
 
     /// Record a telemetry event (recall, extract, dream…) with its fields as JSON.

@@ -76,7 +76,12 @@ pub fn query_terms(query: &str) -> Vec<String> {
 /// Returns `None` when the query has no searchable terms.
 #[must_use]
 pub fn fts_query(query: &str) -> Option<String> {
-    let terms = query_terms(query);
+    fts_query_with(query, &query_terms(query))
+}
+
+/// [`fts_query`] over a chosen subset of the query's terms (e.g. with very common ones removed).
+#[must_use]
+pub fn fts_query_with(query: &str, terms: &[String]) -> Option<String> {
     let last_is_word = query
         .trim_end()
         .chars()

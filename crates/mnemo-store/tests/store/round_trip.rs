@@ -460,3 +460,33 @@ fn a_foreign_memory_md_is_journaled_before_it_is_regenerated() {
         notes
     );
 }
+
+#[test]
+fn on_a_large_index_terms_in_most_documents_do_not_widen_a_query() {
+    let f = Fixture::new();
+    for i in 0..2_100 {
+        let body = if i % 700 == 0 {
+            "common words and a rare zeppelin"
+        } else {
+            "common words only"
+        };
+        f.write(
+            &format!("bulk/{i:05}.md"),
+            topic(&format!("Note {i}"), "common", "project", body),
+        );
+    }
+    f.vault.sync_all().unwrap();
+    let hits = f
+        .vault
+        .search(Some("personal"), "common zeppelin", 50)
+        .unwrap();
+    assert_eq!(hits.len(), 3, "only the documents with the selective term");
+    // Alone, a common term still finds everything it matches.
+    assert_eq!(
+        f.vault
+            .search(Some("personal"), "common", 50)
+            .unwrap()
+            .len(),
+        50
+    );
+}
