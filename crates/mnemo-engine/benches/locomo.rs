@@ -247,6 +247,30 @@ fn run(name: &str, convs: &[Value], items_of: fn(&Value) -> Vec<Item>) {
     );
 }
 
+/// A `personal` workspace of `n` memories cycled from `pool` (each made unique), indexed.
+fn synthetic_vault(n: usize, pool: &[Item]) -> (tempfile::TempDir, Vault) {
+    let dir = tempfile::tempdir().unwrap();
+    let home = Home {
+        root: dir.path().join("home"),
+        claude_dir: dir.path().join("c"),
+        qwen_dir: dir.path().join("q"),
+    };
+    let items: Vec<Item> = (0..n)
+        .map(|i| {
+            let it = &pool[i % pool.len()];
+            Item {
+                speaker: it.speaker.clone(),
+                text: format!("{} (#{i})", it.text),
+                dia_id: it.dia_id.clone(),
+            }
+        })
+        .collect();
+    write_items(&home.root.join("workspaces/personal/memory"), &items);
+    let vault = Vault::open(home).unwrap();
+    vault.rebuild().unwrap();
+    (dir, vault)
+}
+
 fn latency_at(sizes: &[usize], convs: &[Value]) {
     let pool: Vec<Item> = convs.iter().flat_map(turns).collect();
     let questions: Vec<String> = convs
@@ -265,25 +289,7 @@ fn latency_at(sizes: &[usize], convs: &[Value]) {
     );
     println!("| memories | p50 | p99 |\n|---:|---:|---:|");
     for &n in sizes {
-        let dir = tempfile::tempdir().unwrap();
-        let home = Home {
-            root: dir.path().join("home"),
-            claude_dir: dir.path().join("c"),
-            qwen_dir: dir.path().join("q"),
-        };
-        let items: Vec<Item> = (0..n)
-            .map(|i| {
-                let it = &pool[i % pool.len()];
-                Item {
-                    speaker: it.speaker.clone(),
-                    text: format!("{} (#{i})", it.text),
-                    dia_id: it.dia_id.clone(),
-                }
-            })
-            .collect();
-        write_items(&home.root.join("workspaces/personal/memory"), &items);
-        let vault = Vault::open(home).unwrap();
-        vault.rebuild().unwrap();
+        let (_dir, vault) = synthetic_vault(n, &pool);
         let mut lat = Vec::new();
         for q in &questions {
             let req = RecallRequest {
@@ -307,25 +313,7 @@ fn latency_at(sizes: &[usize], convs: &[Value]) {
 /// answers at once: what remains is manifest building, HTTP, JSON, validation and file reads.
 fn model_path_latency(n: usize, convs: &[Value]) {
     let pool: Vec<Item> = convs.iter().flat_map(turns).collect();
-    let dir = tempfile::tempdir().unwrap();
-    let home = Home {
-        root: dir.path().join("home"),
-        claude_dir: dir.path().join("c"),
-        qwen_dir: dir.path().join("q"),
-    };
-    let items: Vec<Item> = (0..n)
-        .map(|i| {
-            let it = &pool[i % pool.len()];
-            Item {
-                speaker: it.speaker.clone(),
-                text: format!("{} (#{i})", it.text),
-                dia_id: it.dia_id.clone(),
-            }
-        })
-        .collect();
-    write_items(&home.root.join("workspaces/personal/memory"), &items);
-    let vault = Vault::open(home).unwrap();
-    vault.rebuild().unwrap();
+    let (_dir, vault) = synthetic_vault(n, &pool);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
