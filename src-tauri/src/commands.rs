@@ -2,10 +2,10 @@
 //! each a one-line call into [`mnemo_api::Api`] on a blocking thread, plus `open_folder`.
 
 use mnemo_api::reexports::{
-    ChangeSummary, DocSummary, Hit, MemoryDetail, MemoryType, Settings, Status, WorkspaceInfo,
-    WriteOutcome,
+    ChangeSummary, DocSummary, Hit, MemoryDetail, MemoryType, SessionInfo, Settings, Status,
+    TurnResult, WorkspaceInfo, WriteOutcome,
 };
-use mnemo_api::{Api, ChangeDiff, NewMemory, Patch};
+use mnemo_api::{Api, ChangeDiff, ChatTranscript, ModelSettings, ModelTest, NewMemory, Patch};
 use mnemo_core::{Error, ErrorCode, Result};
 use tauri::State;
 
@@ -134,8 +134,97 @@ pub async fn recall(
     workspace: String,
     query: String,
     already_surfaced: Option<Vec<String>>,
+    lexical: Option<bool>,
 ) -> Result<mnemo_engine::RecallResult> {
-    run(&api, move |a| a.recall(workspace, query, already_surfaced)).await
+    run(&api, move |a| {
+        a.recall(workspace, query, already_surfaced, lexical)
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn get_model_settings(api: State<'_, Api>) -> Result<ModelSettings> {
+    run(&api, Api::get_model_settings).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_model_settings(
+    api: State<'_, Api>,
+    settings: ModelSettings,
+) -> Result<ModelSettings> {
+    run(&api, move |a| a.set_model_settings(settings)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn test_model(api: State<'_, Api>) -> Result<ModelTest> {
+    run(&api, Api::test_model).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_sessions(api: State<'_, Api>, workspace: String) -> Result<Vec<SessionInfo>> {
+    run(&api, move |a| a.chat_sessions(workspace)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_create(
+    api: State<'_, Api>,
+    workspace: String,
+    title: Option<String>,
+) -> Result<SessionInfo> {
+    run(&api, move |a| a.chat_create(workspace, title)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_transcript(
+    api: State<'_, Api>,
+    workspace: String,
+    session: String,
+) -> Result<ChatTranscript> {
+    run(&api, move |a| a.chat_transcript(workspace, session)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_update(
+    api: State<'_, Api>,
+    workspace: String,
+    session: String,
+    title: Option<String>,
+    ignore_memory: Option<bool>,
+) -> Result<SessionInfo> {
+    run(&api, move |a| {
+        a.chat_update(workspace, session, title, ignore_memory)
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_delete(api: State<'_, Api>, workspace: String, session: String) -> Result<()> {
+    run(&api, move |a| a.chat_delete(workspace, session)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_send(
+    api: State<'_, Api>,
+    workspace: String,
+    session: String,
+    message: String,
+) -> Result<TurnResult> {
+    run(&api, move |a| a.chat_send(workspace, session, message)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_cancel(api: State<'_, Api>, session: String) -> Result<bool> {
+    run(&api, move |a| a.chat_cancel(session)).await
 }
 
 /// Open a workspace's memory folder in the system file manager (app only).

@@ -15,6 +15,11 @@ use tauri_specta::{Builder, Event, collect_commands, collect_events};
 #[tauri_specta(event_name = "memory-changed")]
 pub struct MemoryChangedEvent(pub mnemo_core::MemoryChanged);
 
+/// Chat events (reply deltas, recall, extraction) as a typed frontend event (`chat-event`).
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[tauri_specta(event_name = "chat-event")]
+pub struct ChatEventMsg(pub mnemo_api::ChatEvent);
+
 /// The command and event list, shared by the app and the bindings test.
 fn specta_builder() -> Builder<tauri::Wry> {
     Builder::<tauri::Wry>::new()
@@ -34,9 +39,19 @@ fn specta_builder() -> Builder<tauri::Wry> {
             commands::get_settings,
             commands::set_settings,
             commands::recall,
+            commands::get_model_settings,
+            commands::set_model_settings,
+            commands::test_model,
+            commands::chat_sessions,
+            commands::chat_create,
+            commands::chat_transcript,
+            commands::chat_update,
+            commands::chat_delete,
+            commands::chat_send,
+            commands::chat_cancel,
             commands::open_folder,
         ])
-        .events(collect_events![MemoryChangedEvent])
+        .events(collect_events![MemoryChangedEvent, ChatEventMsg])
         // Change ids and counts stay far below 2^53.
         .dangerously_cast_bigints_to_number()
         // One TypeScript type per Rust type (not separate serialize/deserialize shapes).
@@ -70,6 +85,7 @@ fn main() {
     }
     let builder = specta_builder();
     let events = api.subscribe();
+    let chat_events = api.subscribe_chat();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_shell::init())
         .manage(api)
@@ -82,6 +98,14 @@ fn main() {
                 for ev in events {
                     if let Err(e) = MemoryChangedEvent(ev).emit(&handle) {
                         tracing::warn!("could not forward memory_changed: {e}");
+                    }
+                }
+            });
+            let handle = app.handle().clone();
+            std::thread::spawn(move || {
+                for ev in chat_events {
+                    if let Err(e) = ChatEventMsg(ev).emit(&handle) {
+                        tracing::warn!("could not forward a chat event: {e}");
                     }
                 }
             });

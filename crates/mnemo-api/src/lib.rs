@@ -1,5 +1,6 @@
 //! The one API over Mnemo's memory: every operation a client needs (workspaces, list, get,
-//! create, update, remove, search, history, diff, undo, status, settings, change events).
+//! create, update, remove, search, history, diff, undo, status, settings, change events,
+//! recall, model settings, chat sessions and turns with their events — see [`model`]).
 //! The Tauri shell, the HTTP server and the CLI are thin layers over [`Api`]; none of them
 //! touches the store directly.
 //!
@@ -8,6 +9,8 @@
 //! commands with the same argument names (camelCase on the wire, as Tauri does).
 //!
 //! Errors cross every boundary as `mnemo_core::Error` = `{ code, message }` with stable codes.
+
+mod model;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -21,6 +24,8 @@ use mnemo_store::workspace::Settings;
 use mnemo_store::{Home, Vault};
 use serde::{Deserialize, Serialize};
 use specta::Type;
+
+pub use model::{ChatEvent, ChatLine, ChatTranscript, MAX_MESSAGE_BYTES, ModelSettings, ModelTest};
 
 /// Most results a list-like command returns when no limit is given.
 pub const DEFAULT_LIMIT: u32 = 200;
@@ -90,7 +95,17 @@ macro_rules! for_each_command {
             status() -> $crate::reexports::Status;
             get_settings() -> $crate::reexports::Settings;
             set_settings(settings: $crate::reexports::Settings) -> ();
-            recall(workspace: String, query: String, already_surfaced: Option<Vec<String>>) -> $crate::reexports::RecallResult;
+            recall(workspace: String, query: String, already_surfaced: Option<Vec<String>>, lexical: Option<bool>) -> $crate::reexports::RecallResult;
+            get_model_settings() -> $crate::ModelSettings;
+            set_model_settings(settings: $crate::ModelSettings) -> $crate::ModelSettings;
+            test_model() -> $crate::ModelTest;
+            chat_sessions(workspace: String) -> Vec<$crate::reexports::SessionInfo>;
+            chat_create(workspace: String, title: Option<String>) -> $crate::reexports::SessionInfo;
+            chat_transcript(workspace: String, session: String) -> $crate::ChatTranscript;
+            chat_update(workspace: String, session: String, title: Option<String>, ignore_memory: Option<bool>) -> $crate::reexports::SessionInfo;
+            chat_delete(workspace: String, session: String) -> ();
+            chat_send(workspace: String, session: String, message: String) -> $crate::reexports::TurnResult;
+            chat_cancel(session: String) -> bool;
         }
     };
 }
@@ -99,6 +114,7 @@ macro_rules! for_each_command {
 pub mod reexports {
     pub use mnemo_core::MemoryType;
     pub use mnemo_engine::RecallResult;
+    pub use mnemo_engine::chat::{SessionInfo, TurnResult};
     pub use mnemo_store::index::{DocSummary, Hit};
     pub use mnemo_store::journal::ChangeSummary;
     pub use mnemo_store::vault::{MemoryDetail, Status, WorkspaceInfo, WriteOutcome};
@@ -110,6 +126,7 @@ pub mod reexports {
 pub struct Api {
     vault: Arc<Vault>,
     watcher: Arc<Mutex<Option<WatchHandle>>>,
+    model: Arc<model::ModelState>,
 }
 
 fn clamp(limit: Option<u32>) -> usize {
@@ -121,9 +138,11 @@ fn clamp(limit: Option<u32>) -> usize {
 impl Api {
     /// Open the home (creating it and `personal` on first use).
     pub fn open(home: Home) -> Result<Self> {
+        let model = Arc::new(model::ModelState::load(&home.root)?);
         Ok(Self {
             vault: Arc::new(Vault::open(home)?),
             watcher: Arc::new(Mutex::new(None)),
+            model,
         })
     }
 
@@ -294,26 +313,6 @@ impl Api {
             }
         }
         self.vault.home().save_settings(&settings)
-    }
-
-    /// Recall for a message (lexical path until a model is configured): what would be injected
-    /// into the system prompt, and why.
-    pub fn recall(
-        &self,
-        workspace: String,
-        query: String,
-        already_surfaced: Option<Vec<String>>,
-    ) -> Result<mnemo_engine::RecallResult> {
-        if !self.watching() {
-            self.vault.sync(&self.vault.workspace(&workspace)?)?;
-        }
-        let req = mnemo_engine::RecallRequest {
-            workspace,
-            query,
-            already_surfaced: already_surfaced.unwrap_or_default(),
-            ..mnemo_engine::RecallRequest::default()
-        };
-        mnemo_engine::recall(&self.vault, &req, chrono::Utc::now())
     }
 
     /// The memory folder of a workspace (for "open folder").

@@ -131,6 +131,9 @@ enum Command {
     Recall {
         /// The message.
         query: String,
+        /// Use the lexical path even when a model is configured.
+        #[arg(long)]
+        lexical: bool,
     },
     /// Chat with memory: one turn when MESSAGE is given, interactive otherwise (`/memory`, `/quit`).
     Chat {
@@ -494,8 +497,8 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             })
         }
         Command::Watch => watch(vault, ws_read),
-        Command::Recall { query } => {
-            let r = api.recall(ws_write.to_owned(), query, None)?;
+        Command::Recall { query, lexical } => {
+            let r = api.recall(ws_write.to_owned(), query, None, Some(lexical))?;
             emit(json, &r, |r| {
                 println!(
                     "strategy: {:?}  ({} of {} memories, {} characters, {} ms)",
@@ -565,7 +568,7 @@ fn chat(
     session: Option<String>,
     json: bool,
 ) -> Result<()> {
-    use mnemo_engine::chat::{Sessions, chat_turn, model_error};
+    use mnemo_engine::chat::{Sessions, TurnEvent, chat_turn, memory_status, model_error};
     let vault = api.vault();
     let settings = mnemo_llm::LlmSettings::load(&vault.home().root)?;
     if !settings.is_configured() {
@@ -596,17 +599,16 @@ fn chat(
             &id,
             text,
             &cancel,
-            |d| {
-                if let (false, mnemo_llm::Delta::Text(t)) = (json, d) {
+            |ev| {
+                if let (false, TurnEvent::Delta(mnemo_llm::Delta::Text(t))) = (json, ev) {
                     let _ = write!(out, "{t}");
                     let _ = out.flush();
                 }
             },
         ))?;
         if json {
-            let mut v = serde_json::to_value(&result)
+            let v = serde_json::to_value(&result)
                 .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?;
-            v["session"] = serde_json::Value::String(id.clone());
             println!("{v}");
         } else {
             println!();
@@ -655,17 +657,7 @@ fn chat(
         match line.trim() {
             "" => {}
             "/quit" | "/exit" => return Ok(()),
-            "/memory" => {
-                let status = api.status()?;
-                if let Some(w) = status.workspaces.iter().find(|w| w.id == workspace) {
-                    println!(
-                        "auto-memory: on · {} memories · last extract {} · last dream {}",
-                        w.counts.topics,
-                        w.last_extract_at.as_deref().unwrap_or("never"),
-                        w.last_dream_at.as_deref().unwrap_or("never")
-                    );
-                }
-            }
+            "/memory" => println!("{}", memory_status(vault, workspace, Some(&id))?),
             text => turn(text)?,
         }
     }

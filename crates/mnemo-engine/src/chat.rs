@@ -241,6 +241,36 @@ impl Sessions {
         fsutil::remove_file(&self.path(id)?)
     }
 
+    /// One session's entry in the list.
+    pub fn info(&self, id: &str) -> Result<SessionInfo> {
+        let records = self.records(id)?;
+        let (mut title, mut ignore_memory, mut messages) = ("Chat".to_owned(), false, 0u32);
+        for r in &records {
+            match r {
+                Record::Meta {
+                    title: t,
+                    ignore_memory: ig,
+                } => {
+                    title.clone_from(t);
+                    ignore_memory = *ig;
+                }
+                Record::Message { .. } => messages += 1,
+                Record::Recalled { .. } => {}
+            }
+        }
+        let updated_at = std::fs::metadata(self.path(id)?)
+            .and_then(|m| m.modified())
+            .map(|t| chrono::DateTime::<Utc>::from(t).to_rfc3339_opts(SecondsFormat::Millis, true))
+            .unwrap_or_default();
+        Ok(SessionInfo {
+            id: id.to_owned(),
+            title,
+            messages,
+            updated_at,
+            ignore_memory,
+        })
+    }
+
     /// Sessions, most recently changed first.
     pub fn list(&self) -> Result<Vec<SessionInfo>> {
         let mut out = Vec::new();
@@ -249,37 +279,9 @@ impl Sessions {
             let Some(id) = name.strip_suffix(".jsonl") else {
                 continue;
             };
-            let Ok(records) = self.records(id) else {
-                continue;
-            };
-            let (mut title, mut ignore_memory, mut messages) = ("Chat".to_owned(), false, 0u32);
-            for r in &records {
-                match r {
-                    Record::Meta {
-                        title: t,
-                        ignore_memory: ig,
-                    } => {
-                        title.clone_from(t);
-                        ignore_memory = *ig;
-                    }
-                    Record::Message { .. } => messages += 1,
-                    Record::Recalled { .. } => {}
-                }
+            if let Ok(info) = self.info(id) {
+                out.push(info);
             }
-            let updated_at = e
-                .metadata()
-                .and_then(|m| m.modified())
-                .map(|t| {
-                    chrono::DateTime::<Utc>::from(t).to_rfc3339_opts(SecondsFormat::Secs, true)
-                })
-                .unwrap_or_default();
-            out.push(SessionInfo {
-                id: id.to_owned(),
-                title,
-                messages,
-                updated_at,
-                ignore_memory,
-            });
         }
         out.sort_by(|a, b| {
             b.updated_at
@@ -311,14 +313,31 @@ impl Sessions {
 /// What one turn produced.
 #[derive(Debug, Clone, Serialize, Type)]
 pub struct TurnResult {
+    /// The session.
+    pub session: String,
     /// The assistant's reply.
     pub reply: String,
+    /// Answered by Mnemo itself (a slash command such as `/memory`), not by the model; such
+    /// turns are not part of the transcript.
+    pub command: bool,
     /// What recall injected (absent when memory is ignored for this chat).
     pub recall: Option<RecallResult>,
     /// Memory files the chat model wrote itself this turn.
     pub wrote: Vec<String>,
-    /// What extraction did after the turn.
+    /// What extraction did after the turn (`null`: not run inline — it runs in the background,
+    /// or memory is ignored for this chat).
     pub extract: Option<ExtractResult>,
+}
+
+/// What happens during a turn, for live display.
+#[derive(Debug)]
+pub enum TurnEvent<'a> {
+    /// Recall chose these memories (before the model is called).
+    Recalled(&'a RecallResult),
+    /// A piece of the streamed answer.
+    Delta(&'a Delta),
+    /// The chat model ran one of its memory tools.
+    Tool(&'a str),
 }
 
 const PLAIN_PROMPT: &str = "You are a helpful assistant.";
@@ -339,23 +358,92 @@ pub fn model_error(e: &LlmError) -> Error {
     Error::new(code, format!("chat needs a model: {e}"))
 }
 
-/// One chat turn: recall, streamed reply (with memory tools), append to the session, extract.
+/// Whether the text is a chat command Mnemo answers itself.
+#[must_use]
+pub fn is_command(text: &str) -> bool {
+    text.trim() == "/memory"
+}
+
+/// `/memory`: what memory this chat uses and what happened to it lately. Needs no model.
+pub fn memory_status(vault: &Vault, workspace: &str, session_id: Option<&str>) -> Result<String> {
+    let ws = vault.workspace(workspace)?;
+    let meta = vault.meta(&ws)?.value;
+    let ignored = match session_id {
+        Some(id) => Sessions::of(&ws).info(id)?.ignore_memory,
+        None => false,
+    };
+    let mut out = format!(
+        "Memory for this chat: {} — workspace `{}` ({})\n",
+        if ignored {
+            "ignored (this chat neither recalls nor extracts)"
+        } else {
+            "on"
+        },
+        ws.id,
+        ws.memory_root.display()
+    );
+    let docs = vault.list_indexed(Some(&ws.id), None)?;
+    let mut by_type: Vec<(&str, usize)> = Vec::new();
+    for d in &docs {
+        let t = d
+            .memory_type
+            .map_or("invalid", mnemo_core::MemoryType::as_str);
+        match by_type.iter_mut().find(|(k, _)| *k == t) {
+            Some((_, n)) => *n += 1,
+            None => by_type.push((t, 1)),
+        }
+    }
+    let parts: Vec<String> = by_type.iter().map(|(t, n)| format!("{n} {t}")).collect();
+    out.push_str(&format!(
+        "{} memories{}\n",
+        docs.len(),
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", parts.join(", "))
+        }
+    ));
+    out.push_str(&format!(
+        "Last extraction: {} ({})\nLast dream: {}",
+        meta.last_extract_at.as_deref().unwrap_or("never"),
+        meta.last_extract_status.as_deref().unwrap_or("—"),
+        meta.last_dream_at.as_deref().unwrap_or("never"),
+    ));
+    Ok(out)
+}
+
+/// One chat turn without extraction: recall, the streamed reply (the model may use the memory
+/// tools), appended to the session. The caller schedules extraction (see [`chat_turn`] for
+/// the inline variant). `/memory` is answered locally, without a model.
 #[allow(clippy::too_many_arguments)]
-pub async fn chat_turn(
+pub async fn chat_reply(
     vault: &Vault,
     client: &Client,
     workspace: &str,
     session_id: &str,
     user_text: &str,
     cancel: &CancellationToken,
-    mut on_delta: impl FnMut(&Delta),
+    mut on_event: impl FnMut(TurnEvent<'_>),
 ) -> Result<TurnResult> {
-    if !client.settings().is_configured() {
-        return Err(model_error(&LlmError::NotConfigured));
-    }
     let ws = vault.workspace(workspace)?;
     let sessions = Sessions::of(&ws);
     let records = sessions.records(session_id)?;
+    if is_command(user_text) {
+        return Ok(TurnResult {
+            session: session_id.to_owned(),
+            reply: memory_status(vault, &ws.id, Some(session_id))?,
+            command: true,
+            recall: None,
+            wrote: Vec::new(),
+            extract: None,
+        });
+    }
+    if user_text.trim().is_empty() {
+        return Err(Error::usage("the message is empty"));
+    }
+    if !client.settings().is_configured() {
+        return Err(model_error(&LlmError::NotConfigured));
+    }
     let ignore_memory = records.iter().any(|r| {
         matches!(
             r,
@@ -375,12 +463,14 @@ pub async fn chat_turn(
             already_surfaced: sessions.surfaced(session_id)?,
             ..RecallRequest::default()
         };
-        Some(
-            match recall_with_model(vault, client, &req, Utc::now(), RECALL_TIMEOUT, cancel).await {
-                Ok(r) => r,
-                Err(_) => recall(vault, &req, Utc::now())?,
-            },
-        )
+        let r = match recall_with_model(vault, client, &req, Utc::now(), RECALL_TIMEOUT, cancel)
+            .await
+        {
+            Ok(r) => r,
+            Err(_) => recall(vault, &req, Utc::now())?,
+        };
+        on_event(TurnEvent::Recalled(&r));
+        Some(r)
     };
     // Ignoring memory means a plain assistant: no memory prompt and no memory tools.
     let system = match &recalled {
@@ -414,7 +504,7 @@ pub async fn chat_turn(
             ..ChatRequest::default()
         };
         let answer = client
-            .chat_stream(&req, cancel, &mut on_delta)
+            .chat_stream(&req, cancel, |d| on_event(TurnEvent::Delta(d)))
             .await
             .map_err(|e| model_error(&e))?;
         let calls = answer.message.tool_calls.clone();
@@ -424,6 +514,7 @@ pub async fn chat_turn(
             break;
         }
         for c in calls {
+            on_event(TurnEvent::Tool(&c.function.name));
             let out = mem_tools.run(&c.function.name, &c.function.arguments);
             messages.push(Message::tool_result(c.id, out.text));
         }
@@ -436,10 +527,7 @@ pub async fn chat_turn(
         },
         Record::Message {
             at: now,
-            message: Message {
-                role: Role::Assistant,
-                ..Message::new(Role::Assistant, reply.clone())
-            },
+            message: Message::new(Role::Assistant, reply.clone()),
         },
     ];
     if let Some(r) = &recalled {
@@ -448,35 +536,88 @@ pub async fn chat_turn(
         });
     }
     sessions.append(session_id, &new_records)?;
-    let wrote: Vec<String> = mem_tools.touched.iter().cloned().collect();
-    let extract = if ignore_memory {
-        None
-    } else {
-        let transcript = sessions.messages(session_id)?;
-        Some(
-            run_extract(
+    Ok(TurnResult {
+        session: session_id.to_owned(),
+        reply,
+        command: false,
+        recall: recalled,
+        wrote: mem_tools.touched.iter().cloned().collect(),
+        extract: None,
+    })
+}
+
+/// Whether extraction should follow this turn (not for commands, nor when memory is ignored).
+pub fn wants_extraction(vault: &Vault, workspace: &str, turn: &TurnResult) -> Result<bool> {
+    if turn.command {
+        return Ok(false);
+    }
+    let ws = vault.workspace(workspace)?;
+    Ok(!Sessions::of(&ws).info(&turn.session)?.ignore_memory)
+}
+
+/// Extraction for a session after a turn; a failure is reported in the result, never raised
+/// (the reply is already saved).
+pub async fn extract_after_turn(
+    vault: &Vault,
+    client: &Client,
+    workspace: &str,
+    session_id: &str,
+    chat_wrote_memory: bool,
+    cancel: &CancellationToken,
+) -> ExtractResult {
+    let failed = |e: &Error| ExtractResult {
+        status: "failed".into(),
+        files_written: Vec::new(),
+        touched_types: Vec::new(),
+        detail: Some(e.to_string()),
+    };
+    let transcript = match vault
+        .workspace(workspace)
+        .and_then(|ws| Sessions::of(&ws).messages(session_id))
+    {
+        Ok(t) => t,
+        Err(e) => return failed(&e),
+    };
+    run_extract(
+        vault,
+        client,
+        workspace,
+        session_id,
+        &transcript,
+        chat_wrote_memory,
+        cancel,
+    )
+    .await
+    .unwrap_or_else(|e| failed(&e))
+}
+
+/// One whole chat turn, extraction inline (the CLI's one-shot `mnemo chat MESSAGE`).
+#[allow(clippy::too_many_arguments)]
+pub async fn chat_turn(
+    vault: &Vault,
+    client: &Client,
+    workspace: &str,
+    session_id: &str,
+    user_text: &str,
+    cancel: &CancellationToken,
+    on_event: impl FnMut(TurnEvent<'_>),
+) -> Result<TurnResult> {
+    let mut turn = chat_reply(
+        vault, client, workspace, session_id, user_text, cancel, on_event,
+    )
+    .await?;
+    if wants_extraction(vault, workspace, &turn)? {
+        turn.extract = Some(
+            extract_after_turn(
                 vault,
                 client,
-                &ws.id,
+                workspace,
                 session_id,
-                &transcript,
-                !wrote.is_empty(),
+                !turn.wrote.is_empty(),
                 cancel,
             )
-            .await
-            // The reply is saved; a failed extraction is reported, not turned into a failed turn.
-            .unwrap_or_else(|e| ExtractResult {
-                status: "failed".into(),
-                files_written: Vec::new(),
-                touched_types: Vec::new(),
-                detail: Some(e.to_string()),
-            }),
-        )
-    };
-    Ok(TurnResult {
-        reply,
-        recall: recalled,
-        wrote,
-        extract,
-    })
+            .await,
+        );
+    }
+    Ok(turn)
 }

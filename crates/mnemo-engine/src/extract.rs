@@ -42,10 +42,19 @@ pub enum Admission {
 }
 
 /// One extraction per workspace at a time; at most one waiting request per workspace.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ExtractQueue<R> {
     running: HashSet<String>,
     waiting: HashMap<String, R>,
+}
+
+impl<R> Default for ExtractQueue<R> {
+    fn default() -> Self {
+        Self {
+            running: HashSet::new(),
+            waiting: HashMap::new(),
+        }
+    }
 }
 
 impl<R> ExtractQueue<R> {

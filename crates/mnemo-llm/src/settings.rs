@@ -75,6 +75,15 @@ impl LlmSettings {
 
     /// Read settings.toml's `[llm]`, the key file, then apply environment overrides.
     pub fn load(home: &Path) -> Result<Self> {
+        let mut s = Self::load_stored(home)?;
+        s.apply_env();
+        Ok(s)
+    }
+
+    /// What is stored (settings.toml's `[llm]` and the key file), without environment
+    /// overrides: the base for changing and saving settings, so an overriding variable is
+    /// never written to disk.
+    pub fn load_stored(home: &Path) -> Result<Self> {
         let path = home.join("settings.toml");
         let mut s = match std::fs::read_to_string(&path) {
             Ok(text) => {
@@ -100,20 +109,30 @@ impl LlmSettings {
         if let Ok(k) = std::fs::read_to_string(home.join(KEY_FILE)) {
             s.api_key = Some(k.trim().to_owned()).filter(|k| !k.is_empty());
         }
+        Ok(s)
+    }
+
+    /// Apply the `MNEMO_LLM_*` environment overrides; returns the names of those in effect.
+    pub fn apply_env(&mut self) -> Vec<&'static str> {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        let mut used = Vec::new();
         if let Some(v) = env("MNEMO_LLM_BASE_URL") {
-            s.base_url = v;
+            self.base_url = v;
+            used.push("MNEMO_LLM_BASE_URL");
         }
         if let Some(v) = env("MNEMO_LLM_API_KEY") {
-            s.api_key = Some(v);
+            self.api_key = Some(v);
+            used.push("MNEMO_LLM_API_KEY");
         }
         if let Some(v) = env("MNEMO_LLM_MODEL") {
-            s.model = v;
+            self.model = v;
+            used.push("MNEMO_LLM_MODEL");
         }
         if let Some(v) = env("MNEMO_LLM_FAST_MODEL") {
-            s.fast_model = v;
+            self.fast_model = v;
+            used.push("MNEMO_LLM_FAST_MODEL");
         }
-        Ok(s)
+        used
     }
 
     /// Write `[llm]` into settings.toml (other tables kept) and the key to `llm.key` (0600).

@@ -2,7 +2,8 @@
 //!
 //! - `POST /api/<command>` runs an [`mnemo_api`] command with the same JSON arguments as the
 //!   Tauri command; errors are `{code, message}` with an HTTP status derived from the code.
-//! - `GET /events` streams `memory_changed` as Server-Sent Events.
+//! - `GET /events` streams `memory_changed` and `chat` (reply deltas, recall, extraction) as
+//!   Server-Sent Events.
 //! - `GET /capabilities` names the version, commands and features.
 //! - Everything else serves the built web UI (single-page app).
 //!
@@ -276,41 +277,44 @@ async fn capabilities() -> Json<serde_json::Value> {
         "name": "mnemo",
         "version": env!("CARGO_PKG_VERSION"),
         "commands": mnemo_api::COMMANDS,
-        "events": ["memory_changed"],
-        "features": ["memory_browser", "search", "history", "undo", "events"],
+        "events": ["memory_changed", "chat"],
+        "features": ["memory_browser", "search", "history", "undo", "events", "recall", "chat"],
     }))
 }
 
 async fn events(
     State(st): State<AppState>,
 ) -> Sse<impl Stream<Item = std::result::Result<Event, Infallible>>> {
-    let (tx, rx) = tokio::sync::mpsc::channel::<mnemo_core::MemoryChanged>(256);
+    let (tx, rx) = tokio::sync::mpsc::channel::<Event>(1024);
+    // Bridge the API's std channels to this connection; each ends when the client goes away.
     let changes = st.api.subscribe();
-    // Bridge the store's std channel to this connection; ends when the client goes away.
+    let tx2 = tx.clone();
     std::thread::spawn(move || {
         for ev in changes {
-            if tx.blocking_send(ev).is_err() {
+            if tx2.blocking_send(sse_event("memory_changed", &ev)).is_err() {
                 break;
             }
         }
     });
-    let stream = tokio_stream::wrappers::ReceiverStream::new(rx).map_events();
+    let chats = st.api.subscribe_chat();
+    std::thread::spawn(move || {
+        for ev in chats {
+            if tx.blocking_send(sse_event("chat", &ev)).is_err() {
+                break;
+            }
+        }
+    });
+    let stream = tokio_stream::StreamExt::map(
+        tokio_stream::wrappers::ReceiverStream::new(rx),
+        Ok::<Event, Infallible>,
+    );
     Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
 }
 
-trait MapEvents {
-    fn map_events(self) -> impl Stream<Item = std::result::Result<Event, Infallible>>;
-}
-
-impl MapEvents for tokio_stream::wrappers::ReceiverStream<mnemo_core::MemoryChanged> {
-    fn map_events(self) -> impl Stream<Item = std::result::Result<Event, Infallible>> {
-        use tokio_stream::StreamExt;
-        self.map(|ev| {
-            Ok(Event::default()
-                .event("memory_changed")
-                .data(serde_json::to_string(&ev).unwrap_or_default()))
-        })
-    }
+fn sse_event(name: &str, payload: &impl serde::Serialize) -> Event {
+    Event::default()
+        .event(name)
+        .data(serde_json::to_string(payload).unwrap_or_default())
 }
 
 /// A running server.

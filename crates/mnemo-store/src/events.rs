@@ -1,4 +1,5 @@
-//! A tiny broadcast channel for [`MemoryChanged`] events: every subscriber gets every event;
+//! A tiny broadcast channel (for [`MemoryChanged`] events, and the API's chat events): every
+//! subscriber gets every event;
 //! subscribers that went away are dropped on the next send. Plain std channels, so the store
 //! needs no async runtime; transports bridge it to theirs.
 
@@ -7,27 +8,33 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use mnemo_core::MemoryChanged;
 
-/// Fan-out of change events.
-#[derive(Default)]
-pub struct EventBus {
-    subscribers: Mutex<Vec<Sender<MemoryChanged>>>,
+/// Fan-out of events.
+pub struct EventBus<T = MemoryChanged> {
+    subscribers: Mutex<Vec<Sender<T>>>,
 }
 
-impl EventBus {
+impl<T> Default for EventBus<T> {
+    fn default() -> Self {
+        Self {
+            subscribers: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl<T: Clone> EventBus<T> {
     /// A new receiver of every event emitted from now on.
-    pub fn subscribe(&self) -> Receiver<MemoryChanged> {
+    pub fn subscribe(&self) -> Receiver<T> {
         let (tx, rx) = channel();
         self.lock().push(tx);
         rx
     }
 
     /// Send an event to every live subscriber.
-    pub fn emit(&self, event: &MemoryChanged) {
-        tracing::debug!(workspace = %event.workspace, paths = ?event.paths, source = event.source.as_str(), "memory_changed");
+    pub fn emit(&self, event: &T) {
         self.lock().retain(|tx| tx.send(event.clone()).is_ok());
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Sender<MemoryChanged>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Sender<T>>> {
         self.subscribers
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

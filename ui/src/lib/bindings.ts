@@ -22,13 +22,24 @@ export const commands = {
 	status: () => typedError<Status, ApiError>(__TAURI_INVOKE("status")),
 	getSettings: () => typedError<Settings, ApiError>(__TAURI_INVOKE("get_settings")),
 	setSettings: (settings: Settings) => typedError<null, ApiError>(__TAURI_INVOKE("set_settings", { settings })),
-	recall: (workspace: string, query: string, alreadySurfaced: string[] | null) => typedError<RecallResult, ApiError>(__TAURI_INVOKE("recall", { workspace, query, alreadySurfaced })),
+	recall: (workspace: string, query: string, alreadySurfaced: string[] | null, lexical: boolean | null) => typedError<RecallResult, ApiError>(__TAURI_INVOKE("recall", { workspace, query, alreadySurfaced, lexical })),
+	getModelSettings: () => typedError<ModelSettings, ApiError>(__TAURI_INVOKE("get_model_settings")),
+	setModelSettings: (settings: ModelSettings) => typedError<ModelSettings, ApiError>(__TAURI_INVOKE("set_model_settings", { settings })),
+	testModel: () => typedError<ModelTest, ApiError>(__TAURI_INVOKE("test_model")),
+	chatSessions: (workspace: string) => typedError<SessionInfo[], ApiError>(__TAURI_INVOKE("chat_sessions", { workspace })),
+	chatCreate: (workspace: string, title: string | null) => typedError<SessionInfo, ApiError>(__TAURI_INVOKE("chat_create", { workspace, title })),
+	chatTranscript: (workspace: string, session: string) => typedError<ChatTranscript, ApiError>(__TAURI_INVOKE("chat_transcript", { workspace, session })),
+	chatUpdate: (workspace: string, session: string, title: string | null, ignoreMemory: boolean | null) => typedError<SessionInfo, ApiError>(__TAURI_INVOKE("chat_update", { workspace, session, title, ignoreMemory })),
+	chatDelete: (workspace: string, session: string) => typedError<null, ApiError>(__TAURI_INVOKE("chat_delete", { workspace, session })),
+	chatSend: (workspace: string, session: string, message: string) => typedError<TurnResult, ApiError>(__TAURI_INVOKE("chat_send", { workspace, session, message })),
+	chatCancel: (session: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("chat_cancel", { session })),
 	/**  Open a workspace's memory folder in the system file manager (app only). */
 	openFolder: (workspace: string) => typedError<null, ApiError>(__TAURI_INVOKE("open_folder", { workspace })),
 };
 
 /** Events */
 export const events = {
+	chatEvent: makeEvent<ChatEventMsg, ChatEventMsg>("chat-event"),
 	memoryChanged: makeEvent<MemoryChangedEvent, MemoryChangedEvent>("memory-changed"),
 };
 
@@ -87,6 +98,70 @@ export type ChangeSummary = {
 	op: string,
 	/**  The change this one undid, if it is an undo. */
 	undoes?: number | null,
+};
+
+/**  What happens in chats, as it happens. */
+export type ChatEvent = 
+/**  Recall chose what goes into the prompt (before the model answers). */
+{ kind: "recalled"; 
+/**  Workspace. */
+workspace: string; 
+/**  Session. */
+session: string; 
+/**  What was recalled and why. */
+recall: RecallResult } | 
+/**  More reply text. */
+{ kind: "delta"; 
+/**  Workspace. */
+workspace: string; 
+/**  Session. */
+session: string; 
+/**  The new text. */
+text: string } | 
+/**  The chat model ran a memory tool. */
+{ kind: "tool"; 
+/**  Workspace. */
+workspace: string; 
+/**  Session. */
+session: string; 
+/**  Tool name. */
+name: string } | 
+/**  Background extraction started for a session. */
+{ kind: "extracting"; 
+/**  Workspace. */
+workspace: string; 
+/**  Session. */
+session: string } | 
+/**  Background extraction finished. */
+{ kind: "extracted"; 
+/**  Workspace. */
+workspace: string; 
+/**  Session. */
+session: string; 
+/**  What it wrote. */
+result: ExtractResult };
+
+/**  Chat events (reply deltas, recall, extraction) as a typed frontend event (`chat-event`). */
+export type ChatEventMsg = ChatEvent;
+
+/**  One message of a transcript. */
+export type ChatLine = {
+	/**  `user` or `assistant`. */
+	role: string,
+	/**  Text. */
+	text: string,
+	/**  When (RFC 3339). */
+	at: string,
+	/**  For an assistant message: the memories recall put in the prompt for that turn. */
+	recalled: string[],
+};
+
+/**  A session with its messages. */
+export type ChatTranscript = {
+	/**  The session. */
+	session: SessionInfo,
+	/**  Its messages, oldest first. */
+	messages: ChatLine[],
 };
 
 /**  Per-workspace counts. */
@@ -173,6 +248,18 @@ export type ErrorCode =
 /**  The feature needs a model and none is configured or reachable. */
 "model_not_configured";
 
+/**  The outcome of an extraction run. */
+export type ExtractResult = {
+	/**  `completed`, `skipped` or `failed`. */
+	status: string,
+	/**  Memory files written (relative paths). */
+	files_written: string[],
+	/**  Types of the memories written. */
+	touched_types: MemoryType[],
+	/**  Why it failed or was skipped. */
+	detail: string | null,
+};
+
 /**  A user-added folder. */
 export type FolderEntry = {
 	/**  Absolute path of the memory folder. */
@@ -232,6 +319,38 @@ export type MemoryType =
 "project" | 
 /**  Pointers to external systems. */
 "reference";
+
+/**  Model settings as clients see and change them. The key is write-only. */
+export type ModelSettings = {
+	/**  OpenAI-compatible base URL, e.g. `http://127.0.0.1:11434/v1` (empty: no model). */
+	base_url: string,
+	/**  Main model (chat, extraction). */
+	model: string,
+	/**  Fast model for side queries such as recall (empty: the main model). */
+	fast_model: string,
+	/**  Context window in tokens. */
+	context_window: number,
+	/**  Seconds to wait for an answer. */
+	timeout_secs: number,
+	/**  On write: a new key (`""` removes it; `null` keeps the stored one). Never sent back. */
+	api_key: string | null,
+	/**  Read-only: a key is set. */
+	has_key?: boolean,
+	/**  Read-only: a base URL and model are set. */
+	configured?: boolean,
+	/**  Read-only: `MNEMO_LLM_*` variables overriding the stored values. */
+	env_overrides?: string[],
+};
+
+/**  The answer to "Test connection". */
+export type ModelTest = {
+	/**  Model that answered. */
+	model: string,
+	/**  What it said. */
+	reply: string,
+	/**  Round trip in milliseconds. */
+	latency_ms: number,
+};
 
 /**  A new memory, as clients send it. */
 export type NewMemory = {
@@ -303,6 +422,20 @@ export type Recalled = {
 	chars_injected: number,
 };
 
+/**  A session in the list. */
+export type SessionInfo = {
+	/**  Id (file stem). */
+	id: string,
+	/**  Title. */
+	title: string,
+	/**  Messages so far. */
+	messages: number,
+	/**  Last change (RFC 3339). */
+	updated_at: string,
+	/**  Memory ignored for this chat. */
+	ignore_memory: boolean,
+};
+
 /**  User settings kept in `settings.toml`. */
 export type Settings = {
 	/**  Folders the user added as workspaces. */
@@ -331,6 +464,28 @@ export type Strategy =
 "model" | 
 /**  Vectors fused with BM25 (later issue). */
 "hybrid";
+
+/**  What one turn produced. */
+export type TurnResult = {
+	/**  The session. */
+	session: string,
+	/**  The assistant's reply. */
+	reply: string,
+	/**
+	 *  Answered by Mnemo itself (a slash command such as `/memory`), not by the model; such
+	 *  turns are not part of the transcript.
+	 */
+	command: boolean,
+	/**  What recall injected (absent when memory is ignored for this chat). */
+	recall: RecallResult | null,
+	/**  Memory files the chat model wrote itself this turn. */
+	wrote: string[],
+	/**
+	 *  What extraction did after the turn (`null`: not run inline — it runs in the background,
+	 *  or memory is ignored for this chat).
+	 */
+	extract: ExtractResult | null,
+};
 
 /**  One memory root plus where its bookkeeping lives. */
 export type Workspace = {

@@ -7,7 +7,7 @@
 // or from the server's Server-Sent Events stream.
 
 import { events } from "./bindings";
-import type { ErrorCode, MemoryChanged } from "./bindings";
+import type { ChatEvent, ErrorCode, MemoryChanged } from "./bindings";
 
 /** What every generated command resolves to (tauri-specta's `typedError` shape). */
 export type Result<T, E> = { status: "ok"; data: T } | { status: "error"; error: E };
@@ -182,6 +182,53 @@ export function onMemoryChanged(
       dropped = false;
       onResync?.();
     }
+  });
+  return () => source.close();
+}
+
+function isChatEvent(v: unknown): v is ChatEvent {
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof (v as ChatEvent).kind === "string" &&
+    typeof (v as ChatEvent).session === "string"
+  );
+}
+
+/**
+ * Calls `cb` for every chat event (reply deltas, recall, tool use, background extraction);
+ * returns the unsubscribe function. Tauri event `chat-event` in the app, SSE `chat` in a browser.
+ */
+export function onChatEvent(cb: (e: ChatEvent) => void): () => void {
+  if (isTauri()) {
+    let closed = false;
+    let unlisten: (() => void) | null = null;
+    events.chatEvent
+      .listen((e) => {
+        if (!closed) cb(e.payload);
+      })
+      .then((fn) => {
+        if (closed) fn();
+        else unlisten = fn;
+      })
+      .catch((e: unknown) => {
+        console.error("mnemo: cannot listen for chat-event", e);
+      });
+    return () => {
+      closed = true;
+      unlisten?.();
+    };
+  }
+  if (typeof EventSource === "undefined") return () => {};
+  const source = new EventSource("/events");
+  source.addEventListener("chat", (ev: Event) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse((ev as MessageEvent<string>).data);
+    } catch {
+      return;
+    }
+    if (isChatEvent(parsed)) cb(parsed);
   });
   return () => source.close();
 }

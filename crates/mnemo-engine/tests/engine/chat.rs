@@ -1,7 +1,7 @@
 //! Whole chat turns against the fake model, asserting on the recorded requests.
 
 use mnemo_core::{ErrorCode, MemoryType};
-use mnemo_engine::chat::{Sessions, chat_turn};
+use mnemo_engine::chat::{Sessions, TurnEvent, chat_turn, memory_status};
 use mnemo_llm::{CancellationToken, Client, Delta, LlmSettings};
 use mnemo_testkit::{FakeModel, Reply};
 use serde_json::json;
@@ -41,6 +41,7 @@ async fn a_turn_recalls_into_the_prompt_streams_the_reply_and_extracts_after() {
     let sessions = Sessions::of(&ws);
     let id = sessions.create("Deploys").unwrap();
     let mut streamed = String::new();
+    let mut recalled_first = None;
     let turn = chat_turn(
         &v,
         &client(&fake),
@@ -48,16 +49,21 @@ async fn a_turn_recalls_into_the_prompt_streams_the_reply_and_extracts_after() {
         &id,
         "How do I deploy? We ship on Tuesdays.",
         &CancellationToken::new(),
-        |d| {
-            if let Delta::Text(t) = d {
-                streamed.push_str(t);
-            }
+        |ev| match ev {
+            TurnEvent::Delta(Delta::Text(t)) => streamed.push_str(t),
+            TurnEvent::Recalled(r) => recalled_first = Some(r.selected.len()),
+            _ => {}
         },
     )
     .await
     .unwrap();
     assert_eq!(turn.reply, "Run the smoke suite first, then tag.");
     assert_eq!(streamed, turn.reply, "the reply arrived streamed");
+    assert_eq!(
+        recalled_first,
+        Some(1),
+        "recall is announced before the reply"
+    );
     let recall = turn.recall.unwrap();
     assert_eq!(recall.selected[0].path, "deploy.md");
     let reqs = fake.requests();
@@ -173,6 +179,31 @@ async fn ignore_memory_and_missing_model() {
         err.message
     );
     assert_eq!(sessions.messages(&id).unwrap().len(), 2);
+    // `/memory` needs no model, says memory is ignored here, and is not added to the transcript.
+    let status = chat_turn(
+        &v,
+        &none,
+        "personal",
+        &id,
+        "/memory",
+        &CancellationToken::new(),
+        |_| {},
+    )
+    .await
+    .unwrap();
+    assert!(status.command);
+    assert!(status.reply.contains("ignored"), "{}", status.reply);
+    assert!(
+        status.reply.contains("1 memories: 1 project"),
+        "{}",
+        status.reply
+    );
+    assert_eq!(sessions.messages(&id).unwrap().len(), 2);
+    assert!(
+        memory_status(&v, "personal", None)
+            .unwrap()
+            .starts_with("Memory for this chat: on")
+    );
     // Sessions: rename, list, delete; ids are validated.
     sessions.update_meta(&id, Some("Renamed"), None).unwrap();
     assert_eq!(sessions.list().unwrap()[0].title, "Renamed");
