@@ -238,7 +238,11 @@ impl Sessions {
 
     /// Delete a session.
     pub fn delete(&self, id: &str) -> Result<()> {
-        fsutil::remove_file(&self.path(id)?)
+        let path = self.path(id)?;
+        if !path.is_file() {
+            return Err(Error::not_found(format!("no chat session `{id}`")));
+        }
+        fsutil::remove_file(&path)
     }
 
     /// One session's entry in the list.
@@ -348,6 +352,12 @@ const BASE_PROMPT: &str = "You are a helpful assistant with a persistent memory 
 /// The error chat gives when no model is configured or reachable: what to configure.
 #[must_use]
 pub fn model_error(e: &LlmError) -> Error {
+    if *e == LlmError::Cancelled {
+        return Error::new(
+            ErrorCode::Io,
+            "the reply was stopped before it finished; nothing was saved",
+        );
+    }
     let code = match e {
         LlmError::NotConfigured
         | LlmError::Unauthorized(_)

@@ -15,7 +15,7 @@
 //! # }
 //! ```
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -66,10 +66,53 @@ impl Reply {
     }
 }
 
+/// What kind of chat request came in, for replies scripted per kind ([`FakeModel::push_for`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A streamed request (`"stream": true`): the chat reply.
+    Stream,
+    /// A request for structured output (`response_format` present): side queries such as recall.
+    Json,
+    /// A non-streamed request offering tools: the memory agent (extraction).
+    Tools,
+    /// Anything else (e.g. "Test connection").
+    Plain,
+}
+
+impl Kind {
+    /// Classify a request body.
+    #[must_use]
+    pub fn of(body: &Value) -> Self {
+        if body["stream"].as_bool().unwrap_or(false) {
+            Self::Stream
+        } else if !body["response_format"].is_null() {
+            Self::Json
+        } else if body["tools"].as_array().is_some_and(|t| !t.is_empty()) {
+            Self::Tools
+        } else {
+            Self::Plain
+        }
+    }
+
+    /// Parse `stream`, `json`, `tools` or `plain`.
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "stream" => Self::Stream,
+            "json" => Self::Json,
+            "tools" => Self::Tools,
+            "plain" => Self::Plain,
+            _ => return None,
+        })
+    }
+}
+
 #[derive(Default)]
 struct Script {
     replies: VecDeque<Reply>,
+    routed: HashMap<Kind, VecDeque<Reply>>,
     requests: Vec<Value>,
+    chunk_delay: Duration,
 }
 
 /// A running fake server; stops when dropped.
@@ -94,6 +137,7 @@ impl FakeModel {
             .route("/v1/chat/completions", post(chat))
             .route("/v1/embeddings", post(embeddings))
             .route("/v1/models", get(models))
+            .route("/_requests", get(recorded))
             .with_state(Arc::clone(&script));
         #[allow(clippy::unwrap_used)]
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
@@ -127,6 +171,22 @@ impl FakeModel {
         lock(&self.script).replies.push_back(reply);
     }
 
+    /// Queue a reply for the next chat request of one kind; these come before [`Self::push`]ed
+    /// ones, so a test can script a whole turn without depending on the order of its requests.
+    pub fn push_for(&self, kind: Kind, reply: Reply) {
+        lock(&self.script)
+            .routed
+            .entry(kind)
+            .or_default()
+            .push_back(reply);
+    }
+
+    /// Pause between streamed chunks (default none), so a client can be seen receiving a reply
+    /// piece by piece.
+    pub fn set_chunk_delay(&self, d: Duration) {
+        lock(&self.script).chunk_delay = d;
+    }
+
     /// Every request body received so far (chat and embeddings), oldest first.
     #[must_use]
     pub fn requests(&self) -> Vec<Value> {
@@ -135,17 +195,28 @@ impl FakeModel {
 }
 
 async fn chat(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Value>) -> Response {
-    let reply = {
+    let (reply, delay) = {
         let mut s = lock(&script);
         s.requests.push(body.clone());
-        s.replies.pop_front().unwrap_or_else(|| Reply::text("ok"))
+        let routed = s
+            .routed
+            .get_mut(&Kind::of(&body))
+            .and_then(VecDeque::pop_front);
+        let reply = routed
+            .or_else(|| s.replies.pop_front())
+            .unwrap_or_else(|| Reply::text("ok"));
+        (reply, s.chunk_delay)
     };
     let model = body["model"].as_str().unwrap_or("fake").to_owned();
     let stream = body["stream"].as_bool().unwrap_or(false);
-    answer(reply, &model, stream).await
+    answer(reply, &model, stream, delay).await
 }
 
-async fn answer(mut reply: Reply, model: &str, stream: bool) -> Response {
+async fn recorded(State(script): State<Arc<Mutex<Script>>>) -> Json<Value> {
+    Json(Value::Array(lock(&script).requests.clone()))
+}
+
+async fn answer(mut reply: Reply, model: &str, stream: bool, delay: Duration) -> Response {
     while let Reply::Delay(d, inner) = reply {
         tokio::time::sleep(d).await;
         reply = *inner;
@@ -170,8 +241,8 @@ async fn answer(mut reply: Reply, model: &str, stream: bool) -> Response {
                 .body(Body::from_stream(failing))
                 .unwrap_or_default()
         }
-        Reply::Text(text) if stream => sse(model, text_chunks(&text), "stop"),
-        Reply::ToolCalls(calls) if stream => sse(model, tool_chunks(&calls), "tool_calls"),
+        Reply::Text(text) if stream => sse(model, text_chunks(&text), "stop", delay),
+        Reply::ToolCalls(calls) if stream => sse(model, tool_chunks(&calls), "tool_calls", delay),
         Reply::Text(text) => Json(completion(
             model,
             &json!({"role": "assistant", "content": text}),
@@ -229,17 +300,26 @@ fn tool_chunks(calls: &[(String, Value)]) -> Vec<Value> {
     out
 }
 
-fn sse(model: &str, deltas: Vec<Value>, finish: &str) -> Response {
-    let mut body = String::new();
+fn sse(model: &str, deltas: Vec<Value>, finish: &str, delay: Duration) -> Response {
+    let mut events = Vec::new();
     for d in deltas {
         let chunk = json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model,
             "choices": [{"index": 0, "delta": d, "finish_reason": null}]});
-        body.push_str(&format!("data: {chunk}\n\n"));
+        events.push(format!("data: {chunk}\n\n"));
     }
     let last = json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model,
         "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]});
-    body.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
-    ([(header::CONTENT_TYPE, "text/event-stream")], body).into_response()
+    events.push(format!("data: {last}\n\ndata: [DONE]\n\n"));
+    let headers = [(header::CONTENT_TYPE, "text/event-stream")];
+    if delay.is_zero() {
+        return (headers, events.concat()).into_response();
+    }
+    // One chunk at a time, with a pause before each.
+    let stream = tokio_stream::StreamExt::then(tokio_stream::iter(events), move |e| async move {
+        tokio::time::sleep(delay).await;
+        Ok::<_, std::io::Error>(axum::body::Bytes::from(e))
+    });
+    (headers, Body::from_stream(stream)).into_response()
 }
 
 async fn embeddings(
