@@ -73,3 +73,31 @@ export async function waitFor(check, what, timeoutMs = 15000) {
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * Start the fake OpenAI-compatible model server (`mnemo-fake-model`, the project's only
+ * stand-in) with a script of replies; resolves with its base URL, a `requests()` helper and the child.
+ */
+export function startFakeModel(dir, script) {
+  const bin = process.env.MNEMO_FAKE_MODEL_BIN || join(targetDir, "debug/mnemo-fake-model");
+  const path = join(dir, "fake-model-script.json");
+  writeFileSync(path, JSON.stringify(script));
+  const child = spawn(bin, [path], { stdio: ["ignore", "pipe", "pipe"] });
+  let err = "";
+  child.stderr.on("data", (d) => { err += d; });
+  return new Promise((resolveUrl, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`mnemo-fake-model did not start: ${err}`)), 30000);
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/FAKE_MODEL_URL=(\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        const url = m[1];
+        const requests = async () => (await fetch(url.replace(/\/v1$/, "/_requests"))).json();
+        resolveUrl({ url, child, requests });
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`mnemo-fake-model exited with ${code}: ${err}`)));
+  });
+}

@@ -250,7 +250,7 @@ fn check_message(message: &str) -> Result<()> {
 
 fn check_settings(s: &ModelSettings) -> Result<()> {
     let url = s.base_url.trim();
-    if !url.is_empty() && !(url.starts_with("http://") || url.starts_with("https://")) {
+    if !(url.is_empty() || url.starts_with("http://") || url.starts_with("https://")) {
         return Err(Error::usage(format!(
             "the base URL `{url}` must start with http:// or https:// (e.g. http://127.0.0.1:11434/v1)"
         )));
@@ -473,7 +473,7 @@ impl Api {
             self.schedule_extract(
                 &workspace,
                 ExtractJob {
-                    session: session.clone(),
+                    session,
                     chat_wrote: !turn.wrote.is_empty(),
                 },
             );

@@ -321,3 +321,75 @@ async fn sse_delivers_memory_changed_after_a_write() {
         .unwrap();
     assert!(line.contains("\"watcher\""));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_turn_over_http_streams_chat_events() {
+    use mnemo_testkit::{FakeModel, Kind, Reply};
+    let s = start().await;
+    let fake = FakeModel::start().await;
+    // Without a model: 409 and what to configure.
+    let (code, session) = s
+        .call(
+            "chat_create",
+            json!({"workspace": "personal", "title": null}),
+        )
+        .await;
+    assert_eq!(code, 200);
+    let id = session["id"].as_str().unwrap().to_owned();
+    let (code, e) = s
+        .call(
+            "chat_send",
+            json!({"workspace": "personal", "session": id, "message": "hi"}),
+        )
+        .await;
+    assert_eq!(
+        (code, e["code"].as_str()),
+        (409, Some("model_not_configured"))
+    );
+    let (code, shown) = s
+        .call(
+            "set_model_settings",
+            json!({"settings": {"base_url": fake.base_url(), "model": "fake-main", "fast_model": "",
+                "context_window": 32768, "timeout_secs": 30, "api_key": null}}),
+        )
+        .await;
+    assert_eq!(code, 200, "{shown}");
+    assert_eq!(shown["configured"], true);
+    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
+    fake.push_for(Kind::Stream, Reply::text("Hello there, friend."));
+    fake.push_for(Kind::Tools, Reply::text("Nothing to save."));
+    let mut stream = client()
+        .get(format!("{}/events", s.base))
+        .bearer_auth(&s.token)
+        .send()
+        .await
+        .unwrap();
+    let (code, turn) = s
+        .call(
+            "chat_send",
+            json!({"workspace": "personal", "session": id, "message": "hi"}),
+        )
+        .await;
+    assert_eq!(code, 200, "{turn}");
+    assert_eq!(turn["reply"], "Hello there, friend.");
+    let mut buf = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while !buf.contains("\"kind\":\"extracted\"") {
+        let chunk = tokio::time::timeout_at(deadline, stream.chunk())
+            .await
+            .expect("chat events in time")
+            .unwrap()
+            .unwrap();
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(buf.contains("event: chat"));
+    let text: String = buf
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .filter(|v| v["kind"] == "delta")
+        .map(|v| v["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(text, "Hello there, friend.");
+    assert!(buf.contains("\"kind\":\"recalled\""));
+}

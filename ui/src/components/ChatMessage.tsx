@@ -1,0 +1,167 @@
+import { useState } from "react";
+import type { RecallResult } from "../lib/bindings";
+import { countMemories, recallLabel, wroteFiles } from "../lib/chat";
+import type { ChatMessage } from "../lib/chat";
+
+interface Props {
+  message: ChatMessage;
+  /** Open a memory (a path relative to the chat workspace's memory root). */
+  onOpenPath: (path: string) => void;
+}
+
+/** One message: user text, or a reply with what recall put in and what was written after. */
+export function ChatMessageView({ message: m, onOpenPath }: Props) {
+  const isReply = m.role === "assistant";
+  return (
+    <div
+      className={`chat-message chat-${m.role}`}
+      data-testid="chat-message"
+      data-role={m.role}
+      data-streaming={m.streaming ? "true" : undefined}
+    >
+      {m.role === "command" && <div className="chat-command-label">Mnemo</div>}
+      {/* Plain text: React escapes it; CSS keeps the line breaks. */}
+      <div className="chat-text">
+        {m.text}
+        {m.streaming && <span className="chat-cursor" aria-label="Writing…" />}
+      </div>
+      {m.tools.length > 0 && (
+        <div className="chat-tools">
+          {m.tools.map((t, i) => (
+            <span key={i} className="chat-tool" data-testid="chat-tool">
+              used {t}
+            </span>
+          ))}
+        </div>
+      )}
+      {m.stopped && (
+        <div className="chat-note" data-testid="chat-stopped">
+          Stopped — this reply was not saved.
+        </div>
+      )}
+      {isReply && m.recall && <RecallBadge recall={m.recall} onOpenPath={onOpenPath} />}
+      {isReply && !m.recall && m.recalledPaths.length > 0 && (
+        <RecallBadge paths={m.recalledPaths} onOpenPath={onOpenPath} />
+      )}
+      {isReply && !m.streaming && <WriteNotes message={m} onOpenPath={onOpenPath} />}
+    </div>
+  );
+}
+
+function RecallBadge({
+  recall,
+  paths,
+  onOpenPath,
+}: {
+  recall?: RecallResult;
+  paths?: string[];
+  onOpenPath: (path: string) => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const n = recall ? recall.selected.length : (paths?.length ?? 0);
+  return (
+    <div className="chat-recall">
+      <button
+        type="button"
+        className={`chat-badge ${n === 0 ? "empty" : ""}`}
+        aria-expanded={open}
+        data-testid="recall-badge"
+        onClick={() => setOpen((o) => !o)}
+      >
+        {recallLabel(n)} {open ? "▾" : "▸"}
+      </button>
+      {open && (
+        <div className="recall-details" data-testid="recall-details">
+          {recall && (
+            <div className="recall-summary muted">
+              Strategy <strong>{recall.strategy}</strong> · {countMemories(recall.docs_scanned)} scanned ·{" "}
+              {recall.chars_injected.toLocaleString()} chars injected · {recall.duration_ms} ms
+            </div>
+          )}
+          {recall?.selected.map((r) => (
+            <div key={r.path} className="recall-item">
+              <div className="recall-line">
+                <span className="recall-name">{r.name || r.path}</span>
+                {r.type && <span className={`type-chip type-${r.type}`}>{r.type}</span>}
+              </div>
+              <button
+                type="button"
+                className="link-button chat-path"
+                title="Open this memory"
+                data-testid="recall-item"
+                onClick={() => onOpenPath(r.path)}
+              >
+                {r.path}
+              </button>
+              <div className="recall-meta muted">
+                {r.score !== null && <>score {r.score.toFixed(2)} · </>}
+                {r.age} · {r.chars_injected.toLocaleString()} chars
+              </div>
+            </div>
+          ))}
+          {!recall &&
+            paths?.map((p) => (
+              <div key={p} className="recall-item">
+                <button
+                  type="button"
+                  className="link-button chat-path"
+                  title="Open this memory"
+                  data-testid="recall-item"
+                  onClick={() => onOpenPath(p)}
+                >
+                  {p}
+                </button>
+              </div>
+            ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** What was written after a reply: by the chat model itself or by background extraction. */
+function WriteNotes({ message: m, onOpenPath }: Props) {
+  const files = wroteFiles(m);
+  const ex = m.extraction;
+  return (
+    <>
+      {files.length > 0 && (
+        <div className="chat-wrote">
+          <span className="chat-badge wrote" data-testid="wrote-badge">
+            Wrote {countMemories(files.length)}
+          </span>
+          <ul className="chat-wrote-list">
+            {files.map((f) => (
+              <li key={f}>
+                <button
+                  type="button"
+                  className="link-button chat-path"
+                  title="Open this memory"
+                  data-testid="wrote-link"
+                  onClick={() => onOpenPath(f)}
+                >
+                  {f}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {ex?.running && (
+        <div className="chat-note" data-testid="extracting-indicator">
+          Saving memories…
+        </div>
+      )}
+      {ex && !ex.running && ex.last?.status === "failed" && (
+        <div className="chat-note" data-testid="extract-note">
+          Could not save memories{ex.last.detail ? `: ${ex.last.detail}` : "."}
+        </div>
+      )}
+      {ex && !ex.running && ex.last && ex.last.status !== "failed" && files.length === 0 && (
+        <div className="chat-note" data-testid="extract-note">
+          No new memories
+        </div>
+      )}
+    </>
+  );
+}

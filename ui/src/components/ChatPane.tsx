@@ -1,0 +1,477 @@
+import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { commands } from "../lib/bindings";
+import type { ModelSettings as Settings, SessionInfo } from "../lib/bindings";
+import { onChatEvent, toUiError, unwrap } from "../lib/transport";
+import type { UiError } from "../lib/transport";
+import { chatReducer, EMPTY_CHAT, isConfigured, restoreInput, sortSessions } from "../lib/chat";
+import { ChatMessageView } from "./ChatMessage";
+import { ConfirmDialog } from "./ConfirmDialog";
+import { InlineError } from "./InlineError";
+import { ModelSettings } from "./ModelSettings";
+
+interface Props {
+  /** The workspace whose memory the chat uses. */
+  workspace: string;
+  workspaceLabel: string;
+  onOpenMemory: (workspace: string, path: string) => void;
+  /** Hide the pane (absent: no close button). */
+  onClose?: () => void;
+}
+
+/** Within this many pixels of the bottom, new text keeps the view scrolled to the end. */
+const STICK_PX = 80;
+
+export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: Props) {
+  const [sessions, setSessions] = useState<SessionInfo[] | null>(null);
+  const [chat, dispatch] = useReducer(chatReducer, EMPTY_CHAT);
+  const [loading, setLoading] = useState(false);
+  const [input, setInput] = useState("");
+  const [sendError, setSendError] = useState<UiError | null>(null);
+  const [paneError, setPaneError] = useState<UiError | null>(null);
+  const [model, setModel] = useState<Settings | null>(null);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+
+  const alive = useRef(true);
+  const loadSeq = useRef(0);
+  const sending = useRef(false);
+  const stopRequested = useRef(false);
+  const messagesRef = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+
+  useEffect(() => {
+    alive.current = true;
+    return () => {
+      alive.current = false;
+    };
+  }, []);
+
+  const sessionId = chat.session;
+  const current = sessions?.find((s) => s.id === sessionId) ?? null;
+  const busy = chat.pending !== null;
+
+  const replaceSession = useCallback((s: SessionInfo) => {
+    setSessions((list) => sortSessions([s, ...(list ?? []).filter((x) => x.id !== s.id)]));
+  }, []);
+
+  /** Shows a session's saved messages. */
+  const openSession = useCallback(
+    async (id: string | null) => {
+      const seq = ++loadSeq.current;
+      dispatch({ type: "reset", session: id });
+      setPaneError(null);
+      setRenaming(null);
+      if (id === null) return;
+      setLoading(true);
+      try {
+        const t = unwrap(await commands.chatTranscript(workspace, id));
+        if (!alive.current || seq !== loadSeq.current) return;
+        dispatch({ type: "loaded", session: id, lines: t.messages });
+        replaceSession(t.session);
+      } catch (e) {
+        if (alive.current && seq === loadSeq.current) setPaneError(toUiError(e));
+      } finally {
+        if (alive.current && seq === loadSeq.current) setLoading(false);
+      }
+    },
+    [workspace, replaceSession],
+  );
+
+  const refreshSessions = useCallback(async () => {
+    try {
+      const list = unwrap(await commands.chatSessions(workspace));
+      if (alive.current) setSessions(sortSessions(list));
+    } catch {
+      // The list stays as it was; the next action reports a lasting problem.
+    }
+  }, [workspace]);
+
+  // Sessions of the workspace; open the most recent.
+  useEffect(() => {
+    let cancelled = false;
+    commands
+      .chatSessions(workspace)
+      .then(unwrap)
+      .then(
+        (list) => {
+          if (cancelled) return;
+          const sorted = sortSessions(list);
+          setSessions(sorted);
+          void openSession(sorted[0]?.id ?? null);
+        },
+        (e: unknown) => {
+          if (cancelled) return;
+          setSessions([]);
+          setPaneError(toUiError(e));
+        },
+      );
+    return () => {
+      cancelled = true;
+    };
+  }, [workspace, openSession]);
+
+  // Whether a model is configured (for the banner).
+  useEffect(() => {
+    let cancelled = false;
+    commands
+      .getModelSettings()
+      .then(unwrap)
+      .then(
+        (s) => {
+          if (!cancelled) setModel(s);
+        },
+        () => {},
+      );
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+
+  // Replies streaming, recall, tool use and extraction for this workspace.
+  useEffect(
+    () =>
+      onChatEvent((event) => {
+        if (event.workspace === workspace) dispatch({ type: "event", event });
+      }),
+    [workspace],
+  );
+
+  // Keep the newest text in view, unless the user scrolled up to read.
+  useEffect(() => {
+    const el = messagesRef.current;
+    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
+  }, [chat.messages]);
+
+  const send = async () => {
+    const text = input;
+    if (!text.trim() || sending.current) return;
+    sending.current = true;
+    setSendError(null);
+    try {
+      let id = sessionId;
+      if (id === null) {
+        try {
+          const s = unwrap(await commands.chatCreate(workspace, null));
+          if (!alive.current) return;
+          replaceSession(s);
+          loadSeq.current++; // a transcript still loading is no longer wanted
+          dispatch({ type: "reset", session: s.id });
+          id = s.id;
+        } catch (e) {
+          if (alive.current) setSendError(toUiError(e));
+          return;
+        }
+      }
+      stopRequested.current = false;
+      atBottom.current = true;
+      setInput("");
+      dispatch({ type: "sent", session: id, text });
+      try {
+        const result = unwrap(await commands.chatSend(workspace, id, text));
+        if (!alive.current) return;
+        dispatch({ type: "done", session: id, result });
+        void refreshSessions();
+      } catch (e) {
+        if (!alive.current) return;
+        const stopped = stopRequested.current;
+        dispatch({ type: "failed", session: id, stopped });
+        setInput((cur) => restoreInput(cur, text));
+        if (!stopped) setSendError(toUiError(e));
+      }
+    } finally {
+      sending.current = false;
+    }
+  };
+
+  const stop = async () => {
+    const p = chat.pending;
+    if (!p) return;
+    stopRequested.current = true;
+    try {
+      unwrap(await commands.chatCancel(p.session));
+    } catch (e) {
+      if (alive.current) setSendError(toUiError(e));
+    }
+  };
+
+  const newChat = async () => {
+    setPaneError(null);
+    try {
+      const s = unwrap(await commands.chatCreate(workspace, null));
+      if (!alive.current) return;
+      replaceSession(s);
+      void openSession(s.id);
+      inputRef.current?.focus();
+    } catch (e) {
+      if (alive.current) setPaneError(toUiError(e));
+    }
+  };
+
+  const saveTitle = async () => {
+    const title = renaming?.trim();
+    setRenaming(null);
+    if (!current || !title || title === current.title) return;
+    try {
+      replaceSession(unwrap(await commands.chatUpdate(workspace, current.id, title, null)));
+    } catch (e) {
+      if (alive.current) setPaneError(toUiError(e));
+    }
+  };
+
+  const setIgnoreMemory = async (ignore: boolean) => {
+    if (!current) return;
+    setPaneError(null);
+    replaceSession({ ...current, ignore_memory: ignore });
+    try {
+      replaceSession(unwrap(await commands.chatUpdate(workspace, current.id, null, ignore)));
+    } catch (e) {
+      if (!alive.current) return;
+      replaceSession(current);
+      setPaneError(toUiError(e));
+    }
+  };
+
+  const deleteChat = async () => {
+    if (!current) return;
+    setDeleting(true);
+    try {
+      unwrap(await commands.chatDelete(workspace, current.id));
+      if (!alive.current) return;
+      const rest = (sessions ?? []).filter((s) => s.id !== current.id);
+      setSessions(rest);
+      setConfirmDelete(false);
+      void openSession(rest[0]?.id ?? null);
+    } catch (e) {
+      if (!alive.current) return;
+      setConfirmDelete(false);
+      setPaneError(toUiError(e));
+    } finally {
+      if (alive.current) setDeleting(false);
+    }
+  };
+
+  const openMemory = useCallback((path: string) => onOpenMemory(workspace, path), [onOpenMemory, workspace]);
+  const noModel = model !== null && !isConfigured(model);
+
+  return (
+    <aside className="chat-pane" aria-label="Chat" data-testid="chat-pane">
+      <header className="chat-header">
+        <div className="chat-title-row">
+          <h2 className="chat-title" title={workspace}>
+            Chat — memory: {workspaceLabel}
+          </h2>
+          <button
+            type="button"
+            className="icon-button"
+            title="Model settings"
+            aria-label="Model settings"
+            data-testid="chat-settings-button"
+            onClick={() => setSettingsOpen(true)}
+          >
+            ⚙
+          </button>
+          {onClose && (
+            <button
+              type="button"
+              className="icon-button"
+              title="Hide chat"
+              aria-label="Hide chat"
+              data-testid="chat-close"
+              onClick={onClose}
+            >
+              ×
+            </button>
+          )}
+        </div>
+        <div className="chat-session-row">
+          {renaming !== null ? (
+            <input
+              className="grow"
+              autoFocus
+              value={renaming}
+              aria-label="Chat title"
+              data-testid="chat-rename-input"
+              onChange={(e) => setRenaming(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter") {
+                  e.preventDefault();
+                  void saveTitle();
+                } else if (e.key === "Escape") {
+                  e.preventDefault();
+                  setRenaming(null);
+                }
+              }}
+              onBlur={() => setRenaming(null)}
+            />
+          ) : (
+            <select
+              className="grow"
+              aria-label="Chat session"
+              data-testid="chat-session-select"
+              value={sessionId ?? ""}
+              disabled={busy || !sessions || sessions.length === 0}
+              onChange={(e) => void openSession(e.target.value || null)}
+            >
+              {(!sessions || sessions.length === 0) && <option value="">{sessions ? "No chats yet" : "Loading…"}</option>}
+              {sessionId !== null && !current && <option value={sessionId}>…</option>}
+              {sessions?.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.title}
+                </option>
+              ))}
+            </select>
+          )}
+          <button type="button" data-testid="chat-new" disabled={busy} onClick={() => void newChat()}>
+            New chat
+          </button>
+          <button
+            type="button"
+            data-testid="chat-rename"
+            disabled={!current || renaming !== null}
+            onClick={() => current && setRenaming(current.title)}
+          >
+            Rename
+          </button>
+          <button
+            type="button"
+            className="danger-outline"
+            data-testid="chat-delete"
+            disabled={!current || busy}
+            onClick={() => setConfirmDelete(true)}
+          >
+            Delete
+          </button>
+        </div>
+        <label className="chat-ignore" title="Recall nothing, and save nothing from this chat">
+          <input
+            type="checkbox"
+            data-testid="chat-ignore-memory"
+            checked={current?.ignore_memory ?? false}
+            disabled={!current}
+            onChange={(e) => void setIgnoreMemory(e.target.checked)}
+          />
+          Ignore memory for this chat
+        </label>
+      </header>
+
+      {noModel && (
+        <div className="chat-banner" role="status" data-testid="chat-no-model">
+          <div>
+            <strong>No model is configured.</strong> Open Settings to set an OpenAI-compatible base URL and model (or
+            set <code>MNEMO_LLM_BASE_URL</code> and <code>MNEMO_LLM_MODEL</code>). Browsing, search and recall keep
+            working without one.
+          </div>
+          <button type="button" data-testid="chat-no-model-settings" onClick={() => setSettingsOpen(true)}>
+            Open settings
+          </button>
+        </div>
+      )}
+      {paneError && (
+        <div className="chat-pane-error">
+          <InlineError error={paneError}>
+            <button type="button" className="link-button" onClick={() => setPaneError(null)}>
+              Dismiss
+            </button>
+          </InlineError>
+        </div>
+      )}
+
+      <div
+        className="chat-messages"
+        data-testid="chat-messages"
+        ref={messagesRef}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
+        }}
+      >
+        {loading && chat.messages.length === 0 && <div className="empty">Loading…</div>}
+        {!loading && chat.messages.length === 0 && (
+          <div className="empty chat-empty">
+            <div className="empty-title">Ask anything</div>
+            <div className="muted">
+              Relevant memories from {workspaceLabel} are recalled into each reply; what is worth keeping is saved
+              afterwards. Type <code>/memory</code> to see what this chat uses.
+            </div>
+          </div>
+        )}
+        {chat.messages.map((m) => (
+          <ChatMessageView key={m.key} message={m} onOpenPath={openMemory} />
+        ))}
+      </div>
+
+      {sendError && (
+        <div className="chat-error" data-testid="chat-error">
+          <InlineError error={sendError}>
+            {sendError.code === "model_not_configured" && (
+              <button type="button" className="link-button" onClick={() => setSettingsOpen(true)}>
+                Open settings
+              </button>
+            )}
+          </InlineError>
+        </div>
+      )}
+
+      <form
+        className="chat-composer"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send();
+        }}
+      >
+        <textarea
+          ref={inputRef}
+          value={input}
+          rows={3}
+          placeholder={`Message (Enter to send, Shift+Enter for a new line)`}
+          aria-label="Message"
+          data-testid="chat-input"
+          onChange={(e) => setInput(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+              e.preventDefault();
+              void send();
+            }
+          }}
+        />
+        {busy ? (
+          <button type="button" data-testid="chat-stop" onClick={() => void stop()}>
+            Stop
+          </button>
+        ) : (
+          <button type="submit" className="primary" data-testid="chat-send" disabled={!input.trim()}>
+            Send
+          </button>
+        )}
+      </form>
+
+      {settingsOpen && (
+        <ModelSettings
+          onClose={() => setSettingsOpen(false)}
+          onSaved={(s) => {
+            setModel(s);
+            setSendError((e) => (e?.code === "model_not_configured" ? null : e));
+          }}
+        />
+      )}
+      {confirmDelete && current && (
+        <ConfirmDialog
+          title="Delete this chat?"
+          confirmLabel={deleting ? "Deleting…" : "Delete"}
+          danger
+          busy={deleting}
+          confirmTestId="chat-delete-confirm"
+          onConfirm={() => void deleteChat()}
+          onCancel={() => setConfirmDelete(false)}
+        >
+          <p>
+            <strong>{current.title}</strong> and its messages will be deleted. Memories saved from it stay.
+          </p>
+        </ConfirmDialog>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,220 @@
+// The chat pane's state: messages of the open session and the turn in flight, folded from
+// user actions, `chatSend` results and chat events. Pure, so the ordering cases (deltas after
+// the reply resolved, extraction results before it) are easy to test.
+
+import type { ChatEvent, ChatLine, ExtractResult, ModelSettings, RecallResult, SessionInfo, TurnResult } from "./bindings";
+
+export type MessageRole = "user" | "assistant" | "command";
+
+/** Background extraction attached to an assistant message (runs may repeat: files accumulate). */
+export interface Extraction {
+  running: boolean;
+  /** Files written by the finished runs (relative to the memory root). */
+  files: string[];
+  /** The last finished run. */
+  last: ExtractResult | null;
+}
+
+export interface ChatMessage {
+  key: string;
+  role: MessageRole;
+  text: string;
+  /** A reply still being written. */
+  streaming: boolean;
+  /** The user stopped this reply before it finished; it was not saved. */
+  stopped: boolean;
+  /** What recall injected, when known in full (live turns). */
+  recall: RecallResult | null;
+  /** Paths recall injected (all a saved transcript knows). */
+  recalledPaths: string[];
+  /** Memory tools the chat model used while writing this reply. */
+  tools: string[];
+  /** Files the chat model wrote itself. */
+  wrote: string[];
+  extraction: Extraction | null;
+}
+
+export interface PendingTurn {
+  session: string;
+  userKey: string;
+  replyKey: string;
+}
+
+export interface ChatState {
+  /** The session the messages belong to (`null`: none yet). */
+  session: string | null;
+  messages: ChatMessage[];
+  /** The turn being answered, if any. */
+  pending: PendingTurn | null;
+  /** Next key number. */
+  seq: number;
+}
+
+export type ChatAction =
+  | { type: "reset"; session: string | null }
+  | { type: "loaded"; session: string; lines: ChatLine[] }
+  | { type: "sent"; session: string; text: string }
+  | { type: "event"; event: ChatEvent }
+  | { type: "done"; session: string; result: TurnResult }
+  | { type: "failed"; session: string; stopped: boolean };
+
+export const EMPTY_CHAT: ChatState = { session: null, messages: [], pending: null, seq: 1 };
+
+function message(key: string, role: MessageRole, text: string, extra: Partial<ChatMessage> = {}): ChatMessage {
+  return {
+    key,
+    role,
+    text,
+    streaming: false,
+    stopped: false,
+    recall: null,
+    recalledPaths: [],
+    tools: [],
+    wrote: [],
+    extraction: null,
+    ...extra,
+  };
+}
+
+function updateMessage(state: ChatState, key: string, f: (m: ChatMessage) => ChatMessage): ChatState {
+  const i = state.messages.findIndex((m) => m.key === key);
+  if (i < 0) return state;
+  const messages = state.messages.slice();
+  messages[i] = f(messages[i]);
+  return { ...state, messages };
+}
+
+function updatePending(state: ChatState, session: string, f: (m: ChatMessage) => ChatMessage): ChatState {
+  if (!state.pending || state.pending.session !== session) return state;
+  return updateMessage(state, state.pending.replyKey, f);
+}
+
+/** The latest model reply of the open session (extraction results belong to it). */
+function updateLatestReply(state: ChatState, f: (m: ChatMessage) => ChatMessage): ChatState {
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const m = state.messages[i];
+    if (m.role === "assistant" && !m.stopped) return updateMessage(state, m.key, f);
+  }
+  return state;
+}
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])];
+}
+
+function onEvent(state: ChatState, e: ChatEvent): ChatState {
+  if (e.session !== state.session) return state;
+  switch (e.kind) {
+    case "recalled":
+      return updatePending(state, e.session, (m) => ({ ...m, recall: e.recall }));
+    case "delta":
+      // A delta for a turn that already resolved is late: the final reply has replaced it.
+      return updatePending(state, e.session, (m) => (m.streaming ? { ...m, text: m.text + e.text } : m));
+    case "tool":
+      return updatePending(state, e.session, (m) => ({ ...m, tools: [...m.tools, e.name] }));
+    case "extracting":
+      return updateLatestReply(state, (m) => ({
+        ...m,
+        extraction: { running: true, files: m.extraction?.files ?? [], last: m.extraction?.last ?? null },
+      }));
+    case "extracted":
+      return updateLatestReply(state, (m) => ({
+        ...m,
+        extraction: {
+          running: false,
+          files: union(m.extraction?.files ?? [], e.result.files_written),
+          last: e.result,
+        },
+      }));
+  }
+}
+
+export function chatReducer(state: ChatState, action: ChatAction): ChatState {
+  switch (action.type) {
+    case "reset":
+      return { ...state, session: action.session, messages: [], pending: null };
+    case "loaded":
+      return {
+        ...state,
+        session: action.session,
+        pending: null,
+        messages: action.lines.map((l, i) =>
+          message(`${action.session}:${i}`, l.role === "user" ? "user" : "assistant", l.text, {
+            recalledPaths: l.role === "user" ? [] : l.recalled,
+          }),
+        ),
+      };
+    case "sent": {
+      const userKey = `m${state.seq}`;
+      const replyKey = `m${state.seq + 1}`;
+      const kept = state.session === action.session ? state.messages : [];
+      return {
+        session: action.session,
+        seq: state.seq + 2,
+        pending: { session: action.session, userKey, replyKey },
+        messages: [...kept, message(userKey, "user", action.text), message(replyKey, "assistant", "", { streaming: true })],
+      };
+    }
+    case "event":
+      return onEvent(state, action.event);
+    case "done": {
+      const { result } = action;
+      const next = updatePending(state, action.session, (m) => ({
+        ...m,
+        role: result.command ? "command" : "assistant",
+        text: result.reply,
+        streaming: false,
+        recall: result.recall ?? m.recall,
+        wrote: union(m.wrote, result.wrote),
+        extraction: result.extract
+          ? { running: false, files: union(m.extraction?.files ?? [], result.extract.files_written), last: result.extract }
+          : m.extraction,
+      }));
+      return next === state ? state : { ...next, pending: null };
+    }
+    case "failed": {
+      const p = state.pending;
+      if (!p || p.session !== action.session) return state;
+      const reply = state.messages.find((m) => m.key === p.replyKey);
+      if (action.stopped && reply && reply.text !== "") {
+        const next = updateMessage(state, p.replyKey, (m) => ({ ...m, streaming: false, stopped: true }));
+        return { ...next, pending: null };
+      }
+      // Nothing worth keeping: the message goes back to the input.
+      return {
+        ...state,
+        pending: null,
+        messages: state.messages.filter((m) => m.key !== p.userKey && m.key !== p.replyKey),
+      };
+    }
+  }
+}
+
+/** Every file a reply led to: written by the chat model itself or by extraction after it. */
+export function wroteFiles(m: ChatMessage): string[] {
+  return union(m.wrote, m.extraction?.files ?? []);
+}
+
+export function countMemories(n: number): string {
+  return `${n} ${n === 1 ? "memory" : "memories"}`;
+}
+
+export function recallLabel(n: number): string {
+  return n === 0 ? "No memories recalled" : `Recalled ${countMemories(n)}`;
+}
+
+/** Sessions most recent first. */
+export function sortSessions(sessions: readonly SessionInfo[]): SessionInfo[] {
+  return sessions.slice().sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+}
+
+/** Puts a message that could not be sent back into the input, without losing what is there. */
+export function restoreInput(current: string, message: string): string {
+  if (current.trim() === "") return message;
+  if (current.includes(message)) return current;
+  return `${message}\n${current}`;
+}
+
+export function isConfigured(s: ModelSettings): boolean {
+  return s.configured ?? (s.base_url.trim() !== "" && s.model.trim() !== "");
+}
