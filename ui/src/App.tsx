@@ -17,6 +17,7 @@ import { HistoryPanel } from "./components/HistoryPanel";
 import { ConfirmDialog } from "./components/ConfirmDialog";
 import { InlineError } from "./components/InlineError";
 import { useToast } from "./components/Toasts";
+import { ChatPane } from "./components/ChatPane";
 
 export const SEARCH_DEBOUNCE_MS = 120;
 export const SEARCH_LIMIT = 200;
@@ -33,6 +34,17 @@ interface SearchResult {
   ws: string | null;
   q: string;
   hits: Hit[];
+}
+
+/** localStorage key remembering whether the chat pane is shown. */
+export const CHAT_OPEN_KEY = "mnemo.chatOpen";
+
+function readChatOpen(): boolean {
+  try {
+    return localStorage.getItem(CHAT_OPEN_KEY) !== "0";
+  } catch {
+    return true;
+  }
 }
 
 const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
@@ -55,6 +67,7 @@ export function App() {
   const [change, setChange] = useState<ChangeSignal | null>(null);
   const [collapsed, setCollapsed] = useState<ReadonlySet<GroupId>>(new Set());
   const [pending, setPending] = useState<{ run: () => void } | null>(null);
+  const [chatOpen, setChatOpen] = useState(readChatOpen);
 
   const dirtyRef = useRef(false);
   const searchRef = useRef<HTMLInputElement>(null);
@@ -161,6 +174,14 @@ export function App() {
       if (timer !== undefined) clearTimeout(timer);
     };
   }, []);
+
+  useEffect(() => {
+    try {
+      localStorage.setItem(CHAT_OPEN_KEY, chatOpen ? "1" : "0");
+    } catch {
+      // Storage unavailable (private mode): the choice lasts for this session only.
+    }
+  }, [chatOpen]);
 
   // Ctrl/Cmd+K focuses search.
   useEffect(() => {
@@ -322,9 +343,10 @@ export function App() {
   }
 
   const selectedLabel = selectedWs === null ? "All workspaces" : workspaceLabel(selectedWs);
+  const chatWs = selectedWs ?? "personal";
 
   return (
-    <div className="app">
+    <div className={chatOpen ? "app with-chat" : "app"}>
       <Sidebar
         workspaces={workspaces}
         status={status}
@@ -335,6 +357,8 @@ export function App() {
           if (v !== view) guard(() => setView(v));
         }}
         onAddFolder={addFolder}
+        chatOpen={chatOpen}
+        onToggleChat={() => setChatOpen((o) => !o)}
       />
       {view === "memories" ? (
         <>
@@ -426,6 +450,15 @@ export function App() {
             onUndone={refresh}
           />
         </main>
+      )}
+      {chatOpen && (
+        <ChatPane
+          key={chatWs}
+          workspace={chatWs}
+          workspaceLabel={workspaceLabel(chatWs)}
+          onOpenMemory={openPath}
+          onClose={() => setChatOpen(false)}
+        />
       )}
       {pending && (
         <ConfirmDialog

@@ -147,7 +147,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
 
   const send = async () => {
     const text = input;
-    if (!text.trim() || sending.current) return;
+    if (!text.trim() || sending.current || loading) return;
     sending.current = true;
     setSendError(null);
     try {
@@ -157,7 +157,6 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
           const s = unwrap(await commands.chatCreate(workspace, null));
           if (!alive.current) return;
           replaceSession(s);
-          loadSeq.current++; // a transcript still loading is no longer wanted
           dispatch({ type: "reset", session: s.id });
           id = s.id;
         } catch (e) {
@@ -442,7 +441,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
             Stop
           </button>
         ) : (
-          <button type="submit" className="primary" data-testid="chat-send" disabled={!input.trim()}>
+          <button type="submit" className="primary" data-testid="chat-send" disabled={!input.trim() || loading}>
             Send
           </button>
         )}

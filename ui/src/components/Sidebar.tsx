@@ -15,6 +15,9 @@ interface Props {
   onView: (view: View) => void;
   /** Resolves to an error to show, or null on success. */
   onAddFolder: (path: string) => Promise<UiError | null>;
+  /** Whether the chat pane is shown (absent: no chat toggle). */
+  chatOpen?: boolean;
+  onToggleChat?: () => void;
 }
 
 function countTitle(w: WorkspaceInfo): string {
@@ -22,7 +25,17 @@ function countTitle(w: WorkspaceInfo): string {
   return `${topics} memories · ${logs} daily logs · ${invalid} invalid\n${w.memory_root}`;
 }
 
-export function Sidebar({ workspaces, status, selected, view, onSelect, onView, onAddFolder }: Props) {
+export function Sidebar({
+  workspaces,
+  status,
+  selected,
+  view,
+  onSelect,
+  onView,
+  onAddFolder,
+  chatOpen,
+  onToggleChat,
+}: Props) {
   const [adding, setAdding] = useState(false);
   const [path, setPath] = useState("");
   const [busy, setBusy] = useState(false);
@@ -60,6 +73,18 @@ export function Sidebar({ workspaces, status, selected, view, onSelect, onView, 
             History
           </button>
         </div>
+        {onToggleChat && (
+          <button
+            type="button"
+            className="chat-toggle"
+            aria-pressed={!!chatOpen}
+            data-testid="chat-toggle"
+            title={chatOpen ? "Hide the chat pane" : "Show the chat pane"}
+            onClick={onToggleChat}
+          >
+            {chatOpen ? "Hide chat" : "Chat"}
+          </button>
+        )}
 
         <button
           type="button"
