@@ -3,7 +3,7 @@ import { act, fireEvent, render, screen, waitFor, within } from "@testing-librar
 import { App, SEARCH_DEBOUNCE_MS } from "./App";
 import { ToastProvider } from "./components/Toasts";
 import { commands } from "./lib/bindings";
-import { DOCS, WORKSPACES, detailOf, err, ok } from "./test/fixtures";
+import { DOCS, MODEL_SETTINGS, WORKSPACES, detailOf, err, ok } from "./test/fixtures";
 
 vi.mock("./lib/bindings", () => ({
   commands: {
@@ -22,6 +22,16 @@ vi.mock("./lib/bindings", () => ({
     getSettings: vi.fn(),
     setSettings: vi.fn(),
     openFolder: vi.fn(),
+    getModelSettings: vi.fn(),
+    setModelSettings: vi.fn(),
+    testModel: vi.fn(),
+    chatSessions: vi.fn(),
+    chatCreate: vi.fn(),
+    chatTranscript: vi.fn(),
+    chatUpdate: vi.fn(),
+    chatDelete: vi.fn(),
+    chatSend: vi.fn(),
+    chatCancel: vi.fn(),
   },
 }));
 
@@ -54,6 +64,10 @@ beforeEach(() => {
   });
   api.search.mockResolvedValue(ok([]));
   api.history.mockResolvedValue(ok([]));
+  api.getModelSettings.mockResolvedValue(ok(MODEL_SETTINGS));
+  api.chatSessions.mockResolvedValue(ok([]));
+  api.chatTranscript.mockResolvedValue(err("not_found", "no such chat"));
+  localStorage.clear();
 });
 
 afterEach(() => {
@@ -266,8 +280,11 @@ describe("detail pane", () => {
     const listCalls = api.list.mock.calls.length;
 
     api.get.mockResolvedValue(ok({ ...detailOf(DOCS[0], "h9"), name: "Changed outside" }));
-    const es = FakeEventSource.instances[0];
-    act(() => es.fire("memory_changed", { workspace: "personal", paths: ["response-style.md"], source: "watcher" }));
+    // The chat pane listens on its own event stream: fire on every one.
+    act(() => {
+      for (const es of FakeEventSource.instances)
+        es.fire("memory_changed", { workspace: "personal", paths: ["response-style.md"], source: "watcher" });
+    });
 
     expect(await screen.findByTestId("disk-banner")).toBeTruthy();
     expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("My edit");

@@ -395,7 +395,7 @@ impl Api {
                         last.recalled = paths;
                     }
                 }
-                Record::Meta { .. } => {}
+                Record::Meta { .. } | Record::Extracted { .. } => {}
             }
         }
         Ok(ChatTranscript {

@@ -48,6 +48,13 @@ pub enum Record {
         /// Paths.
         paths: Vec<String>,
     },
+    /// Extraction has processed the first `upto` messages of this session. The workspace's
+    /// extract cursor follows one session; this lets a session picked up again resume where
+    /// its own extraction stopped instead of starting over.
+    Extracted {
+        /// Messages processed.
+        upto: u64,
+    },
 }
 
 /// A session in the list.
@@ -259,7 +266,7 @@ impl Sessions {
                     ignore_memory = *ig;
                 }
                 Record::Message { .. } => messages += 1,
-                Record::Recalled { .. } => {}
+                Record::Recalled { .. } | Record::Extracted { .. } => {}
             }
         }
         let updated_at = std::fs::metadata(self.path(id)?)
@@ -293,6 +300,14 @@ impl Sessions {
                 .then_with(|| b.id.cmp(&a.id))
         });
         Ok(out)
+    }
+
+    /// How many messages of this session extraction has processed (its latest `extracted` mark).
+    pub fn extracted_upto(&self, id: &str) -> Result<Option<u64>> {
+        Ok(self.records(id)?.iter().rev().find_map(|r| match r {
+            Record::Extracted { upto } => Some(*upto),
+            _ => None,
+        }))
     }
 
     /// Paths already surfaced by recall in this session.
@@ -581,14 +596,31 @@ pub async fn extract_after_turn(
         touched_types: Vec::new(),
         detail: Some(e.to_string()),
     };
-    let transcript = match vault
-        .workspace(workspace)
-        .and_then(|ws| Sessions::of(&ws).messages(session_id))
-    {
-        Ok(t) => t,
+    let prepared = vault.workspace(workspace).and_then(|ws| {
+        let sessions = Sessions::of(&ws);
+        let transcript = sessions.messages(session_id)?;
+        // The cursor follows the last session extracted; coming back to this one, resume from
+        // this session's own mark rather than from its start.
+        let cursor = vault.cursor(&ws)?.value;
+        if cursor.session_id != session_id
+            && let Some(upto) = sessions.extracted_upto(session_id)?
+        {
+            vault.save_cursor(
+                &ws,
+                &mnemo_store::state::Cursor {
+                    session_id: session_id.to_owned(),
+                    processed_offset: upto,
+                    updated_at: Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true),
+                },
+            )?;
+        }
+        Ok((sessions, transcript))
+    });
+    let (sessions, transcript) = match prepared {
+        Ok(p) => p,
         Err(e) => return failed(&e),
     };
-    run_extract(
+    let result = run_extract(
         vault,
         client,
         workspace,
@@ -598,7 +630,14 @@ pub async fn extract_after_turn(
         cancel,
     )
     .await
-    .unwrap_or_else(|e| failed(&e))
+    .unwrap_or_else(|e| failed(&e));
+    if result.status != "failed" {
+        let upto = u64::try_from(transcript.len()).unwrap_or(u64::MAX);
+        if let Err(e) = sessions.append(session_id, &[Record::Extracted { upto }]) {
+            tracing::warn!("could not mark the session as extracted: {e}");
+        }
+    }
+    result
 }
 
 /// One whole chat turn, extraction inline (the CLI's one-shot `mnemo chat MESSAGE`).

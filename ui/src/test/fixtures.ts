@@ -1,4 +1,4 @@
-import type { ApiError, DocSummary, ErrorCode, MemoryDetail, WorkspaceInfo } from "../lib/bindings";
+import type { ApiError, DocSummary, ErrorCode, MemoryDetail, ModelSettings, WorkspaceInfo } from "../lib/bindings";
 import type { Result } from "../lib/transport";
 
 export function ok<T>(data: T): Result<T, ApiError> {
@@ -60,3 +60,16 @@ export function detailOf(d: DocSummary, hash = "h1"): MemoryDetail {
     entries: [{ id: d.path, summary: d.description, why: "because." }],
   };
 }
+
+/** Model settings as `getModelSettings` returns them once a model is configured. */
+export const MODEL_SETTINGS: ModelSettings = {
+  base_url: "http://127.0.0.1:11434/v1",
+  model: "qwen3:8b",
+  fast_model: "",
+  context_window: 32768,
+  timeout_secs: 120,
+  api_key: null,
+  has_key: false,
+  configured: true,
+  env_overrides: [],
+};

@@ -214,3 +214,49 @@ async fn ignore_memory_and_missing_model() {
     sessions.delete(&id).unwrap();
     assert!(sessions.list().unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn coming_back_to_a_session_extracts_only_what_is_new_in_it() {
+    let (_d, v) = vault();
+    let fake = FakeModel::start().await;
+    let ws = v.workspace("personal").unwrap();
+    let sessions = Sessions::of(&ws);
+    let a = sessions.create("A").unwrap();
+    let b = sessions.create("B").unwrap();
+    let turn = |id: String, text: &'static str| {
+        let (v, c) = (&v, client(&fake));
+        async move {
+            chat_turn(
+                v,
+                &c,
+                "personal",
+                &id,
+                text,
+                &CancellationToken::new(),
+                |_| {},
+            )
+            .await
+            .unwrap()
+        }
+    };
+    for _ in 0..3 {
+        // recall (no memories: lexical, no request), reply, extraction answer
+        fake.push(Reply::text("Noted."));
+        fake.push(Reply::text("Nothing to save."));
+    }
+    turn(a.clone(), "Alpha one: I use Fedora at home.").await;
+    turn(b.clone(), "Beta one: my team is called Falcon.").await;
+    let t = turn(a.clone(), "Alpha two: and Debian at work.").await;
+    assert_eq!(t.extract.unwrap().status, "completed");
+    assert_eq!(sessions.extracted_upto(&a).unwrap(), Some(4));
+    let reqs = fake.requests();
+    let last = reqs.last().unwrap()["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(last.contains("Alpha two"), "{last}");
+    assert!(
+        !last.contains("Alpha one"),
+        "already extracted before switching sessions: {last}"
+    );
+}
