@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { App, SEARCH_DEBOUNCE_MS } from "./App";
+import { App, CHAT_OPEN_KEY, SEARCH_DEBOUNCE_MS } from "./App";
 import { ToastProvider } from "./components/Toasts";
 import { commands } from "./lib/bindings";
 import { DOCS, MODEL_SETTINGS, WORKSPACES, detailOf, err, ok } from "./test/fixtures";
@@ -320,5 +320,50 @@ describe("history", () => {
     fireEvent.click(screen.getByTestId("undo-button"));
     await waitFor(() => expect(api.undo).toHaveBeenCalledWith(5));
     expect((await screen.findByTestId("inline-error")).textContent).toContain("the file changed since change #5");
+  });
+});
+
+describe("chat pane", () => {
+  it("sits beside the memory browser and remembers when it is hidden", async () => {
+    const { unmount } = renderApp();
+    expect(await screen.findByText("Chat — memory: Personal")).toBeTruthy();
+    await waitFor(() => expect(api.chatSessions).toHaveBeenCalledWith("personal"));
+    expect(screen.getByTestId("search-input")).toBeTruthy();
+
+    fireEvent.click(screen.getByTestId("chat-toggle"));
+    expect(screen.queryByTestId("chat-pane")).toBeNull();
+    expect(localStorage.getItem(CHAT_OPEN_KEY)).toBe("0");
+    unmount();
+
+    renderApp();
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
+    expect(screen.queryByTestId("chat-pane")).toBeNull();
+    fireEvent.click(screen.getByTestId("chat-toggle"));
+    expect(screen.getByTestId("chat-pane")).toBeTruthy();
+    expect(localStorage.getItem(CHAT_OPEN_KEY)).toBe("1");
+  });
+
+  it("chats in the selected workspace and opens a recalled memory in the browser", async () => {
+    const s = { id: "s1", title: "Launch", messages: 2, updated_at: "2026-01-01T00:00:00Z", ignore_memory: false };
+    api.chatSessions.mockResolvedValue(ok([s]));
+    api.chatTranscript.mockResolvedValue(
+      ok({
+        session: s,
+        messages: [
+          { role: "user", text: "When do we ship?", at: "2026-01-01T00:00:00Z", recalled: [] },
+          { role: "assistant", text: "In March.", at: "2026-01-01T00:00:01Z", recalled: ["proj.md"] },
+        ],
+      }),
+    );
+    renderApp();
+    fireEvent.click(await screen.findByTestId("recall-badge"));
+    fireEvent.click(screen.getByTestId("recall-item"));
+    await waitFor(() => expect(api.get).toHaveBeenCalledWith("personal", "proj.md"));
+    expect(await screen.findByDisplayValue("Launch date")).toBeTruthy();
+
+    const items = await screen.findAllByTestId("workspace-item");
+    fireEvent.click(items[1]);
+    expect(await screen.findByText("Chat — memory: ~/src/proj")).toBeTruthy();
+    await waitFor(() => expect(api.chatSessions).toHaveBeenCalledWith("claude-proj"));
   });
 });

@@ -1,0 +1,358 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { ChatPane } from "./ChatPane";
+import { commands } from "../lib/bindings";
+import type { ApiError, ChatEvent, RecallResult, SessionInfo, TurnResult } from "../lib/bindings";
+import { onChatEvent } from "../lib/transport";
+import type { Result } from "../lib/transport";
+import { MODEL_SETTINGS, err, ok } from "../test/fixtures";
+
+vi.mock("../lib/bindings", () => ({
+  commands: {
+    getModelSettings: vi.fn(),
+    setModelSettings: vi.fn(),
+    testModel: vi.fn(),
+    chatSessions: vi.fn(),
+    chatCreate: vi.fn(),
+    chatTranscript: vi.fn(),
+    chatUpdate: vi.fn(),
+    chatDelete: vi.fn(),
+    chatSend: vi.fn(),
+    chatCancel: vi.fn(),
+  },
+}));
+
+vi.mock("../lib/transport", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("../lib/transport")>()),
+  onChatEvent: vi.fn(),
+}));
+
+const api = vi.mocked(commands);
+
+let listeners: ((e: ChatEvent) => void)[] = [];
+
+function emit(e: ChatEvent) {
+  act(() => {
+    for (const cb of listeners) cb(e);
+  });
+}
+
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+const session = (id: string, title: string, updated_at: string, extra: Partial<SessionInfo> = {}): SessionInfo => ({
+  id,
+  title,
+  messages: 2,
+  updated_at,
+  ignore_memory: false,
+  ...extra,
+});
+
+const OLD = session("s-old", "Older chat", "2026-01-01T10:00:00Z");
+const NEW = session("s-new", "Trip planning", "2026-02-01T10:00:00Z");
+
+const RECALL: RecallResult = {
+  strategy: "heuristic",
+  selected: [
+    {
+      path: "response-style.md",
+      name: "Response style",
+      type: "feedback",
+      score: 3.5,
+      mtime: "2026-01-01T00:00:00Z",
+      age: "2 days ago",
+      chars_injected: 120,
+    },
+  ],
+  docs_scanned: 6,
+  prompt: "## Memory",
+  chars_injected: 120,
+  duration_ms: 7,
+};
+
+function turn(extra: Partial<TurnResult> = {}): TurnResult {
+  return { session: "s-new", reply: "Hello there.\nSecond line", command: false, recall: RECALL, wrote: [], extract: null, ...extra };
+}
+
+const onOpenMemory = vi.fn();
+
+beforeEach(() => {
+  listeners = [];
+  vi.mocked(onChatEvent).mockImplementation((cb) => {
+    listeners.push(cb);
+    return () => {
+      listeners = listeners.filter((x) => x !== cb);
+    };
+  });
+  api.getModelSettings.mockResolvedValue(ok(MODEL_SETTINGS));
+  api.chatSessions.mockResolvedValue(ok([OLD, NEW]));
+  api.chatTranscript.mockImplementation(async (_ws, id) =>
+    ok({
+      session: id === NEW.id ? NEW : OLD,
+      messages:
+        id === NEW.id
+          ? [
+              { role: "user", text: "How should you answer?", at: "2026-02-01T10:00:00Z", recalled: [] },
+              { role: "assistant", text: "Tersely.", at: "2026-02-01T10:00:01Z", recalled: ["response-style.md"] },
+            ]
+          : [{ role: "user", text: "old question", at: "2026-01-01T10:00:00Z", recalled: [] }],
+    }),
+  );
+  api.chatCancel.mockResolvedValue(ok(true));
+});
+
+function renderPane() {
+  return render(<ChatPane workspace="personal" workspaceLabel="Personal" onOpenMemory={onOpenMemory} />);
+}
+
+const messages = () =>
+  screen.queryAllByTestId("chat-message").map((m) => [m.getAttribute("data-role"), m.querySelector(".chat-text")?.textContent]);
+
+async function loaded() {
+  await waitFor(() => expect(messages()).toHaveLength(2));
+}
+
+function type(text: string) {
+  fireEvent.change(screen.getByTestId("chat-input"), { target: { value: text } });
+}
+
+describe("chat pane", () => {
+  it("opens the most recent session and shows what recall put into a saved reply", async () => {
+    renderPane();
+    expect(screen.getByText("Chat — memory: Personal")).toBeTruthy();
+    await loaded();
+    expect(api.chatTranscript).toHaveBeenCalledWith("personal", "s-new");
+    const select = screen.getByTestId<HTMLSelectElement>("chat-session-select");
+    expect([...select.options].map((o) => o.text)).toEqual(["Trip planning", "Older chat"]);
+    expect(select.value).toBe("s-new");
+    expect(messages()).toEqual([
+      ["user", "How should you answer?"],
+      ["assistant", "Tersely."],
+    ]);
+
+    const badge = screen.getByTestId("recall-badge");
+    expect(badge.textContent).toContain("Recalled 1 memory");
+    fireEvent.click(badge);
+    fireEvent.click(within(screen.getByTestId("recall-details")).getByTestId("recall-item"));
+    expect(onOpenMemory).toHaveBeenCalledWith("personal", "response-style.md");
+
+    fireEvent.change(select, { target: { value: "s-old" } });
+    await waitFor(() => expect(messages()).toEqual([["user", "old question"]]));
+    expect(api.chatTranscript).toHaveBeenLastCalledWith("personal", "s-old");
+  });
+
+  it("says when no model is configured, and updates once settings are saved", async () => {
+    api.getModelSettings.mockResolvedValue(ok({ ...MODEL_SETTINGS, base_url: "", model: "", configured: false }));
+    api.setModelSettings.mockResolvedValue(ok(MODEL_SETTINGS));
+    renderPane();
+    const banner = await screen.findByTestId("chat-no-model");
+    expect(banner.textContent).toContain("No model is configured");
+    expect(banner.textContent).toContain("MNEMO_LLM_BASE_URL");
+    expect(banner.textContent).toContain("search and recall keep working");
+
+    fireEvent.click(within(banner).getByRole("button", { name: "Open settings" }));
+    const dialog = await screen.findByTestId("model-settings");
+    fireEvent.change(await within(dialog).findByTestId("model-base-url"), { target: { value: "http://127.0.0.1:11434/v1" } });
+    fireEvent.change(within(dialog).getByTestId("model-name"), { target: { value: "qwen3:8b" } });
+    fireEvent.click(within(dialog).getByTestId("model-save"));
+    await waitFor(() => expect(screen.queryByTestId("chat-no-model")).toBeNull());
+    fireEvent.click(screen.getByTestId("model-close"));
+    expect(screen.queryByTestId("model-settings")).toBeNull();
+  });
+
+  it("streams a reply, then shows the final one with recall details, tool use and what was written", async () => {
+    const reply = deferred<Result<TurnResult, ApiError>>();
+    api.chatSend.mockReturnValue(reply.promise);
+    renderPane();
+    await loaded();
+
+    type("Plan my trip");
+    fireEvent.keyDown(screen.getByTestId("chat-input"), { key: "Enter" });
+    await waitFor(() => expect(api.chatSend).toHaveBeenCalledWith("personal", "s-new", "Plan my trip"));
+    expect(screen.getByTestId<HTMLTextAreaElement>("chat-input").value).toBe("");
+    expect(screen.getByTestId("chat-stop")).toBeTruthy();
+
+    const streaming = () => screen.getAllByTestId("chat-message").at(-1) as HTMLElement;
+    expect(streaming().getAttribute("data-streaming")).toBe("true");
+    emit({ kind: "recalled", workspace: "personal", session: "s-new", recall: RECALL });
+    emit({ kind: "delta", workspace: "personal", session: "s-new", text: "Hel" });
+    emit({ kind: "delta", workspace: "personal", session: "s-new", text: "lo" });
+    // Other workspaces and sessions do not leak in.
+    emit({ kind: "delta", workspace: "other", session: "s-new", text: "XX" });
+    emit({ kind: "delta", workspace: "personal", session: "s-old", text: "YY" });
+    expect(streaming().querySelector(".chat-text")?.textContent).toBe("Hello");
+    emit({ kind: "tool", workspace: "personal", session: "s-new", name: "write_file" });
+    expect(within(streaming()).getByTestId("chat-tool").textContent).toBe("used write_file");
+
+    await act(async () => reply.resolve(ok(turn({ wrote: ["trips.md"] }))));
+    expect(streaming().getAttribute("data-streaming")).toBeNull();
+    expect(streaming().querySelector(".chat-text")?.textContent).toBe("Hello there.\nSecond line");
+    // A late delta does not touch the finished reply.
+    emit({ kind: "delta", workspace: "personal", session: "s-new", text: "late" });
+    expect(streaming().querySelector(".chat-text")?.textContent).toBe("Hello there.\nSecond line");
+    expect(screen.getByTestId("chat-send")).toBeTruthy();
+    await waitFor(() => expect(api.chatSessions).toHaveBeenCalledTimes(2));
+
+    const last = streaming();
+    fireEvent.click(within(last).getByTestId("recall-badge"));
+    const details = within(last).getByTestId("recall-details");
+    expect(details.textContent).toContain("heuristic");
+    expect(details.textContent).toContain("Response style");
+    expect(details.textContent).toContain("score 3.50");
+    expect(details.textContent).toContain("2 days ago");
+    fireEvent.click(within(details).getByTestId("recall-item"));
+    expect(onOpenMemory).toHaveBeenLastCalledWith("personal", "response-style.md");
+
+    emit({ kind: "extracting", workspace: "personal", session: "s-new" });
+    expect(within(last).getByTestId("extracting-indicator").textContent).toBe("Saving memories…");
+    emit({
+      kind: "extracted",
+      workspace: "personal",
+      session: "s-new",
+      result: { status: "completed", files_written: ["travel-prefs.md"], touched_types: ["user"], detail: null },
+    });
+    expect(within(last).queryByTestId("extracting-indicator")).toBeNull();
+    expect(within(last).getByTestId("wrote-badge").textContent).toBe("Wrote 2 memories");
+    const links = within(last).getAllByTestId("wrote-link");
+    expect(links.map((l) => l.textContent)).toEqual(["trips.md", "travel-prefs.md"]);
+    fireEvent.click(links[1]);
+    expect(onOpenMemory).toHaveBeenLastCalledWith("personal", "travel-prefs.md");
+  });
+
+  it("keeps an extraction result that arrives before the reply resolves, and says when it failed", async () => {
+    const reply = deferred<Result<TurnResult, ApiError>>();
+    api.chatSend.mockReturnValue(reply.promise);
+    renderPane();
+    await loaded();
+    type("hi");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(api.chatSend).toHaveBeenCalled());
+    emit({
+      kind: "extracted",
+      workspace: "personal",
+      session: "s-new",
+      result: { status: "completed", files_written: ["early.md"], touched_types: [], detail: null },
+    });
+    await act(async () => reply.resolve(ok(turn())));
+    expect(screen.getByTestId("wrote-badge").textContent).toBe("Wrote 1 memory");
+    emit({
+      kind: "extracted",
+      workspace: "personal",
+      session: "s-new",
+      result: { status: "failed", files_written: [], touched_types: [], detail: "model timed out" },
+    });
+    expect(screen.getByTestId("extract-note").textContent).toContain("model timed out");
+  });
+
+  it("shows a failed send inline and keeps the message in the input", async () => {
+    api.chatSend.mockResolvedValue(err("model_not_configured", "chat needs a model: no base URL is configured"));
+    renderPane();
+    await loaded();
+    type("Remember that I like tea");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    const error = await screen.findByTestId("chat-error");
+    expect(error.textContent).toContain("chat needs a model: no base URL is configured");
+    expect(screen.getByTestId<HTMLTextAreaElement>("chat-input").value).toBe("Remember that I like tea");
+    expect(messages()).toHaveLength(2);
+    fireEvent.click(within(error).getByRole("button", { name: "Open settings" }));
+    expect(await screen.findByTestId("model-settings")).toBeTruthy();
+  });
+
+  it("sends only on Enter without Shift, and creates a session when there is none", async () => {
+    api.chatSessions.mockResolvedValue(ok([]));
+    api.chatCreate.mockResolvedValue(ok(session("s-1", "New chat", "2026-03-01T00:00:00Z", { messages: 0 })));
+    api.chatSend.mockResolvedValue(ok(turn({ session: "s-1", reply: "Hi!", recall: null })));
+    renderPane();
+    expect(await screen.findByText("No chats yet")).toBeTruthy();
+    type("hello");
+    fireEvent.keyDown(screen.getByTestId("chat-input"), { key: "Enter", shiftKey: true });
+    expect(api.chatCreate).not.toHaveBeenCalled();
+    fireEvent.keyDown(screen.getByTestId("chat-input"), { key: "Enter" });
+    await waitFor(() => expect(api.chatSend).toHaveBeenCalledWith("personal", "s-1", "hello"));
+    expect(api.chatCreate).toHaveBeenCalledWith("personal", null);
+    await waitFor(() => expect(messages()).toEqual([["user", "hello"], ["assistant", "Hi!"]]));
+    expect(screen.queryByTestId("recall-badge")).toBeNull();
+  });
+
+  it("shows /memory as a command message", async () => {
+    api.chatSend.mockResolvedValue(ok(turn({ command: true, recall: null, reply: "Memory: Personal (6 memories)" })));
+    renderPane();
+    await loaded();
+    type("/memory");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(messages().at(-1)).toEqual(["command", "Memory: Personal (6 memories)"]));
+  });
+
+  it("stops a reply being written", async () => {
+    const reply = deferred<Result<TurnResult, ApiError>>();
+    api.chatSend.mockReturnValue(reply.promise);
+    renderPane();
+    await loaded();
+    type("long story");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(api.chatSend).toHaveBeenCalled());
+    emit({ kind: "delta", workspace: "personal", session: "s-new", text: "Once upon" });
+    fireEvent.click(screen.getByTestId("chat-stop"));
+    await waitFor(() => expect(api.chatCancel).toHaveBeenCalledWith("s-new"));
+    await act(async () => reply.resolve(err("io", "chat needs a model: cancelled")));
+    expect(screen.getByTestId("chat-stopped")).toBeTruthy();
+    expect(screen.queryByTestId("chat-error")).toBeNull();
+    expect(messages().at(-1)).toEqual(["assistant", "Once upon"]);
+  });
+
+  it("sets ignore-memory for the chat", async () => {
+    api.chatUpdate.mockResolvedValue(ok({ ...NEW, ignore_memory: true }));
+    renderPane();
+    await loaded();
+    const box = screen.getByTestId<HTMLInputElement>("chat-ignore-memory");
+    expect(box.checked).toBe(false);
+    fireEvent.click(box);
+    await waitFor(() => expect(api.chatUpdate).toHaveBeenCalledWith("personal", "s-new", null, true));
+    expect(screen.getByTestId<HTMLInputElement>("chat-ignore-memory").checked).toBe(true);
+  });
+
+  it("creates, renames and deletes chats", async () => {
+    api.chatCreate.mockResolvedValue(ok(session("s-3", "New chat", "2026-03-01T00:00:00Z", { messages: 0 })));
+    api.chatTranscript.mockResolvedValueOnce(
+      ok({ session: NEW, messages: [{ role: "user", text: "q", at: "", recalled: [] }, { role: "assistant", text: "a", at: "", recalled: [] }] }),
+    );
+    api.chatUpdate.mockResolvedValue(ok(session("s-3", "Packing list", "2026-03-01T00:00:01Z", { messages: 0 })));
+    api.chatDelete.mockResolvedValue(ok(null));
+    renderPane();
+    await loaded();
+
+    const fresh = session("s-3", "New chat", "2026-03-01T00:00:00Z", { messages: 0 });
+    api.chatTranscript.mockImplementation(async (_ws, id) => ok({ session: id === "s-3" ? fresh : NEW, messages: [] }));
+    fireEvent.click(screen.getByTestId("chat-new"));
+    await waitFor(() => expect(screen.getByTestId<HTMLSelectElement>("chat-session-select").value).toBe("s-3"));
+    expect(api.chatCreate).toHaveBeenCalledWith("personal", null);
+    await waitFor(() => expect(messages()).toEqual([]));
+
+    fireEvent.click(screen.getByTestId("chat-rename"));
+    const input = screen.getByTestId<HTMLInputElement>("chat-rename-input");
+    expect(input.value).toBe("New chat");
+    fireEvent.change(input, { target: { value: "Packing list" } });
+    fireEvent.keyDown(input, { key: "Enter" });
+    await waitFor(() => expect(api.chatUpdate).toHaveBeenCalledWith("personal", "s-3", "Packing list", null));
+    const select = await screen.findByTestId<HTMLSelectElement>("chat-session-select");
+    await waitFor(() => expect(select.options[select.selectedIndex].text).toBe("Packing list"));
+
+    fireEvent.click(screen.getByTestId("chat-delete"));
+    expect(screen.getByRole("dialog").textContent).toContain("Packing list");
+    fireEvent.click(screen.getByTestId("chat-delete-confirm"));
+    await waitFor(() => expect(api.chatDelete).toHaveBeenCalledWith("personal", "s-3"));
+    // The next most recent chat opens.
+    await waitFor(() => expect(screen.getByTestId<HTMLSelectElement>("chat-session-select").value).toBe("s-new"));
+    expect(screen.queryByRole("dialog")).toBeNull();
+    expect([...screen.getByTestId<HTMLSelectElement>("chat-session-select").options].map((o) => o.value)).toEqual([
+      "s-new",
+      "s-old",
+    ]);
+  });
+});

@@ -1,0 +1,131 @@
+import { describe, expect, it } from "vitest";
+import type { ChatEvent, RecallResult, SessionInfo, TurnResult } from "./bindings";
+import { chatReducer, EMPTY_CHAT, recallLabel, restoreInput, sortSessions, wroteFiles } from "./chat";
+import type { ChatAction, ChatState } from "./chat";
+
+const RECALL: RecallResult = {
+  strategy: "heuristic",
+  selected: [
+    { path: "a.md", name: "A", type: "user", score: 2, mtime: "2026-01-01T00:00:00Z", age: "today", chars_injected: 10 },
+  ],
+  docs_scanned: 3,
+  prompt: "",
+  chars_injected: 10,
+  duration_ms: 4,
+};
+
+function turn(extra: Partial<TurnResult> = {}): TurnResult {
+  return { session: "s1", reply: "final", command: false, recall: RECALL, wrote: [], extract: null, ...extra };
+}
+
+function run(...actions: ChatAction[]): ChatState {
+  return actions.reduce(chatReducer, EMPTY_CHAT);
+}
+
+const ev = (e: ChatEvent): ChatAction => ({ type: "event", event: e });
+const delta = (text: string, session = "s1"): ChatAction => ev({ kind: "delta", workspace: "w", session, text });
+const extracted = (files: string[], status = "completed"): ChatAction =>
+  ev({
+    kind: "extracted",
+    workspace: "w",
+    session: "s1",
+    result: { status, files_written: files, touched_types: [], detail: null },
+  });
+
+describe("chat reducer", () => {
+  it("streams deltas into the pending reply, then the final reply replaces them", () => {
+    let s = run({ type: "reset", session: "s1" }, { type: "sent", session: "s1", text: "hi" }, delta("Hel"), delta("lo"));
+    expect(s.messages.map((m) => [m.role, m.text, m.streaming])).toEqual([
+      ["user", "hi", false],
+      ["assistant", "Hello", true],
+    ]);
+    s = chatReducer(s, { type: "done", session: "s1", result: turn({ wrote: ["x.md"] }) });
+    expect(s.pending).toBeNull();
+    expect(s.messages[1]).toMatchObject({ text: "final", streaming: false, recall: RECALL, wrote: ["x.md"] });
+    // A delta arriving after the reply resolved is ignored.
+    expect(chatReducer(s, delta("late"))).toBe(s);
+  });
+
+  it("ignores events of other sessions", () => {
+    const s = run({ type: "sent", session: "s1", text: "hi" });
+    expect(chatReducer(s, delta("x", "s2"))).toBe(s);
+  });
+
+  it("attaches extraction to the latest reply, even when it arrives before chatSend resolves", () => {
+    let s = run(
+      { type: "sent", session: "s1", text: "hi" },
+      ev({ kind: "extracting", workspace: "w", session: "s1" }),
+      extracted(["b.md"]),
+    );
+    s = chatReducer(s, { type: "done", session: "s1", result: turn({ wrote: ["a.md"] }) });
+    expect(s.messages[1].extraction).toMatchObject({ running: false, files: ["b.md"] });
+    expect(wroteFiles(s.messages[1])).toEqual(["a.md", "b.md"]);
+    // Another run keeps the files of the first.
+    s = run(
+      { type: "sent", session: "s1", text: "hi" },
+      { type: "done", session: "s1", result: turn() },
+      extracted(["b.md"]),
+      ev({ kind: "extracting", workspace: "w", session: "s1" }),
+    );
+    expect(s.messages[1].extraction).toMatchObject({ running: true, files: ["b.md"] });
+  });
+
+  it("turns a /memory reply into a command message that takes no extraction", () => {
+    const s = run(
+      { type: "sent", session: "s1", text: "/memory" },
+      { type: "done", session: "s1", result: turn({ command: true, recall: null, reply: "Memory: on" }) },
+      extracted(["b.md"]),
+    );
+    expect(s.messages[1]).toMatchObject({ role: "command", text: "Memory: on", extraction: null });
+  });
+
+  it("drops a failed turn, and keeps a stopped one that had text", () => {
+    const failed = run({ type: "sent", session: "s1", text: "hi" }, { type: "failed", session: "s1", stopped: false });
+    expect(failed.messages).toEqual([]);
+    expect(failed.pending).toBeNull();
+    const stopped = run(
+      { type: "sent", session: "s1", text: "hi" },
+      delta("partial"),
+      { type: "failed", session: "s1", stopped: true },
+    );
+    expect(stopped.messages[1]).toMatchObject({ text: "partial", stopped: true, streaming: false });
+  });
+
+  it("loads a transcript with the recalled paths of each reply", () => {
+    const s = run({
+      type: "loaded",
+      session: "s1",
+      lines: [
+        { role: "user", text: "q", at: "", recalled: [] },
+        { role: "assistant", text: "a", at: "", recalled: ["a.md"] },
+      ],
+    });
+    expect(s.messages.map((m) => [m.role, m.recalledPaths])).toEqual([
+      ["user", []],
+      ["assistant", ["a.md"]],
+    ]);
+  });
+});
+
+describe("chat helpers", () => {
+  it("sorts sessions most recent first", () => {
+    const s = (id: string, updated_at: string): SessionInfo => ({ id, title: id, messages: 0, updated_at, ignore_memory: false });
+    expect(sortSessions([s("a", "2026-01-01"), s("b", "2026-03-01"), s("c", "2026-02-01")]).map((x) => x.id)).toEqual([
+      "b",
+      "c",
+      "a",
+    ]);
+  });
+
+  it("restores a message into the input without losing what is there", () => {
+    expect(restoreInput("", "hello")).toBe("hello");
+    expect(restoreInput("new", "hello")).toBe("hello\nnew");
+    expect(restoreInput("hello", "hello")).toBe("hello");
+  });
+
+  it("labels recall counts", () => {
+    expect(recallLabel(0)).toBe("No memories recalled");
+    expect(recallLabel(1)).toBe("Recalled 1 memory");
+    expect(recallLabel(3)).toBe("Recalled 3 memories");
+  });
+});
