@@ -127,7 +127,7 @@ test("a turn streams the reply, shows what was recalled, and the extracted memor
   await page.getByTestId("wrote-link").first().click();
   await waitFor(async () => (await page.getByTestId("detail-name").inputValue().catch(() => "")) === "Learning React", "the new memory opened");
 
-  // The extraction request carried only this turn's transcript, with the manifest preloaded.
+  // The extraction request carried the turn's transcript, with the manifest preloaded.
   const extraction = (await fake.requests()).find((r) => !r.stream && Array.isArray(r.tools) && r.tools.length > 0);
   assert.match(extraction.messages[0].content, /go-engineer\.md/);
   assert.match(extraction.messages[1].content, /React hooks/);

@@ -80,7 +80,7 @@ pub enum ChatEvent {
 }
 
 /// Model settings as clients see and change them. The key is write-only.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, Type)]
+#[derive(Clone, Default, Serialize, Deserialize, Type)]
 pub struct ModelSettings {
     /// OpenAI-compatible base URL, e.g. `http://127.0.0.1:11434/v1` (empty: no model).
     pub base_url: String,
@@ -103,6 +103,22 @@ pub struct ModelSettings {
     /// Read-only: `MNEMO_LLM_*` variables overriding the stored values.
     #[serde(default)]
     pub env_overrides: Vec<String>,
+}
+
+impl std::fmt::Debug for ModelSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelSettings")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("fast_model", &self.fast_model)
+            .field("context_window", &self.context_window)
+            .field("timeout_secs", &self.timeout_secs)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("has_key", &self.has_key)
+            .field("configured", &self.configured)
+            .field("env_overrides", &self.env_overrides)
+            .finish()
+    }
 }
 
 /// The answer to "Test connection".
@@ -160,7 +176,9 @@ pub(crate) struct ModelState {
     client: RwLock<Arc<Client>>,
     env_overrides: RwLock<Vec<String>>,
     runtime: OnceLock<std::result::Result<BgRuntime, String>>,
-    queue: Mutex<ExtractQueue<ExtractJob>>,
+    queue: Mutex<ExtractQueue<Vec<ExtractJob>>>,
+    /// Settings changes take turns (read-modify-write of settings.toml).
+    saving: Mutex<()>,
     turns: Mutex<HashMap<String, CancellationToken>>,
     bus: EventBus<ChatEvent>,
 }
@@ -194,6 +212,7 @@ impl ModelState {
             env_overrides: RwLock::new(env),
             runtime: OnceLock::new(),
             queue: Mutex::new(ExtractQueue::default()),
+            saving: Mutex::new(()),
             turns: Mutex::new(HashMap::new()),
             bus: EventBus::default(),
         })
@@ -235,6 +254,18 @@ impl ModelState {
         });
         rx.recv()
             .map_err(|_| Error::new(ErrorCode::Io, "the model task stopped unexpectedly"))
+    }
+}
+
+/// A reply being written; leaves `turns` when dropped.
+struct Running<'a> {
+    turns: &'a Mutex<HashMap<String, CancellationToken>>,
+    session: &'a str,
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        lock(self.turns).remove(self.session);
     }
 }
 
@@ -309,14 +340,27 @@ impl Api {
     /// them from now on. Environment overrides still win, and are never written.
     pub fn set_model_settings(&self, settings: ModelSettings) -> Result<ModelSettings> {
         check_settings(&settings)?;
+        let _saving = lock(&self.model.saving);
         let home = &self.vault.home().root;
         let mut stored = LlmSettings::load_stored(home)?;
-        stored.base_url = settings.base_url.trim().to_owned();
-        stored.model = settings.model.trim().to_owned();
-        stored.fast_model = settings.fast_model.trim().to_owned();
+        // A field overridden by a MNEMO_LLM_* variable keeps its stored value: clients send
+        // back what they were shown (the effective value), which must not reach the disk.
+        let overridden = LlmSettings::default().apply_env();
+        let free = |var: &str| !overridden.contains(&var);
+        if free("MNEMO_LLM_BASE_URL") {
+            stored.base_url = settings.base_url.trim().to_owned();
+        }
+        if free("MNEMO_LLM_MODEL") {
+            stored.model = settings.model.trim().to_owned();
+        }
+        if free("MNEMO_LLM_FAST_MODEL") {
+            stored.fast_model = settings.fast_model.trim().to_owned();
+        }
         stored.context_window = settings.context_window;
         stored.timeout_secs = u64::from(settings.timeout_secs);
-        if let Some(k) = settings.api_key {
+        if let Some(k) = settings.api_key
+            && free("MNEMO_LLM_API_KEY")
+        {
             stored.api_key = Some(k.trim().to_owned()).filter(|k| !k.is_empty());
         }
         stored.save(home)?;
@@ -461,24 +505,53 @@ impl Api {
             }
             turns.insert(session.clone(), cancel.clone());
         }
+        // Removed from `turns` however the turn ends (panics included).
+        let running = Running {
+            turns: &self.model.turns,
+            session: &session,
+        };
         let result = self.run_turn(&workspace, &session, &message, &cancel);
-        lock(&self.model.turns).remove(&session);
+        drop(running);
         let turn = result?;
-        if !turn.command && info.messages == 0 && info.title == NEW_CHAT {
+        // The turn is saved: what follows is bookkeeping, whose failures are logged, never
+        // reported as a failed turn (the client would send the message again).
+        if let Err(e) = self.after_turn(&workspace, &session, &message, info.messages, &turn) {
+            tracing::warn!(workspace, session, "after the turn: {e}");
+        }
+        Ok(turn)
+    }
+
+    fn after_turn(
+        &self,
+        workspace: &str,
+        session: &str,
+        message: &str,
+        messages_before: u32,
+        turn: &TurnResult,
+    ) -> Result<()> {
+        if turn.command {
+            return Ok(());
+        }
+        let sessions = self.sessions(workspace)?;
+        // Re-read: the chat may have been renamed while the reply was written.
+        let info = sessions.info(session)?;
+        if messages_before == 0 && info.title == NEW_CHAT {
             let title: String = message.split_whitespace().collect::<Vec<_>>().join(" ");
             let title: String = title.chars().take(60).collect();
-            sessions.update_meta(&session, Some(&title), None)?;
+            sessions.update_meta(session, Some(&title), None)?;
         }
-        if chat::wants_extraction(&self.vault, &workspace, &turn)? {
+        if chat::wants_extraction(&self.vault, workspace, turn)? {
             self.schedule_extract(
-                &workspace,
+                workspace,
                 ExtractJob {
-                    session,
+                    session: session.to_owned(),
                     chat_wrote: !turn.wrote.is_empty(),
                 },
             );
+        } else {
+            chat::settle_ignored_turn(&self.vault, workspace, session)?;
         }
-        Ok(turn)
+        Ok(())
     }
 
     fn run_turn(
@@ -530,7 +603,19 @@ impl Api {
     }
 
     fn schedule_extract(&self, workspace: &str, job: ExtractJob) {
-        let admission = lock(&self.model.queue).request(workspace, job.clone());
+        // One waiting job per session: a newer request for the same session replaces its
+        // waiting one; other sessions' waiting jobs are kept.
+        let admission = lock(&self.model.queue).request_merge(
+            workspace,
+            vec![job.clone()],
+            |mut waiting, new| {
+                for j in new {
+                    waiting.retain(|w| w.session != j.session);
+                    waiting.push(j);
+                }
+                waiting
+            },
+        );
         if let Admission::Queued { replaced } = admission {
             tracing::debug!(
                 workspace,
@@ -545,33 +630,46 @@ impl Api {
             workspace.to_owned(),
         );
         let runner = async move {
-            let mut next = Some(job);
-            while let Some(job) = next {
-                model.bus.emit(&ChatEvent::Extracting {
-                    workspace: ws.clone(),
-                    session: job.session.clone(),
-                });
-                let client = model.client();
-                let result = chat::extract_after_turn(
-                    &vault,
-                    &client,
-                    &ws,
-                    &job.session,
-                    job.chat_wrote,
-                    &CancellationToken::new(),
-                )
-                .await;
-                tracing::info!(
-                    workspace = %ws,
-                    status = %result.status,
-                    written = result.files_written.len(),
-                    "extraction finished"
-                );
-                model.bus.emit(&ChatEvent::Extracted {
-                    workspace: ws.clone(),
-                    session: job.session,
-                    result,
-                });
+            let mut next = Some(vec![job]);
+            while let Some(jobs) = next {
+                for job in jobs {
+                    let (vault, model2, ws2) = (Arc::clone(&vault), Arc::clone(&model), ws.clone());
+                    let session = job.session.clone();
+                    // Its own task: a panic in one run is reported and the queue moves on.
+                    let run = tokio::spawn(async move {
+                        model2.bus.emit(&ChatEvent::Extracting {
+                            workspace: ws2.clone(),
+                            session: job.session.clone(),
+                        });
+                        let client = model2.client();
+                        chat::extract_after_turn(
+                            &vault,
+                            &client,
+                            &ws2,
+                            &job.session,
+                            job.chat_wrote,
+                            &CancellationToken::new(),
+                        )
+                        .await
+                    });
+                    let result = run.await.unwrap_or_else(|e| ExtractResult {
+                        status: "failed".into(),
+                        files_written: Vec::new(),
+                        touched_types: Vec::new(),
+                        detail: Some(format!("extraction stopped unexpectedly: {e}")),
+                    });
+                    tracing::info!(
+                        workspace = %ws,
+                        status = %result.status,
+                        written = result.files_written.len(),
+                        "extraction finished"
+                    );
+                    model.bus.emit(&ChatEvent::Extracted {
+                        workspace: ws.clone(),
+                        session,
+                        result,
+                    });
+                }
                 next = lock(&model.queue).finished(&ws);
             }
         };

@@ -77,6 +77,16 @@ pub struct Sessions {
     dir: PathBuf,
 }
 
+/// Appends and rewrites of session files in this process take turns, so a rename (which
+/// rewrites the file) never loses a record appended meanwhile.
+static SESSION_WRITES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn session_writes() -> std::sync::MutexGuard<'static, ()> {
+    SESSION_WRITES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn valid_id(id: &str) -> Result<()> {
     if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
     {
@@ -101,10 +111,14 @@ impl Sessions {
 
     /// Start a session.
     pub fn create(&self, title: &str) -> Result<String> {
+        let now = Utc::now();
+        // Time, then bits of the process id and the clock's nanoseconds: unique across
+        // processes and workspaces even for chats started in the same second.
         let id = format!(
-            "{}-{:04x}",
-            Utc::now().format("%Y%m%d-%H%M%S"),
-            std::process::id() & 0xffff
+            "{}-{:04x}{:04x}",
+            now.format("%Y%m%d-%H%M%S"),
+            std::process::id() & 0xffff,
+            now.timestamp_subsec_nanos() & 0xffff
         );
         let mut n = 0;
         let mut unique = id.clone();
@@ -160,6 +174,7 @@ impl Sessions {
 
     /// Append records (one line each, flushed and synced).
     pub fn append(&self, id: &str, records: &[Record]) -> Result<()> {
+        let _turn = session_writes();
         let path = self.path(id)?;
         if !path.exists() {
             return Err(Error::not_found(format!("no chat session `{id}`")));
@@ -214,6 +229,7 @@ impl Sessions {
         title: Option<&str>,
         ignore_memory: Option<bool>,
     ) -> Result<()> {
+        let _turn = session_writes();
         let mut records = self.records(id)?;
         let mut found = false;
         for r in &mut records {
@@ -245,6 +261,7 @@ impl Sessions {
 
     /// Delete a session.
     pub fn delete(&self, id: &str) -> Result<()> {
+        let _turn = session_writes();
         let path = self.path(id)?;
         if !path.is_file() {
             return Err(Error::not_found(format!("no chat session `{id}`")));
@@ -398,9 +415,9 @@ pub fn memory_status(vault: &Vault, workspace: &str, session_id: Option<&str>) -
         None => false,
     };
     let mut out = format!(
-        "Memory for this chat: {} — workspace `{}` ({})\n",
+        "Auto-memory: {} — workspace `{}` ({})\n",
         if ignored {
-            "ignored (this chat neither recalls nor extracts)"
+            "off for this chat (memory ignored: no recall, no extraction)"
         } else {
             "on"
         },
@@ -429,7 +446,7 @@ pub fn memory_status(vault: &Vault, workspace: &str, session_id: Option<&str>) -
         }
     ));
     out.push_str(&format!(
-        "Last extraction: {} ({})\nLast dream: {}",
+        "Auto-dream: off (consolidation is not available in this version)\nLast extraction: {} ({})\nLast dream: {}",
         meta.last_extract_at.as_deref().unwrap_or("never"),
         meta.last_extract_status.as_deref().unwrap_or("—"),
         meta.last_dream_at.as_deref().unwrap_or("never"),
@@ -532,8 +549,18 @@ pub async fn chat_reply(
             .chat_stream(&req, cancel, |d| on_event(TurnEvent::Delta(d)))
             .await
             .map_err(|e| model_error(&e))?;
-        let calls = answer.message.tool_calls.clone();
-        messages.push(answer.message.clone());
+        // Tool calls are only honoured when tools were offered (never in an ignore-memory chat,
+        // nor in the last round).
+        let calls = if offer_tools {
+            answer.message.tool_calls.clone()
+        } else {
+            Vec::new()
+        };
+        let mut said = answer.message.clone();
+        if !offer_tools {
+            said.tool_calls.clear();
+        }
+        messages.push(said);
         if calls.is_empty() {
             reply = answer.message.content.unwrap_or_default();
             break;
@@ -578,6 +605,27 @@ pub fn wants_extraction(vault: &Vault, workspace: &str, turn: &TurnResult) -> Re
     }
     let ws = vault.workspace(workspace)?;
     Ok(!Sessions::of(&ws).info(&turn.session)?.ignore_memory)
+}
+
+/// After a turn in a chat that ignores memory: mark its messages as processed, so turning the
+/// toggle off later never sends them to extraction.
+pub fn settle_ignored_turn(vault: &Vault, workspace: &str, session_id: &str) -> Result<()> {
+    let ws = vault.workspace(workspace)?;
+    let sessions = Sessions::of(&ws);
+    let upto = u64::try_from(sessions.messages(session_id)?.len()).unwrap_or(u64::MAX);
+    sessions.append(session_id, &[Record::Extracted { upto }])?;
+    let cursor = vault.cursor(&ws)?.value;
+    if cursor.session_id == session_id {
+        vault.save_cursor(
+            &ws,
+            &mnemo_store::state::Cursor {
+                session_id: session_id.to_owned(),
+                processed_offset: upto,
+                updated_at: Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true),
+            },
+        )?;
+    }
+    Ok(())
 }
 
 /// Extraction for a session after a turn; a failure is reported in the result, never raised
@@ -655,7 +703,9 @@ pub async fn chat_turn(
         vault, client, workspace, session_id, user_text, cancel, on_event,
     )
     .await?;
-    if wants_extraction(vault, workspace, &turn)? {
+    if !turn.command && !wants_extraction(vault, workspace, &turn)? {
+        settle_ignored_turn(vault, workspace, session_id)?;
+    } else if wants_extraction(vault, workspace, &turn)? {
         turn.extract = Some(
             extract_after_turn(
                 vault,

@@ -67,6 +67,25 @@ impl<R> ExtractQueue<R> {
         Admission::Queued { replaced }
     }
 
+    /// Like [`Self::request`], but a request arriving while one waits is combined with it by
+    /// `merge(waiting, new)` instead of replacing it (e.g. to keep one waiting job per session).
+    pub fn request_merge(
+        &mut self,
+        workspace: &str,
+        req: R,
+        merge: impl FnOnce(R, R) -> R,
+    ) -> Admission {
+        if self.running.insert(workspace.to_owned()) {
+            return Admission::Start;
+        }
+        let (next, replaced) = match self.waiting.remove(workspace) {
+            Some(old) => (merge(old, req), true),
+            None => (req, false),
+        };
+        self.waiting.insert(workspace.to_owned(), next);
+        Admission::Queued { replaced }
+    }
+
     /// A run finished: the waiting request to start next, if any (it is now running).
     pub fn finished(&mut self, workspace: &str) -> Option<R> {
         match self.waiting.remove(workspace) {
@@ -365,6 +384,34 @@ mod tests {
         assert_eq!(q.finished("w"), None);
         assert!(!q.is_running("w"));
         assert_eq!(q.request("w", 4), Admission::Start);
+    }
+
+    #[test]
+    fn merged_requests_keep_what_the_merge_keeps() {
+        let mut q: ExtractQueue<Vec<&str>> = ExtractQueue::default();
+        let merge = |mut a: Vec<&'static str>, b: Vec<&'static str>| {
+            for x in b {
+                if !a.contains(&x) {
+                    a.push(x);
+                }
+            }
+            a
+        };
+        assert_eq!(q.request_merge("w", vec!["s1"], merge), Admission::Start);
+        assert_eq!(
+            q.request_merge("w", vec!["s2"], merge),
+            Admission::Queued { replaced: false }
+        );
+        assert_eq!(
+            q.request_merge("w", vec!["s3"], merge),
+            Admission::Queued { replaced: true }
+        );
+        assert_eq!(
+            q.request_merge("w", vec!["s2"], merge),
+            Admission::Queued { replaced: true }
+        );
+        assert_eq!(q.finished("w"), Some(vec!["s2", "s3"]));
+        assert_eq!(q.finished("w"), None);
     }
 
     #[test]

@@ -171,7 +171,10 @@ fn write_private(dir: &Path, name: &str, bytes: &[u8], private: bool) -> Result<
     use std::io::Write;
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
-    let tmp = dir.join(format!(".{name}.tmp"));
+    // A temp name of its own: concurrent writers never share (and interleave in) one file.
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{seq}.tmp", std::process::id()));
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create(true).truncate(true);
     #[cfg(unix)]

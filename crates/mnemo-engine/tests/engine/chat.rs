@@ -192,7 +192,12 @@ async fn ignore_memory_and_missing_model() {
     .await
     .unwrap();
     assert!(status.command);
-    assert!(status.reply.contains("ignored"), "{}", status.reply);
+    assert!(
+        status.reply.contains("off for this chat"),
+        "{}",
+        status.reply
+    );
+    assert!(status.reply.contains("Auto-dream: off"), "{}", status.reply);
     assert!(
         status.reply.contains("1 memories: 1 project"),
         "{}",
@@ -202,7 +207,7 @@ async fn ignore_memory_and_missing_model() {
     assert!(
         memory_status(&v, "personal", None)
             .unwrap()
-            .starts_with("Memory for this chat: on")
+            .starts_with("Auto-memory: on")
     );
     // Sessions: rename, list, delete; ids are validated.
     sessions.update_meta(&id, Some("Renamed"), None).unwrap();
@@ -258,5 +263,63 @@ async fn coming_back_to_a_session_extracts_only_what_is_new_in_it() {
     assert!(
         !last.contains("Alpha one"),
         "already extracted before switching sessions: {last}"
+    );
+}
+
+#[tokio::test]
+async fn turns_made_while_memory_was_ignored_are_never_extracted() {
+    let (_d, v) = vault();
+    let fake = FakeModel::start().await;
+    let ws = v.workspace("personal").unwrap();
+    let sessions = Sessions::of(&ws);
+    let id = sessions.create("Mixed").unwrap();
+    let c = client(&fake);
+    let cancel = CancellationToken::new();
+    // A model that calls a tool although none was offered must not write memory.
+    sessions.update_meta(&id, None, Some(true)).unwrap();
+    fake.push(Reply::tool(
+        "write_file",
+        json!({"path": "secret.md", "content": "---\nname: S\ndescription: private thing\ntype: user\n---\nPrivate.\n"}),
+    ));
+    let t = chat_turn(
+        &v,
+        &c,
+        "personal",
+        &id,
+        "My salary is private.",
+        &cancel,
+        |_| {},
+    )
+    .await
+    .unwrap();
+    assert!(t.wrote.is_empty() && t.extract.is_none());
+    assert!(
+        v.get("personal", "secret.md").is_err(),
+        "no tools in an ignored chat"
+    );
+    // Memory back on: the next extraction sees only the new turn.
+    sessions.update_meta(&id, None, Some(false)).unwrap();
+    fake.push(Reply::text("Noted."));
+    fake.push(Reply::text("Nothing to save."));
+    let t = chat_turn(
+        &v,
+        &c,
+        "personal",
+        &id,
+        "I prefer tea to coffee.",
+        &cancel,
+        |_| {},
+    )
+    .await
+    .unwrap();
+    assert_eq!(t.extract.unwrap().status, "completed");
+    let task = fake.requests().last().unwrap()["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(task.contains("tea"), "{task}");
+    assert!(
+        !task.contains("salary"),
+        "an ignored turn reached extraction: {task}"
     );
 }

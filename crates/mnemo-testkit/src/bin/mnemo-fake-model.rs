@@ -5,7 +5,7 @@
 //!
 //! ```json
 //! { "chunk_delay_ms": 80,
-//!   "replies": { "json": [ {"json": {"selected": ["deploy.md"]}} ],
+//!   "replies": { "json": [ {"json": {"paths": ["deploy.md"]}} ],
 //!                "stream": [ {"text": "Hello"} ],
 //!                "tools": [ {"tool": "write_file", "arguments": {"path": "a.md", "content": "…"}}, {"text": "Saved."} ],
 //!                "plain": [] },
