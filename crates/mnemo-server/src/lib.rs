@@ -286,29 +286,36 @@ async fn events(
     State(st): State<AppState>,
 ) -> Sse<impl Stream<Item = std::result::Result<Event, Infallible>>> {
     let (tx, rx) = tokio::sync::mpsc::channel::<Event>(1024);
-    // Bridge the API's std channels to this connection; each ends when the client goes away.
-    let changes = st.api.subscribe();
-    let tx2 = tx.clone();
-    std::thread::spawn(move || {
-        for ev in changes {
-            if tx2.blocking_send(sse_event("memory_changed", &ev)).is_err() {
-                break;
-            }
-        }
-    });
-    let chats = st.api.subscribe_chat();
-    std::thread::spawn(move || {
-        for ev in chats {
-            if tx.blocking_send(sse_event("chat", &ev)).is_err() {
-                break;
-            }
-        }
-    });
+    // Bridge the API's std channels to this connection; each bridge ends soon after the client
+    // goes away (checked between events), not only at the next event.
+    bridge(st.api.subscribe(), "memory_changed", tx.clone());
+    bridge(st.api.subscribe_chat(), "chat", tx);
     let stream = tokio_stream::StreamExt::map(
         tokio_stream::wrappers::ReceiverStream::new(rx),
         Ok::<Event, Infallible>,
     );
     Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+fn bridge<T: serde::Serialize + Send + 'static>(
+    events: std::sync::mpsc::Receiver<T>,
+    name: &'static str,
+    tx: tokio::sync::mpsc::Sender<Event>,
+) {
+    use std::sync::mpsc::RecvTimeoutError;
+    std::thread::spawn(move || {
+        loop {
+            match events.recv_timeout(Duration::from_secs(2)) {
+                Ok(ev) => {
+                    if tx.blocking_send(sse_event(name, &ev)).is_err() {
+                        break;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) if !tx.is_closed() => {}
+                Err(_) => break,
+            }
+        }
+    });
 }
 
 fn sse_event(name: &str, payload: &impl serde::Serialize) -> Event {
