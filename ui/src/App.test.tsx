@@ -350,8 +350,8 @@ describe("chat pane", () => {
       ok({
         session: s,
         messages: [
-          { role: "user", text: "When do we ship?", at: "2026-01-01T00:00:00Z", recalled: [] },
-          { role: "assistant", text: "In March.", at: "2026-01-01T00:00:01Z", recalled: ["proj.md"] },
+          { role: "user", text: "When do we ship?", at: "2026-01-01T00:00:00Z", recalled: [], wrote: [] },
+          { role: "assistant", text: "In March.", at: "2026-01-01T00:00:01Z", recalled: ["proj.md"], wrote: [] },
         ],
       }),
     );

@@ -143,6 +143,9 @@ pub struct ChatLine {
     pub at: String,
     /// For an assistant message: the memories recall put in the prompt for that turn.
     pub recalled: Vec<String>,
+    /// For an assistant message: memory files written after it (by the chat model itself or
+    /// by extraction).
+    pub wrote: Vec<String>,
 }
 
 /// A session with its messages.
@@ -432,6 +435,7 @@ impl Api {
                         text: message.content.unwrap_or_default(),
                         at,
                         recalled: Vec::new(),
+                        wrote: Vec::new(),
                     });
                 }
                 Record::Recalled { paths } => {
@@ -439,7 +443,24 @@ impl Api {
                         last.recalled = paths;
                     }
                 }
-                Record::Meta { .. } | Record::Extracted { .. } => {}
+                Record::Wrote { upto, paths } => {
+                    // The reply at that position (or the last one before it).
+                    let at = usize::try_from(upto)
+                        .unwrap_or(usize::MAX)
+                        .min(messages.len());
+                    if let Some(reply) = messages[..at]
+                        .iter_mut()
+                        .rev()
+                        .find(|m| m.role == "assistant")
+                    {
+                        for p in paths {
+                            if !reply.wrote.contains(&p) {
+                                reply.wrote.push(p);
+                            }
+                        }
+                    }
+                }
+                Record::Meta { .. } | Record::Extracted { .. } | Record::Tools { .. } => {}
             }
         }
         Ok(ChatTranscript {
@@ -657,6 +678,7 @@ impl Api {
                         files_written: Vec::new(),
                         touched_types: Vec::new(),
                         detail: Some(format!("extraction stopped unexpectedly: {e}")),
+                        upto: 0,
                     });
                     tracing::info!(
                         workspace = %ws,

@@ -152,6 +152,7 @@ async fn a_turn_recalls_streams_and_extracts_in_the_background() {
     };
     assert_eq!(result.status, "completed", "{result:?}");
     assert_eq!(result.files_written, vec!["project/deploy-day.md"]);
+    assert_eq!(result.upto, 2, "the run covered the turn's two messages");
     let m = api
         .get("personal".into(), "project/deploy-day.md".into())
         .unwrap();
@@ -186,6 +187,11 @@ async fn a_turn_recalls_streams_and_extracts_in_the_background() {
     assert_eq!(t.session.title, "How do I deploy? We ship on Tuesdays.");
     assert_eq!(t.messages.len(), 2);
     assert_eq!(t.messages[1].recalled, vec!["deploy.md"]);
+    assert_eq!(
+        t.messages[1].wrote,
+        vec!["project/deploy-day.md"],
+        "the wrote badge survives a reload"
+    );
     assert_eq!(api.chat_sessions("personal".into()).unwrap().len(), 1);
 }
 

@@ -48,6 +48,19 @@ pub enum Record {
         /// Paths.
         paths: Vec<String>,
     },
+    /// Memory files written in this session's turns (by the chat model or by extraction), for
+    /// the reply at message position `upto` (1-based count of messages).
+    Wrote {
+        /// Messages in the transcript when they were written.
+        upto: u64,
+        /// Paths relative to the memory root.
+        paths: Vec<String>,
+    },
+    /// Memory tools the chat model used in a turn (fed back to recall as `recentTools`).
+    Tools {
+        /// Tool names, in order of use.
+        names: Vec<String>,
+    },
     /// Extraction has processed the first `upto` messages of this session. The workspace's
     /// extract cursor follows one session; this lets a session picked up again resume where
     /// its own extraction stopped instead of starting over.
@@ -283,7 +296,10 @@ impl Sessions {
                     ignore_memory = *ig;
                 }
                 Record::Message { .. } => messages += 1,
-                Record::Recalled { .. } | Record::Extracted { .. } => {}
+                Record::Recalled { .. }
+                | Record::Extracted { .. }
+                | Record::Wrote { .. }
+                | Record::Tools { .. } => {}
             }
         }
         let updated_at = std::fs::metadata(self.path(id)?)
@@ -325,6 +341,29 @@ impl Sessions {
             Record::Extracted { upto } => Some(*upto),
             _ => None,
         }))
+    }
+
+    /// Tools the chat model used in the session's last three turns that used any, most recent
+    /// first, without repeats.
+    pub fn recent_tools(&self, id: &str) -> Result<Vec<String>> {
+        let mut out: Vec<String> = Vec::new();
+        for names in self
+            .records(id)?
+            .into_iter()
+            .rev()
+            .filter_map(|r| match r {
+                Record::Tools { names } => Some(names),
+                _ => None,
+            })
+            .take(3)
+        {
+            for n in names.into_iter().rev() {
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Paths already surfaced by recall in this session.
@@ -503,6 +542,7 @@ pub async fn chat_reply(
             workspace: ws.id.clone(),
             query: user_text.to_owned(),
             already_surfaced: sessions.surfaced(session_id)?,
+            recent_tools: sessions.recent_tools(session_id)?,
             ..RecallRequest::default()
         };
         let r = match recall_with_model(vault, client, &req, Utc::now(), RECALL_TIMEOUT, cancel)
@@ -532,6 +572,7 @@ pub async fn chat_reply(
         })
         .collect();
     let mut mem_tools = MemoryTools::new(vault, ws.clone(), ChangeSource::Chat);
+    let mut used_tools: Vec<String> = Vec::new();
     let mut reply = String::new();
     for round in 0..=MAX_TOOL_ROUNDS {
         // The last round offers no tools, so the model has to answer in words.
@@ -567,6 +608,7 @@ pub async fn chat_reply(
         }
         for c in calls {
             on_event(TurnEvent::Tool(&c.function.name));
+            used_tools.push(c.function.name.clone());
             let out = mem_tools.run(&c.function.name, &c.function.arguments);
             messages.push(Message::tool_result(c.id, out.text));
         }
@@ -585,6 +627,15 @@ pub async fn chat_reply(
     if let Some(r) = &recalled {
         new_records.push(Record::Recalled {
             paths: r.selected.iter().map(|s| s.path.clone()).collect(),
+        });
+    }
+    if !used_tools.is_empty() {
+        new_records.push(Record::Tools { names: used_tools });
+    }
+    if !mem_tools.touched.is_empty() {
+        new_records.push(Record::Wrote {
+            upto: u64::try_from(history.len() + 2).unwrap_or(u64::MAX),
+            paths: mem_tools.touched.iter().cloned().collect(),
         });
     }
     sessions.append(session_id, &new_records)?;
@@ -643,6 +694,7 @@ pub async fn extract_after_turn(
         files_written: Vec::new(),
         touched_types: Vec::new(),
         detail: Some(e.to_string()),
+        upto: 0,
     };
     let prepared = vault.workspace(workspace).and_then(|ws| {
         let sessions = Sessions::of(&ws);
@@ -681,7 +733,14 @@ pub async fn extract_after_turn(
     .unwrap_or_else(|e| failed(&e));
     if result.status != "failed" {
         let upto = u64::try_from(transcript.len()).unwrap_or(u64::MAX);
-        if let Err(e) = sessions.append(session_id, &[Record::Extracted { upto }]) {
+        let mut marks = vec![Record::Extracted { upto }];
+        if !result.files_written.is_empty() {
+            marks.push(Record::Wrote {
+                upto,
+                paths: result.files_written.clone(),
+            });
+        }
+        if let Err(e) = sessions.append(session_id, &marks) {
             tracing::warn!("could not mark the session as extracted: {e}");
         }
     }

@@ -190,6 +190,9 @@ pub struct ExtractResult {
     pub touched_types: Vec<MemoryType>,
     /// Why it failed or was skipped.
     pub detail: Option<String>,
+    /// How many messages of the session's transcript this run covered (0 when it failed before
+    /// reading them): clients attach the result to the reply at that position.
+    pub upto: u32,
 }
 
 fn system_prompt(manifest: &str) -> String {
@@ -246,11 +249,13 @@ pub async fn run_extract(
     let ws = vault.workspace(workspace)?;
     let cursor = vault.cursor(&ws)?.value;
     let (offset, slice) = unprocessed(messages, session_id, &cursor);
+    let upto = u32::try_from(offset + slice.len()).unwrap_or(u32::MAX);
     let skip = |why: &str| ExtractResult {
         status: "skipped".into(),
         files_written: Vec::new(),
         touched_types: Vec::new(),
         detail: Some(why.into()),
+        upto,
     };
     if chat_wrote_memory {
         // That turn is handled: move past it so it is not extracted again later.
@@ -357,6 +362,7 @@ pub async fn run_extract(
         files_written: written,
         touched_types: types,
         detail,
+        upto,
     })
 }
 

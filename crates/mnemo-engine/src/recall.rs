@@ -52,6 +52,9 @@ pub struct RecallRequest {
     pub written_this_turn: Vec<String>,
     /// How many to select (default [`MAX_SELECTED`]; benchmarks ask for more).
     pub limit: Option<usize>,
+    /// Tools the conversation has been using (§3.2 `recentTools`): model selection skips
+    /// memories that merely document them, unless they hold warnings or gotchas.
+    pub recent_tools: Vec<String>,
 }
 
 /// One recalled memory and why.
@@ -575,13 +578,22 @@ pub async fn recall_with_model(
         "required": ["paths"],
         "additionalProperties": false
     });
+    let tools_note = if req.recent_tools.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\n\nTools in active use: {}. Do not choose memories that only describe how to use these tools \
+             (they are already in use); do choose ones holding warnings, gotchas or known issues about them.",
+            req.recent_tools.join(", ")
+        )
+    };
     let chat = mnemo_llm::ChatRequest {
         model: Some(client.settings().fast().to_owned()),
         messages: vec![
             mnemo_llm::Message::system(format!(
                 "You select memories that will clearly help answer the user's next message. \
                  Choose at most {MAX_SELECTED} paths from the manifest below, only ones that are certainly useful; \
-                 an empty list is a fine answer. Answer as JSON {{\"paths\": [...]}}.\n\nManifest:\n{manifest_text}"
+                 an empty list is a fine answer. Answer as JSON {{\"paths\": [...]}}.{tools_note}\n\nManifest:\n{manifest_text}"
             )),
             mnemo_llm::Message::user(req.query.clone()),
         ],

@@ -98,10 +98,10 @@ beforeEach(() => {
       messages:
         id === NEW.id
           ? [
-              { role: "user", text: "How should you answer?", at: "2026-02-01T10:00:00Z", recalled: [] },
-              { role: "assistant", text: "Tersely.", at: "2026-02-01T10:00:01Z", recalled: ["response-style.md"] },
+              { role: "user", text: "How should you answer?", at: "2026-02-01T10:00:00Z", recalled: [], wrote: [] },
+              { role: "assistant", text: "Tersely.", at: "2026-02-01T10:00:01Z", recalled: ["response-style.md"], wrote: [] },
             ]
-          : [{ role: "user", text: "old question", at: "2026-01-01T10:00:00Z", recalled: [] }],
+          : [{ role: "user", text: "old question", at: "2026-01-01T10:00:00Z", recalled: [], wrote: [] }],
     }),
   );
   api.chatCancel.mockResolvedValue(ok(true));
@@ -215,7 +215,7 @@ describe("chat pane", () => {
       kind: "extracted",
       workspace: "personal",
       session: "s-new",
-      result: { status: "completed", files_written: ["travel-prefs.md"], touched_types: ["user"], detail: null },
+      result: { status: "completed", files_written: ["travel-prefs.md"], touched_types: ["user"], detail: null, upto: 0 },
     });
     expect(within(last).queryByTestId("extracting-indicator")).toBeNull();
     expect(within(last).getByTestId("wrote-badge").textContent).toBe("Wrote 2 memories");
@@ -237,7 +237,7 @@ describe("chat pane", () => {
       kind: "extracted",
       workspace: "personal",
       session: "s-new",
-      result: { status: "completed", files_written: ["early.md"], touched_types: [], detail: null },
+      result: { status: "completed", files_written: ["early.md"], touched_types: [], detail: null, upto: 0 },
     });
     await act(async () => reply.resolve(ok(turn())));
     expect(screen.getByTestId("wrote-badge").textContent).toBe("Wrote 1 memory");
@@ -245,7 +245,7 @@ describe("chat pane", () => {
       kind: "extracted",
       workspace: "personal",
       session: "s-new",
-      result: { status: "failed", files_written: [], touched_types: [], detail: "model timed out" },
+      result: { status: "failed", files_written: [], touched_types: [], detail: "model timed out", upto: 0 },
     });
     expect(screen.getByTestId("extract-note").textContent).toContain("model timed out");
   });
@@ -320,7 +320,7 @@ describe("chat pane", () => {
   it("creates, renames and deletes chats", async () => {
     api.chatCreate.mockResolvedValue(ok(session("s-3", "New chat", "2026-03-01T00:00:00Z", { messages: 0 })));
     api.chatTranscript.mockResolvedValueOnce(
-      ok({ session: NEW, messages: [{ role: "user", text: "q", at: "", recalled: [] }, { role: "assistant", text: "a", at: "", recalled: [] }] }),
+      ok({ session: NEW, messages: [{ role: "user", text: "q", at: "", recalled: [], wrote: [] }, { role: "assistant", text: "a", at: "", recalled: [], wrote: [] }] }),
     );
     api.chatUpdate.mockResolvedValue(ok(session("s-3", "Packing list", "2026-03-01T00:00:01Z", { messages: 0 })));
     api.chatDelete.mockResolvedValue(ok(null));

@@ -154,6 +154,11 @@ export type ChatLine = {
 	at: string,
 	/**  For an assistant message: the memories recall put in the prompt for that turn. */
 	recalled: string[],
+	/**
+	 *  For an assistant message: memory files written after it (by the chat model itself or
+	 *  by extraction).
+	 */
+	wrote: string[],
 };
 
 /**  A session with its messages. */
@@ -258,6 +263,11 @@ export type ExtractResult = {
 	touched_types: MemoryType[],
 	/**  Why it failed or was skipped. */
 	detail: string | null,
+	/**
+	 *  How many messages of the session's transcript this run covered (0 when it failed before
+	 *  reading them): clients attach the result to the reply at that position.
+	 */
+	upto: number,
 };
 
 /**  A user-added folder. */

@@ -24,12 +24,12 @@ function run(...actions: ChatAction[]): ChatState {
 
 const ev = (e: ChatEvent): ChatAction => ({ type: "event", event: e });
 const delta = (text: string, session = "s1"): ChatAction => ev({ kind: "delta", workspace: "w", session, text });
-const extracted = (files: string[], status = "completed"): ChatAction =>
+const extracted = (files: string[], status = "completed", upto = 0): ChatAction =>
   ev({
     kind: "extracted",
     workspace: "w",
     session: "s1",
-    result: { status, files_written: files, touched_types: [], detail: null },
+    result: { status, files_written: files, touched_types: [], detail: null, upto },
   });
 
 describe("chat reducer", () => {
@@ -96,14 +96,60 @@ describe("chat reducer", () => {
       type: "loaded",
       session: "s1",
       lines: [
-        { role: "user", text: "q", at: "", recalled: [] },
-        { role: "assistant", text: "a", at: "", recalled: ["a.md"] },
+        { role: "user", text: "q", at: "", recalled: [], wrote: [] },
+        { role: "assistant", text: "a", at: "", recalled: ["a.md"], wrote: [] },
       ],
     });
     expect(s.messages.map((m) => [m.role, m.recalledPaths])).toEqual([
       ["user", []],
       ["assistant", ["a.md"]],
     ]);
+  });
+});
+
+describe("extraction results find their turn", () => {
+  it("a late result lands on the reply it covered, not on the newer one", () => {
+    let s = run(
+      { type: "sent", session: "s1", text: "one" },
+      { type: "done", session: "s1", result: turn({ reply: "r1" }) },
+      ev({ kind: "extracting", workspace: "w", session: "s1" }),
+      { type: "sent", session: "s1", text: "two" },
+      { type: "done", session: "s1", result: turn({ reply: "r2" }) },
+    );
+    s = chatReducer(s, extracted(["first.md"], "completed", 2));
+    const replies = s.messages.filter((m) => m.role === "assistant");
+    expect(wroteFiles(replies[0])).toEqual(["first.md"]);
+    expect(wroteFiles(replies[1])).toEqual([]);
+    expect(s.messages.some((m) => m.extraction?.running)).toBe(false);
+  });
+
+  it("stopped turns and /memory answers do not count as transcript positions", () => {
+    let s = run(
+      { type: "sent", session: "s1", text: "stopped" },
+      delta("par"),
+      { type: "failed", session: "s1", stopped: true },
+      { type: "sent", session: "s1", text: "/memory" },
+      { type: "done", session: "s1", result: turn({ reply: "status", command: true }) },
+      { type: "sent", session: "s1", text: "saved" },
+      { type: "done", session: "s1", result: turn({ reply: "kept" }) },
+    );
+    s = chatReducer(s, extracted(["k.md"], "completed", 2));
+    const kept = s.messages.find((m) => m.text === "kept");
+    expect(kept && wroteFiles(kept)).toEqual(["k.md"]);
+    // Position 1 is the saved user message: not a reply, so the result goes to the latest reply.
+    expect(s.messages.filter((m) => !m.unsaved && m.role !== "command").map((m) => m.text)).toEqual(["saved", "kept"]);
+  });
+
+  it("a reloaded transcript keeps what each turn wrote", () => {
+    const s = run({
+      type: "loaded",
+      session: "s1",
+      lines: [
+        { role: "user", text: "q", at: "", recalled: [], wrote: [] },
+        { role: "assistant", text: "a", at: "", recalled: [], wrote: ["n.md"] },
+      ],
+    });
+    expect(wroteFiles(s.messages[1])).toEqual(["n.md"]);
   });
 });
 

@@ -23,6 +23,8 @@ export interface ChatMessage {
   streaming: boolean;
   /** The user stopped this reply before it finished; it was not saved. */
   stopped: boolean;
+  /** Not part of the saved transcript (a stopped turn's messages). */
+  unsaved: boolean;
   /** What recall injected, when known in full (live turns). */
   recall: RecallResult | null;
   /** Paths recall injected (all a saved transcript knows). */
@@ -67,6 +69,7 @@ function message(key: string, role: MessageRole, text: string, extra: Partial<Ch
     text,
     streaming: false,
     stopped: false,
+    unsaved: false,
     recall: null,
     recalledPaths: [],
     tools: [],
@@ -98,6 +101,22 @@ function updateLatestReply(state: ChatState, f: (m: ChatMessage) => ChatMessage)
   return state;
 }
 
+/**
+ * The reply an extraction result belongs to: the assistant message at transcript position
+ * `upto` (1-based count of saved user/assistant messages), else the latest reply.
+ */
+function updateReplyAt(state: ChatState, upto: number, f: (m: ChatMessage) => ChatMessage): ChatState {
+  if (upto > 0) {
+    let count = 0;
+    for (const m of state.messages) {
+      if (m.role === "command" || m.unsaved) continue;
+      count += 1;
+      if (count === upto) return m.role === "assistant" ? updateMessage(state, m.key, f) : updateLatestReply(state, f);
+    }
+  }
+  return updateLatestReply(state, f);
+}
+
 function union(a: readonly string[], b: readonly string[]): string[] {
   return [...new Set([...a, ...b])];
 }
@@ -117,8 +136,15 @@ function onEvent(state: ChatState, e: ChatEvent): ChatState {
         ...m,
         extraction: { running: true, files: m.extraction?.files ?? [], last: m.extraction?.last ?? null },
       }));
-    case "extracted":
-      return updateLatestReply(state, (m) => ({
+    case "extracted": {
+      // One extraction runs at a time: whichever reply shows it running, it is done now.
+      const settled: ChatState = {
+        ...state,
+        messages: state.messages.map((m) =>
+          m.extraction?.running ? { ...m, extraction: { ...m.extraction, running: false } } : m,
+        ),
+      };
+      return updateReplyAt(settled, e.result.upto, (m) => ({
         ...m,
         extraction: {
           running: false,
@@ -126,6 +152,7 @@ function onEvent(state: ChatState, e: ChatEvent): ChatState {
           last: e.result,
         },
       }));
+    }
   }
 }
 
@@ -141,6 +168,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         messages: action.lines.map((l, i) =>
           message(`${action.session}:${i}`, l.role === "user" ? "user" : "assistant", l.text, {
             recalledPaths: l.role === "user" ? [] : l.recalled,
+            wrote: l.role === "user" ? [] : l.wrote,
           }),
         ),
       };
@@ -170,14 +198,18 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
           ? { running: false, files: union(m.extraction?.files ?? [], result.extract.files_written), last: result.extract }
           : m.extraction,
       }));
-      return next === state ? state : { ...next, pending: null };
+      if (next === state) return state;
+      // A command (`/memory`) and its answer are not part of the saved transcript.
+      const settled = result.command && state.pending ? updateMessage(next, state.pending.userKey, (m) => ({ ...m, unsaved: true })) : next;
+      return { ...settled, pending: null };
     }
     case "failed": {
       const p = state.pending;
       if (!p || p.session !== action.session) return state;
       const reply = state.messages.find((m) => m.key === p.replyKey);
       if (action.stopped && reply && reply.text !== "") {
-        const next = updateMessage(state, p.replyKey, (m) => ({ ...m, streaming: false, stopped: true }));
+        const stopped = updateMessage(state, p.replyKey, (m) => ({ ...m, streaming: false, stopped: true, unsaved: true }));
+        const next = updateMessage(stopped, p.userKey, (m) => ({ ...m, unsaved: true }));
         return { ...next, pending: null };
       }
       // Nothing worth keeping: the message goes back to the input.

@@ -323,3 +323,68 @@ async fn turns_made_while_memory_was_ignored_are_never_extracted() {
         "an ignored turn reached extraction: {task}"
     );
 }
+
+#[tokio::test]
+async fn tools_the_chat_model_used_reach_the_next_recall() {
+    use mnemo_testkit::Kind;
+    let (_d, v) = vault();
+    add(
+        &v,
+        "grep.md",
+        "Searching memory",
+        "How to search the memory folder",
+        MemoryType::Reference,
+        "Use grep_search with a path.",
+    );
+    let fake = FakeModel::start().await;
+    let ws = v.workspace("personal").unwrap();
+    let sessions = Sessions::of(&ws);
+    let id = sessions.create("Tools").unwrap();
+    let c = client(&fake);
+    let cancel = CancellationToken::new();
+    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
+    fake.push_for(
+        Kind::Stream,
+        Reply::tool("grep_search", json!({"pattern": "deploy"})),
+    );
+    fake.push_for(Kind::Stream, Reply::text("Nothing about deploys yet."));
+    fake.push_for(Kind::Tools, Reply::text("Nothing to save."));
+    chat_turn(
+        &v,
+        &c,
+        "personal",
+        &id,
+        "What do you know about deploys?",
+        &cancel,
+        |_| {},
+    )
+    .await
+    .unwrap();
+    assert_eq!(sessions.recent_tools(&id).unwrap(), ["grep_search"]);
+    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
+    fake.push_for(Kind::Stream, Reply::text("OK."));
+    fake.push_for(Kind::Tools, Reply::text("Nothing to save."));
+    chat_turn(
+        &v,
+        &c,
+        "personal",
+        &id,
+        "And about searching?",
+        &cancel,
+        |_| {},
+    )
+    .await
+    .unwrap();
+    let selections: Vec<String> = fake
+        .requests()
+        .iter()
+        .filter(|r| Kind::of(r) == Kind::Json)
+        .map(|r| r["messages"][0]["content"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!selections[0].contains("Tools in active use"));
+    assert!(
+        selections[1].contains("Tools in active use: grep_search."),
+        "{}",
+        selections[1]
+    );
+}

@@ -67,6 +67,35 @@ async fn the_fast_model_chooses_from_the_manifest() {
     assert!(system.contains("[reference] board.md ("), "{system}");
     assert!(system.contains("): Grafana board for API latency"));
     assert!(system.contains("[feedback] style.md"));
+    assert!(
+        !system.contains("Tools in active use"),
+        "no tools note without recent tools"
+    );
+    // recentTools: the selection is told which tools are in use.
+    fake.push(Reply::json(&json!({"paths": []})));
+    let with_tools = RecallRequest {
+        recent_tools: vec!["grep_search".into(), "read_file".into()],
+        ..req("is the API slow?")
+    };
+    recall_with_model(
+        &v,
+        &client(&fake),
+        &with_tools,
+        Utc::now(),
+        Duration::from_secs(5),
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    let system = fake.requests()[1]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        system.contains("Tools in active use: grep_search, read_file.")
+            && system.contains("warnings, gotchas"),
+        "{system}"
+    );
 }
 
 #[tokio::test]
