@@ -571,8 +571,21 @@ fn chat(
     use mnemo_engine::chat::{Sessions, TurnEvent, chat_turn, memory_status, model_error};
     let vault = api.vault();
     let settings = mnemo_llm::LlmSettings::load(&vault.home().root)?;
-    if !settings.is_configured() {
+    // `/memory` is answered by Mnemo itself: it needs no model.
+    let only_command = message
+        .as_deref()
+        .is_some_and(mnemo_engine::chat::is_command);
+    if !settings.is_configured() && !only_command {
         return Err(model_error(&mnemo_llm::LlmError::NotConfigured));
+    }
+    if only_command && session.is_none() {
+        let reply = memory_status(vault, workspace, None)?;
+        if json {
+            println!("{}", serde_json::json!({"command": true, "reply": reply}));
+        } else {
+            println!("{reply}");
+        }
+        return Ok(());
     }
     let client = mnemo_llm::Client::new(settings).map_err(|e| model_error(&e))?;
     let ws = vault.workspace(workspace)?;

@@ -775,6 +775,18 @@ fn chat_without_a_model_says_what_to_configure_and_recall_still_works() {
             .unwrap()
             .contains("MNEMO_LLM_BASE_URL")
     );
+    // `/memory` needs no model either.
+    let out = e
+        .cmd()
+        .args(["--json", "chat", "/memory"])
+        .env_remove("MNEMO_LLM_BASE_URL")
+        .env_remove("MNEMO_LLM_MODEL")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["command"], true);
+    assert!(v["reply"].as_str().unwrap().contains("1 memories"), "{v}");
     // Lexical recall needs no model.
     let r = e.json(&["recall", "how do I deploy to production?"]);
     assert_eq!(r["strategy"], "heuristic");
