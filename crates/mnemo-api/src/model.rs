@@ -673,12 +673,8 @@ impl Api {
                         )
                         .await
                     });
-                    let result = run.await.unwrap_or_else(|e| ExtractResult {
-                        status: "failed".into(),
-                        files_written: Vec::new(),
-                        touched_types: Vec::new(),
-                        detail: Some(format!("extraction stopped unexpectedly: {e}")),
-                        upto: 0,
+                    let result = run.await.unwrap_or_else(|e| {
+                        ExtractResult::failed(format!("extraction stopped unexpectedly: {e}"))
                     });
                     tracing::info!(
                         workspace = %ws,

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use chrono::{SecondsFormat, Utc};
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
-use mnemo_llm::{CancellationToken, ChatRequest, Client, Delta, LlmError, Message, Role, Tool};
+use mnemo_llm::{CancellationToken, ChatRequest, Client, Delta, LlmError, Message, Role};
+use mnemo_store::state::Cursor;
 use mnemo_store::{Vault, Workspace, fsutil};
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -172,17 +173,7 @@ impl Sessions {
 
     /// The messages of a session.
     pub fn messages(&self, id: &str) -> Result<Vec<Message>> {
-        Ok(self
-            .records(id)?
-            .into_iter()
-            .filter_map(|r| {
-                if let Record::Message { message, .. } = r {
-                    Some(message)
-                } else {
-                    None
-                }
-            })
-            .collect())
+        Ok(messages_of(&self.records(id)?))
     }
 
     /// Append records (one line each, flushed and synced).
@@ -346,43 +337,62 @@ impl Sessions {
     /// Tools the chat model used in the session's last three turns that used any, most recent
     /// first, without repeats.
     pub fn recent_tools(&self, id: &str) -> Result<Vec<String>> {
-        let mut out: Vec<String> = Vec::new();
-        for names in self
-            .records(id)?
-            .into_iter()
-            .rev()
-            .filter_map(|r| match r {
-                Record::Tools { names } => Some(names),
-                _ => None,
-            })
-            .take(3)
-        {
-            for n in names.into_iter().rev() {
-                if !out.contains(&n) {
-                    out.push(n);
-                }
-            }
-        }
-        Ok(out)
+        Ok(recent_tools_of(&self.records(id)?))
     }
 
     /// Paths already surfaced by recall in this session.
     pub fn surfaced(&self, id: &str) -> Result<Vec<String>> {
-        let mut seen = HashSet::new();
-        Ok(self
-            .records(id)?
-            .into_iter()
-            .filter_map(|r| {
-                if let Record::Recalled { paths } = r {
-                    Some(paths)
-                } else {
-                    None
-                }
-            })
-            .flatten()
-            .filter(|p| seen.insert(p.clone()))
-            .collect())
+        Ok(surfaced_of(&self.records(id)?))
     }
+}
+
+// What a session's records say, derived from one read of the file.
+
+/// The messages, oldest first.
+fn messages_of(records: &[Record]) -> Vec<Message> {
+    records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Message { message, .. } => Some(message.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Paths recall surfaced, first time first.
+fn surfaced_of(records: &[Record]) -> Vec<String> {
+    let mut seen = HashSet::new();
+    records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Recalled { paths } => Some(paths),
+            _ => None,
+        })
+        .flatten()
+        .filter(|p| seen.insert(p.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// Tools used in the last three tool-using turns, most recent first, without repeats.
+fn recent_tools_of(records: &[Record]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for names in records
+        .iter()
+        .rev()
+        .filter_map(|r| match r {
+            Record::Tools { names } => Some(names),
+            _ => None,
+        })
+        .take(3)
+    {
+        for n in names.iter().rev() {
+            if !out.contains(n) {
+                out.push(n.clone());
+            }
+        }
+    }
+    out
 }
 
 /// What one turn produced.
@@ -534,15 +544,15 @@ pub async fn chat_reply(
             }
         )
     });
-    let history = sessions.messages(session_id)?;
+    let history = messages_of(&records);
     let recalled = if ignore_memory {
         None
     } else {
         let req = RecallRequest {
             workspace: ws.id.clone(),
             query: user_text.to_owned(),
-            already_surfaced: sessions.surfaced(session_id)?,
-            recent_tools: sessions.recent_tools(session_id)?,
+            already_surfaced: surfaced_of(&records),
+            recent_tools: recent_tools_of(&records),
             ..RecallRequest::default()
         };
         let r = match recall_with_model(vault, client, &req, Utc::now(), RECALL_TIMEOUT, cancel)
@@ -563,14 +573,7 @@ pub async fn chat_reply(
     let mut messages = vec![Message::system(system)];
     messages.extend(history.iter().cloned());
     messages.push(Message::user(user_text));
-    let tool_defs: Vec<Tool> = tools::specs()
-        .into_iter()
-        .map(|(name, description, parameters)| Tool {
-            name: name.to_owned(),
-            description: description.to_owned(),
-            parameters,
-        })
-        .collect();
+    let tool_defs = tools::definitions();
     let mut mem_tools = MemoryTools::new(vault, ws.clone(), ChangeSource::Chat);
     let mut used_tools: Vec<String> = Vec::new();
     let mut reply = String::new();
@@ -667,14 +670,7 @@ pub fn settle_ignored_turn(vault: &Vault, workspace: &str, session_id: &str) -> 
     sessions.append(session_id, &[Record::Extracted { upto }])?;
     let cursor = vault.cursor(&ws)?.value;
     if cursor.session_id == session_id {
-        vault.save_cursor(
-            &ws,
-            &mnemo_store::state::Cursor {
-                session_id: session_id.to_owned(),
-                processed_offset: upto,
-                updated_at: Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true),
-            },
-        )?;
+        vault.save_cursor(&ws, &Cursor::at(session_id, upto))?;
     }
     Ok(())
 }
@@ -689,13 +685,7 @@ pub async fn extract_after_turn(
     chat_wrote_memory: bool,
     cancel: &CancellationToken,
 ) -> ExtractResult {
-    let failed = |e: &Error| ExtractResult {
-        status: "failed".into(),
-        files_written: Vec::new(),
-        touched_types: Vec::new(),
-        detail: Some(e.to_string()),
-        upto: 0,
-    };
+    let failed = |e: &Error| ExtractResult::failed(e.to_string());
     let prepared = vault.workspace(workspace).and_then(|ws| {
         let sessions = Sessions::of(&ws);
         let transcript = sessions.messages(session_id)?;
@@ -705,14 +695,7 @@ pub async fn extract_after_turn(
         if cursor.session_id != session_id
             && let Some(upto) = sessions.extracted_upto(session_id)?
         {
-            vault.save_cursor(
-                &ws,
-                &mnemo_store::state::Cursor {
-                    session_id: session_id.to_owned(),
-                    processed_offset: upto,
-                    updated_at: Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true),
-                },
-            )?;
+            vault.save_cursor(&ws, &Cursor::at(session_id, upto))?;
         }
         Ok((sessions, transcript))
     });
@@ -762,9 +745,12 @@ pub async fn chat_turn(
         vault, client, workspace, session_id, user_text, cancel, on_event,
     )
     .await?;
-    if !turn.command && !wants_extraction(vault, workspace, &turn)? {
+    if turn.command {
+        return Ok(turn);
+    }
+    if !wants_extraction(vault, workspace, &turn)? {
         settle_ignored_turn(vault, workspace, session_id)?;
-    } else if wants_extraction(vault, workspace, &turn)? {
+    } else {
         turn.extract = Some(
             extract_after_turn(
                 vault,

@@ -179,6 +179,20 @@ pub fn filter_body(
     Some(kept.join("\n\n"))
 }
 
+impl ExtractResult {
+    /// A run that failed before it could cover any message.
+    #[must_use]
+    pub fn failed(detail: impl Into<String>) -> Self {
+        Self {
+            status: "failed".into(),
+            files_written: Vec::new(),
+            touched_types: Vec::new(),
+            detail: Some(detail.into()),
+            upto: 0,
+        }
+    }
+}
+
 /// The outcome of an extraction run.
 #[derive(Debug, Clone, Serialize, Type)]
 pub struct ExtractResult {
@@ -259,12 +273,7 @@ pub async fn run_extract(
     };
     if chat_wrote_memory {
         // That turn is handled: move past it so it is not extracted again later.
-        let moved = Cursor {
-            session_id: session_id.to_owned(),
-            processed_offset: u64::try_from(offset + slice.len()).unwrap_or(u64::MAX),
-            updated_at: Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true),
-        };
-        vault.save_cursor(&ws, &moved)?;
+        vault.save_cursor(&ws, &Cursor::at(session_id, u64::from(upto)))?;
         return Ok(skip("the chat agent already wrote memory this turn"));
     }
     if transcript_text(slice).trim().is_empty() {
@@ -339,12 +348,7 @@ pub async fn run_extract(
     }
     let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
     if status == "completed" {
-        let new_cursor = Cursor {
-            session_id: session_id.to_owned(),
-            processed_offset: u64::try_from(offset + slice.len()).unwrap_or(u64::MAX),
-            updated_at: now.clone(),
-        };
-        vault.save_cursor(&ws, &new_cursor)?;
+        vault.save_cursor(&ws, &Cursor::at(session_id, u64::from(upto)))?;
     }
     let mut meta = vault.meta(&ws)?.value;
     meta.last_extract_at = Some(now);

@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 pub use agent::{AgentEvent, AgentLimits, AgentMachine, AgentOutcome, Effect};
-use mnemo_llm::{CancellationToken, ChatRequest, Client, LlmError, Tool};
+use mnemo_llm::{CancellationToken, ChatRequest, Client, LlmError};
 pub use recall::{RecallRequest, RecallResult, Recalled, Strategy, recall, recall_with_model};
 pub use tools::{MemoryTools, ToolOutput};
 
@@ -33,14 +33,7 @@ pub async fn run_agent(
 ) -> AgentOutcome {
     let started = Instant::now();
     let wall = machine.limits().wall_time;
-    let tool_defs: Vec<Tool> = tools::specs()
-        .into_iter()
-        .map(|(name, description, parameters)| Tool {
-            name: name.to_owned(),
-            description: description.to_owned(),
-            parameters,
-        })
-        .collect();
+    let tool_defs = tools::definitions();
     let mut queue: VecDeque<Effect> = machine.start().into();
     while let Some(effect) = queue.pop_front() {
         match effect {

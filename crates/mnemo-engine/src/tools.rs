@@ -57,6 +57,19 @@ pub fn specs() -> Vec<(&'static str, &'static str, Value)> {
     ]
 }
 
+/// The six tools as the model client offers them.
+#[must_use]
+pub fn definitions() -> Vec<mnemo_llm::Tool> {
+    specs()
+        .into_iter()
+        .map(|(name, description, parameters)| mnemo_llm::Tool {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            parameters,
+        })
+        .collect()
+}
+
 /// The answer of one tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOutput {

@@ -49,6 +49,18 @@ pub struct Cursor {
     pub updated_at: String,
 }
 
+impl Cursor {
+    /// The cursor at `processed_offset` messages of `session_id`, moved now.
+    #[must_use]
+    pub fn at(session_id: &str, processed_offset: u64) -> Self {
+        Self {
+            session_id: session_id.to_owned(),
+            processed_offset,
+            updated_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        }
+    }
+}
+
 /// File name of the metadata file in a state dir.
 pub const META_FILE: &str = "meta.json";
 /// File name of the extraction cursor in a state dir.

@@ -132,47 +132,47 @@ function isMemoryChanged(v: unknown): v is MemoryChanged {
   );
 }
 
-/**
- * Calls `cb` for every `memory_changed` event; returns the unsubscribe function.
- * `onResync` (browser only) fires when the event stream reconnects after a drop, since events
- * may have been missed meanwhile: the caller should reload what it shows.
- */
-export function onMemoryChanged(
-  cb: (e: MemoryChanged) => void,
-  onResync?: () => void,
+/** Listens to a typed Tauri event; returns the unsubscribe function (safe to call early). */
+function listenTauri<T>(
+  event: { listen: (cb: (e: { payload: T }) => void) => Promise<() => void> },
+  name: string,
+  cb: (payload: T) => void,
 ): () => void {
-  if (isTauri()) {
-    let closed = false;
-    let unlisten: (() => void) | null = null;
-    events.memoryChanged
-      .listen((e) => {
-        if (!closed) cb(e.payload);
-      })
-      .then((fn) => {
-        if (closed) fn();
-        else unlisten = fn;
-      })
-      .catch((e: unknown) => {
-        console.error("mnemo: cannot listen for memory-changed", e);
-      });
-    return () => {
-      closed = true;
-      unlisten?.();
-    };
-  }
+  let closed = false;
+  let unlisten: (() => void) | null = null;
+  event
+    .listen((e) => {
+      if (!closed) cb(e.payload);
+    })
+    .then((fn) => {
+      if (closed) fn();
+      else unlisten = fn;
+    })
+    .catch((e: unknown) => {
+      console.error(`mnemo: cannot listen for ${name}`, e);
+    });
+  return () => {
+    closed = true;
+    unlisten?.();
+  };
+}
 
+/**
+ * Listens to one kind of the server's Server-Sent Events (`GET /events`); events whose JSON
+ * does not pass `isValid` are dropped. `onResync` fires when the stream reconnects after a drop.
+ */
+function listenSse<T>(name: string, isValid: (v: unknown) => v is T, cb: (e: T) => void, onResync?: () => void): () => void {
   if (typeof EventSource === "undefined") return () => {};
   const source = new EventSource("/events");
   let dropped = false;
-  source.addEventListener("memory_changed", (ev: Event) => {
-    const data = (ev as MessageEvent<string>).data;
+  source.addEventListener(name, (ev: Event) => {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(data);
+      parsed = JSON.parse((ev as MessageEvent<string>).data);
     } catch {
       return;
     }
-    if (isMemoryChanged(parsed)) cb(parsed);
+    if (isValid(parsed)) cb(parsed);
   });
   source.addEventListener("error", () => {
     dropped = true;
@@ -184,6 +184,16 @@ export function onMemoryChanged(
     }
   });
   return () => source.close();
+}
+
+/**
+ * Calls `cb` for every `memory_changed` event; returns the unsubscribe function.
+ * `onResync` (browser only) fires when the event stream reconnects after a drop, since events
+ * may have been missed meanwhile: the caller should reload what it shows.
+ */
+export function onMemoryChanged(cb: (e: MemoryChanged) => void, onResync?: () => void): () => void {
+  if (isTauri()) return listenTauri(events.memoryChanged, "memory-changed", cb);
+  return listenSse("memory_changed", isMemoryChanged, cb, onResync);
 }
 
 function isChatEvent(v: unknown): v is ChatEvent {
@@ -200,37 +210,8 @@ function isChatEvent(v: unknown): v is ChatEvent {
  * returns the unsubscribe function. Tauri event `chat-event` in the app, SSE `chat` in a browser.
  */
 export function onChatEvent(cb: (e: ChatEvent) => void): () => void {
-  if (isTauri()) {
-    let closed = false;
-    let unlisten: (() => void) | null = null;
-    events.chatEvent
-      .listen((e) => {
-        if (!closed) cb(e.payload);
-      })
-      .then((fn) => {
-        if (closed) fn();
-        else unlisten = fn;
-      })
-      .catch((e: unknown) => {
-        console.error("mnemo: cannot listen for chat-event", e);
-      });
-    return () => {
-      closed = true;
-      unlisten?.();
-    };
-  }
-  if (typeof EventSource === "undefined") return () => {};
-  const source = new EventSource("/events");
-  source.addEventListener("chat", (ev: Event) => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse((ev as MessageEvent<string>).data);
-    } catch {
-      return;
-    }
-    if (isChatEvent(parsed)) cb(parsed);
-  });
-  return () => source.close();
+  if (isTauri()) return listenTauri(events.chatEvent, "chat-event", cb);
+  return listenSse("chat", isChatEvent, cb);
 }
 
 /** A UiError that is also an `Error` (stack trace, `instanceof Error`), with its stable `code`. */
