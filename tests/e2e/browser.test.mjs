@@ -87,12 +87,14 @@ test("invalid frontmatter is rejected inline and nothing is written", async () =
   assert.equal(readFileSync(file, "utf8"), before);
   await shot("inline-error");
   await page.getByTestId("detail-name").fill("Response style");
+  // Back to the saved text: the editor is clean again (nothing to save, no discard prompt next).
+  await waitFor(async () => await page.getByTestId("save-button").isDisabled(), "editor clean again");
+  assert.equal(await page.locator(".modal-backdrop").count(), 0);
 });
 
 test("delete asks for confirmation, removes the file, and undo brings it back", async () => {
   const file = join(fixture.personal, "go-engineer.md");
   const original = readFileSync(file);
-  page.once("dialog", (d) => d.accept()); // in case a discard prompt appears
   await row("go-engineer.md").click();
   await page.getByTestId("delete-button").click();
   await page.getByTestId("confirm-delete").click();

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { commands } from "../lib/bindings";
 import type { MemoryDetail, MemoryType, WorkspaceInfo, WriteOutcome } from "../lib/bindings";
 import { isTauri, toUiError, unwrap } from "../lib/transport";
@@ -98,7 +98,9 @@ export function DetailPane(props: Props) {
     live.current = { base, form, dirty, saving };
   });
 
-  useEffect(() => {
+  // A layout effect, so the parent's guard sees the new state before the next click is handled
+  // (a passive effect could still be pending and raise a stale "Discard unsaved changes?").
+  useLayoutEffect(() => {
     onDirtyChange(dirty);
   }, [dirty, onDirtyChange]);
   useEffect(() => () => onDirtyChange(false), [onDirtyChange]);
