@@ -259,62 +259,36 @@ fn add_edit_rm_undo_round_trip_byte_exact_with_history() {
 #[test]
 fn errors_have_stable_codes_and_exit_statuses() {
     let e = Env::new();
-    assert_eq!(
-        e.json_err(
-            &["add", "--type", "note", "--name", "n", "--description", "d"],
-            1
+    // `add --type TYPE --name NAME --description d EXTRA…` and the code it must fail with.
+    let add_err = |ty: &str, name: &str, extra: &[&str]| {
+        let mut args = vec!["add", "--type", ty, "--name", name, "--description", "d"];
+        args.extend_from_slice(extra);
+        e.json_err(&args, 1)
+    };
+    let bin = e.dir.path().join("bin.dat");
+    std::fs::write(&bin, [0xff, 0xfe, 0x00]).unwrap();
+    for (ty, name, extra, code) in [
+        ("note", "n", &[][..], "invalid_type"),
+        ("user", "n", &["--path", "../x.md"][..], "path_escape"),
+        ("user", "n", &["--path", "/tmp/x.md"][..], "path_escape"),
+        ("user", "", &[][..], "invalid_frontmatter"),
+        (
+            "user",
+            "b",
+            &["--body-file", "/nonexistent/x"][..],
+            "not_found",
         ),
-        "invalid_type"
-    );
-    assert_eq!(
-        e.json_err(
-            &[
-                "add",
-                "--type",
-                "user",
-                "--name",
-                "n",
-                "--description",
-                "d",
-                "--path",
-                "../x.md"
-            ],
-            1
+        (
+            "user",
+            "b",
+            &["--body-file", bin.to_str().unwrap()][..],
+            "invalid_content",
         ),
-        "path_escape"
-    );
-    assert_eq!(
-        e.json_err(
-            &[
-                "add",
-                "--type",
-                "user",
-                "--name",
-                "n",
-                "--description",
-                "d",
-                "--path",
-                "/tmp/x.md"
-            ],
-            1
-        ),
-        "path_escape"
-    );
-    assert_eq!(
-        e.json_err(
-            &["add", "--type", "user", "--name", "", "--description", "d"],
-            1
-        ),
-        "invalid_frontmatter"
-    );
+    ] {
+        assert_eq!(add_err(ty, name, extra), code, "{ty} {name:?} {extra:?}");
+    }
     e.json(&["add", "--type", "user", "--name", "n", "--description", "d"]);
-    assert_eq!(
-        e.json_err(
-            &["add", "--type", "user", "--name", "n", "--description", "d"],
-            1
-        ),
-        "conflict"
-    );
+    assert_eq!(add_err("user", "n", &[]), "conflict");
     assert_eq!(e.json_err(&["rm", "missing.md"], 1), "not_found");
     assert_eq!(e.json_err(&["undo", "9999"], 1), "not_found");
     assert_eq!(e.json_err(&["edit", "n.md"], 2), "usage");
@@ -322,42 +296,6 @@ fn errors_have_stable_codes_and_exit_statuses() {
     assert_eq!(e.json_err(&["list", "--type", "bogus"], 1), "invalid_type");
     assert_eq!(e.json_err(&["frobnicate"], 2), "usage");
     assert_eq!(e.json_err(&["search"], 2), "usage");
-    assert_eq!(
-        e.json_err(
-            &[
-                "add",
-                "--type",
-                "user",
-                "--name",
-                "b",
-                "--description",
-                "d",
-                "--body-file",
-                "/nonexistent/x"
-            ],
-            1
-        ),
-        "not_found"
-    );
-    let bin = e.dir.path().join("bin.dat");
-    std::fs::write(&bin, [0xff, 0xfe, 0x00]).unwrap();
-    assert_eq!(
-        e.json_err(
-            &[
-                "add",
-                "--type",
-                "user",
-                "--name",
-                "b",
-                "--description",
-                "d",
-                "--body-file",
-                bin.to_str().unwrap()
-            ],
-            1
-        ),
-        "invalid_content"
-    );
     // Without --json: message on stderr, same exit codes.
     let out = e.run(&["rm", "missing.md"]);
     assert_eq!(out.status.code(), Some(1));

@@ -1,12 +1,27 @@
 //! Whole chat turns against the fake model, asserting on the recorded requests.
 
 use mnemo_core::{ErrorCode, MemoryType};
-use mnemo_engine::chat::{Sessions, TurnEvent, chat_turn, memory_status};
+use mnemo_engine::chat::{Sessions, TurnEvent, TurnResult, chat_turn, memory_status};
 use mnemo_llm::{CancellationToken, Client, Delta, LlmSettings};
+use mnemo_store::Vault;
 use mnemo_testkit::{FakeModel, Reply};
 use serde_json::json;
 
 use crate::{add, client, vault};
+
+/// One chat turn in `personal` with no event handler and a fresh cancellation token.
+async fn say(v: &Vault, c: &Client, id: &str, text: &str) -> mnemo_core::Result<TurnResult> {
+    chat_turn(
+        v,
+        c,
+        "personal",
+        id,
+        text,
+        &CancellationToken::new(),
+        |_| {},
+    )
+    .await
+}
 
 const NEW_MEMORY: &str = "---\nname: Deploy day\ndescription: The user deploys on Tuesdays\ntype: project\n---\nDeploys go out on Tuesdays after the smoke suite.\n";
 
@@ -96,17 +111,7 @@ async fn a_turn_recalls_into_the_prompt_streams_the_reply_and_extracts_after() {
     fake.push(Reply::json(&json!({"paths": []})));
     fake.push(Reply::text("Sure."));
     fake.push(Reply::text("Nothing to save."));
-    chat_turn(
-        &v,
-        &client(&fake),
-        "personal",
-        &id,
-        "Thanks!",
-        &CancellationToken::new(),
-        |_| {},
-    )
-    .await
-    .unwrap();
+    say(&v, &client(&fake), &id, "Thanks!").await.unwrap();
     let reqs = fake.requests();
     let manifest = reqs[4]["messages"][0]["content"].as_str().unwrap();
     assert!(
@@ -139,17 +144,9 @@ async fn ignore_memory_and_missing_model() {
         .unwrap();
     let fake = FakeModel::start().await;
     fake.push(Reply::text("Hi."));
-    let turn = chat_turn(
-        &v,
-        &client(&fake),
-        "personal",
-        &id,
-        "How do I deploy?",
-        &CancellationToken::new(),
-        |_| {},
-    )
-    .await
-    .unwrap();
+    let turn = say(&v, &client(&fake), &id, "How do I deploy?")
+        .await
+        .unwrap();
     assert!(turn.recall.is_none() && turn.extract.is_none());
     let reqs = fake.requests();
     assert_eq!(reqs.len(), 1, "no recall side query, no extraction");
@@ -161,17 +158,7 @@ async fn ignore_memory_and_missing_model() {
     );
     // No model configured: a plain error saying what to configure; nothing appended.
     let none = Client::new(LlmSettings::default()).unwrap();
-    let err = chat_turn(
-        &v,
-        &none,
-        "personal",
-        &id,
-        "hello",
-        &CancellationToken::new(),
-        |_| {},
-    )
-    .await
-    .unwrap_err();
+    let err = say(&v, &none, &id, "hello").await.unwrap_err();
     assert_eq!(err.code, ErrorCode::ModelNotConfigured);
     assert!(
         err.message.contains("MNEMO_LLM_BASE_URL"),
@@ -180,17 +167,7 @@ async fn ignore_memory_and_missing_model() {
     );
     assert_eq!(sessions.messages(&id).unwrap().len(), 2);
     // `/memory` needs no model, says memory is ignored here, and is not added to the transcript.
-    let status = chat_turn(
-        &v,
-        &none,
-        "personal",
-        &id,
-        "/memory",
-        &CancellationToken::new(),
-        |_| {},
-    )
-    .await
-    .unwrap();
+    let status = say(&v, &none, &id, "/memory").await.unwrap();
     assert!(status.command);
     assert!(
         status.reply.contains("off for this chat"),
@@ -230,19 +207,7 @@ async fn coming_back_to_a_session_extracts_only_what_is_new_in_it() {
     let b = sessions.create("B").unwrap();
     let turn = |id: String, text: &'static str| {
         let (v, c) = (&v, client(&fake));
-        async move {
-            chat_turn(
-                v,
-                &c,
-                "personal",
-                &id,
-                text,
-                &CancellationToken::new(),
-                |_| {},
-            )
-            .await
-            .unwrap()
-        }
+        async move { say(v, &c, &id, text).await.unwrap() }
     };
     for _ in 0..3 {
         // recall (no memories: lexical, no request), reply, extraction answer
@@ -274,24 +239,13 @@ async fn turns_made_while_memory_was_ignored_are_never_extracted() {
     let sessions = Sessions::of(&ws);
     let id = sessions.create("Mixed").unwrap();
     let c = client(&fake);
-    let cancel = CancellationToken::new();
     // A model that calls a tool although none was offered must not write memory.
     sessions.update_meta(&id, None, Some(true)).unwrap();
     fake.push(Reply::tool(
         "write_file",
         json!({"path": "secret.md", "content": "---\nname: S\ndescription: private thing\ntype: user\n---\nPrivate.\n"}),
     ));
-    let t = chat_turn(
-        &v,
-        &c,
-        "personal",
-        &id,
-        "My salary is private.",
-        &cancel,
-        |_| {},
-    )
-    .await
-    .unwrap();
+    let t = say(&v, &c, &id, "My salary is private.").await.unwrap();
     assert!(t.wrote.is_empty() && t.extract.is_none());
     assert!(
         v.get("personal", "secret.md").is_err(),
@@ -301,17 +255,7 @@ async fn turns_made_while_memory_was_ignored_are_never_extracted() {
     sessions.update_meta(&id, None, Some(false)).unwrap();
     fake.push(Reply::text("Noted."));
     fake.push(Reply::text("Nothing to save."));
-    let t = chat_turn(
-        &v,
-        &c,
-        "personal",
-        &id,
-        "I prefer tea to coffee.",
-        &cancel,
-        |_| {},
-    )
-    .await
-    .unwrap();
+    let t = say(&v, &c, &id, "I prefer tea to coffee.").await.unwrap();
     assert_eq!(t.extract.unwrap().status, "completed");
     let task = fake.requests().last().unwrap()["messages"][1]["content"]
         .as_str()
@@ -341,7 +285,6 @@ async fn tools_the_chat_model_used_reach_the_next_recall() {
     let sessions = Sessions::of(&ws);
     let id = sessions.create("Tools").unwrap();
     let c = client(&fake);
-    let cancel = CancellationToken::new();
     fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
     fake.push_for(
         Kind::Stream,
@@ -349,32 +292,14 @@ async fn tools_the_chat_model_used_reach_the_next_recall() {
     );
     fake.push_for(Kind::Stream, Reply::text("Nothing about deploys yet."));
     fake.push_for(Kind::Tools, Reply::text("Nothing to save."));
-    chat_turn(
-        &v,
-        &c,
-        "personal",
-        &id,
-        "What do you know about deploys?",
-        &cancel,
-        |_| {},
-    )
-    .await
-    .unwrap();
+    say(&v, &c, &id, "What do you know about deploys?")
+        .await
+        .unwrap();
     assert_eq!(sessions.recent_tools(&id).unwrap(), ["grep_search"]);
     fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
     fake.push_for(Kind::Stream, Reply::text("OK."));
     fake.push_for(Kind::Tools, Reply::text("Nothing to save."));
-    chat_turn(
-        &v,
-        &c,
-        "personal",
-        &id,
-        "And about searching?",
-        &cancel,
-        |_| {},
-    )
-    .await
-    .unwrap();
+    say(&v, &c, &id, "And about searching?").await.unwrap();
     let selections: Vec<String> = fake
         .requests()
         .iter()

@@ -1,12 +1,33 @@
 //! Extraction end to end against the fake model: the slice after the cursor, the agent's write,
 //! the entry filters, cursor/meta/telemetry bookkeeping, skip and failure paths.
 
-use mnemo_engine::extract::run_extract;
+use mnemo_engine::extract::{ExtractResult, run_extract};
 use mnemo_llm::{CancellationToken, Message};
+use mnemo_store::Vault;
 use mnemo_testkit::{FakeModel, Reply};
 use serde_json::json;
 
 use crate::{client, vault};
+
+/// Extraction of session `s1` in `personal`; `chat_wrote` = the chat agent already wrote memory.
+async fn extract(
+    v: &Vault,
+    fake: &FakeModel,
+    transcript: &[Message],
+    chat_wrote: bool,
+) -> ExtractResult {
+    run_extract(
+        v,
+        &client(fake),
+        "personal",
+        "s1",
+        transcript,
+        chat_wrote,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap()
+}
 
 const ROLE: &str = "---\nname: Role\ndescription: Senior Go engineer new to React\ntype: user\n---\nSenior Go engineer, first React project.\nWhy: said so.\n\nIs currently fixing a flaky test\n";
 
@@ -24,17 +45,7 @@ async fn extraction_reads_only_the_new_slice_writes_filters_and_moves_the_cursor
         json!({"path": "user/role.md", "content": ROLE}),
     ));
     fake.push(Reply::text("Saved 1 memory."));
-    let r = run_extract(
-        &v,
-        &client(&fake),
-        "personal",
-        "s1",
-        &transcript,
-        false,
-        &CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    let r = extract(&v, &fake, &transcript, false).await;
     assert_eq!(r.status, "completed");
     assert_eq!(r.files_written, ["user/role.md"]);
     assert_eq!(r.touched_types, [mnemo_core::MemoryType::User]);
@@ -72,17 +83,7 @@ async fn extraction_reads_only_the_new_slice_writes_filters_and_moves_the_cursor
     transcript.push(Message::user("Please always answer in British English."));
     transcript.push(Message::new(mnemo_llm::Role::Assistant, "Will do."));
     fake.push(Reply::text("Nothing new worth saving."));
-    run_extract(
-        &v,
-        &client(&fake),
-        "personal",
-        "s1",
-        &transcript,
-        false,
-        &CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    extract(&v, &fake, &transcript, false).await;
     let second = &fake.requests()[2];
     let task = second["messages"][1]["content"].as_str().unwrap();
     assert!(task.contains("British English"));
@@ -109,17 +110,7 @@ async fn skips_and_failures_leave_the_cursor_alone() {
         Message::user("Remember that I deploy on Tuesdays."),
         Message::new(mnemo_llm::Role::Assistant, "Noted."),
     ];
-    let r = run_extract(
-        &v,
-        &client(&fake),
-        "personal",
-        "s1",
-        &transcript,
-        true,
-        &CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    let r = extract(&v, &fake, &transcript, true).await;
     assert_eq!(r.status, "skipped");
     assert!(
         fake.requests().is_empty(),
@@ -135,17 +126,7 @@ async fn skips_and_failures_leave_the_cursor_alone() {
     for _ in 0..3 {
         fake.push(Reply::error(503, "overloaded"));
     }
-    let r = run_extract(
-        &v,
-        &client(&fake),
-        "personal",
-        "s1",
-        &transcript,
-        false,
-        &CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    let r = extract(&v, &fake, &transcript, false).await;
     assert_eq!(r.status, "failed");
     assert_eq!(
         v.cursor(&ws).unwrap().value.processed_offset,

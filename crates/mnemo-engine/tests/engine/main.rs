@@ -52,7 +52,7 @@ pub fn add(v: &Vault, path: &str, name: &str, desc: &str, ty: mnemo_core::Memory
     .unwrap();
 }
 
-fn req(q: &str) -> RecallRequest {
+pub fn req(q: &str) -> RecallRequest {
     RecallRequest {
         workspace: "personal".into(),
         query: q.into(),

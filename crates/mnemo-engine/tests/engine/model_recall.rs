@@ -4,19 +4,26 @@ use std::time::Duration;
 
 use chrono::Utc;
 use mnemo_core::MemoryType;
-use mnemo_engine::{RecallRequest, Strategy, recall_with_model};
+use mnemo_engine::{RecallRequest, RecallResult, Strategy, recall_with_model};
 use mnemo_llm::CancellationToken;
+use mnemo_store::Vault;
 use mnemo_testkit::{FakeModel, Reply};
 use serde_json::json;
 
-use crate::{add, client, vault};
+use crate::{add, client, req, vault};
 
-fn req(q: &str) -> RecallRequest {
-    RecallRequest {
-        workspace: "personal".into(),
-        query: q.into(),
-        ..RecallRequest::default()
-    }
+/// Model recall at the current time with a fresh cancellation token.
+async fn select(v: &Vault, fake: &FakeModel, r: &RecallRequest, timeout: Duration) -> RecallResult {
+    recall_with_model(
+        v,
+        &client(fake),
+        r,
+        Utc::now(),
+        timeout,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap()
 }
 
 #[tokio::test]
@@ -40,16 +47,7 @@ async fn the_fast_model_chooses_from_the_manifest() {
     );
     let fake = FakeModel::start().await;
     fake.push(Reply::json(&json!({"paths": ["board.md"]})));
-    let r = recall_with_model(
-        &v,
-        &client(&fake),
-        &req("is the API slow?"),
-        Utc::now(),
-        Duration::from_secs(5),
-        &CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    let r = select(&v, &fake, &req("is the API slow?"), Duration::from_secs(5)).await;
     assert_eq!(r.strategy, Strategy::Model);
     assert_eq!(
         r.selected
@@ -77,16 +75,7 @@ async fn the_fast_model_chooses_from_the_manifest() {
         recent_tools: vec!["grep_search".into(), "read_file".into()],
         ..req("is the API slow?")
     };
-    recall_with_model(
-        &v,
-        &client(&fake),
-        &with_tools,
-        Utc::now(),
-        Duration::from_secs(5),
-        &CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    select(&v, &fake, &with_tools, Duration::from_secs(5)).await;
     let system = fake.requests()[1]["messages"][0]["content"]
         .as_str()
         .unwrap()
@@ -113,16 +102,7 @@ async fn invented_paths_are_rejected_and_failures_fall_back_to_lexical() {
     let fake = FakeModel::start().await;
     fake.push(Reply::json(&json!({"paths": ["secrets/passwords.md"]})));
     fake.push(Reply::json(&json!({"paths": ["made-up.md"]})));
-    let r = recall_with_model(
-        &v,
-        &client(&fake),
-        &req("how do I deploy?"),
-        Utc::now(),
-        Duration::from_secs(5),
-        &CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    let r = select(&v, &fake, &req("how do I deploy?"), Duration::from_secs(5)).await;
     assert_eq!(r.strategy, Strategy::Heuristic);
     assert_eq!(r.selected[0].path, "deploy.md");
     assert!(
@@ -136,45 +116,18 @@ async fn invented_paths_are_rejected_and_failures_fall_back_to_lexical() {
         Duration::from_secs(20),
         Box::new(Reply::json(&json!({"paths": ["deploy.md"]}))),
     ));
-    let r = recall_with_model(
-        &v,
-        &client(&fake),
-        &req("deploy"),
-        Utc::now(),
-        Duration::from_millis(200),
-        &CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    let r = select(&v, &fake, &req("deploy"), Duration::from_millis(200)).await;
     assert_eq!(r.strategy, Strategy::Heuristic);
     // Invalid JSON twice falls back as well.
     let fake = FakeModel::start().await;
     fake.push(Reply::text("I think deploy.md"));
     fake.push(Reply::text("still prose"));
-    let r = recall_with_model(
-        &v,
-        &client(&fake),
-        &req("deploy"),
-        Utc::now(),
-        Duration::from_secs(5),
-        &CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    let r = select(&v, &fake, &req("deploy"), Duration::from_secs(5)).await;
     assert_eq!(r.strategy, Strategy::Heuristic);
     // An empty choice is respected (nothing injected).
     let fake = FakeModel::start().await;
     fake.push(Reply::json(&json!({"paths": []})));
-    let r = recall_with_model(
-        &v,
-        &client(&fake),
-        &req("deploy"),
-        Utc::now(),
-        Duration::from_secs(5),
-        &CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    let r = select(&v, &fake, &req("deploy"), Duration::from_secs(5)).await;
     assert_eq!(r.strategy, Strategy::None);
     assert!(r.selected.is_empty());
 }
