@@ -273,6 +273,28 @@ describe("detail pane", () => {
     expect(screen.queryByTestId("delete-button")).toBeNull();
   });
 
+  it("asks before dropping unsaved edits, and keeps them when told to", async () => {
+    renderApp();
+    await openRow("response-style.md");
+    fireEvent.change(screen.getByTestId("detail-name"), { target: { value: "My edit" } });
+
+    fireEvent.click(screen.getByText((_, el) => el?.getAttribute("data-path") === "proj.md"));
+    expect(screen.getByRole("dialog").textContent).toContain("Discard unsaved changes?");
+    fireEvent.click(screen.getByRole("button", { name: "Keep editing" }));
+    expect(screen.queryByRole("dialog")).toBeNull();
+    expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("My edit");
+
+    fireEvent.click(screen.getByTestId("history-view"));
+    fireEvent.click(screen.getByRole("button", { name: "Discard" }));
+    expect(await screen.findByText("History — All workspaces")).toBeTruthy();
+
+    // Nothing unsaved any more: back to the memories view without a question.
+    fireEvent.click(screen.getByRole("button", { name: "Memories" }));
+    await openRow("proj.md");
+    expect(screen.queryByRole("dialog")).toBeNull();
+    expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("Launch date");
+  });
+
   it("does not clobber unsaved edits when the file changes on disk", async () => {
     renderApp();
     await openRow("response-style.md");

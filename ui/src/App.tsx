@@ -1,21 +1,16 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { ReactNode } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef } from "react";
 import { commands } from "./lib/bindings";
-import type { DocSummary, Hit, Status, WorkspaceInfo, WriteOutcome } from "./lib/bindings";
+import type { WriteOutcome } from "./lib/bindings";
 import { onMemoryChanged, toUiError, unwrap } from "./lib/transport";
 import type { UiError } from "./lib/transport";
-import { docKey } from "./lib/format";
-import { groupDocs, hitRows } from "./lib/rows";
-import type { GroupId, ListItem } from "./lib/rows";
+import { browserReducer, initialBrowser, listMode } from "./lib/browser";
+import type { ChangeSignal, Intent, Target } from "./lib/browser";
+import { useCommand } from "./lib/useCommand";
 import { Sidebar } from "./components/Sidebar";
-import type { View } from "./components/Sidebar";
-import { MemoryList } from "./components/MemoryList";
-import type { MemoryListHandle } from "./components/MemoryList";
+import { ListPane } from "./components/ListPane";
 import { DetailPane } from "./components/DetailPane";
-import type { ChangeSignal, Target } from "./components/DetailPane";
 import { HistoryPanel } from "./components/HistoryPanel";
 import { ConfirmDialog } from "./components/ConfirmDialog";
-import { InlineError } from "./components/InlineError";
 import { useToast } from "./components/Toasts";
 import { ChatPane } from "./components/ChatPane";
 
@@ -23,18 +18,6 @@ export const SEARCH_DEBOUNCE_MS = 120;
 export const SEARCH_LIMIT = 200;
 /** memory_changed events arriving within this window cause one reload. */
 const EVENT_COALESCE_MS = 150;
-
-interface Loaded<T> {
-  /** The workspace filter the data was loaded for. */
-  ws: string | null;
-  data: T;
-}
-
-interface SearchResult {
-  ws: string | null;
-  q: string;
-  hits: Hit[];
-}
 
 /** localStorage key remembering whether the chat pane is shown. */
 export const CHAT_OPEN_KEY = "mnemo.chatOpen";
@@ -48,126 +31,68 @@ function readChatOpen(): boolean {
 }
 
 const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
+const MOD_KEY = isMac ? "⌘" : "Ctrl+";
 
 export function App() {
   const toast = useToast();
-
-  const [workspaces, setWorkspaces] = useState<WorkspaceInfo[]>([]);
-  const [status, setStatus] = useState<Status | null>(null);
-  const [selectedWs, setSelectedWs] = useState<string | null>(null);
-  const [view, setView] = useState<View>("memories");
-  const [docs, setDocs] = useState<Loaded<DocSummary[]> | null>(null);
-  const [docsError, setDocsError] = useState<UiError | null>(null);
-  const [query, setQuery] = useState("");
-  const [search, setSearch] = useState<SearchResult | null>(null);
-  const [searchError, setSearchError] = useState<UiError | null>(null);
-  const [selectedKey, setSelectedKey] = useState<string | null>(null);
-  const [target, setTarget] = useState<{ seq: number; target: Target } | null>(null);
-  const [tick, setTick] = useState(0);
-  const [change, setChange] = useState<ChangeSignal | null>(null);
-  const [collapsed, setCollapsed] = useState<ReadonlySet<GroupId>>(new Set());
-  const [pending, setPending] = useState<{ run: () => void } | null>(null);
-  const [chatOpen, setChatOpen] = useState(readChatOpen);
-
-  const dirtyRef = useRef(false);
+  const { run, cancel } = useCommand();
+  const [state, dispatch] = useReducer(browserReducer, undefined, () => initialBrowser(readChatOpen()));
+  const { workspaces, selectedWs, view, tick, chatOpen, dirty } = state;
   const searchRef = useRef<HTMLInputElement>(null);
-  const listRef = useRef<MemoryListHandle>(null);
-
-  const refresh = useCallback(() => setTick((t) => t + 1), []);
 
   // Workspaces (with counts) and status.
   useEffect(() => {
-    let cancelled = false;
-    commands
-      .workspaces()
-      .then(unwrap)
-      .then(
-        (ws) => {
-          if (!cancelled) setWorkspaces(ws);
-        },
-        (e: unknown) => {
-          if (!cancelled) setDocsError(toUiError(e));
-        },
-      );
-    commands
-      .status()
-      .then(unwrap)
-      .then(
-        (s) => {
-          if (!cancelled) setStatus(s);
-        },
-        () => {},
-      );
+    void run(commands.workspaces(), "workspaces").then((answer) => {
+      if (answer) dispatch({ type: "workspaces", answer });
+    });
+    void run(commands.status(), "status").then((answer) => {
+      if (answer?.ok) dispatch({ type: "status", status: answer.data });
+    });
     return () => {
-      cancelled = true;
+      cancel("workspaces");
+      cancel("status");
     };
-  }, [tick]);
+  }, [run, cancel, tick]);
 
   // The memory list of the selected workspace (or all).
   useEffect(() => {
-    let cancelled = false;
-    commands
-      .list(selectedWs, null)
-      .then(unwrap)
-      .then(
-        (data) => {
-          if (cancelled) return;
-          setDocs({ ws: selectedWs, data });
-          setDocsError(null);
-        },
-        (e: unknown) => {
-          if (!cancelled) setDocsError(toUiError(e));
-        },
-      );
-    return () => {
-      cancelled = true;
-    };
-  }, [selectedWs, tick]);
+    void run(commands.list(selectedWs, null), "list").then((answer) => {
+      if (answer) dispatch({ type: "list", ws: selectedWs, answer });
+    });
+    return () => cancel("list");
+  }, [run, cancel, selectedWs, tick]);
 
   // Instant search, debounced.
-  const q = query.trim();
+  const { q } = listMode(state);
   useEffect(() => {
     if (!q) return;
-    let cancelled = false;
     const timer = setTimeout(() => {
-      commands
-        .search(selectedWs, q, SEARCH_LIMIT)
-        .then(unwrap)
-        .then(
-          (hits) => {
-            if (cancelled) return;
-            setSearch({ ws: selectedWs, q, hits });
-            setSearchError(null);
-          },
-          (e: unknown) => {
-            if (!cancelled) setSearchError(toUiError(e));
-          },
-        );
+      void run(commands.search(selectedWs, q, SEARCH_LIMIT), "search").then((answer) => {
+        if (answer) dispatch({ type: "search", ws: selectedWs, q, answer });
+      });
     }, SEARCH_DEBOUNCE_MS);
     return () => {
-      cancelled = true;
       clearTimeout(timer);
+      cancel("search");
     };
-  }, [q, selectedWs, tick]);
+  }, [run, cancel, q, selectedWs, tick]);
 
   // Live updates: coalesce bursts of memory_changed into one reload.
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let batch: ChangeSignal["changes"] = [];
-    let seq = 0;
     const flush = () => {
       timer = undefined;
       const changes = batch;
       batch = [];
-      if (changes.length) setChange({ seq: ++seq, changes });
-      setTick((t) => t + 1);
+      dispatch({ type: "changed", changes });
     };
     const unsubscribe = onMemoryChanged(
       (e) => {
         batch.push({ workspace: e.workspace, paths: e.paths });
         if (timer === undefined) timer = setTimeout(flush, EVENT_COALESCE_MS);
       },
-      () => setTick((t) => t + 1),
+      () => dispatch({ type: "refresh" }),
     );
     return () => {
       unsubscribe();
@@ -188,7 +113,7 @@ export function App() {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "k") {
         e.preventDefault();
-        setView("memories");
+        dispatch({ type: "view", view: "memories" });
         searchRef.current?.focus();
         searchRef.current?.select();
       }
@@ -199,58 +124,24 @@ export function App() {
 
   // Warn before closing the page with unsaved edits.
   useEffect(() => {
-    const onBeforeUnload = (e: BeforeUnloadEvent) => {
-      if (dirtyRef.current) e.preventDefault();
-    };
+    if (!dirty) return;
+    const onBeforeUnload = (e: BeforeUnloadEvent) => e.preventDefault();
     window.addEventListener("beforeunload", onBeforeUnload);
     return () => window.removeEventListener("beforeunload", onBeforeUnload);
-  }, []);
+  }, [dirty]);
 
-  /** Runs `action` now, or after the user agrees to drop unsaved edits. */
-  const guard = useCallback((action: () => void) => {
-    if (dirtyRef.current) setPending({ run: action });
-    else action();
-  }, []);
-
-  const open = useCallback((t: Target | null) => {
-    dirtyRef.current = false;
-    setTarget((prev) => (t ? { seq: (prev?.seq ?? 0) + 1, target: t } : null));
-  }, []);
-
-  const openKey =
-    target?.target.mode === "existing" ? docKey(target.target.workspace, target.target.path) : null;
-
-  const openItem = useCallback(
-    (item: ListItem) => {
-      setSelectedKey(item.key);
-      if (item.key === openKey) return;
-      guard(() => open({ mode: "existing", workspace: item.workspace, path: item.path }));
-    },
-    [guard, open, openKey],
-  );
-
+  /** Does `intent` now, or after the user agrees to drop unsaved edits. */
+  const request = useCallback((intent: Intent) => dispatch({ type: "request", intent }), []);
+  const open = useCallback((target: Target | null) => dispatch({ type: "open", target }), []);
+  const refresh = useCallback(() => dispatch({ type: "refresh" }), []);
   const openPath = useCallback(
-    (workspace: string, path: string) => {
-      guard(() => {
-        setView("memories");
-        setSelectedKey(docKey(workspace, path));
-        open({ mode: "existing", workspace, path });
-      });
-    },
-    [guard, open],
+    (workspace: string, path: string) => request({ type: "showMemory", workspace, path }),
+    [request],
   );
-
-  const onDirtyChange = useCallback((dirty: boolean) => {
-    dirtyRef.current = dirty;
-  }, []);
-
+  const onDirtyChange = useCallback((d: boolean) => dispatch({ type: "dirty", dirty: d }), []);
   const onCreated = useCallback(
-    (o: WriteOutcome) => {
-      setSelectedKey(docKey(o.workspace, o.path));
-      open({ mode: "existing", workspace: o.workspace, path: o.path });
-      refresh();
-    },
-    [open, refresh],
+    (o: WriteOutcome) => dispatch({ type: "created", workspace: o.workspace, path: o.path }),
+    [],
   );
 
   const restore = useCallback(
@@ -269,8 +160,7 @@ export function App() {
 
   const onDeleted = useCallback(
     (o: WriteOutcome, name: string) => {
-      open(null);
-      refresh();
+      dispatch({ type: "deleted" });
       const id = o.change_id;
       toast({
         message: `Deleted “${name}”`,
@@ -278,7 +168,7 @@ export function App() {
         action: id === null ? undefined : { label: "Undo", run: () => void restore(id, o.workspace, o.path) },
       });
     },
-    [open, refresh, toast, restore],
+    [toast, restore],
   );
 
   const addFolder = useCallback(
@@ -286,152 +176,63 @@ export function App() {
       try {
         const ws = unwrap(await commands.addFolder(path));
         toast({ message: `Added folder “${ws.label}”` });
-        setSelectedWs(ws.id);
-        refresh();
+        dispatch({ type: "folderAdded", id: ws.id });
         return null;
       } catch (e) {
         return toUiError(e);
       }
     },
-    [toast, refresh],
+    [toast],
   );
 
   const labels = useMemo(() => new Map(workspaces.map((w) => [w.id, w.label])), [workspaces]);
   const workspaceLabel = useCallback((id: string) => labels.get(id) ?? id, [labels]);
 
-  const docList = useMemo(() => docs?.data ?? [], [docs]);
-  const docMap = useMemo(() => new Map(docList.map((d) => [docKey(d.workspace, d.path), d])), [docList]);
-  const docsLoading = !docs || docs.ws !== selectedWs;
-  const searching = q !== "";
-  const searchDone = !!search && search.q === q && search.ws === selectedWs;
-
-  const rows = useMemo(() => {
-    if (searching) return search ? hitRows(search.hits, docMap) : [];
-    return docsLoading ? [] : groupDocs(docList, collapsed);
-  }, [searching, search, docMap, docsLoading, docList, collapsed]);
-
-  const toggleGroup = useCallback((g: GroupId) => {
-    setCollapsed((prev) => {
-      const next = new Set(prev);
-      if (next.has(g)) next.delete(g);
-      else next.add(g);
-      return next;
-    });
-  }, []);
-
-  let empty: ReactNode;
-  if (searching) {
-    if (searchError) empty = <InlineError error={searchError} />;
-    else if (!searchDone) empty = <div className="empty">Searching…</div>;
-    else
-      empty = (
-        <div className="empty">
-          No matches for “<strong>{q}</strong>”.
-        </div>
-      );
-  } else if (docsError && docsLoading) {
-    empty = <InlineError error={docsError} />;
-  } else if (docsLoading) {
-    empty = <div className="empty">Loading…</div>;
-  } else {
-    empty = (
-      <div className="empty">
-        <div className="empty-title">No memories yet</div>
-        <div className="muted">Create one with “New memory”, or add a folder of markdown memories.</div>
-      </div>
-    );
-  }
-
   const selectedLabel = selectedWs === null ? "All workspaces" : workspaceLabel(selectedWs);
   const chatWs = selectedWs ?? "personal";
+  const detail = state.detail;
 
   return (
     <div className={chatOpen ? "app with-chat" : "app"}>
       <Sidebar
         workspaces={workspaces}
-        status={status}
+        status={state.status}
         selected={selectedWs}
         view={view}
-        onSelect={setSelectedWs}
-        onView={(v) => {
-          if (v !== view) guard(() => setView(v));
-        }}
+        onSelect={(id) => dispatch({ type: "selectWorkspace", id })}
+        onView={(v) => request({ type: "view", view: v })}
         onAddFolder={addFolder}
         chatOpen={chatOpen}
-        onToggleChat={() => setChatOpen((o) => !o)}
+        onToggleChat={() => dispatch({ type: "toggleChat" })}
       />
       {view === "memories" ? (
         <>
-          <section className="list-pane" aria-label="Memory list">
-            <div className="list-toolbar">
-              <input
-                ref={searchRef}
-                type="search"
-                className="search"
-                placeholder={`Search ${selectedLabel}  (${isMac ? "⌘" : "Ctrl+"}K)`}
-                aria-label="Search memories"
-                data-testid="search-input"
-                value={query}
-                spellCheck={false}
-                onChange={(e) => setQuery(e.target.value)}
-                onKeyDown={(e) => {
-                  if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-                    e.preventDefault();
-                    listRef.current?.move(e.key === "ArrowDown" ? 1 : -1);
-                  } else if (e.key === "Enter") {
-                    e.preventDefault();
-                    listRef.current?.openSelected();
-                  } else if (e.key === "Escape" && query) {
-                    e.preventDefault();
-                    setQuery("");
-                  }
-                }}
-              />
-              <button
-                type="button"
-                className="primary"
-                data-testid="new-memory-button"
-                title="New memory"
-                onClick={() => guard(() => open({ mode: "new", workspace: selectedWs }))}
-              >
-                New
-              </button>
-            </div>
-            {docsError && !docsLoading && !searching && <InlineError error={docsError} />}
-            <MemoryList
-              ref={listRef}
-              rows={rows}
-              selectedKey={selectedKey}
-              openKey={openKey}
-              showWorkspace={selectedWs === null}
-              workspaceLabel={workspaceLabel}
-              collapsed={collapsed}
-              empty={empty}
-              onSelect={(it) => setSelectedKey(it.key)}
-              onOpen={openItem}
-              onToggleGroup={toggleGroup}
-            />
-          </section>
+          <ListPane
+            state={state}
+            dispatch={dispatch}
+            searchRef={searchRef}
+            selectedLabel={selectedLabel}
+            workspaceLabel={workspaceLabel}
+            modKey={MOD_KEY}
+          />
           <main className="detail-pane">
-            {target ? (
+            {detail ? (
               <DetailPane
-                key={target.seq}
-                target={target.target}
+                key={detail.seq}
+                target={detail.target}
                 workspaces={workspaces}
-                change={change}
+                change={state.change}
                 onDirtyChange={onDirtyChange}
                 onCreated={onCreated}
                 onSaved={refresh}
                 onDeleted={onDeleted}
                 onClose={() => open(null)}
-                onRecreate={(t) => open(t)}
+                onRecreate={open}
               />
             ) : (
               <div className="empty detail-empty">
                 <div className="empty-title">No memory selected</div>
-                <div className="muted">
-                  Pick one from the list (↑/↓, Enter), or press {isMac ? "⌘" : "Ctrl+"}K to search.
-                </div>
+                <div className="muted">Pick one from the list (↑/↓, Enter), or press {MOD_KEY}K to search.</div>
               </div>
             )}
           </main>
@@ -457,22 +258,17 @@ export function App() {
           workspace={chatWs}
           workspaceLabel={workspaceLabel(chatWs)}
           onOpenMemory={openPath}
-          onClose={() => setChatOpen(false)}
+          onClose={() => dispatch({ type: "setChatOpen", open: false })}
         />
       )}
-      {pending && (
+      {state.pending && (
         <ConfirmDialog
           title="Discard unsaved changes?"
           confirmLabel="Discard"
           cancelLabel="Keep editing"
           danger
-          onConfirm={() => {
-            const run = pending.run;
-            setPending(null);
-            dirtyRef.current = false;
-            run();
-          }}
-          onCancel={() => setPending(null)}
+          onConfirm={() => dispatch({ type: "discard" })}
+          onCancel={() => dispatch({ type: "keepEditing" })}
         >
           <p>The open memory has edits that are not saved.</p>
         </ConfirmDialog>

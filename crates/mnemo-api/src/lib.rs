@@ -1,88 +1,51 @@
-//! The one API over Mnemo's memory: every operation a client needs (workspaces, list, get,
-//! create, update, remove, search, history, diff, undo, status, settings, change events,
-//! recall, model settings, chat sessions and turns with their events — see [`model`]).
-//! The Tauri shell, the HTTP server and the CLI are thin layers over [`Api`]; none of them
-//! touches the store directly.
+//! The one API over Mnemo's memory: every operation a client needs — memories, search, history
+//! and undo (single changes and change groups), the index, settings, recall, model settings,
+//! chat, and background memory tasks. The Tauri shell, the HTTP server, the CLI (and the MCP
+//! server to come) are thin layers over [`Api`]; none of them touches the store directly.
 //!
-//! Commands are declared once, in [`for_each_command!`]: that list drives the JSON dispatcher
-//! used by HTTP ([`Api::call`]) and the Tauri command wrappers, so both transports offer the same
-//! commands with the same argument names (camelCase on the wire, as Tauri does).
+//! Commands are declared once, in [`for_each_command!`]: that list generates the JSON
+//! dispatcher used by HTTP ([`Api::call`]), [`COMMANDS`] (names, argument names, where each
+//! runs) and — in the desktop shell — the Tauri commands and TypeScript bindings, so every
+//! transport offers the same commands with the same argument names (camelCase on the wire).
 //!
 //! Errors cross every boundary as `mnemo_core::Error` = `{ code, message }` with stable codes.
 
+mod chat;
+mod extract;
+mod memory;
 mod model;
+mod runtime;
+mod tasks;
 
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use mnemo_core::{ChangeSource, Error, ErrorCode, MemoryChanged, MemoryType, Result};
-use mnemo_store::index::{DocSummary, Hit};
-use mnemo_store::journal::ChangeSummary;
-use mnemo_store::vault::{MemoryDetail, Status, WorkspaceInfo, WriteOutcome};
+use mnemo_core::{Error, ErrorCode, MemoryChanged, Result};
+use mnemo_store::tasks::TaskStore;
 use mnemo_store::watch::WatchHandle;
-use mnemo_store::workspace::Settings;
 use mnemo_store::{Home, Vault};
-use serde::{Deserialize, Serialize};
-use specta::Type;
+use serde::Deserialize;
 
-pub use model::{ChatEvent, ChatLine, ChatTranscript, MAX_MESSAGE_BYTES, ModelSettings, ModelTest};
+pub use chat::{ChatEvent, ChatLine, ChatTranscript, MAX_MESSAGE_BYTES};
+pub use memory::{ChangeDiff, NewMemory, Patch};
+pub use model::{ModelSettings, ModelTest};
 
 /// Most results a list-like command returns when no limit is given.
 pub const DEFAULT_LIMIT: u32 = 200;
 /// Largest limit a client may ask for.
 pub const MAX_LIMIT: u32 = 10_000;
 
-/// A new memory, as clients send it.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-pub struct NewMemory {
-    /// Path relative to the memory root (`null`: derived from the name).
-    pub path: Option<String>,
-    /// Short title.
-    pub name: String,
-    /// One specific line.
-    pub description: String,
-    /// Memory type.
-    #[serde(rename = "type")]
-    pub memory_type: MemoryType,
-    /// Body text.
-    pub body: String,
-}
-
-/// Changes to a memory, as clients send them; `null` fields stay as they are.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, Type)]
-pub struct Patch {
-    /// New name.
-    pub name: Option<String>,
-    /// New description.
-    pub description: Option<String>,
-    /// New type (validated: `invalid_type` otherwise).
-    #[serde(rename = "type")]
-    pub memory_type: Option<String>,
-    /// New body.
-    pub body: Option<String>,
-    /// The hash the client last read; `conflict` if the file changed since.
-    pub expected_hash: Option<String>,
-}
-
-/// A journaled change with its before/after text, for a diff view.
-#[derive(Debug, Clone, Serialize, Type)]
-pub struct ChangeDiff {
-    /// The change.
-    pub change: ChangeSummary,
-    /// Text before (`null`: no file, or not text).
-    pub before: Option<String>,
-    /// Text after (`null`: deleted, or not text).
-    pub after: Option<String>,
-}
-
-/// Invokes `$m! { name(arg: Type, ...) -> Ret; ... }` with every API command. Transports use it
-/// to generate their bindings, so the command set and argument names are defined only here.
+/// Invokes `$m! { name(arg: Type, ...) -> Ret; ... }` with every API command; a command only the
+/// desktop app can serve carries `#[desktop]`. Transports use it to generate their bindings, so
+/// the command set and argument names are defined only here: adding a line here is all it takes
+/// for a command to exist in Tauri, over HTTP and in the TypeScript bindings.
 #[macro_export]
 macro_rules! for_each_command {
     ($m:ident) => {
         $m! {
             workspaces() -> Vec<$crate::reexports::WorkspaceInfo>;
             add_folder(path: String) -> $crate::reexports::WorkspaceInfo;
+            bind_workspace(dir: String) -> $crate::reexports::WorkspaceInfo;
             list(workspace: Option<String>, memory_type: Option<$crate::reexports::MemoryType>) -> Vec<$crate::reexports::DocSummary>;
             get(workspace: String, path: String) -> $crate::reexports::MemoryDetail;
             create(workspace: String, memory: $crate::NewMemory) -> $crate::reexports::WriteOutcome;
@@ -92,13 +55,18 @@ macro_rules! for_each_command {
             history(workspace: Option<String>, path: Option<String>, limit: Option<u32>) -> Vec<$crate::reexports::ChangeSummary>;
             diff(id: i64) -> $crate::ChangeDiff;
             undo(id: i64) -> $crate::reexports::WriteOutcome;
+            change_group(id: i64) -> $crate::reexports::GroupInfo;
+            undo_group(id: i64) -> $crate::reexports::GroupUndo;
+            index(rebuild: Option<bool>) -> $crate::reexports::SyncReport;
             status() -> $crate::reexports::Status;
             get_settings() -> $crate::reexports::Settings;
             set_settings(settings: $crate::reexports::Settings) -> ();
+            #[desktop] open_folder(workspace: String) -> ();
             recall(workspace: String, query: String, already_surfaced: Option<Vec<String>>, lexical: Option<bool>) -> $crate::reexports::RecallResult;
             get_model_settings() -> $crate::ModelSettings;
             set_model_settings(settings: $crate::ModelSettings) -> $crate::ModelSettings;
             test_model() -> $crate::ModelTest;
+            memory_status(workspace: String, session: Option<String>) -> String;
             chat_sessions(workspace: String) -> Vec<$crate::reexports::SessionInfo>;
             chat_create(workspace: String, title: Option<String>) -> $crate::reexports::SessionInfo;
             chat_transcript(workspace: String, session: String) -> $crate::ChatTranscript;
@@ -106,20 +74,29 @@ macro_rules! for_each_command {
             chat_delete(workspace: String, session: String) -> ();
             chat_send(workspace: String, session: String, message: String) -> $crate::reexports::TurnResult;
             chat_cancel(session: String) -> bool;
+            tasks(workspace: Option<String>, kind: Option<$crate::reexports::TaskKind>, status: Option<$crate::reexports::TaskStatus>, limit: Option<u32>) -> Vec<$crate::reexports::TaskInfo>;
+            task(id: String) -> $crate::reexports::TaskInfo;
+            task_cancel(id: String) -> $crate::reexports::TaskInfo;
         }
     };
 }
 
 /// Types named by [`for_each_command!`], so users of the macro need no store imports.
 pub mod reexports {
-    pub use mnemo_core::MemoryType;
+    pub use mnemo_core::{MemoryType, TaskKind, TaskStatus};
     pub use mnemo_engine::RecallResult;
     pub use mnemo_engine::chat::{SessionInfo, TurnResult};
     pub use mnemo_store::index::{DocSummary, Hit};
-    pub use mnemo_store::journal::ChangeSummary;
-    pub use mnemo_store::vault::{MemoryDetail, Status, WorkspaceInfo, WriteOutcome};
+    pub use mnemo_store::journal::{ChangeSummary, GroupInfo};
+    pub use mnemo_store::tasks::{TaskInfo, TaskResult, ToolStep};
+    pub use mnemo_store::vault::{
+        GroupUndo, MemoryDetail, Status, SyncReport, WorkspaceInfo, WriteOutcome,
+    };
     pub use mnemo_store::workspace::Settings;
 }
+
+/// Opens a folder in the system file manager (installed by the desktop shell).
+pub type FolderOpener = Arc<dyn Fn(&Path) -> Result<()> + Send + Sync>;
 
 /// The API. Cheap to clone; share one per process.
 #[derive(Clone)]
@@ -127,29 +104,42 @@ pub struct Api {
     vault: Arc<Vault>,
     watcher: Arc<Mutex<Option<WatchHandle>>>,
     model: Arc<model::ModelState>,
+    tasks: Arc<tasks::Tasks>,
+    opener: Arc<RwLock<Option<FolderOpener>>>,
 }
 
 fn clamp(limit: Option<u32>) -> usize {
     limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize
 }
 
-// Commands take owned arguments: transports hand over values they deserialised.
-#[allow(clippy::needless_pass_by_value)]
 impl Api {
     /// Open the home (creating it and `personal` on first use).
     pub fn open(home: Home) -> Result<Self> {
         let model = Arc::new(model::ModelState::load(&home.root)?);
+        let tasks = Arc::new(tasks::Tasks::open(TaskStore::open(&home.tasks_path())?));
         Ok(Self {
             vault: Arc::new(Vault::open(home)?),
             watcher: Arc::new(Mutex::new(None)),
             model,
+            tasks,
+            opener: Arc::new(RwLock::new(None)),
         })
     }
 
-    /// The vault underneath (for transports' own needs, e.g. the CLI's watch loop).
+    /// Open the home at `dir` (else `$MNEMO_HOME`, else the platform data dir).
+    pub fn open_at(dir: Option<std::path::PathBuf>) -> Result<Self> {
+        Self::open(Home::resolve(dir)?)
+    }
+
+    /// `$MNEMO_HOME`.
     #[must_use]
-    pub fn vault(&self) -> &Arc<Vault> {
-        &self.vault
+    pub fn home_dir(&self) -> &Path {
+        &self.vault.home().root
+    }
+
+    /// Let `open_folder` work: the desktop shell installs how folders are opened.
+    pub fn set_folder_opener(&self, opener: FolderOpener) {
+        *self.opener.write().unwrap_or_else(PoisonError::into_inner) = Some(opener);
     }
 
     /// Bring every workspace up to date and watch them all for outside edits. Calling it again
@@ -166,41 +156,6 @@ impl Api {
         self.vault.subscribe()
     }
 
-    /// Workspaces with counts.
-    pub fn workspaces(&self) -> Result<Vec<WorkspaceInfo>> {
-        self.vault.workspace_infos()
-    }
-
-    /// Add a folder as a workspace; it is indexed and watched at once.
-    pub fn add_folder(&self, path: String) -> Result<WorkspaceInfo> {
-        let path = path.trim();
-        if path.is_empty() {
-            return Err(Error::usage("give the folder's path"));
-        }
-        let ws = self.vault.home().add_folder(std::path::Path::new(path))?;
-        self.vault.sync(&ws)?;
-        if self.watching() {
-            self.start_watching()?;
-        }
-        self.workspaces()?
-            .into_iter()
-            .find(|w| w.workspace.id == ws.id)
-            .ok_or_else(|| Error::not_found(format!("workspace {} vanished", ws.id)))
-    }
-
-    /// Topic memories, optionally one workspace and one type.
-    pub fn list(
-        &self,
-        workspace: Option<String>,
-        memory_type: Option<MemoryType>,
-    ) -> Result<Vec<DocSummary>> {
-        if self.watching() {
-            self.vault.list_indexed(workspace.as_deref(), memory_type)
-        } else {
-            self.vault.list(workspace.as_deref(), memory_type)
-        }
-    }
-
     /// With the watcher running the index is current, so reads skip the stat walk.
     fn watching(&self) -> bool {
         self.watcher
@@ -208,121 +163,49 @@ impl Api {
             .unwrap_or_else(PoisonError::into_inner)
             .is_some()
     }
+}
 
-    /// One memory with its content.
-    pub fn get(&self, workspace: String, path: String) -> Result<MemoryDetail> {
-        self.vault.get(&workspace, &path)
-    }
+/// One command as [`for_each_command!`] declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// Its name (`POST /api/<name>`, the Tauri command).
+    pub name: &'static str,
+    /// Argument names as Rust spells them (snake_case; camelCase on the wire — see [`wire_name`]).
+    pub args: &'static [&'static str],
+    /// Only the desktop app can serve it.
+    pub desktop_only: bool,
+}
 
-    /// Create a memory (`conflict` if the path exists).
-    pub fn create(&self, workspace: String, memory: NewMemory) -> Result<WriteOutcome> {
-        let new = mnemo_store::NewMemory {
-            path: memory.path.filter(|p| !p.trim().is_empty()),
-            name: memory.name,
-            description: memory.description,
-            memory_type: memory.memory_type,
-            body: memory.body,
-        };
-        self.vault.create(&workspace, &new, ChangeSource::User)
-    }
-
-    /// Change a memory's fields and/or body.
-    pub fn update(&self, workspace: String, path: String, patch: Patch) -> Result<WriteOutcome> {
-        let p = mnemo_store::Patch {
-            name: patch.name,
-            description: patch.description,
-            memory_type: patch.memory_type,
-            body: patch.body,
-            expected_hash: patch.expected_hash,
-        };
-        self.vault.update(&workspace, &path, &p, ChangeSource::User)
-    }
-
-    /// Delete a memory (undoable).
-    pub fn remove(&self, workspace: String, path: String) -> Result<WriteOutcome> {
-        self.vault.delete(&workspace, &path, ChangeSource::User)
-    }
-
-    /// Full-text search, best first.
-    pub fn search(
-        &self,
-        workspace: Option<String>,
-        query: String,
-        limit: Option<u32>,
-    ) -> Result<Vec<Hit>> {
-        if query.len() > 4096 {
-            return Err(Error::new(
-                ErrorCode::TooLarge,
-                "a search query may be at most 4,096 bytes",
-            ));
-        }
-        if self.watching() {
-            self.vault
-                .search_indexed(workspace.as_deref(), &query, clamp(limit))
+/// An argument name as JSON carries it (camelCase, as Tauri does).
+#[must_use]
+pub fn wire_name(arg: &str) -> String {
+    let mut out = String::with_capacity(arg.len());
+    let mut upper = false;
+    for c in arg.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
         } else {
-            self.vault
-                .search(workspace.as_deref(), &query, clamp(limit))
+            out.push(c);
         }
     }
+    out
+}
 
-    /// The journal, newest first.
-    pub fn history(
-        &self,
-        workspace: Option<String>,
-        path: Option<String>,
-        limit: Option<u32>,
-    ) -> Result<Vec<ChangeSummary>> {
-        self.vault
-            .history(workspace.as_deref(), path.as_deref(), clamp(limit))
-    }
-
-    /// One change with its before/after text.
-    pub fn diff(&self, id: i64) -> Result<ChangeDiff> {
-        let c = self.vault.change(id)?;
-        let text = |b: Option<Vec<u8>>| b.and_then(|b| String::from_utf8(b).ok());
-        Ok(ChangeDiff {
-            change: c.summary,
-            before: text(c.before),
-            after: text(c.after),
-        })
-    }
-
-    /// Undo a change (restores exact bytes; journaled).
-    pub fn undo(&self, id: i64) -> Result<WriteOutcome> {
-        self.vault.undo(id, ChangeSource::User)
-    }
-
-    /// Status of the home.
-    pub fn status(&self) -> Result<Status> {
-        self.vault.status()
-    }
-
-    /// Settings (`settings.toml`).
-    pub fn get_settings(&self) -> Result<Settings> {
-        self.vault.home().settings()
-    }
-
-    /// Replace the settings. Folders must exist.
-    pub fn set_settings(&self, settings: Settings) -> Result<()> {
-        for f in &settings.folders {
-            if !f.path.is_dir() {
-                return Err(Error::not_found(format!(
-                    "{} is not a folder",
-                    f.path.display()
-                )));
-            }
-        }
-        self.vault.home().save_settings(&settings)
-    }
-
-    /// The memory folder of a workspace (for "open folder").
-    pub fn memory_root(&self, workspace: &str) -> Result<PathBuf> {
-        Ok(self.vault.workspace(workspace)?.memory_root)
-    }
+/// `#[desktop]` → `true`; no flag → `false` (an unknown flag does not compile).
+macro_rules! desktop_flag {
+    () => {
+        false
+    };
+    (desktop) => {
+        true
+    };
 }
 
 macro_rules! dispatch {
-    ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+    ($($(#[$flag:ident])? $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
         /// Argument objects of every command, as JSON carries them.
         #[allow(non_camel_case_types)]
         mod args {
@@ -334,8 +217,12 @@ macro_rules! dispatch {
             )*
         }
 
-        /// Names of every command.
-        pub const COMMANDS: &[&str] = &[$(stringify!($name)),*];
+        /// Every command, in the order declared.
+        pub const COMMANDS: &[CommandSpec] = &[$(CommandSpec {
+            name: stringify!($name),
+            args: &[$(stringify!($arg)),*],
+            desktop_only: desktop_flag!($($flag)?),
+        }),*];
 
         impl Api {
             /// Run a command by name with its JSON arguments (the HTTP transport).
@@ -445,13 +332,59 @@ mod tests {
     }
 
     #[test]
-    fn every_command_is_reachable() {
+    fn every_command_is_reachable_with_its_declared_argument_names() {
         let (_d, api) = api();
-        for name in COMMANDS {
-            let r = api.call(name, json!({}));
+        for spec in COMMANDS {
+            let r = api.call(spec.name, json!({}));
             if let Err(e) = r {
-                assert_ne!(e.code, ErrorCode::UnknownCommand, "{name}");
+                assert_ne!(e.code, ErrorCode::UnknownCommand, "{}", spec.name);
             }
+            // Every declared argument is accepted under its wire name (an unknown one would be
+            // `invalid_arguments` "unknown field"), and nothing else is.
+            let mut args = serde_json::Map::new();
+            for a in spec.args {
+                args.insert(wire_name(a), serde_json::Value::Null);
+            }
+            if let Err(e) = api.call(spec.name, serde_json::Value::Object(args.clone())) {
+                assert!(
+                    !e.message.contains("unknown field"),
+                    "{}: {}",
+                    spec.name,
+                    e.message
+                );
+            }
+            args.insert("notAnArgument".into(), json!(1));
+            let e = api
+                .call(spec.name, serde_json::Value::Object(args))
+                .unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArguments, "{}", spec.name);
         }
+        assert_eq!(
+            COMMANDS
+                .iter()
+                .filter(|c| c.desktop_only)
+                .map(|c| c.name)
+                .collect::<Vec<_>>(),
+            ["open_folder"]
+        );
+        assert_eq!(wire_name("already_surfaced"), "alreadySurfaced");
+    }
+
+    #[test]
+    fn open_folder_is_desktop_only_without_an_opener() {
+        let (_d, api) = api();
+        let e = api
+            .call("open_folder", json!({"workspace": "personal"}))
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::DesktopOnly);
+        let opened = Arc::new(Mutex::new(None));
+        let seen = Arc::clone(&opened);
+        api.set_folder_opener(Arc::new(move |p: &Path| {
+            *seen.lock().unwrap() = Some(p.to_path_buf());
+            Ok(())
+        }));
+        api.call("open_folder", json!({"workspace": "personal"}))
+            .unwrap();
+        assert!(opened.lock().unwrap().as_ref().unwrap().ends_with("memory"));
     }
 }

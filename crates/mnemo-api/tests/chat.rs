@@ -74,14 +74,14 @@ async fn a_turn_recalls_streams_and_extracts_in_the_background() {
     let shown = blocking(move || a.set_model_settings(s)).await.unwrap();
     assert!(shown.configured && shown.has_key);
     assert_eq!(shown.api_key, None, "the key is never sent back");
-    let key_file = api.vault().home().root.join("llm.key");
+    let key_file = api.home_dir().join("llm.key");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&key_file).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
     }
-    let toml = std::fs::read_to_string(api.vault().home().root.join("settings.toml")).unwrap();
+    let toml = std::fs::read_to_string(api.home_dir().join("settings.toml")).unwrap();
     assert!(
         !toml.contains("sk-test-123"),
         "the key stays out of settings.toml"
@@ -304,7 +304,7 @@ fn model_settings_are_validated_and_the_key_can_be_removed() {
         assert_eq!(e.code, ErrorCode::Usage, "{}", e.message);
     }
     assert!(
-        !api.vault().home().root.join("settings.toml").exists(),
+        !api.home_dir().join("settings.toml").exists(),
         "nothing written for bad input"
     );
     assert!(api.set_model_settings(base.clone()).unwrap().has_key);
@@ -315,7 +315,7 @@ fn model_settings_are_validated_and_the_key_can_be_removed() {
         })
         .unwrap();
     assert!(!removed.has_key);
-    assert!(!api.vault().home().root.join("llm.key").exists());
+    assert!(!api.home_dir().join("llm.key").exists());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

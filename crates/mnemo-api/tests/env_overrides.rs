@@ -57,7 +57,7 @@ fn environment_overrides_are_shown_and_never_written() {
         })
         .unwrap();
     assert_eq!(saved.model, "env-model", "the override still applies");
-    let root = api.vault().home().root.clone();
+    let root = api.home_dir().to_path_buf();
     let toml = std::fs::read_to_string(root.join("settings.toml")).unwrap();
     assert!(!toml.contains("env.example"), "{toml}");
     assert!(!toml.contains("env-model"), "{toml}");

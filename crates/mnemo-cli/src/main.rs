@@ -1,172 +1,27 @@
 //! `mnemo`: the command line over a Mnemo home — workspaces, memories, search, the index,
-//! history and undo, and a live view of changes. `--json` makes every command machine-readable,
-//! errors included (`{"error":{"code","message"}}` on stdout; exit 1, or 2 for usage errors).
+//! history and undo (changes and change groups), memory tasks, recall, chat, a live view of
+//! changes, and `serve`. A client like the others: it calls only `mnemo-api` (and
+//! `mnemo-server` for `serve`). `--json` makes every command machine-readable, errors included
+//! (`{"error":{"code","message"}}` on stdout; exit 1, or 2 for usage errors).
 
-use std::io::{Read, Write};
+mod chat;
+mod cli;
+mod out;
+
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
+use mnemo_api::reexports::{MemoryType, Status, TaskInfo, WorkspaceInfo};
 use mnemo_api::{Api, NewMemory, Patch};
-use mnemo_core::{Error, ErrorCode, MemoryType, Result};
-use mnemo_store::vault::WorkspaceInfo;
-use mnemo_store::{Home, Vault, workspace::PERSONAL};
-use serde::Serialize;
+use mnemo_core::{Error, ErrorCode, Result};
 
-/// Mnemo: persistent, inspectable memory for AI chat.
-#[derive(Debug, Parser)]
-#[command(name = "mnemo", version, about, propagate_version = true)]
-struct Cli {
-    /// Mnemo's data folder (else $MNEMO_HOME, else the platform data dir).
-    #[arg(long, global = true, value_name = "DIR")]
-    home: Option<PathBuf>,
-    /// Workspace id (see `mnemo workspaces`). Writes default to `personal`; list, search,
-    /// history and status cover every workspace when it is not given.
-    #[arg(long, short = 'w', global = true, value_name = "ID")]
-    workspace: Option<String>,
-    /// Machine-readable output.
-    #[arg(long, global = true)]
-    json: bool,
-    #[command(subcommand)]
-    command: Command,
-}
+use cli::{Cli, Command, WorkspaceAction};
+use out::{emit, print_error, read_body};
 
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// List workspaces with their counts (or add one).
-    Workspaces {
-        #[command(subcommand)]
-        action: Option<WorkspaceAction>,
-    },
-    /// List memories (topic files), grouped by workspace.
-    List {
-        /// Only this type: user, feedback, project, reference.
-        #[arg(long = "type", value_name = "T")]
-        memory_type: Option<String>,
-    },
-    /// Print one memory file exactly as it is on disk.
-    Show {
-        /// Path relative to the memory folder.
-        path: String,
-    },
-    /// Create a memory.
-    Add {
-        /// user, feedback, project or reference.
-        #[arg(long = "type", value_name = "T")]
-        memory_type: String,
-        /// Short title.
-        #[arg(long)]
-        name: String,
-        /// One specific line: used to judge relevance.
-        #[arg(long)]
-        description: String,
-        /// Body text.
-        #[arg(long, conflicts_with = "body_file")]
-        body: Option<String>,
-        /// Read the body from a file (`-` for stdin).
-        #[arg(long, value_name = "FILE")]
-        body_file: Option<PathBuf>,
-        /// File path (default: derived from the name).
-        #[arg(long)]
-        path: Option<String>,
-    },
-    /// Change a memory's fields or body.
-    Edit {
-        /// Path relative to the memory folder.
-        path: String,
-        /// New name.
-        #[arg(long)]
-        name: Option<String>,
-        /// New description.
-        #[arg(long)]
-        description: Option<String>,
-        /// New type.
-        #[arg(long = "type", value_name = "T")]
-        memory_type: Option<String>,
-        /// New body text.
-        #[arg(long, conflicts_with = "body_file")]
-        body: Option<String>,
-        /// Read the new body from a file (`-` for stdin).
-        #[arg(long, value_name = "FILE")]
-        body_file: Option<PathBuf>,
-    },
-    /// Delete a memory (undoable).
-    Rm {
-        /// Path relative to the memory folder.
-        path: String,
-    },
-    /// Full-text search (CJK-aware; full-width and case folded).
-    Search {
-        /// Words to look for.
-        query: String,
-        /// Most results.
-        #[arg(long, default_value_t = 10)]
-        limit: usize,
-    },
-    /// Bring the index up to date with the files (`--rebuild`: from scratch).
-    Index {
-        /// Drop the index and rebuild it from the files.
-        #[arg(long)]
-        rebuild: bool,
-    },
-    /// Home, workspaces, counts, locks and recoveries.
-    Status,
-    /// The journal of changes, newest first.
-    History {
-        /// Only this file.
-        path: Option<String>,
-        /// Most entries.
-        #[arg(long, default_value_t = 50)]
-        limit: usize,
-    },
-    /// Undo one change (restores the exact previous bytes; itself journaled).
-    Undo {
-        /// Id from `mnemo history`.
-        change_id: i64,
-    },
-    /// Print every memory_changed event as one JSON line until interrupted.
-    Watch,
-    /// What would be recalled for a chat message: strategy, chosen memories, the prompt block.
-    Recall {
-        /// The message.
-        query: String,
-        /// Use the lexical path even when a model is configured.
-        #[arg(long)]
-        lexical: bool,
-    },
-    /// Chat with memory: one turn when MESSAGE is given, interactive otherwise (`/memory`, `/quit`).
-    Chat {
-        /// The message (omit for an interactive chat on stdin).
-        message: Option<String>,
-        /// Continue this session (see the session id printed after a turn).
-        #[arg(long)]
-        session: Option<String>,
-    },
-    /// Serve the web UI and the HTTP API on 127.0.0.1 (prints a login URL).
-    Serve {
-        /// Port (0: any free port).
-        #[arg(long, default_value_t = mnemo_server::DEFAULT_PORT)]
-        port: u16,
-        /// Folder of the built UI (default: $MNEMO_UI_DIR, then the installed or source copy).
-        #[arg(long, value_name = "DIR")]
-        ui: Option<PathBuf>,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-enum WorkspaceAction {
-    /// Add a folder of markdown memories as a workspace.
-    AddFolder {
-        /// The folder.
-        path: PathBuf,
-    },
-    /// Create (or find) the workspace bound to the git repository containing DIR.
-    Bind {
-        /// A folder inside the repository (default: the current folder).
-        dir: Option<PathBuf>,
-    },
-}
+/// Writes default to this workspace.
+const PERSONAL: &str = "personal";
 
 fn main() -> ExitCode {
     let json = std::env::args_os().any(|a| a == "--json");
@@ -210,54 +65,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn print_error(e: &Error, json: bool) {
-    if json {
-        println!("{}", serde_json::json!({ "error": e }));
-    } else {
-        eprintln!("error[{}]: {}", e.code, e.message);
-    }
-}
-
-fn emit<T: Serialize>(json: bool, value: &T, human: impl FnOnce(&T)) -> Result<()> {
-    if json {
-        let text = serde_json::to_string_pretty(value)
-            .map_err(|e| Error::new(ErrorCode::Io, format!("encoding output: {e}")))?;
-        println!("{text}");
-    } else {
-        human(value);
-    }
-    Ok(())
-}
-
-fn read_body(body: Option<String>, file: Option<PathBuf>) -> Result<Option<String>> {
-    let Some(path) = file else { return Ok(body) };
-    let bytes = if path.as_os_str() == "-" {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut b)
-            .map_err(|e| Error::io("reading stdin", &e))?;
-        b
-    } else {
-        std::fs::read(&path).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                Error::not_found(format!("body file {} does not exist", path.display()))
-            } else {
-                Error::io(format!("reading {}", path.display()), &e)
-            }
-        })?
-    };
-    String::from_utf8(bytes).map(Some).map_err(|_| {
-        Error::new(
-            ErrorCode::InvalidContent,
-            format!("{} is not UTF-8 text", path.display()),
-        )
-    })
-}
-
 fn run(cli: Cli, json: bool) -> Result<()> {
-    let home = Home::resolve(cli.home)?;
-    let api = Api::open(home)?;
-    let vault = api.vault();
+    let api = Api::open_at(cli.home)?;
     let ws_read = cli.workspace.as_deref();
     let ws_write = cli.workspace.as_deref().unwrap_or(PERSONAL);
     match cli.command {
@@ -268,14 +77,14 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 }
                 Some(WorkspaceAction::Bind { dir }) => {
                     let dir = dir.unwrap_or_else(|| PathBuf::from("."));
-                    let ws = vault.home().bind_project(&dir)?;
+                    let ws = api.bind_workspace(dir.to_string_lossy().into_owned())?;
                     if !json {
-                        println!("bound workspace {}", ws.id);
+                        println!("bound workspace {}", ws.workspace.id);
                     }
                 }
                 None => {}
             }
-            vault.sync_all()?;
+            api.index(None)?;
             emit(json, &api.workspaces()?, |list: &Vec<WorkspaceInfo>| {
                 for w in list {
                     println!(
@@ -412,11 +221,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
         }
         Command::Index { rebuild } => {
             let started = std::time::Instant::now();
-            let report = if rebuild {
-                vault.rebuild()?
-            } else {
-                vault.sync_all()?
-            };
+            let report = api.index(Some(rebuild))?;
             emit(json, &report, |r| {
                 println!(
                     "{} files scanned, {} indexed, {} removed in {:.2?}",
@@ -428,7 +233,6 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             })
         }
         Command::Status => {
-            vault.sync_all()?;
             let status = api.status()?;
             let status_ws: Vec<_> = status
                 .workspaces
@@ -436,7 +240,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 .filter(|w| ws_read.is_none_or(|id| w.id == id))
                 .cloned()
                 .collect();
-            let shown = mnemo_store::vault::Status {
+            let shown = Status {
                 workspaces: status_ws,
                 ..status
             };
@@ -475,18 +279,42 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 }
                 for c in list {
                     println!(
-                        "{:>6}  {}  {:<8} {:<6} {}:{}",
+                        "{:>6}  {}  {:<8} {:<6} {}:{}{}",
                         c.id,
                         c.at,
                         c.source.as_str(),
                         c.op,
                         c.workspace,
-                        c.path
+                        c.path,
+                        c.group
+                            .map(|g| format!("  (group {g})"))
+                            .unwrap_or_default()
                     );
                 }
             })
         }
-        Command::Undo { change_id } => {
+        Command::Undo {
+            change_id,
+            group: Some(group),
+        } => {
+            let _ = change_id;
+            let out = api.undo_group(group)?;
+            emit(json, &out, |o| {
+                println!(
+                    "undid group {group}: restored {} files in {} ({}; undo it with `mnemo undo --group {}`)",
+                    o.paths.len(),
+                    o.workspace,
+                    o.paths.join(", "),
+                    o.group
+                );
+            })
+        }
+        Command::Undo {
+            change_id,
+            group: None,
+        } => {
+            let change_id =
+                change_id.ok_or_else(|| Error::usage("give a change id, or --group ID"))?;
             let out = api.undo(change_id)?;
             emit(json, &out, |o| {
                 println!(
@@ -496,7 +324,45 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 );
             })
         }
-        Command::Watch => watch(vault, ws_read),
+        Command::Tasks {
+            kind,
+            status,
+            limit,
+        } => {
+            let kind = kind.as_deref().map(str::parse).transpose()?;
+            let status = status.as_deref().map(str::parse).transpose()?;
+            let list = api.tasks(ws_read.map(str::to_owned), kind, status, Some(limit))?;
+            emit(json, &list, |list| {
+                if list.is_empty() {
+                    println!("no memory tasks yet");
+                }
+                for t in list {
+                    print_task_line(t);
+                }
+            })
+        }
+        Command::Task { id, cancel } => {
+            let t = if cancel {
+                api.task_cancel(id)?
+            } else {
+                api.task(id)?
+            };
+            emit(json, &t, |t| {
+                print_task_line(t);
+                if let Some(e) = &t.error {
+                    println!("  error: {e}");
+                }
+                for s in &t.tools {
+                    let mark = match s.ok {
+                        Some(true) => "ok",
+                        Some(false) => "failed",
+                        None => "…",
+                    };
+                    println!("  {} {} {mark}", s.name, s.detail);
+                }
+            })
+        }
+        Command::Watch => watch(&api, ws_read),
         Command::Recall { query, lexical } => {
             let r = api.recall(ws_write.to_owned(), query, None, Some(lexical))?;
             emit(json, &r, |r| {
@@ -515,23 +381,44 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             })
         }
         Command::Serve { port, ui } => serve(api.clone(), port, ui),
-        Command::Chat { message, session } => chat(&api, ws_write, message, session, json),
+        Command::Chat { message, session } => chat::chat(&api, ws_write, message, session, json),
     }
 }
 
-fn watch(vault: &Arc<Vault>, workspace: Option<&str>) -> Result<()> {
-    let workspaces = match workspace {
-        Some(id) => vec![vault.workspace(id)?],
-        None => vault.workspaces()?,
-    };
-    for ws in &workspaces {
-        vault.sync(ws)?;
-    }
-    let events = vault.subscribe();
-    let _handle = mnemo_store::watch::watch(Arc::clone(vault), workspaces.clone())?;
-    eprintln!("watching {} workspaces; Ctrl+C to stop", workspaces.len());
+fn print_task_line(t: &TaskInfo) {
+    let files = t.result.as_ref().map_or(0, |r| r.files.len());
+    println!(
+        "{}  {:<8} {:<10} {:<24} {}  {} files{}",
+        t.id,
+        t.kind.as_str(),
+        t.status.as_str(),
+        t.workspace,
+        t.created_at,
+        files,
+        t.reason
+            .as_deref()
+            .map(|r| format!("  ({r})"))
+            .unwrap_or_default()
+    );
+}
+
+/// Print every `memory_changed` event (of one workspace, or all) as one JSON line.
+fn watch(api: &Api, workspace: Option<&str>) -> Result<()> {
+    api.start_watching()?;
+    let events = api.subscribe();
+    let count = api.workspaces()?.len();
+    eprintln!(
+        "watching {}; Ctrl+C to stop",
+        workspace.map_or_else(
+            || format!("{count} workspaces"),
+            |w| format!("workspace {w}")
+        )
+    );
     let mut out = std::io::stdout().lock();
     for event in events {
+        if workspace.is_some_and(|w| w != event.workspace) {
+            continue;
+        }
         let line = serde_json::to_string(&event)
             .map_err(|e| Error::new(ErrorCode::Io, format!("encoding event: {e}")))?;
         if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
@@ -546,7 +433,7 @@ fn serve(api: Api, port: u16, ui: Option<PathBuf>) -> Result<()> {
         .enable_all()
         .build()
         .map_err(|e| Error::io("starting the async runtime", &e))?;
-    let home = api.vault().home().root.clone();
+    let home = api.home_dir().to_path_buf();
     let ui_dir = ui.unwrap_or_else(mnemo_server::default_ui_dir);
     api.start_watching()?;
     runtime.block_on(async move {
@@ -559,119 +446,4 @@ fn serve(api: Api, port: u16, ui: Option<PathBuf>) -> Result<()> {
         };
         mnemo_server::run(listener, &serving, api, &ui_dir, shutdown).await
     })
-}
-
-fn chat(
-    api: &Api,
-    workspace: &str,
-    message: Option<String>,
-    session: Option<String>,
-    json: bool,
-) -> Result<()> {
-    use mnemo_engine::chat::{Sessions, TurnEvent, chat_turn, memory_status, model_error};
-    let vault = api.vault();
-    let settings = mnemo_llm::LlmSettings::load(&vault.home().root)?;
-    // `/memory` is answered by Mnemo itself: it needs no model.
-    let only_command = message
-        .as_deref()
-        .is_some_and(mnemo_engine::chat::is_command);
-    if !settings.is_configured() && !only_command {
-        return Err(model_error(&mnemo_llm::LlmError::NotConfigured));
-    }
-    if only_command && session.is_none() {
-        let reply = memory_status(vault, workspace, None)?;
-        if json {
-            println!("{}", serde_json::json!({"command": true, "reply": reply}));
-        } else {
-            println!("{reply}");
-        }
-        return Ok(());
-    }
-    let client = mnemo_llm::Client::new(settings).map_err(|e| model_error(&e))?;
-    let ws = vault.workspace(workspace)?;
-    vault.sync(&ws)?;
-    let sessions = Sessions::of(&ws);
-    let id = match session {
-        Some(id) => {
-            sessions.records(&id)?;
-            id
-        }
-        None => sessions.create(message.as_deref().unwrap_or("Chat"))?,
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::io("starting the async runtime", &e))?;
-    let cancel = mnemo_llm::CancellationToken::new();
-    let turn = |text: &str| -> Result<()> {
-        let mut out = std::io::stdout();
-        let result = runtime.block_on(chat_turn(
-            vault,
-            &client,
-            workspace,
-            &id,
-            text,
-            &cancel,
-            |ev| {
-                if let (false, TurnEvent::Delta(mnemo_llm::Delta::Text(t))) = (json, ev) {
-                    let _ = write!(out, "{t}");
-                    let _ = out.flush();
-                }
-            },
-        ))?;
-        if json {
-            let v = serde_json::to_value(&result)
-                .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?;
-            println!("{v}");
-        } else {
-            println!();
-            if let Some(r) = &result.recall {
-                let paths: Vec<&str> = r.selected.iter().map(|s| s.path.as_str()).collect();
-                eprintln!(
-                    "[recalled {} memories ({:?}): {}]",
-                    paths.len(),
-                    r.strategy,
-                    paths.join(", ")
-                );
-            }
-            let wrote: Vec<&str> = result
-                .wrote
-                .iter()
-                .map(String::as_str)
-                .chain(
-                    result
-                        .extract
-                        .iter()
-                        .flat_map(|e| e.files_written.iter().map(String::as_str)),
-                )
-                .collect();
-            if !wrote.is_empty() {
-                eprintln!("[wrote {} memories: {}]", wrote.len(), wrote.join(", "));
-            }
-            eprintln!("[session {id}]");
-        }
-        Ok(())
-    };
-    if let Some(m) = message {
-        return turn(&m);
-    }
-    eprintln!("chatting in session {id}; /memory for status, /quit to leave");
-    let stdin = std::io::stdin();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if stdin
-            .read_line(&mut line)
-            .map_err(|e| Error::io("reading stdin", &e))?
-            == 0
-        {
-            return Ok(());
-        }
-        match line.trim() {
-            "" => {}
-            "/quit" | "/exit" => return Ok(()),
-            "/memory" => println!("{}", memory_status(vault, workspace, Some(&id))?),
-            text => turn(text)?,
-        }
-    }
 }

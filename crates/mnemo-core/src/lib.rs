@@ -155,6 +155,103 @@ pub struct MemoryChanged {
     pub source: ChangeSource,
 }
 
+/// What a background memory task does (SPEC §4.0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskKind {
+    /// Extraction after a chat turn (§4.1).
+    Extract,
+    /// Consolidation (§4.3).
+    Dream,
+    /// The sessionless remember lane (§4.2).
+    Remember,
+    /// Forgetting on request (§4.4).
+    Forget,
+}
+
+impl TaskKind {
+    /// The snake_case name used on every wire.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Extract => "extract",
+            Self::Dream => "dream",
+            Self::Remember => "remember",
+            Self::Forget => "forget",
+        }
+    }
+}
+
+impl FromStr for TaskKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        [Self::Extract, Self::Dream, Self::Remember, Self::Forget]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| {
+                Error::usage(format!(
+                    "`{s}` is not a task kind: use extract, dream, remember or forget"
+                ))
+            })
+    }
+}
+
+/// Where a memory task is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Waiting for its turn.
+    Queued,
+    /// Under way.
+    Running,
+    /// Done.
+    Completed,
+    /// Ended with an error (`interrupted` when its process died).
+    Failed,
+    /// Not run, with a reason (replaced by a newer request, nothing to do, cancelled, …).
+    Skipped,
+}
+
+impl TaskStatus {
+    /// The snake_case name used on every wire.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Skipped => "skipped",
+        }
+    }
+
+    /// Whether the task is over.
+    #[must_use]
+    pub fn is_finished(self) -> bool {
+        !matches!(self, Self::Queued | Self::Running)
+    }
+}
+
+impl FromStr for TaskStatus {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        [
+            Self::Queued,
+            Self::Running,
+            Self::Completed,
+            Self::Failed,
+            Self::Skipped,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+        .ok_or_else(|| {
+            Error::usage(format!(
+                "`{s}` is not a task status: use queued, running, completed, failed or skipped"
+            ))
+        })
+    }
+}
+
 /// Stable error codes. Clients match on these, never on messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
@@ -189,6 +286,8 @@ pub enum ErrorCode {
     Unauthorized,
     /// The feature needs a model and none is configured or reachable.
     ModelNotConfigured,
+    /// Only the desktop app can do this (e.g. open a folder in the file manager).
+    DesktopOnly,
 }
 
 impl ErrorCode {
@@ -211,6 +310,7 @@ impl ErrorCode {
             Self::InvalidArguments => "invalid_arguments",
             Self::Unauthorized => "unauthorized",
             Self::ModelNotConfigured => "model_not_configured",
+            Self::DesktopOnly => "desktop_only",
         }
     }
 }
@@ -299,6 +399,7 @@ mod tests {
             ErrorCode::InvalidArguments,
             ErrorCode::Unauthorized,
             ErrorCode::ModelNotConfigured,
+            ErrorCode::DesktopOnly,
         ] {
             assert_eq!(
                 serde_json::to_value(code).unwrap(),
@@ -324,5 +425,26 @@ mod tests {
         ] {
             assert_eq!(s.parse::<ChangeSource>().unwrap().as_str(), s);
         }
+    }
+
+    #[test]
+    fn task_kinds_and_statuses_round_trip() {
+        for s in ["extract", "dream", "remember", "forget"] {
+            let k: TaskKind = s.parse().unwrap();
+            assert_eq!(serde_json::to_value(k).unwrap(), s);
+        }
+        for s in ["queued", "running", "completed", "failed", "skipped"] {
+            let st: TaskStatus = s.parse().unwrap();
+            assert_eq!(serde_json::to_value(st).unwrap(), s);
+            assert_eq!(st.is_finished(), !matches!(s, "queued" | "running"));
+        }
+        assert_eq!(
+            "nap".parse::<TaskKind>().unwrap_err().code,
+            ErrorCode::Usage
+        );
+        assert_eq!(
+            "done".parse::<TaskStatus>().unwrap_err().code,
+            ErrorCode::Usage
+        );
     }
 }

@@ -85,6 +85,10 @@ pub struct AgentMachine {
     turn: u32,
     pending: Vec<(String, String)>,
     finished: bool,
+    /// Whether the memory tools are offered at all.
+    tools: bool,
+    /// The last turn offers no tools, so the model has to answer in words (chat).
+    answer_on_last_turn: bool,
 }
 
 impl AgentMachine {
@@ -97,7 +101,31 @@ impl AgentMachine {
             turn: 0,
             pending: Vec::new(),
             finished: false,
+            tools: true,
+            answer_on_last_turn: false,
         }
+    }
+
+    /// A chat conversation (system prompt, history, the new user message): the tools are offered
+    /// when `tools` is set, except on the last turn, which must answer in words.
+    #[must_use]
+    pub fn conversation(limits: AgentLimits, messages: Vec<Message>, tools: bool) -> Self {
+        Self {
+            limits,
+            messages,
+            turn: 0,
+            pending: Vec::new(),
+            finished: false,
+            tools,
+            answer_on_last_turn: true,
+        }
+    }
+
+    /// Whether the next model call offers the tools. Tool calls in a reply to a call that
+    /// offered none are ignored.
+    #[must_use]
+    pub fn offers_tools(&self) -> bool {
+        self.tools && !(self.answer_on_last_turn && self.turn >= self.limits.max_turns)
     }
 
     /// The conversation so far (what the model sees).
@@ -131,9 +159,12 @@ impl AgentMachine {
     }
 
     /// The model answered.
-    pub fn on_model_reply(&mut self, reply: Message, elapsed: Duration) -> Vec<Effect> {
+    pub fn on_model_reply(&mut self, mut reply: Message, elapsed: Duration) -> Vec<Effect> {
         if self.finished {
             return Vec::new();
+        }
+        if !self.offers_tools() {
+            reply.tool_calls.clear();
         }
         let calls = reply.tool_calls.clone();
         let text = reply.content.clone().unwrap_or_default();
@@ -324,6 +355,33 @@ mod tests {
             ]
         );
         assert_eq!(m.messages()[3].tool_call_id.as_deref(), Some("c0"));
+    }
+
+    #[test]
+    fn a_conversation_answers_in_words_on_its_last_turn_and_without_tools() {
+        let mut m = AgentMachine::conversation(LIMITS, vec![Message::user("hi")], true);
+        m.start();
+        assert!(m.offers_tools());
+        m.on_model_reply(calls(&["read_file"]), T);
+        let fx = m.on_tool_result("c0", true, String::new(), T);
+        assert_eq!(fx.last(), Some(&Effect::CallModel));
+        assert!(!m.offers_tools(), "the last turn offers no tools");
+        let fx = m.on_model_reply(calls(&["write_file"]), T);
+        assert!(
+            matches!(
+                fx.as_slice(),
+                [Effect::Finish(AgentOutcome::Completed { turns: 2, .. })]
+            ),
+            "calls to tools not offered are ignored: {fx:?}"
+        );
+        let mut m = AgentMachine::conversation(LIMITS, vec![Message::user("hi")], false);
+        m.start();
+        assert!(!m.offers_tools());
+        let fx = m.on_model_reply(calls(&["write_file"]), T);
+        assert!(matches!(
+            fx.as_slice(),
+            [Effect::Finish(AgentOutcome::Completed { .. })]
+        ));
     }
 
     #[test]

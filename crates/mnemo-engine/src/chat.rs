@@ -10,18 +10,22 @@ use std::time::Duration;
 
 use chrono::{SecondsFormat, Utc};
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
-use mnemo_llm::{CancellationToken, ChatRequest, Client, Delta, LlmError, Message, Role};
+use mnemo_llm::{CancellationToken, Client, Delta, LlmError, Message, Role};
+use mnemo_store::journal::Origin;
 use mnemo_store::state::Cursor;
 use mnemo_store::{Vault, Workspace, fsutil};
 use serde::{Deserialize, Serialize};
 use specta::Type;
 
-use crate::extract::{ExtractResult, run_extract};
+use crate::agent::{AgentEvent, AgentLimits, AgentMachine, AgentOutcome};
+use crate::extract::{ExtractRequest, ExtractResult, run_extract};
 use crate::recall::{RecallRequest, RecallResult, recall, recall_with_model};
-use crate::tools::{self, MemoryTools};
+use crate::tools::MemoryTools;
 
-/// Tool rounds the chat model may take in one turn.
-const MAX_TOOL_ROUNDS: usize = 5;
+/// Tool rounds the chat model may take in one turn (the round after them answers in words).
+const MAX_TOOL_ROUNDS: u32 = 5;
+/// A new chat's title until its first message names it.
+pub const NEW_CHAT_TITLE: &str = "New chat";
 /// How long model recall may take before falling back to lexical.
 const RECALL_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -141,7 +145,7 @@ impl Sessions {
             unique = format!("{id}-{n}");
         }
         let title = if title.trim().is_empty() {
-            "New chat".to_owned()
+            NEW_CHAT_TITLE.to_owned()
         } else {
             title.trim().chars().take(80).collect()
         };
@@ -261,6 +265,14 @@ impl Sessions {
             );
         }
         self.rewrite(id, &records)
+    }
+
+    /// Set the title only while it is still `current` (a rename made meanwhile wins).
+    pub fn retitle_if(&self, id: &str, current: &str, title: &str) -> Result<()> {
+        if self.info(id)?.title == current && !title.trim().is_empty() {
+            self.update_meta(id, Some(title), None)?;
+        }
+        Ok(())
     }
 
     /// Delete a session.
@@ -412,6 +424,8 @@ pub struct TurnResult {
     /// What extraction did after the turn (`null`: not run inline — it runs in the background,
     /// or memory is ignored for this chat).
     pub extract: Option<ExtractResult>,
+    /// The background memory task extracting after this turn, if one was scheduled.
+    pub extract_task: Option<String>,
 }
 
 /// What happens during a turn, for live display.
@@ -458,11 +472,15 @@ pub fn is_command(text: &str) -> bool {
 /// `/memory`: what memory this chat uses and what happened to it lately. Needs no model.
 pub fn memory_status(vault: &Vault, workspace: &str, session_id: Option<&str>) -> Result<String> {
     let ws = vault.workspace(workspace)?;
-    let meta = vault.meta(&ws)?.value;
     let ignored = match session_id {
         Some(id) => Sessions::of(&ws).info(id)?.ignore_memory,
         None => false,
     };
+    status_text(vault, &ws, ignored)
+}
+
+fn status_text(vault: &Vault, ws: &Workspace, ignored: bool) -> Result<String> {
+    let meta = vault.meta(ws)?.value;
     let mut out = format!(
         "Auto-memory: {} — workspace `{}` ({})\n",
         if ignored {
@@ -503,176 +521,261 @@ pub fn memory_status(vault: &Vault, workspace: &str, session_id: Option<&str>) -
     Ok(out)
 }
 
-/// One chat turn without extraction: recall, the streamed reply (the model may use the memory
-/// tools), appended to the session. The caller schedules extraction (see [`chat_turn`] for
-/// the inline variant). `/memory` is answered locally, without a model.
-#[allow(clippy::too_many_arguments)]
-pub async fn chat_reply(
-    vault: &Vault,
-    client: &Client,
-    workspace: &str,
-    session_id: &str,
-    user_text: &str,
-    cancel: &CancellationToken,
-    mut on_event: impl FnMut(TurnEvent<'_>),
-) -> Result<TurnResult> {
-    let ws = vault.workspace(workspace)?;
-    let sessions = Sessions::of(&ws);
-    let records = sessions.records(session_id)?;
-    if is_command(user_text) {
-        return Ok(TurnResult {
-            session: session_id.to_owned(),
-            reply: memory_status(vault, &ws.id, Some(session_id))?,
-            command: true,
-            recall: None,
-            wrote: Vec::new(),
-            extract: None,
-        });
+/// Longest a chat reply may take, tool rounds included.
+const TURN_WALL_TIME: Duration = Duration::from_secs(600);
+
+/// What should follow a saved turn; the caller (the API) only schedules it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FollowUp {
+    /// Nothing: a command, or memory is ignored for this chat (its messages are already marked
+    /// processed, so turning the toggle off later never sends them to extraction).
+    Nothing,
+    /// Extraction for this session; `chat_wrote`: the chat model wrote memory itself this turn
+    /// (extraction then only moves the cursor).
+    Extract {
+        /// The chat model wrote memory this turn.
+        chat_wrote: bool,
+    },
+}
+
+/// One chat turn (SPEC §5), owned here from start to end: the session read once, recall, the
+/// streamed reply with the memory tools (on the same agent machine as the memory agent), the
+/// turn saved to the session, and what extraction should see next.
+pub struct Turn {
+    ws: Workspace,
+    sessions: Sessions,
+    session: String,
+    text: String,
+    records: Vec<Record>,
+}
+
+impl Turn {
+    /// Prepare a turn: the session is read here, once.
+    pub fn open(vault: &Vault, workspace: &str, session: &str, text: &str) -> Result<Self> {
+        let ws = vault.workspace(workspace)?;
+        let sessions = Sessions::of(&ws);
+        let records = sessions.records(session)?;
+        Ok(Self {
+            ws,
+            sessions,
+            session: session.to_owned(),
+            text: text.to_owned(),
+            records,
+        })
     }
-    if user_text.trim().is_empty() {
-        return Err(Error::usage("the message is empty"));
+
+    /// Whether memory is ignored for this chat.
+    #[must_use]
+    pub fn ignores_memory(&self) -> bool {
+        self.records.iter().any(|r| {
+            matches!(
+                r,
+                Record::Meta {
+                    ignore_memory: true,
+                    ..
+                }
+            )
+        })
     }
-    if !client.settings().is_configured() {
-        return Err(model_error(&LlmError::NotConfigured));
-    }
-    let ignore_memory = records.iter().any(|r| {
-        matches!(
-            r,
-            Record::Meta {
-                ignore_memory: true,
-                ..
-            }
+
+    /// Run the turn. `/memory` is answered locally, without a model. A stopped or failed reply
+    /// saves nothing.
+    pub async fn run(
+        self,
+        vault: &Vault,
+        client: &Client,
+        cancel: &CancellationToken,
+        mut on_event: impl FnMut(TurnEvent<'_>) + Send,
+    ) -> Result<(TurnResult, FollowUp)> {
+        let ignore_memory = self.ignores_memory();
+        if is_command(&self.text) {
+            let reply = status_text(vault, &self.ws, ignore_memory)?;
+            return Ok((
+                self.result(reply, true, None, Vec::new()),
+                FollowUp::Nothing,
+            ));
+        }
+        if self.text.trim().is_empty() {
+            return Err(Error::usage("the message is empty"));
+        }
+        if !client.settings().is_configured() {
+            return Err(model_error(&LlmError::NotConfigured));
+        }
+        let history = messages_of(&self.records);
+        let recalled = if ignore_memory {
+            None
+        } else {
+            let r = self.recall(vault, client, cancel).await?;
+            on_event(TurnEvent::Recalled(&r));
+            Some(r)
+        };
+        // Ignoring memory means a plain assistant: no memory prompt and no memory tools.
+        let system = match &recalled {
+            Some(r) => format!("{BASE_PROMPT}\n\n{}", r.prompt),
+            None if ignore_memory => PLAIN_PROMPT.to_owned(),
+            None => BASE_PROMPT.to_owned(),
+        };
+        let mut messages = vec![Message::system(system)];
+        messages.extend(history.iter().cloned());
+        messages.push(Message::user(&self.text));
+        let limits = AgentLimits {
+            max_turns: MAX_TOOL_ROUNDS + 1,
+            wall_time: TURN_WALL_TIME,
+        };
+        let machine = AgentMachine::conversation(limits, messages, !ignore_memory);
+        let mut mem_tools = MemoryTools::new(vault, self.ws.clone(), ChangeSource::Chat);
+        let used_tools = std::sync::Mutex::new(Vec::<String>::new());
+        let on_event = std::sync::Mutex::new(&mut on_event);
+        let emit = |ev: TurnEvent<'_>| {
+            (on_event
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner))(ev);
+        };
+        let mut stream = |d: &Delta| emit(TurnEvent::Delta(d));
+        let (outcome, error) = crate::drive(
+            client,
+            &mut mem_tools,
+            machine,
+            cancel,
+            Some(&mut stream),
+            |e| {
+                if let AgentEvent::ToolCall { name, .. } = e {
+                    used_tools
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push(name.clone());
+                    emit(TurnEvent::Tool(name));
+                }
+            },
         )
-    });
-    let history = messages_of(&records);
-    let recalled = if ignore_memory {
-        None
-    } else {
+        .await;
+        let reply = match outcome {
+            AgentOutcome::Completed { summary, .. } => summary,
+            AgentOutcome::Cancelled => return Err(model_error(&LlmError::Cancelled)),
+            AgentOutcome::Failed(e) => {
+                return Err(match error {
+                    Some(e) => model_error(&e),
+                    None => Error::new(ErrorCode::Io, format!("chat failed: {e}")),
+                });
+            }
+            AgentOutcome::TimedOut | AgentOutcome::MaxTurns(_) => {
+                return Err(Error::new(
+                    ErrorCode::Io,
+                    "the reply took too long and was stopped; nothing was saved",
+                ));
+            }
+        };
+        let used_tools = used_tools
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let wrote: Vec<String> = mem_tools.touched.iter().cloned().collect();
+        let upto = u64::try_from(history.len() + 2).unwrap_or(u64::MAX);
+        let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
+        let mut new_records = vec![
+            Record::Message {
+                at: now.clone(),
+                message: Message::user(&self.text),
+            },
+            Record::Message {
+                at: now,
+                message: Message::new(Role::Assistant, reply.clone()),
+            },
+        ];
+        if let Some(r) = &recalled {
+            new_records.push(Record::Recalled {
+                paths: r.selected.iter().map(|s| s.path.clone()).collect(),
+            });
+        }
+        if !used_tools.is_empty() {
+            new_records.push(Record::Tools { names: used_tools });
+        }
+        if !wrote.is_empty() {
+            new_records.push(Record::Wrote {
+                upto,
+                paths: wrote.clone(),
+            });
+        }
+        if ignore_memory {
+            new_records.push(Record::Extracted { upto });
+        }
+        self.sessions.append(&self.session, &new_records)?;
+        // The turn is saved: what follows is bookkeeping, whose failures are logged, never
+        // reported as a failed turn (the client would send the message again).
+        if let Err(e) = self.after_save(vault, history.is_empty(), ignore_memory, upto) {
+            tracing::warn!(session = %self.session, "after the turn: {e}");
+        }
+        let follow = if ignore_memory {
+            FollowUp::Nothing
+        } else {
+            FollowUp::Extract {
+                chat_wrote: !wrote.is_empty(),
+            }
+        };
+        Ok((self.result(reply, false, recalled, wrote), follow))
+    }
+
+    async fn recall(
+        &self,
+        vault: &Vault,
+        client: &Client,
+        cancel: &CancellationToken,
+    ) -> Result<RecallResult> {
         let req = RecallRequest {
-            workspace: ws.id.clone(),
-            query: user_text.to_owned(),
-            already_surfaced: surfaced_of(&records),
-            recent_tools: recent_tools_of(&records),
+            workspace: self.ws.id.clone(),
+            query: self.text.clone(),
+            already_surfaced: surfaced_of(&self.records),
+            recent_tools: recent_tools_of(&self.records),
             ..RecallRequest::default()
         };
-        let r = match recall_with_model(vault, client, &req, Utc::now(), RECALL_TIMEOUT, cancel)
-            .await
-        {
-            Ok(r) => r,
-            Err(_) => recall(vault, &req, Utc::now())?,
-        };
-        on_event(TurnEvent::Recalled(&r));
-        Some(r)
-    };
-    // Ignoring memory means a plain assistant: no memory prompt and no memory tools.
-    let system = match &recalled {
-        Some(r) => format!("{BASE_PROMPT}\n\n{}", r.prompt),
-        None if ignore_memory => PLAIN_PROMPT.to_owned(),
-        None => BASE_PROMPT.to_owned(),
-    };
-    let mut messages = vec![Message::system(system)];
-    messages.extend(history.iter().cloned());
-    messages.push(Message::user(user_text));
-    let tool_defs = tools::definitions();
-    let mut mem_tools = MemoryTools::new(vault, ws.clone(), ChangeSource::Chat);
-    let mut used_tools: Vec<String> = Vec::new();
-    let mut reply = String::new();
-    for round in 0..=MAX_TOOL_ROUNDS {
-        // The last round offers no tools, so the model has to answer in words.
-        let offer_tools = !ignore_memory && round < MAX_TOOL_ROUNDS;
-        let req = ChatRequest {
-            messages: messages.clone(),
-            tools: if offer_tools {
-                tool_defs.clone()
-            } else {
-                Vec::new()
-            },
-            ..ChatRequest::default()
-        };
-        let answer = client
-            .chat_stream(&req, cancel, |d| on_event(TurnEvent::Delta(d)))
-            .await
-            .map_err(|e| model_error(&e))?;
-        // Tool calls are only honoured when tools were offered (never in an ignore-memory chat,
-        // nor in the last round).
-        let calls = if offer_tools {
-            answer.message.tool_calls.clone()
-        } else {
-            Vec::new()
-        };
-        let mut said = answer.message.clone();
-        if !offer_tools {
-            said.tool_calls.clear();
-        }
-        messages.push(said);
-        if calls.is_empty() {
-            reply = answer.message.content.unwrap_or_default();
-            break;
-        }
-        for c in calls {
-            on_event(TurnEvent::Tool(&c.function.name));
-            used_tools.push(c.function.name.clone());
-            let out = mem_tools.run(&c.function.name, &c.function.arguments);
-            messages.push(Message::tool_result(c.id, out.text));
+        match recall_with_model(vault, client, &req, Utc::now(), RECALL_TIMEOUT, cancel).await {
+            Ok(r) => Ok(r),
+            Err(_) => recall(vault, &req, Utc::now()),
         }
     }
-    let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
-    let mut new_records = vec![
-        Record::Message {
-            at: now.clone(),
-            message: Message::user(user_text),
-        },
-        Record::Message {
-            at: now,
-            message: Message::new(Role::Assistant, reply.clone()),
-        },
-    ];
-    if let Some(r) = &recalled {
-        new_records.push(Record::Recalled {
-            paths: r.selected.iter().map(|s| s.path.clone()).collect(),
-        });
+
+    /// The first message names a chat still called "New chat" (a rename made meanwhile wins);
+    /// an ignored turn moves the extract cursor past it when the cursor follows this session.
+    fn after_save(&self, vault: &Vault, first: bool, ignored: bool, upto: u64) -> Result<()> {
+        if first {
+            let title: String = self.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let title: String = title.chars().take(60).collect();
+            self.sessions
+                .retitle_if(&self.session, NEW_CHAT_TITLE, &title)?;
+        }
+        if ignored {
+            let cursor = vault.cursor(&self.ws)?.value;
+            if cursor.session_id == self.session {
+                vault.save_cursor(&self.ws, &Cursor::at(&self.session, upto))?;
+            }
+        }
+        Ok(())
     }
-    if !used_tools.is_empty() {
-        new_records.push(Record::Tools { names: used_tools });
+
+    fn result(
+        &self,
+        reply: String,
+        command: bool,
+        recall: Option<RecallResult>,
+        wrote: Vec<String>,
+    ) -> TurnResult {
+        TurnResult {
+            session: self.session.clone(),
+            reply,
+            command,
+            recall,
+            wrote,
+            extract: None,
+            extract_task: None,
+        }
     }
-    if !mem_tools.touched.is_empty() {
-        new_records.push(Record::Wrote {
-            upto: u64::try_from(history.len() + 2).unwrap_or(u64::MAX),
-            paths: mem_tools.touched.iter().cloned().collect(),
-        });
-    }
-    sessions.append(session_id, &new_records)?;
-    Ok(TurnResult {
-        session: session_id.to_owned(),
-        reply,
-        command: false,
-        recall: recalled,
-        wrote: mem_tools.touched.iter().cloned().collect(),
-        extract: None,
-    })
 }
 
-/// Whether extraction should follow this turn (not for commands, nor when memory is ignored).
-pub fn wants_extraction(vault: &Vault, workspace: &str, turn: &TurnResult) -> Result<bool> {
-    if turn.command {
-        return Ok(false);
-    }
-    let ws = vault.workspace(workspace)?;
-    Ok(!Sessions::of(&ws).info(&turn.session)?.ignore_memory)
-}
-
-/// After a turn in a chat that ignores memory: mark its messages as processed, so turning the
-/// toggle off later never sends them to extraction.
-pub fn settle_ignored_turn(vault: &Vault, workspace: &str, session_id: &str) -> Result<()> {
-    let ws = vault.workspace(workspace)?;
-    let sessions = Sessions::of(&ws);
-    let upto = u64::try_from(sessions.messages(session_id)?.len()).unwrap_or(u64::MAX);
-    sessions.append(session_id, &[Record::Extracted { upto }])?;
-    let cursor = vault.cursor(&ws)?.value;
-    if cursor.session_id == session_id {
-        vault.save_cursor(&ws, &Cursor::at(session_id, upto))?;
-    }
-    Ok(())
+/// What extraction after a turn needs besides the session: how to journal and report.
+pub struct ExtractContext<'a> {
+    /// Source `extract`, within the run's change group.
+    pub origin: Origin,
+    /// Each agent event, for the task's progress.
+    pub on_event: &'a mut (dyn FnMut(&AgentEvent) + Send),
 }
 
 /// Extraction for a session after a turn; a failure is reported in the result, never raised
@@ -684,36 +787,40 @@ pub async fn extract_after_turn(
     session_id: &str,
     chat_wrote_memory: bool,
     cancel: &CancellationToken,
+    ctx: ExtractContext<'_>,
 ) -> ExtractResult {
     let failed = |e: &Error| ExtractResult::failed(e.to_string());
     let prepared = vault.workspace(workspace).and_then(|ws| {
         let sessions = Sessions::of(&ws);
-        let transcript = sessions.messages(session_id)?;
+        let records = sessions.records(session_id)?;
         // The cursor follows the last session extracted; coming back to this one, resume from
         // this session's own mark rather than from its start.
         let cursor = vault.cursor(&ws)?.value;
+        let mark = records.iter().rev().find_map(|r| match r {
+            Record::Extracted { upto } => Some(*upto),
+            _ => None,
+        });
         if cursor.session_id != session_id
-            && let Some(upto) = sessions.extracted_upto(session_id)?
+            && let Some(upto) = mark
         {
             vault.save_cursor(&ws, &Cursor::at(session_id, upto))?;
         }
-        Ok((sessions, transcript))
+        Ok((sessions, messages_of(&records)))
     });
     let (sessions, transcript) = match prepared {
         Ok(p) => p,
         Err(e) => return failed(&e),
     };
-    let result = run_extract(
-        vault,
-        client,
+    let req = ExtractRequest {
         workspace,
         session_id,
-        &transcript,
+        messages: &transcript,
         chat_wrote_memory,
-        cancel,
-    )
-    .await
-    .unwrap_or_else(|e| failed(&e));
+        origin: ctx.origin,
+    };
+    let result = run_extract(vault, client, &req, cancel, |e| (ctx.on_event)(e))
+        .await
+        .unwrap_or_else(|e| failed(&e));
     if result.status != "failed" {
         let upto = u64::try_from(transcript.len()).unwrap_or(u64::MAX);
         let mut marks = vec![Record::Extracted { upto }];
@@ -730,8 +837,8 @@ pub async fn extract_after_turn(
     result
 }
 
-/// One whole chat turn, extraction inline (the CLI's one-shot `mnemo chat MESSAGE`).
-#[allow(clippy::too_many_arguments)]
+/// One whole chat turn with extraction inline (engine tests and embedders; the API schedules
+/// extraction as a task instead). Same parts, no other logic.
 pub async fn chat_turn(
     vault: &Vault,
     client: &Client,
@@ -739,29 +846,21 @@ pub async fn chat_turn(
     session_id: &str,
     user_text: &str,
     cancel: &CancellationToken,
-    on_event: impl FnMut(TurnEvent<'_>),
+    on_event: impl FnMut(TurnEvent<'_>) + Send,
 ) -> Result<TurnResult> {
-    let mut turn = chat_reply(
-        vault, client, workspace, session_id, user_text, cancel, on_event,
-    )
-    .await?;
-    if turn.command {
-        return Ok(turn);
-    }
-    if !wants_extraction(vault, workspace, &turn)? {
-        settle_ignored_turn(vault, workspace, session_id)?;
-    } else {
-        turn.extract = Some(
+    let turn = Turn::open(vault, workspace, session_id, user_text)?;
+    let (mut result, follow) = turn.run(vault, client, cancel, on_event).await?;
+    if let FollowUp::Extract { chat_wrote } = follow {
+        let ctx = ExtractContext {
+            origin: ChangeSource::Extract.into(),
+            on_event: &mut |_| {},
+        };
+        result.extract = Some(
             extract_after_turn(
-                vault,
-                client,
-                workspace,
-                session_id,
-                !turn.wrote.is_empty(),
-                cancel,
+                vault, client, workspace, session_id, chat_wrote, cancel, ctx,
             )
             .await,
         );
     }
-    Ok(turn)
+    Ok(result)
 }

@@ -10,9 +10,10 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use chrono::{SecondsFormat, Utc};
-use mnemo_core::{ChangeSource, MemoryType, Result};
+use mnemo_core::{MemoryType, Result};
 use mnemo_llm::{CancellationToken, Client, Message, Role};
 use mnemo_store::format::TopicFile;
+use mnemo_store::journal::Origin;
 use mnemo_store::state::Cursor;
 use mnemo_store::{Vault, doc, format};
 use serde::Serialize;
@@ -248,17 +249,37 @@ fn transcript_text(slice: &[Message]) -> String {
         .join("\n\n")
 }
 
-/// Run one extraction for a session's transcript (SPEC §4.1). `chat_wrote_memory`: the main chat
-/// agent already wrote a memory file this turn — then the run is skipped.
+/// One extraction run's inputs.
+#[derive(Debug, Clone, Copy)]
+pub struct ExtractRequest<'a> {
+    /// Workspace id.
+    pub workspace: &'a str,
+    /// The session whose transcript is read.
+    pub session_id: &'a str,
+    /// Its messages, oldest first.
+    pub messages: &'a [Message],
+    /// The main chat agent already wrote a memory file this turn: the run is skipped.
+    pub chat_wrote_memory: bool,
+    /// How writes are journaled (source `extract`, in the run's change group).
+    pub origin: Origin,
+}
+
+/// Run one extraction for a session's transcript (SPEC §4.1). Every agent event (each tool
+/// call) is passed to `on_event`, for the task's progress.
 pub async fn run_extract(
     vault: &Vault,
     client: &Client,
-    workspace: &str,
-    session_id: &str,
-    messages: &[Message],
-    chat_wrote_memory: bool,
+    req: &ExtractRequest<'_>,
     cancel: &CancellationToken,
+    mut on_event: impl FnMut(&crate::AgentEvent),
 ) -> Result<ExtractResult> {
+    let ExtractRequest {
+        workspace,
+        session_id,
+        messages,
+        chat_wrote_memory,
+        origin,
+    } = *req;
     let started = Instant::now();
     let ws = vault.workspace(workspace)?;
     let cursor = vault.cursor(&ws)?.value;
@@ -286,13 +307,14 @@ pub async fn run_extract(
         transcript_text(slice)
     );
     let machine = AgentMachine::new(LIMITS, system_prompt(&manifest), task);
-    let mut tools = MemoryTools::new(vault, ws.clone(), ChangeSource::Extract);
+    let mut tools = MemoryTools::new(vault, ws.clone(), origin);
     let outcome = crate::run_agent(client, &mut tools, machine, cancel, |e| {
         // Names only: tool arguments may hold text the secret scan refused.
         match e {
             crate::AgentEvent::ToolCall { name, .. } => tracing::debug!("extract: tool {name}"),
             other => tracing::debug!("extract: {other:?}"),
         }
+        on_event(e);
     })
     .await;
     let (status, detail) = match &outcome {
@@ -329,10 +351,10 @@ pub async fn run_extract(
             &mut seen,
         ) {
             if body.trim().is_empty() && original.is_none() {
-                vault.delete(&ws.id, path, ChangeSource::Extract)?;
+                vault.mutate(&ws, path, origin, None, |_, _| Ok(None))?;
                 continue;
             }
-            vault.mutate(&ws, path, ChangeSource::Extract, None, |cur, _| {
+            vault.mutate(&ws, path, origin, None, |cur, _| {
                 let text = cur
                     .map(|b| String::from_utf8_lossy(b).into_owned())
                     .unwrap_or_default();

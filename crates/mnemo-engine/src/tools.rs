@@ -7,8 +7,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use mnemo_core::{ChangeSource, Error, ErrorCode};
+use mnemo_core::{Error, ErrorCode};
 use mnemo_store::format::TopicFile;
+use mnemo_store::journal::Origin;
 use mnemo_store::{Vault, Workspace, doc, fsutil};
 use serde_json::{Value, json};
 
@@ -99,7 +100,7 @@ impl ToolOutput {
 pub struct MemoryTools<'a> {
     vault: &'a Vault,
     ws: Workspace,
-    source: ChangeSource,
+    origin: Origin,
     /// Paths written or edited (relative to the memory root).
     pub touched: BTreeSet<String>,
     /// Set when the agent tried a path outside the memory root.
@@ -118,13 +119,13 @@ fn arg<'v>(args: &'v Value, name: &str) -> Result<&'v str, Error> {
 }
 
 impl<'a> MemoryTools<'a> {
-    /// Tools over `ws`, writing as `source`.
+    /// Tools over `ws`, writing as `origin` (a source, or a source within a change group).
     #[must_use]
-    pub fn new(vault: &'a Vault, ws: Workspace, source: ChangeSource) -> Self {
+    pub fn new(vault: &'a Vault, ws: Workspace, origin: impl Into<Origin>) -> Self {
         Self {
             vault,
             ws,
-            source,
+            origin: origin.into(),
             touched: BTreeSet::new(),
             escaped: false,
             originals: std::collections::BTreeMap::new(),
@@ -218,7 +219,7 @@ impl<'a> MemoryTools<'a> {
         let mut before = None;
         let out = self
             .vault
-            .mutate(&self.ws, &rel, self.source, None, |cur, _| {
+            .mutate(&self.ws, &rel, self.origin, None, |cur, _| {
                 before = Some(cur.map(|b| String::from_utf8_lossy(b).into_owned()));
                 Ok(Some(content.as_bytes().to_vec()))
             })?;
@@ -244,7 +245,7 @@ impl<'a> MemoryTools<'a> {
         let mut before = None;
         let out = self
             .vault
-            .mutate(&self.ws, &rel, self.source, None, |current, rel| {
+            .mutate(&self.ws, &rel, self.origin, None, |current, rel| {
                 let bytes =
                     current.ok_or_else(|| Error::not_found(format!("`{rel}` does not exist")))?;
                 // Never rewrite bytes that are not UTF-8 (they would be lost).

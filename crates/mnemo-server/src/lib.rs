@@ -60,25 +60,7 @@ pub fn load_or_create_token(home: &Path) -> Result<String> {
     getrandom::fill(&mut bytes)
         .map_err(|e| Error::new(ErrorCode::Io, format!("no randomness for a token: {e}")))?;
     let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    std::fs::create_dir_all(home)
-        .map_err(|e| Error::io(format!("creating {}", home.display()), &e))?;
-    let tmp = home.join(".server.token.tmp");
-    {
-        use std::io::Write;
-        let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-        let mut f = opts
-            .open(&tmp)
-            .map_err(|e| Error::io(format!("creating {}", tmp.display()), &e))?;
-        f.write_all(token.as_bytes())
-            .and_then(|()| f.sync_all())
-            .map_err(|e| Error::io(format!("writing {}", tmp.display()), &e))?;
-    }
-    restrict(&tmp)?;
-    std::fs::rename(&tmp, &path)
-        .map_err(|e| Error::io(format!("creating {}", path.display()), &e))?;
+    mnemo_store::fsutil::write_private(&path, token.as_bytes())?;
     Ok(token)
 }
 
@@ -130,6 +112,7 @@ fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::InvalidContent
         | ErrorCode::InvalidArguments => StatusCode::BAD_REQUEST,
         ErrorCode::Io | ErrorCode::Corrupt => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::DesktopOnly => StatusCode::NOT_IMPLEMENTED,
     }
 }
 
@@ -276,9 +259,11 @@ async fn capabilities() -> Json<serde_json::Value> {
     Json(serde_json::json!({
         "name": "mnemo",
         "version": env!("CARGO_PKG_VERSION"),
-        "commands": mnemo_api::COMMANDS,
-        "events": ["memory_changed", "chat"],
-        "features": ["memory_browser", "search", "history", "undo", "events", "recall", "chat"],
+        "commands": mnemo_api::COMMANDS.iter().filter(|c| !c.desktop_only).map(|c| c.name).collect::<Vec<_>>(),
+        // Declared, but only the desktop app serves them: the browser UI hides what needs them.
+        "desktopOnly": mnemo_api::COMMANDS.iter().filter(|c| c.desktop_only).map(|c| c.name).collect::<Vec<_>>(),
+        "events": ["memory_changed", "chat", "task_updated"],
+        "features": ["memory_browser", "search", "history", "undo", "change_groups", "events", "recall", "chat", "tasks"],
     }))
 }
 
@@ -289,7 +274,8 @@ async fn events(
     // Bridge the API's std channels to this connection; each bridge ends soon after the client
     // goes away (checked between events), not only at the next event.
     bridge(st.api.subscribe(), "memory_changed", tx.clone());
-    bridge(st.api.subscribe_chat(), "chat", tx);
+    bridge(st.api.subscribe_chat(), "chat", tx.clone());
+    bridge(st.api.subscribe_tasks(), "task_updated", tx);
     let stream = tokio_stream::StreamExt::map(
         tokio_stream::wrappers::ReceiverStream::new(rx),
         Ok::<Event, Infallible>,

@@ -137,6 +137,34 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Write a private file (mode 0600 on Unix) atomically: the temp file is created 0600 before any
+/// byte is written, so the content is never readable by others, not even for an instant. The one
+/// helper for secrets under `$MNEMO_HOME` (`llm.key`, `server.token`).
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| Error::usage(format!("{} has no parent folder", path.display())))?;
+    fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
+    // tempfile creates its files 0600 on Unix, under a name of its own (no two writers share one).
+    let mut tmp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(format!("creating a temp file in {}", dir.display()), &e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o600))
+            .map_err(|e| Error::io(format!("restricting {}", tmp.path().display()), &e))?;
+    }
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| Error::io(format!("writing {}", path.display()), &e))?;
+    tmp.persist(path)
+        .map_err(|e| Error::io(format!("replacing {}", path.display()), &e.error))?;
+    sync_dir(dir);
+    Ok(())
+}
+
 /// Remove a file and fsync its folder.
 pub fn remove_file(path: &Path) -> Result<()> {
     fs::remove_file(path).map_err(|e| Error::io(format!("removing {}", path.display()), &e))?;

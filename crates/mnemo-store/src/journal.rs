@@ -15,7 +15,8 @@ use serde::Serialize;
 
 use crate::db::{self, MigrateOutcome};
 
-const MIGRATIONS: &[&str] = &[r"
+const MIGRATIONS: &[&str] = &[
+    r"
 CREATE TABLE changes (
     id          INTEGER PRIMARY KEY AUTOINCREMENT,
     workspace   TEXT NOT NULL,
@@ -31,7 +32,60 @@ CREATE TABLE changes (
     state       TEXT NOT NULL DEFAULT 'pending'  -- pending | done
 );
 CREATE INDEX changes_by_path ON changes(workspace, path, id);
-"];
+",
+    r"
+CREATE TABLE groups (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace TEXT NOT NULL,
+    kind      TEXT NOT NULL,            -- extract | dream | forget | remember | undo
+    task      TEXT,                     -- the memory task that made it
+    label     TEXT NOT NULL,
+    at        TEXT NOT NULL,
+    undoes    INTEGER REFERENCES groups(id)
+);
+ALTER TABLE changes ADD COLUMN grp INTEGER REFERENCES groups(id);
+CREATE INDEX changes_by_group ON changes(grp, id);
+",
+];
+
+/// Who is writing: the source, and the change group (one job's changes) if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Origin {
+    /// Who made the change.
+    pub source: ChangeSource,
+    /// The change group it belongs to (`None`: a single change).
+    pub group: Option<i64>,
+}
+
+impl From<ChangeSource> for Origin {
+    fn from(source: ChangeSource) -> Self {
+        Self {
+            source,
+            group: None,
+        }
+    }
+}
+
+/// A change group: the changes one job (an extraction run, a dream, a group undo…) made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+pub struct GroupInfo {
+    /// Group id (for `undo_group`).
+    pub id: i64,
+    /// Workspace id.
+    pub workspace: String,
+    /// What made it: `extract`, `dream`, `forget`, `remember`, `undo`.
+    pub kind: String,
+    /// The memory task that made it, if any.
+    pub task: Option<String>,
+    /// A human label.
+    pub label: String,
+    /// When it began (RFC 3339, UTC).
+    pub at: String,
+    /// The group this one undid, if it is a group undo.
+    pub undoes: Option<i64>,
+    /// Its changes, oldest first.
+    pub changes: Vec<ChangeSummary>,
+}
 
 /// Largest content kept verbatim; larger sides keep only their hash.
 pub const MAX_KEPT_BYTES: usize = crate::fsutil::MAX_FILE_BYTES as usize;
@@ -54,6 +108,8 @@ pub struct ChangeSummary {
     /// The change this one undid, if it is an undo.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undoes: Option<i64>,
+    /// The change group it belongs to (`null`: a single change).
+    pub group: Option<i64>,
 }
 
 /// One journaled change with its content.
@@ -127,13 +183,14 @@ impl Journal {
         &self,
         workspace: &str,
         path: &str,
-        source: ChangeSource,
+        origin: impl Into<Origin>,
         before: Option<&[u8]>,
         before_hash: Option<&str>,
         after: Option<&[u8]>,
         after_hash: Option<&str>,
         undoes: Option<i64>,
     ) -> Result<i64> {
+        let origin = origin.into();
         let op = match (before_hash, after_hash) {
             (None, Some(_)) => "create",
             (Some(_), None) => "delete",
@@ -141,9 +198,9 @@ impl Journal {
         };
         self.conn
             .execute(
-                "INSERT INTO changes (workspace, path, source, at, op, before, after, before_hash, after_hash, undoes)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                params![workspace, path, source.as_str(), now(), op, keep(before), keep(after), before_hash, after_hash, undoes],
+                "INSERT INTO changes (workspace, path, source, at, op, before, after, before_hash, after_hash, undoes, grp)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                params![workspace, path, origin.source.as_str(), now(), op, keep(before), keep(after), before_hash, after_hash, undoes, origin.group],
             )
             .map_err(db::err("writing the journal"))?;
         Ok(self.conn.last_insert_rowid())
@@ -186,12 +243,12 @@ impl Journal {
         &self,
         workspace: &str,
         path: &str,
-        source: ChangeSource,
+        origin: impl Into<Origin>,
         before: (Option<&[u8]>, Option<&str>),
         after: (Option<&[u8]>, Option<&str>),
     ) -> Result<i64> {
         let id = self.begin(
-            workspace, path, source, before.0, before.1, after.0, after.1, None,
+            workspace, path, origin, before.0, before.1, after.0, after.1, None,
         )?;
         self.commit(id)?;
         Ok(id)
@@ -251,7 +308,7 @@ impl Journal {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT id, workspace, path, source, at, op, undoes FROM changes
+                "SELECT id, workspace, path, source, at, op, undoes, grp FROM changes
                  WHERE state = 'done' AND (?1 IS NULL OR workspace = ?1) AND (?2 IS NULL OR path = ?2)
                  ORDER BY id DESC LIMIT ?3",
             )
@@ -266,22 +323,91 @@ impl Journal {
     pub fn get(&self, id: i64) -> Result<Change> {
         self.conn
             .query_row(
-                "SELECT id, workspace, path, source, at, op, undoes, before, after, before_hash, after_hash
+                "SELECT id, workspace, path, source, at, op, undoes, grp, before, after, before_hash, after_hash
                  FROM changes WHERE id = ?1 AND state = 'done'",
                 [id],
+                change_row,
+            )
+            .optional()
+            .map_err(db::err("reading the journal"))?
+            .ok_or_else(|| Error::not_found(format!("no change {id}: see `mnemo history`")))
+    }
+
+    /// Open a change group for one job's changes; pass the id in [`Origin::group`].
+    pub fn begin_group(
+        &self,
+        workspace: &str,
+        kind: &str,
+        task: Option<&str>,
+        label: &str,
+        undoes: Option<i64>,
+    ) -> Result<i64> {
+        self.conn
+            .execute(
+                "INSERT INTO groups (workspace, kind, task, label, at, undoes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![workspace, kind, task, label, now(), undoes],
+            )
+            .map_err(db::err("writing the journal"))?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// A change group with its changes (oldest first). `not_found` for an unknown id.
+    pub fn group(&self, id: i64) -> Result<GroupInfo> {
+        let mut info = self
+            .conn
+            .query_row(
+                "SELECT id, workspace, kind, task, label, at, undoes FROM groups WHERE id = ?1",
+                [id],
                 |r| {
-                    Ok(Change {
-                        summary: summary_row(r)?,
-                        before: r.get(7)?,
-                        after: r.get(8)?,
-                        before_hash: r.get(9)?,
-                        after_hash: r.get(10)?,
+                    Ok(GroupInfo {
+                        id: r.get(0)?,
+                        workspace: r.get(1)?,
+                        kind: r.get(2)?,
+                        task: r.get(3)?,
+                        label: r.get(4)?,
+                        at: r.get(5)?,
+                        undoes: r.get(6)?,
+                        changes: Vec::new(),
                     })
                 },
             )
             .optional()
             .map_err(db::err("reading the journal"))?
-            .ok_or_else(|| Error::not_found(format!("no change {id}: see `mnemo history`")))
+            .ok_or_else(|| {
+                Error::not_found(format!("no change group {id}: see `mnemo history`"))
+            })?;
+        info.changes = self
+            .group_changes(id)?
+            .into_iter()
+            .map(|c| c.summary)
+            .collect();
+        Ok(info)
+    }
+
+    /// Every applied change of a group, with content, oldest first.
+    pub fn group_changes(&self, id: i64) -> Result<Vec<Change>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT id, workspace, path, source, at, op, undoes, grp, before, after, before_hash, after_hash
+                 FROM changes WHERE grp = ?1 AND state = 'done' ORDER BY id",
+            )
+            .map_err(db::err("reading the journal"))?;
+        st.query_map([id], change_row)
+            .and_then(Iterator::collect)
+            .map_err(db::err("reading the journal"))
+    }
+
+    /// The group a task's changes were recorded in, if it made any group.
+    pub fn group_of_task(&self, task: &str) -> Result<Option<i64>> {
+        self.conn
+            .query_row(
+                "SELECT id FROM groups WHERE task = ?1 ORDER BY id DESC LIMIT 1",
+                [task],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(db::err("reading the journal"))
     }
 
     /// The newest change recorded for a path whose result has this hash (who made it?).
@@ -305,6 +431,16 @@ impl Journal {
     }
 }
 
+fn change_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Change> {
+    Ok(Change {
+        summary: summary_row(r)?,
+        before: r.get(8)?,
+        after: r.get(9)?,
+        before_hash: r.get(10)?,
+        after_hash: r.get(11)?,
+    })
+}
+
 fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChangeSummary> {
     let source: String = r.get(3)?;
     Ok(ChangeSummary {
@@ -315,6 +451,7 @@ fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChangeSummary> {
         at: r.get(4)?,
         op: r.get(5)?,
         undoes: r.get(6)?,
+        group: r.get(7)?,
     })
 }
 

@@ -7,6 +7,8 @@
 //! - [`index`], [`tokenize`]: the SQLite + FTS5 index (CJK-aware, NFKC-folded).
 //! - [`watch`]: the debounced watcher that applies outside edits and emits `memory_changed`.
 //! - [`lock`]: the consolidation lock shared with Qwen Code.
+//! - [`settings`]: the owner of `settings.toml` and `llm.key`.
+//! - [`tasks`]: `tasks.db`, background memory tasks seen by every process.
 //! - [`vault`]: the facade tying these together — start here.
 //!
 //! ```no_run
@@ -27,7 +29,9 @@ pub mod index;
 pub mod journal;
 pub mod lock;
 pub mod memory_md;
+pub mod settings;
 pub mod state;
+pub mod tasks;
 pub mod tokenize;
 pub mod vault;
 pub mod watch;

@@ -8,9 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use mnemo_core::{Error, ErrorCode, Result, WorkspaceKind};
-use serde::{Deserialize, Serialize};
-
-use crate::fsutil;
+use serde::Serialize;
 
 /// The id of the workspace that exists from the first run.
 pub const PERSONAL: &str = "personal";
@@ -26,24 +24,7 @@ pub struct Home {
     pub qwen_dir: PathBuf,
 }
 
-/// User settings kept in `settings.toml`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, specta::Type)]
-#[serde(default)]
-pub struct Settings {
-    /// Folders the user added as workspaces.
-    pub folders: Vec<FolderEntry>,
-    /// Other tables (`[llm]`, …) owned by other parts; kept as they are when folders change.
-    #[serde(flatten)]
-    #[specta(skip)]
-    pub other: toml::Table,
-}
-
-/// A user-added folder.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
-pub struct FolderEntry {
-    /// Absolute path of the memory folder.
-    pub path: PathBuf,
-}
+pub use crate::settings::{FolderEntry, Settings};
 
 /// One memory root plus where its bookkeeping lives.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
@@ -111,30 +92,20 @@ impl Home {
         self.root.join("journal.db")
     }
 
-    fn settings_path(&self) -> PathBuf {
-        self.root.join("settings.toml")
+    /// Path of `tasks.db` (background memory tasks; see [`crate::tasks`]).
+    #[must_use]
+    pub fn tasks_path(&self) -> PathBuf {
+        self.root.join("tasks.db")
     }
 
-    /// Read `settings.toml` (missing → defaults; unreadable → a `corrupt` error naming the line).
+    /// The folder list from `settings.toml` (see [`crate::settings`], its owner).
     pub fn settings(&self) -> Result<Settings> {
-        let path = self.settings_path();
-        match fs::read_to_string(&path) {
-            Ok(text) => toml::from_str(&text).map_err(|e| {
-                Error::new(
-                    ErrorCode::Corrupt,
-                    format!("{} is not valid: {e}; fix or remove it", path.display()),
-                )
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
-            Err(e) => Err(Error::io(format!("reading {}", path.display()), &e)),
-        }
+        crate::settings::folders(&self.root)
     }
 
-    /// Write `settings.toml` atomically.
+    /// Replace the folder list; every other table of `settings.toml` is kept.
     pub fn save_settings(&self, settings: &Settings) -> Result<()> {
-        let text = toml::to_string_pretty(settings)
-            .map_err(|e| Error::new(ErrorCode::Io, format!("encoding settings: {e}")))?;
-        fsutil::write_atomic(&self.settings_path(), text.as_bytes())
+        crate::settings::save_folders(&self.root, settings)
     }
 
     /// Every workspace: `personal` first, then Mnemo's others, Claude Code's, Qwen Code's, folders.
@@ -330,25 +301,6 @@ pub fn canonical_git_root(dir: &Path) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn saving_folders_keeps_other_tables() {
-        let d = tempfile::tempdir().unwrap();
-        let home = Home {
-            root: d.path().to_path_buf(),
-            claude_dir: d.path().join("c"),
-            qwen_dir: d.path().join("q"),
-        };
-        std::fs::write(d.path().join("settings.toml"), "[llm]\nmodel = \"qwen3\"\n").unwrap();
-        let mut s = home.settings().unwrap();
-        s.folders.push(FolderEntry {
-            path: d.path().to_path_buf(),
-        });
-        home.save_settings(&s).unwrap();
-        let text = std::fs::read_to_string(d.path().join("settings.toml")).unwrap();
-        assert!(text.contains("[llm]") && text.contains("qwen3"), "{text}");
-        assert!(text.contains("[[folders]]"));
-    }
 
     #[test]
     fn sanitize_replaces_everything_outside_alnum() {

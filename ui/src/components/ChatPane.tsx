@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { commands } from "../lib/bindings";
 import type { ModelSettings as Settings, SessionInfo } from "../lib/bindings";
-import { onChatEvent, toUiError, unwrap } from "../lib/transport";
+import { onChatEvent } from "../lib/transport";
 import type { UiError } from "../lib/transport";
 import { chatReducer, EMPTY_CHAT, isConfigured, restoreInput, sortSessions } from "../lib/chat";
+import { useCommand } from "../lib/useCommand";
 import { ChatMessageView } from "./ChatMessage";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { InlineError } from "./InlineError";
@@ -34,20 +35,12 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [deleting, setDeleting] = useState(false);
 
-  const alive = useRef(true);
-  const loadSeq = useRef(0);
+  const { run, cancel } = useCommand();
   const sending = useRef(false);
   const stopRequested = useRef(false);
   const messagesRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const inputRef = useRef<HTMLTextAreaElement>(null);
-
-  useEffect(() => {
-    alive.current = true;
-    return () => {
-      alive.current = false;
-    };
-  }, []);
 
   const sessionId = chat.session;
   const current = sessions?.find((s) => s.id === sessionId) ?? null;
@@ -57,78 +50,55 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
     setSessions((list) => sortSessions([s, ...(list ?? []).filter((x) => x.id !== s.id)]));
   }, []);
 
-  /** Shows a session's saved messages. */
+  /** Shows a session's saved messages (a newer call drops what an older one loads). */
   const openSession = useCallback(
     async (id: string | null) => {
-      const seq = ++loadSeq.current;
+      cancel("transcript");
       dispatch({ type: "reset", session: id });
       setPaneError(null);
       setRenaming(null);
       if (id === null) return;
       setLoading(true);
-      try {
-        const t = unwrap(await commands.chatTranscript(workspace, id));
-        if (!alive.current || seq !== loadSeq.current) return;
-        dispatch({ type: "loaded", session: id, lines: t.messages });
-        replaceSession(t.session);
-      } catch (e) {
-        if (alive.current && seq === loadSeq.current) setPaneError(toUiError(e));
-      } finally {
-        if (alive.current && seq === loadSeq.current) setLoading(false);
-      }
+      const answer = await run(commands.chatTranscript(workspace, id), "transcript");
+      if (!answer) return;
+      if (answer.ok) {
+        dispatch({ type: "loaded", session: id, lines: answer.data.messages });
+        replaceSession(answer.data.session);
+      } else setPaneError(answer.error);
+      setLoading(false);
     },
-    [workspace, replaceSession],
+    [run, cancel, workspace, replaceSession],
   );
 
   const refreshSessions = useCallback(async () => {
-    try {
-      const list = unwrap(await commands.chatSessions(workspace));
-      if (alive.current) setSessions(sortSessions(list));
-    } catch {
-      // The list stays as it was; the next action reports a lasting problem.
-    }
-  }, [workspace]);
+    const answer = await run(commands.chatSessions(workspace));
+    // On failure the list stays as it was; the next action reports a lasting problem.
+    if (answer?.ok) setSessions(sortSessions(answer.data));
+  }, [run, workspace]);
 
   // Sessions of the workspace; open the most recent.
   useEffect(() => {
-    let cancelled = false;
-    commands
-      .chatSessions(workspace)
-      .then(unwrap)
-      .then(
-        (list) => {
-          if (cancelled) return;
-          const sorted = sortSessions(list);
-          setSessions(sorted);
-          void openSession(sorted[0]?.id ?? null);
-        },
-        (e: unknown) => {
-          if (cancelled) return;
-          setSessions([]);
-          setPaneError(toUiError(e));
-        },
-      );
-    return () => {
-      cancelled = true;
-    };
-  }, [workspace, openSession]);
+    void run(commands.chatSessions(workspace), "sessions").then((answer) => {
+      if (!answer) return;
+      if (answer.ok) {
+        const sorted = sortSessions(answer.data);
+        setSessions(sorted);
+        void openSession(sorted[0]?.id ?? null);
+      } else {
+        setSessions([]);
+        setPaneError(answer.error);
+      }
+    });
+    return () => cancel("sessions");
+  }, [run, cancel, workspace, openSession]);
 
   // Whether a model is configured (for the banner).
   useEffect(() => {
-    let cancelled = false;
-    commands
-      .getModelSettings()
-      .then(unwrap)
-      .then(
-        (s) => {
-          if (!cancelled) setModel(s);
-        },
-        () => {},
-      );
-    return () => {
-      cancelled = true;
-    };
-  }, []);
+    void run(commands.getModelSettings(), "model").then((answer) => {
+      if (answer?.ok) setModel(answer.data);
+    });
+    return () => cancel("model");
+  }, [run, cancel]);
 
   // Replies streaming, recall, tool use and extraction for this workspace.
   useEffect(
@@ -153,32 +123,30 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
     try {
       let id = sessionId;
       if (id === null) {
-        try {
-          const s = unwrap(await commands.chatCreate(workspace, null));
-          if (!alive.current) return;
-          replaceSession(s);
-          dispatch({ type: "reset", session: s.id });
-          id = s.id;
-        } catch (e) {
-          if (alive.current) setSendError(toUiError(e));
+        const created = await run(commands.chatCreate(workspace, null));
+        if (!created) return;
+        if (!created.ok) {
+          setSendError(created.error);
           return;
         }
+        replaceSession(created.data);
+        dispatch({ type: "reset", session: created.data.id });
+        id = created.data.id;
       }
       stopRequested.current = false;
       atBottom.current = true;
       setInput("");
       dispatch({ type: "sent", session: id, text });
-      try {
-        const result = unwrap(await commands.chatSend(workspace, id, text));
-        if (!alive.current) return;
-        dispatch({ type: "done", session: id, result });
+      const answer = await run(commands.chatSend(workspace, id, text));
+      if (!answer) return;
+      if (answer.ok) {
+        dispatch({ type: "done", session: id, result: answer.data });
         void refreshSessions();
-      } catch (e) {
-        if (!alive.current) return;
+      } else {
         const stopped = stopRequested.current;
         dispatch({ type: "failed", session: id, stopped });
         setInput((cur) => restoreInput(cur, text));
-        if (!stopped) setSendError(toUiError(e));
+        if (!stopped) setSendError(answer.error);
       }
     } finally {
       sending.current = false;
@@ -189,67 +157,58 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
     const p = chat.pending;
     if (!p) return;
     stopRequested.current = true;
-    try {
-      unwrap(await commands.chatCancel(p.session));
-    } catch (e) {
-      if (alive.current) setSendError(toUiError(e));
-    }
+    const answer = await run(commands.chatCancel(p.session));
+    if (answer && !answer.ok) setSendError(answer.error);
   };
 
   const newChat = async () => {
     setPaneError(null);
-    try {
-      const s = unwrap(await commands.chatCreate(workspace, null));
-      if (!alive.current) return;
-      replaceSession(s);
-      void openSession(s.id);
-      inputRef.current?.focus();
-    } catch (e) {
-      if (alive.current) setPaneError(toUiError(e));
+    const answer = await run(commands.chatCreate(workspace, null));
+    if (!answer) return;
+    if (!answer.ok) {
+      setPaneError(answer.error);
+      return;
     }
+    replaceSession(answer.data);
+    void openSession(answer.data.id);
+    inputRef.current?.focus();
   };
 
   const saveTitle = async () => {
     const title = renaming?.trim();
     setRenaming(null);
     if (!current || !title || title === current.title) return;
-    try {
-      replaceSession(unwrap(await commands.chatUpdate(workspace, current.id, title, null)));
-    } catch (e) {
-      if (alive.current) setPaneError(toUiError(e));
-    }
+    const answer = await run(commands.chatUpdate(workspace, current.id, title, null));
+    if (!answer) return;
+    if (answer.ok) replaceSession(answer.data);
+    else setPaneError(answer.error);
   };
 
   const setIgnoreMemory = async (ignore: boolean) => {
     if (!current) return;
     setPaneError(null);
     replaceSession({ ...current, ignore_memory: ignore });
-    try {
-      replaceSession(unwrap(await commands.chatUpdate(workspace, current.id, null, ignore)));
-    } catch (e) {
-      if (!alive.current) return;
+    const answer = await run(commands.chatUpdate(workspace, current.id, null, ignore));
+    if (!answer) return;
+    if (answer.ok) replaceSession(answer.data);
+    else {
       replaceSession(current);
-      setPaneError(toUiError(e));
+      setPaneError(answer.error);
     }
   };
 
   const deleteChat = async () => {
     if (!current) return;
     setDeleting(true);
-    try {
-      unwrap(await commands.chatDelete(workspace, current.id));
-      if (!alive.current) return;
+    const answer = await run(commands.chatDelete(workspace, current.id));
+    if (!answer) return;
+    setConfirmDelete(false);
+    if (answer.ok) {
       const rest = (sessions ?? []).filter((s) => s.id !== current.id);
       setSessions(rest);
-      setConfirmDelete(false);
       void openSession(rest[0]?.id ?? null);
-    } catch (e) {
-      if (!alive.current) return;
-      setConfirmDelete(false);
-      setPaneError(toUiError(e));
-    } finally {
-      if (alive.current) setDeleting(false);
-    }
+    } else setPaneError(answer.error);
+    setDeleting(false);
   };
 
   const openMemory = useCallback((path: string) => onOpenMemory(workspace, path), [onOpenMemory, workspace]);

@@ -4,29 +4,14 @@ import type { MemoryDetail, MemoryType, WorkspaceInfo, WriteOutcome } from "../l
 import { isTauri, toUiError, unwrap } from "../lib/transport";
 import type { UiError } from "../lib/transport";
 import { formatTime, MEMORY_TYPES, TYPE_LABELS } from "../lib/format";
+import type { ChangeSignal, Draft, Target } from "../lib/browser";
+import { useCommand } from "../lib/useCommand";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { HistoryPanel } from "./HistoryPanel";
 import { InlineError } from "./InlineError";
 import { MarkdownEditor } from "./MarkdownEditor";
 import { MarkdownPreview } from "./MarkdownPreview";
 import { useToast } from "./Toasts";
-
-export interface Draft {
-  name: string;
-  description: string;
-  type: MemoryType | "";
-  body: string;
-}
-
-export type Target =
-  | { mode: "existing"; workspace: string; path: string }
-  | { mode: "new"; workspace: string | null; path?: string; draft?: Draft };
-
-/** memory_changed events gathered since the last signal; `seq` makes each signal distinct. */
-export interface ChangeSignal {
-  seq: number;
-  changes: { workspace: string; paths: string[] }[];
-}
 
 interface Props {
   target: Target;
@@ -69,6 +54,7 @@ export function DetailPane(props: Props) {
   const { target, workspaces, change, onDirtyChange, onCreated, onSaved, onDeleted, onClose, onRecreate } =
     props;
   const toast = useToast();
+  const { run, cancel } = useCommand();
   const isNew = target.mode === "new";
 
   const [base, setBase] = useState<MemoryDetail | null>(null);
@@ -108,47 +94,39 @@ export function DetailPane(props: Props) {
   // Load the memory.
   useEffect(() => {
     if (target.mode !== "existing") return;
-    let cancelled = false;
-    commands
-      .get(target.workspace, target.path)
-      .then(unwrap)
-      .then(
-        (d) => {
-          if (cancelled) return;
-          setBase(d);
-          setForm(draftOf(d));
-        },
-        (e: unknown) => {
-          if (!cancelled) setLoadError(toUiError(e));
-        },
-      );
-    return () => {
-      cancelled = true;
-    };
-  }, [target]);
+    void run(commands.get(target.workspace, target.path), "load").then((answer) => {
+      if (!answer) return;
+      if (answer.ok) {
+        setBase(answer.data);
+        setForm(draftOf(answer.data));
+      } else setLoadError(answer.error);
+    });
+    return () => cancel("load");
+  }, [run, cancel, target]);
 
   /** Re-reads the file after a change on disk; never clobbers unsaved edits. */
   const checkDisk = useCallback(async () => {
     const cur = live.current.base;
     if (!cur || live.current.saving) return;
-    try {
-      const fresh = unwrap(await commands.get(cur.workspace, cur.path));
-      const now = live.current;
-      if (!now.base || fresh.hash === now.base.hash) return;
-      if (now.dirty) setDisk({ kind: "changed", fresh });
-      else {
-        setBase(fresh);
-        setForm(draftOf(fresh));
-        setDisk(null);
-      }
-      setGone(false);
-    } catch (e) {
-      const err = toUiError(e);
-      if (err.code !== "not_found") return;
+    const answer = await run(commands.get(cur.workspace, cur.path));
+    if (!answer) return;
+    if (!answer.ok) {
+      if (answer.error.code !== "not_found") return;
       if (live.current.dirty) setDisk({ kind: "deleted" });
       else setGone(true);
+      return;
     }
-  }, []);
+    const fresh = answer.data;
+    const now = live.current;
+    if (!now.base || fresh.hash === now.base.hash) return;
+    if (now.dirty) setDisk({ kind: "changed", fresh });
+    else {
+      setBase(fresh);
+      setForm(draftOf(fresh));
+      setDisk(null);
+    }
+    setGone(false);
+  }, [run]);
 
   useEffect(() => {
     if (!change || target.mode !== "existing") return;

@@ -4,6 +4,7 @@ import type { ChangeDiff, ChangeSummary, WriteOutcome } from "../lib/bindings";
 import { toUiError, unwrap } from "../lib/transport";
 import type { UiError } from "../lib/transport";
 import { formatTime } from "../lib/format";
+import { useCommand } from "../lib/useCommand";
 import { DiffView } from "./DiffView";
 import { InlineError } from "./InlineError";
 import { useToast } from "./Toasts";
@@ -24,6 +25,7 @@ const OP_LABELS: Record<string, string> = { create: "created", modify: "modified
 
 export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndone }: Props) {
   const toast = useToast();
+  const { run, cancel } = useCommand();
   const [items, setItems] = useState<ChangeSummary[] | null>(null);
   const [loadError, setLoadError] = useState<UiError | null>(null);
   const [selected, setSelected] = useState<number | null>(null);
@@ -34,45 +36,27 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
   const [reload, setReload] = useState(0);
 
   useEffect(() => {
-    let cancelled = false;
-    commands
-      .history(workspace, path, 100)
-      .then(unwrap)
-      .then(
-        (list) => {
-          if (cancelled) return;
-          setItems(list);
-          setLoadError(null);
-        },
-        (e: unknown) => {
-          if (!cancelled) setLoadError(toUiError(e));
-        },
-      );
-    return () => {
-      cancelled = true;
-    };
-  }, [workspace, path, refreshKey, reload]);
+    void run(commands.history(workspace, path, 100), "history").then((answer) => {
+      if (!answer) return;
+      if (answer.ok) {
+        setItems(answer.data);
+        setLoadError(null);
+      } else setLoadError(answer.error);
+    });
+    return () => cancel("history");
+  }, [run, cancel, workspace, path, refreshKey, reload]);
 
   useEffect(() => {
     if (selected === null) return;
-    let cancelled = false;
-    commands
-      .diff(selected)
-      .then(unwrap)
-      .then(
-        (d) => {
-          if (cancelled) return;
-          setDiff(d);
-          setDiffError(null);
-        },
-        (e: unknown) => {
-          if (!cancelled) setDiffError(toUiError(e));
-        },
-      );
-    return () => {
-      cancelled = true;
-    };
-  }, [selected, refreshKey]);
+    void run(commands.diff(selected), "diff").then((answer) => {
+      if (!answer) return;
+      if (answer.ok) {
+        setDiff(answer.data);
+        setDiffError(null);
+      } else setDiffError(answer.error);
+    });
+    return () => cancel("diff");
+  }, [run, cancel, selected, refreshKey]);
 
   const select = (id: number) => {
     if (id === selected) return;

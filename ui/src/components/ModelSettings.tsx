@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { commands } from "../lib/bindings";
 import type { ModelSettings as Settings } from "../lib/bindings";
-import { toUiError, unwrap } from "../lib/transport";
 import type { UiError } from "../lib/transport";
+import { useCommand } from "../lib/useCommand";
 import { InlineError } from "./InlineError";
 
 interface Props {
@@ -87,34 +87,18 @@ export function ModelSettings({ onClose, onSaved }: Props) {
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
   const [test, setTest] = useState<TestState>(null);
-  const alive = useRef(true);
+  const { run, cancel, alive } = useCommand();
 
   useEffect(() => {
-    alive.current = true;
-    return () => {
-      alive.current = false;
-    };
-  }, []);
-
-  useEffect(() => {
-    let cancelled = false;
-    commands
-      .getModelSettings()
-      .then(unwrap)
-      .then(
-        (s) => {
-          if (cancelled) return;
-          setLoaded(s);
-          setForm(formOf(s));
-        },
-        (e: unknown) => {
-          if (!cancelled) setLoadError(toUiError(e));
-        },
-      );
-    return () => {
-      cancelled = true;
-    };
-  }, []);
+    void run(commands.getModelSettings(), "load").then((answer) => {
+      if (!answer) return;
+      if (answer.ok) {
+        setLoaded(answer.data);
+        setForm(formOf(answer.data));
+      } else setLoadError(answer.error);
+    });
+    return () => cancel("load");
+  }, [run, cancel]);
 
   const dirty = !!form && !!loaded && !sameForm(form, formOf(loaded));
 
@@ -133,36 +117,34 @@ export function ModelSettings({ onClose, onSaved }: Props) {
     }
     setBusy(true);
     setError(null);
-    try {
-      const s = unwrap(await commands.setModelSettings(out));
-      if (!alive.current) return false;
-      setLoaded(s);
-      setForm(formOf(s));
-      setSaved(true);
-      onSaved(s);
-      return true;
-    } catch (e) {
-      if (alive.current) setError(toUiError(e));
+    const answer = await run(commands.setModelSettings(out));
+    if (!answer) return false;
+    setBusy(false);
+    if (!answer.ok) {
+      setError(answer.error);
       return false;
-    } finally {
-      if (alive.current) setBusy(false);
     }
+    const s = answer.data;
+    setLoaded(s);
+    setForm(formOf(s));
+    setSaved(true);
+    onSaved(s);
+    return true;
   };
 
   const testConnection = async () => {
     setTest(null);
     if (dirty && !(await save())) return;
-    if (!alive.current) return;
+    if (!alive()) return;
     setBusy(true);
     setTest({ state: "running" });
-    try {
-      const r = unwrap(await commands.testModel());
-      if (alive.current) setTest({ state: "ok", text: `Connected: ${r.model} answered in ${r.latency_ms} ms` });
-    } catch (e) {
-      if (alive.current) setTest({ state: "failed", error: toUiError(e) });
-    } finally {
-      if (alive.current) setBusy(false);
-    }
+    const answer = await run(commands.testModel());
+    if (!answer) return;
+    setBusy(false);
+    if (answer.ok) {
+      const r = answer.data;
+      setTest({ state: "ok", text: `Connected: ${r.model} answered in ${r.latency_ms} ms` });
+    } else setTest({ state: "failed", error: answer.error });
   };
 
   const overrides = loaded?.env_overrides ?? [];

@@ -1,10 +1,10 @@
 import { useState } from "react";
 import type { Status, WorkspaceInfo } from "../lib/bindings";
 import type { UiError } from "../lib/transport";
+import type { View } from "../lib/browser";
 import { KIND_LABELS, KIND_ORDER } from "../lib/format";
+import { useCommand } from "../lib/useCommand";
 import { InlineError } from "./InlineError";
-
-export type View = "memories" | "history";
 
 interface Props {
   workspaces: WorkspaceInfo[];
@@ -40,6 +40,7 @@ export function Sidebar({
   const [path, setPath] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<UiError | null>(null);
+  const { alive } = useCommand();
 
   const total = workspaces.reduce((n, w) => n + w.counts.topics, 0);
 
@@ -49,6 +50,7 @@ export function Sidebar({
     setBusy(true);
     setError(null);
     const err = await onAddFolder(p);
+    if (!alive()) return;
     setBusy(false);
     if (err) setError(err);
     else {

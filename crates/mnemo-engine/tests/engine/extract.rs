@@ -1,7 +1,8 @@
 //! Extraction end to end against the fake model: the slice after the cursor, the agent's write,
 //! the entry filters, cursor/meta/telemetry bookkeeping, skip and failure paths.
 
-use mnemo_engine::extract::{ExtractResult, run_extract};
+use mnemo_core::ChangeSource;
+use mnemo_engine::extract::{ExtractRequest, ExtractResult, run_extract};
 use mnemo_llm::{CancellationToken, Message};
 use mnemo_store::Vault;
 use mnemo_testkit::{FakeModel, Reply};
@@ -16,17 +17,16 @@ async fn extract(
     transcript: &[Message],
     chat_wrote: bool,
 ) -> ExtractResult {
-    run_extract(
-        v,
-        &client(fake),
-        "personal",
-        "s1",
-        transcript,
-        chat_wrote,
-        &CancellationToken::new(),
-    )
-    .await
-    .unwrap()
+    let req = ExtractRequest {
+        workspace: "personal",
+        session_id: "s1",
+        messages: transcript,
+        chat_wrote_memory: chat_wrote,
+        origin: ChangeSource::Extract.into(),
+    };
+    run_extract(v, &client(fake), &req, &CancellationToken::new(), |_| {})
+        .await
+        .unwrap()
 }
 
 const ROLE: &str = "---\nname: Role\ndescription: Senior Go engineer new to React\ntype: user\n---\nSenior Go engineer, first React project.\nWhy: said so.\n\nIs currently fixing a flaky test\n";

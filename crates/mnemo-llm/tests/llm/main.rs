@@ -295,39 +295,18 @@ async fn embeddings_keep_input_order() {
 }
 
 #[test]
-fn settings_round_trip_keep_other_tables_and_protect_the_key() {
-    let d = tempfile::tempdir().unwrap();
-    std::fs::write(
-        d.path().join("settings.toml"),
-        "[[folders]]\npath = \"/tmp/notes\"\n",
-    )
-    .unwrap();
+fn stored_settings_round_trip_without_the_key() {
     let s = LlmSettings {
         base_url: "http://127.0.0.1:11434/v1".into(),
         api_key: Some("sk-secret".into()),
         model: "qwen3".into(),
         ..LlmSettings::default()
     };
-    s.save(d.path()).unwrap();
-    let text = std::fs::read_to_string(d.path().join("settings.toml")).unwrap();
-    assert!(text.contains("[[folders]]") && text.contains("qwen3"));
-    assert!(
-        !text.contains("sk-secret"),
-        "the key is not in settings.toml"
-    );
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        assert_eq!(
-            std::fs::metadata(d.path().join("llm.key"))
-                .unwrap()
-                .permissions()
-                .mode()
-                & 0o777,
-            0o600
-        );
-    }
-    let back = LlmSettings::load(d.path()).unwrap();
+    let table = s.to_stored().unwrap();
+    let text = toml::to_string(&table).unwrap();
+    assert!(text.contains("qwen3"));
+    assert!(!text.contains("sk-secret"), "the key is never in [llm]");
+    let back = LlmSettings::from_stored(Some(table), Some("sk-secret".into())).unwrap();
     assert_eq!(back, s);
     assert_eq!(
         back.fast(),
@@ -336,4 +315,9 @@ fn settings_round_trip_keep_other_tables_and_protect_the_key() {
     );
     assert!(!format!("{back:?}").contains("sk-secret"), "never in logs");
     assert!(!LlmSettings::default().is_configured());
+    let bad = toml::Value::String("nope".into());
+    assert_eq!(
+        LlmSettings::from_stored(Some(bad), None).unwrap_err().code,
+        mnemo_core::ErrorCode::Corrupt
+    );
 }

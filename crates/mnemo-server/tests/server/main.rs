@@ -269,7 +269,24 @@ async fn capabilities_name_every_command() {
         .iter()
         .map(|c| c.as_str().unwrap())
         .collect();
-    assert_eq!(commands, mnemo_api::COMMANDS);
+    let served: Vec<&str> = mnemo_api::COMMANDS
+        .iter()
+        .filter(|c| !c.desktop_only)
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(commands, served);
+    assert_eq!(caps["desktopOnly"], serde_json::json!(["open_folder"]));
+    // A desktop-only command over HTTP says so (the browser UI hides it instead).
+    let r = client()
+        .post(format!("{}/api/open_folder", s.base))
+        .bearer_auth(&s.token)
+        .json(&serde_json::json!({"workspace": "personal"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 501);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "desktop_only");
 }
 
 #[tokio::test]

@@ -1,0 +1,320 @@
+//! Chat over the API: sessions, transcripts, and turns — the engine's [`Turn`] does the turn;
+//! this module only runs it on the model runtime, streams its events to subscribers as
+//! [`ChatEvent`]s, and schedules the extraction that follows as a memory task.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use mnemo_core::{Error, ErrorCode, Result};
+use mnemo_engine::RecallResult;
+use mnemo_engine::chat::{
+    FollowUp, NEW_CHAT_TITLE, Record, SessionInfo, Sessions, Turn, TurnEvent, TurnResult,
+};
+use mnemo_engine::extract::ExtractResult;
+use mnemo_llm::{CancellationToken, Delta, Role};
+use serde::Serialize;
+use specta::Type;
+
+use crate::Api;
+
+/// Longest chat message accepted.
+pub const MAX_MESSAGE_BYTES: usize = 100_000;
+
+/// What happens in chats, as it happens.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ChatEvent {
+    /// Recall chose what goes into the prompt (before the model answers).
+    Recalled {
+        /// Workspace.
+        workspace: String,
+        /// Session.
+        session: String,
+        /// What was recalled and why.
+        recall: RecallResult,
+    },
+    /// More reply text.
+    Delta {
+        /// Workspace.
+        workspace: String,
+        /// Session.
+        session: String,
+        /// The new text.
+        text: String,
+    },
+    /// The chat model ran a memory tool.
+    Tool {
+        /// Workspace.
+        workspace: String,
+        /// Session.
+        session: String,
+        /// Tool name.
+        name: String,
+    },
+    /// Background extraction started for a session.
+    Extracting {
+        /// Workspace.
+        workspace: String,
+        /// Session.
+        session: String,
+        /// Its memory task.
+        task: String,
+    },
+    /// Background extraction finished.
+    Extracted {
+        /// Workspace.
+        workspace: String,
+        /// Session.
+        session: String,
+        /// Its memory task.
+        task: String,
+        /// What it wrote.
+        result: ExtractResult,
+    },
+}
+
+/// One message of a transcript.
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct ChatLine {
+    /// `user` or `assistant`.
+    pub role: String,
+    /// Text.
+    pub text: String,
+    /// When (RFC 3339).
+    pub at: String,
+    /// For an assistant message: the memories recall put in the prompt for that turn.
+    pub recalled: Vec<String>,
+    /// For an assistant message: memory files written after it (by the chat model itself or
+    /// by extraction).
+    pub wrote: Vec<String>,
+}
+
+/// A session with its messages.
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct ChatTranscript {
+    /// The session.
+    pub session: SessionInfo,
+    /// Its messages, oldest first.
+    pub messages: Vec<ChatLine>,
+}
+
+/// A reply being written; leaves `turns` when dropped.
+struct Running<'a> {
+    turns: &'a Mutex<std::collections::HashMap<String, CancellationToken>>,
+    session: &'a str,
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.turns
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(self.session);
+    }
+}
+
+pub(crate) fn check_message(message: &str) -> Result<()> {
+    if message.len() > MAX_MESSAGE_BYTES {
+        return Err(Error::new(
+            ErrorCode::TooLarge,
+            format!("a chat message may be at most {MAX_MESSAGE_BYTES} bytes"),
+        ));
+    }
+    Ok(())
+}
+
+// Commands take owned arguments: transports hand over values they deserialised.
+#[allow(clippy::needless_pass_by_value)]
+impl Api {
+    fn sessions(&self, workspace: &str) -> Result<Sessions> {
+        Ok(Sessions::of(&self.vault.workspace(workspace)?))
+    }
+
+    /// Every chat event from now on (replies streaming, recall, extraction).
+    pub fn subscribe_chat(&self) -> std::sync::mpsc::Receiver<ChatEvent> {
+        self.model.bus.subscribe()
+    }
+
+    /// `/memory` without a chat: what memory a workspace uses and what happened to it lately.
+    pub fn memory_status(&self, workspace: String, session: Option<String>) -> Result<String> {
+        mnemo_engine::chat::memory_status(&self.vault, &workspace, session.as_deref())
+    }
+
+    /// Chat sessions of a workspace, most recent first.
+    pub fn chat_sessions(&self, workspace: String) -> Result<Vec<SessionInfo>> {
+        self.sessions(&workspace)?.list()
+    }
+
+    /// Start a chat session.
+    pub fn chat_create(&self, workspace: String, title: Option<String>) -> Result<SessionInfo> {
+        let sessions = self.sessions(&workspace)?;
+        let id = sessions.create(title.as_deref().unwrap_or(NEW_CHAT_TITLE))?;
+        sessions.info(&id)
+    }
+
+    /// A session's messages.
+    pub fn chat_transcript(&self, workspace: String, session: String) -> Result<ChatTranscript> {
+        let sessions = self.sessions(&workspace)?;
+        let info = sessions.info(&session)?;
+        let mut messages: Vec<ChatLine> = Vec::new();
+        for r in sessions.records(&session)? {
+            match r {
+                Record::Message { at, message } => {
+                    let role = match message.role {
+                        Role::User => "user",
+                        Role::Assistant => "assistant",
+                        _ => continue,
+                    };
+                    messages.push(ChatLine {
+                        role: role.to_owned(),
+                        text: message.content.unwrap_or_default(),
+                        at,
+                        recalled: Vec::new(),
+                        wrote: Vec::new(),
+                    });
+                }
+                Record::Recalled { paths } => {
+                    if let Some(last) = messages.iter_mut().rev().find(|m| m.role == "assistant") {
+                        last.recalled = paths;
+                    }
+                }
+                Record::Wrote { upto, paths } => {
+                    // The reply at that position (or the last one before it).
+                    let at = usize::try_from(upto)
+                        .unwrap_or(usize::MAX)
+                        .min(messages.len());
+                    if let Some(reply) = messages[..at]
+                        .iter_mut()
+                        .rev()
+                        .find(|m| m.role == "assistant")
+                    {
+                        for p in paths {
+                            if !reply.wrote.contains(&p) {
+                                reply.wrote.push(p);
+                            }
+                        }
+                    }
+                }
+                Record::Meta { .. } | Record::Extracted { .. } | Record::Tools { .. } => {}
+            }
+        }
+        Ok(ChatTranscript {
+            session: info,
+            messages,
+        })
+    }
+
+    /// Rename a session and/or set "ignore memory for this chat".
+    pub fn chat_update(
+        &self,
+        workspace: String,
+        session: String,
+        title: Option<String>,
+        ignore_memory: Option<bool>,
+    ) -> Result<SessionInfo> {
+        if let Some(t) = &title
+            && t.trim().is_empty()
+        {
+            return Err(Error::usage("a chat's title cannot be empty"));
+        }
+        let sessions = self.sessions(&workspace)?;
+        sessions.update_meta(&session, title.as_deref(), ignore_memory)?;
+        sessions.info(&session)
+    }
+
+    /// Delete a session.
+    pub fn chat_delete(&self, workspace: String, session: String) -> Result<()> {
+        self.sessions(&workspace)?.delete(&session)
+    }
+
+    /// Stop the reply being written in a session. `false`: nothing was running.
+    pub fn chat_cancel(&self, session: String) -> Result<bool> {
+        Ok(
+            match self
+                .model
+                .turns
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&session)
+            {
+                Some(t) => {
+                    t.cancel();
+                    true
+                }
+                None => false,
+            },
+        )
+    }
+
+    /// One chat turn: recall, the streamed reply (as `delta` events), saved to the session;
+    /// extraction follows as a background memory task (`extracting` / `extracted` events, its
+    /// id in `extractTask`). `/memory` answers with the memory status and needs no model.
+    pub fn chat_send(
+        &self,
+        workspace: String,
+        session: String,
+        message: String,
+    ) -> Result<TurnResult> {
+        check_message(&message)?;
+        if !self.watching() {
+            self.vault.sync(&self.vault.workspace(&workspace)?)?;
+        }
+        let turn = Turn::open(&self.vault, &workspace, &session, &message)?;
+        let cancel = CancellationToken::new();
+        {
+            let mut turns = self
+                .model
+                .turns
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if turns.contains_key(&session) {
+                return Err(Error::new(
+                    ErrorCode::Conflict,
+                    "a reply is still being written in this chat: wait for it or stop it",
+                ));
+            }
+            turns.insert(session.clone(), cancel.clone());
+        }
+        // Removed from `turns` however the turn ends (panics included).
+        let running = Running {
+            turns: &self.model.turns,
+            session: &session,
+        };
+        let (vault, model, client) = (
+            Arc::clone(&self.vault),
+            Arc::clone(&self.model),
+            self.model.client(),
+        );
+        let (ws, id) = (workspace.clone(), session.clone());
+        let result = self.model.runtime.block_on(async move {
+            let emit = |ev: TurnEvent<'_>| {
+                let (workspace, session) = (ws.clone(), id.clone());
+                let ev = match ev {
+                    TurnEvent::Recalled(r) => ChatEvent::Recalled {
+                        workspace,
+                        session,
+                        recall: r.clone(),
+                    },
+                    TurnEvent::Delta(Delta::Text(t)) => ChatEvent::Delta {
+                        workspace,
+                        session,
+                        text: t.clone(),
+                    },
+                    TurnEvent::Tool(name) => ChatEvent::Tool {
+                        workspace,
+                        session,
+                        name: name.to_owned(),
+                    },
+                    TurnEvent::Delta(_) => return,
+                };
+                model.bus.emit(&ev);
+            };
+            turn.run(&vault, &client, &cancel, emit).await
+        });
+        drop(running);
+        let (mut result, follow) = result??;
+        if let FollowUp::Extract { chat_wrote } = follow {
+            result.extract_task = Some(self.schedule_extract(&workspace, &session, chat_wrote));
+        }
+        Ok(result)
+    }
+}

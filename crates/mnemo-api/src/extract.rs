@@ -1,0 +1,244 @@
+//! Extraction after chat turns, scheduled as memory tasks (SPEC §4.1): one run per workspace at a
+//! time; while one runs, one job per session waits — a newer request for the same session
+//! replaces the waiting one (that task reads `skipped`, reason `replaced`). Each run writes in
+//! one change group tied to its task.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use mnemo_core::{ChangeSource, TaskKind, TaskStatus};
+use mnemo_engine::chat::{self, ExtractContext};
+use mnemo_engine::extract::{Admission, ExtractQueue, ExtractResult};
+use mnemo_llm::CancellationToken;
+use mnemo_store::Vault;
+use mnemo_store::journal::Origin;
+use mnemo_store::tasks::{TaskInfo, TaskResult};
+
+use crate::Api;
+use crate::chat::ChatEvent;
+use crate::model::ModelState;
+use crate::tasks::Tasks;
+
+/// A waiting or running extraction.
+#[derive(Debug, Clone)]
+pub(crate) struct ExtractJob {
+    session: String,
+    chat_wrote: bool,
+    task: TaskInfo,
+    token: CancellationToken,
+}
+
+/// Extraction queues of every workspace.
+pub(crate) type Queue = Mutex<ExtractQueue<Vec<ExtractJob>>>;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Api {
+    /// Queue extraction for a session after a turn; returns its task id.
+    pub(crate) fn schedule_extract(
+        &self,
+        workspace: &str,
+        session: &str,
+        chat_wrote: bool,
+    ) -> String {
+        let (task, token) = self
+            .tasks
+            .create(TaskKind::Extract, workspace, Some(session));
+        let id = task.id.clone();
+        let job = ExtractJob {
+            session: session.to_owned(),
+            chat_wrote,
+            task,
+            token,
+        };
+        let tasks = Arc::clone(&self.tasks);
+        let admission = lock(&self.model.queue).request_merge(
+            workspace,
+            vec![job.clone()],
+            |mut waiting, new| {
+                for j in new {
+                    for mut old in waiting
+                        .iter()
+                        .filter(|w| w.session == j.session)
+                        .map(|w| w.task.clone())
+                    {
+                        old.error = Some(format!(
+                            "a newer request for this chat replaced it ({})",
+                            j.task.id
+                        ));
+                        tasks.finish(&mut old, TaskStatus::Skipped, Some("replaced"));
+                    }
+                    waiting.retain(|w| w.session != j.session);
+                    waiting.push(j);
+                }
+                waiting
+            },
+        );
+        if let Admission::Queued { .. } = admission {
+            tracing::debug!(workspace, "extraction queued behind a running one");
+            return id;
+        }
+        let runner = run_queue(
+            Arc::clone(&self.vault),
+            Arc::clone(&self.model),
+            Arc::clone(&self.tasks),
+            workspace.to_owned(),
+            vec![job],
+        );
+        match self.model.runtime.get() {
+            Ok(rt) => {
+                rt.spawn(runner);
+            }
+            Err(e) => {
+                tracing::warn!("extraction could not start: {e}");
+                let mut t = TaskInfo::clone(&self.tasks_get_or(&id));
+                t.error = Some(e.message);
+                self.tasks
+                    .finish(&mut t, TaskStatus::Failed, Some("no_runtime"));
+                lock(&self.model.queue).finished(workspace);
+            }
+        }
+        id
+    }
+
+    fn tasks_get_or(&self, id: &str) -> TaskInfo {
+        self.task(id.to_owned())
+            .unwrap_or_else(|_| TaskInfo::new(TaskKind::Extract, "", None))
+    }
+}
+
+/// Run a workspace's extractions until its queue is empty.
+async fn run_queue(
+    vault: Arc<Vault>,
+    model: Arc<ModelState>,
+    tasks: Arc<Tasks>,
+    ws: String,
+    first: Vec<ExtractJob>,
+) {
+    let mut next = Some(first);
+    while let Some(jobs) = next {
+        for job in jobs {
+            let (vault, model2, tasks2, ws2) = (
+                Arc::clone(&vault),
+                Arc::clone(&model),
+                Arc::clone(&tasks),
+                ws.clone(),
+            );
+            let mut task = job.task.clone();
+            let session = job.session.clone();
+            // Its own task: a panic in one run is reported and the queue moves on.
+            let run =
+                tokio::spawn(async move { run_one(&vault, &model2, &tasks2, &ws2, job).await });
+            let (result, finished) = match run.await {
+                Ok(done) => done,
+                Err(e) => {
+                    let detail = format!("extraction stopped unexpectedly: {e}");
+                    task.error = Some(detail.clone());
+                    tasks.finish(&mut task, TaskStatus::Failed, Some("panicked"));
+                    (ExtractResult::failed(detail), task)
+                }
+            };
+            tracing::info!(
+                workspace = %ws,
+                task = %finished.id,
+                status = %result.status,
+                written = result.files_written.len(),
+                "extraction finished"
+            );
+            model.bus.emit(&ChatEvent::Extracted {
+                workspace: ws.clone(),
+                session,
+                task: finished.id.clone(),
+                result,
+            });
+        }
+        next = lock(&model.queue).finished(&ws);
+    }
+}
+
+/// One extraction run as a task: running → the agent's steps as progress → completed / skipped
+/// / failed, its writes in one change group.
+async fn run_one(
+    vault: &Vault,
+    model: &ModelState,
+    tasks: &Tasks,
+    ws: &str,
+    job: ExtractJob,
+) -> (ExtractResult, TaskInfo) {
+    let ExtractJob {
+        session,
+        chat_wrote,
+        mut task,
+        token,
+    } = job;
+    if tasks.cancelled(&task, &token) {
+        tasks.finish(&mut task, TaskStatus::Skipped, Some("cancelled"));
+        return (
+            ExtractResult {
+                status: "skipped".into(),
+                detail: Some("cancelled".into()),
+                ..ExtractResult::failed("")
+            },
+            task,
+        );
+    }
+    task.phase = Some("reading the new messages".into());
+    task.set_status(TaskStatus::Running);
+    tasks.save(&task);
+    model.bus.emit(&ChatEvent::Extracting {
+        workspace: ws.to_owned(),
+        session: session.clone(),
+        task: task.id.clone(),
+    });
+    let group = match vault.begin_group(
+        ws,
+        "extract",
+        Some(&task.id),
+        &format!("extraction after chat {session}"),
+    ) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            tracing::warn!("could not open a change group: {e}");
+            None
+        }
+    };
+    let client = model.client();
+    let progress = Mutex::new(task);
+    let mut on_event = |e: &mnemo_engine::AgentEvent| {
+        let mut t = lock(&progress);
+        tasks.on_agent_event(&mut t, &token, e);
+    };
+    let ctx = ExtractContext {
+        origin: Origin {
+            source: ChangeSource::Extract,
+            group,
+        },
+        on_event: &mut on_event,
+    };
+    let result =
+        chat::extract_after_turn(vault, &client, ws, &session, chat_wrote, &token, ctx).await;
+    let mut task = progress
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    task.result = Some(TaskResult {
+        summary: match result.files_written.len() {
+            0 => "no new memories".to_owned(),
+            1 => "wrote 1 memory".to_owned(),
+            n => format!("wrote {n} memories"),
+        },
+        files: result.files_written.clone(),
+        group: group.filter(|_| !result.files_written.is_empty()),
+    });
+    let (status, reason) = match result.status.as_str() {
+        "completed" => (TaskStatus::Completed, None),
+        "skipped" => (TaskStatus::Skipped, Some("nothing_to_do")),
+        _ if token.is_cancelled() => (TaskStatus::Failed, Some("cancelled")),
+        _ => (TaskStatus::Failed, Some("error")),
+    };
+    if status == TaskStatus::Failed || status == TaskStatus::Skipped {
+        task.error = result.detail.clone();
+    }
+    tasks.finish(&mut task, status, reason);
+    (result, task)
+}

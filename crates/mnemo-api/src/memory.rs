@@ -1,0 +1,274 @@
+//! Memory commands: workspaces, list, get, create, update, remove, search, history, diffs,
+//! undo (single changes and change groups), the index, status and the folder settings.
+
+use std::path::PathBuf;
+
+use mnemo_core::{ChangeSource, Error, ErrorCode, MemoryType, Result};
+use mnemo_store::index::{DocSummary, Hit};
+use mnemo_store::journal::{ChangeSummary, GroupInfo};
+use mnemo_store::vault::{
+    GroupUndo, MemoryDetail, Status, SyncReport, WorkspaceInfo, WriteOutcome,
+};
+use mnemo_store::workspace::Settings;
+use serde::{Deserialize, Serialize};
+use specta::Type;
+
+use crate::{Api, clamp};
+
+/// A new memory, as clients send it.
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+pub struct NewMemory {
+    /// Path relative to the memory root (`null`: derived from the name).
+    pub path: Option<String>,
+    /// Short title.
+    pub name: String,
+    /// One specific line.
+    pub description: String,
+    /// Memory type.
+    #[serde(rename = "type")]
+    pub memory_type: MemoryType,
+    /// Body text.
+    pub body: String,
+}
+
+/// Changes to a memory, as clients send them; `null` fields stay as they are.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, Type)]
+pub struct Patch {
+    /// New name.
+    pub name: Option<String>,
+    /// New description.
+    pub description: Option<String>,
+    /// New type (validated: `invalid_type` otherwise).
+    #[serde(rename = "type")]
+    pub memory_type: Option<String>,
+    /// New body.
+    pub body: Option<String>,
+    /// The hash the client last read; `conflict` if the file changed since.
+    pub expected_hash: Option<String>,
+}
+
+/// A journaled change with its before/after text, for a diff view.
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct ChangeDiff {
+    /// The change.
+    pub change: ChangeSummary,
+    /// Text before (`null`: no file, or not text).
+    pub before: Option<String>,
+    /// Text after (`null`: deleted, or not text).
+    pub after: Option<String>,
+}
+
+// Commands take owned arguments: transports hand over values they deserialised.
+#[allow(clippy::needless_pass_by_value)]
+impl Api {
+    /// Workspaces with counts.
+    pub fn workspaces(&self) -> Result<Vec<WorkspaceInfo>> {
+        self.vault.workspace_infos()
+    }
+
+    /// Add a folder as a workspace; it is indexed and watched at once.
+    pub fn add_folder(&self, path: String) -> Result<WorkspaceInfo> {
+        let path = path.trim();
+        if path.is_empty() {
+            return Err(Error::usage("give the folder's path"));
+        }
+        let ws = self.vault.home().add_folder(std::path::Path::new(path))?;
+        self.vault.sync(&ws)?;
+        if self.watching() {
+            self.start_watching()?;
+        }
+        self.workspaces()?
+            .into_iter()
+            .find(|w| w.workspace.id == ws.id)
+            .ok_or_else(|| Error::not_found(format!("workspace {} vanished", ws.id)))
+    }
+
+    /// Topic memories, optionally one workspace and one type.
+    pub fn list(
+        &self,
+        workspace: Option<String>,
+        memory_type: Option<MemoryType>,
+    ) -> Result<Vec<DocSummary>> {
+        if self.watching() {
+            self.vault.list_indexed(workspace.as_deref(), memory_type)
+        } else {
+            self.vault.list(workspace.as_deref(), memory_type)
+        }
+    }
+
+    /// One memory with its content.
+    pub fn get(&self, workspace: String, path: String) -> Result<MemoryDetail> {
+        self.vault.get(&workspace, &path)
+    }
+
+    /// Create a memory (`conflict` if the path exists).
+    pub fn create(&self, workspace: String, memory: NewMemory) -> Result<WriteOutcome> {
+        let new = mnemo_store::NewMemory {
+            path: memory.path.filter(|p| !p.trim().is_empty()),
+            name: memory.name,
+            description: memory.description,
+            memory_type: memory.memory_type,
+            body: memory.body,
+        };
+        self.vault.create(&workspace, &new, ChangeSource::User)
+    }
+
+    /// Change a memory's fields and/or body.
+    pub fn update(&self, workspace: String, path: String, patch: Patch) -> Result<WriteOutcome> {
+        let p = mnemo_store::Patch {
+            name: patch.name,
+            description: patch.description,
+            memory_type: patch.memory_type,
+            body: patch.body,
+            expected_hash: patch.expected_hash,
+        };
+        self.vault.update(&workspace, &path, &p, ChangeSource::User)
+    }
+
+    /// Delete a memory (undoable).
+    pub fn remove(&self, workspace: String, path: String) -> Result<WriteOutcome> {
+        self.vault.delete(&workspace, &path, ChangeSource::User)
+    }
+
+    /// Full-text search, best first.
+    pub fn search(
+        &self,
+        workspace: Option<String>,
+        query: String,
+        limit: Option<u32>,
+    ) -> Result<Vec<Hit>> {
+        if query.len() > 4096 {
+            return Err(Error::new(
+                ErrorCode::TooLarge,
+                "a search query may be at most 4,096 bytes",
+            ));
+        }
+        if self.watching() {
+            self.vault
+                .search_indexed(workspace.as_deref(), &query, clamp(limit))
+        } else {
+            self.vault
+                .search(workspace.as_deref(), &query, clamp(limit))
+        }
+    }
+
+    /// The journal, newest first.
+    pub fn history(
+        &self,
+        workspace: Option<String>,
+        path: Option<String>,
+        limit: Option<u32>,
+    ) -> Result<Vec<ChangeSummary>> {
+        self.vault
+            .history(workspace.as_deref(), path.as_deref(), clamp(limit))
+    }
+
+    /// One change with its before/after text.
+    pub fn diff(&self, id: i64) -> Result<ChangeDiff> {
+        let c = self.vault.change(id)?;
+        let text = |b: Option<Vec<u8>>| b.and_then(|b| String::from_utf8(b).ok());
+        Ok(ChangeDiff {
+            change: c.summary,
+            before: text(c.before),
+            after: text(c.after),
+        })
+    }
+
+    /// Undo a change (restores exact bytes; journaled).
+    pub fn undo(&self, id: i64) -> Result<WriteOutcome> {
+        self.vault.undo(id, ChangeSource::User)
+    }
+
+    /// Status of the home.
+    pub fn status(&self) -> Result<Status> {
+        if !self.watching() {
+            self.vault.sync_all()?;
+        }
+        let mut status = self.vault.status()?;
+        status.warnings.extend(self.tasks.warnings());
+        Ok(status)
+    }
+
+    /// Settings (`settings.toml`).
+    pub fn get_settings(&self) -> Result<Settings> {
+        self.vault.home().settings()
+    }
+
+    /// Replace the settings. Folders must exist.
+    pub fn set_settings(&self, settings: Settings) -> Result<()> {
+        for f in &settings.folders {
+            if !f.path.is_dir() {
+                return Err(Error::not_found(format!(
+                    "{} is not a folder",
+                    f.path.display()
+                )));
+            }
+        }
+        self.vault.home().save_settings(&settings)
+    }
+
+    /// The memory folder of a workspace.
+    pub fn memory_root(&self, workspace: &str) -> Result<PathBuf> {
+        Ok(self.vault.workspace(workspace)?.memory_root)
+    }
+
+    /// Undo a whole change group (one job's changes): every file back to its bytes from before
+    /// the group, or `conflict` naming the files changed since, with nothing written.
+    pub fn undo_group(&self, id: i64) -> Result<GroupUndo> {
+        self.vault.undo_group(id, ChangeSource::User)
+    }
+
+    /// A change group with its changes (open it to see each file's diff).
+    pub fn change_group(&self, id: i64) -> Result<GroupInfo> {
+        self.vault.group(id)
+    }
+
+    /// Bring the index up to date with the files of every workspace (`rebuild`: from scratch).
+    pub fn index(&self, rebuild: Option<bool>) -> Result<SyncReport> {
+        if rebuild == Some(true) {
+            self.vault.rebuild()
+        } else {
+            self.vault.sync_all()
+        }
+    }
+
+    /// Create (or find) the workspace bound to the git repository containing `dir`.
+    pub fn bind_workspace(&self, dir: String) -> Result<WorkspaceInfo> {
+        if dir.trim().is_empty() {
+            return Err(Error::usage("give a folder inside the git repository"));
+        }
+        let ws = self
+            .vault
+            .home()
+            .bind_project(std::path::Path::new(dir.trim()))?;
+        self.vault.sync(&ws)?;
+        if self.watching() {
+            self.start_watching()?;
+        }
+        self.workspaces()?
+            .into_iter()
+            .find(|w| w.workspace.id == ws.id)
+            .ok_or_else(|| Error::not_found(format!("workspace {} vanished", ws.id)))
+    }
+
+    /// Open a workspace's memory folder in the system file manager. Only the desktop app can:
+    /// elsewhere `desktop_only` (the browser UI hides the button).
+    pub fn open_folder(&self, workspace: String) -> Result<()> {
+        let root = self.memory_root(&workspace)?;
+        let opener = self
+            .opener
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        match opener {
+            Some(open) => open(&root),
+            None => Err(Error::new(
+                ErrorCode::DesktopOnly,
+                format!(
+                    "only the desktop app can open folders; the folder is {}",
+                    root.display()
+                ),
+            )),
+        }
+    }
+}

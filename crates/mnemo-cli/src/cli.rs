@@ -1,0 +1,184 @@
+//! The command line's grammar (clap).
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// Mnemo: persistent, inspectable memory for AI chat.
+#[derive(Debug, Parser)]
+#[command(name = "mnemo", version, about, propagate_version = true)]
+pub struct Cli {
+    /// Mnemo's data folder (else $MNEMO_HOME, else the platform data dir).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    /// Workspace id (see `mnemo workspaces`). Writes default to `personal`; list, search,
+    /// history and status cover every workspace when it is not given.
+    #[arg(long, short = 'w', global = true, value_name = "ID")]
+    pub workspace: Option<String>,
+    /// Machine-readable output.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List workspaces with their counts (or add one).
+    Workspaces {
+        #[command(subcommand)]
+        action: Option<WorkspaceAction>,
+    },
+    /// List memories (topic files), grouped by workspace.
+    List {
+        /// Only this type: user, feedback, project, reference.
+        #[arg(long = "type", value_name = "T")]
+        memory_type: Option<String>,
+    },
+    /// Print one memory file exactly as it is on disk.
+    Show {
+        /// Path relative to the memory folder.
+        path: String,
+    },
+    /// Create a memory.
+    Add {
+        /// user, feedback, project or reference.
+        #[arg(long = "type", value_name = "T")]
+        memory_type: String,
+        /// Short title.
+        #[arg(long)]
+        name: String,
+        /// One specific line: used to judge relevance.
+        #[arg(long)]
+        description: String,
+        /// Body text.
+        #[arg(long, conflicts_with = "body_file")]
+        body: Option<String>,
+        /// Read the body from a file (`-` for stdin).
+        #[arg(long, value_name = "FILE")]
+        body_file: Option<PathBuf>,
+        /// File path (default: derived from the name).
+        #[arg(long)]
+        path: Option<String>,
+    },
+    /// Change a memory's fields or body.
+    Edit {
+        /// Path relative to the memory folder.
+        path: String,
+        /// New name.
+        #[arg(long)]
+        name: Option<String>,
+        /// New description.
+        #[arg(long)]
+        description: Option<String>,
+        /// New type.
+        #[arg(long = "type", value_name = "T")]
+        memory_type: Option<String>,
+        /// New body text.
+        #[arg(long, conflicts_with = "body_file")]
+        body: Option<String>,
+        /// Read the new body from a file (`-` for stdin).
+        #[arg(long, value_name = "FILE")]
+        body_file: Option<PathBuf>,
+    },
+    /// Delete a memory (undoable).
+    Rm {
+        /// Path relative to the memory folder.
+        path: String,
+    },
+    /// Full-text search (CJK-aware; full-width and case folded).
+    Search {
+        /// Words to look for.
+        query: String,
+        /// Most results.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+    },
+    /// Bring the index up to date with the files (`--rebuild`: from scratch).
+    Index {
+        /// Drop the index and rebuild it from the files.
+        #[arg(long)]
+        rebuild: bool,
+    },
+    /// Home, workspaces, counts, locks and recoveries.
+    Status,
+    /// The journal of changes, newest first.
+    History {
+        /// Only this file.
+        path: Option<String>,
+        /// Most entries.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+    /// Undo one change, or with `--group` a whole change group (restores the exact previous
+    /// bytes of every file, or nothing; itself journaled).
+    Undo {
+        /// Id from `mnemo history`.
+        #[arg(required_unless_present = "group", conflicts_with = "group")]
+        change_id: Option<i64>,
+        /// Undo the change group with this id (the `group` of `mnemo history` rows).
+        #[arg(long, value_name = "ID")]
+        group: Option<i64>,
+    },
+    /// Background memory tasks (extraction, dream, remember, forget) of every process.
+    Tasks {
+        /// Only this kind: extract, dream, remember, forget.
+        #[arg(long, value_name = "K")]
+        kind: Option<String>,
+        /// Only this status: queued, running, completed, failed, skipped.
+        #[arg(long, value_name = "S")]
+        status: Option<String>,
+        /// Most tasks.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+    /// One task with its progress (`--cancel` stops it).
+    Task {
+        /// Id from `mnemo tasks`.
+        id: String,
+        /// Cancel it.
+        #[arg(long)]
+        cancel: bool,
+    },
+    /// Print every memory_changed event as one JSON line until interrupted.
+    Watch,
+    /// What would be recalled for a chat message: strategy, chosen memories, the prompt block.
+    Recall {
+        /// The message.
+        query: String,
+        /// Use the lexical path even when a model is configured.
+        #[arg(long)]
+        lexical: bool,
+    },
+    /// Chat with memory: one turn when MESSAGE is given, interactive otherwise (`/memory`, `/quit`).
+    Chat {
+        /// The message (omit for an interactive chat on stdin).
+        message: Option<String>,
+        /// Continue this session (see the session id printed after a turn).
+        #[arg(long)]
+        session: Option<String>,
+    },
+    /// Serve the web UI and the HTTP API on 127.0.0.1 (prints a login URL).
+    Serve {
+        /// Port (0: any free port).
+        #[arg(long, default_value_t = mnemo_server::DEFAULT_PORT)]
+        port: u16,
+        /// Folder of the built UI (default: $MNEMO_UI_DIR, then the installed or source copy).
+        #[arg(long, value_name = "DIR")]
+        ui: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WorkspaceAction {
+    /// Add a folder of markdown memories as a workspace.
+    AddFolder {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// Create (or find) the workspace bound to the git repository containing DIR.
+    Bind {
+        /// A folder inside the repository (default: the current folder).
+        dir: Option<PathBuf>,
+    },
+}

@@ -1,0 +1,170 @@
+//! Model selection (SPEC §3.2): the fast model picks from a manifest of the workspace's
+//! memories; invented paths are rejected; a timeout or an error falls back to the lexical path.
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use chrono::{DateTime, Utc};
+use mnemo_core::{MemoryType, Result};
+use mnemo_store::Vault;
+use serde::Deserialize;
+
+use super::finish::{Pick, finish};
+use super::{MAX_SELECTED, RecallRequest, RecallResult, Strategy, recall};
+
+/// Most candidates in the model's manifest.
+pub const MANIFEST_MAX_ITEMS: usize = 200;
+/// Most bytes of the model's manifest.
+pub const MANIFEST_MAX_BYTES: usize = 25_000;
+/// Output tokens allowed for the selection.
+pub const SELECTION_MAX_TOKENS: u32 = 256;
+
+/// The manifest the fast model chooses from: one line per candidate,
+/// `[type] path (ISO mtime): description`, newest first, within both caps.
+#[must_use]
+pub fn manifest(
+    docs: &[mnemo_store::index::DocSummary],
+    exclude: &HashSet<&str>,
+) -> (String, Vec<String>) {
+    let mut sorted: Vec<&mnemo_store::index::DocSummary> = docs
+        .iter()
+        .filter(|d| d.valid && !exclude.contains(d.path.as_str()))
+        .collect();
+    sorted.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.path.cmp(&b.path)));
+    let mut text = String::new();
+    let mut paths = Vec::new();
+    for d in sorted.into_iter().take(MANIFEST_MAX_ITEMS) {
+        let ty = d.memory_type.map_or("memory", MemoryType::as_str);
+        let line = format!("[{ty}] {} ({}): {}\n", d.path, d.mtime, d.description);
+        if text.len() + line.len() > MANIFEST_MAX_BYTES {
+            break;
+        }
+        text.push_str(&line);
+        paths.push(d.path.clone());
+    }
+    (text, paths)
+}
+
+#[derive(Debug, Deserialize)]
+struct Selection {
+    paths: Vec<String>,
+}
+
+/// Recall with model selection (SPEC §3.2): one side query to the fast model with the manifest,
+/// JSON-schema output naming at most five paths; invented paths are rejected; a timeout, an
+/// error or an unusable answer falls back to the lexical path (§3.3).
+pub async fn recall_with_model(
+    vault: &Vault,
+    client: &mnemo_llm::Client,
+    req: &RecallRequest,
+    now: DateTime<Utc>,
+    timeout: std::time::Duration,
+    cancel: &mnemo_llm::CancellationToken,
+) -> Result<RecallResult> {
+    let started = Instant::now();
+    let ws = vault.workspace(&req.workspace)?;
+    let exclude: HashSet<&str> = req
+        .already_surfaced
+        .iter()
+        .chain(&req.written_this_turn)
+        .map(String::as_str)
+        .collect();
+    let docs = vault.list_indexed(Some(&ws.id), None)?;
+    let (manifest_text, allowed) = manifest(&docs, &exclude);
+    if allowed.is_empty() || req.query.trim().is_empty() {
+        return recall(vault, req, now);
+    }
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"paths": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_SELECTED}},
+        "required": ["paths"],
+        "additionalProperties": false
+    });
+    let tools_note = if req.recent_tools.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\n\nTools in active use: {}. Do not choose memories that only describe how to use these tools \
+             (they are already in use); do choose ones holding warnings, gotchas or known issues about them.",
+            req.recent_tools.join(", ")
+        )
+    };
+    let chat = mnemo_llm::ChatRequest {
+        model: Some(client.settings().fast().to_owned()),
+        messages: vec![
+            mnemo_llm::Message::system(format!(
+                "You select memories that will clearly help answer the user's next message. \
+                 Choose at most {MAX_SELECTED} paths from the manifest below, only ones that are certainly useful; \
+                 an empty list is a fine answer. Answer as JSON {{\"paths\": [...]}}.{tools_note}\n\nManifest:\n{manifest_text}"
+            )),
+            mnemo_llm::Message::user(req.query.clone()),
+        ],
+        temperature: Some(0.0),
+        max_tokens: Some(SELECTION_MAX_TOKENS),
+        ..mnemo_llm::ChatRequest::default()
+    };
+    let allowed_set: HashSet<&str> = allowed.iter().map(String::as_str).collect();
+    // Invented paths make the answer unusable (one retry names the problem).
+    let validate = |s: &Selection| match s.paths.iter().find(|p| !allowed_set.contains(p.as_str()))
+    {
+        Some(p) => Err(format!(
+            "`{p}` is not in the manifest; choose only listed paths"
+        )),
+        None => Ok(()),
+    };
+    let answer = tokio::time::timeout(
+        timeout,
+        client.json::<Selection>(chat, "memory_selection", &schema, validate, cancel),
+    )
+    .await;
+    let chosen: Vec<String> = match answer {
+        Ok(Ok(sel)) => {
+            let mut seen = HashSet::new();
+            sel.paths
+                .into_iter()
+                .filter(|p| seen.insert(p.clone()))
+                .take(MAX_SELECTED)
+                .collect()
+        }
+        Ok(Err(e)) => {
+            tracing::warn!("model recall failed ({e}); falling back to lexical recall");
+            return recall(vault, req, now);
+        }
+        Err(_) => {
+            tracing::warn!(
+                "model recall timed out after {timeout:?}; falling back to lexical recall"
+            );
+            return recall(vault, req, now);
+        }
+    };
+    let by_path: std::collections::HashMap<&str, &mnemo_store::index::DocSummary> =
+        docs.iter().map(|d| (d.path.as_str(), d)).collect();
+    let found: Vec<&mnemo_store::index::DocSummary> = chosen
+        .iter()
+        .filter_map(|p| by_path.get(p.as_str()).copied())
+        .collect();
+    let n = found.len();
+    let picks = found
+        .into_iter()
+        .enumerate()
+        .map(|(rank, d)| Pick {
+            path: d.path.clone(),
+            name: d.name.clone(),
+            memory_type: d.memory_type,
+            mtime: d.mtime.clone(),
+            // The model's order, as a score: first is best.
+            score: f64::from(u32::try_from(n - rank).unwrap_or(0)),
+        })
+        .collect();
+    let docs_scanned = u32::try_from(allowed.len()).unwrap_or(u32::MAX);
+    finish(
+        vault,
+        &ws,
+        req,
+        picks,
+        Strategy::Model,
+        docs_scanned,
+        started,
+        now,
+    )
+}

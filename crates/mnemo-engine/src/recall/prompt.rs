@@ -1,0 +1,146 @@
+//! The memory section of the system prompt (SPEC §3.5, §3.6): the rules, MEMORY.md, each
+//! memory with its age ("today", "yesterday", "N days ago") and a point-in-time reminder, bodies
+//! cut at [`MAX_BODY_CHARS`] with a note.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use mnemo_core::MemoryType;
+
+/// Longest body injected per memory, in characters.
+pub const MAX_BODY_CHARS: usize = 1_200;
+
+/// Age of a memory as the prompt states it (calendar days in UTC).
+#[must_use]
+pub fn age_text(mtime: &str, now: DateTime<Utc>) -> String {
+    let day = |d: NaiveDate| d;
+    let Ok(then) = DateTime::parse_from_rfc3339(mtime) else {
+        return "at an unknown time".to_owned();
+    };
+    let days = (day(now.date_naive()) - day(then.with_timezone(&Utc).date_naive())).num_days();
+    match days {
+        i64::MIN..=0 => "today".to_owned(),
+        1 => "yesterday".to_owned(),
+        n => format!("{n} days ago"),
+    }
+}
+
+/// One memory as the prompt shows it.
+#[derive(Debug, Clone)]
+pub struct PromptMemory<'a> {
+    /// Path.
+    pub path: &'a str,
+    /// Name.
+    pub name: &'a str,
+    /// Type.
+    pub memory_type: Option<MemoryType>,
+    /// Age text.
+    pub age: &'a str,
+    /// Body (cut here when longer than [`MAX_BODY_CHARS`]).
+    pub body: &'a str,
+}
+
+/// Cut a body at [`MAX_BODY_CHARS`] characters, with a note naming how much was left out.
+#[must_use]
+pub fn cut_body(body: &str, path: &str) -> String {
+    let body = body.trim();
+    let total = body.chars().count();
+    if total <= MAX_BODY_CHARS {
+        return body.to_owned();
+    }
+    let kept: String = body.chars().take(MAX_BODY_CHARS).collect();
+    format!(
+        "{kept}…\n[cut: {} more characters in {path}; read the file for the rest]",
+        total - MAX_BODY_CHARS
+    )
+}
+
+/// The memory section of the system prompt.
+#[must_use]
+pub fn build_prompt(memories: &[PromptMemory<'_>], memory_md: &str) -> String {
+    let mut p = String::from(
+        "# Memory\n\
+         You have a persistent, file-based memory of earlier conversations with this user.\n\n\
+         ## Before recommending from memory\n\
+         A memory that names a file, function, flag or command is a claim about the past, not a fact about now: \
+         check that it still exists before you recommend it.\n\n\
+         ## If the user says to ignore memory\n\
+         Proceed as if memory were empty, and never mention it.\n",
+    );
+    if !memory_md.trim().is_empty() {
+        p.push_str("\n## Index (MEMORY.md)\n");
+        p.push_str(memory_md.trim_end());
+        p.push('\n');
+    }
+    if !memories.is_empty() {
+        p.push_str("\n## Memories relevant to this message\n");
+        for m in memories {
+            let ty = m.memory_type.map_or("memory", MemoryType::as_str);
+            p.push_str(&format!(
+                "\n### {} ({ty}, {}) — saved {}\n",
+                m.name, m.path, m.age
+            ));
+            if m.age != "today" {
+                p.push_str(&format!(
+                    "This is a point-in-time observation from {}; things may have changed since.\n",
+                    m.age
+                ));
+            }
+            p.push_str(&cut_body(m.body, m.path));
+            p.push('\n');
+        }
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages() {
+        let now = DateTime::parse_from_rfc3339("2026-11-21T10:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert_eq!(age_text("2026-11-21T01:00:00Z", now), "today");
+        assert_eq!(age_text("2026-11-22T01:00:00Z", now), "today");
+        assert_eq!(age_text("2026-11-20T23:59:00Z", now), "yesterday");
+        assert_eq!(age_text("2026-11-01T00:00:00Z", now), "20 days ago");
+        assert_eq!(age_text("garbage", now), "at an unknown time");
+    }
+
+    #[test]
+    fn bodies_are_cut_at_1200_characters_with_a_note() {
+        let body = "字".repeat(1500);
+        let cut = cut_body(&body, "a.md");
+        assert!(cut.starts_with(&"字".repeat(MAX_BODY_CHARS)));
+        assert!(cut.contains("300 more characters in a.md"));
+        assert_eq!(cut_body("short", "a.md"), "short");
+    }
+
+    #[test]
+    fn prompt_carries_rules_index_ages_and_bodies() {
+        let mems = [
+            PromptMemory {
+                path: "a.md",
+                name: "Style",
+                memory_type: Some(MemoryType::Feedback),
+                age: "today",
+                body: "Be terse.",
+            },
+            PromptMemory {
+                path: "b.md",
+                name: "Board",
+                memory_type: Some(MemoryType::Reference),
+                age: "3 days ago",
+                body: "grafana",
+            },
+        ];
+        let p = build_prompt(&mems, "- [Style](a.md) — terse\n");
+        assert!(p.contains("## Before recommending from memory"));
+        assert!(p.contains("check that it still exists"));
+        assert!(p.contains("ignore memory"));
+        assert!(p.contains("never mention it"));
+        assert!(p.contains("- [Style](a.md) — terse"));
+        assert!(p.contains("### Style (feedback, a.md) — saved today\nBe terse."));
+        assert!(p.contains("### Board (reference, b.md) — saved 3 days ago\nThis is a point-in-time observation from 3 days ago"));
+    }
+}

@@ -1,0 +1,184 @@
+//! The HTTP client: request bodies, sending with retries (doubling backoff on 429 / 5xx /
+//! connection resets, `Retry-After` honoured), status classification, plain chat completions and
+//! the connection test. Streaming, structured output and embeddings build on `Client::send`
+//! in their own modules.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::{CancellationToken, ChatRequest, ChatResponse, LlmError, LlmSettings, Message};
+
+/// The client.
+#[derive(Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    settings: LlmSettings,
+    /// Attempts per request (1 = no retry).
+    pub attempts: u32,
+    /// First backoff delay (doubles each retry).
+    pub backoff: Duration,
+}
+
+impl Client {
+    /// A client for these settings.
+    pub fn new(settings: LlmSettings) -> Result<Self, LlmError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .read_timeout(Duration::from_secs(settings.timeout_secs))
+            .build()
+            .map_err(|e| LlmError::BadResponse(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Self {
+            http,
+            settings,
+            attempts: 3,
+            backoff: Duration::from_millis(250),
+        })
+    }
+
+    /// The settings in use.
+    #[must_use]
+    pub fn settings(&self) -> &LlmSettings {
+        &self.settings
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}/{path}", self.settings.base_url.trim_end_matches('/'))
+    }
+
+    pub(crate) fn body(&self, req: &ChatRequest, stream: bool) -> Value {
+        let model = req
+            .model
+            .clone()
+            .unwrap_or_else(|| self.settings.model.clone());
+        let mut body = json!({"model": model, "messages": req.messages, "stream": stream});
+        if !req.tools.is_empty() {
+            body["tools"] = req
+                .tools
+                .iter()
+                .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
+                .collect();
+        }
+        if let Some(t) = req.temperature {
+            body["temperature"] = json!(t);
+        }
+        if let Some(m) = req.max_tokens {
+            body["max_tokens"] = json!(m);
+        }
+        if let Some(f) = &req.response_format {
+            body["response_format"] = f.clone();
+        }
+        body
+    }
+
+    /// Send a request with retries (429, 5xx, connection resets; `Retry-After` honoured up to
+    /// 10 s), a timeout and cancellation.
+    pub(crate) async fn send(
+        &self,
+        path: &str,
+        body: &Value,
+        cancel: &CancellationToken,
+    ) -> Result<reqwest::Response, LlmError> {
+        let mut delay = self.backoff;
+        let mut last =
+            LlmError::Unreachable(self.settings.base_url.clone(), "no attempt made".to_owned());
+        for attempt in 1..=self.attempts.max(1) {
+            let mut rb = self.http.post(self.url(path)).json(body);
+            if let Some(key) = self.settings.api_key.as_deref() {
+                rb = rb.bearer_auth(key);
+            }
+            let result = tokio::select! {
+                () = cancel.cancelled() => return Err(LlmError::Cancelled),
+                r = rb.send() => r,
+            };
+            let err = match result {
+                Ok(resp) if resp.status().is_success() => return Ok(resp),
+                Ok(resp) => {
+                    let retry_after = resp
+                        .headers()
+                        .get("retry-after")
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| v.parse::<u64>().ok())
+                        .map(|s| Duration::from_secs(s.min(10)));
+                    let status = resp.status().as_u16();
+                    let text = resp.text().await.unwrap_or_default();
+                    if let Some(d) = retry_after {
+                        delay = delay.max(d);
+                    }
+                    self.classify(status, &text, body)
+                }
+                Err(e) if e.is_timeout() => LlmError::Timeout(self.settings.timeout_secs),
+                Err(e) => LlmError::Unreachable(self.settings.base_url.clone(), e.to_string()),
+            };
+            if !err.retryable() || attempt == self.attempts {
+                return Err(err);
+            }
+            tracing::debug!("model call failed ({err}); retry {attempt} in {delay:?}");
+            tokio::select! {
+                () = cancel.cancelled() => return Err(LlmError::Cancelled),
+                () = tokio::time::sleep(delay) => {}
+            }
+            delay *= 2;
+            last = err;
+        }
+        Err(last)
+    }
+
+    fn classify(&self, status: u16, text: &str, body: &Value) -> LlmError {
+        let message = serde_json::from_str::<Value>(text)
+            .ok()
+            .and_then(|v| {
+                v["error"]["message"]
+                    .as_str()
+                    .map(str::to_owned)
+                    .or_else(|| v["error"].as_str().map(str::to_owned))
+            })
+            .unwrap_or_else(|| text.chars().take(300).collect());
+        let lower = message.to_lowercase();
+        match status {
+            401 | 403 => LlmError::Unauthorized(status),
+            404 => LlmError::ModelNotFound(body["model"].as_str().unwrap_or_default().to_owned()),
+            429 => LlmError::RateLimited,
+            400 | 413
+                if lower.contains("context")
+                    || lower.contains("too many tokens")
+                    || lower.contains("too long") =>
+            {
+                LlmError::ContextTooLong(message)
+            }
+            _ => LlmError::Http(status, message),
+        }
+    }
+
+    /// One chat completion.
+    pub async fn chat(
+        &self,
+        req: &ChatRequest,
+        cancel: &CancellationToken,
+    ) -> Result<ChatResponse, LlmError> {
+        let body = self.body(req, false);
+        let resp = self.send("chat/completions", &body, cancel).await?;
+        let v: Value = tokio::select! {
+            () = cancel.cancelled() => return Err(LlmError::Cancelled),
+            r = resp.json() => r.map_err(|e| LlmError::BadResponse(format!("not JSON: {e}")))?,
+        };
+        let choice = &v["choices"][0];
+        let message: Message = serde_json::from_value(choice["message"].clone())
+            .map_err(|e| LlmError::BadResponse(format!("no message in the answer: {e}")))?;
+        Ok(ChatResponse {
+            message,
+            finish_reason: choice["finish_reason"].as_str().map(str::to_owned),
+        })
+    }
+
+    /// "Test connection": a one-token chat with the main model.
+    pub async fn test_connection(&self, cancel: &CancellationToken) -> Result<String, LlmError> {
+        let req = ChatRequest {
+            messages: vec![Message::user("Reply with: ok")],
+            max_tokens: Some(5),
+            ..ChatRequest::default()
+        };
+        let r = self.chat(&req, cancel).await?;
+        Ok(r.message.content.unwrap_or_default())
+    }
+}

@@ -1,0 +1,204 @@
+//! The owner of `$MNEMO_HOME/settings.toml` and `$MNEMO_HOME/llm.key`.
+//!
+//! settings.toml holds tables owned by different parts (`folders` here, `[llm]` for the model
+//! client, more later). Every change is a read-modify-write of the whole table under an OS file
+//! lock (`.settings.lock`), replacing only the key it changes: saving the folder list keeps
+//! `[llm]` and the reverse, also across processes. A file that cannot be parsed is never
+//! overwritten (it may hold the user's folders): changes fail with `corrupt` until it is fixed.
+//!
+//! `llm.key` (the model API key) is written 0600 before any byte of it exists under its name.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use mnemo_core::{Error, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::fsutil;
+
+const FILE: &str = "settings.toml";
+const LOCK: &str = ".settings.lock";
+const KEY_FILE: &str = "llm.key";
+
+/// The folder list: what `get_settings` / `set_settings` show and change.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
+#[serde(default)]
+pub struct Settings {
+    /// Folders the user added as workspaces.
+    pub folders: Vec<FolderEntry>,
+}
+
+/// A user-added folder.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
+pub struct FolderEntry {
+    /// Absolute path of the memory folder.
+    pub path: PathBuf,
+}
+
+fn path(home: &Path) -> PathBuf {
+    home.join(FILE)
+}
+
+/// The whole file as a table (missing → empty; unparsable → `corrupt`, naming the problem).
+pub fn read_table(home: &Path) -> Result<toml::Table> {
+    let p = path(home);
+    match fs::read_to_string(&p) {
+        Ok(text) => toml::from_str(&text).map_err(|e| {
+            Error::new(
+                ErrorCode::Corrupt,
+                format!("{} is not valid: {e}; fix or remove it", p.display()),
+            )
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(toml::Table::new()),
+        Err(e) => Err(Error::io(format!("reading {}", p.display()), &e)),
+    }
+}
+
+/// One top-level entry (`None` when absent).
+pub fn read_section(home: &Path, key: &str) -> Result<Option<toml::Value>> {
+    Ok(read_table(home)?.remove(key))
+}
+
+/// Replace (or, with `None`, remove) one top-level entry, keeping every other one. Takes the
+/// settings lock, so concurrent writers — threads or processes — never lose each other's change.
+pub fn write_section(home: &Path, key: &str, value: Option<toml::Value>) -> Result<()> {
+    fs::create_dir_all(home).map_err(|e| Error::io(format!("creating {}", home.display()), &e))?;
+    let lock_path = home.join(LOCK);
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| Error::io(format!("opening {}", lock_path.display()), &e))?;
+    lock.lock()
+        .map_err(|e| Error::io(format!("locking {}", lock_path.display()), &e))?;
+    let mut table = read_table(home)?;
+    match value {
+        Some(v) => {
+            table.insert(key.to_owned(), v);
+        }
+        None => {
+            table.remove(key);
+        }
+    }
+    let text = toml::to_string_pretty(&table)
+        .map_err(|e| Error::new(ErrorCode::Io, format!("encoding settings: {e}")))?;
+    fsutil::write_atomic(&path(home), text.as_bytes())
+}
+
+/// The folder list.
+pub fn folders(home: &Path) -> Result<Settings> {
+    match read_section(home, "folders")? {
+        None => Ok(Settings::default()),
+        Some(v) => {
+            let folders = v.try_into().map_err(|e| {
+                Error::new(
+                    ErrorCode::Corrupt,
+                    format!("`folders` in {} is not valid: {e}", path(home).display()),
+                )
+            })?;
+            Ok(Settings { folders })
+        }
+    }
+}
+
+/// Replace the folder list (every other table kept).
+pub fn save_folders(home: &Path, settings: &Settings) -> Result<()> {
+    let v = toml::Value::try_from(&settings.folders)
+        .map_err(|e| Error::new(ErrorCode::Io, format!("encoding settings: {e}")))?;
+    write_section(home, "folders", Some(v))
+}
+
+/// The stored model API key, if any.
+pub fn read_key(home: &Path) -> Option<String> {
+    fs::read_to_string(home.join(KEY_FILE))
+        .ok()
+        .map(|k| k.trim().to_owned())
+        .filter(|k| !k.is_empty())
+}
+
+/// Store (0600) or, with `None`, remove the model API key.
+pub fn write_key(home: &Path, key: Option<&str>) -> Result<()> {
+    match key {
+        Some(k) => fsutil::write_private(&home.join(KEY_FILE), k.as_bytes()),
+        None => match fs::remove_file(home.join(KEY_FILE)) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(Error::io("removing the key file", &e)),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_section_keeps_the_others() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join(FILE), "# mine\n[llm]\nmodel = \"qwen3\"\n").unwrap();
+        save_folders(
+            d.path(),
+            &Settings {
+                folders: vec![FolderEntry {
+                    path: d.path().to_path_buf(),
+                }],
+            },
+        )
+        .unwrap();
+        let text = std::fs::read_to_string(d.path().join(FILE)).unwrap();
+        assert!(text.contains("[llm]") && text.contains("qwen3"), "{text}");
+        assert_eq!(folders(d.path()).unwrap().folders.len(), 1);
+        let mut llm = toml::Table::new();
+        llm.insert("model".into(), "other".into());
+        write_section(d.path(), "llm", Some(llm.into())).unwrap();
+        assert_eq!(folders(d.path()).unwrap().folders.len(), 1, "folders kept");
+    }
+
+    #[test]
+    fn an_unreadable_file_is_never_overwritten() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join(FILE), "folders = [broken").unwrap();
+        let e = save_folders(d.path(), &Settings::default()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Corrupt);
+        assert_eq!(
+            std::fs::read_to_string(d.path().join(FILE)).unwrap(),
+            "folders = [broken"
+        );
+    }
+
+    #[test]
+    fn concurrent_writers_lose_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let home = d.path().to_path_buf();
+        let threads: Vec<_> = (0..8)
+            .map(|i| {
+                let home = home.clone();
+                std::thread::spawn(move || {
+                    write_section(&home, &format!("t{i}"), Some(toml::Value::Integer(i))).unwrap();
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(read_table(&home).unwrap().len(), 8);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_key_is_private_and_removable() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        write_key(d.path(), Some("sk-secret")).unwrap();
+        let mode = std::fs::metadata(d.path().join(KEY_FILE))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(read_key(d.path()).as_deref(), Some("sk-secret"));
+        write_key(d.path(), None).unwrap();
+        assert_eq!(read_key(d.path()), None);
+        write_key(d.path(), None).unwrap();
+    }
+}

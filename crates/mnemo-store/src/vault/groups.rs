@@ -1,0 +1,199 @@
+//! Change groups (SPEC §1.3): the changes one job made, shown as one row and undone as one —
+//! every file of the group or none.
+
+use std::collections::BTreeMap;
+
+use mnemo_core::{ChangeSource, Error, ErrorCode, MemoryChanged, Result};
+use serde::Serialize;
+
+use super::{Vault, guard};
+use crate::fsutil::{self, ReadOutcome};
+use crate::journal::{Change, GroupInfo, Origin};
+use crate::memory_md;
+
+/// What undoing a group did.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct GroupUndo {
+    /// The group undone.
+    pub undone: i64,
+    /// The new group holding the undo (itself undoable).
+    pub group: i64,
+    /// Workspace id.
+    pub workspace: String,
+    /// Files restored, relative to the memory root.
+    pub paths: Vec<String>,
+}
+
+/// One file of a group: where it must be now, and what it goes back to.
+struct Restore {
+    rel: String,
+    /// The group's last change of this file (the undo points at it).
+    last: i64,
+    /// Hash the file must have now (`None`: the group left it deleted).
+    expected: Option<String>,
+    /// Bytes from before the group's first change of it (`None`: it did not exist).
+    before: Option<Vec<u8>>,
+}
+
+fn plan(id: i64, changes: Vec<Change>) -> Result<Vec<Restore>> {
+    let mut by_path: BTreeMap<String, Restore> = BTreeMap::new();
+    for c in changes {
+        // MEMORY.md is regenerated after the undo instead of restored.
+        if c.summary.path == memory_md::FILE_NAME {
+            continue;
+        }
+        if let Some(r) = by_path.get_mut(&c.summary.path) {
+            r.last = c.summary.id;
+            r.expected = c.after_hash;
+            continue;
+        }
+        if c.before_hash.is_some() && c.before.is_none() {
+            return Err(Error::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "group {id} replaced `{}`, a file too large to keep in the journal; it cannot be undone",
+                    c.summary.path
+                ),
+            ));
+        }
+        by_path.insert(
+            c.summary.path.clone(),
+            Restore {
+                rel: c.summary.path,
+                last: c.summary.id,
+                expected: c.after_hash,
+                before: c.before,
+            },
+        );
+    }
+    Ok(by_path.into_values().collect())
+}
+
+impl Vault {
+    /// Open a change group for one job (`kind`: extract, dream, forget, remember) in a workspace;
+    /// write with `Origin { source, group: Some(id) }`.
+    pub fn begin_group(
+        &self,
+        workspace: &str,
+        kind: &str,
+        task: Option<&str>,
+        label: &str,
+    ) -> Result<i64> {
+        guard(&self.journal).begin_group(workspace, kind, task, label, None)
+    }
+
+    /// A change group with its changes. `not_found` for an unknown id.
+    pub fn group(&self, id: i64) -> Result<GroupInfo> {
+        guard(&self.journal).group(id)
+    }
+
+    /// The group a task's changes went into, if any.
+    pub fn group_of_task(&self, task: &str) -> Result<Option<i64>> {
+        guard(&self.journal).group_of_task(task)
+    }
+
+    /// Undo a whole group: every file goes back to its bytes from before the group, or — when
+    /// any of them changed since (`conflict`, naming them) — nothing is written. The undo is one
+    /// new group. A write failing midway puts back the files already restored.
+    pub fn undo_group(&self, id: i64, source: ChangeSource) -> Result<GroupUndo> {
+        let info = self.group(id)?;
+        let ws = self.workspace(&info.workspace)?;
+        let restores = plan(id, guard(&self.journal).group_changes(id)?)?;
+        if restores.is_empty() {
+            return Err(Error::not_found(format!(
+                "change group {id} changed no memory file: nothing to undo"
+            )));
+        }
+        let _lock = self.write_lock(&ws)?;
+        let mut current = Vec::with_capacity(restores.len());
+        let mut changed_since = Vec::new();
+        for r in &restores {
+            let (abs, rel) = fsutil::confine(&ws.memory_root, &r.rel)?;
+            let bytes = match fsutil::read_capped(&abs)? {
+                ReadOutcome::Bytes(b) => Some(b),
+                ReadOutcome::Missing => None,
+                ReadOutcome::TooLarge(_) => {
+                    changed_since.push(rel.clone());
+                    None
+                }
+            };
+            if bytes.as_deref().map(fsutil::hash) != r.expected {
+                changed_since.push(rel.clone());
+            }
+            current.push((abs, rel, bytes));
+        }
+        if !changed_since.is_empty() {
+            changed_since.dedup();
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "group {id} cannot be undone: changed since — {}. Undo those later changes first (see `mnemo history`); nothing was written",
+                    changed_since.join(", ")
+                ),
+            ));
+        }
+        let group = guard(&self.journal).begin_group(
+            &ws.id,
+            "undo",
+            None,
+            &format!("undo of group {id} ({})", info.label),
+            Some(id),
+        )?;
+        let origin = Origin {
+            source,
+            group: Some(group),
+        };
+        let mut done: Vec<usize> = Vec::new();
+        for (i, r) in restores.iter().enumerate() {
+            let (abs, rel, now) = &current[i];
+            let wrote = self.write_journaled(
+                &ws,
+                abs,
+                rel,
+                origin,
+                Some(r.last),
+                now.as_deref(),
+                r.before.as_deref(),
+            );
+            if let Err(e) = wrote {
+                // All or none: put back what this undo already restored (journaled too).
+                for &j in done.iter().rev() {
+                    let (abs, rel, now) = &current[j];
+                    let back = self.write_journaled(
+                        &ws,
+                        abs,
+                        rel,
+                        origin,
+                        None,
+                        restores[j].before.as_deref(),
+                        now.as_deref(),
+                    );
+                    if let Err(e2) = back {
+                        self.warn(format!(
+                            "putting back {rel} after a failed group undo: {e2}"
+                        ));
+                    }
+                    self.index_written(&ws, abs, rel, now.as_deref());
+                }
+                return Err(e);
+            }
+            self.index_written(&ws, abs, rel, r.before.as_deref());
+            done.push(i);
+        }
+        if let Err(e) = self.write_memory_md(&ws, origin) {
+            self.warn(format!("regenerating MEMORY.md in {} failed: {e}", ws.id));
+        }
+        let paths: Vec<String> = restores.into_iter().map(|r| r.rel).collect();
+        self.bus.emit(&MemoryChanged {
+            workspace: ws.id.clone(),
+            paths: paths.clone(),
+            source,
+        });
+        Ok(GroupUndo {
+            undone: id,
+            group,
+            workspace: ws.id,
+            paths,
+        })
+    }
+}

@@ -1,0 +1,200 @@
+//! Reads: list, search, get, history, state files, status, telemetry.
+
+use std::fs;
+
+use mnemo_core::{Error, MemoryType, Result};
+
+use super::{
+    EntryOut, MemoryDetail, Status, Vault, WorkspaceStatus, guard, not_a_memory, summary_of,
+};
+use crate::doc::{self, DocKind};
+use crate::format;
+use crate::fsutil;
+use crate::index::{DocSummary, Hit};
+use crate::journal::{Change, ChangeSummary};
+use crate::lock;
+use crate::state::{self, Cursor, Loaded, Meta};
+use crate::workspace::Workspace;
+
+impl Vault {
+    // ----- reads -----------------------------------------------------------------------------
+
+    /// Topic memories, optionally of one workspace and type (index brought up to date first).
+    pub fn list(
+        &self,
+        workspace: Option<&str>,
+        memory_type: Option<MemoryType>,
+    ) -> Result<Vec<DocSummary>> {
+        for w in self.scope(workspace)? {
+            self.sync(&w)?;
+        }
+        guard(&self.index).list(workspace, memory_type)
+    }
+
+    /// Topic memories from the index as it is, without syncing first (with a watcher running).
+    pub fn list_indexed(
+        &self,
+        workspace: Option<&str>,
+        memory_type: Option<MemoryType>,
+    ) -> Result<Vec<DocSummary>> {
+        if let Some(id) = workspace {
+            self.workspace(id)?;
+        }
+        guard(&self.index).list(workspace, memory_type)
+    }
+
+    /// Full-text search, best first (index brought up to date first).
+    pub fn search(&self, workspace: Option<&str>, query: &str, limit: usize) -> Result<Vec<Hit>> {
+        for w in self.scope(workspace)? {
+            self.sync(&w)?;
+        }
+        guard(&self.index).search(workspace, query, limit)
+    }
+
+    /// Search the index as it is, without syncing first (benchmarks, hot paths with a watcher).
+    pub fn search_indexed(
+        &self,
+        workspace: Option<&str>,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<Hit>> {
+        guard(&self.index).search(workspace, query, limit)
+    }
+
+    /// Full-text search over one kind of doc, from the index as it is (recall's candidates).
+    pub fn search_kind_indexed(
+        &self,
+        workspace: Option<&str>,
+        query: &str,
+        limit: usize,
+        kind: Option<DocKind>,
+    ) -> Result<Vec<Hit>> {
+        guard(&self.index).search_kind(workspace, query, limit, kind)
+    }
+
+    /// Topic memories in one workspace, from the index.
+    pub fn topic_count(&self, workspace: &str) -> Result<u64> {
+        guard(&self.index).topic_count(workspace)
+    }
+
+    /// Record a telemetry event in the index.
+    pub fn record_event(
+        &self,
+        kind: &str,
+        workspace: &str,
+        data: &serde_json::Value,
+    ) -> Result<()> {
+        guard(&self.index).record_event(kind, workspace, data)
+    }
+
+    /// The newest telemetry events: (at, kind, workspace, data).
+    pub fn events(
+        &self,
+        kind: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<(String, String, String, serde_json::Value)>> {
+        guard(&self.index).events(kind, limit)
+    }
+
+    /// One memory, read from disk.
+    pub fn get(&self, workspace: &str, path: &str) -> Result<MemoryDetail> {
+        let ws = self.workspace(workspace)?;
+        let (abs, rel) = fsutil::confine(&ws.memory_root, path)?;
+        let kind = doc::doc_kind(&rel).ok_or_else(|| not_a_memory(&rel))?;
+        let rec = doc::analyze_path(&rel, kind, &abs)?.ok_or_else(|| {
+            Error::not_found(format!("no memory `{rel}` in workspace `{workspace}`"))
+        })?;
+        let total = rec.entries.len();
+        Ok(MemoryDetail {
+            hash: rec.hash.clone(),
+            content: rec
+                .raw
+                .as_ref()
+                .and_then(|r| String::from_utf8(r.clone()).ok()),
+            body: rec.body.clone(),
+            entries: rec
+                .entries
+                .iter()
+                .map(|e| EntryOut {
+                    id: format::entry_id(&rel, e.index, total),
+                    summary: e.summary.clone(),
+                    why: e.why.clone(),
+                    how: e.how.clone(),
+                })
+                .collect(),
+            summary: summary_of(&ws.id, &rel, &rec),
+        })
+    }
+
+    /// Journal entries, newest first.
+    pub fn history(
+        &self,
+        workspace: Option<&str>,
+        path: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<ChangeSummary>> {
+        let rel = match (workspace, path) {
+            (Some(w), Some(p)) => Some(fsutil::confine(&self.workspace(w)?.memory_root, p)?.1),
+            (None, Some(p)) => Some(p.trim().trim_start_matches("./").to_owned()),
+            _ => None,
+        };
+        guard(&self.journal).history(workspace, rel.as_deref(), limit)
+    }
+
+    /// One journaled change with its before/after content.
+    pub fn change(&self, id: i64) -> Result<Change> {
+        guard(&self.journal).get(id)
+    }
+
+    /// `meta.json` of a workspace (corruption recovered).
+    pub fn meta(&self, ws: &Workspace) -> Result<Loaded<Meta>> {
+        let loaded: Loaded<Meta> = state::load(&ws.state_dir.join(state::META_FILE))?;
+        if let Some(w) = &loaded.warning {
+            self.warn(w.clone());
+        }
+        Ok(loaded)
+    }
+
+    /// Write `meta.json` of a workspace.
+    pub fn save_meta(&self, ws: &Workspace, meta: &Meta) -> Result<()> {
+        state::save(&ws.state_dir.join(state::META_FILE), meta)
+    }
+
+    /// `extract-cursor.json` of a workspace (corruption recovered).
+    pub fn cursor(&self, ws: &Workspace) -> Result<Loaded<Cursor>> {
+        let loaded: Loaded<Cursor> = state::load(&ws.state_dir.join(state::CURSOR_FILE))?;
+        if let Some(w) = &loaded.warning {
+            self.warn(w.clone());
+        }
+        Ok(loaded)
+    }
+
+    /// Write `extract-cursor.json` of a workspace.
+    pub fn save_cursor(&self, ws: &Workspace, cursor: &Cursor) -> Result<()> {
+        state::save(&ws.state_dir.join(state::CURSOR_FILE), cursor)
+    }
+
+    /// Status of the home and every workspace.
+    pub fn status(&self) -> Result<Status> {
+        let infos = self.workspace_infos()?;
+        let mut workspaces = Vec::with_capacity(infos.len());
+        for info in infos {
+            let meta = self.meta(&info.workspace)?.value;
+            workspaces.push(WorkspaceStatus {
+                id: info.workspace.id.clone(),
+                kind: info.workspace.kind,
+                counts: info.counts,
+                last_extract_at: meta.last_extract_at,
+                last_dream_at: meta.last_dream_at,
+                consolidation_locked_by: lock::holder(&info.workspace.lock_dir)
+                    .map(|lock::Holder::Pid(p)| p),
+            });
+        }
+        Ok(Status {
+            home: self.home.root.display().to_string(),
+            workspaces,
+            index_bytes: fs::metadata(self.home.index_path()).map_or(0, |m| m.len()),
+            warnings: self.warnings(),
+        })
+    }
+}

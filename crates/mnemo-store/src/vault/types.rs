@@ -1,0 +1,131 @@
+//! What the vault's reads and writes return.
+
+use mnemo_core::{MemoryType, WorkspaceKind};
+use serde::Serialize;
+
+use crate::index::{Counts, DocSummary};
+use crate::workspace::Workspace;
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct WorkspaceInfo {
+    /// The workspace.
+    #[serde(flatten)]
+    pub workspace: Workspace,
+    /// Counts from the index.
+    pub counts: Counts,
+}
+
+/// One memory with its content, as `show` gives it.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct MemoryDetail {
+    /// Listing fields.
+    #[serde(flatten)]
+    pub summary: DocSummary,
+    /// Content hash (pass back to `update` to detect concurrent edits).
+    pub hash: String,
+    /// The exact file text (`None` for binary / non-UTF-8 / too-large files).
+    pub content: Option<String>,
+    /// The body after the frontmatter.
+    pub body: String,
+    /// Body entries with stable ids.
+    pub entries: Vec<EntryOut>,
+}
+
+/// An entry with its stable id.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct EntryOut {
+    /// `relPath` or `relPath:index`.
+    pub id: String,
+    /// Summary line.
+    pub summary: String,
+    /// `Why:` text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// `How to apply:` text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub how: Option<String>,
+}
+
+/// A new memory.
+#[derive(Debug, Clone)]
+pub struct NewMemory {
+    /// Path relative to the memory root; default: a slug of the name.
+    pub path: Option<String>,
+    /// Name.
+    pub name: String,
+    /// One-line description.
+    pub description: String,
+    /// Type.
+    pub memory_type: MemoryType,
+    /// Body.
+    pub body: String,
+}
+
+/// Changes to a memory; `None` fields stay as they are.
+#[derive(Debug, Clone, Default)]
+pub struct Patch {
+    /// New name.
+    pub name: Option<String>,
+    /// New description.
+    pub description: Option<String>,
+    /// New type (validated against the closed set).
+    pub memory_type: Option<String>,
+    /// New body.
+    pub body: Option<String>,
+    /// Refuse with `conflict` unless the file still has this hash.
+    pub expected_hash: Option<String>,
+}
+
+/// What a write did.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct WriteOutcome {
+    /// Workspace id.
+    pub workspace: String,
+    /// Path relative to the memory root.
+    pub path: String,
+    /// Journal id (`None` when the content was already as asked: nothing changed).
+    pub change_id: Option<i64>,
+    /// Hash of the new content (`None` after a delete).
+    pub hash: Option<String>,
+}
+
+/// What a sync or rebuild did.
+#[derive(Debug, Clone, Default, Serialize, specta::Type)]
+pub struct SyncReport {
+    /// Files looked at.
+    pub scanned: usize,
+    /// Docs added or changed in the index.
+    pub updated: usize,
+    /// Docs removed from the index.
+    pub removed: usize,
+}
+
+/// Status of the home.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct Status {
+    /// `$MNEMO_HOME`.
+    pub home: String,
+    /// Workspaces and counts.
+    pub workspaces: Vec<WorkspaceStatus>,
+    /// Size of index.db in bytes.
+    pub index_bytes: u64,
+    /// Recoveries that happened while opening (corrupt files moved aside, …).
+    pub warnings: Vec<String>,
+}
+
+/// Status of one workspace.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct WorkspaceStatus {
+    /// Workspace id.
+    pub id: String,
+    /// Kind.
+    pub kind: WorkspaceKind,
+    /// Counts.
+    pub counts: Counts,
+    /// Last extraction (from meta.json).
+    pub last_extract_at: Option<String>,
+    /// Last dream (from meta.json).
+    pub last_dream_at: Option<String>,
+    /// PID holding `consolidation.lock`, if any.
+    pub consolidation_locked_by: Option<u32>,
+}

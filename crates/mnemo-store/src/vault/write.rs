@@ -1,0 +1,328 @@
+//! Writes: create, update, delete, undo — all through [`Vault::mutate`], the one write path.
+
+use std::fs;
+use std::path::Path;
+
+use mnemo_core::{
+    ChangeSource, Error, ErrorCode, MemoryChanged, MemoryType, Result, WorkspaceKind,
+};
+
+use super::{NewMemory, Patch, Vault, WriteOutcome, guard, not_a_memory, slug};
+use crate::doc::{self, DocKind};
+use crate::format::{self, TopicFile};
+use crate::fsutil::{self, ReadOutcome};
+use crate::journal::Origin;
+use crate::memory_md;
+use crate::workspace::Workspace;
+
+impl Vault {
+    // ----- writes ----------------------------------------------------------------------------
+
+    /// Create a memory. `conflict` if the file exists.
+    pub fn create(
+        &self,
+        workspace: &str,
+        new: &NewMemory,
+        source: ChangeSource,
+    ) -> Result<WriteOutcome> {
+        let ws = self.workspace(workspace)?;
+        let mut rel = match &new.path {
+            Some(p) => p.trim().to_owned(),
+            None => format!("{}.md", slug(&new.name)),
+        };
+        if !rel.ends_with(".md") {
+            rel.push_str(".md");
+        }
+        let file = TopicFile::new(&new.name, &new.description, new.memory_type, &new.body)?;
+        let bytes = file.render().into_bytes();
+        self.mutate(&ws, &rel, source, None, |current, rel| match current {
+            Some(_) => Err(Error::new(
+                ErrorCode::Conflict,
+                format!("`{rel}` already exists: edit it, or pick another path"),
+            )),
+            None => Ok(Some(bytes)),
+        })
+    }
+
+    /// Change fields and/or the body of a memory; only what is given changes.
+    pub fn update(
+        &self,
+        workspace: &str,
+        path: &str,
+        patch: &Patch,
+        source: ChangeSource,
+    ) -> Result<WriteOutcome> {
+        let ws = self.workspace(workspace)?;
+        self.mutate(&ws, path, source, None, |current, rel| {
+            let current = current.ok_or_else(|| {
+                Error::not_found(format!("no memory `{rel}` in workspace `{workspace}`"))
+            })?;
+            if let Some(expected) = &patch.expected_hash
+                && &fsutil::hash(current) != expected
+            {
+                return Err(Error::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "`{rel}` changed since you read it: reload it and apply your edit again"
+                    ),
+                ));
+            }
+            let text = format::decode(current).map_err(format::Problem::into_error)?;
+            let mut file = TopicFile::parse(text);
+            if let Some(t) = &patch.memory_type {
+                t.parse::<MemoryType>()?;
+                file.set_field("type", t)?;
+            }
+            if let Some(n) = &patch.name {
+                file.set_field("name", n)?;
+            }
+            if let Some(d) = &patch.description {
+                file.set_field("description", d)?;
+            }
+            if let Some(b) = &patch.body {
+                file.set_body(b);
+            }
+            file.check()?;
+            Ok(Some(file.render().into_bytes()))
+        })
+    }
+
+    /// Delete a memory file.
+    pub fn delete(
+        &self,
+        workspace: &str,
+        path: &str,
+        source: ChangeSource,
+    ) -> Result<WriteOutcome> {
+        let ws = self.workspace(workspace)?;
+        self.mutate(&ws, path, source, None, |current, rel| match current {
+            Some(_) => Ok(None),
+            None => Err(Error::not_found(format!(
+                "no memory `{rel}` in workspace `{workspace}`"
+            ))),
+        })
+    }
+
+    /// Undo a change: restore the exact bytes from before it (deleting a file it created).
+    /// `conflict` when the file changed since. The undo is itself journaled.
+    pub fn undo(&self, id: i64, source: ChangeSource) -> Result<WriteOutcome> {
+        let change = self.change(id)?;
+        let ws = self.workspace(&change.summary.workspace)?;
+        self.mutate(&ws, &change.summary.path, source, Some(id), |current, rel| {
+            if current.map(fsutil::hash) != change.after_hash {
+                return Err(Error::new(
+                    ErrorCode::Conflict,
+                    format!("`{rel}` changed after change {id}: undo the later changes first (see `mnemo history {rel}`)"),
+                ));
+            }
+            if change.before_hash.is_some() && change.before.is_none() {
+                return Err(Error::new(
+                    ErrorCode::TooLarge,
+                    format!("change {id} replaced a file too large to keep in the journal; it cannot be undone"),
+                ));
+            }
+            Ok(change.before.clone())
+        })
+    }
+
+    /// The one write path: under the workspace write lock, read the current bytes, let `f` decide
+    /// the new content (`None` = delete), journal ahead, write atomically, index, regenerate
+    /// MEMORY.md, announce.
+    pub fn mutate(
+        &self,
+        ws: &Workspace,
+        path: &str,
+        origin: impl Into<Origin>,
+        undoes: Option<i64>,
+        f: impl FnOnce(Option<&[u8]>, &str) -> Result<Option<Vec<u8>>>,
+    ) -> Result<WriteOutcome> {
+        let origin = origin.into();
+        let (abs, rel) = fsutil::confine(&ws.memory_root, path)?;
+        let kind = doc::doc_kind(&rel);
+        // MEMORY.md is generated; the only write to it from here is undoing a regeneration.
+        let undoing_index = undoes.is_some() && rel == memory_md::FILE_NAME;
+        if kind.is_none() && !undoing_index {
+            return Err(not_a_memory(&rel));
+        }
+        let _lock = self.write_lock(ws)?;
+        let current = match fsutil::read_capped(&abs)? {
+            ReadOutcome::Bytes(b) => Some(b),
+            ReadOutcome::Missing => None,
+            ReadOutcome::TooLarge(n) => {
+                return Err(Error::new(
+                    ErrorCode::TooLarge,
+                    format!(
+                        "`{rel}` is {n} bytes, over the {} byte limit: trim it in an editor first",
+                        fsutil::MAX_FILE_BYTES
+                    ),
+                ));
+            }
+        };
+        let new = f(current.as_deref(), &rel)?;
+        if let Some(b) = &new
+            && b.len() as u64 > fsutil::MAX_FILE_BYTES
+        {
+            return Err(Error::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "a memory file may hold at most {} bytes; this one would hold {}",
+                    fsutil::MAX_FILE_BYTES,
+                    b.len()
+                ),
+            ));
+        }
+        let before_hash = current.as_deref().map(fsutil::hash);
+        let after_hash = new.as_deref().map(fsutil::hash);
+        if before_hash == after_hash {
+            return Ok(WriteOutcome {
+                workspace: ws.id.clone(),
+                path: rel,
+                change_id: None,
+                hash: after_hash,
+            });
+        }
+        let id = self.write_journaled(
+            ws,
+            &abs,
+            &rel,
+            origin,
+            undoes,
+            current.as_deref(),
+            new.as_deref(),
+        )?;
+        self.index_written(ws, &abs, &rel, new.as_deref());
+        if kind == Some(DocKind::Topic)
+            && let Err(e) = self.write_memory_md(ws, origin)
+        {
+            self.warn(format!("regenerating MEMORY.md in {} failed: {e}", ws.id));
+        }
+        self.bus.emit(&MemoryChanged {
+            workspace: ws.id.clone(),
+            paths: vec![rel.clone()],
+            source: origin.source,
+        });
+        Ok(WriteOutcome {
+            workspace: ws.id.clone(),
+            path: rel,
+            change_id: Some(id),
+            hash: after_hash,
+        })
+    }
+
+    /// Journal ahead, write (or delete) atomically, commit. Call it holding the workspace's write
+    /// lock, with `current` as read under that lock.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn write_journaled(
+        &self,
+        ws: &Workspace,
+        abs: &Path,
+        rel: &str,
+        origin: Origin,
+        undoes: Option<i64>,
+        current: Option<&[u8]>,
+        new: Option<&[u8]>,
+    ) -> Result<i64> {
+        let journal = guard(&self.journal);
+        let id = journal.begin(
+            &ws.id,
+            rel,
+            origin,
+            current,
+            current.map(fsutil::hash).as_deref(),
+            new,
+            new.map(fsutil::hash).as_deref(),
+            undoes,
+        )?;
+        let written = match new {
+            Some(b) => fsutil::write_atomic(abs, b),
+            None => fsutil::remove_file(abs),
+        };
+        if let Err(e) = written {
+            journal.abort(id)?;
+            return Err(e);
+        }
+        journal.commit(id)?;
+        Ok(id)
+    }
+
+    /// After a write: the index entry (a failure is logged; the next sync repairs it) and what
+    /// this process has seen of the file.
+    pub(super) fn index_written(&self, ws: &Workspace, abs: &Path, rel: &str, new: Option<&[u8]>) {
+        let kind = doc::doc_kind(rel);
+        let record = kind.zip(new).map(|(kind, b)| {
+            let mtime = fs::metadata(abs)
+                .map(|m| doc::mtime_ms(&m))
+                .unwrap_or_default();
+            doc::analyze_bytes(rel, kind, b, mtime)
+        });
+        let indexed = guard(&self.index).batch(|b| match (&record, kind) {
+            (Some(r), _) => b.upsert(&ws.id, rel, r),
+            (None, Some(_)) => b.remove(&ws.id, rel).map(|_| ()),
+            (None, None) => Ok(()),
+        });
+        if let Err(e) = indexed {
+            self.warn(format!(
+                "index update for {rel} failed ({e}); the next sync repairs it"
+            ));
+        }
+        guard(&self.seen).insert((ws.id.clone(), rel.to_owned()), new.map(fsutil::hash));
+    }
+
+    /// Take the workspace's write lock (an OS advisory lock; blocks until free).
+    pub(super) fn write_lock(&self, ws: &Workspace) -> Result<fs::File> {
+        fs::create_dir_all(&ws.state_dir)
+            .map_err(|e| Error::io(format!("creating {}", ws.state_dir.display()), &e))?;
+        let path = ws.state_dir.join(".mnemo-write.lock");
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io(format!("opening {}", path.display()), &e))?;
+        file.lock()
+            .map_err(|e| Error::io(format!("locking {}", path.display()), &e))?;
+        Ok(file)
+    }
+
+    /// Regenerate MEMORY.md from the index; writes only when the text changes.
+    ///
+    /// In another tool's folder the previous MEMORY.md is journaled first (it may hold that
+    /// tool's own notes), so the regeneration can be reviewed and undone.
+    pub fn write_memory_md(&self, ws: &Workspace, origin: impl Into<Origin>) -> Result<()> {
+        let lines = guard(&self.index).index_lines(&ws.id)?;
+        let items: Vec<memory_md::IndexLine<'_>> = lines
+            .iter()
+            .map(|(p, n, d)| memory_md::IndexLine {
+                path: p,
+                name: n,
+                description: d,
+            })
+            .collect();
+        let text = memory_md::render(&items);
+        let path = ws.memory_root.join(memory_md::FILE_NAME);
+        let old = fs::read(&path).ok();
+        if old.as_deref() == Some(text.as_bytes()) {
+            return Ok(());
+        }
+        if ws.kind == WorkspaceKind::Mnemo || old.is_none() {
+            return fsutil::write_atomic(&path, text.as_bytes());
+        }
+        let journal = guard(&self.journal);
+        let (before, after) = (old.as_deref(), Some(text.as_bytes()));
+        let id = journal.begin(
+            &ws.id,
+            memory_md::FILE_NAME,
+            origin,
+            before,
+            before.map(fsutil::hash).as_deref(),
+            after,
+            after.map(fsutil::hash).as_deref(),
+            None,
+        )?;
+        if let Err(e) = fsutil::write_atomic(&path, text.as_bytes()) {
+            journal.abort(id)?;
+            return Err(e);
+        }
+        journal.commit(id)
+    }
+}

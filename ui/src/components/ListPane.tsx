@@ -1,0 +1,111 @@
+import { useMemo, useRef } from "react";
+import type { ReactNode, RefObject } from "react";
+import { emptyList, listMode, listRows, openKey, staleListError } from "../lib/browser";
+import type { BrowserAction, BrowserState, EmptyList } from "../lib/browser";
+import { InlineError } from "./InlineError";
+import { MemoryList } from "./MemoryList";
+import type { MemoryListHandle } from "./MemoryList";
+
+interface Props {
+  state: BrowserState;
+  dispatch: (action: BrowserAction) => void;
+  /** The search box, for the Ctrl/Cmd+K shortcut. */
+  searchRef: RefObject<HTMLInputElement | null>;
+  /** "All workspaces" or the selected workspace's label. */
+  selectedLabel: string;
+  workspaceLabel: (id: string) => string;
+  /** "⌘" or "Ctrl+". */
+  modKey: string;
+}
+
+function EmptyListView({ empty }: { empty: EmptyList }): ReactNode {
+  switch (empty.kind) {
+    case "error":
+      return <InlineError error={empty.error} />;
+    case "searching":
+      return <div className="empty">Searching…</div>;
+    case "noMatches":
+      return (
+        <div className="empty">
+          No matches for “<strong>{empty.q}</strong>”.
+        </div>
+      );
+    case "loading":
+      return <div className="empty">Loading…</div>;
+    case "noMemories":
+      return (
+        <div className="empty">
+          <div className="empty-title">No memories yet</div>
+          <div className="muted">Create one with “New memory”, or add a folder of markdown memories.</div>
+        </div>
+      );
+  }
+}
+
+/** The search box, the "New" button and the memory list (browse groups or search results). */
+export function ListPane({ state, dispatch, searchRef, selectedLabel, workspaceLabel, modKey }: Props) {
+  const listRef = useRef<MemoryListHandle>(null);
+  const { query, selectedWs, docs, search, collapsed } = state;
+
+  const { searching, docsLoading } = listMode(state);
+  const rows = useMemo(
+    () => listRows({ searching, docsLoading }, docs?.data ?? [], search, collapsed),
+    [searching, docsLoading, docs, search, collapsed],
+  );
+  const staleError = staleListError(state);
+
+  return (
+    <section className="list-pane" aria-label="Memory list">
+      <div className="list-toolbar">
+        <input
+          ref={searchRef}
+          type="search"
+          className="search"
+          placeholder={`Search ${selectedLabel}  (${modKey}K)`}
+          aria-label="Search memories"
+          data-testid="search-input"
+          value={query}
+          spellCheck={false}
+          onChange={(e) => dispatch({ type: "query", query: e.target.value })}
+          onKeyDown={(e) => {
+            if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+              e.preventDefault();
+              listRef.current?.move(e.key === "ArrowDown" ? 1 : -1);
+            } else if (e.key === "Enter") {
+              e.preventDefault();
+              listRef.current?.openSelected();
+            } else if (e.key === "Escape" && query) {
+              e.preventDefault();
+              dispatch({ type: "query", query: "" });
+            }
+          }}
+        />
+        <button
+          type="button"
+          className="primary"
+          data-testid="new-memory-button"
+          title="New memory"
+          onClick={() =>
+            dispatch({ type: "request", intent: { type: "open", target: { mode: "new", workspace: selectedWs } } })
+          }
+        >
+          New
+        </button>
+      </div>
+      {staleError && <InlineError error={staleError} />}
+      <MemoryList
+        ref={listRef}
+        rows={rows}
+        selectedKey={state.selectedKey}
+        openKey={openKey(state)}
+        showWorkspace={selectedWs === null}
+        workspaceLabel={workspaceLabel}
+        collapsed={collapsed}
+        empty={<EmptyListView empty={emptyList(state)} />}
+        onSelect={(it) => dispatch({ type: "select", key: it.key })}
+        onOpen={(item) => dispatch({ type: "activate", item })}
+        onToggleGroup={(group) => dispatch({ type: "toggleGroup", group })}
+      />
+    </section>
+  );
+}

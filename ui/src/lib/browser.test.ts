@@ -1,0 +1,249 @@
+import { describe, expect, it } from "vitest";
+import type { Hit } from "./bindings";
+import { browserReducer, emptyList, initialBrowser, listMode, listRows, openKey, staleListError } from "./browser";
+import type { BrowserAction, BrowserState, Intent } from "./browser";
+import { docKey } from "./format";
+import { DOCS, WORKSPACES } from "../test/fixtures";
+
+function run(...actions: BrowserAction[]): BrowserState {
+  return actions.reduce(browserReducer, initialBrowser());
+}
+
+const NETWORK = { code: "network", message: "offline" };
+const listed = (ws: string | null = null, docs = DOCS): BrowserAction => ({ type: "list", ws, answer: { ok: true, data: docs } });
+const hit = (path: string, name = path): Hit => ({
+  workspace: "personal",
+  path,
+  score: 1,
+  name,
+  type: "user",
+  description: "",
+  mtime: "2026-01-01T00:00:00Z",
+});
+const searched = (q: string, hits: Hit[], ws: string | null = null): BrowserAction => ({
+  type: "search",
+  ws,
+  q,
+  answer: { ok: true, data: hits },
+});
+const openExisting = (path: string): BrowserAction => ({
+  type: "open",
+  target: { mode: "existing", workspace: "personal", path },
+});
+const request = (intent: Intent): BrowserAction => ({ type: "request", intent });
+const dirty: BrowserAction = { type: "dirty", dirty: true };
+const key = (path: string) => docKey("personal", path);
+const itemKeys = (s: BrowserState) => {
+  const { searching, docsLoading } = listMode(s);
+  return listRows({ searching, docsLoading }, s.docs?.data ?? [], s.search, s.collapsed)
+    .filter((r) => r.kind === "item")
+    .map((r) => r.key);
+};
+
+describe("browser state", () => {
+  it("starts on the memories view of all workspaces, loading, with the chat as remembered", () => {
+    const s = initialBrowser(false);
+    expect(s).toMatchObject({ selectedWs: null, view: "memories", detail: null, dirty: false, pending: null, chatOpen: false });
+    expect(initialBrowser().chatOpen).toBe(true);
+    expect(emptyList(s)).toEqual({ kind: "loading" });
+  });
+
+  it("loads workspaces and status", () => {
+    const s = run(
+      { type: "workspaces", answer: { ok: true, data: WORKSPACES } },
+      { type: "status", status: { home: "/h", workspaces: [], index_bytes: 0, warnings: [] } },
+    );
+    expect(s.workspaces).toBe(WORKSPACES);
+    expect(s.status?.home).toBe("/h");
+    // A failure loading the workspaces shows where the list would be.
+    expect(emptyList(run({ type: "workspaces", answer: { ok: false, error: NETWORK } }))).toEqual({
+      kind: "error",
+      error: NETWORK,
+    });
+  });
+
+  it("shows the list loaded for the selected workspace, grouped", () => {
+    let s = run(listed());
+    expect(listMode(s).docsLoading).toBe(false);
+    expect(itemKeys(s)).toEqual([key("me.md"), key("zeta.md"), key("response-style.md"), key("proj.md"), key("links.md"), key("broken.md")]);
+
+    // Another workspace: loading until its own list arrives.
+    s = browserReducer(s, { type: "selectWorkspace", id: "claude-proj" });
+    expect(listMode(s).docsLoading).toBe(true);
+    expect(itemKeys(s)).toEqual([]);
+    expect(emptyList(s)).toEqual({ kind: "loading" });
+    s = browserReducer(s, listed("claude-proj", []));
+    expect(emptyList(s)).toEqual({ kind: "noMemories" });
+  });
+
+  it("keeps the last list when a reload fails, with the error above it", () => {
+    let s = run(listed(), { type: "list", ws: null, answer: { ok: false, error: NETWORK } });
+    expect(itemKeys(s)).toHaveLength(DOCS.length);
+    expect(staleListError(s)).toEqual(NETWORK);
+    // A successful load clears it.
+    s = browserReducer(s, listed());
+    expect(staleListError(s)).toBeNull();
+    // A failure before anything loaded is the list's empty state instead.
+    s = run({ type: "list", ws: null, answer: { ok: false, error: NETWORK } });
+    expect(staleListError(s)).toBeNull();
+    expect(emptyList(s)).toEqual({ kind: "error", error: NETWORK });
+  });
+
+  it("collapses and expands groups", () => {
+    let s = run(listed(), { type: "toggleGroup", group: "user" });
+    expect(s.collapsed.has("user")).toBe(true);
+    expect(itemKeys(s)).not.toContain(key("me.md"));
+    s = browserReducer(s, { type: "toggleGroup", group: "user" });
+    expect(s.collapsed.has("user")).toBe(false);
+    expect(itemKeys(s)).toContain(key("me.md"));
+  });
+});
+
+describe("search", () => {
+  it("searches the trimmed query; results are done only for the current query and workspace", () => {
+    let s = run(listed(), { type: "query", query: "  gra " });
+    expect(listMode(s)).toMatchObject({ q: "gra", searching: true, searchDone: false });
+    expect(emptyList(s)).toEqual({ kind: "searching" });
+
+    s = browserReducer(s, searched("gra", [hit("links.md", "Dashboards"), hit("me.md")]));
+    expect(listMode(s).searchDone).toBe(true);
+    expect(itemKeys(s)).toEqual([key("links.md"), key("me.md")]);
+
+    // Typing on: the last results stay until newer ones arrive.
+    s = browserReducer(s, { type: "query", query: "graf" });
+    expect(listMode(s).searchDone).toBe(false);
+    expect(itemKeys(s)).toEqual([key("links.md"), key("me.md")]);
+
+    s = browserReducer(s, { type: "selectWorkspace", id: "claude-proj" });
+    expect(listMode(s).searchDone).toBe(false);
+  });
+
+  it("says when nothing matches, and shows search failures", () => {
+    let s = run({ type: "query", query: "zzz" }, searched("zzz", []));
+    expect(emptyList(s)).toEqual({ kind: "noMatches", q: "zzz" });
+    s = browserReducer(s, { type: "search", ws: null, q: "zzz", answer: { ok: false, error: NETWORK } });
+    expect(emptyList(s)).toEqual({ kind: "error", error: NETWORK });
+    s = browserReducer(s, searched("zzz", []));
+    expect(s.searchError).toBeNull();
+  });
+
+  it("fills search rows from the loaded list (kind, age, validity)", () => {
+    const s = run(listed(), { type: "query", query: "x" }, searched("x", [hit("broken.md")]));
+    const { searching, docsLoading } = listMode(s);
+    const rows = listRows({ searching, docsLoading }, s.docs?.data ?? [], s.search, s.collapsed);
+    expect(rows[0]).toMatchObject({ kind: "header", group: "results", label: "1 match" });
+    expect(rows[1]).toMatchObject({ kind: "item", item: { path: "broken.md", valid: false, kind: "topic" } });
+  });
+
+  it("leaves the list behind when the query is cleared", () => {
+    const s = run(listed(), { type: "query", query: "x" }, searched("x", []), { type: "query", query: " " });
+    expect(listMode(s).searching).toBe(false);
+    expect(itemKeys(s)).toHaveLength(DOCS.length);
+  });
+});
+
+describe("opening memories", () => {
+  it("opens, re-opens as a fresh pane, and closes", () => {
+    let s = run(openExisting("me.md"));
+    expect(s.detail).toEqual({ seq: 1, target: { mode: "existing", workspace: "personal", path: "me.md" } });
+    expect(openKey(s)).toBe(key("me.md"));
+    s = browserReducer(s, { type: "open", target: { mode: "new", workspace: null } });
+    expect(s.detail?.seq).toBe(2);
+    expect(openKey(s)).toBeNull();
+    s = browserReducer(s, { type: "open", target: null });
+    expect(s.detail).toBeNull();
+  });
+
+  it("activating a row selects it and opens it, unless it is open already", () => {
+    const item = { key: key("me.md"), workspace: "personal", path: "me.md" };
+    let s = run({ type: "activate", item });
+    expect(s.selectedKey).toBe(key("me.md"));
+    expect(s.detail?.seq).toBe(1);
+    s = browserReducer(s, { type: "select", key: key("zeta.md") });
+    s = browserReducer(s, { type: "activate", item });
+    expect(s.selectedKey).toBe(key("me.md"));
+    expect(s.detail?.seq).toBe(1);
+  });
+
+  it("goes to a memory from elsewhere: memories view, selected, open", () => {
+    const s = run({ type: "view", view: "history" }, request({ type: "showMemory", workspace: "personal", path: "proj.md" }));
+    expect(s.view).toBe("memories");
+    expect(s.selectedKey).toBe(key("proj.md"));
+    expect(openKey(s)).toBe(key("proj.md"));
+  });
+
+  it("selects and opens a created memory, closes a deleted one, and reloads", () => {
+    let s = run({ type: "open", target: { mode: "new", workspace: null } }, dirty, { type: "created", workspace: "personal", path: "new.md" });
+    expect(s).toMatchObject({ selectedKey: key("new.md"), dirty: false, tick: 1 });
+    expect(openKey(s)).toBe(key("new.md"));
+    s = browserReducer(s, { type: "deleted" });
+    expect(s).toMatchObject({ detail: null, tick: 2 });
+  });
+});
+
+describe("unsaved edits", () => {
+  it("does a request at once when nothing is unsaved", () => {
+    const s = run(openExisting("me.md"), request({ type: "view", view: "history" }));
+    expect(s.view).toBe("history");
+    expect(s.pending).toBeNull();
+  });
+
+  it("holds a request while there are unsaved edits, until the user decides", () => {
+    const held = run(openExisting("me.md"), dirty, request({ type: "open", target: { mode: "new", workspace: null } }));
+    expect(held.pending).toEqual({ type: "open", target: { mode: "new", workspace: null } });
+    expect(openKey(held)).toBe(key("me.md"));
+
+    const kept = browserReducer(held, { type: "keepEditing" });
+    expect(kept).toMatchObject({ pending: null, dirty: true });
+    expect(openKey(kept)).toBe(key("me.md"));
+
+    const dropped = browserReducer(held, { type: "discard" });
+    expect(dropped).toMatchObject({ pending: null, dirty: false });
+    expect(dropped.detail).toEqual({ seq: 2, target: { mode: "new", workspace: null } });
+  });
+
+  it("selects an activated row at once, but opens it only after consent", () => {
+    const item = { key: key("zeta.md"), workspace: "personal", path: "zeta.md" };
+    const s = run(openExisting("me.md"), dirty, { type: "activate", item });
+    expect(s.selectedKey).toBe(key("zeta.md"));
+    expect(openKey(s)).toBe(key("me.md"));
+    expect(openKey(browserReducer(s, { type: "discard" }))).toBe(key("zeta.md"));
+  });
+
+  it("asks nothing for a switch to the view already shown", () => {
+    const s = run(openExisting("me.md"), dirty, request({ type: "view", view: "memories" }));
+    expect(s.pending).toBeNull();
+  });
+
+  it("forgets the edits whenever another memory opens", () => {
+    expect(run(openExisting("me.md"), dirty, openExisting("zeta.md")).dirty).toBe(false);
+    const s = run(dirty);
+    expect(browserReducer(s, dirty)).toBe(s);
+    expect(browserReducer(s, { type: "discard" })).toBe(s);
+  });
+});
+
+describe("reloads and the chat toggle", () => {
+  it("turns memory_changed batches into a distinct signal and a reload", () => {
+    const changes = [{ workspace: "personal", paths: ["me.md"] }];
+    let s = run({ type: "changed", changes });
+    expect(s.change).toEqual({ seq: 1, changes });
+    expect(s.tick).toBe(1);
+    s = browserReducer(s, { type: "changed", changes });
+    expect(s.change?.seq).toBe(2);
+    s = browserReducer(s, { type: "refresh" });
+    expect(s).toMatchObject({ tick: 3, change: { seq: 2 } });
+  });
+
+  it("shows an added folder and reloads", () => {
+    expect(run({ type: "folderAdded", id: "folder-x" })).toMatchObject({ selectedWs: "folder-x", tick: 1 });
+  });
+
+  it("toggles and closes the chat", () => {
+    let s = run({ type: "toggleChat" });
+    expect(s.chatOpen).toBe(false);
+    s = browserReducer(s, { type: "toggleChat" });
+    expect(s.chatOpen).toBe(true);
+    expect(browserReducer(s, { type: "setChatOpen", open: false }).chatOpen).toBe(false);
+  });
+});

@@ -1,0 +1,306 @@
+// The memory browser's state: workspaces, the list and search, the selected and the open memory,
+// unsaved edits and the question about dropping them, the view (memories or history), the chat
+// toggle. Folded from user actions and command answers by a pure reducer, so the guard around
+// unsaved edits and the list's loading / empty states are easy to test. `App` does the IO.
+
+import type { DocSummary, Hit, MemoryType, Status, WorkspaceInfo } from "./bindings";
+import type { UiError } from "./transport";
+import type { Answer } from "./useCommand";
+import { docKey } from "./format";
+import { groupDocs, hitRows } from "./rows";
+import type { GroupId, Row } from "./rows";
+
+/** The main pane: the memory list and detail, or the history of changes. */
+export type View = "memories" | "history";
+
+/** The form of a memory being edited. */
+export interface Draft {
+  name: string;
+  description: string;
+  type: MemoryType | "";
+  body: string;
+}
+
+/** What the detail pane shows: an existing memory, or a new one (maybe pre-filled). */
+export type Target =
+  | { mode: "existing"; workspace: string; path: string }
+  | { mode: "new"; workspace: string | null; path?: string; draft?: Draft };
+
+/** memory_changed events gathered since the last signal; `seq` makes each signal distinct. */
+export interface ChangeSignal {
+  seq: number;
+  changes: { workspace: string; paths: string[] }[];
+}
+
+export interface Loaded<T> {
+  /** The workspace filter the data was loaded for. */
+  ws: string | null;
+  data: T;
+}
+
+export interface SearchResult {
+  ws: string | null;
+  q: string;
+  hits: Hit[];
+}
+
+/** What may lose unsaved edits, so it waits for the user's consent when there are some. */
+export type Intent =
+  /** Open a memory (or a new one) in the detail pane; `null` closes it. */
+  | { type: "open"; target: Target | null }
+  /** Go to a memory: the memories view, the memory selected in the list and open. */
+  | { type: "showMemory"; workspace: string; path: string }
+  | { type: "view"; view: View };
+
+export interface BrowserState {
+  workspaces: WorkspaceInfo[];
+  status: Status | null;
+  /** The workspace filter (`null`: all workspaces). */
+  selectedWs: string | null;
+  view: View;
+  docs: Loaded<DocSummary[]> | null;
+  /** The last failure loading the list (or the workspaces). */
+  docsError: UiError | null;
+  /** The search box, as typed. */
+  query: string;
+  search: SearchResult | null;
+  searchError: UiError | null;
+  /** The highlighted row. */
+  selectedKey: string | null;
+  /** What the detail pane shows; a new `seq` is a fresh pane. */
+  detail: { seq: number; target: Target } | null;
+  /** Bumped to reload workspaces, list, search and history. */
+  tick: number;
+  change: ChangeSignal | null;
+  collapsed: ReadonlySet<GroupId>;
+  /** The open memory has unsaved edits. */
+  dirty: boolean;
+  /** Waiting for the user to agree to drop unsaved edits. */
+  pending: Intent | null;
+  chatOpen: boolean;
+}
+
+export type BrowserAction =
+  /** Applied at once: nothing to lose, or the user already agreed. */
+  | Intent
+  /** Applied at once, or held until the user agrees to drop unsaved edits. */
+  | { type: "request"; intent: Intent }
+  /** The user agreed: the edits are dropped and the held intent applied. */
+  | { type: "discard" }
+  /** The user declined: the held intent is forgotten. */
+  | { type: "keepEditing" }
+  /** Click or Enter on a row: select it and (guarded) open it, unless it is open already. */
+  | { type: "activate"; item: { key: string; workspace: string; path: string } }
+  | { type: "select"; key: string | null }
+  | { type: "selectWorkspace"; id: string | null }
+  | { type: "query"; query: string }
+  | { type: "toggleGroup"; group: GroupId }
+  | { type: "setChatOpen"; open: boolean }
+  | { type: "toggleChat" }
+  | { type: "dirty"; dirty: boolean }
+  | { type: "refresh" }
+  /** memory_changed events, coalesced: tell the detail pane, and reload. */
+  | { type: "changed"; changes: ChangeSignal["changes"] }
+  /** A memory was created: select and open it, and reload. */
+  | { type: "created"; workspace: string; path: string }
+  /** The open memory was deleted: close it, and reload. */
+  | { type: "deleted" }
+  /** A folder was added: show it, and reload. */
+  | { type: "folderAdded"; id: string }
+  | { type: "workspaces"; answer: Answer<WorkspaceInfo[]> }
+  | { type: "status"; status: Status }
+  | { type: "list"; ws: string | null; answer: Answer<DocSummary[]> }
+  | { type: "search"; ws: string | null; q: string; answer: Answer<Hit[]> };
+
+export function initialBrowser(chatOpen = true): BrowserState {
+  return {
+    workspaces: [],
+    status: null,
+    selectedWs: null,
+    view: "memories",
+    docs: null,
+    docsError: null,
+    query: "",
+    search: null,
+    searchError: null,
+    selectedKey: null,
+    detail: null,
+    tick: 0,
+    change: null,
+    collapsed: new Set(),
+    dirty: false,
+    pending: null,
+    chatOpen,
+  };
+}
+
+/** The key of the memory open in the detail pane, if it is an existing one. */
+export function openKey(state: BrowserState): string | null {
+  const t = state.detail?.target;
+  return t?.mode === "existing" ? docKey(t.workspace, t.path) : null;
+}
+
+function open(state: BrowserState, target: Target | null): BrowserState {
+  return {
+    ...state,
+    dirty: false,
+    detail: target ? { seq: (state.detail?.seq ?? 0) + 1, target } : null,
+  };
+}
+
+function apply(state: BrowserState, intent: Intent): BrowserState {
+  switch (intent.type) {
+    case "open":
+      return open(state, intent.target);
+    case "showMemory":
+      return open(
+        { ...state, view: "memories", selectedKey: docKey(intent.workspace, intent.path) },
+        { mode: "existing", workspace: intent.workspace, path: intent.path },
+      );
+    case "view":
+      return { ...state, view: intent.view };
+  }
+}
+
+function request(state: BrowserState, intent: Intent): BrowserState {
+  if (intent.type === "view" && intent.view === state.view) return state;
+  return state.dirty ? { ...state, pending: intent } : apply(state, intent);
+}
+
+const reload = (state: BrowserState): BrowserState => ({ ...state, tick: state.tick + 1 });
+
+export function browserReducer(state: BrowserState, action: BrowserAction): BrowserState {
+  switch (action.type) {
+    case "open":
+    case "showMemory":
+    case "view":
+      return apply(state, action);
+    case "request":
+      return request(state, action.intent);
+    case "discard":
+      return state.pending ? apply({ ...state, pending: null, dirty: false }, state.pending) : state;
+    case "keepEditing":
+      return { ...state, pending: null };
+    case "activate": {
+      const { key, workspace, path } = action.item;
+      const selected = { ...state, selectedKey: key };
+      if (key === openKey(state)) return selected;
+      return request(selected, { type: "open", target: { mode: "existing", workspace, path } });
+    }
+    case "select":
+      return { ...state, selectedKey: action.key };
+    case "selectWorkspace":
+      return { ...state, selectedWs: action.id };
+    case "query":
+      return { ...state, query: action.query };
+    case "toggleGroup": {
+      const collapsed = new Set(state.collapsed);
+      if (collapsed.has(action.group)) collapsed.delete(action.group);
+      else collapsed.add(action.group);
+      return { ...state, collapsed };
+    }
+    case "setChatOpen":
+      return { ...state, chatOpen: action.open };
+    case "toggleChat":
+      return { ...state, chatOpen: !state.chatOpen };
+    case "dirty":
+      return state.dirty === action.dirty ? state : { ...state, dirty: action.dirty };
+    case "refresh":
+      return reload(state);
+    case "changed": {
+      if (action.changes.length === 0) return reload(state);
+      return reload({ ...state, change: { seq: (state.change?.seq ?? 0) + 1, changes: action.changes } });
+    }
+    case "created":
+      return reload(
+        open(
+          { ...state, selectedKey: docKey(action.workspace, action.path) },
+          { mode: "existing", workspace: action.workspace, path: action.path },
+        ),
+      );
+    case "deleted":
+      return reload(open(state, null));
+    case "folderAdded":
+      return reload({ ...state, selectedWs: action.id });
+    case "workspaces":
+      return action.answer.ok
+        ? { ...state, workspaces: action.answer.data }
+        : { ...state, docsError: action.answer.error };
+    case "status":
+      return { ...state, status: action.status };
+    case "list":
+      return action.answer.ok
+        ? { ...state, docs: { ws: action.ws, data: action.answer.data }, docsError: null }
+        : { ...state, docsError: action.answer.error };
+    case "search":
+      return action.answer.ok
+        ? { ...state, search: { ws: action.ws, q: action.q, hits: action.answer.data }, searchError: null }
+        : { ...state, searchError: action.answer.error };
+  }
+}
+
+/** Where the list stands. */
+export interface ListMode {
+  /** The query, trimmed: what is searched for. */
+  q: string;
+  /** A query is typed: the list shows search results. */
+  searching: boolean;
+  /** No list loaded yet for the selected workspace. */
+  docsLoading: boolean;
+  /** The shown results are for the current query and workspace. */
+  searchDone: boolean;
+}
+
+export function listMode(state: BrowserState): ListMode {
+  const q = state.query.trim();
+  const { search, docs, selectedWs } = state;
+  return {
+    q,
+    searching: q !== "",
+    docsLoading: !docs || docs.ws !== selectedWs,
+    searchDone: !!search && search.q === q && search.ws === selectedWs,
+  };
+}
+
+/**
+ * The list's rows: search results (the last ones, until newer arrive) when searching, else the
+ * loaded memories by group. Pure but not cheap on big lists: memoise on the arguments.
+ */
+export function listRows(
+  mode: Pick<ListMode, "searching" | "docsLoading">,
+  docs: readonly DocSummary[],
+  search: SearchResult | null,
+  collapsed: ReadonlySet<GroupId>,
+): Row[] {
+  if (mode.searching) {
+    if (!search) return [];
+    return hitRows(search.hits, new Map(docs.map((d) => [docKey(d.workspace, d.path), d])));
+  }
+  return mode.docsLoading ? [] : groupDocs(docs, collapsed);
+}
+
+/** What the list shows when it has no rows. */
+export type EmptyList =
+  | { kind: "error"; error: UiError }
+  | { kind: "searching" }
+  | { kind: "noMatches"; q: string }
+  | { kind: "loading" }
+  | { kind: "noMemories" };
+
+export function emptyList(state: BrowserState): EmptyList {
+  const mode = listMode(state);
+  if (mode.searching) {
+    if (state.searchError) return { kind: "error", error: state.searchError };
+    if (!mode.searchDone) return { kind: "searching" };
+    return { kind: "noMatches", q: mode.q };
+  }
+  if (state.docsError && mode.docsLoading) return { kind: "error", error: state.docsError };
+  if (mode.docsLoading) return { kind: "loading" };
+  return { kind: "noMemories" };
+}
+
+/** A list error to show above rows that are still shown (the last list loaded). */
+export function staleListError(state: BrowserState): UiError | null {
+  const mode = listMode(state);
+  return state.docsError && !mode.docsLoading && !mode.searching ? state.docsError : null;
+}
