@@ -3,7 +3,7 @@ import { act, fireEvent, render, screen, waitFor, within } from "@testing-librar
 import { App, CHAT_OPEN_KEY, SEARCH_DEBOUNCE_MS } from "./App";
 import { ToastProvider } from "./components/Toasts";
 import { commands } from "./lib/bindings";
-import { DOCS, MODEL_SETTINGS, WORKSPACES, detailOf, err, ok } from "./test/fixtures";
+import { DOCS, MODEL_SETTINGS, WORKSPACES, detailOf, err, ok, task } from "./test/fixtures";
 
 vi.mock("./lib/bindings", () => ({
   commands: {
@@ -32,6 +32,10 @@ vi.mock("./lib/bindings", () => ({
     chatDelete: vi.fn(),
     chatSend: vi.fn(),
     chatCancel: vi.fn(),
+    tasks: vi.fn(),
+    taskCancel: vi.fn(),
+    changeGroup: vi.fn(),
+    undoGroup: vi.fn(),
   },
 }));
 
@@ -67,6 +71,7 @@ beforeEach(() => {
   api.getModelSettings.mockResolvedValue(ok(MODEL_SETTINGS));
   api.chatSessions.mockResolvedValue(ok([]));
   api.chatTranscript.mockResolvedValue(err("not_found", "no such chat"));
+  api.tasks.mockResolvedValue(ok([]));
   localStorage.clear();
 });
 
@@ -302,7 +307,7 @@ describe("detail pane", () => {
     const listCalls = api.list.mock.calls.length;
 
     api.get.mockResolvedValue(ok({ ...detailOf(DOCS[0], "h9"), name: "Changed outside" }));
-    // The chat pane listens on its own event stream: fire on every one.
+    // Listeners share one event stream; fire on every stream there is, to be sure.
     act(() => {
       for (const es of FakeEventSource.instances)
         es.fire("memory_changed", { workspace: "personal", paths: ["response-style.md"], source: "watcher" });
@@ -342,6 +347,37 @@ describe("history", () => {
     fireEvent.click(screen.getByTestId("undo-button"));
     await waitFor(() => expect(api.undo).toHaveBeenCalledWith(5));
     expect((await screen.findByTestId("inline-error")).textContent).toContain("the file changed since change #5");
+  });
+});
+
+describe("memory tasks", () => {
+  it("shows running memory work and opens a file a task wrote", async () => {
+    renderApp();
+    await waitFor(() => expect(api.tasks).toHaveBeenCalledWith(null, null, null, 50));
+    const running = task("t1", { status: "running", finished_at: null, tools: [{ name: "write_file", detail: "proj.md", ok: null }] });
+    act(() => {
+      for (const es of FakeEventSource.instances) es.fire("task_updated", running);
+    });
+    expect(screen.getByTestId("task-indicator").textContent).toBe("✦ Saving memories…");
+
+    act(() => {
+      for (const es of FakeEventSource.instances)
+        es.fire("task_updated", {
+          ...running,
+          status: "completed",
+          updated_at: "2026-03-01T10:00:09Z",
+          finished_at: "2026-03-01T10:00:09Z",
+          result: { summary: "Saved 1 memory", files: ["proj.md"], group: 2 },
+        });
+    });
+    expect(screen.getByTestId("task-indicator").textContent).toBe("");
+
+    fireEvent.click(screen.getByRole("button", { name: "Memory tasks" }));
+    const panel = screen.getByRole("dialog", { name: "Memory tasks" });
+    fireEvent.click(await within(panel).findByRole("button", { name: "proj.md" }));
+    await waitFor(() => expect(api.get).toHaveBeenCalledWith("personal", "proj.md"));
+    expect(await screen.findByDisplayValue("Launch date")).toBeTruthy();
+    expect(screen.queryByRole("dialog", { name: "Memory tasks" })).toBeNull();
   });
 });
 

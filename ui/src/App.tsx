@@ -13,6 +13,7 @@ import { HistoryPanel } from "./components/HistoryPanel";
 import { ConfirmDialog } from "./components/ConfirmDialog";
 import { useToast } from "./components/Toasts";
 import { ChatPane } from "./components/ChatPane";
+import { TaskStatusBar } from "./components/TasksPanel";
 
 export const SEARCH_DEBOUNCE_MS = 120;
 export const SEARCH_LIMIT = 200;
@@ -204,6 +205,7 @@ export function App() {
         onAddFolder={addFolder}
         chatOpen={chatOpen}
         onToggleChat={() => dispatch({ type: "toggleChat" })}
+        footer={<TaskStatusBar onOpenMemory={openPath} workspaceLabel={workspaceLabel} />}
       />
       {view === "memories" ? (
         <>

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use mnemo_core::{ChangeSource, TaskKind, TaskStatus};
 use mnemo_engine::chat::{self, ExtractContext};
-use mnemo_engine::extract::{Admission, ExtractQueue, ExtractResult};
+use mnemo_engine::extract::{Admission, ExtractQueue, ExtractResult, ExtractStatus};
 use mnemo_llm::CancellationToken;
 use mnemo_store::Vault;
 use mnemo_store::journal::Origin;
@@ -142,7 +142,7 @@ async fn run_queue(
             tracing::info!(
                 workspace = %ws,
                 task = %finished.id,
-                status = %result.status,
+                status = ?result.status,
                 written = result.files_written.len(),
                 "extraction finished"
             );
@@ -176,7 +176,7 @@ async fn run_one(
         tasks.finish(&mut task, TaskStatus::Skipped, Some("cancelled"));
         return (
             ExtractResult {
-                status: "skipped".into(),
+                status: ExtractStatus::Skipped,
                 detail: Some("cancelled".into()),
                 ..ExtractResult::failed("")
             },
@@ -230,9 +230,9 @@ async fn run_one(
         files: result.files_written.clone(),
         group: group.filter(|_| !result.files_written.is_empty()),
     });
-    let (status, reason) = match result.status.as_str() {
-        "completed" => (TaskStatus::Completed, None),
-        "skipped" => (TaskStatus::Skipped, Some("nothing_to_do")),
+    let (status, reason) = match result.status {
+        ExtractStatus::Completed => (TaskStatus::Completed, None),
+        ExtractStatus::Skipped => (TaskStatus::Skipped, Some("nothing_to_do")),
         _ if token.is_cancelled() => (TaskStatus::Failed, Some("cancelled")),
         _ => (TaskStatus::Failed, Some("error")),
     };

@@ -380,7 +380,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 println!("\n{}", r.prompt);
             })
         }
-        Command::Serve { port, ui } => serve(api.clone(), port, ui),
+        Command::Serve { port, ui } => serve(api, port, ui),
         Command::Chat { message, session } => chat::chat(&api, ws_write, message, session, json),
     }
 }

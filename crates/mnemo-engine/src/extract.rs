@@ -185,7 +185,7 @@ impl ExtractResult {
     #[must_use]
     pub fn failed(detail: impl Into<String>) -> Self {
         Self {
-            status: "failed".into(),
+            status: ExtractStatus::Failed,
             files_written: Vec::new(),
             touched_types: Vec::new(),
             detail: Some(detail.into()),
@@ -194,11 +194,32 @@ impl ExtractResult {
     }
 }
 
+/// How an extraction run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractStatus {
+    /// It ran to the end.
+    Completed,
+    /// Nothing to do (nothing new, or the chat model already wrote memory).
+    Skipped,
+    /// It failed or was stopped.
+    Failed,
+}
+
+impl PartialEq<&str> for ExtractStatus {
+    fn eq(&self, other: &&str) -> bool {
+        matches!(
+            (self, *other),
+            (Self::Completed, "completed") | (Self::Skipped, "skipped") | (Self::Failed, "failed")
+        )
+    }
+}
+
 /// The outcome of an extraction run.
 #[derive(Debug, Clone, Serialize, Type)]
 pub struct ExtractResult {
     /// `completed`, `skipped` or `failed`.
-    pub status: String,
+    pub status: ExtractStatus,
     /// Memory files written (relative paths).
     pub files_written: Vec<String>,
     /// Types of the memories written.
@@ -286,7 +307,7 @@ pub async fn run_extract(
     let (offset, slice) = unprocessed(messages, session_id, &cursor);
     let upto = u32::try_from(offset + slice.len()).unwrap_or(u32::MAX);
     let skip = |why: &str| ExtractResult {
-        status: "skipped".into(),
+        status: ExtractStatus::Skipped,
         files_written: Vec::new(),
         touched_types: Vec::new(),
         detail: Some(why.into()),
@@ -384,7 +405,11 @@ pub async fn run_extract(
             "touched_types": types, "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)}),
     )?;
     Ok(ExtractResult {
-        status: status.to_owned(),
+        status: if status == "completed" {
+            ExtractStatus::Completed
+        } else {
+            ExtractStatus::Failed
+        },
         files_written: written,
         touched_types: types,
         detail,

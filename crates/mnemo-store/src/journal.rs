@@ -90,6 +90,50 @@ pub struct GroupInfo {
 /// Largest content kept verbatim; larger sides keep only their hash.
 pub const MAX_KEPT_BYTES: usize = crate::fsutil::MAX_FILE_BYTES as usize;
 
+/// What a change did to its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeOp {
+    /// The file was created.
+    Create,
+    /// The file's content changed.
+    Modify,
+    /// The file was deleted.
+    Delete,
+}
+
+impl ChangeOp {
+    /// The lowercase name used on every wire and in `journal.db`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Create => "create",
+            Self::Modify => "modify",
+            Self::Delete => "delete",
+        }
+    }
+
+    fn parse(s: &str) -> Self {
+        match s {
+            "create" => Self::Create,
+            "delete" => Self::Delete,
+            _ => Self::Modify,
+        }
+    }
+}
+
+impl std::fmt::Display for ChangeOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ChangeOp {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// One journaled change, without its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 pub struct ChangeSummary {
@@ -104,7 +148,7 @@ pub struct ChangeSummary {
     /// When (RFC 3339, UTC).
     pub at: String,
     /// `create`, `modify` or `delete`.
-    pub op: String,
+    pub op: ChangeOp,
     /// The change this one undid, if it is an undo.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undoes: Option<i64>,
@@ -449,7 +493,7 @@ fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChangeSummary> {
         path: r.get(2)?,
         source: source.parse().unwrap_or(ChangeSource::Watcher),
         at: r.get(4)?,
-        op: r.get(5)?,
+        op: ChangeOp::parse(&r.get::<_, String>(5)?),
         undoes: r.get(6)?,
         group: r.get(7)?,
     })

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { commands } from "../lib/bindings";
 import type { MemoryDetail, MemoryType, WorkspaceInfo, WriteOutcome } from "../lib/bindings";
-import { isTauri, toUiError, unwrap } from "../lib/transport";
+import { canRun, toUiError, unwrap } from "../lib/transport";
 import type { UiError } from "../lib/transport";
 import { formatTime, MEMORY_TYPES, TYPE_LABELS } from "../lib/format";
 import type { ChangeSignal, Draft, Target } from "../lib/browser";
@@ -282,7 +282,7 @@ export function DetailPane(props: Props) {
           </div>
         </div>
         <div className="actions">
-          {!isNew && isTauri() && (
+          {!isNew && canRun("open_folder") && (
             <button type="button" onClick={() => void openFolder(workspaceId)} title="Show the memory folder">
               Open folder
             </button>

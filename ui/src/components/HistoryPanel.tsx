@@ -1,9 +1,10 @@
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { commands } from "../lib/bindings";
-import type { ChangeDiff, ChangeSummary, WriteOutcome } from "../lib/bindings";
+import type { ChangeDiff, ChangeSummary, GroupInfo } from "../lib/bindings";
 import { toUiError, unwrap } from "../lib/transport";
 import type { UiError } from "../lib/transport";
 import { formatTime } from "../lib/format";
+import { countFiles, historyRows } from "../lib/history";
 import { useCommand } from "../lib/useCommand";
 import { DiffView } from "./DiffView";
 import { InlineError } from "./InlineError";
@@ -18,17 +19,23 @@ interface Props {
   refreshKey: number | string;
   wide?: boolean;
   onOpen?: (workspace: string, path: string) => void;
-  onUndone?: (outcome: WriteOutcome) => void;
+  /** A change or a change group was undone. */
+  onUndone?: () => void;
 }
 
 const OP_LABELS: Record<string, string> = { create: "created", modify: "modified", delete: "deleted" };
+
+/** What the right side shows: one change's diff, or a change group's files. */
+type Selection = { kind: "change"; id: number } | { kind: "group"; id: number } | null;
 
 export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndone }: Props) {
   const toast = useToast();
   const { run, cancel } = useCommand();
   const [items, setItems] = useState<ChangeSummary[] | null>(null);
   const [loadError, setLoadError] = useState<UiError | null>(null);
-  const [selected, setSelected] = useState<number | null>(null);
+  const [selection, setSelection] = useState<Selection>(null);
+  const selected = selection?.kind === "change" ? selection.id : null;
+  const selectedGroup = selection?.kind === "group" ? selection.id : null;
   const [diff, setDiff] = useState<ChangeDiff | null>(null);
   const [diffError, setDiffError] = useState<UiError | null>(null);
   const [undoError, setUndoError] = useState<UiError | null>(null);
@@ -58,9 +65,11 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
     return () => cancel("diff");
   }, [run, cancel, selected, refreshKey]);
 
-  const select = (id: number) => {
-    if (id === selected) return;
-    setSelected(id);
+  const rows = useMemo(() => (items ? historyRows(items) : null), [items]);
+
+  const select = (next: NonNullable<Selection>) => {
+    if (next.kind === selection?.kind && next.id === selection.id) return;
+    setSelection(next);
     setDiff(null);
     setDiffError(null);
     setUndoError(null);
@@ -70,10 +79,10 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
     setUndoing(true);
     setUndoError(null);
     try {
-      const outcome = unwrap(await commands.undo(id));
+      unwrap(await commands.undo(id));
       toast({ message: `Change #${id} undone` });
       setReload((n) => n + 1);
-      onUndone?.(outcome);
+      onUndone?.();
     } catch (e) {
       setUndoError(toUiError(e));
     } finally {
@@ -89,35 +98,84 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
         {loadError && <InlineError error={loadError} />}
         {items && items.length === 0 && <div className="empty">No changes recorded yet.</div>}
         {!items && !loadError && <div className="empty">Loading…</div>}
-        {items?.map((c) => (
-          <button
-            type="button"
-            key={c.id}
-            role="option"
-            aria-selected={c.id === selected}
-            className={`history-item ${c.id === selected ? "selected" : ""}`}
-            data-testid="history-item"
-            data-id={c.id}
-            onClick={() => select(c.id)}
-          >
-            <span className="history-id">#{c.id}</span>
-            <span className="history-op">
-              {OP_LABELS[c.op] ?? c.op}
-              {c.undoes !== undefined && c.undoes !== null && <span className="muted"> (undoes #{c.undoes})</span>}
-            </span>
-            <span className={`source-chip source-${c.source}`}>{c.source}</span>
-            <span className="history-time">{formatTime(c.at)}</span>
-            {path === null && (
-              <span className="history-path" title={`${c.workspace}/${c.path}`}>
-                {workspace === null ? `${c.workspace} · ` : ""}
-                {c.path}
+        {rows?.map((row) => {
+          if (row.kind === "group") {
+            const isSelected = row.group === selectedGroup;
+            const newest = row.changes[0];
+            return (
+              <button
+                type="button"
+                key={row.key}
+                role="option"
+                aria-selected={isSelected}
+                className={`history-item history-group ${isSelected ? "selected" : ""}`}
+                data-testid="history-group"
+                data-group={row.group}
+                title={`Change group: ${row.paths.join(", ")}`}
+                onClick={() => select({ kind: "group", id: row.group })}
+              >
+                <span className="history-id" aria-hidden="true">
+                  ⧉
+                </span>
+                <span className="history-op">
+                  {path === null
+                    ? `${row.label} · ${countFiles(row.paths.length)}`
+                    : `${OP_LABELS[newest.op] ?? newest.op} · ${row.label}`}
+                </span>
+                <span className="source-chip source-group">group</span>
+                <span className="history-time">{formatTime(row.at)}</span>
+                {path === null && (
+                  <span className="history-path" title={row.paths.map((p) => `${row.workspace}/${p}`).join("\n")}>
+                    {workspace === null ? `${row.workspace} · ` : ""}
+                    {row.paths.join(", ")}
+                  </span>
+                )}
+              </button>
+            );
+          }
+          const c = row.change;
+          return (
+            <button
+              type="button"
+              key={row.key}
+              role="option"
+              aria-selected={c.id === selected}
+              className={`history-item ${c.id === selected ? "selected" : ""}`}
+              data-testid="history-item"
+              data-id={c.id}
+              onClick={() => select({ kind: "change", id: c.id })}
+            >
+              <span className="history-id">#{c.id}</span>
+              <span className="history-op">
+                {OP_LABELS[c.op] ?? c.op}
+                {c.undoes !== undefined && c.undoes !== null && <span className="muted"> (undoes #{c.undoes})</span>}
               </span>
-            )}
-          </button>
-        ))}
+              <span className={`source-chip source-${c.source}`}>{c.source}</span>
+              <span className="history-time">{formatTime(c.at)}</span>
+              {path === null && (
+                <span className="history-path" title={`${c.workspace}/${c.path}`}>
+                  {workspace === null ? `${c.workspace} · ` : ""}
+                  {c.path}
+                </span>
+              )}
+            </button>
+          );
+        })}
       </div>
       <div className="history-diff">
-        {selected === null && <div className="empty">Select a change to see its diff.</div>}
+        {selection === null && <div className="empty">Select a change to see its diff.</div>}
+        {selectedGroup !== null && (
+          <GroupDetail
+            key={selectedGroup}
+            id={selectedGroup}
+            refreshKey={`${refreshKey}/${reload}`}
+            onOpen={onOpen}
+            onUndone={() => {
+              setReload((n) => n + 1);
+              onUndone?.();
+            }}
+          />
+        )}
         {diffError && <InlineError error={diffError} />}
         {selected !== null && !current && !diffError && <div className="empty">Loading…</div>}
         {current && (
@@ -150,5 +208,123 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
         )}
       </div>
     </div>
+  );
+}
+
+interface GroupProps {
+  id: number;
+  refreshKey: string;
+  onOpen?: (workspace: string, path: string) => void;
+  onUndone: () => void;
+}
+
+/** A change group: what made it, its files each with its diff, and undo for all of them. */
+function GroupDetail({ id, refreshKey, onOpen, onUndone }: GroupProps) {
+  const toast = useToast();
+  const { run, cancel } = useCommand();
+  const [group, setGroup] = useState<GroupInfo | null>(null);
+  const [loadError, setLoadError] = useState<UiError | null>(null);
+  const [undoError, setUndoError] = useState<UiError | null>(null);
+  const [undoing, setUndoing] = useState(false);
+
+  useEffect(() => {
+    void run(commands.changeGroup(id), "group").then((answer) => {
+      if (!answer) return;
+      if (answer.ok) {
+        setGroup(answer.data);
+        setLoadError(null);
+      } else setLoadError(answer.error);
+    });
+    return () => cancel("group");
+  }, [run, cancel, id, refreshKey]);
+
+  const undo = async () => {
+    setUndoing(true);
+    setUndoError(null);
+    const answer = await run(commands.undoGroup(id), "undo");
+    if (!answer) return;
+    setUndoing(false);
+    if (!answer.ok) {
+      setUndoError(answer.error);
+      return;
+    }
+    toast({ message: `Group undone: ${countFiles(answer.data.paths.length)} restored` });
+    onUndone();
+  };
+
+  if (loadError) return <InlineError error={loadError} />;
+  if (!group) return <div className="empty">Loading…</div>;
+  const files = new Set(group.changes.map((c) => c.path)).size;
+
+  return (
+    <div className="group-detail" data-testid="group-detail" data-group={group.id}>
+      <div className="history-diff-header">
+        <div>
+          <strong>{group.label}</strong>{" "}
+          <span className="muted">
+            {group.kind} · {countFiles(files)} · {formatTime(group.at)}
+            {group.undoes !== null && <> · undoes group {group.undoes}</>}
+          </span>
+        </div>
+        <div className="actions">
+          <button
+            type="button"
+            data-testid="undo-group-button"
+            onClick={() => void undo()}
+            disabled={undoing}
+            title="Restore every file of this group to before it, or none if one changed since"
+          >
+            {undoing ? "Undoing…" : "Undo group"}
+          </button>
+        </div>
+      </div>
+      {undoError && <InlineError error={undoError} />}
+      {group.changes.map((c) => (
+        <GroupFile key={c.id} change={c} refreshKey={refreshKey} onOpen={onOpen} />
+      ))}
+    </div>
+  );
+}
+
+/** One change of a group, with its diff. */
+function GroupFile({
+  change,
+  refreshKey,
+  onOpen,
+}: {
+  change: ChangeSummary;
+  refreshKey: string;
+  onOpen?: (workspace: string, path: string) => void;
+}) {
+  const { run, cancel } = useCommand();
+  const [diff, setDiff] = useState<ChangeDiff | null>(null);
+  const [error, setError] = useState<UiError | null>(null);
+
+  useEffect(() => {
+    void run(commands.diff(change.id), "diff").then((answer) => {
+      if (!answer) return;
+      if (answer.ok) {
+        setDiff(answer.data);
+        setError(null);
+      } else setError(answer.error);
+    });
+    return () => cancel("diff");
+  }, [run, cancel, change.id, refreshKey]);
+
+  return (
+    <section className="group-file" aria-label={change.path} data-testid="group-file" data-path={change.path}>
+      <div className="group-file-header">
+        <span className="history-op">{OP_LABELS[change.op] ?? change.op}</span> <code>{change.path}</code>{" "}
+        <span className="muted">#{change.id}</span>
+        {onOpen && change.op !== "delete" && (
+          <button type="button" className="link-button" onClick={() => onOpen(change.workspace, change.path)}>
+            Open memory
+          </button>
+        )}
+      </div>
+      {error && <InlineError error={error} />}
+      {!diff && !error && <div className="empty">Loading…</div>}
+      {diff && <DiffView before={diff.before} after={diff.after} />}
+    </section>
   );
 }

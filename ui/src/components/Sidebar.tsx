@@ -1,4 +1,5 @@
 import { useState } from "react";
+import type { ReactNode } from "react";
 import type { Status, WorkspaceInfo } from "../lib/bindings";
 import type { UiError } from "../lib/transport";
 import type { View } from "../lib/browser";
@@ -18,6 +19,8 @@ interface Props {
   /** Whether the chat pane is shown (absent: no chat toggle). */
   chatOpen?: boolean;
   onToggleChat?: () => void;
+  /** Shown above the status line (the memory-task bar). */
+  footer?: ReactNode;
 }
 
 function countTitle(w: WorkspaceInfo): string {
@@ -35,6 +38,7 @@ export function Sidebar({
   onAddFolder,
   chatOpen,
   onToggleChat,
+  footer,
 }: Props) {
   const [adding, setAdding] = useState(false);
   const [path, setPath] = useState("");
@@ -174,6 +178,7 @@ export function Sidebar({
           </button>
         )}
       </div>
+      {footer}
       <footer className="status-line" title={status ? [status.home, ...status.warnings].join("\n") : undefined}>
         {status ? (
           <>

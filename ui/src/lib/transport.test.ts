@@ -3,7 +3,20 @@ import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import { commands } from "./bindings";
 import type { MemoryChanged } from "./bindings";
-import { ApiFailure, httpError, installBrowserTransport, isTauri, onMemoryChanged, toUiError, unwrap } from "./transport";
+import {
+  ApiFailure,
+  canRun,
+  httpError,
+  installBrowserTransport,
+  isDesktop,
+  isTauri,
+  onChatEvent,
+  onMemoryChanged,
+  onTaskUpdated,
+  toUiError,
+  unwrap,
+} from "./transport";
+import { task } from "../test/fixtures";
 
 type W = Window & { __TAURI_INTERNALS__?: unknown };
 
@@ -178,13 +191,109 @@ describe("onMemoryChanged in the browser (SSE)", () => {
 
   it("asks for a resync when the stream reconnects after a drop", () => {
     const resync = vi.fn();
-    onMemoryChanged(() => {}, resync);
+    const unsubscribe = onMemoryChanged(() => {}, resync);
     const es = FakeEventSource.instances[0];
     es.fire("open");
     expect(resync).not.toHaveBeenCalled();
     es.fire("error");
     es.fire("open");
     expect(resync).toHaveBeenCalledTimes(1);
+    unsubscribe();
+  });
+});
+
+describe("onTaskUpdated in the browser (SSE)", () => {
+  beforeEach(() => {
+    resetInternals();
+    FakeEventSource.instances = [];
+    vi.stubGlobal("EventSource", FakeEventSource);
+    installBrowserTransport();
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    resetInternals();
+  });
+
+  it("delivers task_updated payloads and drops malformed ones", () => {
+    const cb = vi.fn();
+    const resync = vi.fn();
+    const unsubscribe = onTaskUpdated(cb, resync);
+    expect(FakeEventSource.instances).toHaveLength(1);
+    const es = FakeEventSource.instances[0];
+    expect(es.url).toBe("/events");
+
+    const t = task("t1", { status: "running", finished_at: null });
+    es.fire("task_updated", JSON.stringify(t));
+    expect(cb).toHaveBeenCalledTimes(1);
+    expect(cb.mock.calls[0][0]).toEqual(t);
+
+    es.fire("task_updated", "{");
+    es.fire("task_updated", JSON.stringify({ id: "t2", status: "running" }));
+    es.fire("memory_changed", JSON.stringify({ workspace: "personal", paths: ["a.md"], source: "user" }));
+    expect(cb).toHaveBeenCalledTimes(1);
+
+    es.fire("error");
+    es.fire("open");
+    expect(resync).toHaveBeenCalledTimes(1);
+
+    unsubscribe();
+    expect(es.closed).toBe(true);
+  });
+
+  it("shares one /events connection between listeners, closed when the last one leaves", () => {
+    const memory = vi.fn();
+    const chat = vi.fn();
+    const tasks = vi.fn();
+    const offMemory = onMemoryChanged(memory);
+    const offChat = onChatEvent(chat);
+    const offTasks = onTaskUpdated(tasks);
+    expect(FakeEventSource.instances).toHaveLength(1);
+    const es = FakeEventSource.instances[0];
+
+    es.fire("memory_changed", JSON.stringify({ workspace: "personal", paths: ["a.md"], source: "user" }));
+    es.fire("chat", JSON.stringify({ kind: "delta", workspace: "personal", session: "s", text: "hi" }));
+    es.fire("task_updated", JSON.stringify(task("t1")));
+    expect([memory.mock.calls.length, chat.mock.calls.length, tasks.mock.calls.length]).toEqual([1, 1, 1]);
+
+    offMemory();
+    offChat();
+    expect(es.closed).toBe(false);
+    es.fire("task_updated", JSON.stringify(task("t1")));
+    es.fire("memory_changed", JSON.stringify({ workspace: "personal", paths: ["a.md"], source: "user" }));
+    expect([memory.mock.calls.length, tasks.mock.calls.length]).toEqual([1, 2]);
+    offTasks();
+    expect(es.closed).toBe(true);
+    // Unsubscribing twice does no harm.
+    offTasks();
+
+    // A new listener opens a new connection.
+    const off = onTaskUpdated(tasks);
+    expect(FakeEventSource.instances).toHaveLength(2);
+    off();
+  });
+});
+
+describe("desktop-only commands", () => {
+  afterEach(() => {
+    clearMocks();
+    resetInternals();
+  });
+
+  it("are hidden in a browser", () => {
+    resetInternals();
+    installBrowserTransport();
+    expect(isDesktop()).toBe(false);
+    expect(canRun("open_folder")).toBe(false);
+    expect(canRun("list")).toBe(true);
+    expect(canRun("undo_group")).toBe(true);
+  });
+
+  it("all run in the app", () => {
+    resetInternals();
+    mockIPC(() => null);
+    expect(isDesktop()).toBe(true);
+    expect(canRun("open_folder")).toBe(true);
+    expect(canRun("list")).toBe(true);
   });
 });
 
@@ -210,6 +319,20 @@ describe("onMemoryChanged inside Tauri", () => {
     unsubscribe();
     const calls = cb.mock.calls.length;
     await emit("memory-changed", { workspace: "personal", paths: ["c.md"], source: "user" });
+    expect(cb.mock.calls.length).toBe(calls);
+  });
+
+  it("listens to the task-updated event", async () => {
+    const cb = vi.fn();
+    const unsubscribe = onTaskUpdated(cb);
+    const t = task("t9", { kind: "dream", status: "queued", started_at: null, finished_at: null });
+    await vi.waitFor(async () => {
+      await emit("task-updated", t);
+      expect(cb).toHaveBeenCalledWith(t);
+    });
+    unsubscribe();
+    const calls = cb.mock.calls.length;
+    await emit("task-updated", t);
     expect(cb.mock.calls.length).toBe(calls);
   });
 });

@@ -7,7 +7,7 @@
 // or from the server's Server-Sent Events stream.
 
 import { events } from "./bindings";
-import type { ChatEvent, ErrorCode, MemoryChanged } from "./bindings";
+import type { ChatEvent, ErrorCode, MemoryChanged, TaskInfo } from "./bindings";
 
 /** What every generated command resolves to (tauri-specta's `typedError` shape). */
 export type Result<T, E> = { status: "ok"; data: T } | { status: "error"; error: E };
@@ -53,6 +53,25 @@ export function isTauri(): boolean {
   if (typeof window === "undefined") return false;
   const internals = tauriWindow().__TAURI_INTERNALS__;
   return !!internals && !internals[BROWSER_MARK];
+}
+
+/**
+ * Commands only the desktop app serves: `mnemo serve` declares them under `desktopOnly` in
+ * `GET /capabilities` and answers them with `desktop_only`. Keep in step with that list.
+ */
+const DESKTOP_ONLY: ReadonlySet<string> = new Set(["open_folder"]);
+
+/** True in the desktop app (Tauri), where every command works; false in a browser. */
+export function isDesktop(): boolean {
+  return isTauri();
+}
+
+/**
+ * Whether `command` (its wire name, e.g. `open_folder`) can work here: everything in the app,
+ * all but the desktop-only commands in a browser. The UI hides what needs a command that cannot.
+ */
+export function canRun(command: string): boolean {
+  return isDesktop() || !DESKTOP_ONLY.has(command);
 }
 
 function isErrorShape(v: unknown): v is UiError {
@@ -157,33 +176,77 @@ function listenTauri<T>(
   };
 }
 
+interface SseSub {
+  name: string;
+  deliver: (data: string) => void;
+  onResync?: () => void;
+}
+
+/**
+ * The one `GET /events` stream, shared by every listener while any is subscribed: browsers allow
+ * only a few connections per server over HTTP/1.1, and each open EventSource holds one.
+ */
+interface SseHub {
+  source: EventSource;
+  /** The EventSource class it was made with (tests swap it). */
+  ctor: typeof EventSource;
+  subs: Set<SseSub>;
+  /** Event names with a listener on `source`. */
+  names: Set<string>;
+}
+
+let hub: SseHub | null = null;
+
+function sseHub(): SseHub {
+  if (hub && hub.ctor === EventSource) return hub;
+  const source = new EventSource("/events");
+  const h: SseHub = { source, ctor: EventSource, subs: new Set(), names: new Set() };
+  let dropped = false;
+  source.addEventListener("error", () => {
+    dropped = true;
+  });
+  source.addEventListener("open", () => {
+    if (!dropped) return;
+    dropped = false;
+    for (const sub of [...h.subs]) sub.onResync?.();
+  });
+  hub = h;
+  return h;
+}
+
 /**
  * Listens to one kind of the server's Server-Sent Events (`GET /events`); events whose JSON
  * does not pass `isValid` are dropped. `onResync` fires when the stream reconnects after a drop.
  */
 function listenSse<T>(name: string, isValid: (v: unknown) => v is T, cb: (e: T) => void, onResync?: () => void): () => void {
   if (typeof EventSource === "undefined") return () => {};
-  const source = new EventSource("/events");
-  let dropped = false;
-  source.addEventListener(name, (ev: Event) => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse((ev as MessageEvent<string>).data);
-    } catch {
-      return;
-    }
-    if (isValid(parsed)) cb(parsed);
-  });
-  source.addEventListener("error", () => {
-    dropped = true;
-  });
-  source.addEventListener("open", () => {
-    if (dropped) {
-      dropped = false;
-      onResync?.();
-    }
-  });
-  return () => source.close();
+  const h = sseHub();
+  if (!h.names.has(name)) {
+    h.names.add(name);
+    h.source.addEventListener(name, (ev: Event) => {
+      const data = (ev as MessageEvent<string>).data;
+      for (const sub of [...h.subs]) if (sub.name === name) sub.deliver(data);
+    });
+  }
+  const sub: SseSub = {
+    name,
+    deliver: (data) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        return;
+      }
+      if (isValid(parsed)) cb(parsed);
+    },
+    onResync,
+  };
+  h.subs.add(sub);
+  return () => {
+    if (!h.subs.delete(sub) || h.subs.size > 0) return;
+    h.source.close();
+    if (hub === h) hub = null;
+  };
 }
 
 /**
@@ -212,6 +275,28 @@ function isChatEvent(v: unknown): v is ChatEvent {
 export function onChatEvent(cb: (e: ChatEvent) => void): () => void {
   if (isTauri()) return listenTauri(events.chatEvent, "chat-event", cb);
   return listenSse("chat", isChatEvent, cb);
+}
+
+function isTaskInfo(v: unknown): v is TaskInfo {
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof (v as TaskInfo).id === "string" &&
+    typeof (v as TaskInfo).kind === "string" &&
+    typeof (v as TaskInfo).status === "string" &&
+    typeof (v as TaskInfo).workspace === "string" &&
+    Array.isArray((v as TaskInfo).tools)
+  );
+}
+
+/**
+ * Calls `cb` with a memory task's new state each time it changes (queued, running, a tool call,
+ * finished); returns the unsubscribe function. Tauri event `task-updated` in the app, SSE
+ * `task_updated` in a browser, where `onResync` fires when the stream reconnects after a drop.
+ */
+export function onTaskUpdated(cb: (task: TaskInfo) => void, onResync?: () => void): () => void {
+  if (isTauri()) return listenTauri(events.taskUpdated, "task-updated", cb);
+  return listenSse("task_updated", isTaskInfo, cb, onResync);
 }
 
 /** A UiError that is also an `Error` (stack trace, `instanceof Error`), with its stable `code`. */

@@ -1,4 +1,13 @@
-import type { ApiError, DocSummary, ErrorCode, MemoryDetail, ModelSettings, WorkspaceInfo } from "../lib/bindings";
+import type {
+  ApiError,
+  ChangeSummary,
+  DocSummary,
+  ErrorCode,
+  MemoryDetail,
+  ModelSettings,
+  TaskInfo,
+  WorkspaceInfo,
+} from "../lib/bindings";
 import type { Result } from "../lib/transport";
 
 export function ok<T>(data: T): Result<T, ApiError> {
@@ -73,3 +82,29 @@ export const MODEL_SETTINGS: ModelSettings = {
   configured: true,
   env_overrides: [],
 };
+
+/** A memory task, completed unless `extra` says otherwise. */
+export function task(id: string, extra: Partial<TaskInfo> = {}): TaskInfo {
+  return {
+    id,
+    kind: "extract",
+    workspace: "personal",
+    session: "s-1",
+    status: "completed",
+    reason: null,
+    phase: null,
+    tools: [],
+    result: null,
+    error: null,
+    created_at: "2026-03-01T10:00:00Z",
+    updated_at: "2026-03-01T10:00:05Z",
+    started_at: "2026-03-01T10:00:01Z",
+    finished_at: "2026-03-01T10:00:05Z",
+    ...extra,
+  };
+}
+
+/** A journaled change; `group` null is a single change. */
+export function change(id: number, path: string, extra: Partial<ChangeSummary> = {}): ChangeSummary {
+  return { id, workspace: "personal", path, source: "user", at: "2026-03-01T10:00:00Z", op: "modify", undoes: null, group: null, ...extra };
+}

@@ -779,11 +779,95 @@ async fn chat_with_a_model_recalls_replies_and_extracts() {
     assert_eq!(v["reply"], "Run the smoke suite, then tag.");
     assert_eq!(v["recall"]["selected"][0]["path"], "deploy-checklist.md");
     assert_eq!(v["extract"]["files_written"][0], "project/tuesdays.md");
+    assert_eq!(v["extract"]["status"], "completed");
     assert!(e.personal().join("project/tuesdays.md").exists());
+
+    // The CLI chat's extraction is a task every client sees, its writes one group.
+    let tasks = e.json(&["tasks"]);
+    assert_eq!(tasks[0]["kind"], "extract");
+    assert_eq!(tasks[0]["status"], "completed");
+    assert_eq!(tasks[0]["result"]["files"][0], "project/tuesdays.md");
+    let group = tasks[0]["result"]["group"].as_i64().unwrap();
+    assert_eq!(v["extract"]["group"], group);
+    let one = e.json(&["task", tasks[0]["id"].as_str().unwrap()]);
+    assert_eq!(one["tools"][0]["name"], "write_file");
+    let history = e.json(&["history"]);
+    let rows = history.as_array().unwrap();
+    assert!(
+        rows.iter()
+            .any(|r| r["group"] == group && r["path"] == "project/tuesdays.md")
+    );
+    assert!(
+        rows.iter().any(|r| r["group"].is_null()),
+        "single changes: group null"
+    );
+    let undone = e.json(&["undo", "--group", &group.to_string()]);
+    assert_eq!(undone["paths"][0], "project/tuesdays.md");
+    assert!(!e.personal().join("project/tuesdays.md").exists());
+    assert_eq!(e.json_err(&["undo", "--group", "999999"], 1), "not_found");
+    assert_eq!(e.json_err(&["tasks", "--status", "done"], 2), "usage");
+    assert_eq!(e.json_err(&["task", "t-nope"], 1), "not_found");
     assert!(
         fake.requests()[1]["messages"][0]["content"]
             .as_str()
             .unwrap()
             .contains("Run the smoke suite.")
     );
+}
+
+/// A task whose process is killed mid-run reads `failed` (`interrupted`) afterwards — seen from
+/// another process, never `running` forever; nothing half-written is left.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_chat_leaves_its_extraction_task_interrupted() {
+    use mnemo_testkit::{FakeModel, Kind, Reply};
+    let e = Env::new();
+    let fake = FakeModel::start().await;
+    fake.push_for(Kind::Json, Reply::json(&serde_json::json!({"paths": []})));
+    fake.push_for(Kind::Stream, Reply::text("Noted."));
+    // The extraction's model call hangs: the process is killed while the task runs.
+    fake.push_for(
+        Kind::Tools,
+        Reply::Delay(Duration::from_secs(60), Box::new(Reply::text("too late"))),
+    );
+    let mut child = e
+        .cmd()
+        .args(["--json", "chat", "We ship on Tuesdays."])
+        .env("MNEMO_LLM_BASE_URL", fake.base_url())
+        .env("MNEMO_LLM_MODEL", "fake-main")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Another process sees the task running.
+    let started = Instant::now();
+    let running = loop {
+        let e2 = e
+            .cmd()
+            .args(["--json", "tasks", "--status", "running"])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&e2.stdout).unwrap_or(Value::Null);
+        if let Some(t) = v.as_array().and_then(|a| a.first()) {
+            break t.clone();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the task never ran"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(running["kind"], "extract");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let t = e.json(&["task", running["id"].as_str().unwrap()]);
+    assert_eq!(t["status"], "failed", "{t}");
+    assert_eq!(t["reason"], "interrupted");
+    assert!(t["finished_at"].is_string());
+    let leftovers: Vec<String> = std::fs::read_dir(e.personal())
+        .unwrap()
+        .flatten()
+        .map(|d| d.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".mnemo-tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }

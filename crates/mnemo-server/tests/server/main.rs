@@ -409,4 +409,32 @@ async fn a_chat_turn_over_http_streams_chat_events() {
         .collect();
     assert_eq!(text, "Hello there, friend.");
     assert!(buf.contains("\"kind\":\"recalled\""));
+    // The extraction after the turn is a memory task, announced as `task_updated`.
+    let task_id = turn["extract_task"].as_str().unwrap().to_owned();
+    while !buf.contains("\"status\":\"skipped\"") && !buf.contains("\"status\":\"completed\"") {
+        let chunk = tokio::time::timeout_at(deadline, stream.chunk())
+            .await
+            .expect("task events in time")
+            .unwrap()
+            .unwrap();
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(buf.contains("event: task_updated"), "{buf}");
+    let updates: Vec<Value> = buf
+        .split("event: task_updated")
+        .skip(1)
+        .filter_map(|e| e.lines().find_map(|l| l.strip_prefix("data:")))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .collect();
+    assert!(
+        updates
+            .iter()
+            .all(|t| t["id"] == task_id.as_str() && t["kind"] == "extract")
+    );
+    assert_eq!(updates[0]["status"], "queued");
+    let (code, tasks) = s.call("tasks", json!({"workspace": "personal"})).await;
+    assert_eq!(code, 200);
+    assert_eq!(tasks[0]["id"], task_id.as_str());
+    let (code, e) = s.call("task", json!({"id": "t-unknown"})).await;
+    assert_eq!((code, e["code"].as_str()), (404, Some("not_found")));
 }

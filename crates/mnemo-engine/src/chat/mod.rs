@@ -1,0 +1,142 @@
+//! Chat (SPEC §5): sessions as `sessions/<id>.jsonl` in the workspace's state dir (one JSON
+//! record per line: messages plus bookkeeping such as what recall surfaced), and one chat turn:
+//! recall before (unless memory is ignored for this chat), a streamed reply from the main model
+//! that may itself use the memory tools, then extraction after.
+
+mod sessions;
+mod turn;
+
+use std::time::Duration;
+
+use mnemo_core::{Error, ErrorCode, Result};
+use mnemo_llm::{Delta, LlmError};
+use mnemo_store::{Vault, Workspace};
+use serde::Serialize;
+use specta::Type;
+
+use crate::extract::ExtractResult;
+use crate::recall::RecallResult;
+
+pub use sessions::{Record, SessionInfo, Sessions};
+pub use turn::{ExtractContext, FollowUp, Turn, chat_turn, extract_after_turn};
+
+/// Tool rounds the chat model may take in one turn (the round after them answers in words).
+const MAX_TOOL_ROUNDS: u32 = 5;
+/// A new chat's title until its first message names it.
+pub const NEW_CHAT_TITLE: &str = "New chat";
+/// How long model recall may take before falling back to lexical.
+const RECALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What one turn produced.
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct TurnResult {
+    /// The session.
+    pub session: String,
+    /// The assistant's reply.
+    pub reply: String,
+    /// Answered by Mnemo itself (a slash command such as `/memory`), not by the model; such
+    /// turns are not part of the transcript.
+    pub command: bool,
+    /// What recall injected (absent when memory is ignored for this chat).
+    pub recall: Option<RecallResult>,
+    /// Memory files the chat model wrote itself this turn.
+    pub wrote: Vec<String>,
+    /// What extraction did after the turn (`null`: not run inline — it runs in the background,
+    /// or memory is ignored for this chat).
+    pub extract: Option<ExtractResult>,
+    /// The background memory task extracting after this turn, if one was scheduled.
+    pub extract_task: Option<String>,
+}
+
+/// What happens during a turn, for live display.
+#[derive(Debug)]
+pub enum TurnEvent<'a> {
+    /// Recall chose these memories (before the model is called).
+    Recalled(&'a RecallResult),
+    /// A piece of the streamed answer.
+    Delta(&'a Delta),
+    /// The chat model ran one of its memory tools.
+    Tool(&'a str),
+}
+
+const PLAIN_PROMPT: &str = "You are a helpful assistant.";
+
+const BASE_PROMPT: &str = "You are a helpful assistant with a persistent memory of this user. \
+    You may read and update that memory with your tools when the user asks you to remember or forget something.";
+
+/// The error chat gives when no model is configured or reachable: what to configure.
+#[must_use]
+pub fn model_error(e: &LlmError) -> Error {
+    if *e == LlmError::Cancelled {
+        return Error::new(
+            ErrorCode::Io,
+            "the reply was stopped before it finished; nothing was saved",
+        );
+    }
+    let code = match e {
+        LlmError::NotConfigured
+        | LlmError::Unauthorized(_)
+        | LlmError::ModelNotFound(_)
+        | LlmError::Unreachable(..) => ErrorCode::ModelNotConfigured,
+        _ => ErrorCode::Io,
+    };
+    Error::new(code, format!("chat needs a model: {e}"))
+}
+
+/// Whether the text is a chat command Mnemo answers itself.
+#[must_use]
+pub fn is_command(text: &str) -> bool {
+    text.trim() == "/memory"
+}
+
+/// `/memory`: what memory this chat uses and what happened to it lately. Needs no model.
+pub fn memory_status(vault: &Vault, workspace: &str, session_id: Option<&str>) -> Result<String> {
+    let ws = vault.workspace(workspace)?;
+    let ignored = match session_id {
+        Some(id) => Sessions::of(&ws).info(id)?.ignore_memory,
+        None => false,
+    };
+    status_text(vault, &ws, ignored)
+}
+
+fn status_text(vault: &Vault, ws: &Workspace, ignored: bool) -> Result<String> {
+    let meta = vault.meta(ws)?.value;
+    let mut out = format!(
+        "Auto-memory: {} — workspace `{}` ({})\n",
+        if ignored {
+            "off for this chat (memory ignored: no recall, no extraction)"
+        } else {
+            "on"
+        },
+        ws.id,
+        ws.memory_root.display()
+    );
+    let docs = vault.list_indexed(Some(&ws.id), None)?;
+    let mut by_type: Vec<(&str, usize)> = Vec::new();
+    for d in &docs {
+        let t = d
+            .memory_type
+            .map_or("invalid", mnemo_core::MemoryType::as_str);
+        match by_type.iter_mut().find(|(k, _)| *k == t) {
+            Some((_, n)) => *n += 1,
+            None => by_type.push((t, 1)),
+        }
+    }
+    let parts: Vec<String> = by_type.iter().map(|(t, n)| format!("{n} {t}")).collect();
+    out.push_str(&format!(
+        "{} memories{}\n",
+        docs.len(),
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", parts.join(", "))
+        }
+    ));
+    out.push_str(&format!(
+        "Auto-dream: off (consolidation is not available in this version)\nLast extraction: {} ({})\nLast dream: {}",
+        meta.last_extract_at.as_deref().unwrap_or("never"),
+        meta.last_extract_status.as_deref().unwrap_or("—"),
+        meta.last_dream_at.as_deref().unwrap_or("never"),
+    ));
+    Ok(out)
+}

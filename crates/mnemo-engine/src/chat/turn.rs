@@ -1,0 +1,364 @@
+//! One chat turn, and the extraction that follows it.
+
+use std::time::Duration;
+
+use chrono::{SecondsFormat, Utc};
+use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
+use mnemo_llm::{CancellationToken, Client, Delta, LlmError, Message, Role};
+use mnemo_store::journal::Origin;
+use mnemo_store::state::Cursor;
+use mnemo_store::{Vault, Workspace};
+
+use super::sessions::{messages_of, recent_tools_of, surfaced_of};
+use super::{
+    BASE_PROMPT, MAX_TOOL_ROUNDS, NEW_CHAT_TITLE, PLAIN_PROMPT, RECALL_TIMEOUT, Record, Sessions,
+    TurnEvent, TurnResult, is_command, model_error, status_text,
+};
+use crate::agent::{AgentEvent, AgentLimits, AgentMachine, AgentOutcome};
+use crate::extract::{ExtractRequest, ExtractResult, ExtractStatus, run_extract};
+use crate::recall::{RecallRequest, RecallResult, recall, recall_with_model};
+use crate::tools::MemoryTools;
+
+/// Longest a chat reply may take, tool rounds included.
+const TURN_WALL_TIME: Duration = Duration::from_secs(600);
+
+/// What should follow a saved turn; the caller (the API) only schedules it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FollowUp {
+    /// Nothing: a command, or memory is ignored for this chat (its messages are already marked
+    /// processed, so turning the toggle off later never sends them to extraction).
+    Nothing,
+    /// Extraction for this session; `chat_wrote`: the chat model wrote memory itself this turn
+    /// (extraction then only moves the cursor).
+    Extract {
+        /// The chat model wrote memory this turn.
+        chat_wrote: bool,
+    },
+}
+
+/// One chat turn (SPEC §5), owned here from start to end: the session read once, recall, the
+/// streamed reply with the memory tools (on the same agent machine as the memory agent), the
+/// turn saved to the session, and what extraction should see next.
+pub struct Turn {
+    ws: Workspace,
+    sessions: Sessions,
+    session: String,
+    text: String,
+    records: Vec<Record>,
+}
+
+impl Turn {
+    /// Prepare a turn: the session is read here, once.
+    pub fn open(vault: &Vault, workspace: &str, session: &str, text: &str) -> Result<Self> {
+        let ws = vault.workspace(workspace)?;
+        let sessions = Sessions::of(&ws);
+        let records = sessions.records(session)?;
+        Ok(Self {
+            ws,
+            sessions,
+            session: session.to_owned(),
+            text: text.to_owned(),
+            records,
+        })
+    }
+
+    /// Whether memory is ignored for this chat.
+    #[must_use]
+    pub fn ignores_memory(&self) -> bool {
+        self.records.iter().any(|r| {
+            matches!(
+                r,
+                Record::Meta {
+                    ignore_memory: true,
+                    ..
+                }
+            )
+        })
+    }
+
+    /// Run the turn. `/memory` is answered locally, without a model. A stopped or failed reply
+    /// saves nothing.
+    pub async fn run(
+        self,
+        vault: &Vault,
+        client: &Client,
+        cancel: &CancellationToken,
+        mut on_event: impl FnMut(TurnEvent<'_>) + Send,
+    ) -> Result<(TurnResult, FollowUp)> {
+        let ignore_memory = self.ignores_memory();
+        if is_command(&self.text) {
+            let reply = status_text(vault, &self.ws, ignore_memory)?;
+            return Ok((
+                self.result(reply, true, None, Vec::new()),
+                FollowUp::Nothing,
+            ));
+        }
+        if self.text.trim().is_empty() {
+            return Err(Error::usage("the message is empty"));
+        }
+        if !client.settings().is_configured() {
+            return Err(model_error(&LlmError::NotConfigured));
+        }
+        let history = messages_of(&self.records);
+        let recalled = if ignore_memory {
+            None
+        } else {
+            let r = self.recall(vault, client, cancel).await?;
+            on_event(TurnEvent::Recalled(&r));
+            Some(r)
+        };
+        // Ignoring memory means a plain assistant: no memory prompt and no memory tools.
+        let system = match &recalled {
+            Some(r) => format!("{BASE_PROMPT}\n\n{}", r.prompt),
+            None if ignore_memory => PLAIN_PROMPT.to_owned(),
+            None => BASE_PROMPT.to_owned(),
+        };
+        let mut messages = vec![Message::system(system)];
+        messages.extend(history.iter().cloned());
+        messages.push(Message::user(&self.text));
+        let limits = AgentLimits {
+            max_turns: MAX_TOOL_ROUNDS + 1,
+            wall_time: TURN_WALL_TIME,
+        };
+        let machine = AgentMachine::conversation(limits, messages, !ignore_memory);
+        let mut mem_tools = MemoryTools::new(vault, self.ws.clone(), ChangeSource::Chat);
+        let used_tools = std::sync::Mutex::new(Vec::<String>::new());
+        let on_event = std::sync::Mutex::new(&mut on_event);
+        let emit = |ev: TurnEvent<'_>| {
+            (on_event
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner))(ev);
+        };
+        let mut stream = |d: &Delta| emit(TurnEvent::Delta(d));
+        let (outcome, error) = crate::drive(
+            client,
+            &mut mem_tools,
+            machine,
+            cancel,
+            Some(&mut stream),
+            |e| {
+                if let AgentEvent::ToolCall { name, .. } = e {
+                    used_tools
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push(name.clone());
+                    emit(TurnEvent::Tool(name));
+                }
+            },
+        )
+        .await;
+        let reply = match outcome {
+            AgentOutcome::Completed { summary, .. } => summary,
+            AgentOutcome::Cancelled => return Err(model_error(&LlmError::Cancelled)),
+            AgentOutcome::Failed(e) => {
+                return Err(match error {
+                    Some(e) => model_error(&e),
+                    None => Error::new(ErrorCode::Io, format!("chat failed: {e}")),
+                });
+            }
+            AgentOutcome::TimedOut | AgentOutcome::MaxTurns(_) => {
+                return Err(Error::new(
+                    ErrorCode::Io,
+                    "the reply took too long and was stopped; nothing was saved",
+                ));
+            }
+        };
+        let used_tools = used_tools
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let wrote: Vec<String> = mem_tools.touched.iter().cloned().collect();
+        let upto = u64::try_from(history.len() + 2).unwrap_or(u64::MAX);
+        let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
+        let mut new_records = vec![
+            Record::Message {
+                at: now.clone(),
+                message: Message::user(&self.text),
+            },
+            Record::Message {
+                at: now,
+                message: Message::new(Role::Assistant, reply.clone()),
+            },
+        ];
+        if let Some(r) = &recalled {
+            new_records.push(Record::Recalled {
+                paths: r.selected.iter().map(|s| s.path.clone()).collect(),
+            });
+        }
+        if !used_tools.is_empty() {
+            new_records.push(Record::Tools { names: used_tools });
+        }
+        if !wrote.is_empty() {
+            new_records.push(Record::Wrote {
+                upto,
+                paths: wrote.clone(),
+            });
+        }
+        if ignore_memory {
+            new_records.push(Record::Extracted { upto });
+        }
+        self.sessions.append(&self.session, &new_records)?;
+        // The turn is saved: what follows is bookkeeping, whose failures are logged, never
+        // reported as a failed turn (the client would send the message again).
+        if let Err(e) = self.after_save(vault, history.is_empty(), ignore_memory, upto) {
+            tracing::warn!(session = %self.session, "after the turn: {e}");
+        }
+        let follow = if ignore_memory {
+            FollowUp::Nothing
+        } else {
+            FollowUp::Extract {
+                chat_wrote: !wrote.is_empty(),
+            }
+        };
+        Ok((self.result(reply, false, recalled, wrote), follow))
+    }
+
+    async fn recall(
+        &self,
+        vault: &Vault,
+        client: &Client,
+        cancel: &CancellationToken,
+    ) -> Result<RecallResult> {
+        let req = RecallRequest {
+            workspace: self.ws.id.clone(),
+            query: self.text.clone(),
+            already_surfaced: surfaced_of(&self.records),
+            recent_tools: recent_tools_of(&self.records),
+            ..RecallRequest::default()
+        };
+        match recall_with_model(vault, client, &req, Utc::now(), RECALL_TIMEOUT, cancel).await {
+            Ok(r) => Ok(r),
+            Err(_) => recall(vault, &req, Utc::now()),
+        }
+    }
+
+    /// The first message names a chat still called "New chat" (a rename made meanwhile wins);
+    /// an ignored turn moves the extract cursor past it when the cursor follows this session.
+    fn after_save(&self, vault: &Vault, first: bool, ignored: bool, upto: u64) -> Result<()> {
+        if first {
+            let title: String = self.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let title: String = title.chars().take(60).collect();
+            self.sessions
+                .retitle_if(&self.session, NEW_CHAT_TITLE, &title)?;
+        }
+        if ignored {
+            let cursor = vault.cursor(&self.ws)?.value;
+            if cursor.session_id == self.session {
+                vault.save_cursor(&self.ws, &Cursor::at(&self.session, upto))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn result(
+        &self,
+        reply: String,
+        command: bool,
+        recall: Option<RecallResult>,
+        wrote: Vec<String>,
+    ) -> TurnResult {
+        TurnResult {
+            session: self.session.clone(),
+            reply,
+            command,
+            recall,
+            wrote,
+            extract: None,
+            extract_task: None,
+        }
+    }
+}
+
+/// What extraction after a turn needs besides the session: how to journal and report.
+pub struct ExtractContext<'a> {
+    /// Source `extract`, within the run's change group.
+    pub origin: Origin,
+    /// Each agent event, for the task's progress.
+    pub on_event: &'a mut (dyn FnMut(&AgentEvent) + Send),
+}
+
+/// Extraction for a session after a turn; a failure is reported in the result, never raised
+/// (the reply is already saved).
+pub async fn extract_after_turn(
+    vault: &Vault,
+    client: &Client,
+    workspace: &str,
+    session_id: &str,
+    chat_wrote_memory: bool,
+    cancel: &CancellationToken,
+    ctx: ExtractContext<'_>,
+) -> ExtractResult {
+    let failed = |e: &Error| ExtractResult::failed(e.to_string());
+    let prepared = vault.workspace(workspace).and_then(|ws| {
+        let sessions = Sessions::of(&ws);
+        let records = sessions.records(session_id)?;
+        // The cursor follows the last session extracted; coming back to this one, resume from
+        // this session's own mark rather than from its start.
+        let cursor = vault.cursor(&ws)?.value;
+        let mark = records.iter().rev().find_map(|r| match r {
+            Record::Extracted { upto } => Some(*upto),
+            _ => None,
+        });
+        if cursor.session_id != session_id
+            && let Some(upto) = mark
+        {
+            vault.save_cursor(&ws, &Cursor::at(session_id, upto))?;
+        }
+        Ok((sessions, messages_of(&records)))
+    });
+    let (sessions, transcript) = match prepared {
+        Ok(p) => p,
+        Err(e) => return failed(&e),
+    };
+    let req = ExtractRequest {
+        workspace,
+        session_id,
+        messages: &transcript,
+        chat_wrote_memory,
+        origin: ctx.origin,
+    };
+    let result = run_extract(vault, client, &req, cancel, |e| (ctx.on_event)(e))
+        .await
+        .unwrap_or_else(|e| failed(&e));
+    if result.status != ExtractStatus::Failed {
+        let upto = u64::try_from(transcript.len()).unwrap_or(u64::MAX);
+        let mut marks = vec![Record::Extracted { upto }];
+        if !result.files_written.is_empty() {
+            marks.push(Record::Wrote {
+                upto,
+                paths: result.files_written.clone(),
+            });
+        }
+        if let Err(e) = sessions.append(session_id, &marks) {
+            tracing::warn!("could not mark the session as extracted: {e}");
+        }
+    }
+    result
+}
+
+/// One whole chat turn with extraction inline (engine tests and embedders; the API schedules
+/// extraction as a task instead). Same parts, no other logic.
+pub async fn chat_turn(
+    vault: &Vault,
+    client: &Client,
+    workspace: &str,
+    session_id: &str,
+    user_text: &str,
+    cancel: &CancellationToken,
+    on_event: impl FnMut(TurnEvent<'_>) + Send,
+) -> Result<TurnResult> {
+    let turn = Turn::open(vault, workspace, session_id, user_text)?;
+    let (mut result, follow) = turn.run(vault, client, cancel, on_event).await?;
+    if let FollowUp::Extract { chat_wrote } = follow {
+        let ctx = ExtractContext {
+            origin: ChangeSource::Extract.into(),
+            on_event: &mut |_| {},
+        };
+        result.extract = Some(
+            extract_after_turn(
+                vault, client, workspace, session_id, chat_wrote, cancel, ctx,
+            )
+            .await,
+        );
+    }
+    Ok(result)
+}

@@ -1,0 +1,275 @@
+import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { commands } from "../lib/bindings";
+import type { TaskInfo, ToolStep } from "../lib/bindings";
+import { onTaskUpdated } from "../lib/transport";
+import type { UiError } from "../lib/transport";
+import { formatTime } from "../lib/format";
+import {
+  TASK_KIND_LABELS,
+  TASK_LIMIT,
+  activity,
+  formatDuration,
+  initialTasks,
+  isActive,
+  statusText,
+  taskDuration,
+  tasksReducer,
+} from "../lib/tasks";
+import type { TasksState } from "../lib/tasks";
+import { useCommand } from "../lib/useCommand";
+import { InlineError } from "./InlineError";
+
+interface BarProps {
+  /** Open a memory (a file a task touched); the panel closes first. */
+  onOpenMemory: (workspace: string, path: string) => void;
+  workspaceLabel?: (id: string) => string;
+}
+
+/**
+ * The memory-work indicator (sidebar footer) and the button opening the recent tasks. Keeps the
+ * task list: loaded at start, on reconnect and when the panel opens, and kept current by
+ * `task_updated` events.
+ */
+export function TaskStatusBar({ onOpenMemory, workspaceLabel }: BarProps) {
+  const { run, cancel } = useCommand();
+  const [state, dispatch] = useReducer(tasksReducer, initialTasks);
+  const [open, setOpen] = useState(false);
+  const [reload, setReload] = useState(0);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    void run(commands.tasks(null, null, null, TASK_LIMIT), "tasks").then((answer) => {
+      if (answer) dispatch({ type: "loaded", answer });
+    });
+    return () => cancel("tasks");
+  }, [run, cancel, reload]);
+
+  useEffect(
+    () =>
+      onTaskUpdated(
+        (task) => dispatch({ type: "updated", task }),
+        () => setReload((n) => n + 1),
+      ),
+    [],
+  );
+
+  const close = useCallback(() => {
+    setOpen(false);
+    buttonRef.current?.focus();
+  }, []);
+
+  const { text, running, queued } = activity(state.tasks);
+  const active = running + queued;
+
+  return (
+    <div className={`task-bar ${active > 0 ? "busy" : ""}`}>
+      <span className="task-activity" role="status" data-testid="task-indicator">
+        {text !== null && (
+          <>
+            <span className="task-spark" aria-hidden="true">
+              ✦
+            </span>{" "}
+            {text}
+          </>
+        )}
+      </span>
+      <button
+        type="button"
+        ref={buttonRef}
+        className="task-button"
+        aria-label="Memory tasks"
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        data-testid="tasks-button"
+        title="Recent memory tasks"
+        onClick={() => {
+          if (open) close();
+          else {
+            setOpen(true);
+            setReload((n) => n + 1);
+          }
+        }}
+      >
+        Tasks{active > 0 && <span className="task-count"> {active}</span>}
+      </button>
+      {open && (
+        <TasksPanel
+          state={state}
+          onUpdated={(task) => dispatch({ type: "updated", task })}
+          onClose={close}
+          onOpenMemory={(ws, path) => {
+            setOpen(false);
+            onOpenMemory(ws, path);
+          }}
+          workspaceLabel={workspaceLabel}
+        />
+      )}
+    </div>
+  );
+}
+
+interface PanelProps {
+  state: TasksState;
+  /** A task's new state (the answer of a cancel). */
+  onUpdated: (task: TaskInfo) => void;
+  onClose: () => void;
+  onOpenMemory: (workspace: string, path: string) => void;
+  workspaceLabel?: (id: string) => string;
+}
+
+/** The recent memory tasks, newest first. */
+export function TasksPanel({ state, onUpdated, onClose, onOpenMemory, workspaceLabel }: PanelProps) {
+  const { tasks, loaded, error } = state;
+  const closeRef = useRef<HTMLButtonElement>(null);
+  const anyActive = tasks.some(isActive);
+  const [now, setNow] = useState(() => Date.now());
+
+  useEffect(() => {
+    closeRef.current?.focus();
+  }, []);
+
+  // Running tasks' durations keep counting while the panel is open.
+  useEffect(() => {
+    if (!anyActive) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [anyActive]);
+
+  return (
+    <div
+      className="tasks-panel"
+      role="dialog"
+      aria-labelledby="tasks-panel-title"
+      data-testid="tasks-panel"
+      onKeyDown={(e) => {
+        if (e.key === "Escape") {
+          e.stopPropagation();
+          onClose();
+        }
+      }}
+    >
+      <header className="tasks-panel-header">
+        <h2 id="tasks-panel-title">Memory tasks</h2>
+        <button type="button" ref={closeRef} onClick={onClose} aria-label="Close memory tasks">
+          Close
+        </button>
+      </header>
+      {error && <InlineError error={error} />}
+      {!loaded && !error && <div className="empty">Loading…</div>}
+      {loaded && tasks.length === 0 && <div className="empty">No memory tasks yet.</div>}
+      {tasks.length > 0 && (
+        <ul className="task-list" aria-label="Recent tasks">
+          {tasks.map((t) => (
+            <TaskRow
+              key={t.id}
+              task={t}
+              now={now}
+              onUpdated={onUpdated}
+              onOpenMemory={onOpenMemory}
+              workspaceLabel={workspaceLabel}
+            />
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+const STEP_MARK = (ok: boolean | null) => (ok === null ? "…" : ok ? "✓" : "✗");
+const STEP_STATE = (ok: boolean | null) => (ok === null ? "running" : ok ? "succeeded" : "failed");
+
+function ToolSteps({ tools }: { tools: ToolStep[] }) {
+  return (
+    <ol className="task-tools" aria-label="Tool calls" data-testid="task-tools">
+      {tools.map((step, i) => (
+        <li key={i} className={`task-tool tool-${STEP_STATE(step.ok)}`}>
+          <span className="task-tool-mark" role="img" aria-label={STEP_STATE(step.ok)}>
+            {STEP_MARK(step.ok)}
+          </span>{" "}
+          <code>{step.name}</code> {step.detail && <span className="task-tool-detail">{step.detail}</span>}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+interface RowProps {
+  task: TaskInfo;
+  now: number;
+  onUpdated: (task: TaskInfo) => void;
+  onOpenMemory: (workspace: string, path: string) => void;
+  workspaceLabel?: (id: string) => string;
+}
+
+function TaskRow({ task: t, now, onUpdated, onOpenMemory, workspaceLabel }: RowProps) {
+  const { run } = useCommand();
+  const [cancelling, setCancelling] = useState(false);
+  const [cancelError, setCancelError] = useState<UiError | null>(null);
+  const active = isActive(t);
+  const files = t.result?.files ?? [];
+  const kind = TASK_KIND_LABELS[t.kind] ?? t.kind;
+
+  const cancelTask = async () => {
+    setCancelling(true);
+    setCancelError(null);
+    const answer = await run(commands.taskCancel(t.id), "cancel");
+    if (!answer) return;
+    setCancelling(false);
+    if (answer.ok) onUpdated(answer.data);
+    else setCancelError(answer.error);
+  };
+
+  return (
+    <li className={`task-row task-${t.status}`} data-testid="task-row" data-id={t.id} data-status={t.status}>
+      <div className="task-head">
+        <span className="task-kind">{kind}</span>
+        <span className="task-ws muted">{workspaceLabel ? workspaceLabel(t.workspace) : t.workspace}</span>
+        <span className={`task-status status-${t.status}`} data-testid="task-status">
+          {statusText(t)}
+        </span>
+        <span className="task-duration muted" data-testid="task-duration" title={`Created ${formatTime(t.created_at)}`}>
+          {formatDuration(taskDuration(t, now))}
+        </span>
+        {active && (
+          <button
+            type="button"
+            className="task-cancel"
+            aria-label={`Cancel ${kind.toLowerCase()} task`}
+            onClick={() => void cancelTask()}
+            disabled={cancelling}
+          >
+            {cancelling ? "Cancelling…" : "Cancel"}
+          </button>
+        )}
+      </div>
+      {active && t.phase && <div className="task-phase muted">{t.phase}</div>}
+      {t.status === "running" && t.tools.length > 0 && <ToolSteps tools={t.tools} />}
+      {t.result?.summary && <div className="task-summary">{t.result.summary}</div>}
+      {t.error && <div className="task-error">{t.error}</div>}
+      {files.length > 0 && (
+        <ul className="task-files" aria-label="Files touched">
+          {files.map((f) =>
+            t.kind === "forget" ? (
+              <li key={f}>
+                <code>{f}</code>
+              </li>
+            ) : (
+              <li key={f}>
+                <button
+                  type="button"
+                  className="link-button"
+                  title="Open this memory"
+                  data-testid="task-file"
+                  onClick={() => onOpenMemory(t.workspace, f)}
+                >
+                  {f}
+                </button>
+              </li>
+            ),
+          )}
+        </ul>
+      )}
+      {cancelError && <InlineError error={cancelError} />}
+    </li>
+  );
+}

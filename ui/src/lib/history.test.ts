@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { countFiles, historyRows } from "./history";
+import { change } from "../test/fixtures";
+
+const summary = (rows: ReturnType<typeof historyRows>) =>
+  rows.map((r) => (r.kind === "change" ? r.change.id : `g${r.group}[${r.changes.map((c) => c.id).join(",")}]`));
+
+describe("historyRows", () => {
+  it("keeps single changes as their own rows", () => {
+    const rows = historyRows([change(3, "a.md"), change(2, "b.md"), change(1, "a.md", { group: undefined })]);
+    expect(summary(rows)).toEqual([3, 2, 1]);
+    expect(rows[0]).toMatchObject({ kind: "change", key: "c3" });
+  });
+
+  it("folds consecutive changes of one group into one row", () => {
+    const rows = historyRows([
+      change(9, "c.md"),
+      change(8, "b.md", { group: 4, source: "extract", at: "2026-03-01T10:00:08Z" }),
+      change(7, "a.md", { group: 4, source: "extract", op: "create" }),
+      change(6, "b.md", { group: 4, source: "extract" }),
+      change(5, "a.md"),
+    ]);
+    expect(summary(rows)).toEqual([9, "g4[8,7,6]", 5]);
+    const g = rows[1];
+    expect(g).toMatchObject({
+      kind: "group",
+      group: 4,
+      workspace: "personal",
+      label: "extract",
+      at: "2026-03-01T10:00:08Z",
+      paths: ["b.md", "a.md"],
+    });
+    expect(new Set(rows.map((r) => r.key)).size).toBe(rows.length);
+  });
+
+  it("splits different groups, and a group interrupted by other changes", () => {
+    const rows = historyRows([
+      change(6, "a.md", { group: 2 }),
+      change(5, "b.md", { group: 1 }),
+      change(4, "c.md", { group: 1 }),
+      change(3, "x.md"),
+      change(2, "d.md", { group: 1 }),
+    ]);
+    expect(summary(rows)).toEqual(["g2[6]", "g1[5,4]", 3, "g1[2]"]);
+    expect(new Set(rows.map((r) => r.key)).size).toBe(rows.length);
+  });
+
+  it("labels a group undo as an undo", () => {
+    const rows = historyRows([change(12, "a.md", { group: 7, undoes: 8 }), change(11, "b.md", { group: 7, undoes: 6 })]);
+    expect(rows[0]).toMatchObject({ kind: "group", label: "undo" });
+  });
+
+  it("is empty for no changes", () => {
+    expect(historyRows([])).toEqual([]);
+  });
+});
+
+describe("countFiles", () => {
+  it("pluralises", () => {
+    expect(countFiles(1)).toBe("1 file");
+    expect(countFiles(2)).toBe("2 files");
+  });
+});

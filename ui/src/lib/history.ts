@@ -1,0 +1,74 @@
+// The rows of the history list: single changes as they are, and the changes of one change group
+// (one job: an extraction run, a dream, a group undo…) folded into one row.
+
+import type { ChangeSummary } from "./bindings";
+
+export type HistoryRow =
+  | { kind: "change"; key: string; change: ChangeSummary }
+  | {
+      kind: "group";
+      key: string;
+      /** The change group id (for `change_group` / `undo_group`). */
+      group: number;
+      workspace: string;
+      /** What made it: the source of its changes (`extract`, `dream`…), or `undo` for a group undo. */
+      label: string;
+      /** When its newest listed change happened. */
+      at: string;
+      /** Its listed changes, newest first (the list may hold only part of a group). */
+      changes: ChangeSummary[];
+      /** The files its listed changes touched, each once, in list order. */
+      paths: string[];
+    };
+
+/** The change group a change belongs to (`null`: a single change). */
+export function groupOf(c: ChangeSummary): number | null {
+  return c.group ?? null;
+}
+
+function groupRow(changes: ChangeSummary[]): HistoryRow {
+  const first = changes[0];
+  const group = groupOf(first) as number;
+  const paths = [...new Set(changes.map((c) => c.path))];
+  const isUndo = changes.every((c) => c.undoes !== undefined && c.undoes !== null);
+  return {
+    kind: "group",
+    key: `g${group}:${first.id}`,
+    group,
+    workspace: first.workspace,
+    label: isUndo ? "undo" : first.source,
+    at: first.at,
+    changes,
+    paths,
+  };
+}
+
+/**
+ * Folds consecutive changes of the same change group into one row; changes without a group stay
+ * rows of their own, in order. A group split by other changes makes one row per run.
+ */
+export function historyRows(items: readonly ChangeSummary[]): HistoryRow[] {
+  const rows: HistoryRow[] = [];
+  let run: ChangeSummary[] = [];
+  const flush = () => {
+    if (run.length > 0) rows.push(groupRow(run));
+    run = [];
+  };
+  for (const c of items) {
+    const g = groupOf(c);
+    if (g === null) {
+      flush();
+      rows.push({ kind: "change", key: `c${c.id}`, change: c });
+    } else {
+      if (run.length > 0 && groupOf(run[0]) !== g) flush();
+      run.push(c);
+    }
+  }
+  flush();
+  return rows;
+}
+
+/** "1 file", "3 files". */
+export function countFiles(n: number): string {
+  return `${n} file${n === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import {
+  TASK_LIMIT,
+  activity,
+  formatDuration,
+  initialTasks,
+  isNewer,
+  mergeTask,
+  statusText,
+  taskDuration,
+  tasksReducer,
+} from "./tasks";
+import type { TasksState } from "./tasks";
+import { task } from "../test/fixtures";
+
+const at = (s: number) => new Date(Date.UTC(2026, 2, 1, 10, 0, s)).toISOString();
+
+const queued = (id: string, created: number) =>
+  task(id, { status: "queued", created_at: at(created), updated_at: at(created), started_at: null, finished_at: null });
+const running = (id: string, created: number, updated: number) =>
+  task(id, { status: "running", created_at: at(created), updated_at: at(updated), started_at: at(created + 1), finished_at: null });
+
+describe("mergeTask", () => {
+  it("inserts new tasks newest first and replaces a task by a newer state", () => {
+    let list = mergeTask([], queued("a", 0));
+    list = mergeTask(list, queued("b", 5));
+    expect(list.map((t) => t.id)).toEqual(["b", "a"]);
+    list = mergeTask(list, running("a", 0, 3));
+    expect(list.map((t) => [t.id, t.status])).toEqual([
+      ["b", "queued"],
+      ["a", "running"],
+    ]);
+  });
+
+  it("ignores an older state of a task", () => {
+    const done = task("a", { created_at: at(0), updated_at: at(9), status: "completed" });
+    const list = mergeTask([done], running("a", 0, 4));
+    expect(list[0].status).toBe("completed");
+  });
+
+  it("at the same instant, keeps the state further along", () => {
+    const run = running("a", 0, 4);
+    const done = { ...run, status: "completed" as const, finished_at: at(4) };
+    expect(isNewer(done, run)).toBe(true);
+    expect(isNewer(run, done)).toBe(false);
+    expect(mergeTask([done], run)[0].status).toBe("completed");
+    // A later event with the same status (a new tool step) replaces it.
+    const step = { ...run, tools: [{ name: "read_file", detail: "a.md", ok: null }] };
+    expect(mergeTask([run], step)[0].tools).toHaveLength(1);
+  });
+
+  it(`keeps the ${TASK_LIMIT} newest`, () => {
+    let list = Array.from({ length: TASK_LIMIT }, (_, i) => queued(`t${i}`, i));
+    list = mergeTask(list, queued("new", TASK_LIMIT + 1));
+    expect(list).toHaveLength(TASK_LIMIT);
+    expect(list[0].id).toBe("new");
+    expect(list.some((t) => t.id === "t0")).toBe(false);
+  });
+});
+
+describe("tasksReducer", () => {
+  it("merges a list load with events that arrived while it loaded", () => {
+    let s: TasksState = initialTasks;
+    // An event overtakes the load: the task has finished by now.
+    s = tasksReducer(s, { type: "updated", task: task("a", { created_at: at(0), updated_at: at(8) }) });
+    expect(s.loaded).toBe(false);
+    s = tasksReducer(s, {
+      type: "loaded",
+      answer: { ok: true, data: [running("a", 0, 2), queued("b", 1)] },
+    });
+    expect(s.loaded).toBe(true);
+    expect(s.tasks.map((t) => [t.id, t.status])).toEqual([
+      ["b", "queued"],
+      ["a", "completed"],
+    ]);
+  });
+
+  it("keeps the list on a failed load and says why", () => {
+    let s = tasksReducer(initialTasks, { type: "loaded", answer: { ok: true, data: [queued("a", 0)] } });
+    s = tasksReducer(s, { type: "loaded", answer: { ok: false, error: { code: "network", message: "down" } } });
+    expect(s.tasks).toHaveLength(1);
+    expect(s.error?.code).toBe("network");
+    s = tasksReducer(s, { type: "loaded", answer: { ok: true, data: [queued("a", 0)] } });
+    expect(s.error).toBeNull();
+  });
+
+  it("returns the same state for a stale event", () => {
+    const s = tasksReducer(initialTasks, { type: "updated", task: running("a", 0, 5) });
+    expect(tasksReducer(s, { type: "updated", task: queued("a", 0) })).toBe(s);
+  });
+});
+
+describe("activity", () => {
+  it("says nothing when idle", () => {
+    expect(activity([task("a"), task("b", { status: "failed" })])).toEqual({ running: 0, queued: 0, text: null });
+  });
+
+  it("names what a single task does", () => {
+    expect(activity([running("a", 0, 1)]).text).toBe("Saving memories…");
+    expect(activity([{ ...running("a", 0, 1), kind: "dream" }]).text).toBe("Consolidating memories…");
+    expect(activity([{ ...running("a", 0, 1), kind: "forget" }]).text).toBe("Forgetting…");
+  });
+
+  it("counts running and queued tasks", () => {
+    expect(activity([running("a", 0, 1), running("b", 0, 1)])).toEqual({ running: 2, queued: 0, text: "2 tasks running" });
+    expect(activity([running("a", 0, 1), queued("b", 2)]).text).toBe("Saving memories… · 1 queued");
+    expect(activity([queued("a", 0), queued("b", 1)]).text).toBe("2 tasks queued");
+    expect(activity([queued("a", 0)]).text).toBe("1 task queued");
+  });
+});
+
+describe("durations", () => {
+  it("runs from start (or creation) to finish (or last update)", () => {
+    expect(taskDuration(task("a"))).toBe(4000);
+    expect(taskDuration(task("a", { started_at: null, finished_at: null, status: "skipped" }))).toBe(5000);
+    expect(taskDuration(task("a", { finished_at: null, status: "failed", updated_at: at(3) }))).toBe(2000);
+  });
+
+  it("counts on to now for an active task", () => {
+    const t = running("a", 0, 2);
+    expect(taskDuration(t)).toBe(1000);
+    expect(taskDuration(t, Date.parse(at(31)))).toBe(30_000);
+    // A finished task ignores now.
+    expect(taskDuration(task("a"), Date.parse(at(59)))).toBe(4000);
+  });
+
+  it("is null when a time cannot be read", () => {
+    expect(taskDuration(task("a", { started_at: "garbage" }))).toBeNull();
+    expect(formatDuration(null)).toBe("");
+  });
+
+  it("formats", () => {
+    expect(formatDuration(420)).toBe("0.4 s");
+    expect(formatDuration(4000)).toBe("4.0 s");
+    expect(formatDuration(12_345)).toBe("12 s");
+    expect(formatDuration(185_000)).toBe("3 min 5 s");
+    expect(formatDuration(120_000)).toBe("2 min");
+    expect(formatDuration(3_720_000)).toBe("1 h 2 min");
+    expect(formatDuration(7_200_000)).toBe("2 h");
+  });
+});
+
+describe("statusText", () => {
+  it("adds the reason", () => {
+    expect(statusText({ status: "skipped", reason: "replaced" })).toBe("Skipped (replaced)");
+    expect(statusText({ status: "running", reason: null })).toBe("Running");
+  });
+});

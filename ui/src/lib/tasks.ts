@@ -1,0 +1,158 @@
+// Background memory tasks (extraction, dream, remember, forget) as the status bar and the task
+// list show them: the recent list, folded from `tasks` answers and `task_updated` events by a pure
+// reducer (events may overtake a list load, and a stale state must not replace a newer one), how
+// many run, what to say about them, and how long each took.
+
+import type { TaskInfo, TaskKind, TaskStatus } from "./bindings";
+import type { UiError } from "./transport";
+import type { Answer } from "./useCommand";
+
+/** How many recent tasks the list loads and keeps. */
+export const TASK_LIMIT = 50;
+
+export interface TasksState {
+  /** Newest first. */
+  tasks: TaskInfo[];
+  /** A list answer arrived (events alone do not make a complete list). */
+  loaded: boolean;
+  /** The last failure loading the list. */
+  error: UiError | null;
+}
+
+export type TasksAction =
+  | { type: "loaded"; answer: Answer<TaskInfo[]> }
+  /** A `task_updated` event, or the answer of `task_cancel`. */
+  | { type: "updated"; task: TaskInfo };
+
+export const initialTasks: TasksState = { tasks: [], loaded: false, error: null };
+
+export const TASK_KIND_LABELS: Record<TaskKind, string> = {
+  extract: "Extract",
+  dream: "Dream",
+  remember: "Remember",
+  forget: "Forget",
+};
+
+export const TASK_STATUS_LABELS: Record<TaskStatus, string> = {
+  queued: "Queued",
+  running: "Running",
+  completed: "Completed",
+  failed: "Failed",
+  skipped: "Skipped",
+};
+
+/** What one task of a kind is doing, for the status bar. */
+const DOING: Record<TaskKind, string> = {
+  extract: "Saving memories…",
+  dream: "Consolidating memories…",
+  remember: "Saving memories…",
+  forget: "Forgetting…",
+};
+
+/** Queued or running: it may still change memories, and it can be cancelled. */
+export function isActive(t: Pick<TaskInfo, "status">): boolean {
+  return t.status === "queued" || t.status === "running";
+}
+
+const STATUS_RANK: Record<TaskStatus, number> = { queued: 0, running: 1, completed: 2, failed: 2, skipped: 2 };
+
+function time(iso: string | null | undefined): number {
+  if (!iso) return NaN;
+  return Date.parse(iso);
+}
+
+/**
+ * Whether `incoming` should replace `current` (the same task): it was updated later, or at the
+ * same instant but is further along (a task never goes back from finished to running).
+ */
+export function isNewer(incoming: TaskInfo, current: TaskInfo): boolean {
+  const a = time(incoming.updated_at);
+  const b = time(current.updated_at);
+  if (!Number.isNaN(a) && !Number.isNaN(b) && a !== b) return a > b;
+  return STATUS_RANK[incoming.status] >= STATUS_RANK[current.status];
+}
+
+/** Newest first: by creation time, then id. */
+function byNewest(a: TaskInfo, b: TaskInfo): number {
+  const d = (time(b.created_at) || 0) - (time(a.created_at) || 0);
+  if (d !== 0) return d;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+function merge(current: readonly TaskInfo[], incoming: readonly TaskInfo[]): TaskInfo[] {
+  const byId = new Map(current.map((t) => [t.id, t]));
+  for (const t of incoming) {
+    const had = byId.get(t.id);
+    if (!had || isNewer(t, had)) byId.set(t.id, t);
+  }
+  return [...byId.values()].sort(byNewest).slice(0, TASK_LIMIT);
+}
+
+/** Merges one task's new state into the list (inserting it if new); older states are ignored. */
+export function mergeTask(tasks: readonly TaskInfo[], task: TaskInfo): TaskInfo[] {
+  return merge(tasks, [task]);
+}
+
+export function tasksReducer(state: TasksState, action: TasksAction): TasksState {
+  switch (action.type) {
+    case "loaded":
+      if (!action.answer.ok) return { ...state, error: action.answer.error };
+      // Events that arrived while the list loaded may be newer than what it holds.
+      return { tasks: merge(action.answer.data, state.tasks), loaded: true, error: null };
+    case "updated": {
+      const had = state.tasks.find((t) => t.id === action.task.id);
+      if (had && !isNewer(action.task, had)) return state;
+      return { ...state, tasks: mergeTask(state.tasks, action.task) };
+    }
+  }
+}
+
+/** How much memory work is under way, and what to say about it (`null`: nothing). */
+export interface Activity {
+  running: number;
+  queued: number;
+  text: string | null;
+}
+
+export function activity(tasks: readonly TaskInfo[]): Activity {
+  const running = tasks.filter((t) => t.status === "running");
+  const queued = tasks.filter((t) => t.status === "queued").length;
+  let text: string | null = null;
+  if (running.length === 1) text = DOING[running[0].kind];
+  else if (running.length > 1) text = `${running.length} tasks running`;
+  if (queued > 0) {
+    const q = `${queued} queued`;
+    text = text === null ? `${queued} task${queued === 1 ? "" : "s"} queued` : `${text} · ${q}`;
+  }
+  return { running: running.length, queued, text };
+}
+
+/**
+ * How long a task ran, in milliseconds: from its start (or creation, if it never started) to its
+ * end (or its last update; `now` instead for an active task, so the count goes on). `null` when
+ * the times cannot be read.
+ */
+export function taskDuration(t: TaskInfo, now?: number): number | null {
+  const start = time(t.started_at ?? t.created_at);
+  const end = t.finished_at ? time(t.finished_at) : now !== undefined && isActive(t) ? now : time(t.updated_at);
+  if (Number.isNaN(start) || Number.isNaN(end)) return null;
+  return Math.max(0, end - start);
+}
+
+/** "0.4 s", "12 s", "3 min 5 s", "1 h 2 min". */
+export function formatDuration(ms: number | null): string {
+  if (ms === null) return "";
+  if (ms < 10_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return s % 60 === 0 ? `${m} min` : `${m} min ${s % 60} s`;
+  const h = Math.floor(m / 60);
+  return m % 60 === 0 ? `${h} h` : `${h} h ${m % 60} min`;
+}
+
+/** "Skipped (replaced)", "Failed (interrupted)", "Running". */
+export function statusText(t: Pick<TaskInfo, "status" | "reason">): string {
+  const label = TASK_STATUS_LABELS[t.status] ?? t.status;
+  return t.reason ? `${label} (${t.reason})` : label;
+}
