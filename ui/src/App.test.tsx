@@ -325,11 +325,11 @@ describe("detail pane", () => {
 describe("history", () => {
   it("shows a change's diff and undoes it", async () => {
     api.history.mockResolvedValue(
-      ok([{ id: 5, workspace: "personal", path: "proj.md", source: "user", at: new Date().toISOString(), op: "modify" }]),
+      ok([{ id: 5, workspace: "personal", path: "proj.md", source: "user", at: new Date().toISOString(), op: "modify", group: null }]),
     );
     api.diff.mockResolvedValue(
       ok({
-        change: { id: 5, workspace: "personal", path: "proj.md", source: "user", at: new Date().toISOString(), op: "modify" },
+        change: { id: 5, workspace: "personal", path: "proj.md", source: "user", at: new Date().toISOString(), op: "modify", group: null },
         before: "a\nold line\nc\n",
         after: "a\nnew line\nc\n",
       }),

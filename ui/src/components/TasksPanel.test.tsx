@@ -193,6 +193,13 @@ describe("memory task bar", () => {
     fireEvent.keyDown(screen.getByRole("dialog", { name: "Memory tasks" }), { key: "Escape" });
     expect(screen.queryByRole("dialog", { name: "Memory tasks" })).toBeNull();
     expect(document.activeElement).toBe(button);
+
+    // A click elsewhere closes it too; a click inside does not.
+    fireEvent.click(button);
+    fireEvent.mouseDown(screen.getByRole("dialog", { name: "Memory tasks" }));
+    expect(screen.getByRole("dialog", { name: "Memory tasks" })).toBeTruthy();
+    fireEvent.mouseDown(document.body);
+    expect(screen.queryByRole("dialog", { name: "Memory tasks" })).toBeNull();
   });
 
   it("says when there are no tasks yet", async () => {

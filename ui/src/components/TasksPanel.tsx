@@ -36,6 +36,7 @@ export function TaskStatusBar({ onOpenMemory, workspaceLabel }: BarProps) {
   const [open, setOpen] = useState(false);
   const [reload, setReload] = useState(0);
   const buttonRef = useRef<HTMLButtonElement>(null);
+  const barRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     void run(commands.tasks(null, null, null, TASK_LIMIT), "tasks").then((answer) => {
@@ -58,11 +59,21 @@ export function TaskStatusBar({ onOpenMemory, workspaceLabel }: BarProps) {
     buttonRef.current?.focus();
   }, []);
 
+  // A click elsewhere closes the panel (it is not modal: the app stays usable beside it).
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (e: MouseEvent) => {
+      if (e.target instanceof Node && !barRef.current?.contains(e.target)) setOpen(false);
+    };
+    document.addEventListener("mousedown", onDown);
+    return () => document.removeEventListener("mousedown", onDown);
+  }, [open]);
+
   const { text, running, queued } = activity(state.tasks);
   const active = running + queued;
 
   return (
-    <div className={`task-bar ${active > 0 ? "busy" : ""}`}>
+    <div className={`task-bar ${active > 0 ? "busy" : ""}`} ref={barRef}>
       <span className="task-activity" role="status" data-testid="task-indicator">
         {text !== null && (
           <>

@@ -10,6 +10,7 @@ import * as __TAURI_EVENT from "@tauri-apps/api/event";
 export const commands = {
 	workspaces: () => typedError<WorkspaceInfo[], ApiError>(__TAURI_INVOKE("workspaces")),
 	addFolder: (path: string) => typedError<WorkspaceInfo, ApiError>(__TAURI_INVOKE("add_folder", { path })),
+	bindWorkspace: (dir: string) => typedError<WorkspaceInfo, ApiError>(__TAURI_INVOKE("bind_workspace", { dir })),
 	list: (workspace: string | null, memoryType: MemoryType | null) => typedError<DocSummary[], ApiError>(__TAURI_INVOKE("list", { workspace, memoryType })),
 	get: (workspace: string, path: string) => typedError<MemoryDetail, ApiError>(__TAURI_INVOKE("get", { workspace, path })),
 	create: (workspace: string, memory: NewMemory) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("create", { workspace, memory })),
@@ -19,13 +20,18 @@ export const commands = {
 	history: (workspace: string | null, path: string | null, limit: number | null) => typedError<ChangeSummary[], ApiError>(__TAURI_INVOKE("history", { workspace, path, limit })),
 	diff: (id: number) => typedError<ChangeDiff, ApiError>(__TAURI_INVOKE("diff", { id })),
 	undo: (id: number) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("undo", { id })),
+	changeGroup: (id: number) => typedError<GroupInfo, ApiError>(__TAURI_INVOKE("change_group", { id })),
+	undoGroup: (id: number) => typedError<GroupUndo, ApiError>(__TAURI_INVOKE("undo_group", { id })),
+	index: (rebuild: boolean | null) => typedError<SyncReport, ApiError>(__TAURI_INVOKE("index", { rebuild })),
 	status: () => typedError<Status, ApiError>(__TAURI_INVOKE("status")),
 	getSettings: () => typedError<Settings, ApiError>(__TAURI_INVOKE("get_settings")),
 	setSettings: (settings: Settings) => typedError<null, ApiError>(__TAURI_INVOKE("set_settings", { settings })),
+	openFolder: (workspace: string) => typedError<null, ApiError>(__TAURI_INVOKE("open_folder", { workspace })),
 	recall: (workspace: string, query: string, alreadySurfaced: string[] | null, lexical: boolean | null) => typedError<RecallResult, ApiError>(__TAURI_INVOKE("recall", { workspace, query, alreadySurfaced, lexical })),
 	getModelSettings: () => typedError<ModelSettings, ApiError>(__TAURI_INVOKE("get_model_settings")),
 	setModelSettings: (settings: ModelSettings) => typedError<ModelSettings, ApiError>(__TAURI_INVOKE("set_model_settings", { settings })),
 	testModel: () => typedError<ModelTest, ApiError>(__TAURI_INVOKE("test_model")),
+	memoryStatus: (workspace: string, session: string | null) => typedError<string, ApiError>(__TAURI_INVOKE("memory_status", { workspace, session })),
 	chatSessions: (workspace: string) => typedError<SessionInfo[], ApiError>(__TAURI_INVOKE("chat_sessions", { workspace })),
 	chatCreate: (workspace: string, title: string | null) => typedError<SessionInfo, ApiError>(__TAURI_INVOKE("chat_create", { workspace, title })),
 	chatTranscript: (workspace: string, session: string) => typedError<ChatTranscript, ApiError>(__TAURI_INVOKE("chat_transcript", { workspace, session })),
@@ -33,14 +39,16 @@ export const commands = {
 	chatDelete: (workspace: string, session: string) => typedError<null, ApiError>(__TAURI_INVOKE("chat_delete", { workspace, session })),
 	chatSend: (workspace: string, session: string, message: string) => typedError<TurnResult, ApiError>(__TAURI_INVOKE("chat_send", { workspace, session, message })),
 	chatCancel: (session: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("chat_cancel", { session })),
-	/**  Open a workspace's memory folder in the system file manager (app only). */
-	openFolder: (workspace: string) => typedError<null, ApiError>(__TAURI_INVOKE("open_folder", { workspace })),
+	tasks: (workspace: string | null, kind: TaskKind | null, status: TaskStatus | null, limit: number | null) => typedError<TaskInfo[], ApiError>(__TAURI_INVOKE("tasks", { workspace, kind, status, limit })),
+	task: (id: string) => typedError<TaskInfo, ApiError>(__TAURI_INVOKE("task", { id })),
+	taskCancel: (id: string) => typedError<TaskInfo, ApiError>(__TAURI_INVOKE("task_cancel", { id })),
 };
 
 /** Events */
 export const events = {
 	chatEvent: makeEvent<ChatEventMsg, ChatEventMsg>("chat-event"),
 	memoryChanged: makeEvent<MemoryChangedEvent, MemoryChangedEvent>("memory-changed"),
+	taskUpdated: makeEvent<TaskUpdatedEvent, TaskUpdatedEvent>("task-updated"),
 };
 
 /* Types */
@@ -64,6 +72,15 @@ export type ChangeDiff = {
 	/**  Text after (`null`: deleted, or not text). */
 	after: string | null,
 };
+
+/**  What a change did to its file. */
+export type ChangeOp = 
+/**  The file was created. */
+"create" | 
+/**  The file's content changed. */
+"modify" | 
+/**  The file was deleted. */
+"delete";
 
 /**  Who made a change (recorded in the journal, carried by events). */
 export type ChangeSource = 
@@ -95,9 +112,11 @@ export type ChangeSummary = {
 	/**  When (RFC 3339, UTC). */
 	at: string,
 	/**  `create`, `modify` or `delete`. */
-	op: string,
+	op: ChangeOp,
 	/**  The change this one undid, if it is an undo. */
 	undoes?: number | null,
+	/**  The change group it belongs to (`null`: a single change). */
+	group: number | null,
 };
 
 /**  What happens in chats, as it happens. */
@@ -131,13 +150,17 @@ name: string } |
 /**  Workspace. */
 workspace: string; 
 /**  Session. */
-session: string } | 
+session: string; 
+/**  Its memory task. */
+task: string } | 
 /**  Background extraction finished. */
 { kind: "extracted"; 
 /**  Workspace. */
 workspace: string; 
 /**  Session. */
 session: string; 
+/**  Its memory task. */
+task: string; 
 /**  What it wrote. */
 result: ExtractResult };
 
@@ -251,12 +274,14 @@ export type ErrorCode =
 /**  A request without the right bearer token (HTTP). */
 "unauthorized" | 
 /**  The feature needs a model and none is configured or reachable. */
-"model_not_configured";
+"model_not_configured" | 
+/**  Only the desktop app can do this (e.g. open a folder in the file manager). */
+"desktop_only";
 
 /**  The outcome of an extraction run. */
 export type ExtractResult = {
 	/**  `completed`, `skipped` or `failed`. */
-	status: string,
+	status: ExtractStatus,
 	/**  Memory files written (relative paths). */
 	files_written: string[],
 	/**  Types of the memories written. */
@@ -270,10 +295,51 @@ export type ExtractResult = {
 	upto: number,
 };
 
+/**  How an extraction run ended. */
+export type ExtractStatus = 
+/**  It ran to the end. */
+"completed" | 
+/**  Nothing to do (nothing new, or the chat model already wrote memory). */
+"skipped" | 
+/**  It failed or was stopped. */
+"failed";
+
 /**  A user-added folder. */
 export type FolderEntry = {
 	/**  Absolute path of the memory folder. */
 	path: string,
+};
+
+/**  A change group: the changes one job (an extraction run, a dream, a group undo…) made. */
+export type GroupInfo = {
+	/**  Group id (for `undo_group`). */
+	id: number,
+	/**  Workspace id. */
+	workspace: string,
+	/**  What made it: `extract`, `dream`, `forget`, `remember`, `undo`. */
+	kind: string,
+	/**  The memory task that made it, if any. */
+	task: string | null,
+	/**  A human label. */
+	label: string,
+	/**  When it began (RFC 3339, UTC). */
+	at: string,
+	/**  The group this one undid, if it is a group undo. */
+	undoes: number | null,
+	/**  Its changes, oldest first. */
+	changes: ChangeSummary[],
+};
+
+/**  What undoing a group did. */
+export type GroupUndo = {
+	/**  The group undone. */
+	undone: number,
+	/**  The new group holding the undo (itself undoable). */
+	group: number,
+	/**  Workspace id. */
+	workspace: string,
+	/**  Files restored, relative to the memory root. */
+	paths: string[],
 };
 
 /**  A search result. */
@@ -446,7 +512,7 @@ export type SessionInfo = {
 	ignore_memory: boolean,
 };
 
-/**  User settings kept in `settings.toml`. */
+/**  The folder list: what `get_settings` / `set_settings` show and change. */
 export type Settings = {
 	/**  Folders the user added as workspaces. */
 	folders?: FolderEntry[],
@@ -475,6 +541,95 @@ export type Strategy =
 /**  Vectors fused with BM25 (later issue). */
 "hybrid";
 
+/**  What a sync or rebuild did. */
+export type SyncReport = {
+	/**  Files looked at. */
+	scanned: number,
+	/**  Docs added or changed in the index. */
+	updated: number,
+	/**  Docs removed from the index. */
+	removed: number,
+};
+
+/**  A background memory task. */
+export type TaskInfo = {
+	/**  Id. */
+	id: string,
+	/**  What it does. */
+	kind: TaskKind,
+	/**  Workspace id. */
+	workspace: string,
+	/**  The chat session it works for, if any. */
+	session: string | null,
+	/**  Where it is. */
+	status: TaskStatus,
+	/**  Why it was skipped or failed in a word (`replaced`, `interrupted`, `cancelled`, …). */
+	reason: string | null,
+	/**  Current phase, for display (`waiting`, `reading the transcript`, …). */
+	phase: string | null,
+	/**  The tool calls so far (the newest [`MAX_TOOL_STEPS`]). */
+	tools: ToolStep[],
+	/**  What it did, once completed. */
+	result: TaskResult | null,
+	/**  What went wrong, once failed. */
+	error: string | null,
+	/**  Created (RFC 3339, UTC). */
+	created_at: string,
+	/**  Last change. */
+	updated_at: string,
+	/**  Began running. */
+	started_at: string | null,
+	/**  Ended. */
+	finished_at: string | null,
+};
+
+/**  What a background memory task does (SPEC §4.0). */
+export type TaskKind = 
+/**  Extraction after a chat turn (§4.1). */
+"extract" | 
+/**  Consolidation (§4.3). */
+"dream" | 
+/**  The sessionless remember lane (§4.2). */
+"remember" | 
+/**  Forgetting on request (§4.4). */
+"forget";
+
+/**  What a task did. */
+export type TaskResult = {
+	/**  One line for people. */
+	summary: string,
+	/**  Memory files written or deleted, relative to the memory root. */
+	files: string[],
+	/**  The change group holding its changes (`null`: it changed nothing). */
+	group: number | null,
+};
+
+/**  Where a memory task is in its life. */
+export type TaskStatus = 
+/**  Waiting for its turn. */
+"queued" | 
+/**  Under way. */
+"running" | 
+/**  Done. */
+"completed" | 
+/**  Ended with an error (`interrupted` when its process died). */
+"failed" | 
+/**  Not run, with a reason (replaced by a newer request, nothing to do, cancelled, …). */
+"skipped";
+
+/**  A memory task changed (`task_updated`) as a typed frontend event (`task-updated`). */
+export type TaskUpdatedEvent = TaskInfo;
+
+/**  One tool call of a task's agent. */
+export type ToolStep = {
+	/**  Tool name. */
+	name: string,
+	/**  What it was asked (a short preview of its arguments). */
+	detail: string,
+	/**  `null` while it runs; then whether it succeeded. */
+	ok: boolean | null,
+};
+
 /**  What one turn produced. */
 export type TurnResult = {
 	/**  The session. */
@@ -495,6 +650,8 @@ export type TurnResult = {
 	 *  or memory is ignored for this chat).
 	 */
 	extract: ExtractResult | null,
+	/**  The background memory task extracting after this turn, if one was scheduled. */
+	extract_task: string | null,
 };
 
 /**  One memory root plus where its bookkeeping lives. */
@@ -513,7 +670,6 @@ export type Workspace = {
 	lock_dir: string,
 };
 
-/**  A workspace with its counts, as `workspaces` shows it. */
 export type WorkspaceInfo = {
 	/**  Counts from the index. */
 	counts: Counts,
