@@ -77,7 +77,7 @@ const RECALL: RecallResult = {
 };
 
 function turn(extra: Partial<TurnResult> = {}): TurnResult {
-  return { session: "s-new", reply: "Hello there.\nSecond line", command: false, recall: RECALL, wrote: [], extract: null, ...extra };
+  return { session: "s-new", reply: "Hello there.\nSecond line", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, ...extra };
 }
 
 const onOpenMemory = vi.fn();
@@ -209,12 +209,13 @@ describe("chat pane", () => {
     fireEvent.click(within(details).getByTestId("recall-item"));
     expect(onOpenMemory).toHaveBeenLastCalledWith("personal", "response-style.md");
 
-    emit({ kind: "extracting", workspace: "personal", session: "s-new" });
+    emit({ kind: "extracting", workspace: "personal", session: "s-new", task: "t1" });
     expect(within(last).getByTestId("extracting-indicator").textContent).toBe("Saving memories…");
     emit({
       kind: "extracted",
       workspace: "personal",
       session: "s-new",
+      task: "t1",
       result: { status: "completed", files_written: ["travel-prefs.md"], touched_types: ["user"], detail: null, upto: 0 },
     });
     expect(within(last).queryByTestId("extracting-indicator")).toBeNull();
@@ -237,6 +238,7 @@ describe("chat pane", () => {
       kind: "extracted",
       workspace: "personal",
       session: "s-new",
+      task: "t1",
       result: { status: "completed", files_written: ["early.md"], touched_types: [], detail: null, upto: 0 },
     });
     await act(async () => reply.resolve(ok(turn())));
@@ -245,6 +247,7 @@ describe("chat pane", () => {
       kind: "extracted",
       workspace: "personal",
       session: "s-new",
+      task: "t1",
       result: { status: "failed", files_written: [], touched_types: [], detail: "model timed out", upto: 0 },
     });
     expect(screen.getByTestId("extract-note").textContent).toContain("model timed out");

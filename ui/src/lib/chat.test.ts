@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatEvent, RecallResult, SessionInfo, TurnResult } from "./bindings";
+import type { ChatEvent, ExtractStatus, RecallResult, SessionInfo, TurnResult } from "./bindings";
 import { chatReducer, EMPTY_CHAT, recallLabel, restoreInput, sortSessions, wroteFiles } from "./chat";
 import type { ChatAction, ChatState } from "./chat";
 
@@ -15,7 +15,7 @@ const RECALL: RecallResult = {
 };
 
 function turn(extra: Partial<TurnResult> = {}): TurnResult {
-  return { session: "s1", reply: "final", command: false, recall: RECALL, wrote: [], extract: null, ...extra };
+  return { session: "s1", reply: "final", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, ...extra };
 }
 
 function run(...actions: ChatAction[]): ChatState {
@@ -24,11 +24,12 @@ function run(...actions: ChatAction[]): ChatState {
 
 const ev = (e: ChatEvent): ChatAction => ({ type: "event", event: e });
 const delta = (text: string, session = "s1"): ChatAction => ev({ kind: "delta", workspace: "w", session, text });
-const extracted = (files: string[], status = "completed", upto = 0): ChatAction =>
+const extracted = (files: string[], status: ExtractStatus = "completed", upto = 0): ChatAction =>
   ev({
     kind: "extracted",
     workspace: "w",
     session: "s1",
+    task: "t1",
     result: { status, files_written: files, touched_types: [], detail: null, upto },
   });
 
@@ -54,7 +55,7 @@ describe("chat reducer", () => {
   it("attaches extraction to the latest reply, even when it arrives before chatSend resolves", () => {
     let s = run(
       { type: "sent", session: "s1", text: "hi" },
-      ev({ kind: "extracting", workspace: "w", session: "s1" }),
+      ev({ kind: "extracting", workspace: "w", session: "s1", task: "t1" }),
       extracted(["b.md"]),
     );
     s = chatReducer(s, { type: "done", session: "s1", result: turn({ wrote: ["a.md"] }) });
@@ -65,7 +66,7 @@ describe("chat reducer", () => {
       { type: "sent", session: "s1", text: "hi" },
       { type: "done", session: "s1", result: turn() },
       extracted(["b.md"]),
-      ev({ kind: "extracting", workspace: "w", session: "s1" }),
+      ev({ kind: "extracting", workspace: "w", session: "s1", task: "t1" }),
     );
     expect(s.messages[1].extraction).toMatchObject({ running: true, files: ["b.md"] });
   });
@@ -112,7 +113,7 @@ describe("extraction results find their turn", () => {
     let s = run(
       { type: "sent", session: "s1", text: "one" },
       { type: "done", session: "s1", result: turn({ reply: "r1" }) },
-      ev({ kind: "extracting", workspace: "w", session: "s1" }),
+      ev({ kind: "extracting", workspace: "w", session: "s1", task: "t1" }),
       { type: "sent", session: "s1", text: "two" },
       { type: "done", session: "s1", result: turn({ reply: "r2" }) },
     );
