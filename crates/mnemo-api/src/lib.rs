@@ -116,9 +116,11 @@ impl Api {
     /// Open the home (creating it and `personal` on first use).
     pub fn open(home: Home) -> Result<Self> {
         let model = Arc::new(model::ModelState::load(&home.root)?);
-        let tasks = Arc::new(tasks::Tasks::open(TaskStore::open(&home.tasks_path())?));
+        let tasks_path = home.tasks_path();
+        let vault = Arc::new(Vault::open(home)?);
+        let tasks = Arc::new(tasks::Tasks::open(TaskStore::open(&tasks_path)?));
         Ok(Self {
-            vault: Arc::new(Vault::open(home)?),
+            vault,
             watcher: Arc::new(Mutex::new(None)),
             model,
             tasks,

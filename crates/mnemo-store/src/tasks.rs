@@ -209,9 +209,16 @@ impl TaskStore {
     }
 
     fn open_as(path: &Path, instance: String) -> Result<Self> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
+        }
         let mut warnings = Vec::new();
         let conn = match open_conn(path) {
             Ok((conn, MigrateOutcome::Ready)) => conn,
+            Err(e) if !path.exists() => {
+                return Err(db::err("creating the task list")(e));
+            }
             Ok((_, MigrateOutcome::TooNew { .. })) | Err(_) => {
                 let aside = fsutil::quarantine(path)?;
                 for ext in ["-wal", "-shm"] {
