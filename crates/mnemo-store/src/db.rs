@@ -32,13 +32,19 @@ pub fn open(path: &Path, durable: bool) -> rusqlite::Result<Connection> {
 
 /// Apply migrations past the stored `user_version`, each in its own transaction.
 /// A database from a newer Mnemo (higher version) is refused.
+///
+/// Safe when several processes open a fresh file at once: each step runs in an immediate (write)
+/// transaction that re-reads the version first, so a step another process already applied is
+/// skipped instead of failing on "table already exists".
 pub fn migrate(
     conn: &mut Connection,
     what: &str,
     steps: &[&str],
 ) -> rusqlite::Result<MigrateOutcome> {
-    let current: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     let target = i64::try_from(steps.len()).unwrap_or(i64::MAX);
+    let version =
+        |c: &Connection| c.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0));
+    let current = version(conn)?;
     if current > target {
         return Ok(MigrateOutcome::TooNew {
             found: current,
@@ -50,15 +56,15 @@ pub fn migrate(
         .enumerate()
         .skip(usize::try_from(current).unwrap_or(0))
     {
-        let tx = conn.transaction()?;
+        let step = i64::try_from(i + 1).unwrap_or(i64::MAX);
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        if version(&tx)? >= step {
+            continue; // another process applied it meanwhile
+        }
         tx.execute_batch(sql)?;
-        tx.pragma_update(
-            None,
-            "user_version",
-            i64::try_from(i + 1).unwrap_or(i64::MAX),
-        )?;
+        tx.pragma_update(None, "user_version", step)?;
         tx.commit()?;
-        tracing::debug!("{what}: migrated to schema version {}", i + 1);
+        tracing::debug!("{what}: migrated to schema version {step}");
     }
     Ok(MigrateOutcome::Ready)
 }
@@ -75,4 +81,40 @@ pub enum MigrateOutcome {
         /// Newest version this build knows.
         known: i64,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STEPS: &[&str] = &["CREATE TABLE a (x INTEGER);", "CREATE TABLE b (y INTEGER);"];
+
+    /// Several processes opening a fresh database at once (here: connections on threads) all
+    /// end up ready, each step applied once.
+    #[test]
+    fn concurrent_first_opens_all_succeed() {
+        let d = tempfile::tempdir().unwrap();
+        for round in 0..10 {
+            let path = d.path().join(format!("x{round}.db"));
+            let start = std::sync::Arc::new(std::sync::Barrier::new(8));
+            let threads: Vec<_> = (0..8)
+                .map(|_| {
+                    let (path, start) = (path.clone(), std::sync::Arc::clone(&start));
+                    std::thread::spawn(move || {
+                        let mut c = open(&path, false).unwrap();
+                        start.wait();
+                        migrate(&mut c, "test", STEPS).unwrap()
+                    })
+                })
+                .collect();
+            for t in threads {
+                assert_eq!(t.join().unwrap(), MigrateOutcome::Ready);
+            }
+            let c = open(&path, false).unwrap();
+            let v: i64 = c
+                .pragma_query_value(None, "user_version", |r| r.get(0))
+                .unwrap();
+            assert_eq!(v, 2);
+        }
+    }
 }
