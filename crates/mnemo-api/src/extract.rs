@@ -79,32 +79,26 @@ impl Api {
             tracing::debug!(workspace, "extraction queued behind a running one");
             return id;
         }
-        let runner = run_queue(
+        let rt = match self.model.runtime.get() {
+            Ok(rt) => rt,
+            Err(e) => {
+                tracing::warn!("extraction could not start: {e}");
+                let mut t = job.task;
+                t.error = Some(e.message);
+                self.tasks
+                    .finish(&mut t, TaskStatus::Failed, Some("no_runtime"));
+                lock(&self.model.queue).finished(workspace);
+                return id;
+            }
+        };
+        rt.spawn(run_queue(
             Arc::clone(&self.vault),
             Arc::clone(&self.model),
             Arc::clone(&self.tasks),
             workspace.to_owned(),
             vec![job],
-        );
-        match self.model.runtime.get() {
-            Ok(rt) => {
-                rt.spawn(runner);
-            }
-            Err(e) => {
-                tracing::warn!("extraction could not start: {e}");
-                let mut t = TaskInfo::clone(&self.tasks_get_or(&id));
-                t.error = Some(e.message);
-                self.tasks
-                    .finish(&mut t, TaskStatus::Failed, Some("no_runtime"));
-                lock(&self.model.queue).finished(workspace);
-            }
-        }
+        ));
         id
-    }
-
-    fn tasks_get_or(&self, id: &str) -> TaskInfo {
-        self.task(id.to_owned())
-            .unwrap_or_else(|_| TaskInfo::new(TaskKind::Extract, "", None))
     }
 }
 

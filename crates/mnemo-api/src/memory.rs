@@ -73,14 +73,7 @@ impl Api {
             return Err(Error::usage("give the folder's path"));
         }
         let ws = self.vault.home().add_folder(std::path::Path::new(path))?;
-        self.vault.sync(&ws)?;
-        if self.watching() {
-            self.start_watching()?;
-        }
-        self.workspaces()?
-            .into_iter()
-            .find(|w| w.workspace.id == ws.id)
-            .ok_or_else(|| Error::not_found(format!("workspace {} vanished", ws.id)))
+        self.adopt(&ws)
     }
 
     /// Topic memories, optionally one workspace and one type.
@@ -212,6 +205,18 @@ impl Api {
         Ok(self.vault.workspace(workspace)?.memory_root)
     }
 
+    /// A workspace just added: indexed, watched when this process watches, listed with counts.
+    fn adopt(&self, ws: &mnemo_store::Workspace) -> Result<WorkspaceInfo> {
+        self.vault.sync(ws)?;
+        if self.watching() {
+            self.start_watching()?;
+        }
+        self.workspaces()?
+            .into_iter()
+            .find(|w| w.workspace.id == ws.id)
+            .ok_or_else(|| Error::not_found(format!("workspace {} vanished", ws.id)))
+    }
+
     /// Undo a whole change group (one job's changes): every file back to its bytes from before
     /// the group, or `conflict` naming the files changed since, with nothing written.
     pub fn undo_group(&self, id: i64) -> Result<GroupUndo> {
@@ -241,14 +246,7 @@ impl Api {
             .vault
             .home()
             .bind_project(std::path::Path::new(dir.trim()))?;
-        self.vault.sync(&ws)?;
-        if self.watching() {
-            self.start_watching()?;
-        }
-        self.workspaces()?
-            .into_iter()
-            .find(|w| w.workspace.id == ws.id)
-            .ok_or_else(|| Error::not_found(format!("workspace {} vanished", ws.id)))
+        self.adopt(&ws)
     }
 
     /// Open a workspace's memory folder in the system file manager. Only the desktop app can:

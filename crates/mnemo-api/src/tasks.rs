@@ -179,20 +179,16 @@ impl Api {
         if task.status.is_finished() {
             return Ok(task);
         }
-        let token = self
+        // The flag reaches the owner wherever it runs; a task of this process also stops at once.
+        self.tasks.store.request_cancel(&id)?;
+        if let Some(t) = self
             .tasks
             .tokens
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&id)
-            .cloned();
-        self.tasks.store.request_cancel(&id)?;
-        match token {
-            Some(t) => t.cancel(),
-            None if !self.tasks.store.owned_here(&id)? => {
-                tracing::info!(task = %id, "asked its process to cancel it");
-            }
-            None => {}
+        {
+            t.cancel();
         }
         self.tasks.store.get(&id)
     }
@@ -200,13 +196,17 @@ impl Api {
     /// Wait until a task has finished (or `timeout` passed) and return it as it is then. For
     /// clients that must not exit before their background work ends (the CLI's `chat`).
     pub fn wait_task(&self, id: &str, timeout: Duration) -> Result<TaskInfo> {
-        let started = Instant::now();
+        let updates = self.tasks.subscribe();
+        let deadline = Instant::now() + timeout;
         loop {
             let task = self.tasks.store.get(id)?;
-            if task.status.is_finished() || started.elapsed() >= timeout {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if task.status.is_finished() || left.is_zero() {
                 return Ok(task);
             }
-            std::thread::sleep(Duration::from_millis(50));
+            // Woken by this process's task updates; another process's task is re-read every
+            // 200 ms.
+            let _ = updates.recv_timeout(left.min(Duration::from_millis(200)));
         }
     }
 }

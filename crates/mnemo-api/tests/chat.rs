@@ -3,36 +3,17 @@
 //! what happens without a model.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 use mnemo_api::{Api, ChatEvent, ModelSettings, NewMemory};
 use mnemo_core::{ChangeSource, ErrorCode, MemoryChanged, MemoryType};
-use mnemo_store::Home;
 use mnemo_testkit::{FakeModel, Kind, Reply};
+
+use common::{api, blocking, settings};
 use serde_json::json;
-
-fn api() -> (tempfile::TempDir, Api) {
-    let d = tempfile::tempdir().unwrap();
-    let home = Home {
-        root: d.path().join("home"),
-        claude_dir: d.path().join("c"),
-        qwen_dir: d.path().join("q"),
-    };
-    (d, Api::open(home).unwrap())
-}
-
-fn settings(fake: &FakeModel) -> ModelSettings {
-    ModelSettings {
-        base_url: fake.base_url().to_owned(),
-        model: "fake-main".into(),
-        fast_model: "fake-fast".into(),
-        context_window: 32_768,
-        timeout_secs: 30,
-        api_key: Some("sk-test-123".into()),
-        ..ModelSettings::default()
-    }
-}
 
 fn seed(api: &Api) {
     api.create(
@@ -49,11 +30,6 @@ fn seed(api: &Api) {
 }
 
 const NEW_MEMORY: &str = "---\nname: Deploy day\ndescription: The team ships to production on Tuesdays\ntype: project\n---\nThe team ships to production every Tuesday.\nWhy: stated by the user.\n";
-
-/// Run a blocking API call off the runtime's worker threads.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    tokio::task::spawn_blocking(f).await.unwrap()
-}
 
 fn next_extracted(rx: &Receiver<ChatEvent>) -> ChatEvent {
     loop {

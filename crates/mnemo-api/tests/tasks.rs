@@ -4,39 +4,21 @@
 //! and cancelling a running extraction leaves no half-written file and the cursor unmoved.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::time::Duration;
 
 use mnemo_api::reexports::{TaskInfo, TaskKind, TaskStatus};
-use mnemo_api::{Api, ModelSettings, NewMemory, Patch};
+use mnemo_api::{Api, NewMemory, Patch};
 use mnemo_core::{ErrorCode, MemoryType};
 use mnemo_store::Home;
 use mnemo_testkit::{FakeModel, Kind, Reply};
 use serde_json::json;
 
-fn api() -> (tempfile::TempDir, Api) {
-    let d = tempfile::tempdir().unwrap();
-    let home = Home {
-        root: d.path().join("home"),
-        claude_dir: d.path().join("c"),
-        qwen_dir: d.path().join("q"),
-    };
-    (d, Api::open(home).unwrap())
-}
-
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    tokio::task::spawn_blocking(f).await.unwrap()
-}
+use common::{api, blocking, send, settings};
 
 async fn configure(api: &Api, fake: &FakeModel) {
-    let a = api.clone();
-    let s = ModelSettings {
-        base_url: fake.base_url().to_owned(),
-        model: "fake-main".into(),
-        fast_model: "fake-fast".into(),
-        context_window: 32_768,
-        timeout_secs: 30,
-        ..ModelSettings::default()
-    };
+    let (a, s) = (api.clone(), settings(fake));
     blocking(move || a.set_model_settings(s)).await.unwrap();
 }
 
@@ -80,17 +62,11 @@ async fn turn_with_two_file_extraction(api: &Api, fake: &FakeModel) -> TaskInfo 
         ]),
     );
     fake.push_for(Kind::Tools, Reply::text("Saved 2 memories."));
-    let session = api.chat_create("personal".into(), None).unwrap();
-    let a = api.clone();
-    let turn = blocking(move || {
-        a.chat_send(
-            "personal".into(),
-            session.id,
-            "We ship on Tuesdays and deploys need a second reviewer.".into(),
-        )
-    })
-    .await
-    .unwrap();
+    let turn = send(
+        api,
+        "We ship on Tuesdays and deploys need a second reviewer.",
+    )
+    .await;
     let id = turn
         .extract_task
         .expect("extraction is scheduled as a task");
@@ -232,17 +208,7 @@ async fn cancelling_a_running_extraction_keeps_no_half_file_and_the_cursor_still
             )),
         ),
     );
-    let session = api.chat_create("personal".into(), None).unwrap();
-    let a = api.clone();
-    let turn = blocking(move || {
-        a.chat_send(
-            "personal".into(),
-            session.id,
-            "Remember that we ship on Tuesdays.".into(),
-        )
-    })
-    .await
-    .unwrap();
+    let turn = send(&api, "Remember that we ship on Tuesdays.").await;
     let id = turn.extract_task.unwrap();
     // Wait until it runs, then cancel.
     for _ in 0..200 {

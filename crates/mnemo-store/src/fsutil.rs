@@ -116,42 +116,28 @@ fn lexical_normalise(p: &Path) -> PathBuf {
 /// Write `bytes` to `path` atomically: temp file in the same folder, fsync, rename over the target,
 /// fsync the folder. Creates missing parent folders. Keeps the permissions of a file it replaces.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| Error::usage(format!("{} has no parent folder", path.display())))?;
-    fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(format!("creating a temp file in {}", dir.display()), &e))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| Error::io(format!("writing {}", path.display()), &e))?;
-    if let Ok(meta) = fs::metadata(path) {
-        // Best effort: a replaced file keeps its mode.
-        let _ = fs::set_permissions(tmp.path(), meta.permissions());
-    }
-    tmp.persist(path)
-        .map_err(|e| Error::io(format!("replacing {}", path.display()), &e.error))?;
-    sync_dir(dir);
-    Ok(())
+    replace(path, bytes, false)
 }
 
-/// Write a private file (mode 0600 on Unix) atomically: the temp file is created 0600 before any
-/// byte is written, so the content is never readable by others, not even for an instant. The one
-/// helper for secrets under `$MNEMO_HOME` (`llm.key`, `server.token`).
+/// Write a private file (mode 0600 on Unix) atomically: the temp file is 0600 before any byte is
+/// written, so the content is never readable by others, not even for an instant. The one helper
+/// for secrets under `$MNEMO_HOME` (`llm.key`, `server.token`).
 pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace(path, bytes, true)
+}
+
+fn replace(path: &Path, bytes: &[u8], private: bool) -> Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| Error::usage(format!("{} has no parent folder", path.display())))?;
     fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
-    // tempfile creates its files 0600 on Unix, under a name of its own (no two writers share one).
+    // A temp name of its own (no two writers share one).
     let mut tmp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .tempfile_in(dir)
         .map_err(|e| Error::io(format!("creating a temp file in {}", dir.display()), &e))?;
     #[cfg(unix)]
-    {
+    if private {
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o600))
             .map_err(|e| Error::io(format!("restricting {}", tmp.path().display()), &e))?;
@@ -159,6 +145,10 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(|e| Error::io(format!("writing {}", path.display()), &e))?;
+    if !private && let Ok(meta) = fs::metadata(path) {
+        // Best effort: a replaced file keeps its mode.
+        let _ = fs::set_permissions(tmp.path(), meta.permissions());
+    }
     tmp.persist(path)
         .map_err(|e| Error::io(format!("replacing {}", path.display()), &e.error))?;
     sync_dir(dir);

@@ -356,17 +356,6 @@ impl TaskStore {
             .collect())
     }
 
-    /// Whether the task is owned by this process (so cancelling it is this process's job).
-    pub fn owned_here(&self, id: &str) -> Result<bool> {
-        let instance: Option<String> = lock(&self.conn)
-            .query_row("SELECT instance FROM tasks WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(db::err("reading the task list"))?;
-        Ok(instance.as_deref() == Some(self.instance.as_str()))
-    }
-
     /// Ask the owner of a task (maybe another process) to cancel it.
     pub fn request_cancel(&self, id: &str) -> Result<()> {
         lock(&self.conn)
@@ -465,7 +454,6 @@ mod tests {
             .unwrap();
         assert_eq!(only.len(), 1);
         assert_eq!(only[0].tools[0].name, "write_file");
-        assert!(s.owned_here(&a.id).unwrap());
         assert!(!s.cancel_requested(&a.id).unwrap());
         s.request_cancel(&a.id).unwrap();
         assert!(s.cancel_requested(&a.id).unwrap());

@@ -1,0 +1,46 @@
+//! What the API's integration tests share: a fresh home, the fake model's settings, and
+//! blocking API calls run off the async runtime.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use mnemo_api::reexports::TurnResult;
+use mnemo_api::{Api, ModelSettings};
+use mnemo_store::Home;
+use mnemo_testkit::FakeModel;
+
+/// An API over a fresh home in a temp dir.
+pub fn api() -> (tempfile::TempDir, Api) {
+    let d = tempfile::tempdir().unwrap();
+    let home = Home {
+        root: d.path().join("home"),
+        claude_dir: d.path().join("c"),
+        qwen_dir: d.path().join("q"),
+    };
+    (d, Api::open(home).unwrap())
+}
+
+/// Model settings pointing at the fake model.
+pub fn settings(fake: &FakeModel) -> ModelSettings {
+    ModelSettings {
+        base_url: fake.base_url().to_owned(),
+        model: "fake-main".into(),
+        fast_model: "fake-fast".into(),
+        context_window: 32_768,
+        timeout_secs: 30,
+        api_key: Some("sk-test-123".into()),
+        ..ModelSettings::default()
+    }
+}
+
+/// Run a blocking API call off the runtime's worker threads.
+pub async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    tokio::task::spawn_blocking(f).await.unwrap()
+}
+
+/// A new chat in `personal` and one turn in it.
+pub async fn send(api: &Api, message: &str) -> TurnResult {
+    let session = api.chat_create("personal".into(), None).unwrap();
+    let (a, m) = (api.clone(), message.to_owned());
+    blocking(move || a.chat_send("personal".into(), session.id, m))
+        .await
+        .unwrap()
+}
