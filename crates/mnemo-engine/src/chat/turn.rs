@@ -122,7 +122,8 @@ impl Turn {
         };
         let machine = AgentMachine::conversation(limits, messages, !ignore_memory);
         let mut mem_tools = MemoryTools::new(vault, self.ws.clone(), ChangeSource::Chat);
-        let used_tools = std::sync::Mutex::new(Vec::<String>::new());
+        let mut used_tools: Vec<String> = Vec::new();
+        // The reply's deltas and the tool events both reach the caller's callback.
         let on_event = std::sync::Mutex::new(&mut on_event);
         let emit = |ev: TurnEvent<'_>| {
             (on_event
@@ -138,10 +139,7 @@ impl Turn {
             Some(&mut stream),
             |e| {
                 if let AgentEvent::ToolCall { name, .. } = e {
-                    used_tools
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .push(name.clone());
+                    used_tools.push(name.clone());
                     emit(TurnEvent::Tool(name));
                 }
             },
@@ -163,9 +161,6 @@ impl Turn {
                 ));
             }
         };
-        let used_tools = used_tools
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let wrote: Vec<String> = mem_tools.touched.iter().cloned().collect();
         let upto = u64::try_from(history.len() + 2).unwrap_or(u64::MAX);
         let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);

@@ -490,3 +490,54 @@ fn on_a_large_index_terms_in_most_documents_do_not_widen_a_query() {
         50
     );
 }
+
+/// A group that changed one file twice and deleted another undoes to the bytes from before its
+/// first change of each; a group that changed nothing has nothing to undo.
+#[test]
+fn a_group_undoes_to_the_state_before_its_first_change() {
+    use mnemo_store::journal::Origin;
+    let f = Fixture::new();
+    let a = f.write("a.md", topic("A", "first", "user", "one"));
+    let b = f.write("b.md", topic("B", "kept", "user", "two"));
+    f.vault
+        .sync(&f.vault.workspace("personal").unwrap())
+        .unwrap();
+    let (a0, b0) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let ws = f.vault.workspace("personal").unwrap();
+    let group = f
+        .vault
+        .begin_group("personal", "dream", None, "test")
+        .unwrap();
+    let origin = Origin {
+        source: ChangeSource::Dream,
+        group: Some(group),
+    };
+    for body in ["second", "third"] {
+        let text = topic("A", body, "user", body);
+        f.vault
+            .mutate(&ws, "a.md", origin, None, |_, _| {
+                Ok(Some(text.into_bytes()))
+            })
+            .unwrap();
+    }
+    f.vault
+        .mutate(&ws, "b.md", origin, None, |_, _| Ok(None))
+        .unwrap();
+    let info = f.vault.group(group).unwrap();
+    assert_eq!(info.changes.len(), 3);
+    let undone = f.vault.undo_group(group, ChangeSource::User).unwrap();
+    assert_eq!(undone.paths, ["a.md", "b.md"]);
+    assert_eq!(std::fs::read(&a).unwrap(), a0);
+    assert_eq!(std::fs::read(&b).unwrap(), b0);
+    let empty = f
+        .vault
+        .begin_group("personal", "dream", None, "nothing")
+        .unwrap();
+    assert_eq!(
+        f.vault
+            .undo_group(empty, ChangeSource::User)
+            .unwrap_err()
+            .code,
+        ErrorCode::NotFound
+    );
+}
