@@ -24,7 +24,21 @@ pub fn is_corruption(e: &rusqlite::Error) -> bool {
 pub fn open(path: &Path, durable: bool) -> rusqlite::Result<Connection> {
     let conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
-    conn.pragma_update(None, "journal_mode", "WAL")?;
+    // Switching a fresh file to WAL needs it to itself for an instant; SQLite reports a busy
+    // file at once here (no busy handler), so a process opening it while another does retries.
+    let mut tries = 0;
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(e)
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                    && tries < 200 =>
+            {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            other => break other?,
+        }
+    }
     conn.pragma_update(None, "synchronous", if durable { "FULL" } else { "NORMAL" })?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(conn)
