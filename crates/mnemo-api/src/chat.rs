@@ -258,7 +258,6 @@ impl Api {
         if !self.watching() {
             self.vault.sync(&self.vault.workspace(&workspace)?)?;
         }
-        let turn = Turn::open(&self.vault, &workspace, &session, &message)?;
         let cancel = CancellationToken::new();
         {
             let mut turns = self
@@ -279,6 +278,8 @@ impl Api {
             turns: &self.model.turns,
             session: &session,
         };
+        // Read once the session is ours: no other turn of it can finish in between.
+        let turn = Turn::open(&self.vault, &workspace, &session, &message)?;
         let (vault, model, client) = (
             Arc::clone(&self.vault),
             Arc::clone(&self.model),

@@ -35,6 +35,29 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Api {
+    /// Take a cancelled job out of its workspace's waiting list; `true` when it was waiting
+    /// there (it is then recorded `skipped`, reason `cancelled`).
+    pub(crate) fn drop_waiting_extract(&self, workspace: &str, task: &str) -> bool {
+        let removed: Vec<ExtractJob> = {
+            let mut queue = lock(&self.model.queue);
+            let Some(waiting) = queue.waiting_mut(workspace) else {
+                return false;
+            };
+            let (removed, kept) = std::mem::take(waiting)
+                .into_iter()
+                .partition(|j| j.task.id == task);
+            *waiting = kept;
+            removed
+        };
+        let found = !removed.is_empty();
+        for j in removed {
+            let mut t = j.task;
+            self.tasks
+                .finish(&mut t, TaskStatus::Skipped, Some("cancelled"));
+        }
+        found
+    }
+
     /// Queue extraction for a session after a turn; returns its task id.
     pub(crate) fn schedule_extract(
         &self,
@@ -52,29 +75,27 @@ impl Api {
             task,
             token,
         };
-        let tasks = Arc::clone(&self.tasks);
+        let mut replaced: Vec<TaskInfo> = Vec::new();
         let admission = lock(&self.model.queue).request_merge(
             workspace,
             vec![job.clone()],
             |mut waiting, new| {
                 for j in new {
-                    for mut old in waiting
-                        .iter()
-                        .filter(|w| w.session == j.session)
-                        .map(|w| w.task.clone())
-                    {
-                        old.error = Some(format!(
-                            "a newer request for this chat replaced it ({})",
-                            j.task.id
-                        ));
-                        tasks.finish(&mut old, TaskStatus::Skipped, Some("replaced"));
-                    }
-                    waiting.retain(|w| w.session != j.session);
+                    let (same, others): (Vec<_>, Vec<_>) =
+                        waiting.into_iter().partition(|w| w.session == j.session);
+                    replaced.extend(same.into_iter().map(|w| w.task));
+                    waiting = others;
                     waiting.push(j);
                 }
                 waiting
             },
         );
+        // Recorded after the queue is unlocked: the store's IO never holds up the queue.
+        for mut old in replaced {
+            old.error = Some(format!("a newer request for this chat replaced it ({id})"));
+            self.tasks
+                .finish(&mut old, TaskStatus::Skipped, Some("replaced"));
+        }
         if let Admission::Queued { .. } = admission {
             tracing::debug!(workspace, "extraction queued behind a running one");
             return id;
@@ -83,11 +104,17 @@ impl Api {
             Ok(rt) => rt,
             Err(e) => {
                 tracing::warn!("extraction could not start: {e}");
-                let mut t = job.task;
-                t.error = Some(e.message);
-                self.tasks
-                    .finish(&mut t, TaskStatus::Failed, Some("no_runtime"));
-                lock(&self.model.queue).finished(workspace);
+                // This job and any that queued behind it meanwhile: none can run.
+                let mut stranded = vec![job];
+                while let Some(waiting) = lock(&self.model.queue).finished(workspace) {
+                    stranded.extend(waiting);
+                }
+                for j in stranded {
+                    let mut t = j.task;
+                    t.error = Some(e.message.clone());
+                    self.tasks
+                        .finish(&mut t, TaskStatus::Failed, Some("no_runtime"));
+                }
                 return id;
             }
         };
@@ -198,11 +225,7 @@ async fn run_one(
         }
     };
     let client = model.client();
-    let progress = Mutex::new(task);
-    let mut on_event = |e: &mnemo_engine::AgentEvent| {
-        let mut t = lock(&progress);
-        tasks.on_agent_event(&mut t, &token, e);
-    };
+    let mut on_event = |e: &mnemo_engine::AgentEvent| tasks.on_agent_event(&mut task, &token, e);
     let ctx = ExtractContext {
         origin: Origin {
             source: ChangeSource::Extract,
@@ -212,9 +235,14 @@ async fn run_one(
     };
     let result =
         chat::extract_after_turn(vault, &client, ws, &session, chat_wrote, &token, ctx).await;
-    let mut task = progress
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner);
+    // A run that wrote nothing leaves no group behind.
+    let kept_group = group.filter(|g| match vault.discard_group_if_empty(*g) {
+        Ok(removed) => !removed,
+        Err(e) => {
+            tracing::warn!("could not tidy change group {g}: {e}");
+            true
+        }
+    });
     task.result = Some(TaskResult {
         summary: match result.files_written.len() {
             0 => "no new memories".to_owned(),
@@ -222,7 +250,7 @@ async fn run_one(
             n => format!("wrote {n} memories"),
         },
         files: result.files_written.clone(),
-        group: group.filter(|_| !result.files_written.is_empty()),
+        group: kept_group,
     });
     let (status, reason) = match result.status {
         ExtractStatus::Completed => (TaskStatus::Completed, None),

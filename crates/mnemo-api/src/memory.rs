@@ -220,6 +220,20 @@ impl Api {
     /// Undo a whole change group (one job's changes): every file back to its bytes from before
     /// the group, or `conflict` naming the files changed since, with nothing written.
     pub fn undo_group(&self, id: i64) -> Result<GroupUndo> {
+        // A job still writing would add to the group after the undo's plan: wait for it.
+        if let Some(task) = self.vault.group(id)?.task
+            && let Ok(t) = self.task(task)
+            && !t.status.is_finished()
+        {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "group {id} is still being written by task {} ({}): cancel it or wait for it to finish",
+                    t.id,
+                    t.status.as_str()
+                ),
+            ));
+        }
         self.vault.undo_group(id, ChangeSource::User)
     }
 

@@ -191,29 +191,31 @@ impl Api {
         check_settings(&settings)?;
         let _saving = lock(&self.model.saving);
         let home = &self.vault.home().root;
-        let mut s = load_stored(home)?;
         // A field overridden by a MNEMO_LLM_* variable keeps its stored value: clients send
         // back what they were shown (the effective value), which must not reach the disk.
         let overridden = LlmSettings::default().apply_env();
         let free = |var: &str| !overridden.contains(&var);
-        if free("MNEMO_LLM_BASE_URL") {
-            s.base_url = settings.base_url.trim().to_owned();
-        }
-        if free("MNEMO_LLM_MODEL") {
-            s.model = settings.model.trim().to_owned();
-        }
-        if free("MNEMO_LLM_FAST_MODEL") {
-            s.fast_model = settings.fast_model.trim().to_owned();
-        }
-        s.context_window = settings.context_window;
-        s.timeout_secs = u64::from(settings.timeout_secs);
-        if let Some(k) = settings.api_key
-            && free("MNEMO_LLM_API_KEY")
-        {
-            s.api_key = Some(k.trim().to_owned()).filter(|k| !k.is_empty());
-        }
-        stored::write_section(home, "llm", Some(s.to_stored()?))?;
-        stored::write_key(home, s.api_key.as_deref())?;
+        // Read and written under the settings lock: another process's change is never lost.
+        stored::update_section(home, "llm", |old| {
+            let mut s = LlmSettings::from_stored(old, stored::read_key(home))?;
+            if free("MNEMO_LLM_BASE_URL") {
+                s.base_url = settings.base_url.trim().to_owned();
+            }
+            if free("MNEMO_LLM_MODEL") {
+                s.model = settings.model.trim().to_owned();
+            }
+            if free("MNEMO_LLM_FAST_MODEL") {
+                s.fast_model = settings.fast_model.trim().to_owned();
+            }
+            s.context_window = settings.context_window;
+            s.timeout_secs = u64::from(settings.timeout_secs);
+            if let Some(k) = &settings.api_key
+                && free("MNEMO_LLM_API_KEY")
+            {
+                stored::write_key(home, Some(k.trim()).filter(|k| !k.is_empty()))?;
+            }
+            s.to_stored().map(Some)
+        })?;
         let (effective, env) = effective_settings(home);
         *self
             .model

@@ -179,8 +179,15 @@ impl Api {
         if task.status.is_finished() {
             return Ok(task);
         }
-        // The flag reaches the owner wherever it runs; a task of this process also stops at once.
+        // The flag reaches the owner wherever it runs; a task of this process also stops at once,
+        // and one still waiting in this process's queue is skipped right away.
         self.tasks.store.request_cancel(&id)?;
+        if task.status == TaskStatus::Queued
+            && task.kind == TaskKind::Extract
+            && self.drop_waiting_extract(&task.workspace, &id)
+        {
+            return self.tasks.store.get(&id);
+        }
         if let Some(t) = self
             .tasks
             .tokens
@@ -198,15 +205,19 @@ impl Api {
     pub fn wait_task(&self, id: &str, timeout: Duration) -> Result<TaskInfo> {
         let updates = self.tasks.subscribe();
         let deadline = Instant::now() + timeout;
+        let mut task = self.tasks.store.get(id)?;
         loop {
-            let task = self.tasks.store.get(id)?;
             let left = deadline.saturating_duration_since(Instant::now());
             if task.status.is_finished() || left.is_zero() {
                 return Ok(task);
             }
-            // Woken by this process's task updates; another process's task is re-read every
+            // This process's updates arrive as events; another process's task is re-read every
             // 200 ms.
-            let _ = updates.recv_timeout(left.min(Duration::from_millis(200)));
+            task = match updates.recv_timeout(left.min(Duration::from_millis(200))) {
+                Ok(t) if t.id == id => t,
+                Ok(_) => continue,
+                Err(_) => self.tasks.store.get(id)?,
+            };
         }
     }
 }

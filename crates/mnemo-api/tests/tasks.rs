@@ -234,15 +234,19 @@ async fn cancelling_a_running_extraction_keeps_no_half_file_and_the_cursor_still
         .filter(|n| n.starts_with('.'))
         .collect();
     assert!(leftovers.is_empty(), "no temp files: {leftovers:?}");
-    let cursor = std::fs::read_to_string(
+    // The cursor did not move: no cursor file yet, or one still before this turn.
+    let cursor: serde_json::Value = std::fs::read_to_string(
         api.home_dir()
             .join("workspaces/personal/extract-cursor.json"),
     )
-    .unwrap_or_default();
+    .map(|t| serde_json::from_str(&t).unwrap())
+    .unwrap_or_else(|_| json!({}));
     assert!(
-        !cursor.contains("\"processed_offset\": 2") && !cursor.contains("\"processedOffset\":2"),
+        cursor["processedOffset"].as_u64().unwrap_or(0) == 0,
         "the cursor did not move: {cursor}"
     );
+    // The run wrote nothing, so its change group is gone.
+    assert_eq!(api.change_group(1).unwrap_err().code, ErrorCode::NotFound);
     // A finished task stays as it is when cancelled again.
     assert_eq!(api.task_cancel(done.id.clone()).unwrap(), done);
 }
@@ -298,4 +302,71 @@ async fn the_folder_list_and_the_model_settings_keep_each_other() {
     .unwrap();
     assert!(again.get_model_settings().unwrap().configured);
     assert_eq!(again.get_settings().unwrap().folders.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_extractions_are_replaced_or_cancelled_at_once() {
+    let (_d, api) = api();
+    let fake = FakeModel::start().await;
+    configure(&api, &fake).await;
+    // Session A's extraction holds the workspace: its model call hangs.
+    fake.push_for(
+        Kind::Tools,
+        Reply::Delay(Duration::from_secs(20), Box::new(Reply::text("done"))),
+    );
+    for _ in 0..3 {
+        fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
+        fake.push_for(Kind::Stream, Reply::text("Noted."));
+    }
+    let running = send(&api, "We ship on Tuesdays.")
+        .await
+        .extract_task
+        .unwrap();
+    for _ in 0..200 {
+        if api.task(running.clone()).unwrap().status == TaskStatus::Running {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Its group holds nothing yet, and cannot be undone while the task runs.
+    let e = api.undo_group(1).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Conflict);
+    assert!(e.message.contains(&running), "{}", e.message);
+
+    // Session B: two turns while A runs — the newer extraction request replaces the waiting one.
+    let b = api.chat_create("personal".into(), None).unwrap();
+    let say = |text: &'static str| {
+        let (a, id) = (api.clone(), b.id.clone());
+        blocking(move || a.chat_send("personal".into(), id, text.into()))
+    };
+    let first = say("Deploys need two reviewers.")
+        .await
+        .unwrap()
+        .extract_task
+        .unwrap();
+    let second = say("And a green smoke suite.")
+        .await
+        .unwrap()
+        .extract_task
+        .unwrap();
+    let first = api.task(first).unwrap();
+    assert_eq!(first.status, TaskStatus::Skipped);
+    assert_eq!(first.reason.as_deref(), Some("replaced"));
+    assert!(first.error.unwrap().contains(&second));
+    assert_eq!(api.task(second.clone()).unwrap().status, TaskStatus::Queued);
+
+    // Cancelling the waiting one skips it at once, without waiting for A.
+    let cancelled = api.task_cancel(second).unwrap();
+    assert_eq!(cancelled.status, TaskStatus::Skipped, "{cancelled:?}");
+    assert_eq!(cancelled.reason.as_deref(), Some("cancelled"));
+    assert_eq!(
+        api.task(running.clone()).unwrap().status,
+        TaskStatus::Running
+    );
+    api.task_cancel(running.clone()).unwrap();
+    let a = api.clone();
+    let done = blocking(move || a.wait_task(&running, Duration::from_secs(15)))
+        .await
+        .unwrap();
+    assert_eq!(done.status, TaskStatus::Failed);
 }

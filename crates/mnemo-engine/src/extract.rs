@@ -98,6 +98,11 @@ impl<R> ExtractQueue<R> {
         }
     }
 
+    /// The request waiting for a workspace, to change in place (e.g. to drop a cancelled job).
+    pub fn waiting_mut(&mut self, workspace: &str) -> Option<&mut R> {
+        self.waiting.get_mut(workspace)
+    }
+
     /// Whether a run is under way for the workspace.
     #[must_use]
     pub fn is_running(&self, workspace: &str) -> bool {

@@ -155,6 +155,25 @@ fn replace(path: &Path, bytes: &[u8], private: bool) -> Result<()> {
     Ok(())
 }
 
+/// Take an exclusive OS advisory lock on `path` (created if missing, with its folder); held until
+/// the returned file is dropped. Blocks until free. Per open file: one process must not take the
+/// same lock twice.
+pub fn lock_file(path: &Path) -> Result<fs::File> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)
+            .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
+    }
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io(format!("opening {}", path.display()), &e))?;
+    file.lock()
+        .map_err(|e| Error::io(format!("locking {}", path.display()), &e))?;
+    Ok(file)
+}
+
 /// Remove a file and fsync its folder.
 pub fn remove_file(path: &Path) -> Result<()> {
     fs::remove_file(path).map_err(|e| Error::io(format!("removing {}", path.display()), &e))?;

@@ -442,16 +442,15 @@ impl Journal {
             .map_err(db::err("reading the journal"))
     }
 
-    /// The group a task's changes were recorded in, if it made any group.
-    pub fn group_of_task(&self, task: &str) -> Result<Option<i64>> {
+    /// Forget a group that holds no change (a job that wrote nothing); `true` when it was removed.
+    pub fn discard_group_if_empty(&self, id: i64) -> Result<bool> {
         self.conn
-            .query_row(
-                "SELECT id FROM groups WHERE task = ?1 ORDER BY id DESC LIMIT 1",
-                [task],
-                |r| r.get(0),
+            .execute(
+                "DELETE FROM groups WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM changes WHERE grp = ?1)",
+                [id],
             )
-            .optional()
-            .map_err(db::err("reading the journal"))
+            .map(|n| n > 0)
+            .map_err(db::err("writing the journal"))
     }
 
     /// The newest change recorded for a path whose result has this hash (who made it?).

@@ -59,54 +59,73 @@ pub fn read_section(home: &Path, key: &str) -> Result<Option<toml::Value>> {
     Ok(read_table(home)?.remove(key))
 }
 
-/// Replace (or, with `None`, remove) one top-level entry, keeping every other one. Takes the
-/// settings lock, so concurrent writers — threads or processes — never lose each other's change.
+/// Replace (or, with `None`, remove) one top-level entry, keeping every other one.
 pub fn write_section(home: &Path, key: &str, value: Option<toml::Value>) -> Result<()> {
-    fs::create_dir_all(home).map_err(|e| Error::io(format!("creating {}", home.display()), &e))?;
-    let lock_path = home.join(LOCK);
-    let lock = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| Error::io(format!("opening {}", lock_path.display()), &e))?;
-    lock.lock()
-        .map_err(|e| Error::io(format!("locking {}", lock_path.display()), &e))?;
+    update_section(home, key, |_| Ok(value))
+}
+
+/// Read-modify-write one top-level entry under the settings lock, so concurrent writers —
+/// threads or processes — never lose each other's change: `f` gets the entry as it is now and
+/// returns what it becomes (`None`: removed). Every other entry is kept.
+pub fn update_section(
+    home: &Path,
+    key: &str,
+    f: impl FnOnce(Option<toml::Value>) -> Result<Option<toml::Value>>,
+) -> Result<()> {
+    let _lock = fsutil::lock_file(&home.join(LOCK))?;
     let mut table = read_table(home)?;
-    match value {
-        Some(v) => {
-            table.insert(key.to_owned(), v);
-        }
-        None => {
-            table.remove(key);
-        }
+    if let Some(v) = f(table.remove(key))? {
+        table.insert(key.to_owned(), v);
     }
     let text = toml::to_string_pretty(&table)
         .map_err(|e| Error::new(ErrorCode::Io, format!("encoding settings: {e}")))?;
     fsutil::write_atomic(&path(home), text.as_bytes())
 }
 
-/// The folder list.
-pub fn folders(home: &Path) -> Result<Settings> {
-    match read_section(home, "folders")? {
-        None => Ok(Settings::default()),
-        Some(v) => {
-            let folders = v.try_into().map_err(|e| {
+fn parse_folders(home: &Path, v: Option<toml::Value>) -> Result<Vec<FolderEntry>> {
+    v.map_or_else(
+        || Ok(Vec::new()),
+        |v| {
+            v.try_into().map_err(|e| {
                 Error::new(
                     ErrorCode::Corrupt,
                     format!("`folders` in {} is not valid: {e}", path(home).display()),
                 )
-            })?;
-            Ok(Settings { folders })
-        }
-    }
+            })
+        },
+    )
+}
+
+fn encode_folders(folders: &[FolderEntry]) -> Result<toml::Value> {
+    toml::Value::try_from(folders)
+        .map_err(|e| Error::new(ErrorCode::Io, format!("encoding settings: {e}")))
+}
+
+/// The folder list.
+pub fn folders(home: &Path) -> Result<Settings> {
+    Ok(Settings {
+        folders: parse_folders(home, read_section(home, "folders")?)?,
+    })
 }
 
 /// Replace the folder list (every other table kept).
 pub fn save_folders(home: &Path, settings: &Settings) -> Result<()> {
-    let v = toml::Value::try_from(&settings.folders)
-        .map_err(|e| Error::new(ErrorCode::Io, format!("encoding settings: {e}")))?;
+    let v = encode_folders(&settings.folders)?;
     write_section(home, "folders", Some(v))
+}
+
+/// Add a folder unless it is listed already; read and written under the lock, so two processes
+/// adding folders at once both keep theirs.
+pub fn add_folder(home: &Path, folder: &Path) -> Result<()> {
+    update_section(home, "folders", |old| {
+        let mut folders = parse_folders(home, old)?;
+        if !folders.iter().any(|f| f.path == folder) {
+            folders.push(FolderEntry {
+                path: folder.to_owned(),
+            });
+        }
+        encode_folders(&folders).map(Some)
+    })
 }
 
 /// The stored model API key, if any.
@@ -136,7 +155,7 @@ mod tests {
     #[test]
     fn each_section_keeps_the_others() {
         let d = tempfile::tempdir().unwrap();
-        std::fs::write(d.path().join(FILE), "# mine\n[llm]\nmodel = \"qwen3\"\n").unwrap();
+        std::fs::write(d.path().join(FILE), "[llm]\nmodel = \"qwen3\"\n").unwrap();
         save_folders(
             d.path(),
             &Settings {
@@ -164,6 +183,27 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(d.path().join(FILE)).unwrap(),
             "folders = [broken"
+        );
+    }
+
+    #[test]
+    fn concurrent_folder_adds_keep_every_folder() {
+        let d = tempfile::tempdir().unwrap();
+        let home = d.path().to_path_buf();
+        let threads: Vec<_> = (0..8)
+            .map(|i| {
+                let home = home.clone();
+                std::thread::spawn(move || add_folder(&home, &home.join(format!("f{i}"))).unwrap())
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        add_folder(&home, &home.join("f0")).unwrap();
+        assert_eq!(
+            folders(&home).unwrap().folders.len(),
+            8,
+            "each once, none lost"
         );
     }
 

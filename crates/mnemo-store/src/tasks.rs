@@ -150,16 +150,15 @@ fn now() -> String {
     Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-/// A new task id: time-ordered, unique across processes (`t-20261122-195812-3f2a01b7`).
+/// A new task id: time-ordered and unique by construction — the PID tells live processes apart,
+/// a per-process counter tells this process's tasks apart (`t-20261122-195812123-3f2a-0`).
 fn new_id() -> String {
-    static SEQ: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let now = Utc::now();
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     format!(
-        "t-{}-{:04x}{:04x}",
-        now.format("%Y%m%d-%H%M%S%3f"),
-        std::process::id() & 0xffff,
-        (now.timestamp_subsec_nanos() ^ seq.wrapping_mul(0x9e37)) & 0xffff
+        "t-{}-{:x}-{seq:x}",
+        Utc::now().format("%Y%m%d-%H%M%S%3f"),
+        std::process::id()
     )
 }
 
@@ -299,6 +298,14 @@ impl TaskStore {
         Ok(n)
     }
 
+    /// Reads settle orphans first; a store that cannot be written right now (busy, read-only)
+    /// still answers the read.
+    fn settle_quietly(&self) {
+        if let Err(e) = self.settle_orphans() {
+            tracing::warn!("could not settle interrupted tasks: {e}");
+        }
+    }
+
     /// Insert or replace a task (owned by this process).
     pub fn put(&self, task: &TaskInfo) -> Result<()> {
         let conn = lock(&self.conn);
@@ -311,7 +318,7 @@ impl TaskStore {
 
     /// One task. `not_found` for an unknown id.
     pub fn get(&self, id: &str) -> Result<TaskInfo> {
-        self.settle_orphans()?;
+        self.settle_quietly();
         let body: Option<String> = lock(&self.conn)
             .query_row("SELECT body FROM tasks WHERE id = ?1", [id], |r| r.get(0))
             .optional()
@@ -328,7 +335,7 @@ impl TaskStore {
 
     /// Tasks, newest first.
     pub fn list(&self, filter: &TaskFilter) -> Result<Vec<TaskInfo>> {
-        self.settle_orphans()?;
+        self.settle_quietly();
         let conn = lock(&self.conn);
         let mut st = conn
             .prepare_cached(
@@ -476,6 +483,37 @@ mod tests {
         assert_eq!(t.status, TaskStatus::Failed);
         assert_eq!(t.reason.as_deref(), Some("interrupted"));
         assert!(t.finished_at.is_some());
+    }
+
+    #[test]
+    fn another_process_pid_that_is_gone_leaves_its_task_interrupted_and_a_live_one_not() {
+        let (_d, s) = store();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let mut t = TaskInfo::new(TaskKind::Dream, "w", None);
+        t.set_status(TaskStatus::Running);
+        write_row(&lock(&s.conn), &t, dead, "gone").unwrap();
+        let mut live = TaskInfo::new(TaskKind::Dream, "w", None);
+        live.set_status(TaskStatus::Running);
+        // PID 1 is alive for as long as the machine runs.
+        write_row(&lock(&s.conn), &live, 1, "init").unwrap();
+        assert_eq!(s.get(&t.id).unwrap().reason.as_deref(), Some("interrupted"));
+        assert_eq!(s.get(&live.id).unwrap().status, TaskStatus::Running);
+    }
+
+    #[test]
+    fn a_cancel_request_reaches_the_owner_through_the_file() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("tasks.db");
+        let owner = TaskStore::open(&path).unwrap();
+        let other = TaskStore::open_as(&path, "another-process".into()).unwrap();
+        let mut t = TaskInfo::new(TaskKind::Extract, "w", None);
+        t.set_status(TaskStatus::Running);
+        owner.put(&t).unwrap();
+        assert!(!owner.cancel_requested(&t.id).unwrap());
+        other.request_cancel(&t.id).unwrap();
+        assert!(owner.cancel_requested(&t.id).unwrap());
     }
 
     #[test]

@@ -205,13 +205,7 @@ impl Home {
         if !canon.is_dir() {
             return Err(Error::usage(format!("{} is not a folder", canon.display())));
         }
-        let mut settings = self.settings()?;
-        if !settings.folders.iter().any(|f| f.path == canon) {
-            settings.folders.push(FolderEntry {
-                path: canon.clone(),
-            });
-            self.save_settings(&settings)?;
-        }
+        crate::settings::add_folder(&self.root, &canon)?;
         let id = format!("folder:{}", sanitize(&canon.to_string_lossy()));
         self.workspace(&id)
     }

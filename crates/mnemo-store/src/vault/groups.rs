@@ -87,9 +87,9 @@ impl Vault {
         guard(&self.journal).group(id)
     }
 
-    /// The group a task's changes went into, if any.
-    pub fn group_of_task(&self, task: &str) -> Result<Option<i64>> {
-        guard(&self.journal).group_of_task(task)
+    /// Forget a group its job left empty; `true` when it was removed.
+    pub fn discard_group_if_empty(&self, id: i64) -> Result<bool> {
+        guard(&self.journal).discard_group_if_empty(id)
     }
 
     /// Undo a whole group: every file goes back to its bytes from before the group, or — when

@@ -270,18 +270,7 @@ impl Vault {
 
     /// Take the workspace's write lock (an OS advisory lock; blocks until free).
     pub(super) fn write_lock(&self, ws: &Workspace) -> Result<fs::File> {
-        fs::create_dir_all(&ws.state_dir)
-            .map_err(|e| Error::io(format!("creating {}", ws.state_dir.display()), &e))?;
-        let path = ws.state_dir.join(".mnemo-write.lock");
-        let file = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::io(format!("opening {}", path.display()), &e))?;
-        file.lock()
-            .map_err(|e| Error::io(format!("locking {}", path.display()), &e))?;
-        Ok(file)
+        fsutil::lock_file(&ws.state_dir.join(".mnemo-write.lock"))
     }
 
     /// Regenerate MEMORY.md from the index; writes only when the text changes.
