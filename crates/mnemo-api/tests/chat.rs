@@ -126,7 +126,11 @@ async fn a_turn_recalls_streams_and_extracts_in_the_background() {
     let ChatEvent::Extracted { result, .. } = next_extracted(&chat_rx) else {
         unreachable!()
     };
-    assert_eq!(result.status, "completed", "{result:?}");
+    assert_eq!(
+        result.status,
+        mnemo_engine::extract::ExtractStatus::Completed,
+        "{result:?}"
+    );
     assert_eq!(result.files_written, vec!["project/deploy-day.md"]);
     assert_eq!(result.upto, 2, "the run covered the turn's two messages");
     let m = api

@@ -211,12 +211,15 @@ pub enum ExtractStatus {
     Failed,
 }
 
-impl PartialEq<&str> for ExtractStatus {
-    fn eq(&self, other: &&str) -> bool {
-        matches!(
-            (self, *other),
-            (Self::Completed, "completed") | (Self::Skipped, "skipped") | (Self::Failed, "failed")
-        )
+impl ExtractStatus {
+    /// The snake_case name (meta.json, telemetry).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::Skipped => "skipped",
+            Self::Failed => "failed",
+        }
     }
 }
 
@@ -345,8 +348,8 @@ pub async fn run_extract(
     .await;
     let (status, detail) = match &outcome {
         // Hitting the turn limit means the slice may not be fully processed: not a success.
-        AgentOutcome::Completed { .. } => ("completed", None),
-        other => ("failed", Some(format!("{other:?}"))),
+        AgentOutcome::Completed { .. } => (ExtractStatus::Completed, None),
+        other => (ExtractStatus::Failed, Some(format!("{other:?}"))),
     };
     // Post-filter what this run wrote: weak entries and repeats go; what was there stays.
     let mut seen = HashSet::new();
@@ -395,26 +398,22 @@ pub async fn run_extract(
         }
     }
     let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
-    if status == "completed" {
+    if status == ExtractStatus::Completed {
         vault.save_cursor(&ws, &Cursor::at(session_id, u64::from(upto)))?;
     }
     let mut meta = vault.meta(&ws)?.value;
     meta.last_extract_at = Some(now);
     meta.last_extract_session_id = Some(session_id.to_owned());
-    meta.last_extract_status = Some(status.to_owned());
+    meta.last_extract_status = Some(status.as_str().to_owned());
     vault.save_meta(&ws, &meta)?;
     vault.record_event(
         "extract",
         &ws.id,
-        &serde_json::json!({"trigger": "auto", "status": status, "entries_written": written.len(),
+        &serde_json::json!({"trigger": "auto", "status": status.as_str(), "entries_written": written.len(),
             "touched_types": types, "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)}),
     )?;
     Ok(ExtractResult {
-        status: if status == "completed" {
-            ExtractStatus::Completed
-        } else {
-            ExtractStatus::Failed
-        },
+        status,
         files_written: written,
         touched_types: types,
         detail,

@@ -128,12 +128,6 @@ impl std::fmt::Display for ChangeOp {
     }
 }
 
-impl PartialEq<&str> for ChangeOp {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
 /// One journaled change, without its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 pub struct ChangeSummary {
@@ -525,7 +519,7 @@ mod tests {
         j.commit(id).unwrap();
         let h = j.history(Some("personal"), Some("a.md"), 10).unwrap();
         assert_eq!(h.len(), 1);
-        assert_eq!(h[0].op, "create");
+        assert_eq!(h[0].op, ChangeOp::Create);
         let c = j.get(id).unwrap();
         assert_eq!(c.after.as_deref(), Some(&b"x"[..]));
         assert_eq!(c.before, None);

@@ -2,6 +2,7 @@
 
 use mnemo_core::{ErrorCode, MemoryType};
 use mnemo_engine::chat::{Sessions, TurnEvent, TurnResult, chat_turn, memory_status};
+use mnemo_engine::extract::ExtractStatus;
 use mnemo_llm::{CancellationToken, Client, Delta, LlmSettings};
 use mnemo_store::Vault;
 use mnemo_testkit::{FakeModel, Reply};
@@ -92,7 +93,7 @@ async fn a_turn_recalls_into_the_prompt_streams_the_reply_and_extracts_after() {
     assert!(system.contains("Before recommending from memory"));
     // Extraction got the turn, and wrote a well-formed memory.
     let extract = turn.extract.unwrap();
-    assert_eq!(extract.status, "completed");
+    assert_eq!(extract.status, ExtractStatus::Completed);
     assert_eq!(extract.files_written, ["project/deploy-day.md"]);
     let written = v.get("personal", "project/deploy-day.md").unwrap();
     assert!(written.summary.valid);
@@ -217,7 +218,7 @@ async fn coming_back_to_a_session_extracts_only_what_is_new_in_it() {
     turn(a.clone(), "Alpha one: I use Fedora at home.").await;
     turn(b.clone(), "Beta one: my team is called Falcon.").await;
     let t = turn(a.clone(), "Alpha two: and Debian at work.").await;
-    assert_eq!(t.extract.unwrap().status, "completed");
+    assert_eq!(t.extract.unwrap().status, ExtractStatus::Completed);
     assert_eq!(sessions.extracted_upto(&a).unwrap(), Some(4));
     let reqs = fake.requests();
     let last = reqs.last().unwrap()["messages"][1]["content"]
@@ -256,7 +257,7 @@ async fn turns_made_while_memory_was_ignored_are_never_extracted() {
     fake.push(Reply::text("Noted."));
     fake.push(Reply::text("Nothing to save."));
     let t = say(&v, &c, &id, "I prefer tea to coffee.").await.unwrap();
-    assert_eq!(t.extract.unwrap().status, "completed");
+    assert_eq!(t.extract.unwrap().status, ExtractStatus::Completed);
     let task = fake.requests().last().unwrap()["messages"][1]["content"]
         .as_str()
         .unwrap()

@@ -2,7 +2,7 @@
 //! the entry filters, cursor/meta/telemetry bookkeeping, skip and failure paths.
 
 use mnemo_core::ChangeSource;
-use mnemo_engine::extract::{ExtractRequest, ExtractResult, run_extract};
+use mnemo_engine::extract::{ExtractRequest, ExtractResult, ExtractStatus, run_extract};
 use mnemo_llm::{CancellationToken, Message};
 use mnemo_store::Vault;
 use mnemo_testkit::{FakeModel, Reply};
@@ -46,7 +46,7 @@ async fn extraction_reads_only_the_new_slice_writes_filters_and_moves_the_cursor
     ));
     fake.push(Reply::text("Saved 1 memory."));
     let r = extract(&v, &fake, &transcript, false).await;
-    assert_eq!(r.status, "completed");
+    assert_eq!(r.status, ExtractStatus::Completed);
     assert_eq!(r.files_written, ["user/role.md"]);
     assert_eq!(r.touched_types, [mnemo_core::MemoryType::User]);
     let text = std::fs::read_to_string(ws.memory_root.join("user/role.md")).unwrap();
@@ -111,7 +111,7 @@ async fn skips_and_failures_leave_the_cursor_alone() {
         Message::new(mnemo_llm::Role::Assistant, "Noted."),
     ];
     let r = extract(&v, &fake, &transcript, true).await;
-    assert_eq!(r.status, "skipped");
+    assert_eq!(r.status, ExtractStatus::Skipped);
     assert!(
         fake.requests().is_empty(),
         "no model call when the chat agent already wrote memory"
@@ -127,7 +127,7 @@ async fn skips_and_failures_leave_the_cursor_alone() {
         fake.push(Reply::error(503, "overloaded"));
     }
     let r = extract(&v, &fake, &transcript, false).await;
-    assert_eq!(r.status, "failed");
+    assert_eq!(r.status, ExtractStatus::Failed);
     assert_eq!(
         v.cursor(&ws).unwrap().value.processed_offset,
         2,

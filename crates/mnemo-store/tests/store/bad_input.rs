@@ -469,5 +469,5 @@ fn rebuild_journals_outside_edits_it_finds_first() {
     f.vault.rebuild().unwrap();
     let h = f.vault.history(Some("personal"), Some("a.md"), 5).unwrap();
     assert_eq!(h.len(), 1);
-    assert_eq!(h[0].op, "modify");
+    assert_eq!(h[0].op, mnemo_store::journal::ChangeOp::Modify);
 }

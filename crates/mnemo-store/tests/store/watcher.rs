@@ -1,5 +1,6 @@
 //! The watcher against real files: outside edits reach the index, the journal and subscribers.
 
+use mnemo_store::journal::ChangeOp;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -99,7 +100,7 @@ fn outside_create_modify_rename_delete_are_applied_and_announced() {
     assert!(ops.contains(&("delete", "renamed.md")));
     let last_delete = h
         .iter()
-        .find(|c| c.op == "delete" && c.path == "renamed.md")
+        .find(|c| c.op == ChangeOp::Delete && c.path == "renamed.md")
         .unwrap();
     vault.undo(last_delete.id, ChangeSource::User).unwrap();
     assert!(
