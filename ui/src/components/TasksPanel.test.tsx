@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { TaskStatusBar } from "./TasksPanel";
+import { ACTIVE_REFRESH_MS, TaskStatusBar } from "./TasksPanel";
 import { commands } from "../lib/bindings";
 import type { TaskInfo } from "../lib/bindings";
 import { onTaskUpdated } from "../lib/transport";
@@ -102,6 +102,28 @@ describe("memory task bar", () => {
     emit(task("t-2", { status: "skipped", reason: "cancelled", created_at: "2026-03-01T12:00:02Z", updated_at: "2026-03-01T12:00:03Z" }));
     expect(indicator().textContent).toBe("");
     expect(button.textContent).toBe("Tasks");
+  });
+
+  it("re-reads the list while a task of another process runs, with no event for it", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      api.tasks.mockResolvedValue(ok([RUNNING]));
+      renderBar();
+      await waitFor(() => expect(indicator().textContent).toBe("✦ Consolidating memories…"));
+      const finished = { ...RUNNING, status: "completed" as const, updated_at: "2026-03-01T11:00:09Z", finished_at: "2026-03-01T11:00:09Z" };
+      api.tasks.mockResolvedValue(ok([finished]));
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(ACTIVE_REFRESH_MS);
+      });
+      await waitFor(() => expect(indicator().textContent).toBe(""));
+      const calls = api.tasks.mock.calls.length;
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(ACTIVE_REFRESH_MS * 2);
+      });
+      expect(api.tasks.mock.calls.length, "no polling once nothing is active").toBe(calls);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("shows a running task at start", async () => {

@@ -19,6 +19,9 @@ import type { TasksState } from "../lib/tasks";
 import { useCommand } from "../lib/useCommand";
 import { InlineError } from "./InlineError";
 
+/** How often the list is re-read while a listed task is active. */
+export const ACTIVE_REFRESH_MS = 3000;
+
 interface BarProps {
   /** Open a memory (a file a task touched); the panel closes first. */
   onOpenMemory: (workspace: string, path: string) => void;
@@ -71,6 +74,14 @@ export function TaskStatusBar({ onOpenMemory, workspaceLabel }: BarProps) {
 
   const { text, running, queued } = activity(state.tasks);
   const active = running + queued;
+
+  // `task_updated` carries this process's tasks only; while any listed task is still active
+  // (it may belong to another process, e.g. a `mnemo chat`), the list is re-read now and then.
+  useEffect(() => {
+    if (active === 0) return;
+    const timer = setInterval(() => setReload((n) => n + 1), ACTIVE_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [active]);
 
   return (
     <div className={`task-bar ${active > 0 ? "busy" : ""}`} ref={barRef}>
