@@ -8,6 +8,7 @@
 
 pub mod agent;
 pub mod chat;
+pub mod dream;
 pub mod extract;
 pub mod recall;
 pub mod secrets;
@@ -49,7 +50,7 @@ pub async fn drive(
 ) -> (AgentOutcome, Option<LlmError>) {
     let started = Instant::now();
     let wall = machine.limits().wall_time;
-    let tool_defs = tools::definitions();
+    let tool_defs = tools.definitions();
     let mut last_error = None;
     let mut queue: VecDeque<Effect> = machine.start().into();
     while let Some(effect) = queue.pop_front() {

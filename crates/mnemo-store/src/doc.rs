@@ -92,6 +92,8 @@ pub struct DocRecord {
     pub hash: String,
     /// Body entries.
     pub entries: Vec<Entry>,
+    /// Extraction and dream never change or delete it ([`is_pinned`]).
+    pub pinned: bool,
 }
 
 fn stem(rel: &str) -> String {
@@ -114,6 +116,7 @@ pub fn analyze_bytes(rel: &str, kind: DocKind, bytes: &[u8], mtime_ms: i64) -> D
         size: i64::try_from(bytes.len()).unwrap_or(i64::MAX),
         hash: fsutil::hash(bytes),
         entries: Vec::new(),
+        pinned: in_pinned_folder(rel),
     };
     // Kept even when not text, so an outside change to it can still be undone exactly.
     rec.raw = Some(bytes.to_vec());
@@ -144,8 +147,21 @@ pub fn analyze_bytes(rel: &str, kind: DocKind, bytes: &[u8], mtime_ms: i64) -> D
         .trim()
         .to_owned();
     rec.memory_type = file.memory_type();
+    rec.pinned |= file.fields.pinned;
     rec.problem = file.problem;
     rec
+}
+
+/// Under Qwen Code's `pinned/` folder (at the root of the memory folder).
+#[must_use]
+pub fn in_pinned_folder(rel: &str) -> bool {
+    rel.starts_with("pinned/")
+}
+
+/// Whether a memory is pinned (SPEC §1.2): under `pinned/`, or `pinned: true` in its frontmatter.
+#[must_use]
+pub fn is_pinned(rel: &str, text: &str) -> bool {
+    in_pinned_folder(rel) || TopicFile::parse(text).fields.pinned
 }
 
 /// Build the record of a file on disk. `Ok(None)`: the file is gone (deleted between scan and read).
@@ -187,6 +203,7 @@ pub fn analyze_path(rel: &str, kind: DocKind, abs: &Path) -> Result<Option<DocRe
             // Too big to hash cheaply on every scan: size + mtime identify the version.
             hash: format!("large:{size}:{mtime_ms}"),
             entries: Vec::new(),
+            pinned: in_pinned_folder(rel),
         })),
     }
 }

@@ -61,6 +61,8 @@ pub struct Fields {
     pub description: Option<String>,
     /// The raw `type` value (may be outside the closed set: then the file is flagged).
     pub type_raw: Option<String>,
+    /// `pinned: true`: extraction and dream never change or delete the memory (SPEC §1.2).
+    pub pinned: bool,
 }
 
 /// A topic file split into its parts, losslessly.
@@ -222,6 +224,28 @@ impl TopicFile {
         Ok(())
     }
 
+    /// Pin or unpin: `pinned: true` is added, or the `pinned:` line removed; nothing else in
+    /// the frontmatter changes. A file without valid frontmatter cannot be pinned.
+    pub fn set_pinned(&mut self, pinned: bool) -> Result<()> {
+        let fm = match &self.frontmatter {
+            Some(fm) if parse_fields(&fm_yaml(fm)).is_ok() => fm.clone(),
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::InvalidFrontmatter,
+                    "only a memory with valid frontmatter can be pinned: fix its frontmatter first",
+                ));
+            }
+        };
+        let fm = if pinned {
+            replace_key_line(&fm, "pinned", "pinned: true", self.eol)
+        } else {
+            remove_key_line(&fm, "pinned")
+        };
+        let text = format!("{}{fm}{}", if self.bom { BOM } else { "" }, self.body);
+        *self = Self::parse(&text);
+        Ok(())
+    }
+
     /// The entries of the body (SPEC §1.2).
     #[must_use]
     pub fn entries(&self) -> Vec<Entry> {
@@ -286,6 +310,8 @@ fn parse_fields(yaml: &str) -> std::result::Result<Fields, Problem> {
         name: get("name"),
         description: get("description"),
         type_raw: get("type"),
+        pinned: matches!(map.get("pinned"), Some(serde_yaml_ng::Value::Bool(true)))
+            || get("pinned").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
     })
 }
 
@@ -333,6 +359,31 @@ fn yaml_scalar(key: &str, value: &str) -> Result<String> {
         )
     })?;
     Ok(s.trim_end_matches('\n').to_owned())
+}
+
+/// Drop the `key:` line (and its indented continuation lines) from a frontmatter block.
+fn remove_key_line(fm: &str, key: &str) -> String {
+    let lines: Vec<&str> = fm.split_inclusive('\n').collect();
+    let last = lines.len().saturating_sub(1);
+    let mut out = String::with_capacity(fm.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let is_key = i > 0
+            && i < last
+            && line
+                .strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with(':'));
+        i += 1;
+        if is_key {
+            while i < last && lines[i].starts_with([' ', '\t']) {
+                i += 1;
+            }
+            continue;
+        }
+        out.push_str(line);
+    }
+    out
 }
 
 /// Replace the `key:` line (and its indented continuation lines) in a frontmatter block, or add
@@ -611,5 +662,35 @@ mod tests {
         assert_eq!(e[1].index, 2);
         assert_eq!(entry_id("a.md", 1, 1), "a.md");
         assert_eq!(entry_id("f/s.md", 2, 3), "f/s.md:2");
+    }
+
+    #[test]
+    fn pin_and_unpin_touch_only_that_line() {
+        let text = "---\nname: a\n# keep me\ndescription: b\ntype: user\n---\nbody\n";
+        let mut f = TopicFile::parse(text);
+        assert!(!f.fields.pinned);
+        f.set_pinned(true).unwrap();
+        assert!(f.fields.pinned);
+        assert_eq!(
+            f.render(),
+            "---\nname: a\n# keep me\ndescription: b\ntype: user\npinned: true\n---\nbody\n"
+        );
+        f.set_pinned(false).unwrap();
+        assert_eq!(f.render(), text);
+        assert!(
+            TopicFile::parse("---\nname: a\npinned: \"true\"\n---\n")
+                .fields
+                .pinned
+        );
+        assert!(
+            !TopicFile::parse("---\nname: a\npinned: no\n---\n")
+                .fields
+                .pinned
+        );
+        let mut broken = TopicFile::parse("no frontmatter\n");
+        assert_eq!(
+            broken.set_pinned(true).unwrap_err().code,
+            ErrorCode::InvalidFrontmatter
+        );
     }
 }

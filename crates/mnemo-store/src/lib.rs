@@ -22,6 +22,7 @@
 
 pub mod db;
 pub mod doc;
+pub mod dream_report;
 pub mod events;
 pub mod format;
 pub mod fsutil;

@@ -11,7 +11,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use mnemo_core::{Error, ErrorCode, Result};
+use mnemo_core::{Error, ErrorCode, Result, WorkspaceKind};
+
+use crate::workspace::Workspace;
 
 /// File name of the lock.
 pub const LOCK_FILE: &str = "consolidation.lock";
@@ -168,6 +170,152 @@ fn held(path: &Path) -> Error {
             path.display()
         ),
     )
+}
+
+/// Claude Code's lock, inside its memory folder: the body is the holder's PID, the mtime is
+/// Claude Code's "last consolidated" time, and the file stays after a consolidation.
+pub const CLAUDE_LOCK_FILE: &str = ".consolidate-lock";
+
+/// The consolidation lock of a workspace, whichever tool's convention it follows
+/// (SPEC §4.3): Mnemo's and Qwen Code's `consolidation.lock` in the lock dir (deleted on
+/// release), or Claude Code's `.consolidate-lock` in the memory folder (kept; see
+/// [`WorkspaceLock::succeeded`]).
+#[must_use]
+pub fn lock_path(ws: &Workspace) -> PathBuf {
+    if ws.kind == WorkspaceKind::Claude {
+        ws.memory_root.join(CLAUDE_LOCK_FILE)
+    } else {
+        ws.lock_dir.join(LOCK_FILE)
+    }
+}
+
+/// A held workspace lock. Dropping it releases the lock on every path: a Mnemo/Qwen lock file is
+/// removed; Claude Code's is kept with an empty body (its mtime now the last consolidation) after
+/// [`WorkspaceLock::succeeded`], and otherwise rolled back to how it was (removed if it did not
+/// exist, else its old mtime put back), as Claude Code does after a failed consolidation.
+#[derive(Debug)]
+pub struct WorkspaceLock {
+    inner: Inner,
+    ok: bool,
+}
+
+#[derive(Debug)]
+enum Inner {
+    Pid(LockGuard),
+    Claude {
+        path: PathBuf,
+        pid: u32,
+        prior: Option<SystemTime>,
+    },
+}
+
+impl WorkspaceLock {
+    /// The run succeeded: a Claude Code lock keeps its new mtime.
+    pub fn succeeded(&mut self) {
+        self.ok = true;
+    }
+
+    /// The lock file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        match &self.inner {
+            Inner::Pid(g) => g.path(),
+            Inner::Claude { path, .. } => path,
+        }
+    }
+}
+
+impl Drop for WorkspaceLock {
+    fn drop(&mut self) {
+        let Inner::Claude { path, pid, prior } = &self.inner else {
+            return; // the PID guard releases itself
+        };
+        if read_pid(path) != Some(*pid) {
+            return; // someone reclaimed it: theirs now
+        }
+        let done = match (self.ok, prior) {
+            (true, _) => fs::write(path, b""),
+            (false, None) => fs::remove_file(path),
+            (false, Some(t)) => fs::write(path, b"").and_then(|()| {
+                fs::File::options()
+                    .write(true)
+                    .open(path)
+                    .and_then(|f| f.set_modified(*t))
+            }),
+        };
+        if let Err(e) = done {
+            tracing::warn!("could not release {}: {e}", path.display());
+        }
+    }
+}
+
+/// Take a workspace's consolidation lock for this process (`locked` naming the holder when a
+/// live process has it; stale or corrupt locks are reclaimed with a warning).
+pub fn acquire_workspace(ws: &Workspace) -> Result<WorkspaceLock> {
+    if ws.kind != WorkspaceKind::Claude {
+        return Ok(WorkspaceLock {
+            inner: Inner::Pid(acquire(&ws.lock_dir)?),
+            ok: false,
+        });
+    }
+    let path = lock_path(ws);
+    let pid = std::process::id();
+    // Mnemo processes take turns at the check-then-write below; Claude Code itself writes and
+    // re-reads, and the re-read settles a race with it.
+    let _turn = crate::fsutil::lock_file(&ws.state_dir.join(".consolidate-turn.lock"))?;
+    let prior = fs::metadata(&path).and_then(|m| m.modified()).ok();
+    if claude_holder(&path).is_some() {
+        return Err(held(&path));
+    }
+    if prior.is_some() && !fs::read(&path).is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace)) {
+        tracing::warn!(
+            "reclaimed {} (its holder is gone or it is over an hour old)",
+            path.display()
+        );
+    }
+    fs::write(&path, pid.to_string())
+        .map_err(|e| Error::io(format!("writing {}", path.display()), &e))?;
+    if read_pid(&path) != Some(pid) {
+        return Err(held(&path));
+    }
+    Ok(WorkspaceLock {
+        inner: Inner::Claude { path, pid, prior },
+        ok: false,
+    })
+}
+
+/// Claude Code's rule: held while its body is a live PID and it is under an hour old.
+fn claude_holder(path: &Path) -> Option<Holder> {
+    let age = fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| SystemTime::now().duration_since(t).ok())?;
+    let pid = read_pid(path)?;
+    (age <= STALE_AFTER && pid_alive(pid)).then_some(Holder::Pid(pid))
+}
+
+/// Who holds a workspace's lock, if anyone (stale locks count as free).
+#[must_use]
+pub fn holder_for(ws: &Workspace) -> Option<Holder> {
+    if ws.kind == WorkspaceKind::Claude {
+        claude_holder(&lock_path(ws))
+    } else {
+        holder(&ws.lock_dir)
+    }
+}
+
+/// When Claude Code (or Mnemo on its behalf) last consolidated a Claude Code folder: the mtime
+/// of its lock file when no one holds it. `None` for other kinds or a folder never consolidated.
+#[must_use]
+pub fn last_consolidated(ws: &Workspace) -> Option<SystemTime> {
+    if ws.kind != WorkspaceKind::Claude {
+        return None;
+    }
+    let path = lock_path(ws);
+    if claude_holder(&path).is_some() {
+        return None;
+    }
+    fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
 /// Who holds the lock in `dir`, if anyone (stale locks count as free).

@@ -19,6 +19,7 @@ use crate::fsutil;
 const FILE: &str = "settings.toml";
 const LOCK: &str = ".settings.lock";
 const KEY_FILE: &str = "llm.key";
+const AUTO_DREAM: &str = "auto_dream";
 
 /// The folder list: what `get_settings` / `set_settings` show and change.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
@@ -125,6 +126,43 @@ pub fn add_folder(home: &Path, folder: &Path) -> Result<()> {
             });
         }
         encode_folders(&folders).map(Some)
+    })
+}
+
+/// The `[auto_dream]` table: workspace id → whether dream runs on its own after chat turns.
+/// Workspaces not listed follow their kind's default (the API decides it).
+pub fn auto_dream(home: &Path) -> Result<std::collections::BTreeMap<String, bool>> {
+    read_section(home, AUTO_DREAM)?.map_or_else(
+        || Ok(std::collections::BTreeMap::new()),
+        |v| {
+            v.try_into().map_err(|e| {
+                Error::new(
+                    ErrorCode::Corrupt,
+                    format!("`auto_dream` in {} is not valid: {e}", path(home).display()),
+                )
+            })
+        },
+    )
+}
+
+/// Switch auto-dream for one workspace (every other entry and table kept).
+pub fn set_auto_dream(home: &Path, workspace: &str, on: bool) -> Result<()> {
+    update_section(home, AUTO_DREAM, |old| {
+        let mut table = match old {
+            Some(toml::Value::Table(t)) => t,
+            Some(_) => {
+                return Err(Error::new(
+                    ErrorCode::Corrupt,
+                    format!(
+                        "`auto_dream` in {} is not a table: fix or remove it",
+                        path(home).display()
+                    ),
+                ));
+            }
+            None => toml::Table::new(),
+        };
+        table.insert(workspace.to_owned(), toml::Value::Boolean(on));
+        Ok(Some(toml::Value::Table(table)))
     })
 }
 

@@ -63,6 +63,9 @@ pub struct TaskResult {
     pub files: Vec<String>,
     /// The change group holding its changes (`null`: it changed nothing).
     pub group: Option<i64>,
+    /// A dream's report (`null` for other kinds).
+    #[serde(default)]
+    pub dream: Option<crate::dream_report::DreamReport>,
 }
 
 /// A background memory task.

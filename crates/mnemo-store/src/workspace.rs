@@ -140,12 +140,13 @@ impl Home {
                             "Qwen Code"
                         }
                     ),
-                    memory_root: memory,
-                    // Qwen Code keeps its lock in the project state dir; Mnemo honours and takes it.
+                    memory_root: memory.clone(),
+                    // Qwen Code keeps its lock in the project state dir, Claude Code in the memory
+                    // folder (`lock::lock_path`); Mnemo honours and takes theirs.
                     lock_dir: if kind == WorkspaceKind::Qwen {
                         project
                     } else {
-                        book.clone()
+                        memory.clone()
                     },
                     state_dir: book,
                 });

@@ -47,6 +47,8 @@ pub struct Vault {
     /// Workspaces whose `seen` entries were seeded (watched by this process).
     seeded: Mutex<HashSet<String>>,
     warnings: Mutex<Vec<String>>,
+    /// Workspaces whose MEMORY.md regeneration waits for the end of a batch of writes.
+    deferred: Mutex<HashMap<String, u32>>,
 }
 
 fn guard<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -87,6 +89,7 @@ impl Vault {
             seen: Mutex::new(HashMap::new()),
             seeded: Mutex::new(HashSet::new()),
             warnings: Mutex::new(warning.into_iter().collect()),
+            deferred: Mutex::new(HashMap::new()),
         };
         vault.settle_interrupted_writes()?;
         Ok(vault)

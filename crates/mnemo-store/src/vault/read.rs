@@ -106,6 +106,7 @@ impl Vault {
         })?;
         let total = rec.entries.len();
         Ok(MemoryDetail {
+            pinned: rec.pinned,
             hash: rec.hash.clone(),
             content: rec
                 .raw
@@ -186,7 +187,7 @@ impl Vault {
                 counts: info.counts,
                 last_extract_at: meta.last_extract_at,
                 last_dream_at: meta.last_dream_at,
-                consolidation_locked_by: lock::holder(&info.workspace.lock_dir)
+                consolidation_locked_by: lock::holder_for(&info.workspace)
                     .map(|lock::Holder::Pid(p)| p),
             });
         }

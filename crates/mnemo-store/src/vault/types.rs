@@ -29,6 +29,8 @@ pub struct MemoryDetail {
     pub body: String,
     /// Body entries with stable ids.
     pub entries: Vec<EntryOut>,
+    /// Pinned: extraction and dream never change or delete it.
+    pub pinned: bool,
 }
 
 /// An entry with its stable id.

@@ -192,6 +192,7 @@ impl Vault {
         )?;
         self.index_written(ws, &abs, &rel, new.as_deref());
         if kind == Some(DocKind::Topic)
+            && !guard(&self.deferred).contains_key(&ws.id)
             && let Err(e) = self.write_memory_md(ws, origin)
         {
             self.warn(format!("regenerating MEMORY.md in {} failed: {e}", ws.id));
@@ -271,6 +272,47 @@ impl Vault {
     /// Take the workspace's write lock (an OS advisory lock; blocks until free).
     pub(super) fn write_lock(&self, ws: &Workspace) -> Result<fs::File> {
         fsutil::lock_file(&ws.state_dir.join(".mnemo-write.lock"))
+    }
+
+    /// Run a batch of writes to one workspace with MEMORY.md regenerated once at the end instead
+    /// of after each write (a dream over thousands of files). Nested batches regenerate at the
+    /// end of the outermost; a crash midway leaves the previous MEMORY.md, which the next write
+    /// brings up to date.
+    pub fn batch<T>(&self, ws: &Workspace, origin: impl Into<Origin>, f: impl FnOnce() -> T) -> T {
+        /// Ends the batch on every path, a panic included.
+        struct End<'v> {
+            vault: &'v Vault,
+            ws: &'v Workspace,
+            origin: Origin,
+        }
+        impl Drop for End<'_> {
+            fn drop(&mut self) {
+                let last = {
+                    let mut d = guard(&self.vault.deferred);
+                    let left = d.get_mut(&self.ws.id).map_or(0, |n| {
+                        *n = n.saturating_sub(1);
+                        *n
+                    });
+                    if left == 0 {
+                        d.remove(&self.ws.id);
+                    }
+                    left == 0
+                };
+                if last && let Err(e) = self.vault.write_memory_md(self.ws, self.origin) {
+                    self.vault.warn(format!(
+                        "regenerating MEMORY.md in {} failed: {e}",
+                        self.ws.id
+                    ));
+                }
+            }
+        }
+        *guard(&self.deferred).entry(ws.id.clone()).or_insert(0) += 1;
+        let _end = End {
+            vault: self,
+            ws,
+            origin: origin.into(),
+        };
+        f()
     }
 
     /// Regenerate MEMORY.md from the index; writes only when the text changes.

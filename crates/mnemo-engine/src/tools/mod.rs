@@ -3,9 +3,16 @@
 //! root (symlinks resolved before the check). Writes go through the vault (atomic, journaled,
 //! announced) after the secret scan (§4.6) and frontmatter validation. Failures are answers to
 //! the model, never panics.
+//!
+//! Guards on every write: a pinned memory (§1.2) is never changed or deleted; a file that changed
+//! on disk since this run read it (or since the run's snapshot) is not overwritten — the agent
+//! must read it again. A dream run also gets `delete_file` (refused unless every entry of the
+//! file survives in another valid file) and `grep_transcripts` (read-only): see [`dream`].
 
-use std::collections::BTreeSet;
-use std::path::Path;
+mod dream;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
 
 use mnemo_core::{Error, ErrorCode};
 use mnemo_store::format::TopicFile;
@@ -101,6 +108,13 @@ pub struct MemoryTools<'a> {
     vault: &'a Vault,
     ws: Workspace,
     origin: Origin,
+    /// Each file's hash as this run last saw it (`None`: absent); a write to a file whose disk
+    /// content differs is refused.
+    known: HashMap<String, Option<String>>,
+    /// Dream runs: `delete_file` and `grep_transcripts` over these transcript folders.
+    dream: Option<Vec<PathBuf>>,
+    /// Paths deleted by `delete_file`.
+    pub deleted: BTreeSet<String>,
     /// Paths written or edited (relative to the memory root).
     pub touched: BTreeSet<String>,
     /// Set when the agent tried a path outside the memory root.
@@ -126,10 +140,67 @@ impl<'a> MemoryTools<'a> {
             vault,
             ws,
             origin: origin.into(),
+            known: HashMap::new(),
+            dream: None,
+            deleted: BTreeSet::new(),
             touched: BTreeSet::new(),
             escaped: false,
             originals: std::collections::BTreeMap::new(),
         }
+    }
+
+    /// A dream run's tools: also `delete_file` and a read-only `grep_transcripts` over
+    /// `transcripts`; `snapshot` (path → hash) is what the run started from, so a file an
+    /// outside editor changes meanwhile is never overwritten.
+    #[must_use]
+    pub fn for_dream(
+        mut self,
+        transcripts: Vec<PathBuf>,
+        snapshot: HashMap<String, String>,
+    ) -> Self {
+        self.dream = Some(transcripts);
+        self.known = snapshot.into_iter().map(|(k, v)| (k, Some(v))).collect();
+        self
+    }
+
+    /// The tools this run offers, as the model client sends them.
+    #[must_use]
+    pub fn definitions(&self) -> Vec<mnemo_llm::Tool> {
+        let mut defs = definitions();
+        if self.dream.is_some() {
+            defs.extend(dream::definitions());
+        }
+        defs
+    }
+
+    /// Refuse a change to `rel` whose current bytes are `cur`: pinned, or changed on disk since
+    /// this run saw it.
+    fn guard(&self, rel: &str, cur: Option<&[u8]>) -> Result<(), Error> {
+        if let Some(b) = cur
+            && doc::is_pinned(rel, &String::from_utf8_lossy(b))
+        {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!("`{rel}` is pinned: memory jobs never change or delete it"),
+            ));
+        }
+        if cur.is_none() && doc::in_pinned_folder(rel) {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!("`{rel}` is in the pinned folder, which only people write"),
+            ));
+        }
+        if let Some(seen) = self.known.get(rel)
+            && seen.as_deref() != cur.map(fsutil::hash).as_deref()
+        {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "`{rel}` changed on disk since you read it: read it again before changing it"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Run one call given the model's JSON arguments.
@@ -160,11 +231,21 @@ impl<'a> MemoryTools<'a> {
                 arg(&args, "pattern").and_then(|pat| self.grep(pat, args["path"].as_str()))
             }
             "glob" => arg(&args, "pattern").and_then(|p| self.glob(p)),
+            "delete_file" if self.dream.is_some() => {
+                arg(&args, "path").and_then(|p| self.delete(p))
+            }
+            "grep_transcripts" if self.dream.is_some() => {
+                arg(&args, "pattern").and_then(|p| self.grep_transcripts(p))
+            }
             other => Err(Error::new(
                 ErrorCode::UnknownCommand,
                 format!(
                     "no tool `{other}`: use {}",
-                    specs().iter().map(|s| s.0).collect::<Vec<_>>().join(", ")
+                    self.definitions()
+                        .iter()
+                        .map(|t| t.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             )),
         };
@@ -183,10 +264,11 @@ impl<'a> MemoryTools<'a> {
         fsutil::confine(&self.ws.memory_root, path)
     }
 
-    fn read(&self, path: &str) -> Result<ToolOutput, Error> {
+    fn read(&mut self, path: &str) -> Result<ToolOutput, Error> {
         let (abs, rel) = self.confine(path)?;
         match fsutil::read_capped(&abs)? {
             fsutil::ReadOutcome::Bytes(b) => {
+                self.known.insert(rel, Some(fsutil::hash(&b)));
                 Ok(ToolOutput::ok(String::from_utf8_lossy(&b).into_owned()))
             }
             fsutil::ReadOutcome::Missing => {
@@ -219,13 +301,15 @@ impl<'a> MemoryTools<'a> {
         let mut before = None;
         let out = self
             .vault
-            .mutate(&self.ws, &rel, self.origin, None, |cur, _| {
+            .mutate(&self.ws, &rel, self.origin, None, |cur, rel| {
+                self.guard(rel, cur)?;
                 before = Some(cur.map(|b| String::from_utf8_lossy(b).into_owned()));
                 Ok(Some(content.as_bytes().to_vec()))
             })?;
         if let Some(b) = before {
             self.originals.entry(out.path.clone()).or_insert(b);
         }
+        self.known.insert(out.path.clone(), out.hash.clone());
         self.touched.insert(out.path.clone());
         Ok(ToolOutput::ok(format!(
             "wrote {} ({} bytes)",
@@ -248,6 +332,7 @@ impl<'a> MemoryTools<'a> {
             .mutate(&self.ws, &rel, self.origin, None, |current, rel| {
                 let bytes =
                     current.ok_or_else(|| Error::not_found(format!("`{rel}` does not exist")))?;
+                self.guard(rel, current)?;
                 // Never rewrite bytes that are not UTF-8 (they would be lost).
                 let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
                     Error::new(
@@ -277,6 +362,7 @@ impl<'a> MemoryTools<'a> {
         if let Some(b) = before {
             self.originals.entry(out.path.clone()).or_insert(b);
         }
+        self.known.insert(out.path.clone(), out.hash.clone());
         self.touched.insert(out.path.clone());
         Ok(ToolOutput::ok(format!("edited {}", out.path)))
     }

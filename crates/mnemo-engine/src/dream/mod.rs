@@ -1,0 +1,431 @@
+//! Dream — consolidation (SPEC §4.3). [`run_dream`] runs one dream of one workspace inside a
+//! change group the caller opened, while the caller holds the workspace's consolidation lock
+//! (`mnemo_store::lock::acquire_workspace`): the agent path when a model is given (its changes
+//! checked after; a failed run falls back), else — or after a failure, or when asked — the
+//! mechanical path ([`mechanical::plan`], pure). Either way: snapshot first; every write atomic
+//! and journaled; MEMORY.md rebuilt once at the end; meta.json and a telemetry event record it.
+//!
+//! No fact is lost at any instant: mechanical merges write each kept copy before its sources
+//! shrink (and a merged summary already lives in its target), and the agent may delete a file
+//! only when each of its entries lives on in another one — so a process killed mid-dream leaves
+//! every summary it found.
+
+mod agent;
+pub mod gates;
+pub mod mechanical;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use mnemo_core::{MemoryType, Result, WorkspaceKind};
+use mnemo_llm::{CancellationToken, Client};
+use mnemo_store::dream_report::{DreamReport, DreamStatus, DreamStrategy, DreamTrigger};
+use mnemo_store::format::TopicFile;
+use mnemo_store::journal::Origin;
+use mnemo_store::{Vault, Workspace, doc, fsutil, lock};
+
+use crate::AgentEvent;
+pub use agent::LIMITS;
+
+/// Every memory file's bytes at the start of a dream, by relative path.
+pub type Snapshot = BTreeMap<String, Vec<u8>>;
+
+/// The key entries are de-duplicated by: the summary, trimmed, without a list dash, whitespace
+/// collapsed, case-folded.
+#[must_use]
+pub fn summary_key(summary: &str) -> String {
+    summary
+        .trim()
+        .trim_start_matches("- ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// Progress of a dream, for its task.
+#[derive(Debug)]
+pub enum Progress<'a> {
+    /// A new phase.
+    Phase(&'a str),
+    /// The agent's turn or tool call.
+    Agent(&'a AgentEvent),
+    /// A file was written or deleted.
+    File(&'a str),
+}
+
+/// One dream's inputs.
+#[derive(Debug, Clone, Copy)]
+pub struct DreamRequest<'a> {
+    /// Workspace id.
+    pub workspace: &'a str,
+    /// Auto or manual.
+    pub trigger: DreamTrigger,
+    /// Skip the agent even when a model is given.
+    pub mechanical: bool,
+    /// The chat session that asked, if any (recorded as `lastDreamSessionId`).
+    pub session: Option<&'a str>,
+    /// Source `dream`, in the run's change group.
+    pub origin: Origin,
+}
+
+/// Every memory file (topic files and daily logs) under the memory root, with its bytes; files
+/// too large to read are left out (and so never touched).
+#[must_use]
+pub fn read_docs(ws: &Workspace) -> Snapshot {
+    let mut out = Snapshot::new();
+    let mut stack = vec![ws.memory_root.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                if !e.file_name().to_string_lossy().starts_with('.') {
+                    stack.push(p);
+                }
+                continue;
+            }
+            let Ok(rel) = p.strip_prefix(&ws.memory_root) else {
+                continue;
+            };
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            if ft.is_file()
+                && doc::doc_kind(&rel).is_some()
+                && let Ok(fsutil::ReadOutcome::Bytes(b)) = fsutil::read_capped(&p)
+            {
+                out.insert(rel, b);
+            }
+        }
+    }
+    out
+}
+
+/// Where a workspace's chat transcripts are (read-only to a dream; their mtimes count sessions).
+#[must_use]
+pub fn transcript_dirs(ws: &Workspace) -> Vec<PathBuf> {
+    match ws.kind {
+        WorkspaceKind::Mnemo => vec![ws.state_dir.join("sessions")],
+        // Claude Code keeps `<session>.jsonl` next to the project's memory folder.
+        WorkspaceKind::Claude => ws
+            .memory_root
+            .parent()
+            .map(PathBuf::from)
+            .into_iter()
+            .collect(),
+        WorkspaceKind::Qwen => vec![ws.lock_dir.join("chats")],
+        WorkspaceKind::Folder => Vec::new(),
+    }
+}
+
+/// Sessions whose transcript changed after `since` (all of them when `None`).
+#[must_use]
+pub fn sessions_touched_since(ws: &Workspace, since: Option<DateTime<Utc>>) -> usize {
+    transcript_dirs(ws)
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .filter_map(|e| e.metadata().ok()?.modified().ok())
+        .filter(|t| since.is_none_or(|s| DateTime::<Utc>::from(*t) > s))
+        .count()
+}
+
+/// When the workspace last dreamed: meta.json's `lastDreamAt`, or for a Claude Code folder the
+/// later of that and Claude Code's own last consolidation (its lock file's mtime).
+pub fn last_dream_at(vault: &Vault, ws: &Workspace) -> Result<Option<DateTime<Utc>>> {
+    let meta = vault.meta(ws)?.value;
+    let ours = meta
+        .last_dream_at
+        .as_deref()
+        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.with_timezone(&Utc));
+    let theirs = lock::last_consolidated(ws).map(DateTime::<Utc>::from);
+    Ok(ours.max(theirs))
+}
+
+/// The mechanical plan for a workspace as it is on disk now (`--dry-run` shows it).
+pub fn plan_mechanical(ws: &Workspace) -> mechanical::Plan {
+    plan_of(&read_docs(ws))
+}
+
+fn plan_of(snap: &Snapshot) -> mechanical::Plan {
+    let texts: Vec<(String, String)> = snap
+        .iter()
+        .filter(|(p, _)| doc::doc_kind(p) == Some(doc::DocKind::Topic))
+        .filter_map(|(p, b)| Some((p.clone(), String::from_utf8(b.clone()).ok()?)))
+        .collect();
+    mechanical::plan(&texts)
+}
+
+/// Carry out a mechanical plan: each change only if the file is still as planned (an outside
+/// edit meanwhile is kept, with a note). Writes come first, deletes last.
+fn apply_plan(
+    vault: &Vault,
+    ws: &Workspace,
+    origin: Origin,
+    snap: &Snapshot,
+    plan: &mechanical::Plan,
+    cancel: &CancellationToken,
+    notes: &mut Vec<String>,
+    on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
+) -> Result<()> {
+    for c in &plan.changes {
+        if cancel.is_cancelled() {
+            notes.push("cancelled: the rest of the plan was not applied".to_owned());
+            return Ok(());
+        }
+        let expected = snap.get(&c.path).map(|b| fsutil::hash(b));
+        let new = c.new.clone().map(String::into_bytes);
+        let done = vault.mutate(ws, &c.path, origin, None, |cur, rel| {
+            if cur.map(fsutil::hash) != expected {
+                return Err(mnemo_core::Error::new(
+                    mnemo_core::ErrorCode::Conflict,
+                    format!("{rel} changed on disk during the dream"),
+                ));
+            }
+            Ok(new)
+        });
+        match done {
+            Ok(_) => on_progress(Progress::File(&c.path)),
+            Err(e) if e.code == mnemo_core::ErrorCode::Conflict => {
+                notes.push(format!(
+                    "left {} as it is: it changed on disk during the dream",
+                    c.path
+                ));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+fn type_of(bytes: &[u8]) -> Option<MemoryType> {
+    TopicFile::parse(&String::from_utf8_lossy(bytes)).memory_type()
+}
+
+/// Run one dream (the caller holds the lock and opened the group `req.origin` names). A model
+/// client means the agent path unless `req.mechanical`. Never fails: what went wrong is in the
+/// report (`failed`, with notes), and what was written before is kept, checked and undoable.
+pub async fn run_dream(
+    vault: &Vault,
+    client: Option<&Client>,
+    req: &DreamRequest<'_>,
+    cancel: &CancellationToken,
+    on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
+) -> DreamReport {
+    let started = Instant::now();
+    let mut report = DreamReport {
+        status: DreamStatus::Failed,
+        strategy: DreamStrategy::Mechanical,
+        trigger: req.trigger,
+        files_touched: Vec::new(),
+        files_deleted: Vec::new(),
+        entries_merged: 0,
+        merges: Vec::new(),
+        touched_types: Vec::new(),
+        duration_ms: 0,
+        notes: Vec::new(),
+    };
+    let ws = match vault.workspace(req.workspace) {
+        Ok(ws) => ws,
+        Err(e) => {
+            report.notes.push(e.message);
+            return report;
+        }
+    };
+    let snap = read_docs(&ws);
+    let outcome = run_paths(
+        vault,
+        client,
+        req,
+        &ws,
+        &snap,
+        cancel,
+        &mut report,
+        on_progress,
+    )
+    .await;
+    finish(vault, &ws, req, &snap, outcome, &mut report, started);
+    report
+}
+
+/// The agent path (unless mechanical), then the mechanical path when asked, when there is no
+/// model, or when the agent failed or changed nothing.
+#[allow(clippy::too_many_arguments)]
+async fn run_paths(
+    vault: &Vault,
+    client: Option<&Client>,
+    req: &DreamRequest<'_>,
+    ws: &Workspace,
+    snap: &Snapshot,
+    cancel: &CancellationToken,
+    report: &mut DreamReport,
+    on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
+) -> Result<()> {
+    {
+        let mut use_mechanical = req.mechanical || client.is_none();
+        if let (false, Some(client)) = (use_mechanical, client) {
+            let run = agent::run(
+                vault,
+                client,
+                ws,
+                req.origin,
+                snap,
+                transcript_dirs(ws),
+                cancel,
+                on_progress,
+            )
+            .await?;
+            report.notes.extend(run.notes);
+            report.strategy = DreamStrategy::Agent;
+            if run.cancelled {
+                report.notes.push("cancelled".to_owned());
+                return Err(mnemo_core::Error::new(
+                    mnemo_core::ErrorCode::Conflict,
+                    "cancelled",
+                ));
+            }
+            if !run.completed {
+                report
+                    .notes
+                    .push("fell back to the mechanical path".to_owned());
+                use_mechanical = true;
+            } else if run.changed.is_empty() {
+                report
+                    .notes
+                    .push("the agent changed nothing; the mechanical pass ran".to_owned());
+                use_mechanical = true;
+            }
+        }
+        if use_mechanical {
+            report.strategy = DreamStrategy::Mechanical;
+            on_progress(Progress::Phase("merging duplicate entries"));
+            // Plan from the files as they are now (after whatever the agent kept).
+            let now = read_docs(ws);
+            let plan = plan_of(&now);
+            report.entries_merged = plan.entries_merged;
+            report.merges.clone_from(&plan.merges);
+            vault.batch(ws, req.origin, || {
+                apply_plan(
+                    vault,
+                    ws,
+                    req.origin,
+                    &now,
+                    &plan,
+                    cancel,
+                    &mut report.notes,
+                    on_progress,
+                )
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// Work out what changed against the snapshot, then meta.json and telemetry.
+fn finish(
+    vault: &Vault,
+    ws: &Workspace,
+    req: &DreamRequest<'_>,
+    snap: &Snapshot,
+    outcome: Result<()>,
+    report: &mut DreamReport,
+    started: Instant,
+) {
+    let after = read_docs(ws);
+    let paths: BTreeSet<&String> = snap.keys().chain(after.keys()).collect();
+    let mut types = BTreeSet::new();
+    for p in paths {
+        match (snap.get(p), after.get(p)) {
+            (Some(a), Some(b)) if a == b => continue,
+            (_, Some(b)) => {
+                report.files_touched.push(p.clone());
+                types.extend(type_of(b));
+            }
+            (Some(a), None) => {
+                report.files_deleted.push(p.clone());
+                types.extend(type_of(a));
+            }
+            (None, None) => {}
+        }
+    }
+    report.touched_types = types.into_iter().collect();
+    report.status = match &outcome {
+        Err(_) => DreamStatus::Failed,
+        Ok(()) if report.files_touched.is_empty() && report.files_deleted.is_empty() => {
+            DreamStatus::Noop
+        }
+        Ok(()) => DreamStatus::Updated,
+    };
+    if let Err(e) = &outcome
+        && e.message != "cancelled"
+    {
+        report.notes.push(format!("failed: {}", e.message));
+    }
+    report.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let recorded = (|| -> Result<()> {
+        let mut meta = vault.meta(ws)?.value;
+        if report.status != DreamStatus::Failed {
+            meta.last_dream_at = Some(Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true));
+            meta.last_dream_session_id = req.session.map(str::to_owned);
+        }
+        meta.last_dream_status = Some(report.status.as_str().to_owned());
+        vault.save_meta(ws, &meta)?;
+        vault.record_event(
+            "dream",
+            &ws.id,
+            &serde_json::json!({
+                "trigger": report.trigger, "status": report.status, "strategy": report.strategy,
+                "entries_merged": report.entries_merged, "touched_types": report.touched_types,
+                "files_touched": report.files_touched.len(), "files_deleted": report.files_deleted.len(),
+                "duration_ms": report.duration_ms,
+            }),
+        )
+    })();
+    if let Err(e) = recorded {
+        tracing::warn!(workspace = %ws.id, "could not record the dream: {e}");
+        report.notes.push(format!(
+            "could not record the dream in meta.json / telemetry: {}",
+            e.message
+        ));
+    }
+}
+
+/// One line for people.
+#[must_use]
+pub fn summary_line(r: &DreamReport) -> String {
+    match r.status {
+        DreamStatus::Noop => "nothing to consolidate".to_owned(),
+        DreamStatus::Failed => format!(
+            "dream failed{}",
+            r.notes.last().map(|n| format!(": {n}")).unwrap_or_default()
+        ),
+        DreamStatus::Updated => {
+            let mut parts = Vec::new();
+            if r.entries_merged > 0 {
+                parts.push(format!(
+                    "merged {} duplicate entr{}",
+                    r.entries_merged,
+                    if r.entries_merged == 1 { "y" } else { "ies" }
+                ));
+            }
+            parts.push(format!(
+                "{} file{} updated",
+                r.files_touched.len(),
+                if r.files_touched.len() == 1 { "" } else { "s" }
+            ));
+            if !r.files_deleted.is_empty() {
+                parts.push(format!("{} deleted", r.files_deleted.len()));
+            }
+            format!(
+                "{} ({})",
+                parts.join(", "),
+                match r.strategy {
+                    DreamStrategy::Agent => "agent",
+                    DreamStrategy::Mechanical => "mechanical",
+                }
+            )
+        }
+    }
+}

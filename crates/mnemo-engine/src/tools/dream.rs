@@ -1,0 +1,170 @@
+//! The two tools only a dream run gets: `delete_file` (a topic file, and only when every one of
+//! its entries survives in another valid file — so a merge is written before its source is
+//! removed, and a kill at any instant loses no fact) and `grep_transcripts` (narrow, read-only
+//! searches of recent chat transcripts; they live outside the memory root and are never written).
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use mnemo_core::{Error, ErrorCode};
+use mnemo_store::format::TopicFile;
+use mnemo_store::{doc, fsutil};
+use serde_json::json;
+
+use super::{MemoryTools, ToolOutput};
+use crate::dream::summary_key;
+
+/// Transcripts searched at most (the most recently changed).
+const MAX_TRANSCRIPTS: usize = 20;
+/// Matching lines answered at most.
+const MAX_TRANSCRIPT_MATCHES: usize = 50;
+/// Characters shown around a match.
+const SNIPPET: usize = 240;
+
+pub(super) fn definitions() -> Vec<mnemo_llm::Tool> {
+    vec![
+        mnemo_llm::Tool {
+            name: "delete_file".to_owned(),
+            description: "Delete a topic file whose entries all live on in other files (merge them there first). Refused otherwise.".to_owned(),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string", "description": "Path relative to the memory folder"}}, "required": ["path"]}),
+        },
+        mnemo_llm::Tool {
+            name: "grep_transcripts".to_owned(),
+            description: "Search the most recent chat transcripts (read-only) for a regular expression, case-insensitive; answers file:line: snippet. Use narrow patterns.".to_owned(),
+            parameters: json!({"type": "object", "properties": {"pattern": {"type": "string"}}, "required": ["pattern"]}),
+        },
+    ]
+}
+
+/// The case-folded summaries of one topic text (valid files only).
+fn summaries(text: &str) -> Option<Vec<String>> {
+    let file = TopicFile::parse(text);
+    file.problem.is_none().then(|| {
+        file.entries()
+            .iter()
+            .map(|e| summary_key(&e.summary))
+            .filter(|k| !k.is_empty())
+            .collect()
+    })
+}
+
+impl MemoryTools<'_> {
+    /// Summaries held by every valid topic file except `except`.
+    fn summaries_elsewhere(&self, except: &str) -> HashSet<String> {
+        let mut out = HashSet::new();
+        for (rel, abs) in self.files_under(&self.ws.memory_root) {
+            if rel == except || doc::doc_kind(&rel) != Some(doc::DocKind::Topic) {
+                continue;
+            }
+            if let Ok(fsutil::ReadOutcome::Bytes(b)) = fsutil::read_capped(&abs)
+                && let Some(s) = summaries(&String::from_utf8_lossy(&b))
+            {
+                out.extend(s);
+            }
+        }
+        out
+    }
+
+    pub(super) fn delete(&mut self, path: &str) -> Result<ToolOutput, Error> {
+        let (abs, rel) = self.confine(path)?;
+        if doc::doc_kind(&rel) != Some(doc::DocKind::Topic) {
+            return Err(Error::new(
+                ErrorCode::InvalidArguments,
+                format!(
+                    "`{rel}` is not a topic file: only topic files can be deleted (daily logs and MEMORY.md stay)"
+                ),
+            ));
+        }
+        let bytes = match fsutil::read_capped(&abs)? {
+            fsutil::ReadOutcome::Bytes(b) => b,
+            _ => return Err(Error::not_found(format!("`{rel}` does not exist"))),
+        };
+        let checked = fsutil::hash(&bytes);
+        let elsewhere = self.summaries_elsewhere(&rel);
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let lost: Vec<String> = TopicFile::parse(&text)
+            .entries()
+            .into_iter()
+            .filter(|e| {
+                let k = summary_key(&e.summary);
+                !k.is_empty() && !elsewhere.contains(&k)
+            })
+            .map(|e| e.summary)
+            .collect();
+        if !lost.is_empty() {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "`{rel}` holds {} entr{} found in no other file (first: \"{}\"): write them into another file before deleting it",
+                    lost.len(),
+                    if lost.len() == 1 { "y" } else { "ies" },
+                    lost[0].chars().take(80).collect::<String>()
+                ),
+            ));
+        }
+        let out = self
+            .vault
+            .mutate(&self.ws, &rel, self.origin, None, |cur, rel| {
+                self.guard(rel, cur)?;
+                if cur.map(fsutil::hash).as_deref() != Some(checked.as_str()) {
+                    return Err(Error::new(
+                        ErrorCode::Conflict,
+                        format!("`{rel}` changed while it was being checked: read it again"),
+                    ));
+                }
+                Ok(None)
+            })?;
+        self.originals.entry(out.path.clone()).or_insert(Some(text));
+        self.known.insert(out.path.clone(), None);
+        self.touched.remove(&out.path);
+        self.deleted.insert(out.path.clone());
+        Ok(ToolOutput::ok(format!("deleted {}", out.path)))
+    }
+
+    pub(super) fn grep_transcripts(&self, pattern: &str) -> Result<ToolOutput, Error> {
+        let re = regex::RegexBuilder::new(pattern)
+            .case_insensitive(true)
+            .size_limit(1 << 20)
+            .build()
+            .map_err(|e| Error::new(ErrorCode::InvalidArguments, format!("bad pattern: {e}")))?;
+        let mut files: Vec<(std::time::SystemTime, PathBuf)> = self
+            .dream
+            .iter()
+            .flatten()
+            .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
+            .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .collect();
+        files.sort_by(|a, b| b.cmp(a));
+        let mut lines = Vec::new();
+        'files: for (_, path) in files.into_iter().take(MAX_TRANSCRIPTS) {
+            let Ok(fsutil::ReadOutcome::Bytes(b)) = fsutil::read_capped(&path) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&b);
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            for (i, l) in text.lines().enumerate() {
+                if let Some(m) = re.find(l) {
+                    let start = l[..m.start()]
+                        .char_indices()
+                        .rev()
+                        .nth(SNIPPET / 2)
+                        .map_or(0, |(i, _)| i);
+                    let snippet: String = l[start..].chars().take(SNIPPET).collect();
+                    lines.push(format!("{name}:{}: {snippet}", i + 1));
+                    if lines.len() >= MAX_TRANSCRIPT_MATCHES {
+                        break 'files;
+                    }
+                }
+            }
+        }
+        Ok(ToolOutput::ok(if lines.is_empty() {
+            "(no matches)".to_owned()
+        } else {
+            lines.join("\n")
+        }))
+    }
+}

@@ -1,0 +1,86 @@
+//! What a dream did (SPEC §4.3), as its task records it and every client shows it: the dream
+//! report. A type only — the engine's `dream` module fills it in.
+
+use mnemo_core::MemoryType;
+use serde::{Deserialize, Serialize};
+
+/// How a dream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum DreamStatus {
+    /// It changed memory files.
+    Updated,
+    /// Nothing needed changing.
+    Noop,
+    /// It could not run to the end (what it wrote before that is kept, checked, and undoable).
+    Failed,
+}
+
+impl DreamStatus {
+    /// The wire name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Updated => "updated",
+            Self::Noop => "noop",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+/// Which path consolidated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum DreamStrategy {
+    /// The memory agent (a model is configured).
+    Agent,
+    /// The deterministic de-duplication (no model, the agent failed, or asked for).
+    Mechanical,
+}
+
+/// What started a dream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum DreamTrigger {
+    /// The gates after a chat turn.
+    Auto,
+    /// A person: the Dream button, `mnemo dream`, `/dream`.
+    Manual,
+}
+
+/// Entries with one summary merged into one copy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct DreamMerge {
+    /// The summary kept.
+    pub summary: String,
+    /// The file holding the kept copy.
+    pub into: String,
+    /// Where the other copies were (a file may appear more than once: duplicates within it).
+    pub from: Vec<String>,
+}
+
+/// The dream report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct DreamReport {
+    /// `updated | noop | failed`.
+    pub status: DreamStatus,
+    /// `agent | mechanical`.
+    pub strategy: DreamStrategy,
+    /// `auto | manual`.
+    pub trigger: DreamTrigger,
+    /// Files written (relative to the memory root), sorted.
+    pub files_touched: Vec<String>,
+    /// Files deleted, sorted.
+    pub files_deleted: Vec<String>,
+    /// Entries merged away (each kept once).
+    pub entries_merged: u32,
+    /// What was merged where (mechanical path).
+    pub merges: Vec<DreamMerge>,
+    /// Memory types of the files touched or deleted.
+    pub touched_types: Vec<MemoryType>,
+    /// Wall time.
+    pub duration_ms: u64,
+    /// What happened on the way, for people: the agent's own summary, each safety repair
+    /// ("restored x.md: …"), a refused action, why it fell back to the mechanical path.
+    pub notes: Vec<String>,
+}
