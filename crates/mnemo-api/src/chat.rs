@@ -313,8 +313,23 @@ impl Api {
         });
         drop(running);
         let (mut result, follow) = result??;
-        if let FollowUp::Extract { chat_wrote } = follow {
-            result.extract_task = Some(self.schedule_extract(&workspace, &session, chat_wrote));
+        match follow {
+            FollowUp::Extract { chat_wrote } => {
+                let extract = self.schedule_extract(&workspace, &session, chat_wrote);
+                result.dream_task = self.dream_after_turn(&workspace, &session, Some(&extract));
+                result.extract_task = Some(extract);
+            }
+            FollowUp::Dream => match self.start_dream(&workspace, false, Some(&session)) {
+                Ok(task) => {
+                    result.reply = format!(
+                        "✦ Dreaming: consolidating the memory of `{workspace}` in the background (task {}). Progress and the report — with each change and one Undo — are in the task list.",
+                        task.id
+                    );
+                    result.dream_task = Some(task.id);
+                }
+                Err(e) => result.reply = format!("Dream did not start: {}", e.message),
+            },
+            FollowUp::Nothing => {}
         }
         Ok(result)
     }

@@ -11,6 +11,7 @@
 //! Errors cross every boundary as `mnemo_core::Error` = `{ code, message }` with stable codes.
 
 mod chat;
+mod dream;
 mod extract;
 mod memory;
 mod model;
@@ -77,6 +78,11 @@ macro_rules! for_each_command {
             tasks(workspace: Option<String>, kind: Option<$crate::reexports::TaskKind>, status: Option<$crate::reexports::TaskStatus>, limit: Option<u32>) -> Vec<$crate::reexports::TaskInfo>;
             task(id: String) -> $crate::reexports::TaskInfo;
             task_cancel(id: String) -> $crate::reexports::TaskInfo;
+            dream(workspace: String, mechanical: Option<bool>) -> $crate::reexports::TaskInfo;
+            dream_plan(workspace: String) -> $crate::reexports::DreamPlan;
+            auto_dream(workspace: String) -> bool;
+            set_auto_dream(workspace: String, enabled: bool) -> bool;
+            set_pinned(workspace: String, path: String, pinned: bool) -> $crate::reexports::WriteOutcome;
         }
     };
 }
@@ -86,6 +92,7 @@ pub mod reexports {
     pub use mnemo_core::{MemoryType, TaskKind, TaskStatus};
     pub use mnemo_engine::RecallResult;
     pub use mnemo_engine::chat::{SessionInfo, TurnResult};
+    pub use mnemo_store::dream_report::{DreamPlan, DreamReport};
     pub use mnemo_store::index::{DocSummary, Hit};
     pub use mnemo_store::journal::{ChangeSummary, GroupInfo};
     pub use mnemo_store::tasks::{TaskInfo, TaskResult, ToolStep};
@@ -105,6 +112,7 @@ pub struct Api {
     watcher: Arc<Mutex<Option<WatchHandle>>>,
     model: Arc<model::ModelState>,
     tasks: Arc<tasks::Tasks>,
+    dreams: Arc<dream::Dreams>,
     opener: Arc<RwLock<Option<FolderOpener>>>,
 }
 
@@ -124,6 +132,7 @@ impl Api {
             watcher: Arc::new(Mutex::new(None)),
             model,
             tasks,
+            dreams: Arc::default(),
             opener: Arc::new(RwLock::new(None)),
         })
     }

@@ -118,6 +118,31 @@ impl Api {
         self.vault.update(&workspace, &path, &p, ChangeSource::User)
     }
 
+    /// Pin or unpin a memory (SPEC §1.2): `pinned: true` is added to, or removed from, its
+    /// frontmatter; nothing else changes. Extraction and dream never change or delete a pinned
+    /// memory. A file in Qwen Code's `pinned/` folder is pinned by where it is: `conflict`.
+    pub fn set_pinned(&self, workspace: String, path: String, pinned: bool) -> Result<WriteOutcome> {
+        let ws = self.vault.workspace(&workspace)?;
+        self.vault.mutate(&ws, &path, ChangeSource::User, None, |cur, rel| {
+            if mnemo_store::doc::doc_kind(rel) != Some(mnemo_store::doc::DocKind::Topic) {
+                return Err(Error::usage(format!("`{rel}` is not a topic file: only topic files can be pinned")));
+            }
+            if mnemo_store::doc::in_pinned_folder(rel) {
+                return Err(Error::new(
+                    ErrorCode::Conflict,
+                    format!("`{rel}` is in the pinned/ folder, which pins it: move it out to unpin it"),
+                ));
+            }
+            let bytes = cur.ok_or_else(|| Error::not_found(format!("no memory `{rel}` in workspace `{workspace}`")))?;
+            let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
+                Error::new(ErrorCode::InvalidContent, format!("`{rel}` is not UTF-8 text"))
+            })?;
+            let mut file = mnemo_store::format::TopicFile::parse(&text);
+            file.set_pinned(pinned)?;
+            Ok(Some(file.render().into_bytes()))
+        })
+    }
+
     /// Delete a memory (undoable).
     pub fn remove(&self, workspace: String, path: String) -> Result<WriteOutcome> {
         self.vault.delete(&workspace, &path, ChangeSource::User)

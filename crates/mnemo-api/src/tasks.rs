@@ -54,6 +54,10 @@ impl Tasks {
         }
     }
 
+    pub(crate) fn store(&self) -> &TaskStore {
+        &self.store
+    }
+
     pub(crate) fn warnings(&self) -> Vec<String> {
         self.store.warnings().to_vec()
     }

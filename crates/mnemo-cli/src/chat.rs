@@ -67,9 +67,17 @@ fn turn(api: &Api, workspace: &str, session: &str, text: &str, json: bool) -> Re
         Some(id) => Some(api.wait_task(id, EXTRACT_WAIT)?),
         None => None,
     };
+    // A dream this turn started or queued runs in this process: it must end before we exit.
+    let dream: Option<TaskInfo> = match &result.dream_task {
+        Some(id) => Some(api.wait_task(id, crate::dream::DREAM_WAIT)?),
+        None => None,
+    };
     if json {
         let mut v =
             serde_json::to_value(&result).map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?;
+        if let Some(t) = &dream {
+            v["dream"] = serde_json::to_value(t).unwrap_or_default();
+        }
         if let Some(t) = &task {
             v["extract"] = serde_json::json!({
                 "task": t.id,
@@ -84,6 +92,10 @@ fn turn(api: &Api, workspace: &str, session: &str, text: &str, json: bool) -> Re
     }
     println!();
     if result.command {
+        println!("{}", result.reply);
+        if let Some(r) = dream.as_ref().and_then(|t| t.result.as_ref()) {
+            println!("{}", r.summary);
+        }
         return Ok(());
     }
     if let Some(r) = &result.recall {

@@ -140,6 +140,18 @@ pub enum Command {
         #[arg(long)]
         cancel: bool,
     },
+    /// Consolidate a workspace now: merge duplicates, fix contradictions, prune — with the model
+    /// when one is configured, else (or with --mechanical) by de-duplication. One change group:
+    /// `mnemo undo --group ID` puts every file back. Exits 1 with `locked` while another process
+    /// consolidates the workspace.
+    Dream {
+        /// De-duplicate only; never call the model.
+        #[arg(long)]
+        mechanical: bool,
+        /// Print what a mechanical dream would change; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Print every memory_changed event as one JSON line until interrupted.
     Watch,
     /// What would be recalled for a chat message: strategy, chosen memories, the prompt block.

@@ -6,6 +6,7 @@
 
 mod chat;
 mod cli;
+mod dream;
 mod out;
 
 use std::io::Write;
@@ -382,6 +383,10 @@ fn run(cli: Cli, json: bool) -> Result<()> {
         }
         Command::Serve { port, ui } => serve(api, port, ui),
         Command::Chat { message, session } => chat::chat(&api, ws_write, message, session, json),
+        Command::Dream {
+            mechanical,
+            dry_run,
+        } => dream::dream(&api, ws_write, mechanical, dry_run, json),
     }
 }
 

@@ -262,8 +262,8 @@ async fn capabilities() -> Json<serde_json::Value> {
         "commands": mnemo_api::COMMANDS.iter().filter(|c| !c.desktop_only).map(|c| c.name).collect::<Vec<_>>(),
         // Declared, but only the desktop app serves them: the browser UI hides what needs them.
         "desktopOnly": mnemo_api::COMMANDS.iter().filter(|c| c.desktop_only).map(|c| c.name).collect::<Vec<_>>(),
-        "events": ["memory_changed", "chat", "task_updated"],
-        "features": ["memory_browser", "search", "history", "undo", "change_groups", "events", "recall", "chat", "tasks"],
+        "events": ["memory_changed", "chat", "task_updated", "dream_progress"],
+        "features": ["memory_browser", "search", "history", "undo", "change_groups", "events", "recall", "chat", "tasks", "dream", "pinned"],
     }))
 }
 
@@ -273,9 +273,13 @@ async fn events(
     let (tx, rx) = tokio::sync::mpsc::channel::<Event>(1024);
     // Bridge the API's std channels to this connection; each bridge ends soon after the client
     // goes away (checked between events), not only at the next event.
-    bridge(st.api.subscribe(), "memory_changed", tx.clone());
-    bridge(st.api.subscribe_chat(), "chat", tx.clone());
-    bridge(st.api.subscribe_tasks(), "task_updated", tx);
+    bridge(st.api.subscribe(), "memory_changed", tx.clone(), |_| true);
+    bridge(st.api.subscribe_chat(), "chat", tx.clone(), |_| true);
+    bridge(st.api.subscribe_tasks(), "task_updated", tx.clone(), |_| true);
+    // A dream's updates also as `dream_progress` (SPEC §6.2): phase, tool calls, files, report.
+    bridge(st.api.subscribe_tasks(), "dream_progress", tx, |t| {
+        t.kind == mnemo_core::TaskKind::Dream
+    });
     let stream = tokio_stream::StreamExt::map(
         tokio_stream::wrappers::ReceiverStream::new(rx),
         Ok::<Event, Infallible>,
@@ -287,11 +291,13 @@ fn bridge<T: serde::Serialize + Send + 'static>(
     events: std::sync::mpsc::Receiver<T>,
     name: &'static str,
     tx: tokio::sync::mpsc::Sender<Event>,
+    only: impl Fn(&T) -> bool + Send + 'static,
 ) {
     use std::sync::mpsc::RecvTimeoutError;
     std::thread::spawn(move || {
         loop {
             match events.recv_timeout(Duration::from_secs(2)) {
+                Ok(ev) if !only(&ev) => {}
                 Ok(ev) => {
                     if tx.blocking_send(sse_event(name, &ev)).is_err() {
                         break;

@@ -84,3 +84,29 @@ pub struct DreamReport {
     /// ("restored x.md: …"), a refused action, why it fell back to the mechanical path.
     pub notes: Vec<String>,
 }
+
+/// One file a mechanical dream would change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct PlannedChange {
+    /// Relative path.
+    pub path: String,
+    /// The file would be deleted (all its entries live on elsewhere).
+    pub delete: bool,
+    /// Entries now.
+    pub entries_before: u32,
+    /// Entries after.
+    pub entries_after: u32,
+}
+
+/// What `mnemo dream --dry-run` shows: the mechanical plan, nothing written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct DreamPlan {
+    /// Workspace id.
+    pub workspace: String,
+    /// Files that would change, writes first.
+    pub changes: Vec<PlannedChange>,
+    /// Entries that would be merged away.
+    pub entries_merged: u32,
+    /// What would be merged where.
+    pub merges: Vec<DreamMerge>,
+}

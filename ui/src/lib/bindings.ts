@@ -42,6 +42,11 @@ export const commands = {
 	tasks: (workspace: string | null, kind: TaskKind | null, status: TaskStatus | null, limit: number | null) => typedError<TaskInfo[], ApiError>(__TAURI_INVOKE("tasks", { workspace, kind, status, limit })),
 	task: (id: string) => typedError<TaskInfo, ApiError>(__TAURI_INVOKE("task", { id })),
 	taskCancel: (id: string) => typedError<TaskInfo, ApiError>(__TAURI_INVOKE("task_cancel", { id })),
+	dream: (workspace: string, mechanical: boolean | null) => typedError<TaskInfo, ApiError>(__TAURI_INVOKE("dream", { workspace, mechanical })),
+	dreamPlan: (workspace: string) => typedError<DreamPlan, ApiError>(__TAURI_INVOKE("dream_plan", { workspace })),
+	autoDream: (workspace: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("auto_dream", { workspace })),
+	setAutoDream: (workspace: string, enabled: boolean) => typedError<boolean, ApiError>(__TAURI_INVOKE("set_auto_dream", { workspace, enabled })),
+	setPinned: (workspace: string, path: string, pinned: boolean) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("set_pinned", { workspace, path, pinned })),
 };
 
 /** Events */
@@ -231,6 +236,78 @@ export type DocSummary = {
 	problem?: ProblemOut | null,
 };
 
+/**  Entries with one summary merged into one copy. */
+export type DreamMerge = {
+	/**  The summary kept. */
+	summary: string,
+	/**  The file holding the kept copy. */
+	into: string,
+	/**  Where the other copies were (a file may appear more than once: duplicates within it). */
+	from: string[],
+};
+
+/**  What `mnemo dream --dry-run` shows: the mechanical plan, nothing written. */
+export type DreamPlan = {
+	/**  Workspace id. */
+	workspace: string,
+	/**  Files that would change, writes first. */
+	changes: PlannedChange[],
+	/**  Entries that would be merged away. */
+	entries_merged: number,
+	/**  What would be merged where. */
+	merges: DreamMerge[],
+};
+
+/**  The dream report. */
+export type DreamReport = {
+	/**  `updated | noop | failed`. */
+	status: DreamStatus,
+	/**  `agent | mechanical`. */
+	strategy: DreamStrategy,
+	/**  `auto | manual`. */
+	trigger: DreamTrigger,
+	/**  Files written (relative to the memory root), sorted. */
+	files_touched: string[],
+	/**  Files deleted, sorted. */
+	files_deleted: string[],
+	/**  Entries merged away (each kept once). */
+	entries_merged: number,
+	/**  What was merged where (mechanical path). */
+	merges: DreamMerge[],
+	/**  Memory types of the files touched or deleted. */
+	touched_types: MemoryType[],
+	/**  Wall time. */
+	duration_ms: number,
+	/**
+	 *  What happened on the way, for people: the agent's own summary, each safety repair
+	 *  ("restored x.md: …"), a refused action, why it fell back to the mechanical path.
+	 */
+	notes: string[],
+};
+
+/**  How a dream ended. */
+export type DreamStatus = 
+/**  It changed memory files. */
+"updated" | 
+/**  Nothing needed changing. */
+"noop" | 
+/**  It could not run to the end (what it wrote before that is kept, checked, and undoable). */
+"failed";
+
+/**  Which path consolidated. */
+export type DreamStrategy = 
+/**  The memory agent (a model is configured). */
+"agent" | 
+/**  The deterministic de-duplication (no model, the agent failed, or asked for). */
+"mechanical";
+
+/**  What started a dream. */
+export type DreamTrigger = 
+/**  The gates after a chat turn. */
+"auto" | 
+/**  A person: the Dream button, `mnemo dream`, `/dream`. */
+"manual";
+
 /**  An entry with its stable id. */
 export type EntryOut = {
 	/**  `relPath` or `relPath:index`. */
@@ -383,6 +460,8 @@ export type MemoryDetail = {
 	body: string,
 	/**  Body entries with stable ids. */
 	entries: EntryOut[],
+	/**  Pinned: extraction and dream never change or delete it. */
+	pinned: boolean,
 } & DocSummary;
 
 /**  The closed set of memory types (SPEC §1.2). */
@@ -454,6 +533,18 @@ export type Patch = {
 	body: string | null,
 	/**  The hash the client last read; `conflict` if the file changed since. */
 	expected_hash: string | null,
+};
+
+/**  One file a mechanical dream would change. */
+export type PlannedChange = {
+	/**  Relative path. */
+	path: string,
+	/**  The file would be deleted (all its entries live on elsewhere). */
+	delete: boolean,
+	/**  Entries now. */
+	entries_before: number,
+	/**  Entries after. */
+	entries_after: number,
 };
 
 /**  A flagged file's problem as it crosses the wire. */
@@ -602,6 +693,8 @@ export type TaskResult = {
 	files: string[],
 	/**  The change group holding its changes (`null`: it changed nothing). */
 	group: number | null,
+	/**  A dream's report (`null` for other kinds). */
+	dream?: DreamReport | null,
 };
 
 /**  Where a memory task is in its life. */
@@ -652,6 +745,8 @@ export type TurnResult = {
 	extract: ExtractResult | null,
 	/**  The background memory task extracting after this turn, if one was scheduled. */
 	extract_task: string | null,
+	/**  The dream this turn started (`/dream`) or queued (auto-dream), if any. */
+	dream_task: string | null,
 };
 
 /**  One memory root plus where its bookkeeping lives. */

@@ -46,6 +46,8 @@ pub struct TurnResult {
     pub extract: Option<ExtractResult>,
     /// The background memory task extracting after this turn, if one was scheduled.
     pub extract_task: Option<String>,
+    /// The dream this turn started (`/dream`) or queued (auto-dream), if any.
+    pub dream_task: Option<String>,
 }
 
 /// What happens during a turn, for live display.
@@ -86,7 +88,7 @@ pub fn model_error(e: &LlmError) -> Error {
 /// Whether the text is a chat command Mnemo answers itself.
 #[must_use]
 pub fn is_command(text: &str) -> bool {
-    text.trim() == "/memory"
+    matches!(text.trim(), "/memory" | "/dream")
 }
 
 /// `/memory`: what memory this chat uses and what happened to it lately. Needs no model.
@@ -133,10 +135,19 @@ fn status_text(vault: &Vault, ws: &Workspace, ignored: bool) -> Result<String> {
         }
     ));
     out.push_str(&format!(
-        "Auto-dream: off (consolidation is not available in this version)\nLast extraction: {} ({})\nLast dream: {}",
+        "Auto-dream: {}\nLast extraction: {} ({})\nLast dream: {}{}",
+        if crate::dream::auto_enabled(vault, ws) {
+            "on (after chat turns, at most once a day, after 5 sessions)"
+        } else {
+            "off (run /dream, or switch it on for this workspace)"
+        },
         meta.last_extract_at.as_deref().unwrap_or("never"),
         meta.last_extract_status.as_deref().unwrap_or("—"),
         meta.last_dream_at.as_deref().unwrap_or("never"),
+        meta.last_dream_status
+            .as_deref()
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default(),
     ));
     Ok(out)
 }

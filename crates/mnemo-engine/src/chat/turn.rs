@@ -34,6 +34,8 @@ pub enum FollowUp {
         /// The chat model wrote memory this turn.
         chat_wrote: bool,
     },
+    /// `/dream`: a manual dream of this workspace.
+    Dream,
 }
 
 /// One chat turn (SPEC §5), owned here from start to end: the session read once, recall, the
@@ -86,6 +88,13 @@ impl Turn {
         mut on_event: impl FnMut(TurnEvent<'_>) + Send,
     ) -> Result<(TurnResult, FollowUp)> {
         let ignore_memory = self.ignores_memory();
+        if self.text.trim() == "/dream" {
+            // The API starts the dream and words the reply (started, or why not).
+            return Ok((
+                self.result(String::new(), true, None, Vec::new()),
+                FollowUp::Dream,
+            ));
+        }
         if is_command(&self.text) {
             let reply = status_text(vault, &self.ws, ignore_memory)?;
             return Ok((
@@ -259,6 +268,7 @@ impl Turn {
             wrote,
             extract: None,
             extract_task: None,
+            dream_task: None,
         }
     }
 }

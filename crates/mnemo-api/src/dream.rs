@@ -1,0 +1,353 @@
+//! Dream as memory tasks (SPEC §4.3): a manual dream (`dream`: the Dream button, `mnemo dream`,
+//! `/dream`) skips the time and session gates but never the lock; after each chat turn the gates
+//! decide whether an automatic one is queued (each skip is a recorded task with its reason). One
+//! dream per workspace in this process at a time; the consolidation lock keeps other processes —
+//! and other tools — out. Each dream is one task and one change group; its report is the task's
+//! result.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use mnemo_core::{ChangeSource, Error, ErrorCode, Result, TaskKind, TaskStatus};
+use mnemo_engine::dream::{self, DreamRequest, Progress, gates};
+use mnemo_llm::CancellationToken;
+use mnemo_store::dream_report::{DreamPlan, DreamStatus, DreamTrigger, PlannedChange};
+use mnemo_store::journal::Origin;
+use mnemo_store::tasks::{TaskInfo, TaskResult, ToolStep};
+use mnemo_store::{Vault, Workspace, lock, settings};
+
+use crate::Api;
+use crate::model::ModelState;
+use crate::tasks::Tasks;
+
+/// Longest an automatic dream waits for the extraction of its turn to finish first.
+const WAIT_FOR_EXTRACTION: Duration = Duration::from_secs(180);
+
+/// Dreams of this process: which workspace has one queued or running, and when each
+/// workspace's transcripts were last scanned by the gates.
+#[derive(Default)]
+pub(crate) struct Dreams {
+    running: Mutex<HashMap<String, String>>,
+    scans: Mutex<HashMap<String, DateTime<Utc>>>,
+}
+
+fn guard<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+pub(crate) use dream::auto_enabled;
+
+struct Job {
+    ws: String,
+    task: TaskInfo,
+    token: CancellationToken,
+    trigger: DreamTrigger,
+    mechanical: bool,
+    session: Option<String>,
+    /// Extraction to wait for first (an automatic dream after a turn).
+    after: Option<String>,
+}
+
+// Commands take owned arguments: transports hand over values they deserialised.
+#[allow(clippy::needless_pass_by_value)]
+impl Api {
+    /// Start a dream of a workspace now (the Dream button, `mnemo dream`, `/dream`): the time and
+    /// session gates are skipped, the lock never. Returns its task — the one already under way
+    /// when this process is dreaming that workspace. `locked` when another process (Mnemo's or
+    /// another tool's) holds the workspace's consolidation lock. `mechanical`: skip the agent.
+    pub fn dream(&self, workspace: String, mechanical: Option<bool>) -> Result<TaskInfo> {
+        self.start_dream(&workspace, mechanical.unwrap_or(false), None)
+    }
+
+    /// What a mechanical dream would change now, without writing (`mnemo dream --dry-run`).
+    pub fn dream_plan(&self, workspace: String) -> Result<DreamPlan> {
+        let ws = self.vault.workspace(&workspace)?;
+        let plan = dream::plan_mechanical(&ws);
+        Ok(DreamPlan {
+            workspace: ws.id,
+            changes: plan
+                .changes
+                .iter()
+                .map(|c| PlannedChange {
+                    path: c.path.clone(),
+                    delete: c.new.is_none(),
+                    entries_before: u32::try_from(c.entries_before).unwrap_or(u32::MAX),
+                    entries_after: u32::try_from(c.entries_after).unwrap_or(u32::MAX),
+                })
+                .collect(),
+            entries_merged: plan.entries_merged,
+            merges: plan.merges,
+        })
+    }
+
+    /// Whether dream runs on its own after chat turns in a workspace.
+    pub fn auto_dream(&self, workspace: String) -> Result<bool> {
+        let ws = self.vault.workspace(&workspace)?;
+        Ok(auto_enabled(&self.vault, &ws))
+    }
+
+    /// Switch auto-dream for a workspace; returns the new setting.
+    pub fn set_auto_dream(&self, workspace: String, enabled: bool) -> Result<bool> {
+        let ws = self.vault.workspace(&workspace)?;
+        settings::set_auto_dream(&self.vault.home().root, &ws.id, enabled)?;
+        Ok(enabled)
+    }
+
+    pub(crate) fn start_dream(
+        &self,
+        workspace: &str,
+        mechanical: bool,
+        session: Option<&str>,
+    ) -> Result<TaskInfo> {
+        let ws = self.vault.workspace(workspace)?;
+        if let Some(id) = guard(&self.dreams.running).get(&ws.id).cloned()
+            && let Ok(t) = self.tasks.store().get(&id)
+            && !t.status.is_finished()
+        {
+            return Ok(t);
+        }
+        if let Some(lock::Holder::Pid(pid)) = lock::holder_for(&ws) {
+            return Err(Error::new(
+                ErrorCode::Locked,
+                format!(
+                    "{} is being consolidated by process {pid} (its lock: {}); try again when it finishes",
+                    ws.id,
+                    lock::lock_path(&ws).display()
+                ),
+            ));
+        }
+        Ok(self.queue_dream(&ws, DreamTrigger::Manual, mechanical, session, None))
+    }
+
+    /// After a chat turn (extraction already queued as `extract_task`): run the gates and queue an
+    /// automatic dream, or record why not. Returns the dream task's id when one was queued.
+    pub(crate) fn dream_after_turn(
+        &self,
+        workspace: &str,
+        session: &str,
+        extract_task: Option<&str>,
+    ) -> Option<String> {
+        let ws = self.vault.workspace(workspace).ok()?;
+        let meta = self.vault.meta(&ws).ok()?.value;
+        let last_dream_at = dream::last_dream_at(&self.vault, &ws).ok().flatten();
+        let running = guard(&self.dreams.running).get(&ws.id).cloned();
+        let last_scan_at = guard(&self.dreams.scans).get(&ws.id).copied();
+        let now = Utc::now();
+        let facts = gates::Facts {
+            enabled: auto_enabled(&self.vault, &ws),
+            session: Some(session),
+            last_dream_session: meta.last_dream_session_id.as_deref(),
+            last_dream_at,
+            last_scan_at,
+            running,
+            now,
+        };
+        let verdict = gates::check(
+            &facts,
+            |since| dream::sessions_touched_since(&ws, since),
+            || lock::holder_for(&ws).is_some(),
+        );
+        if verdict.scanned {
+            guard(&self.dreams.scans).insert(ws.id.clone(), now);
+        }
+        if let Some(skip) = verdict.skip {
+            let (mut task, _) = self.tasks.create(TaskKind::Dream, &ws.id, Some(session));
+            task.error = Some(skip.explain());
+            self.tasks
+                .finish(&mut task, TaskStatus::Skipped, Some(skip.reason()));
+            tracing::debug!(workspace = %ws.id, reason = skip.reason(), "auto-dream skipped");
+            return None;
+        }
+        let task = self.queue_dream(
+            &ws,
+            DreamTrigger::Auto,
+            false,
+            Some(session),
+            extract_task.map(str::to_owned),
+        );
+        Some(task.id)
+    }
+
+    fn queue_dream(
+        &self,
+        ws: &Workspace,
+        trigger: DreamTrigger,
+        mechanical: bool,
+        session: Option<&str>,
+        after: Option<String>,
+    ) -> TaskInfo {
+        let (task, token) = self.tasks.create(TaskKind::Dream, &ws.id, session);
+        guard(&self.dreams.running).insert(ws.id.clone(), task.id.clone());
+        let job = Job {
+            ws: ws.id.clone(),
+            task: task.clone(),
+            token,
+            trigger,
+            mechanical,
+            session: session.map(str::to_owned),
+            after,
+        };
+        let rt = match self.model.runtime.get() {
+            Ok(rt) => rt,
+            Err(e) => {
+                let mut t = task;
+                t.error = Some(e.message);
+                self.tasks.finish(&mut t, TaskStatus::Failed, Some("no_runtime"));
+                guard(&self.dreams.running).remove(&ws.id);
+                return t;
+            }
+        };
+        let (vault, model, tasks, dreams) = (
+            Arc::clone(&self.vault),
+            Arc::clone(&self.model),
+            Arc::clone(&self.tasks),
+            Arc::clone(&self.dreams),
+        );
+        let handle = rt.handle().clone();
+        rt.spawn(async move {
+            let ws_id = job.ws.clone();
+            let mut fallback = job.task.clone();
+            let (v, m, t) = (Arc::clone(&vault), Arc::clone(&model), Arc::clone(&tasks));
+            // Off the runtime's one worker (a mechanical dream over thousands of files is
+            // blocking work); a panic in it is reported, and its lock guard is dropped by the
+            // unwinding, so the lock is released on that path too.
+            let run = tokio::task::spawn_blocking(move || handle.block_on(run_job(&v, &m, &t, job)));
+            if let Err(e) = run.await {
+                fallback.error = Some(format!("the dream stopped unexpectedly: {e}"));
+                tasks.finish(&mut fallback, TaskStatus::Failed, Some("panicked"));
+            }
+            guard(&dreams.running).remove(&ws_id);
+        });
+        task
+    }
+}
+
+async fn wait_for(tasks: &Tasks, id: &str) {
+    let deadline = tokio::time::Instant::now() + WAIT_FOR_EXTRACTION;
+    while tokio::time::Instant::now() < deadline {
+        match tasks.store().get(id) {
+            Ok(t) if !t.status.is_finished() => {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            _ => return,
+        }
+    }
+}
+
+/// One dream: wait for its turn's extraction, take the lock, open the group, run, record.
+async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
+    let Job {
+        ws,
+        mut task,
+        token,
+        trigger,
+        mechanical,
+        session,
+        after,
+    } = job;
+    task.set_status(TaskStatus::Running);
+    if let Some(id) = &after {
+        task.phase = Some("waiting for this turn's extraction".into());
+        tasks.save(&task);
+        wait_for(tasks, id).await;
+    }
+    if tasks.cancelled(&task, &token) {
+        tasks.finish(&mut task, TaskStatus::Skipped, Some("cancelled"));
+        return;
+    }
+    let workspace = match vault.workspace(&ws) {
+        Ok(w) => w,
+        Err(e) => {
+            task.error = Some(e.message);
+            tasks.finish(&mut task, TaskStatus::Failed, Some("error"));
+            return;
+        }
+    };
+    task.phase = Some("taking the consolidation lock".into());
+    tasks.save(&task);
+    let mut held = match lock::acquire_workspace(&workspace) {
+        Ok(l) => l,
+        Err(e) => {
+            task.error = Some(e.message);
+            let reason = if e.code == ErrorCode::Locked { "locked" } else { "error" };
+            let status = if e.code == ErrorCode::Locked {
+                TaskStatus::Skipped
+            } else {
+                TaskStatus::Failed
+            };
+            tasks.finish(&mut task, status, Some(reason));
+            return;
+        }
+    };
+    let label = match trigger {
+        DreamTrigger::Manual => "dream (manual)",
+        DreamTrigger::Auto => "dream (automatic)",
+    };
+    let group = vault
+        .begin_group(&ws, "dream", Some(&task.id), label)
+        .map_err(|e| tracing::warn!("could not open a change group: {e}"))
+        .ok();
+    let client = model.client();
+    let client = (!mechanical && client.settings().is_configured()).then_some(client);
+    let req = DreamRequest {
+        workspace: &ws,
+        trigger,
+        mechanical,
+        session: session.as_deref(),
+        origin: Origin {
+            source: ChangeSource::Dream,
+            group,
+        },
+    };
+    let mut on_progress = |p: Progress<'_>| match p {
+        Progress::Phase(s) => {
+            task.phase = Some(s.to_owned());
+            tasks.save(&task);
+            tasks.cancelled(&task, &token);
+        }
+        Progress::Agent(e) => tasks.on_agent_event(&mut task, &token, e),
+        Progress::File(path) => {
+            task.push_tool(ToolStep {
+                name: "write".into(),
+                detail: path.to_owned(),
+                ok: Some(true),
+            });
+            tasks.save(&task);
+            tasks.cancelled(&task, &token);
+        }
+    };
+    let report = dream::run_dream(vault, client.as_deref(), &req, &token, &mut on_progress).await;
+    if report.status != DreamStatus::Failed {
+        held.succeeded();
+    }
+    drop(held);
+    let kept_group = group.filter(|g| match vault.discard_group_if_empty(*g) {
+        Ok(removed) => !removed,
+        Err(e) => {
+            tracing::warn!("could not tidy change group {g}: {e}");
+            true
+        }
+    });
+    tracing::info!(workspace = %ws, task = %task.id, status = report.status.as_str(), merged = report.entries_merged, "dream finished");
+    let mut files = report.files_touched.clone();
+    files.extend(report.files_deleted.iter().cloned());
+    let failed = report.status == DreamStatus::Failed;
+    if failed {
+        task.error = report.notes.last().cloned();
+    }
+    task.phase = None;
+    task.result = Some(TaskResult {
+        summary: dream::summary_line(&report),
+        files,
+        group: kept_group,
+        dream: Some(report),
+    });
+    let (status, reason) = match (failed, token.is_cancelled()) {
+        (false, _) => (TaskStatus::Completed, None),
+        (true, true) => (TaskStatus::Failed, Some("cancelled")),
+        (true, false) => (TaskStatus::Failed, Some("error")),
+    };
+    tasks.finish(&mut task, status, reason);
+}
