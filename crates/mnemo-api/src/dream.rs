@@ -194,7 +194,8 @@ impl Api {
             Err(e) => {
                 let mut t = task;
                 t.error = Some(e.message);
-                self.tasks.finish(&mut t, TaskStatus::Failed, Some("no_runtime"));
+                self.tasks
+                    .finish(&mut t, TaskStatus::Failed, Some("no_runtime"));
                 guard(&self.dreams.running).remove(&ws.id);
                 return t;
             }
@@ -213,7 +214,8 @@ impl Api {
             // Off the runtime's one worker (a mechanical dream over thousands of files is
             // blocking work); a panic in it is reported, and its lock guard is dropped by the
             // unwinding, so the lock is released on that path too.
-            let run = tokio::task::spawn_blocking(move || handle.block_on(run_job(&v, &m, &t, job)));
+            let run =
+                tokio::task::spawn_blocking(move || handle.block_on(run_job(&v, &m, &t, job)));
             if let Err(e) = run.await {
                 fallback.error = Some(format!("the dream stopped unexpectedly: {e}"));
                 tasks.finish(&mut fallback, TaskStatus::Failed, Some("panicked"));
@@ -271,7 +273,11 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
         Ok(l) => l,
         Err(e) => {
             task.error = Some(e.message);
-            let reason = if e.code == ErrorCode::Locked { "locked" } else { "error" };
+            let reason = if e.code == ErrorCode::Locked {
+                "locked"
+            } else {
+                "error"
+            };
             let status = if e.code == ErrorCode::Locked {
                 TaskStatus::Skipped
             } else {

@@ -121,7 +121,12 @@ impl Api {
     /// Pin or unpin a memory (SPEC §1.2): `pinned: true` is added to, or removed from, its
     /// frontmatter; nothing else changes. Extraction and dream never change or delete a pinned
     /// memory. A file in Qwen Code's `pinned/` folder is pinned by where it is: `conflict`.
-    pub fn set_pinned(&self, workspace: String, path: String, pinned: bool) -> Result<WriteOutcome> {
+    pub fn set_pinned(
+        &self,
+        workspace: String,
+        path: String,
+        pinned: bool,
+    ) -> Result<WriteOutcome> {
         let ws = self.vault.workspace(&workspace)?;
         self.vault.mutate(&ws, &path, ChangeSource::User, None, |cur, rel| {
             if mnemo_store::doc::doc_kind(rel) != Some(mnemo_store::doc::DocKind::Topic) {

@@ -27,13 +27,24 @@ fn print_plan(p: &DreamPlan) {
     );
     for c in &p.changes {
         if c.delete {
-            println!("  delete {} ({} entries, all kept elsewhere)", c.path, c.entries_before);
+            println!(
+                "  delete {} ({} entries, all kept elsewhere)",
+                c.path, c.entries_before
+            );
         } else {
-            println!("  write  {} ({} → {} entries)", c.path, c.entries_before, c.entries_after);
+            println!(
+                "  write  {} ({} → {} entries)",
+                c.path, c.entries_before, c.entries_after
+            );
         }
     }
     for m in &p.merges {
-        println!("  merge  \"{}\" into {} (from {})", m.summary, m.into, m.from.join(", "));
+        println!(
+            "  merge  \"{}\" into {} (from {})",
+            m.summary,
+            m.into,
+            m.from.join(", ")
+        );
     }
 }
 
@@ -51,7 +62,12 @@ fn print_report(t: &TaskInfo) {
             println!("  deleted {p}");
         }
         for m in &d.merges {
-            println!("  merged  \"{}\" into {} (from {})", m.summary, m.into, m.from.join(", "));
+            println!(
+                "  merged  \"{}\" into {} (from {})",
+                m.summary,
+                m.into,
+                m.from.join(", ")
+            );
         }
         for n in &d.notes {
             println!("  note: {n}");
@@ -62,7 +78,13 @@ fn print_report(t: &TaskInfo) {
     }
 }
 
-pub fn dream(api: &Api, workspace: &str, mechanical: bool, dry_run: bool, json: bool) -> Result<()> {
+pub fn dream(
+    api: &Api,
+    workspace: &str,
+    mechanical: bool,
+    dry_run: bool,
+    json: bool,
+) -> Result<()> {
     if dry_run {
         let plan = api.dream_plan(workspace.to_owned())?;
         return emit(json, &plan, print_plan);
@@ -77,18 +99,25 @@ pub fn dream(api: &Api, workspace: &str, mechanical: bool, dry_run: bool, json: 
         // Another process took the lock between the check and the start.
         (TaskStatus::Skipped, Some("locked")) => Err(Error::new(
             ErrorCode::Locked,
-            t.error.unwrap_or_else(|| "the workspace is being consolidated by another process".into()),
+            t.error
+                .unwrap_or_else(|| "the workspace is being consolidated by another process".into()),
         )),
         (TaskStatus::Queued | TaskStatus::Running, _) => Err(Error::new(
             ErrorCode::Io,
-            format!("the dream did not finish within {} minutes; see `mnemo task {}`", DREAM_WAIT.as_secs() / 60, t.id),
+            format!(
+                "the dream did not finish within {} minutes; see `mnemo task {}`",
+                DREAM_WAIT.as_secs() / 60,
+                t.id
+            ),
         )),
         _ => Err(Error::new(
             ErrorCode::Io,
             format!(
                 "the dream {}: {} (see `mnemo task {}`)",
                 t.status.as_str(),
-                t.error.clone().unwrap_or_else(|| t.reason.clone().unwrap_or_default()),
+                t.error
+                    .clone()
+                    .unwrap_or_else(|| t.reason.clone().unwrap_or_default()),
                 t.id
             ),
         )),

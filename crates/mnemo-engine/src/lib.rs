@@ -95,7 +95,15 @@ pub async fn drive(
                 arguments,
             } => {
                 let out = tools.run(&name, &arguments);
-                queue.extend(machine.on_tool_result(&id, out.ok, out.text, started.elapsed()));
+                // Its result event comes next, before the following call's: each progress step
+                // gets its own outcome.
+                for e in machine
+                    .on_tool_result(&id, out.ok, out.text, started.elapsed())
+                    .into_iter()
+                    .rev()
+                {
+                    queue.push_front(e);
+                }
             }
         }
     }

@@ -275,7 +275,9 @@ async fn events(
     // goes away (checked between events), not only at the next event.
     bridge(st.api.subscribe(), "memory_changed", tx.clone(), |_| true);
     bridge(st.api.subscribe_chat(), "chat", tx.clone(), |_| true);
-    bridge(st.api.subscribe_tasks(), "task_updated", tx.clone(), |_| true);
+    bridge(st.api.subscribe_tasks(), "task_updated", tx.clone(), |_| {
+        true
+    });
     // A dream's updates also as `dream_progress` (SPEC §6.2): phase, tool calls, files, report.
     bridge(st.api.subscribe_tasks(), "dream_progress", tx, |t| {
         t.kind == mnemo_core::TaskKind::Dream

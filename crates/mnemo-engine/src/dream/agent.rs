@@ -13,7 +13,7 @@ use mnemo_store::format::TopicFile;
 use mnemo_store::journal::Origin;
 use mnemo_store::{Vault, Workspace, doc, fsutil};
 
-use super::{Progress, Snapshot, summary_key};
+use super::{EntryPool, Progress, Snapshot};
 use crate::agent::{AgentLimits, AgentMachine, AgentOutcome};
 use crate::tools::MemoryTools;
 
@@ -74,23 +74,15 @@ fn task_text(memory_md: &str, manifest: &str, logs: &[String], today: &str) -> S
     )
 }
 
-/// Valid topic files' summaries on disk now, by path.
-fn summaries_on_disk(ws: &Workspace) -> HashMap<String, HashSet<String>> {
-    super::read_docs(ws)
-        .into_iter()
-        .filter(|(p, _)| doc::doc_kind(p) == Some(doc::DocKind::Topic))
-        .filter_map(|(p, b)| {
-            let file = TopicFile::parse(&String::from_utf8_lossy(&b));
-            file.problem.is_none().then(|| {
-                let keys = file
-                    .entries()
-                    .iter()
-                    .map(|e| summary_key(&e.summary))
-                    .collect();
-                (p, keys)
-            })
-        })
-        .collect()
+/// The entries of every valid topic file on disk now except `except`.
+fn entries_elsewhere(ws: &Workspace, except: &str) -> EntryPool {
+    let mut pool = EntryPool::default();
+    for (p, b) in super::read_docs(ws) {
+        if p != except && doc::doc_kind(&p) == Some(doc::DocKind::Topic) {
+            pool.add(&String::from_utf8_lossy(&b));
+        }
+    }
+    pool
 }
 
 /// Put a file back as it was in the snapshot (deleting it if it did not exist).
@@ -205,25 +197,20 @@ pub(super) async fn run(
         }
     }
     // Deleted files whose entries do not all live on elsewhere → restored.
-    let on_disk = summaries_on_disk(ws);
     for path in &tools.deleted {
         let Some(before) = snap.get(path) else {
             continue;
         };
-        let keys: Vec<String> = TopicFile::parse(&String::from_utf8_lossy(before))
+        let pool = entries_elsewhere(ws, path);
+        let lost = TopicFile::parse(&String::from_utf8_lossy(before))
             .entries()
-            .iter()
-            .map(|e| summary_key(&e.summary))
-            .filter(|k| !k.is_empty())
-            .collect();
-        let lost = keys
-            .iter()
-            .find(|k| !on_disk.iter().any(|(p, s)| p != path && s.contains(*k)));
-        if let Some(k) = lost {
+            .into_iter()
+            .find(|e| !pool.holds(e));
+        if let Some(e) = lost {
             restore(vault, ws, origin, path, snap)?;
             notes.push(format!(
                 "restored {path}: it was deleted but its entry \"{}\" survives nowhere else",
-                k.chars().take(80).collect::<String>()
+                e.summary.chars().take(80).collect::<String>()
             ));
         }
     }

@@ -45,6 +45,50 @@ pub fn summary_key(summary: &str) -> String {
         .to_lowercase()
 }
 
+/// Entries of valid topic files by summary key: each copy's `Why:` / `How to apply:` text
+/// (case-folded), to tell whether an entry lives on elsewhere.
+#[derive(Debug, Default)]
+pub struct EntryPool(std::collections::HashMap<String, Vec<(String, String)>>);
+
+impl EntryPool {
+    /// Add the entries of one file's text (nothing when it is not a valid topic file).
+    pub fn add(&mut self, text: &str) {
+        let file = TopicFile::parse(text);
+        if file.problem.is_some() {
+            return;
+        }
+        for e in file.entries() {
+            let k = summary_key(&e.summary);
+            if k.is_empty() {
+                continue;
+            }
+            let fold = |s: Option<String>| s.unwrap_or_default().to_lowercase();
+            self.0
+                .entry(k)
+                .or_default()
+                .push((fold(e.why), fold(e.how)));
+        }
+    }
+
+    /// Whether an entry lives on here: a copy with its summary that also holds its `Why:` and
+    /// `How to apply:` text. (An entry without a summary has nothing to lose.)
+    #[must_use]
+    pub fn holds(&self, e: &mnemo_store::format::Entry) -> bool {
+        let k = summary_key(&e.summary);
+        if k.is_empty() {
+            return true;
+        }
+        let has = |kept: &str, want: Option<&String>| {
+            want.is_none_or(|w| kept.contains(w.trim().to_lowercase().as_str()))
+        };
+        self.0.get(&k).is_some_and(|copies| {
+            copies
+                .iter()
+                .any(|(why, how)| has(why, e.why.as_ref()) && has(how, e.how.as_ref()))
+        })
+    }
+}
+
 /// Progress of a dream, for its task.
 #[derive(Debug)]
 pub enum Progress<'a> {

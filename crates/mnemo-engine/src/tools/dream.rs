@@ -3,7 +3,6 @@
 //! removed, and a kill at any instant loses no fact) and `grep_transcripts` (narrow, read-only
 //! searches of recent chat transcripts; they live outside the memory root and are never written).
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 
 use mnemo_core::{Error, ErrorCode};
@@ -12,7 +11,7 @@ use mnemo_store::{doc, fsutil};
 use serde_json::json;
 
 use super::{MemoryTools, ToolOutput};
-use crate::dream::summary_key;
+use crate::dream::EntryPool;
 
 /// Transcripts searched at most (the most recently changed).
 const MAX_TRANSCRIPTS: usize = 20;
@@ -36,33 +35,19 @@ pub(super) fn definitions() -> Vec<mnemo_llm::Tool> {
     ]
 }
 
-/// The case-folded summaries of one topic text (valid files only).
-fn summaries(text: &str) -> Option<Vec<String>> {
-    let file = TopicFile::parse(text);
-    file.problem.is_none().then(|| {
-        file.entries()
-            .iter()
-            .map(|e| summary_key(&e.summary))
-            .filter(|k| !k.is_empty())
-            .collect()
-    })
-}
-
 impl MemoryTools<'_> {
-    /// Summaries held by every valid topic file except `except`.
-    fn summaries_elsewhere(&self, except: &str) -> HashSet<String> {
-        let mut out = HashSet::new();
+    /// The entries of every valid topic file except `except`.
+    fn entries_elsewhere(&self, except: &str) -> EntryPool {
+        let mut pool = EntryPool::default();
         for (rel, abs) in self.files_under(&self.ws.memory_root) {
             if rel == except || doc::doc_kind(&rel) != Some(doc::DocKind::Topic) {
                 continue;
             }
-            if let Ok(fsutil::ReadOutcome::Bytes(b)) = fsutil::read_capped(&abs)
-                && let Some(s) = summaries(&String::from_utf8_lossy(&b))
-            {
-                out.extend(s);
+            if let Ok(fsutil::ReadOutcome::Bytes(b)) = fsutil::read_capped(&abs) {
+                pool.add(&String::from_utf8_lossy(&b));
             }
         }
-        out
+        pool
     }
 
     pub(super) fn delete(&mut self, path: &str) -> Result<ToolOutput, Error> {
@@ -80,22 +65,19 @@ impl MemoryTools<'_> {
             _ => return Err(Error::not_found(format!("`{rel}` does not exist"))),
         };
         let checked = fsutil::hash(&bytes);
-        let elsewhere = self.summaries_elsewhere(&rel);
+        let elsewhere = self.entries_elsewhere(&rel);
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let lost: Vec<String> = TopicFile::parse(&text)
             .entries()
             .into_iter()
-            .filter(|e| {
-                let k = summary_key(&e.summary);
-                !k.is_empty() && !elsewhere.contains(&k)
-            })
+            .filter(|e| !elsewhere.holds(e))
             .map(|e| e.summary)
             .collect();
         if !lost.is_empty() {
             return Err(Error::new(
                 ErrorCode::Conflict,
                 format!(
-                    "`{rel}` holds {} entr{} found in no other file (first: \"{}\"): write them into another file before deleting it",
+                    "`{rel}` holds {} entr{} found in no other file with its Why / How to apply (first: \"{}\"): write them into another file before deleting it",
                     lost.len(),
                     if lost.len() == 1 { "y" } else { "ies" },
                     lost[0].chars().take(80).collect::<String>()
