@@ -123,10 +123,13 @@ async fn extraction_is_a_task_and_its_writes_one_group_undone_as_one() {
         .unwrap();
     assert_eq!(listed[0].id, task.id);
     assert!(
-        api.tasks(None, Some(TaskKind::Dream), None, None)
+        api.tasks(None, Some(TaskKind::Forget), None, None)
             .unwrap()
             .is_empty()
     );
+    // The turn's auto-dream check is recorded too (one session so far: skipped).
+    let dreams = api.tasks(None, Some(TaskKind::Dream), None, None).unwrap();
+    assert_eq!(dreams[0].reason.as_deref(), Some("min_sessions"));
 
     // History: both changes carry the group; the group names its task.
     let history = api.history(Some("personal".into()), None, None).unwrap();

@@ -783,7 +783,7 @@ async fn chat_with_a_model_recalls_replies_and_extracts() {
     assert!(e.personal().join("project/tuesdays.md").exists());
 
     // The CLI chat's extraction is a task every client sees, its writes one group.
-    let tasks = e.json(&["tasks"]);
+    let tasks = e.json(&["tasks", "--kind", "extract"]);
     assert_eq!(tasks[0]["kind"], "extract");
     assert_eq!(tasks[0]["status"], "completed");
     assert_eq!(tasks[0]["result"]["files"][0], "project/tuesdays.md");

@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mnemo_core::Result;
-use mnemo_llm::{CancellationToken, Client};
+use mnemo_llm::Client;
 use mnemo_store::format::TopicFile;
 use mnemo_store::journal::Origin;
 use mnemo_store::{Vault, Workspace, doc, fsutil};
 
-use super::{EntryPool, Progress, Snapshot};
+use super::{EntryPool, Progress, Scope, Snapshot};
 use crate::agent::{AgentLimits, AgentMachine, AgentOutcome};
 use crate::tools::MemoryTools;
 
@@ -100,15 +100,18 @@ fn restore(
 }
 
 pub(super) async fn run(
-    vault: &Vault,
+    scope: Scope<'_>,
     client: &Client,
-    ws: &Workspace,
-    origin: Origin,
     snap: &Snapshot,
     transcripts: Vec<PathBuf>,
-    cancel: &CancellationToken,
     on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
 ) -> Result<AgentRun> {
+    let Scope {
+        vault,
+        ws,
+        origin,
+        cancel,
+    } = scope;
     on_progress(Progress::Phase(
         "orient: reading MEMORY.md and the manifest",
     ));

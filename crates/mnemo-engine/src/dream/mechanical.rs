@@ -340,7 +340,7 @@ mod tests {
                     .replace("type: user", "type: user\npinned: true"),
             ),
             ("pinned/q.md", topic("user", "b\n\na\n")),
-            ("prose.md", prose.clone()),
+            ("prose.md", prose),
             ("logs/2026/01/2026-01-01.md", "x\n\nx\n".to_owned()),
         ]);
         let p = plan(&input);

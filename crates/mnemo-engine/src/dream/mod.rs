@@ -217,18 +217,31 @@ fn plan_of(snap: &Snapshot) -> mechanical::Plan {
     mechanical::plan(&texts)
 }
 
+/// What every step of one dream works in.
+#[derive(Clone, Copy)]
+pub(crate) struct Scope<'a> {
+    pub vault: &'a Vault,
+    pub ws: &'a Workspace,
+    /// Source `dream`, in the run's group.
+    pub origin: Origin,
+    pub cancel: &'a CancellationToken,
+}
+
 /// Carry out a mechanical plan: each change only if the file is still as planned (an outside
 /// edit meanwhile is kept, with a note). Writes come first, deletes last.
 fn apply_plan(
-    vault: &Vault,
-    ws: &Workspace,
-    origin: Origin,
+    scope: Scope<'_>,
     snap: &Snapshot,
     plan: &mechanical::Plan,
-    cancel: &CancellationToken,
     notes: &mut Vec<String>,
     on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
 ) -> Result<()> {
+    let Scope {
+        vault,
+        ws,
+        origin,
+        cancel,
+    } = scope;
     for c in &plan.changes {
         if cancel.is_cancelled() {
             notes.push("cancelled: the rest of the plan was not applied".to_owned());
@@ -294,48 +307,32 @@ pub async fn run_dream(
         }
     };
     let snap = read_docs(&ws);
-    let outcome = run_paths(
+    let scope = Scope {
         vault,
-        client,
-        req,
-        &ws,
-        &snap,
+        ws: &ws,
+        origin: req.origin,
         cancel,
-        &mut report,
-        on_progress,
-    )
-    .await;
-    finish(vault, &ws, req, &snap, outcome, &mut report, started);
+    };
+    let outcome = run_paths(scope, client, req, &snap, &mut report, on_progress).await;
+    finish(vault, &ws, req, &snap, &outcome, &mut report, started);
     report
 }
 
 /// The agent path (unless mechanical), then the mechanical path when asked, when there is no
 /// model, or when the agent failed or changed nothing.
-#[allow(clippy::too_many_arguments)]
 async fn run_paths(
-    vault: &Vault,
+    scope: Scope<'_>,
     client: Option<&Client>,
     req: &DreamRequest<'_>,
-    ws: &Workspace,
     snap: &Snapshot,
-    cancel: &CancellationToken,
     report: &mut DreamReport,
     on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
 ) -> Result<()> {
+    let Scope { vault, ws, .. } = scope;
     {
         let mut use_mechanical = req.mechanical || client.is_none();
         if let (false, Some(client)) = (use_mechanical, client) {
-            let run = agent::run(
-                vault,
-                client,
-                ws,
-                req.origin,
-                snap,
-                transcript_dirs(ws),
-                cancel,
-                on_progress,
-            )
-            .await?;
+            let run = agent::run(scope, client, snap, transcript_dirs(ws), on_progress).await?;
             report.notes.extend(run.notes);
             report.strategy = DreamStrategy::Agent;
             if run.cancelled {
@@ -366,16 +363,7 @@ async fn run_paths(
             report.entries_merged = plan.entries_merged;
             report.merges.clone_from(&plan.merges);
             vault.batch(ws, req.origin, || {
-                apply_plan(
-                    vault,
-                    ws,
-                    req.origin,
-                    &now,
-                    &plan,
-                    cancel,
-                    &mut report.notes,
-                    on_progress,
-                )
+                apply_plan(scope, &now, &plan, &mut report.notes, on_progress)
             })?;
         }
         Ok(())
@@ -388,7 +376,7 @@ fn finish(
     ws: &Workspace,
     req: &DreamRequest<'_>,
     snap: &Snapshot,
-    outcome: Result<()>,
+    outcome: &Result<()>,
     report: &mut DreamReport,
     started: Instant,
 ) {
@@ -410,14 +398,14 @@ fn finish(
         }
     }
     report.touched_types = types.into_iter().collect();
-    report.status = match &outcome {
+    report.status = match outcome {
         Err(_) => DreamStatus::Failed,
         Ok(()) if report.files_touched.is_empty() && report.files_deleted.is_empty() => {
             DreamStatus::Noop
         }
         Ok(()) => DreamStatus::Updated,
     };
-    if let Err(e) = &outcome
+    if let Err(e) = outcome
         && e.message != "cancelled"
     {
         report.notes.push(format!("failed: {}", e.message));

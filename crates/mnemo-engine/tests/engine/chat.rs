@@ -175,7 +175,7 @@ async fn ignore_memory_and_missing_model() {
         "{}",
         status.reply
     );
-    assert!(status.reply.contains("Auto-dream: off"), "{}", status.reply);
+    assert!(status.reply.contains("Auto-dream: on"), "{}", status.reply);
     assert!(
         status.reply.contains("1 memories: 1 project"),
         "{}",

@@ -411,7 +411,20 @@ async fn a_chat_turn_over_http_streams_chat_events() {
     assert!(buf.contains("\"kind\":\"recalled\""));
     // The extraction after the turn is a memory task, announced as `task_updated`.
     let task_id = turn["extract_task"].as_str().unwrap().to_owned();
-    while !buf.contains("\"status\":\"skipped\"") && !buf.contains("\"status\":\"completed\"") {
+    let updates_in = |buf: &str| -> Vec<Value> {
+        buf.split("event: task_updated")
+            .skip(1)
+            .filter_map(|e| e.lines().find_map(|l| l.strip_prefix("data:")))
+            .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+            .collect()
+    };
+    let done = |buf: &str| {
+        buf.contains("event: dream_progress")
+            && updates_in(buf).iter().any(|t| {
+                t["kind"] == "extract" && (t["status"] == "completed" || t["status"] == "skipped")
+            })
+    };
+    while !done(&buf) {
         let chunk = tokio::time::timeout_at(deadline, stream.chunk())
             .await
             .expect("task events in time")
@@ -419,20 +432,21 @@ async fn a_chat_turn_over_http_streams_chat_events() {
             .unwrap();
         buf.push_str(&String::from_utf8_lossy(&chunk));
     }
-    assert!(buf.contains("event: task_updated"), "{buf}");
-    let updates: Vec<Value> = buf
-        .split("event: task_updated")
-        .skip(1)
-        .filter_map(|e| e.lines().find_map(|l| l.strip_prefix("data:")))
-        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-        .collect();
+    let updates = updates_in(&buf);
+    let extract: Vec<&Value> = updates.iter().filter(|t| t["kind"] == "extract").collect();
+    assert!(extract.iter().all(|t| t["id"] == task_id.as_str()));
+    assert_eq!(extract[0]["status"], "queued");
+    // The turn's auto-dream check is announced too (skipped: one session so far), and a dream's
+    // updates also arrive as `dream_progress`.
     assert!(
         updates
             .iter()
-            .all(|t| t["id"] == task_id.as_str() && t["kind"] == "extract")
+            .any(|t| t["kind"] == "dream" && t["reason"] == "min_sessions"),
+        "{buf}"
     );
-    assert_eq!(updates[0]["status"], "queued");
-    let (code, tasks) = s.call("tasks", json!({"workspace": "personal"})).await;
+    let (code, tasks) = s
+        .call("tasks", json!({"workspace": "personal", "kind": "extract"}))
+        .await;
     assert_eq!(code, 200);
     assert_eq!(tasks[0]["id"], task_id.as_str());
     let (code, e) = s.call("task", json!({"id": "t-unknown"})).await;
