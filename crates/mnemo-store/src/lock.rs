@@ -156,7 +156,7 @@ fn reclaim(path: &Path, reason: &str) -> Result<()> {
         return Err(held(path));
     }
     let _ = fs::remove_file(&aside);
-    tracing::info!("reclaimed {} ({reason})", path.display());
+    tracing::warn!("reclaimed {} ({reason})", path.display());
     Ok(())
 }
 
@@ -392,5 +392,89 @@ mod tests {
             .set_modified(old)
             .unwrap();
         assert!(acquire(d.path()).is_ok());
+    }
+
+    fn ws(d: &Path, kind: WorkspaceKind) -> Workspace {
+        Workspace {
+            id: "w".into(),
+            kind,
+            label: "w".into(),
+            memory_root: d.join("memory"),
+            state_dir: d.join("state"),
+            lock_dir: d.join("lockdir"),
+        }
+    }
+
+    fn mtime(p: &Path) -> SystemTime {
+        fs::metadata(p).unwrap().modified().unwrap()
+    }
+
+    #[test]
+    fn claude_lock_is_kept_after_success_and_rolled_back_after_failure() {
+        let d = tempfile::tempdir().unwrap();
+        let w = ws(d.path(), WorkspaceKind::Claude);
+        fs::create_dir_all(&w.memory_root).unwrap();
+        let p = lock_path(&w);
+        assert_eq!(p, w.memory_root.join(CLAUDE_LOCK_FILE));
+        // Never consolidated; a failed run leaves no file.
+        let l = acquire_workspace(&w).unwrap();
+        assert_eq!(read_pid(&p), Some(std::process::id()));
+        assert_eq!(holder_for(&w), Some(Holder::Pid(std::process::id())));
+        assert_eq!(acquire_workspace(&w).unwrap_err().code, ErrorCode::Locked);
+        drop(l);
+        assert!(!p.exists());
+        assert_eq!(last_consolidated(&w), None);
+        // Consolidated long ago (body: a dead holder): success leaves it, empty, with a new mtime.
+        fs::write(&p, "999999999").unwrap();
+        let old = SystemTime::now() - Duration::from_secs(3 * 24 * 3600);
+        fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let mut l = acquire_workspace(&w).unwrap();
+        l.succeeded();
+        drop(l);
+        assert_eq!(fs::read(&p).unwrap(), b"");
+        assert!(mtime(&p) > old + Duration::from_secs(3600));
+        assert!(last_consolidated(&w).is_some());
+        assert_eq!(holder_for(&w), None);
+        // A failed run puts the previous "last consolidated" time back.
+        fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let l = acquire_workspace(&w).unwrap();
+        drop(l);
+        assert_eq!(mtime(&p), old);
+        assert_eq!(fs::read(&p).unwrap(), b"");
+    }
+
+    #[test]
+    fn a_panic_while_holding_a_workspace_lock_releases_it() {
+        let d = tempfile::tempdir().unwrap();
+        for kind in [
+            WorkspaceKind::Mnemo,
+            WorkspaceKind::Qwen,
+            WorkspaceKind::Claude,
+        ] {
+            let w = ws(d.path(), kind);
+            fs::create_dir_all(&w.memory_root).unwrap();
+            let w2 = w.clone();
+            let r = std::panic::catch_unwind(move || {
+                let _l = acquire_workspace(&w2).unwrap();
+                panic!("boom");
+            });
+            assert!(r.is_err());
+            assert_eq!(holder_for(&w), None, "{kind:?}");
+            assert!(acquire_workspace(&w).is_ok(), "{kind:?}");
+        }
+        assert_eq!(
+            lock_path(&ws(d.path(), WorkspaceKind::Qwen)),
+            d.path().join("lockdir").join(LOCK_FILE)
+        );
     }
 }

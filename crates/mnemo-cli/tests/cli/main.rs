@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod dream;
+mod dream_faults;
+
 const BIN: &str = env!("CARGO_BIN_EXE_mnemo");
 
 struct Env {

@@ -313,7 +313,11 @@ pub async fn run_dream(
         origin: req.origin,
         cancel,
     };
+    // MEMORY.md is rebuilt once, when the dream ends: a dream killed midway leaves the index
+    // from before it, never one of a half-done state.
+    let batch = vault.begin_batch(&ws, req.origin);
     let outcome = run_paths(scope, client, req, &snap, &mut report, on_progress).await;
+    drop(batch);
     finish(vault, &ws, req, &snap, &outcome, &mut report, started);
     report
 }
@@ -328,7 +332,7 @@ async fn run_paths(
     report: &mut DreamReport,
     on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
 ) -> Result<()> {
-    let Scope { vault, ws, .. } = scope;
+    let ws = scope.ws;
     {
         let mut use_mechanical = req.mechanical || client.is_none();
         if let (false, Some(client)) = (use_mechanical, client) {
@@ -362,9 +366,7 @@ async fn run_paths(
             let plan = plan_of(&now);
             report.entries_merged = plan.entries_merged;
             report.merges.clone_from(&plan.merges);
-            vault.batch(ws, req.origin, || {
-                apply_plan(scope, &now, &plan, &mut report.notes, on_progress)
-            })?;
+            apply_plan(scope, &now, &plan, &mut report.notes, on_progress)?;
         }
         Ok(())
     }

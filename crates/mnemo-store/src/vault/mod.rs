@@ -35,6 +35,7 @@ pub use types::{
     EntryOut, MemoryDetail, NewMemory, Patch, Status, SyncReport, WorkspaceInfo, WorkspaceStatus,
     WriteOutcome,
 };
+pub use write::Batch;
 
 /// Memory on disk: files, journal, index, events.
 pub struct Vault {

@@ -275,44 +275,23 @@ impl Vault {
     }
 
     /// Run a batch of writes to one workspace with MEMORY.md regenerated once at the end instead
-    /// of after each write (a dream over thousands of files). Nested batches regenerate at the
-    /// end of the outermost; a crash midway leaves the previous MEMORY.md, which the next write
-    /// brings up to date.
+    /// of after each write (a dream over thousands of files). See [`Vault::begin_batch`].
     pub fn batch<T>(&self, ws: &Workspace, origin: impl Into<Origin>, f: impl FnOnce() -> T) -> T {
-        /// Ends the batch on every path, a panic included.
-        struct End<'v> {
-            vault: &'v Vault,
-            ws: &'v Workspace,
-            origin: Origin,
-        }
-        impl Drop for End<'_> {
-            fn drop(&mut self) {
-                let last = {
-                    let mut d = guard(&self.vault.deferred);
-                    let left = d.get_mut(&self.ws.id).map_or(0, |n| {
-                        *n = n.saturating_sub(1);
-                        *n
-                    });
-                    if left == 0 {
-                        d.remove(&self.ws.id);
-                    }
-                    left == 0
-                };
-                if last && let Err(e) = self.vault.write_memory_md(self.ws, self.origin) {
-                    self.vault.warn(format!(
-                        "regenerating MEMORY.md in {} failed: {e}",
-                        self.ws.id
-                    ));
-                }
-            }
-        }
-        *guard(&self.deferred).entry(ws.id.clone()).or_insert(0) += 1;
-        let _end = End {
-            vault: self,
-            ws,
-            origin: origin.into(),
-        };
+        let _batch = self.begin_batch(ws, origin);
         f()
+    }
+
+    /// Until the returned guard is dropped, writes to `ws` from this process leave MEMORY.md as
+    /// it is; dropping it (on every path, a panic included) regenerates it once. So MEMORY.md is
+    /// only ever the index before or after a whole job — a crash midway leaves the one before,
+    /// which the next write brings up to date. Nested batches regenerate at the outermost end.
+    pub fn begin_batch(&self, ws: &Workspace, origin: impl Into<Origin>) -> Batch<'_> {
+        *guard(&self.deferred).entry(ws.id.clone()).or_insert(0) += 1;
+        Batch {
+            vault: self,
+            ws: ws.clone(),
+            origin: origin.into(),
+        }
     }
 
     /// Regenerate MEMORY.md from the index; writes only when the text changes.
@@ -355,5 +334,35 @@ impl Vault {
             return Err(e);
         }
         journal.commit(id)
+    }
+}
+
+/// A batch of writes (see [`Vault::begin_batch`]); MEMORY.md is regenerated when it ends.
+#[must_use = "the batch ends when this is dropped"]
+pub struct Batch<'v> {
+    vault: &'v Vault,
+    ws: Workspace,
+    origin: Origin,
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        let last = {
+            let mut d = guard(&self.vault.deferred);
+            let left = d.get_mut(&self.ws.id).map_or(0, |n| {
+                *n = n.saturating_sub(1);
+                *n
+            });
+            if left == 0 {
+                d.remove(&self.ws.id);
+            }
+            left == 0
+        };
+        if last && let Err(e) = self.vault.write_memory_md(&self.ws, self.origin) {
+            self.vault.warn(format!(
+                "regenerating MEMORY.md in {} failed: {e}",
+                self.ws.id
+            ));
+        }
     }
 }
