@@ -3,6 +3,7 @@ import { act, fireEvent, render, screen, waitFor, within } from "@testing-librar
 import { App, CHAT_OPEN_KEY, SEARCH_DEBOUNCE_MS } from "./App";
 import { ToastProvider } from "./components/Toasts";
 import { commands } from "./lib/bindings";
+import type { TaskInfo } from "./lib/bindings";
 import { DOCS, MODEL_SETTINGS, WORKSPACES, detailOf, err, ok, task } from "./test/fixtures";
 
 vi.mock("./lib/bindings", () => ({
@@ -36,6 +37,11 @@ vi.mock("./lib/bindings", () => ({
     taskCancel: vi.fn(),
     changeGroup: vi.fn(),
     undoGroup: vi.fn(),
+    dream: vi.fn(),
+    task: vi.fn(),
+    autoDream: vi.fn(),
+    setAutoDream: vi.fn(),
+    setPinned: vi.fn(),
   },
 }));
 
@@ -72,6 +78,7 @@ beforeEach(() => {
   api.chatSessions.mockResolvedValue(ok([]));
   api.chatTranscript.mockResolvedValue(err("not_found", "no such chat"));
   api.tasks.mockResolvedValue(ok([]));
+  api.autoDream.mockResolvedValue(ok(true));
   localStorage.clear();
 });
 
@@ -267,7 +274,7 @@ describe("detail pane", () => {
 
   it("shows invalid files read-only with their problem", async () => {
     api.get.mockResolvedValue(
-      ok({ ...DOCS[5], hash: "hb", content: "no frontmatter here\n", body: "", entries: [] }),
+      ok({ ...DOCS[5], hash: "hb", content: "no frontmatter here\n", body: "", entries: [], pinned: false }),
     );
     renderApp();
     const row = await screen.findByText((_, el) => el?.getAttribute("data-path") === "broken.md");
@@ -378,6 +385,60 @@ describe("memory tasks", () => {
     await waitFor(() => expect(api.get).toHaveBeenCalledWith("personal", "proj.md"));
     expect(await screen.findByDisplayValue("Launch date")).toBeTruthy();
     expect(screen.queryByRole("dialog", { name: "Memory tasks" })).toBeNull();
+  });
+});
+
+describe("dream", () => {
+  const fire = (t: TaskInfo) =>
+    act(() => {
+      for (const es of FakeEventSource.instances) es.fire("task_updated", t);
+    });
+
+  it("dreams the selected workspace with live progress, then opens its report by itself", async () => {
+    const queued = task("d1", { kind: "dream", session: null, status: "queued", started_at: null, finished_at: null, updated_at: "2026-03-01T10:00:00Z" });
+    api.dream.mockResolvedValue(ok(queued));
+    api.changeGroup.mockResolvedValue(
+      ok({ id: 7, workspace: "personal", kind: "dream", task: "d1", label: "dream (manual)", at: "2026-03-01T10:00:02Z", undoes: null, changes: [] }),
+    );
+    renderApp();
+    // Only a workspace can dream, not "All workspaces".
+    await screen.findAllByTestId("workspace-item");
+    expect(screen.queryByTestId("dream-button")).toBeNull();
+    fireEvent.click(screen.getAllByTestId("workspace-item")[0]);
+    fireEvent.click(await screen.findByRole("button", { name: "Dream" }));
+    await waitFor(() => expect(api.dream).toHaveBeenCalledWith("personal", null));
+
+    const dialog = await screen.findByRole("dialog", { name: "Dream — Personal" });
+    expect(screen.getByTestId("dream-indicator").textContent).toBe("✦ dreaming");
+    expect(screen.getByTestId("dream-button").textContent).toBe("✦ Dreaming…");
+    const running = { ...queued, status: "running" as const, phase: "model turn 1", started_at: "2026-03-01T10:00:01Z", updated_at: "2026-03-01T10:00:02Z" };
+    fire({ ...running, tools: [{ name: "write_file", detail: "proj.md", ok: true }] });
+    expect(within(dialog).getByTestId("dream-phase").textContent).toBe("model turn 1");
+    expect(within(dialog).getByTestId("dream-files").textContent).toContain("proj.md");
+
+    // Closed while it runs: the dream goes on, and its report opens when it ends.
+    fireEvent.click(within(dialog).getByRole("button", { name: "Close" }));
+    expect(screen.queryByRole("dialog", { name: "Dream — Personal" })).toBeNull();
+    expect(screen.getByTestId("dream-indicator")).toBeTruthy();
+    fire({
+      ...running,
+      status: "completed",
+      phase: null,
+      updated_at: "2026-03-01T10:00:05Z",
+      finished_at: "2026-03-01T10:00:05Z",
+      result: { summary: "1 file updated (agent)", files: ["proj.md"], group: 7, dream: null },
+    });
+    const report = await screen.findByTestId("dream-report");
+    expect(within(report).getByTestId("dream-summary").textContent).toBe("1 file updated (agent)");
+    expect(screen.queryByTestId("dream-indicator")).toBeNull();
+    await waitFor(() => expect(api.changeGroup).toHaveBeenCalledWith(7));
+
+    // Closed now, it stays closed; the task list opens it again.
+    fireEvent.click(screen.getByRole("button", { name: "Close" }));
+    expect(screen.queryByTestId("dream-report")).toBeNull();
+    fireEvent.click(screen.getByRole("button", { name: "Memory tasks" }));
+    fireEvent.click(await screen.findByRole("button", { name: "Report" }));
+    expect(await screen.findByTestId("dream-report")).toBeTruthy();
   });
 });
 

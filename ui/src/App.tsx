@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef } from "react";
 import { commands } from "./lib/bindings";
-import type { WriteOutcome } from "./lib/bindings";
+import type { TaskInfo, WriteOutcome } from "./lib/bindings";
 import { onMemoryChanged, toUiError, unwrap } from "./lib/transport";
 import type { UiError } from "./lib/transport";
 import { browserReducer, initialBrowser, listMode } from "./lib/browser";
@@ -14,6 +14,10 @@ import { ConfirmDialog } from "./components/ConfirmDialog";
 import { useToast } from "./components/Toasts";
 import { ChatPane } from "./components/ChatPane";
 import { TaskStatusBar } from "./components/TasksPanel";
+import { DreamControls } from "./components/DreamControls";
+import { DreamDialog } from "./components/DreamDialog";
+import { useTaskList } from "./lib/useTaskList";
+import { activeDream, dreamDialogReducer, initialDreamDialog, shownDream } from "./lib/dream";
 
 export const SEARCH_DEBOUNCE_MS = 120;
 export const SEARCH_LIMIT = 200;
@@ -40,6 +44,8 @@ export function App() {
   const [state, dispatch] = useReducer(browserReducer, undefined, () => initialBrowser(readChatOpen()));
   const { workspaces, selectedWs, view, tick, chatOpen, dirty } = state;
   const searchRef = useRef<HTMLInputElement>(null);
+  const tasks = useTaskList();
+  const [dreamDialog, dreamDispatch] = useReducer(dreamDialogReducer, initialDreamDialog);
 
   // Workspaces (with counts) and status.
   useEffect(() => {
@@ -193,6 +199,28 @@ export function App() {
   const chatWs = selectedWs ?? "personal";
   const detail = state.detail;
 
+  const taskList = tasks.state.tasks;
+  const updateTask = tasks.update;
+  const dreamId = shownDream(dreamDialog, taskList);
+  const openDream = useCallback((id: string) => dreamDispatch({ type: "open", id }), []);
+  const onDreamStarted = useCallback(
+    (task: TaskInfo) => {
+      updateTask(task);
+      dreamDispatch({ type: "started", id: task.id });
+    },
+    [updateTask],
+  );
+  const dreamControls =
+    selectedWs === null ? undefined : (
+      <DreamControls
+        key={selectedWs}
+        workspace={selectedWs}
+        active={activeDream(taskList, selectedWs)}
+        onStarted={onDreamStarted}
+        onShow={openDream}
+      />
+    );
+
   return (
     <div className={chatOpen ? "app with-chat" : "app"}>
       <Sidebar
@@ -205,7 +233,9 @@ export function App() {
         onAddFolder={addFolder}
         chatOpen={chatOpen}
         onToggleChat={() => dispatch({ type: "toggleChat" })}
-        footer={<TaskStatusBar onOpenMemory={openPath} workspaceLabel={workspaceLabel} />}
+        footer={
+          <TaskStatusBar tasks={tasks} onOpenMemory={openPath} onOpenDream={openDream} workspaceLabel={workspaceLabel} />
+        }
       />
       {view === "memories" ? (
         <>
@@ -216,6 +246,7 @@ export function App() {
             selectedLabel={selectedLabel}
             workspaceLabel={workspaceLabel}
             modKey={MOD_KEY}
+            workspaceActions={dreamControls}
           />
           <main className="detail-pane">
             {detail ? (
@@ -261,6 +292,21 @@ export function App() {
           workspaceLabel={workspaceLabel(chatWs)}
           onOpenMemory={openPath}
           onClose={() => dispatch({ type: "setChatOpen", open: false })}
+        />
+      )}
+      {dreamId !== null && (
+        <DreamDialog
+          key={dreamId}
+          id={dreamId}
+          task={taskList.find((t) => t.id === dreamId) ?? null}
+          workspaceLabel={workspaceLabel}
+          onUpdated={updateTask}
+          onClose={() => dreamDispatch({ type: "close", tasks: taskList })}
+          onOpenMemory={(ws, path) => {
+            dreamDispatch({ type: "close", tasks: taskList });
+            openPath(ws, path);
+          }}
+          onUndone={refresh}
         />
       )}
       {state.pending && (

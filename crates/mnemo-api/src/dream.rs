@@ -307,13 +307,25 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
             group,
         },
     };
+    let mut phase = String::new();
     let mut on_progress = |p: Progress<'_>| match p {
         Progress::Phase(s) => {
+            s.clone_into(&mut phase);
             task.phase = Some(s.to_owned());
             tasks.save(&task);
             tasks.cancelled(&task, &token);
         }
-        Progress::Agent(e) => tasks.on_agent_event(&mut task, &token, e),
+        Progress::Agent(e) => {
+            tasks.on_agent_event(&mut task, &token, e);
+            // Keep the phase's name next to the turn count.
+            if let mnemo_engine::AgentEvent::Turn(n) = e {
+                task.phase = Some(format!(
+                    "{phase} (model turn {n} of {})",
+                    dream::LIMITS.max_turns
+                ));
+                tasks.save(&task);
+            }
+        }
         Progress::File(path) => {
             task.push_tool(ToolStep {
                 name: "write".into(),

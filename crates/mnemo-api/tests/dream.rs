@@ -461,6 +461,19 @@ async fn cancelling_a_dream_releases_the_lock() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(lock.exists(), "held while dreaming");
+    // Live progress names the phase and the model turn.
+    let mut phase = String::new();
+    for _ in 0..100 {
+        phase = api.task(t.id.clone()).unwrap().phase.unwrap_or_default();
+        if phase.contains("model turn") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        phase,
+        "gather and consolidate: the memory agent is working (model turn 1 of 8)"
+    );
     // Pressing Dream again returns the dream under way.
     let a = api.clone();
     let same = blocking(move || a.dream("personal".into(), None).unwrap()).await;
@@ -657,5 +670,73 @@ async fn slash_dream_in_chat_starts_a_manual_dream() {
     assert!(
         status.contains("Auto-dream: on") && status.contains("(updated)"),
         "{status}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qwen_code_folders_keep_their_layout_and_honour_qwens_lock() {
+    let d = tempfile::tempdir().unwrap();
+    let project = d.path().join("q/projects/proj");
+    let memory = project.join("memory");
+    for (rel, text) in [
+        ("project/a.md", topic("A", "project", "Ship v2 in May.\n")),
+        (
+            "project/b.md",
+            topic(
+                "B",
+                "project",
+                "ship v2 in may.\nWhy: the board.\n\nHire Bo.\n",
+            ),
+        ),
+        ("pinned/me.md", topic("Me", "user", "Tea.\n\ntea.\n")),
+    ] {
+        let p = memory.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let api = Api::open(mnemo_store::Home {
+        root: d.path().join("home"),
+        claude_dir: d.path().join("c"),
+        qwen_dir: d.path().join("q"),
+    })
+    .unwrap();
+    assert!(
+        !api.auto_dream("qwen:proj".into()).unwrap(),
+        "off by default for Qwen Code"
+    );
+    // Qwen Code itself is consolidating (a live PID in its own lock): locked.
+    std::fs::write(project.join("consolidation.lock"), "1").unwrap();
+    assert_eq!(
+        api.dream("qwen:proj".into(), Some(true)).unwrap_err().code,
+        ErrorCode::Locked
+    );
+    std::fs::remove_file(project.join("consolidation.lock")).unwrap();
+    let a = api.clone();
+    let t = blocking(move || {
+        let t = a.dream("qwen:proj".into(), Some(true)).unwrap();
+        a.wait_task(&t.id, Duration::from_secs(30)).unwrap()
+    })
+    .await;
+    let r = report(&t);
+    assert_eq!(
+        r.files_touched,
+        vec!["project/a.md", "project/b.md"],
+        "{r:?}"
+    );
+    // Per-type subfolders stay; pinned/ is untouched; the lock is Qwen's and is released.
+    assert!(
+        std::fs::read_to_string(memory.join("project/a.md"))
+            .unwrap()
+            .contains("Why: the board.")
+    );
+    assert_eq!(
+        std::fs::read_to_string(memory.join("pinned/me.md")).unwrap(),
+        topic("Me", "user", "Tea.\n\ntea.\n")
+    );
+    assert!(!project.join("consolidation.lock").exists());
+    assert!(
+        !d.path()
+            .join("home/external/qwen/proj/consolidation.lock")
+            .exists()
     );
 }

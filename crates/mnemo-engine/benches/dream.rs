@@ -27,7 +27,9 @@ use serde_json::json;
 const TYPES: [&str; 4] = ["user", "feedback", "project", "reference"];
 
 fn topic(i: usize, ty: &str, body: &str) -> String {
-    format!("---\nname: Memory {i}\ndescription: Facts of memory {i} about {ty}\ntype: {ty}\n---\n{body}\n")
+    format!(
+        "---\nname: Memory {i}\ndescription: Facts of memory {i} about {ty}\ntype: {ty}\n---\n{body}\n"
+    )
 }
 
 /// `n` topic files; every 10th repeats the first entry of the file four before it (same type).
@@ -35,9 +37,14 @@ fn fixture(root: &Path, n: usize) {
     for i in 0..n {
         let ty = TYPES[i % 4];
         // Entries already in order: only the files with a duplicate need rewriting.
-        let mut body = format!("A second fact {i}, with detail about {ty}.\n\nFact {i} about {ty} matters to the user.");
+        let mut body = format!(
+            "A second fact {i}, with detail about {ty}.\n\nFact {i} about {ty} matters to the user."
+        );
         if i % 10 == 9 {
-            body.push_str(&format!("\n\nfact {} about {ty} matters to the user.\nWhy: repeated in {i}.", i - 4));
+            body.push_str(&format!(
+                "\n\nfact {} about {ty} matters to the user.\nWhy: repeated in {i}.",
+                i - 4
+            ));
         }
         let p = root.join(ty).join(format!("m{i:05}.md"));
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -76,7 +83,14 @@ async fn mechanical(n: usize) {
     let plan = dream::plan_mechanical(&ws);
     let plan_time = t.elapsed();
     let t = Instant::now();
-    let r = dream::run_dream(&v, None, &req(true), &CancellationToken::new(), &mut |_: Progress<'_>| {}).await;
+    let r = dream::run_dream(
+        &v,
+        None,
+        &req(true),
+        &CancellationToken::new(),
+        &mut |_: Progress<'_>| {},
+    )
+    .await;
     let ours = t.elapsed();
     assert_eq!(r.entries_merged, plan.entries_merged);
     // Baseline on a fresh copy: the same plan, each write followed by a MEMORY.md rebuild.
@@ -87,7 +101,8 @@ async fn mechanical(n: usize) {
     let t = Instant::now();
     for c in &plan2.changes {
         let new = c.new.clone().map(String::into_bytes);
-        v2.mutate(&ws2, &c.path, ChangeSource::Dream, None, |_, _| Ok(new)).unwrap();
+        v2.mutate(&ws2, &c.path, ChangeSource::Dream, None, |_, _| Ok(new))
+            .unwrap();
     }
     let baseline = t.elapsed();
     println!(
@@ -113,13 +128,36 @@ async fn agent_overhead(n: usize) {
         ..LlmSettings::default()
     })
     .unwrap();
-    let merged = topic(3, "reference", "A second fact 3, with detail about reference.\n\nFact 3 about reference matters to the user.\n\nFact 7 new.");
-    fake.push_for(Kind::Tools, Reply::tool("read_file", json!({"path": "reference/m00003.md"})));
-    fake.push_for(Kind::Tools, Reply::tool("grep_search", json!({"pattern": "fact 3 about"})));
-    fake.push_for(Kind::Tools, Reply::tool("write_file", json!({"path": "reference/m00003.md", "content": merged})));
+    let merged = topic(
+        3,
+        "reference",
+        "A second fact 3, with detail about reference.\n\nFact 3 about reference matters to the user.\n\nFact 7 new.",
+    );
+    fake.push_for(
+        Kind::Tools,
+        Reply::tool("read_file", json!({"path": "reference/m00003.md"})),
+    );
+    fake.push_for(
+        Kind::Tools,
+        Reply::tool("grep_search", json!({"pattern": "fact 3 about"})),
+    );
+    fake.push_for(
+        Kind::Tools,
+        Reply::tool(
+            "write_file",
+            json!({"path": "reference/m00003.md", "content": merged}),
+        ),
+    );
     fake.push_for(Kind::Tools, Reply::text("Merged."));
     let t = Instant::now();
-    let r = dream::run_dream(&v, Some(&client), &req(false), &CancellationToken::new(), &mut |_: Progress<'_>| {}).await;
+    let r = dream::run_dream(
+        &v,
+        Some(&client),
+        &req(false),
+        &CancellationToken::new(),
+        &mut |_: Progress<'_>| {},
+    )
+    .await;
     let total = t.elapsed();
     let calls = fake.requests().len();
     println!(

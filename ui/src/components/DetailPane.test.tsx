@@ -5,7 +5,7 @@ import { DetailPane } from "./DetailPane";
 import { ToastProvider } from "./Toasts";
 import { commands } from "../lib/bindings";
 import { installBrowserTransport } from "../lib/transport";
-import { DOCS, WORKSPACES, detailOf, ok } from "../test/fixtures";
+import { DOCS, WORKSPACES, detailOf, err, ok } from "../test/fixtures";
 
 vi.mock("../lib/bindings", () => ({
   commands: {
@@ -14,6 +14,7 @@ vi.mock("../lib/bindings", () => ({
     remove: vi.fn(),
     history: vi.fn(),
     openFolder: vi.fn(),
+    setPinned: vi.fn(),
   },
 }));
 
@@ -70,5 +71,61 @@ describe("Open folder", () => {
     await loaded();
     fireEvent.click(screen.getByRole("button", { name: "Open folder" }));
     await waitFor(() => expect(api.openFolder).toHaveBeenCalledWith("personal"));
+  });
+});
+
+describe("Pin", () => {
+  const outcome = { workspace: "personal", path: DOCS[0].path, change_id: 5, hash: "h2" };
+
+  it("pins a memory, then shows it pinned and offers Unpin", async () => {
+    api.setPinned.mockResolvedValue(ok(outcome));
+    renderPane();
+    await loaded();
+    expect(screen.queryByTestId("pinned-marker")).toBeNull();
+    const pin = screen.getByTestId("pin-button");
+    expect(pin.textContent).toBe("Pin");
+    expect(pin.getAttribute("aria-pressed")).toBe("false");
+    api.get.mockResolvedValue(ok({ ...detailOf(DOCS[0], "h2"), pinned: true }));
+    fireEvent.click(pin);
+    await waitFor(() => expect(api.setPinned).toHaveBeenCalledWith("personal", DOCS[0].path, true));
+    expect((await screen.findByTestId("pinned-marker")).textContent).toBe("pinned");
+    expect(screen.getByTestId("pin-button").textContent).toBe("Unpin");
+    expect(screen.getByTestId("pin-button").getAttribute("aria-pressed")).toBe("true");
+    expect(await screen.findByText("Pinned: extraction and dream will leave it alone")).toBeTruthy();
+  });
+
+  it("unpins a pinned memory", async () => {
+    api.get.mockResolvedValue(ok({ ...detailOf(DOCS[0]), pinned: true }));
+    api.setPinned.mockResolvedValue(ok(outcome));
+    renderPane();
+    await loaded();
+    expect(screen.getByTestId("pinned-marker")).toBeTruthy();
+    api.get.mockResolvedValue(ok({ ...detailOf(DOCS[0], "h2"), pinned: false }));
+    fireEvent.click(screen.getByRole("button", { name: "Unpin" }));
+    await waitFor(() => expect(api.setPinned).toHaveBeenCalledWith("personal", DOCS[0].path, false));
+    await waitFor(() => expect(screen.queryByTestId("pinned-marker")).toBeNull());
+    expect(screen.getByTestId("pin-button").textContent).toBe("Pin");
+  });
+
+  it("shows a refusal inline and waits for unsaved edits to be saved", async () => {
+    api.setPinned.mockResolvedValue(err("conflict", "`x.md` is in the pinned/ folder, which pins it: move it out to unpin it"));
+    renderPane();
+    await loaded();
+    fireEvent.click(screen.getByTestId("pin-button"));
+    const error = await screen.findByTestId("inline-error");
+    expect(error.getAttribute("data-code")).toBe("conflict");
+    expect(error.textContent).toContain("pinned/ folder");
+    expect(screen.queryByTestId("pinned-marker")).toBeNull();
+
+    fireEvent.change(screen.getByTestId("detail-name"), { target: { value: "Edited" } });
+    expect(screen.getByTestId<HTMLButtonElement>("pin-button").disabled).toBe(true);
+  });
+
+  it("is not offered for daily logs", async () => {
+    const log = { ...detailOf(DOCS[0]), kind: "log" as const, type: null, path: "logs/2026/03/2026-03-01.md" };
+    api.get.mockResolvedValue(ok(log));
+    renderPane();
+    await waitFor(() => expect(screen.getByText("Daily log")).toBeTruthy());
+    expect(screen.queryByTestId("pin-button")).toBeNull();
   });
 });

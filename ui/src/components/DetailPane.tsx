@@ -11,6 +11,7 @@ import { HistoryPanel } from "./HistoryPanel";
 import { InlineError } from "./InlineError";
 import { MarkdownEditor } from "./MarkdownEditor";
 import { MarkdownPreview } from "./MarkdownPreview";
+import { PinToggle } from "./PinToggle";
 import { useToast } from "./Toasts";
 
 interface Props {
@@ -241,6 +242,19 @@ export function DetailPane(props: Props) {
     }
   };
 
+  const onPinned = (fresh: MemoryDetail | null, e: UiError | null) => {
+    if (e || !fresh) {
+      setError(e);
+      return;
+    }
+    setError(null);
+    setBase(fresh);
+    live.current.base = fresh;
+    setForm(draftOf(fresh));
+    setHistoryKey((k) => k + 1);
+    toast({ message: fresh.pinned ? "Pinned: extraction and dream will leave it alone" : "Unpinned" });
+  };
+
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setForm((f) => ({ ...f, [key]: value }));
   const onBody = useCallback((body: string) => setForm((f) => (f.body === body ? f : { ...f, body })), []);
 
@@ -275,6 +289,15 @@ export function DetailPane(props: Props) {
               <>New memory in {wsLabel}</>
             ) : (
               <>
+                {base?.pinned && (
+                  <span
+                    className="pin-chip"
+                    data-testid="pinned-marker"
+                    title="Pinned: extraction and dream never change or delete it"
+                  >
+                    pinned
+                  </span>
+                )}
                 <span>{wsLabel}</span> · <code>{base?.path}</code>
                 {base?.mtime && <> · modified {formatTime(base.mtime)}</>}
               </>
@@ -286,6 +309,9 @@ export function DetailPane(props: Props) {
             <button type="button" onClick={() => void openFolder(workspaceId)} title="Show the memory folder">
               Open folder
             </button>
+          )}
+          {!isNew && !readOnly && base?.kind === "topic" && (
+            <PinToggle detail={base} dirty={dirty} onChanged={onPinned} />
           )}
           {!isNew && !readOnly && (
             <button

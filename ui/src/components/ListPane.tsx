@@ -16,6 +16,8 @@ interface Props {
   workspaceLabel: (id: string) => string;
   /** "⌘" or "Ctrl+". */
   modKey: string;
+  /** Actions on the selected workspace (the Dream button), shown under its name. */
+  workspaceActions?: ReactNode;
 }
 
 function EmptyListView({ empty }: { empty: EmptyList }): ReactNode {
@@ -43,7 +45,7 @@ function EmptyListView({ empty }: { empty: EmptyList }): ReactNode {
 }
 
 /** The search box, the "New" button and the memory list (browse groups or search results). */
-export function ListPane({ state, dispatch, searchRef, selectedLabel, workspaceLabel, modKey }: Props) {
+export function ListPane({ state, dispatch, searchRef, selectedLabel, workspaceLabel, modKey, workspaceActions }: Props) {
   const listRef = useRef<MemoryListHandle>(null);
   const { query, selectedWs, docs, search, collapsed } = state;
 
@@ -92,6 +94,14 @@ export function ListPane({ state, dispatch, searchRef, selectedLabel, workspaceL
           New
         </button>
       </div>
+      {workspaceActions && (
+        <div className="ws-bar" data-testid="workspace-bar">
+          <span className="ws-bar-label" title={selectedLabel}>
+            {selectedLabel}
+          </span>
+          {workspaceActions}
+        </div>
+      )}
       {staleError && <InlineError error={staleError} />}
       <MemoryList
         ref={listRef}

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { ACTIVE_REFRESH_MS, TaskStatusBar } from "./TasksPanel";
+import { TaskStatusBar } from "./TasksPanel";
+import { ACTIVE_REFRESH_MS, useTaskList } from "../lib/useTaskList";
 import { commands } from "../lib/bindings";
 import type { TaskInfo } from "../lib/bindings";
 import { onTaskUpdated } from "../lib/transport";
@@ -65,6 +66,7 @@ beforeEach(() => {
   listeners = [];
   resyncs = [];
   onOpenMemory.mockReset();
+  onOpenDream.mockReset();
   vi.mocked(onTaskUpdated).mockImplementation((cb, onResync) => {
     listeners.push(cb);
     if (onResync) resyncs.push(onResync);
@@ -75,10 +77,22 @@ beforeEach(() => {
   api.tasks.mockResolvedValue(ok([DONE, SKIPPED]));
 });
 
-function renderBar() {
-  return render(
-    <TaskStatusBar onOpenMemory={onOpenMemory} workspaceLabel={(id) => (id === "personal" ? "Personal" : id)} />,
+const onOpenDream = vi.fn();
+
+function Bar() {
+  const tasks = useTaskList();
+  return (
+    <TaskStatusBar
+      tasks={tasks}
+      onOpenMemory={onOpenMemory}
+      onOpenDream={onOpenDream}
+      workspaceLabel={(id) => (id === "personal" ? "Personal" : id)}
+    />
   );
+}
+
+function renderBar() {
+  return render(<Bar />);
 }
 
 const indicator = () => screen.getByTestId("task-indicator");
@@ -104,12 +118,51 @@ describe("memory task bar", () => {
     expect(button.textContent).toBe("Tasks");
   });
 
+  it("says ✦ dreaming while a dream is queued or running, and only then", async () => {
+    renderBar();
+    await waitFor(() => expect(api.tasks).toHaveBeenCalledTimes(1));
+    const dreaming = () => screen.queryByTestId("dream-indicator");
+    // Other work running is not dreaming.
+    emit(task("t-x", { status: "running", created_at: "2026-03-01T12:00:00Z", updated_at: "2026-03-01T12:00:01Z", finished_at: null }));
+    expect(dreaming()).toBeNull();
+    const base = { kind: "dream" as const, session: null, created_at: "2026-03-01T12:00:02Z", started_at: null, finished_at: null };
+    emit(task("t-d", { ...base, status: "queued", updated_at: "2026-03-01T12:00:02Z" }));
+    expect(dreaming()?.textContent).toBe("✦ dreaming");
+    expect(indicator().textContent).toBe("✦ dreaming · Saving memories…");
+    emit(task("t-x", { created_at: "2026-03-01T12:00:00Z", updated_at: "2026-03-01T12:00:03Z" }));
+    emit(task("t-d", { ...base, status: "running", phase: "model turn 1", updated_at: "2026-03-01T12:00:04Z" }));
+    expect(indicator().textContent).toBe("✦ dreaming");
+    emit(task("t-d", { ...base, status: "completed", updated_at: "2026-03-01T12:00:09Z", finished_at: "2026-03-01T12:00:09Z" }));
+    expect(dreaming()).toBeNull();
+    expect(indicator().textContent).toBe("");
+    // A failed or skipped dream is not dreaming either.
+    emit(task("t-f", { ...base, status: "failed", updated_at: "2026-03-01T12:00:10Z" }));
+    emit(task("t-s", { ...base, status: "skipped", reason: "locked", updated_at: "2026-03-01T12:00:10Z" }));
+    expect(dreaming()).toBeNull();
+  });
+
+  it("opens a dream's progress or report from its row", async () => {
+    const finished = task("t-old", { kind: "dream", created_at: "2026-03-01T07:00:00Z" });
+    api.tasks.mockResolvedValue(ok([RUNNING, DONE, finished]));
+    renderBar();
+    fireEvent.click(screen.getByRole("button", { name: "Memory tasks" }));
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    // Only dream rows have one.
+    expect(within(rows()[1]).queryByTestId("dream-report-button")).toBeNull();
+    expect(within(rows()[0]).getByTestId("dream-report-button").textContent).toBe("Progress");
+    expect(within(rows()[2]).getByTestId("dream-report-button").textContent).toBe("Report");
+    fireEvent.click(within(rows()[2]).getByTestId("dream-report-button"));
+    expect(onOpenDream).toHaveBeenCalledWith("t-old");
+    // The panel closes.
+    expect(screen.queryByRole("dialog", { name: "Memory tasks" })).toBeNull();
+  });
+
   it("re-reads the list while a task of another process runs, with no event for it", async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     try {
       api.tasks.mockResolvedValue(ok([RUNNING]));
       renderBar();
-      await waitFor(() => expect(indicator().textContent).toBe("✦ Consolidating memories…"));
+      await waitFor(() => expect(indicator().textContent).toBe("✦ dreaming"));
       const finished = { ...RUNNING, status: "completed" as const, updated_at: "2026-03-01T11:00:09Z", finished_at: "2026-03-01T11:00:09Z" };
       api.tasks.mockResolvedValue(ok([finished]));
       await act(async () => {
@@ -129,7 +182,7 @@ describe("memory task bar", () => {
   it("shows a running task at start", async () => {
     api.tasks.mockResolvedValue(ok([RUNNING, DONE]));
     renderBar();
-    await waitFor(() => expect(indicator().textContent).toBe("✦ Consolidating memories…"));
+    await waitFor(() => expect(indicator().textContent).toBe("✦ dreaming"));
   });
 
   it("lists recent tasks with status, reason, duration and files; a file opens its memory", async () => {

@@ -1,61 +1,41 @@
-import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { commands } from "../lib/bindings";
 import type { TaskInfo, ToolStep } from "../lib/bindings";
-import { onTaskUpdated } from "../lib/transport";
 import type { UiError } from "../lib/transport";
 import { formatTime } from "../lib/format";
 import {
+  DREAMING_TEXT,
   TASK_KIND_LABELS,
-  TASK_LIMIT,
   activity,
   formatDuration,
-  initialTasks,
   isActive,
   statusText,
   taskDuration,
-  tasksReducer,
 } from "../lib/tasks";
 import type { TasksState } from "../lib/tasks";
+import type { TaskList } from "../lib/useTaskList";
 import { useCommand } from "../lib/useCommand";
 import { InlineError } from "./InlineError";
 
-/** How often the list is re-read while a listed task is active. */
-export const ACTIVE_REFRESH_MS = 3000;
-
 interface BarProps {
+  /** The shared task list (`useTaskList`). */
+  tasks: TaskList;
   /** Open a memory (a file a task touched); the panel closes first. */
   onOpenMemory: (workspace: string, path: string) => void;
+  /** Show a dream's progress or report; the panel closes first. */
+  onOpenDream?: (id: string) => void;
   workspaceLabel?: (id: string) => string;
 }
 
 /**
- * The memory-work indicator (sidebar footer) and the button opening the recent tasks. Keeps the
- * task list: loaded at start, on reconnect and when the panel opens, and kept current by
- * `task_updated` events.
+ * The memory-work indicator (sidebar footer: "✦ dreaming" while any dream is queued or running,
+ * words for the other work) and the button opening the recent tasks, re-read when it opens.
  */
-export function TaskStatusBar({ onOpenMemory, workspaceLabel }: BarProps) {
-  const { run, cancel } = useCommand();
-  const [state, dispatch] = useReducer(tasksReducer, initialTasks);
+export function TaskStatusBar({ tasks, onOpenMemory, onOpenDream, workspaceLabel }: BarProps) {
+  const { state, update, reload } = tasks;
   const [open, setOpen] = useState(false);
-  const [reload, setReload] = useState(0);
   const buttonRef = useRef<HTMLButtonElement>(null);
   const barRef = useRef<HTMLDivElement>(null);
-
-  useEffect(() => {
-    void run(commands.tasks(null, null, null, TASK_LIMIT), "tasks").then((answer) => {
-      if (answer) dispatch({ type: "loaded", answer });
-    });
-    return () => cancel("tasks");
-  }, [run, cancel, reload]);
-
-  useEffect(
-    () =>
-      onTaskUpdated(
-        (task) => dispatch({ type: "updated", task }),
-        () => setReload((n) => n + 1),
-      ),
-    [],
-  );
 
   const close = useCallback(() => {
     setOpen(false);
@@ -72,25 +52,31 @@ export function TaskStatusBar({ onOpenMemory, workspaceLabel }: BarProps) {
     return () => document.removeEventListener("mousedown", onDown);
   }, [open]);
 
-  const { text, running, queued } = activity(state.tasks);
+  const { text, running, queued, dreaming } = activity(state.tasks);
   const active = running + queued;
-
-  // `task_updated` carries this process's tasks only; while any listed task is still active
-  // (it may belong to another process, e.g. a `mnemo chat`), the list is re-read now and then.
-  useEffect(() => {
-    if (active === 0) return;
-    const timer = setInterval(() => setReload((n) => n + 1), ACTIVE_REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [active]);
 
   return (
     <div className={`task-bar ${active > 0 ? "busy" : ""}`} ref={barRef}>
       <span className="task-activity" role="status" data-testid="task-indicator">
-        {text !== null && (
-          <>
+        {dreaming && (
+          <span className="dream-indicator" data-testid="dream-indicator">
             <span className="task-spark" aria-hidden="true">
               ✦
             </span>{" "}
+            {DREAMING_TEXT}
+          </span>
+        )}
+        {text !== null && (
+          <>
+            {dreaming ? (
+              " · "
+            ) : (
+              <>
+                <span className="task-spark" aria-hidden="true">
+                  ✦
+                </span>{" "}
+              </>
+            )}
             {text}
           </>
         )}
@@ -108,7 +94,7 @@ export function TaskStatusBar({ onOpenMemory, workspaceLabel }: BarProps) {
           if (open) close();
           else {
             setOpen(true);
-            setReload((n) => n + 1);
+            reload();
           }
         }}
       >
@@ -117,12 +103,19 @@ export function TaskStatusBar({ onOpenMemory, workspaceLabel }: BarProps) {
       {open && (
         <TasksPanel
           state={state}
-          onUpdated={(task) => dispatch({ type: "updated", task })}
+          onUpdated={update}
           onClose={close}
           onOpenMemory={(ws, path) => {
             setOpen(false);
             onOpenMemory(ws, path);
           }}
+          onOpenDream={
+            onOpenDream &&
+            ((id) => {
+              setOpen(false);
+              onOpenDream(id);
+            })
+          }
           workspaceLabel={workspaceLabel}
         />
       )}
@@ -136,11 +129,12 @@ interface PanelProps {
   onUpdated: (task: TaskInfo) => void;
   onClose: () => void;
   onOpenMemory: (workspace: string, path: string) => void;
+  onOpenDream?: (id: string) => void;
   workspaceLabel?: (id: string) => string;
 }
 
 /** The recent memory tasks, newest first. */
-export function TasksPanel({ state, onUpdated, onClose, onOpenMemory, workspaceLabel }: PanelProps) {
+export function TasksPanel({ state, onUpdated, onClose, onOpenMemory, onOpenDream, workspaceLabel }: PanelProps) {
   const { tasks, loaded, error } = state;
   const closeRef = useRef<HTMLButtonElement>(null);
   const anyActive = tasks.some(isActive);
@@ -188,6 +182,7 @@ export function TasksPanel({ state, onUpdated, onClose, onOpenMemory, workspaceL
               now={now}
               onUpdated={onUpdated}
               onOpenMemory={onOpenMemory}
+              onOpenDream={onOpenDream}
               workspaceLabel={workspaceLabel}
             />
           ))}
@@ -200,7 +195,8 @@ export function TasksPanel({ state, onUpdated, onClose, onOpenMemory, workspaceL
 const STEP_MARK = (ok: boolean | null) => (ok === null ? "…" : ok ? "✓" : "✗");
 const STEP_STATE = (ok: boolean | null) => (ok === null ? "running" : ok ? "succeeded" : "failed");
 
-function ToolSteps({ tools }: { tools: ToolStep[] }) {
+/** A task's tool calls, each with its state (running, succeeded, failed). */
+export function ToolSteps({ tools }: { tools: readonly ToolStep[] }) {
   return (
     <ol className="task-tools" aria-label="Tool calls" data-testid="task-tools">
       {tools.map((step, i) => (
@@ -220,10 +216,11 @@ interface RowProps {
   now: number;
   onUpdated: (task: TaskInfo) => void;
   onOpenMemory: (workspace: string, path: string) => void;
+  onOpenDream?: (id: string) => void;
   workspaceLabel?: (id: string) => string;
 }
 
-function TaskRow({ task: t, now, onUpdated, onOpenMemory, workspaceLabel }: RowProps) {
+function TaskRow({ task: t, now, onUpdated, onOpenMemory, onOpenDream, workspaceLabel }: RowProps) {
   const { run } = useCommand();
   const [cancelling, setCancelling] = useState(false);
   const [cancelError, setCancelError] = useState<UiError | null>(null);
@@ -252,6 +249,17 @@ function TaskRow({ task: t, now, onUpdated, onOpenMemory, workspaceLabel }: RowP
         <span className="task-duration muted" data-testid="task-duration" title={`Created ${formatTime(t.created_at)}`}>
           {formatDuration(taskDuration(t, now))}
         </span>
+        {t.kind === "dream" && onOpenDream && (
+          <button
+            type="button"
+            className="task-cancel"
+            data-testid="dream-report-button"
+            title={active ? "Show this dream's progress" : "Show this dream's report"}
+            onClick={() => onOpenDream(t.id)}
+          >
+            {active ? "Progress" : "Report"}
+          </button>
+        )}
         {active && (
           <button
             type="button"

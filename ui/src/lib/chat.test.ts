@@ -15,7 +15,7 @@ const RECALL: RecallResult = {
 };
 
 function turn(extra: Partial<TurnResult> = {}): TurnResult {
-  return { session: "s1", reply: "final", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, ...extra };
+  return { session: "s1", reply: "final", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, ...extra };
 }
 
 function run(...actions: ChatAction[]): ChatState {

@@ -72,3 +72,6 @@ export function historyRows(items: readonly ChangeSummary[]): HistoryRow[] {
 export function countFiles(n: number): string {
   return `${n} file${n === 1 ? "" : "s"}`;
 }
+
+/** What a change did to its file, in words: "created", "modified", "deleted". */
+export const OP_LABELS: Record<string, string> = { create: "created", modify: "modified", delete: "deleted" };

@@ -11,6 +11,7 @@ import {
   tasksReducer,
 } from "./tasks";
 import type { TasksState } from "./tasks";
+import type { TaskInfo } from "./bindings";
 import { task } from "../test/fixtures";
 
 const at = (s: number) => new Date(Date.UTC(2026, 2, 1, 10, 0, s)).toISOString();
@@ -92,20 +93,37 @@ describe("tasksReducer", () => {
 
 describe("activity", () => {
   it("says nothing when idle", () => {
-    expect(activity([task("a"), task("b", { status: "failed" })])).toEqual({ running: 0, queued: 0, text: null });
+    expect(activity([task("a"), task("b", { status: "failed" })])).toEqual({ running: 0, queued: 0, dreaming: false, text: null });
   });
 
   it("names what a single task does", () => {
     expect(activity([running("a", 0, 1)]).text).toBe("Saving memories…");
-    expect(activity([{ ...running("a", 0, 1), kind: "dream" }]).text).toBe("Consolidating memories…");
     expect(activity([{ ...running("a", 0, 1), kind: "forget" }]).text).toBe("Forgetting…");
   });
 
   it("counts running and queued tasks", () => {
-    expect(activity([running("a", 0, 1), running("b", 0, 1)])).toEqual({ running: 2, queued: 0, text: "2 tasks running" });
+    expect(activity([running("a", 0, 1), running("b", 0, 1)])).toEqual({ running: 2, queued: 0, dreaming: false, text: "2 tasks running" });
     expect(activity([running("a", 0, 1), queued("b", 2)]).text).toBe("Saving memories… · 1 queued");
     expect(activity([queued("a", 0), queued("b", 1)]).text).toBe("2 tasks queued");
     expect(activity([queued("a", 0)]).text).toBe("1 task queued");
+  });
+});
+
+describe("dreaming", () => {
+  const dream = (t: TaskInfo): TaskInfo => ({ ...t, kind: "dream" });
+
+  it("is on while a dream is queued or running, and only then", () => {
+    expect(activity([dream(running("a", 0, 1))]).dreaming).toBe(true);
+    expect(activity([dream(queued("a", 0))]).dreaming).toBe(true);
+    expect(activity([dream(task("a")), dream(task("b", { status: "failed" })), dream(task("c", { status: "skipped" }))]).dreaming).toBe(false);
+    // Other work running does not make it dream.
+    expect(activity([running("a", 0, 1)]).dreaming).toBe(false);
+  });
+
+  it("leaves dreams out of the other work's words, but counts them", () => {
+    expect(activity([dream(running("a", 0, 1))])).toEqual({ running: 1, queued: 0, dreaming: true, text: null });
+    expect(activity([dream(running("a", 0, 1)), running("b", 0, 1)]).text).toBe("Saving memories…");
+    expect(activity([dream(queued("a", 0)), queued("b", 1)])).toEqual({ running: 0, queued: 2, dreaming: true, text: "1 task queued" });
   });
 });
 

@@ -41,13 +41,15 @@ export const TASK_STATUS_LABELS: Record<TaskStatus, string> = {
   skipped: "Skipped",
 };
 
-/** What one task of a kind is doing, for the status bar. */
-const DOING: Record<TaskKind, string> = {
+/** What one task of a kind is doing, for the status bar (a dream says "✦ dreaming" instead). */
+const DOING: Record<Exclude<TaskKind, "dream">, string> = {
   extract: "Saving memories…",
-  dream: "Consolidating memories…",
   remember: "Saving memories…",
   forget: "Forgetting…",
 };
+
+/** The status bar's words for "a dream is queued or running" (SPEC §4.3), after the spark. */
+export const DREAMING_TEXT = "dreaming";
 
 /** Queued or running: it may still change memories, and it can be cancelled. */
 export function isActive(t: Pick<TaskInfo, "status">): boolean {
@@ -107,24 +109,32 @@ export function tasksReducer(state: TasksState, action: TasksAction): TasksState
   }
 }
 
-/** How much memory work is under way, and what to say about it (`null`: nothing). */
+/**
+ * How much memory work is under way (every kind), whether a dream is queued or running, and what
+ * to say about the other work (`null`: nothing besides dreams).
+ */
 export interface Activity {
   running: number;
   queued: number;
+  dreaming: boolean;
   text: string | null;
 }
 
 export function activity(tasks: readonly TaskInfo[]): Activity {
-  const running = tasks.filter((t) => t.status === "running");
+  const running = tasks.filter((t) => t.status === "running").length;
   const queued = tasks.filter((t) => t.status === "queued").length;
+  const dreaming = tasks.some((t) => t.kind === "dream" && isActive(t));
+  const others = tasks.filter((t): t is TaskInfo & { kind: Exclude<TaskKind, "dream"> } => t.kind !== "dream");
+  const othersRunning = others.filter((t) => t.status === "running");
+  const othersQueued = others.filter((t) => t.status === "queued").length;
   let text: string | null = null;
-  if (running.length === 1) text = DOING[running[0].kind];
-  else if (running.length > 1) text = `${running.length} tasks running`;
-  if (queued > 0) {
-    const q = `${queued} queued`;
-    text = text === null ? `${queued} task${queued === 1 ? "" : "s"} queued` : `${text} · ${q}`;
+  if (othersRunning.length === 1) text = DOING[othersRunning[0].kind];
+  else if (othersRunning.length > 1) text = `${othersRunning.length} tasks running`;
+  if (othersQueued > 0) {
+    const q = `${othersQueued} queued`;
+    text = text === null ? `${othersQueued} task${othersQueued === 1 ? "" : "s"} queued` : `${text} · ${q}`;
   }
-  return { running: running.length, queued, text };
+  return { running, queued, dreaming, text };
 }
 
 /**

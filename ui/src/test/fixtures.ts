@@ -67,6 +67,7 @@ export function detailOf(d: DocSummary, hash = "h1"): MemoryDetail {
     content: `---\nname: ${d.name}\ndescription: ${d.description}\ntype: ${d.type}\n---\n${body}`,
     body,
     entries: [{ id: d.path, summary: d.description, why: "because." }],
+    pinned: false,
   };
 }
 
