@@ -102,10 +102,7 @@ impl Api {
         session: Option<&str>,
     ) -> Result<TaskInfo> {
         let ws = self.vault.workspace(workspace)?;
-        if let Some(id) = guard(&self.dreams.running).get(&ws.id).cloned()
-            && let Ok(t) = self.tasks.store().get(&id)
-            && !t.status.is_finished()
-        {
+        if let Some(t) = self.dream_under_way(&ws.id) {
             return Ok(t);
         }
         if let Some(lock::Holder::Pid(pid)) = lock::holder_for(&ws) {
@@ -118,7 +115,19 @@ impl Api {
                 ),
             ));
         }
-        Ok(self.queue_dream(&ws, DreamTrigger::Manual, mechanical, session, None))
+        Ok(self
+            .queue_dream(&ws, DreamTrigger::Manual, mechanical, session, None)
+            .0)
+    }
+
+    /// This process's dream of a workspace that is queued or running, if any.
+    fn dream_under_way(&self, ws: &str) -> Option<TaskInfo> {
+        let id = guard(&self.dreams.running).get(ws).cloned()?;
+        self.tasks
+            .store()
+            .get(&id)
+            .ok()
+            .filter(|t| !t.status.is_finished())
     }
 
     /// After a chat turn (extraction already queued as `extract_task`): run the gates and queue an
@@ -160,14 +169,15 @@ impl Api {
             tracing::debug!(workspace = %ws.id, reason = skip.reason(), "auto-dream skipped");
             return None;
         }
-        let task = self.queue_dream(
+        let (task, new) = self.queue_dream(
             &ws,
             DreamTrigger::Auto,
             false,
             Some(session),
             extract_task.map(str::to_owned),
         );
-        Some(task.id)
+        // Another request's dream may have been queued in between: that one runs, not a second.
+        new.then_some(task.id)
     }
 
     fn queue_dream(
@@ -177,9 +187,21 @@ impl Api {
         mechanical: bool,
         session: Option<&str>,
         after: Option<String>,
-    ) -> TaskInfo {
-        let (task, token) = self.tasks.create(TaskKind::Dream, &ws.id, session);
-        guard(&self.dreams.running).insert(ws.id.clone(), task.id.clone());
+    ) -> (TaskInfo, bool) {
+        // Checked and claimed at once: two requests never start two dreams of one workspace.
+        let (task, token) = {
+            let mut running = guard(&self.dreams.running);
+            if let Some(t) = running
+                .get(&ws.id)
+                .and_then(|id| self.tasks.store().get(id).ok())
+                .filter(|t| !t.status.is_finished())
+            {
+                return (t, false);
+            }
+            let (task, token) = self.tasks.create(TaskKind::Dream, &ws.id, session);
+            running.insert(ws.id.clone(), task.id.clone());
+            (task, token)
+        };
         let job = Job {
             ws: ws.id.clone(),
             task: task.clone(),
@@ -196,8 +218,8 @@ impl Api {
                 t.error = Some(e.message);
                 self.tasks
                     .finish(&mut t, TaskStatus::Failed, Some("no_runtime"));
-                guard(&self.dreams.running).remove(&ws.id);
-                return t;
+                release(&self.dreams, &ws.id, &t.id);
+                return (t, true);
             }
         };
         let (vault, model, tasks, dreams) = (
@@ -210,6 +232,7 @@ impl Api {
         rt.spawn(async move {
             let ws_id = job.ws.clone();
             let mut fallback = job.task.clone();
+            let id = job.task.id.clone();
             let (v, m, t) = (Arc::clone(&vault), Arc::clone(&model), Arc::clone(&tasks));
             // Off the runtime's one worker (a mechanical dream over thousands of files is
             // blocking work); a panic in it is reported, and its lock guard is dropped by the
@@ -220,22 +243,36 @@ impl Api {
                 fallback.error = Some(format!("the dream stopped unexpectedly: {e}"));
                 tasks.finish(&mut fallback, TaskStatus::Failed, Some("panicked"));
             }
-            guard(&dreams.running).remove(&ws_id);
+            release(&dreams, &ws_id, &id);
         });
-        task
+        (task, true)
     }
 }
 
-async fn wait_for(tasks: &Tasks, id: &str) {
+/// Free a workspace's dream slot — only if it is still this dream's.
+fn release(dreams: &Dreams, ws: &str, id: &str) {
+    let mut running = guard(&dreams.running);
+    if running.get(ws).is_some_and(|r| r == id) {
+        running.remove(ws);
+    }
+}
+
+/// Wait until the extraction `id` has finished (or [`WAIT_FOR_EXTRACTION`] passed); `false` when
+/// the dream was cancelled meanwhile.
+async fn wait_for(tasks: &Tasks, task: &TaskInfo, token: &CancellationToken, id: &str) -> bool {
     let deadline = tokio::time::Instant::now() + WAIT_FOR_EXTRACTION;
     while tokio::time::Instant::now() < deadline {
+        if tasks.cancelled(task, token) {
+            return false;
+        }
         match tasks.store().get(id) {
             Ok(t) if !t.status.is_finished() => {
-                tokio::time::sleep(Duration::from_millis(200)).await;
+                tokio::time::sleep(Duration::from_millis(100)).await;
             }
-            _ => return,
+            _ => return true,
         }
     }
+    true
 }
 
 /// One dream: wait for its turn's extraction, take the lock, open the group, run, record.
@@ -253,7 +290,7 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
     if let Some(id) = &after {
         task.phase = Some("waiting for this turn's extraction".into());
         tasks.save(&task);
-        wait_for(tasks, id).await;
+        let _ = wait_for(tasks, &task, &token, id).await;
     }
     if tasks.cancelled(&task, &token) {
         tasks.finish(&mut task, TaskStatus::Skipped, Some("cancelled"));
@@ -287,6 +324,18 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
             return;
         }
     };
+    // Another process may have dreamed while this one waited: the time gate again, under the lock.
+    if trigger == DreamTrigger::Auto
+        && dream::last_dream_at(vault, &workspace)
+            .ok()
+            .flatten()
+            .is_some_and(|t| Utc::now() - t < chrono::Duration::hours(gates::MIN_HOURS))
+    {
+        task.error = Some(gates::Skip::MinHours.explain());
+        drop(held);
+        tasks.finish(&mut task, TaskStatus::Skipped, Some("min_hours"));
+        return;
+    }
     let label = match trigger {
         DreamTrigger::Manual => "dream (manual)",
         DreamTrigger::Auto => "dream (automatic)",

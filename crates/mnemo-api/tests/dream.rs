@@ -300,7 +300,42 @@ async fn agent_dream_runs_and_every_guard_holds() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_deleted_file_whose_entry_survives_nowhere_is_restored() {
+async fn the_last_copy_of_a_deleted_files_entry_is_never_removed() {
+    let (_d, api) = api();
+    let fake = FakeModel::start().await;
+    configure(&api, &fake).await;
+    seed(&api);
+    let merged = topic(
+        "Plans",
+        "project",
+        "Ship v2 in May.\nWhy: the board asked.\n\nUse Postgres.\n",
+    );
+    fake.push_for(
+        Kind::Tools,
+        Reply::tool("write_file", json!({"path": "a.md", "content": merged})),
+    );
+    fake.push_for(
+        Kind::Tools,
+        Reply::tool("delete_file", json!({"path": "b.md"})),
+    );
+    // Then it tries to edit the kept copy away: refused, b.md's entry would exist nowhere.
+    fake.push_for(
+        Kind::Tools,
+        Reply::tool(
+            "write_file",
+            json!({"path": "a.md", "content": topic("Plans", "project", "Use Postgres.\n")}),
+        ),
+    );
+    fake.push_for(Kind::Tools, Reply::text("Pruned."));
+    let t = dream(&api, false).await;
+    let steps: Vec<Option<bool>> = t.tools.iter().map(|s| s.ok).collect();
+    assert_eq!(steps, vec![Some(true), Some(true), Some(false)], "{t:?}");
+    assert_eq!(read(&api, "a.md").unwrap(), merged);
+    assert_eq!(report(&t).files_deleted, vec!["b.md"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_file_whose_entry_an_outside_edit_removed_is_restored() {
     let (_d, api) = api();
     let fake = FakeModel::start().await;
     configure(&api, &fake).await;
@@ -318,16 +353,26 @@ async fn a_deleted_file_whose_entry_survives_nowhere_is_restored() {
         Kind::Tools,
         Reply::tool("delete_file", json!({"path": "b.md"})),
     );
-    // Then it edits the kept copy away: b.md's only entry would be lost.
     fake.push_for(
         Kind::Tools,
-        Reply::tool(
-            "write_file",
-            json!({"path": "a.md", "content": topic("Plans", "project", "Use Postgres.\n")}),
+        Reply::Delay(
+            Duration::from_millis(1500),
+            Box::new(Reply::text("Merged.")),
         ),
     );
-    fake.push_for(Kind::Tools, Reply::text("Pruned."));
-    let t = dream(&api, false).await;
+    let a = api.clone();
+    let started = blocking(move || a.dream("personal".into(), Some(false)).unwrap()).await;
+    for _ in 0..200 {
+        if read(&api, "b.md").is_none() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // An editor takes the surviving copy away while the agent is still at work.
+    let theirs = topic("Plans", "project", "Use Postgres.\n");
+    put(&api, "a.md", &theirs);
+    let a = api.clone();
+    let t = blocking(move || a.wait_task(&started.id, Duration::from_secs(30)).unwrap()).await;
     let r = report(&t);
     assert!(
         r.notes.iter().any(|n| n.starts_with("restored b.md")),
@@ -335,7 +380,11 @@ async fn a_deleted_file_whose_entry_survives_nowhere_is_restored() {
         r.notes
     );
     assert_eq!(read(&api, "b.md"), before[1].1, "restored byte-exact");
-    assert!(r.files_deleted.is_empty());
+    assert_eq!(
+        read(&api, "a.md").unwrap(),
+        theirs,
+        "the editor's text is kept"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -345,14 +394,21 @@ async fn an_outside_edit_during_the_dream_is_never_overwritten() {
     configure(&api, &fake).await;
     seed(&api);
     let theirs = topic("Plans", "project", "Edited in an editor.\n");
+    let agent_text = topic("Plans", "project", "Agent text.\n");
     fake.push_for(
         Kind::Tools,
         Reply::Delay(
             Duration::from_millis(1500),
-            Box::new(Reply::tool(
-                "write_file",
-                json!({"path": "a.md", "content": topic("Plans", "project", "Agent text.\n")}),
-            )),
+            Box::new(Reply::ToolCalls(vec![
+                (
+                    "write_file".into(),
+                    json!({"path": "a.md", "content": agent_text}),
+                ),
+                (
+                    "write_file".into(),
+                    json!({"path": "new.md", "content": topic("New", "user", "Agent text.\n")}),
+                ),
+            ])),
         ),
     );
     fake.push_for(Kind::Tools, Reply::text("Done."));
@@ -360,11 +416,16 @@ async fn an_outside_edit_during_the_dream_is_never_overwritten() {
     let started = blocking(move || a.dream("personal".into(), Some(false)).unwrap()).await;
     tokio::time::sleep(Duration::from_millis(400)).await;
     put(&api, "a.md", &theirs);
+    // A file created meanwhile is not the agent's to overwrite either.
+    let created = topic("New", "user", "Written by a person.\n");
+    put(&api, "new.md", &created);
     let a = api.clone();
     let t = blocking(move || a.wait_task(&started.id, Duration::from_secs(30)).unwrap()).await;
     assert_eq!(t.tools[0].ok, Some(false), "{t:?}");
-    // The mechanical pass that follows (the agent changed nothing) leaves it too.
+    assert_eq!(t.tools[1].ok, Some(false), "{t:?}");
+    // The mechanical pass that follows (the agent changed nothing) leaves them too.
     assert_eq!(read(&api, "a.md").unwrap(), theirs);
+    assert_eq!(read(&api, "new.md").unwrap(), created);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -526,6 +587,20 @@ async fn claude_code_folders_use_their_own_lock_and_are_off_for_auto_dream() {
     // Left in place with an empty body: its mtime is the last consolidation, as Claude Code reads it.
     assert_eq!(std::fs::read(&lock).unwrap(), b"");
     assert!(!memory.parent().unwrap().join("consolidation.lock").exists());
+    // Claude Code's own index, then a dream that finds nothing: its MEMORY.md is left alone.
+    std::fs::write(memory.join("MEMORY.md"), "# Claude's own index\n").unwrap();
+    let a = api.clone();
+    let t = blocking(move || {
+        let t = a.dream("claude:proj".into(), Some(true)).unwrap();
+        a.wait_task(&t.id, Duration::from_secs(30)).unwrap()
+    })
+    .await;
+    assert_eq!(report(&t).status, DreamStatus::Noop);
+    assert_eq!(t.result.as_ref().unwrap().group, None);
+    assert_eq!(
+        std::fs::read_to_string(memory.join("MEMORY.md")).unwrap(),
+        "# Claude's own index\n"
+    );
     api.set_auto_dream("claude:proj".into(), true).unwrap();
     assert!(api.auto_dream("claude:proj".into()).unwrap());
 }
@@ -739,4 +814,49 @@ async fn qwen_code_folders_keep_their_layout_and_honour_qwens_lock() {
             .join("home/external/qwen/proj/consolidation.lock")
             .exists()
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_auto_dream_waiting_for_extraction_can_be_cancelled() {
+    let (_d, api) = api();
+    let fake = FakeModel::start().await;
+    configure(&api, &fake).await;
+    for _ in 0..4 {
+        api.chat_create("personal".into(), None).unwrap();
+    }
+    seed(&api);
+    let session = api.chat_create("personal".into(), None).unwrap().id;
+    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
+    fake.push_for(Kind::Stream, Reply::text("ok"));
+    // The turn's extraction hangs on the model: the dream waits behind it.
+    fake.push_for(
+        Kind::Tools,
+        Reply::Delay(Duration::from_secs(30), Box::new(Reply::text("late"))),
+    );
+    let (a, s) = (api.clone(), session.clone());
+    let r = blocking(move || a.chat_send("personal".into(), s, "tidy up".into()).unwrap()).await;
+    let id = r.dream_task.expect("the gates passed");
+    let a = api.clone();
+    let done = blocking(move || {
+        for _ in 0..200 {
+            if a.task(id.clone()).unwrap().phase.as_deref()
+                == Some("waiting for this turn's extraction")
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        a.task_cancel(id.clone()).unwrap();
+        a.wait_task(&id, Duration::from_secs(10)).unwrap()
+    })
+    .await;
+    assert_eq!(
+        (done.status, done.reason.as_deref()),
+        (TaskStatus::Skipped, Some("cancelled")),
+        "{done:?}"
+    );
+    // Its slot is free: a manual dream is a new task.
+    let a = api.clone();
+    let manual = blocking(move || a.dream("personal".into(), Some(true)).unwrap()).await;
+    assert_ne!(manual.id, done.id);
 }

@@ -10,8 +10,7 @@ use std::time::Duration;
 use mnemo_core::Result;
 use mnemo_llm::Client;
 use mnemo_store::format::TopicFile;
-use mnemo_store::journal::Origin;
-use mnemo_store::{Vault, Workspace, doc, fsutil};
+use mnemo_store::{Workspace, doc, fsutil};
 
 use super::{EntryPool, Progress, Scope, Snapshot};
 use crate::agent::{AgentLimits, AgentMachine, AgentOutcome};
@@ -85,17 +84,22 @@ fn entries_elsewhere(ws: &Workspace, except: &str) -> EntryPool {
     pool
 }
 
-/// Put a file back as it was in the snapshot (deleting it if it did not exist).
-fn restore(
-    vault: &Vault,
-    ws: &Workspace,
-    origin: Origin,
-    path: &str,
-    snap: &Snapshot,
-) -> Result<()> {
+/// Put a file back as it was in the snapshot (deleting it if it did not exist) — only if it is
+/// still as the agent left it (`left`: its hash then, `None` for deleted): an edit made by
+/// someone else since is never overwritten.
+fn restore(scope: Scope<'_>, path: &str, snap: &Snapshot, left: Option<&str>) -> Result<()> {
     let before = snap.get(path).cloned();
-    vault
-        .mutate(ws, path, origin, None, |_, _| Ok(before))
+    scope
+        .vault
+        .mutate(scope.ws, path, scope.origin, None, |cur, rel| {
+            if cur.map(fsutil::hash).as_deref() != left {
+                return Err(mnemo_core::Error::new(
+                    mnemo_core::ErrorCode::Conflict,
+                    format!("{rel} changed on disk after the agent's change; left as it is"),
+                ));
+            }
+            Ok(before)
+        })
         .map(|_| ())
 }
 
@@ -179,27 +183,9 @@ pub(super) async fn run(
     ));
     let mut changed: HashSet<String> = tools.touched.iter().cloned().collect();
     changed.extend(tools.deleted.iter().cloned());
-    // Invalid frontmatter left behind → restored.
-    for path in &tools.touched {
-        if doc::doc_kind(path) != Some(doc::DocKind::Topic) {
-            continue;
-        }
-        let Ok((abs, _)) = fsutil::confine(&ws.memory_root, path) else {
-            continue;
-        };
-        let now = match fsutil::read_capped(&abs)? {
-            fsutil::ReadOutcome::Bytes(b) => b,
-            _ => continue,
-        };
-        if let Some(p) = TopicFile::parse(&String::from_utf8_lossy(&now)).problem {
-            restore(vault, ws, origin, path, snap)?;
-            notes.push(format!(
-                "restored {path}: the agent left invalid frontmatter ({})",
-                p.message
-            ));
-        }
-    }
-    // Deleted files whose entries do not all live on elsewhere → restored.
+    // Invalid frontmatter is never left behind: the tools refuse such writes. Deleted files
+    // whose entries do not all live on elsewhere now (an outside edit took the survivor away)
+    // → restored; each file on its own, a failure noted and the rest still checked.
     for path in &tools.deleted {
         let Some(before) = snap.get(path) else {
             continue;
@@ -210,11 +196,13 @@ pub(super) async fn run(
             .into_iter()
             .find(|e| !pool.holds(e));
         if let Some(e) = lost {
-            restore(vault, ws, origin, path, snap)?;
-            notes.push(format!(
-                "restored {path}: it was deleted but its entry \"{}\" survives nowhere else",
-                e.summary.chars().take(80).collect::<String>()
-            ));
+            let summary: String = e.summary.chars().take(80).collect();
+            match restore(scope, path, snap, None) {
+                Ok(()) => notes.push(format!(
+                    "restored {path}: it was deleted but its entry \"{summary}\" survives nowhere else"
+                )),
+                Err(err) => notes.push(format!("could not restore {path}: {}", err.message)),
+            }
         }
     }
     Ok(AgentRun {

@@ -45,6 +45,23 @@ pub struct Plan {
     pub entries_merged: u32,
 }
 
+impl Plan {
+    /// The files whose entries this plan merges into `target` (they must keep their copies if
+    /// the write to `target` does not happen).
+    #[must_use]
+    pub fn sources_of(&self, target: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .merges
+            .iter()
+            .filter(|m| m.into == target)
+            .flat_map(|m| m.from.iter().filter(|f| *f != target).cloned())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
 /// An entry being rebuilt.
 #[derive(Debug, Clone)]
 struct Draft {
@@ -316,6 +333,8 @@ mod tests {
             .collect();
         // The target is written before the emptied source is deleted; another type is untouched.
         assert_eq!(paths, vec![("a.md", true), ("b.md", false)]);
+        assert_eq!(p.sources_of("a.md"), vec!["b.md"]);
+        assert!(p.sources_of("b.md").is_empty());
         assert!(
             p.changes[0]
                 .new

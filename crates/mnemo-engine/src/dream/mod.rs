@@ -45,10 +45,18 @@ pub fn summary_key(summary: &str) -> String {
         .to_lowercase()
 }
 
-/// Entries of valid topic files by summary key: each copy's `Why:` / `How to apply:` text
-/// (case-folded), to tell whether an entry lives on elsewhere.
+/// Entries of valid topic files by summary key, each copy with its other lines (case-folded,
+/// trimmed) — to tell whether an entry lives on elsewhere with all its text.
 #[derive(Debug, Default)]
-pub struct EntryPool(std::collections::HashMap<String, Vec<(String, String)>>);
+pub struct EntryPool(std::collections::HashMap<String, Vec<BTreeSet<String>>>);
+
+fn entry_lines(e: &mnemo_store::format::Entry) -> impl Iterator<Item = String> + '_ {
+    e.text
+        .lines()
+        .skip(1)
+        .map(|l| l.trim().to_lowercase())
+        .filter(|l| !l.is_empty())
+}
 
 impl EntryPool {
     /// Add the entries of one file's text (nothing when it is not a valid topic file).
@@ -59,32 +67,29 @@ impl EntryPool {
         }
         for e in file.entries() {
             let k = summary_key(&e.summary);
-            if k.is_empty() {
-                continue;
+            if !k.is_empty() {
+                let lines = entry_lines(&e).collect();
+                self.0.entry(k).or_default().push(lines);
             }
-            let fold = |s: Option<String>| s.unwrap_or_default().to_lowercase();
-            self.0
-                .entry(k)
-                .or_default()
-                .push((fold(e.why), fold(e.how)));
         }
     }
 
-    /// Whether an entry lives on here: a copy with its summary that also holds its `Why:` and
-    /// `How to apply:` text. (An entry without a summary has nothing to lose.)
+    /// Whether an entry lives on here: a copy with its summary whose lines contain each of its
+    /// other lines (a merged `Why:` such as "a; b" contains "a"). An entry without a summary
+    /// has nothing to lose.
     #[must_use]
     pub fn holds(&self, e: &mnemo_store::format::Entry) -> bool {
         let k = summary_key(&e.summary);
         if k.is_empty() {
             return true;
         }
-        let has = |kept: &str, want: Option<&String>| {
-            want.is_none_or(|w| kept.contains(w.trim().to_lowercase().as_str()))
-        };
+        let wanted: Vec<String> = entry_lines(e).collect();
         self.0.get(&k).is_some_and(|copies| {
-            copies
-                .iter()
-                .any(|(why, how)| has(why, e.why.as_ref()) && has(how, e.how.as_ref()))
+            copies.iter().any(|have| {
+                wanted
+                    .iter()
+                    .all(|w| have.iter().any(|h| h == w || h.contains(w.as_str())))
+            })
         })
     }
 }
@@ -228,24 +233,37 @@ pub(crate) struct Scope<'a> {
 }
 
 /// Carry out a mechanical plan: each change only if the file is still as planned (an outside
-/// edit meanwhile is kept, with a note). Writes come first, deletes last.
+/// edit meanwhile is kept, with a note — and then the files merging into it keep their copies
+/// too). Writes come first, deletes last. Returns the entries actually merged away.
 fn apply_plan(
     scope: Scope<'_>,
     snap: &Snapshot,
     plan: &mechanical::Plan,
     notes: &mut Vec<String>,
     on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
-) -> Result<()> {
+) -> Result<u32> {
     let Scope {
         vault,
         ws,
         origin,
         cancel,
     } = scope;
+    let mut blocked: BTreeSet<String> = BTreeSet::new();
+    let mut merged = 0u32;
     for c in &plan.changes {
         if cancel.is_cancelled() {
             notes.push("cancelled: the rest of the plan was not applied".to_owned());
-            return Ok(());
+            return Err(mnemo_core::Error::new(
+                mnemo_core::ErrorCode::Conflict,
+                "cancelled",
+            ));
+        }
+        if blocked.contains(&c.path) {
+            notes.push(format!(
+                "left {} as it is: the file its entries merge into changed on disk during the dream",
+                c.path
+            ));
+            continue;
         }
         let expected = snap.get(&c.path).map(|b| fsutil::hash(b));
         let new = c.new.clone().map(String::into_bytes);
@@ -259,17 +277,23 @@ fn apply_plan(
             Ok(new)
         });
         match done {
-            Ok(_) => on_progress(Progress::File(&c.path)),
+            Ok(_) => {
+                merged += u32::try_from(c.entries_before.saturating_sub(c.entries_after))
+                    .unwrap_or(u32::MAX);
+                on_progress(Progress::File(&c.path));
+            }
             Err(e) if e.code == mnemo_core::ErrorCode::Conflict => {
                 notes.push(format!(
                     "left {} as it is: it changed on disk during the dream",
                     c.path
                 ));
+                // Its sources must keep their copies: the merge into it did not happen.
+                blocked.extend(plan.sources_of(&c.path));
             }
             Err(e) => return Err(e),
         }
     }
-    Ok(())
+    Ok(merged)
 }
 
 fn type_of(bytes: &[u8]) -> Option<MemoryType> {
@@ -364,9 +388,8 @@ async fn run_paths(
             // Plan from the files as they are now (after whatever the agent kept).
             let now = read_docs(ws);
             let plan = plan_of(&now);
-            report.entries_merged = plan.entries_merged;
             report.merges.clone_from(&plan.merges);
-            apply_plan(scope, &now, &plan, &mut report.notes, on_progress)?;
+            report.entries_merged = apply_plan(scope, &now, &plan, &mut report.notes, on_progress)?;
         }
         Ok(())
     }

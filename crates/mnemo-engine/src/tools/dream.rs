@@ -17,6 +17,8 @@ use crate::dream::EntryPool;
 const MAX_TRANSCRIPTS: usize = 20;
 /// Matching lines answered at most.
 const MAX_TRANSCRIPT_MATCHES: usize = 50;
+/// Bytes of one transcript searched at most.
+const MAX_TRANSCRIPT_BYTES: u64 = 16 << 20;
 /// Characters shown around a match.
 const SNIPPET: usize = 240;
 
@@ -48,6 +50,26 @@ impl MemoryTools<'_> {
             }
         }
         pool
+    }
+
+    /// In a run that deleted files: refuse to give `rel` the text `new` when that would remove
+    /// the last copy of an entry of a deleted file (so a kill at any instant loses no fact).
+    pub(super) fn check_owed(&self, rel: &str, new: &str) -> Result<(), Error> {
+        if self.owed.is_empty() {
+            return Ok(());
+        }
+        let mut pool = self.entries_elsewhere(rel);
+        pool.add(new);
+        match self.owed.iter().find(|(_, e)| !pool.holds(e)) {
+            None => Ok(()),
+            Some((from, e)) => Err(Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "this would remove the last copy of \"{}\" (from {from}, deleted in this run): keep it in some file",
+                    e.summary.chars().take(80).collect::<String>()
+                ),
+            )),
+        }
     }
 
     pub(super) fn delete(&mut self, path: &str) -> Result<ToolOutput, Error> {
@@ -96,6 +118,12 @@ impl MemoryTools<'_> {
                 }
                 Ok(None)
             })?;
+        self.owed.extend(
+            TopicFile::parse(&text)
+                .entries()
+                .into_iter()
+                .map(|e| (out.path.clone(), e)),
+        );
         self.originals.entry(out.path.clone()).or_insert(Some(text));
         self.known.insert(out.path.clone(), None);
         self.touched.remove(&out.path);
@@ -120,9 +148,25 @@ impl MemoryTools<'_> {
         files.sort_by(|a, b| b.cmp(a));
         let mut lines = Vec::new();
         'files: for (_, path) in files.into_iter().take(MAX_TRANSCRIPTS) {
-            let Ok(fsutil::ReadOutcome::Bytes(b)) = fsutil::read_capped(&path) else {
+            // Transcripts may be far larger than a memory file: read up to 16 MiB, say so past it.
+            let Ok(b) = std::fs::File::open(&path).and_then(|f| {
+                let mut b = Vec::new();
+                std::io::Read::read_to_end(
+                    &mut std::io::Read::take(f, MAX_TRANSCRIPT_BYTES),
+                    &mut b,
+                )
+                .map(|_| b)
+            }) else {
                 continue;
             };
+            if b.len() as u64 == MAX_TRANSCRIPT_BYTES {
+                lines.push(format!(
+                    "({} is larger than 16 MiB: only its start was searched)",
+                    path.file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                ));
+            }
             let text = String::from_utf8_lossy(&b);
             let name = path
                 .file_name()

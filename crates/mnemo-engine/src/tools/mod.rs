@@ -115,6 +115,8 @@ pub struct MemoryTools<'a> {
     dream: Option<Vec<PathBuf>>,
     /// Paths deleted by `delete_file`.
     pub deleted: BTreeSet<String>,
+    /// The entries of deleted files (with the file): no later write may remove their last copy.
+    owed: Vec<(String, mnemo_store::format::Entry)>,
     /// Paths written or edited (relative to the memory root).
     pub touched: BTreeSet<String>,
     /// Set when the agent tried a path outside the memory root.
@@ -143,6 +145,7 @@ impl<'a> MemoryTools<'a> {
             known: HashMap::new(),
             dream: None,
             deleted: BTreeSet::new(),
+            owed: Vec::new(),
             touched: BTreeSet::new(),
             escaped: false,
             originals: std::collections::BTreeMap::new(),
@@ -190,8 +193,14 @@ impl<'a> MemoryTools<'a> {
                 format!("`{rel}` is in the pinned folder, which only people write"),
             ));
         }
-        if let Some(seen) = self.known.get(rel)
-            && seen.as_deref() != cur.map(fsutil::hash).as_deref()
+        // A dream knows every file from its snapshot: one it never saw must still be absent.
+        let expected = match self.known.get(rel) {
+            Some(seen) => Some(seen.as_deref()),
+            None if self.dream.is_some() => Some(None),
+            None => None,
+        };
+        if let Some(seen) = expected
+            && seen != cur.map(fsutil::hash).as_deref()
         {
             return Err(Error::new(
                 ErrorCode::Conflict,
@@ -303,6 +312,7 @@ impl<'a> MemoryTools<'a> {
             .vault
             .mutate(&self.ws, &rel, self.origin, None, |cur, rel| {
                 self.guard(rel, cur)?;
+                self.check_owed(rel, content)?;
                 before = Some(cur.map(|b| String::from_utf8_lossy(b).into_owned()));
                 Ok(Some(content.as_bytes().to_vec()))
             })?;
@@ -356,6 +366,7 @@ impl<'a> MemoryTools<'a> {
                 }
                 let updated = text.replacen(old, new, 1);
                 Self::check_content(rel, &updated)?;
+                self.check_owed(rel, &updated)?;
                 before = Some(Some(text));
                 Ok(Some(updated.into_bytes()))
             })?;

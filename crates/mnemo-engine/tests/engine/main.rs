@@ -4,6 +4,7 @@
 
 mod agent;
 mod chat;
+mod dream;
 mod extract;
 mod model_recall;
 

@@ -48,8 +48,9 @@ pub struct Vault {
     /// Workspaces whose `seen` entries were seeded (watched by this process).
     seeded: Mutex<HashSet<String>>,
     warnings: Mutex<Vec<String>>,
-    /// Workspaces whose MEMORY.md regeneration waits for the end of a batch of writes.
-    deferred: Mutex<HashMap<String, u32>>,
+    /// Workspaces whose MEMORY.md regeneration waits for the end of a batch of writes: open
+    /// batches, and whether a topic file was written meanwhile.
+    deferred: Mutex<HashMap<String, (u32, bool)>>,
 }
 
 fn guard<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -191,8 +191,13 @@ impl Vault {
             new.as_deref(),
         )?;
         self.index_written(ws, &abs, &rel, new.as_deref());
+        let deferred = kind == Some(DocKind::Topic)
+            && guard(&self.deferred)
+                .get_mut(&ws.id)
+                .map(|(_, dirty)| *dirty = true)
+                .is_some();
         if kind == Some(DocKind::Topic)
-            && !guard(&self.deferred).contains_key(&ws.id)
+            && !deferred
             && let Err(e) = self.write_memory_md(ws, origin)
         {
             self.warn(format!("regenerating MEMORY.md in {} failed: {e}", ws.id));
@@ -286,7 +291,10 @@ impl Vault {
     /// only ever the index before or after a whole job — a crash midway leaves the one before,
     /// which the next write brings up to date. Nested batches regenerate at the outermost end.
     pub fn begin_batch(&self, ws: &Workspace, origin: impl Into<Origin>) -> Batch<'_> {
-        *guard(&self.deferred).entry(ws.id.clone()).or_insert(0) += 1;
+        guard(&self.deferred)
+            .entry(ws.id.clone())
+            .or_insert((0, false))
+            .0 += 1;
         Batch {
             vault: self,
             ws: ws.clone(),
@@ -347,18 +355,28 @@ pub struct Batch<'v> {
 
 impl Drop for Batch<'_> {
     fn drop(&mut self) {
-        let last = {
+        let regenerate = {
             let mut d = guard(&self.vault.deferred);
-            let left = d.get_mut(&self.ws.id).map_or(0, |n| {
+            let (left, dirty) = d.get_mut(&self.ws.id).map_or((0, false), |(n, dirty)| {
                 *n = n.saturating_sub(1);
-                *n
+                (*n, *dirty)
             });
             if left == 0 {
                 d.remove(&self.ws.id);
             }
-            left == 0
+            // Only when a topic file changed: a batch that wrote nothing leaves MEMORY.md (in
+            // another tool's folder, that tool's own file) alone.
+            left == 0 && dirty
         };
-        if last && let Err(e) = self.vault.write_memory_md(&self.ws, self.origin) {
+        if !regenerate {
+            return;
+        }
+        // Under the write lock, like every other write to the workspace.
+        let done = self
+            .vault
+            .write_lock(&self.ws)
+            .and_then(|_lock| self.vault.write_memory_md(&self.ws, self.origin));
+        if let Err(e) = done {
             self.vault.warn(format!(
                 "regenerating MEMORY.md in {} failed: {e}",
                 self.ws.id
