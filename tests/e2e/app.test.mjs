@@ -3,7 +3,7 @@
 // memory in the UI and reads the change back from disk.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { homedir } from "node:os";
@@ -36,6 +36,8 @@ async function js(script, ...args) {
   return wd("POST", s("/execute/sync"), { script, args });
 }
 
+const application = process.env.MNEMO_APP_BIN || join(targetDir, "debug/mnemo-app");
+
 before(async () => {
   fixture = makeHome();
   const tauriDriver = process.env.TAURI_DRIVER || join(homedir(), ".cargo/bin/tauri-driver");
@@ -49,7 +51,6 @@ before(async () => {
       return false;
     }
   }, "tauri-driver /status", 30000);
-  const application = process.env.MNEMO_APP_BIN || join(targetDir, "debug/mnemo-app");
   const created = await wd("POST", "/session", {
     capabilities: { alwaysMatch: { browserName: "wry", "tauri:options": { application } } },
   });
@@ -67,6 +68,9 @@ after(async () => {
     await wd("DELETE", s("")).catch(() => {});
   }
   driver?.kill();
+  // If the session could not be closed cleanly, the window outlives its driver (and, holding the
+  // test's output pipe, would keep this run from ever ending): stop it here.
+  spawnSync("pkill", ["-KILL", "-f", application]);
 });
 
 test("the window lists the fixture's memories and saves an edit to disk", async () => {
