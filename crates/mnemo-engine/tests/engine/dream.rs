@@ -59,3 +59,42 @@ fn an_entry_lives_on_only_with_all_its_lines() {
         "invalid files hold nothing"
     );
 }
+
+#[tokio::test]
+async fn a_dream_records_meta_and_a_telemetry_event() {
+    let (_d, v) = vault();
+    let ws = v.workspace("personal").unwrap();
+    std::fs::write(
+        ws.memory_root.join("a.md"),
+        "---\nname: a\ndescription: a\ntype: user\n---\nTea.\n\ntea.\n",
+    )
+    .unwrap();
+    let req = DreamRequest {
+        workspace: "personal",
+        trigger: DreamTrigger::Auto,
+        mechanical: true,
+        session: Some("s-1"),
+        origin: ChangeSource::Dream.into(),
+    };
+    let r = run_dream(
+        &v,
+        None,
+        &req,
+        &CancellationToken::new(),
+        &mut |_: Progress<'_>| {},
+    )
+    .await;
+    assert_eq!(r.status, DreamStatus::Updated);
+    let meta = v.meta(&ws).unwrap().value;
+    assert!(meta.last_dream_at.is_some());
+    assert_eq!(meta.last_dream_session_id.as_deref(), Some("s-1"));
+    assert_eq!(meta.last_dream_status.as_deref(), Some("updated"));
+    let events = v.events(Some("dream"), 5).unwrap();
+    let (_, kind, workspace, data) = &events[0];
+    assert_eq!((kind.as_str(), workspace.as_str()), ("dream", "personal"));
+    assert_eq!(data["trigger"], "auto");
+    assert_eq!(data["status"], "updated");
+    assert_eq!(data["entries_merged"], 1);
+    assert_eq!(data["touched_types"], serde_json::json!(["user"]));
+    assert!(data["duration_ms"].is_u64());
+}
