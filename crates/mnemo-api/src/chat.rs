@@ -245,6 +245,57 @@ impl Api {
         )
     }
 
+    /// `/forget <query>`: the preview as text; `/forget --yes <query>` forgets those at once.
+    fn forget_in_chat(&self, workspace: &str, query: &str, task: &mut Option<String>) -> String {
+        let (yes, query) = match query.strip_prefix("--yes") {
+            Some(rest) => (true, rest.trim()),
+            None => (false, query),
+        };
+        if query.is_empty() {
+            return "Say what to forget: `/forget <query>` shows what would go; `/forget --yes <query>` forgets it.".into();
+        }
+        let preview = match self.forget_preview(workspace.to_owned(), query.to_owned()) {
+            Ok(p) => p,
+            Err(e) => return format!("Could not look for it: {}", e.message),
+        };
+        if preview.selected.is_empty() {
+            return format!("Nothing in `{workspace}` matches \"{query}\": nothing to forget.");
+        }
+        let list: String = preview
+            .selected
+            .iter()
+            .map(|e| format!("- {} ({})\n", e.summary, e.id))
+            .collect();
+        if !yes {
+            return format!(
+                "These {} entries would be forgotten:\n{list}\nTo forget them: `/forget --yes {query}` (or use Forget… in the browser).",
+                preview.selected.len()
+            );
+        }
+        let picks = preview
+            .selected
+            .iter()
+            .map(|e| mnemo_engine::forget::ForgetPick {
+                id: e.id.clone(),
+                hash: e.hash.clone(),
+            })
+            .collect();
+        match self.forget(workspace.to_owned(), picks) {
+            Ok(t) => {
+                let group = t.result.as_ref().and_then(|r| r.group);
+                *task = Some(t.id);
+                format!(
+                    "Forgot {} entries:\n{list}{}",
+                    preview.selected.len(),
+                    group
+                        .map(|g| format!("\nUndo: history → group {g}."))
+                        .unwrap_or_default()
+                )
+            }
+            Err(e) => format!("Nothing was forgotten: {}", e.message),
+        }
+    }
+
     /// One chat turn: recall, the streamed reply (as `delta` events), saved to the session;
     /// extraction follows as a background memory task (`extracting` / `extracted` events, its
     /// id in `extractTask`). `/memory` answers with the memory status and needs no model.
@@ -315,9 +366,40 @@ impl Api {
         let (mut result, follow) = result??;
         match follow {
             FollowUp::Extract { chat_wrote } => {
-                let extract = self.schedule_extract(&workspace, &session, chat_wrote);
-                result.dream_task = self.dream_after_turn(&workspace, &session, Some(&extract));
-                result.extract_task = Some(extract);
+                let extract = if self.auto_extract(workspace.clone()).unwrap_or(true) {
+                    Some(self.schedule_extract(&workspace, &session, chat_wrote))
+                } else {
+                    // Switched off: recorded, so the task list says why nothing was extracted.
+                    let (mut t, _) = self.tasks.create(
+                        mnemo_core::TaskKind::Extract,
+                        &workspace,
+                        Some(&session),
+                    );
+                    t.error = Some("automatic extraction is off for this workspace".into());
+                    self.tasks
+                        .finish(&mut t, mnemo_core::TaskStatus::Skipped, Some("disabled"));
+                    None
+                };
+                result.dream_task = self.dream_after_turn(&workspace, &session, extract.as_deref());
+                result.extract_task = extract;
+            }
+            FollowUp::Remember(fact) if fact.is_empty() => {
+                result.reply = "Say what to remember: `/remember <fact>`.".into();
+            }
+            FollowUp::Remember(fact) => {
+                match self.remember(Some(workspace.clone()), fact, None, None) {
+                    Ok(t) => {
+                        result.reply = format!(
+                            "Remembering it in `{workspace}` (task {}); the memory it writes shows up in the browser.",
+                            t.task_id
+                        );
+                        result.command_task = Some(t.task_id);
+                    }
+                    Err(e) => result.reply = format!("Could not remember it: {}", e.message),
+                }
+            }
+            FollowUp::Forget(query) => {
+                result.reply = self.forget_in_chat(&workspace, &query, &mut result.command_task);
             }
             FollowUp::Dream => match self.start_dream(&workspace, false, Some(&session)) {
                 Ok(task) => {

@@ -409,6 +409,7 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
         summary: dream::summary_line(&report),
         files,
         group: kept_group,
+        touched_types: report.touched_types.clone(),
         dream: Some(report),
     });
     let (status, reason) = match (failed, token.is_cancelled()) {

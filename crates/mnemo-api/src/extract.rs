@@ -251,6 +251,7 @@ async fn run_one(
         },
         files: result.files_written.clone(),
         group: kept_group,
+        touched_types: result.touched_types.clone(),
         dream: None,
     });
     let (status, reason) = match result.status {

@@ -13,9 +13,12 @@
 mod chat;
 mod dream;
 mod extract;
+mod forget;
 mod memory;
 mod model;
+mod remember;
 mod runtime;
+mod stats;
 mod tasks;
 
 use std::path::Path;
@@ -29,7 +32,12 @@ use serde::Deserialize;
 
 pub use chat::{ChatEvent, ChatLine, ChatTranscript, MAX_MESSAGE_BYTES};
 pub use memory::{ChangeDiff, NewMemory, Patch};
+pub use mnemo_engine::stats::{MemoryStats, TelemetryEvent};
 pub use model::{ModelSettings, ModelTest};
+pub use remember::{
+    MAX_PENDING as MAX_REMEMBER_PENDING, RememberChanged, RememberResult, RememberTask,
+    check_client_id,
+};
 
 /// Most results a list-like command returns when no limit is given.
 pub const DEFAULT_LIMIT: u32 = 200;
@@ -83,6 +91,13 @@ macro_rules! for_each_command {
             auto_dream(workspace: String) -> bool;
             set_auto_dream(workspace: String, enabled: bool) -> bool;
             set_pinned(workspace: String, path: String, pinned: bool) -> $crate::reexports::WriteOutcome;
+            remember(workspace: Option<String>, content: String, context_mode: Option<String>, client_id: Option<String>) -> $crate::RememberTask;
+            remember_task(id: String, client_id: Option<String>) -> $crate::RememberTask;
+            forget_preview(workspace: String, query: String) -> $crate::reexports::ForgetPreview;
+            forget(workspace: String, entries: Vec<$crate::reexports::ForgetPick>) -> $crate::reexports::TaskInfo;
+            auto_extract(workspace: String) -> bool;
+            set_auto_extract(workspace: String, enabled: bool) -> bool;
+            stats(workspace: String) -> $crate::MemoryStats;
         }
     };
 }
@@ -92,6 +107,7 @@ pub mod reexports {
     pub use mnemo_core::{MemoryType, TaskKind, TaskStatus};
     pub use mnemo_engine::RecallResult;
     pub use mnemo_engine::chat::{SessionInfo, TurnResult};
+    pub use mnemo_engine::forget::{ForgetEntry, ForgetPick, ForgetPreview};
     pub use mnemo_store::dream_report::{DreamPlan, DreamReport};
     pub use mnemo_store::index::{DocSummary, Hit};
     pub use mnemo_store::journal::{ChangeSummary, GroupInfo};
@@ -113,6 +129,7 @@ pub struct Api {
     model: Arc<model::ModelState>,
     tasks: Arc<tasks::Tasks>,
     dreams: Arc<dream::Dreams>,
+    remember: Arc<remember::Lanes>,
     opener: Arc<RwLock<Option<FolderOpener>>>,
 }
 
@@ -133,6 +150,7 @@ impl Api {
             model,
             tasks,
             dreams: Arc::default(),
+            remember: Arc::default(),
             opener: Arc::new(RwLock::new(None)),
         })
     }

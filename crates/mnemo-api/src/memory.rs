@@ -47,6 +47,23 @@ pub struct Patch {
     pub expected_hash: Option<String>,
 }
 
+/// Every write is scanned for secrets (SPEC §4.6), people's too: a refusal names the rule and
+/// the line, never the secret.
+fn check_secrets(parts: &[&str]) -> Result<()> {
+    let hits: Vec<mnemo_engine::secrets::SecretHit> = parts
+        .iter()
+        .flat_map(|p| mnemo_engine::secrets::scan(p))
+        .collect();
+    if hits.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::new(
+            ErrorCode::InvalidContent,
+            mnemo_engine::secrets::describe(&hits),
+        ))
+    }
+}
+
 /// A journaled change with its before/after text, for a diff view.
 #[derive(Debug, Clone, Serialize, Type)]
 pub struct ChangeDiff {
@@ -96,6 +113,7 @@ impl Api {
 
     /// Create a memory (`conflict` if the path exists).
     pub fn create(&self, workspace: String, memory: NewMemory) -> Result<WriteOutcome> {
+        check_secrets(&[&memory.name, &memory.description, &memory.body])?;
         let new = mnemo_store::NewMemory {
             path: memory.path.filter(|p| !p.trim().is_empty()),
             name: memory.name,
@@ -103,11 +121,30 @@ impl Api {
             memory_type: memory.memory_type,
             body: memory.body,
         };
-        self.vault.create(&workspace, &new, ChangeSource::User)
+        let out = self.vault.create(&workspace, &new, ChangeSource::User)?;
+        self.lift_forgotten(&workspace, &new.body);
+        Ok(out)
+    }
+
+    /// A person wrote these entries: what they had asked to forget may be written again.
+    fn lift_forgotten(&self, workspace: &str, body: &str) {
+        let summaries: Vec<String> = mnemo_store::format::entries(body)
+            .into_iter()
+            .map(|e| e.summary)
+            .collect();
+        if let Err(e) = self.vault.remove_forgotten(workspace, &summaries) {
+            tracing::warn!("could not lift forgotten marks: {e}");
+        }
     }
 
     /// Change a memory's fields and/or body.
     pub fn update(&self, workspace: String, path: String, patch: Patch) -> Result<WriteOutcome> {
+        check_secrets(&[
+            patch.name.as_deref().unwrap_or(""),
+            patch.description.as_deref().unwrap_or(""),
+            patch.body.as_deref().unwrap_or(""),
+        ])?;
+        let body = patch.body.clone();
         let p = mnemo_store::Patch {
             name: patch.name,
             description: patch.description,
@@ -115,7 +152,13 @@ impl Api {
             body: patch.body,
             expected_hash: patch.expected_hash,
         };
-        self.vault.update(&workspace, &path, &p, ChangeSource::User)
+        let out = self
+            .vault
+            .update(&workspace, &path, &p, ChangeSource::User)?;
+        if let Some(b) = body {
+            self.lift_forgotten(&workspace, &b);
+        }
+        Ok(out)
     }
 
     /// Pin or unpin a memory (SPEC §1.2): `pinned: true` is added to, or removed from, its

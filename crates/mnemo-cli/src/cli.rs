@@ -152,6 +152,33 @@ pub enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Remember a fact without a chat (needs a model): queued in the workspace's remember lane;
+    /// `--wait` waits for it and prints what was written. TEXT `-` reads stdin.
+    Remember {
+        /// The fact (`-`: read it from stdin).
+        text: String,
+        /// Wait for the task to finish.
+        #[arg(long)]
+        wait: bool,
+        /// Show the agent no existing memories (it writes a new one).
+        #[arg(long)]
+        clean: bool,
+    },
+    /// Forget entries matching QUERY: shows exactly what would go, then asks (or `--yes`).
+    /// One change group: `mnemo undo --group ID` brings them back.
+    Forget {
+        /// What to forget.
+        query: String,
+        /// Only show what would be forgotten.
+        #[arg(long, conflicts_with = "yes")]
+        dry_run: bool,
+        /// Forget without asking.
+        #[arg(long)]
+        yes: bool,
+    },
+    /// The status panel's figures: switches, last extraction / dream, MEMORY.md budget, health,
+    /// recent telemetry.
+    Stats,
     /// Print every memory_changed event as one JSON line until interrupted.
     Watch,
     /// What would be recalled for a chat message: strategy, chosen memories, the prompt block.

@@ -7,6 +7,7 @@
 mod chat;
 mod cli;
 mod dream;
+mod memory_jobs;
 mod out;
 
 use std::io::Write;
@@ -387,6 +388,15 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             mechanical,
             dry_run,
         } => dream::dream(&api, ws_write, mechanical, dry_run, json),
+        Command::Remember { text, wait, clean } => {
+            memory_jobs::remember(&api, ws_write, &text, wait, clean, json)
+        }
+        Command::Forget {
+            query,
+            dry_run,
+            yes,
+        } => memory_jobs::forget(&api, ws_write, &query, dry_run, yes, json),
+        Command::Stats => memory_jobs::stats(&api, ws_write, json),
     }
 }
 

@@ -288,6 +288,20 @@ pub enum ErrorCode {
     ModelNotConfigured,
     /// Only the desktop app can do this (e.g. open a folder in the file manager).
     DesktopOnly,
+    /// Remember: `contextMode` is neither `workspace` nor `clean`.
+    InvalidContextMode,
+    /// Remember over HTTP: the `X-Mnemo-Client-Id` header is malformed.
+    InvalidClientId,
+    /// Remember needs a model and none is configured.
+    ManagedMemoryUnavailable,
+    /// Remember: 16 tasks are already pending in this workspace's lane.
+    RememberQueueFull,
+    /// Remember: the agent named a path outside the memory folder (nothing was written there).
+    RememberPathEscape,
+    /// Remember: the agent failed or timed out.
+    RememberFailed,
+    /// Remember: no such task (or it belongs to another client).
+    RememberTaskNotFound,
 }
 
 impl ErrorCode {
@@ -311,6 +325,13 @@ impl ErrorCode {
             Self::Unauthorized => "unauthorized",
             Self::ModelNotConfigured => "model_not_configured",
             Self::DesktopOnly => "desktop_only",
+            Self::InvalidContextMode => "invalid_context_mode",
+            Self::InvalidClientId => "invalid_client_id",
+            Self::ManagedMemoryUnavailable => "managed_memory_unavailable",
+            Self::RememberQueueFull => "remember_queue_full",
+            Self::RememberPathEscape => "remember_path_escape",
+            Self::RememberFailed => "remember_failed",
+            Self::RememberTaskNotFound => "remember_task_not_found",
         }
     }
 }
@@ -400,6 +421,13 @@ mod tests {
             ErrorCode::Unauthorized,
             ErrorCode::ModelNotConfigured,
             ErrorCode::DesktopOnly,
+            ErrorCode::InvalidContextMode,
+            ErrorCode::InvalidClientId,
+            ErrorCode::ManagedMemoryUnavailable,
+            ErrorCode::RememberQueueFull,
+            ErrorCode::RememberPathEscape,
+            ErrorCode::RememberFailed,
+            ErrorCode::RememberTaskNotFound,
         ] {
             assert_eq!(
                 serde_json::to_value(code).unwrap(),

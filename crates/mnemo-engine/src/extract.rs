@@ -27,6 +27,20 @@ pub const LIMITS: AgentLimits = AgentLimits {
     max_turns: 5,
     wall_time: Duration::from_secs(120),
 };
+/// Whether extraction runs after chat turns in a workspace: its switch in settings.toml
+/// (`[auto_extract]`), on when absent.
+#[must_use]
+pub fn auto_enabled(vault: &Vault, ws: &mnemo_store::Workspace) -> bool {
+    mnemo_store::settings::auto_extract(&vault.home().root)
+        .unwrap_or_else(|e| {
+            tracing::warn!("auto-extraction switches unreadable, using defaults: {e}");
+            std::collections::BTreeMap::new()
+        })
+        .get(&ws.id)
+        .copied()
+        .unwrap_or(true)
+}
+
 /// Entries shorter than this are dropped.
 pub const MIN_ENTRY_CHARS: usize = 12;
 

@@ -10,8 +10,11 @@ pub mod agent;
 pub mod chat;
 pub mod dream;
 pub mod extract;
+pub mod forget;
 pub mod recall;
+pub mod remember;
 pub mod secrets;
+pub mod stats;
 pub mod tools;
 
 use std::collections::VecDeque;

@@ -12,6 +12,8 @@
 //! (`/?token=…`, printed by `mnemo serve`) sets. Requests from other origins, or naming another
 //! host (DNS rebinding), are refused; no CORS headers are ever sent. Bodies are capped.
 
+mod remember;
+
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -100,8 +102,13 @@ pub fn default_ui_dir() -> PathBuf {
 
 fn status_of(code: ErrorCode) -> StatusCode {
     match code {
-        ErrorCode::NotFound | ErrorCode::UnknownCommand => StatusCode::NOT_FOUND,
-        ErrorCode::Conflict | ErrorCode::ModelNotConfigured => StatusCode::CONFLICT,
+        ErrorCode::NotFound | ErrorCode::UnknownCommand | ErrorCode::RememberTaskNotFound => {
+            StatusCode::NOT_FOUND
+        }
+        ErrorCode::Conflict
+        | ErrorCode::ModelNotConfigured
+        | ErrorCode::ManagedMemoryUnavailable => StatusCode::CONFLICT,
+        ErrorCode::RememberQueueFull => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::Locked => StatusCode::LOCKED,
         ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
@@ -110,8 +117,13 @@ fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::PathEscape
         | ErrorCode::Usage
         | ErrorCode::InvalidContent
-        | ErrorCode::InvalidArguments => StatusCode::BAD_REQUEST,
-        ErrorCode::Io | ErrorCode::Corrupt => StatusCode::INTERNAL_SERVER_ERROR,
+        | ErrorCode::InvalidArguments
+        | ErrorCode::InvalidContextMode
+        | ErrorCode::InvalidClientId => StatusCode::BAD_REQUEST,
+        ErrorCode::Io
+        | ErrorCode::Corrupt
+        | ErrorCode::RememberPathEscape
+        | ErrorCode::RememberFailed => StatusCode::INTERNAL_SERVER_ERROR,
         ErrorCode::DesktopOnly => StatusCode::NOT_IMPLEMENTED,
     }
 }
@@ -127,6 +139,11 @@ pub fn router(api: Api, token: String, port: u16, ui_dir: &Path) -> Router {
     let ui = ServeDir::new(ui_dir).fallback(ServeFile::new(index));
     Router::new()
         .route("/api/{command}", post(api_call))
+        .route("/workspace/memory/remember", post(remember::post_remember))
+        .route(
+            "/workspace/memory/remember/{task}",
+            get(remember::get_remember),
+        )
         .route("/events", get(events))
         .route("/capabilities", get(capabilities))
         .fallback_service(ui)
@@ -263,7 +280,8 @@ async fn capabilities() -> Json<serde_json::Value> {
         // Declared, but only the desktop app serves them: the browser UI hides what needs them.
         "desktopOnly": mnemo_api::COMMANDS.iter().filter(|c| c.desktop_only).map(|c| c.name).collect::<Vec<_>>(),
         "events": ["memory_changed", "chat", "task_updated", "dream_progress"],
-        "features": ["memory_browser", "search", "history", "undo", "change_groups", "events", "recall", "chat", "tasks", "dream", "pinned"],
+        "features": ["memory_browser", "search", "history", "undo", "change_groups", "events", "recall", "chat", "tasks", "dream", "pinned", "workspace_memory_remember", "forget", "stats"],
+        "workspace_memory_remember": {"modes": ["workspace", "clean"], "maxPending": mnemo_api::MAX_REMEMBER_PENDING, "maxContentBytes": 65_536},
     }))
 }
 
@@ -274,6 +292,14 @@ async fn events(
     // Bridge the API's std channels to this connection; each bridge ends soon after the client
     // goes away (checked between events), not only at the next event.
     bridge(st.api.subscribe(), "memory_changed", tx.clone(), |_| true);
+    // A remember task's writes, once more as one `memory_changed` with scope `managed`, its task
+    // id and touched types (the file-level events above carry each path).
+    bridge(
+        st.api.subscribe_remembered(),
+        "memory_changed",
+        tx.clone(),
+        |_| true,
+    );
     bridge(st.api.subscribe_chat(), "chat", tx.clone(), |_| true);
     bridge(st.api.subscribe_tasks(), "task_updated", tx.clone(), |_| {
         true

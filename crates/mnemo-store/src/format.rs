@@ -479,6 +479,19 @@ pub fn entries(body: &str) -> Vec<Entry> {
     out
 }
 
+/// The key entries are compared by (de-duplication, forgetting): the summary, trimmed, without
+/// a list dash, whitespace collapsed, case-folded.
+#[must_use]
+pub fn summary_key(summary: &str) -> String {
+    summary
+        .trim()
+        .trim_start_matches("- ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
 /// Stable id of an entry: `relPath` for a single-entry file, `relPath:index` (1-based) otherwise.
 #[must_use]
 pub fn entry_id(rel: &str, index: usize, total: usize) -> String {

@@ -399,6 +399,7 @@ mod tests {
             id: "w".into(),
             kind,
             label: "w".into(),
+            origin: "w".into(),
             memory_root: d.join("memory"),
             state_dir: d.join("state"),
             lock_dir: d.join("lockdir"),

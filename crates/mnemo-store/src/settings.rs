@@ -20,6 +20,7 @@ const FILE: &str = "settings.toml";
 const LOCK: &str = ".settings.lock";
 const KEY_FILE: &str = "llm.key";
 const AUTO_DREAM: &str = "auto_dream";
+const AUTO_EXTRACT: &str = "auto_extract";
 
 /// The folder list: what `get_settings` / `set_settings` show and change.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
@@ -129,32 +130,32 @@ pub fn add_folder(home: &Path, folder: &Path) -> Result<()> {
     })
 }
 
-/// The `[auto_dream]` table: workspace id → whether dream runs on its own after chat turns.
-/// Workspaces not listed follow their kind's default (the API decides it).
-pub fn auto_dream(home: &Path) -> Result<std::collections::BTreeMap<String, bool>> {
-    read_section(home, AUTO_DREAM)?.map_or_else(
+/// A per-workspace switch table (`[auto_dream]`, `[auto_extract]`): workspace id → on/off.
+/// Workspaces not listed follow their default (the engine decides it).
+pub fn switches(home: &Path, section: &str) -> Result<std::collections::BTreeMap<String, bool>> {
+    read_section(home, section)?.map_or_else(
         || Ok(std::collections::BTreeMap::new()),
         |v| {
             v.try_into().map_err(|e| {
                 Error::new(
                     ErrorCode::Corrupt,
-                    format!("`auto_dream` in {} is not valid: {e}", path(home).display()),
+                    format!("`{section}` in {} is not valid: {e}", path(home).display()),
                 )
             })
         },
     )
 }
 
-/// Switch auto-dream for one workspace (every other entry and table kept).
-pub fn set_auto_dream(home: &Path, workspace: &str, on: bool) -> Result<()> {
-    update_section(home, AUTO_DREAM, |old| {
+/// Set one workspace's switch in a switch table (every other entry and table kept).
+pub fn set_switch(home: &Path, section: &str, workspace: &str, on: bool) -> Result<()> {
+    update_section(home, section, |old| {
         let mut table = match old {
             Some(toml::Value::Table(t)) => t,
             Some(_) => {
                 return Err(Error::new(
                     ErrorCode::Corrupt,
                     format!(
-                        "`auto_dream` in {} is not a table: fix or remove it",
+                        "`{section}` in {} is not a table: fix or remove it",
                         path(home).display()
                     ),
                 ));
@@ -164,6 +165,26 @@ pub fn set_auto_dream(home: &Path, workspace: &str, on: bool) -> Result<()> {
         table.insert(workspace.to_owned(), toml::Value::Boolean(on));
         Ok(Some(toml::Value::Table(table)))
     })
+}
+
+/// The auto-dream switches.
+pub fn auto_dream(home: &Path) -> Result<std::collections::BTreeMap<String, bool>> {
+    switches(home, AUTO_DREAM)
+}
+
+/// Switch auto-dream for one workspace.
+pub fn set_auto_dream(home: &Path, workspace: &str, on: bool) -> Result<()> {
+    set_switch(home, AUTO_DREAM, workspace, on)
+}
+
+/// The automatic-extraction switches (absent: on).
+pub fn auto_extract(home: &Path) -> Result<std::collections::BTreeMap<String, bool>> {
+    switches(home, AUTO_EXTRACT)
+}
+
+/// Switch automatic extraction for one workspace.
+pub fn set_auto_extract(home: &Path, workspace: &str, on: bool) -> Result<()> {
+    set_switch(home, AUTO_EXTRACT, workspace, on)
 }
 
 /// The stored model API key, if any.

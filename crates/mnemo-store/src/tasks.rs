@@ -63,6 +63,9 @@ pub struct TaskResult {
     pub files: Vec<String>,
     /// The change group holding its changes (`null`: it changed nothing).
     pub group: Option<i64>,
+    /// Memory types of the files it wrote.
+    #[serde(default)]
+    pub touched_types: Vec<mnemo_core::MemoryType>,
     /// A dream's report (`null` for other kinds).
     #[serde(default)]
     pub dream: Option<crate::dream_report::DreamReport>,
@@ -107,7 +110,7 @@ impl TaskInfo {
     pub fn new(kind: TaskKind, workspace: &str, session: Option<&str>) -> Self {
         let now = now();
         Self {
-            id: new_id(),
+            id: new_id(kind),
             kind,
             workspace: workspace.to_owned(),
             session: session.map(str::to_owned),
@@ -153,13 +156,15 @@ fn now() -> String {
     Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-/// A new task id: time-ordered and unique by construction — the PID tells live processes apart,
-/// a per-process counter tells this process's tasks apart (`t-20261122-195812123-3f2a-0`).
-fn new_id() -> String {
+/// A new task id, `<kind>-<time>-<pid>-<seq>`: it says what it is, and is unique by construction
+/// — the PID tells live processes apart, a per-process counter this process's tasks
+/// (`remember-20261122-195812123-3f2a-0`).
+fn new_id(kind: TaskKind) -> String {
     static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     format!(
-        "t-{}-{:x}-{seq:x}",
+        "{}-{}-{:x}-{seq:x}",
+        kind.as_str(),
         Utc::now().format("%Y%m%d-%H%M%S%3f"),
         std::process::id()
     )
@@ -196,7 +201,7 @@ fn open_conn(path: &Path) -> rusqlite::Result<(Connection, MigrateOutcome)> {
 /// This process's instance id (one per process, shared by every store it opens).
 fn process_instance() -> &'static str {
     static INSTANCE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    INSTANCE.get_or_init(|| format!("{}-{}", std::process::id(), new_id()))
+    INSTANCE.get_or_init(|| format!("{}-{}", std::process::id(), new_id(TaskKind::Extract)))
 }
 
 fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {

@@ -33,14 +33,88 @@ pub struct Workspace {
     pub id: String,
     /// Where it comes from.
     pub kind: WorkspaceKind,
-    /// A human label.
+    /// A human label (a Claude Code / Qwen Code project's own name, not its encoded folder).
     pub label: String,
+    /// Where it comes from, in full: the project folder a Claude Code / Qwen Code workspace
+    /// belongs to (when it can be found), else the memory folder (shown on hover).
+    pub origin: String,
     /// The memory root (only memories live here).
     pub memory_root: PathBuf,
     /// Where Mnemo keeps `meta.json`, `extract-cursor.json`, sessions and its write lock.
     pub state_dir: PathBuf,
     /// Where `consolidation.lock` lives (the other tool's state dir for Qwen Code).
     pub lock_dir: PathBuf,
+}
+
+/// A Claude Code / Qwen Code project folder's name (`-home-dev-my-app`) decoded: the project's
+/// own name (`my-app`) and, when the encoded path can be found on this machine, its full path.
+/// The encoding turns `/` and every other character outside `[A-Za-z0-9]` into `-`, so the path
+/// is rebuilt by walking down from `/`, at each level picking the folder whose encoded name the
+/// rest starts with (the longest such); without a match, the last segment is the name.
+#[must_use]
+pub fn project_name(encoded: &str) -> (String, Option<String>) {
+    fn walk(dir: &Path, rest: &str, depth: usize) -> Option<PathBuf> {
+        if rest.is_empty() {
+            return Some(dir.to_path_buf());
+        }
+        if depth > 32 {
+            return None;
+        }
+        let mut children: Vec<(String, PathBuf)> = fs::read_dir(dir)
+            .ok()?
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| {
+                (
+                    format!("-{}", sanitize(&e.file_name().to_string_lossy())),
+                    e.path(),
+                )
+            })
+            .filter(|(enc, _)| {
+                rest.strip_prefix(enc.as_str())
+                    .is_some_and(|after| after.is_empty() || after.starts_with('-'))
+            })
+            .collect();
+        children.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        children
+            .into_iter()
+            .find_map(|(enc, path)| walk(&path, &rest[enc.len()..], depth + 1))
+    }
+    if encoded.starts_with('-')
+        && let Some(found) = walk(Path::new("/"), encoded, 0)
+        && let Some(name) = found.file_name()
+    {
+        return (
+            name.to_string_lossy().into_owned(),
+            Some(found.display().to_string()),
+        );
+    }
+    let last = encoded
+        .rsplit('-')
+        .find(|p| !p.is_empty())
+        .unwrap_or(encoded);
+    (last.to_owned(), None)
+}
+
+/// [`project_name`], worked out once per process (workspaces are listed on every command).
+fn project_name_cached(encoded: &str) -> (String, Option<String>) {
+    static CACHE: std::sync::OnceLock<
+        std::sync::Mutex<std::collections::HashMap<String, (String, Option<String>)>>,
+    > = std::sync::OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(encoded)
+    {
+        return hit.clone();
+    }
+    let found = project_name(encoded);
+    cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert(encoded.to_owned(), found.clone());
+    found
 }
 
 /// Replace every character outside `[A-Za-z0-9]` with `-` (SPEC §1.1).
@@ -129,17 +203,12 @@ impl Home {
                     continue;
                 }
                 let book = self.root.join("external").join(kind.as_str()).join(&name);
+                let (label, origin) = project_name_cached(&name);
                 out.push(Workspace {
                     id: format!("{}:{name}", kind.as_str()),
                     kind,
-                    label: format!(
-                        "{} · {name}",
-                        if kind == WorkspaceKind::Claude {
-                            "Claude Code"
-                        } else {
-                            "Qwen Code"
-                        }
-                    ),
+                    label,
+                    origin: origin.unwrap_or_else(|| project.display().to_string()),
                     memory_root: memory.clone(),
                     // Qwen Code keeps its lock in the project state dir, Claude Code in the memory
                     // folder (`lock::lock_path`); Mnemo honours and takes theirs.
@@ -159,6 +228,7 @@ impl Home {
                 id: format!("folder:{key}"),
                 kind: WorkspaceKind::Folder,
                 label: f.path.display().to_string(),
+                origin: f.path.display().to_string(),
                 memory_root: f.path,
                 state_dir: book.clone(),
                 lock_dir: book,
@@ -178,6 +248,7 @@ impl Home {
                 id.to_owned()
             },
             memory_root: state.join("memory"),
+            origin: state.join("memory").display().to_string(),
             lock_dir: state.clone(),
             state_dir: state,
         }
@@ -301,5 +372,21 @@ mod tests {
     fn sanitize_replaces_everything_outside_alnum() {
         assert_eq!(sanitize("/home/me/my_proj.v2"), "-home-me-my-proj-v2");
         assert_eq!(sanitize("日本"), "--");
+    }
+
+    #[test]
+    fn project_folder_names_decode_to_the_project() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("dev/my-app")).unwrap();
+        let real = std::fs::canonicalize(d.path().join("dev/my-app")).unwrap();
+        let (name, path) = project_name(&sanitize(&real.to_string_lossy()));
+        assert_eq!(name, "my-app");
+        assert_eq!(path.as_deref(), Some(real.to_string_lossy().as_ref()));
+        // Not on this machine: the last segment.
+        assert_eq!(
+            project_name("-home-nobody-zz-webapp"),
+            ("webapp".to_owned(), None)
+        );
+        assert_eq!(project_name("plain"), ("plain".to_owned(), None));
     }
 }

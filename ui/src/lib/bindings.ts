@@ -47,6 +47,13 @@ export const commands = {
 	autoDream: (workspace: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("auto_dream", { workspace })),
 	setAutoDream: (workspace: string, enabled: boolean) => typedError<boolean, ApiError>(__TAURI_INVOKE("set_auto_dream", { workspace, enabled })),
 	setPinned: (workspace: string, path: string, pinned: boolean) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("set_pinned", { workspace, path, pinned })),
+	remember: (workspace: string | null, content: string, contextMode: string | null, clientId: string | null) => typedError<RememberTask, ApiError>(__TAURI_INVOKE("remember", { workspace, content, contextMode, clientId })),
+	rememberTask: (id: string, clientId: string | null) => typedError<RememberTask, ApiError>(__TAURI_INVOKE("remember_task", { id, clientId })),
+	forgetPreview: (workspace: string, query: string) => typedError<ForgetPreview, ApiError>(__TAURI_INVOKE("forget_preview", { workspace, query })),
+	forget: (workspace: string, entries: ForgetPick[]) => typedError<TaskInfo, ApiError>(__TAURI_INVOKE("forget", { workspace, entries })),
+	autoExtract: (workspace: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("auto_extract", { workspace })),
+	setAutoExtract: (workspace: string, enabled: boolean) => typedError<boolean, ApiError>(__TAURI_INVOKE("set_auto_extract", { workspace, enabled })),
+	stats: (workspace: string) => typedError<MemoryStats, ApiError>(__TAURI_INVOKE("stats", { workspace })),
 };
 
 /** Events */
@@ -353,7 +360,21 @@ export type ErrorCode =
 /**  The feature needs a model and none is configured or reachable. */
 "model_not_configured" | 
 /**  Only the desktop app can do this (e.g. open a folder in the file manager). */
-"desktop_only";
+"desktop_only" | 
+/**  Remember: `contextMode` is neither `workspace` nor `clean`. */
+"invalid_context_mode" | 
+/**  Remember over HTTP: the `X-Mnemo-Client-Id` header is malformed. */
+"invalid_client_id" | 
+/**  Remember needs a model and none is configured. */
+"managed_memory_unavailable" | 
+/**  Remember: 16 tasks are already pending in this workspace's lane. */
+"remember_queue_full" | 
+/**  Remember: the agent named a path outside the memory folder (nothing was written there). */
+"remember_path_escape" | 
+/**  Remember: the agent failed or timed out. */
+"remember_failed" | 
+/**  Remember: no such task (or it belongs to another client). */
+"remember_task_not_found";
 
 /**  The outcome of an extraction run. */
 export type ExtractResult = {
@@ -385,6 +406,48 @@ export type ExtractStatus =
 export type FolderEntry = {
 	/**  Absolute path of the memory folder. */
 	path: string,
+};
+
+/**  One entry that may be forgotten. */
+export type ForgetEntry = {
+	/**  Stable id: `path` or `path:N`. */
+	id: string,
+	/**  The file. */
+	path: string,
+	/**  Its summary line. */
+	summary: string,
+	/**  The whole entry. */
+	text: string,
+	/**  The file's type. */
+	memory_type: MemoryType | null,
+	/**  The file's hash when listed (pass it back to `forget`: a file changed since → `conflict`). */
+	hash: string,
+	/**  The file's last change (RFC 3339). */
+	mtime: string,
+};
+
+/**  An entry to remove, as the preview listed it. */
+export type ForgetPick = {
+	/**  Stable id from the preview. */
+	id: string,
+	/**  The file's hash from the preview. */
+	hash: string,
+};
+
+/**  What `forget` would remove. */
+export type ForgetPreview = {
+	/**  Workspace id. */
+	workspace: string,
+	/**  The query. */
+	query: string,
+	/**  `model` or `heuristic`. */
+	strategy: string,
+	/**  Exactly the entries that would go. */
+	selected: ForgetEntry[],
+	/**  Candidates considered. */
+	candidates: number,
+	/**  Why the heuristic was used, when a model is configured. */
+	note: string | null,
 };
 
 /**  A change group: the changes one job (an extraction run, a dream, a group undo…) made. */
@@ -463,6 +526,46 @@ export type MemoryDetail = {
 	/**  Pinned: extraction and dream never change or delete it. */
 	pinned: boolean,
 } & DocSummary;
+
+/**  The status panel's figures for one workspace. */
+export type MemoryStats = {
+	/**  Workspace id. */
+	workspace: string,
+	/**  Extraction after chat turns is on. */
+	auto_extract: boolean,
+	/**  Dream after chat turns is on. */
+	auto_dream: boolean,
+	/**  When extraction last ran, and how it ended. */
+	last_extract_at: string | null,
+	/**  `completed | failed | skipped`. */
+	last_extract_status: string | null,
+	/**  When dream last ran. */
+	last_dream_at: string | null,
+	/**  `updated | noop | failed`. */
+	last_dream_status: string | null,
+	/**  Topic files. */
+	topics: number,
+	/**  Daily logs. */
+	logs: number,
+	/**  MEMORY.md lines now, and its cap. */
+	memory_md_lines: number,
+	/**  MEMORY.md's line cap. */
+	memory_md_max_lines: number,
+	/**  MEMORY.md bytes now. */
+	memory_md_bytes: number,
+	/**  MEMORY.md's byte cap. */
+	memory_md_max_bytes: number,
+	/**  Files that are not valid memories (fix them). */
+	invalid: string[],
+	/**  Memories unchanged for 90 days and never recalled (in the telemetry kept). */
+	stale: string[],
+	/**  Entries a mechanical dream would merge (likely duplicates). */
+	duplicates: number,
+	/**  The files holding them. */
+	duplicate_files: string[],
+	/**  Recent telemetry of this workspace, newest first. */
+	telemetry: TelemetryEvent[],
+};
 
 /**  The closed set of memory types (SPEC §1.2). */
 export type MemoryType = 
@@ -589,6 +692,38 @@ export type Recalled = {
 	chars_injected: number,
 };
 
+/**  What a completed remember wrote. */
+export type RememberResult = {
+	/**  One line from the agent. */
+	summary: string,
+	/**  Files written, relative to the memory root. */
+	filesTouched: string[],
+	/**  Their types. */
+	touchedTypes: MemoryType[],
+	/**  The change group (undo it as one). */
+	group: number | null,
+};
+
+/**  A remember task as the HTTP contract shows it. */
+export type RememberTask = {
+	/**  `remember-…`. */
+	taskId: string,
+	/**  Workspace id. */
+	workspace: string,
+	/**  `queued | running | completed | failed`. */
+	status: TaskStatus,
+	/**  `workspace | clean`. */
+	contextMode: string,
+	/**  RFC 3339. */
+	createdAt: string,
+	/**  RFC 3339. */
+	updatedAt: string,
+	/**  Once completed. */
+	result: RememberResult | null,
+	/**  Once failed. */
+	error: ApiError | null,
+};
+
 /**  A session in the list. */
 export type SessionInfo = {
 	/**  Id (file stem). */
@@ -693,6 +828,8 @@ export type TaskResult = {
 	files: string[],
 	/**  The change group holding its changes (`null`: it changed nothing). */
 	group: number | null,
+	/**  Memory types of the files it wrote. */
+	touched_types?: MemoryType[],
 	/**  A dream's report (`null` for other kinds). */
 	dream?: DreamReport | null,
 };
@@ -712,6 +849,16 @@ export type TaskStatus =
 
 /**  A memory task changed (`task_updated`) as a typed frontend event (`task-updated`). */
 export type TaskUpdatedEvent = TaskInfo;
+
+/**  One telemetry event. */
+export type TelemetryEvent = {
+	/**  RFC 3339. */
+	at: string,
+	/**  `recall | extract | dream`. */
+	kind: string,
+	/**  Its figures, as a JSON object text (strategy, status, duration_ms, …). */
+	data: string,
+};
 
 /**  One tool call of a task's agent. */
 export type ToolStep = {
@@ -747,6 +894,8 @@ export type TurnResult = {
 	extract_task: string | null,
 	/**  The dream this turn started (`/dream`) or queued (auto-dream), if any. */
 	dream_task: string | null,
+	/**  The memory task a command started (`/remember`, `/forget --yes`), if any. */
+	command_task: string | null,
 };
 
 /**  One memory root plus where its bookkeeping lives. */
@@ -755,8 +904,13 @@ export type Workspace = {
 	id: string,
 	/**  Where it comes from. */
 	kind: WorkspaceKind,
-	/**  A human label. */
+	/**  A human label (a Claude Code / Qwen Code project's own name, not its encoded folder). */
 	label: string,
+	/**
+	 *  Where it comes from, in full: the project folder a Claude Code / Qwen Code workspace
+	 *  belongs to (when it can be found), else the memory folder (shown on hover).
+	 */
+	origin: string,
 	/**  The memory root (only memories live here). */
 	memory_root: string,
 	/**  Where Mnemo keeps `meta.json`, `extract-cursor.json`, sessions and its write lock. */

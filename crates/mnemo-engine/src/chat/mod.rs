@@ -48,6 +48,8 @@ pub struct TurnResult {
     pub extract_task: Option<String>,
     /// The dream this turn started (`/dream`) or queued (auto-dream), if any.
     pub dream_task: Option<String>,
+    /// The memory task a command started (`/remember`, `/forget --yes`), if any.
+    pub command_task: Option<String>,
 }
 
 /// What happens during a turn, for live display.
@@ -89,6 +91,8 @@ pub fn model_error(e: &LlmError) -> Error {
 #[must_use]
 pub fn is_command(text: &str) -> bool {
     matches!(text.trim(), "/memory" | "/dream")
+        || turn::command_arg(text, "/remember").is_some()
+        || turn::command_arg(text, "/forget").is_some()
 }
 
 /// `/memory`: what memory this chat uses and what happened to it lately. Needs no model.
@@ -102,13 +106,16 @@ pub fn memory_status(vault: &Vault, workspace: &str, session_id: Option<&str>) -
 }
 
 fn status_text(vault: &Vault, ws: &Workspace, ignored: bool) -> Result<String> {
-    let meta = vault.meta(ws)?.value;
+    let st = crate::stats::compute(vault, ws)?;
+    let on_off = |b: bool| if b { "on" } else { "off" };
     let mut out = format!(
         "Auto-memory: {} — workspace `{}` ({})\n",
         if ignored {
             "off for this chat (memory ignored: no recall, no extraction)"
-        } else {
+        } else if st.auto_extract {
             "on"
+        } else {
+            "off for this workspace (recall still runs; switch extraction on in the status panel)"
         },
         ws.id,
         ws.memory_root.display()
@@ -135,19 +142,30 @@ fn status_text(vault: &Vault, ws: &Workspace, ignored: bool) -> Result<String> {
         }
     ));
     out.push_str(&format!(
-        "Auto-dream: {}\nLast extraction: {} ({})\nLast dream: {}{}",
-        if crate::dream::auto_enabled(vault, ws) {
+        "Auto-extraction: {}\nAuto-dream: {}\nLast extraction: {} ({})\nLast dream: {}{}\n",
+        on_off(st.auto_extract),
+        if st.auto_dream {
             "on (after chat turns, at most once a day, after 5 sessions)"
         } else {
             "off (run /dream, or switch it on for this workspace)"
         },
-        meta.last_extract_at.as_deref().unwrap_or("never"),
-        meta.last_extract_status.as_deref().unwrap_or("—"),
-        meta.last_dream_at.as_deref().unwrap_or("never"),
-        meta.last_dream_status
+        st.last_extract_at.as_deref().unwrap_or("never"),
+        st.last_extract_status.as_deref().unwrap_or("—"),
+        st.last_dream_at.as_deref().unwrap_or("never"),
+        st.last_dream_status
             .as_deref()
             .map(|s| format!(" ({s})"))
             .unwrap_or_default(),
+    ));
+    out.push_str(&format!(
+        "MEMORY.md: {} of {} lines, {} of {} bytes\nHealth: {} invalid, {} stale (90 days, never recalled), {} likely duplicate entries",
+        st.memory_md_lines,
+        st.memory_md_max_lines,
+        st.memory_md_bytes,
+        st.memory_md_max_bytes,
+        st.invalid.len(),
+        st.stale.len(),
+        st.duplicates,
     ));
     Ok(out)
 }

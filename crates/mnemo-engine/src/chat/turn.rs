@@ -23,7 +23,7 @@ use crate::tools::MemoryTools;
 const TURN_WALL_TIME: Duration = Duration::from_secs(600);
 
 /// What should follow a saved turn; the caller (the API) only schedules it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FollowUp {
     /// Nothing: a command, or memory is ignored for this chat (its messages are already marked
     /// processed, so turning the toggle off later never sends them to extraction).
@@ -36,6 +36,17 @@ pub enum FollowUp {
     },
     /// `/dream`: a manual dream of this workspace.
     Dream,
+    /// `/remember <fact>` (the fact; may be empty).
+    Remember(String),
+    /// `/forget <query>` (the query; may be empty; `--yes` first forgets at once).
+    Forget(String),
+}
+
+/// The argument of a slash command (`/remember tea` → `tea`), if the text is that command.
+#[must_use]
+pub fn command_arg<'t>(text: &'t str, cmd: &str) -> Option<&'t str> {
+    let rest = text.trim().strip_prefix(cmd)?;
+    (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
 }
 
 /// One chat turn (SPEC §5), owned here from start to end: the session read once, recall, the
@@ -88,6 +99,18 @@ impl Turn {
         mut on_event: impl FnMut(TurnEvent<'_>) + Send,
     ) -> Result<(TurnResult, FollowUp)> {
         let ignore_memory = self.ignores_memory();
+        // `/remember <fact>` and `/forget <query>`: the API runs them and words the reply.
+        for (cmd, make) in [
+            ("/remember", FollowUp::Remember as fn(String) -> FollowUp),
+            ("/forget", FollowUp::Forget as fn(String) -> FollowUp),
+        ] {
+            if let Some(rest) = command_arg(&self.text, cmd) {
+                return Ok((
+                    self.result(String::new(), true, None, Vec::new()),
+                    make(rest.to_owned()),
+                ));
+            }
+        }
         if self.text.trim() == "/dream" {
             // The API starts the dream and words the reply (started, or why not).
             return Ok((
@@ -269,6 +292,7 @@ impl Turn {
             extract: None,
             extract_task: None,
             dream_task: None,
+            command_task: None,
         }
     }
 }

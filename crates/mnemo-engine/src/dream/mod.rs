@@ -32,18 +32,7 @@ pub use agent::LIMITS;
 /// Every memory file's bytes at the start of a dream, by relative path.
 pub type Snapshot = BTreeMap<String, Vec<u8>>;
 
-/// The key entries are de-duplicated by: the summary, trimmed, without a list dash, whitespace
-/// collapsed, case-folded.
-#[must_use]
-pub fn summary_key(summary: &str) -> String {
-    summary
-        .trim()
-        .trim_start_matches("- ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
+pub use mnemo_store::format::summary_key;
 
 /// Entries of valid topic files by summary key, each copy with its other lines (case-folded,
 /// trimmed) — to tell whether an entry lives on elsewhere with all its text.

@@ -86,6 +86,7 @@ pub(super) fn finish(
             "docs_selected": selected.len(),
             "strategy": strategy,
             "duration_ms": duration_ms,
+            "paths": selected.iter().map(|s| s.path.as_str()).collect::<Vec<_>>(),
         }),
     )?;
     Ok(RecallResult {

@@ -290,7 +290,7 @@ impl<'a> MemoryTools<'a> {
         }
     }
 
-    fn check_content(rel: &str, content: &str) -> Result<(), Error> {
+    fn check_content(&self, rel: &str, content: &str) -> Result<(), Error> {
         let hits = secrets::scan(content);
         if !hits.is_empty() {
             return Err(Error::new(
@@ -299,14 +299,27 @@ impl<'a> MemoryTools<'a> {
             ));
         }
         if doc::doc_kind(rel) == Some(doc::DocKind::Topic) {
-            TopicFile::parse(content).check()?;
+            let file = TopicFile::parse(content);
+            file.check()?;
+            // What the user asked to forget is not written back by an agent (SPEC §4.4).
+            for e in file.entries() {
+                if let Some(at) = self.vault.forgotten_at(&self.ws.id, &e.summary)? {
+                    return Err(Error::new(
+                        ErrorCode::Conflict,
+                        format!(
+                            "\"{}\" was forgotten at the user's request ({at}): do not write it back (a person can add it again by hand)",
+                            e.summary.chars().take(80).collect::<String>()
+                        ),
+                    ));
+                }
+            }
         }
         Ok(())
     }
 
     fn write(&mut self, path: &str, content: &str) -> Result<ToolOutput, Error> {
         let (_, rel) = self.confine(path)?;
-        Self::check_content(&rel, content)?;
+        self.check_content(&rel, content)?;
         let mut before = None;
         let out = self
             .vault
@@ -365,7 +378,7 @@ impl<'a> MemoryTools<'a> {
                     }
                 }
                 let updated = text.replacen(old, new, 1);
-                Self::check_content(rel, &updated)?;
+                self.check_content(rel, &updated)?;
                 self.check_owed(rel, &updated)?;
                 before = Some(Some(text));
                 Ok(Some(updated.into_bytes()))

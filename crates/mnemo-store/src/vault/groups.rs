@@ -197,3 +197,21 @@ impl Vault {
         })
     }
 }
+
+impl Vault {
+    /// Remember these summaries as forgotten in a workspace (SPEC §4.4): agents will not write
+    /// them back; a person can.
+    pub fn add_forgotten(&self, workspace: &str, summaries: &[String]) -> Result<()> {
+        guard(&self.journal).add_forgotten(workspace, summaries)
+    }
+
+    /// When a summary was forgotten in a workspace, if it was.
+    pub fn forgotten_at(&self, workspace: &str, summary: &str) -> Result<Option<String>> {
+        guard(&self.journal).forgotten_at(workspace, summary)
+    }
+
+    /// A person wrote these summaries again: agents may write them too from now on.
+    pub fn remove_forgotten(&self, workspace: &str, summaries: &[String]) -> Result<usize> {
+        guard(&self.journal).remove_forgotten(workspace, summaries)
+    }
+}

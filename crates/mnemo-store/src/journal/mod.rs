@@ -15,6 +15,10 @@ use serde::Serialize;
 
 use crate::db::{self, MigrateOutcome};
 
+mod forgotten;
+
+pub use forgotten::forgotten_key;
+
 const MIGRATIONS: &[&str] = &[
     r"
 CREATE TABLE changes (
@@ -45,6 +49,14 @@ CREATE TABLE groups (
 );
 ALTER TABLE changes ADD COLUMN grp INTEGER REFERENCES groups(id);
 CREATE INDEX changes_by_group ON changes(grp, id);
+",
+    r"
+CREATE TABLE forgotten (
+    workspace TEXT NOT NULL,
+    hash      TEXT NOT NULL,            -- of the case-folded summary; never the text
+    at        TEXT NOT NULL,
+    PRIMARY KEY (workspace, hash)
+);
 ",
 ];
 

@@ -1,0 +1,86 @@
+//! Forget on request (SPEC §4.4): `forget_preview` shows exactly which entries would go (the
+//! main model picks when one is configured, else the heuristic); `forget` removes exactly the
+//! previewed entries as one memory task and one change group — or nothing, with `conflict`, when
+//! a file changed since the preview.
+
+use mnemo_core::{ChangeSource, Result, TaskKind, TaskStatus};
+use mnemo_engine::forget::{self, ForgetPick, ForgetPreview};
+use mnemo_llm::CancellationToken;
+use mnemo_store::journal::Origin;
+use mnemo_store::tasks::{TaskInfo, TaskResult};
+
+use crate::Api;
+
+// Commands take owned arguments: transports hand over values they deserialised.
+#[allow(clippy::needless_pass_by_value)]
+impl Api {
+    /// Which entries `query` would forget (nothing is written).
+    pub fn forget_preview(&self, workspace: String, query: String) -> Result<ForgetPreview> {
+        if !self.watching() {
+            self.vault.sync(&self.vault.workspace(&workspace)?)?;
+        }
+        let client = self.model.client();
+        let client = client.settings().is_configured().then_some(client);
+        let vault = std::sync::Arc::clone(&self.vault);
+        self.model.runtime.block_on(async move {
+            forget::preview(
+                &vault,
+                client.as_deref(),
+                &workspace,
+                &query,
+                &CancellationToken::new(),
+            )
+            .await
+        })?
+    }
+
+    /// Forget exactly these previewed entries (ids and file hashes from `forget_preview`): one
+    /// task, one change group (undo it to bring them back). `conflict` — nothing written — when
+    /// a file changed since the preview.
+    pub fn forget(&self, workspace: String, entries: Vec<ForgetPick>) -> Result<TaskInfo> {
+        let ws = self.vault.workspace(&workspace)?;
+        let (mut task, _token) = self.tasks.create(TaskKind::Forget, &ws.id, None);
+        task.set_status(TaskStatus::Running);
+        self.tasks.save(&task);
+        let group = self
+            .vault
+            .begin_group(
+                &ws.id,
+                "forget",
+                Some(&task.id),
+                &format!("forget {} entries", entries.len()),
+            )
+            .ok();
+        let origin = Origin {
+            source: ChangeSource::Forget,
+            group,
+        };
+        let done = forget::apply(&self.vault, &ws, origin, &entries);
+        let group = group.filter(|g| !self.vault.discard_group_if_empty(*g).unwrap_or(false));
+        match done {
+            Ok(f) => {
+                let mut files = f.rewritten.clone();
+                files.extend(f.deleted.iter().cloned());
+                task.result = Some(TaskResult {
+                    summary: match f.removed.len() {
+                        0 => "nothing to forget".to_owned(),
+                        1 => "forgot 1 entry".to_owned(),
+                        n => format!("forgot {n} entries"),
+                    },
+                    files,
+                    group,
+                    touched_types: f.types,
+                    dream: None,
+                });
+                self.tasks.finish(&mut task, TaskStatus::Completed, None);
+                Ok(task)
+            }
+            Err(e) => {
+                task.error = Some(e.message.clone());
+                self.tasks
+                    .finish(&mut task, TaskStatus::Failed, Some(e.code.as_str()));
+                Err(e)
+            }
+        }
+    }
+}

@@ -1,0 +1,372 @@
+//! The remember lane (SPEC §4.2, seed 002): per workspace, serial; tasks queued → running →
+//! completed | failed; at most 16 pending (the 17th → `remember_queue_full`); each run one change
+//! group; a completed run announces `memory_changed` with scope `managed`, source
+//! `workspace_memory_remember`, its task id and touched types. Tasks are memory tasks (listed,
+//! `task_updated`); a client id, when given, scopes who may read a task.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use mnemo_core::{ChangeSource, Error, ErrorCode, MemoryType, Result, TaskKind, TaskStatus};
+use mnemo_engine::remember::{self, ContextMode};
+use mnemo_llm::CancellationToken;
+use mnemo_store::Vault;
+use mnemo_store::events::EventBus;
+use mnemo_store::journal::Origin;
+use mnemo_store::tasks::{TaskInfo, TaskResult};
+use mnemo_store::workspace::PERSONAL;
+use serde::Serialize;
+use specta::Type;
+
+use crate::Api;
+use crate::model::ModelState;
+use crate::tasks::Tasks;
+
+/// Pending (queued + running) tasks per workspace at most.
+pub const MAX_PENDING: usize = 16;
+
+/// A remember task as the HTTP contract shows it.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RememberTask {
+    /// `remember-…`.
+    pub task_id: String,
+    /// Workspace id.
+    pub workspace: String,
+    /// `queued | running | completed | failed`.
+    pub status: TaskStatus,
+    /// `workspace | clean`.
+    pub context_mode: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// RFC 3339.
+    pub updated_at: String,
+    /// Once completed.
+    pub result: Option<RememberResult>,
+    /// Once failed.
+    pub error: Option<Error>,
+}
+
+/// What a completed remember wrote.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RememberResult {
+    /// One line from the agent.
+    pub summary: String,
+    /// Files written, relative to the memory root.
+    pub files_touched: Vec<String>,
+    /// Their types.
+    pub touched_types: Vec<MemoryType>,
+    /// The change group (undo it as one).
+    pub group: Option<i64>,
+}
+
+/// `memory_changed` for a remember task (scope `managed`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RememberChanged {
+    /// Always `managed`.
+    pub scope: &'static str,
+    /// Always `workspace_memory_remember`.
+    pub source: &'static str,
+    /// Workspace id.
+    pub workspace: String,
+    /// Files written.
+    pub paths: Vec<String>,
+    /// The task.
+    pub task_id: String,
+    /// Types written.
+    pub touched_types: Vec<MemoryType>,
+}
+
+struct Job {
+    task: TaskInfo,
+    token: CancellationToken,
+    content: String,
+    mode: ContextMode,
+}
+
+#[derive(Default)]
+struct Lane {
+    pending: usize,
+    queue: VecDeque<Job>,
+    running: bool,
+}
+
+/// Every workspace's lane, and who asked for each task.
+#[derive(Default)]
+pub(crate) struct Lanes {
+    lanes: Mutex<HashMap<String, Lane>>,
+    /// Task id → (context mode, client id).
+    asked: Mutex<HashMap<String, (ContextMode, Option<String>)>>,
+    pub(crate) bus: EventBus<RememberChanged>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A client id: 1–128 of `A-Z a-z 0-9 . _ : -`.
+pub fn check_client_id(id: &str) -> Result<()> {
+    let ok = !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._:-".contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::new(
+            ErrorCode::InvalidClientId,
+            "the client id must be 1–128 characters of letters, digits, `.`, `_`, `:` or `-`",
+        ))
+    }
+}
+
+fn view(task: &TaskInfo, mode: ContextMode) -> RememberTask {
+    let result = (task.status == TaskStatus::Completed).then(|| {
+        let r = task.result.clone().unwrap_or_default();
+        RememberResult {
+            summary: r.summary,
+            files_touched: r.files,
+            touched_types: r.touched_types,
+            group: r.group,
+        }
+    });
+    let error = (task.status == TaskStatus::Failed).then(|| {
+        let code = match task.reason.as_deref() {
+            Some("remember_path_escape") => ErrorCode::RememberPathEscape,
+            _ => ErrorCode::RememberFailed,
+        };
+        Error::new(
+            code,
+            task.error
+                .clone()
+                .unwrap_or_else(|| "the remember task failed".into()),
+        )
+    });
+    RememberTask {
+        task_id: task.id.clone(),
+        workspace: task.workspace.clone(),
+        status: task.status,
+        context_mode: mode.as_str().to_owned(),
+        created_at: task.created_at.clone(),
+        updated_at: task.updated_at.clone(),
+        result,
+        error,
+    }
+}
+
+// Commands take owned arguments: transports hand over values they deserialised.
+#[allow(clippy::needless_pass_by_value)]
+impl Api {
+    /// Queue a fact to remember (default workspace `personal`; `contextMode` `workspace` or
+    /// `clean`). Errors: `invalid_content`, `invalid_context_mode`, `invalid_client_id`,
+    /// `managed_memory_unavailable` (no model; nothing queued), `remember_queue_full`.
+    pub fn remember(
+        &self,
+        workspace: Option<String>,
+        content: String,
+        context_mode: Option<String>,
+        client_id: Option<String>,
+    ) -> Result<RememberTask> {
+        remember::check_content(&content)?;
+        let mode = ContextMode::parse(context_mode.as_deref())?;
+        if let Some(c) = &client_id {
+            check_client_id(c)?;
+        }
+        let ws = self
+            .vault
+            .workspace(workspace.as_deref().unwrap_or(PERSONAL))?;
+        if !self.model.client().settings().is_configured() {
+            return Err(Error::new(
+                ErrorCode::ManagedMemoryUnavailable,
+                "remember needs a model: set one in Settings (or MNEMO_LLM_BASE_URL and MNEMO_LLM_MODEL)",
+            ));
+        }
+        let start = {
+            let mut lanes = lock(&self.remember.lanes);
+            let lane = lanes.entry(ws.id.clone()).or_default();
+            if lane.pending >= MAX_PENDING {
+                return Err(Error::new(
+                    ErrorCode::RememberQueueFull,
+                    format!(
+                        "{MAX_PENDING} remember tasks are already pending in `{}`; try again when some finish",
+                        ws.id
+                    ),
+                ));
+            }
+            let (task, token) = self.tasks.create(TaskKind::Remember, &ws.id, None);
+            lock(&self.remember.asked).insert(task.id.clone(), (mode, client_id));
+            lane.pending += 1;
+            let view = view(&task, mode);
+            lane.queue.push_back(Job {
+                task,
+                token,
+                content,
+                mode,
+            });
+            let start = !lane.running;
+            lane.running = true;
+            (view, start)
+        };
+        let (view, start) = start;
+        if start {
+            let rt = self.model.runtime.get()?;
+            rt.spawn(run_lane(
+                Arc::clone(&self.vault),
+                Arc::clone(&self.model),
+                Arc::clone(&self.tasks),
+                Arc::clone(&self.remember),
+                ws.id,
+            ));
+        }
+        Ok(view)
+    }
+
+    /// A remember task. `remember_task_not_found` for an unknown id, a task of another kind, or
+    /// one another client asked for.
+    pub fn remember_task(&self, id: String, client_id: Option<String>) -> Result<RememberTask> {
+        if let Some(c) = &client_id {
+            check_client_id(c)?;
+        }
+        let not_found = || {
+            Error::new(
+                ErrorCode::RememberTaskNotFound,
+                format!("no remember task `{id}` for this client"),
+            )
+        };
+        let task = self.tasks.store().get(&id).map_err(|_| not_found())?;
+        if task.kind != TaskKind::Remember {
+            return Err(not_found());
+        }
+        let (mode, owner) = lock(&self.remember.asked)
+            .get(&id)
+            .cloned()
+            .unwrap_or((ContextMode::Workspace, None));
+        if owner.is_some() && owner != client_id {
+            return Err(not_found());
+        }
+        Ok(view(&task, mode))
+    }
+
+    /// Every remember `memory_changed` (scope `managed`) from now on.
+    pub fn subscribe_remembered(&self) -> std::sync::mpsc::Receiver<RememberChanged> {
+        self.remember.bus.subscribe()
+    }
+}
+
+/// Run a workspace's lane until it is empty, one task at a time.
+async fn run_lane(
+    vault: Arc<Vault>,
+    model: Arc<ModelState>,
+    tasks: Arc<Tasks>,
+    lanes: Arc<Lanes>,
+    ws: String,
+) {
+    loop {
+        let job = {
+            let mut all = lock(&lanes.lanes);
+            let lane = all.entry(ws.clone()).or_default();
+            match lane.queue.pop_front() {
+                Some(j) => j,
+                None => {
+                    lane.running = false;
+                    return;
+                }
+            }
+        };
+        let (v, m, t, l, w) = (
+            Arc::clone(&vault),
+            Arc::clone(&model),
+            Arc::clone(&tasks),
+            Arc::clone(&lanes),
+            ws.clone(),
+        );
+        let mut fallback = job.task.clone();
+        // Its own task: a panic in one run is reported and the lane moves on.
+        if let Err(e) = tokio::spawn(async move { run_one(&v, &m, &t, &l, &w, job).await }).await {
+            fallback.error = Some(format!("the remember task stopped unexpectedly: {e}"));
+            tasks.finish(&mut fallback, TaskStatus::Failed, Some("remember_failed"));
+        }
+        let mut all = lock(&lanes.lanes);
+        let lane = all.entry(ws.clone()).or_default();
+        lane.pending = lane.pending.saturating_sub(1);
+    }
+}
+
+async fn run_one(
+    vault: &Vault,
+    model: &ModelState,
+    tasks: &Tasks,
+    lanes: &Lanes,
+    ws: &str,
+    job: Job,
+) {
+    let Job {
+        mut task,
+        token,
+        content,
+        mode,
+    } = job;
+    if tasks.cancelled(&task, &token) {
+        task.error = Some("cancelled".into());
+        tasks.finish(&mut task, TaskStatus::Failed, Some("remember_failed"));
+        return;
+    }
+    task.phase = Some("the memory agent is writing".into());
+    task.set_status(TaskStatus::Running);
+    tasks.save(&task);
+    let group = vault
+        .begin_group(ws, "remember", Some(&task.id), "remember")
+        .map_err(|e| tracing::warn!("could not open a change group: {e}"))
+        .ok();
+    let origin = Origin {
+        source: ChangeSource::Remember,
+        group,
+    };
+    let client = model.client();
+    let mut on_event = |e: &mnemo_engine::AgentEvent| tasks.on_agent_event(&mut task, &token, e);
+    let outcome = remember::run_remember(
+        vault,
+        &client,
+        ws,
+        &content,
+        mode,
+        origin,
+        &token,
+        &mut on_event,
+    )
+    .await;
+    let group = group.filter(|g| !vault.discard_group_if_empty(*g).unwrap_or(false));
+    task.phase = None;
+    match outcome {
+        Ok(r) => {
+            lanes.bus.emit(&RememberChanged {
+                scope: "managed",
+                source: "workspace_memory_remember",
+                workspace: ws.to_owned(),
+                paths: r.files.clone(),
+                task_id: task.id.clone(),
+                touched_types: r.types.clone(),
+            });
+            task.result = Some(TaskResult {
+                summary: r.summary,
+                files: r.files,
+                group,
+                touched_types: r.types,
+                dream: None,
+            });
+            tasks.finish(&mut task, TaskStatus::Completed, None);
+        }
+        Err(e) => {
+            task.error = Some(e.message);
+            task.result = group.map(|g| TaskResult {
+                summary: "failed".into(),
+                group: Some(g),
+                ..TaskResult::default()
+            });
+            tasks.finish(&mut task, TaskStatus::Failed, Some(e.code.as_str()));
+        }
+    }
+}

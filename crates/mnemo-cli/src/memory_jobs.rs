@@ -1,0 +1,187 @@
+//! `mnemo remember`, `mnemo forget`, `mnemo stats`: memory on request, through the API.
+
+use std::io::{BufRead, IsTerminal, Read, Write};
+use std::time::Duration;
+
+use mnemo_api::Api;
+use mnemo_api::reexports::ForgetPick;
+use mnemo_core::{Error, ErrorCode, Result, TaskStatus};
+
+use crate::out::emit;
+
+/// Longest `--wait` waits (the remember lane's own limit is 300 s per task).
+const REMEMBER_WAIT: Duration = Duration::from_secs(330);
+
+pub fn remember(
+    api: &Api,
+    workspace: &str,
+    text: &str,
+    wait: bool,
+    clean: bool,
+    json: bool,
+) -> Result<()> {
+    let content = if text == "-" {
+        let mut b = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut b)
+            .map_err(|e| Error::io("reading stdin", &e))?;
+        String::from_utf8(b)
+            .map_err(|_| Error::new(ErrorCode::InvalidContent, "stdin is not UTF-8 text"))?
+    } else {
+        text.to_owned()
+    };
+    let mode = clean.then(|| "clean".to_owned());
+    let task = api.remember(Some(workspace.to_owned()), content, mode, None)?;
+    // The lane runs in this process: without --wait it would end with it, so the CLI always
+    // waits; `--wait` also prints the result.
+    let done = api.wait_task(&task.task_id, REMEMBER_WAIT)?;
+    let view = api.remember_task(task.task_id.clone(), None)?;
+    if done.status == TaskStatus::Failed {
+        let e = view
+            .error
+            .clone()
+            .unwrap_or_else(|| Error::new(ErrorCode::RememberFailed, "the remember task failed"));
+        return Err(e);
+    }
+    emit(json, &view, |v| match &v.result {
+        Some(r) if wait || !json => {
+            println!("{} — task {}", r.summary, v.task_id);
+            for f in &r.files_touched {
+                println!("  wrote {f}");
+            }
+            if let Some(g) = r.group {
+                println!("undo it with `mnemo undo --group {g}`");
+            }
+        }
+        _ => println!("task {}: {}", v.task_id, v.status.as_str()),
+    })
+}
+
+fn confirm(n: usize) -> Result<bool> {
+    if !std::io::stdin().is_terminal() {
+        return Err(Error::usage(
+            "forget asks before it removes anything: pass --yes (or --dry-run to only look)",
+        ));
+    }
+    print!("Forget these {n} entries? [y/N] ");
+    std::io::stdout()
+        .flush()
+        .map_err(|e| Error::io("writing", &e))?;
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| Error::io("reading the answer", &e))?;
+    Ok(matches!(line.trim(), "y" | "Y" | "yes"))
+}
+
+pub fn forget(
+    api: &Api,
+    workspace: &str,
+    query: &str,
+    dry_run: bool,
+    yes: bool,
+    json: bool,
+) -> Result<()> {
+    let preview = api.forget_preview(workspace.to_owned(), query.to_owned())?;
+    if dry_run || preview.selected.is_empty() {
+        return emit(json, &preview, |p| {
+            if p.selected.is_empty() {
+                println!(
+                    "nothing in {} matches \"{}\": nothing to forget",
+                    p.workspace, p.query
+                );
+                return;
+            }
+            println!(
+                "would forget {} entries ({}):",
+                p.selected.len(),
+                p.strategy
+            );
+            for e in &p.selected {
+                println!("  {}  {}", e.id, e.summary);
+            }
+        });
+    }
+    if !json {
+        println!(
+            "will forget {} entries ({}):",
+            preview.selected.len(),
+            preview.strategy
+        );
+        for e in &preview.selected {
+            println!("  {}  {}", e.id, e.summary);
+        }
+    }
+    if !yes && !confirm(preview.selected.len())? {
+        println!("nothing forgotten");
+        return Ok(());
+    }
+    let picks = preview
+        .selected
+        .iter()
+        .map(|e| ForgetPick {
+            id: e.id.clone(),
+            hash: e.hash.clone(),
+        })
+        .collect();
+    let task = api.forget(workspace.to_owned(), picks)?;
+    emit(json, &task, |t| {
+        if let Some(r) = &t.result {
+            println!("{} ({} files)", r.summary, r.files.len());
+            if let Some(g) = r.group {
+                println!("undo it with `mnemo undo --group {g}`");
+            }
+        }
+    })
+}
+
+pub fn stats(api: &Api, workspace: &str, json: bool) -> Result<()> {
+    let s = api.stats(workspace.to_owned())?;
+    emit(json, &s, |s| {
+        let on = |b: bool| if b { "on" } else { "off" };
+        println!("workspace {}", s.workspace);
+        println!(
+            "  auto-extraction {}, auto-dream {}",
+            on(s.auto_extract),
+            on(s.auto_dream)
+        );
+        println!(
+            "  last extraction {} ({}), last dream {} ({})",
+            s.last_extract_at.as_deref().unwrap_or("never"),
+            s.last_extract_status.as_deref().unwrap_or("—"),
+            s.last_dream_at.as_deref().unwrap_or("never"),
+            s.last_dream_status.as_deref().unwrap_or("—")
+        );
+        println!("  {} topic files, {} daily logs", s.topics, s.logs);
+        println!(
+            "  MEMORY.md: {}/{} lines, {}/{} bytes",
+            s.memory_md_lines, s.memory_md_max_lines, s.memory_md_bytes, s.memory_md_max_bytes
+        );
+        println!(
+            "  health: {} invalid, {} stale, {} likely duplicate entries",
+            s.invalid.len(),
+            s.stale.len(),
+            s.duplicates
+        );
+        for p in &s.invalid {
+            println!("    invalid  {p}  (fix: mnemo show {p})");
+        }
+        for p in &s.stale {
+            println!("    stale    {p}");
+        }
+        if s.duplicates > 0 {
+            println!(
+                "    duplicates in {} (merge: mnemo dream --mechanical)",
+                s.duplicate_files.join(", ")
+            );
+        }
+        let count = |k: &str| s.telemetry.iter().filter(|e| e.kind == k).count();
+        println!(
+            "  recent telemetry: {} recalls, {} extractions, {} dreams",
+            count("recall"),
+            count("extract"),
+            count("dream")
+        );
+    })
+}

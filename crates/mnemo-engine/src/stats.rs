@@ -1,0 +1,151 @@
+//! The status panel's figures (SPEC §7): per workspace, the automatic-memory switches, last
+//! extraction and dream, MEMORY.md's budget, memory health (stale, likely duplicates, invalid
+//! files) and recent telemetry. The API's `stats`, `mnemo stats` and `/memory` all show these.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Duration, Utc};
+use mnemo_core::Result;
+use mnemo_store::{Vault, Workspace, doc, memory_md};
+use serde::Serialize;
+use specta::Type;
+
+/// Memories unchanged this long and never recalled count as stale.
+pub const STALE_DAYS: i64 = 90;
+/// Telemetry events returned at most.
+pub const TELEMETRY: usize = 200;
+
+/// One telemetry event.
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct TelemetryEvent {
+    /// RFC 3339.
+    pub at: String,
+    /// `recall | extract | dream`.
+    pub kind: String,
+    /// Its figures, as a JSON object text (strategy, status, duration_ms, …).
+    pub data: String,
+}
+
+/// The status panel's figures for one workspace.
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct MemoryStats {
+    /// Workspace id.
+    pub workspace: String,
+    /// Extraction after chat turns is on.
+    pub auto_extract: bool,
+    /// Dream after chat turns is on.
+    pub auto_dream: bool,
+    /// When extraction last ran, and how it ended.
+    pub last_extract_at: Option<String>,
+    /// `completed | failed | skipped`.
+    pub last_extract_status: Option<String>,
+    /// When dream last ran.
+    pub last_dream_at: Option<String>,
+    /// `updated | noop | failed`.
+    pub last_dream_status: Option<String>,
+    /// Topic files.
+    pub topics: u32,
+    /// Daily logs.
+    pub logs: u32,
+    /// MEMORY.md lines now, and its cap.
+    pub memory_md_lines: u32,
+    /// MEMORY.md's line cap.
+    pub memory_md_max_lines: u32,
+    /// MEMORY.md bytes now.
+    pub memory_md_bytes: u32,
+    /// MEMORY.md's byte cap.
+    pub memory_md_max_bytes: u32,
+    /// Files that are not valid memories (fix them).
+    pub invalid: Vec<String>,
+    /// Memories unchanged for 90 days and never recalled (in the telemetry kept).
+    pub stale: Vec<String>,
+    /// Entries a mechanical dream would merge (likely duplicates).
+    pub duplicates: u32,
+    /// The files holding them.
+    pub duplicate_files: Vec<String>,
+    /// Recent telemetry of this workspace, newest first.
+    pub telemetry: Vec<TelemetryEvent>,
+}
+
+fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// The status panel's figures for a workspace, from the index, meta.json, the files and the
+/// telemetry.
+pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
+    let meta = vault.meta(ws)?.value;
+    let docs = vault.list_indexed(Some(&ws.id), None)?;
+    let events: Vec<TelemetryEvent> = vault
+        .events(None, 5_000)?
+        .into_iter()
+        .filter(|(_, _, w, _)| *w == ws.id)
+        .take(TELEMETRY * 5)
+        .map(|(at, kind, _, data)| TelemetryEvent {
+            at,
+            kind,
+            data: data.to_string(),
+        })
+        .collect();
+    let recalled: HashSet<String> = events
+        .iter()
+        .filter(|e| e.kind == "recall")
+        .filter_map(|e| serde_json::from_str::<serde_json::Value>(&e.data).ok())
+        .flat_map(|d| {
+            d["paths"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|p| p.as_str().map(str::to_owned))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    let old = Utc::now() - Duration::days(STALE_DAYS);
+    let topics: Vec<_> = docs
+        .iter()
+        .filter(|d| d.kind == doc::DocKind::Topic)
+        .collect();
+    let stale = topics
+        .iter()
+        .filter(|d| d.valid && parse_time(&d.mtime).is_some_and(|t| t < old))
+        .filter(|d| !recalled.contains(&d.path))
+        .map(|d| d.path.clone())
+        .collect();
+    let plan = crate::dream::plan_mechanical(ws);
+    let index =
+        std::fs::read_to_string(ws.memory_root.join(memory_md::FILE_NAME)).unwrap_or_default();
+    let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    Ok(MemoryStats {
+        auto_extract: crate::extract::auto_enabled(&vault, &ws),
+        auto_dream: crate::dream::auto_enabled(&vault, &ws),
+        last_extract_at: meta.last_extract_at,
+        last_extract_status: meta.last_extract_status,
+        last_dream_at: meta.last_dream_at,
+        last_dream_status: meta.last_dream_status,
+        topics: to_u32(topics.len()),
+        logs: to_u32(docs.iter().filter(|d| d.kind == doc::DocKind::Log).count()),
+        memory_md_lines: to_u32(index.lines().count()),
+        memory_md_max_lines: to_u32(memory_md::MAX_LINES),
+        memory_md_bytes: to_u32(index.len()),
+        memory_md_max_bytes: to_u32(memory_md::MAX_BYTES),
+        invalid: topics
+            .iter()
+            .filter(|d| !d.valid)
+            .map(|d| d.path.clone())
+            .collect(),
+        stale,
+        duplicates: plan.entries_merged,
+        duplicate_files: plan
+            .changes
+            .iter()
+            .filter(|c| c.entries_after < c.entries_before)
+            .map(|c| c.path.clone())
+            .collect(),
+        telemetry: events.into_iter().take(TELEMETRY).collect(),
+        workspace: ws.id.clone(),
+    })
+}

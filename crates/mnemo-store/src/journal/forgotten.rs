@@ -1,0 +1,59 @@
+//! What the user asked to forget (SPEC §4.4): per workspace, the hash of each forgotten entry's
+//! case-folded summary (never its text), so agents do not quietly write it back. A person adding
+//! it again by hand lifts it.
+
+use rusqlite::params;
+
+use super::Journal;
+use crate::db;
+use mnemo_core::Result;
+
+/// The key a forgotten entry is remembered by: the hash of its case-folded summary.
+#[must_use]
+pub fn forgotten_key(summary: &str) -> String {
+    crate::fsutil::hash(crate::format::summary_key(summary).as_bytes())
+}
+
+impl Journal {
+    /// Remember these summaries as forgotten in `workspace`.
+    pub fn add_forgotten(&self, workspace: &str, summaries: &[String]) -> Result<()> {
+        let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        for s in summaries {
+            self.conn
+                .execute(
+                    "INSERT OR REPLACE INTO forgotten (workspace, hash, at) VALUES (?1, ?2, ?3)",
+                    params![workspace, forgotten_key(s), at],
+                )
+                .map_err(db::err("writing the journal"))?;
+        }
+        Ok(())
+    }
+
+    /// When this summary was forgotten in `workspace`, if it was.
+    pub fn forgotten_at(&self, workspace: &str, summary: &str) -> Result<Option<String>> {
+        use rusqlite::OptionalExtension;
+        self.conn
+            .query_row(
+                "SELECT at FROM forgotten WHERE workspace = ?1 AND hash = ?2",
+                params![workspace, forgotten_key(summary)],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(db::err("reading the journal"))
+    }
+
+    /// Lift these summaries' forgotten mark (a person wrote them again).
+    pub fn remove_forgotten(&self, workspace: &str, summaries: &[String]) -> Result<usize> {
+        let mut n = 0;
+        for s in summaries {
+            n += self
+                .conn
+                .execute(
+                    "DELETE FROM forgotten WHERE workspace = ?1 AND hash = ?2",
+                    params![workspace, forgotten_key(s)],
+                )
+                .map_err(db::err("writing the journal"))?;
+        }
+        Ok(n)
+    }
+}
