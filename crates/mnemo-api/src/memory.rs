@@ -307,7 +307,17 @@ impl Api {
                 ),
             ));
         }
-        self.vault.undo_group(id, ChangeSource::User)
+        let group = self.vault.group(id)?;
+        let undone = self.vault.undo_group(id, ChangeSource::User)?;
+        // Undoing a forget is the person asking for those entries back: lift their marks.
+        if group.kind == "forget" {
+            for c in &group.changes {
+                if let Ok(d) = self.vault.get(&group.workspace, &c.path) {
+                    self.lift_forgotten(&group.workspace, &d.body);
+                }
+            }
+        }
+        Ok(undone)
     }
 
     /// A change group with its changes (open it to see each file's diff).

@@ -41,6 +41,10 @@ pub enum Reply {
     Delay(Duration, Box<Reply>),
     /// Close the connection without answering (a reset).
     Hangup,
+    /// A `write_file` call saving the request's last user message (after any `Remember this:`
+    /// line) as a `user` memory under `facts/` — a remember agent that does its job, whatever
+    /// the fact (load tests).
+    SaveFact,
 }
 
 impl Reply {
@@ -209,6 +213,11 @@ async fn chat(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Value>)
     };
     let model = body["model"].as_str().unwrap_or("fake").to_owned();
     let stream = body["stream"].as_bool().unwrap_or(false);
+    let reply = if matches!(reply, Reply::SaveFact) {
+        save_fact(&body)
+    } else {
+        reply
+    };
     answer(reply, &model, stream, delay).await
 }
 
@@ -253,8 +262,29 @@ async fn answer(mut reply: Reply, model: &str, stream: bool, delay: Duration) ->
             let msg = json!({"role": "assistant", "content": null, "tool_calls": tool_call_values(&calls)});
             Json(completion(model, &msg, "tool_calls")).into_response()
         }
-        Reply::Delay(..) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        Reply::Delay(..) | Reply::SaveFact => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
+}
+
+fn save_fact(body: &Value) -> Reply {
+    let last_user = body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default();
+    let fact = last_user
+        .strip_prefix("Remember this:")
+        .unwrap_or(last_user)
+        .trim()
+        .to_owned();
+    // FNV-1a: a stable file name per fact.
+    let h = fact.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    Reply::tool(
+        "write_file",
+        json!({"path": format!("facts/{h:016x}.md"), "content": format!("---\nname: Fact {h:016x}\ndescription: A fact the user asked to remember\ntype: user\n---\n{fact}\n")}),
+    )
 }
 
 fn tool_call_values(calls: &[(String, Value)]) -> Vec<Value> {

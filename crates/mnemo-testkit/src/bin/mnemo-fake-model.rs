@@ -13,7 +13,8 @@
 //! ```
 //!
 //! A reply is `{"text"}`, `{"json"}`, `{"tool", "arguments"}`, `{"error": <status>, "message"}` or
-//! `{"hangup": true}`, each with an optional `"delay_ms"`. Requests are classified as in
+//! `{"hangup": true}` or `{"save_fact": true}` (a `write_file` of the request's fact), each with
+//! an optional `"delay_ms"`. Requests are classified as in
 //! [`mnemo_testkit::Kind`]; `any` serves requests whose own queue is empty; after that the reply
 //! is "ok". `GET /_requests` returns every recorded request body.
 
@@ -34,6 +35,8 @@ fn reply_of(v: &Value) -> Result<Reply, String> {
         Reply::error(u16::try_from(code).map_err(|e| e.to_string())?, message)
     } else if v.get("hangup").and_then(Value::as_bool) == Some(true) {
         Reply::Hangup
+    } else if v.get("save_fact").and_then(Value::as_bool) == Some(true) {
+        Reply::SaveFact
     } else {
         return Err(format!("not a reply: {v}"));
     };
