@@ -330,10 +330,12 @@ async fn run_one(
     let outcome = remember::run_remember(
         vault,
         &client,
-        ws,
-        &content,
-        mode,
-        origin,
+        remember::RememberRequest {
+            workspace: ws,
+            content: &content,
+            mode,
+            origin,
+        },
         &token,
         &mut on_event,
     )

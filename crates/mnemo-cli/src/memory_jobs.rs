@@ -35,11 +35,10 @@ pub fn remember(
     // The lane runs in this process: without --wait it would end with it, so the CLI always
     // waits; `--wait` also prints the result.
     let done = api.wait_task(&task.task_id, REMEMBER_WAIT)?;
-    let view = api.remember_task(task.task_id.clone(), None)?;
+    let view = api.remember_task(task.task_id, None)?;
     if done.status == TaskStatus::Failed {
         let e = view
             .error
-            .clone()
             .unwrap_or_else(|| Error::new(ErrorCode::RememberFailed, "the remember task failed"));
         return Err(e);
     }

@@ -108,17 +108,33 @@ fn system_prompt(manifest: Option<&str>) -> String {
     )
 }
 
-/// Run one remember (the caller opened the group `origin` names).
+/// One remember's inputs.
+#[derive(Debug, Clone, Copy)]
+pub struct RememberRequest<'a> {
+    /// Workspace id.
+    pub workspace: &'a str,
+    /// The fact.
+    pub content: &'a str,
+    /// What the agent sees.
+    pub mode: ContextMode,
+    /// Source `remember`, in the task's change group.
+    pub origin: Origin,
+}
+
+/// Run one remember (the caller opened the group `req.origin` names).
 pub async fn run_remember(
     vault: &Vault,
     client: &Client,
-    workspace: &str,
-    content: &str,
-    mode: ContextMode,
-    origin: Origin,
+    req: RememberRequest<'_>,
     cancel: &CancellationToken,
     mut on_event: impl FnMut(&crate::AgentEvent),
 ) -> Result<Remembered> {
+    let RememberRequest {
+        workspace,
+        content,
+        mode,
+        origin,
+    } = req;
     check_content(content)?;
     let ws = vault.workspace(workspace)?;
     let manifest = match mode {

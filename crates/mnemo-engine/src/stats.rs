@@ -120,8 +120,8 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
         std::fs::read_to_string(ws.memory_root.join(memory_md::FILE_NAME)).unwrap_or_default();
     let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     Ok(MemoryStats {
-        auto_extract: crate::extract::auto_enabled(&vault, &ws),
-        auto_dream: crate::dream::auto_enabled(&vault, &ws),
+        auto_extract: crate::extract::auto_enabled(vault, ws),
+        auto_dream: crate::dream::auto_enabled(vault, ws),
         last_extract_at: meta.last_extract_at,
         last_extract_status: meta.last_extract_status,
         last_dream_at: meta.last_dream_at,

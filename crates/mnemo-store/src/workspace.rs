@@ -75,7 +75,7 @@ pub fn project_name(encoded: &str) -> (String, Option<String>) {
                     .is_some_and(|after| after.is_empty() || after.starts_with('-'))
             })
             .collect();
-        children.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        children.sort_by_key(|c| std::cmp::Reverse(c.0.len()));
         children
             .into_iter()
             .find_map(|(enc, path)| walk(&path, &rest[enc.len()..], depth + 1))
@@ -98,9 +98,8 @@ pub fn project_name(encoded: &str) -> (String, Option<String>) {
 
 /// [`project_name`], worked out once per process (workspaces are listed on every command).
 fn project_name_cached(encoded: &str) -> (String, Option<String>) {
-    static CACHE: std::sync::OnceLock<
-        std::sync::Mutex<std::collections::HashMap<String, (String, Option<String>)>>,
-    > = std::sync::OnceLock::new();
+    type Names = std::collections::HashMap<String, (String, Option<String>)>;
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<Names>> = std::sync::OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(hit) = cache
         .lock()

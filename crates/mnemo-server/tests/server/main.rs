@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod remember;
+
 use std::time::Duration;
 
 use mnemo_api::Api;
