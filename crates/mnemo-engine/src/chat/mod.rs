@@ -167,5 +167,20 @@ fn status_text(vault: &Vault, ws: &Workspace, ignored: bool) -> Result<String> {
         st.stale.len(),
         st.duplicates,
     ));
+    let of = |k: &str| st.telemetry.iter().filter(|e| e.kind == k).count();
+    let failed = |k: &str| {
+        st.telemetry
+            .iter()
+            .filter(|e| e.kind == k && e.data.contains("\"status\":\"failed\""))
+            .count()
+    };
+    out.push_str(&format!(
+        "\nRecent activity: {} recalls, {} extractions ({} failed), {} dreams ({} failed)",
+        of("recall"),
+        of("extract"),
+        failed("extract"),
+        of("dream"),
+        failed("dream"),
+    ));
     Ok(out)
 }
