@@ -482,7 +482,7 @@ describe("chat pane", () => {
 
     const items = await screen.findAllByTestId("workspace-item");
     fireEvent.click(items[1]);
-    expect(await screen.findByText("Chat — memory: ~/src/proj")).toBeTruthy();
+    expect(await screen.findByText("Chat — memory: proj")).toBeTruthy();
     await waitFor(() => expect(api.chatSessions).toHaveBeenCalledWith("claude-proj"));
   });
 });

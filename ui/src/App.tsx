@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useMemo, useReducer, useRef } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { commands } from "./lib/bindings";
-import type { TaskInfo, WriteOutcome } from "./lib/bindings";
+import type { TaskInfo, WorkspaceInfo, WriteOutcome } from "./lib/bindings";
 import { onMemoryChanged, toUiError, unwrap } from "./lib/transport";
 import type { UiError } from "./lib/transport";
 import { browserReducer, initialBrowser, listMode } from "./lib/browser";
@@ -16,6 +16,9 @@ import { ChatPane } from "./components/ChatPane";
 import { TaskStatusBar } from "./components/TasksPanel";
 import { DreamControls } from "./components/DreamControls";
 import { DreamDialog } from "./components/DreamDialog";
+import { RememberBox } from "./components/RememberBox";
+import { ForgetDialog } from "./components/ForgetDialog";
+import { StatusPanel } from "./components/StatusPanel";
 import { useTaskList } from "./lib/useTaskList";
 import { activeDream, dreamDialogReducer, initialDreamDialog, shownDream } from "./lib/dream";
 
@@ -46,6 +49,8 @@ export function App() {
   const searchRef = useRef<HTMLInputElement>(null);
   const tasks = useTaskList();
   const [dreamDialog, dreamDispatch] = useReducer(dreamDialogReducer, initialDreamDialog);
+  const [rememberOpen, setRememberOpen] = useState(false);
+  const [forgetOpen, setForgetOpen] = useState(false);
 
   // Workspaces (with counts) and status.
   useEffect(() => {
@@ -201,6 +206,7 @@ export function App() {
 
   const taskList = tasks.state.tasks;
   const updateTask = tasks.update;
+  const reloadTasks = tasks.reload;
   const dreamId = shownDream(dreamDialog, taskList);
   const openDream = useCallback((id: string) => dreamDispatch({ type: "open", id }), []);
   const onDreamStarted = useCallback(
@@ -219,6 +225,56 @@ export function App() {
         onStarted={onDreamStarted}
         onShow={openDream}
       />
+    );
+  const onForgot = useCallback(
+    (task: TaskInfo) => {
+      updateTask(task);
+      refresh();
+    },
+    [updateTask, refresh],
+  );
+  const workspacePanel =
+    selectedWs === null ? undefined : (
+      <>
+        <div className="ws-tools" role="group" aria-label="Workspace memory">
+          <button
+            type="button"
+            data-testid="remember-button"
+            aria-expanded={rememberOpen}
+            title="Tell the memory agent something to remember in this workspace"
+            onClick={() => setRememberOpen((o) => !o)}
+          >
+            Remember…
+          </button>
+          <button
+            type="button"
+            data-testid="forget-button"
+            title="Find memories to forget, review them, then forget them"
+            onClick={() => setForgetOpen(true)}
+          >
+            Forget…
+          </button>
+          <button
+            type="button"
+            data-testid="status-button"
+            title="Automatic memory, health, recent activity and tasks of this workspace"
+            onClick={() => request({ type: "view", view: "status" })}
+          >
+            Status
+          </button>
+        </div>
+        {rememberOpen && (
+          <RememberBox
+            key={`remember-${selectedWs}`}
+            workspace={selectedWs}
+            workspaceLabel={workspaceLabel(selectedWs)}
+            tasks={taskList}
+            onQueued={reloadTasks}
+            onOpenMemory={openPath}
+            onClose={() => setRememberOpen(false)}
+          />
+        )}
+      </>
     );
 
   return (
@@ -247,6 +303,7 @@ export function App() {
             workspaceLabel={workspaceLabel}
             modKey={MOD_KEY}
             workspaceActions={dreamControls}
+            workspacePanel={workspacePanel}
           />
           <main className="detail-pane">
             {detail ? (
@@ -270,6 +327,24 @@ export function App() {
             )}
           </main>
         </>
+      ) : view === "status" ? (
+        <main className="history-pane status-pane" aria-label="Status">
+          {selectedWs === null ? (
+            <WorkspaceChooser workspaces={workspaces} onSelect={(id) => dispatch({ type: "selectWorkspace", id })} />
+          ) : (
+            <StatusPanel
+              key={`status-${selectedWs}`}
+              workspace={selectedWs}
+              label={workspaceLabel(selectedWs)}
+              workspaceLabel={workspaceLabel}
+              tasks={tasks}
+              refreshKey={tick}
+              onOpenMemory={openPath}
+              onOpenDream={openDream}
+              onDreamStarted={onDreamStarted}
+            />
+          )}
+        </main>
       ) : (
         <main className="history-pane" aria-label="History">
           <header className="pane-header">
@@ -309,6 +384,16 @@ export function App() {
           onUndone={refresh}
         />
       )}
+      {forgetOpen && selectedWs !== null && (
+        <ForgetDialog
+          key={`forget-${selectedWs}`}
+          workspace={selectedWs}
+          workspaceLabel={workspaceLabel(selectedWs)}
+          onClose={() => setForgetOpen(false)}
+          onForgot={onForgot}
+          onUndone={refresh}
+        />
+      )}
       {state.pending && (
         <ConfirmDialog
           title="Discard unsaved changes?"
@@ -322,5 +407,29 @@ export function App() {
         </ConfirmDialog>
       )}
     </div>
+  );
+}
+
+/** The status view with "All workspaces" selected: status is per workspace, so pick one. */
+function WorkspaceChooser({ workspaces, onSelect }: { workspaces: WorkspaceInfo[]; onSelect: (id: string) => void }) {
+  return (
+    <>
+      <header className="pane-header">
+        <h1>Status</h1>
+      </header>
+      <div className="status-body">
+        <p className="muted">Status is kept per workspace. Choose one:</p>
+        <ul className="status-chooser">
+          {workspaces.map((w) => (
+            <li key={w.id}>
+              <button type="button" className="link-button" data-testid="status-choose" data-id={w.id} title={w.origin} onClick={() => onSelect(w.id)}>
+                {w.label}
+              </button>{" "}
+              <span className="muted">{w.counts.topics} memories</span>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </>
   );
 }

@@ -4,6 +4,7 @@ import { App } from "./App";
 import { ToastProvider } from "./components/Toasts";
 import { installBrowserTransport, isTauri } from "./lib/transport";
 import "./styles.css";
+import "./status.css";
 
 if (!isTauri()) installBrowserTransport();
 

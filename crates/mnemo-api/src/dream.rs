@@ -304,6 +304,10 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
             return;
         }
     };
+    // The index must know every file (a CLI process has no watcher): MEMORY.md is rebuilt from it.
+    if let Err(e) = vault.sync(&workspace) {
+        tracing::warn!(workspace = %ws, "could not sync before the dream: {e}");
+    }
     task.phase = Some("taking the consolidation lock".into());
     tasks.save(&task);
     let mut held = match lock::acquire_workspace(&workspace) {

@@ -314,6 +314,13 @@ async fn run_one(
         tasks.finish(&mut task, TaskStatus::Failed, Some("remember_failed"));
         return;
     }
+    // The index must know every file (a CLI process has no watcher): MEMORY.md and the manifest
+    // come from it.
+    if let Ok(w) = vault.workspace(ws)
+        && let Err(e) = vault.sync(&w)
+    {
+        tracing::warn!(workspace = %ws, "could not sync before remembering: {e}");
+    }
     task.phase = Some("the memory agent is writing".into());
     task.set_status(TaskStatus::Running);
     tasks.save(&task);

@@ -16,8 +16,10 @@ interface Props {
   workspaceLabel: (id: string) => string;
   /** "⌘" or "Ctrl+". */
   modKey: string;
-  /** Actions on the selected workspace (the Dream button), shown under its name. */
+  /** Actions on the selected workspace (the Dream button), shown beside its name. */
   workspaceActions?: ReactNode;
+  /** More for the selected workspace, under its bar (Remember… / Forget… / Status, the Remember box). */
+  workspacePanel?: ReactNode;
 }
 
 function EmptyListView({ empty }: { empty: EmptyList }): ReactNode {
@@ -45,7 +47,16 @@ function EmptyListView({ empty }: { empty: EmptyList }): ReactNode {
 }
 
 /** The search box, the "New" button and the memory list (browse groups or search results). */
-export function ListPane({ state, dispatch, searchRef, selectedLabel, workspaceLabel, modKey, workspaceActions }: Props) {
+export function ListPane({
+  state,
+  dispatch,
+  searchRef,
+  selectedLabel,
+  workspaceLabel,
+  modKey,
+  workspaceActions,
+  workspacePanel,
+}: Props) {
   const listRef = useRef<MemoryListHandle>(null);
   const { query, selectedWs, docs, search, collapsed } = state;
 
@@ -102,6 +113,7 @@ export function ListPane({ state, dispatch, searchRef, selectedLabel, workspaceL
           {workspaceActions}
         </div>
       )}
+      {workspacePanel}
       {staleError && <InlineError error={staleError} />}
       <MemoryList
         ref={listRef}

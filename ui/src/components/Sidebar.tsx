@@ -23,9 +23,13 @@ interface Props {
   footer?: ReactNode;
 }
 
-function countTitle(w: WorkspaceInfo): string {
+/** The row's hover text: where the workspace comes from in full, then its counts. */
+export function workspaceTitle(w: WorkspaceInfo): string {
   const { topics, logs, invalid } = w.counts;
-  return `${topics} memories · ${logs} daily logs · ${invalid} invalid\n${w.memory_root}`;
+  const lines = [w.origin || w.memory_root];
+  if (w.memory_root && w.memory_root !== w.origin) lines.push(`memory: ${w.memory_root}`);
+  lines.push(`${topics} memories · ${logs} daily logs · ${invalid} invalid`);
+  return lines.join("\n");
 }
 
 export function Sidebar({
@@ -78,6 +82,9 @@ export function Sidebar({
           >
             History
           </button>
+          <button type="button" aria-pressed={view === "status"} data-testid="status-view" onClick={() => onView("status")}>
+            Status
+          </button>
         </div>
         {onToggleChat && (
           <button
@@ -117,7 +124,7 @@ export function Sidebar({
                   data-testid="workspace-item"
                   data-id={w.id}
                   aria-current={selected === w.id}
-                  title={countTitle(w)}
+                  title={workspaceTitle(w)}
                   onClick={() => onSelect(w.id)}
                 >
                   <span className="ws-label">{w.label}</span>

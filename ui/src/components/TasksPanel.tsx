@@ -211,7 +211,7 @@ export function ToolSteps({ tools }: { tools: readonly ToolStep[] }) {
   );
 }
 
-interface RowProps {
+export interface RowProps {
   task: TaskInfo;
   now: number;
   onUpdated: (task: TaskInfo) => void;
@@ -220,7 +220,7 @@ interface RowProps {
   workspaceLabel?: (id: string) => string;
 }
 
-function TaskRow({ task: t, now, onUpdated, onOpenMemory, onOpenDream, workspaceLabel }: RowProps) {
+export function TaskRow({ task: t, now, onUpdated, onOpenMemory, onOpenDream, workspaceLabel }: RowProps) {
   const { run } = useCommand();
   const [cancelling, setCancelling] = useState(false);
   const [cancelError, setCancelError] = useState<UiError | null>(null);

@@ -1,5 +1,5 @@
 // The memory browser's state: workspaces, the list and search, the selected and the open memory,
-// unsaved edits and the question about dropping them, the view (memories or history), the chat
+// unsaved edits and the question about dropping them, the view (memories, history, status), the chat
 // toggle. Folded from user actions and command answers by a pure reducer, so the guard around
 // unsaved edits and the list's loading / empty states are easy to test. `App` does the IO.
 
@@ -10,8 +10,8 @@ import { docKey } from "./format";
 import { groupDocs, hitRows } from "./rows";
 import type { GroupId, Row } from "./rows";
 
-/** The main pane: the memory list and detail, or the history of changes. */
-export type View = "memories" | "history";
+/** The main pane: the memory list and detail, the history of changes, or a workspace's status. */
+export type View = "memories" | "history" | "status";
 
 /** The form of a memory being edited. */
 export interface Draft {

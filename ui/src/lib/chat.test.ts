@@ -15,7 +15,7 @@ const RECALL: RecallResult = {
 };
 
 function turn(extra: Partial<TurnResult> = {}): TurnResult {
-  return { session: "s1", reply: "final", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, ...extra };
+  return { session: "s1", reply: "final", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, ...extra };
 }
 
 function run(...actions: ChatAction[]): ChatState {
@@ -78,6 +78,25 @@ describe("chat reducer", () => {
       extracted(["b.md"]),
     );
     expect(s.messages[1]).toMatchObject({ role: "command", text: "Memory: on", extraction: null });
+  });
+
+  it("shows /remember and /forget answers as command messages", () => {
+    const s = run(
+      { type: "sent", session: "s1", text: "/remember Deploys go out on Tuesdays" },
+      {
+        type: "done",
+        session: "s1",
+        result: turn({ command: true, recall: null, reply: "Remembering (task remember-1)…", command_task: "remember-1" }),
+      },
+      { type: "sent", session: "s1", text: "/forget staging" },
+      { type: "done", session: "s1", result: turn({ command: true, recall: null, reply: "Would forget 1 entry:\n- deploy.md:1" }) },
+    );
+    expect(s.messages.map((m) => [m.role, m.text])).toEqual([
+      ["user", "/remember Deploys go out on Tuesdays"],
+      ["command", "Remembering (task remember-1)…"],
+      ["user", "/forget staging"],
+      ["command", "Would forget 1 entry:\n- deploy.md:1"],
+    ]);
   });
 
   it("drops a failed turn, and keeps a stopped one that had text", () => {

@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   TASK_LIMIT,
   activity,
+  filteredTasks,
   formatDuration,
   initialTasks,
   isNewer,
+  matchesFilter,
   mergeTask,
   statusText,
   taskDuration,
@@ -162,5 +164,27 @@ describe("statusText", () => {
   it("adds the reason", () => {
     expect(statusText({ status: "skipped", reason: "replaced" })).toBe("Skipped (replaced)");
     expect(statusText({ status: "running", reason: null })).toBe("Running");
+  });
+});
+
+describe("filteredTasks", () => {
+  const f = { workspace: "personal", kind: null, status: "running" as const };
+  it("keeps the loaded list current: a task that no longer matches leaves, a new match joins", () => {
+    const a = running("a", 0, 1);
+    const loaded = [a];
+    const aDone = { ...a, status: "completed" as const, updated_at: at(5), finished_at: at(5) };
+    const b = running("b", 3, 4);
+    const elsewhere = { ...running("c", 4, 4), workspace: "claude-proj" };
+    expect(filteredTasks(loaded, [aDone, b, elsewhere], f).map((t) => t.id)).toEqual(["b"]);
+    expect(filteredTasks(loaded, [], f).map((t) => t.id)).toEqual(["a"]);
+  });
+
+  it("matches by workspace, kind and status", () => {
+    const t = task("x", { kind: "dream", status: "failed" });
+    expect(matchesFilter(t, { workspace: null, kind: null, status: null })).toBe(true);
+    expect(matchesFilter(t, { workspace: "personal", kind: "dream", status: "failed" })).toBe(true);
+    expect(matchesFilter(t, { workspace: "other", kind: null, status: null })).toBe(false);
+    expect(matchesFilter(t, { workspace: null, kind: "extract", status: null })).toBe(false);
+    expect(matchesFilter(t, { workspace: null, kind: null, status: "completed" })).toBe(false);
   });
 });

@@ -166,3 +166,28 @@ export function statusText(t: Pick<TaskInfo, "status" | "reason">): string {
   const label = TASK_STATUS_LABELS[t.status] ?? t.status;
   return t.reason ? `${label} (${t.reason})` : label;
 }
+
+/** Which tasks a filtered list shows (`null`: any). */
+export interface TaskFilter {
+  workspace: string | null;
+  kind: TaskKind | null;
+  status: TaskStatus | null;
+}
+
+export function matchesFilter(t: TaskInfo, f: TaskFilter): boolean {
+  return (
+    (f.workspace === null || t.workspace === f.workspace) &&
+    (f.kind === null || t.kind === f.kind) &&
+    (f.status === null || t.status === f.status)
+  );
+}
+
+/**
+ * A filtered list: what `tasks` answered for the filter, kept current by the shared list's newer
+ * states (a task that no longer matches — it finished while the filter asks for running ones —
+ * leaves; one that starts matching joins). Newest first, at most `TASK_LIMIT`.
+ */
+export function filteredTasks(loaded: readonly TaskInfo[], live: readonly TaskInfo[], f: TaskFilter): TaskInfo[] {
+  const relevant = live.filter((t) => t.workspace === (f.workspace ?? t.workspace));
+  return merge(loaded, relevant).filter((t) => matchesFilter(t, f));
+}

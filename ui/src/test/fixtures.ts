@@ -25,6 +25,7 @@ export const WORKSPACES: WorkspaceInfo[] = [
     id: "personal",
     kind: "mnemo",
     label: "Personal",
+    origin: "/home/u/.local/share/mnemo/workspaces/personal/memory",
     memory_root: "/home/u/.local/share/mnemo/workspaces/personal/memory",
     state_dir: "/home/u/.local/share/mnemo/workspaces/personal",
     lock_dir: "/home/u/.local/share/mnemo/workspaces/personal",
@@ -33,7 +34,8 @@ export const WORKSPACES: WorkspaceInfo[] = [
   {
     id: "claude-proj",
     kind: "claude",
-    label: "~/src/proj",
+    label: "proj",
+    origin: "/home/u/src/proj",
     memory_root: "/home/u/.claude/projects/proj/memory",
     state_dir: "/home/u/.local/share/mnemo/external/claude/proj",
     lock_dir: "/home/u/.claude/projects/proj",

@@ -192,3 +192,25 @@ async fn a_second_mnemo_dream_while_one_runs_exits_locked() {
     assert_eq!(t["result"]["dream"]["strategy"], "mechanical", "{t}");
     assert!(!lock.exists());
 }
+
+#[test]
+fn a_dream_in_a_fresh_process_rebuilds_a_complete_index() {
+    let e = Env::new();
+    let p = e.personal();
+    // Files written before any command ran: the index has never seen them.
+    write(
+        &p.join("a.md"),
+        &topic("A", "First", "user", "Tea.\n\ntea."),
+    );
+    write(&p.join("b.md"), &topic("B", "Second", "user", "Coffee."));
+    write(
+        &p.join("c.md"),
+        &topic("C", "Third", "project", "Ship in May."),
+    );
+    let t = e.json(&["dream", "--mechanical"]);
+    assert_eq!(t["result"]["dream"]["status"], "updated", "{t}");
+    let index = std::fs::read_to_string(p.join("MEMORY.md")).unwrap();
+    for f in ["(a.md)", "(b.md)", "(c.md)"] {
+        assert!(index.contains(f), "{f} missing from MEMORY.md:\n{index}");
+    }
+}
