@@ -366,22 +366,19 @@ impl Api {
         let (mut result, follow) = result??;
         match follow {
             FollowUp::Extract { chat_wrote } => {
-                let extract = if self.auto_extract(workspace.clone()).unwrap_or(true) {
-                    Some(self.schedule_extract(&workspace, &session, chat_wrote))
-                } else {
-                    // Switched off: recorded, so the task list says why nothing was extracted.
-                    let (mut t, _) = self.tasks.create(
-                        mnemo_core::TaskKind::Extract,
-                        &workspace,
-                        Some(&session),
-                    );
-                    t.error = Some("automatic extraction is off for this workspace".into());
+                let extract = self.schedule_extract(&workspace, &session, chat_wrote);
+                result.dream_task = self.dream_after_turn(&workspace, &session, Some(&extract));
+                result.extract_task = Some(extract);
+            }
+            FollowUp::ExtractOff => {
+                // Recorded, so the task list says why nothing was extracted.
+                let (mut t, _) =
                     self.tasks
-                        .finish(&mut t, mnemo_core::TaskStatus::Skipped, Some("disabled"));
-                    None
-                };
-                result.dream_task = self.dream_after_turn(&workspace, &session, extract.as_deref());
-                result.extract_task = extract;
+                        .create(mnemo_core::TaskKind::Extract, &workspace, Some(&session));
+                t.error = Some("automatic extraction is off for this workspace".into());
+                self.tasks
+                    .finish(&mut t, mnemo_core::TaskStatus::Skipped, Some("disabled"));
+                result.dream_task = self.dream_after_turn(&workspace, &session, None);
             }
             FollowUp::Remember(fact) if fact.is_empty() => {
                 result.reply = "Say what to remember: `/remember <fact>`.".into();

@@ -16,22 +16,30 @@ use crate::Api;
 impl Api {
     /// Which entries `query` would forget (nothing is written).
     pub fn forget_preview(&self, workspace: String, query: String) -> Result<ForgetPreview> {
-        if !self.watching() {
-            self.vault.sync(&self.vault.workspace(&workspace)?)?;
+        if query.trim().is_empty() {
+            return Err(mnemo_core::Error::usage(
+                "say what to forget: the query is empty",
+            ));
         }
+        let ws = self.vault.workspace(&workspace)?;
+        if !self.watching() {
+            self.vault.sync(&ws)?;
+        }
+        // Files are read here, on the caller's thread; only the model's choice runs on the
+        // model runtime.
+        let cands = forget::candidates(&self.vault, &ws, &query)?;
         let client = self.model.client();
         let client = client.settings().is_configured().then_some(client);
-        let vault = std::sync::Arc::clone(&self.vault);
         self.model.runtime.block_on(async move {
             forget::preview(
-                &vault,
                 client.as_deref(),
-                &workspace,
+                &ws.id,
                 &query,
+                cands,
                 &CancellationToken::new(),
             )
             .await
-        })?
+        })
     }
 
     /// Forget exactly these previewed entries (ids and file hashes from `forget_preview`): one

@@ -128,8 +128,19 @@ impl Api {
 
     /// A person wrote these entries: what they had asked to forget may be written again.
     fn lift_forgotten(&self, workspace: &str, body: &str) {
-        let summaries: Vec<String> = mnemo_store::format::entries(body)
+        self.lift_forgotten_new(workspace, "", body);
+    }
+
+    /// A person changed a body from `before` to `after`: the entries they added (not those that
+    /// were already there) may be written again by agents.
+    fn lift_forgotten_new(&self, workspace: &str, before: &str, after: &str) {
+        let had: std::collections::HashSet<String> = mnemo_store::format::entries(before)
+            .iter()
+            .map(|e| mnemo_store::format::summary_key(&e.summary))
+            .collect();
+        let summaries: Vec<String> = mnemo_store::format::entries(after)
             .into_iter()
+            .filter(|e| !had.contains(&mnemo_store::format::summary_key(&e.summary)))
             .map(|e| e.summary)
             .collect();
         if let Err(e) = self.vault.remove_forgotten(workspace, &summaries) {
@@ -152,11 +163,15 @@ impl Api {
             body: patch.body,
             expected_hash: patch.expected_hash,
         };
+        let before = body
+            .as_ref()
+            .and_then(|_| self.vault.get(&workspace, &path).ok())
+            .map(|d| d.body);
         let out = self
             .vault
             .update(&workspace, &path, &p, ChangeSource::User)?;
         if let Some(b) = body {
-            self.lift_forgotten(&workspace, &b);
+            self.lift_forgotten_new(&workspace, before.as_deref().unwrap_or(""), &b);
         }
         Ok(out)
     }
@@ -242,7 +257,17 @@ impl Api {
 
     /// Undo a change (restores exact bytes; journaled).
     pub fn undo(&self, id: i64) -> Result<WriteOutcome> {
-        self.vault.undo(id, ChangeSource::User)
+        let change = self.vault.change(id)?;
+        let out = self.vault.undo(id, ChangeSource::User)?;
+        // Undoing a forget's change is the person asking for those entries back.
+        if change.summary.source == ChangeSource::Forget
+            && let Ok(d) = self
+                .vault
+                .get(&change.summary.workspace, &change.summary.path)
+        {
+            self.lift_forgotten(&change.summary.workspace, &d.body);
+        }
+        Ok(out)
     }
 
     /// Status of the home.

@@ -184,6 +184,8 @@ impl Api {
                 "remember needs a model: set one in Settings (or MNEMO_LLM_BASE_URL and MNEMO_LLM_MODEL)",
             ));
         }
+        // The runtime first: a lane must never be marked running without one to run on.
+        let rt = self.model.runtime.get()?;
         let start = {
             let mut lanes = lock(&self.remember.lanes);
             let lane = lanes.entry(ws.id.clone()).or_default();
@@ -212,7 +214,6 @@ impl Api {
         };
         let (view, start) = start;
         if start {
-            let rt = self.model.runtime.get()?;
             rt.spawn(run_lane(
                 Arc::clone(&self.vault),
                 Arc::clone(&self.model),
@@ -317,7 +318,7 @@ async fn run_one(
     // The index must know every file (a CLI process has no watcher): MEMORY.md and the manifest
     // come from it.
     if let Ok(w) = vault.workspace(ws)
-        && let Err(e) = vault.sync(&w)
+        && let Err(e) = tokio::task::block_in_place(|| vault.sync(&w))
     {
         tracing::warn!(workspace = %ws, "could not sync before remembering: {e}");
     }
@@ -369,6 +370,19 @@ async fn run_one(
             tasks.finish(&mut task, TaskStatus::Completed, None);
         }
         Err(e) => {
+            // A run that also named a path outside the root is refused whole: what it wrote
+            // inside is taken back, so a retry does not write the fact twice.
+            let group = match group {
+                Some(g) if e.code == ErrorCode::RememberPathEscape => {
+                    if let Err(u) = vault.undo_group(g, ChangeSource::Remember) {
+                        tracing::warn!("could not take back the refused remember's writes: {u}");
+                        Some(g)
+                    } else {
+                        None
+                    }
+                }
+                other => other,
+            };
             task.error = Some(e.message);
             task.result = group.map(|g| TaskResult {
                 summary: "failed".into(),

@@ -153,10 +153,16 @@ async fn a_path_outside_the_root_fails_the_task_and_writes_nothing_there() {
     configure(&api, &fake).await;
     fake.push_for(
         Kind::Tools,
-        Reply::tool(
-            "write_file",
-            json!({"path": "../../../outside.md", "content": topic("X", "user", "x\n")}),
-        ),
+        Reply::ToolCalls(vec![
+            (
+                "write_file".into(),
+                json!({"path": "inside.md", "content": topic("In", "user", "something\n")}),
+            ),
+            (
+                "write_file".into(),
+                json!({"path": "../../../outside.md", "content": topic("X", "user", "x\n")}),
+            ),
+        ]),
     );
     fake.push_for(Kind::Tools, Reply::text("Done."));
     let a = api.clone();
@@ -171,6 +177,8 @@ async fn a_path_outside_the_root_fails_the_task_and_writes_nothing_there() {
     assert_eq!(done.status, TaskStatus::Failed);
     assert_eq!(done.error.unwrap().code, ErrorCode::RememberPathEscape);
     assert!(!d.path().join("home/outside.md").exists() && !d.path().join("outside.md").exists());
+    // What it wrote inside is taken back too: a retry will not write the fact twice.
+    assert!(read(&api, "inside.md").is_none());
     let system = fake.requests()[0]["messages"][0]["content"]
         .as_str()
         .unwrap()
@@ -216,6 +224,12 @@ async fn the_seventeenth_pending_remember_is_refused() {
         )
         .unwrap();
     assert!(running.len() <= 1);
+    // Once the lane drains, requests are accepted again.
+    let (a, last) = (api.clone(), codes[15].as_ref().unwrap().clone());
+    blocking(move || a.wait_task(&last, Duration::from_secs(60)).unwrap()).await;
+    let a = api.clone();
+    let again = blocking(move || a.remember(None, "one more fact".into(), None, None)).await;
+    assert!(again.is_ok(), "{again:?}");
 }
 
 fn seed(api: &Api) {
@@ -475,6 +489,32 @@ async fn switching_extraction_off_stops_it_after_the_next_turn() {
     );
     let status = api.memory_status("personal".into(), None).unwrap();
     assert!(status.contains("Auto-extraction: off"), "{status}");
+    // Switched on again: what was said meanwhile is not extracted after the fact.
+    api.set_auto_extract("personal".into(), true).unwrap();
+    let session = turn.session.clone();
+    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
+    fake.push_for(Kind::Stream, Reply::text("ok"));
+    fake.push_for(Kind::Tools, Reply::text("nothing"));
+    let a = api.clone();
+    let r = blocking(move || {
+        a.chat_send("personal".into(), session, "I work at a bakery.".into())
+            .unwrap()
+    })
+    .await;
+    let id = r.extract_task.unwrap();
+    let a = api.clone();
+    blocking(move || a.wait_task(&id, Duration::from_secs(30)).unwrap()).await;
+    let agent = fake
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r["stream"] != true && !r["tools"].is_null())
+        .unwrap();
+    let task = agent["messages"][1]["content"].as_str().unwrap().to_owned();
+    assert!(
+        task.contains("bakery") && !task.contains("Lisbon"),
+        "{task}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -516,5 +556,96 @@ async fn stats_show_switches_budget_health_and_telemetry() {
     assert!(
         status.contains("1 invalid, 1 stale") && status.contains("1 likely duplicate"),
         "{status}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_copy_of_a_forgotten_fact_does_not_block_its_file() {
+    let (_d, api) = api();
+    seed(&api);
+    // drinks.md also holds "Green tea from Kyoto."; only tea.md's copy is forgotten.
+    api.update(
+        "personal".into(),
+        "drinks.md".into(),
+        Patch {
+            body: Some("Likes green tea.\n\nGreen tea from Kyoto.\n".into()),
+            ..Patch::default()
+        },
+    )
+    .unwrap();
+    let mut p = api
+        .forget_preview("personal".into(), "kyoto".into())
+        .unwrap();
+    p.selected.retain(|e| e.path == "tea.md");
+    api.forget("personal".into(), picks(&p)).unwrap();
+    // An agent edits drinks.md, which still holds the kept copy: allowed.
+    let fake = FakeModel::start().await;
+    configure(&api, &fake).await;
+    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
+    fake.push_for(Kind::Stream, Reply::text("Noted."));
+    fake.push_for(
+        Kind::Tools,
+        Reply::tool("edit", json!({"path": "drinks.md", "old_string": "Likes green tea.", "new_string": "Likes green tea.\n\nDrinks it cold in summer."})),
+    );
+    fake.push_for(Kind::Tools, Reply::text("Saved."));
+    let turn = send(&api, "I drink it cold in summer.").await;
+    let id = turn.extract_task.unwrap();
+    let a = api.clone();
+    let ex = blocking(move || a.wait_task(&id, Duration::from_secs(30)).unwrap()).await;
+    assert_eq!(ex.tools[0].ok, Some(true), "{ex:?}");
+    assert!(read(&api, "drinks.md").unwrap().contains("cold in summer"));
+    // A person editing drinks.md elsewhere does not lift the forgotten mark of the kept copy:
+    // an agent still may not write it into another file.
+    api.update(
+        "personal".into(),
+        "drinks.md".into(),
+        Patch {
+            body: Some("Likes green tea!\n\nGreen tea from Kyoto.\n".into()),
+            ..Patch::default()
+        },
+    )
+    .unwrap();
+    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
+    fake.push_for(Kind::Stream, Reply::text("Noted."));
+    fake.push_for(
+        Kind::Tools,
+        Reply::tool(
+            "write_file",
+            json!({"path": "k.md", "content": topic("K", "user", "Green tea from Kyoto.\n")}),
+        ),
+    );
+    fake.push_for(Kind::Tools, Reply::text("Saved."));
+    let turn = send(&api, "Kyoto again.").await;
+    let id = turn.extract_task.unwrap();
+    let a = api.clone();
+    let ex = blocking(move || a.wait_task(&id, Duration::from_secs(30)).unwrap()).await;
+    assert_eq!(ex.tools[0].ok, Some(false), "{ex:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forget_refuses_ids_that_are_not_entries_of_their_file() {
+    let (_d, api) = api();
+    seed(&api);
+    let p = api
+        .forget_preview("personal".into(), "coffee".into())
+        .unwrap();
+    let hash = p.selected[0].hash.clone();
+    for bad in ["drinks.md:abc", "drinks.md:0", "drinks.md:9", "drinks.md"] {
+        let e = api
+            .forget(
+                "personal".into(),
+                vec![ForgetPick {
+                    id: bad.into(),
+                    hash: hash.clone(),
+                }],
+            )
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::Usage, "{bad}: {}", e.message);
+    }
+    assert!(
+        read(&api, "drinks.md")
+            .unwrap()
+            .contains("Likes green tea."),
+        "nothing written"
     );
 }

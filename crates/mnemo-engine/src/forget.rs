@@ -220,19 +220,15 @@ async fn by_model(
     }
 }
 
-/// The preview: which entries the query means.
+/// The preview: which entries the query means, among `cands` (from [`candidates`], read on the
+/// caller's thread — only the model call is async).
 pub async fn preview(
-    vault: &Vault,
     client: Option<&Client>,
     workspace: &str,
     query: &str,
+    cands: Vec<ForgetEntry>,
     cancel: &CancellationToken,
-) -> Result<ForgetPreview> {
-    if query.trim().is_empty() {
-        return Err(Error::usage("say what to forget: the query is empty"));
-    }
-    let ws = vault.workspace(workspace)?;
-    let cands = candidates(vault, &ws, query)?;
+) -> ForgetPreview {
     let (strategy, selected, note) = match client {
         Some(c) if !cands.is_empty() => match by_model(c, query, &cands, cancel).await {
             Ok(sel) => ("model", sel, None),
@@ -240,14 +236,14 @@ pub async fn preview(
         },
         _ => ("heuristic", heuristic(query, &cands), None),
     };
-    Ok(ForgetPreview {
-        workspace: ws.id,
+    ForgetPreview {
+        workspace: workspace.to_owned(),
         query: query.to_owned(),
         strategy: strategy.to_owned(),
         selected,
         candidates: u32::try_from(cands.len()).unwrap_or(u32::MAX),
         note,
-    })
+    }
 }
 
 /// Remove exactly these entries (one origin: the caller's change group). Every file is checked
@@ -267,9 +263,11 @@ pub fn apply(
             ),
         ));
     }
-    let mut by_file: BTreeMap<String, (String, Vec<usize>)> = BTreeMap::new();
+    // Ids name files by path: `path` or `path:N`. Every requested id must be an entry id of its
+    // file as it is (unchanged since the preview), or nothing happens.
+    let mut by_file: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
     for p in picks {
-        let (path, n) = split_id(&p.id);
+        let (path, _) = split_id(&p.id);
         let slot = by_file
             .entry(path.to_owned())
             .or_insert_with(|| (p.hash.clone(), Vec::new()));
@@ -278,21 +276,34 @@ pub fn apply(
                 "`{path}` is listed with two different hashes"
             )));
         }
-        slot.1.push(n.unwrap_or(1));
+        slot.1.push(p.id.clone());
     }
-    let changed: Vec<&str> = by_file
-        .iter()
-        .filter(|(path, (hash, _))| {
-            let now = fsutil::confine(&ws.memory_root, path)
-                .ok()
-                .and_then(|(abs, _)| match fsutil::read_capped(&abs) {
-                    Ok(fsutil::ReadOutcome::Bytes(b)) => Some(fsutil::hash(&b)),
-                    _ => None,
-                });
-            now.as_deref() != Some(hash.as_str())
-        })
-        .map(|(p, _)| p.as_str())
-        .collect();
+    let mut current: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let mut changed = Vec::new();
+    for (path, (hash, ids)) in &by_file {
+        let bytes = fsutil::confine(&ws.memory_root, path)
+            .ok()
+            .and_then(|(abs, _)| match fsutil::read_capped(&abs) {
+                Ok(fsutil::ReadOutcome::Bytes(b)) => Some(b),
+                _ => None,
+            });
+        match bytes {
+            Some(b) if fsutil::hash(&b) == *hash => {
+                let entries = TopicFile::parse(&String::from_utf8_lossy(&b)).entries();
+                let known: HashSet<String> = entries
+                    .iter()
+                    .map(|e| format::entry_id(path, e.index, entries.len()))
+                    .collect();
+                if let Some(bad) = ids.iter().find(|i| !known.contains(*i)) {
+                    return Err(Error::usage(format!(
+                        "`{bad}` is not an entry of `{path}`: use the ids the preview lists"
+                    )));
+                }
+                current.insert(path.clone(), b);
+            }
+            _ => changed.push(path.as_str()),
+        }
+    }
     if !changed.is_empty() {
         return Err(Error::new(
             ErrorCode::Conflict,
@@ -304,8 +315,11 @@ pub fn apply(
     }
     let mut out = Forgotten::default();
     let mut summaries = Vec::new();
-    vault.batch(ws, origin, || -> Result<()> {
-        for (path, (hash, indices)) in &by_file {
+    // Files already rewritten, with what they held: if a later file fails (changed in the
+    // instant between the check and its write), these are put back — all or nothing.
+    let mut done: Vec<(String, Vec<u8>)> = Vec::new();
+    let result = vault.batch(ws, origin, || -> Result<()> {
+        for (path, (hash, ids)) in &by_file {
             let mut removed_here = Vec::new();
             let mut memory_type = None;
             let written = vault.mutate(ws, path, origin, None, |cur, rel| {
@@ -314,26 +328,22 @@ pub fn apply(
                 if fsutil::hash(bytes) != *hash {
                     return Err(Error::new(
                         ErrorCode::Conflict,
-                        format!("{rel} changed since the preview: it was left as it is"),
+                        format!(
+                            "{rel} changed since the preview: nothing was forgotten; preview again"
+                        ),
                     ));
                 }
                 let text = String::from_utf8_lossy(bytes).into_owned();
                 let mut file = TopicFile::parse(&text);
                 memory_type = file.memory_type();
                 let entries = file.entries();
-                let keep: Vec<&format::Entry> = entries
+                let total = entries.len();
+                let (gone, keep): (Vec<&format::Entry>, Vec<&format::Entry>) = entries
                     .iter()
-                    .filter(|e| !indices.contains(&e.index))
-                    .collect();
-                removed_here = entries
+                    .partition(|e| ids.contains(&format::entry_id(rel, e.index, total)));
+                removed_here = gone
                     .iter()
-                    .filter(|e| indices.contains(&e.index))
-                    .map(|e| {
-                        (
-                            format::entry_id(rel, e.index, entries.len()),
-                            e.summary.clone(),
-                        )
-                    })
+                    .map(|e| (format::entry_id(rel, e.index, total), e.summary.clone()))
                     .collect();
                 if keep.is_empty() {
                     return Ok(None);
@@ -342,6 +352,9 @@ pub fn apply(
                 file.set_body(&body.join("\n\n"));
                 Ok(Some(file.render().into_bytes()))
             })?;
+            if let Some(before) = current.remove(path) {
+                done.push((path.clone(), before));
+            }
             if written.hash.is_none() {
                 out.deleted.push(path.clone());
             } else {
@@ -356,7 +369,16 @@ pub fn apply(
             }
         }
         Ok(())
-    })?;
+    });
+    if let Err(e) = result {
+        for (path, before) in done.into_iter().rev() {
+            let put_back = vault.mutate(ws, &path, origin, None, |_, _| Ok(Some(before)));
+            if let Err(r) = put_back {
+                tracing::warn!("could not put {path} back after a failed forget: {r}");
+            }
+        }
+        return Err(e);
+    }
     vault.add_forgotten(&ws.id, &summaries)?;
     Ok(out)
 }

@@ -34,6 +34,8 @@ pub enum FollowUp {
         /// The chat model wrote memory this turn.
         chat_wrote: bool,
     },
+    /// Extraction is switched off for the workspace (the messages are marked processed).
+    ExtractOff,
     /// `/dream`: a manual dream of this workspace.
     Dream,
     /// `/remember <fact>` (the fact; may be empty).
@@ -220,17 +222,27 @@ impl Turn {
                 paths: wrote.clone(),
             });
         }
-        if ignore_memory {
+        // Extraction switched off for the workspace: like an ignored chat, these messages are
+        // marked processed, so switching it on later does not extract them after the fact.
+        let extract_off = !ignore_memory && !crate::extract::auto_enabled(vault, &self.ws);
+        if ignore_memory || extract_off {
             new_records.push(Record::Extracted { upto });
         }
         self.sessions.append(&self.session, &new_records)?;
         // The turn is saved: what follows is bookkeeping, whose failures are logged, never
         // reported as a failed turn (the client would send the message again).
-        if let Err(e) = self.after_save(vault, history.is_empty(), ignore_memory, upto) {
+        if let Err(e) = self.after_save(
+            vault,
+            history.is_empty(),
+            ignore_memory || extract_off,
+            upto,
+        ) {
             tracing::warn!(session = %self.session, "after the turn: {e}");
         }
         let follow = if ignore_memory {
             FollowUp::Nothing
+        } else if extract_off {
+            FollowUp::ExtractOff
         } else {
             FollowUp::Extract {
                 chat_wrote: !wrote.is_empty(),

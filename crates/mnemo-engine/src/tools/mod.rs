@@ -290,7 +290,7 @@ impl<'a> MemoryTools<'a> {
         }
     }
 
-    fn check_content(&self, rel: &str, content: &str) -> Result<(), Error> {
+    fn check_content(rel: &str, content: &str) -> Result<(), Error> {
         let hits = secrets::scan(content);
         if !hits.is_empty() {
             return Err(Error::new(
@@ -299,19 +299,39 @@ impl<'a> MemoryTools<'a> {
             ));
         }
         if doc::doc_kind(rel) == Some(doc::DocKind::Topic) {
-            let file = TopicFile::parse(content);
-            file.check()?;
-            // What the user asked to forget is not written back by an agent (SPEC §4.4).
-            for e in file.entries() {
-                if let Some(at) = self.vault.forgotten_at(&self.ws.id, &e.summary)? {
-                    return Err(Error::new(
-                        ErrorCode::Conflict,
-                        format!(
-                            "\"{}\" was forgotten at the user's request ({at}): do not write it back (a person can add it again by hand)",
-                            e.summary.chars().take(80).collect::<String>()
-                        ),
-                    ));
-                }
+            TopicFile::parse(content).check()?;
+        }
+        Ok(())
+    }
+
+    /// What the user asked to forget is not written back by an agent (SPEC §4.4): refuse an
+    /// entry of `new` whose summary was forgotten — unless the file already holds it (a copy the
+    /// user kept), so other changes to that file still go through.
+    fn check_forgotten(&self, rel: &str, new: &str, current: Option<&[u8]>) -> Result<(), Error> {
+        if doc::doc_kind(rel) != Some(doc::DocKind::Topic) {
+            return Ok(());
+        }
+        let present: std::collections::HashSet<String> = current
+            .map(|b| {
+                TopicFile::parse(&String::from_utf8_lossy(b))
+                    .entries()
+                    .iter()
+                    .map(|e| mnemo_store::format::summary_key(&e.summary))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for e in TopicFile::parse(new).entries() {
+            if present.contains(&mnemo_store::format::summary_key(&e.summary)) {
+                continue;
+            }
+            if let Some(at) = self.vault.forgotten_at(&self.ws.id, &e.summary)? {
+                return Err(Error::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "\"{}\" was forgotten at the user's request ({at}): do not write it back (a person can add it again by hand)",
+                        e.summary.chars().take(80).collect::<String>()
+                    ),
+                ));
             }
         }
         Ok(())
@@ -319,13 +339,14 @@ impl<'a> MemoryTools<'a> {
 
     fn write(&mut self, path: &str, content: &str) -> Result<ToolOutput, Error> {
         let (_, rel) = self.confine(path)?;
-        self.check_content(&rel, content)?;
+        Self::check_content(&rel, content)?;
         let mut before = None;
         let out = self
             .vault
             .mutate(&self.ws, &rel, self.origin, None, |cur, rel| {
                 self.guard(rel, cur)?;
                 self.check_owed(rel, content)?;
+                self.check_forgotten(rel, content, cur)?;
                 before = Some(cur.map(|b| String::from_utf8_lossy(b).into_owned()));
                 Ok(Some(content.as_bytes().to_vec()))
             })?;
@@ -378,8 +399,9 @@ impl<'a> MemoryTools<'a> {
                     }
                 }
                 let updated = text.replacen(old, new, 1);
-                self.check_content(rel, &updated)?;
+                Self::check_content(rel, &updated)?;
                 self.check_owed(rel, &updated)?;
+                self.check_forgotten(rel, &updated, current)?;
                 before = Some(Some(text));
                 Ok(Some(updated.into_bytes()))
             })?;
