@@ -5,8 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
-import { makeHome, startServer, topic, artifacts, waitFor } from "./fixture.mjs";
+import { makeHome, startServer, topic, artifacts, waitFor, launchChromium } from "./fixture.mjs";
 
 let fixture, server, browser, page;
 const row = (path) => page.locator(`[data-testid="memory-row"][data-path="${path}"]`);
@@ -15,11 +14,7 @@ const shot = (name) => page.screenshot({ path: join(artifacts, `browser-${name}.
 before(async () => {
   fixture = makeHome();
   server = await startServer(fixture);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on("pageerror", (e) => console.error("page error:", e.message));
   // The one-time login URL sets the session cookie and redirects to the app.

@@ -6,8 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
-import { makeHome, startServer, startFakeModel, topic, artifacts, waitFor } from "./fixture.mjs";
+import { makeHome, startServer, startFakeModel, topic, artifacts, waitFor, launchChromium } from "./fixture.mjs";
 
 const REPLY = "Think of a hook like a goroutine-local variable that survives between calls: useState keeps a value across renders.";
 const EXTRACTED = topic(
@@ -35,11 +34,7 @@ before(async () => {
     },
   });
   server = await startServer(fixture);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.on("pageerror", (e) => console.error("page error:", e.message));
   await page.goto(server.url);

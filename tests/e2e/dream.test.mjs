@@ -9,8 +9,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
-import { makeHome, startServer, startFakeModel, topic, artifacts, waitFor } from "./fixture.mjs";
+import { makeHome, startServer, startFakeModel, topic, artifacts, waitFor, launchChromium } from "./fixture.mjs";
 
 const ORIGINAL = topic(
   "Testing habits",
@@ -55,11 +54,7 @@ before(async () => {
   });
   fixture.env = { ...fixture.env, MNEMO_LLM_BASE_URL: fake.url, MNEMO_LLM_MODEL: "fake-main" };
   server = await startServer(fixture);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.on("pageerror", (e) => console.error("page error:", e.message));
   await page.goto(server.url);

@@ -101,3 +101,13 @@ export function startFakeModel(dir, script) {
     child.on("exit", (code) => reject(new Error(`mnemo-fake-model exited with ${code}: ${err}`)));
   });
 }
+
+/** Debian's Chromium, headless, with nothing reaching out to the network on its own. */
+export async function launchChromium() {
+  const { chromium } = await import("playwright-core");
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}

@@ -91,7 +91,12 @@ impl Api {
     /// Switch auto-dream for a workspace; returns the new setting.
     pub fn set_auto_dream(&self, workspace: String, enabled: bool) -> Result<bool> {
         let ws = self.vault.workspace(&workspace)?;
-        settings::set_auto_dream(&self.vault.home().root, &ws.id, enabled)?;
+        settings::set_switch(
+            &self.vault.home().root,
+            settings::AUTO_DREAM,
+            &ws.id,
+            enabled,
+        )?;
         Ok(enabled)
     }
 

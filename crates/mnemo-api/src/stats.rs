@@ -19,7 +19,12 @@ impl Api {
     /// Switch automatic extraction for a workspace; returns the new setting.
     pub fn set_auto_extract(&self, workspace: String, enabled: bool) -> Result<bool> {
         let ws = self.vault.workspace(&workspace)?;
-        settings::set_auto_extract(&self.vault.home().root, &ws.id, enabled)?;
+        settings::set_switch(
+            &self.vault.home().root,
+            settings::AUTO_EXTRACT,
+            &ws.id,
+            enabled,
+        )?;
         Ok(enabled)
     }
 

@@ -75,6 +75,25 @@ async fn configure(api: &Api, fake: &FakeModel) {
     blocking(move || a.set_model_settings(s)).await.unwrap();
 }
 
+/// The agent's two good steps: write b.md's entry (with its Why) into a.md, then delete b.md.
+/// Returns the merged a.md.
+fn script_merge(fake: &FakeModel) -> String {
+    let merged = topic(
+        "Plans",
+        "project",
+        "Ship v2 in May.\nWhy: the board asked.\n\nUse Postgres.\n",
+    );
+    fake.push_for(
+        Kind::Tools,
+        Reply::tool("write_file", json!({"path": "a.md", "content": merged})),
+    );
+    fake.push_for(
+        Kind::Tools,
+        Reply::tool("delete_file", json!({"path": "b.md"})),
+    );
+    merged
+}
+
 async fn dream(api: &Api, mechanical: bool) -> TaskInfo {
     let a = api.clone();
     blocking(move || {
@@ -305,19 +324,7 @@ async fn the_last_copy_of_a_deleted_files_entry_is_never_removed() {
     let fake = FakeModel::start().await;
     configure(&api, &fake).await;
     seed(&api);
-    let merged = topic(
-        "Plans",
-        "project",
-        "Ship v2 in May.\nWhy: the board asked.\n\nUse Postgres.\n",
-    );
-    fake.push_for(
-        Kind::Tools,
-        Reply::tool("write_file", json!({"path": "a.md", "content": merged})),
-    );
-    fake.push_for(
-        Kind::Tools,
-        Reply::tool("delete_file", json!({"path": "b.md"})),
-    );
+    let merged = script_merge(&fake);
     // Then it tries to edit the kept copy away: refused, b.md's entry would exist nowhere.
     fake.push_for(
         Kind::Tools,
@@ -340,19 +347,7 @@ async fn a_deleted_file_whose_entry_an_outside_edit_removed_is_restored() {
     let fake = FakeModel::start().await;
     configure(&api, &fake).await;
     let before = seed(&api);
-    let merged = topic(
-        "Plans",
-        "project",
-        "Ship v2 in May.\nWhy: the board asked.\n\nUse Postgres.\n",
-    );
-    fake.push_for(
-        Kind::Tools,
-        Reply::tool("write_file", json!({"path": "a.md", "content": merged})),
-    );
-    fake.push_for(
-        Kind::Tools,
-        Reply::tool("delete_file", json!({"path": "b.md"})),
-    );
+    script_merge(&fake);
     fake.push_for(
         Kind::Tools,
         Reply::Delay(

@@ -10,7 +10,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mnemo_api::reexports::{ForgetPick, TaskKind, TaskStatus};
+use mnemo_api::reexports::{ForgetPick, TaskInfo, TaskKind, TaskStatus};
 use mnemo_api::{Api, NewMemory, Patch};
 use mnemo_core::{ErrorCode, MemoryType};
 use mnemo_testkit::{FakeModel, Kind, Reply};
@@ -28,6 +28,18 @@ fn read(api: &Api, rel: &str) -> Option<String> {
 
 fn topic(name: &str, ty: &str, body: &str) -> String {
     format!("---\nname: {name}\ndescription: {name} facts\ntype: {ty}\n---\n{body}")
+}
+
+/// A chat turn whose extraction agent makes one tool call (`call`), then says it saved; returns
+/// the finished extraction task.
+async fn extraction_calling(api: &Api, fake: &FakeModel, message: &str, call: Reply) -> TaskInfo {
+    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
+    fake.push_for(Kind::Stream, Reply::text("Noted."));
+    fake.push_for(Kind::Tools, call);
+    fake.push_for(Kind::Tools, Reply::text("Saved."));
+    let id = send(api, message).await.extract_task.unwrap();
+    let a = api.clone();
+    blocking(move || a.wait_task(&id, Duration::from_secs(30)).unwrap()).await
 }
 
 async fn configure(api: &Api, fake: &FakeModel) {
@@ -297,20 +309,16 @@ async fn forget_removes_exactly_the_previewed_entries_and_keeps_them_forgotten()
     // An agent writing it back is refused; a person adding it by hand lifts that.
     let fake = FakeModel::start().await;
     configure(&api, &fake).await;
-    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
-    fake.push_for(Kind::Stream, Reply::text("Noted."));
-    fake.push_for(
-        Kind::Tools,
+    let ex = extraction_calling(
+        &api,
+        &fake,
+        "I like green tea.",
         Reply::tool(
             "write_file",
             json!({"path": "tea2.md", "content": topic("Tea", "user", "likes green TEA.\n")}),
         ),
-    );
-    fake.push_for(Kind::Tools, Reply::text("Saved."));
-    let turn = send(&api, "I like green tea.").await;
-    let id = turn.extract_task.unwrap();
-    let a = api.clone();
-    let ex = blocking(move || a.wait_task(&id, Duration::from_secs(30)).unwrap()).await;
+    )
+    .await;
     assert_eq!(ex.tools[0].ok, Some(false), "{ex:?}");
     assert!(read(&api, "tea2.md").is_none(), "not written back");
     api.create(
@@ -325,20 +333,16 @@ async fn forget_removes_exactly_the_previewed_entries_and_keeps_them_forgotten()
     )
     .unwrap();
     // Added again by a person: agents may write it too from now on.
-    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
-    fake.push_for(Kind::Stream, Reply::text("Noted."));
-    fake.push_for(
-        Kind::Tools,
+    let ex = extraction_calling(
+        &api,
+        &fake,
+        "Green tea, really.",
         Reply::tool(
             "write_file",
             json!({"path": "tea2.md", "content": topic("Tea", "user", "likes green TEA.\n")}),
         ),
-    );
-    fake.push_for(Kind::Tools, Reply::text("Saved."));
-    let turn = send(&api, "Green tea, really.").await;
-    let id = turn.extract_task.unwrap();
-    let a = api.clone();
-    let ex = blocking(move || a.wait_task(&id, Duration::from_secs(30)).unwrap()).await;
+    )
+    .await;
     assert_eq!(ex.tools[0].ok, Some(true), "{ex:?}");
     assert!(read(&api, "tea2.md").is_some());
     // Undoing the forget brings the entries back byte-exact.
@@ -347,14 +351,7 @@ async fn forget_removes_exactly_the_previewed_entries_and_keeps_them_forgotten()
     assert_eq!(read(&api, "drinks.md").unwrap(), before);
     // ...and lifts their forgotten marks: an agent may write "Green tea from Kyoto." again.
     api.remove("personal".into(), "tea.md".into()).unwrap();
-    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
-    fake.push_for(Kind::Stream, Reply::text("Noted."));
-    fake.push_for(Kind::Tools, Reply::tool("write_file", json!({"path": "kyoto.md", "content": topic("Kyoto", "user", "Green tea from Kyoto.\n")})));
-    fake.push_for(Kind::Tools, Reply::text("Saved."));
-    let turn = send(&api, "Kyoto tea.").await;
-    let id = turn.extract_task.unwrap();
-    let a = api.clone();
-    let ex = blocking(move || a.wait_task(&id, Duration::from_secs(30)).unwrap()).await;
+    let ex = extraction_calling(&api, &fake, "Kyoto tea.", Reply::tool("write_file", json!({"path": "kyoto.md", "content": topic("Kyoto", "user", "Green tea from Kyoto.\n")}))).await;
     assert_eq!(ex.tools[0].ok, Some(true), "{ex:?}");
 }
 
@@ -581,17 +578,7 @@ async fn a_kept_copy_of_a_forgotten_fact_does_not_block_its_file() {
     // An agent edits drinks.md, which still holds the kept copy: allowed.
     let fake = FakeModel::start().await;
     configure(&api, &fake).await;
-    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
-    fake.push_for(Kind::Stream, Reply::text("Noted."));
-    fake.push_for(
-        Kind::Tools,
-        Reply::tool("edit", json!({"path": "drinks.md", "old_string": "Likes green tea.", "new_string": "Likes green tea.\n\nDrinks it cold in summer."})),
-    );
-    fake.push_for(Kind::Tools, Reply::text("Saved."));
-    let turn = send(&api, "I drink it cold in summer.").await;
-    let id = turn.extract_task.unwrap();
-    let a = api.clone();
-    let ex = blocking(move || a.wait_task(&id, Duration::from_secs(30)).unwrap()).await;
+    let ex = extraction_calling(&api, &fake, "I drink it cold in summer.", Reply::tool("edit", json!({"path": "drinks.md", "old_string": "Likes green tea.", "new_string": "Likes green tea.\n\nDrinks it cold in summer."}))).await;
     assert_eq!(ex.tools[0].ok, Some(true), "{ex:?}");
     assert!(read(&api, "drinks.md").unwrap().contains("cold in summer"));
     // A person editing drinks.md elsewhere does not lift the forgotten mark of the kept copy:
@@ -605,20 +592,16 @@ async fn a_kept_copy_of_a_forgotten_fact_does_not_block_its_file() {
         },
     )
     .unwrap();
-    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
-    fake.push_for(Kind::Stream, Reply::text("Noted."));
-    fake.push_for(
-        Kind::Tools,
+    let ex = extraction_calling(
+        &api,
+        &fake,
+        "Kyoto again.",
         Reply::tool(
             "write_file",
             json!({"path": "k.md", "content": topic("K", "user", "Green tea from Kyoto.\n")}),
         ),
-    );
-    fake.push_for(Kind::Tools, Reply::text("Saved."));
-    let turn = send(&api, "Kyoto again.").await;
-    let id = turn.extract_task.unwrap();
-    let a = api.clone();
-    let ex = blocking(move || a.wait_task(&id, Duration::from_secs(30)).unwrap()).await;
+    )
+    .await;
     assert_eq!(ex.tools[0].ok, Some(false), "{ex:?}");
 }
 

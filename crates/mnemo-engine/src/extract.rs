@@ -31,14 +31,8 @@ pub const LIMITS: AgentLimits = AgentLimits {
 /// (`[auto_extract]`), on when absent.
 #[must_use]
 pub fn auto_enabled(vault: &Vault, ws: &mnemo_store::Workspace) -> bool {
-    mnemo_store::settings::auto_extract(&vault.home().root)
-        .unwrap_or_else(|e| {
-            tracing::warn!("auto-extraction switches unreadable, using defaults: {e}");
-            std::collections::BTreeMap::new()
-        })
-        .get(&ws.id)
-        .copied()
-        .unwrap_or(true)
+    use mnemo_store::settings;
+    settings::switch(&vault.home().root, settings::AUTO_EXTRACT, &ws.id).unwrap_or(true)
 }
 
 /// Entries shorter than this are dropped.

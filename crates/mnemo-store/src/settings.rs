@@ -19,8 +19,10 @@ use crate::fsutil;
 const FILE: &str = "settings.toml";
 const LOCK: &str = ".settings.lock";
 const KEY_FILE: &str = "llm.key";
-const AUTO_DREAM: &str = "auto_dream";
-const AUTO_EXTRACT: &str = "auto_extract";
+/// The per-workspace auto-dream switches.
+pub const AUTO_DREAM: &str = "auto_dream";
+/// The per-workspace automatic-extraction switches.
+pub const AUTO_EXTRACT: &str = "auto_extract";
 
 /// The folder list: what `get_settings` / `set_settings` show and change.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
@@ -130,20 +132,31 @@ pub fn add_folder(home: &Path, folder: &Path) -> Result<()> {
     })
 }
 
-/// A per-workspace switch table (`[auto_dream]`, `[auto_extract]`): workspace id → on/off.
-/// Workspaces not listed follow their default (the engine decides it).
-pub fn switches(home: &Path, section: &str) -> Result<std::collections::BTreeMap<String, bool>> {
-    read_section(home, section)?.map_or_else(
-        || Ok(std::collections::BTreeMap::new()),
-        |v| {
-            v.try_into().map_err(|e| {
-                Error::new(
-                    ErrorCode::Corrupt,
-                    format!("`{section}` in {} is not valid: {e}", path(home).display()),
-                )
-            })
-        },
-    )
+/// One workspace's switch in a switch table (`[auto_dream]`, `[auto_extract]`): `None` when it
+/// is not set — the caller's default applies. An unreadable table counts as unset, with a warning.
+#[must_use]
+pub fn switch(home: &Path, section: &str, workspace: &str) -> Option<bool> {
+    let table: Result<std::collections::BTreeMap<String, bool>> = read_section(home, section)
+        .and_then(|v| {
+            v.map_or_else(
+                || Ok(std::collections::BTreeMap::new()),
+                |v| {
+                    v.try_into().map_err(|e| {
+                        Error::new(
+                            ErrorCode::Corrupt,
+                            format!("`{section}` in {} is not valid: {e}", path(home).display()),
+                        )
+                    })
+                },
+            )
+        });
+    match table {
+        Ok(t) => t.get(workspace).copied(),
+        Err(e) => {
+            tracing::warn!("`{section}` switches unreadable, using defaults: {e}");
+            None
+        }
+    }
 }
 
 /// Set one workspace's switch in a switch table (every other entry and table kept).
@@ -165,26 +178,6 @@ pub fn set_switch(home: &Path, section: &str, workspace: &str, on: bool) -> Resu
         table.insert(workspace.to_owned(), toml::Value::Boolean(on));
         Ok(Some(toml::Value::Table(table)))
     })
-}
-
-/// The auto-dream switches.
-pub fn auto_dream(home: &Path) -> Result<std::collections::BTreeMap<String, bool>> {
-    switches(home, AUTO_DREAM)
-}
-
-/// Switch auto-dream for one workspace.
-pub fn set_auto_dream(home: &Path, workspace: &str, on: bool) -> Result<()> {
-    set_switch(home, AUTO_DREAM, workspace, on)
-}
-
-/// The automatic-extraction switches (absent: on).
-pub fn auto_extract(home: &Path) -> Result<std::collections::BTreeMap<String, bool>> {
-    switches(home, AUTO_EXTRACT)
-}
-
-/// Switch automatic extraction for one workspace.
-pub fn set_auto_extract(home: &Path, workspace: &str, on: bool) -> Result<()> {
-    set_switch(home, AUTO_EXTRACT, workspace, on)
 }
 
 /// The stored model API key, if any.

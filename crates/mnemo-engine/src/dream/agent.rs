@@ -10,9 +10,9 @@ use std::time::Duration;
 use mnemo_core::Result;
 use mnemo_llm::Client;
 use mnemo_store::format::TopicFile;
-use mnemo_store::{Workspace, doc, fsutil};
+use mnemo_store::{doc, fsutil};
 
-use super::{EntryPool, Progress, Scope, Snapshot};
+use super::{Progress, Scope, Snapshot, entries_elsewhere};
 use crate::agent::{AgentLimits, AgentMachine, AgentOutcome};
 use crate::tools::MemoryTools;
 
@@ -71,17 +71,6 @@ fn task_text(memory_md: &str, manifest: &str, logs: &[String], today: &str) -> S
             logs.join("\n")
         },
     )
-}
-
-/// The entries of every valid topic file on disk now except `except`.
-fn entries_elsewhere(ws: &Workspace, except: &str) -> EntryPool {
-    let mut pool = EntryPool::default();
-    for (p, b) in super::read_docs(ws) {
-        if p != except && doc::doc_kind(&p) == Some(doc::DocKind::Topic) {
-            pool.add(&String::from_utf8_lossy(&b));
-        }
-    }
-    pool
 }
 
 /// Put a file back as it was in the snapshot (deleting it if it did not exist) — only if it is

@@ -83,6 +83,19 @@ impl EntryPool {
     }
 }
 
+/// The entries of every valid topic file on disk now, except `except`: where an entry would
+/// have to live on (deletes, the safety pass).
+#[must_use]
+pub fn entries_elsewhere(ws: &Workspace, except: &str) -> EntryPool {
+    let mut pool = EntryPool::default();
+    for (p, b) in read_docs(ws) {
+        if p != except && doc::doc_kind(&p) == Some(doc::DocKind::Topic) {
+            pool.add(&String::from_utf8_lossy(&b));
+        }
+    }
+    pool
+}
+
 /// Progress of a dream, for its task.
 #[derive(Debug)]
 pub enum Progress<'a> {
@@ -174,13 +187,8 @@ pub fn sessions_touched_since(ws: &Workspace, since: Option<DateTime<Utc>>) -> u
 /// consolidating its folders itself.
 #[must_use]
 pub fn auto_enabled(vault: &Vault, ws: &Workspace) -> bool {
-    mnemo_store::settings::auto_dream(&vault.home().root)
-        .unwrap_or_else(|e| {
-            tracing::warn!("auto-dream switches unreadable, using defaults: {e}");
-            BTreeMap::new()
-        })
-        .get(&ws.id)
-        .copied()
+    use mnemo_store::settings;
+    settings::switch(&vault.home().root, settings::AUTO_DREAM, &ws.id)
         .unwrap_or(ws.kind == WorkspaceKind::Mnemo)
 }
 

@@ -11,7 +11,7 @@ use mnemo_store::{doc, fsutil};
 use serde_json::json;
 
 use super::{MemoryTools, ToolOutput};
-use crate::dream::EntryPool;
+use crate::dream::entries_elsewhere;
 
 /// Transcripts searched at most (the most recently changed).
 const MAX_TRANSCRIPTS: usize = 20;
@@ -38,27 +38,13 @@ pub(super) fn definitions() -> Vec<mnemo_llm::Tool> {
 }
 
 impl MemoryTools<'_> {
-    /// The entries of every valid topic file except `except`.
-    fn entries_elsewhere(&self, except: &str) -> EntryPool {
-        let mut pool = EntryPool::default();
-        for (rel, abs) in self.files_under(&self.ws.memory_root) {
-            if rel == except || doc::doc_kind(&rel) != Some(doc::DocKind::Topic) {
-                continue;
-            }
-            if let Ok(fsutil::ReadOutcome::Bytes(b)) = fsutil::read_capped(&abs) {
-                pool.add(&String::from_utf8_lossy(&b));
-            }
-        }
-        pool
-    }
-
     /// In a run that deleted files: refuse to give `rel` the text `new` when that would remove
     /// the last copy of an entry of a deleted file (so a kill at any instant loses no fact).
     pub(super) fn check_owed(&self, rel: &str, new: &str) -> Result<(), Error> {
         if self.owed.is_empty() {
             return Ok(());
         }
-        let mut pool = self.entries_elsewhere(rel);
+        let mut pool = entries_elsewhere(&self.ws, rel);
         pool.add(new);
         match self.owed.iter().find(|(_, e)| !pool.holds(e)) {
             None => Ok(()),
@@ -87,7 +73,7 @@ impl MemoryTools<'_> {
             _ => return Err(Error::not_found(format!("`{rel}` does not exist"))),
         };
         let checked = fsutil::hash(&bytes);
-        let elsewhere = self.entries_elsewhere(&rel);
+        let elsewhere = entries_elsewhere(&self.ws, &rel);
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let lost: Vec<String> = TopicFile::parse(&text)
             .entries()
