@@ -1,0 +1,78 @@
+//! The real model, as the set-up installs it. Required when `MNEMO_REQUIRE_MODEL=1` (the test
+//! script sets it after installing the model) or under CI; skipped with a note otherwise.
+
+use std::path::{Path, PathBuf};
+
+use mnemo_embed::{EmbedError, Embedder, Located, dot, locate};
+
+fn model_dir() -> Option<PathBuf> {
+    match locate(None) {
+        Located::Found(d) => Some(d),
+        other => {
+            let required = std::env::var("MNEMO_REQUIRE_MODEL").is_ok_and(|v| v == "1")
+                || std::env::var("CI").is_ok_and(|v| v == "true");
+            assert!(!required, "the embedding model is required here but {other:?}");
+            eprintln!("skipped: no embedding model installed ({other:?})");
+            None
+        }
+    }
+}
+
+fn copy_model(from: &Path, to: &Path) {
+    for f in mnemo_embed::REQUIRED_FILES {
+        std::fs::copy(from.join(f), to.join(f)).expect("copy");
+    }
+}
+
+#[test]
+fn the_model_understands_meaning_and_reports_truncation() {
+    let Some(dir) = model_dir() else { return };
+    let m = Embedder::load(&dir).expect("load");
+    assert_eq!(m.dim(), 384);
+    let e = m
+        .embed(&[
+            "which pet does the user own",
+            "Dog named Biscuit: walks the beagle twice a day",
+            "Deploys go through the staging cluster first",
+            "word ".repeat(600).as_str(),
+        ])
+        .expect("embed");
+    let norm: f32 = e[0].vector.iter().map(|x| x * x).sum();
+    assert!((norm - 1.0).abs() < 1e-3, "unit length, got {norm}");
+    let pet = dot(&e[0].vector, &e[1].vector);
+    let deploy = dot(&e[0].vector, &e[2].vector);
+    assert!(pet > deploy + 0.1, "pet {pet} vs deploy {deploy}");
+    assert!(!e[1].truncated);
+    assert!(e[3].truncated, "600 words exceed the 256-piece window");
+    // Batched and alone give the same vector.
+    let alone = m.embed(&["which pet does the user own"]).expect("embed");
+    assert!(dot(&alone[0].vector, &e[0].vector) > 0.999);
+    assert!(m.model_id().contains('@'));
+}
+
+#[test]
+fn truncated_or_wrong_files_are_clear_errors() {
+    let Some(dir) = model_dir() else { return };
+    let t = tempfile::tempdir().expect("tmp");
+    copy_model(&dir, t.path());
+    // Truncated weights.
+    let w = std::fs::read(dir.join("model.safetensors")).expect("read");
+    std::fs::write(t.path().join("model.safetensors"), &w[..w.len() / 3]).expect("write");
+    let err = Embedder::load(t.path()).expect_err("truncated");
+    assert!(matches!(err, EmbedError::BadModel { .. }), "{err}");
+    assert!(err.to_string().contains("model.safetensors"), "{err}");
+    // Not a safetensors file at all.
+    std::fs::write(t.path().join("model.safetensors"), b"<html>not found</html>").expect("write");
+    let err = Embedder::load(t.path()).expect_err("wrong");
+    assert!(err.to_string().contains("reinstall"), "{err}");
+    // A tokenizer that is not one.
+    copy_model(&dir, t.path());
+    std::fs::write(t.path().join("tokenizer.json"), b"{}").expect("write");
+    let err = Embedder::load(t.path()).expect_err("tokenizer");
+    assert!(err.to_string().contains("tokenizer.json"), "{err}");
+    // A config for another architecture.
+    copy_model(&dir, t.path());
+    std::fs::write(t.path().join("config.json"), br#"{"hidden_size": 1024}"#).expect("write");
+    let err = Embedder::load(t.path()).expect_err("config");
+    assert!(matches!(err, EmbedError::BadModel { .. }), "{err}");
+}
