@@ -331,6 +331,11 @@ impl Api {
         };
         // Read once the session is ours: no other turn of it can finish in between.
         let turn = Turn::open(&self.vault, &workspace, &session, &message)?;
+        let turn = if turn.ignores_memory() {
+            turn
+        } else {
+            turn.with_query_vector(self.query_vector(&message))
+        };
         let (vault, model, client) = (
             Arc::clone(&self.vault),
             Arc::clone(&self.model),

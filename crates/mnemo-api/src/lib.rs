@@ -12,6 +12,7 @@
 
 mod chat;
 mod dream;
+mod embed;
 mod extract;
 mod forget;
 mod memory;
@@ -31,6 +32,7 @@ use mnemo_store::{Home, Vault};
 use serde::Deserialize;
 
 pub use chat::{ChatEvent, ChatLine, ChatTranscript, MAX_MESSAGE_BYTES};
+pub use embed::INLINE_MAX as EMBED_INLINE_MAX;
 pub use memory::{ChangeDiff, NewMemory, Patch};
 pub use mnemo_engine::stats::{MemoryStats, TelemetryEvent};
 pub use model::{ModelSettings, ModelTest};
@@ -60,7 +62,7 @@ macro_rules! for_each_command {
             create(workspace: String, memory: $crate::NewMemory) -> $crate::reexports::WriteOutcome;
             update(workspace: String, path: String, patch: $crate::Patch) -> $crate::reexports::WriteOutcome;
             remove(workspace: String, path: String) -> $crate::reexports::WriteOutcome;
-            search(workspace: Option<String>, query: String, limit: Option<u32>) -> Vec<$crate::reexports::Hit>;
+            search(workspace: Option<String>, query: String, limit: Option<u32>, lexical: Option<bool>) -> Vec<$crate::reexports::Hit>;
             history(workspace: Option<String>, path: Option<String>, limit: Option<u32>) -> Vec<$crate::reexports::ChangeSummary>;
             diff(id: i64) -> $crate::ChangeDiff;
             undo(id: i64) -> $crate::reexports::WriteOutcome;
@@ -98,6 +100,7 @@ macro_rules! for_each_command {
             auto_extract(workspace: String) -> bool;
             set_auto_extract(workspace: String, enabled: bool) -> bool;
             stats(workspace: String) -> $crate::MemoryStats;
+            embed(workspace: Option<String>) -> $crate::reexports::TaskInfo;
         }
     };
 }
@@ -130,6 +133,7 @@ pub struct Api {
     tasks: Arc<tasks::Tasks>,
     dreams: Arc<dream::Dreams>,
     remember: Arc<remember::Lanes>,
+    embeddings: Arc<embed::Embeddings>,
     opener: Arc<RwLock<Option<FolderOpener>>>,
 }
 
@@ -151,6 +155,7 @@ impl Api {
             tasks,
             dreams: Arc::default(),
             remember: Arc::default(),
+            embeddings: Arc::default(),
             opener: Arc::new(RwLock::new(None)),
         })
     }
@@ -176,7 +181,15 @@ impl Api {
     pub fn start_watching(&self) -> Result<()> {
         self.vault.sync_all()?;
         let handle = mnemo_store::watch::watch(Arc::clone(&self.vault), self.vault.workspaces()?)?;
-        *self.watcher.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle);
+        let first = self
+            .watcher
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .replace(handle)
+            .is_none();
+        if first {
+            self.start_embedding_loop();
+        }
         Ok(())
     }
 

@@ -217,6 +217,7 @@ impl Api {
         workspace: Option<String>,
         query: String,
         limit: Option<u32>,
+        lexical: Option<bool>,
     ) -> Result<Vec<Hit>> {
         if query.len() > 4096 {
             return Err(Error::new(
@@ -224,13 +225,36 @@ impl Api {
                 "a search query may be at most 4,096 bytes",
             ));
         }
-        if self.watching() {
-            self.vault
-                .search_indexed(workspace.as_deref(), &query, clamp(limit))
-        } else {
-            self.vault
-                .search(workspace.as_deref(), &query, clamp(limit))
+        let ws = workspace.as_deref();
+        let limit = clamp(limit);
+        if !self.watching() {
+            for w in self.vault.scope(ws)? {
+                self.vault.sync(&w)?;
+            }
         }
+        // Function words match everything; they count only when nothing else is typed yet.
+        let content = mnemo_engine::recall::content_query(&query);
+        let words = if content.is_empty() { &query } else { &content };
+        if lexical != Some(true)
+            && !query.trim().is_empty()
+            && let Some(qv) = self.query_vector(&query)
+        {
+            if !self.watching() {
+                self.embed_inline(ws);
+            }
+            if let Some(hits) =
+                mnemo_engine::recall::search_hybrid(&self.vault, ws, words, &qv, limit)?
+            {
+                return Ok(hits);
+            }
+        }
+        let mut hits = self.vault.search_indexed(ws, words, limit)?;
+        let shares = mnemo_engine::recall::normalise_lexical(&hits);
+        for (h, share) in hits.iter_mut().zip(shares) {
+            h.score = share;
+            h.lexical = Some(share);
+        }
+        Ok(hits)
     }
 
     /// The journal, newest first.
@@ -277,6 +301,7 @@ impl Api {
         }
         let mut status = self.vault.status()?;
         status.warnings.extend(self.tasks.warnings());
+        status.semantic = self.semantic()?;
         Ok(status)
     }
 

@@ -267,10 +267,19 @@ impl Api {
         if !self.watching() {
             self.vault.sync(&self.vault.workspace(&workspace)?)?;
         }
+        let query_vector = if lexical == Some(true) {
+            None
+        } else {
+            self.query_vector(&query)
+        };
+        if query_vector.is_some() && !self.watching() {
+            self.embed_inline(Some(&workspace));
+        }
         let req = RecallRequest {
             workspace,
             query,
             already_surfaced: already_surfaced.unwrap_or_default(),
+            query_vector,
             ..RecallRequest::default()
         };
         let client = self.model.client();

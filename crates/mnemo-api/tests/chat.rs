@@ -206,7 +206,10 @@ async fn without_a_model_chat_says_what_to_configure_and_the_rest_works() {
         .recall("personal".into(), "deploy smoke".into(), None, None)
         .unwrap();
     assert_eq!(r.selected[0].path, "deploy.md");
-    assert_eq!(api.search(None, "smoke".into(), None).unwrap().len(), 1);
+    assert_eq!(
+        api.search(None, "smoke".into(), None, None).unwrap().len(),
+        1
+    );
     assert_eq!(
         api.chat_transcript("personal".into(), s.id)
             .unwrap()

@@ -297,7 +297,7 @@ async fn forget_removes_exactly_the_previewed_entries_and_keeps_them_forgotten()
     );
     assert!(read(&api, "tea.md").is_none());
     assert!(
-        api.search(Some("personal".into()), "kyoto".into(), None)
+        api.search(Some("personal".into()), "kyoto".into(), None, None)
             .unwrap()
             .is_empty()
     );

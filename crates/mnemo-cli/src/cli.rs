@@ -86,14 +86,21 @@ pub enum Command {
         /// Path relative to the memory folder.
         path: String,
     },
-    /// Full-text search (CJK-aware; full-width and case folded).
+    /// Search memories and logs: hybrid (meaning + words) when the local embedding model is
+    /// installed, else full-text (CJK-aware; full-width and case folded). Scores read 0–1.
     Search {
-        /// Words to look for.
+        /// What to look for.
         query: String,
         /// Most results.
         #[arg(long, default_value_t = 10)]
         limit: usize,
+        /// Words only: full-text search, no embedding model.
+        #[arg(long)]
+        lexical: bool,
     },
+    /// Compute the missing embedding vectors now (the app does this in the background), with
+    /// progress. Exits 1 with `embedding_unavailable` when no model is installed.
+    Embed,
     /// Bring the index up to date with the files (`--rebuild`: from scratch).
     Index {
         /// Drop the index and rebuild it from the files.

@@ -205,17 +205,32 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 );
             })
         }
-        Command::Search { query, limit } => {
+        Command::Embed => memory_jobs::embed(&api, ws_read, json),
+        Command::Search {
+            query,
+            limit,
+            lexical,
+        } => {
             let limit = u32::try_from(limit).unwrap_or(u32::MAX);
-            let hits = api.search(ws_read.map(str::to_owned), query.clone(), Some(limit))?;
+            let hits = api.search(
+                ws_read.map(str::to_owned),
+                query.clone(),
+                Some(limit),
+                Some(lexical),
+            )?;
             emit(json, &hits, |hits| {
                 if hits.is_empty() {
                     println!("no matches for “{query}”");
                 }
                 for h in hits {
                     let ty = h.memory_type.map_or("log", MemoryType::as_str);
+                    let why = match (h.vector, h.lexical) {
+                        (Some(v), Some(l)) => format!("  (meaning {v:.2}, words {l:.2})"),
+                        (Some(v), None) => format!("  (meaning {v:.2})"),
+                        _ => String::new(),
+                    };
                     println!(
-                        "{:>7.2}  {:<9} {}:{}  {}",
+                        "{:>5.2}  {:<9} {}:{}  {}{why}",
                         h.score, ty, h.workspace, h.path, h.name
                     );
                 }
@@ -262,6 +277,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                             .unwrap_or_default()
                     );
                 }
+                println!("semantic search: {}", s.semantic.message);
                 for warning in &s.warnings {
                     println!("  warning: {warning}");
                 }

@@ -184,3 +184,42 @@ pub fn stats(api: &Api, workspace: &str, json: bool) -> Result<()> {
         );
     })
 }
+
+/// `mnemo embed`: compute the missing vectors now, with progress on stderr.
+pub fn embed(api: &Api, workspace: Option<&str>, json: bool) -> Result<()> {
+    let updates = api.subscribe_tasks();
+    let started = api.embed(workspace.map(str::to_owned))?;
+    let mut last_phase = String::new();
+    let mut task = started;
+    while !task.status.is_finished() {
+        task = match updates.recv_timeout(Duration::from_millis(200)) {
+            Ok(t) if t.id == task.id => t,
+            Ok(_) => continue,
+            Err(_) => api.task(task.id.clone())?,
+        };
+        if let Some(p) = task.phase.as_deref()
+            && p != last_phase
+            && !json
+        {
+            eprint!("\r{p}   ");
+            last_phase = p.to_owned();
+        }
+    }
+    if !json && !last_phase.is_empty() {
+        eprintln!();
+    }
+    match task.status {
+        TaskStatus::Failed => Err(Error::new(
+            ErrorCode::EmbeddingUnavailable,
+            task.error.unwrap_or_else(|| "embedding failed".into()),
+        )),
+        _ => emit(json, &task, |t| {
+            println!(
+                "{}",
+                t.result
+                    .as_ref()
+                    .map_or("nothing to embed", |r| r.summary.as_str())
+            );
+        }),
+    }
+}

@@ -167,6 +167,8 @@ pub enum TaskKind {
     Remember,
     /// Forgetting on request (§4.4).
     Forget,
+    /// Computing embedding vectors for hybrid recall (§3.4).
+    Embed,
 }
 
 impl TaskKind {
@@ -178,6 +180,7 @@ impl TaskKind {
             Self::Dream => "dream",
             Self::Remember => "remember",
             Self::Forget => "forget",
+            Self::Embed => "embed",
         }
     }
 }
@@ -185,14 +188,20 @@ impl TaskKind {
 impl FromStr for TaskKind {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self, Error> {
-        [Self::Extract, Self::Dream, Self::Remember, Self::Forget]
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| {
-                Error::usage(format!(
-                    "`{s}` is not a task kind: use extract, dream, remember or forget"
-                ))
-            })
+        [
+            Self::Extract,
+            Self::Dream,
+            Self::Remember,
+            Self::Forget,
+            Self::Embed,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+        .ok_or_else(|| {
+            Error::usage(format!(
+                "`{s}` is not a task kind: use extract, dream, remember or forget"
+            ))
+        })
     }
 }
 
@@ -302,6 +311,8 @@ pub enum ErrorCode {
     RememberFailed,
     /// Remember: no such task (or it belongs to another client).
     RememberTaskNotFound,
+    /// No usable local embedding model (not installed, turned off, or its files are damaged).
+    EmbeddingUnavailable,
 }
 
 impl ErrorCode {
@@ -332,6 +343,7 @@ impl ErrorCode {
             Self::RememberPathEscape => "remember_path_escape",
             Self::RememberFailed => "remember_failed",
             Self::RememberTaskNotFound => "remember_task_not_found",
+            Self::EmbeddingUnavailable => "embedding_unavailable",
         }
     }
 }
@@ -428,6 +440,7 @@ mod tests {
             ErrorCode::RememberPathEscape,
             ErrorCode::RememberFailed,
             ErrorCode::RememberTaskNotFound,
+            ErrorCode::EmbeddingUnavailable,
         ] {
             assert_eq!(
                 serde_json::to_value(code).unwrap(),

@@ -35,7 +35,9 @@ pub enum EmbedError {
     #[error("local embedding is turned off (MNEMO_EMBED_MODEL=off)")]
     Disabled,
     /// A file is missing, truncated or not what the model needs.
-    #[error("the embedding model at {dir} cannot be loaded: {reason}; reinstall it ({INSTALL_HINT})")]
+    #[error(
+        "the embedding model at {dir} cannot be loaded: {reason}; reinstall it ({INSTALL_HINT})"
+    )]
     BadModel {
         /// The model folder.
         dir: PathBuf,
@@ -113,8 +115,8 @@ impl Embedder {
                 return Err(bad(format!("{f} is missing")));
             }
         }
-        let config_bytes = std::fs::read(dir.join("config.json"))
-            .map_err(|e| bad(format!("config.json: {e}")))?;
+        let config_bytes =
+            std::fs::read(dir.join("config.json")).map_err(|e| bad(format!("config.json: {e}")))?;
         let config: Config = serde_json::from_slice(&config_bytes)
             .map_err(|e| bad(format!("config.json is not a BERT config: {e}")))?;
         let tok_bytes = std::fs::read(dir.join("tokenizer.json"))

@@ -66,7 +66,11 @@ fn candidates(home: Option<&Path>) -> Vec<PathBuf> {
     if let Some(d) = dirs::data_dir() {
         out.push(d.join("mnemo").join("models").join(MODEL_DIR_NAME));
     }
-    out.extend(site_packages().into_iter().map(|sp| sp.join(PY_PACKAGE).join("model")));
+    out.extend(
+        site_packages()
+            .into_iter()
+            .map(|sp| sp.join(PY_PACKAGE).join("model")),
+    );
     out
 }
 

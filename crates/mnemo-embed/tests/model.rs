@@ -11,7 +11,10 @@ fn model_dir() -> Option<PathBuf> {
         other => {
             let required = std::env::var("MNEMO_REQUIRE_MODEL").is_ok_and(|v| v == "1")
                 || std::env::var("CI").is_ok_and(|v| v == "true");
-            assert!(!required, "the embedding model is required here but {other:?}");
+            assert!(
+                !required,
+                "the embedding model is required here but {other:?}"
+            );
             eprintln!("skipped: no embedding model installed ({other:?})");
             None
         }
@@ -62,7 +65,11 @@ fn truncated_or_wrong_files_are_clear_errors() {
     assert!(matches!(err, EmbedError::BadModel { .. }), "{err}");
     assert!(err.to_string().contains("model.safetensors"), "{err}");
     // Not a safetensors file at all.
-    std::fs::write(t.path().join("model.safetensors"), b"<html>not found</html>").expect("write");
+    std::fs::write(
+        t.path().join("model.safetensors"),
+        b"<html>not found</html>",
+    )
+    .expect("write");
     let err = Embedder::load(t.path()).expect_err("wrong");
     assert!(err.to_string().contains("reinstall"), "{err}");
     // A tokenizer that is not one.

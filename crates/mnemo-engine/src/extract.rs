@@ -338,7 +338,7 @@ pub async fn run_extract(
         return Ok(skip("nothing new in the transcript"));
     }
     let docs = vault.list_indexed(Some(&ws.id), None)?;
-    let (manifest, _) = crate::recall::manifest(&docs, &HashSet::new());
+    let (manifest, _) = crate::recall::manifest(&docs, &HashSet::new(), &[]);
     let task = format!(
         "New conversation since the last extraction:\n\n{}",
         transcript_text(slice)

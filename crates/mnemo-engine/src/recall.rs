@@ -10,6 +10,7 @@
 //! telemetry (`finish`).
 
 mod finish;
+mod hybrid;
 mod lexical;
 mod model;
 mod prompt;
@@ -18,7 +19,11 @@ use mnemo_core::MemoryType;
 use serde::{Deserialize, Serialize};
 use specta::Type;
 
-pub use lexical::{content_query, rank_lexical, recall};
+pub use hybrid::{
+    Fusion, LEXICAL_WEIGHT, MAX_CANDIDATES, MIN_COSINE, MIN_SCORE, VECTOR_WEIGHT, candidates_for,
+    fuse, normalise_cosine, normalise_lexical,
+};
+pub use lexical::{content_query, has_substance, rank_lexical, recall, search_hybrid};
 pub use model::{
     MANIFEST_MAX_BYTES, MANIFEST_MAX_ITEMS, SELECTION_MAX_TOKENS, manifest, recall_with_model,
 };
@@ -35,9 +40,9 @@ pub enum Strategy {
     None,
     /// Lexical full-text scoring.
     Heuristic,
-    /// The fast model chose (later issue).
+    /// The fast model chose.
     Model,
-    /// Vectors fused with BM25 (later issue).
+    /// Vectors fused with BM25.
     Hybrid,
 }
 
@@ -57,6 +62,20 @@ pub struct RecallRequest {
     /// Tools the conversation has been using (§3.2 `recentTools`): model selection skips
     /// memories that merely document them, unless they hold warnings or gotchas.
     pub recent_tools: Vec<String>,
+    /// The query's embedding, when a model is loaded: recall is hybrid (vectors fused with
+    /// BM25) where the workspace has vectors for that model, lexical otherwise.
+    pub query_vector: Option<QueryVector>,
+    /// How hybrid lists are merged (the default is the seed's weights; benches compare).
+    pub fusion: Fusion,
+}
+
+/// A query's embedding and the model that made it (vectors of other models are not compared).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueryVector {
+    /// Model id (`Embedder::model_id`).
+    pub model: String,
+    /// Unit vector.
+    pub vector: Vec<f32>,
 }
 
 /// One recalled memory and why.
@@ -69,8 +88,13 @@ pub struct Recalled {
     /// Type.
     #[serde(rename = "type")]
     pub memory_type: Option<MemoryType>,
-    /// Score (higher is better).
+    /// Score, 0–1 (higher is better): the fused score for hybrid recall, the share of the best
+    /// match for lexical recall, the model's order for model selection.
     pub score: f64,
+    /// Cosine similarity to the query (hybrid recall, when it was a vector candidate).
+    pub vector: Option<f64>,
+    /// BM25 normalised to 0–1 (hybrid recall, when it shared words with the query).
+    pub lexical: Option<f64>,
     /// Last modification (RFC 3339).
     pub mtime: String,
     /// "today", "yesterday", "N days ago".

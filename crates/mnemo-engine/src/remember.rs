@@ -140,7 +140,7 @@ pub async fn run_remember(
     let manifest = match mode {
         ContextMode::Workspace => {
             let docs = vault.list_indexed(Some(&ws.id), None)?;
-            Some(crate::recall::manifest(&docs, &HashSet::new()).0)
+            Some(crate::recall::manifest(&docs, &HashSet::new(), &[]).0)
         }
         ContextMode::Clean => None,
     };

@@ -72,7 +72,7 @@ impl Client {
     }
 
     /// Send a request with retries (429, 5xx, connection resets; `Retry-After` honoured up to
-    /// 10 s), a timeout and cancellation.
+    /// 10 s; not a refusal of the request's `response_format`), a timeout and cancellation.
     pub(crate) async fn send(
         &self,
         path: &str,
@@ -110,7 +110,10 @@ impl Client {
                 Err(e) if e.is_timeout() => LlmError::Timeout(self.settings.timeout_secs),
                 Err(e) => LlmError::Unreachable(self.settings.base_url.clone(), e.to_string()),
             };
-            if !err.retryable() || attempt == self.attempts {
+            // A server refusing the requested `response_format` will refuse again, whatever the
+            // status (llama-cpp-python answers 500): `json` steps down instead.
+            let refusal = !body["response_format"].is_null() && crate::json::refuses_format(&err);
+            if refusal || !err.retryable() || attempt == self.attempts {
                 return Err(err);
             }
             tracing::debug!("model call failed ({err}); retry {attempt} in {delay:?}");
@@ -132,6 +135,9 @@ impl Client {
                     .as_str()
                     .map(str::to_owned)
                     .or_else(|| v["error"].as_str().map(str::to_owned))
+                    // FastAPI servers (llama-cpp-python): `{"detail": "..." | [...]}`.
+                    .or_else(|| v["detail"].as_str().map(str::to_owned))
+                    .or_else(|| (!v["detail"].is_null()).then(|| v["detail"].to_string()))
             })
             .unwrap_or_else(|| text.chars().take(300).collect());
         let lower = message.to_lowercase();

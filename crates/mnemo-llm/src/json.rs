@@ -1,15 +1,89 @@
-//! Structured output: JSON-schema `response_format`, with a fallback for servers without it
-//! (instructions in the prompt), tolerant parsing ([`parse_json`]), validation and one retry
-//! naming the problem.
+//! Structured output, stepping down on servers that refuse it: JSON-schema `response_format` →
+//! `json_object` with the schema (llama.cpp-style servers) and the schema in the prompt →
+//! the schema in the prompt alone. What a server + model accepted is remembered for the process
+//! ([`Level`] cache), so later calls start there. Then tolerant parsing ([`parse_json`]),
+//! validation and one retry naming the problem.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use serde_json::{Value, json};
 
 use crate::{CancellationToken, ChatRequest, Client, LlmError, Message, Role};
 
+/// How structured output is asked for, strongest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    /// `response_format: {"type": "json_schema", ...}` (OpenAI, vLLM, Ollama).
+    JsonSchema,
+    /// `response_format: {"type": "json_object", "schema": ...}` plus the schema in the prompt
+    /// (llama.cpp / llama-cpp-python honour the schema there; others still get JSON mode).
+    JsonObject,
+    /// No `response_format`: the schema in the prompt only.
+    Prompt,
+}
+
+impl Level {
+    fn next(self) -> Self {
+        match self {
+            Self::JsonSchema => Self::JsonObject,
+            Self::JsonObject | Self::Prompt => Self::Prompt,
+        }
+    }
+}
+
+/// The level each server (base URL) + model last needed, for the whole process: clients are
+/// re-created when settings change, servers are not. Only ever steps down.
+fn levels() -> &'static Mutex<HashMap<(String, String), Level>> {
+    static LEVELS: OnceLock<Mutex<HashMap<(String, String), Level>>> = OnceLock::new();
+    LEVELS.get_or_init(Mutex::default)
+}
+
+fn remembered(key: &(String, String)) -> Level {
+    levels()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(key)
+        .copied()
+        .unwrap_or(Level::JsonSchema)
+}
+
+fn remember(key: (String, String), level: Level) {
+    let mut map = levels().lock().unwrap_or_else(PoisonError::into_inner);
+    let slot = map.entry(key).or_insert(level);
+    *slot = (*slot).max(level);
+}
+
+/// Whether an error is the server refusing the requested `response_format` (so the next level
+/// down may work) rather than a failure: HTTP 400, 422, 500 or 501 whose message mentions
+/// `response_format`, `json_schema`, `json_object`, `schema`, `'text'` (pydantic's "Input should
+/// be 'text' or 'json_object'"), "not supported" or "unsupported", case-insensitively. Only
+/// asked of requests that carry a `response_format`; such refusals are not retried.
+pub(crate) fn refuses_format(e: &LlmError) -> bool {
+    const SIGNS: [&str; 7] = [
+        "response_format",
+        "json_schema",
+        "json_object",
+        "schema",
+        "'text'",
+        "not supported",
+        "unsupported",
+    ];
+    match e {
+        LlmError::Http(400 | 422 | 500 | 501, message) => {
+            let lower = message.to_lowercase();
+            SIGNS.iter().any(|s| lower.contains(s))
+        }
+        _ => false,
+    }
+}
+
 impl Client {
-    /// Structured output: ask for JSON matching `schema` (JSON-schema `response_format`); if the
-    /// server rejects that, instruct in the prompt instead. The answer is parsed and checked by
-    /// `validate`; one retry with the problem spelled out.
+    /// Structured output: ask for JSON matching `schema`, stepping down while the server refuses
+    /// (see [`refuses_format`]): JSON-schema `response_format`, then `json_object` carrying the
+    /// schema plus the schema in the prompt, then the prompt alone. The level that worked is
+    /// remembered per base URL + model for later calls. Other errors propagate. The answer is
+    /// parsed and checked by `validate`; one retry with the problem spelled out.
     pub async fn json<T: serde::de::DeserializeOwned>(
         &self,
         mut req: ChatRequest,
@@ -18,23 +92,43 @@ impl Client {
         validate: impl Fn(&T) -> Result<(), String>,
         cancel: &CancellationToken,
     ) -> Result<T, LlmError> {
-        req.response_format = Some(
-            json!({"type": "json_schema", "json_schema": {"name": schema_name, "strict": true, "schema": schema}}),
+        let model = req
+            .model
+            .clone()
+            .unwrap_or_else(|| self.settings().model.clone());
+        let key = (
+            self.settings().base_url.trim_end_matches('/').to_owned(),
+            model,
         );
-        let first = match self.chat(&req, cancel).await {
-            Ok(r) => r,
-            Err(LlmError::Http(400 | 422, m))
-                if m.to_lowercase().contains("response_format")
-                    || m.to_lowercase().contains("json_schema") =>
-            {
-                // Fallback: the server has no structured output; instruct in the prompt.
-                req.response_format = None;
+        let mut level = remembered(&key);
+        let mut instructed = false;
+        let first = loop {
+            req.response_format = match level {
+                Level::JsonSchema => Some(
+                    json!({"type": "json_schema", "json_schema": {"name": schema_name, "strict": true, "schema": schema}}),
+                ),
+                Level::JsonObject => Some(json!({"type": "json_object", "schema": schema})),
+                Level::Prompt => None,
+            };
+            if level > Level::JsonSchema && !instructed {
                 req.messages.push(Message::system(format!(
                     "Answer with JSON only (no prose, no code fences) matching this JSON Schema:\n{schema}"
                 )));
-                self.chat(&req, cancel).await?
+                instructed = true;
             }
-            Err(e) => return Err(e),
+            match self.chat(&req, cancel).await {
+                Ok(r) => break r,
+                Err(e) if level < Level::Prompt && refuses_format(&e) => {
+                    let down = level.next();
+                    tracing::info!(
+                        "{} refused structured output as {level:?} ({e}); using {down:?} from now on",
+                        key.0
+                    );
+                    level = down;
+                    remember(key.clone(), level);
+                }
+                Err(e) => return Err(e),
+            }
         };
         let text = first.message.content.clone().unwrap_or_default();
         match parse_json::<T>(&text).and_then(|v| validate(&v).map(|()| v)) {
@@ -103,5 +197,50 @@ mod tests {
         );
         assert!(parse_json::<P>("no json here").is_err());
         assert!(parse_json::<P>("{\"other\": 1}").is_err());
+    }
+
+    #[test]
+    fn refusals_of_a_response_format_are_told_from_failures() {
+        let llama = "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  \
+                     Input should be 'text' or 'json_object' [type=literal_error]";
+        for (status, message) in [
+            (500, llama),
+            (400, "response_format json_schema is not supported"),
+            (422, "Unknown field: JSON_SCHEMA"),
+            (400, "json_object is unsupported by this model"),
+            (501, "Not Supported"),
+            (500, "Input should be 'text'"),
+        ] {
+            assert!(
+                refuses_format(&LlmError::Http(status, message.to_owned())),
+                "{status} {message}"
+            );
+        }
+        for e in [
+            LlmError::Http(500, "CUDA out of memory".to_owned()),
+            LlmError::Http(503, "json_schema backend loading".to_owned()),
+            LlmError::Http(400, "no".to_owned()),
+            LlmError::Unauthorized(401),
+            LlmError::ModelNotFound("json_schema".to_owned()),
+            LlmError::ContextTooLong("schema too long for the context".to_owned()),
+            LlmError::Timeout(5),
+        ] {
+            assert!(!refuses_format(&e), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn levels_only_step_down() {
+        assert_eq!(Level::JsonSchema.next(), Level::JsonObject);
+        assert_eq!(Level::JsonObject.next(), Level::Prompt);
+        assert_eq!(Level::Prompt.next(), Level::Prompt);
+        let key = (
+            "http://unit.test/v1".to_owned(),
+            "levels-only-step-down".to_owned(),
+        );
+        assert_eq!(remembered(&key), Level::JsonSchema);
+        remember(key.clone(), Level::Prompt);
+        remember(key.clone(), Level::JsonObject);
+        assert_eq!(remembered(&key), Level::Prompt);
     }
 }

@@ -1,7 +1,8 @@
 //! An OpenAI-compatible model client (works with Ollama, llama.cpp server, vLLM, OpenAI,
 //! DashScope, OpenRouter): Chat Completions plain and streamed (SSE, tool-call deltas included),
-//! tool calls, JSON-schema structured output with a fallback for servers without it (instruct,
-//! parse, validate, one retry), Embeddings; timeouts, retries with backoff on 429 / 5xx /
+//! tool calls, JSON-schema structured output stepping down for servers that refuse it
+//! (`json_object`, then instructions in the prompt; remembered per server + model; parse,
+//! validate, one retry), Embeddings; timeouts, retries with backoff on 429 / 5xx /
 //! connection resets, cancellation, and typed errors.
 //!
 //! Settings come from `settings.toml` (`[llm]`) with `MNEMO_LLM_*` environment overrides; the

@@ -107,7 +107,8 @@ fn status_of(code: ErrorCode) -> StatusCode {
         }
         ErrorCode::Conflict
         | ErrorCode::ModelNotConfigured
-        | ErrorCode::ManagedMemoryUnavailable => StatusCode::CONFLICT,
+        | ErrorCode::ManagedMemoryUnavailable
+        | ErrorCode::EmbeddingUnavailable => StatusCode::CONFLICT,
         ErrorCode::RememberQueueFull => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::Locked => StatusCode::LOCKED,
         ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -280,7 +281,7 @@ async fn capabilities() -> Json<serde_json::Value> {
         // Declared, but only the desktop app serves them: the browser UI hides what needs them.
         "desktopOnly": mnemo_api::COMMANDS.iter().filter(|c| c.desktop_only).map(|c| c.name).collect::<Vec<_>>(),
         "events": ["memory_changed", "chat", "task_updated", "dream_progress"],
-        "features": ["memory_browser", "search", "history", "undo", "change_groups", "events", "recall", "chat", "tasks", "dream", "pinned", "workspace_memory_remember", "forget", "stats"],
+        "features": ["memory_browser", "search", "history", "undo", "change_groups", "events", "recall", "chat", "tasks", "dream", "pinned", "workspace_memory_remember", "forget", "stats", "hybrid_search", "embed"],
         "workspace_memory_remember": {"modes": ["workspace", "clean"], "maxPending": mnemo_api::MAX_REMEMBER_PENDING, "maxContentBytes": 65_536},
     }))
 }

@@ -17,6 +17,10 @@ use crate::doc::{DocKind, DocRecord};
 use crate::fsutil;
 use crate::tokenize;
 
+mod vectors;
+
+pub use vectors::{EmbedJob, VectorCounts};
+
 const MIGRATIONS: &[&str] = &[
     r"
 CREATE TABLE docs (
@@ -71,6 +75,18 @@ CREATE VIRTUAL TABLE docs_vocab USING fts5vocab(docs_fts, 'row');
 -- wide (body, raw bytes), and reading 10,000 of them to test `kind` took ~8 ms.
 CREATE INDEX docs_by_workspace_kind ON docs(workspace, kind);
 ",
+    r"
+-- Embedding vectors (issue 11), content-addressed: one per (content hash, model id), so a
+-- rebuild keeps them and a model change re-embeds. `vec` is little-endian f32, unit length.
+CREATE TABLE vectors (
+    hash      TEXT NOT NULL,
+    model     TEXT NOT NULL,
+    truncated INTEGER NOT NULL,
+    vec       BLOB NOT NULL,
+    PRIMARY KEY (hash, model)
+) WITHOUT ROWID;
+CREATE INDEX docs_by_hash ON docs(hash);
+",
 ];
 
 /// Below this many documents every query term is used.
@@ -122,7 +138,8 @@ pub struct Hit {
     pub workspace: String,
     /// Path relative to the memory root.
     pub path: String,
-    /// Relevance (higher is better).
+    /// Relevance (higher is better). What `search` returns reads 0–1: the fused score of
+    /// hybrid search, the share of the best match's BM25 for lexical search.
     pub score: f64,
     /// Name.
     pub name: String,
@@ -133,6 +150,12 @@ pub struct Hit {
     pub description: String,
     /// Last modification (RFC 3339).
     pub mtime: String,
+    /// Cosine similarity to the query's vector (hybrid search, when it was a vector candidate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector: Option<f64>,
+    /// BM25 as 0–1 of the best match (when it shared words with the query).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lexical: Option<f64>,
 }
 
 /// What the index knows of a file, to decide whether to re-read it.
@@ -160,6 +183,10 @@ pub struct Counts {
 /// The SQLite index.
 pub struct Index {
     conn: Connection,
+    /// Bumped by every write through this connection (the vector cache's staleness check,
+    /// with `PRAGMA data_version` for other connections' commits).
+    generation: u64,
+    vec_cache: Option<vectors::VecCache>,
 }
 
 fn ms_to_rfc3339(ms: i64) -> String {
@@ -232,7 +259,11 @@ impl Index {
             MigrateOutcome::Ready => {
                 // Touch the tables so a damaged file fails here, not mid-command.
                 conn.query_row("SELECT count(*) FROM docs", [], |r| r.get::<_, i64>(0))?;
-                Ok(Some(Self { conn }))
+                Ok(Some(Self {
+                    conn,
+                    generation: 0,
+                    vec_cache: None,
+                }))
             }
             MigrateOutcome::TooNew { .. } => Ok(None),
         }
@@ -240,6 +271,7 @@ impl Index {
 
     /// Run `f` inside one transaction (bulk updates are much faster that way).
     pub fn batch<T>(&mut self, f: impl FnOnce(&Batch<'_>) -> Result<T>) -> Result<T> {
+        self.generation += 1;
         let tx = self
             .conn
             .transaction()
@@ -395,6 +427,8 @@ impl Index {
                     memory_type: ty.and_then(|t| t.parse().ok()),
                     description: r.get(5)?,
                     mtime: ms_to_rfc3339(r.get(6)?),
+                    vector: None,
+                    lexical: None,
                 })
             },
         )

@@ -111,12 +111,57 @@ impl Kind {
     }
 }
 
+/// Which structured-output requests the server accepts ([`FakeModel::set_formats`]). A refused
+/// request is recorded but takes no scripted reply.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Formats {
+    /// Every `response_format` (OpenAI, vLLM, Ollama).
+    #[default]
+    All,
+    /// As llama-cpp-python: `json_schema` is refused with HTTP 500 and a pydantic `detail`
+    /// ("Input should be 'text' or 'json_object'"); `json_object` (with a `schema`) is accepted.
+    LlamaCpp,
+    /// No structured output: `json_schema` refused as in [`Self::LlamaCpp`], `json_object` with
+    /// HTTP 400; only requests without a `response_format` are answered.
+    TextOnly,
+}
+
+impl Formats {
+    /// Parse `all`, `llama_cpp` or `text_only`.
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "all" => Self::All,
+            "llama_cpp" => Self::LlamaCpp,
+            "text_only" => Self::TextOnly,
+            _ => return None,
+        })
+    }
+
+    /// The refusal this server gives a request body, if any.
+    fn refusal(self, body: &Value) -> Option<Reply> {
+        let kind = body["response_format"]["type"].as_str()?;
+        match (self, kind) {
+            (Self::LlamaCpp | Self::TextOnly, "json_schema") => Some(Reply::Status(
+                500,
+                json!({"detail": "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should be 'text' or 'json_object' [type=literal_error, input_value='json_schema', input_type=str]"}),
+            )),
+            (Self::TextOnly, "json_object") => Some(Reply::error(
+                400,
+                "response_format of type json_object is not supported by this server",
+            )),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Default)]
 struct Script {
     replies: VecDeque<Reply>,
     routed: HashMap<Kind, VecDeque<Reply>>,
     requests: Vec<Value>,
     chunk_delay: Duration,
+    formats: Formats,
 }
 
 /// A running fake server; stops when dropped.
@@ -191,6 +236,11 @@ impl FakeModel {
         lock(&self.script).chunk_delay = d;
     }
 
+    /// Which structured-output requests are accepted (default [`Formats::All`]).
+    pub fn set_formats(&self, formats: Formats) {
+        lock(&self.script).formats = formats;
+    }
+
     /// Every request body received so far (chat and embeddings), oldest first.
     #[must_use]
     pub fn requests(&self) -> Vec<Value> {
@@ -202,13 +252,17 @@ async fn chat(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Value>)
     let (reply, delay) = {
         let mut s = lock(&script);
         s.requests.push(body.clone());
-        let routed = s
-            .routed
-            .get_mut(&Kind::of(&body))
-            .and_then(VecDeque::pop_front);
-        let reply = routed
-            .or_else(|| s.replies.pop_front())
-            .unwrap_or_else(|| Reply::text("ok"));
+        let reply = if let Some(refusal) = s.formats.refusal(&body) {
+            refusal
+        } else {
+            let routed = s
+                .routed
+                .get_mut(&Kind::of(&body))
+                .and_then(VecDeque::pop_front);
+            routed
+                .or_else(|| s.replies.pop_front())
+                .unwrap_or_else(|| Reply::text("ok"))
+        };
         (reply, s.chunk_delay)
     };
     let model = body["model"].as_str().unwrap_or("fake").to_owned();

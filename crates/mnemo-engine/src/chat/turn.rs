@@ -60,6 +60,7 @@ pub struct Turn {
     session: String,
     text: String,
     records: Vec<Record>,
+    query_vector: Option<crate::recall::QueryVector>,
 }
 
 impl Turn {
@@ -74,7 +75,15 @@ impl Turn {
             session: session.to_owned(),
             text: text.to_owned(),
             records,
+            query_vector: None,
         })
+    }
+
+    /// The message's embedding: recall is hybrid where the workspace has vectors for its model.
+    #[must_use]
+    pub fn with_query_vector(mut self, v: Option<crate::recall::QueryVector>) -> Self {
+        self.query_vector = v;
+        self
     }
 
     /// Whether memory is ignored for this chat.
@@ -262,6 +271,7 @@ impl Turn {
             query: self.text.clone(),
             already_surfaced: surfaced_of(&self.records),
             recent_tools: recent_tools_of(&self.records),
+            query_vector: self.query_vector.clone(),
             ..RecallRequest::default()
         };
         match recall_with_model(vault, client, &req, Utc::now(), RECALL_TIMEOUT, cancel).await {

@@ -109,7 +109,7 @@ pub(super) async fn run(
         "orient: reading MEMORY.md and the manifest",
     ));
     let docs = vault.list_indexed(Some(&ws.id), None)?;
-    let (manifest, _) = crate::recall::manifest(&docs, &HashSet::new());
+    let (manifest, _) = crate::recall::manifest(&docs, &HashSet::new(), &[]);
     let memory_md = std::fs::read_to_string(ws.memory_root.join("MEMORY.md")).unwrap_or_default();
     let mut logs: Vec<String> = snap
         .keys()

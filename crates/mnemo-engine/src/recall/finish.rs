@@ -17,6 +17,8 @@ pub(super) struct Pick {
     pub(super) memory_type: Option<MemoryType>,
     pub(super) mtime: String,
     pub(super) score: f64,
+    pub(super) vector: Option<f64>,
+    pub(super) lexical: Option<f64>,
 }
 
 /// Shared tail of every strategy: read the chosen bodies from disk, build the prompt block,
@@ -66,6 +68,8 @@ pub(super) fn finish(
             name: p.name,
             memory_type: p.memory_type,
             score: p.score,
+            vector: p.vector,
+            lexical: p.lexical,
             mtime: p.mtime,
             age,
         })

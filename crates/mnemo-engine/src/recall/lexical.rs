@@ -1,6 +1,9 @@
-//! The lexical path (SPEC §3.1, §3.3): the query without function words, candidates from the
-//! index (topic docs only, bm25 weights: name and description weigh more than the body), the
-//! type bonus, ties to the newest, excluded paths dropped.
+//! The index paths of recall (SPEC §3.1, §3.3, §3.4): the query without function words and
+//! greetings; a message with no substance (one CJK character, one short word, only stop words)
+//! recalls nothing. Lexical: candidates from the index (topic docs only, bm25 weights: name and
+//! description weigh more than the body), the type bonus, ties to the newest, excluded paths
+//! dropped. Hybrid (when the query has a vector and the workspace has vectors for its model):
+//! both candidate lists fused ([`super::hybrid`]).
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -13,7 +16,8 @@ use mnemo_store::index::Hit;
 use mnemo_store::tokenize;
 
 use super::finish::{Pick, finish};
-use super::{MAX_SELECTED, RecallRequest, RecallResult, Strategy};
+use super::hybrid::{candidates_for, fuse, normalise_lexical};
+use super::{MAX_SELECTED, QueryVector, RecallRequest, RecallResult, Strategy};
 
 /// Candidates fetched from the index before filtering.
 const POOL: usize = 50;
@@ -29,7 +33,35 @@ const STOP_WORDS: &[&str] = &[
     "some", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
     "those", "to", "was", "we", "were", "what", "when", "where", "which", "who", "whom", "why",
     "will", "with", "would", "you", "your",
+    // Chat filler: a greeting or an acknowledgement is not a topic.
+    "hi", "hello", "hey", "thanks", "thank", "ok", "okay", "yes", "no", "yeah", "please", "sure",
+    "cool", "great", "nice", "bye", "lol", "hmm",
 ];
+
+/// Whether a content query (see [`content_query`]) says enough to recall on: a CJK pair, a
+/// word of three or more letters — and, when it is a single Latin word, four or more. One CJK
+/// character or one short word would match half the memories.
+#[must_use]
+pub fn has_substance(content: &str) -> bool {
+    let terms: Vec<&str> = content.split_whitespace().collect();
+    let is_cjk = |t: &str| t.chars().any(is_cjk_char);
+    let long_enough = |t: &&str| {
+        let n = t.chars().count();
+        if is_cjk(t) {
+            n >= 2
+        } else if terms.len() == 1 {
+            n >= 4
+        } else {
+            n >= 3
+        }
+    };
+    terms.iter().any(|t| long_enough(t))
+}
+
+fn is_cjk_char(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F)
+}
 
 /// The query with function words removed (CJK and other scripts untouched).
 #[must_use]
@@ -72,7 +104,8 @@ pub fn rank_lexical(
     kept
 }
 
-/// Recall for one chat turn, lexical path (SPEC §3.1, §3.3, §3.5, §3.6).
+/// Recall for one chat turn from the index: hybrid when the request carries a query vector and
+/// the workspace has vectors for its model, lexical otherwise (SPEC §3.1, §3.3–§3.6).
 pub fn recall(vault: &Vault, req: &RecallRequest, now: DateTime<Utc>) -> Result<RecallResult> {
     let started = Instant::now();
     let ws = vault.workspace(&req.workspace)?;
@@ -85,21 +118,56 @@ pub fn recall(vault: &Vault, req: &RecallRequest, now: DateTime<Utc>) -> Result<
         .map(String::as_str)
         .collect();
     let query = content_query(&req.query);
-    let hits = if query.is_empty() || docs_scanned == 0 {
-        Vec::new()
-    } else {
-        let pool = (limit + exclude.len()).max(POOL);
-        vault.search_kind_indexed(Some(&ws.id), &query, pool, Some(DocKind::Topic))?
-    };
+    if !has_substance(&query) || docs_scanned == 0 {
+        let strategy = Strategy::None;
+        return finish(
+            vault,
+            &ws,
+            req,
+            Vec::new(),
+            strategy,
+            docs_scanned,
+            started,
+            now,
+        );
+    }
+    let want = limit + exclude.len();
+    if let Some(qv) = &req.query_vector {
+        let fused = hybrid_candidates(vault, Some(&ws.id), &query, qv, want, req.fusion)?;
+        if let Some(fused) = fused {
+            let picks = fused
+                .into_iter()
+                .filter(|s| !exclude.contains(s.path.as_str()))
+                .take(limit)
+                .map(|s| Pick {
+                    path: s.path,
+                    name: s.name,
+                    memory_type: s.memory_type,
+                    mtime: s.mtime,
+                    score: s.score,
+                    vector: s.vector,
+                    lexical: s.lexical,
+                })
+                .collect();
+            let strategy = Strategy::Hybrid;
+            return finish(vault, &ws, req, picks, strategy, docs_scanned, started, now);
+        }
+    }
+    let hits =
+        vault.search_kind_indexed(Some(&ws.id), &query, want.max(POOL), Some(DocKind::Topic))?;
     let ranked = rank_lexical(&req.query, hits, &exclude, limit);
+    let shares = normalise_lexical(&ranked);
     let picks = ranked
         .into_iter()
-        .map(|h| Pick {
+        .zip(shares)
+        .map(|(h, share)| Pick {
             path: h.path,
             name: h.name,
             memory_type: h.memory_type,
             mtime: h.mtime,
-            score: h.score,
+            score: share,
+            vector: None,
+            lexical: Some(share),
         })
         .collect();
     finish(
@@ -112,6 +180,70 @@ pub fn recall(vault: &Vault, req: &RecallRequest, now: DateTime<Utc>) -> Result<
         started,
         now,
     )
+}
+
+/// Both candidate lists of a content query, fused; `None` when the scope has no vectors for the
+/// query's model yet (the caller goes lexical).
+fn hybrid_candidates(
+    vault: &Vault,
+    workspace: Option<&str>,
+    content: &str,
+    qv: &QueryVector,
+    limit: usize,
+    fusion: super::Fusion,
+) -> Result<Option<Vec<Hit>>> {
+    let n = candidates_for(limit).max(POOL.min(super::MAX_CANDIDATES));
+    let vec =
+        vault.vector_search_indexed(workspace, &qv.model, &qv.vector, n, Some(DocKind::Topic))?;
+    if vec.is_empty() {
+        return Ok(None);
+    }
+    let lex = if content.is_empty() {
+        Vec::new()
+    } else {
+        vault.search_kind_indexed(workspace, content, n, Some(DocKind::Topic))?
+    };
+    Ok(Some(fuse(&lex, &vec, fusion, limit)))
+}
+
+/// The best candidates for a request, best first (hybrid when it can be, else lexical) — the
+/// head of model selection's manifest.
+pub(super) fn ranked_paths(vault: &Vault, req: &RecallRequest, n: usize) -> Result<Vec<String>> {
+    let query = content_query(&req.query);
+    if !has_substance(&query) {
+        return Ok(Vec::new());
+    }
+    if let Some(qv) = &req.query_vector
+        && let Some(fused) =
+            hybrid_candidates(vault, Some(&req.workspace), &query, qv, n, req.fusion)?
+    {
+        return Ok(fused.into_iter().map(|s| s.path).collect());
+    }
+    Ok(vault
+        .search_kind_indexed(Some(&req.workspace), &query, n, Some(DocKind::Topic))?
+        .into_iter()
+        .map(|h| h.path)
+        .collect())
+}
+
+/// Search (the `search` command): hybrid when a query vector is given and the scope has vectors
+/// for its model, else `None` (the caller searches lexically). Logs are searched too. Unlike
+/// recall, a short query is not refused — search as you type matches single characters
+/// lexically; vectors still need [`super::MIN_COSINE`].
+pub fn search_hybrid(
+    vault: &Vault,
+    workspace: Option<&str>,
+    query: &str,
+    qv: &QueryVector,
+    limit: usize,
+) -> Result<Option<Vec<Hit>>> {
+    let n = candidates_for(limit);
+    let vec = vault.vector_search_indexed(workspace, &qv.model, &qv.vector, n, None)?;
+    if vec.is_empty() {
+        return Ok(None);
+    }
+    let lex = vault.search_indexed(workspace, query, n)?;
+    Ok(Some(fuse(&lex, &vec, super::Fusion::default(), limit)))
 }
 
 #[cfg(test)]
@@ -129,6 +261,8 @@ mod tests {
             memory_type: ty,
             description: String::new(),
             mtime: mtime.into(),
+            vector: None,
+            lexical: None,
         }
     }
 
@@ -143,6 +277,20 @@ mod tests {
             "我们 们的 的部 部署 署流 流程"
         );
         assert_eq!(content_query("what is it"), "");
+        assert_eq!(content_query("ok thanks!"), "");
+    }
+
+    #[test]
+    fn one_cjk_character_or_one_short_word_has_no_substance() {
+        assert!(!has_substance(&content_query("猫")));
+        assert!(!has_substance(&content_query("db")));
+        assert!(!has_substance(&content_query("the")));
+        assert!(!has_substance(&content_query("what is it?")));
+        assert!(!has_substance(&content_query("hi!")));
+        assert!(has_substance(&content_query("部署")));
+        assert!(has_substance(&content_query("docker")));
+        assert!(has_substance(&content_query("dog walks")));
+        assert!(has_substance(&content_query("猫の名前")));
     }
 
     #[test]

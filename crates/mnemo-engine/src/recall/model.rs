@@ -20,17 +20,30 @@ pub const MANIFEST_MAX_BYTES: usize = 25_000;
 pub const SELECTION_MAX_TOKENS: u32 = 256;
 
 /// The manifest the fast model chooses from: one line per candidate,
-/// `[type] path (ISO mtime): description`, newest first, within both caps.
+/// `[type] path (ISO mtime): description` — the `preferred` paths first (the query's best
+/// hybrid or lexical matches, in their order), then the rest newest first — within both caps.
 #[must_use]
 pub fn manifest(
     docs: &[mnemo_store::index::DocSummary],
     exclude: &HashSet<&str>,
+    preferred: &[String],
 ) -> (String, Vec<String>) {
+    let rank: std::collections::HashMap<&str, usize> = preferred
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.as_str(), i))
+        .collect();
     let mut sorted: Vec<&mnemo_store::index::DocSummary> = docs
         .iter()
         .filter(|d| d.valid && !exclude.contains(d.path.as_str()))
         .collect();
-    sorted.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.path.cmp(&b.path)));
+    sorted.sort_by(|a, b| {
+        let ra = rank.get(a.path.as_str()).copied().unwrap_or(usize::MAX);
+        let rb = rank.get(b.path.as_str()).copied().unwrap_or(usize::MAX);
+        ra.cmp(&rb)
+            .then_with(|| b.mtime.cmp(&a.mtime))
+            .then_with(|| a.path.cmp(&b.path))
+    });
     let mut text = String::new();
     let mut paths = Vec::new();
     for d in sorted.into_iter().take(MANIFEST_MAX_ITEMS) {
@@ -70,7 +83,8 @@ pub async fn recall_with_model(
         .map(String::as_str)
         .collect();
     let docs = vault.list_indexed(Some(&ws.id), None)?;
-    let (manifest_text, allowed) = manifest(&docs, &exclude);
+    let preferred = super::lexical::ranked_paths(vault, req, MANIFEST_MAX_ITEMS)?;
+    let (manifest_text, allowed) = manifest(&docs, &exclude, &preferred);
     if allowed.is_empty() || req.query.trim().is_empty() {
         return recall(vault, req, now);
     }
@@ -152,8 +166,11 @@ pub async fn recall_with_model(
             name: d.name.clone(),
             memory_type: d.memory_type,
             mtime: d.mtime.clone(),
-            // The model's order, as a score: first is best.
-            score: f64::from(u32::try_from(n - rank).unwrap_or(0)),
+            // The model's order, as a 0–1 score: first is 1.
+            score: f64::from(u32::try_from(n - rank).unwrap_or(0))
+                / f64::from(u32::try_from(n).unwrap_or(1).max(1)),
+            vector: None,
+            lexical: None,
         })
         .collect();
     let docs_scanned = u32::try_from(allowed.len()).unwrap_or(u32::MAX);

@@ -149,7 +149,7 @@ fn the_manifest_is_newest_first_and_capped() {
     };
     let docs: Vec<DocSummary> = (0..400).map(|i| doc(i, i != 399)).collect();
     let exclude = ["m0398.md"].into_iter().collect();
-    let (text, paths) = mnemo_engine::recall::manifest(&docs, &exclude);
+    let (text, paths) = mnemo_engine::recall::manifest(&docs, &exclude, &[]);
     assert!(paths.len() <= mnemo_engine::recall::MANIFEST_MAX_ITEMS);
     assert!(text.len() <= mnemo_engine::recall::MANIFEST_MAX_BYTES);
     assert_eq!(paths[0], "m0397.md", "newest valid, not excluded, first");

@@ -7,14 +7,20 @@ use std::time::Duration;
 use mnemo_llm::{
     CancellationToken, ChatRequest, Client, Delta, LlmError, LlmSettings, Message, Tool,
 };
-use mnemo_testkit::{FakeModel, Reply};
+use mnemo_testkit::{FakeModel, Formats, Reply};
 use serde_json::json;
 
 fn client(fake: &FakeModel) -> Client {
+    client_for(fake, "fake-main")
+}
+
+/// A client for one model: what structured output a server + model accepts is remembered for
+/// the process, so tests that make a server refuse use a model name of their own.
+fn client_for(fake: &FakeModel, model: &str) -> Client {
     let s = LlmSettings {
         base_url: fake.base_url().to_owned(),
         api_key: Some("sk-test-secret".into()),
-        model: "fake-main".into(),
+        model: model.into(),
         fast_model: "fake-fast".into(),
         timeout_secs: 5,
         ..LlmSettings::default()
@@ -235,10 +241,10 @@ async fn json_output_with_schema_fallback_and_one_retry() {
         .unwrap();
     assert_eq!(p.paths, ["a.md"]);
     assert_eq!(fake.requests()[0]["response_format"]["type"], "json_schema");
-    // A server without structured output: falls back to instructions, then retries once on an
-    // invalid answer with the problem spelled out.
+    // A server refusing JSON-schema output: steps down to `json_object` plus instructions, then
+    // retries once on an invalid answer with the problem spelled out.
     let fake = FakeModel::start().await;
-    let c = client(&fake);
+    let c = client_for(&fake, "no-structured-output");
     fake.push(Reply::error(
         400,
         "response_format json_schema is not supported",
@@ -258,7 +264,7 @@ async fn json_output_with_schema_fallback_and_one_retry() {
     assert_eq!(p.paths, ["b.md"]);
     let reqs = fake.requests();
     assert_eq!(reqs.len(), 3);
-    assert!(reqs[1].get("response_format").is_none());
+    assert_eq!(reqs[1]["response_format"]["type"], "json_object");
     assert!(reqs[1]["messages"].to_string().contains("JSON Schema"));
     assert!(
         reqs[2]["messages"]
@@ -279,6 +285,171 @@ async fn json_output_with_schema_fallback_and_one_retry() {
         .await
         .unwrap_err();
     assert!(matches!(e, LlmError::BadResponse(_)));
+}
+
+fn pick_schema() -> serde_json::Value {
+    json!({"type": "object", "properties": {"paths": {"type": "array", "items": {"type": "string"}}}, "required": ["paths"]})
+}
+
+async fn pick(c: &Client, request: ChatRequest) -> Result<Pick, LlmError> {
+    c.json(
+        request,
+        "pick",
+        &pick_schema(),
+        |_: &Pick| Ok(()),
+        &CancellationToken::new(),
+    )
+    .await
+}
+
+fn schema_instructed(body: &serde_json::Value) -> bool {
+    body["messages"].as_array().unwrap().iter().any(|m| {
+        m["role"] == "system"
+            && m["content"].as_str().unwrap().contains("JSON Schema")
+            && m["content"].as_str().unwrap().contains("\"paths\"")
+    })
+}
+
+#[tokio::test]
+async fn json_steps_down_to_json_object_on_a_llama_cpp_server_and_remembers_it() {
+    let fake = FakeModel::start().await;
+    fake.set_formats(Formats::LlamaCpp);
+    fake.push(Reply::json(&json!({"paths": ["a.md"]})));
+    let p = pick(&client_for(&fake, "llama-a"), req("pick"))
+        .await
+        .unwrap();
+    assert_eq!(p.paths, ["a.md"]);
+    let reqs = fake.requests();
+    assert_eq!(
+        reqs.len(),
+        2,
+        "the HTTP 500 refusal is not retried: {reqs:?}"
+    );
+    assert_eq!(reqs[0]["response_format"]["type"], "json_schema");
+    assert_eq!(
+        reqs[1]["response_format"],
+        json!({"type": "json_object", "schema": pick_schema()})
+    );
+    assert!(!schema_instructed(&reqs[0]));
+    assert!(schema_instructed(&reqs[1]));
+    // A new client for the same server and model starts at `json_object`.
+    fake.push(Reply::json(&json!({"paths": ["b.md"]})));
+    let p = pick(&client_for(&fake, "llama-a"), req("pick"))
+        .await
+        .unwrap();
+    assert_eq!(p.paths, ["b.md"]);
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 3);
+    assert_eq!(reqs[2]["response_format"]["type"], "json_object");
+    assert!(schema_instructed(&reqs[2]));
+    // The model named in the request is the one remembered, not the client's default.
+    let by_request = ChatRequest {
+        model: Some("llama-a".into()),
+        ..req("pick")
+    };
+    fake.push(Reply::json(&json!({"paths": []})));
+    pick(&client_for(&fake, "llama-other"), by_request)
+        .await
+        .unwrap();
+    assert_eq!(fake.requests()[3]["response_format"]["type"], "json_object");
+    // Another model on the same server learns for itself.
+    fake.push(Reply::json(&json!({"paths": []})));
+    pick(&client_for(&fake, "llama-b"), req("pick"))
+        .await
+        .unwrap();
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 6);
+    assert_eq!(reqs[4]["response_format"]["type"], "json_schema");
+    assert_eq!(reqs[5]["response_format"]["type"], "json_object");
+}
+
+#[tokio::test]
+async fn json_steps_down_to_prompt_instructions_on_a_server_refusing_both() {
+    let fake = FakeModel::start().await;
+    fake.set_formats(Formats::TextOnly);
+    fake.push(Reply::text("{\"paths\": [\"c.md\"]}"));
+    let p = pick(&client_for(&fake, "text-only"), req("pick"))
+        .await
+        .unwrap();
+    assert_eq!(p.paths, ["c.md"]);
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 3, "{reqs:?}");
+    assert_eq!(reqs[0]["response_format"]["type"], "json_schema");
+    assert_eq!(reqs[1]["response_format"]["type"], "json_object");
+    assert!(reqs[2].get("response_format").is_none());
+    assert!(schema_instructed(&reqs[2]));
+    assert_eq!(
+        reqs[2]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["content"].as_str().unwrap().contains("JSON Schema"))
+            .count(),
+        1,
+        "the instructions are given once"
+    );
+    // Remembered: the next call goes straight to the prompt.
+    fake.push(Reply::text("{\"paths\": []}"));
+    pick(&client_for(&fake, "text-only"), req("pick"))
+        .await
+        .unwrap();
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 4);
+    assert!(reqs[3].get("response_format").is_none());
+    assert!(schema_instructed(&reqs[3]));
+}
+
+#[tokio::test]
+async fn json_does_not_step_down_on_failures_that_are_not_refusals() {
+    // A 500 about something else is retried as before, then is the error.
+    let fake = FakeModel::start().await;
+    for _ in 0..3 {
+        fake.push(Reply::error(500, "CUDA out of memory"));
+    }
+    let e = pick(&client_for(&fake, "plain-500"), req("pick"))
+        .await
+        .unwrap_err();
+    assert_eq!(e, LlmError::Http(500, "CUDA out of memory".into()));
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 3, "retried");
+    assert!(
+        reqs.iter()
+            .all(|r| r["response_format"]["type"] == "json_schema")
+    );
+    // Transient: one 500, then the answer, still with JSON-schema output; nothing remembered.
+    fake.push(Reply::error(500, "CUDA out of memory"));
+    fake.push(Reply::json(&json!({"paths": []})));
+    pick(&client_for(&fake, "plain-500"), req("pick"))
+        .await
+        .unwrap();
+    fake.push(Reply::json(&json!({"paths": []})));
+    pick(&client_for(&fake, "plain-500"), req("pick"))
+        .await
+        .unwrap();
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 6);
+    assert!(
+        reqs[3..]
+            .iter()
+            .all(|r| r["response_format"]["type"] == "json_schema")
+    );
+    // A refused key is not a refused format, whatever the message says.
+    let fake = FakeModel::start().await;
+    fake.push(Reply::error(401, "unsupported API key"));
+    let e = pick(&client_for(&fake, "bad-key"), req("pick"))
+        .await
+        .unwrap_err();
+    assert_eq!(e, LlmError::Unauthorized(401));
+    fake.push(Reply::json(&json!({"paths": []})));
+    pick(&client_for(&fake, "bad-key"), req("pick"))
+        .await
+        .unwrap();
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 2);
+    assert!(
+        reqs.iter()
+            .all(|r| r["response_format"]["type"] == "json_schema")
+    );
 }
 
 #[tokio::test]

@@ -13,6 +13,7 @@ mod groups;
 mod read;
 mod sync;
 mod types;
+mod vectors;
 mod write;
 
 use std::collections::{HashMap, HashSet};
@@ -32,8 +33,8 @@ use crate::workspace::{Home, Workspace};
 
 pub use groups::GroupUndo;
 pub use types::{
-    EntryOut, MemoryDetail, NewMemory, Patch, Status, SyncReport, WorkspaceInfo, WorkspaceStatus,
-    WriteOutcome,
+    EntryOut, MemoryDetail, NewMemory, Patch, Semantic, Status, SyncReport, WorkspaceInfo,
+    WorkspaceStatus, WriteOutcome,
 };
 pub use write::Batch;
 
@@ -169,7 +170,7 @@ impl Vault {
     }
 
     /// Scope for reads: one workspace id, or all when `None`.
-    fn scope(&self, workspace: Option<&str>) -> Result<Vec<Workspace>> {
+    pub fn scope(&self, workspace: Option<&str>) -> Result<Vec<Workspace>> {
         match workspace {
             Some(id) => Ok(vec![self.workspace(id)?]),
             None => self.workspaces(),

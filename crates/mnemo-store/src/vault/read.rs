@@ -196,6 +196,10 @@ impl Vault {
             workspaces,
             index_bytes: fs::metadata(self.home.index_path()).map_or(0, |m| m.len()),
             warnings: self.warnings(),
+            semantic: super::Semantic {
+                state: "unknown".to_owned(),
+                ..super::Semantic::default()
+            },
         })
     }
 }

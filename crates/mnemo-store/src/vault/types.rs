@@ -113,6 +113,23 @@ pub struct Status {
     pub index_bytes: u64,
     /// Recoveries that happened while opening (corrupt files moved aside, …).
     pub warnings: Vec<String>,
+    /// Semantic (hybrid) search: the local embedding model and how far embedding has got.
+    pub semantic: Semantic,
+}
+
+/// Whether hybrid search can run (the API fills this in; the vault knows only the vectors).
+#[derive(Debug, Clone, Default, Serialize, specta::Type)]
+pub struct Semantic {
+    /// `ready`, `not_installed`, `broken`, `off` (or `unknown` before the API looked).
+    pub state: String,
+    /// The model's id, when loaded.
+    pub model: Option<String>,
+    /// Memories (and logs) with a vector for that model.
+    pub embedded: u64,
+    /// Memories (and logs) in all.
+    pub total: u64,
+    /// What it means and what to do (how to install the model, what is wrong with its files).
+    pub message: String,
 }
 
 /// Status of one workspace.

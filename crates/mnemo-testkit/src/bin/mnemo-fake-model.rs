@@ -5,6 +5,7 @@
 //!
 //! ```json
 //! { "chunk_delay_ms": 80,
+//!   "formats": "all",
 //!   "replies": { "json": [ {"json": {"paths": ["deploy.md"]}} ],
 //!                "stream": [ {"text": "Hello"} ],
 //!                "tools": [ {"tool": "write_file", "arguments": {"path": "a.md", "content": "…"}}, {"text": "Saved."} ],
@@ -16,11 +17,13 @@
 //! `{"hangup": true}` or `{"save_fact": true}` (a `write_file` of the request's fact), each with
 //! an optional `"delay_ms"`. Requests are classified as in
 //! [`mnemo_testkit::Kind`]; `any` serves requests whose own queue is empty; after that the reply
-//! is "ok". `GET /_requests` returns every recorded request body.
+//! is "ok". `formats` is `all` (default), `llama_cpp` (`json_schema` refused with HTTP 500, as
+//! llama-cpp-python does) or `text_only` (`json_object` refused too), as in
+//! [`mnemo_testkit::Formats`]. `GET /_requests` returns every recorded request body.
 
 use std::time::Duration;
 
-use mnemo_testkit::{FakeModel, Kind, Reply};
+use mnemo_testkit::{FakeModel, Formats, Kind, Reply};
 use serde_json::Value;
 
 fn reply_of(v: &Value) -> Result<Reply, String> {
@@ -49,6 +52,11 @@ fn reply_of(v: &Value) -> Result<Reply, String> {
 fn load(fake: &FakeModel, script: &Value) -> Result<(), String> {
     if let Some(ms) = script.get("chunk_delay_ms").and_then(Value::as_u64) {
         fake.set_chunk_delay(Duration::from_millis(ms));
+    }
+    if let Some(f) = script.get("formats").and_then(Value::as_str) {
+        let formats = Formats::parse(f)
+            .ok_or(format!("unknown formats `{f}` (all, llama_cpp, text_only)"))?;
+        fake.set_formats(formats);
     }
     if let Some(routed) = script.get("replies").and_then(Value::as_object) {
         for (kind, list) in routed {

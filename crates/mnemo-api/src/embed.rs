@@ -1,0 +1,375 @@
+//! Local embeddings for hybrid recall (SPEC §3.4, issue 11): the model is found and loaded
+//! once per process ([`mnemo_embed::Embedder::discover`]); vectors are filled in the background
+//! (a watching process: after start and after every change) or, in a one-shot process, before a
+//! search when only a few are missing. A long fill is a visible `embed` task with progress
+//! ("Embedding 3,210 / 10,000"). Without a model everything stays lexical, and `status` says so
+//! and how to install one.
+
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskStatus};
+use mnemo_embed::{EmbedError, Embedder};
+use mnemo_engine::recall::QueryVector;
+use mnemo_store::Vault;
+use mnemo_store::tasks::{TaskInfo, TaskResult};
+use mnemo_store::vault::Semantic;
+
+use crate::Api;
+
+/// Contents embedded per forward pass.
+const BATCH: usize = 32;
+/// Jobs read from the index per round.
+const ROUND: usize = 512;
+/// A one-shot search embeds at most this many missing memories first; more is left to
+/// `mnemo embed` or a running app.
+pub const INLINE_MAX: u64 = 64;
+/// Fills of at least this many show as an `embed` task (smaller ones run quietly).
+const TASK_MIN: u64 = 20;
+
+/// Why there is no model.
+#[derive(Debug, Clone)]
+pub(crate) struct Unavailable {
+    state: &'static str,
+    message: String,
+}
+
+/// The process's embedding state, shared by every clone of the API.
+#[derive(Default)]
+pub(crate) struct Embeddings {
+    model: OnceLock<std::result::Result<Arc<Embedder>, Unavailable>>,
+    running: Mutex<Option<String>>,
+}
+
+impl Embeddings {
+    /// The model, loading it on first use.
+    pub(crate) fn model(
+        &self,
+        home: &std::path::Path,
+    ) -> std::result::Result<Arc<Embedder>, Unavailable> {
+        self.model
+            .get_or_init(|| match Embedder::discover(Some(home)) {
+                Ok(m) => Ok(Arc::new(m)),
+                Err(e) => {
+                    let state = match e {
+                        EmbedError::NotFound(_) => "not_installed",
+                        EmbedError::Disabled => "off",
+                        EmbedError::BadModel { .. } | EmbedError::Inference(_) => "broken",
+                    };
+                    if state == "broken" {
+                        tracing::warn!("{e}; search stays lexical");
+                    } else {
+                        tracing::info!("{e}; search stays lexical");
+                    }
+                    Err(Unavailable {
+                        state,
+                        message: e.to_string(),
+                    })
+                }
+            })
+            .clone()
+    }
+}
+
+/// Fill missing vectors of a scope. `progress(done, total)` after each batch; `stop()` is
+/// asked between batches. Returns how many contents were embedded and how many were cut to fit.
+pub(crate) fn fill(
+    vault: &Vault,
+    model: &Embedder,
+    workspace: Option<&str>,
+    stop: &dyn Fn() -> bool,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(u64, u64)> {
+    let (id, dim) = (model.model_id(), model.dim());
+    vault.gc_vectors(id, dim)?;
+    let counts = vault.vector_counts(workspace, id, dim)?;
+    let total = counts.total.saturating_sub(counts.embedded);
+    let (mut done, mut cut) = (0_u64, 0_u64);
+    let mut last_round: Option<Vec<String>> = None;
+    loop {
+        let mut jobs = vault.vectors_missing(workspace, id, dim, ROUND)?;
+        if jobs.is_empty() {
+            break;
+        }
+        let hashes: Vec<String> = jobs.iter().map(|j| j.hash.clone()).collect();
+        if last_round.as_ref() == Some(&hashes) {
+            return Err(Error::new(
+                ErrorCode::Io,
+                "embedding made no progress (the vectors could not be stored)",
+            ));
+        }
+        last_round = Some(hashes);
+        // Similar lengths batch together: less padding.
+        jobs.sort_by_key(|j| j.text.len());
+        for chunk in jobs.chunks(BATCH) {
+            if stop() {
+                return Ok((done, cut));
+            }
+            let texts: Vec<&str> = chunk.iter().map(|j| j.text.as_str()).collect();
+            let vecs = model
+                .embed(&texts)
+                .map_err(|e| Error::new(ErrorCode::EmbeddingUnavailable, e.to_string()))?;
+            let rows: Vec<(String, Vec<f32>, bool)> = chunk
+                .iter()
+                .zip(vecs)
+                .map(|(j, e)| {
+                    cut += u64::from(e.truncated);
+                    (j.hash.clone(), e.vector, e.truncated)
+                })
+                .collect();
+            vault.store_vectors(id, &rows)?;
+            done += rows.len() as u64;
+            progress(done.min(total.max(done)), total.max(done));
+        }
+    }
+    Ok((done, cut))
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+// Commands take owned arguments: transports hand over values they deserialised.
+#[allow(clippy::needless_pass_by_value)]
+impl Api {
+    /// The query's embedding, when a model is loaded (else `None`: lexical).
+    pub(crate) fn query_vector(&self, text: &str) -> Option<QueryVector> {
+        let model = self.embeddings.model(self.home_dir()).ok()?;
+        match model.embed(&[text]) {
+            Ok(mut v) => v.pop().map(|e| QueryVector {
+                model: model.model_id().to_owned(),
+                vector: e.vector,
+            }),
+            Err(e) => {
+                tracing::warn!("embedding the query failed ({e}); searching lexically");
+                None
+            }
+        }
+    }
+
+    /// Semantic search's state for `status`.
+    pub(crate) fn semantic(&self) -> Result<Semantic> {
+        Ok(match self.embeddings.model(self.home_dir()) {
+            Ok(m) => {
+                let c = self.vault.vector_counts(None, m.model_id(), m.dim())?;
+                let message = if c.embedded < c.total {
+                    format!(
+                        "hybrid search on; {} of {} memories embedded so far (run `mnemo embed` to finish now)",
+                        thousands(c.embedded),
+                        thousands(c.total)
+                    )
+                } else {
+                    "hybrid search on (meaning and words)".to_owned()
+                };
+                Semantic {
+                    state: "ready".to_owned(),
+                    model: Some(m.model_id().to_owned()),
+                    embedded: c.embedded,
+                    total: c.total,
+                    message,
+                }
+            }
+            Err(u) => Semantic {
+                state: u.state.to_owned(),
+                model: None,
+                embedded: 0,
+                total: 0,
+                message: format!("search is lexical only: {}", u.message),
+            },
+        })
+    }
+
+    /// Compute the missing vectors of one workspace (or all) as an `embed` task; the task
+    /// already under way is returned if there is one. `embedding_unavailable` without a model.
+    pub fn embed(&self, workspace: Option<String>) -> Result<TaskInfo> {
+        if let Some(w) = &workspace {
+            self.vault.workspace(w)?;
+        }
+        let model = self
+            .embeddings
+            .model(self.home_dir())
+            .map_err(|u| Error::new(ErrorCode::EmbeddingUnavailable, u.message))?;
+        if let Some(id) = self.running_embed() {
+            if let Ok(t) = self.task(id) {
+                return Ok(t);
+            }
+        }
+        if !self.watching() {
+            match &workspace {
+                Some(w) => {
+                    self.vault.sync(&self.vault.workspace(w)?)?;
+                }
+                None => {
+                    self.vault.sync_all()?;
+                }
+            }
+        }
+        let task = self.start_embed_task(&model, workspace.as_deref());
+        Ok(task)
+    }
+
+    fn running_embed(&self) -> Option<String> {
+        self.embeddings
+            .running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Start an `embed` task on its own thread (CPU work, not the model runtime's).
+    fn start_embed_task(&self, model: &Arc<Embedder>, workspace: Option<&str>) -> TaskInfo {
+        let (mut task, token) = self
+            .tasks
+            .create(TaskKind::Embed, workspace.unwrap_or("*"), None);
+        *self
+            .embeddings
+            .running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(task.id.clone());
+        let started = task.clone();
+        let (api, model, ws) = (
+            self.clone(),
+            Arc::clone(model),
+            workspace.map(str::to_owned),
+        );
+        let spawned = std::thread::Builder::new()
+            .name("mnemo-embed".into())
+            .spawn(move || {
+                task.set_status(TaskStatus::Running);
+                task.phase = Some("Embedding…".to_owned());
+                api.tasks.save(&task);
+                let probe = task.clone();
+                let stop = || api.tasks.cancelled(&probe, &token);
+                let mut last = std::time::Instant::now();
+                let mut progress = |done: u64, total: u64| {
+                    if last.elapsed() >= Duration::from_millis(200) || done == total {
+                        last = std::time::Instant::now();
+                        task.phase = Some(format!(
+                            "Embedding {} / {}",
+                            thousands(done),
+                            thousands(total)
+                        ));
+                        api.tasks.save(&task);
+                    }
+                };
+                let out = fill(&api.vault, &model, ws.as_deref(), &stop, &mut progress);
+                *api.embeddings
+                    .running
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = None;
+                match out {
+                    Ok((done, cut)) => {
+                        let mut summary = format!("embedded {} memories", thousands(done));
+                        if cut > 0 {
+                            summary.push_str(&format!(
+                                " ({cut} too long for the model: embedded from their first part — name, description, start of the body)"
+                            ));
+                        }
+                        task.result = Some(TaskResult {
+                            summary,
+                            ..TaskResult::default()
+                        });
+                        if api.tasks.cancelled(&task, &token) {
+                            api.tasks.finish(&mut task, TaskStatus::Skipped, Some("cancelled"));
+                        } else {
+                            api.tasks.finish(&mut task, TaskStatus::Completed, None);
+                        }
+                    }
+                    Err(e) => {
+                        task.error = Some(e.message.clone());
+                        api.tasks.finish(&mut task, TaskStatus::Failed, Some(&e.message));
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start embedding: {e}");
+        }
+        started
+    }
+
+    /// Fill a few missing vectors now (one-shot processes, before a search); `None` scope is
+    /// every workspace. More than [`INLINE_MAX`] missing: left for later, said in the log.
+    pub(crate) fn embed_inline(&self, workspace: Option<&str>) {
+        let Ok(model) = self.embeddings.model(self.home_dir()) else {
+            return;
+        };
+        let Ok(c) = self
+            .vault
+            .vector_counts(workspace, model.model_id(), model.dim())
+        else {
+            return;
+        };
+        let missing = c.total.saturating_sub(c.embedded);
+        if missing == 0 {
+            return;
+        }
+        if missing > INLINE_MAX {
+            tracing::warn!(
+                "{missing} memories have no vector yet: they are found by their words only until \
+                 `mnemo embed` (or the app) embeds them"
+            );
+            return;
+        }
+        if let Err(e) = fill(&self.vault, &model, workspace, &|| false, &mut |_, _| {}) {
+            tracing::warn!("embedding failed ({e}); searching with what is there");
+        }
+    }
+
+    /// Keep vectors filled while this process watches: once now, then after each burst of
+    /// changes. Large fills show as `embed` tasks.
+    pub(crate) fn start_embedding_loop(&self) {
+        let api = self.clone();
+        let rx = self.vault.subscribe();
+        let spawned = std::thread::Builder::new()
+            .name("mnemo-embed-watch".into())
+            .spawn(move || {
+                let Ok(model) = api.embeddings.model(api.home_dir()) else {
+                    return;
+                };
+                loop {
+                    api.fill_in_background(&model);
+                    // Wait for a change, then let the burst settle.
+                    if rx.recv().is_err() {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(300));
+                    while rx.try_recv().is_ok() {}
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start background embedding: {e}");
+        }
+    }
+
+    fn fill_in_background(&self, model: &Arc<Embedder>) {
+        if self.running_embed().is_some() {
+            return;
+        }
+        let missing = self
+            .vault
+            .vector_counts(None, model.model_id(), model.dim())
+            .map_or(0, |c| c.total.saturating_sub(c.embedded));
+        if missing >= TASK_MIN {
+            // Visible, cancellable, with progress; the loop's next change re-checks after it.
+            let task = self.start_embed_task(model, None);
+            while self
+                .task(task.id.clone())
+                .is_ok_and(|t| !t.status.is_finished())
+            {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        } else if missing > 0
+            && let Err(e) = fill(&self.vault, model, None, &|| false, &mut |_, _| {})
+        {
+            tracing::warn!("background embedding failed: {e}");
+        }
+    }
+}

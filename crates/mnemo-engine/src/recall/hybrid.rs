@@ -1,0 +1,211 @@
+//! Hybrid ranking (SPEC §3.4, issue 11): BM25 candidates and vector candidates, min(200, 3·k)
+//! from each side, merged by document. Each side is normalised to [0, 1] — BM25 by the best
+//! candidate's score, the vector side by its cosine over the floor [`MIN_COSINE`] — and fused
+//! as `0.7 · vector + 0.3 · BM25` (the seed's weights; the LoCoMo bench compares them with
+//! reciprocal-rank fusion). A document counts only if its meaning is close enough
+//! (cosine ≥ [`MIN_COSINE`]) or it shares words with the query, and the fused score must reach
+//! [`MIN_SCORE`]: a query about nothing in memory returns nothing.
+//!
+//! Pure: the caller embeds the query and fetches both candidate lists.
+
+use std::collections::HashMap;
+
+use mnemo_store::index::Hit;
+
+/// Weight of the vector side.
+pub const VECTOR_WEIGHT: f64 = 0.7;
+/// Weight of the lexical side.
+pub const LEXICAL_WEIGHT: f64 = 0.3;
+/// Most candidates taken from each side.
+pub const MAX_CANDIDATES: usize = 200;
+/// Cosine similarity below which a vector candidate is unrelated (all-MiniLM-L6-v2: unrelated
+/// sentences sit around 0.0–0.2, paraphrases above 0.4).
+pub const MIN_COSINE: f64 = 0.25;
+/// Lowest fused score returned.
+pub const MIN_SCORE: f64 = 0.05;
+/// Reciprocal-rank fusion's constant.
+pub const RRF_K: f64 = 60.0;
+
+/// Candidates to fetch from each side for `limit` results.
+#[must_use]
+pub fn candidates_for(limit: usize) -> usize {
+    (limit.saturating_mul(3)).clamp(1, MAX_CANDIDATES)
+}
+
+/// How the two lists are merged.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fusion {
+    /// `w · vector + (1 − w) · bm25`, both normalised.
+    Weighted {
+        /// The vector side's weight.
+        vector: f64,
+    },
+    /// Reciprocal-rank fusion, `Σ 1 / (k + rank)`, rescaled so the best possible is 1.
+    Rrf,
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Self::Weighted {
+            vector: VECTOR_WEIGHT,
+        }
+    }
+}
+
+fn key(h: &Hit) -> (String, String) {
+    (h.workspace.clone(), h.path.clone())
+}
+
+/// BM25 scores as 0–1, the best candidate at 1.
+#[must_use]
+pub fn normalise_lexical(hits: &[Hit]) -> Vec<f64> {
+    let best = hits.iter().map(|h| h.score).fold(0.0_f64, f64::max);
+    hits.iter()
+        .map(|h| {
+            if best > 0.0 {
+                (h.score / best).clamp(0.0, 1.0)
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// A cosine as 0–1 above the floor.
+#[must_use]
+pub fn normalise_cosine(cos: f64) -> f64 {
+    ((cos - MIN_COSINE) / (1.0 - MIN_COSINE)).clamp(0.0, 1.0)
+}
+
+/// Merge the two candidate lists by document and rank them; at most `limit`, best first, ties
+/// to the newest.
+#[must_use]
+pub fn fuse(lexical: &[Hit], vector: &[Hit], fusion: Fusion, limit: usize) -> Vec<Hit> {
+    let mut merged: HashMap<(String, String), Hit> = HashMap::new();
+    let lex_norm = normalise_lexical(lexical);
+    for (rank, (h, n)) in lexical.iter().zip(&lex_norm).enumerate() {
+        if h.score <= 0.0 {
+            continue;
+        }
+        let e = merged.entry(key(h)).or_insert_with(|| h.clone());
+        e.lexical = Some(*n);
+        e.score = rank_part(fusion, rank, 1.0 - vector_weight(fusion), *n);
+    }
+    for (rank, h) in vector.iter().enumerate() {
+        let e = merged.entry(key(h)).or_insert_with(|| Hit {
+            lexical: None,
+            ..h.clone()
+        });
+        let base = if e.lexical.is_some() { e.score } else { 0.0 };
+        e.vector = Some(h.score);
+        let part = if h.score >= MIN_COSINE {
+            rank_part(
+                fusion,
+                rank,
+                vector_weight(fusion),
+                normalise_cosine(h.score),
+            )
+        } else {
+            0.0
+        };
+        e.score = base + part;
+    }
+    let mut out: Vec<Hit> = merged
+        .into_values()
+        .filter(|s| s.lexical.is_some() || s.vector.is_some_and(|c| c >= MIN_COSINE))
+        .filter(|s| s.score >= MIN_SCORE)
+        .collect();
+    out.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| b.mtime.cmp(&a.mtime))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    out.truncate(limit);
+    out
+}
+
+fn vector_weight(f: Fusion) -> f64 {
+    match f {
+        Fusion::Weighted { vector } => vector,
+        Fusion::Rrf => 0.5,
+    }
+}
+
+/// One side's contribution: weighted normalised score, or its rank-fusion share (scaled so
+/// first on both sides makes 1).
+fn rank_part(f: Fusion, rank: usize, weight: f64, normalised: f64) -> f64 {
+    match f {
+        Fusion::Weighted { .. } => weight * normalised,
+        Fusion::Rrf => {
+            #[allow(clippy::cast_precision_loss)]
+            let r = rank as f64;
+            weight * (RRF_K + 1.0) / (RRF_K + 1.0 + r)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(path: &str, score: f64) -> Hit {
+        Hit {
+            workspace: "w".into(),
+            path: path.into(),
+            score,
+            name: path.into(),
+            memory_type: None,
+            description: String::new(),
+            mtime: "2026-01-01T00:00:00Z".into(),
+            vector: None,
+            lexical: None,
+        }
+    }
+
+    #[test]
+    fn both_sides_add_up_and_scores_read_zero_to_one() {
+        let lex = vec![hit("a.md", 4e-6), hit("b.md", 2e-6)];
+        let vec = vec![hit("b.md", 0.9), hit("c.md", 0.5)];
+        let r = fuse(&lex, &vec, Fusion::default(), 10);
+        let paths: Vec<&str> = r.iter().map(|s| s.path.as_str()).collect();
+        assert_eq!(paths, ["b.md", "c.md", "a.md"]);
+        let b = &r[0];
+        assert_eq!(b.lexical, Some(0.5));
+        assert_eq!(b.vector, Some(0.9));
+        let expected = 0.3 * 0.5 + 0.7 * normalise_cosine(0.9);
+        assert!((b.score - expected).abs() < 1e-9);
+        assert!(r.iter().all(|s| (0.0..=1.0).contains(&s.score)));
+    }
+
+    #[test]
+    fn unrelated_vectors_alone_return_nothing() {
+        let vec = vec![hit("a.md", 0.2), hit("b.md", 0.1)];
+        assert!(fuse(&[], &vec, Fusion::default(), 10).is_empty());
+        assert!(fuse(&[], &vec, Fusion::Rrf, 10).is_empty());
+    }
+
+    #[test]
+    fn a_word_match_counts_even_when_the_meaning_is_far() {
+        let lex = vec![hit("a.md", 3.0)];
+        let vec = vec![hit("a.md", 0.1)];
+        let r = fuse(&lex, &vec, Fusion::default(), 10);
+        assert_eq!(r.len(), 1);
+        assert!((r[0].score - 0.3).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rank_fusion_puts_agreement_first() {
+        let lex = vec![hit("a.md", 3.0), hit("b.md", 2.0)];
+        let vec = vec![hit("b.md", 0.8), hit("c.md", 0.7)];
+        let r = fuse(&lex, &vec, Fusion::Rrf, 10);
+        assert_eq!(r[0].path, "b.md");
+        assert!(r[0].score <= 1.0);
+    }
+
+    #[test]
+    fn candidates_are_three_per_result_up_to_two_hundred() {
+        assert_eq!(candidates_for(5), 15);
+        assert_eq!(candidates_for(100), 200);
+    }
+}

@@ -1,0 +1,60 @@
+//! Embedding vectors through the vault (issue 11): the index owns them (`index::vectors`);
+//! these are the doors the embedding task and hybrid search use.
+
+use mnemo_core::Result;
+
+use super::{Vault, guard};
+use crate::doc::DocKind;
+use crate::index::{EmbedJob, Hit, VectorCounts};
+
+impl Vault {
+    /// Distinct contents (of one workspace, or all) without a usable vector for `model`.
+    pub fn vectors_missing(
+        &self,
+        workspace: Option<&str>,
+        model: &str,
+        dim: usize,
+        limit: usize,
+    ) -> Result<Vec<EmbedJob>> {
+        guard(&self.index).vectors_missing(workspace, model, dim, limit)
+    }
+
+    /// Store computed vectors: (content hash, unit vector, truncated).
+    pub fn store_vectors(&self, model: &str, rows: &[(String, Vec<f32>, bool)]) -> Result<()> {
+        guard(&self.index).store_vectors(model, rows)
+    }
+
+    /// How many docs of a scope have a vector for `model`.
+    pub fn vector_counts(
+        &self,
+        workspace: Option<&str>,
+        model: &str,
+        dim: usize,
+    ) -> Result<VectorCounts> {
+        guard(&self.index).vector_counts(workspace, model, dim)
+    }
+
+    /// Drop vectors of deleted or changed content and of other models; then damaged ones.
+    /// Returns how many rows went.
+    pub fn gc_vectors(&self, model: &str, dim: usize) -> Result<usize> {
+        let mut ix = guard(&self.index);
+        Ok(ix.gc_vectors(model)? + ix.drop_damaged_vectors(model, dim)?)
+    }
+
+    /// Docs whose vector was computed from their first part only.
+    pub fn truncated_paths(&self, workspace: &str, model: &str) -> Result<Vec<String>> {
+        guard(&self.index).truncated_paths(workspace, model)
+    }
+
+    /// Nearest docs to a query vector, from the index as it is (cosine as the score).
+    pub fn vector_search_indexed(
+        &self,
+        workspace: Option<&str>,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+        kind: Option<DocKind>,
+    ) -> Result<Vec<Hit>> {
+        guard(&self.index).vector_search(workspace, model, query, limit, kind)
+    }
+}
