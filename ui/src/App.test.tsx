@@ -4,7 +4,7 @@ import { App, CHAT_OPEN_KEY, SEARCH_DEBOUNCE_MS } from "./App";
 import { ToastProvider } from "./components/Toasts";
 import { commands } from "./lib/bindings";
 import type { TaskInfo } from "./lib/bindings";
-import { DOCS, MODEL_SETTINGS, WORKSPACES, detailOf, err, ok, task } from "./test/fixtures";
+import { DOCS, MODEL_SETTINGS, WORKSPACES, detailOf, err, ok, status, task } from "./test/fixtures";
 
 vi.mock("./lib/bindings", () => ({
   commands: {
@@ -66,7 +66,7 @@ beforeEach(() => {
   FakeEventSource.instances = [];
   vi.stubGlobal("EventSource", FakeEventSource);
   api.workspaces.mockResolvedValue(ok(WORKSPACES));
-  api.status.mockResolvedValue(ok({ home: "/home/u/.local/share/mnemo", workspaces: [], index_bytes: 0, warnings: [] }));
+  api.status.mockResolvedValue(ok(status()));
   api.list.mockResolvedValue(ok(DOCS));
   api.get.mockImplementation(async (workspace, path) => {
     const d = DOCS.find((x) => x.workspace === workspace && x.path === path);
@@ -175,8 +175,41 @@ describe("instant search", () => {
 
     await waitFor(() => expect(rowPaths()).toEqual(["links.md", "me.md"]));
     expect(api.search).toHaveBeenCalledTimes(1);
-    expect(api.search).toHaveBeenCalledWith(null, "gra", 200);
+    expect(api.search).toHaveBeenCalledWith(null, "gra", 200, null);
     expect(screen.getByText("2 matches")).toBeTruthy();
+    // Without an embedding model there is nothing to choose: words only is not offered.
+    expect(screen.queryByTestId("words-only-toggle")).toBeNull();
+    expect(screen.queryByTestId("match-hint")).toBeNull();
+  });
+
+  it("hints how each hit matched, and searches by words only when asked", async () => {
+    api.status.mockResolvedValue(
+      ok(status({ state: "ready", model: "bge-small-en-v1.5", embedded: 6, total: 6, message: "hybrid search on (meaning and words)" })),
+    );
+    const mtime = "2026-01-01T00:00:00Z";
+    api.search.mockImplementation(async (_ws, _q, _limit, lexical) =>
+      ok(
+        lexical
+          ? [{ workspace: "personal", path: "me.md", score: 1, name: "Alpha role", type: "user", description: "Rust", mtime, lexical: 1 }]
+          : [
+              { workspace: "personal", path: "links.md", score: 0.9, name: "Dashboards", type: "reference", description: "Grafana", mtime, vector: 0.71 },
+              { workspace: "personal", path: "me.md", score: 0.5, name: "Alpha role", type: "user", description: "Rust", mtime, vector: 0.4, lexical: 1 },
+            ],
+      ),
+    );
+    renderApp();
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
+    fireEvent.change(screen.getByTestId("search-input"), { target: { value: "charts" } });
+    await waitFor(() => expect(rowPaths()).toEqual(["links.md", "me.md"]));
+    expect(api.search).toHaveBeenLastCalledWith(null, "charts", 200, null);
+    const hints = screen.getAllByTestId("match-hint");
+    expect(hints.map((h) => h.textContent)).toEqual(["meaning", "meaning + words"]);
+    expect(hints[1].getAttribute("title")).toBe("Matched by meaning 0.40 · words 1.00");
+
+    fireEvent.click(screen.getByTestId("words-only-toggle"));
+    await waitFor(() => expect(rowPaths()).toEqual(["me.md"]));
+    expect(api.search).toHaveBeenLastCalledWith(null, "charts", 200, true);
+    expect(screen.getAllByTestId("match-hint").map((h) => h.textContent)).toEqual(["words"]);
   });
 
   it("says so when nothing matches, and Ctrl+K focuses the box", async () => {

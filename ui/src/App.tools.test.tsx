@@ -8,7 +8,7 @@ import { ToastProvider } from "./components/Toasts";
 import { commands } from "./lib/bindings";
 import type { MemoryStats, RememberTask } from "./lib/bindings";
 import { workspaceTitle } from "./components/Sidebar";
-import { DOCS, MODEL_SETTINGS, WORKSPACES, detailOf, err, ok, task } from "./test/fixtures";
+import { DOCS, MODEL_SETTINGS, WORKSPACES, detailOf, err, ok, status, task } from "./test/fixtures";
 
 vi.mock("./lib/bindings", () => ({
   commands: {
@@ -82,7 +82,7 @@ beforeEach(() => {
   FakeEventSource.instances = [];
   vi.stubGlobal("EventSource", FakeEventSource);
   api.workspaces.mockResolvedValue(ok(WORKSPACES));
-  api.status.mockResolvedValue(ok({ home: "/home/u/.local/share/mnemo", workspaces: [], index_bytes: 0, warnings: [] }));
+  api.status.mockResolvedValue(ok(status()));
   api.list.mockResolvedValue(ok(DOCS));
   api.get.mockImplementation(async (workspace, path) => {
     const d = DOCS.find((x) => x.workspace === workspace && x.path === path);

@@ -76,18 +76,20 @@ export function App() {
 
   // Instant search, debounced.
   const { q } = listMode(state);
+  const { wordsOnly } = state;
   useEffect(() => {
     if (!q) return;
     const timer = setTimeout(() => {
-      void run(commands.search(selectedWs, q, SEARCH_LIMIT), "search").then((answer) => {
-        if (answer) dispatch({ type: "search", ws: selectedWs, q, answer });
+      // `null`: hybrid (meaning + words) when the embedding model is available, else words.
+      void run(commands.search(selectedWs, q, SEARCH_LIMIT, wordsOnly ? true : null), "search").then((answer) => {
+        if (answer) dispatch({ type: "search", ws: selectedWs, q, wordsOnly, answer });
       });
     }, SEARCH_DEBOUNCE_MS);
     return () => {
       clearTimeout(timer);
       cancel("search");
     };
-  }, [run, cancel, q, selectedWs, tick]);
+  }, [run, cancel, q, selectedWs, wordsOnly, tick]);
 
   // Live updates: coalesce bursts of memory_changed into one reload.
   useEffect(() => {

@@ -5,6 +5,8 @@
 //! ("Embedding 3,210 / 10,000"). Without a model everything stays lexical, and `status` says so
 //! and how to install one.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
@@ -42,32 +44,51 @@ pub(crate) struct Embeddings {
 }
 
 impl Embeddings {
-    /// The model, loading it on first use.
+    /// The model, loading it on first use (once per process and model folder: every `Api` of
+    /// the process shares it).
     pub(crate) fn model(
         &self,
         home: &std::path::Path,
     ) -> std::result::Result<Arc<Embedder>, Unavailable> {
-        self.model
-            .get_or_init(|| match Embedder::discover(Some(home)) {
-                Ok(m) => Ok(Arc::new(m)),
-                Err(e) => {
-                    let state = match e {
-                        EmbedError::NotFound(_) => "not_installed",
-                        EmbedError::Disabled => "off",
-                        EmbedError::BadModel { .. } | EmbedError::Inference(_) => "broken",
-                    };
-                    if state == "broken" {
-                        tracing::warn!("{e}; search stays lexical");
-                    } else {
-                        tracing::info!("{e}; search stays lexical");
-                    }
-                    Err(Unavailable {
-                        state,
-                        message: e.to_string(),
-                    })
-                }
-            })
-            .clone()
+        self.model.get_or_init(|| load_shared(home)).clone()
+    }
+}
+
+type Loaded = std::result::Result<Arc<Embedder>, Unavailable>;
+
+fn load_shared(home: &std::path::Path) -> Loaded {
+    static LOADED: OnceLock<Mutex<HashMap<PathBuf, Loaded>>> = OnceLock::new();
+    let dir = match mnemo_embed::locate(Some(home)) {
+        mnemo_embed::Located::Found(d) => d,
+        mnemo_embed::Located::Disabled => return Err(unavailable(&EmbedError::Disabled)),
+        mnemo_embed::Located::Missing(s) => return Err(unavailable(&EmbedError::NotFound(s))),
+    };
+    let mut map = LOADED
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    map.entry(dir.clone())
+        .or_insert_with(|| match Embedder::load(&dir) {
+            Ok(m) => Ok(Arc::new(m)),
+            Err(e) => Err(unavailable(&e)),
+        })
+        .clone()
+}
+
+fn unavailable(e: &EmbedError) -> Unavailable {
+    let state = match e {
+        EmbedError::NotFound(_) => "not_installed",
+        EmbedError::Disabled => "off",
+        EmbedError::BadModel { .. } | EmbedError::Inference(_) => "broken",
+    };
+    if state == "broken" {
+        tracing::warn!("{e}; search stays lexical");
+    } else {
+        tracing::info!("{e}; search stays lexical");
+    }
+    Unavailable {
+        state,
+        message: e.to_string(),
     }
 }
 

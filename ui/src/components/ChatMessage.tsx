@@ -1,6 +1,7 @@
 import { useState } from "react";
-import type { RecallResult } from "../lib/bindings";
-import { countMemories, recallLabel, wroteFiles } from "../lib/chat";
+import type { Recalled, RecallResult } from "../lib/bindings";
+import { countMemories, recallLabel, strategyText, wroteFiles } from "../lib/chat";
+import { formatScore, matchScores } from "../lib/format";
 import type { ChatMessage } from "../lib/chat";
 
 interface Props {
@@ -74,7 +75,7 @@ function RecallBadge({
         <div className="recall-details" data-testid="recall-details">
           {recall && (
             <div className="recall-summary muted">
-              Strategy <strong>{recall.strategy}</strong> · {countMemories(recall.docs_scanned)} scanned ·{" "}
+              Strategy <strong data-testid="recall-strategy">{strategyText(recall.strategy)}</strong> · {countMemories(recall.docs_scanned)} scanned ·{" "}
               {recall.chars_injected.toLocaleString()} chars injected · {recall.duration_ms} ms
             </div>
           )}
@@ -93,10 +94,7 @@ function RecallBadge({
               >
                 {r.path}
               </button>
-              <div className="recall-meta muted">
-                {r.score !== null && <>score {r.score.toFixed(2)} · </>}
-                {r.age} · {r.chars_injected.toLocaleString()} chars
-              </div>
+              <RecallMeta recalled={r} />
             </div>
           ))}
           {!recall &&
@@ -115,6 +113,21 @@ function RecallBadge({
             ))}
         </div>
       )}
+    </div>
+  );
+}
+
+/** One recalled memory's figures: "score 0.71 · meaning 0.62 · words 0.80 · today · 1,234 chars". */
+function RecallMeta({ recalled: r }: { recalled: Recalled }) {
+  const parts = [
+    r.score !== null ? `score ${formatScore(r.score)}` : "",
+    matchScores(r.vector, r.lexical),
+    r.age,
+    `${r.chars_injected.toLocaleString()} chars`,
+  ].filter((p) => p !== "");
+  return (
+    <div className="recall-meta muted" data-testid="recall-meta">
+      {parts.join(" · ")}
     </div>
   );
 }

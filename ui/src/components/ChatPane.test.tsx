@@ -64,7 +64,9 @@ const RECALL: RecallResult = {
       path: "response-style.md",
       name: "Response style",
       type: "feedback",
-      score: 3.5,
+      score: 0.5,
+      vector: null,
+      lexical: null,
       mtime: "2026-01-01T00:00:00Z",
       age: "2 days ago",
       chars_injected: 120,
@@ -204,7 +206,7 @@ describe("chat pane", () => {
     const details = within(last).getByTestId("recall-details");
     expect(details.textContent).toContain("heuristic");
     expect(details.textContent).toContain("Response style");
-    expect(details.textContent).toContain("score 3.50");
+    expect(details.textContent).toContain("score 0.50");
     expect(details.textContent).toContain("2 days ago");
     fireEvent.click(within(details).getByTestId("recall-item"));
     expect(onOpenMemory).toHaveBeenLastCalledWith("personal", "response-style.md");
@@ -224,6 +226,38 @@ describe("chat pane", () => {
     expect(links.map((l) => l.textContent)).toEqual(["trips.md", "travel-prefs.md"]);
     fireEvent.click(links[1]);
     expect(onOpenMemory).toHaveBeenLastCalledWith("personal", "travel-prefs.md");
+  });
+
+  it("explains a hybrid recall: the strategy in words, 0–1 scores, and meaning and words scores", async () => {
+    const recalled = (path: string, score: number, vector: number | null, lexical: number | null) => ({
+      ...RECALL.selected[0],
+      path,
+      name: path,
+      score,
+      vector,
+      lexical,
+    });
+    const hybrid: RecallResult = {
+      ...RECALL,
+      strategy: "hybrid",
+      selected: [recalled("both.md", 0.7149, 0.6213, 0.8), recalled("words.md", 0.00000015, null, 0.4)],
+    };
+    api.chatSend.mockResolvedValue(ok(turn({ recall: hybrid })));
+    renderPane();
+    await loaded();
+    type("which pet do I own?");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(screen.getAllByTestId("recall-badge")).toHaveLength(2));
+    const last = screen.getAllByTestId("chat-message").at(-1)!;
+    fireEvent.click(within(last).getByTestId("recall-badge"));
+    const details = within(last).getByTestId("recall-details");
+    expect(within(details).getByTestId("recall-strategy").textContent).toBe("hybrid (meaning + words)");
+    const metas = within(details).getAllByTestId("recall-meta").map((m) => m.textContent);
+    expect(metas).toEqual([
+      "score 0.71 · meaning 0.62 · words 0.80 · 2 days ago · 120 chars",
+      // Never exponent notation; no meaning score when it was no vector candidate.
+      "score 0.00 · words 0.40 · 2 days ago · 120 chars",
+    ]);
   });
 
   it("keeps an extraction result that arrives before the reply resolves, and says when it failed", async () => {

@@ -58,7 +58,9 @@ export function ListPane({
   workspacePanel,
 }: Props) {
   const listRef = useRef<MemoryListHandle>(null);
-  const { query, selectedWs, docs, search, collapsed } = state;
+  const { query, selectedWs, docs, search, collapsed, wordsOnly } = state;
+  // Words only is a choice only when search can also go by meaning.
+  const hybrid = state.status?.semantic?.state === "ready";
 
   const { searching, docsLoading } = listMode(state);
   const rows = useMemo(
@@ -93,6 +95,17 @@ export function ListPane({
             }
           }}
         />
+        {hybrid && (
+          <label className="words-only" title="Search by words only, not by meaning">
+            <input
+              type="checkbox"
+              data-testid="words-only-toggle"
+              checked={wordsOnly}
+              onChange={(e) => dispatch({ type: "wordsOnly", on: e.target.checked })}
+            />
+            words only
+          </label>
+        )}
         <button
           type="button"
           className="primary"

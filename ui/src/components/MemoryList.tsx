@@ -3,7 +3,7 @@ import type { KeyboardEvent, ReactNode } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { GroupId, ListItem, Row } from "../lib/rows";
 import { nextItemIndex } from "../lib/rows";
-import { formatAge } from "../lib/format";
+import { formatAge, matchHint, matchScores } from "../lib/format";
 
 export const HEADER_HEIGHT = 28;
 export const ROW_HEIGHT = 52;
@@ -161,6 +161,7 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                 {(it.type || it.kind === "log") && (
                   <span className={`type-chip type-${it.type ?? "log"}`}>{it.type ?? "log"}</span>
                 )}
+                <MatchHint vector={it.vector} lexical={it.lexical} />
                 <span className="row-age">{formatAge(it.mtime)}</span>
               </div>
               <div className="row-line row-sub">
@@ -176,3 +177,15 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
     </div>
   );
 });
+
+/** A search hit's "meaning" / "words" hint; the scores on hover. */
+function MatchHint({ vector, lexical }: { vector?: number | null; lexical?: number | null }) {
+  const hint = matchHint(vector, lexical);
+  if (!hint) return null;
+  const scores = matchScores(vector, lexical);
+  return (
+    <span className="row-match" data-testid="match-hint" title={`Matched by ${scores}`}>
+      {hint}
+    </span>
+  );
+}

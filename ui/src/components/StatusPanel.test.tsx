@@ -2,9 +2,9 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { StatusPanel } from "./StatusPanel";
 import { commands } from "../lib/bindings";
-import type { MemoryStats, TaskInfo } from "../lib/bindings";
+import type { MemoryStats, Semantic, TaskInfo } from "../lib/bindings";
 import type { TaskList } from "../lib/useTaskList";
-import { err, ok, task } from "../test/fixtures";
+import { SEMANTIC_NOT_INSTALLED, err, ok, status, task } from "../test/fixtures";
 
 vi.mock("../lib/bindings", () => ({
   commands: {
@@ -14,6 +14,8 @@ vi.mock("../lib/bindings", () => ({
     dream: vi.fn(),
     tasks: vi.fn(),
     taskCancel: vi.fn(),
+    status: vi.fn(),
+    embed: vi.fn(),
   },
 }));
 
@@ -63,6 +65,8 @@ beforeEach(() => {
   for (const f of [onOpenMemory, onOpenDream, onDreamStarted]) f.mockReset();
   api.stats.mockResolvedValue(ok(STATS));
   api.tasks.mockResolvedValue(ok([EXTRACT, DREAM]));
+  api.status.mockResolvedValue(ok(status()));
+  api.embed.mockReset();
 });
 
 function renderPanel(list: TaskList = taskList(), refreshKey = 0) {
@@ -226,5 +230,94 @@ describe("tasks", () => {
     update(taskList([done, EXTRACT, DREAM]));
     await waitFor(() => expect(api.stats.mock.calls.length).toBeGreaterThan(calls));
     expect(screen.getAllByTestId("task-row")[0].getAttribute("data-status")).toBe("completed");
+  });
+});
+
+describe("semantic search", () => {
+  const READY: Semantic = {
+    state: "ready",
+    model: "bge-small-en-v1.5",
+    embedded: 3,
+    total: 10,
+    message: "hybrid search on; 3 of 10 memories embedded so far (run `mnemo embed` to finish now)",
+  };
+  const section = () => screen.findByTestId("semantic-status");
+
+  it("says how to install the model when it is missing, with nothing to embed", async () => {
+    renderPanel();
+    const s = await section();
+    await waitFor(() => expect(s.getAttribute("data-state")).toBe("not_installed"));
+    expect(within(s).getByText("Semantic search")).toBeTruthy();
+    expect(within(s).getByTestId("semantic-state").textContent).toBe("not installed");
+    expect(within(s).getByTestId("semantic-message").textContent).toBe(SEMANTIC_NOT_INSTALLED.message);
+    expect(within(s).queryByTestId("semantic-progress")).toBeNull();
+    expect(within(s).queryByTestId("embed-now")).toBeNull();
+  });
+
+  it("shows a broken model's message", async () => {
+    api.status.mockResolvedValue(ok(status({ ...SEMANTIC_NOT_INSTALLED, state: "broken", message: "search is lexical only: model.onnx is damaged; reinstall it" })));
+    renderPanel();
+    const s = await section();
+    await waitFor(() => expect(s.getAttribute("data-state")).toBe("broken"));
+    expect(within(s).getByTestId("semantic-message").textContent).toContain("model.onnx is damaged; reinstall it");
+    expect(within(s).queryByTestId("embed-now")).toBeNull();
+  });
+
+  it("says nothing is missing once every memory has a vector", async () => {
+    api.status.mockResolvedValue(ok(status({ ...READY, embedded: 10, message: "hybrid search on (meaning and words)" })));
+    renderPanel();
+    const s = await section();
+    await waitFor(() => expect(s.getAttribute("data-state")).toBe("ready"));
+    expect(within(s).getByTestId("semantic-state").textContent).toBe("on · bge-small-en-v1.5");
+    expect(within(s).getByTestId("semantic-message").textContent).toBe("hybrid search on (meaning and words)");
+    expect(within(s).queryByTestId("semantic-progress")).toBeNull();
+    expect(within(s).queryByTestId("embed-now")).toBeNull();
+  });
+
+  it("shows how far embedding got, embeds now, follows the task and reads the counts again when it ends", async () => {
+    api.status.mockResolvedValue(ok(status(READY)));
+    const started = task("m1", { kind: "embed", workspace: "*", session: null, status: "running", phase: "Embedding 4 / 10", finished_at: null });
+    api.embed.mockResolvedValue(ok(started));
+    const list = taskList();
+    const { update } = renderPanel(list);
+    const s = await section();
+    await waitFor(() => expect(within(s).getByTestId("semantic-progress").textContent).toBe("Embedding 3 / 10"));
+    expect(within(s).getByTestId("semantic-message").textContent).toBe(READY.message);
+
+    fireEvent.click(within(s).getByTestId("embed-now"));
+    await waitFor(() => expect(list.update).toHaveBeenCalledWith(started));
+    expect(api.embed).toHaveBeenCalledWith(null);
+
+    // The task under way: its phase, and no second start.
+    update(taskList([started]));
+    expect(within(s).getByTestId("semantic-progress").textContent).toBe("Embedding 4 / 10");
+    expect(within(s).queryByTestId("embed-now")).toBeNull();
+
+    const calls = api.status.mock.calls.length;
+    api.status.mockResolvedValue(ok(status({ ...READY, embedded: 10, message: "hybrid search on (meaning and words)" })));
+    const done = { ...started, status: "completed" as const, phase: null, updated_at: "2026-03-01T10:01:00Z", finished_at: "2026-03-01T10:01:00Z" };
+    update(taskList([done]));
+    await waitFor(() => expect(api.status.mock.calls.length).toBeGreaterThan(calls));
+    await waitFor(() => expect(within(s).queryByTestId("semantic-progress")).toBeNull());
+    expect(within(s).getByTestId("semantic-message").textContent).toBe("hybrid search on (meaning and words)");
+  });
+
+  it("shows a failed Embed now inline", async () => {
+    api.status.mockResolvedValue(ok(status(READY)));
+    api.embed.mockResolvedValue(err("embedding_unavailable", "model.onnx is damaged; reinstall it"));
+    renderPanel();
+    const s = await section();
+    fireEvent.click(await within(s).findByTestId("embed-now"));
+    const error = await within(s).findByTestId("inline-error");
+    expect(error.getAttribute("data-code")).toBe("embedding_unavailable");
+    expect(error.textContent).toContain("model.onnx is damaged");
+    expect(within(s).getByTestId<HTMLButtonElement>("embed-now").disabled).toBe(false);
+  });
+
+  it("shows a failed status read inline", async () => {
+    api.status.mockResolvedValue(err("io", "cannot read the index"));
+    renderPanel();
+    const s = await section();
+    expect((await within(s).findByTestId("inline-error")).getAttribute("data-code")).toBe("io");
   });
 });

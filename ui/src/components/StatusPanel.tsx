@@ -11,6 +11,7 @@ import { useCommand } from "../lib/useCommand";
 import { LatencyBars, MixBar, RunTimeline } from "./Charts";
 import { InlineError } from "./InlineError";
 import { MemoryHealth } from "./MemoryHealth";
+import { SemanticStatus } from "./SemanticStatus";
 import { StatusTasks } from "./StatusTasks";
 
 interface Props {
@@ -30,7 +31,7 @@ type Switch = "extract" | "dream";
 
 /**
  * A workspace's status (SPEC §7): the automatic-memory switches, the last extraction and dream,
- * memory health, recent telemetry as small charts, and its tasks. Mount with `key={workspace}`.
+ * memory health, semantic search (the embedding model, for the whole home), recent telemetry as small charts, and its tasks. Mount with `key={workspace}`.
  */
 export function StatusPanel({ workspace, label, workspaceLabel, tasks, refreshKey, onOpenMemory, onOpenDream, onDreamStarted }: Props) {
   const { run, cancel } = useCommand();
@@ -138,6 +139,8 @@ export function StatusPanel({ workspace, label, workspaceLabel, tasks, refreshKe
               onDreamStarted={onDreamStarted}
               onOpenDream={onOpenDream}
             />
+
+            <SemanticStatus tasks={taskList} reloadKey={`${refreshKey}:${reloads}`} onStarted={tasks.update} />
 
             <section className="status-section" aria-labelledby="telemetry-title" data-testid="status-telemetry">
               <header className="status-section-header">

@@ -16,7 +16,7 @@ export const commands = {
 	create: (workspace: string, memory: NewMemory) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("create", { workspace, memory })),
 	update: (workspace: string, path: string, patch: Patch) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("update", { workspace, path, patch })),
 	remove: (workspace: string, path: string) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("remove", { workspace, path })),
-	search: (workspace: string | null, query: string, limit: number | null) => typedError<Hit[], ApiError>(__TAURI_INVOKE("search", { workspace, query, limit })),
+	search: (workspace: string | null, query: string, limit: number | null, lexical: boolean | null) => typedError<Hit[], ApiError>(__TAURI_INVOKE("search", { workspace, query, limit, lexical })),
 	history: (workspace: string | null, path: string | null, limit: number | null) => typedError<ChangeSummary[], ApiError>(__TAURI_INVOKE("history", { workspace, path, limit })),
 	diff: (id: number) => typedError<ChangeDiff, ApiError>(__TAURI_INVOKE("diff", { id })),
 	undo: (id: number) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("undo", { id })),
@@ -54,6 +54,7 @@ export const commands = {
 	autoExtract: (workspace: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("auto_extract", { workspace })),
 	setAutoExtract: (workspace: string, enabled: boolean) => typedError<boolean, ApiError>(__TAURI_INVOKE("set_auto_extract", { workspace, enabled })),
 	stats: (workspace: string) => typedError<MemoryStats, ApiError>(__TAURI_INVOKE("stats", { workspace })),
+	embed: (workspace: string | null) => typedError<TaskInfo, ApiError>(__TAURI_INVOKE("embed", { workspace })),
 };
 
 /** Events */
@@ -374,7 +375,9 @@ export type ErrorCode =
 /**  Remember: the agent failed or timed out. */
 "remember_failed" | 
 /**  Remember: no such task (or it belongs to another client). */
-"remember_task_not_found";
+"remember_task_not_found" | 
+/**  No usable local embedding model (not installed, turned off, or its files are damaged). */
+"embedding_unavailable";
 
 /**  The outcome of an extraction run. */
 export type ExtractResult = {
@@ -488,7 +491,10 @@ export type Hit = {
 	workspace: string,
 	/**  Path relative to the memory root. */
 	path: string,
-	/**  Relevance (higher is better). */
+	/**
+	 *  Relevance (higher is better). What `search` returns reads 0–1: the fused score of
+	 *  hybrid search, the share of the best match's BM25 for lexical search.
+	 */
 	score: number | null,
 	/**  Name. */
 	name: string,
@@ -498,6 +504,10 @@ export type Hit = {
 	description: string,
 	/**  Last modification (RFC 3339). */
 	mtime: string,
+	/**  Cosine similarity to the query's vector (hybrid search, when it was a vector candidate). */
+	vector?: number | null,
+	/**  BM25 as 0–1 of the best match (when it shared words with the query). */
+	lexical?: number | null,
 };
 
 /**  Emitted whenever memory files change, whoever changed them. */
@@ -682,8 +692,15 @@ export type Recalled = {
 	name: string,
 	/**  Type. */
 	type: MemoryType | null,
-	/**  Score (higher is better). */
+	/**
+	 *  Score, 0–1 (higher is better): the fused score for hybrid recall, the share of the best
+	 *  match for lexical recall, the model's order for model selection.
+	 */
 	score: number | null,
+	/**  Cosine similarity to the query (hybrid recall, when it was a vector candidate). */
+	vector: number | null,
+	/**  BM25 normalised to 0–1 (hybrid recall, when it shared words with the query). */
+	lexical: number | null,
 	/**  Last modification (RFC 3339). */
 	mtime: string,
 	/**  "today", "yesterday", "N days ago". */
@@ -724,6 +741,20 @@ export type RememberTask = {
 	error: ApiError | null,
 };
 
+/**  Whether hybrid search can run (the API fills this in; the vault knows only the vectors). */
+export type Semantic = {
+	/**  `ready`, `not_installed`, `broken`, `off` (or `unknown` before the API looked). */
+	state: string,
+	/**  The model's id, when loaded. */
+	model: string | null,
+	/**  Memories (and logs) with a vector for that model. */
+	embedded: number,
+	/**  Memories (and logs) in all. */
+	total: number,
+	/**  What it means and what to do (how to install the model, what is wrong with its files). */
+	message: string,
+};
+
 /**  A session in the list. */
 export type SessionInfo = {
 	/**  Id (file stem). */
@@ -754,6 +785,8 @@ export type Status = {
 	index_bytes: number,
 	/**  Recoveries that happened while opening (corrupt files moved aside, …). */
 	warnings: string[],
+	/**  Semantic (hybrid) search: the local embedding model and how far embedding has got. */
+	semantic: Semantic,
 };
 
 /**  How the memories were chosen. */
@@ -762,9 +795,9 @@ export type Strategy =
 "none" | 
 /**  Lexical full-text scoring. */
 "heuristic" | 
-/**  The fast model chose (later issue). */
+/**  The fast model chose. */
 "model" | 
-/**  Vectors fused with BM25 (later issue). */
+/**  Vectors fused with BM25. */
 "hybrid";
 
 /**  What a sync or rebuild did. */
@@ -818,7 +851,9 @@ export type TaskKind =
 /**  The sessionless remember lane (§4.2). */
 "remember" | 
 /**  Forgetting on request (§4.4). */
-"forget";
+"forget" | 
+/**  Computing embedding vectors for hybrid recall (§3.4). */
+"embed";
 
 /**  What a task did. */
 export type TaskResult = {

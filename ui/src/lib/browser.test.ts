@@ -3,7 +3,7 @@ import type { Hit } from "./bindings";
 import { browserReducer, emptyList, initialBrowser, listMode, listRows, openKey, staleListError } from "./browser";
 import type { BrowserAction, BrowserState, Intent } from "./browser";
 import { docKey } from "./format";
-import { DOCS, WORKSPACES } from "../test/fixtures";
+import { DOCS, WORKSPACES, status } from "../test/fixtures";
 
 function run(...actions: BrowserAction[]): BrowserState {
   return actions.reduce(browserReducer, initialBrowser());
@@ -20,10 +20,11 @@ const hit = (path: string, name = path): Hit => ({
   description: "",
   mtime: "2026-01-01T00:00:00Z",
 });
-const searched = (q: string, hits: Hit[], ws: string | null = null): BrowserAction => ({
+const searched = (q: string, hits: Hit[], ws: string | null = null, wordsOnly = false): BrowserAction => ({
   type: "search",
   ws,
   q,
+  wordsOnly,
   answer: { ok: true, data: hits },
 });
 const openExisting = (path: string): BrowserAction => ({
@@ -51,7 +52,7 @@ describe("browser state", () => {
   it("loads workspaces and status", () => {
     const s = run(
       { type: "workspaces", answer: { ok: true, data: WORKSPACES } },
-      { type: "status", status: { home: "/h", workspaces: [], index_bytes: 0, warnings: [] } },
+      { type: "status", status: { ...status(), home: "/h" } },
     );
     expect(s.workspaces).toBe(WORKSPACES);
     expect(s.status?.home).toBe("/h");
@@ -118,10 +119,21 @@ describe("search", () => {
     expect(listMode(s).searchDone).toBe(false);
   });
 
+  it("results are done only for the current words-only setting", () => {
+    let s = run(listed(), { type: "query", query: "gra" }, searched("gra", [hit("links.md")]));
+    expect(listMode(s).searchDone).toBe(true);
+    s = browserReducer(s, { type: "wordsOnly", on: true });
+    expect(s.wordsOnly).toBe(true);
+    expect(listMode(s).searchDone).toBe(false);
+    s = browserReducer(s, searched("gra", [hit("me.md")], null, true));
+    expect(listMode(s).searchDone).toBe(true);
+    expect(itemKeys(s)).toEqual([key("me.md")]);
+  });
+
   it("says when nothing matches, and shows search failures", () => {
     let s = run({ type: "query", query: "zzz" }, searched("zzz", []));
     expect(emptyList(s)).toEqual({ kind: "noMatches", q: "zzz" });
-    s = browserReducer(s, { type: "search", ws: null, q: "zzz", answer: { ok: false, error: NETWORK } });
+    s = browserReducer(s, { type: "search", ws: null, q: "zzz", wordsOnly: false, answer: { ok: false, error: NETWORK } });
     expect(emptyList(s)).toEqual({ kind: "error", error: NETWORK });
     s = browserReducer(s, searched("zzz", []));
     expect(s.searchError).toBeNull();

@@ -41,6 +41,8 @@ export interface Loaded<T> {
 export interface SearchResult {
   ws: string | null;
   q: string;
+  /** Searched by words only (no meaning). */
+  wordsOnly: boolean;
   hits: Hit[];
 }
 
@@ -63,6 +65,8 @@ export interface BrowserState {
   docsError: UiError | null;
   /** The search box, as typed. */
   query: string;
+  /** Search by words only, even when hybrid search (meaning + words) is available. */
+  wordsOnly: boolean;
   search: SearchResult | null;
   searchError: UiError | null;
   /** The highlighted row. */
@@ -94,6 +98,7 @@ export type BrowserAction =
   | { type: "select"; key: string | null }
   | { type: "selectWorkspace"; id: string | null }
   | { type: "query"; query: string }
+  | { type: "wordsOnly"; on: boolean }
   | { type: "toggleGroup"; group: GroupId }
   | { type: "setChatOpen"; open: boolean }
   | { type: "toggleChat" }
@@ -110,7 +115,7 @@ export type BrowserAction =
   | { type: "workspaces"; answer: Answer<WorkspaceInfo[]> }
   | { type: "status"; status: Status }
   | { type: "list"; ws: string | null; answer: Answer<DocSummary[]> }
-  | { type: "search"; ws: string | null; q: string; answer: Answer<Hit[]> };
+  | { type: "search"; ws: string | null; q: string; wordsOnly: boolean; answer: Answer<Hit[]> };
 
 export function initialBrowser(chatOpen = true): BrowserState {
   return {
@@ -121,6 +126,7 @@ export function initialBrowser(chatOpen = true): BrowserState {
     docs: null,
     docsError: null,
     query: "",
+    wordsOnly: false,
     search: null,
     searchError: null,
     selectedKey: null,
@@ -193,6 +199,8 @@ export function browserReducer(state: BrowserState, action: BrowserAction): Brow
       return { ...state, selectedWs: action.id };
     case "query":
       return { ...state, query: action.query };
+    case "wordsOnly":
+      return { ...state, wordsOnly: action.on };
     case "toggleGroup": {
       const collapsed = new Set(state.collapsed);
       if (collapsed.has(action.group)) collapsed.delete(action.group);
@@ -234,7 +242,11 @@ export function browserReducer(state: BrowserState, action: BrowserAction): Brow
         : { ...state, docsError: action.answer.error };
     case "search":
       return action.answer.ok
-        ? { ...state, search: { ws: action.ws, q: action.q, hits: action.answer.data }, searchError: null }
+        ? {
+            ...state,
+            search: { ws: action.ws, q: action.q, wordsOnly: action.wordsOnly, hits: action.answer.data },
+            searchError: null,
+          }
         : { ...state, searchError: action.answer.error };
   }
 }
@@ -247,18 +259,18 @@ export interface ListMode {
   searching: boolean;
   /** No list loaded yet for the selected workspace. */
   docsLoading: boolean;
-  /** The shown results are for the current query and workspace. */
+  /** The shown results are for the current query, workspace and words-only setting. */
   searchDone: boolean;
 }
 
 export function listMode(state: BrowserState): ListMode {
   const q = state.query.trim();
-  const { search, docs, selectedWs } = state;
+  const { search, docs, selectedWs, wordsOnly } = state;
   return {
     q,
     searching: q !== "",
     docsLoading: !docs || docs.ws !== selectedWs,
-    searchDone: !!search && search.q === q && search.ws === selectedWs,
+    searchDone: !!search && search.q === q && search.ws === selectedWs && search.wordsOnly === wordsOnly,
   };
 }
 

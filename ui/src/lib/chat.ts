@@ -2,7 +2,7 @@
 // user actions, `chatSend` results and chat events. Pure, so the ordering cases (deltas after
 // the reply resolved, extraction results before it) are easy to test.
 
-import type { ChatEvent, ChatLine, ExtractResult, ModelSettings, RecallResult, SessionInfo, TurnResult } from "./bindings";
+import type { ChatEvent, ChatLine, ExtractResult, ModelSettings, RecallResult, SessionInfo, Strategy, TurnResult } from "./bindings";
 
 export type MessageRole = "user" | "assistant" | "command";
 
@@ -229,6 +229,18 @@ export function wroteFiles(m: ChatMessage): string[] {
 
 export function countMemories(n: number): string {
   return `${n} ${n === 1 ? "memory" : "memories"}`;
+}
+
+/** How recall chose, as the "why recalled" panel says it. */
+export const RECALL_STRATEGY_TEXT: Record<Strategy, string> = {
+  none: "none",
+  heuristic: "heuristic (words)",
+  model: "model",
+  hybrid: "hybrid (meaning + words)",
+};
+
+export function strategyText(strategy: Strategy): string {
+  return RECALL_STRATEGY_TEXT[strategy] ?? strategy;
 }
 
 export function recallLabel(n: number): string {

@@ -55,3 +55,25 @@ export function formatTime(iso: string | null | undefined): string {
 export function docKey(workspace: string, path: string): string {
   return `${workspace}\u0000${path}`;
 }
+
+/** A 0–1 relevance score with two decimals ("0.62"); never exponent notation. */
+export function formatScore(n: number): string {
+  if (!Number.isFinite(n)) return "";
+  const s = n.toFixed(2);
+  return s === "-0.00" ? "0.00" : s;
+}
+
+/** How a memory matched a query: "meaning 0.62 · words 0.80" (either part only when known). */
+export function matchScores(vector: number | null | undefined, lexical: number | null | undefined): string {
+  const parts: string[] = [];
+  if (typeof vector === "number" && Number.isFinite(vector)) parts.push(`meaning ${formatScore(vector)}`);
+  if (typeof lexical === "number" && Number.isFinite(lexical)) parts.push(`words ${formatScore(lexical)}`);
+  return parts.join(" · ");
+}
+
+/** A short hint of how a search hit matched: "meaning + words", "meaning", "words" ("" for neither). */
+export function matchHint(vector: number | null | undefined, lexical: number | null | undefined): string {
+  const v = typeof vector === "number" && Number.isFinite(vector);
+  const l = typeof lexical === "number" && Number.isFinite(lexical);
+  return v && l ? "meaning + words" : v ? "meaning" : l ? "words" : "";
+}

@@ -15,6 +15,9 @@ export interface ListItem {
   mtime: string | null;
   valid: boolean;
   problem: ProblemOut | null;
+  /** Search hits only: how the hit matched (cosine similarity, BM25 share of the best match). */
+  vector?: number | null;
+  lexical?: number | null;
 }
 
 export type Row =
@@ -114,6 +117,8 @@ export function hitRows(hits: readonly Hit[], docs: ReadonlyMap<string, DocSumma
         mtime: d?.mtime ?? null,
         valid: d?.valid ?? true,
         problem: d?.problem ?? null,
+        vector: h.vector ?? null,
+        lexical: h.lexical ?? null,
       },
     });
   }

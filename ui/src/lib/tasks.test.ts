@@ -101,6 +101,7 @@ describe("activity", () => {
   it("names what a single task does", () => {
     expect(activity([running("a", 0, 1)]).text).toBe("Saving memories…");
     expect(activity([{ ...running("a", 0, 1), kind: "forget" }]).text).toBe("Forgetting…");
+    expect(activity([{ ...running("a", 0, 1), kind: "embed" }]).text).toBe("Embedding memories…");
   });
 
   it("counts running and queued tasks", () => {

@@ -1,4 +1,4 @@
-// Background memory tasks (extraction, dream, remember, forget) as the status bar and the task
+// Background memory tasks (extraction, dream, remember, forget, embedding) as the status bar and the task
 // list show them: the recent list, folded from `tasks` answers and `task_updated` events by a pure
 // reducer (events may overtake a list load, and a stale state must not replace a newer one), how
 // many run, what to say about them, and how long each took.
@@ -31,6 +31,7 @@ export const TASK_KIND_LABELS: Record<TaskKind, string> = {
   dream: "Dream",
   remember: "Remember",
   forget: "Forget",
+  embed: "Embedding",
 };
 
 export const TASK_STATUS_LABELS: Record<TaskStatus, string> = {
@@ -46,6 +47,7 @@ const DOING: Record<Exclude<TaskKind, "dream">, string> = {
   extract: "Saving memories…",
   remember: "Saving memories…",
   forget: "Forgetting…",
+  embed: "Embedding memories…",
 };
 
 /** The status bar's words for "a dream is queued or running" (SPEC §4.3), after the spark. */

@@ -5,6 +5,8 @@ import type {
   ErrorCode,
   MemoryDetail,
   ModelSettings,
+  Semantic,
+  Status,
   TaskInfo,
   WorkspaceInfo,
 } from "../lib/bindings";
@@ -85,6 +87,20 @@ export const MODEL_SETTINGS: ModelSettings = {
   configured: true,
   env_overrides: [],
 };
+
+/** Semantic search as `status` reports it without an embedding model. */
+export const SEMANTIC_NOT_INSTALLED: Semantic = {
+  state: "not_installed",
+  model: null,
+  embedded: 0,
+  total: 0,
+  message: "search is lexical only: no embedding model found (install one with `mnemo model install`)",
+};
+
+/** `status` of a fresh install; `semantic` as given (no embedding model by default). */
+export function status(semantic: Semantic = SEMANTIC_NOT_INSTALLED): Status {
+  return { home: "/home/u/.local/share/mnemo", workspaces: [], index_bytes: 0, warnings: [], semantic };
+}
 
 /** A memory task, completed unless `extra` says otherwise. */
 export function task(id: string, extra: Partial<TaskInfo> = {}): TaskInfo {

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 mod dream;
 mod dream_faults;
+mod hybrid;
 mod memory_jobs;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mnemo");
@@ -37,6 +38,9 @@ impl Env {
         c.env("MNEMO_HOME", self.home())
             .env("MNEMO_CLAUDE_DIR", self.dir.path().join("claude"))
             .env("MNEMO_QWEN_DIR", self.dir.path().join("qwen"))
+            // Words only unless a test asks for the model (`hybrid.rs`): loading it in every
+            // one of hundreds of processes would only slow the suite down.
+            .env("MNEMO_EMBED_MODEL", "off")
             .env_remove("MNEMO_LOG");
         c
     }

@@ -1,6 +1,6 @@
 //! Hybrid ranking (SPEC §3.4, issue 11): BM25 candidates and vector candidates, min(200, 3·k)
 //! from each side, merged by document. Each side is normalised to [0, 1] — BM25 by the best
-//! candidate's score, the vector side by its cosine over the floor [`MIN_COSINE`] — and fused
+//! candidate's score, the vector side is its cosine (unit vectors: already at most 1) — and fused
 //! as `0.7 · vector + 0.3 · BM25` (the seed's weights; the LoCoMo bench compares them with
 //! reciprocal-rank fusion). A document counts only if its meaning is close enough
 //! (cosine ≥ [`MIN_COSINE`]) or it shares words with the query, and the fused score must reach
@@ -71,10 +71,10 @@ pub fn normalise_lexical(hits: &[Hit]) -> Vec<f64> {
         .collect()
 }
 
-/// A cosine as 0–1 above the floor.
+/// A cosine as 0–1 (negative similarity counts as none).
 #[must_use]
 pub fn normalise_cosine(cos: f64) -> f64 {
-    ((cos - MIN_COSINE) / (1.0 - MIN_COSINE)).clamp(0.0, 1.0)
+    cos.clamp(0.0, 1.0)
 }
 
 /// Merge the two candidate lists by document and rank them; at most `limit`, best first, ties

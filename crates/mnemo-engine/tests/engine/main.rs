@@ -6,6 +6,7 @@ mod agent;
 mod chat;
 mod dream;
 mod extract;
+mod hybrid;
 mod model_recall;
 
 use chrono::{Duration, Utc};

