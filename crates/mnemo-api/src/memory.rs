@@ -237,6 +237,7 @@ impl Api {
         let words = if content.is_empty() { &query } else { &content };
         if lexical != Some(true)
             && !query.trim().is_empty()
+            && self.hybrid_worthwhile(ws)
             && let Some(qv) = self.query_vector(&query)
         {
             if !self.watching() {

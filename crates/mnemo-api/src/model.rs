@@ -267,7 +267,7 @@ impl Api {
         if !self.watching() {
             self.vault.sync(&self.vault.workspace(&workspace)?)?;
         }
-        let query_vector = if lexical == Some(true) {
+        let query_vector = if lexical == Some(true) || !self.hybrid_worthwhile(Some(&workspace)) {
             None
         } else {
             self.query_vector(&query)

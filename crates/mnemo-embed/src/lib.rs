@@ -135,17 +135,17 @@ impl Embedder {
         }));
         let weights = std::fs::read(dir.join("model.safetensors"))
             .map_err(|e| bad(format!("model.safetensors: {e}")))?;
-        let mut hasher = blake3::Hasher::new();
-        hasher.update(&config_bytes);
-        hasher.update(&tok_bytes);
-        hasher.update(&(weights.len() as u64).to_le_bytes());
-        hasher.update(weights.get(..4096).unwrap_or(&weights));
-        let hash = hasher.finalize().to_hex();
+        let id = model_id(
+            dir,
+            &config_bytes,
+            &tok_bytes,
+            weights.len() as u64,
+            weights.get(..4096).unwrap_or(&weights),
+        );
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
             .map_err(|e| bad(format!("model.safetensors is not a safetensors file: {e}")))?;
         let model = BertModel::load(vb, &config)
             .map_err(|e| bad(format!("model.safetensors does not fit config.json: {e}")))?;
-        let id = format!("{}@{}", display_name(dir), &hash[..12]);
         let embedder = Self {
             model,
             tokenizer,
@@ -240,6 +240,50 @@ impl Embedder {
             .map(|(vector, truncated)| Embedding { vector, truncated })
             .collect())
     }
+}
+
+/// The id [`Embedder::load`] would give the model in `dir`, and its vector length, without
+/// loading it (a few reads: a one-shot search decides whether loading is worth it).
+///
+/// # Errors
+/// [`EmbedError::BadModel`] when a file is missing or the config is not a BERT config.
+pub fn peek(dir: &Path) -> Result<(String, usize), EmbedError> {
+    use std::io::Read;
+    let bad = |reason: String| EmbedError::BadModel {
+        dir: dir.to_path_buf(),
+        reason,
+    };
+    let config_bytes =
+        std::fs::read(dir.join("config.json")).map_err(|e| bad(format!("config.json: {e}")))?;
+    let config: Config = serde_json::from_slice(&config_bytes)
+        .map_err(|e| bad(format!("config.json is not a BERT config: {e}")))?;
+    let tok_bytes = std::fs::read(dir.join("tokenizer.json"))
+        .map_err(|e| bad(format!("tokenizer.json: {e}")))?;
+    let mut f = std::fs::File::open(dir.join("model.safetensors"))
+        .map_err(|e| bad(format!("model.safetensors: {e}")))?;
+    let len = f
+        .metadata()
+        .map_err(|e| bad(format!("model.safetensors: {e}")))?
+        .len();
+    let mut head = Vec::with_capacity(4096);
+    f.by_ref()
+        .take(4096)
+        .read_to_end(&mut head)
+        .map_err(|e| bad(format!("model.safetensors: {e}")))?;
+    Ok((
+        model_id(dir, &config_bytes, &tok_bytes, len, &head),
+        config.hidden_size,
+    ))
+}
+
+fn model_id(dir: &Path, config: &[u8], tokenizer: &[u8], weights_len: u64, head: &[u8]) -> String {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(config);
+    hasher.update(tokenizer);
+    hasher.update(&weights_len.to_le_bytes());
+    hasher.update(head);
+    let hash = hasher.finalize().to_hex();
+    format!("{}@{}", display_name(dir), &hash[..12])
 }
 
 /// A readable name: the folder's, or its parent's when the folder is just `model`.

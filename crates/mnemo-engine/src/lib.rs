@@ -9,6 +9,7 @@
 pub mod agent;
 pub mod chat;
 pub mod dream;
+pub mod embed;
 pub mod extract;
 pub mod forget;
 pub mod recall;

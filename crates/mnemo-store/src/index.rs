@@ -94,6 +94,19 @@ const COMMON_TERM_MIN_DOCS: i64 = 2_000;
 /// A term in more than this share of documents is left out of multi-term queries.
 const COMMON_TERM_SHARE: f64 = 0.2;
 
+/// Best matches ranked inside FTS5, then joined to their docs and filtered (`?8` = pool size).
+const SEARCH_POOLED: &str = "SELECT d.workspace, d.path, r.rank, d.name, d.type, d.description, d.mtime_ms
+     FROM (SELECT rowid AS id, bm25(docs_fts, ?4, ?5, ?6) AS rank FROM docs_fts
+           WHERE docs_fts MATCH ?1 ORDER BY rank LIMIT ?8) r
+     JOIN docs d ON d.id = r.id
+     WHERE (?2 IS NULL OR d.workspace = ?2) AND (?7 IS NULL OR d.kind = ?7)
+     ORDER BY r.rank, d.mtime_ms DESC LIMIT ?3";
+/// Every match joined and filtered, then ranked (when the pool was not enough).
+const SEARCH_FULL: &str = "SELECT d.workspace, d.path, bm25(docs_fts, ?4, ?5, ?6) AS rank, d.name, d.type, d.description, d.mtime_ms
+     FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid
+     WHERE docs_fts MATCH ?1 AND (?2 IS NULL OR d.workspace = ?2) AND (?7 IS NULL OR d.kind = ?7) AND ?8 = ?8
+     ORDER BY rank, d.mtime_ms DESC LIMIT ?3";
+
 /// bm25 column weights: name, description, body.
 const WEIGHTS: (f64, f64, f64) = (5.0, 3.0, 1.0);
 
@@ -397,16 +410,32 @@ impl Index {
         let Some(expr) = tokenize::fts_query_with(query, &terms) else {
             return Ok(Vec::new());
         };
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // Rank inside FTS5 first and join only the best: joining every match to the wide
+        // `docs` rows before sorting was most of the time at 100,000 documents. The pool leaves
+        // room for matches the workspace or kind filter drops; when it was not enough the full
+        // query runs.
+        let pool = limit.saturating_mul(4).max(limit.saturating_add(100));
+        let hits = self.search_sql(SEARCH_POOLED, &expr, workspace, limit, kind, Some(pool))?;
+        if hits.len() as i64 >= limit || (workspace.is_none() && kind.is_none()) {
+            return Ok(hits);
+        }
+        self.search_sql(SEARCH_FULL, &expr, workspace, limit, kind, None)
+    }
+
+    fn search_sql(
+        &self,
+        sql: &str,
+        expr: &str,
+        workspace: Option<&str>,
+        limit: i64,
+        kind: Option<DocKind>,
+        pool: Option<i64>,
+    ) -> Result<Vec<Hit>> {
         let mut st = self
             .conn
-            .prepare_cached(
-                "SELECT d.workspace, d.path, bm25(docs_fts, ?4, ?5, ?6) AS rank, d.name, d.type, d.description, d.mtime_ms
-                 FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid
-                 WHERE docs_fts MATCH ?1 AND (?2 IS NULL OR d.workspace = ?2) AND (?7 IS NULL OR d.kind = ?7)
-                 ORDER BY rank, d.mtime_ms DESC LIMIT ?3",
-            )
+            .prepare_cached(sql)
             .map_err(db::err("searching the index"))?;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         st.query_map(
             params![
                 expr,
@@ -415,7 +444,8 @@ impl Index {
                 WEIGHTS.0,
                 WEIGHTS.1,
                 WEIGHTS.2,
-                kind.map(DocKind::as_str)
+                kind.map(DocKind::as_str),
+                pool.unwrap_or(limit)
             ],
             |r| {
                 let ty: Option<String> = r.get(4)?;

@@ -109,24 +109,7 @@ impl Vault {
                 candidates.extend(known.keys().filter(|k| !present.contains(*k)).cloned());
             }
         }
-        let mut records: Vec<(String, Option<DocRecord>)> = Vec::with_capacity(candidates.len());
-        for rel in candidates {
-            let Some(kind) = doc::doc_kind(&rel) else {
-                continue;
-            };
-            let Ok((abs, rel)) = fsutil::confine(&ws.memory_root, &rel) else {
-                // A symlink leading out of the root: never read; forget it if it was indexed.
-                if known.contains_key(&rel) {
-                    records.push((rel, None));
-                }
-                continue;
-            };
-            match doc::analyze_path(&rel, kind, &abs) {
-                Ok(rec) => records.push((rel.clone(), rec)),
-                // One unreadable file (permissions, say) must not block the whole workspace.
-                Err(e) => self.warn(format!("skipped {}: {e}", abs.display())),
-            }
-        }
+        let records = self.analyze_all(ws, &known, candidates);
         let mut changed: Vec<(String, ChangeSource)> = Vec::new();
         let mut topic_changed = false;
         let mut index = guard(&self.index);
@@ -193,6 +176,55 @@ impl Vault {
         }
         self.announce(ws, &changed);
         Ok((report, changed))
+    }
+
+    /// Read and analyse the candidate files — on every core when there are many (a rebuild):
+    /// reading, hashing and tokenising are most of its time.
+    fn analyze_all(
+        &self,
+        ws: &Workspace,
+        known: &HashMap<String, crate::index::FileState>,
+        candidates: Vec<String>,
+    ) -> Vec<(String, Option<DocRecord>)> {
+        let one = |rel: String| -> Option<(String, Option<DocRecord>)> {
+            let kind = doc::doc_kind(&rel)?;
+            let Ok((abs, rel)) = fsutil::confine(&ws.memory_root, &rel) else {
+                // A symlink leading out of the root: never read; forget it if it was indexed.
+                return known.contains_key(&rel).then_some((rel, None));
+            };
+            match doc::analyze_path(&rel, kind, &abs) {
+                Ok(rec) => Some((rel, rec)),
+                // One unreadable file (permissions, say) must not block the whole workspace.
+                Err(e) => {
+                    self.warn(format!("skipped {}: {e}", abs.display()));
+                    None
+                }
+            }
+        };
+        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        if candidates.len() < 256 || threads < 2 {
+            return candidates.into_iter().filter_map(one).collect();
+        }
+        let per = candidates.len().div_ceil(threads);
+        let mut parts: Vec<Vec<String>> = Vec::new();
+        let mut it = candidates.into_iter();
+        loop {
+            let part: Vec<String> = it.by_ref().take(per).collect();
+            if part.is_empty() {
+                break;
+            }
+            parts.push(part);
+        }
+        std::thread::scope(|s| {
+            let handles: Vec<_> = parts
+                .into_iter()
+                .map(|part| s.spawn(move || part.into_iter().filter_map(one).collect::<Vec<_>>()))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        })
     }
 
     /// For a watched workspace during a full re-scan: files another Mnemo process changed (the
