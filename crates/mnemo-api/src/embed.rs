@@ -114,7 +114,7 @@ fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -182,10 +182,10 @@ impl Api {
             .embeddings
             .model(self.home_dir())
             .map_err(|u| Error::new(ErrorCode::EmbeddingUnavailable, u.message))?;
-        if let Some(id) = self.running_embed() {
-            if let Ok(t) = self.task(id) {
-                return Ok(t);
-            }
+        if let Some(id) = self.running_embed()
+            && let Ok(t) = self.task(id)
+        {
+            return Ok(t);
         }
         if !self.watching() {
             match &workspace {

@@ -27,9 +27,9 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use mnemo_core::MemoryType;
+use mnemo_embed::Embedder;
 use mnemo_engine::recall::{Fusion, QueryVector};
 use mnemo_engine::{RecallRequest, recall};
-use mnemo_embed::Embedder;
 use mnemo_store::format::TopicFile;
 use mnemo_store::{Home, Vault};
 use serde_json::Value;
@@ -173,9 +173,18 @@ fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>)> {
     let mut m = vec![("lexical (Mnemo's BM25)", None)];
     if with_model {
         m.extend([
-            ("hybrid 0.7·vector + 0.3·BM25 (default)", Some(Fusion::default())),
-            ("hybrid 0.5·vector + 0.5·BM25", Some(Fusion::Weighted { vector: 0.5 })),
-            ("hybrid 0.3·vector + 0.7·BM25", Some(Fusion::Weighted { vector: 0.3 })),
+            (
+                "hybrid 0.5·vector + 0.5·BM25 (default)",
+                Some(Fusion::default()),
+            ),
+            (
+                "hybrid 0.7·vector + 0.3·BM25 (seed)",
+                Some(Fusion::Weighted { vector: 0.7 }),
+            ),
+            (
+                "hybrid 0.3·vector + 0.7·BM25",
+                Some(Fusion::Weighted { vector: 0.3 }),
+            ),
             ("hybrid reciprocal-rank fusion", Some(Fusion::Rrf)),
             ("vectors only", Some(Fusion::Weighted { vector: 1.0 })),
         ]);
@@ -235,7 +244,10 @@ fn run(name: &str, convs: &[Value], items_of: fn(&Value) -> Vec<Item>, model: Op
     vault.rebuild().unwrap();
     if let Some(m) = model {
         let (n, secs) = embed_all(&vault, m);
-        eprintln!("[{name}] embedded {n} memories in {secs:.1} s ({:.0}/s)", n as f64 / secs);
+        eprintln!(
+            "[{name}] embedded {n} memories in {secs:.1} s ({:.0}/s)",
+            n as f64 / secs
+        );
     }
     let modes = modes(model.is_some());
     let mut by_cat: Vec<BTreeMap<i64, Tally>> = modes.iter().map(|_| BTreeMap::new()).collect();
@@ -243,7 +255,10 @@ fn run(name: &str, convs: &[Value], items_of: fn(&Value) -> Vec<Item>, model: Op
     let mut lat = Vec::new();
     for (i, conv) in convs.iter().enumerate() {
         let qs = conv["qa"].as_array().unwrap();
-        let texts: Vec<&str> = qs.iter().map(|q| q["question"].as_str().unwrap_or_default()).collect();
+        let texts: Vec<&str> = qs
+            .iter()
+            .map(|q| q["question"].as_str().unwrap_or_default())
+            .collect();
         let qvs = model.map(|m| query_vectors(m, &texts));
         for (qi, q) in qs.iter().enumerate() {
             let ev: HashSet<String> = evidence(q).into_iter().collect();
@@ -299,7 +314,9 @@ fn run(name: &str, convs: &[Value], items_of: fn(&Value) -> Vec<Item>, model: Op
         println!("| {label} | {} |", row(&overall[mi]));
     }
     if model.is_none() {
-        println!("\n(hybrid rows skipped: no local embedding model installed — run the README's set-up)");
+        println!(
+            "\n(hybrid rows skipped: no local embedding model installed — run the README's set-up)"
+        );
     }
     let label = |c: i64| match c {
         1 => "1 multi-hop",
@@ -311,13 +328,24 @@ fn run(name: &str, convs: &[Value], items_of: fn(&Value) -> Vec<Item>, model: Op
     };
     println!(
         "\nper category (R@5 | R@10 | R@25 | R@50){}\n",
-        if model.is_some() { ", lexical then hybrid (default)" } else { "" }
+        if model.is_some() {
+            ", lexical then hybrid (default)"
+        } else {
+            ""
+        }
     );
-    println!("| category | n | recall | R@5 | R@10 | R@25 | R@50 |\n|---|---:|---|---:|---:|---:|---:|");
+    println!(
+        "| category | n | recall | R@5 | R@10 | R@25 | R@50 |\n|---|---:|---|---:|---:|---:|---:|"
+    );
     for (c, t) in &by_cat[0] {
         println!("| {} | {} | lexical | {} |", label(*c), t.n, row(t));
         if model.is_some() {
-            println!("| {} | {} | hybrid | {} |", label(*c), t.n, row(&by_cat[1][c]));
+            println!(
+                "| {} | {} | hybrid | {} |",
+                label(*c),
+                t.n,
+                row(&by_cat[1][c])
+            );
         }
     }
     println!(
@@ -436,15 +464,31 @@ fn latency_at(sizes: &[usize], convs: &[Value], model: Option<&Embedder>) {
 fn cjk_cases(model: Option<&Embedder>) {
     let memories: &[(&str, &str, &str)] = &[
         ("zh-dog", "我家的狗叫饼干", "每天早晚各遛一次比格犬"),
-        ("zh-deploy", "部署流程", "先发到预发环境，确认无误后再上生产"),
+        (
+            "zh-deploy",
+            "部署流程",
+            "先发到预发环境，确认无误后再上生产",
+        ),
         ("zh-style", "回答风格", "用户喜欢简短的回答，不要结尾总结"),
         ("zh-allergy", "花生过敏", "推荐菜谱时不要包含花生"),
         ("ja-cat", "猫の名前はタマ", "キーボードの上で寝るのが好き"),
-        ("ja-meeting", "定例会議", "毎週月曜日の朝十時にチームの定例会議がある"),
-        ("ja-editor", "エディタの設定", "Vimのキーバインドを使っている"),
+        (
+            "ja-meeting",
+            "定例会議",
+            "毎週月曜日の朝十時にチームの定例会議がある",
+        ),
+        (
+            "ja-editor",
+            "エディタの設定",
+            "Vimのキーバインドを使っている",
+        ),
         ("ko-coffee", "커피 취향", "아침마다 아메리카노를 마신다"),
         ("ko-release", "릴리스 일정", "매달 마지막 금요일에 배포한다"),
-        ("ko-lang", "선호 언어", "백엔드는 러스트로 작성하는 것을 좋아한다"),
+        (
+            "ko-lang",
+            "선호 언어",
+            "백엔드는 러스트로 작성하는 것을 좋아한다",
+        ),
     ];
     let questions: &[(&str, &str)] = &[
         ("用户养了什么宠物？", "zh-dog"),
@@ -475,7 +519,10 @@ fn cjk_cases(model: Option<&Embedder>) {
     if let Some(m) = model {
         embed_all(&vault, m);
     }
-    println!("\n### Own CJK cases: {} questions in other words\n", questions.len());
+    println!(
+        "\n### Own CJK cases: {} questions in other words\n",
+        questions.len()
+    );
     println!("| recall | found at rank 1 | found in top 5 |\n|---|---:|---:|");
     for (label, fusion) in modes(model.is_some()) {
         let (mut first, mut top5) = (0, 0);
@@ -499,7 +546,11 @@ fn cjk_cases(model: Option<&Embedder>) {
             first += usize::from(paths.first() == Some(&want));
             top5 += usize::from(paths.contains(&want));
         }
-        println!("| {label} | {first}/{} | {top5}/{} |", questions.len(), questions.len());
+        println!(
+            "| {label} | {first}/{} | {top5}/{} |",
+            questions.len(),
+            questions.len()
+        );
     }
 }
 
@@ -589,7 +640,12 @@ fn main() {
             None
         }
     };
-    run("(a) observations as memories", convs, observations, model.as_ref());
+    run(
+        "(a) observations as memories",
+        convs,
+        observations,
+        model.as_ref(),
+    );
     run("(b) dialog turns as memories", convs, turns, model.as_ref());
     cjk_cases(model.as_ref());
     latency_at(

@@ -11,6 +11,9 @@ pub const BATCH: usize = 32;
 /// Jobs read from the index per round.
 const ROUND: usize = 512;
 
+/// Embeds a batch of texts: one (unit vector, truncated) per text.
+pub type EmbedFn<'a> = dyn Fn(&[&str]) -> Result<Vec<(Vec<f32>, bool)>> + 'a;
+
 /// The model as `fill` needs it: id, vector length, and texts → (unit vector, truncated).
 pub struct Model<'a> {
     /// Model id (vectors are stored under it).
@@ -18,7 +21,7 @@ pub struct Model<'a> {
     /// Vector length.
     pub dim: usize,
     /// Embed a batch.
-    pub embed: &'a dyn Fn(&[&str]) -> Result<Vec<(Vec<f32>, bool)>>,
+    pub embed: &'a EmbedFn<'a>,
 }
 
 /// What a fill did.

@@ -4,7 +4,9 @@
 //! file per query, as the seed's recall does) and the ratio; watcher latency from a file write to
 //! its `memory_changed` event (p50/p99); and the CLI's start-up time.
 //!
-//! `cargo build --release -p mnemo-cli && cargo bench -p mnemo-store --bench vault [-- --sizes 1000,10000]`
+//! `cargo build --release -p mnemo-cli && cargo bench -p mnemo-store --bench vault [-- --sizes 1000,10000] [--hybrid]`
+//! (`--hybrid`: also embed every memory with `mnemo embed` and time one-shot hybrid searches;
+//! needs the embedding model)
 //! (the CLI columns time the `mnemo` binary built next to this bench; without it they are
 //! skipped, saying so).
 
@@ -250,6 +252,8 @@ fn main() {
         "| files | rebuild | search p50 | search p99 | naive p50 | naive/index | watch p50 | watch p99 | CLI `search` p50 |"
     );
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let hybrid = args.iter().any(|a| a == "--hybrid");
+    let mut hybrid_rows: Vec<String> = Vec::new();
     let mut rng = Rng(42);
     let vocab = Vocab::new(&mut rng);
     // Queries mix scripts and frequencies: a word or two drawn like the text itself.
@@ -347,10 +351,61 @@ fn main() {
         } else {
             format!("{:.1?}", stats(clat).0)
         };
+        // With `--hybrid` (and the embedding model installed): embed every memory through the
+        // CLI, then time one-shot hybrid searches (the model is loaded by each process).
+        if hybrid && let Some(bin) = &bin {
+            let cli = |args: &[&str]| {
+                Command::new(bin)
+                    .args(args)
+                    .env("MNEMO_HOME", &home.root)
+                    .env("MNEMO_CLAUDE_DIR", &home.claude_dir)
+                    .env("MNEMO_QWEN_DIR", &home.qwen_dir)
+                    .output()
+                    .unwrap()
+            };
+            let t = Instant::now();
+            let out = cli(&["--json", "embed"]);
+            let secs = t.elapsed().as_secs_f64();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+            let mut hlat = Vec::new();
+            for q in queries.iter().take(10) {
+                let t = Instant::now();
+                let out = cli(&["--json", "--workspace", "personal", "search", q]);
+                hlat.push(t.elapsed());
+                assert!(out.status.success());
+            }
+            let db = home.root.join("index.db");
+            let size: u64 = ["", "-wal"]
+                .iter()
+                .filter_map(|suf| {
+                    let mut p = db.as_os_str().to_owned();
+                    p.push(suf);
+                    std::fs::metadata(p).ok().map(|m| m.len())
+                })
+                .sum();
+            hybrid_rows.push(format!(
+                "| {n} | {secs:.1} s ({:.0} docs/s) | {:.1?} | {c50} | {:.1} MB |",
+                n as f64 / secs,
+                stats(hlat).0,
+                size as f64 / 1e6
+            ));
+        }
         println!(
             "| {n} | {rebuild:.2?} | {s50:.2?} | {s99:.2?} | {n50:.2?} | {:.0}× | {w50:.1?} | {w99:.1?} | {c50} |",
             n50.as_secs_f64() / s50.as_secs_f64()
         );
+    }
+    if !hybrid_rows.is_empty() {
+        println!(
+            "\n| files | `mnemo embed` (all) | CLI hybrid `search` p50 | CLI lexical `search` p50 | index.db with vectors |\n|---:|---:|---:|---:|---:|"
+        );
+        for r in &hybrid_rows {
+            println!("{r}");
+        }
     }
     let Some(bin) = bin else { return };
     let mut v = Vec::new();

@@ -95,7 +95,8 @@ const COMMON_TERM_MIN_DOCS: i64 = 2_000;
 const COMMON_TERM_SHARE: f64 = 0.2;
 
 /// Best matches ranked inside FTS5, then joined to their docs and filtered (`?8` = pool size).
-const SEARCH_POOLED: &str = "SELECT d.workspace, d.path, r.rank, d.name, d.type, d.description, d.mtime_ms
+const SEARCH_POOLED: &str =
+    "SELECT d.workspace, d.path, r.rank, d.name, d.type, d.description, d.mtime_ms
      FROM (SELECT rowid AS id, bm25(docs_fts, ?4, ?5, ?6) AS rank FROM docs_fts
            WHERE docs_fts MATCH ?1 ORDER BY rank LIMIT ?8) r
      JOIN docs d ON d.id = r.id

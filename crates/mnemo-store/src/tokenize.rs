@@ -14,7 +14,9 @@ pub fn fold(text: &str) -> String {
     if text.is_ascii() {
         return text.to_ascii_lowercase();
     }
-    if unicode_normalization::is_nfkc_quick(text.chars()) == unicode_normalization::IsNormalized::Yes {
+    if unicode_normalization::is_nfkc_quick(text.chars())
+        == unicode_normalization::IsNormalized::Yes
+    {
         return text.to_lowercase();
     }
     text.nfkc().collect::<String>().to_lowercase()
@@ -152,7 +154,14 @@ mod fold_tests {
 
     #[test]
     fn the_fast_paths_agree_with_full_nfkc() {
-        for t in ["Hello World", "ＱＷＥＮ ｺｰﾄﾞ", "简洁的回答", "Ünïcödé ﬁ ligature", "한국어 Ⅻ", "café\u{301}"] {
+        for t in [
+            "Hello World",
+            "ＱＷＥＮ ｺｰﾄﾞ",
+            "简洁的回答",
+            "Ünïcödé ﬁ ligature",
+            "한국어 Ⅻ",
+            "café\u{301}",
+        ] {
             assert_eq!(fold(t), t.nfkc().collect::<String>().to_lowercase(), "{t}");
         }
     }

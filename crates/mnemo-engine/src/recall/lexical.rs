@@ -55,7 +55,7 @@ pub fn has_substance(content: &str) -> bool {
             n >= 3
         }
     };
-    terms.iter().any(|t| long_enough(t))
+    terms.iter().any(long_enough)
 }
 
 fn is_cjk_char(c: char) -> bool {
