@@ -46,7 +46,7 @@ fn the_model_understands_meaning_and_reports_truncation() {
     let deploy = dot(&e[0].vector, &e[2].vector);
     assert!(pet > deploy + 0.1, "pet {pet} vs deploy {deploy}");
     assert!(!e[1].truncated);
-    assert!(e[3].truncated, "600 words exceed the 256-piece window");
+    assert!(e[3].truncated, "600 words exceed the 128-piece window");
     // Batched and alone give the same vector.
     let alone = m.embed(&["which pet does the user own"]).expect("embed");
     assert!(dot(&alone[0].vector, &e[0].vector) > 0.999);

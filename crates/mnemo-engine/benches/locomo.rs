@@ -185,6 +185,14 @@ fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>)> {
                 "hybrid 0.3·vector + 0.7·BM25",
                 Some(Fusion::Weighted { vector: 0.3 }),
             ),
+            (
+                "hybrid 0.5·vector/best + 0.5·BM25/best",
+                Some(Fusion::Relative { vector: 0.5 }),
+            ),
+            (
+                "hybrid 0.7·vector/best + 0.3·BM25/best",
+                Some(Fusion::Relative { vector: 0.7 }),
+            ),
             ("hybrid reciprocal-rank fusion", Some(Fusion::Rrf)),
             ("vectors only", Some(Fusion::Weighted { vector: 1.0 })),
         ]);
@@ -648,6 +656,9 @@ fn main() {
     );
     run("(b) dialog turns as memories", convs, turns, model.as_ref());
     cjk_cases(model.as_ref());
+    if std::env::var_os("LOCOMO_QUALITY_ONLY").is_some() {
+        return;
+    }
     latency_at(
         if smoke { &[200] } else { &[1_000, 10_000] },
         convs,

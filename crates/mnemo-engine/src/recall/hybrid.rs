@@ -42,6 +42,12 @@ pub enum Fusion {
         /// The vector side's weight.
         vector: f64,
     },
+    /// Like `Weighted`, with the vector side as a share of the best candidate's cosine (both
+    /// sides relative to their best).
+    Relative {
+        /// The vector side's weight.
+        vector: f64,
+    },
     /// Reciprocal-rank fusion, `Σ 1 / (k + rank)`, rescaled so the best possible is 1.
     Rrf,
 }
@@ -93,6 +99,7 @@ pub fn fuse(lexical: &[Hit], vector: &[Hit], fusion: Fusion, limit: usize) -> Ve
         e.lexical = Some(*n);
         e.score = rank_part(fusion, rank, 1.0 - vector_weight(fusion), *n);
     }
+    let best_cos = vector.iter().map(|h| h.score).fold(MIN_COSINE, f64::max);
     for (rank, h) in vector.iter().enumerate() {
         let e = merged.entry(key(h)).or_insert_with(|| Hit {
             lexical: None,
@@ -100,13 +107,12 @@ pub fn fuse(lexical: &[Hit], vector: &[Hit], fusion: Fusion, limit: usize) -> Ve
         });
         let base = if e.lexical.is_some() { e.score } else { 0.0 };
         e.vector = Some(h.score);
+        let norm = match fusion {
+            Fusion::Relative { .. } => (h.score / best_cos).clamp(0.0, 1.0),
+            _ => normalise_cosine(h.score),
+        };
         let part = if h.score >= MIN_COSINE {
-            rank_part(
-                fusion,
-                rank,
-                vector_weight(fusion),
-                normalise_cosine(h.score),
-            )
+            rank_part(fusion, rank, vector_weight(fusion), norm)
         } else {
             0.0
         };
@@ -129,7 +135,7 @@ pub fn fuse(lexical: &[Hit], vector: &[Hit], fusion: Fusion, limit: usize) -> Ve
 
 fn vector_weight(f: Fusion) -> f64 {
     match f {
-        Fusion::Weighted { vector } => vector,
+        Fusion::Weighted { vector } | Fusion::Relative { vector } => vector,
         Fusion::Rrf => 0.5,
     }
 }
@@ -138,7 +144,7 @@ fn vector_weight(f: Fusion) -> f64 {
 /// first on both sides makes 1).
 fn rank_part(f: Fusion, rank: usize, weight: f64, normalised: f64) -> f64 {
     match f {
-        Fusion::Weighted { .. } => weight * normalised,
+        Fusion::Weighted { .. } | Fusion::Relative { .. } => weight * normalised,
         Fusion::Rrf => {
             #[allow(clippy::cast_precision_loss)]
             let r = rank as f64;
@@ -194,6 +200,15 @@ mod tests {
         let r = fuse(&lex, &vec, Fusion::default(), 10);
         assert_eq!(r.len(), 1);
         assert!((r[0].score - LEXICAL_WEIGHT).abs() < 1e-9);
+    }
+
+    #[test]
+    fn relative_fusion_scales_the_vector_side_by_the_best_cosine() {
+        let vec = vec![hit("b.md", 0.5)];
+        let w = fuse(&[], &vec, Fusion::Weighted { vector: 0.5 }, 10);
+        let r = fuse(&[], &vec, Fusion::Relative { vector: 0.5 }, 10);
+        assert!((w[0].score - 0.25).abs() < 1e-9);
+        assert!((r[0].score - 0.5).abs() < 1e-9);
     }
 
     #[test]
