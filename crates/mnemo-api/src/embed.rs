@@ -21,7 +21,7 @@ use crate::Api;
 
 /// A one-shot search embeds at most this many missing memories first; more is left to
 /// `mnemo embed` or a running app.
-pub const INLINE_MAX: u64 = 64;
+pub(crate) const INLINE_MAX: u64 = 64;
 /// Fills of at least this many show as an `embed` task (smaller ones run quietly).
 const TASK_MIN: u64 = 20;
 

@@ -32,7 +32,6 @@ use mnemo_store::{Home, Vault};
 use serde::Deserialize;
 
 pub use chat::{ChatEvent, ChatLine, ChatTranscript, MAX_MESSAGE_BYTES};
-pub use embed::INLINE_MAX as EMBED_INLINE_MAX;
 pub use memory::{ChangeDiff, NewMemory, Patch};
 pub use mnemo_engine::stats::{MemoryStats, TelemetryEvent};
 pub use model::{ModelSettings, ModelTest};

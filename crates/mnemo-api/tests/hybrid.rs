@@ -13,22 +13,6 @@ use mnemo_api::Api;
 use mnemo_api::reexports::{MemoryType, TaskKind};
 use mnemo_engine::Strategy;
 
-fn model_installed() -> bool {
-    match mnemo_embed::locate(None) {
-        mnemo_embed::Located::Found(_) => true,
-        other => {
-            let required = std::env::var("MNEMO_REQUIRE_MODEL").is_ok_and(|v| v == "1")
-                || std::env::var("CI").is_ok_and(|v| v == "true");
-            assert!(
-                !required,
-                "the embedding model is required here but {other:?}"
-            );
-            eprintln!("skipped: no embedding model installed ({other:?})");
-            false
-        }
-    }
-}
-
 fn add(api: &Api, name: &str, desc: &str, ty: MemoryType, body: &str) {
     api.create(
         "personal".into(),
@@ -61,7 +45,7 @@ fn wait_embedded(api: &Api) -> mnemo_api::reexports::Status {
 
 #[test]
 fn a_watching_process_embeds_in_the_background_and_recalls_by_meaning() {
-    if !model_installed() {
+    if mnemo_embed::model_for_tests().is_none() {
         return;
     }
     let (_d, api) = common::api();

@@ -301,6 +301,30 @@ fn display_name(dir: &Path) -> String {
     }
 }
 
+/// For tests that use the real model: its folder, or `None` with a note when it is not
+/// installed. Where it must be (`MNEMO_REQUIRE_MODEL=1`, as `scripts/test.sh` sets after the
+/// set-up installed it, or `CI=true`) its absence fails the test.
+///
+/// # Panics
+/// When the model is required and not found.
+#[doc(hidden)]
+#[must_use]
+pub fn model_for_tests() -> Option<PathBuf> {
+    match locate(None) {
+        Located::Found(d) => Some(d),
+        other => {
+            let required = std::env::var("MNEMO_REQUIRE_MODEL").is_ok_and(|v| v == "1")
+                || std::env::var("CI").is_ok_and(|v| v == "true");
+            assert!(
+                !required,
+                "the embedding model is required here but {other:?}"
+            );
+            eprintln!("skipped: no embedding model installed ({other:?})");
+            None
+        }
+    }
+}
+
 /// Cosine similarity of two unit vectors (their dot product).
 #[must_use]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {

@@ -1,25 +1,9 @@
 //! The real model, as the set-up installs it. Required when `MNEMO_REQUIRE_MODEL=1` (the test
 //! script sets it after installing the model) or under CI; skipped with a note otherwise.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use mnemo_embed::{EmbedError, Embedder, Located, dot, locate};
-
-fn model_dir() -> Option<PathBuf> {
-    match locate(None) {
-        Located::Found(d) => Some(d),
-        other => {
-            let required = std::env::var("MNEMO_REQUIRE_MODEL").is_ok_and(|v| v == "1")
-                || std::env::var("CI").is_ok_and(|v| v == "true");
-            assert!(
-                !required,
-                "the embedding model is required here but {other:?}"
-            );
-            eprintln!("skipped: no embedding model installed ({other:?})");
-            None
-        }
-    }
-}
+use mnemo_embed::{EmbedError, Embedder, dot};
 
 fn copy_model(from: &Path, to: &Path) {
     for f in mnemo_embed::REQUIRED_FILES {
@@ -29,7 +13,9 @@ fn copy_model(from: &Path, to: &Path) {
 
 #[test]
 fn the_model_understands_meaning_and_reports_truncation() {
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = mnemo_embed::model_for_tests() else {
+        return;
+    };
     let m = Embedder::load(&dir).expect("load");
     assert_eq!(m.dim(), 384);
     let e = m
@@ -55,7 +41,9 @@ fn the_model_understands_meaning_and_reports_truncation() {
 
 #[test]
 fn truncated_or_wrong_files_are_clear_errors() {
-    let Some(dir) = model_dir() else { return };
+    let Some(dir) = mnemo_embed::model_for_tests() else {
+        return;
+    };
     let t = tempfile::tempdir().expect("tmp");
     copy_model(&dir, t.path());
     // Truncated weights.

@@ -105,7 +105,7 @@ const SEARCH_POOLED: &str =
 /// Every match joined and filtered, then ranked (when the pool was not enough).
 const SEARCH_FULL: &str = "SELECT d.workspace, d.path, bm25(docs_fts, ?4, ?5, ?6) AS rank, d.name, d.type, d.description, d.mtime_ms
      FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid
-     WHERE docs_fts MATCH ?1 AND (?2 IS NULL OR d.workspace = ?2) AND (?7 IS NULL OR d.kind = ?7) AND ?8 = ?8
+     WHERE docs_fts MATCH ?1 AND (?2 IS NULL OR d.workspace = ?2) AND (?7 IS NULL OR d.kind = ?7)
      ORDER BY rank, d.mtime_ms DESC LIMIT ?3";
 
 /// bm25 column weights: name, description, body.
@@ -437,32 +437,27 @@ impl Index {
             .conn
             .prepare_cached(sql)
             .map_err(db::err("searching the index"))?;
-        st.query_map(
-            params![
-                expr,
-                workspace,
-                limit,
-                WEIGHTS.0,
-                WEIGHTS.1,
-                WEIGHTS.2,
-                kind.map(DocKind::as_str),
-                pool.unwrap_or(limit)
-            ],
-            |r| {
-                let ty: Option<String> = r.get(4)?;
-                Ok(Hit {
-                    workspace: r.get(0)?,
-                    path: r.get(1)?,
-                    score: -r.get::<_, f64>(2)?,
-                    name: r.get(3)?,
-                    memory_type: ty.and_then(|t| t.parse().ok()),
-                    description: r.get(5)?,
-                    mtime: ms_to_rfc3339(r.get(6)?),
-                    vector: None,
-                    lexical: None,
-                })
-            },
-        )
+        let kind = kind.map(DocKind::as_str);
+        let mut args: Vec<&dyn rusqlite::ToSql> = vec![
+            &expr, &workspace, &limit, &WEIGHTS.0, &WEIGHTS.1, &WEIGHTS.2, &kind,
+        ];
+        if let Some(pool) = &pool {
+            args.push(pool);
+        }
+        st.query_map(args.as_slice(), |r| {
+            let ty: Option<String> = r.get(4)?;
+            Ok(Hit {
+                workspace: r.get(0)?,
+                path: r.get(1)?,
+                score: -r.get::<_, f64>(2)?,
+                name: r.get(3)?,
+                memory_type: ty.and_then(|t| t.parse().ok()),
+                description: r.get(5)?,
+                mtime: ms_to_rfc3339(r.get(6)?),
+                vector: None,
+                lexical: None,
+            })
+        })
         .and_then(Iterator::collect)
         .map_err(db::err("searching the index"))
     }

@@ -2,26 +2,9 @@
 //! and with MNEMO_REQUIRE_MODEL=1, skipped with a note otherwise), and what happens without
 //! one: lexical search, and `status` saying why and how to install it.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use super::{Env, topic};
-
-fn model_dir() -> Option<PathBuf> {
-    match mnemo_embed::locate(None) {
-        mnemo_embed::Located::Found(d) => Some(d),
-        other => {
-            let required = std::env::var("MNEMO_REQUIRE_MODEL").is_ok_and(|v| v == "1")
-                || std::env::var("CI").is_ok_and(|v| v == "true");
-            assert!(
-                !required,
-                "the embedding model is required here but {other:?}"
-            );
-            eprintln!("skipped: no embedding model installed ({other:?})");
-            None
-        }
-    }
-}
 
 impl Env {
     /// A command that finds the model as a user's would (no override).
@@ -88,7 +71,7 @@ fn paths(v: &serde_json::Value) -> Vec<String> {
 
 #[test]
 fn search_finds_by_meaning_what_shares_no_word_and_lexical_does_not() {
-    if model_dir().is_none() {
+    if mnemo_embed::model_for_tests().is_none() {
         return;
     }
     let e = Env::new();
@@ -136,7 +119,7 @@ fn search_finds_by_meaning_what_shares_no_word_and_lexical_does_not() {
 
 #[test]
 fn a_long_memory_is_embedded_from_its_first_part_and_said_so() {
-    if model_dir().is_none() {
+    if mnemo_embed::model_for_tests().is_none() {
         return;
     }
     let e = Env::new();

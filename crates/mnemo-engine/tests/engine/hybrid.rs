@@ -146,3 +146,53 @@ fn lexical_scores_read_zero_to_one() {
     assert!((r.selected[0].score - 1.0).abs() < 1e-9);
     assert_eq!(r.selected[0].lexical, Some(r.selected[0].score));
 }
+
+#[test]
+fn fill_embeds_each_content_once_reports_progress_and_stops_when_nothing_sticks() {
+    use mnemo_engine::embed::{Model, fill};
+    let (_d, v) = vault();
+    add(&v, "a.md", "Alpha", "first", User, "a");
+    add(&v, "b.md", "Beta", "second", User, "b");
+    let calls = std::cell::Cell::new(0);
+    let good = |t: &[&str]| {
+        calls.set(calls.get() + t.len());
+        Ok(t.iter().map(|_| (unit([1.0, 0.0, 0.0]), false)).collect())
+    };
+    let m = Model {
+        id: MODEL,
+        dim: 3,
+        embed: &good,
+    };
+    let mut seen = Vec::new();
+    let f = fill(&v, &m, None, &|| false, &mut |d, t| seen.push((d, t))).unwrap();
+    assert_eq!((f.embedded, f.truncated, calls.get()), (2, 0, 2));
+    assert_eq!(seen.last(), Some(&(2, 2)));
+    assert_eq!(
+        fill(&v, &m, None, &|| false, &mut |_, _| {})
+            .unwrap()
+            .embedded,
+        0
+    );
+
+    // A model whose vectors never fit (wrong length) is an error, not an endless loop.
+    let wrong = |t: &[&str]| Ok(t.iter().map(|_| (vec![1.0; 2], false)).collect());
+    let m = Model {
+        id: "other@1",
+        dim: 3,
+        embed: &wrong,
+    };
+    let e = fill(&v, &m, None, &|| false, &mut |_, _| {}).unwrap_err();
+    assert!(e.message.contains("no progress"), "{e}");
+    // A stop request between batches keeps what was stored and ends quietly.
+    let m = Model {
+        id: "third@1",
+        dim: 3,
+        embed: &good,
+    };
+    assert_eq!(
+        fill(&v, &m, None, &|| true, &mut |_, _| {})
+            .unwrap()
+            .embedded,
+        0
+    );
+}

@@ -161,20 +161,6 @@ impl Index {
         Ok(n)
     }
 
-    /// Docs whose current content was cut to fit the model (embedded from their first part).
-    pub fn truncated_paths(&self, workspace: &str, model: &str) -> Result<Vec<String>> {
-        let mut st = self
-            .conn
-            .prepare_cached(
-                "SELECT d.path FROM docs d JOIN vectors v ON v.hash = d.hash AND v.model = ?2
-                 WHERE d.workspace = ?1 AND v.truncated = 1 ORDER BY d.path",
-            )
-            .map_err(db::err("reading the index"))?;
-        st.query_map(params![workspace, model], |r| r.get(0))
-            .and_then(Iterator::collect)
-            .map_err(db::err("reading the index"))
-    }
-
     /// The `limit` docs of a scope nearest to `query` (a unit vector), best first, with the
     /// cosine similarity as the score. Docs without a vector are not candidates.
     pub fn vector_search(

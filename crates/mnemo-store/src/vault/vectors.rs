@@ -41,11 +41,6 @@ impl Vault {
         Ok(ix.gc_vectors(model)? + ix.drop_damaged_vectors(model, dim)?)
     }
 
-    /// Docs whose vector was computed from their first part only.
-    pub fn truncated_paths(&self, workspace: &str, model: &str) -> Result<Vec<String>> {
-        guard(&self.index).truncated_paths(workspace, model)
-    }
-
     /// Nearest docs to a query vector, from the index as it is (cosine as the score).
     pub fn vector_search_indexed(
         &self,
