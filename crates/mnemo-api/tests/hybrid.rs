@@ -72,7 +72,9 @@ fn a_watching_process_embeds_in_the_background_and_recalls_by_meaning() {
     assert!(s.semantic.model.as_deref().is_some_and(|m| m.contains('@')));
     // 31 memories to embed at start: a visible task that said how far it had got.
     let tasks = api.tasks(None, Some(TaskKind::Embed), None, None).unwrap();
-    let t = tasks.first().expect("an embed task");
+    let first = tasks.first().expect("an embed task");
+    // The vectors are stored before the task records its result: wait for it to end.
+    let t = &api.wait_task(&first.id, Duration::from_secs(60)).unwrap();
     assert!(
         t.result
             .as_ref()
