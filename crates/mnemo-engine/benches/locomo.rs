@@ -648,21 +648,31 @@ fn main() {
             None
         }
     };
-    run(
-        "(a) observations as memories",
-        convs,
-        observations,
-        model.as_ref(),
-    );
-    run("(b) dialog turns as memories", convs, turns, model.as_ref());
-    cjk_cases(model.as_ref());
+    let speed_only = std::env::var_os("LOCOMO_SPEED_ONLY").is_some();
+    if !speed_only {
+        quality(convs, model.as_ref());
+    }
     if std::env::var_os("LOCOMO_QUALITY_ONLY").is_some() {
         return;
     }
-    latency_at(
-        if smoke { &[200] } else { &[1_000, 10_000] },
-        convs,
-        model.as_ref(),
+    // LOCOMO_SIZES=1000,10000 picks the vault sizes of the latency table.
+    let sizes: Vec<usize> = std::env::var("LOCOMO_SIZES").map_or_else(
+        |_| {
+            if smoke {
+                vec![200]
+            } else {
+                vec![1_000, 10_000]
+            }
+        },
+        |v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect(),
     );
+    latency_at(&sizes, convs, model.as_ref());
     model_path_latency(if smoke { 200 } else { 1_000 }, convs);
+}
+
+/// LoCoMo recall quality, both corpora, then our own CJK cases.
+fn quality(convs: &[Value], model: Option<&Embedder>) {
+    run("(a) observations as memories", convs, observations, model);
+    run("(b) dialog turns as memories", convs, turns, model);
+    cjk_cases(model);
 }

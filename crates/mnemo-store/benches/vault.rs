@@ -19,6 +19,21 @@ use std::time::{Duration, Instant};
 
 use mnemo_store::{Home, Vault, tokenize};
 
+/// Where a size's vault lives: a temporary folder, or one kept for profiling.
+enum Kept {
+    Temp(tempfile::TempDir),
+    Dir(std::path::PathBuf),
+}
+
+impl Kept {
+    fn path(&self) -> &Path {
+        match self {
+            Self::Temp(t) => t.path(),
+            Self::Dir(p) => p,
+        }
+    }
+}
+
 const EN_HEAD: &[&str] = &[
     "deploy",
     "release",
@@ -265,6 +280,16 @@ fn main() {
         .collect();
     for &n in &sizes {
         let dir = tempfile::tempdir().unwrap();
+        // VAULT_BENCH_KEEP=DIR: build the vault in DIR/<n> and leave it there (for profiling).
+        let dir = match std::env::var_os("VAULT_BENCH_KEEP") {
+            Some(keep) => {
+                let p = Path::new(&keep).join(n.to_string());
+                let _ = std::fs::remove_dir_all(&p);
+                std::fs::create_dir_all(&p).unwrap();
+                Kept::Dir(p)
+            }
+            None => Kept::Temp(dir),
+        };
         let home = Home {
             root: dir.path().join("home"),
             claude_dir: dir.path().join("c"),

@@ -94,6 +94,21 @@ pub struct DocRecord {
     pub entries: Vec<Entry>,
     /// Extraction and dream never change or delete it ([`is_pinned`]).
     pub pinned: bool,
+    /// Its full-text tokens when already computed (a rebuild tokenises on every core);
+    /// `None`: the index tokenises when it stores the record.
+    pub fts: Option<crate::tokenize::FtsText>,
+}
+
+impl DocRecord {
+    /// Compute [`DocRecord::fts`] now (`rel`: the path relative to the memory root).
+    pub fn tokenize(&mut self, rel: &str) {
+        self.fts = Some(crate::tokenize::FtsText::of(
+            rel,
+            &self.name,
+            &self.description,
+            &self.body,
+        ));
+    }
 }
 
 fn stem(rel: &str) -> String {
@@ -117,6 +132,7 @@ pub fn analyze_bytes(rel: &str, kind: DocKind, bytes: &[u8], mtime_ms: i64) -> D
         hash: fsutil::hash(bytes),
         entries: Vec::new(),
         pinned: in_pinned_folder(rel),
+        fts: None,
     };
     // Kept even when not text, so an outside change to it can still be undone exactly.
     rec.raw = Some(bytes.to_vec());
@@ -204,6 +220,7 @@ pub fn analyze_path(rel: &str, kind: DocKind, abs: &Path) -> Result<Option<DocRe
             hash: format!("large:{size}:{mtime_ms}"),
             entries: Vec::new(),
             pinned: in_pinned_folder(rel),
+            fts: None,
         })),
     }
 }

@@ -44,11 +44,14 @@ pub fn index_tokens(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
     for_each_run(&fold(text), |run, cjk| {
         if cjk {
-            let chars: Vec<char> = run.chars().collect();
-            for (i, c) in chars.iter().enumerate() {
-                push(&mut out, &c.to_string());
-                if let Some(next) = chars.get(i + 1) {
-                    push(&mut out, &format!("{c}{next}"));
+            let mut chars = run.chars().peekable();
+            while let Some(c) = chars.next() {
+                sep(&mut out);
+                out.push(c);
+                if let Some(&next) = chars.peek() {
+                    out.push(' ');
+                    out.push(c);
+                    out.push(next);
                 }
             }
         } else {
@@ -56,6 +59,36 @@ pub fn index_tokens(text: &str) -> String {
         }
     });
     out
+}
+
+fn sep(out: &mut String) {
+    if !out.is_empty() {
+        out.push(' ');
+    }
+}
+
+/// What a document puts in the full-text table: its name (with the path's words: `grafana.md`
+/// is found by "grafana"), description and body, as index tokens.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FtsText {
+    /// Name and path words.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// Body.
+    pub body: String,
+}
+
+impl FtsText {
+    /// Tokenise a document's fields (`path` relative to its memory root).
+    #[must_use]
+    pub fn of(path: &str, name: &str, description: &str, body: &str) -> Self {
+        Self {
+            name: index_tokens(&format!("{name} {}", path.trim_end_matches(".md"))),
+            description: index_tokens(description),
+            body: index_tokens(body),
+        }
+    }
 }
 
 /// Query terms: words as they are, CJK runs as bigrams (a single CJK character stays a unigram).
@@ -113,9 +146,7 @@ pub fn fts_query_with(query: &str, terms: &[String]) -> Option<String> {
 }
 
 fn push(out: &mut String, tok: &str) {
-    if !out.is_empty() {
-        out.push(' ');
-    }
+    sep(out);
     out.push_str(tok);
 }
 

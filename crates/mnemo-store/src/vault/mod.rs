@@ -11,20 +11,18 @@
 
 mod groups;
 mod read;
+mod scan;
 mod sync;
 mod types;
 mod vectors;
 mod write;
 
 use std::collections::{HashMap, HashSet};
-use std::fs;
-use std::path::Path;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use mnemo_core::{Error, MemoryChanged, Result};
-use walkdir::WalkDir;
 
-use crate::doc::{self, DocRecord};
+use crate::doc::DocRecord;
 use crate::events::EventBus;
 use crate::fsutil::{self, ReadOutcome};
 use crate::index::{DocSummary, Index, ProblemOut};
@@ -201,45 +199,4 @@ fn summary_of(workspace: &str, rel: &str, rec: &DocRecord) -> DocSummary {
             message: p.message.clone(),
         }),
     }
-}
-
-/// Every document file under a memory root with its metadata: hidden entries skipped, symlinks
-/// followed only when they stay inside the root.
-fn walk(root: &Path) -> Vec<(String, fs::Metadata)> {
-    let mut out = Vec::new();
-    let walker = WalkDir::new(root)
-        .follow_links(false)
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
-    for entry in walker.flatten() {
-        let Ok(rel) = entry.path().strip_prefix(root) else {
-            continue;
-        };
-        let Some(rel) = rel.to_str().map(|r| r.replace('\\', "/")) else {
-            continue;
-        };
-        if doc::doc_kind(&rel).is_none() {
-            continue;
-        }
-        let ft = entry.file_type();
-        let meta = if ft.is_symlink() {
-            if fsutil::confine(root, &rel).is_err() {
-                continue;
-            }
-            match fs::metadata(entry.path()) {
-                Ok(m) if m.is_file() => m,
-                _ => continue,
-            }
-        } else if ft.is_file() {
-            // A file deleted between listing and stat is simply not there.
-            match entry.metadata() {
-                Ok(m) => m,
-                Err(_) => continue,
-            }
-        } else {
-            continue;
-        };
-        out.push((rel, meta));
-    }
-    out
 }

@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use mnemo_core::{ChangeSource, MemoryChanged, Result, WorkspaceKind};
 
-use super::{SyncReport, Vault, guard, walk};
+use super::scan::walk;
+use super::{SyncReport, Vault, guard};
 use crate::doc::{self, DocKind, DocRecord};
 use crate::fsutil;
 use crate::journal::Journal;
@@ -79,36 +80,32 @@ impl Vault {
         only: Option<&[String]>,
     ) -> Result<(SyncReport, Vec<(String, ChangeSource)>)> {
         let _lock = self.write_lock(ws)?;
-        let (known, first_time) = {
-            let index = guard(&self.index);
-            // A workspace indexed for the first time is not "changed by an outside program".
-            let known = match only {
-                // The watcher's path: look up only what changed, not the whole workspace.
-                Some(rels) => index.file_states_of(&ws.id, rels)?,
-                None => index.file_states(&ws.id)?,
-            };
-            (known, !index.was_synced(&ws.id)?)
-        };
         let mut report = SyncReport::default();
-        let mut candidates: Vec<String> = Vec::new();
-        match only {
-            Some(rels) => candidates.extend(rels.iter().cloned()),
-            None => {
-                let mut present = HashSet::new();
-                for (rel, meta) in walk(&ws.memory_root) {
-                    report.scanned += 1;
-                    let unchanged = known.get(&rel).is_some_and(|k| {
-                        k.mtime_ms == doc::mtime_ms(&meta)
-                            && k.size == i64::try_from(meta.len()).unwrap_or(-1)
-                    });
-                    if !unchanged {
-                        candidates.push(rel.clone());
-                    }
-                    present.insert(rel);
+        let (candidates, first_time) = {
+            let index = guard(&self.index);
+            let first_time = !index.was_synced(&ws.id)?;
+            let candidates = match only {
+                // The watcher's path: look only at what changed, not the whole workspace.
+                Some(rels) => rels.to_vec(),
+                None => {
+                    let stats = index.file_stats(&ws.id)?;
+                    drop(index);
+                    changed_files(&ws.memory_root, &stats, &mut report)
                 }
-                candidates.extend(known.keys().filter(|k| !present.contains(*k)).cloned());
+            };
+            (candidates, first_time)
+        };
+        let seeded = only.is_none() && guard(&self.seeded).contains(&ws.id);
+        // Stored states (hashes, for the journal) of what changed — of everything only when a
+        // watching process must find what other processes changed.
+        let known = {
+            let index = guard(&self.index);
+            if seeded {
+                index.file_states(&ws.id)?
+            } else {
+                index.file_states_of(&ws.id, &candidates)?
             }
-        }
+        };
         let records = self.analyze_all(ws, &known, candidates);
         let mut changed: Vec<(String, ChangeSource)> = Vec::new();
         let mut topic_changed = false;
@@ -151,7 +148,7 @@ impl Vault {
                 changed.push((rel.clone(), src));
             }
         }
-        if only.is_none() && guard(&self.seeded).contains(&ws.id) {
+        if seeded {
             self.changes_by_others(ws, &known, &records, &journal, &mut changed)?;
         }
         drop(journal);
@@ -193,7 +190,12 @@ impl Vault {
                 return known.contains_key(&rel).then_some((rel, None));
             };
             match doc::analyze_path(&rel, kind, &abs) {
-                Ok(rec) => Some((rel, rec)),
+                Ok(mut rec) => {
+                    if let Some(r) = rec.as_mut() {
+                        r.tokenize(&rel);
+                    }
+                    Some((rel, rec))
+                }
                 // One unreadable file (permissions, say) must not block the whole workspace.
                 Err(e) => {
                     self.warn(format!("skipped {}: {e}", abs.display()));
@@ -288,4 +290,38 @@ impl Vault {
             });
         }
     }
+}
+
+/// The files of a full scan that need reading: new or with other stats than the index has
+/// (`stats`: path → (mtime ms, size)), and indexed paths no longer on disk.
+fn changed_files(
+    root: &std::path::Path,
+    stats: &HashMap<String, (i64, i64)>,
+    report: &mut SyncReport,
+) -> Vec<String> {
+    let found = walk(root);
+    report.scanned += found.len();
+    let mut candidates = Vec::new();
+    let mut still_there = 0;
+    for (rel, meta) in &found {
+        match stats.get(rel) {
+            Some(&(mtime, size)) => {
+                still_there += 1;
+                if mtime != doc::mtime_ms(meta) || size != i64::try_from(meta.len()).unwrap_or(-1) {
+                    candidates.push(rel.clone());
+                }
+            }
+            None => candidates.push(rel.clone()),
+        }
+    }
+    if still_there < stats.len() {
+        let present: HashSet<&str> = found.iter().map(|(r, _)| r.as_str()).collect();
+        candidates.extend(
+            stats
+                .keys()
+                .filter(|k| !present.contains(k.as_str()))
+                .cloned(),
+        );
+    }
+    candidates
 }
