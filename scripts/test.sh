@@ -8,6 +8,21 @@ cd "$(dirname "$0")/.."
 # The set-up installed the embedding model: the tests that use it must not skip.
 export MNEMO_REQUIRE_MODEL=1
 
+# The MCP client the tests drive `mnemo mcp` with — the official Python SDK (PyPI `mcp`), a
+# client this project did not write — in its own venv (nothing installed system-wide).
+mcp_venv="${XDG_CACHE_HOME:-$HOME/.cache}/mnemo/mcp-venv"
+if ! "$mcp_venv/bin/python" -c "import mcp" >/dev/null 2>&1; then
+  if ! python3 -c "import ensurepip, venv" >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    printf '[setup] installing python3-venv (for the MCP test client)\n' >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+  fi
+  printf '[setup] installing the MCP Python SDK (PyPI mcp 2.3.0) in %s\n' "$mcp_venv" >&2
+  rm -rf "$mcp_venv"
+  python3 -m venv "$mcp_venv"
+  "$mcp_venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0"
+fi
+export MNEMO_MCP_PYTHON="$mcp_venv/bin/python"
+
 step() { printf '\n== %s\n' "$*" >&2; }
 
 step "UI: install, typecheck, lint, unit tests, build"

@@ -60,7 +60,7 @@ impl Api {
             )
             .ok();
         let origin = Origin {
-            source: ChangeSource::Forget,
+            source: self.acting_for.unwrap_or(ChangeSource::Forget),
             group,
         };
         let done = forget::apply(&self.vault, &ws, origin, &entries);

@@ -58,6 +58,7 @@ macro_rules! for_each_command {
             bind_workspace(dir: String) -> $crate::reexports::WorkspaceInfo;
             list(workspace: Option<String>, memory_type: Option<$crate::reexports::MemoryType>) -> Vec<$crate::reexports::DocSummary>;
             get(workspace: String, path: String) -> $crate::reexports::MemoryDetail;
+            memory_index(workspace: String) -> String;
             create(workspace: String, memory: $crate::NewMemory) -> $crate::reexports::WriteOutcome;
             update(workspace: String, path: String, patch: $crate::Patch) -> $crate::reexports::WriteOutcome;
             remove(workspace: String, path: String) -> $crate::reexports::WriteOutcome;
@@ -134,6 +135,9 @@ pub struct Api {
     remember: Arc<remember::Lanes>,
     embeddings: Arc<embed::Embeddings>,
     opener: Arc<RwLock<Option<FolderOpener>>>,
+    /// Who the memory agents' writes are journaled as when this API serves another program
+    /// (`mnemo mcp`: `mcp`); `None`: each flow's own source (`remember`, `forget`).
+    acting_for: Option<mnemo_core::ChangeSource>,
 }
 
 fn clamp(limit: Option<u32>) -> usize {
@@ -156,7 +160,15 @@ impl Api {
             remember: Arc::default(),
             embeddings: Arc::default(),
             opener: Arc::new(RwLock::new(None)),
+            acting_for: None,
         })
+    }
+
+    /// This API, with remember and forget journaled as `source` (the MCP server uses `mcp`).
+    #[must_use]
+    pub fn acting_for(mut self, source: mnemo_core::ChangeSource) -> Self {
+        self.acting_for = Some(source);
+        self
     }
 
     /// Open the home at `dir` (else `$MNEMO_HOME`, else the platform data dir).

@@ -111,6 +111,21 @@ impl Api {
         self.vault.get(&workspace, &path)
     }
 
+    /// A workspace's MEMORY.md as it is on disk (empty when there is none).
+    pub fn memory_index(&self, workspace: String) -> Result<String> {
+        self.vault.memory_index_text(&workspace)
+    }
+
+    /// The workspace a client working in `dir` means by default: the Mnemo workspace bound to
+    /// its git repository when there is one, else `personal`.
+    #[must_use]
+    pub fn default_workspace_for(&self, dir: &std::path::Path) -> String {
+        self.vault
+            .home()
+            .bound_project(dir)
+            .unwrap_or_else(|| mnemo_store::workspace::PERSONAL.to_owned())
+    }
+
     /// Create a memory (`conflict` if the path exists).
     pub fn create(&self, workspace: String, memory: NewMemory) -> Result<WriteOutcome> {
         check_secrets(&[&memory.name, &memory.description, &memory.body])?;

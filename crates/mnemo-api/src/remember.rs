@@ -67,7 +67,7 @@ pub struct RememberResult {
 pub struct RememberChanged {
     /// Always `managed`.
     pub scope: &'static str,
-    /// Always `workspace_memory_remember`.
+    /// `workspace_memory_remember`, or `mcp` for a fact an assistant gave over MCP.
     pub source: &'static str,
     /// Workspace id.
     pub workspace: String,
@@ -84,6 +84,8 @@ struct Job {
     token: CancellationToken,
     content: String,
     mode: ContextMode,
+    /// Journaled as (`remember`, or `mcp` for an assistant over MCP).
+    source: ChangeSource,
 }
 
 #[derive(Default)]
@@ -207,6 +209,7 @@ impl Api {
                 token,
                 content,
                 mode,
+                source: self.acting_for.unwrap_or(ChangeSource::Remember),
             });
             let start = !lane.running;
             lane.running = true;
@@ -309,6 +312,7 @@ async fn run_one(
         token,
         content,
         mode,
+        source,
     } = job;
     if tasks.cancelled(&task, &token) {
         task.error = Some("cancelled".into());
@@ -329,10 +333,7 @@ async fn run_one(
         .begin_group(ws, "remember", Some(&task.id), "remember")
         .map_err(|e| tracing::warn!("could not open a change group: {e}"))
         .ok();
-    let origin = Origin {
-        source: ChangeSource::Remember,
-        group,
-    };
+    let origin = Origin { source, group };
     let client = model.client();
     let mut on_event = |e: &mnemo_engine::AgentEvent| tasks.on_agent_event(&mut task, &token, e);
     let outcome = remember::run_remember(
@@ -354,7 +355,11 @@ async fn run_one(
         Ok(r) => {
             lanes.bus.emit(&RememberChanged {
                 scope: "managed",
-                source: "workspace_memory_remember",
+                source: if source == ChangeSource::Mcp {
+                    "mcp"
+                } else {
+                    "workspace_memory_remember"
+                },
                 workspace: ws.to_owned(),
                 paths: r.files.clone(),
                 task_id: task.id.clone(),

@@ -213,6 +213,10 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         ui: Option<PathBuf>,
     },
+    /// Serve memory to assistants over the Model Context Protocol on stdin/stdout (Claude Code,
+    /// Qwen Code, any MCP client). Calls without a workspace use `--workspace`, else the
+    /// workspace bound to the current git repository, else `personal`.
+    Mcp,
 }
 
 #[derive(Debug, Subcommand)]

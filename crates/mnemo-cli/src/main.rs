@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use mnemo_api::reexports::{MemoryType, Status, TaskInfo, WorkspaceInfo};
 use mnemo_api::{Api, NewMemory, Patch};
-use mnemo_core::{Error, ErrorCode, Result};
+use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 
 use cli::{Cli, Command, WorkspaceAction};
 use out::{emit, print_error, read_body};
@@ -399,6 +399,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             })
         }
         Command::Serve { port, ui } => serve(api, port, ui),
+        Command::Mcp => mcp(api, cli.workspace),
         Command::Chat { message, session } => chat::chat(&api, ws_write, message, session, json),
         Command::Dream {
             mechanical,
@@ -457,6 +458,20 @@ fn watch(api: &Api, workspace: Option<&str>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `mnemo mcp`: the MCP server on stdio (stdout is the protocol: nothing else is printed).
+fn mcp(api: Api, workspace: Option<String>) -> Result<()> {
+    let ws = match workspace {
+        Some(w) => w,
+        None => std::env::current_dir()
+            .map(|d| api.default_workspace_for(&d))
+            .unwrap_or_else(|_| PERSONAL.to_owned()),
+    };
+    // An unknown workspace is a usage error now, not at every call.
+    api.memory_index(ws.clone())?;
+    let server = mnemo_mcp::MnemoMcp::new(api.acting_for(ChangeSource::Mcp), ws);
+    mnemo_mcp::run(server).map_err(|e| Error::io("serving MCP on stdio", &e))
 }
 
 fn serve(api: Api, port: u16, ui: Option<PathBuf>) -> Result<()> {

@@ -108,6 +108,8 @@ pub enum ChangeSource {
     Remember,
     /// The chat model, using its memory tools during a conversation.
     Chat,
+    /// An assistant connected over the Model Context Protocol (`mnemo mcp`).
+    Mcp,
 }
 
 impl ChangeSource {
@@ -122,6 +124,7 @@ impl ChangeSource {
             Self::Forget => "forget",
             Self::Remember => "remember",
             Self::Chat => "chat",
+            Self::Mcp => "mcp",
         }
     }
 }
@@ -137,6 +140,7 @@ impl FromStr for ChangeSource {
             Self::Forget,
             Self::Remember,
             Self::Chat,
+            Self::Mcp,
         ]
         .into_iter()
         .find(|c| c.as_str() == s)

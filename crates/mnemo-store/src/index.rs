@@ -17,6 +17,7 @@ use crate::doc::{DocKind, DocRecord};
 use crate::fsutil;
 use crate::tokenize;
 
+mod search;
 mod vectors;
 
 pub use vectors::{EmbedJob, VectorCounts};
@@ -93,28 +94,6 @@ CREATE INDEX docs_by_hash ON docs(hash);
 CREATE INDEX docs_file_state ON docs(workspace, path, mtime_ms, size, hash);
 ",
 ];
-
-/// Below this many documents every query term is used.
-const COMMON_TERM_MIN_DOCS: i64 = 2_000;
-/// A term in more than this share of documents is left out of multi-term queries.
-const COMMON_TERM_SHARE: f64 = 0.2;
-
-/// Best matches ranked inside FTS5, then joined to their docs and filtered (`?8` = pool size).
-const SEARCH_POOLED: &str =
-    "SELECT d.workspace, d.path, r.rank, d.name, d.type, d.description, d.mtime_ms
-     FROM (SELECT rowid AS id, bm25(docs_fts, ?4, ?5, ?6) AS rank FROM docs_fts
-           WHERE docs_fts MATCH ?1 ORDER BY rank LIMIT ?8) r
-     JOIN docs d ON d.id = r.id
-     WHERE (?2 IS NULL OR d.workspace = ?2) AND (?7 IS NULL OR d.kind = ?7)
-     ORDER BY r.rank, d.mtime_ms DESC LIMIT ?3";
-/// Every match joined and filtered, then ranked (when the pool was not enough).
-const SEARCH_FULL: &str = "SELECT d.workspace, d.path, bm25(docs_fts, ?4, ?5, ?6) AS rank, d.name, d.type, d.description, d.mtime_ms
-     FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid
-     WHERE docs_fts MATCH ?1 AND (?2 IS NULL OR d.workspace = ?2) AND (?7 IS NULL OR d.kind = ?7)
-     ORDER BY rank, d.mtime_ms DESC LIMIT ?3";
-
-/// bm25 column weights: name, description, body.
-const WEIGHTS: (f64, f64, f64) = (5.0, 3.0, 1.0);
 
 /// A doc as `list` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
@@ -410,111 +389,6 @@ impl Index {
             .map_err(db::err("reading the index"))
     }
 
-    /// Full-text search, best first; ties go to the newest. Logs are searchable too.
-    pub fn search(&self, workspace: Option<&str>, query: &str, limit: usize) -> Result<Vec<Hit>> {
-        self.search_kind(workspace, query, limit, None)
-    }
-
-    /// Full-text search over one kind of doc (`Some(Topic)`: memories only, as recall wants).
-    pub fn search_kind(
-        &self,
-        workspace: Option<&str>,
-        query: &str,
-        limit: usize,
-        kind: Option<DocKind>,
-    ) -> Result<Vec<Hit>> {
-        let terms = self.selective_terms(tokenize::query_terms(query))?;
-        let Some(expr) = tokenize::fts_query_with(query, &terms) else {
-            return Ok(Vec::new());
-        };
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        // Rank inside FTS5 first and join only the best: joining every match to the wide
-        // `docs` rows before sorting was most of the time at 100,000 documents. The pool leaves
-        // room for matches the workspace or kind filter drops; when it was not enough the full
-        // query runs.
-        let pool = limit.saturating_mul(4).max(limit.saturating_add(100));
-        let hits = self.search_sql(SEARCH_POOLED, &expr, workspace, limit, kind, Some(pool))?;
-        if hits.len() as i64 >= limit || (workspace.is_none() && kind.is_none()) {
-            return Ok(hits);
-        }
-        self.search_sql(SEARCH_FULL, &expr, workspace, limit, kind, None)
-    }
-
-    fn search_sql(
-        &self,
-        sql: &str,
-        expr: &str,
-        workspace: Option<&str>,
-        limit: i64,
-        kind: Option<DocKind>,
-        pool: Option<i64>,
-    ) -> Result<Vec<Hit>> {
-        let mut st = self
-            .conn
-            .prepare_cached(sql)
-            .map_err(db::err("searching the index"))?;
-        let kind = kind.map(DocKind::as_str);
-        let mut args: Vec<&dyn rusqlite::ToSql> = vec![
-            &expr, &workspace, &limit, &WEIGHTS.0, &WEIGHTS.1, &WEIGHTS.2, &kind,
-        ];
-        if let Some(pool) = &pool {
-            args.push(pool);
-        }
-        st.query_map(args.as_slice(), |r| {
-            let ty: Option<String> = r.get(4)?;
-            Ok(Hit {
-                workspace: r.get(0)?,
-                path: r.get(1)?,
-                score: -r.get::<_, f64>(2)?,
-                name: r.get(3)?,
-                memory_type: ty.and_then(|t| t.parse().ok()),
-                description: r.get(5)?,
-                mtime: ms_to_rfc3339(r.get(6)?),
-                vector: None,
-                lexical: None,
-            })
-        })
-        .and_then(Iterator::collect)
-        .map_err(db::err("searching the index"))
-    }
-
-    /// Leave out terms found in most documents when the index is large (keeping at least the
-    /// rarest term): they barely move bm25 but make a query score most of the index.
-    fn selective_terms(&self, terms: Vec<String>) -> Result<Vec<String>> {
-        if terms.len() < 2 {
-            return Ok(terms);
-        }
-        let total: i64 = self
-            .conn
-            .prepare_cached("SELECT count(*) FROM docs")
-            .and_then(|mut s| s.query_row([], |r| r.get(0)))
-            .map_err(db::err("reading the index"))?;
-        if total < COMMON_TERM_MIN_DOCS {
-            return Ok(terms);
-        }
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT doc FROM docs_vocab WHERE term = ?1")
-            .map_err(db::err("reading the index"))?;
-        let mut with_df = Vec::with_capacity(terms.len());
-        for t in terms {
-            let df: i64 = st
-                .query_row([&t], |r| r.get(0))
-                .optional()
-                .map_err(db::err("reading the index"))?
-                .unwrap_or(0);
-            with_df.push((t, df));
-        }
-        #[allow(clippy::cast_precision_loss)]
-        let limit = (total as f64 * COMMON_TERM_SHARE) as i64;
-        let rarest = with_df.iter().map(|(_, d)| *d).min().unwrap_or(0);
-        Ok(with_df
-            .into_iter()
-            .filter(|(_, d)| *d <= limit || *d == rarest)
-            .map(|(t, _)| t)
-            .collect())
-    }
-
     /// Record a telemetry event (recall, extract, dream…) with its fields as JSON.
     pub fn record_event(
         &self,
@@ -627,9 +501,23 @@ pub struct Batch<'a> {
 }
 
 impl Batch<'_> {
-    /// Insert or replace a doc with its entries and full-text row.
+    /// Insert or replace a doc with its entries and full-text row. A doc whose content changed
+    /// is stored under a new rowid, so rowids follow recency (search ranks the newest matches of
+    /// very common words by rowid; see `index::search`).
     pub fn upsert(&self, workspace: &str, path: &str, d: &DocRecord) -> Result<()> {
         let e = db::err("updating the index");
+        let old: Option<(i64, String)> = self
+            .conn
+            .prepare_cached("SELECT id, hash FROM docs WHERE workspace = ?1 AND path = ?2")
+            .and_then(|mut s| {
+                s.query_row([workspace, path], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+            })
+            .map_err(&e)?;
+        if old.is_some_and(|(_, hash)| hash != d.hash) {
+            // Its entries go with it (ON DELETE CASCADE).
+            self.remove(workspace, path)?;
+        }
         let id: i64 = self
             .conn
             .prepare_cached(

@@ -114,35 +114,43 @@ pub fn query_terms(query: &str) -> Vec<String> {
 }
 
 /// An FTS5 MATCH expression for a query: terms OR-ed (bm25 ranks documents matching more terms
-/// higher); the last word is also matched as a prefix so search works while typing.
-/// Returns `None` when the query has no searchable terms.
+/// higher); a last word of three or more letters is also matched as a prefix, so search works
+/// while typing. Returns `None` when the query has no searchable terms. (The index's own
+/// search plans its expression itself; see `index::search`.)
 #[must_use]
 pub fn fts_query(query: &str) -> Option<String> {
-    fts_query_with(query, &query_terms(query))
+    let terms = query_terms(query);
+    let prefix = ends_in_word(query) && terms.last().is_some_and(|t| t.chars().count() >= 3);
+    (!terms.is_empty()).then(|| fts_expr(&terms, prefix))
 }
 
-/// [`fts_query`] over a chosen subset of the query's terms (e.g. with very common ones removed).
+/// Whether a query ends in a word still being typed (a letter or digit, not CJK).
 #[must_use]
-pub fn fts_query_with(query: &str, terms: &[String]) -> Option<String> {
-    let last_is_word = query
+pub fn ends_in_word(query: &str) -> bool {
+    query
         .trim_end()
         .chars()
         .last()
-        .is_some_and(|c| c.is_alphanumeric() && !is_cjk(c));
+        .is_some_and(|c| c.is_alphanumeric() && !is_cjk(c))
+}
+
+/// Terms quoted and OR-ed into an FTS5 expression; `prefix_last`: the last also as a prefix.
+#[must_use]
+pub fn fts_expr(terms: &[String], prefix_last: bool) -> String {
     let n = terms.len();
-    let parts: Vec<String> = terms
+    terms
         .iter()
         .enumerate()
         .map(|(i, t)| {
             let quoted = format!("\"{}\"", t.replace('"', "\"\""));
-            if i + 1 == n && last_is_word && t.chars().count() >= 3 {
+            if i + 1 == n && prefix_last {
                 format!("{quoted}*")
             } else {
                 quoted
             }
         })
-        .collect();
-    (!parts.is_empty()).then(|| parts.join(" OR "))
+        .collect::<Vec<_>>()
+        .join(" OR ")
 }
 
 fn push(out: &mut String, tok: &str) {

@@ -281,6 +281,20 @@ impl Home {
         self.workspace(&id)
     }
 
+    /// The id of the Mnemo workspace already bound to the git repository containing `dir`, if
+    /// there is one (nothing is created).
+    #[must_use]
+    pub fn bound_project(&self, dir: &Path) -> Option<String> {
+        let root = canonical_git_root(dir).ok()?;
+        let id = sanitize(&root.to_string_lossy());
+        self.root
+            .join("workspaces")
+            .join(&id)
+            .join("memory")
+            .is_dir()
+            .then_some(id)
+    }
+
     /// Bind a Mnemo workspace to the git repository containing `dir` (worktrees share one).
     pub fn bind_project(&self, dir: &Path) -> Result<Workspace> {
         let root = canonical_git_root(dir)?;

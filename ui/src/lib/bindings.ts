@@ -13,6 +13,7 @@ export const commands = {
 	bindWorkspace: (dir: string) => typedError<WorkspaceInfo, ApiError>(__TAURI_INVOKE("bind_workspace", { dir })),
 	list: (workspace: string | null, memoryType: MemoryType | null) => typedError<DocSummary[], ApiError>(__TAURI_INVOKE("list", { workspace, memoryType })),
 	get: (workspace: string, path: string) => typedError<MemoryDetail, ApiError>(__TAURI_INVOKE("get", { workspace, path })),
+	memoryIndex: (workspace: string) => typedError<string, ApiError>(__TAURI_INVOKE("memory_index", { workspace })),
 	create: (workspace: string, memory: NewMemory) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("create", { workspace, memory })),
 	update: (workspace: string, path: string, patch: Patch) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("update", { workspace, path, patch })),
 	remove: (workspace: string, path: string) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("remove", { workspace, path })),
@@ -110,7 +111,9 @@ export type ChangeSource =
 /**  The sessionless remember lane. */
 "remember" | 
 /**  The chat model, using its memory tools during a conversation. */
-"chat";
+"chat" | 
+/**  An assistant connected over the Model Context Protocol (`mnemo mcp`). */
+"mcp";
 
 /**  One journaled change, without its content. */
 export type ChangeSummary = {

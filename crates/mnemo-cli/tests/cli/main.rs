@@ -13,6 +13,7 @@ use serde_json::Value;
 mod dream;
 mod dream_faults;
 mod hybrid;
+mod mcp;
 mod memory_jobs;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mnemo");

@@ -57,7 +57,7 @@ pub(super) fn finish(
             body: b,
         })
         .collect();
-    let prompt = build_prompt(&items, &read_memory_md(ws));
+    let prompt = build_prompt(&items, &mnemo_store::vault::memory_index_of(ws));
     let selected: Vec<Recalled> = picks
         .into_iter()
         .zip(&bodies)
@@ -101,15 +101,4 @@ pub(super) fn finish(
         chars_injected,
         duration_ms,
     })
-}
-
-/// MEMORY.md of a workspace, read like any memory: confined to the root (a symlink out is not
-/// followed) and capped in size.
-fn read_memory_md(ws: &mnemo_store::Workspace) -> String {
-    match mnemo_store::fsutil::confine(&ws.memory_root, mnemo_store::memory_md::FILE_NAME)
-        .and_then(|(abs, _)| mnemo_store::fsutil::read_capped(&abs))
-    {
-        Ok(mnemo_store::fsutil::ReadOutcome::Bytes(b)) => String::from_utf8_lossy(&b).into_owned(),
-        _ => String::new(),
-    }
 }

@@ -30,6 +30,7 @@ use crate::journal::Journal;
 use crate::workspace::{Home, Workspace};
 
 pub use groups::GroupUndo;
+pub use read::memory_index_of;
 pub use types::{
     EntryOut, MemoryDetail, NewMemory, Patch, Semantic, Status, SyncReport, WorkspaceInfo,
     WorkspaceStatus, WriteOutcome,

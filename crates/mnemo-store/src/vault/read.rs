@@ -43,6 +43,13 @@ impl Vault {
         guard(&self.index).list(workspace, memory_type)
     }
 
+    /// A workspace's MEMORY.md as it is on disk (empty when there is none), read like any
+    /// memory: confined to the root (a symlink out is not followed) and capped in size.
+    pub fn memory_index_text(&self, workspace: &str) -> Result<String> {
+        let ws = self.workspace(workspace)?;
+        Ok(memory_index_of(&ws))
+    }
+
     /// Full-text search, best first (index brought up to date first).
     pub fn search(&self, workspace: Option<&str>, query: &str, limit: usize) -> Result<Vec<Hit>> {
         for w in self.scope(workspace)? {
@@ -201,5 +208,16 @@ impl Vault {
                 ..super::Semantic::default()
             },
         })
+    }
+}
+
+/// MEMORY.md of a workspace (see [`Vault::memory_index_text`]).
+#[must_use]
+pub fn memory_index_of(ws: &Workspace) -> String {
+    match fsutil::confine(&ws.memory_root, crate::memory_md::FILE_NAME)
+        .and_then(|(abs, _)| fsutil::read_capped(&abs))
+    {
+        Ok(fsutil::ReadOutcome::Bytes(b)) => String::from_utf8_lossy(&b).into_owned(),
+        _ => String::new(),
     }
 }

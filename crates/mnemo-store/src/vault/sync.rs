@@ -106,7 +106,9 @@ impl Vault {
                 index.file_states_of(&ws.id, &candidates)?
             }
         };
-        let records = self.analyze_all(ws, &known, candidates);
+        let mut records = self.analyze_all(ws, &known, candidates);
+        // Oldest first, so rowids follow recency after a rebuild too (see `index::search`).
+        records.sort_by_key(|(_, r)| r.as_ref().map_or(i64::MIN, |r| r.mtime_ms));
         let mut changed: Vec<(String, ChangeSource)> = Vec::new();
         let mut topic_changed = false;
         let mut index = guard(&self.index);

@@ -1,0 +1,239 @@
+//! `mnemo mcp` driven by a real MCP client this project did not write — the official Python SDK
+//! (PyPI `mcp`, installed by `scripts/test.sh` in a venv and named by `MNEMO_MCP_PYTHON`) — with
+//! `mnemo serve` running on the same home to show the writes are announced. Also: the server's
+//! stdout carries only the protocol, and it exits cleanly when the client closes stdin.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{BIN, Env};
+
+/// The Python with `mcp` installed, or `None` (with a note) where the set-up did not run. Where it
+/// must have run (`CI=true`, or `scripts/test.sh`, which sets `MNEMO_MCP_PYTHON`) its absence
+/// fails the test.
+fn mcp_python() -> Option<PathBuf> {
+    let named = std::env::var_os("MNEMO_MCP_PYTHON").map(PathBuf::from);
+    let found = named.clone().filter(|p| {
+        Command::new(p)
+            .args(["-c", "import mcp"])
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    let required = named.is_some() || std::env::var("CI").is_ok_and(|v| v == "true");
+    assert!(
+        found.is_some() || !required,
+        "the MCP Python client is required here but {named:?} cannot import mcp: run scripts/test.sh's set-up"
+    );
+    if found.is_none() {
+        eprintln!("skipped: no MCP Python client (set MNEMO_MCP_PYTHON)");
+    }
+    found
+}
+
+struct Killed(Child);
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_python_mcp_client_remembers_recalls_and_forgets_and_serve_announces_it() {
+    use mnemo_testkit::{FakeModel, Kind, Reply};
+    let Some(python) = mcp_python() else {
+        return;
+    };
+    let e = Env::new();
+    e.json(&["index"]);
+    let fake = FakeModel::start().await;
+    fake.push_for(Kind::Tools, Reply::SaveFact);
+    fake.push_for(Kind::Tools, Reply::text("Saved it."));
+
+    // `mnemo serve` on the same home: its watcher announces what the MCP server writes.
+    let mut serve = e.cmd();
+    serve
+        .args(["serve", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut serve = Killed(serve.spawn().unwrap());
+    // Kept open to the end: `serve` prints more, and a closed pipe would stop it.
+    let mut serve_out = BufReader::new(serve.0.stdout.take().unwrap());
+    let mut first = String::new();
+    serve_out.read_line(&mut first).unwrap();
+    let url = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no URL in {first:?}"));
+    let (base, token) = url.split_once("/?token=").unwrap();
+
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cli/mcp_client.py");
+    let work = e.dir.path().join("not-a-repo");
+    std::fs::create_dir_all(&work).unwrap();
+    let mut cmd = Command::new(python);
+    cmd.arg(script)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", std::env::var_os("HOME").unwrap_or_default())
+        .env("MNEMO_HOME", e.home())
+        .env("MNEMO_CLAUDE_DIR", e.dir.path().join("claude"))
+        .env("MNEMO_QWEN_DIR", e.dir.path().join("qwen"))
+        .env("MNEMO_EMBED_MODEL", "off")
+        .env("MNEMO_LLM_BASE_URL", fake.base_url())
+        .env("MNEMO_LLM_MODEL", "fake-main")
+        .env("MNEMO_BIN", BIN)
+        .env("SERVE_URL", base)
+        .env("SERVE_TOKEN", token)
+        .env("WORK_DIR", &work);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("MCP OK"),
+        "the Python MCP client failed:\n{stdout}\n{stderr}"
+    );
+    drop(serve_out);
+    // The fake model saw the fact as the remember agent's task.
+    assert!(
+        fake.requests()
+            .iter()
+            .any(|r| r.to_string().contains("called Tofu")),
+        "the remember agent got the fact"
+    );
+}
+
+/// Spawn `mnemo mcp` with piped stdio.
+fn mcp(e: &Env) -> Child {
+    e.cmd()
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn wait_exit(child: &mut Child, within: Duration) -> Option<std::process::ExitStatus> {
+    let start = Instant::now();
+    while start.elapsed() < within {
+        if let Some(s) = child.try_wait().unwrap() {
+            return Some(s);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+#[test]
+fn the_server_exits_cleanly_when_the_client_closes_stdin_and_prints_only_protocol() {
+    let e = Env::new();
+    // Before the handshake.
+    let mut c = Killed(mcp(&e));
+    drop(c.0.stdin.take());
+    let status = wait_exit(&mut c.0, Duration::from_secs(10)).expect("exits");
+    assert!(status.success(), "{status:?}");
+
+    // After a handshake and a call: every stdout line is a JSON-RPC message.
+    let mut c = Killed(mcp(&e));
+    let mut stdin = c.0.stdin.take().unwrap();
+    for msg in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":{"path":"/etc/passwd"}}}"#,
+    ] {
+        writeln!(stdin, "{msg}").unwrap();
+    }
+    // Wait for both answers before closing.
+    let mut stdout = BufReader::new(c.0.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    while lines.len() < 3 {
+        let mut l = String::new();
+        if stdout.read_line(&mut l).unwrap() == 0 {
+            break;
+        }
+        lines.push(l);
+    }
+    drop(stdin);
+    let status = wait_exit(&mut c.0, Duration::from_secs(10)).expect("exits after stdin closes");
+    assert!(status.success(), "{status:?}");
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    lines.extend(rest.lines().map(str::to_owned));
+    let msgs: Vec<serde_json::Value> = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|_| panic!("not JSON-RPC: {l:?}")))
+        .collect();
+    let by_id = |id: i64| {
+        msgs.iter()
+            .find(|m| m["id"] == id)
+            .unwrap_or_else(|| panic!("no answer {id}: {msgs:?}"))
+    };
+    assert_eq!(by_id(1)["result"]["serverInfo"]["name"], "mnemo");
+    assert_eq!(
+        by_id(2)["result"]["structuredContent"]["workspace"],
+        "personal"
+    );
+    assert_eq!(by_id(3)["error"]["data"]["code"], "path_escape", "{msgs:?}");
+}
+
+#[test]
+fn an_unknown_workspace_is_refused_at_start() {
+    let e = Env::new();
+    let out = e.run(&["--json", "--workspace", "nope", "mcp"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "not_found");
+}
+
+#[test]
+fn calls_default_to_the_workspace_bound_to_the_clients_repository() {
+    let e = Env::new();
+    let repo = e.dir.path().join("app");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let list = e.json(&["workspaces", "bind", repo.to_str().unwrap()]);
+    let id = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "mnemo" && w["id"] != "personal")
+        .and_then(|w| w["id"].as_str())
+        .unwrap()
+        .to_owned();
+    let mut c = e.cmd();
+    c.arg("mcp")
+        .current_dir(repo.join(".git"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut c = Killed(c.spawn().unwrap());
+    let mut stdin = c.0.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"raw","version":"0"}}}}}}"#).unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"status","arguments":{{}}}}}}"#).unwrap();
+    let mut stdout = BufReader::new(c.0.stdout.take().unwrap());
+    let mut answer = None;
+    for _ in 0..5 {
+        let mut l = String::new();
+        if stdout.read_line(&mut l).unwrap() == 0 {
+            break;
+        }
+        let v: serde_json::Value = serde_json::from_str(&l).unwrap();
+        if v["id"] == 2 {
+            answer = Some(v);
+            break;
+        }
+    }
+    drop(stdin);
+    let answer = answer.expect("an answer to status");
+    assert_eq!(answer["result"]["structuredContent"]["workspace"], id);
+}
