@@ -10,6 +10,7 @@
 mod bad_input;
 mod lock_processes;
 mod round_trip;
+mod search_plan;
 mod vectors;
 mod watcher;
 
