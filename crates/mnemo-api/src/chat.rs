@@ -93,8 +93,11 @@ pub struct ChatLine {
 pub struct ChatTranscript {
     /// The session.
     pub session: SessionInfo,
-    /// Its messages, oldest first.
+    /// Its messages, oldest first (all of them: compaction never removes any from disk).
     pub messages: Vec<ChatLine>,
+    /// Where the conversation was compacted, oldest first: the chat pane draws a marker after
+    /// `upto` messages and can show the summary the model saw in their place.
+    pub compactions: Vec<mnemo_engine::chat::Compaction>,
 }
 
 /// A reply being written; leaves `turns` when dropped.
@@ -156,6 +159,7 @@ impl Api {
         let sessions = self.sessions(&workspace)?;
         let info = sessions.info(&session)?;
         let mut messages: Vec<ChatLine> = Vec::new();
+        let mut compactions = Vec::new();
         for r in sessions.records(&session)? {
             match r {
                 Record::Message { at, message } => {
@@ -194,12 +198,26 @@ impl Api {
                         }
                     }
                 }
+                Record::Compacted {
+                    at,
+                    upto,
+                    summary,
+                    by,
+                    log,
+                } => compactions.push(mnemo_engine::chat::Compaction {
+                    upto: u32::try_from(upto).unwrap_or(u32::MAX),
+                    summary,
+                    by,
+                    at,
+                    log,
+                }),
                 Record::Meta { .. } | Record::Extracted { .. } | Record::Tools { .. } => {}
             }
         }
         Ok(ChatTranscript {
             session: info,
             messages,
+            compactions,
         })
     }
 

@@ -59,6 +59,7 @@ macro_rules! for_each_command {
             list(workspace: Option<String>, memory_type: Option<$crate::reexports::MemoryType>) -> Vec<$crate::reexports::DocSummary>;
             get(workspace: String, path: String) -> $crate::reexports::MemoryDetail;
             memory_index(workspace: String) -> String;
+            logs(workspace: String) -> Vec<$crate::reexports::DocSummary>;
             create(workspace: String, memory: $crate::NewMemory) -> $crate::reexports::WriteOutcome;
             update(workspace: String, path: String, patch: $crate::Patch) -> $crate::reexports::WriteOutcome;
             remove(workspace: String, path: String) -> $crate::reexports::WriteOutcome;

@@ -111,6 +111,12 @@ impl Api {
         self.vault.get(&workspace, &path)
     }
 
+    /// A workspace's daily logs (`logs/YYYY/MM/YYYY-MM-DD.md`), newest day first; read, search
+    /// and edit them like any memory (`get`, `search`, `update` with a new body).
+    pub fn logs(&self, workspace: String) -> Result<Vec<DocSummary>> {
+        self.vault.logs(&workspace)
+    }
+
     /// A workspace's MEMORY.md as it is on disk (empty when there is none).
     pub fn memory_index(&self, workspace: String) -> Result<String> {
         self.vault.memory_index_text(&workspace)

@@ -375,6 +375,20 @@ impl Index {
         .map_err(db::err("reading the index"))
     }
 
+    /// The daily logs of a workspace.
+    pub fn list_logs(&self, workspace: &str) -> Result<Vec<DocSummary>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem
+                 FROM docs WHERE kind = 'log' AND workspace = ?1",
+            )
+            .map_err(db::err("reading the index"))?;
+        st.query_map(params![workspace], summary_row)
+            .and_then(Iterator::collect)
+            .map_err(db::err("reading the index"))
+    }
+
     /// Valid topic docs of a workspace as (path, name, description), for MEMORY.md.
     pub fn index_lines(&self, workspace: &str) -> Result<Vec<(String, String, String)>> {
         let mut st = self

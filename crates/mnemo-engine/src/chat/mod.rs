@@ -3,6 +3,7 @@
 //! recall before (unless memory is ignored for this chat), a streamed reply from the main model
 //! that may itself use the memory tools, then extraction after.
 
+pub mod compact;
 mod sessions;
 mod turn;
 
@@ -50,6 +51,24 @@ pub struct TurnResult {
     pub dream_task: Option<String>,
     /// The memory task a command started (`/remember`, `/forget --yes`), if any.
     pub command_task: Option<String>,
+    /// The older part of the conversation was compacted before this turn's request.
+    pub compacted: Option<Compaction>,
+}
+
+/// A compaction of a chat's older messages into a summary (SPEC §5 "Context management").
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct Compaction {
+    /// Messages (from the session's start) the summary stands for; the chat pane draws its
+    /// marker after that many.
+    pub upto: u32,
+    /// The summary the model sees in their place.
+    pub summary: String,
+    /// `model` (the chat model wrote it) or `extractive` (written without a model).
+    pub by: String,
+    /// When (RFC 3339).
+    pub at: String,
+    /// The daily log it was appended to (relative to the memory root), when that write worked.
+    pub log: Option<String>,
 }
 
 /// What happens during a turn, for live display.

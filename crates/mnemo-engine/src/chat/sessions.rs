@@ -58,6 +58,21 @@ pub enum Record {
         /// Messages processed.
         upto: u64,
     },
+    /// The first `upto` messages were compacted into `summary` (the messages stay in the file;
+    /// later requests send the summary in their place).
+    Compacted {
+        /// When.
+        at: String,
+        /// Messages the summary stands for (1-based count from the start of the session).
+        upto: u64,
+        /// The summary.
+        summary: String,
+        /// `model` or `extractive`.
+        by: String,
+        /// The daily log the summary was appended to, if that write worked.
+        #[serde(default)]
+        log: Option<String>,
+    },
 }
 
 /// A session in the list.
@@ -287,7 +302,8 @@ impl Sessions {
                 Record::Recalled { .. }
                 | Record::Extracted { .. }
                 | Record::Wrote { .. }
-                | Record::Tools { .. } => {}
+                | Record::Tools { .. }
+                | Record::Compacted { .. } => {}
             }
         }
         let updated_at = std::fs::metadata(self.path(id)?)
@@ -354,6 +370,14 @@ pub(super) fn messages_of(records: &[Record]) -> Vec<Message> {
             _ => None,
         })
         .collect()
+}
+
+/// The last compaction's summary and how many messages it stands for.
+pub(super) fn compacted_of(records: &[Record]) -> Option<(u64, String)> {
+    records.iter().rev().find_map(|r| match r {
+        Record::Compacted { upto, summary, .. } => Some((*upto, summary.clone())),
+        _ => None,
+    })
 }
 
 /// Paths recall surfaced, first time first.

@@ -9,10 +9,11 @@ use mnemo_store::journal::Origin;
 use mnemo_store::state::Cursor;
 use mnemo_store::{Vault, Workspace};
 
-use super::sessions::{messages_of, recent_tools_of, surfaced_of};
+use super::compact::{self, Fit};
+use super::sessions::{compacted_of, messages_of, recent_tools_of, surfaced_of};
 use super::{
-    BASE_PROMPT, MAX_TOOL_ROUNDS, NEW_CHAT_TITLE, PLAIN_PROMPT, RECALL_TIMEOUT, Record, Sessions,
-    TurnEvent, TurnResult, is_command, model_error, status_text,
+    BASE_PROMPT, Compaction, MAX_TOOL_ROUNDS, NEW_CHAT_TITLE, PLAIN_PROMPT, RECALL_TIMEOUT, Record,
+    Sessions, TurnEvent, TurnResult, is_command, model_error, status_text,
 };
 use crate::agent::{AgentEvent, AgentLimits, AgentMachine, AgentOutcome};
 use crate::extract::{ExtractRequest, ExtractResult, ExtractStatus, run_extract};
@@ -156,8 +157,17 @@ impl Turn {
             None if ignore_memory => PLAIN_PROMPT.to_owned(),
             None => BASE_PROMPT.to_owned(),
         };
+        let (context, summary, compacted) = self
+            .fit_context(vault, client, &system, &history, !ignore_memory, cancel)
+            .await?;
+        let system = match &summary {
+            Some(s) => format!(
+                "{system}\n\n## Earlier in this conversation\nOlder messages were compacted to fit the context window; this is their summary:\n{s}"
+            ),
+            None => system,
+        };
         let mut messages = vec![Message::system(system)];
-        messages.extend(history.iter().cloned());
+        messages.extend(context.iter().cloned());
         messages.push(Message::user(&self.text));
         let limits = AgentLimits {
             max_turns: MAX_TOOL_ROUNDS + 1,
@@ -257,7 +267,117 @@ impl Turn {
                 chat_wrote: !wrote.is_empty(),
             }
         };
-        Ok((self.result(reply, false, recalled, wrote), follow))
+        let mut result = self.result(reply, false, recalled, wrote);
+        result.compacted = compacted;
+        Ok((result, follow))
+    }
+
+    /// The conversation the request carries: everything since the last compaction — or, when
+    /// that and the new message would not fit the model's context window, a new compaction
+    /// first (summary written by the model, else extractively; recorded in the session and
+    /// appended to the day's log). Returns the messages kept, the summary standing for the
+    /// rest, and the compaction made now.
+    async fn fit_context(
+        &self,
+        vault: &Vault,
+        client: &Client,
+        system: &str,
+        history: &[Message],
+        with_tools: bool,
+        cancel: &CancellationToken,
+    ) -> Result<(Vec<Message>, Option<String>, Option<Compaction>)> {
+        let previous = compacted_of(&self.records);
+        let start = previous
+            .as_ref()
+            .map_or(0, |(upto, _)| usize::try_from(*upto).unwrap_or(usize::MAX))
+            .min(history.len());
+        let summary = previous.map(|(_, s)| s);
+        let context = &history[start..];
+        let window = usize::try_from(client.settings().context_window).unwrap_or(usize::MAX);
+        let tools = if with_tools {
+            serde_json::to_string(&crate::tools::definitions())
+                .map_or(0, |t| compact::estimate_tokens(&t))
+        } else {
+            0
+        };
+        let fixed = compact::estimate_tokens(system)
+            + summary.as_deref().map_or(0, compact::estimate_tokens)
+            + tools
+            + compact::message_tokens(&Message::user(&self.text));
+        match compact::plan(window, fixed, context) {
+            Fit::Fits => Ok((context.to_vec(), summary, None)),
+            Fit::TooLong { needed, available } => Err(Error::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "this message needs about {needed} tokens with the memory prompt, and the model's \
+                     context window ({window} tokens) leaves {available}: shorten it, or raise the \
+                     context window in Settings; nothing was saved"
+                ),
+            )),
+            Fit::Compact {
+                split,
+                summary_tokens,
+            } => {
+                let older = &context[..split];
+                let (text, by) = summarize(
+                    client,
+                    summary.as_deref(),
+                    older,
+                    summary_tokens,
+                    window,
+                    cancel,
+                )
+                .await;
+                let upto = start + split;
+                let at = Utc::now();
+                let log = self.log_compaction(vault, at, &text);
+                let record = Record::Compacted {
+                    at: at.to_rfc3339_opts(SecondsFormat::Secs, true),
+                    upto: u64::try_from(upto).unwrap_or(u64::MAX),
+                    summary: text.clone(),
+                    by: by.to_owned(),
+                    log: log.clone(),
+                };
+                self.sessions.append(&self.session, &[record])?;
+                tracing::info!(session = %self.session, upto, by, "compacted the conversation");
+                let made = Compaction {
+                    upto: u32::try_from(upto).unwrap_or(u32::MAX),
+                    summary: text.clone(),
+                    by: by.to_owned(),
+                    at: at.to_rfc3339_opts(SecondsFormat::Secs, true),
+                    log,
+                };
+                Ok((context[split..].to_vec(), Some(text), Some(made)))
+            }
+        }
+    }
+
+    /// Append a compaction's summary to today's log (journaled like any write); a failure is
+    /// logged, never fatal — the session keeps the summary either way.
+    fn log_compaction(
+        &self,
+        vault: &Vault,
+        at: chrono::DateTime<Utc>,
+        summary: &str,
+    ) -> Option<String> {
+        let title = self
+            .sessions
+            .info(&self.session)
+            .map(|i| i.title)
+            .unwrap_or_default();
+        let section = format!(
+            "## {} — chat \"{}\" compacted\n\n{}\n",
+            at.format("%H:%M UTC"),
+            title.replace('"', "'"),
+            summary.trim()
+        );
+        match vault.append_log(&self.ws, at.date_naive(), &section, ChangeSource::Chat) {
+            Ok(_) => Some(mnemo_store::vault::log_path(at.date_naive())),
+            Err(e) => {
+                tracing::warn!("could not append the compaction to the daily log: {e}");
+                None
+            }
+        }
     }
 
     async fn recall(
@@ -315,8 +435,74 @@ impl Turn {
             extract_task: None,
             dream_task: None,
             command_task: None,
+            compacted: None,
         }
     }
+}
+
+/// How long a summary may take before it is written without the model.
+const SUMMARY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The summary of `older` (after `previous`): by the model, else extractive. Returns the text and
+/// `model` / `extractive`.
+async fn summarize(
+    client: &Client,
+    previous: Option<&str>,
+    older: &[Message],
+    max_tokens: usize,
+    window: usize,
+    cancel: &CancellationToken,
+) -> (String, &'static str) {
+    let instructions = compact::summary_prompt(max_tokens);
+    let mut transcript = compact::transcript_text(previous, older);
+    // The summary request itself must fit: keep the transcript's most recent part.
+    let room = window
+        .saturating_sub(compact::reply_reserve(window).max(max_tokens))
+        .saturating_sub(compact::estimate_tokens(&instructions) + 16);
+    while compact::estimate_tokens(&transcript) > room && !transcript.is_empty() {
+        let cut = transcript.len() / 4;
+        let cut = (cut..transcript.len())
+            .find(|i| transcript.is_char_boundary(*i))
+            .unwrap_or(transcript.len());
+        transcript = format!("…{}", &transcript[cut..]);
+    }
+    let req = mnemo_llm::ChatRequest {
+        messages: vec![Message::system(instructions), Message::user(transcript)],
+        temperature: Some(0.2),
+        max_tokens: u32::try_from(max_tokens).ok(),
+        ..mnemo_llm::ChatRequest::default()
+    };
+    match tokio::time::timeout(SUMMARY_TIMEOUT, client.chat(&req, cancel)).await {
+        Ok(Ok(r)) => {
+            let text = r.message.content.unwrap_or_default();
+            let text = text.trim();
+            if !text.is_empty() {
+                return (cut_to(text, max_tokens), "model");
+            }
+            tracing::warn!("the model's summary was empty: summarising without it");
+        }
+        Ok(Err(e)) => tracing::warn!("the model could not summarise ({e}): summarising without it"),
+        Err(_) => tracing::warn!("the model's summary took too long: summarising without it"),
+    }
+    (
+        compact::extractive_summary(previous, older, max_tokens),
+        "extractive",
+    )
+}
+
+/// `text` cut to about `max_tokens`.
+fn cut_to(text: &str, max_tokens: usize) -> String {
+    if compact::estimate_tokens(text) <= max_tokens {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    for c in text.chars() {
+        if compact::estimate_tokens(&out) >= max_tokens.saturating_sub(1) {
+            break;
+        }
+        out.push(c);
+    }
+    format!("{}…", out.trim_end())
 }
 
 /// What extraction after a turn needs besides the session: how to journal and report.

@@ -10,6 +10,7 @@
 //! - Files are the truth: a failed index update is logged and repaired by the next sync.
 
 mod groups;
+mod logs;
 mod read;
 mod scan;
 mod sync;
@@ -30,6 +31,7 @@ use crate::journal::Journal;
 use crate::workspace::{Home, Workspace};
 
 pub use groups::GroupUndo;
+pub use logs::log_path;
 pub use read::memory_index_of;
 pub use types::{
     EntryOut, MemoryDetail, NewMemory, Patch, Semantic, Status, SyncReport, WorkspaceInfo,

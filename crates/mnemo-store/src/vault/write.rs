@@ -68,6 +68,21 @@ impl Vault {
                 ));
             }
             let text = format::decode(current).map_err(format::Problem::into_error)?;
+            if doc::doc_kind(rel) == Some(DocKind::Log) {
+                // A daily log is plain markdown: its text is its body.
+                if patch.name.is_some()
+                    || patch.description.is_some()
+                    || patch.memory_type.is_some()
+                {
+                    return Err(Error::usage(
+                        "a daily log has no name, description or type: edit its text",
+                    ));
+                }
+                return Ok(Some(match &patch.body {
+                    Some(b) => b.clone().into_bytes(),
+                    None => text.as_bytes().to_vec(),
+                }));
+            }
             let mut file = TopicFile::parse(text);
             if let Some(t) = &patch.memory_type {
                 t.parse::<MemoryType>()?;
