@@ -246,7 +246,10 @@ mod tests {
             panic!("should compact");
         };
         let kept: usize = h[split..].iter().map(message_tokens).sum();
-        assert!((KEEP_MIN_TOKENS..=KEEP_MAX_TOKENS).contains(&kept), "{kept}");
+        assert!(
+            (KEEP_MIN_TOKENS..=KEEP_MAX_TOKENS).contains(&kept),
+            "{kept}"
+        );
         assert!(h.len() - split >= KEEP_MIN_TEXT_MESSAGES);
         assert_eq!(h[split].role, Role::User, "starts at a question");
         assert_eq!(summary_tokens, 2_000);

@@ -541,3 +541,60 @@ fn a_group_undoes_to_the_state_before_its_first_change() {
         ErrorCode::NotFound
     );
 }
+
+#[test]
+fn daily_logs_are_appended_listed_and_edited_as_plain_text() {
+    let f = Fixture::new();
+    let ws = f.vault.workspace("personal").unwrap();
+    let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 23).unwrap();
+    f.vault
+        .append_log(&ws, day, "## 09:00 — first\n\nTea.", ChangeSource::Chat)
+        .unwrap();
+    f.vault
+        .append_log(&ws, day, "## 10:00 — second\n\nCoffee.", ChangeSource::Chat)
+        .unwrap();
+    let path = "logs/2026/11/2026-11-23.md";
+    let text = std::fs::read_to_string(f.personal().join(path)).unwrap();
+    assert_eq!(
+        text,
+        "# 2026-11-23\n\n## 09:00 — first\n\nTea.\n\n## 10:00 — second\n\nCoffee.\n"
+    );
+    let logs = f.vault.logs("personal").unwrap();
+    assert_eq!(logs.len(), 1);
+    assert_eq!(logs[0].path, path);
+    assert!(
+        f.vault.list(Some("personal"), None).unwrap().is_empty(),
+        "not a topic"
+    );
+    let history = f.vault.history(Some("personal"), Some(path), 10).unwrap();
+    assert_eq!(history.len(), 2, "each append journaled");
+    // Edited like any memory, as plain text; a log has no frontmatter to patch.
+    let patch = Patch {
+        body: Some("# 2026-11-23\n\nRewritten.\n".into()),
+        ..Patch::default()
+    };
+    f.vault
+        .update("personal", path, &patch, ChangeSource::User)
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(f.personal().join(path)).unwrap(),
+        "# 2026-11-23\n\nRewritten.\n"
+    );
+    let named = Patch {
+        name: Some("x".into()),
+        ..Patch::default()
+    };
+    let e = f
+        .vault
+        .update("personal", path, &named, ChangeSource::User)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Usage);
+    let untouched = Patch::default();
+    f.vault
+        .update("personal", path, &untouched, ChangeSource::User)
+        .unwrap();
+    assert!(
+        f.personal().join(path).exists(),
+        "an empty patch keeps the log"
+    );
+}
