@@ -159,6 +159,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 body,
             };
             let out = api.create(ws_write.to_owned(), new)?;
+            say_shared(&out);
             emit(json, &out, |o| {
                 println!(
                     "created {} (change {})",
@@ -189,6 +190,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 expected_hash: None,
             };
             let out = api.update(ws_write.to_owned(), path, patch)?;
+            say_shared(&out);
             emit(json, &out, |o| match o.change_id {
                 Some(id) => println!("updated {} (change {id})", o.path),
                 None => println!("{} already says that; nothing changed", o.path),
@@ -196,6 +198,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
         }
         Command::Rm { path } => {
             let out = api.remove(ws_write.to_owned(), path)?;
+            say_shared(&out);
             emit(json, &out, |o| {
                 println!(
                     "deleted {} (change {}; `mnemo undo {}` brings it back)",
@@ -458,6 +461,13 @@ fn watch(api: &Api, workspace: Option<&str>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A write to a workspace shared through git says so (on stderr: `--json` output stays clean).
+fn say_shared(out: &mnemo_api::reexports::WriteOutcome) {
+    if let Some(note) = &out.shared {
+        eprintln!("note: {note}");
+    }
 }
 
 /// `mnemo mcp`: the MCP server on stdio (stdout is the protocol: nothing else is printed).

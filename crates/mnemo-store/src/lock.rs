@@ -403,6 +403,7 @@ mod tests {
             memory_root: d.join("memory"),
             state_dir: d.join("state"),
             lock_dir: d.join("lockdir"),
+            shared: None,
         }
     }
 

@@ -20,7 +20,8 @@ pub struct Home {
     pub root: PathBuf,
     /// Claude Code's base dir (`$MNEMO_CLAUDE_DIR`, default `~/.claude`).
     pub claude_dir: PathBuf,
-    /// Qwen Code's base dir (`$MNEMO_QWEN_DIR`, default `~/.qwen`).
+    /// Qwen Code's base dir (`$MNEMO_QWEN_DIR`, else `$QWEN_CODE_MEMORY_BASE_DIR` as Qwen Code
+    /// itself reads it, default `~/.qwen`).
     pub qwen_dir: PathBuf,
 }
 
@@ -44,7 +45,15 @@ pub struct Workspace {
     pub state_dir: PathBuf,
     /// Where `consolidation.lock` lives (the other tool's state dir for Qwen Code).
     pub lock_dir: PathBuf,
+    /// Said with every write here, when writes reach other people (Qwen Code's team memory is
+    /// tracked by git and shared with collaborators).
+    pub shared: Option<String>,
 }
+
+/// Id of Qwen Code's cross-project user memory (`<base>/memories/`).
+pub const QWEN_USER: &str = "qwen:@user";
+/// Id prefix of a repository's Qwen Code team memory (`<repo>/.qwen/team-memory/`).
+pub const QWEN_TEAM_PREFIX: &str = "qwen:@team:";
 
 /// A Claude Code / Qwen Code project folder's name (`-home-dev-my-app`) decoded: the project's
 /// own name (`my-app`) and, when the encoded path can be found on this machine, its full path.
@@ -142,7 +151,9 @@ impl Home {
         Ok(Self {
             root: absolute(&root),
             claude_dir: env_path("MNEMO_CLAUDE_DIR").unwrap_or_else(|| user_home.join(".claude")),
-            qwen_dir: env_path("MNEMO_QWEN_DIR").unwrap_or_else(|| user_home.join(".qwen")),
+            qwen_dir: env_path("MNEMO_QWEN_DIR")
+                .or_else(|| env_path("QWEN_CODE_MEMORY_BASE_DIR"))
+                .unwrap_or_else(|| user_home.join(".qwen")),
         })
     }
 
@@ -217,9 +228,11 @@ impl Home {
                         memory.clone()
                     },
                     state_dir: book,
+                    shared: None,
                 });
             }
         }
+        out.extend(self.qwen_layers(&out));
         for f in self.settings()?.folders {
             let key = sanitize(&f.path.to_string_lossy());
             let book = self.root.join("external").join("folder").join(&key);
@@ -231,6 +244,7 @@ impl Home {
                 memory_root: f.path,
                 state_dir: book.clone(),
                 lock_dir: book,
+                shared: None,
             });
         }
         Ok(out)
@@ -250,7 +264,70 @@ impl Home {
             origin: state.join("memory").display().to_string(),
             lock_dir: state.clone(),
             state_dir: state,
+            shared: None,
         }
+    }
+
+    /// Qwen Code's other two layers: the cross-project user memory (`<base>/memories/`), and
+    /// the team memory (`<repo>/.qwen/team-memory/`, tracked by git) of every repository a
+    /// workspace is bound to — Mnemo's project workspaces and Qwen Code's projects (`known`).
+    fn qwen_layers(&self, known: &[Workspace]) -> Vec<Workspace> {
+        let mut out = Vec::new();
+        let user = self.qwen_dir.join("memories");
+        if user.is_dir() {
+            out.push(Workspace {
+                id: QWEN_USER.to_owned(),
+                kind: WorkspaceKind::Qwen,
+                label: "Qwen Code — you, in every project".to_owned(),
+                origin: user.display().to_string(),
+                memory_root: user,
+                state_dir: self.root.join("external/qwen/@user"),
+                lock_dir: self.qwen_dir.clone(),
+                shared: None,
+            });
+        }
+        let mut repos: Vec<PathBuf> = Vec::new();
+        for w in known {
+            let repo = match w.kind {
+                WorkspaceKind::Mnemo if w.id != PERSONAL => project_name_cached(&w.id).1,
+                WorkspaceKind::Qwen => {
+                    w.id.strip_prefix("qwen:")
+                        .and_then(|name| project_name_cached(name).1)
+                }
+                _ => None,
+            };
+            if let Some(r) = repo.map(PathBuf::from)
+                && !repos.contains(&r)
+            {
+                repos.push(r);
+            }
+        }
+        for repo in repos {
+            let team = repo.join(".qwen").join("team-memory");
+            if !team.is_dir() {
+                continue;
+            }
+            let key = sanitize(&repo.to_string_lossy());
+            let name = repo
+                .file_name()
+                .map_or_else(|| key.clone(), |n| n.to_string_lossy().into_owned());
+            out.push(Workspace {
+                id: format!("{QWEN_TEAM_PREFIX}{key}"),
+                kind: WorkspaceKind::Qwen,
+                label: format!("{name} — Qwen Code team memory"),
+                origin: team.display().to_string(),
+                shared: Some(format!(
+                    "{} is Qwen Code's team memory of {}: it is tracked by git, so this change \
+                     reaches every collaborator once it is committed and pushed",
+                    team.display(),
+                    repo.display()
+                )),
+                memory_root: team,
+                state_dir: self.root.join("external/qwen").join(format!("@team-{key}")),
+                lock_dir: repo.join(".qwen"),
+            });
+        }
+        out
     }
 
     /// Find a workspace by id.

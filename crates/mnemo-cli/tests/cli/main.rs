@@ -15,6 +15,7 @@ mod dream_faults;
 mod hybrid;
 mod mcp;
 mod memory_jobs;
+mod qwen_layers;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mnemo");
 

@@ -89,6 +89,9 @@ pub struct WriteOutcome {
     pub change_id: Option<i64>,
     /// Hash of the new content (`None` after a delete).
     pub hash: Option<String>,
+    /// Said plainly when the change reaches other people: the workspace is shared through git
+    /// (Qwen Code's team memory).
+    pub shared: Option<String>,
 }
 
 /// What a sync or rebuild did.

@@ -194,6 +194,7 @@ impl Vault {
                 path: rel,
                 change_id: None,
                 hash: after_hash,
+                shared: None,
             });
         }
         let id = self.write_journaled(
@@ -222,11 +223,15 @@ impl Vault {
             paths: vec![rel.clone()],
             source: origin.source,
         });
+        if let Some(note) = &ws.shared {
+            tracing::info!(workspace = %ws.id, path = %rel, "{note}");
+        }
         Ok(WriteOutcome {
             workspace: ws.id.clone(),
             path: rel,
             change_id: Some(id),
             hash: after_hash,
+            shared: ws.shared.clone(),
         })
     }
 
