@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every check CI runs: formatting, lints (warnings are errors), unit/integration tests of every
 # crate and of the UI, then the end-to-end suites (Chromium against `mnemo serve`; the real
-# Tauri window under Xvfb through tauri-driver). Installs what a fresh machine lacks first.
+# Tauri window under Xvfb through tauri-driver), then the Linux package installed and removed.
+# Installs what a fresh machine lacks first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
@@ -53,5 +54,8 @@ npm --prefix tests/e2e run browser
 
 step "end-to-end: the real Tauri window under Xvfb (tauri-driver + WebKitWebDriver)"
 xvfb-run -a --server-args="-screen 0 1280x800x24" npm --prefix tests/e2e run app
+
+step "the Linux package: build the .deb, install it, run mnemo and mnemo mcp from it, remove it"
+scripts/test-deb.sh
 
 echo "all checks passed" >&2

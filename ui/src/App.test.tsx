@@ -11,6 +11,7 @@ vi.mock("./lib/bindings", () => ({
     workspaces: vi.fn(),
     addFolder: vi.fn(),
     list: vi.fn(),
+    logs: vi.fn(),
     get: vi.fn(),
     create: vi.fn(),
     update: vi.fn(),
@@ -66,6 +67,7 @@ beforeEach(() => {
   FakeEventSource.instances = [];
   vi.stubGlobal("EventSource", FakeEventSource);
   api.workspaces.mockResolvedValue(ok(WORKSPACES));
+  api.logs.mockResolvedValue(ok([]));
   api.status.mockResolvedValue(ok(status()));
   api.list.mockResolvedValue(ok(DOCS));
   api.get.mockImplementation(async (workspace, path) => {
@@ -154,6 +156,84 @@ describe("memory list", () => {
     fireEvent.keyDown(list, { key: "Enter" });
     await waitFor(() => expect(api.get).toHaveBeenCalledWith("personal", "zeta.md"));
     expect(await screen.findByDisplayValue("Zeta user fact")).toBeTruthy();
+  });
+});
+
+describe("daily logs", () => {
+  const LOG = {
+    workspace: "personal",
+    path: "logs/2026/11/2026-11-23.md",
+    kind: "log" as const,
+    type: null,
+    name: "2026-11-23",
+    description: "Daily log 2026-11-23",
+    mtime: "2026-11-23T10:00:00Z",
+    valid: true,
+  };
+  const OLDER = { ...LOG, path: "logs/2026/11/2026-11-22.md", name: "2026-11-22", description: "Daily log 2026-11-22" };
+
+  it("lists a workspace's logs by day, opens one like a memory, and reloads them on changes", async () => {
+    api.logs.mockResolvedValue(ok([LOG, OLDER]));
+    api.get.mockImplementation(async (workspace, path) => {
+      if (path === LOG.path) {
+        const body = "# 2026-11-23\n\nNotes.\n";
+        return ok({ ...LOG, hash: "hl", content: body, body, entries: [], pinned: false });
+      }
+      const d = DOCS.find((x) => x.workspace === workspace && x.path === path);
+      return d ? ok(detailOf(d)) : err("not_found", `no memory ${path}`);
+    });
+    renderApp();
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
+    // "All workspaces" has no daily logs of its own.
+    expect(api.logs).not.toHaveBeenCalled();
+
+    fireEvent.click((await screen.findAllByTestId("workspace-item"))[0]);
+    await waitFor(() => expect(api.logs).toHaveBeenCalledWith("personal"));
+    await waitFor(() => expect(rowPaths()).toContain(LOG.path));
+    const groups = screen.getAllByTestId("group-header");
+    expect(groups.map((h) => h.getAttribute("data-group"))).toEqual(["user", "feedback", "project", "reference", "log", "invalid"]);
+    expect(groups[4].textContent).toContain("Daily logs");
+    // Newest day first, by date, with the description and the last change.
+    expect(rowPaths().slice(5, 7)).toEqual([LOG.path, OLDER.path]);
+    const row = screen.getAllByTestId("memory-row")[5];
+    expect(within(row).getByText("2026-11-23")).toBeTruthy();
+    expect(within(row).getByText("log")).toBeTruthy();
+    expect(row.textContent).toContain("Daily log 2026-11-23");
+    expect(row.textContent).toContain("last change");
+
+    fireEvent.click(row);
+    await waitFor(() => expect(api.get).toHaveBeenCalledWith("personal", LOG.path));
+    expect(await screen.findByRole("heading", { name: "Daily log 2026-11-23" })).toBeTruthy();
+    expect(screen.queryByTestId("detail-name")).toBeNull();
+    expect(screen.queryByTestId("detail-type")).toBeNull();
+
+    const calls = api.logs.mock.calls.length;
+    act(() => {
+      for (const es of FakeEventSource.instances)
+        es.fire("memory_changed", { workspace: "personal", paths: [LOG.path], source: "chat" });
+    });
+    await waitFor(() => expect(api.logs.mock.calls.length).toBeGreaterThan(calls));
+  });
+
+  it("shows a log search hit as a log", async () => {
+    api.search.mockResolvedValue(
+      ok([{ workspace: "personal", path: LOG.path, score: 1, name: LOG.name, type: null, description: LOG.description, mtime: LOG.mtime }]),
+    );
+    renderApp();
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
+    fireEvent.change(screen.getByTestId("search-input"), { target: { value: "trip" } });
+    await waitFor(() => expect(rowPaths()).toEqual([LOG.path]));
+    const row = screen.getByTestId("memory-row");
+    expect(within(row).getByText("log")).toBeTruthy();
+    expect(within(row).getByText("2026-11-23")).toBeTruthy();
+  });
+
+  it("says when a workspace's logs cannot be loaded, and still lists its memories", async () => {
+    api.logs.mockResolvedValue(err("io", "cannot read logs"));
+    renderApp();
+    fireEvent.click((await screen.findAllByTestId("workspace-item"))[0]);
+    expect((await screen.findByTestId("logs-error")).textContent).toContain("Daily logs could not be loaded: cannot read logs");
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
   });
 });
 
@@ -250,7 +330,7 @@ describe("detail pane", () => {
   });
 
   it("saves with Ctrl+S and confirms with a toast", async () => {
-    api.update.mockResolvedValue(ok({ workspace: "personal", path: "proj.md", change_id: 7, hash: "h2" }));
+    api.update.mockResolvedValue(ok({ workspace: "personal", path: "proj.md", change_id: 7, hash: "h2", shared: null }));
     renderApp();
     await openRow("proj.md");
     fireEvent.change(screen.getByTestId("detail-type"), { target: { value: "reference" } });
@@ -262,8 +342,8 @@ describe("detail pane", () => {
   });
 
   it("asks before deleting, and offers undo afterwards", async () => {
-    api.remove.mockResolvedValue(ok({ workspace: "personal", path: "response-style.md", change_id: 42, hash: null }));
-    api.undo.mockResolvedValue(ok({ workspace: "personal", path: "response-style.md", change_id: 43, hash: "h1" }));
+    api.remove.mockResolvedValue(ok({ workspace: "personal", path: "response-style.md", change_id: 42, hash: null, shared: null }));
+    api.undo.mockResolvedValue(ok({ workspace: "personal", path: "response-style.md", change_id: 43, hash: "h1", shared: null }));
     renderApp();
     await openRow("response-style.md");
 
@@ -285,7 +365,7 @@ describe("detail pane", () => {
   });
 
   it("creates a new memory and opens it", async () => {
-    api.create.mockResolvedValue(ok({ workspace: "personal", path: "proj.md", change_id: 9, hash: "h1" }));
+    api.create.mockResolvedValue(ok({ workspace: "personal", path: "proj.md", change_id: 9, hash: "h1", shared: null }));
     renderApp();
     await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
     fireEvent.click(screen.getByTestId("new-memory-button"));
@@ -505,6 +585,7 @@ describe("chat pane", () => {
           { role: "user", text: "When do we ship?", at: "2026-01-01T00:00:00Z", recalled: [], wrote: [] },
           { role: "assistant", text: "In March.", at: "2026-01-01T00:00:01Z", recalled: ["proj.md"], wrote: [] },
         ],
+        compactions: [],
       }),
     );
     renderApp();

@@ -14,6 +14,7 @@ vi.mock("./lib/bindings", () => ({
   commands: {
     workspaces: vi.fn(),
     list: vi.fn(),
+    logs: vi.fn(),
     get: vi.fn(),
     search: vi.fn(),
     history: vi.fn(),
@@ -82,6 +83,7 @@ beforeEach(() => {
   FakeEventSource.instances = [];
   vi.stubGlobal("EventSource", FakeEventSource);
   api.workspaces.mockResolvedValue(ok(WORKSPACES));
+  api.logs.mockResolvedValue(ok([]));
   api.status.mockResolvedValue(ok(status()));
   api.list.mockResolvedValue(ok(DOCS));
   api.get.mockImplementation(async (workspace, path) => {

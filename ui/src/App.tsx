@@ -74,6 +74,15 @@ export function App() {
     return () => cancel("list");
   }, [run, cancel, selectedWs, tick]);
 
+  // The daily logs of the selected workspace ("All workspaces" lists none), reloaded like the list.
+  useEffect(() => {
+    if (selectedWs === null) return;
+    void run(commands.logs(selectedWs), "logs").then((answer) => {
+      if (answer) dispatch({ type: "logs", ws: selectedWs, answer });
+    });
+    return () => cancel("logs");
+  }, [run, cancel, selectedWs, tick]);
+
   // Instant search, debounced.
   const { q } = listMode(state);
   const { wordsOnly } = state;

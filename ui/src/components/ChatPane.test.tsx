@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { ChatPane } from "./ChatPane";
 import { commands } from "../lib/bindings";
-import type { ApiError, ChatEvent, RecallResult, SessionInfo, TurnResult } from "../lib/bindings";
+import type { ApiError, ChatEvent, Compaction, RecallResult, SessionInfo, TurnResult } from "../lib/bindings";
 import { onChatEvent } from "../lib/transport";
 import type { Result } from "../lib/transport";
 import { MODEL_SETTINGS, err, ok } from "../test/fixtures";
@@ -79,7 +79,7 @@ const RECALL: RecallResult = {
 };
 
 function turn(extra: Partial<TurnResult> = {}): TurnResult {
-  return { session: "s-new", reply: "Hello there.\nSecond line", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, ...extra };
+  return { session: "s-new", reply: "Hello there.\nSecond line", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, compacted: null, ...extra };
 }
 
 const onOpenMemory = vi.fn();
@@ -104,6 +104,7 @@ beforeEach(() => {
               { role: "assistant", text: "Tersely.", at: "2026-02-01T10:00:01Z", recalled: ["response-style.md"], wrote: [] },
             ]
           : [{ role: "user", text: "old question", at: "2026-01-01T10:00:00Z", recalled: [], wrote: [] }],
+      compactions: [],
     }),
   );
   api.chatCancel.mockResolvedValue(ok(true));
@@ -357,7 +358,7 @@ describe("chat pane", () => {
   it("creates, renames and deletes chats", async () => {
     api.chatCreate.mockResolvedValue(ok(session("s-3", "New chat", "2026-03-01T00:00:00Z", { messages: 0 })));
     api.chatTranscript.mockResolvedValueOnce(
-      ok({ session: NEW, messages: [{ role: "user", text: "q", at: "", recalled: [], wrote: [] }, { role: "assistant", text: "a", at: "", recalled: [], wrote: [] }] }),
+      ok({ session: NEW, messages: [{ role: "user", text: "q", at: "", recalled: [], wrote: [] }, { role: "assistant", text: "a", at: "", recalled: [], wrote: [] }], compactions: [] }),
     );
     api.chatUpdate.mockResolvedValue(ok(session("s-3", "Packing list", "2026-03-01T00:00:01Z", { messages: 0 })));
     api.chatDelete.mockResolvedValue(ok(null));
@@ -365,7 +366,7 @@ describe("chat pane", () => {
     await loaded();
 
     const fresh = session("s-3", "New chat", "2026-03-01T00:00:00Z", { messages: 0 });
-    api.chatTranscript.mockImplementation(async (_ws, id) => ok({ session: id === "s-3" ? fresh : NEW, messages: [] }));
+    api.chatTranscript.mockImplementation(async (_ws, id) => ok({ session: id === "s-3" ? fresh : NEW, messages: [], compactions: [] }));
     fireEvent.click(screen.getByTestId("chat-new"));
     await waitFor(() => expect(screen.getByTestId<HTMLSelectElement>("chat-session-select").value).toBe("s-3"));
     expect(api.chatCreate).toHaveBeenCalledWith("personal", null);
@@ -391,5 +392,94 @@ describe("chat pane", () => {
       "s-new",
       "s-old",
     ]);
+  });
+});
+
+describe("compaction marker", () => {
+  const SUMMARY: Compaction = {
+    upto: 2,
+    summary: "The user asked how to answer.\nAnswer tersely.",
+    by: "model",
+    at: "2026-02-01T10:05:00Z",
+    log: "logs/2026/02/2026-02-01.md",
+  };
+
+  /** The message texts and markers of the pane, in order. */
+  const shown = () =>
+    [...screen.getByTestId("chat-messages").querySelectorAll("[data-testid=chat-message], [data-testid=chat-compaction]")].map((el) =>
+      el.getAttribute("data-testid") === "chat-compaction"
+        ? `--${el.getAttribute("data-upto")}--`
+        : (el.querySelector(".chat-text")?.textContent ?? ""),
+    );
+
+  it("draws a saved compaction between the messages, with the summary one click away", async () => {
+    api.chatTranscript.mockResolvedValue(
+      ok({
+        session: NEW,
+        messages: [
+          { role: "user", text: "How should you answer?", at: "", recalled: [], wrote: [] },
+          { role: "assistant", text: "Tersely.", at: "", recalled: [], wrote: [] },
+          { role: "user", text: "And now?", at: "", recalled: [], wrote: [] },
+          { role: "assistant", text: "Still tersely.", at: "", recalled: [], wrote: [] },
+        ],
+        compactions: [SUMMARY],
+      }),
+    );
+    renderPane();
+    await waitFor(() => expect(messages()).toHaveLength(4));
+    // Every message stays shown; the marker sits after the two it stands for.
+    expect(shown()).toEqual(["How should you answer?", "Tersely.", "--2--", "And now?", "Still tersely."]);
+
+    const marker = screen.getByTestId("chat-compaction");
+    expect(within(marker).getByRole("separator", { name: "Conversation compacted after 2 messages" })).toBeTruthy();
+    expect(marker.textContent).toContain("Conversation compacted — the model now sees a summary of the messages above");
+    expect(within(marker).queryByTestId("compaction-summary")).toBeNull();
+
+    const toggle = within(marker).getByRole("button", { name: /Show summary/ });
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    fireEvent.click(toggle);
+    expect(toggle.getAttribute("aria-expanded")).toBe("true");
+    const summary = within(marker).getByTestId("compaction-summary");
+    expect(toggle.getAttribute("aria-controls")).toBe(summary.id);
+    expect(summary.textContent).toContain("The user asked how to answer.\nAnswer tersely.");
+    expect(within(summary).getByTestId("compaction-by").textContent).toContain("written by the model");
+    expect(within(summary).getByTestId("compaction-log").textContent).toContain(
+      "Also saved in the daily log logs/2026/02/2026-02-01.md",
+    );
+    fireEvent.click(within(summary).getByTestId("compaction-log-link"));
+    expect(onOpenMemory).toHaveBeenLastCalledWith("personal", "logs/2026/02/2026-02-01.md");
+
+    fireEvent.click(within(marker).getByRole("button", { name: /Hide summary/ }));
+    expect(within(marker).queryByTestId("compaction-summary")).toBeNull();
+  });
+
+  it("says when the summary was written without a model, and no log when none was written", async () => {
+    api.chatTranscript.mockResolvedValue(
+      ok({
+        session: NEW,
+        messages: [
+          { role: "user", text: "q", at: "", recalled: [], wrote: [] },
+          { role: "assistant", text: "a", at: "", recalled: [], wrote: [] },
+        ],
+        compactions: [{ ...SUMMARY, by: "extractive", log: null }],
+      }),
+    );
+    renderPane();
+    await loaded();
+    fireEvent.click(screen.getByTestId("compaction-toggle"));
+    expect(screen.getByTestId("compaction-by").textContent).toContain("written without a model (extractive)");
+    expect(screen.queryByTestId("compaction-log")).toBeNull();
+  });
+
+  it("adds the marker a send compacted, above the new turn", async () => {
+    api.chatSend.mockResolvedValue(ok(turn({ reply: "Here is the plan.", compacted: SUMMARY })));
+    renderPane();
+    await loaded();
+    expect(screen.queryByTestId("chat-compaction")).toBeNull();
+    type("Plan my trip");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(screen.getByTestId("chat-compaction")).toBeTruthy());
+    expect(shown()).toEqual(["How should you answer?", "Tersely.", "--2--", "Plan my trip", "Here is the plan."]);
+    expect(screen.getByRole("separator", { name: "Conversation compacted after 2 messages" })).toBeTruthy();
   });
 });

@@ -1,11 +1,12 @@
-import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { commands } from "../lib/bindings";
 import type { ModelSettings as Settings, SessionInfo } from "../lib/bindings";
 import { onChatEvent } from "../lib/transport";
 import type { UiError } from "../lib/transport";
-import { chatReducer, EMPTY_CHAT, isConfigured, restoreInput, sortSessions } from "../lib/chat";
+import { chatItems, chatReducer, EMPTY_CHAT, isConfigured, restoreInput, sortSessions } from "../lib/chat";
 import { useCommand } from "../lib/useCommand";
 import { ChatMessageView } from "./ChatMessage";
+import { CompactionMarker } from "./CompactionMarker";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { InlineError } from "./InlineError";
 import { ModelSettings } from "./ModelSettings";
@@ -62,7 +63,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
       const answer = await run(commands.chatTranscript(workspace, id), "transcript");
       if (!answer) return;
       if (answer.ok) {
-        dispatch({ type: "loaded", session: id, lines: answer.data.messages });
+        dispatch({ type: "loaded", session: id, lines: answer.data.messages, compactions: answer.data.compactions });
         replaceSession(answer.data.session);
       } else setPaneError(answer.error);
       setLoading(false);
@@ -213,6 +214,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
 
   const openMemory = useCallback((path: string) => onOpenMemory(workspace, path), [onOpenMemory, workspace]);
   const noModel = model !== null && !isConfigured(model);
+  const items = useMemo(() => chatItems(chat), [chat]);
 
   return (
     <aside className="chat-pane" aria-label="Chat" data-testid="chat-pane">
@@ -356,9 +358,13 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
             </div>
           </div>
         )}
-        {chat.messages.map((m) => (
-          <ChatMessageView key={m.key} message={m} onOpenPath={openMemory} />
-        ))}
+        {items.map((it) =>
+          it.kind === "message" ? (
+            <ChatMessageView key={it.key} message={it.message} onOpenPath={openMemory} />
+          ) : (
+            <CompactionMarker key={it.key} compaction={it.compaction} onOpenPath={openMemory} />
+          ),
+        )}
       </div>
 
       {sendError && (

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { EditorView } from "@codemirror/view";
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { DetailPane } from "./DetailPane";
 import { ToastProvider } from "./Toasts";
@@ -33,12 +34,12 @@ afterEach(() => {
   delete (window as W).__TAURI_INTERNALS__;
 });
 
-function renderPane() {
+function renderPane(path = DOCS[0].path) {
   const noop = () => {};
   return render(
     <ToastProvider>
       <DetailPane
-        target={{ mode: "existing", workspace: "personal", path: DOCS[0].path }}
+        target={{ mode: "existing", workspace: "personal", path }}
         workspaces={WORKSPACES}
         change={null}
         onDirtyChange={noop}
@@ -75,7 +76,7 @@ describe("Open folder", () => {
 });
 
 describe("Pin", () => {
-  const outcome = { workspace: "personal", path: DOCS[0].path, change_id: 5, hash: "h2" };
+  const outcome = { workspace: "personal", path: DOCS[0].path, change_id: 5, hash: "h2", shared: null };
 
   it("pins a memory, then shows it pinned and offers Unpin", async () => {
     api.setPinned.mockResolvedValue(ok(outcome));
@@ -127,5 +128,76 @@ describe("Pin", () => {
     renderPane();
     await waitFor(() => expect(screen.getByText("Daily log")).toBeTruthy());
     expect(screen.queryByTestId("pin-button")).toBeNull();
+  });
+});
+
+describe("daily logs", () => {
+  const LOG_PATH = "logs/2026/11/2026-11-23.md";
+  const LOG_TEXT = "# 2026-11-23\n\n## 10:00 UTC — chat \"Trip\" compacted\n\nThe user plans a trip.\n";
+  const log = (hash = "h1", body = LOG_TEXT) => ({
+    ...detailOf(DOCS[0], hash),
+    path: LOG_PATH,
+    kind: "log" as const,
+    type: null,
+    name: "2026-11-23",
+    description: "Daily log 2026-11-23",
+    content: body,
+    body,
+  });
+
+  /** Types into the CodeMirror body as a user would (appending at the end). */
+  function typeInBody(text: string) {
+    const dom = screen.getByTestId("detail-editor").querySelector<HTMLElement>(".cm-editor");
+    const view = dom && EditorView.findFromDOM(dom);
+    if (!view) throw new Error("no editor");
+    act(() => view.dispatch({ changes: { from: view.state.doc.length, insert: text } }));
+  }
+
+  it("opens a log with its text and no name, description or type", async () => {
+    api.get.mockResolvedValue(ok(log()));
+    renderPane(LOG_PATH);
+    expect(await screen.findByRole("heading", { name: "Daily log 2026-11-23" })).toBeTruthy();
+    expect(screen.getByText("Daily log")).toBeTruthy();
+    expect(screen.queryByTestId("detail-name")).toBeNull();
+    expect(screen.queryByTestId("detail-description")).toBeNull();
+    expect(screen.queryByTestId("detail-type")).toBeNull();
+    expect(screen.getByTestId("detail-editor").querySelector(".cm-content")?.textContent).toContain("The user plans a trip.");
+    expect(screen.getByTestId<HTMLButtonElement>("save-button").disabled).toBe(true);
+  });
+
+  it("saves an edit with only the new body and the hash it was read at", async () => {
+    api.get.mockResolvedValue(ok(log()));
+    api.update.mockResolvedValue(ok({ workspace: "personal", path: LOG_PATH, change_id: 3, hash: "h2", shared: null }));
+    renderPane(LOG_PATH);
+    await screen.findByRole("heading", { name: "Daily log 2026-11-23" });
+    typeInBody("Also: book the train.\n");
+    const save = screen.getByTestId<HTMLButtonElement>("save-button");
+    await waitFor(() => expect(save.disabled).toBe(false));
+    api.get.mockResolvedValue(ok(log("h2", LOG_TEXT + "Also: book the train.\n")));
+    fireEvent.click(save);
+    await waitFor(() =>
+      expect(api.update).toHaveBeenCalledWith("personal", LOG_PATH, {
+        name: null,
+        description: null,
+        type: null,
+        body: LOG_TEXT + "Also: book the train.\n",
+        expected_hash: "h1",
+      }),
+    );
+    expect(await screen.findByText("Saved")).toBeTruthy();
+    await waitFor(() => expect(save.disabled).toBe(true));
+  });
+
+  it("says plainly when a save reaches collaborators through git", async () => {
+    api.get.mockResolvedValue(ok(log()));
+    const shared = "/repo/.qwen/team-memory is Qwen Code's team memory of /repo: it is tracked by git";
+    api.update.mockResolvedValue(ok({ workspace: "personal", path: LOG_PATH, change_id: 4, hash: "h2", shared }));
+    renderPane(LOG_PATH);
+    await screen.findByRole("heading", { name: "Daily log 2026-11-23" });
+    typeInBody("Shared line.\n");
+    const save = screen.getByTestId<HTMLButtonElement>("save-button");
+    await waitFor(() => expect(save.disabled).toBe(false));
+    fireEvent.click(save);
+    expect(await screen.findByText(`Saved. Shared through git: ${shared}.`)).toBeTruthy();
   });
 });

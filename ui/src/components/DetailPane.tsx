@@ -3,7 +3,7 @@ import { commands } from "../lib/bindings";
 import type { MemoryDetail, MemoryType, WorkspaceInfo, WriteOutcome } from "../lib/bindings";
 import { canRun, toUiError, unwrap } from "../lib/transport";
 import type { UiError } from "../lib/transport";
-import { formatTime, MEMORY_TYPES, TYPE_LABELS } from "../lib/format";
+import { formatTime, logDay, MEMORY_TYPES, TYPE_LABELS } from "../lib/format";
 import type { ChangeSignal, Draft, Target } from "../lib/browser";
 import { useCommand } from "../lib/useCommand";
 import { ConfirmDialog } from "./ConfirmDialog";
@@ -159,7 +159,7 @@ export function DetailPane(props: Props) {
           }),
         );
         onDirtyChange(false);
-        toast({ message: "Created" });
+        toast({ message: outcome.shared ? `Created. ${sharedNote(outcome.shared)}` : "Created" });
         onCreated(outcome);
         return;
       }
@@ -187,7 +187,7 @@ export function DetailPane(props: Props) {
       setBase(saved);
       live.current.base = saved;
       setDisk(null);
-      toast({ message: "Saved" });
+      toast({ message: outcome.shared ? `Saved. ${sharedNote(outcome.shared)}` : "Saved" });
       onSaved(outcome);
       setHistoryKey((k) => k + 1);
       try {
@@ -277,7 +277,12 @@ export function DetailPane(props: Props) {
 
   const workspaceId = isNew ? newWorkspace : (base?.workspace ?? "");
   const wsLabel = workspaces.find((w) => w.id === workspaceId)?.label ?? workspaceId;
-  const title = isNew ? form.name || "New memory" : base?.name || base?.path || "";
+  const title = isNew
+    ? form.name || "New memory"
+    : isLog && base
+      ? `Daily log ${logDay(base.path) ?? base.name}`
+      : base?.name || base?.path || "";
+  const what = isLog ? "daily log" : "memory";
 
   return (
     <section className="detail" aria-label="Memory">
@@ -403,7 +408,7 @@ export function DetailPane(props: Props) {
       )}
       {gone && (
         <div className="banner" role="status">
-          <span>This memory no longer exists on disk.</span>
+          <span>This {what} no longer exists on disk.</span>
           <button type="button" onClick={onClose}>
             Close
           </button>
@@ -539,7 +544,7 @@ export function DetailPane(props: Props) {
               <MarkdownEditor
                 value={form.body}
                 onChange={onBody}
-                placeholder={"What to remember.\nWhy: …\nHow to apply: …"}
+                placeholder={isLog ? "Notes of the day." : "What to remember.\nWhy: …\nHow to apply: …"}
               />
             ) : (
               <MarkdownPreview source={form.body} />
@@ -550,7 +555,7 @@ export function DetailPane(props: Props) {
 
       {confirmDelete && base && (
         <ConfirmDialog
-          title="Delete this memory?"
+          title={`Delete this ${what}?`}
           confirmLabel={deleting ? "Deleting…" : "Delete"}
           danger
           busy={deleting}
@@ -566,4 +571,9 @@ export function DetailPane(props: Props) {
       )}
     </section>
   );
+}
+
+/** A write to a workspace shared through git (Qwen Code's team memory) says so plainly. */
+export function sharedNote(shared: string): string {
+  return `Shared through git: ${shared}.`;
 }

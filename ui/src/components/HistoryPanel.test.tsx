@@ -123,7 +123,7 @@ describe("history with change groups", () => {
   });
 
   it("keeps single changes as they were: diff and undo", async () => {
-    api.undo.mockResolvedValue(ok({ workspace: "personal", path: "go-engineer.md", hash: "h2", change_id: 10 }));
+    api.undo.mockResolvedValue(ok({ workspace: "personal", path: "go-engineer.md", hash: "h2", change_id: 10, shared: null }));
     renderPanel();
     const item = await screen.findByText((_, el) => el?.getAttribute("data-testid") === "history-item" && el.getAttribute("data-id") === "6");
     expect(item.textContent).toContain("#6");

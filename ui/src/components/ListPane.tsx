@@ -1,6 +1,6 @@
 import { useMemo, useRef } from "react";
 import type { ReactNode, RefObject } from "react";
-import { emptyList, listMode, listRows, openKey, staleListError } from "../lib/browser";
+import { emptyList, listMode, listRows, logsListError, openKey, shownLogs, staleListError } from "../lib/browser";
 import type { BrowserAction, BrowserState, EmptyList } from "../lib/browser";
 import { InlineError } from "./InlineError";
 import { MemoryList } from "./MemoryList";
@@ -63,11 +63,13 @@ export function ListPane({
   const hybrid = state.status?.semantic?.state === "ready";
 
   const { searching, docsLoading } = listMode(state);
+  const logs = shownLogs(state);
   const rows = useMemo(
-    () => listRows({ searching, docsLoading }, docs?.data ?? [], search, collapsed),
-    [searching, docsLoading, docs, search, collapsed],
+    () => listRows({ searching, docsLoading }, docs?.data ?? [], search, collapsed, logs),
+    [searching, docsLoading, docs, search, collapsed, logs],
   );
   const staleError = staleListError(state);
+  const logsError = logsListError(state);
 
   return (
     <section className="list-pane" aria-label="Memory list">
@@ -128,6 +130,11 @@ export function ListPane({
       )}
       {workspacePanel}
       {staleError && <InlineError error={staleError} />}
+      {logsError && (
+        <div data-testid="logs-error">
+          <InlineError error={{ ...logsError, message: `Daily logs could not be loaded: ${logsError.message}` }} />
+        </div>
+      )}
       <MemoryList
         ref={listRef}
         rows={rows}

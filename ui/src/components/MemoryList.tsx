@@ -3,7 +3,7 @@ import type { KeyboardEvent, ReactNode } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { GroupId, ListItem, Row } from "../lib/rows";
 import { nextItemIndex } from "../lib/rows";
-import { formatAge, matchHint, matchScores } from "../lib/format";
+import { formatAge, formatTime, matchHint, matchScores } from "../lib/format";
 
 export const HEADER_HEIGHT = 28;
 export const ROW_HEIGHT = 52;
@@ -167,7 +167,13 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
               <div className="row-line row-sub">
                 {showWorkspace && <span className="row-ws">{workspaceLabel(it.workspace)}</span>}
                 <span className="row-desc">
-                  {it.valid ? it.description || <span className="muted">{it.path}</span> : it.problem?.message ?? it.path}
+                  {!it.valid ? (
+                    (it.problem?.message ?? it.path)
+                  ) : it.kind === "log" ? (
+                    <LogDesc description={it.description} mtime={it.mtime} />
+                  ) : (
+                    it.description || <span className="muted">{it.path}</span>
+                  )}
                 </span>
               </div>
             </div>
@@ -177,6 +183,17 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
     </div>
   );
 });
+
+/** A daily log's line under its day: its description and when it last changed. */
+function LogDesc({ description, mtime }: { description: string; mtime: string | null }) {
+  const changed = formatTime(mtime);
+  return (
+    <>
+      {description || "Daily log"}
+      {changed && <span className="muted"> · last change {changed}</span>}
+    </>
+  );
+}
 
 /** A search hit's "meaning" / "words" hint; the scores on hover. */
 function MatchHint({ vector, lexical }: { vector?: number | null; lexical?: number | null }) {

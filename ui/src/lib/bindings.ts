@@ -14,6 +14,7 @@ export const commands = {
 	list: (workspace: string | null, memoryType: MemoryType | null) => typedError<DocSummary[], ApiError>(__TAURI_INVOKE("list", { workspace, memoryType })),
 	get: (workspace: string, path: string) => typedError<MemoryDetail, ApiError>(__TAURI_INVOKE("get", { workspace, path })),
 	memoryIndex: (workspace: string) => typedError<string, ApiError>(__TAURI_INVOKE("memory_index", { workspace })),
+	logs: (workspace: string) => typedError<DocSummary[], ApiError>(__TAURI_INVOKE("logs", { workspace })),
 	create: (workspace: string, memory: NewMemory) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("create", { workspace, memory })),
 	update: (workspace: string, path: string, patch: Patch) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("update", { workspace, path, patch })),
 	remove: (workspace: string, path: string) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("remove", { workspace, path })),
@@ -204,8 +205,30 @@ export type ChatLine = {
 export type ChatTranscript = {
 	/**  The session. */
 	session: SessionInfo,
-	/**  Its messages, oldest first. */
+	/**  Its messages, oldest first (all of them: compaction never removes any from disk). */
 	messages: ChatLine[],
+	/**
+	 *  Where the conversation was compacted, oldest first: the chat pane draws a marker after
+	 *  `upto` messages and can show the summary the model saw in their place.
+	 */
+	compactions: Compaction[],
+};
+
+/**  A compaction of a chat's older messages into a summary (SPEC §5 "Context management"). */
+export type Compaction = {
+	/**
+	 *  Messages (from the session's start) the summary stands for; the chat pane draws its
+	 *  marker after that many.
+	 */
+	upto: number,
+	/**  The summary the model sees in their place. */
+	summary: string,
+	/**  `model` (the chat model wrote it) or `extractive` (written without a model). */
+	by: string,
+	/**  When (RFC 3339). */
+	at: string,
+	/**  The daily log it was appended to (relative to the memory root), when that write worked. */
+	log: string | null,
 };
 
 /**  Per-workspace counts. */
@@ -934,6 +957,8 @@ export type TurnResult = {
 	dream_task: string | null,
 	/**  The memory task a command started (`/remember`, `/forget --yes`), if any. */
 	command_task: string | null,
+	/**  The older part of the conversation was compacted before this turn's request. */
+	compacted: Compaction | null,
 };
 
 /**  One memory root plus where its bookkeeping lives. */
@@ -955,6 +980,11 @@ export type Workspace = {
 	state_dir: string,
 	/**  Where `consolidation.lock` lives (the other tool's state dir for Qwen Code). */
 	lock_dir: string,
+	/**
+	 *  Said with every write here, when writes reach other people (Qwen Code's team memory is
+	 *  tracked by git and shared with collaborators).
+	 */
+	shared: string | null,
 };
 
 export type WorkspaceInfo = {
@@ -999,6 +1029,11 @@ export type WriteOutcome = {
 	change_id: number | null,
 	/**  Hash of the new content (`None` after a delete). */
 	hash: string | null,
+	/**
+	 *  Said plainly when the change reaches other people: the workspace is shared through git
+	 *  (Qwen Code's team memory).
+	 */
+	shared: string | null,
 };
 
 /* Tauri Specta runtime */

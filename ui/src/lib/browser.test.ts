@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
-import type { Hit } from "./bindings";
-import { browserReducer, emptyList, initialBrowser, listMode, listRows, openKey, staleListError } from "./browser";
+import type { DocSummary, Hit } from "./bindings";
+import {
+  browserReducer,
+  emptyList,
+  initialBrowser,
+  listMode,
+  listRows,
+  logsListError,
+  openKey,
+  shownLogs,
+  staleListError,
+} from "./browser";
 import type { BrowserAction, BrowserState, Intent } from "./browser";
 import { docKey } from "./format";
 import { DOCS, WORKSPACES, status } from "../test/fixtures";
@@ -36,7 +46,7 @@ const dirty: BrowserAction = { type: "dirty", dirty: true };
 const key = (path: string) => docKey("personal", path);
 const itemKeys = (s: BrowserState) => {
   const { searching, docsLoading } = listMode(s);
-  return listRows({ searching, docsLoading }, s.docs?.data ?? [], s.search, s.collapsed)
+  return listRows({ searching, docsLoading }, s.docs?.data ?? [], s.search, s.collapsed, shownLogs(s))
     .filter((r) => r.kind === "item")
     .map((r) => r.key);
 };
@@ -257,5 +267,68 @@ describe("reloads and the chat toggle", () => {
     s = browserReducer(s, { type: "toggleChat" });
     expect(s.chatOpen).toBe(true);
     expect(browserReducer(s, { type: "setChatOpen", open: false }).chatOpen).toBe(false);
+  });
+});
+
+describe("daily logs", () => {
+  const LOG: DocSummary = {
+    workspace: "personal",
+    path: "logs/2026/11/2026-11-23.md",
+    kind: "log",
+    type: null,
+    name: "2026-11-23",
+    description: "Daily log 2026-11-23",
+    mtime: "2026-11-23T10:00:00Z",
+    valid: true,
+  };
+  const logsLoaded = (ws = "personal", logs = [LOG]): BrowserAction => ({ type: "logs", ws, answer: { ok: true, data: logs } });
+  const personal: BrowserAction = { type: "selectWorkspace", id: "personal" };
+
+  it("lists the selected workspace's logs in their own group, before invalid files", () => {
+    const s = run(personal, listed("personal"), logsLoaded());
+    expect(shownLogs(s)).toEqual([LOG]);
+    const { searching, docsLoading } = listMode(s);
+    const groups = listRows({ searching, docsLoading }, s.docs?.data ?? [], s.search, s.collapsed, shownLogs(s)).flatMap((r) =>
+      r.kind === "header" ? [r.group] : [],
+    );
+    expect(groups).toEqual(["user", "feedback", "project", "reference", "log", "invalid"]);
+    expect(itemKeys(s)).toContain(key(LOG.path));
+    // Collapsible like any group.
+    expect(itemKeys(browserReducer(s, { type: "toggleGroup", group: "log" }))).not.toContain(key(LOG.path));
+  });
+
+  it("shows no logs for All workspaces, or logs loaded for another workspace", () => {
+    let s = run(personal, listed("personal"), logsLoaded());
+    s = browserReducer(s, { type: "selectWorkspace", id: null });
+    expect(shownLogs(s)).toEqual([]);
+    s = run({ type: "selectWorkspace", id: "claude-proj" }, listed("claude-proj"), logsLoaded("personal"));
+    expect(shownLogs(s)).toEqual([]);
+  });
+
+  it("lists a log once even if the list had it too", () => {
+    const s = run(personal, listed("personal", [...DOCS, LOG]), logsLoaded());
+    expect(itemKeys(s).filter((k) => k === key(LOG.path))).toHaveLength(1);
+  });
+
+  it("shows a log with no topics instead of the empty state", () => {
+    const s = run(personal, listed("personal", []), logsLoaded());
+    expect(itemKeys(s)).toEqual([key(LOG.path)]);
+  });
+
+  it("fills a log hit's kind and age from the loaded logs", () => {
+    const s = run(personal, listed("personal"), logsLoaded(), { type: "query", query: "x" }, searched("x", [{ ...hit(LOG.path, LOG.name), type: null }], "personal"));
+    const { searching, docsLoading } = listMode(s);
+    const rows = listRows({ searching, docsLoading }, s.docs?.data ?? [], s.search, s.collapsed, shownLogs(s));
+    expect(rows[1]).toMatchObject({ kind: "item", item: { kind: "log", mtime: LOG.mtime } });
+  });
+
+  it("keeps the last logs when a reload fails and says so while browsing that workspace", () => {
+    let s = run(personal, listed("personal"), logsLoaded(), { type: "logs", ws: "personal", answer: { ok: false, error: NETWORK } });
+    expect(shownLogs(s)).toEqual([LOG]);
+    expect(logsListError(s)).toEqual(NETWORK);
+    expect(logsListError(browserReducer(s, { type: "query", query: "x" }))).toBeNull();
+    expect(logsListError(browserReducer(s, { type: "selectWorkspace", id: "claude-proj" }))).toBeNull();
+    s = browserReducer(s, logsLoaded());
+    expect(logsListError(s)).toBeNull();
   });
 });

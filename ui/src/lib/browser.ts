@@ -63,6 +63,10 @@ export interface BrowserState {
   docs: Loaded<DocSummary[]> | null;
   /** The last failure loading the list (or the workspaces). */
   docsError: UiError | null;
+  /** The daily logs of the selected workspace (none for "All workspaces"), newest day first. */
+  logs: Loaded<DocSummary[]> | null;
+  /** The last failure loading a workspace's daily logs. */
+  logsError: { ws: string; error: UiError } | null;
   /** The search box, as typed. */
   query: string;
   /** Search by words only, even when hybrid search (meaning + words) is available. */
@@ -115,6 +119,7 @@ export type BrowserAction =
   | { type: "workspaces"; answer: Answer<WorkspaceInfo[]> }
   | { type: "status"; status: Status }
   | { type: "list"; ws: string | null; answer: Answer<DocSummary[]> }
+  | { type: "logs"; ws: string; answer: Answer<DocSummary[]> }
   | { type: "search"; ws: string | null; q: string; wordsOnly: boolean; answer: Answer<Hit[]> };
 
 export function initialBrowser(chatOpen = true): BrowserState {
@@ -125,6 +130,8 @@ export function initialBrowser(chatOpen = true): BrowserState {
     view: "memories",
     docs: null,
     docsError: null,
+    logs: null,
+    logsError: null,
     query: "",
     wordsOnly: false,
     search: null,
@@ -240,6 +247,10 @@ export function browserReducer(state: BrowserState, action: BrowserAction): Brow
       return action.answer.ok
         ? { ...state, docs: { ws: action.ws, data: action.answer.data }, docsError: null }
         : { ...state, docsError: action.answer.error };
+    case "logs":
+      return action.answer.ok
+        ? { ...state, logs: { ws: action.ws, data: action.answer.data }, logsError: null }
+        : { ...state, logsError: { ws: action.ws, error: action.answer.error } };
     case "search":
       return action.answer.ok
         ? {
@@ -274,21 +285,39 @@ export function listMode(state: BrowserState): ListMode {
   };
 }
 
+const NO_LOGS: readonly DocSummary[] = [];
+
+/** The daily logs loaded for the selected workspace (none for "All workspaces", or not loaded yet). */
+export function shownLogs(state: BrowserState): readonly DocSummary[] {
+  const { logs, selectedWs } = state;
+  return selectedWs !== null && logs?.ws === selectedWs ? logs.data : NO_LOGS;
+}
+
 /**
  * The list's rows: search results (the last ones, until newer arrive) when searching, else the
- * loaded memories by group. Pure but not cheap on big lists: memoise on the arguments.
+ * loaded memories by group, the workspace's daily logs last but one ("Daily logs", before
+ * "Invalid"). Pure but not cheap on big lists: memoise on the arguments.
  */
 export function listRows(
   mode: Pick<ListMode, "searching" | "docsLoading">,
   docs: readonly DocSummary[],
   search: SearchResult | null,
   collapsed: ReadonlySet<GroupId>,
+  logs: readonly DocSummary[] = [],
 ): Row[] {
+  const all = withLogs(docs, logs);
   if (mode.searching) {
     if (!search) return [];
-    return hitRows(search.hits, new Map(docs.map((d) => [docKey(d.workspace, d.path), d])));
+    return hitRows(search.hits, new Map(all.map((d) => [docKey(d.workspace, d.path), d])));
   }
-  return mode.docsLoading ? [] : groupDocs(docs, collapsed);
+  return mode.docsLoading ? [] : groupDocs(all, collapsed);
+}
+
+/** The memories and the daily logs, each once (should `list` ever include logs too). */
+function withLogs(docs: readonly DocSummary[], logs: readonly DocSummary[]): readonly DocSummary[] {
+  if (logs.length === 0) return docs;
+  const listed = new Set(docs.map((d) => docKey(d.workspace, d.path)));
+  return [...docs, ...logs.filter((l) => !listed.has(docKey(l.workspace, l.path)))];
 }
 
 /** What the list shows when it has no rows. */
@@ -309,6 +338,12 @@ export function emptyList(state: BrowserState): EmptyList {
   if (state.docsError && mode.docsLoading) return { kind: "error", error: state.docsError };
   if (mode.docsLoading) return { kind: "loading" };
   return { kind: "noMemories" };
+}
+
+/** Why the selected workspace's daily logs could not be loaded (shown above the list while browsing). */
+export function logsListError(state: BrowserState): UiError | null {
+  const e = state.logsError;
+  return e && e.ws === state.selectedWs && !listMode(state).searching ? e.error : null;
 }
 
 /** A list error to show above rows that are still shown (the last list loaded). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ChatEvent, ExtractStatus, RecallResult, SessionInfo, TurnResult } from "./bindings";
-import { chatReducer, EMPTY_CHAT, recallLabel, restoreInput, sortSessions, wroteFiles } from "./chat";
+import type { ChatEvent, ChatLine, Compaction, ExtractStatus, RecallResult, SessionInfo, TurnResult } from "./bindings";
+import { chatItems, chatReducer, compactionAuthor, EMPTY_CHAT, recallLabel, restoreInput, sortSessions, wroteFiles } from "./chat";
 import type { ChatAction, ChatState } from "./chat";
 
 const RECALL: RecallResult = {
@@ -15,7 +15,7 @@ const RECALL: RecallResult = {
 };
 
 function turn(extra: Partial<TurnResult> = {}): TurnResult {
-  return { session: "s1", reply: "final", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, ...extra };
+  return { session: "s1", reply: "final", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, compacted: null, ...extra };
 }
 
 function run(...actions: ChatAction[]): ChatState {
@@ -170,6 +170,81 @@ describe("extraction results find their turn", () => {
       ],
     });
     expect(wroteFiles(s.messages[1])).toEqual(["n.md"]);
+  });
+});
+
+describe("compaction markers", () => {
+  const compaction = (upto: number, extra: Partial<Compaction> = {}): Compaction => ({
+    upto,
+    summary: `summary of ${upto}`,
+    by: "model",
+    at: `2026-03-01T10:00:0${upto % 10}Z`,
+    log: null,
+    ...extra,
+  });
+  const line = (role: string, text: string): ChatLine => ({ role, text, at: "", recalled: [], wrote: [] });
+  const shape = (s: ChatState) =>
+    chatItems(s).map((it) => (it.kind === "message" ? it.message.text : `--${it.compaction.upto}--`));
+
+  it("draws a loaded transcript's markers after the messages they count up to", () => {
+    const s = run({
+      type: "loaded",
+      session: "s1",
+      lines: [line("user", "q1"), line("assistant", "a1"), line("user", "q2"), line("assistant", "a2"), line("user", "q3")],
+      compactions: [compaction(4), compaction(2)],
+    });
+    expect(shape(s)).toEqual(["q1", "a1", "--2--", "q2", "a2", "--4--", "q3"]);
+    expect(chatItems(s).filter((it) => it.kind === "compaction").map((it) => it.key)).toEqual([
+      "compaction:2:2026-03-01T10:00:02Z",
+      "compaction:4:2026-03-01T10:00:04Z",
+    ]);
+  });
+
+  it("loads a transcript from a server that sends no compactions", () => {
+    const s = run({ type: "loaded", session: "s1", lines: [line("user", "q")] });
+    expect(s.compactions).toEqual([]);
+    expect(shape(s)).toEqual(["q"]);
+  });
+
+  it("adds the compaction a turn made, once, and forgets markers when another session opens", () => {
+    let s = run(
+      { type: "loaded", session: "s1", lines: [line("user", "q1"), line("assistant", "a1")] },
+      { type: "sent", session: "s1", text: "q2" },
+      { type: "done", session: "s1", result: turn({ reply: "a2", compacted: compaction(2) }) },
+    );
+    expect(shape(s)).toEqual(["q1", "a1", "--2--", "q2", "a2"]);
+    // The same compaction again (a repeated answer) is not drawn twice.
+    s = chatReducer(s, { type: "sent", session: "s1", text: "q3" });
+    s = chatReducer(s, { type: "done", session: "s1", result: turn({ reply: "a3", compacted: compaction(2) }) });
+    expect(shape(s)).toEqual(["q1", "a1", "--2--", "q2", "a2", "q3", "a3"]);
+    // A message sent to another session starts afresh.
+    expect(chatReducer(s, { type: "sent", session: "s2", text: "x" }).compactions).toEqual([]);
+    expect(chatReducer(s, { type: "reset", session: "s1" }).compactions).toEqual([]);
+  });
+
+  it("counts only saved messages: /memory answers and stopped turns are not in the transcript", () => {
+    const s = run(
+      { type: "loaded", session: "s1", lines: [line("user", "q1"), line("assistant", "a1")] },
+      { type: "sent", session: "s1", text: "/memory" },
+      { type: "done", session: "s1", result: turn({ reply: "status", command: true }) },
+      { type: "sent", session: "s1", text: "stopped" },
+      delta("par"),
+      { type: "failed", session: "s1", stopped: true },
+      { type: "sent", session: "s1", text: "q2" },
+      { type: "done", session: "s1", result: turn({ reply: "a2", compacted: compaction(3) }) },
+    );
+    expect(shape(s)).toEqual(["q1", "a1", "/memory", "status", "stopped", "par", "q2", "--3--", "a2"]);
+  });
+
+  it("puts a marker at the start or the end when its position is not shown", () => {
+    const s = run({ type: "loaded", session: "s1", lines: [line("user", "q1")], compactions: [compaction(0), compaction(9)] });
+    expect(shape(s)).toEqual(["--0--", "q1", "--9--"]);
+  });
+
+  it("says who wrote the summary", () => {
+    expect(compactionAuthor("model")).toBe("written by the model");
+    expect(compactionAuthor("extractive")).toBe("written without a model (extractive)");
+    expect(compactionAuthor("someone")).toBe("written by someone");
   });
 });
 

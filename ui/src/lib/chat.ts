@@ -2,7 +2,17 @@
 // user actions, `chatSend` results and chat events. Pure, so the ordering cases (deltas after
 // the reply resolved, extraction results before it) are easy to test.
 
-import type { ChatEvent, ChatLine, ExtractResult, ModelSettings, RecallResult, SessionInfo, Strategy, TurnResult } from "./bindings";
+import type {
+  ChatEvent,
+  ChatLine,
+  Compaction,
+  ExtractResult,
+  ModelSettings,
+  RecallResult,
+  SessionInfo,
+  Strategy,
+  TurnResult,
+} from "./bindings";
 
 export type MessageRole = "user" | "assistant" | "command";
 
@@ -48,19 +58,21 @@ export interface ChatState {
   messages: ChatMessage[];
   /** The turn being answered, if any. */
   pending: PendingTurn | null;
+  /** Where the conversation was compacted, oldest first (`upto` counts saved messages). */
+  compactions: Compaction[];
   /** Next key number. */
   seq: number;
 }
 
 export type ChatAction =
   | { type: "reset"; session: string | null }
-  | { type: "loaded"; session: string; lines: ChatLine[] }
+  | { type: "loaded"; session: string; lines: ChatLine[]; compactions?: Compaction[] }
   | { type: "sent"; session: string; text: string }
   | { type: "event"; event: ChatEvent }
   | { type: "done"; session: string; result: TurnResult }
   | { type: "failed"; session: string; stopped: boolean };
 
-export const EMPTY_CHAT: ChatState = { session: null, messages: [], pending: null, seq: 1 };
+export const EMPTY_CHAT: ChatState = { session: null, messages: [], pending: null, compactions: [], seq: 1 };
 
 function message(key: string, role: MessageRole, text: string, extra: Partial<ChatMessage> = {}): ChatMessage {
   return {
@@ -159,12 +171,14 @@ function onEvent(state: ChatState, e: ChatEvent): ChatState {
 export function chatReducer(state: ChatState, action: ChatAction): ChatState {
   switch (action.type) {
     case "reset":
-      return { ...state, session: action.session, messages: [], pending: null };
+      return { ...state, session: action.session, messages: [], pending: null, compactions: [] };
     case "loaded":
       return {
         ...state,
         session: action.session,
         pending: null,
+        // An older server sends no compactions.
+        compactions: action.compactions ?? [],
         messages: action.lines.map((l, i) =>
           message(`${action.session}:${i}`, l.role === "user" ? "user" : "assistant", l.text, {
             recalledPaths: l.role === "user" ? [] : l.recalled,
@@ -175,11 +189,13 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     case "sent": {
       const userKey = `m${state.seq}`;
       const replyKey = `m${state.seq + 1}`;
-      const kept = state.session === action.session ? state.messages : [];
+      const same = state.session === action.session;
+      const kept = same ? state.messages : [];
       return {
         session: action.session,
         seq: state.seq + 2,
         pending: { session: action.session, userKey, replyKey },
+        compactions: same ? state.compactions : [],
         messages: [...kept, message(userKey, "user", action.text), message(replyKey, "assistant", "", { streaming: true })],
       };
     }
@@ -201,7 +217,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       if (next === state) return state;
       // A command (`/memory`) and its answer are not part of the saved transcript.
       const settled = result.command && state.pending ? updateMessage(next, state.pending.userKey, (m) => ({ ...m, unsaved: true })) : next;
-      return { ...settled, pending: null };
+      return { ...settled, pending: null, compactions: addCompaction(settled.compactions, result.compacted ?? null) };
     }
     case "failed": {
       const p = state.pending;
@@ -220,6 +236,46 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       };
     }
   }
+}
+
+/** `list` with `c` added (once), oldest first. */
+function addCompaction(list: Compaction[], c: Compaction | null): Compaction[] {
+  if (!c || list.some((x) => x.upto === c.upto && x.at === c.at)) return list;
+  return [...list, c].sort((a, b) => a.upto - b.upto);
+}
+
+/** What the message list shows: the messages, with a marker where the conversation was compacted. */
+export type ChatItem =
+  | { kind: "message"; key: string; message: ChatMessage }
+  | { kind: "compaction"; key: string; compaction: Compaction };
+
+/**
+ * The messages with each compaction's marker after the saved message it counts up to (`upto`
+ * saved user/assistant messages; /memory answers and stopped turns are not part of the
+ * transcript). A marker whose position is not (yet) shown goes last.
+ */
+export function chatItems(state: Pick<ChatState, "messages" | "compactions">): ChatItem[] {
+  const marker = (c: Compaction): ChatItem => ({ kind: "compaction", key: `compaction:${c.upto}:${c.at}`, compaction: c });
+  const pending = state.compactions.slice().sort((a, b) => a.upto - b.upto);
+  const items: ChatItem[] = [];
+  let next = 0;
+  while (next < pending.length && pending[next].upto <= 0) items.push(marker(pending[next++]));
+  let count = 0;
+  for (const m of state.messages) {
+    items.push({ kind: "message", key: m.key, message: m });
+    if (m.role === "command" || m.unsaved) continue;
+    count += 1;
+    while (next < pending.length && pending[next].upto <= count) items.push(marker(pending[next++]));
+  }
+  while (next < pending.length) items.push(marker(pending[next++]));
+  return items;
+}
+
+/** Who wrote a compaction's summary, as the marker says it. */
+export function compactionAuthor(by: string): string {
+  if (by === "model") return "written by the model";
+  if (by === "extractive") return "written without a model (extractive)";
+  return `written by ${by}`;
 }
 
 /** Every file a reply led to: written by the chat model itself or by extraction after it. */

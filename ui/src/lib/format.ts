@@ -77,3 +77,15 @@ export function matchHint(vector: number | null | undefined, lexical: number | n
   const l = typeof lexical === "number" && Number.isFinite(lexical);
   return v && l ? "meaning + words" : v ? "meaning" : l ? "words" : "";
 }
+
+const LOG_PATH = /^logs\/\d{4}\/\d{2}\/(\d{4}-\d{2}-\d{2})\.md$/;
+
+/** Whether a path (relative to the memory root) is a daily log: search hits carry no kind. */
+export function isLogPath(path: string): boolean {
+  return path.startsWith("logs/");
+}
+
+/** The day of a daily log, "2026-11-23" for `logs/2026/11/2026-11-23.md`; `null` for other paths. */
+export function logDay(path: string): string | null {
+  return LOG_PATH.exec(path)?.[1] ?? null;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatAge } from "./format";
+import { formatAge, isLogPath, logDay } from "./format";
 import { groupDocs, hitRows, nextItemIndex } from "./rows";
 import { DOCS } from "../test/fixtures";
 import type { DocSummary } from "./bindings";
@@ -60,5 +60,47 @@ describe("hitRows / nextItemIndex", () => {
     expect(nextItemIndex(rows, 1, -1)).toBe(-1);
     expect(nextItemIndex(rows, 2, 1)).toBe(-1);
     expect(hitRows([], map)).toEqual([]);
+  });
+});
+
+describe("daily logs", () => {
+  const log = (day: string, mtime: string): DocSummary => ({
+    workspace: "personal",
+    path: `logs/${day.slice(0, 4)}/${day.slice(5, 7)}/${day}.md`,
+    kind: "log",
+    type: null,
+    name: day,
+    description: `Daily log ${day}`,
+    mtime,
+    valid: true,
+  });
+
+  it("knows a log's day from its path", () => {
+    expect(logDay("logs/2026/11/2026-11-23.md")).toBe("2026-11-23");
+    expect(logDay("notes/2026-11-23.md")).toBeNull();
+    expect(isLogPath("logs/2026/11/2026-11-23.md")).toBe(true);
+    expect(isLogPath("me.md")).toBe(false);
+  });
+
+  it("lists logs by day, newest day first, whenever they last changed", () => {
+    // The older day was edited last: still listed after the newer day.
+    const rows = groupDocs([log("2026-11-22", "2026-11-25T10:00:00Z"), log("2026-11-23", "2026-11-23T10:00:00Z"), ...DOCS]);
+    const logRows = rows.filter((r) => r.kind === "item" && r.item.kind === "log");
+    expect(logRows.map((r) => (r.kind === "item" ? r.item.name : ""))).toEqual(["2026-11-23", "2026-11-22"]);
+    const header = rows.find((r) => r.kind === "header" && r.group === "log");
+    expect(header).toMatchObject({ label: "Daily logs", count: 2 });
+  });
+
+  it("names a log by its day even when its name says otherwise", () => {
+    const rows = groupDocs([{ ...log("2026-11-23", "2026-11-23T10:00:00Z"), name: "whatever" }]);
+    expect(rows[1]).toMatchObject({ kind: "item", item: { name: "2026-11-23", kind: "log" } });
+  });
+
+  it("treats a search hit under logs/ as a log", () => {
+    const rows = hitRows(
+      [{ workspace: "personal", path: "logs/2026/11/2026-11-23.md", score: 1, name: "2026-11-23", type: null, description: "Daily log 2026-11-23", mtime: "2026-11-23T10:00:00Z" }],
+      new Map(),
+    );
+    expect(rows[1]).toMatchObject({ kind: "item", item: { kind: "log", name: "2026-11-23", type: null } });
   });
 });

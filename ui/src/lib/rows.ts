@@ -1,5 +1,5 @@
 import type { DocKind, DocSummary, Hit, MemoryType, ProblemOut } from "./bindings";
-import { docKey, MEMORY_TYPES, TYPE_LABELS } from "./format";
+import { docKey, isLogPath, logDay, MEMORY_TYPES, TYPE_LABELS } from "./format";
 
 export type GroupId = MemoryType | "log" | "invalid" | "results";
 
@@ -31,12 +31,17 @@ export const GROUP_LABELS: Record<GroupId, string> = {
   results: "Results",
 };
 
+/** A daily log goes by its day. */
+function nameOf(path: string, name: string, kind: DocKind | null): string {
+  return (kind === "log" && logDay(path)) || name;
+}
+
 function fromDoc(d: DocSummary): ListItem {
   return {
     key: docKey(d.workspace, d.path),
     workspace: d.workspace,
     path: d.path,
-    name: d.name,
+    name: nameOf(d.path, d.name, d.kind),
     description: d.description,
     type: d.type,
     kind: d.kind,
@@ -56,8 +61,9 @@ function groupOf(d: DocSummary): GroupId {
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
 const byName = (a: ListItem, b: ListItem) =>
   collator.compare(a.name || a.path, b.name || b.path) || collator.compare(a.path, b.path);
-const byNewest = (a: ListItem, b: ListItem) =>
-  (b.mtime ?? "").localeCompare(a.mtime ?? "") || b.path.localeCompare(a.path);
+// Daily logs: newest day first (`logs/YYYY/MM/YYYY-MM-DD.md` sorts by day), then last change.
+const byNewestDay = (a: ListItem, b: ListItem) =>
+  b.path.localeCompare(a.path) || (b.mtime ?? "").localeCompare(a.mtime ?? "");
 const byPath = (a: ListItem, b: ListItem) => collator.compare(a.path, b.path);
 
 /**
@@ -77,7 +83,7 @@ export function groupDocs(docs: readonly DocSummary[], collapsed: ReadonlySet<Gr
   for (const g of order) {
     const items = groups.get(g);
     if (!items || items.length === 0) continue;
-    items.sort(g === "log" ? byNewest : g === "invalid" ? byPath : byName);
+    items.sort(g === "log" ? byNewestDay : g === "invalid" ? byPath : byName);
     rows.push({ kind: "header", key: `group:${g}`, group: g, label: GROUP_LABELS[g], count: items.length });
     if (collapsed.has(g)) continue;
     for (const item of items) rows.push({ kind: "item", key: item.key, item });
@@ -103,6 +109,7 @@ export function hitRows(hits: readonly Hit[], docs: ReadonlyMap<string, DocSumma
     if (seen.has(key)) continue;
     seen.add(key);
     const d = docs.get(key);
+    const kind = d?.kind ?? (isLogPath(h.path) ? "log" : null);
     rows.push({
       kind: "item",
       key,
@@ -110,10 +117,10 @@ export function hitRows(hits: readonly Hit[], docs: ReadonlyMap<string, DocSumma
         key,
         workspace: h.workspace,
         path: h.path,
-        name: h.name,
+        name: nameOf(h.path, h.name, kind),
         description: h.description,
         type: h.type,
-        kind: d?.kind ?? null,
+        kind,
         mtime: d?.mtime ?? null,
         valid: d?.valid ?? true,
         problem: d?.problem ?? null,

@@ -31,6 +31,7 @@ export const WORKSPACES: WorkspaceInfo[] = [
     memory_root: "/home/u/.local/share/mnemo/workspaces/personal/memory",
     state_dir: "/home/u/.local/share/mnemo/workspaces/personal",
     lock_dir: "/home/u/.local/share/mnemo/workspaces/personal",
+    shared: null,
     counts,
   },
   {
@@ -41,6 +42,7 @@ export const WORKSPACES: WorkspaceInfo[] = [
     memory_root: "/home/u/.claude/projects/proj/memory",
     state_dir: "/home/u/.local/share/mnemo/external/claude/proj",
     lock_dir: "/home/u/.claude/projects/proj",
+    shared: null,
     counts: { topics: 1, invalid: 0, logs: 0 },
   },
 ];

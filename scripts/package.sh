@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the Linux package: the UI, then the desktop app (Tauri bundle) with the
+# `mnemo` command line beside it in /usr/bin — so `mnemo`, `mnemo serve` and `mnemo mcp` are on
+# the PATH of whoever installs it. Prints the .deb's path on stdout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/mnemo-target}"
+log() { printf '[package] %s\n' "$*" >&2; }
+
+log "building the mnemo command line (release)"
+cargo build --release --locked -p mnemo-cli >&2
+cli="$CARGO_TARGET_DIR/release/mnemo"
+log "building the UI"
+npm --prefix ui install --no-audit --no-fund --loglevel=error >&2
+npm --prefix ui run build >&2
+log "building the desktop app and its .deb (Tauri CLI)"
+# The UI is built above: the Tauri CLI would run `beforeBuildCommand` from the first folder with
+# a package.json it finds (tests/e2e), not from the repository root.
+config=$(printf '{"build":{"beforeBuildCommand":""},"bundle":{"linux":{"deb":{"files":{"/usr/bin/mnemo":"%s"}}}}}' "$cli")
+npx --yes @tauri-apps/cli@2.12.5 build --bundles deb --config "$config" >&2
+version=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' tauri.conf.json)
+deb="$CARGO_TARGET_DIR/release/bundle/deb/Mnemo_${version}_$(dpkg --print-architecture).deb"
+[ -f "$deb" ] || { log "no package at $deb"; exit 1; }
+echo "$deb"
