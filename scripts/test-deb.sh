@@ -18,8 +18,8 @@ deb=$(scripts/package.sh)
 log "built $deb"
 pkg=$(dpkg-deb --field "$deb" Package)
 contents=$(dpkg-deb --contents "$deb")
-for f in ./usr/bin/mnemo ./usr/bin/mnemo-app; do
-  grep -q " $f\$" <<<"$contents" || fail "$f is not in the package"
+for f in usr/bin/mnemo usr/bin/mnemo-app; do
+  grep -qE " (\./)?$f\$" <<<"$contents" || fail "/$f is not in the package"
 done
 
 log "installing $pkg"
