@@ -128,8 +128,8 @@ impl Api {
     /// The query's embedding, when a model is loaded (else `None`: lexical).
     pub(crate) fn query_vector(&self, text: &str) -> Option<QueryVector> {
         let model = self.embeddings.model(self.home_dir()).ok()?;
-        match model.embed(&[text]) {
-            Ok(mut v) => v.pop().map(|e| QueryVector {
+        match model.embed_query(text) {
+            Ok(e) => Some(QueryVector {
                 model: model.model_id().to_owned(),
                 vector: e.vector,
             }),

@@ -40,6 +40,41 @@ fn the_model_understands_meaning_and_reports_truncation() {
 }
 
 #[test]
+fn the_8_bit_query_encoder_agrees_with_the_model() {
+    let Some(dir) = mnemo_embed::model_for_tests() else {
+        return;
+    };
+    let m = Embedder::load(&dir).expect("load");
+    let long = "word ".repeat(600);
+    let texts = [
+        "which pet does the user own",
+        "When did Caroline go to the LGBTQ support group?",
+        "我们的部署流程是什么",
+        "猫の名前は？",
+        "ok",
+        long.as_str(),
+    ];
+    for t in texts {
+        let full = m.embed(&[t]).expect("embed").remove(0);
+        let quick = m.embed_query(t).expect("embed_query");
+        let norm: f32 = quick.vector.iter().map(|x| x * x).sum();
+        assert!((norm - 1.0).abs() < 1e-3, "unit length, got {norm}");
+        let cos = dot(&full.vector, &quick.vector);
+        assert!(cos > 0.99, "{t:?}: cosine {cos}");
+        assert_eq!(full.truncated, quick.truncated, "{t:?}");
+    }
+    // It ranks like the model: the pet memory over the deploy one.
+    let q = m.embed_query("which pet does the user own").expect("q");
+    let docs = m
+        .embed(&[
+            "Dog named Biscuit: walks the beagle twice a day",
+            "Deploys go through the staging cluster first",
+        ])
+        .expect("docs");
+    assert!(dot(&q.vector, &docs[0].vector) > dot(&q.vector, &docs[1].vector) + 0.1);
+}
+
+#[test]
 fn truncated_or_wrong_files_are_clear_errors() {
     let Some(dir) = mnemo_embed::model_for_tests() else {
         return;

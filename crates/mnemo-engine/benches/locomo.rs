@@ -169,8 +169,10 @@ fn pct(v: &mut [Duration], p: f64) -> Duration {
 }
 
 /// The recall variants compared: lexical, and hybrid with each fusion.
-fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>)> {
-    let mut m = vec![("lexical (Mnemo's BM25)", None)];
+/// The modes compared: name, fusion (`None`: lexical), and whether the query is embedded by the
+/// f32 model instead of the 8-bit query encoder search uses.
+fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>, bool)> {
+    let mut m: Vec<(&'static str, Option<Fusion>)> = vec![("lexical (Mnemo's BM25)", None)];
     if with_model {
         m.extend([
             (
@@ -197,7 +199,19 @@ fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>)> {
             ("vectors only", Some(Fusion::Weighted { vector: 1.0 })),
         ]);
     }
-    m
+    let mut out: Vec<(&'static str, Option<Fusion>, bool)> =
+        m.into_iter().map(|(n, f)| (n, f, false)).collect();
+    if with_model {
+        out.insert(
+            2,
+            (
+                "hybrid 0.5 / 0.5, query by the f32 model",
+                Some(Fusion::default()),
+                true,
+            ),
+        );
+    }
+    out
 }
 
 /// Embed every memory of the vault with the model; returns (contents, seconds).
@@ -220,13 +234,26 @@ fn embed_all(vault: &Vault, model: &Embedder) -> (u64, f64) {
     (f.embedded, t.elapsed().as_secs_f64())
 }
 
-fn query_vectors(model: &Embedder, questions: &[&str]) -> Vec<QueryVector> {
-    questions
-        .chunks(64)
-        .flat_map(|c| model.embed(c).unwrap())
-        .map(|e| QueryVector {
+/// The questions' vectors: by the 8-bit query encoder (as search embeds a query), or by the f32
+/// model in batches.
+fn query_vectors(model: &Embedder, questions: &[&str], f32_model: bool) -> Vec<QueryVector> {
+    let vectors: Vec<Vec<f32>> = if f32_model {
+        questions
+            .chunks(64)
+            .flat_map(|c| model.embed(c).unwrap())
+            .map(|e| e.vector)
+            .collect()
+    } else {
+        questions
+            .iter()
+            .map(|q| model.embed_query(q).unwrap().vector)
+            .collect()
+    };
+    vectors
+        .into_iter()
+        .map(|vector| QueryVector {
             model: model.model_id().to_owned(),
-            vector: e.vector,
+            vector,
         })
         .collect()
 }
@@ -267,16 +294,18 @@ fn run(name: &str, convs: &[Value], items_of: fn(&Value) -> Vec<Item>, model: Op
             .iter()
             .map(|q| q["question"].as_str().unwrap_or_default())
             .collect();
-        let qvs = model.map(|m| query_vectors(m, &texts));
+        let qvs = model.map(|m| query_vectors(m, &texts, false));
+        let qvs_f32 = model.map(|m| query_vectors(m, &texts, true));
         for (qi, q) in qs.iter().enumerate() {
             let ev: HashSet<String> = evidence(q).into_iter().collect();
             let cat = q["category"].as_i64().unwrap_or(0);
-            for (mi, (_, fusion)) in modes.iter().enumerate() {
+            for (mi, (_, fusion, f32_query)) in modes.iter().enumerate() {
+                let qv = if *f32_query { &qvs_f32 } else { &qvs };
                 let req = RecallRequest {
                     workspace: format!("conv{i}"),
                     query: texts[qi].to_owned(),
                     limit: Some(50),
-                    query_vector: fusion.and(qvs.as_ref().map(|v| v[qi].clone())),
+                    query_vector: fusion.and(qv.as_ref().map(|v| v[qi].clone())),
                     fusion: fusion.unwrap_or_default(),
                     ..RecallRequest::default()
                 };
@@ -318,7 +347,7 @@ fn run(name: &str, convs: &[Value], items_of: fn(&Value) -> Vec<Item>, model: Op
         overall[0].n
     );
     println!("| recall | R@5 | R@10 | R@25 | R@50 |\n|---|---:|---:|---:|---:|");
-    for (mi, (label, _)) in modes.iter().enumerate() {
+    for (mi, (label, _, _)) in modes.iter().enumerate() {
         println!("| {label} | {} |", row(&overall[mi]));
     }
     if model.is_none() {
@@ -426,7 +455,7 @@ fn latency_at(sizes: &[usize], convs: &[Value], model: Option<&Embedder>) {
             let mut hl = Vec::new();
             for q in &questions {
                 let t = Instant::now();
-                let v = m.embed(&[q.as_str()]).unwrap().pop().unwrap();
+                let v = m.embed_query(q).unwrap();
                 let req = RecallRequest {
                     workspace: "personal".into(),
                     query: q.clone(),
@@ -532,7 +561,7 @@ fn cjk_cases(model: Option<&Embedder>) {
         questions.len()
     );
     println!("| recall | found at rank 1 | found in top 5 |\n|---|---:|---:|");
-    for (label, fusion) in modes(model.is_some()) {
+    for (label, fusion, f32_query) in modes(model.is_some()) {
         let (mut first, mut top5) = (0, 0);
         for (q, want) in questions {
             let req = RecallRequest {
@@ -542,7 +571,11 @@ fn cjk_cases(model: Option<&Embedder>) {
                 query_vector: fusion.and_then(|_| {
                     model.map(|m| QueryVector {
                         model: m.model_id().to_owned(),
-                        vector: m.embed(&[q]).unwrap().pop().unwrap().vector,
+                        vector: if f32_query {
+                            m.embed(&[q]).unwrap().remove(0).vector
+                        } else {
+                            m.embed_query(q).unwrap().vector
+                        },
                     })
                 }),
                 fusion: fusion.unwrap_or_default(),
