@@ -292,16 +292,23 @@ impl Api {
             mnemo_embed::Located::Found(d) => d,
             _ => return false,
         };
-        let Ok((id, dim)) = mnemo_embed::peek(&dir) else {
+        let Ok((id, _dim)) = mnemo_embed::peek(&dir) else {
             // Let loading say what is wrong with it.
             return true;
         };
-        match self.vault.vector_counts(workspace, &id, dim) {
-            Ok(c) if c.embedded == 0 && c.total.saturating_sub(c.embedded) > INLINE_MAX => {
+        if self.vault.has_vectors(&id).unwrap_or(true) {
+            return true;
+        }
+        // Nothing embedded yet: worth loading the model only to fill a few vectors inline.
+        let cap = usize::try_from(INLINE_MAX).unwrap_or(usize::MAX);
+        match self
+            .vault
+            .doc_count_capped(workspace, cap.saturating_add(1))
+        {
+            Ok(n) if n > cap => {
                 tracing::warn!(
-                    "{} memories have no vector yet: searching by words; `mnemo embed` (or the app) \
-                     embeds them for search by meaning",
-                    c.total
+                    "more than {INLINE_MAX} memories have no vector yet: searching by words; \
+                     `mnemo embed` (or the app) embeds them for search by meaning"
                 );
                 false
             }

@@ -49,16 +49,21 @@ pub fn locate(home: Option<&Path>) -> Located {
         // Named explicitly: used even when incomplete, so loading says what is wrong with it.
         return Located::Found(dir);
     }
-    let candidates = candidates(home);
-    for dir in &candidates {
-        if complete(dir) {
-            return Located::Found(dir.clone());
-        }
+    // Mnemo's own folders first; site-packages (a dozen folder listings) only when they fail —
+    // a one-shot command looks here on every run.
+    let mut searched = own_folders(home);
+    if let Some(dir) = searched.iter().find(|d| complete(d)) {
+        return Located::Found(dir.clone());
     }
-    Located::Missing(candidates)
+    let packaged = packaged_folders();
+    if let Some(dir) = packaged.iter().find(|d| complete(d)) {
+        return Located::Found(dir.clone());
+    }
+    searched.extend(packaged);
+    Located::Missing(searched)
 }
 
-fn candidates(home: Option<&Path>) -> Vec<PathBuf> {
+fn own_folders(home: Option<&Path>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Some(h) = home {
         out.push(h.join("models").join(MODEL_DIR_NAME));
@@ -66,12 +71,14 @@ fn candidates(home: Option<&Path>) -> Vec<PathBuf> {
     if let Some(d) = dirs::data_dir() {
         out.push(d.join("mnemo").join("models").join(MODEL_DIR_NAME));
     }
-    out.extend(
-        site_packages()
-            .into_iter()
-            .map(|sp| sp.join(PY_PACKAGE).join("model")),
-    );
     out
+}
+
+fn packaged_folders() -> Vec<PathBuf> {
+    site_packages()
+        .into_iter()
+        .map(|sp| sp.join(PY_PACKAGE).join("model"))
+        .collect()
 }
 
 /// Usual site-packages folders: the user's (`~/.local/lib/python3.*`), pyenv's, /usr/local's,
@@ -127,7 +134,7 @@ mod tests {
     #[test]
     fn home_models_folder_is_looked_in_first() {
         let d = tempfile::tempdir().expect("tmp");
-        let c = candidates(Some(d.path()));
+        let c = own_folders(Some(d.path()));
         assert_eq!(c[0], d.path().join("models").join(MODEL_DIR_NAME));
     }
 }

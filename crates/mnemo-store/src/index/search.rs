@@ -100,14 +100,14 @@ impl Index {
         }
         let mut dfs = Vec::with_capacity(terms.len());
         for t in &terms {
-            dfs.push(self.doc_count_capped(&tokenize::fts_expr(std::slice::from_ref(t), false))?);
+            dfs.push(self.match_count_capped(&tokenize::fts_expr(std::slice::from_ref(t), false))?);
         }
         // Still being typed: the last word is not a word of the index yet.
         let last = terms.len() - 1;
         let prefix_last =
             tokenize::ends_in_word(query) && terms[last].chars().count() >= 3 && dfs[last] == 0;
         if prefix_last {
-            dfs[last] = self.doc_count_capped(&tokenize::fts_expr(&terms[last..], true))?;
+            dfs[last] = self.match_count_capped(&tokenize::fts_expr(&terms[last..], true))?;
         }
         let all_common = dfs.iter().all(|d| *d > COMMON_TERM_DOCS);
         let kept: Vec<(usize, &String)> = terms
@@ -127,7 +127,7 @@ impl Index {
     }
 
     /// How many documents match `expr`, counted up to one past [`COMMON_TERM_DOCS`].
-    fn doc_count_capped(&self, expr: &str) -> Result<i64> {
+    fn match_count_capped(&self, expr: &str) -> Result<i64> {
         self.conn
             .prepare_cached(
                 "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ?1 LIMIT ?2)",

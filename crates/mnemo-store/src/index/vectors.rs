@@ -108,12 +108,19 @@ impl Index {
         dim: usize,
     ) -> Result<VectorCounts> {
         let dim_bytes = i64::try_from(dim * 4).unwrap_or(i64::MAX);
+        // Two statements, so a workspace's count reads the covering `docs_file_state` index
+        // (it holds the hash), never the wide docs rows.
+        let sql = if workspace.is_some() {
+            "SELECT count(*), count(v.hash) FROM docs d
+             LEFT JOIN vectors v ON v.hash = d.hash AND v.model = ?2 AND length(v.vec) = ?3
+             WHERE d.workspace = ?1"
+        } else {
+            "SELECT count(*), count(v.hash) FROM docs d
+             LEFT JOIN vectors v ON v.hash = d.hash AND v.model = ?2 AND length(v.vec) = ?3
+             WHERE ?1 IS NULL"
+        };
         self.conn
-            .prepare_cached(
-                "SELECT count(*), count(v.hash) FROM docs d
-                 LEFT JOIN vectors v ON v.hash = d.hash AND v.model = ?2 AND length(v.vec) = ?3
-                 WHERE (?1 IS NULL OR d.workspace = ?1)",
-            )
+            .prepare_cached(sql)
             .and_then(|mut s| {
                 s.query_row(params![workspace, model, dim_bytes], |r| {
                     Ok(VectorCounts {
@@ -122,6 +129,30 @@ impl Index {
                     })
                 })
             })
+            .map_err(db::err("reading the index"))
+    }
+
+    /// How many docs a scope has, counted up to `cap` (cheap at any size).
+    pub fn doc_count_capped(&self, workspace: Option<&str>, cap: usize) -> Result<usize> {
+        let cap = i64::try_from(cap).unwrap_or(i64::MAX);
+        let sql = if workspace.is_some() {
+            "SELECT count(*) FROM (SELECT 1 FROM docs WHERE workspace = ?1 LIMIT ?2)"
+        } else {
+            "SELECT count(*) FROM (SELECT 1 FROM docs WHERE ?1 IS NULL LIMIT ?2)"
+        };
+        self.conn
+            .prepare_cached(sql)
+            .and_then(|mut s| s.query_row(params![workspace, cap], |r| r.get::<_, i64>(0)))
+            .map(|n| usize::try_from(n).unwrap_or(0))
+            .map_err(db::err("reading the index"))
+    }
+
+    /// Whether any vector of `model` is stored at all (a one-shot search skips loading the
+    /// model when none is).
+    pub fn has_vectors(&self, model: &str) -> Result<bool> {
+        self.conn
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM vectors WHERE model = ?1)")
+            .and_then(|mut s| s.query_row([model], |r| r.get(0)))
             .map_err(db::err("reading the index"))
     }
 

@@ -34,6 +34,16 @@ impl Vault {
         guard(&self.index).vector_counts(workspace, model, dim)
     }
 
+    /// How many docs a scope has, counted up to `cap`.
+    pub fn doc_count_capped(&self, workspace: Option<&str>, cap: usize) -> Result<usize> {
+        guard(&self.index).doc_count_capped(workspace, cap)
+    }
+
+    /// Whether any vector of `model` is stored at all.
+    pub fn has_vectors(&self, model: &str) -> Result<bool> {
+        guard(&self.index).has_vectors(model)
+    }
+
     /// Drop vectors of deleted or changed content and of other models; then damaged ones.
     /// Returns how many rows went.
     pub fn gc_vectors(&self, model: &str, dim: usize) -> Result<usize> {
