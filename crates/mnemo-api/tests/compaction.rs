@@ -193,3 +193,37 @@ async fn a_chat_past_a_small_window_is_compacted_into_the_daily_log_and_keeps_wo
     let after = api.chat_transcript("personal".into(), session.id).unwrap();
     assert_eq!(after.messages.len(), markers.len() * 2, "nothing saved");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_that_ignores_memory_is_compacted_without_touching_the_daily_log() {
+    let (_d, api) = api();
+    let fake = FakeModel::start().await;
+    let a = api.clone();
+    let s = ModelSettings {
+        context_window: WINDOW,
+        ..settings(&fake)
+    };
+    blocking(move || a.set_model_settings(s)).await.unwrap();
+    let session = api.chat_create("personal".into(), None).unwrap();
+    api.chat_update("personal".into(), session.id.clone(), None, Some(true))
+        .unwrap();
+    fake.push_for(Kind::Plain, Reply::text("SUMMARY: private planning."));
+    let mut compacted = None;
+    for m in ["alpha", "bravo", "charlie", "delta", "echo"] {
+        fake.push_for(Kind::Stream, Reply::text("ok."));
+        let (a, sid, text) = (api.clone(), session.id.clone(), long_message(m));
+        let r = blocking(move || a.chat_send("personal".into(), sid, text))
+            .await
+            .unwrap();
+        compacted = compacted.or(r.compacted);
+    }
+    let c = compacted.expect("compacted");
+    assert_eq!(c.summary, "SUMMARY: private planning.");
+    assert_eq!(c.log, None, "an ignored chat's summary stays out of memory");
+    assert!(api.logs("personal".into()).unwrap().is_empty());
+    assert!(
+        !api.home_dir()
+            .join("workspaces/personal/memory/logs")
+            .exists()
+    );
+}

@@ -274,9 +274,9 @@ impl Turn {
 
     /// The conversation the request carries: everything since the last compaction — or, when
     /// that and the new message would not fit the model's context window, a new compaction
-    /// first (summary written by the model, else extractively; recorded in the session and
-    /// appended to the day's log). Returns the messages kept, the summary standing for the
-    /// rest, and the compaction made now.
+    /// first (summary written by the model, else extractively; recorded in the session and —
+    /// unless memory is ignored for this chat (`with_tools` false) — appended to the day's log).
+    /// Returns the messages kept, the summary standing for the rest, and the compaction made now.
     async fn fit_context(
         &self,
         vault: &Vault,
@@ -330,7 +330,12 @@ impl Turn {
                 .await;
                 let upto = start + split;
                 let at = Utc::now();
-                let log = self.log_compaction(vault, at, &text);
+                // An ignored chat never reaches memory: its summary stays in the session only.
+                let log = if with_tools {
+                    self.log_compaction(vault, at, &text)
+                } else {
+                    None
+                };
                 let record = Record::Compacted {
                     at: at.to_rfc3339_opts(SecondsFormat::Secs, true),
                     upto: u64::try_from(upto).unwrap_or(u64::MAX),
