@@ -38,9 +38,9 @@ fn request_tokens(body: &Value) -> usize {
     msgs + compact::estimate_tokens(&body["tools"].to_string())
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_chat_past_a_small_window_is_compacted_into_the_daily_log_and_keeps_working() {
-    let (_d, api) = api();
+/// A fresh API whose model (the fake) has a `WINDOW`-token context.
+async fn small_window() -> (tempfile::TempDir, mnemo_api::Api, FakeModel) {
+    let (d, api) = api();
     let fake = FakeModel::start().await;
     let a = api.clone();
     let s = ModelSettings {
@@ -48,6 +48,12 @@ async fn a_chat_past_a_small_window_is_compacted_into_the_daily_log_and_keeps_wo
         ..settings(&fake)
     };
     blocking(move || a.set_model_settings(s)).await.unwrap();
+    (d, api, fake)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_past_a_small_window_is_compacted_into_the_daily_log_and_keeps_working() {
+    let (_d, api, fake) = small_window().await;
     let events = api.subscribe_chat();
     let session = api.chat_create("personal".into(), None).unwrap();
 
@@ -196,14 +202,7 @@ async fn a_chat_past_a_small_window_is_compacted_into_the_daily_log_and_keeps_wo
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chat_that_ignores_memory_is_compacted_without_touching_the_daily_log() {
-    let (_d, api) = api();
-    let fake = FakeModel::start().await;
-    let a = api.clone();
-    let s = ModelSettings {
-        context_window: WINDOW,
-        ..settings(&fake)
-    };
-    blocking(move || a.set_model_settings(s)).await.unwrap();
+    let (_d, api, fake) = small_window().await;
     let session = api.chat_create("personal".into(), None).unwrap();
     api.chat_update("personal".into(), session.id.clone(), None, Some(true))
         .unwrap();

@@ -120,12 +120,7 @@ impl Embedder {
                 return Err(bad(format!("{f} is missing")));
             }
         }
-        let config_bytes =
-            std::fs::read(dir.join("config.json")).map_err(|e| bad(format!("config.json: {e}")))?;
-        let config: Config = serde_json::from_slice(&config_bytes)
-            .map_err(|e| bad(format!("config.json is not a BERT config: {e}")))?;
-        let tok_bytes = std::fs::read(dir.join("tokenizer.json"))
-            .map_err(|e| bad(format!("tokenizer.json: {e}")))?;
+        let (config_bytes, config, tok_bytes) = read_config_and_tokenizer(dir)?;
         let mut tokenizer = Tokenizer::from_bytes(&tok_bytes)
             .map_err(|e| bad(format!("tokenizer.json is not a tokenizer: {e}")))?;
         tokenizer
@@ -279,12 +274,7 @@ pub fn peek(dir: &Path) -> Result<(String, usize), EmbedError> {
         dir: dir.to_path_buf(),
         reason,
     };
-    let config_bytes =
-        std::fs::read(dir.join("config.json")).map_err(|e| bad(format!("config.json: {e}")))?;
-    let config: Config = serde_json::from_slice(&config_bytes)
-        .map_err(|e| bad(format!("config.json is not a BERT config: {e}")))?;
-    let tok_bytes = std::fs::read(dir.join("tokenizer.json"))
-        .map_err(|e| bad(format!("tokenizer.json: {e}")))?;
+    let (config_bytes, config, tok_bytes) = read_config_and_tokenizer(dir)?;
     let mut f = std::fs::File::open(dir.join("model.safetensors"))
         .map_err(|e| bad(format!("model.safetensors: {e}")))?;
     let len = f
@@ -300,6 +290,22 @@ pub fn peek(dir: &Path) -> Result<(String, usize), EmbedError> {
         model_id(dir, &config_bytes, &tok_bytes, len, &head),
         config.hidden_size,
     ))
+}
+
+/// `config.json` (bytes and parsed) and `tokenizer.json`'s bytes: what the model id hashes and
+/// loading needs.
+fn read_config_and_tokenizer(dir: &Path) -> Result<(Vec<u8>, Config, Vec<u8>), EmbedError> {
+    let bad = |reason: String| EmbedError::BadModel {
+        dir: dir.to_path_buf(),
+        reason,
+    };
+    let config_bytes =
+        std::fs::read(dir.join("config.json")).map_err(|e| bad(format!("config.json: {e}")))?;
+    let config: Config = serde_json::from_slice(&config_bytes)
+        .map_err(|e| bad(format!("config.json is not a BERT config: {e}")))?;
+    let tok_bytes = std::fs::read(dir.join("tokenizer.json"))
+        .map_err(|e| bad(format!("tokenizer.json: {e}")))?;
+    Ok((config_bytes, config, tok_bytes))
 }
 
 fn model_id(dir: &Path, config: &[u8], tokenizer: &[u8], weights_len: u64, head: &[u8]) -> String {

@@ -93,6 +93,11 @@ CREATE INDEX docs_by_hash ON docs(hash);
 -- from the wide docs rows (at 100,000 files that read was a quarter of a one-shot search).
 CREATE INDEX docs_file_state ON docs(workspace, path, mtime_ms, size, hash);
 ",
+    r"
+-- Search now counts a term's documents capped (index/search.rs); the per-term view that read a
+-- whole doclist is gone.
+DROP TABLE docs_vocab;
+",
 ];
 
 /// A doc as `list` shows it.

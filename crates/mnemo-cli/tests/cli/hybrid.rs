@@ -14,14 +14,7 @@ impl Env {
         c
     }
     fn json_model(&self, args: &[&str]) -> serde_json::Value {
-        let out = self.cmd_model().arg("--json").args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
+        self.json_of(self.cmd_model(), args)
     }
     fn pets(&self) {
         let p = self.personal();

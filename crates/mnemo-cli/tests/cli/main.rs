@@ -51,9 +51,11 @@ impl Env {
     }
     /// Run with --json, expect success, parse stdout.
     fn json(&self, args: &[&str]) -> Value {
-        let mut all = vec!["--json"];
-        all.extend_from_slice(args);
-        let out = self.run(&all);
+        self.json_of(self.cmd(), args)
+    }
+    /// [`Env::json`] with a command prepared by the caller.
+    fn json_of(&self, mut c: Command, args: &[&str]) -> Value {
+        let out = c.arg("--json").args(args).output().unwrap();
         assert!(
             out.status.success(),
             "{args:?}: {}{}",

@@ -145,13 +145,15 @@ fn the_server_exits_cleanly_when_the_client_closes_stdin_and_prints_only_protoco
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{}}}"#,
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":{"path":"/etc/passwd"}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"remember","arguments":{"content":"tea"}}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"resources/list","params":{"cursor":"zz"}}"#,
     ] {
         writeln!(stdin, "{msg}").unwrap();
     }
-    // Wait for both answers before closing.
+    // Wait for every answer before closing.
     let mut stdout = BufReader::new(c.0.stdout.take().unwrap());
     let mut lines = Vec::new();
-    while lines.len() < 3 {
+    while lines.len() < 5 {
         let mut l = String::new();
         if stdout.read_line(&mut l).unwrap() == 0 {
             break;
@@ -180,6 +182,17 @@ fn the_server_exits_cleanly_when_the_client_closes_stdin_and_prints_only_protoco
         "personal"
     );
     assert_eq!(by_id(3)["error"]["data"]["code"], "path_escape", "{msgs:?}");
+    // No model configured: remember says what to set up.
+    assert_eq!(
+        by_id(4)["error"]["data"]["code"],
+        "managed_memory_unavailable",
+        "{msgs:?}"
+    );
+    assert_eq!(
+        by_id(5)["error"]["data"]["code"],
+        "invalid_arguments",
+        "{msgs:?}"
+    );
 }
 
 #[test]

@@ -148,6 +148,12 @@ async def main():
             except MCPError as e:
                 check((e.data or {}).get("code") == "path_escape", "an escaping resource is refused")
             await expect_error(s, "forget", {}, "invalid_arguments", "forget with nothing to do")
+            await expect_error(s, "forget", {"remove": "all"}, "invalid_arguments",
+                               "forget with a malformed remove")
+            await expect_error(s, "forget", {"remove": []}, "invalid_arguments",
+                               "forget with nothing to remove")
+            await expect_error(s, "forget", {"query": "x", "remove": []}, "invalid_arguments",
+                               "forget with both a query and a remove")
 
             r = await s.call_tool("forget", {"query": "Tofu"})
             sel = r.structured_content["preview"]["selected"]

@@ -13,6 +13,27 @@ fn ids(list: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// `mnemo --json --workspace WS add …` (a description is filled in).
+fn add(e: &Env, ws: &str, ty: &str, name: &str, body: &str) -> std::process::Output {
+    e.cmd()
+        .args([
+            "--json",
+            "--workspace",
+            ws,
+            "add",
+            "--type",
+            ty,
+            "--name",
+            name,
+            "--description",
+            "d",
+            "--body",
+            body,
+        ])
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn the_user_layer_is_its_own_workspace_and_follows_qwen_code_s_base_dir() {
     let e = Env::new();
@@ -80,24 +101,13 @@ fn a_bound_repository_s_team_layer_is_shown_and_writes_say_they_are_shared() {
     let mems = e.json(&["--workspace", &team, "list"]);
     assert_eq!(mems[0]["path"], "project/conventions.md");
 
-    let out = e
-        .cmd()
-        .args([
-            "--json",
-            "--workspace",
-            &team,
-            "add",
-            "--type",
-            "project",
-            "--name",
-            "Reviews",
-            "--description",
-            "Two approvals",
-            "--body",
-            "Every PR needs two approvals.",
-        ])
-        .output()
-        .unwrap();
+    let out = add(
+        &e,
+        &team,
+        "project",
+        "Reviews",
+        "Every PR needs two approvals.",
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -113,24 +123,13 @@ fn a_bound_repository_s_team_layer_is_shown_and_writes_say_they_are_shared() {
     assert!(repo.join(".qwen/team-memory/reviews.md").exists());
 
     // Secret-scanned like every write: refused, nothing written.
-    let out = e
-        .cmd()
-        .args([
-            "--json",
-            "--workspace",
-            &team,
-            "add",
-            "--type",
-            "reference",
-            "--name",
-            "Deploy key",
-            "--description",
-            "CI key",
-            "--body",
-            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-        ])
-        .output()
-        .unwrap();
+    let out = add(
+        &e,
+        &team,
+        "reference",
+        "Deploy key",
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    );
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "invalid_content", "{v}");

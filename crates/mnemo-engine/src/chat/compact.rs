@@ -34,6 +34,28 @@ pub fn estimate_tokens(text: &str) -> usize {
     wide + other_bytes.div_ceil(3)
 }
 
+/// `text` cut to at most `max_tokens` (estimated), with `…` marking the cut.
+#[must_use]
+pub fn cut_to(text: &str, max_tokens: usize) -> String {
+    if estimate_tokens(text) <= max_tokens {
+        return text.to_owned();
+    }
+    let budget = max_tokens.saturating_sub(1);
+    let (mut wide, mut other_bytes, mut end) = (0usize, 0usize, 0usize);
+    for (i, c) in text.char_indices() {
+        if mnemo_store::tokenize::is_cjk(c) {
+            wide += 1;
+        } else {
+            other_bytes += c.len_utf8();
+        }
+        if wide + other_bytes.div_ceil(3) > budget {
+            break;
+        }
+        end = i + c.len_utf8();
+    }
+    format!("{}…", text[..end].trim_end())
+}
+
 /// Estimated tokens of a message (its text and tool calls).
 #[must_use]
 pub fn message_tokens(m: &Message) -> usize {
@@ -227,6 +249,17 @@ mod tests {
         assert_eq!(estimate_tokens("abcdef"), 2);
         assert_eq!(estimate_tokens("记忆系统"), 4);
         assert_eq!(estimate_tokens("메모리"), 3);
+    }
+
+    #[test]
+    fn a_cut_text_fits_its_budget_and_says_it_was_cut() {
+        assert_eq!(cut_to("short", 100), "short");
+        let long = "word ".repeat(500);
+        let cut = cut_to(&long, 50);
+        assert!(estimate_tokens(&cut) <= 50, "{}", estimate_tokens(&cut));
+        assert!(cut.ends_with('…') && cut.starts_with("word word"));
+        let cjk = cut_to(&"记忆".repeat(100), 10);
+        assert_eq!(cjk.chars().count(), 10, "{cjk}");
     }
 
     #[test]

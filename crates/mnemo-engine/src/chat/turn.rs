@@ -482,7 +482,7 @@ async fn summarize(
             let text = r.message.content.unwrap_or_default();
             let text = text.trim();
             if !text.is_empty() {
-                return (cut_to(text, max_tokens), "model");
+                return (compact::cut_to(text, max_tokens), "model");
             }
             tracing::warn!("the model's summary was empty: summarising without it");
         }
@@ -493,21 +493,6 @@ async fn summarize(
         compact::extractive_summary(previous, older, max_tokens),
         "extractive",
     )
-}
-
-/// `text` cut to about `max_tokens`.
-fn cut_to(text: &str, max_tokens: usize) -> String {
-    if compact::estimate_tokens(text) <= max_tokens {
-        return text.to_owned();
-    }
-    let mut out = String::new();
-    for c in text.chars() {
-        if compact::estimate_tokens(&out) >= max_tokens.saturating_sub(1) {
-            break;
-        }
-        out.push(c);
-    }
-    format!("{}…", out.trim_end())
 }
 
 /// What extraction after a turn needs besides the session: how to journal and report.
