@@ -79,7 +79,8 @@ describe("the Remember… box", () => {
     setTasks([listed("completed")]);
     await waitFor(() => expect(view.getAttribute("data-status")).toBe("completed"));
     expect(screen.getByTestId("remember-summary").textContent).toBe("Saved the deploy day.");
-    expect(onOpenMemory).toHaveBeenCalledTimes(1);
+    // The first file opens from an effect after the completed render: wait for it, exactly once.
+    await waitFor(() => expect(onOpenMemory).toHaveBeenCalledTimes(1));
     expect(onOpenMemory).toHaveBeenCalledWith("personal", "project/deploy.md");
     // Each file it wrote opens on request; the first opened only once by itself.
     fireEvent.click(screen.getAllByTestId("remember-file")[1]);
