@@ -245,7 +245,10 @@ async fn run_one(
     });
     task.result = Some(TaskResult {
         summary: match result.files_written.len() {
-            0 => "no new memories".to_owned(),
+            0 => result
+                .detail
+                .clone()
+                .unwrap_or_else(|| "nothing written".to_owned()),
             1 => "wrote 1 memory".to_owned(),
             n => format!("wrote {n} memories"),
         },

@@ -138,6 +138,7 @@ fn view(task: &TaskInfo, mode: ContextMode) -> RememberTask {
     let error = (task.status == TaskStatus::Failed).then(|| {
         let code = match task.reason.as_deref() {
             Some("remember_path_escape") => ErrorCode::RememberPathEscape,
+            Some("remember_nothing_written") => ErrorCode::RememberNothingWritten,
             _ => ErrorCode::RememberFailed,
         };
         Error::new(
@@ -375,10 +376,16 @@ async fn run_one(
             tasks.finish(&mut task, TaskStatus::Completed, None);
         }
         Err(e) => {
-            // A run that also named a path outside the root is refused whole: what it wrote
-            // inside is taken back, so a retry does not write the fact twice.
+            // A run that also named a path outside the root is refused whole, and so is one
+            // whose writes do not hold the fact: what it wrote inside is taken back, so a retry
+            // does not write the fact twice.
             let group = match group {
-                Some(g) if e.code == ErrorCode::RememberPathEscape => {
+                Some(g)
+                    if matches!(
+                        e.code,
+                        ErrorCode::RememberPathEscape | ErrorCode::RememberNothingWritten
+                    ) =>
+                {
                     if let Err(u) = vault.undo_group(g, ChangeSource::Remember) {
                         tracing::warn!("could not take back the refused remember's writes: {u}");
                         Some(g)

@@ -2,8 +2,9 @@
 //! events, and — before the process may exit — the extraction task that follows each turn.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mnemo_api::reexports::{TaskInfo, TurnResult};
 use mnemo_api::{Api, ChatEvent};
@@ -64,7 +65,7 @@ fn turn(api: &Api, workspace: &str, session: &str, text: &str, json: bool) -> Re
         print(ev);
     }
     let task: Option<TaskInfo> = match &result.extract_task {
-        Some(id) => Some(api.wait_task(id, EXTRACT_WAIT)?),
+        Some(id) => Some(wait_extraction(api, id, json)?),
         None => None,
     };
     // A dream this turn started or queued runs in this process: it must end before we exit.
@@ -129,6 +130,84 @@ fn turn(api: &Api, workspace: &str, session: &str, text: &str, json: bool) -> Re
     }
     eprintln!("[session {session}]");
     Ok(())
+}
+
+/// Set while the chat waits for an extraction: Ctrl+C then stops the wait, not the process.
+static WAITING: AtomicBool = AtomicBool::new(false);
+/// Ctrl+C was pressed during the wait.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Ctrl+C, from the first wait on: during a wait it ends the wait (the extraction is left to
+/// finish later or be retried); at any other time it ends the process as usual (exit 130).
+fn watch_ctrl_c() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::thread::spawn(|| {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async {
+                loop {
+                    if tokio::signal::ctrl_c().await.is_err() {
+                        return;
+                    }
+                    if WAITING.load(Ordering::SeqCst) && !INTERRUPTED.swap(true, Ordering::SeqCst) {
+                        continue;
+                    }
+                    std::process::exit(130);
+                }
+            });
+        });
+    });
+}
+
+/// Wait for the extraction after a turn, showing its progress on stderr (human mode): each phase
+/// and tool step as it happens. Ctrl+C stops waiting: the messages stay unprocessed (the cursor
+/// moves only after a successful run), so the next turn — or `mnemo chat --session` — extracts
+/// them again; nothing is lost.
+fn wait_extraction(api: &Api, id: &str, json: bool) -> Result<TaskInfo> {
+    watch_ctrl_c();
+    INTERRUPTED.store(false, Ordering::SeqCst);
+    WAITING.store(true, Ordering::SeqCst);
+    let deadline = Instant::now() + EXTRACT_WAIT;
+    let mut shown = (None::<String>, 0usize);
+    if !json {
+        eprintln!("\n[saving memories in the background; Ctrl+C leaves it for later]");
+    }
+    let outcome = loop {
+        let t = match api.wait_task(id, Duration::from_millis(300)) {
+            Ok(t) => t,
+            Err(e) => break Err(e),
+        };
+        if !json && (t.phase != shown.0 || t.tools.len() != shown.1) {
+            if let Some(step) = t.tools.get(shown.1..).and_then(|s| s.last()) {
+                eprintln!("[extraction: {} {}]", step.name, step.detail);
+            } else if let Some(p) = t
+                .phase
+                .as_deref()
+                .filter(|p| Some(*p) != shown.0.as_deref())
+            {
+                eprintln!("[extraction: {p}]");
+            }
+            shown = (t.phase.clone(), t.tools.len());
+        }
+        if t.status.is_finished() || Instant::now() >= deadline {
+            break Ok(t);
+        }
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            if !json {
+                eprintln!(
+                    "[stopped waiting: the extraction did not finish; these messages stay unprocessed and are extracted again after your next message in this chat]"
+                );
+            }
+            break Ok(t);
+        }
+    };
+    WAITING.store(false, Ordering::SeqCst);
+    outcome
 }
 
 /// `mnemo chat [MESSAGE] [--session ID]`: one turn, or an interactive chat on stdin.

@@ -313,6 +313,9 @@ pub enum ErrorCode {
     RememberPathEscape,
     /// Remember: the agent failed or timed out.
     RememberFailed,
+    /// Remember: the agent finished without the fact in any memory file (it wrote nothing, or
+    /// what it wrote does not hold the fact — taken back). Nothing was saved: try again.
+    RememberNothingWritten,
     /// Remember: no such task (or it belongs to another client).
     RememberTaskNotFound,
     /// No usable local embedding model (not installed, turned off, or its files are damaged).
@@ -346,6 +349,7 @@ impl ErrorCode {
             Self::RememberQueueFull => "remember_queue_full",
             Self::RememberPathEscape => "remember_path_escape",
             Self::RememberFailed => "remember_failed",
+            Self::RememberNothingWritten => "remember_nothing_written",
             Self::RememberTaskNotFound => "remember_task_not_found",
             Self::EmbeddingUnavailable => "embedding_unavailable",
         }
@@ -443,6 +447,7 @@ mod tests {
             ErrorCode::RememberQueueFull,
             ErrorCode::RememberPathEscape,
             ErrorCode::RememberFailed,
+            ErrorCode::RememberNothingWritten,
             ErrorCode::RememberTaskNotFound,
             ErrorCode::EmbeddingUnavailable,
         ] {

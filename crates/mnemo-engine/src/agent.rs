@@ -2,7 +2,12 @@
 //! it takes what happened (a model reply, a tool result, elapsed time, a cancel) and returns the
 //! effects to perform. The async driver ([`crate::run_agent`]) carries them out, so the rules —
 //! max turns, wall time, cancellation, one event per tool call — are tested without a network.
+//! Besides the limits on turns and time: an answer cut at its output cap is asked for again once,
+//! shorter, then the run stops saying so; an identical tool call is answered "you already did
+//! that" the second time and stops the run the third; an unusable answer (text protocol) is
+//! fed back once per turn with the problem named.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use mnemo_llm::Message;
@@ -14,6 +19,10 @@ pub struct AgentLimits {
     pub max_turns: u32,
     /// Wall time at most (extract: 2 min, remember: 5 min).
     pub wall_time: Duration,
+    /// Output tokens one model call may produce (`max_tokens`; lowered for small windows).
+    pub step_tokens: u32,
+    /// Tokens (estimated prompt + output) the whole run may spend.
+    pub total_tokens: u32,
 }
 
 /// Something the UI can show while the agent works.
@@ -62,6 +71,13 @@ pub enum AgentOutcome {
 pub enum Effect {
     /// Call the model with [`AgentMachine::messages`].
     CallModel,
+    /// Do not run this call (a repeat): report `note` with [`AgentMachine::on_tool_result`].
+    SkipTool {
+        /// Call id.
+        id: String,
+        /// What the model is told instead.
+        note: String,
+    },
     /// Run a tool and report with [`AgentMachine::on_tool_result`].
     RunTool {
         /// Call id.
@@ -89,7 +105,16 @@ pub struct AgentMachine {
     tools: bool,
     /// The last turn offers no tools, so the model has to answer in words (chat).
     answer_on_last_turn: bool,
+    /// How often each exact call (name + arguments) was made.
+    calls_seen: HashMap<(String, String), u32>,
+    /// The current step was already asked again after an answer cut at its output cap.
+    cut_retried: bool,
+    /// Tool calls made in the whole run.
+    calls_made: u32,
 }
+
+/// Third time the same call is made, the run stops.
+const MAX_SAME_CALL: u32 = 3;
 
 impl AgentMachine {
     /// A run with a system prompt and a task.
@@ -103,6 +128,9 @@ impl AgentMachine {
             finished: false,
             tools: true,
             answer_on_last_turn: false,
+            calls_seen: HashMap::new(),
+            cut_retried: false,
+            calls_made: 0,
         }
     }
 
@@ -118,6 +146,9 @@ impl AgentMachine {
             finished: false,
             tools,
             answer_on_last_turn: true,
+            calls_seen: HashMap::new(),
+            cut_retried: false,
+            calls_made: 0,
         }
     }
 
@@ -132,6 +163,12 @@ impl AgentMachine {
     #[must_use]
     pub fn messages(&self) -> &[Message] {
         &self.messages
+    }
+
+    /// Tool calls made so far in the run.
+    #[must_use]
+    pub fn calls_made(&self) -> u32 {
+        self.calls_made
     }
 
     /// Whether the run is over.
@@ -166,6 +203,7 @@ impl AgentMachine {
         if !self.offers_tools() {
             reply.tool_calls.clear();
         }
+        self.cut_retried = false;
         let calls = reply.tool_calls.clone();
         let text = reply.content.clone().unwrap_or_default();
         self.messages.push(reply);
@@ -181,18 +219,91 @@ impl AgentMachine {
         }
         let mut effects = Vec::with_capacity(calls.len() * 2);
         for c in calls {
+            let seen = self
+                .calls_seen
+                .entry((
+                    c.function.name.clone(),
+                    c.function.arguments.trim().to_owned(),
+                ))
+                .or_insert(0);
+            *seen += 1;
+            if *seen >= MAX_SAME_CALL {
+                let name = c.function.name;
+                return self.finish(AgentOutcome::Failed(format!(
+                    "the model made the same {name} call {MAX_SAME_CALL} times; stopped"
+                )));
+            }
+            self.calls_made += 1;
             self.pending.push((c.id.clone(), c.function.name.clone()));
             effects.push(Effect::Emit(AgentEvent::ToolCall {
                 name: c.function.name.clone(),
                 arguments: c.function.arguments.clone(),
             }));
-            effects.push(Effect::RunTool {
-                id: c.id,
-                name: c.function.name,
-                arguments: c.function.arguments,
-            });
+            if *seen > 1 {
+                effects.push(Effect::SkipTool {
+                    id: c.id,
+                    note: "You already made this exact call; its result is above. Do not repeat it: take the next step, or finish.".to_owned(),
+                });
+            } else {
+                effects.push(Effect::RunTool {
+                    id: c.id,
+                    name: c.function.name,
+                    arguments: c.function.arguments,
+                });
+            }
         }
         effects
+    }
+
+    /// The answer stopped at the output cap (`finish_reason: "length"`) and cannot be used as it
+    /// is: the first time in a step the model is asked again, shorter; the second time the run
+    /// stops with that reason.
+    pub fn on_cut_reply(&mut self, cap: u32) -> Vec<Effect> {
+        if self.finished {
+            return Vec::new();
+        }
+        if self.cut_retried {
+            return self.finish(AgentOutcome::Failed(format!(
+                "the model's answer ran past its {cap}-token output limit twice; stopped"
+            )));
+        }
+        self.cut_retried = true;
+        self.messages.push(Message::user(format!(
+            "Your last answer was cut off at the {cap}-token limit and was discarded. Answer again, much shorter: \
+             one tool call with brief arguments, or one short sentence if you are done."
+        )));
+        vec![Effect::CallModel]
+    }
+
+    /// An answer that could not be used (the text protocol could not parse an action): the
+    /// problem is fed back and the next turn starts, while turns remain.
+    pub fn on_unusable_reply(&mut self, text: String, problem: &str) -> Vec<Effect> {
+        if self.finished {
+            return Vec::new();
+        }
+        self.messages
+            .push(Message::new(mnemo_llm::Role::Assistant, text));
+        if self.turn >= self.limits.max_turns {
+            let turns = self.turn;
+            return self.finish(AgentOutcome::Failed(format!(
+                "the model's answers could not be used ({problem}) in {turns} turns; stopped"
+            )));
+        }
+        self.messages.push(Message::user(format!(
+            "That answer could not be used: {problem}. Reply with exactly one JSON object as described."
+        )));
+        self.next_turn()
+    }
+
+    /// The run's token budget is spent: stop, saying so.
+    pub fn on_budget_spent(&mut self, spent: u64) -> Vec<Effect> {
+        if self.finished {
+            return Vec::new();
+        }
+        let budget = self.limits.total_tokens;
+        self.finish(AgentOutcome::Failed(format!(
+            "the run used its token budget ({spent} of {budget} tokens); stopped"
+        )))
     }
 
     /// A tool answered.
@@ -265,6 +376,8 @@ mod tests {
     const LIMITS: AgentLimits = AgentLimits {
         max_turns: 2,
         wall_time: Duration::from_secs(60),
+        step_tokens: 512,
+        total_tokens: 100_000,
     };
     const T: Duration = Duration::from_secs(1);
 
@@ -381,6 +494,79 @@ mod tests {
         assert!(matches!(
             fx.as_slice(),
             [Effect::Finish(AgentOutcome::Completed { .. })]
+        ));
+    }
+
+    #[test]
+    fn a_cut_answer_is_asked_again_once_then_the_run_stops() {
+        let mut m = AgentMachine::new(LIMITS, "sys", "task");
+        m.start();
+        assert_eq!(m.on_cut_reply(512), vec![Effect::CallModel]);
+        assert!(
+            m.messages()
+                .last()
+                .and_then(|x| x.content.as_deref())
+                .is_some_and(|c| c.contains("512-token limit"))
+        );
+        let fx = m.on_cut_reply(512);
+        assert!(
+            matches!(fx.as_slice(), [Effect::Finish(AgentOutcome::Failed(r))] if r.contains("output limit twice")),
+            "{fx:?}"
+        );
+        // A usable answer in between resets the retry.
+        let mut m = AgentMachine::new(LIMITS, "sys", "task");
+        m.start();
+        m.on_cut_reply(512);
+        m.on_model_reply(calls(&["glob"]), T);
+        m.on_tool_result("c0", true, String::new(), T);
+        assert_eq!(m.on_cut_reply(512), vec![Effect::CallModel]);
+    }
+
+    #[test]
+    fn the_same_call_is_answered_from_memory_then_stops_the_run() {
+        let limits = AgentLimits {
+            max_turns: 5,
+            ..LIMITS
+        };
+        let mut m = AgentMachine::new(limits, "sys", "task");
+        m.start();
+        m.on_model_reply(calls(&["glob"]), T);
+        m.on_tool_result("c0", true, String::new(), T);
+        let fx = m.on_model_reply(calls(&["glob"]), T);
+        assert!(
+            fx.iter().any(|e| matches!(e, Effect::SkipTool { .. })),
+            "the repeat is not run: {fx:?}"
+        );
+        m.on_tool_result("c0", false, "already".into(), T);
+        let fx = m.on_model_reply(calls(&["glob"]), T);
+        assert!(
+            matches!(fx.as_slice(), [Effect::Finish(AgentOutcome::Failed(r))] if r.contains("same glob call 3 times")),
+            "{fx:?}"
+        );
+    }
+
+    #[test]
+    fn unusable_answers_are_fed_back_while_turns_remain() {
+        let mut m = AgentMachine::new(LIMITS, "sys", "task");
+        m.start();
+        let fx = m.on_unusable_reply("blah".into(), "no JSON object");
+        assert_eq!(fx.last(), Some(&Effect::CallModel));
+        assert!(
+            m.messages()
+                .last()
+                .and_then(|x| x.content.as_deref())
+                .is_some_and(|c| c.contains("no JSON object"))
+        );
+        let fx = m.on_unusable_reply("blah".into(), "no JSON object");
+        assert!(matches!(
+            fx.as_slice(),
+            [Effect::Finish(AgentOutcome::Failed(_))]
+        ));
+        let mut m = AgentMachine::new(LIMITS, "sys", "task");
+        m.start();
+        assert!(matches!(
+            m.on_budget_spent(10).as_slice(),
+            [Effect::Finish(AgentOutcome::Failed(r))] if r.contains("token budget")
         ));
     }
 

@@ -26,6 +26,8 @@ use crate::tools::MemoryTools;
 pub const LIMITS: AgentLimits = AgentLimits {
     max_turns: 5,
     wall_time: Duration::from_secs(120),
+    step_tokens: 768,
+    total_tokens: 60_000,
 };
 /// Whether extraction runs after chat turns in a workspace: its switch in settings.toml
 /// (`[auto_extract]`), on when absent.
@@ -338,7 +340,13 @@ pub async fn run_extract(
         return Ok(skip("nothing new in the transcript"));
     }
     let docs = vault.list_indexed(Some(&ws.id), None)?;
-    let (manifest, _) = crate::recall::manifest(&docs, &HashSet::new(), &[]);
+    let window = client.context_window(cancel).await;
+    let (manifest, _) = crate::recall::manifest_within(
+        &docs,
+        &HashSet::new(),
+        &[],
+        crate::budget::manifest_bytes(window),
+    );
     let task = format!(
         "New conversation since the last extraction:\n\n{}",
         transcript_text(slice)
@@ -354,10 +362,10 @@ pub async fn run_extract(
         on_event(e);
     })
     .await;
-    let (status, detail) = match &outcome {
+    let (status, mut detail) = match &outcome {
         // Hitting the turn limit means the slice may not be fully processed: not a success.
         AgentOutcome::Completed { .. } => (ExtractStatus::Completed, None),
-        other => (ExtractStatus::Failed, Some(format!("{other:?}"))),
+        other => (ExtractStatus::Failed, Some(outcome_text(other))),
     };
     // Post-filter what this run wrote: weak entries and repeats go; what was there stays.
     let mut seen = HashSet::new();
@@ -405,6 +413,13 @@ pub async fn run_extract(
             types.push(t);
         }
     }
+    if written.is_empty() {
+        // Said plainly: a run that saved nothing is not dressed up as work done.
+        detail = Some(match detail {
+            Some(why) => format!("nothing written: {why}"),
+            None => "nothing written: the model found nothing worth saving".to_owned(),
+        });
+    }
     let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
     if status == ExtractStatus::Completed {
         vault.save_cursor(&ws, &Cursor::at(session_id, u64::from(upto)))?;
@@ -427,6 +442,20 @@ pub async fn run_extract(
         detail,
         upto,
     })
+}
+
+/// How a run that did not complete ended, in words.
+fn outcome_text(o: &AgentOutcome) -> String {
+    match o {
+        AgentOutcome::Completed { .. } => "completed".to_owned(),
+        AgentOutcome::MaxTurns(n) => format!("the agent used all {n} turns without finishing"),
+        AgentOutcome::TimedOut => format!(
+            "the agent did not finish within {} s",
+            LIMITS.wall_time.as_secs()
+        ),
+        AgentOutcome::Cancelled => "cancelled".to_owned(),
+        AgentOutcome::Failed(e) => format!("the model failed: {e}"),
+    }
 }
 
 #[cfg(test)]

@@ -25,9 +25,12 @@ pub use hybrid::{
 };
 pub use lexical::{content_query, has_substance, rank_lexical, recall, search_hybrid};
 pub use model::{
-    MANIFEST_MAX_BYTES, MANIFEST_MAX_ITEMS, SELECTION_MAX_TOKENS, manifest, recall_with_model,
+    MANIFEST_MAX_BYTES, MANIFEST_MAX_ITEMS, SELECTION_MAX_TOKENS, manifest, manifest_within,
+    recall_with_model,
 };
-pub use prompt::{MAX_BODY_CHARS, PromptMemory, age_text, build_prompt, cut_body};
+pub use prompt::{
+    MAX_BODY_CHARS, PromptMemory, age_text, build_block, build_prompt, cut_body, cut_body_to,
+};
 
 /// Most memories injected per turn.
 pub const MAX_SELECTED: usize = 5;
@@ -67,6 +70,13 @@ pub struct RecallRequest {
     pub query_vector: Option<QueryVector>,
     /// How hybrid lists are merged (the default is the seed's weights; benches compare).
     pub fusion: Fusion,
+    /// Memories surfaced earlier in this chat session, newest first: the model no longer sees
+    /// the turn that recalled them (the system prompt is rebuilt each turn), so they are sent
+    /// again — after this message's own — as far as the budget allows.
+    pub carried: Vec<String>,
+    /// Tokens (estimated) the whole memory block may take: index, recalled and carried bodies.
+    /// `None`: no budget beyond the index's and each body's own caps.
+    pub budget_tokens: Option<usize>,
 }
 
 /// A query's embedding and the model that made it (vectors of other models are not compared).
@@ -103,6 +113,20 @@ pub struct Recalled {
     pub chars_injected: usize,
 }
 
+/// A memory recalled on an earlier turn of the chat and sent again with this one.
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct Carried {
+    /// Path relative to the memory root.
+    pub path: String,
+    /// Name.
+    pub name: String,
+    /// Type.
+    #[serde(rename = "type")]
+    pub memory_type: Option<MemoryType>,
+    /// Characters of it put in the prompt.
+    pub chars_injected: usize,
+}
+
 /// The result of a recall.
 #[derive(Debug, Clone, Serialize, Type)]
 pub struct RecallResult {
@@ -116,6 +140,15 @@ pub struct RecallResult {
     pub prompt: String,
     /// Characters of memory content injected in all.
     pub chars_injected: usize,
+    /// Memories from earlier turns of the chat sent again with this one (see
+    /// [`RecallRequest::carried`]).
+    pub carried: Vec<Carried>,
+    /// Tokens (estimated) of the whole memory block in the prompt.
+    pub tokens_injected: u32,
+    /// The block's budget in tokens, when it had one.
+    pub budget_tokens: Option<u32>,
+    /// What was cut or left out to fit — MEMORY.md's caps, the budget — in sentences.
+    pub cuts: Vec<String>,
     /// Wall time in milliseconds.
     pub duration_ms: u32,
 }

@@ -13,6 +13,7 @@ use mnemo_store::Vault;
 use mnemo_store::journal::Origin;
 
 use crate::agent::{AgentLimits, AgentMachine, AgentOutcome};
+use crate::protocol;
 use crate::tools::MemoryTools;
 
 /// Content accepted at most (UTF-8 bytes).
@@ -21,6 +22,8 @@ pub const MAX_CONTENT_BYTES: usize = 64 * 1024;
 pub const LIMITS: AgentLimits = AgentLimits {
     max_turns: 6,
     wall_time: Duration::from_secs(300),
+    step_tokens: 1_024,
+    total_tokens: 60_000,
 };
 /// The inner abort: the agent stops before the outer limit, so a clean error comes back.
 pub const INNER_TIMEOUT: Duration = Duration::from_secs(295);
@@ -127,7 +130,7 @@ pub async fn run_remember(
     client: &Client,
     req: RememberRequest<'_>,
     cancel: &CancellationToken,
-    mut on_event: impl FnMut(&crate::AgentEvent),
+    mut on_event: impl FnMut(&crate::AgentEvent) + Send,
 ) -> Result<Remembered> {
     let RememberRequest {
         workspace,
@@ -140,35 +143,44 @@ pub async fn run_remember(
     let manifest = match mode {
         ContextMode::Workspace => {
             let docs = vault.list_indexed(Some(&ws.id), None)?;
-            Some(crate::recall::manifest(&docs, &HashSet::new(), &[]).0)
+            let window = client.context_window(cancel).await;
+            let bytes = crate::budget::manifest_bytes(window);
+            Some(crate::recall::manifest_within(&docs, &HashSet::new(), &[], bytes).0)
         }
         ContextMode::Clean => None,
     };
-    let machine = AgentMachine::new(
-        LIMITS,
-        system_prompt(manifest.as_deref()),
-        format!("Remember this:\n\n{content}"),
-    );
     let mut tools = MemoryTools::new(vault, ws.clone(), origin);
-    // The inner abort comes first, so the outer limit only ever backs it up.
-    let inner = cancel.child_token();
-    let timer = {
-        let inner = inner.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(INNER_TIMEOUT).await;
-            inner.cancel();
+    let mut calls = 0u32;
+    let system = system_prompt(manifest.as_deref());
+    let task = format!("Remember this:\n\n{content}");
+    let mut outcome = run_bounded(client, &mut tools, &system, &task, cancel, &mut |e| {
+        if matches!(e, crate::AgentEvent::ToolCall { .. }) {
+            calls += 1;
+        }
+        on_event(e);
+    })
+    .await;
+    // A model that answered in words without calling a tool, on a server spoken to natively:
+    // the model may have no tool template. Once more, with the text protocol (remembered).
+    let base = client.settings().base_url.clone();
+    let model = client.settings().model.clone();
+    if matches!(outcome, Ok(AgentOutcome::Completed { .. }))
+        && calls == 0
+        && protocol::mode_for(&base, &model) == protocol::ToolMode::Native
+    {
+        protocol::use_text_for(&base, &model);
+        outcome = run_bounded(client, &mut tools, &system, &task, cancel, &mut |e| {
+            on_event(e)
         })
-    };
-    let run = crate::run_agent(client, &mut tools, machine, &inner, |e| on_event(e));
-    let outcome = tokio::time::timeout(OUTER_TIMEOUT, run).await;
-    timer.abort();
+        .await;
+    }
     if tools.escaped {
         return Err(Error::new(
             ErrorCode::RememberPathEscape,
             "the remember agent named a path outside the memory folder; nothing was written there",
         ));
     }
-    let summary = match outcome {
+    let claim = match outcome {
         Ok(AgentOutcome::Completed { summary, .. }) => summary,
         Ok(AgentOutcome::Cancelled) if cancel.is_cancelled() => {
             return Err(Error::new(ErrorCode::RememberFailed, "cancelled"));
@@ -177,7 +189,7 @@ pub async fn run_remember(
             return Err(Error::new(
                 ErrorCode::RememberFailed,
                 format!(
-                    "the remember agent did not finish within {} s",
+                    "the remember agent did not finish within {} s; nothing it wrote was kept",
                     INNER_TIMEOUT.as_secs()
                 ),
             ));
@@ -195,6 +207,40 @@ pub async fn run_remember(
             ));
         }
     };
+    // The task's result is what is on disk, never the model's claim.
+    let written: Vec<(String, String)> = tools
+        .touched
+        .iter()
+        .filter_map(|f| {
+            let d = vault.get(&ws.id, f).ok()?;
+            Some((
+                f.clone(),
+                format!("{}\n{}\n{}", d.summary.name, d.summary.description, d.body),
+            ))
+        })
+        .collect();
+    if written.is_empty() {
+        return Err(Error::new(
+            ErrorCode::RememberNothingWritten,
+            format!(
+                "the model finished without writing any memory file{}; nothing was saved — try again, \
+                 or save it yourself with `mnemo add`",
+                quoted_claim(&claim)
+            ),
+        ));
+    }
+    let texts: Vec<&str> = written.iter().map(|(_, t)| t.as_str()).collect();
+    if !holds_fact(content, &texts) {
+        let names: Vec<&str> = written.iter().map(|(p, _)| p.as_str()).collect();
+        return Err(Error::new(
+            ErrorCode::RememberNothingWritten,
+            format!(
+                "the model wrote {} but not the fact, so that was taken back; nothing was saved — \
+                 try again, or save it yourself with `mnemo add`",
+                names.join(", ")
+            ),
+        ));
+    }
     let files: Vec<String> = tools.touched.iter().cloned().collect();
     let mut types = Vec::new();
     for f in &files {
@@ -205,12 +251,132 @@ pub async fn run_remember(
         }
     }
     Ok(Remembered {
-        summary: if summary.trim().is_empty() {
-            format!("wrote {}", files.join(", "))
-        } else {
-            summary
-        },
+        summary: written_summary(vault, &ws.id, &files, &tools.originals),
         files,
         types,
     })
+}
+
+/// One run of the agent under the inner abort and the outer limit.
+async fn run_bounded(
+    client: &Client,
+    tools: &mut MemoryTools<'_>,
+    system: &str,
+    task: &str,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(&crate::AgentEvent) + Send),
+) -> std::result::Result<AgentOutcome, tokio::time::error::Elapsed> {
+    let machine = AgentMachine::new(LIMITS, system, task);
+    // The inner abort comes first, so the outer limit only ever backs it up.
+    let inner = cancel.child_token();
+    let timer = {
+        let inner = inner.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(INNER_TIMEOUT).await;
+            inner.cancel();
+        })
+    };
+    let run = crate::run_agent(client, tools, machine, &inner, |e| on_event(e));
+    let outcome = tokio::time::timeout(OUTER_TIMEOUT, run).await;
+    timer.abort();
+    outcome
+}
+
+fn quoted_claim(claim: &str) -> String {
+    let c: String = claim.split_whitespace().collect::<Vec<_>>().join(" ");
+    if c.is_empty() {
+        String::new()
+    } else {
+        let short: String = c.chars().take(120).collect();
+        format!(
+            " (it said: \"{short}{}\")",
+            if short.len() < c.len() { "…" } else { "" }
+        )
+    }
+}
+
+/// The words that carry a fact: folded, at least three characters (CJK bigrams as the index
+/// makes them), without the words every sentence has.
+fn fact_words(text: &str) -> HashSet<String> {
+    const COMMON: &[&str] = &[
+        "the", "and", "for", "are", "was", "were", "has", "have", "had", "that", "this", "with",
+        "from", "they", "their", "them", "user", "users", "remember", "not", "but", "you", "your",
+        "his", "her", "its", "our", "all", "any", "can", "will", "should", "would",
+    ];
+    mnemo_store::tokenize::query_terms(text)
+        .into_iter()
+        .filter(|w| w.chars().count() >= 3 || w.chars().any(mnemo_store::tokenize::is_cjk))
+        .filter(|w| !COMMON.contains(&w.as_str()))
+        .collect()
+}
+
+/// Whether what was written holds the fact: at least half of the fact's words (and at least
+/// one) appear in the written files. A paraphrase keeps most of them; a file about something
+/// else does not.
+#[must_use]
+pub fn holds_fact(fact: &str, written: &[&str]) -> bool {
+    let want = fact_words(fact);
+    if want.is_empty() {
+        return !written.is_empty();
+    }
+    let have: HashSet<String> = written.iter().flat_map(|t| fact_words(t)).collect();
+    let found = want.iter().filter(|w| have.contains(*w)).count();
+    found * 2 >= want.len() && found > 0
+}
+
+/// What was written, as the summary says it: each file, created or updated, with its name.
+fn written_summary(
+    vault: &Vault,
+    ws: &str,
+    files: &[String],
+    originals: &std::collections::BTreeMap<String, Option<String>>,
+) -> String {
+    let parts: Vec<String> = files
+        .iter()
+        .map(|f| {
+            let verb = match originals.get(f) {
+                Some(None) => "created",
+                _ => "updated",
+            };
+            match vault.get(ws, f) {
+                Ok(d) if !d.summary.name.trim().is_empty() => {
+                    format!("{verb} {f} (\"{}\")", d.summary.name.trim())
+                }
+                _ => format!("{verb} {f}"),
+            }
+        })
+        .collect();
+    format!("Saved: {}.", parts.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_holds_the_fact_only_when_it_carries_its_words() {
+        let fact = "The user is allergic to peanuts.";
+        assert!(holds_fact(
+            fact,
+            &["Peanut allergy\nFood allergy\nThe user is allergic to peanuts; avoid them."]
+        ));
+        assert!(!holds_fact(fact, &["Favourite colour\nBlue\nLikes blue."]));
+        assert!(!holds_fact(fact, &[]));
+        assert!(holds_fact(
+            "用户对花生过敏",
+            &["用户对花生过敏，不吃花生。"]
+        ));
+        assert!(!holds_fact("用户对花生过敏", &["喜欢蓝色"]));
+        assert!(
+            holds_fact("a b", &["anything"]),
+            "no content words: any write"
+        );
+    }
+
+    #[test]
+    fn the_models_claim_is_quoted_short() {
+        assert_eq!(quoted_claim("  "), "");
+        assert_eq!(quoted_claim("Saved  it."), " (it said: \"Saved it.\")");
+        assert!(quoted_claim(&"x ".repeat(200)).ends_with("…\")"));
+    }
 }

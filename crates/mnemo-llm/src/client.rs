@@ -141,6 +141,9 @@ impl Client {
             })
             .unwrap_or_else(|| text.chars().take(300).collect());
         let lower = message.to_lowercase();
+        if let Some(n) = crate::window::window_in_error(&message) {
+            crate::window::learn(&self.settings.base_url, n);
+        }
         match status {
             401 | 403 => LlmError::Unauthorized(status),
             404 => LlmError::ModelNotFound(body["model"].as_str().unwrap_or_default().to_owned()),
@@ -156,8 +159,25 @@ impl Client {
         }
     }
 
-    /// One chat completion.
+    /// The whole-call time limit of a request: its own, else the settings' timeout.
+    pub(crate) fn call_limit(&self, req: &ChatRequest) -> Duration {
+        req.timeout
+            .unwrap_or(Duration::from_secs(self.settings.timeout_secs.max(1)))
+    }
+
+    /// One chat completion, within the request's time limit.
     pub async fn chat(
+        &self,
+        req: &ChatRequest,
+        cancel: &CancellationToken,
+    ) -> Result<ChatResponse, LlmError> {
+        let limit = self.call_limit(req);
+        tokio::time::timeout(limit, self.chat_unbounded(req, cancel))
+            .await
+            .unwrap_or(Err(LlmError::Timeout(limit.as_secs().max(1))))
+    }
+
+    async fn chat_unbounded(
         &self,
         req: &ChatRequest,
         cancel: &CancellationToken,
@@ -169,12 +189,43 @@ impl Client {
             r = resp.json() => r.map_err(|e| LlmError::BadResponse(format!("not JSON: {e}")))?,
         };
         let choice = &v["choices"][0];
+        if choice.is_null() {
+            return Err(LlmError::BadResponse(
+                "the answer holds no choices".to_owned(),
+            ));
+        }
         let message: Message = serde_json::from_value(choice["message"].clone())
             .map_err(|e| LlmError::BadResponse(format!("no message in the answer: {e}")))?;
         Ok(ChatResponse {
             message,
             finish_reason: choice["finish_reason"].as_str().map(str::to_owned),
         })
+    }
+
+    /// A GET answered with JSON (server self-description; no retries; `None` on any failure).
+    pub(crate) async fn get_json(&self, url: &str) -> Option<Value> {
+        let mut rb = self.http.get(url);
+        if let Some(key) = self.settings.api_key.as_deref() {
+            rb = rb.bearer_auth(key);
+        }
+        let resp = rb.send().await.ok()?;
+        if !resp.status().is_success() {
+            return None;
+        }
+        resp.json().await.ok()
+    }
+
+    /// A POST answered with JSON (as [`Self::get_json`]).
+    pub(crate) async fn post_json(&self, url: &str, body: &Value) -> Option<Value> {
+        let mut rb = self.http.post(url).json(body);
+        if let Some(key) = self.settings.api_key.as_deref() {
+            rb = rb.bearer_auth(key);
+        }
+        let resp = rb.send().await.ok()?;
+        if !resp.status().is_success() {
+            return None;
+        }
+        resp.json().await.ok()
     }
 
     /// "Test connection": a one-token chat with the main model.

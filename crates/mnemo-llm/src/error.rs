@@ -37,6 +37,29 @@ pub enum LlmError {
     Cancelled,
 }
 
+/// Whether an error is the server refusing the request's `tools` (llama.cpp without `--jinja`:
+/// "tools param requires --jinja flag"; servers or models without a tool template): HTTP 400,
+/// 422, 500 or 501 whose message names `tools`, `tool_choice`, `tool call`, `function call`
+/// or `jinja`. Only asked of requests that offered tools; callers then switch to a text protocol.
+#[must_use]
+pub fn refuses_tools(e: &LlmError) -> bool {
+    const SIGNS: [&str; 6] = [
+        "tools",
+        "tool_choice",
+        "tool call",
+        "function call",
+        "jinja",
+        "tool use",
+    ];
+    match e {
+        LlmError::Http(400 | 422 | 500 | 501, message) => {
+            let lower = message.to_lowercase();
+            SIGNS.iter().any(|s| lower.contains(s))
+        }
+        _ => false,
+    }
+}
+
 impl LlmError {
     /// Whether retrying may help.
     #[must_use]
@@ -49,6 +72,20 @@ impl LlmError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_of_tools_are_told_from_failures() {
+        assert!(refuses_tools(&LlmError::Http(
+            500,
+            "tools param requires --jinja flag".into()
+        )));
+        assert!(refuses_tools(&LlmError::Http(
+            400,
+            "This model does not support tools".into()
+        )));
+        assert!(!refuses_tools(&LlmError::Http(500, "out of memory".into())));
+        assert!(!refuses_tools(&LlmError::Timeout(3)));
+    }
 
     #[test]
     fn only_transient_errors_are_retried() {

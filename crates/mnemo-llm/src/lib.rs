@@ -19,11 +19,13 @@ mod json;
 mod message;
 pub mod settings;
 mod stream;
+mod window;
 
 pub use client::Client;
-pub use error::LlmError;
+pub use error::{LlmError, refuses_tools};
 pub use json::parse_json;
 pub use message::{ChatRequest, ChatResponse, FunctionCall, Message, Role, Tool, ToolCall};
 pub use settings::LlmSettings;
 pub use stream::{Delta, LineSplitter, StreamAccumulator};
 pub use tokio_util::sync::CancellationToken;
+pub use window::{window_in_error, window_in_props};

@@ -120,6 +120,9 @@ pub struct ChatRequest {
     pub max_tokens: Option<u32>,
     /// `response_format` as the server expects it.
     pub response_format: Option<Value>,
+    /// The whole call's time limit, streaming included (default: the settings' timeout). A
+    /// server that keeps sending without finishing is cut off here: [`crate::LlmError::Timeout`].
+    pub timeout: Option<std::time::Duration>,
 }
 
 /// The model's answer.
@@ -129,6 +132,15 @@ pub struct ChatResponse {
     pub message: Message,
     /// Why it stopped.
     pub finish_reason: Option<String>,
+}
+
+impl ChatResponse {
+    /// Whether the answer stopped at the request's `max_tokens` (`finish_reason: "length"`):
+    /// cut, not finished — its text or tool arguments may be incomplete.
+    #[must_use]
+    pub fn cut_at_limit(&self) -> bool {
+        self.finish_reason.as_deref() == Some("length")
+    }
 }
 
 #[cfg(test)]

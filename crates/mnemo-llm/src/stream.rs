@@ -40,6 +40,18 @@ impl Client {
         &self,
         req: &ChatRequest,
         cancel: &CancellationToken,
+        on_delta: impl FnMut(&Delta),
+    ) -> Result<ChatResponse, LlmError> {
+        let limit = self.call_limit(req);
+        tokio::time::timeout(limit, self.chat_stream_unbounded(req, cancel, on_delta))
+            .await
+            .unwrap_or(Err(LlmError::Timeout(limit.as_secs().max(1))))
+    }
+
+    async fn chat_stream_unbounded(
+        &self,
+        req: &ChatRequest,
+        cancel: &CancellationToken,
         mut on_delta: impl FnMut(&Delta),
     ) -> Result<ChatResponse, LlmError> {
         let body = self.body(req, true);
@@ -60,6 +72,11 @@ impl Client {
         }
         if let Some(last) = lines.finish() {
             acc.feed_line(&last, &mut on_delta)?;
+        }
+        if acc.is_empty() {
+            return Err(LlmError::BadResponse(
+                "the stream ended without an answer".to_owned(),
+            ));
         }
         Ok(acc.finish())
     }
@@ -175,6 +192,12 @@ impl StreamAccumulator {
             }
         }
         Ok(Some(false))
+    }
+
+    /// Whether nothing at all arrived: no text, no tool call, no finish reason.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty() && self.calls.is_empty() && self.finish.is_none()
     }
 
     /// The assembled answer.

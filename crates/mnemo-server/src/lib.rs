@@ -124,7 +124,8 @@ fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::Io
         | ErrorCode::Corrupt
         | ErrorCode::RememberPathEscape
-        | ErrorCode::RememberFailed => StatusCode::INTERNAL_SERVER_ERROR,
+        | ErrorCode::RememberFailed
+        | ErrorCode::RememberNothingWritten => StatusCode::INTERNAL_SERVER_ERROR,
         ErrorCode::DesktopOnly => StatusCode::NOT_IMPLEMENTED,
     }
 }

@@ -86,9 +86,109 @@ fn cut(s: &str, max: usize) -> String {
     out
 }
 
+/// A MEMORY.md as a prompt loads it — Mnemo's own, Claude Code's or Qwen Code's, whatever its
+/// size: cut at a line boundary so that, with the warning, it stays within [`MAX_LINES`] lines
+/// and [`MAX_BYTES`] bytes (seed 001's `truncateEntrypointContent`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loaded {
+    /// The text to inject (the warning is its last line when it was cut).
+    pub text: String,
+    /// The warning, when the file was cut.
+    pub warning: Option<String>,
+    /// Lines of the file on disk.
+    pub lines: usize,
+    /// Bytes of the file on disk.
+    pub bytes: usize,
+}
+
+/// Cut a MEMORY.md for loading (see [`Loaded`]).
+#[must_use]
+pub fn load_for_prompt(raw: &str) -> Loaded {
+    let trimmed = raw.trim_end();
+    let lines = if trimmed.is_empty() {
+        0
+    } else {
+        trimmed.lines().count()
+    };
+    let bytes = raw.len();
+    if lines <= MAX_LINES && trimmed.len() <= MAX_BYTES {
+        return Loaded {
+            text: trimmed.to_owned(),
+            warning: None,
+            lines,
+            bytes,
+        };
+    }
+    let mut reasons = Vec::new();
+    if lines > MAX_LINES {
+        reasons.push(format!("{lines} lines (limit: {MAX_LINES})"));
+    }
+    if trimmed.len() > MAX_BYTES {
+        reasons.push(format!("{bytes} bytes (limit: {MAX_BYTES})"));
+    }
+    let warning = format!(
+        "> WARNING: {FILE_NAME} is {}. Only part of it was loaded. Keep index entries to one line \
+         under ~200 chars; move detail into topic files.",
+        reasons.join(" and ")
+    );
+    // Room for a blank line and the warning.
+    let max_lines = MAX_LINES - 2;
+    let max_bytes = MAX_BYTES - warning.len() - 2;
+    let mut text = String::new();
+    for (i, line) in trimmed.lines().enumerate() {
+        if i >= max_lines || text.len() + line.len() + 1 > max_bytes {
+            break;
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push('\n');
+    text.push_str(&warning);
+    Loaded {
+        text,
+        warning: Some(warning),
+        lines,
+        bytes,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_big_foreign_index_loads_within_both_caps_with_the_warning() {
+        // 400 lines, ~41 KB, as a Claude Code project's MEMORY.md can be.
+        let raw: String = (0..400)
+            .map(|i| {
+                format!(
+                    "- [Topic {i}](topic-{i}.md) — {}\n",
+                    "a long hook ".repeat(7)
+                )
+            })
+            .collect();
+        assert!(raw.len() > 40_000);
+        let l = load_for_prompt(&raw);
+        assert!(l.text.lines().count() <= MAX_LINES);
+        assert!(l.text.len() <= MAX_BYTES);
+        assert_eq!((l.lines, l.bytes), (400, raw.len()));
+        let w = l.warning.unwrap();
+        assert!(w.contains("400 lines (limit: 200)"), "{w}");
+        assert!(w.contains("Only part of it was loaded"));
+        assert!(l.text.ends_with(&w));
+        assert!(l.text.starts_with("- [Topic 0](topic-0.md)"));
+        // Few but very long lines: the byte cap decides.
+        let wide: String = (0..20)
+            .map(|i| format!("- {i} {}\n", "x".repeat(2_000)))
+            .collect();
+        let l = load_for_prompt(&wide);
+        assert!(l.text.len() <= MAX_BYTES);
+        assert!(l.warning.unwrap().contains("bytes (limit: 25000)"));
+        // Within the caps: unchanged.
+        let small = "- [A](a.md) — a\n";
+        assert_eq!(load_for_prompt(small).text, small.trim_end());
+        assert_eq!(load_for_prompt(small).warning, None);
+    }
 
     fn items(n: usize, desc: &str) -> Vec<(String, String)> {
         (0..n)

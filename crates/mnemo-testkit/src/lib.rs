@@ -45,6 +45,15 @@ pub enum Reply {
     /// line) as a `user` memory under `facts/` — a remember agent that does its job, whatever
     /// the fact (load tests).
     SaveFact,
+    /// This exact body with this status (`application/json`): invalid JSON, empty choices…
+    Raw(u16, String),
+    /// Text that stopped at the request's `max_tokens` (`finish_reason: "length"`).
+    Cut(String),
+    /// A reply that never ends: a stream sending a delta every 50 ms forever (or, for a plain
+    /// request, a body that never completes).
+    Endless,
+    /// A stream that sends some text, then an error event (a 500 in the middle of a stream).
+    BrokenStream(String),
 }
 
 impl Reply {
@@ -162,6 +171,7 @@ struct Script {
     requests: Vec<Value>,
     chunk_delay: Duration,
     formats: Formats,
+    context_window: Option<u32>,
 }
 
 /// A running fake server; stops when dropped.
@@ -186,6 +196,7 @@ impl FakeModel {
             .route("/v1/chat/completions", post(chat))
             .route("/v1/embeddings", post(embeddings))
             .route("/v1/models", get(models))
+            .route("/props", get(props))
             .route("/_requests", get(recorded))
             .with_state(Arc::clone(&script));
         #[allow(clippy::unwrap_used)]
@@ -241,6 +252,12 @@ impl FakeModel {
         lock(&self.script).formats = formats;
     }
 
+    /// Answer `GET /props` as llama.cpp does, with this context window (default: 404, as
+    /// servers that do not describe themselves).
+    pub fn set_context_window(&self, n_ctx: u32) {
+        lock(&self.script).context_window = Some(n_ctx);
+    }
+
     /// Every request body received so far (chat and embeddings), oldest first.
     #[must_use]
     pub fn requests(&self) -> Vec<Value> {
@@ -275,6 +292,13 @@ async fn chat(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Value>)
     answer(reply, &model, stream, delay).await
 }
 
+async fn props(State(script): State<Arc<Mutex<Script>>>) -> Response {
+    match lock(&script).context_window {
+        Some(n) => Json(json!({"default_generation_settings": {"n_ctx": n}})).into_response(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
 async fn recorded(State(script): State<Arc<Mutex<Script>>>) -> Json<Value> {
     Json(Value::Array(lock(&script).requests.clone()))
 }
@@ -304,6 +328,39 @@ async fn answer(mut reply: Reply, model: &str, stream: bool, delay: Duration) ->
                 .body(Body::from_stream(failing))
                 .unwrap_or_default()
         }
+        Reply::Raw(code, body) => (
+            StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            [(header::CONTENT_TYPE, "application/json")],
+            body,
+        )
+            .into_response(),
+        Reply::Cut(text) if stream => sse(model, text_chunks(&text), "length", delay),
+        Reply::Cut(text) => Json(completion(
+            model,
+            &json!({"role": "assistant", "content": text}),
+            "length",
+        ))
+        .into_response(),
+        Reply::Endless => endless(model, stream),
+        Reply::BrokenStream(text) => {
+            let mut events: Vec<String> = text_chunks(&text)
+                .into_iter()
+                .map(|d| {
+                    let chunk = json!({"object": "chat.completion.chunk", "model": model,
+                        "choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+                    format!("data: {chunk}\n\n")
+                })
+                .collect();
+            events.push(
+                "data: {\"error\": {\"code\": 500, \"message\": \"the server failed while generating\", \"type\": \"server_error\"}}\n\n"
+                    .to_owned(),
+            );
+            (
+                [(header::CONTENT_TYPE, "text/event-stream")],
+                events.concat(),
+            )
+                .into_response()
+        }
         Reply::Text(text) if stream => sse(model, text_chunks(&text), "stop", delay),
         Reply::ToolCalls(calls) if stream => sse(model, tool_chunks(&calls), "tool_calls", delay),
         Reply::Text(text) => Json(completion(
@@ -318,6 +375,33 @@ async fn answer(mut reply: Reply, model: &str, stream: bool, delay: Duration) ->
         }
         Reply::Delay(..) | Reply::SaveFact => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
+}
+
+/// A body that never ends (see [`Reply::Endless`]).
+fn endless(model: &str, stream: bool) -> Response {
+    let model = model.to_owned();
+    let ticks = tokio_stream::StreamExt::then(tokio_stream::iter(0u64..), move |i| {
+        let model = model.clone();
+        async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let piece = if stream {
+                let chunk = json!({"object": "chat.completion.chunk", "model": model,
+                        "choices": [{"index": 0, "delta": {"content": format!("word{i} ")}, "finish_reason": null}]});
+                format!("data: {chunk}\n\n")
+            } else if i == 0 {
+                "{\"choices\": [{\"message\": {\"role\": \"assistant\", \"content\": \"".to_owned()
+            } else {
+                "more ".to_owned()
+            };
+            Ok::<_, std::io::Error>(axum::body::Bytes::from(piece))
+        }
+    });
+    let kind = if stream {
+        "text/event-stream"
+    } else {
+        "application/json"
+    };
+    ([(header::CONTENT_TYPE, kind)], Body::from_stream(ticks)).into_response()
 }
 
 fn save_fact(body: &Value) -> Reply {

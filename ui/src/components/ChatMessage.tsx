@@ -77,6 +77,10 @@ function RecallBadge({
             <div className="recall-summary muted">
               Strategy <strong data-testid="recall-strategy">{strategyText(recall.strategy)}</strong> · {countMemories(recall.docs_scanned)} scanned ·{" "}
               {recall.chars_injected.toLocaleString()} chars injected · {recall.duration_ms} ms
+              <div data-testid="recall-tokens">
+                Memory in the prompt: about {recall.tokens_injected.toLocaleString()} tokens
+                {recall.budget_tokens !== null ? ` of a ${recall.budget_tokens.toLocaleString()}-token budget` : ""}.
+              </div>
             </div>
           )}
           {recall?.selected.map((r) => (
@@ -97,6 +101,36 @@ function RecallBadge({
               <RecallMeta recalled={r} />
             </div>
           ))}
+          {recall && recall.carried.length > 0 && (
+            <div className="recall-carried" data-testid="recall-carried">
+              <div className="muted">Still in view from earlier in this chat:</div>
+              {recall.carried.map((c) => (
+                <div key={c.path} className="recall-item">
+                  <div className="recall-line">
+                    <span className="recall-name">{c.name || c.path}</span>
+                    {c.type && <span className={`type-chip type-${c.type}`}>{c.type}</span>}
+                  </div>
+                  <button
+                    type="button"
+                    className="link-button chat-path"
+                    title="Open this memory"
+                    data-testid="recall-carried-item"
+                    onClick={() => onOpenPath(c.path)}
+                  >
+                    {c.path}
+                  </button>
+                  <div className="recall-meta muted">recalled earlier · {c.chars_injected.toLocaleString()} chars</div>
+                </div>
+              ))}
+            </div>
+          )}
+          {recall && recall.cuts.length > 0 && (
+            <ul className="recall-cuts muted" data-testid="recall-cuts">
+              {recall.cuts.map((c) => (
+                <li key={c}>Cut to fit: {c}.</li>
+              ))}
+            </ul>
+          )}
           {!recall &&
             paths?.map((p) => (
               <div key={p} className="recall-item">

@@ -76,6 +76,10 @@ const RECALL: RecallResult = {
   prompt: "## Memory",
   chars_injected: 120,
   duration_ms: 7,
+  carried: [{ path: "editor.md", name: "Editor", type: "user", chars_injected: 40 }],
+  tokens_injected: 310,
+  budget_tokens: 2048,
+  cuts: ["MEMORY.md is 400 lines, 41000 bytes: only its first part was loaded (200 lines / 25000 bytes at most)"],
 };
 
 function turn(extra: Partial<TurnResult> = {}): TurnResult {
@@ -211,6 +215,12 @@ describe("chat pane", () => {
     expect(details.textContent).toContain("2 days ago");
     fireEvent.click(within(details).getByTestId("recall-item"));
     expect(onOpenMemory).toHaveBeenLastCalledWith("personal", "response-style.md");
+    // Memories from earlier turns still in the prompt, the tokens injected and what was cut.
+    expect(within(details).getByTestId("recall-carried").textContent).toContain("Still in view from earlier in this chat");
+    fireEvent.click(within(details).getByTestId("recall-carried-item"));
+    expect(onOpenMemory).toHaveBeenLastCalledWith("personal", "editor.md");
+    expect(within(details).getByTestId("recall-tokens").textContent).toContain("about 310 tokens of a 2,048-token budget");
+    expect(within(details).getByTestId("recall-cuts").textContent).toContain("only its first part was loaded");
 
     emit({ kind: "extracting", workspace: "personal", session: "s-new", task: "t1" });
     expect(within(last).getByTestId("extracting-indicator").textContent).toBe("Saving memories…");

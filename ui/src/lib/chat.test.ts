@@ -12,6 +12,10 @@ const RECALL: RecallResult = {
   prompt: "",
   chars_injected: 10,
   duration_ms: 4,
+  carried: [],
+  tokens_injected: 0,
+  budget_tokens: null,
+  cuts: [],
 };
 
 function turn(extra: Partial<TurnResult> = {}): TurnResult {

@@ -169,9 +169,16 @@ impl Turn {
         let mut messages = vec![Message::system(system)];
         messages.extend(context.iter().cloned());
         messages.push(Message::user(&self.text));
+        let window = client.known_context_window();
         let limits = AgentLimits {
             max_turns: MAX_TOOL_ROUNDS + 1,
             wall_time: TURN_WALL_TIME,
+            // The reply gets the room compaction kept for it.
+            step_tokens: u32::try_from(compact::reply_reserve(
+                usize::try_from(window).unwrap_or(usize::MAX),
+            ))
+            .unwrap_or(u32::MAX),
+            total_tokens: u32::MAX,
         };
         let machine = AgentMachine::conversation(limits, messages, !ignore_memory);
         let mut mem_tools = MemoryTools::new(vault, self.ws.clone(), ChangeSource::Chat);
@@ -293,7 +300,7 @@ impl Turn {
             .min(history.len());
         let summary = previous.map(|(_, s)| s);
         let context = &history[start..];
-        let window = usize::try_from(client.settings().context_window).unwrap_or(usize::MAX);
+        let window = usize::try_from(client.context_window(cancel).await).unwrap_or(usize::MAX);
         let tools = if with_tools {
             serde_json::to_string(&crate::tools::definitions())
                 .map_or(0, |t| compact::estimate_tokens(&t))
@@ -391,10 +398,15 @@ impl Turn {
         client: &Client,
         cancel: &CancellationToken,
     ) -> Result<RecallResult> {
+        let surfaced = surfaced_of(&self.records);
+        // The memory block's share of the window: a quarter, at least 512 tokens.
+        let window = usize::try_from(client.context_window(cancel).await).unwrap_or(usize::MAX);
         let req = RecallRequest {
             workspace: self.ws.id.clone(),
             query: self.text.clone(),
-            already_surfaced: surfaced_of(&self.records),
+            carried: surfaced.iter().rev().cloned().collect(),
+            budget_tokens: Some((window / 4).max(512)),
+            already_surfaced: surfaced,
             recent_tools: recent_tools_of(&self.records),
             query_vector: self.query_vector.clone(),
             ..RecallRequest::default()

