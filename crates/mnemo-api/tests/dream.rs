@@ -434,7 +434,7 @@ async fn a_failing_or_slow_model_falls_back_to_the_mechanical_path() {
     seed(&api);
     fake.push_for(
         Kind::Tools,
-        Reply::error(400, "this model does not do tools"),
+        Reply::error(400, "the model crashed while loading"),
     );
     let t = dream(&api, false).await;
     let r = report(&t);

@@ -116,7 +116,12 @@ async fn a_remembered_fact_lands_in_a_file_in_one_group() {
         .unwrap();
     assert_eq!(done.status, TaskStatus::Completed, "{done:?}");
     let r = done.result.unwrap();
-    assert_eq!(r.summary, "Saved the tea preference.");
+    // The summary says what is on disk, not what the model claimed.
+    assert!(
+        r.summary.starts_with("Saved: created facts/") && !r.summary.contains("tea preference"),
+        "{}",
+        r.summary
+    );
     assert_eq!(r.touched_types, vec![MemoryType::User]);
     let file = &r.files_touched[0];
     assert!(
@@ -156,6 +161,77 @@ async fn a_remembered_fact_lands_in_a_file_in_one_group() {
         system.contains("Existing memories") || system.contains("no memories yet"),
         "{system}"
     );
+}
+
+/// Remember `fact` and wait for the task's end.
+async fn remember_and_wait(api: &Api, fact: &str) -> mnemo_api::RememberTask {
+    let (a, fact) = (api.clone(), fact.to_owned());
+    let t = blocking(move || a.remember(None, fact, None, None).unwrap()).await;
+    let (a, id) = (api.clone(), t.task_id.clone());
+    blocking(move || a.wait_task(&id, Duration::from_secs(30)).unwrap()).await;
+    api.remember_task(t.task_id, None).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remember_that_wrote_nothing_fails_and_says_so() {
+    let (_d, api) = api();
+    let fake = FakeModel::start().await;
+    configure(&api, &fake).await;
+    // The model claims success without a tool call; asked again with the text protocol (its
+    // template may lack tools), it claims again.
+    fake.push_for(
+        Kind::Tools,
+        Reply::text("I have remembered that the user is allergic to peanuts."),
+    );
+    fake.push_for(Kind::Plain, Reply::text(r#"{"done": "Remembered."}"#));
+    let done = remember_and_wait(&api, "The user is allergic to peanuts.").await;
+    assert_eq!(done.status, TaskStatus::Failed, "{done:?}");
+    let e = done.error.unwrap();
+    assert_eq!(e.code, ErrorCode::RememberNothingWritten);
+    assert!(
+        e.message.contains("without writing any memory file"),
+        "{}",
+        e.message
+    );
+    assert!(done.result.is_none());
+    let reqs = fake.requests();
+    assert!(reqs[0]["tools"].is_array());
+    assert!(
+        reqs[1]["tools"].is_null(),
+        "the second try speaks the text protocol"
+    );
+    assert!(
+        reqs[1]["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("## How to use tools")
+    );
+    assert!(api.list(None, None).unwrap().is_empty(), "nothing on disk");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remember_that_wrote_something_else_is_taken_back() {
+    let (_d, api) = api();
+    let fake = FakeModel::start().await;
+    configure(&api, &fake).await;
+    fake.push_for(
+        Kind::Tools,
+        Reply::tool(
+            "write_file",
+            json!({"path": "colour.md", "content": topic("Colour", "user", "Likes the colour blue.\n")}),
+        ),
+    );
+    fake.push_for(Kind::Tools, Reply::text("Saved the allergy."));
+    let done = remember_and_wait(&api, "The user is allergic to peanuts.").await;
+    assert_eq!(done.status, TaskStatus::Failed, "{done:?}");
+    let e = done.error.unwrap();
+    assert_eq!(e.code, ErrorCode::RememberNothingWritten);
+    assert!(
+        e.message.contains("wrote colour.md but not the fact"),
+        "{}",
+        e.message
+    );
+    assert!(read(&api, "colour.md").is_none(), "taken back");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

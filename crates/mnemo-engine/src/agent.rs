@@ -105,7 +105,8 @@ pub struct AgentMachine {
     tools: bool,
     /// The last turn offers no tools, so the model has to answer in words (chat).
     answer_on_last_turn: bool,
-    /// How often each exact call (name + arguments) was made.
+    /// Each exact call (name + arguments) of the last round, and in how many consecutive rounds
+    /// it was made.
     calls_seen: HashMap<(String, String), u32>,
     /// The current step was already asked again after an answer cut at its output cap.
     cut_retried: bool,
@@ -218,15 +219,16 @@ impl AgentMachine {
             return self.finish(AgentOutcome::TimedOut);
         }
         let mut effects = Vec::with_capacity(calls.len() * 2);
+        // A call repeats when the round before made it too: the model is going round in circles.
+        // (The same call after other work in between is a new attempt.)
+        let previous = std::mem::take(&mut self.calls_seen);
         for c in calls {
-            let seen = self
-                .calls_seen
-                .entry((
-                    c.function.name.clone(),
-                    c.function.arguments.trim().to_owned(),
-                ))
-                .or_insert(0);
-            *seen += 1;
+            let key = (
+                c.function.name.clone(),
+                c.function.arguments.trim().to_owned(),
+            );
+            let streak = previous.get(&key).copied().unwrap_or(0) + 1;
+            let seen = self.calls_seen.entry(key).or_insert(streak);
             if *seen >= MAX_SAME_CALL {
                 let name = c.function.name;
                 return self.finish(AgentOutcome::Failed(format!(
@@ -525,12 +527,21 @@ mod tests {
     #[test]
     fn the_same_call_is_answered_from_memory_then_stops_the_run() {
         let limits = AgentLimits {
-            max_turns: 5,
+            max_turns: 6,
             ..LIMITS
         };
         let mut m = AgentMachine::new(limits, "sys", "task");
         m.start();
         m.on_model_reply(calls(&["glob"]), T);
+        m.on_tool_result("c0", true, String::new(), T);
+        // Other work in between: the same call again is a new attempt.
+        m.on_model_reply(calls(&["read_file"]), T);
+        m.on_tool_result("c0", true, String::new(), T);
+        let fx = m.on_model_reply(calls(&["glob"]), T);
+        assert!(
+            fx.iter().any(|e| matches!(e, Effect::RunTool { .. })),
+            "{fx:?}"
+        );
         m.on_tool_result("c0", true, String::new(), T);
         let fx = m.on_model_reply(calls(&["glob"]), T);
         assert!(

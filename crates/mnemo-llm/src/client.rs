@@ -112,7 +112,10 @@ impl Client {
             };
             // A server refusing the requested `response_format` will refuse again, whatever the
             // status (llama-cpp-python answers 500): `json` steps down instead.
-            let refusal = !body["response_format"].is_null() && crate::json::refuses_format(&err);
+            // Nor will one refusing the request's `tools` (llama.cpp without `--jinja`: HTTP 500
+            // "tools param requires --jinja flag"): the agents switch to the text protocol.
+            let refusal = (!body["response_format"].is_null() && crate::json::refuses_format(&err))
+                || (!body["tools"].is_null() && crate::error::refuses_tools(&err));
             if refusal || !err.retryable() || attempt == self.attempts {
                 return Err(err);
             }

@@ -78,6 +78,18 @@ export type ApiError = {
 	message: string,
 };
 
+/**  A memory recalled on an earlier turn of the chat and sent again with this one. */
+export type Carried = {
+	/**  Path relative to the memory root. */
+	path: string,
+	/**  Name. */
+	name: string,
+	/**  Type. */
+	type: MemoryType | null,
+	/**  Characters of it put in the prompt. */
+	chars_injected: number,
+};
+
 /**  A journaled change with its before/after text, for a diff view. */
 export type ChangeDiff = {
 	/**  The change. */
@@ -400,6 +412,11 @@ export type ErrorCode =
 "remember_path_escape" | 
 /**  Remember: the agent failed or timed out. */
 "remember_failed" | 
+/**
+ *  Remember: the agent finished without the fact in any memory file (it wrote nothing, or
+ *  what it wrote does not hold the fact — taken back). Nothing was saved: try again.
+ */
+"remember_nothing_written" | 
 /**  Remember: no such task (or it belongs to another client). */
 "remember_task_not_found" | 
 /**  No usable local embedding model (not installed, turned off, or its files are damaged). */
@@ -706,6 +723,17 @@ export type RecallResult = {
 	prompt: string,
 	/**  Characters of memory content injected in all. */
 	chars_injected: number,
+	/**
+	 *  Memories from earlier turns of the chat sent again with this one (see
+	 *  [`RecallRequest::carried`]).
+	 */
+	carried: Carried[],
+	/**  Tokens (estimated) of the whole memory block in the prompt. */
+	tokens_injected: number,
+	/**  The block's budget in tokens, when it had one. */
+	budget_tokens: number | null,
+	/**  What was cut or left out to fit — MEMORY.md's caps, the budget — in sentences. */
+	cuts: string[],
 	/**  Wall time in milliseconds. */
 	duration_ms: number,
 };

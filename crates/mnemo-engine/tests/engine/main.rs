@@ -6,6 +6,7 @@ mod agent;
 mod chat;
 mod dream;
 mod extract;
+mod faults;
 mod hybrid;
 mod model_recall;
 mod prompt_budget;

@@ -1,0 +1,428 @@
+//! The memory loop against a real model server: llama.cpp's `llama-server` serving SmolLM2-135M
+//! (both built and unpacked by `scripts/llama.sh`, named by `MNEMO_LLAMA_SERVER` and
+//! `MNEMO_LLAMA_GGUF`), driven through the `mnemo` binary as a person would, with `--jinja`
+//! (native tool calls) and without (the text protocol). These assert robustness, not the tiny
+//! model's wisdom: every task ends within its bound, its status is true to what is on disk,
+//! nothing is lost, and no failure is a context overflow. Skipped with a note when the server is
+//! not installed, unless `MNEMO_REQUIRE_LLAMA=1` (set by `scripts/test.sh`, so CI runs them).
+
+#![allow(clippy::unwrap_used)]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mnemo");
+/// What an overflow looks like in any message (it must never be why something failed).
+const OVERFLOW: &str = "longer than the model's context window";
+
+/// One real server at a time: the machine has two cores.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+struct Llama {
+    child: Child,
+    base_url: String,
+    _turn: MutexGuard<'static, ()>,
+}
+
+impl Drop for Llama {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Start `llama-server` with a context window of `ctx` tokens, with or without `--jinja`;
+/// `None` (after a note) when it is not installed and not required.
+fn llama(ctx: u32, jinja: bool) -> Option<Llama> {
+    let (Some(server), Some(gguf)) = (
+        std::env::var_os("MNEMO_LLAMA_SERVER"),
+        std::env::var_os("MNEMO_LLAMA_GGUF"),
+    ) else {
+        assert!(
+            std::env::var("MNEMO_REQUIRE_LLAMA").as_deref() != Ok("1"),
+            "MNEMO_REQUIRE_LLAMA=1 but MNEMO_LLAMA_SERVER / MNEMO_LLAMA_GGUF are not set: run scripts/llama.sh"
+        );
+        eprintln!("note: skipped — no llama-server (run `. scripts/llama.sh` to build it)");
+        return None;
+    };
+    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut cmd = Command::new(server);
+    cmd.arg("-m")
+        .arg(gguf)
+        .args(["-c", &ctx.to_string(), "--host", "127.0.0.1", "--port"])
+        .arg(port.to_string())
+        .args(["-np", "1", "-t", "2", "--no-webui", "--seed", "7"])
+        .arg(if jinja { "--jinja" } else { "--no-jinja" })
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let child = cmd.spawn().unwrap();
+    let l = Llama {
+        child,
+        base_url: format!("http://127.0.0.1:{port}/v1"),
+        _turn: turn,
+    };
+    // Ready when /health answers 200 (the model is loaded).
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let ok = Command::new("curl")
+            .args(["-sf", "-o", "/dev/null"])
+            .arg(format!("http://127.0.0.1:{port}/health"))
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            break;
+        }
+        assert!(Instant::now() < deadline, "llama-server did not start");
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    Some(l)
+}
+
+struct Env {
+    dir: tempfile::TempDir,
+    base_url: String,
+}
+
+impl Env {
+    fn new(l: &Llama) -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            base_url: l.base_url.clone(),
+        }
+    }
+    fn personal(&self) -> PathBuf {
+        self.dir.path().join("home/workspaces/personal/memory")
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(BIN)
+            .env("MNEMO_HOME", self.dir.path().join("home"))
+            .env("MNEMO_CLAUDE_DIR", self.dir.path().join("claude"))
+            .env("MNEMO_QWEN_DIR", self.dir.path().join("qwen"))
+            .env("MNEMO_EMBED_MODEL", "off")
+            .env("MNEMO_LLM_BASE_URL", &self.base_url)
+            .env("MNEMO_LLM_MODEL", "smollm2")
+            .env_remove("MNEMO_LLM_FAST_MODEL")
+            .env_remove("MNEMO_LLM_API_KEY")
+            .env_remove("MNEMO_LOG")
+            .arg("--json")
+            .args(args)
+            .output()
+            .unwrap()
+    }
+    fn json(&self, args: &[&str]) -> Value {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+    fn add(&self, name: &str, desc: &str, ty: &str, body: &str) {
+        self.json(&[
+            "add",
+            "--type",
+            ty,
+            "--name",
+            name,
+            "--description",
+            desc,
+            "--body",
+            body,
+        ]);
+    }
+    /// Every memory file on disk (path, text), MEMORY.md and logs left out.
+    fn files(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        walk(&self.personal(), &self.personal(), &mut out);
+        out.sort();
+        out
+    }
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || name == "logs" {
+            continue;
+        }
+        if p.is_dir() {
+            walk(root, &p, out);
+        } else if name.ends_with(".md") && p.parent() != Some(root)
+            || name != "MEMORY.md" && name.ends_with(".md")
+        {
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            out.push((rel, std::fs::read_to_string(&p).unwrap_or_default()));
+        }
+    }
+}
+
+/// Seconds between a task's start and end, from its record.
+fn task_seconds(e: &Env, id: &str) -> f64 {
+    let t = e.json(&["task", id]);
+    let at = |k: &str| {
+        chrono::DateTime::parse_from_rfc3339(t[k].as_str().unwrap_or_else(|| panic!("{k}: {t}")))
+            .unwrap()
+    };
+    (at("finished_at") - at("started_at")).num_milliseconds() as f64 / 1000.0
+}
+
+fn seed(e: &Env) {
+    e.add(
+        "Editor",
+        "The user's editor and setup",
+        "user",
+        "Uses Neovim with LSP for all editing.",
+    );
+    e.add(
+        "Deploy checklist",
+        "Steps before a production deploy",
+        "project",
+        "Run the smoke suite, then tag the release.",
+    );
+}
+
+/// A chat turn and its extraction, then a second turn in the same session.
+fn chat_and_extract(jinja: bool) {
+    let Some(l) = llama(8192, jinja) else { return };
+    let e = Env::new(&l);
+    seed(&e);
+    let before = e.files();
+    let started = Instant::now();
+    let out = e.run(&[
+        "chat",
+        "I moved to Lisbon last month and I work remotely as a data engineer.",
+    ]);
+    let took = started.elapsed();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert!(
+        out.status.success(),
+        "the turn itself must work: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!v["reply"].as_str().unwrap_or_default().is_empty());
+    let x = &v["extract"];
+    let status = x["status"].as_str().unwrap();
+    let task = x["task"].as_str().unwrap();
+    let secs = task_seconds(&e, task);
+    eprintln!(
+        "real model (jinja={jinja}): chat + extraction {:.1} s, extraction {secs:.1} s, status {status}, wrote {}, error {}",
+        took.as_secs_f64(),
+        x["files_written"],
+        x["error"]
+    );
+    // Ended, within the extraction's own bound, and never as an overflow.
+    assert!(matches!(status, "completed" | "failed" | "skipped"), "{x}");
+    assert!(
+        secs <= 121.0,
+        "extraction ran {secs} s, past its 120 s limit"
+    );
+    let error = x["error"].as_str().unwrap_or_default();
+    assert!(!error.contains(OVERFLOW), "{error}");
+    if status == "failed" {
+        assert!(!error.trim().is_empty(), "a failure says why");
+    }
+    // True to the disk: what it says it wrote exists and is a valid memory; nothing else changed.
+    let after = e.files();
+    let written: Vec<String> = x["files_written"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_owned())
+        .collect();
+    for f in &written {
+        let list = e.json(&["list"]);
+        let doc = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["path"] == f.as_str())
+            .unwrap_or_else(|| panic!("{f} is not listed: {list}"));
+        assert_eq!(doc["valid"], true, "{doc}");
+    }
+    for (path, text) in &before {
+        if !written.contains(path) {
+            assert!(
+                after.iter().any(|(p, t)| p == path && t == text),
+                "{path} changed or vanished without being reported"
+            );
+        }
+    }
+    // A second turn in the same session works too.
+    let session = v["session"].as_str().unwrap();
+    let out = e.run(&["chat", "--session", session, "What editor do I use?"]);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_chat_turn_and_its_extraction_end_within_their_bounds_with_jinja() {
+    chat_and_extract(true);
+}
+
+#[test]
+fn a_chat_turn_and_its_extraction_end_within_their_bounds_without_jinja() {
+    chat_and_extract(false);
+}
+
+/// `remember` exits 0 only with the fact in a memory file; otherwise 1, with a code, and nothing
+/// half-written.
+fn remember(jinja: bool) {
+    let Some(l) = llama(8192, jinja) else { return };
+    let e = Env::new(&l);
+    seed(&e);
+    let before = e.files();
+    let started = Instant::now();
+    let out = e.run(&["remember", "The user is allergic to peanuts.", "--wait"]);
+    let took = started.elapsed().as_secs_f64();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let after = e.files();
+    eprintln!(
+        "real model (jinja={jinja}): remember {took:.1} s, exit {:?}: {v}",
+        out.status.code()
+    );
+    if out.status.success() {
+        let files = v["result"]["filesTouched"].as_array().unwrap();
+        assert!(!files.is_empty(), "{v}");
+        assert!(
+            after
+                .iter()
+                .any(|(p, t)| files.iter().any(|f| f == p.as_str())
+                    && t.to_lowercase().contains("peanut")),
+            "exit 0 but the fact is in no memory file: {after:?}"
+        );
+        let summary = v["result"]["summary"].as_str().unwrap();
+        assert!(
+            summary.starts_with("Saved: "),
+            "built from the disk: {summary}"
+        );
+        let hits = e.json(&["search", "peanuts", "--lexical"]);
+        assert!(!hits.as_array().unwrap().is_empty(), "search finds it");
+    } else {
+        assert_eq!(out.status.code(), Some(1));
+        let code = v["error"]["code"].as_str().unwrap();
+        assert!(
+            matches!(code, "remember_nothing_written" | "remember_failed"),
+            "{v}"
+        );
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(!message.contains(OVERFLOW), "{message}");
+        // Nothing half-written: the memory folder is as it was.
+        assert_eq!(before, after, "a failed remember left changes behind");
+    }
+}
+
+#[test]
+fn remember_never_exits_0_without_the_fact_on_disk_with_jinja() {
+    remember(true);
+}
+
+#[test]
+fn remember_never_exits_0_without_the_fact_on_disk_without_jinja() {
+    remember(false);
+}
+
+#[test]
+fn dream_forget_and_compaction_end_within_their_bounds() {
+    let Some(l) = llama(2048, true) else { return };
+    let e = Env::new(&l);
+    seed(&e);
+    e.add(
+        "Editor again",
+        "The user's editor",
+        "user",
+        "Uses Neovim with LSP for all editing.\n\nPrefers dark themes in every editor.",
+    );
+    // Dream, agent path: it ends, and its report says which path did the work.
+    let started = Instant::now();
+    let out = e.run(&["dream"]);
+    let took = started.elapsed().as_secs_f64();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    eprintln!(
+        "real model: dream {took:.1} s, exit {:?}: {}",
+        out.status.code(),
+        v["result"]["summary"]
+    );
+    assert!(out.status.success(), "{v}");
+    let report = &v["result"]["dream"];
+    assert!(
+        matches!(
+            report["status"].as_str(),
+            Some("updated" | "noop" | "failed")
+        ),
+        "{v}"
+    );
+    assert!(!v.to_string().contains(OVERFLOW), "{v}");
+    for (p, t) in e.files() {
+        assert!(t.starts_with("---\n"), "{p} lost its frontmatter: {t}");
+    }
+    // Forget: the model's pick (or the fallback) previews within its bound; nothing written.
+    let before = e.files();
+    let out = e.run(&["forget", "neovim", "--dry-run"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(before, e.files(), "a dry run writes nothing");
+    // Compaction in a 2,048-token window: long turns are compacted, never an overflow.
+    // (Extraction after each turn is switched off here: it has its own test above.)
+    std::fs::write(
+        e.dir.path().join("home/settings.toml"),
+        "[auto_extract]\npersonal = false\n",
+    )
+    .unwrap();
+    let mut session: Option<String> = None;
+    let mut compacted = 0;
+    for i in 0..5 {
+        let msg = format!(
+            "Turn {i}: here are my notes on the trip — {}",
+            "we compared flights, hotels and trains for the trip in detail. ".repeat(12)
+        );
+        let mut args = vec!["chat"];
+        if let Some(s) = &session {
+            args.extend(["--session", s.as_str()]);
+        }
+        args.push(&msg);
+        let out = e.run(&args);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        assert!(
+            out.status.success(),
+            "turn {i}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!v.to_string().contains(OVERFLOW), "turn {i}: {v}");
+        if !v["compacted"].is_null() {
+            compacted += 1;
+            let by = v["compacted"]["by"].as_str().unwrap();
+            assert!(matches!(by, "model" | "extractive"), "{v}");
+        }
+        session = v["session"].as_str().map(str::to_owned);
+    }
+    eprintln!("real model: {compacted} compaction(s) in 5 long turns at 2,048 tokens");
+    assert!(
+        compacted >= 1,
+        "5 long turns in a 2,048-token window were never compacted"
+    );
+}
