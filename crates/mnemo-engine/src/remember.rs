@@ -170,7 +170,7 @@ pub async fn run_remember(
     {
         protocol::use_text_for(&base, &model);
         outcome = run_bounded(client, &mut tools, &system, &task, cancel, &mut |e| {
-            on_event(e)
+            on_event(e);
         })
         .await;
     }

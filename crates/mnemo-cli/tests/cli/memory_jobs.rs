@@ -1,7 +1,8 @@
 //! `mnemo forget`, `mnemo remember`, `mnemo stats` on real homes.
 
-use std::io::Write;
-use std::process::Stdio;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use super::{Env, topic, write};
 
@@ -131,5 +132,97 @@ async fn remember_writes_the_fact_and_reads_stdin() {
         std::fs::read_to_string(e.personal().join(file))
             .unwrap()
             .contains("called Tofu")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_shows_extraction_progress_and_ctrl_c_leaves_it_for_the_next_turn() {
+    use mnemo_testkit::{FakeModel, Kind, Reply};
+    let e = Env::new();
+    let fake = FakeModel::start().await;
+    fake.push_for(Kind::Json, Reply::json(&serde_json::json!({"paths": []})));
+    fake.push_for(Kind::Stream, Reply::text("Noted."));
+    // A slow extraction: the person should not have to wait for it.
+    fake.push_for(
+        Kind::Tools,
+        Reply::Delay(Duration::from_secs(60), Box::new(Reply::text("Saved."))),
+    );
+    let mut child = e
+        .cmd()
+        .args(["chat", "I moved to Lisbon last month."])
+        .env("MNEMO_LLM_BASE_URL", fake.base_url())
+        .env("MNEMO_LLM_MODEL", "fake-main")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr)
+            .lines()
+            .map_while(std::result::Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    // The reply is printed, then the wait for extraction announces itself; then Ctrl+C.
+    loop {
+        let line = tokio::task::block_in_place(|| rx.recv_timeout(Duration::from_secs(60)))
+            .expect("the chat said nothing");
+        seen.push(line.clone());
+        if line.contains("saving memories in the background") {
+            break;
+        }
+    }
+    let sent = Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    seen.extend(rx.try_iter());
+    let err = seen.join("\n");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Noted."));
+    assert!(err.contains("Ctrl+C leaves it for later"), "{err}");
+    assert!(err.contains("stopped waiting"), "{err}");
+    let session = err
+        .lines()
+        .find_map(|l| l.strip_prefix("[session ")?.strip_suffix(']'))
+        .unwrap()
+        .to_owned();
+    // The extraction's task ended with its process; its messages were not marked processed.
+    let tasks = e.json(&["tasks", "--kind", "extract"]);
+    let t = &tasks.as_array().unwrap()[0];
+    assert_eq!(t["status"], "failed", "{t}");
+    // The next turn in the chat extracts them again: nothing was lost.
+    fake.push_for(Kind::Json, Reply::json(&serde_json::json!({"paths": []})));
+    fake.push_for(Kind::Stream, Reply::text("Tea it is."));
+    fake.push_for(Kind::Tools, Reply::text("Nothing to save."));
+    let v = e.json_of(
+        {
+            let mut c = e.cmd();
+            c.env("MNEMO_LLM_BASE_URL", fake.base_url())
+                .env("MNEMO_LLM_MODEL", "fake-main");
+            c
+        },
+        &["chat", "--session", &session, "And I like tea."],
+    );
+    assert_eq!(v["extract"]["status"], "completed", "{v}");
+    let last_tools = fake
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r["tools"].is_array())
+        .unwrap();
+    let task_text = last_tools["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        task_text.contains("Lisbon") && task_text.contains("like tea"),
+        "the interrupted turn is extracted with the new one: {task_text}"
     );
 }

@@ -77,6 +77,54 @@ pub fn manifest_within(
     (text, paths)
 }
 
+/// After this many model recalls in a row that came to nothing (an unusable answer, an error, a
+/// timeout), a server + fast model is not asked again in this process: recall goes straight to
+/// the hybrid or lexical path instead of paying a wasted round trip on every turn.
+pub const MAX_FAILED_SELECTIONS: u32 = 2;
+
+fn failures() -> &'static std::sync::Mutex<std::collections::HashMap<(String, String), u32>> {
+    static F: std::sync::OnceLock<
+        std::sync::Mutex<std::collections::HashMap<(String, String), u32>>,
+    > = std::sync::OnceLock::new();
+    F.get_or_init(std::sync::Mutex::default)
+}
+
+fn selection_key(client: &mnemo_llm::Client) -> (String, String) {
+    (
+        client.settings().base_url.trim_end_matches('/').to_owned(),
+        client.settings().fast().to_owned(),
+    )
+}
+
+/// Whether model selection is still worth asking this server + fast model.
+#[must_use]
+pub fn model_selection_usable(client: &mnemo_llm::Client) -> bool {
+    failures()
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(&selection_key(client))
+        .is_none_or(|n| *n < MAX_FAILED_SELECTIONS)
+}
+
+/// Count a model selection's outcome: a success resets the count.
+fn note_selection(client: &mnemo_llm::Client, ok: bool) {
+    let mut f = failures()
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let n = f.entry(selection_key(client)).or_insert(0);
+    if ok {
+        *n = 0;
+    } else {
+        *n += 1;
+        if *n == MAX_FAILED_SELECTIONS {
+            tracing::warn!(
+                "model recall failed {n} times in a row on {}; recalling without the model from now on",
+                client.settings().base_url
+            );
+        }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 struct Selection {
     paths: Vec<String>,
@@ -104,7 +152,7 @@ pub async fn recall_with_model(
     let docs = vault.list_indexed(Some(&ws.id), None)?;
     let preferred = super::lexical::ranked_paths(vault, req, MANIFEST_MAX_ITEMS)?;
     let (manifest_text, allowed) = manifest(&docs, &exclude, &preferred);
-    if allowed.is_empty() || req.query.trim().is_empty() {
+    if allowed.is_empty() || req.query.trim().is_empty() || !model_selection_usable(client) {
         return recall(vault, req, now);
     }
     let schema = serde_json::json!({
@@ -150,6 +198,7 @@ pub async fn recall_with_model(
         client.json::<Selection>(chat, "memory_selection", &schema, validate, cancel),
     )
     .await;
+    note_selection(client, matches!(answer, Ok(Ok(_))));
     let chosen: Vec<String> = match answer {
         Ok(Ok(sel)) => {
             let mut seen = HashSet::new();

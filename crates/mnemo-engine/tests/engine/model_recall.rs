@@ -132,6 +132,36 @@ async fn invented_paths_are_rejected_and_failures_fall_back_to_lexical() {
     assert!(r.selected.is_empty());
 }
 
+#[tokio::test]
+async fn a_server_whose_picks_keep_failing_is_not_asked_again() {
+    let (_d, v) = vault();
+    add(
+        &v,
+        "deploy.md",
+        "Deploy checklist",
+        "Steps before a production deploy",
+        MemoryType::Project,
+        "Run the smoke suite.",
+    );
+    let fake = FakeModel::start().await;
+    for _ in 0..2 * mnemo_engine::recall::MAX_FAILED_SELECTIONS {
+        fake.push(Reply::json(&json!({"paths": ["invented.md"]})));
+    }
+    for _ in 0..mnemo_engine::recall::MAX_FAILED_SELECTIONS {
+        let r = select(&v, &fake, &req("how do I deploy?"), Duration::from_secs(5)).await;
+        assert_eq!(r.strategy, Strategy::Heuristic);
+    }
+    let asked = fake.requests().len();
+    assert!(!mnemo_engine::recall::model_selection_usable(&client(
+        &fake
+    )));
+    // The next recall goes straight to the lexical path: no wasted round trip.
+    let r = select(&v, &fake, &req("how do I deploy?"), Duration::from_secs(5)).await;
+    assert_eq!(r.strategy, Strategy::Heuristic);
+    assert_eq!(r.selected[0].path, "deploy.md");
+    assert_eq!(fake.requests().len(), asked);
+}
+
 #[test]
 fn the_manifest_is_newest_first_and_capped() {
     use mnemo_store::doc::DocKind;

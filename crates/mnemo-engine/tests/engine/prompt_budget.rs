@@ -51,7 +51,7 @@ fn a_41_kb_claude_code_memory_md_reaches_the_prompt_cut_with_the_warning() {
     let r = recall(
         &v,
         &RecallRequest {
-            workspace: ws.id.clone(),
+            workspace: ws.id,
             query: "how do we deploy to production".into(),
             ..RecallRequest::default()
         },
