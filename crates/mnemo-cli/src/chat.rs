@@ -142,18 +142,24 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 fn watch_ctrl_c() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        std::thread::spawn(|| {
+        // The handler is in place before this returns: a Ctrl+C right after cannot slip past.
+        let (ready, installed) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
             let Ok(rt) = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
             else {
+                let _ = ready.send(());
                 return;
             };
             rt.block_on(async {
-                loop {
-                    if tokio::signal::ctrl_c().await.is_err() {
-                        return;
-                    }
+                use tokio::signal::unix::{SignalKind, signal};
+                let Ok(mut interrupts) = signal(SignalKind::interrupt()) else {
+                    let _ = ready.send(());
+                    return;
+                };
+                let _ = ready.send(());
+                while interrupts.recv().await.is_some() {
                     if WAITING.load(Ordering::SeqCst) && !INTERRUPTED.swap(true, Ordering::SeqCst) {
                         continue;
                     }
@@ -161,6 +167,7 @@ fn watch_ctrl_c() {
                 }
             });
         });
+        let _ = installed.recv();
     });
 }
 

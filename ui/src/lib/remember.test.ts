@@ -40,6 +40,17 @@ describe("remember", () => {
     expect(failure(failed, null)).toEqual({ code: "remember_path_escape", message: "outside" });
     const listed = task("remember-1", { kind: "remember", status: "failed", reason: "remember_failed", error: "the model timed out" });
     expect(failure({ ...failed, error: null }, listed)).toEqual({ code: "remember_failed", message: "the model timed out" });
+    // A remember that saved nothing says so, with its own code.
+    const nothing = task("remember-1", {
+      kind: "remember",
+      status: "failed",
+      reason: "remember_nothing_written",
+      error: "the model finished without writing any memory file; nothing was saved",
+    });
+    expect(failure({ ...failed, error: null }, nothing)).toEqual({
+      code: "remember_nothing_written",
+      message: "the model finished without writing any memory file; nothing was saved",
+    });
   });
 
   it("knows when the list is ahead of the task, and when a task is settled", () => {

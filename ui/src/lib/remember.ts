@@ -47,8 +47,10 @@ export function fileToOpen(t: RememberTask): string | null {
 export function failure(t: RememberTask, listed: TaskInfo | null): ApiError | null {
   if (t.status !== "failed") return null;
   if (t.error) return t.error;
+  const reason = listed?.reason;
+  const code = reason === "remember_nothing_written" || reason === "remember_path_escape" ? reason : "remember_failed";
   return {
-    code: "remember_failed",
+    code,
     message: listed?.error ?? "the remember task failed",
   };
 }
