@@ -29,12 +29,14 @@ fn forget_previews_then_removes_exactly_those_entries() {
     let e = Env::new();
     seed(&e);
     let p = e.json(&["forget", "green tea", "--dry-run"]);
-    let ids: Vec<&str> = p["selected"]
+    let mut ids: Vec<&str> = p["selected"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| s["id"].as_str().unwrap())
         .collect();
+    // Newest first: the two files may be written in different seconds, so the order may vary.
+    ids.sort_unstable();
     assert_eq!(ids, vec!["drinks.md:1", "tea.md"]);
     let human = e.run(&["forget", "green tea", "--dry-run"]);
     let text = String::from_utf8_lossy(&human.stdout);
