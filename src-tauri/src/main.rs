@@ -47,11 +47,15 @@ fn typescript() -> specta_typescript::Typescript {
 }
 
 fn main() {
+    let mut filter = tracing_subscriber::EnvFilter::try_from_env("MNEMO_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    for d in mnemo_api::QUIET_LOG_TARGETS {
+        if let Ok(d) = d.parse() {
+            filter = filter.add_directive(d);
+        }
+    }
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("MNEMO_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
     let api = match Api::open_at(None) {

@@ -18,7 +18,7 @@ console.log(`fixture: ${N + 3} personal + 3 foreign memories`);
 // --- mnemo serve -------------------------------------------------------------------------
 {
   const server = await startServer(fixture);
-  const base = server.url.replace(/\/\?token=.*/, "");
+  const base = server.url.replace(/\/\?login=.*/, "");
   const token = readFileSync(join(fixture.home, "server.token"), "utf8").trim();
   const call = async (cmd, args) => {
     const t = performance.now();

@@ -57,7 +57,7 @@ export function startServer(fixture) {
     const timer = setTimeout(() => reject(new Error(`mnemo serve did not start: ${err}`)), 30000);
     child.stdout.on("data", (d) => {
       out += d;
-      const m = out.match(/(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/);
+      const m = out.match(/(http:\/\/127\.0\.0\.1:\d+\/\?login=[0-9a-f]+)/);
       if (m) { clearTimeout(timer); resolveUrl({ url: m[1], child }); }
     });
     child.on("exit", (code) => reject(new Error(`mnemo serve exited with ${code}: ${err}`)));

@@ -113,6 +113,7 @@ pub mod reexports {
     pub use mnemo_engine::chat::{SessionInfo, TurnResult};
     pub use mnemo_engine::forget::{ForgetEntry, ForgetPick, ForgetPreview};
     pub use mnemo_store::dream_report::{DreamPlan, DreamReport};
+    pub use mnemo_store::fsutil::printable;
     pub use mnemo_store::index::{DocSummary, Hit};
     pub use mnemo_store::journal::{ChangeSummary, GroupInfo};
     pub use mnemo_store::tasks::{TaskInfo, TaskResult, ToolStep};
@@ -121,6 +122,20 @@ pub mod reexports {
     };
     pub use mnemo_store::workspace::Settings;
 }
+
+/// Log targets held at `info` whatever `MNEMO_LOG` asks (each host adds these directives to its
+/// filter, after the user's): at debug and trace they print protocol messages, HTTP headers and
+/// bodies — tool arguments, memory text, keys. Mnemo's own logs name things, never their text.
+pub const QUIET_LOG_TARGETS: &[&str] = &[
+    "rmcp=info",
+    "hyper=info",
+    "hyper_util=info",
+    "reqwest=info",
+    "h2=info",
+    "tower=info",
+    "tower_http=info",
+    "axum=info",
+];
 
 /// Opens a folder in the system file manager (installed by the desktop shell).
 pub type FolderOpener = Arc<dyn Fn(&Path) -> Result<()> + Send + Sync>;

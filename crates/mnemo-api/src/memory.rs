@@ -49,6 +49,23 @@ pub struct Patch {
 
 /// Every write is scanned for secrets (SPEC §4.6), people's too: a refusal names the rule and
 /// the line, never the secret.
+/// A name or description must be printable: no control character, no bidi override.
+fn check_printable(parts: &[&str]) -> Result<()> {
+    match parts
+        .iter()
+        .find(|p| p.chars().any(mnemo_store::fsutil::unsafe_char))
+    {
+        Some(p) => Err(Error::new(
+            ErrorCode::InvalidPath,
+            format!(
+                "`{}` holds a control character or a bidirectional override: use printable characters only",
+                mnemo_store::fsutil::printable(p)
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn check_secrets(parts: &[&str]) -> Result<()> {
     let hits: Vec<mnemo_engine::secrets::SecretHit> = parts
         .iter()
@@ -134,7 +151,17 @@ impl Api {
 
     /// Create a memory (`conflict` if the path exists).
     pub fn create(&self, workspace: String, memory: NewMemory) -> Result<WriteOutcome> {
-        check_secrets(&[&memory.name, &memory.description, &memory.body])?;
+        check_printable(&[
+            memory.path.as_deref().unwrap_or(""),
+            &memory.name,
+            &memory.description,
+        ])?;
+        check_secrets(&[
+            memory.path.as_deref().unwrap_or(""),
+            &memory.name,
+            &memory.description,
+            &memory.body,
+        ])?;
         let new = mnemo_store::NewMemory {
             path: memory.path.filter(|p| !p.trim().is_empty()),
             name: memory.name,
@@ -171,6 +198,10 @@ impl Api {
 
     /// Change a memory's fields and/or body.
     pub fn update(&self, workspace: String, path: String, patch: Patch) -> Result<WriteOutcome> {
+        check_printable(&[
+            patch.name.as_deref().unwrap_or(""),
+            patch.description.as_deref().unwrap_or(""),
+        ])?;
         check_secrets(&[
             patch.name.as_deref().unwrap_or(""),
             patch.description.as_deref().unwrap_or(""),

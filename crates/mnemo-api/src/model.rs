@@ -198,6 +198,12 @@ impl Api {
         // Read and written under the settings lock: another process's change is never lost.
         stored::update_section(home, "llm", |old| {
             let mut s = LlmSettings::from_stored(old, stored::read_key(home))?;
+            // A key belongs to the server it was given for: a new base URL without a key of its
+            // own drops the stored one, so it is never sent to another host.
+            let moved = free("MNEMO_LLM_BASE_URL")
+                && !s.base_url.trim().is_empty()
+                && s.base_url.trim().trim_end_matches('/')
+                    != settings.base_url.trim().trim_end_matches('/');
             if free("MNEMO_LLM_BASE_URL") {
                 s.base_url = settings.base_url.trim().to_owned();
             }
@@ -213,6 +219,9 @@ impl Api {
                 && free("MNEMO_LLM_API_KEY")
             {
                 stored::write_key(home, Some(k.trim()).filter(|k| !k.is_empty()))?;
+            } else if moved && free("MNEMO_LLM_API_KEY") {
+                tracing::info!("the model's base URL changed: the stored key was dropped");
+                stored::write_key(home, None)?;
             }
             s.to_stored().map(Some)
         })?;

@@ -69,6 +69,9 @@ impl Tasks {
     /// Record and announce a change to a task. A failure to record is logged: the work itself
     /// goes on (the list is a record of work, the memory files are the truth).
     pub(crate) fn save(&self, task: &TaskInfo) {
+        // Every task row and every `task_updated` event passes the secret gate: an error or a
+        // summary a model or a server worded may quote what it was given.
+        let task = &redacted(task);
         if let Err(e) = self.store.put(task) {
             tracing::warn!(task = %task.id, "could not record the task: {e}");
         }
@@ -143,6 +146,21 @@ impl Tasks {
         self.save(task);
         self.cancelled(task, token);
     }
+}
+
+/// A task with every text it carries redacted (see [`mnemo_engine::secrets::redact`]).
+fn redacted(task: &TaskInfo) -> TaskInfo {
+    let r = |s: &str| mnemo_engine::secrets::redact(s).0;
+    let mut t = task.clone();
+    t.error = t.error.as_deref().map(r);
+    t.phase = t.phase.as_deref().map(r);
+    for step in &mut t.tools {
+        step.detail = r(&step.detail);
+    }
+    if let Some(res) = &mut t.result {
+        res.summary = r(&res.summary);
+    }
+    t
 }
 
 // Commands take owned arguments: transports hand over values they deserialised.

@@ -247,7 +247,11 @@ async fn unreachable_model_and_test_connection() {
     };
     let a = api.clone();
     let kept = blocking(move || a.set_model_settings(dead)).await.unwrap();
-    assert!(kept.has_key, "api_key null keeps the stored key");
+    assert!(
+        !kept.has_key,
+        "a new base URL without a key drops the stored one: it never follows to another host"
+    );
+    assert!(!api.home_dir().join("llm.key").exists());
     let a = api.clone();
     let e = blocking(move || a.test_model()).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::ModelNotConfigured);

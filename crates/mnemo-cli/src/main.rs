@@ -51,11 +51,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let mut filter = tracing_subscriber::EnvFilter::try_from_env("MNEMO_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    for d in mnemo_api::QUIET_LOG_TARGETS {
+        if let Ok(d) = d.parse() {
+            filter = filter.add_directive(d);
+        }
+    }
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("MNEMO_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
     match run(cli, json) {
@@ -115,12 +119,17 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 for d in list {
                     let ty = d.memory_type.map_or("?", MemoryType::as_str);
                     let flag = if d.valid { ' ' } else { '!' };
+                    // Names come from files anyone may have written (a shared folder, a git
+                    // repository): escape sequences in them are shown, never run.
                     println!(
                         "{flag}{ty:<9} {}:{}  {} — {}",
-                        d.workspace, d.path, d.name, d.description
+                        d.workspace,
+                        term(&d.path),
+                        term(&d.name),
+                        term(&d.description)
                     );
                     if let Some(p) = &d.problem {
-                        println!("           ! {}: {}", p.code, p.message);
+                        println!("           ! {}: {}", p.code, term(&p.message));
                     }
                 }
             })
@@ -234,7 +243,11 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                     };
                     println!(
                         "{:>5.2}  {:<9} {}:{}  {}{why}",
-                        h.score, ty, h.workspace, h.path, h.name
+                        h.score,
+                        ty,
+                        h.workspace,
+                        term(&h.path),
+                        term(&h.name)
                     );
                 }
             })
@@ -502,4 +515,9 @@ fn serve(api: Api, port: u16, ui: Option<PathBuf>) -> Result<()> {
         };
         mnemo_server::run(listener, &serving, api, &ui_dir, shutdown).await
     })
+}
+
+/// Text from files, safe for a terminal: control characters and bidi overrides escaped.
+fn term(s: &str) -> String {
+    mnemo_api::reexports::printable(s)
 }

@@ -320,6 +320,9 @@ pub enum ErrorCode {
     RememberTaskNotFound,
     /// No usable local embedding model (not installed, turned off, or its files are damaged).
     EmbeddingUnavailable,
+    /// A path or name holds a control character or a bidirectional override (they would inject
+    /// lines into MEMORY.md or paint a terminal).
+    InvalidPath,
 }
 
 impl ErrorCode {
@@ -352,6 +355,7 @@ impl ErrorCode {
             Self::RememberNothingWritten => "remember_nothing_written",
             Self::RememberTaskNotFound => "remember_task_not_found",
             Self::EmbeddingUnavailable => "embedding_unavailable",
+            Self::InvalidPath => "invalid_path",
         }
     }
 }
@@ -450,6 +454,7 @@ mod tests {
             ErrorCode::RememberNothingWritten,
             ErrorCode::RememberTaskNotFound,
             ErrorCode::EmbeddingUnavailable,
+            ErrorCode::InvalidPath,
         ] {
             assert_eq!(
                 serde_json::to_value(code).unwrap(),

@@ -62,8 +62,16 @@ impl ContextMode {
     }
 }
 
-/// Check content: non-empty UTF-8 text of at most 64 KiB.
+/// Check content: non-empty UTF-8 text of at most 64 KiB, holding no secret (refused with the
+/// rule's name before any model sees it).
 pub fn check_content(content: &str) -> Result<()> {
+    let hits = crate::secrets::scan(content);
+    if !hits.is_empty() {
+        return Err(Error::new(
+            ErrorCode::InvalidContent,
+            crate::secrets::describe(&hits),
+        ));
+    }
     if content.trim().is_empty() {
         return Err(Error::new(
             ErrorCode::InvalidContent,

@@ -1,5 +1,7 @@
 //! Secret scanning (SPEC §4.6): content is scanned before any agent write. A hit refuses the
-//! write; the error names the rule that matched and where, never the secret itself.
+//! write; the error names the rule that matched and where, never the secret itself. Text Mnemo
+//! keeps that is not a memory write (compaction summaries, chat titles, task summaries) is
+//! [`redact`]ed instead: each secret replaced by `[redacted: rule]`.
 
 use std::sync::OnceLock;
 
@@ -17,14 +19,18 @@ pub struct SecretHit {
 const RULES: &[(&str, &str)] = &[
     (
         "private_key",
-        r"-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----",
+        r"-----BEGIN[ \t]+(?:(?:RSA|EC|DSA|OPENSSH|PGP|ENCRYPTED)[ \t]+)?PRIVATE[ \t]+KEY(?:[ \t]+BLOCK)?-----",
     ),
     ("anthropic_api_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
     (
         "openai_api_key",
         r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{20,}",
     ),
-    ("aws_access_key_id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    // Not `\b`: `aws_AKIA…` has a word character before the key.
+    (
+        "aws_access_key_id",
+        r"(?:^|[^A-Za-z0-9])((?:AKIA|ASIA)[0-9A-Z]{16})(?:[^A-Za-z0-9]|$)",
+    ),
     (
         "github_token",
         r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})",
@@ -38,7 +44,7 @@ const RULES: &[(&str, &str)] = &[
     ),
     (
         "assigned_secret",
-        r#"(?i)(?:^|[^a-z0-9])(?:api[_-]?key|secret(?:[_-]?access)?[_-]?key|secret|access[_-]?token|auth[_-]?token|password|passwd)["']?\s*[:=]\s*["']?[A-Za-z0-9_\-+/=]{16,}"#,
+        r#"(?i)(?:^|[^a-z0-9])(?:api[_-]?key|secret(?:[_-]?access)?[_-]?key|secret|access[_-]?token|auth[_-]?token|password|passwd)["']?(?:\s*[:=]|\s+is)\s*["']?([A-Za-z0-9_\-+/=]{16,})"#,
     ),
 ];
 
@@ -68,6 +74,32 @@ pub fn scan(text: &str) -> Vec<SecretHit> {
         }
     }
     hits
+}
+
+/// `text` with every secret replaced by `[redacted: rule]`, and what was found. Where a rule
+/// marks the secret itself (a capture group), only that part is replaced.
+#[must_use]
+pub fn redact(text: &str) -> (String, Vec<SecretHit>) {
+    let hits = scan(text);
+    if hits.is_empty() {
+        return (text.to_owned(), hits);
+    }
+    let mut out = text.to_owned();
+    for (rule, re) in compiled() {
+        let mut next = String::with_capacity(out.len());
+        let mut last = 0;
+        for c in re.captures_iter(&out) {
+            let Some(m) = c.get(1).or_else(|| c.get(0)) else {
+                continue;
+            };
+            next.push_str(&out[last..m.start()]);
+            next.push_str(&format!("[redacted: {rule}]"));
+            last = m.end();
+        }
+        next.push_str(&out[last..]);
+        out = next;
+    }
+    (out, hits)
 }
 
 /// A refusal message naming the rules and lines, never the secret.
@@ -138,6 +170,54 @@ mod tests {
         ] {
             assert!(scan(ok).is_empty(), "{ok}");
         }
+    }
+
+    #[test]
+    fn the_gaps_an_attacker_found_are_closed() {
+        for (text, rule) in [
+            ("aws_AKIAIOSFODNN7EXAMPLE", "aws_access_key_id"),
+            ("key=AKIAIOSFODNN7EXAMPLE;", "aws_access_key_id"),
+            (
+                "the aws secret is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                "assigned_secret",
+            ),
+            ("-----BEGIN PRIVATE  KEY-----", "private_key"),
+            ("-----BEGIN RSA\tPRIVATE KEY-----", "private_key"),
+        ] {
+            assert!(
+                scan(text).iter().any(|h| h.rule == rule),
+                "{rule} not found in {text}"
+            );
+        }
+        assert!(
+            scan("AKIAIOSFODNN7EXAMPLEX").is_empty(),
+            "longer than a key id"
+        );
+        assert!(scan("the secret is out").is_empty());
+    }
+
+    #[test]
+    fn redaction_removes_every_secret_and_keeps_the_rest() {
+        let text = "Deploy with ghp_abcdefghijklmnopqrstuvwxyz0123456789 today;\npassword = hunter2hunter2hunter2 and aws_AKIAIOSFODNN7EXAMPLE end";
+        let (out, hits) = redact(text);
+        assert_eq!(hits.len(), 3, "{hits:?}");
+        assert!(
+            !out.contains("ghp_abc") && !out.contains("hunter2") && !out.contains("AKIAIOSFODNN7")
+        );
+        assert!(
+            out.contains("Deploy with [redacted: github_token] today;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("password = [redacted: assigned_secret]"),
+            "{out}"
+        );
+        assert!(
+            out.contains("aws_[redacted: aws_access_key_id] end"),
+            "{out}"
+        );
+        assert!(scan(&out).is_empty());
+        assert_eq!(redact("nothing here").0, "nothing here");
     }
 
     #[test]

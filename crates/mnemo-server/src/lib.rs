@@ -7,11 +7,12 @@
 //! - `GET /capabilities` names the version, commands and features.
 //! - Everything else serves the built web UI (single-page app).
 //!
-//! Every request needs the bearer token from `$MNEMO_HOME/server.token` (created 0600): as an
-//! `Authorization: Bearer` header, or the `mnemo_token` cookie that the one-time login URL
-//! (`/?token=…`, printed by `mnemo serve`) sets. Requests from other origins, or naming another
+//! Every request needs the bearer token from `$MNEMO_HOME/server.token` (created 0600) as an
+//! `Authorization: Bearer` header, or a browser session from the one-time login URL
+//! (`/?login=<nonce>`, printed by `mnemo serve`; see [`auth`]). Requests from other origins, or naming another
 //! host (DNS rebinding), are refused; no CORS headers are ever sent. Bodies are capped.
 
+pub mod auth;
 mod remember;
 
 use std::convert::Infallible;
@@ -22,7 +23,7 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path as UrlPath, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -37,12 +38,10 @@ use tower_http::services::{ServeDir, ServeFile};
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 /// Port `mnemo serve` uses unless told otherwise.
 pub const DEFAULT_PORT: u16 = 4517;
-const COOKIE: &str = "mnemo_token";
-
 #[derive(Clone)]
 struct AppState {
     api: Api,
-    token: String,
+    auth: auth::Auth,
     port: u16,
 }
 
@@ -58,10 +57,7 @@ pub fn load_or_create_token(home: &Path) -> Result<String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(Error::io(format!("reading {}", path.display()), &e)),
     }
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| Error::new(ErrorCode::Io, format!("no randomness for a token: {e}")))?;
-    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let token = auth::random_hex(32)?;
     mnemo_store::fsutil::write_private(&path, token.as_bytes())?;
     Ok(token)
 }
@@ -120,6 +116,7 @@ fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::InvalidContent
         | ErrorCode::InvalidArguments
         | ErrorCode::InvalidContextMode
+        | ErrorCode::InvalidPath
         | ErrorCode::InvalidClientId => StatusCode::BAD_REQUEST,
         ErrorCode::Io
         | ErrorCode::Corrupt
@@ -134,9 +131,9 @@ fn error_response(e: &Error) -> Response {
     (status_of(e.code), Json(e)).into_response()
 }
 
-/// Build the router for an API with a token, for a server bound to `port`.
-pub fn router(api: Api, token: String, port: u16, ui_dir: &Path) -> Router {
-    let state = AppState { api, token, port };
+/// Build the router for an API with its credentials, for a server bound to `port`.
+pub fn router(api: Api, auth: auth::Auth, port: u16, ui_dir: &Path) -> Router {
+    let state = AppState { api, auth, port };
     let index = ui_dir.join("index.html");
     let ui = ServeDir::new(ui_dir).fallback(ServeFile::new(index));
     Router::new()
@@ -151,7 +148,30 @@ pub fn router(api: Api, token: String, port: u16, ui_dir: &Path) -> Router {
         .fallback_service(ui)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .layer(middleware::from_fn(security_headers))
         .with_state(state)
+}
+
+/// The served UI's Content-Security-Policy: only Mnemo's own scripts, styles, images and
+/// connections; never framed by another page (`frame-ancestors 'none'`).
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+     style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
+     object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// Headers on every answer, refusals included: the CSP above, no framing, no MIME sniffing, no
+/// referrer (a URL never leaves the page).
+async fn security_headers(req: Request, next: Next) -> Response {
+    let mut r = next.run(req).await;
+    let h = r.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "no-referrer"),
+    ] {
+        h.insert(name, HeaderValue::from_static(value));
+    }
+    r
 }
 
 /// Authentication, host and origin checks for every request.
@@ -185,50 +205,31 @@ async fn guard(State(st): State<AppState>, req: Request, next: Next) -> Response
             return r;
         }
     }
-    if authorised(headers, &st.token) {
+    if st.auth.bearer_ok(headers) || st.auth.session_ok(headers) {
         return next.run(req).await;
     }
-    // The one-time login URL: `/?token=…` sets the cookie and strips the token from the address.
+    // The one-time login URL: `/?login=<nonce>` becomes a session cookie, once.
     if req.method() == axum::http::Method::GET
         && let Some(q) = req.uri().query()
-        && let Some(t) = q.split('&').find_map(|kv| kv.strip_prefix("token="))
-        && constant_time_eq(t.as_bytes(), st.token.as_bytes())
+        && let Some(n) = q.split('&').find_map(|kv| kv.strip_prefix("login="))
     {
-        let mut r = Redirect::to(req.uri().path()).into_response();
-        let cookie = format!("{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/", st.token);
-        if let Ok(v) = HeaderValue::from_str(&cookie) {
+        let Some(id) = st.auth.redeem(n) else {
+            return error_response(&Error::new(
+                ErrorCode::Unauthorized,
+                "this login link was already used (or is from an earlier run): each link works once — \
+                 stop and start `mnemo serve` for a new one",
+            ));
+        };
+        let mut r = Redirect::to(auth::same_origin_path(req.uri().path())).into_response();
+        if let Ok(v) = HeaderValue::from_str(&auth::Auth::cookie(&id)) {
             r.headers_mut().insert(header::SET_COOKIE, v);
         }
         return r;
     }
     error_response(&Error::new(
         ErrorCode::Unauthorized,
-        "missing or wrong token: open the URL `mnemo serve` printed, or send `Authorization: Bearer <$MNEMO_HOME/server.token>`",
+        "not logged in: open the login URL `mnemo serve` printed, or send `Authorization: Bearer <$MNEMO_HOME/server.token>`",
     ))
-}
-
-fn authorised(headers: &HeaderMap, token: &str) -> bool {
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|t| constant_time_eq(t.trim().as_bytes(), token.as_bytes()));
-    let cookie = headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| {
-            kv.trim()
-                .strip_prefix(&format!("{COOKIE}="))
-                .map(str::to_owned)
-        })
-        .any(|t| constant_time_eq(t.as_bytes(), token.as_bytes()));
-    bearer || cookie
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 async fn api_call(
@@ -352,13 +353,15 @@ pub struct Serving {
     pub addr: SocketAddr,
     /// The bearer token.
     pub token: String,
+    /// The one-time login nonce (new at every start).
+    pub nonce: String,
 }
 
 impl Serving {
-    /// The one-time login URL to print.
+    /// The one-time login URL to print: it works for its first use only.
     #[must_use]
     pub fn login_url(&self) -> String {
-        format!("http://{}/?token={}", self.addr, self.token)
+        format!("http://{}/?login={}", self.addr, self.nonce)
     }
 }
 
@@ -377,7 +380,8 @@ pub async fn bind(home: &Path, port: u16) -> Result<(tokio::net::TcpListener, Se
     let addr = listener
         .local_addr()
         .map_err(|e| Error::io("reading the bound address", &e))?;
-    Ok((listener, Serving { addr, token }))
+    let nonce = auth::random_hex(24)?;
+    Ok((listener, Serving { addr, token, nonce }))
 }
 
 /// Serve until the future `shutdown` completes.
@@ -394,7 +398,8 @@ pub async fn run(
             ui_dir.display()
         );
     }
-    let app = router(api, serving.token.clone(), serving.addr.port(), ui_dir);
+    let auth = auth::Auth::new(serving.token.clone(), serving.nonce.clone());
+    let app = router(api, auth, serving.addr.port(), ui_dir);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await

@@ -20,8 +20,15 @@ pub fn is_corruption(e: &rusqlite::Error) -> bool {
     )
 }
 
-/// Open a database with WAL, a busy timeout (several processes share it) and foreign keys.
+/// Open a database (mode 0600, its `-wal` / `-shm` too) with WAL, a busy timeout (several processes share it) and foreign keys.
 pub fn open(path: &Path, durable: bool) -> rusqlite::Result<Connection> {
+    // Only the owner may read it (it holds memory text): 0600 from the start, or tightened.
+    crate::fsutil::private_file(path).map_err(|e| {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+            Some(format!("making {} private: {e}", path.display())),
+        )
+    })?;
     let conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     // Switching a fresh file to WAL needs it to itself for an instant; SQLite reports a busy

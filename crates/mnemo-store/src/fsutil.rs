@@ -16,6 +16,32 @@ pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 /// Prefix of the temp files [`write_atomic`] creates; scanners and the watcher skip them.
 pub const TEMP_PREFIX: &str = ".mnemo-tmp-";
 
+/// Characters no path or name may hold: control characters (newlines inject lines into
+/// MEMORY.md; escapes paint terminals) and bidirectional overrides / isolates (they make a name
+/// read as another).
+#[must_use]
+pub fn unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `s` safe to print: each [`unsafe_char`] shown escaped (`\u{202e}`, `\n`).
+#[must_use]
+pub fn printable(s: &str) -> String {
+    if !s.chars().any(unsafe_char) {
+        return s.to_owned();
+    }
+    s.chars()
+        .map(|c| {
+            if unsafe_char(c) {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Normalise a user-supplied relative path and check it stays inside `root`.
 ///
 /// Refuses empty paths, absolute paths, `..` components, and paths whose existing part resolves
@@ -37,6 +63,15 @@ pub fn confine(root: &Path, rel: &str) -> Result<(PathBuf, String)> {
     if trimmed.contains('\0') {
         return Err(escape("contains a NUL byte"));
     }
+    if trimmed.chars().any(unsafe_char) {
+        return Err(Error::new(
+            ErrorCode::InvalidPath,
+            format!(
+                "path `{}` holds a control character or a bidirectional override: rename it with printable characters only",
+                printable(trimmed)
+            ),
+        ));
+    }
     let candidate = Path::new(trimmed);
     let mut parts: Vec<String> = Vec::new();
     for comp in candidate.components() {
@@ -53,6 +88,13 @@ pub fn confine(root: &Path, rel: &str) -> Result<(PathBuf, String)> {
     }
     if parts.is_empty() {
         return Err(escape("names the memory folder itself"));
+    }
+    // The root itself must be a real folder: a root that is a link would make everything under
+    // its target count as "inside" (discovery refuses such roots; this holds if one appears later).
+    if fs::symlink_metadata(root).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(escape(
+            "is in a memory folder that is a symbolic link (Mnemo only uses real folders)",
+        ));
     }
     let norm = parts.join("/");
     let abs = root.join(&norm);
@@ -122,6 +164,76 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Write a private file (mode 0600 on Unix) atomically: the temp file is 0600 before any byte is
 /// written, so the content is never readable by others, not even for an instant. The one helper
 /// for secrets under `$MNEMO_HOME` (`llm.key`, `server.token`).
+/// Make sure `path` is a file only its owner can read and write: created empty with mode 0600 if
+/// missing, tightened to 0600 (with a warning) if it is looser. Databases, journals and task
+/// stores pass through here before SQLite opens them (SQLite gives `-wal` / `-shm` the
+/// database's own mode).
+pub fn private_file(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir)?;
+        }
+        let f = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(path)?;
+        tighten(path, &f.metadata()?, 0o600)?;
+        for side in ["-wal", "-shm", "-journal"] {
+            let p = PathBuf::from(format!("{}{side}", path.display()));
+            if let Ok(m) = fs::metadata(&p) {
+                tighten(&p, &m, 0o600)?;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+    }
+    Ok(())
+}
+
+/// Make sure `dir` exists and only its owner can enter it (0700), tightening a looser one with a
+/// warning: `$MNEMO_HOME`.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+        tighten(dir, &fs::metadata(dir)?, 0o700)?;
+    }
+    #[cfg(not(unix))]
+    fs::create_dir_all(dir)?;
+    Ok(())
+}
+
+/// Tighten a looser mode, with a warning; a file this user may not change (another owner's
+/// shared home) is left as it is, with a warning saying so — never an error.
+#[cfg(unix)]
+#[allow(clippy::unnecessary_wraps)]
+fn tighten(path: &Path, meta: &fs::Metadata, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let now = meta.permissions().mode() & 0o777;
+    if now & 0o077 != 0 {
+        match fs::set_permissions(path, fs::Permissions::from_mode(mode)) {
+            Ok(()) => tracing::warn!(
+                "{} was readable by others ({now:o}); tightened to {mode:o}",
+                path.display()
+            ),
+            Err(e) => tracing::warn!(
+                "{} is readable by others ({now:o}) and could not be tightened: {e}",
+                path.display()
+            ),
+        }
+    }
+    Ok(())
+}
+
 pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
     replace(path, bytes, true)
 }

@@ -32,7 +32,16 @@ pub fn render(items: &[IndexLine<'_>]) -> String {
         .map(|i| {
             let name = one_line(i.name);
             let desc = one_line(i.description);
-            cut(&format!("- [{name}]({}) — {desc}", i.path), MAX_LINE_CHARS)
+            // A control character or bidi override in a path or name must not inject a line.
+            cut(
+                &format!(
+                    "- [{}]({}) — {}",
+                    crate::fsutil::printable(&name),
+                    crate::fsutil::printable(i.path),
+                    crate::fsutil::printable(&desc)
+                ),
+                MAX_LINE_CHARS,
+            )
         })
         .collect();
     let total = lines.len();

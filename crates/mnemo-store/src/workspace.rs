@@ -159,6 +159,9 @@ impl Home {
 
     /// Create the home and the `personal` workspace if missing.
     pub fn ensure(&self) -> Result<()> {
+        // The home holds every memory's text and history: only its owner may enter it.
+        crate::fsutil::private_dir(&self.root)
+            .map_err(|e| Error::io(format!("creating {}", self.root.display()), &e))?;
         let personal = self.root.join("workspaces").join(PERSONAL).join("memory");
         fs::create_dir_all(&personal)
             .map_err(|e| Error::io(format!("creating {}", personal.display()), &e))
@@ -193,7 +196,21 @@ impl Home {
     }
 
     /// Every workspace: `personal` first, then Mnemo's others, Claude Code's, Qwen Code's, folders.
+    /// Discovered roots that are not real folders where they are expected to be are left out
+    /// (see [`Self::refused_roots`]).
     pub fn workspaces(&self) -> Result<Vec<Workspace>> {
+        Ok(self.discover()?.0)
+    }
+
+    /// Why each discovered memory folder that Mnemo does not use was refused: a symbolic link,
+    /// or a folder whose real path leaves where it is expected to be (its project folder, Qwen
+    /// Code's base dir, the repository of a team layer). Said in `status` and the app.
+    pub fn refused_roots(&self) -> Result<Vec<String>> {
+        Ok(self.discover()?.1)
+    }
+
+    fn discover(&self) -> Result<(Vec<Workspace>, Vec<String>)> {
+        let mut refused = Vec::new();
         let mut out = vec![self.mnemo_workspace(PERSONAL)];
         let mine = self.root.join("workspaces");
         for name in sorted_subdirs(&mine) {
@@ -210,6 +227,18 @@ impl Home {
                 let project = projects.join(&name);
                 let memory = project.join("memory");
                 if !memory.is_dir() {
+                    continue;
+                }
+                if let Some(why) = root_problem(&projects, &[&name, "memory"]) {
+                    refused.push(format!(
+                        "{}'s memory folder {} is not used: {why}",
+                        if kind == WorkspaceKind::Claude {
+                            "Claude Code"
+                        } else {
+                            "Qwen Code"
+                        },
+                        memory.display()
+                    ));
                     continue;
                 }
                 let book = self.root.join("external").join(kind.as_str()).join(&name);
@@ -232,7 +261,8 @@ impl Home {
                 });
             }
         }
-        out.extend(self.qwen_layers(&out));
+        let layers = self.qwen_layers(&out, &mut refused);
+        out.extend(layers);
         for f in self.settings()?.folders {
             let key = sanitize(&f.path.to_string_lossy());
             let book = self.root.join("external").join("folder").join(&key);
@@ -247,7 +277,7 @@ impl Home {
                 shared: None,
             });
         }
-        Ok(out)
+        Ok((out, refused))
     }
 
     fn mnemo_workspace(&self, id: &str) -> Workspace {
@@ -271,10 +301,20 @@ impl Home {
     /// Qwen Code's other two layers: the cross-project user memory (`<base>/memories/`), and
     /// the team memory (`<repo>/.qwen/team-memory/`, tracked by git) of every repository a
     /// workspace is bound to — Mnemo's project workspaces and Qwen Code's projects (`known`).
-    fn qwen_layers(&self, known: &[Workspace]) -> Vec<Workspace> {
+    fn qwen_layers(&self, known: &[Workspace], refused: &mut Vec<String>) -> Vec<Workspace> {
         let mut out = Vec::new();
         let user = self.qwen_dir.join("memories");
-        if user.is_dir() {
+        let user_problem = user
+            .is_dir()
+            .then(|| root_problem(&self.qwen_dir, &["memories"]))
+            .flatten();
+        if let Some(why) = &user_problem {
+            refused.push(format!(
+                "Qwen Code's user memory {} is not used: {why}",
+                user.display()
+            ));
+        }
+        if user.is_dir() && user_problem.is_none() {
             out.push(Workspace {
                 id: QWEN_USER.to_owned(),
                 kind: WorkspaceKind::Qwen,
@@ -305,6 +345,15 @@ impl Home {
         for repo in repos {
             let team = repo.join(".qwen").join("team-memory");
             if !team.is_dir() {
+                continue;
+            }
+            // A repository is content from other people: a committed symlink must not move the
+            // team layer (and every write, delete and read through it) outside the repository.
+            if let Some(why) = root_problem(&repo, &[".qwen", "team-memory"]) {
+                refused.push(format!(
+                    "the Qwen Code team memory of {} is not used: {why}",
+                    repo.display()
+                ));
                 continue;
             }
             let key = sanitize(&repo.to_string_lossy());
@@ -385,6 +434,42 @@ impl Home {
             .map_or_else(|| id.clone(), |n| n.to_string_lossy().into_owned());
         Ok(ws)
     }
+}
+
+/// Why `base/parts…` is not a real folder inside `base`: one of its parts is a symbolic link, or
+/// its real path leaves `base`. `None` when it is one.
+#[must_use]
+pub fn root_problem(base: &Path, parts: &[&str]) -> Option<String> {
+    let mut p = base.to_path_buf();
+    for part in parts {
+        p.push(part);
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = fs::read_link(&p)
+                    .map(|t| format!(" (to {})", t.display()))
+                    .unwrap_or_default();
+                return Some(format!(
+                    "{} is a symbolic link{target}; a memory folder found on disk must be a real folder, \
+                     so nothing outside {} is ever read or written through it — replace the link with a folder to use it",
+                    p.display(),
+                    base.display()
+                ));
+            }
+            Ok(_) => {}
+            Err(e) => return Some(format!("{} cannot be read: {e}", p.display())),
+        }
+    }
+    let (Ok(real), Ok(real_base)) = (fs::canonicalize(&p), fs::canonicalize(base)) else {
+        return Some(format!("{} cannot be resolved", p.display()));
+    };
+    (!real.starts_with(&real_base)).then(|| {
+        format!(
+            "{} resolves to {}, outside {}",
+            p.display(),
+            real.display(),
+            base.display()
+        )
+    })
 }
 
 fn absolute(p: &Path) -> PathBuf {

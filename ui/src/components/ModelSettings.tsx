@@ -213,9 +213,11 @@ export function ModelSettings({ onClose, onSaved }: Props) {
                   placeholder={
                     form.remove_key
                       ? "The stored key will be removed on save"
-                      : loaded?.has_key
-                        ? "A key is stored — leave empty to keep it"
-                        : "None (not needed for local servers)"
+                      : loaded?.has_key && loaded.base_url.trim() !== form.base_url.trim()
+                        ? "The stored key stays with the old address: enter one for this server, or none"
+                        : loaded?.has_key
+                          ? "A key is stored — leave empty to keep it"
+                          : "None (not needed for local servers)"
                   }
                   data-testid="model-api-key"
                 />

@@ -420,7 +420,12 @@ export type ErrorCode =
 /**  Remember: no such task (or it belongs to another client). */
 "remember_task_not_found" | 
 /**  No usable local embedding model (not installed, turned off, or its files are damaged). */
-"embedding_unavailable";
+"embedding_unavailable" | 
+/**
+ *  A path or name holds a control character or a bidirectional override (they would inject
+ *  lines into MEMORY.md or paint a terminal).
+ */
+"invalid_path";
 
 /**  The outcome of an extraction run. */
 export type ExtractResult = {

@@ -67,7 +67,9 @@ async fn a_python_mcp_client_remembers_recalls_and_forgets_and_serve_announces_i
         .split_whitespace()
         .find(|w| w.starts_with("http://"))
         .unwrap_or_else(|| panic!("no URL in {first:?}"));
-    let (base, token) = url.split_once("/?token=").unwrap();
+    let (base, _) = url.split_once("/?login=").unwrap();
+    let token = std::fs::read_to_string(e.home().join("server.token")).unwrap();
+    let token = token.trim();
 
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cli/mcp_client.py");
     let work = e.dir.path().join("not-a-repo");
@@ -249,4 +251,109 @@ fn calls_default_to_the_workspace_bound_to_the_clients_repository() {
     drop(stdin);
     let answer = answer.expect("an answer to status");
     assert_eq!(answer["result"]["structuredContent"]["workspace"], id);
+}
+
+#[test]
+fn trace_logs_of_mcp_and_serve_never_carry_memory_text_or_arguments() {
+    const PLANTED: &str = "PLANTED-c0ffee-7e57";
+    let e = Env::new();
+    super::write(
+        &e.personal().join("planted.md"),
+        &super::topic(
+            "Planted",
+            "A marker",
+            "user",
+            &format!("The marker is {PLANTED}."),
+        ),
+    );
+    // MCP, at trace level: a search for the marker and a read of the file holding it.
+    let mut c = e
+        .cmd()
+        .env("MNEMO_LOG", "trace")
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = c.stdin.take().unwrap();
+    for msg in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"search","arguments":{{"query":"{PLANTED}"}}}}}}"#),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":{"path":"planted.md"}}}"#.to_owned(),
+    ] {
+        writeln!(stdin, "{msg}").unwrap();
+    }
+    let mut out = BufReader::new(c.stdout.take().unwrap());
+    let mut answers = String::new();
+    for _ in 0..3 {
+        let mut l = String::new();
+        if out.read_line(&mut l).unwrap() == 0 {
+            break;
+        }
+        answers.push_str(&l);
+    }
+    drop(stdin);
+    let mut err = String::new();
+    c.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let _ = c.wait();
+    assert!(answers.contains(PLANTED), "the client got it: {answers}");
+    assert!(!err.is_empty(), "trace logging is on");
+    assert!(
+        !err.contains(PLANTED),
+        "MCP trace logs carry memory text: {err}"
+    );
+
+    // The HTTP transport, at trace level: a search through the API.
+    let mut serve = e
+        .cmd()
+        .env("MNEMO_LOG", "trace")
+        .args(["serve", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    // Kept open to the end: `serve` prints a second line, and a closed pipe would stop it.
+    let mut serve_out = BufReader::new(serve.stdout.take().unwrap());
+    serve_out.read_line(&mut first).unwrap();
+    let url = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap();
+    let base = url.split_once("/?").unwrap().0;
+    let token = std::fs::read_to_string(e.home().join("server.token")).unwrap();
+    let got = Command::new("curl")
+        .args(["-s", "-H"])
+        .arg(format!("Authorization: Bearer {}", token.trim()))
+        .args(["-H", "content-type: application/json", "-d"])
+        .arg(format!(
+            r#"{{"query":"{PLANTED}","workspace":null,"limit":5}}"#
+        ))
+        .arg(format!("{base}/api/search"))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&got.stdout).contains("planted.md"),
+        "{}",
+        String::from_utf8_lossy(&got.stdout)
+    );
+    let _ = serve.kill();
+    let _ = serve.wait();
+    let mut err = String::new();
+    serve
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(
+        !err.contains(PLANTED),
+        "HTTP trace logs carry memory text: {err}"
+    );
+    assert!(
+        !err.contains(token.trim()),
+        "HTTP trace logs carry the token"
+    );
 }

@@ -149,3 +149,124 @@ fn a_bound_repository_s_team_layer_is_shown_and_writes_say_they_are_shared() {
     ]);
     assert!(v["shared"].is_null());
 }
+
+/// Every file under `dir` with its bytes (to prove nothing there changed).
+fn snapshot(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.display().to_string(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_team_layer_committed_as_a_symlink_out_of_its_repository_is_refused_and_said() {
+    use std::io::{BufRead, BufReader, Write};
+    let e = Env::new();
+    let repo = e.dir.path().join("evil");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join(".qwen")).unwrap();
+    // The outside folder the hostile repository points its team layer at.
+    let outside = e.dir.path().join("elsewhere");
+    write(
+        &outside.join("victim.md"),
+        &topic(
+            "Victim",
+            "Not Mnemo's",
+            "project",
+            "Precious notes.\n\nPrecious notes.",
+        ),
+    );
+    write(
+        &outside.join("victim-copy.md"),
+        &topic("Victim", "Not Mnemo's", "project", "Precious notes."),
+    );
+    write(
+        &outside.join("README.md"),
+        "TOP-SECRET-README outside the repository\n",
+    );
+    std::os::unix::fs::symlink("../../elsewhere", repo.join(".qwen/team-memory")).unwrap();
+    let before = snapshot(&outside);
+
+    let list = e.json(&["workspaces", "bind", repo.to_str().unwrap()]);
+    assert!(
+        !ids(&list).iter().any(|i| i.starts_with("qwen:@team:")),
+        "the symlinked layer is not a workspace: {list}"
+    );
+    // The person is told why.
+    let status = e.json(&["status"]);
+    let warnings = status["warnings"].to_string();
+    assert!(
+        warnings.contains("team memory of") && warnings.contains("symbolic link"),
+        "{status}"
+    );
+    // Nothing reaches it: search, a dream of every workspace, edits, MCP reads and forgets.
+    assert!(
+        e.json(&["search", "Precious"])
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        e.json(&["search", "TOP-SECRET-README"])
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    for ws in ids(&e.json(&["workspaces"])) {
+        let _ = e.run(&["--workspace", &ws, "dream", "--mechanical"]);
+    }
+    let team_id = format!("qwen:@team:{}", repo.display());
+    let code = e.json_err(&["--workspace", &team_id, "dream", "--mechanical"], 1);
+    assert_eq!(code, "not_found");
+    let mut mcp = e
+        .cmd()
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = mcp.stdin.take().unwrap();
+    for msg in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/list","params":{}}"#.to_owned(),
+        serde_json::json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"forget","arguments":{"workspace": team_id, "remove":[{"id":"victim.md:1","hash":"x"}]}}}).to_string(),
+        serde_json::json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read","arguments":{"workspace": team_id, "path":"README.md"}}}).to_string(),
+    ] {
+        writeln!(stdin, "{msg}").unwrap();
+    }
+    let mut out = BufReader::new(mcp.stdout.take().unwrap());
+    let mut answers = Vec::new();
+    while answers.len() < 4 {
+        let mut l = String::new();
+        if out.read_line(&mut l).unwrap() == 0 {
+            break;
+        }
+        answers.push(l);
+    }
+    drop(stdin);
+    let _ = mcp.wait();
+    let all = answers.join("\n");
+    assert!(
+        !all.contains("TOP-SECRET-README") && !all.contains("Precious"),
+        "{all}"
+    );
+    assert!(
+        !all.contains("elsewhere"),
+        "no resource points outside: {all}"
+    );
+    assert!(all.contains("not_found"), "{all}");
+    // Byte for byte, the outside folder is as it was.
+    assert_eq!(snapshot(&outside), before);
+}

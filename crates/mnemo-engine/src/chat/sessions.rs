@@ -127,7 +127,7 @@ impl Sessions {
         Ok(self.dir.join(format!("{id}.jsonl")))
     }
 
-    /// Start a session.
+    /// Start a session (its title is cleaned like every title: see [`clean_title`]).
     pub fn create(&self, title: &str) -> Result<String> {
         let now = Utc::now();
         // Time, then bits of the process id and the clock's nanoseconds: unique across
@@ -147,7 +147,7 @@ impl Sessions {
         let title = if title.trim().is_empty() {
             NEW_CHAT_TITLE.to_owned()
         } else {
-            title.trim().chars().take(80).collect()
+            clean_title(title)
         };
         self.rewrite(
             &unique,
@@ -247,7 +247,7 @@ impl Sessions {
             } = r
             {
                 if let Some(new) = title {
-                    *t = new.trim().chars().take(80).collect();
+                    *t = clean_title(new);
                 }
                 if let Some(v) = ignore_memory {
                     *ig = v;
@@ -259,7 +259,7 @@ impl Sessions {
             records.insert(
                 0,
                 Record::Meta {
-                    title: title.unwrap_or("Chat").to_owned(),
+                    title: clean_title(title.unwrap_or("Chat")),
                     ignore_memory: ignore_memory.unwrap_or(false),
                 },
             );
@@ -381,6 +381,14 @@ pub(super) fn compacted_of(records: &[Record]) -> Option<(u64, String)> {
 }
 
 /// Paths recall surfaced, first time first.
+/// A chat title as it is kept: trimmed, at most 80 characters, any secret in it redacted (titles
+/// are listed everywhere and stored in the session file).
+#[must_use]
+pub fn clean_title(title: &str) -> String {
+    let (title, _) = crate::secrets::redact(title.trim());
+    title.chars().take(80).collect()
+}
+
 pub(super) fn surfaced_of(records: &[Record]) -> Vec<String> {
     let mut seen = HashSet::new();
     records

@@ -68,6 +68,18 @@ impl Turn {
     /// Prepare a turn: the session is read here, once.
     pub fn open(vault: &Vault, workspace: &str, session: &str, text: &str) -> Result<Self> {
         let ws = vault.workspace(workspace)?;
+        // A secret typed into the chat never reaches the model, the session file, the daily log
+        // or any event: it is replaced by `[redacted: rule]` here, at intake.
+        let (text, hits) = crate::secrets::redact(text);
+        if !hits.is_empty() {
+            let rules: Vec<&str> = hits.iter().map(|h| h.rule).collect();
+            tracing::warn!(
+                session,
+                "a secret in a chat message was redacted ({})",
+                rules.join(", ")
+            );
+        }
+        let text = text.as_str();
         let sessions = Sessions::of(&ws);
         let records = sessions.records(session)?;
         Ok(Self {
@@ -494,7 +506,9 @@ async fn summarize(
             let text = r.message.content.unwrap_or_default();
             let text = text.trim();
             if !text.is_empty() {
-                return (compact::cut_to(text, max_tokens), "model");
+                // The summary goes into the session and the daily log: no secret may.
+                let (text, _) = crate::secrets::redact(&compact::cut_to(text, max_tokens));
+                return (text, "model");
             }
             tracing::warn!("the model's summary was empty: summarising without it");
         }
@@ -502,7 +516,7 @@ async fn summarize(
         Err(_) => tracing::warn!("the model's summary took too long: summarising without it"),
     }
     (
-        compact::extractive_summary(previous, older, max_tokens),
+        crate::secrets::redact(&compact::extractive_summary(previous, older, max_tokens)).0,
         "extractive",
     )
 }

@@ -291,7 +291,9 @@ impl<'a> MemoryTools<'a> {
     }
 
     fn check_content(rel: &str, content: &str) -> Result<(), Error> {
-        let hits = secrets::scan(content);
+        // A file name is kept too (MEMORY.md, the journal): it is scanned like the text.
+        let mut hits = secrets::scan(rel);
+        hits.extend(secrets::scan(content));
         if !hits.is_empty() {
             return Err(Error::new(
                 ErrorCode::InvalidContent,

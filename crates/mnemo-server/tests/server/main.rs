@@ -14,6 +14,7 @@ struct Running {
     _dir: tempfile::TempDir,
     base: String,
     token: String,
+    login: String,
     home: std::path::PathBuf,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
@@ -43,6 +44,7 @@ async fn start() -> Running {
     let (stop, rx) = tokio::sync::oneshot::channel::<()>();
     let base = format!("http://{}", serving.addr);
     let token = serving.token.clone();
+    let login = serving.login_url();
     tokio::spawn(async move {
         mnemo_server::run(listener, &serving, api, &ui, async {
             let _ = rx.await;
@@ -54,6 +56,7 @@ async fn start() -> Running {
         _dir: dir,
         base,
         token,
+        login,
         home: root,
         stop: Some(stop),
     }
@@ -123,15 +126,38 @@ async fn token_file_is_private_and_required() {
 #[tokio::test]
 async fn login_url_sets_a_cookie_that_authorises_the_page() {
     let s = start().await;
-    let r = client()
+    assert!(
+        !s.login.contains(&s.token),
+        "the login URL does not carry the token"
+    );
+    let r = client().get(&s.login).send().await.unwrap();
+    assert_eq!(r.status(), 303);
+    let cookie = r.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
+    assert!(cookie.contains("Max-Age="), "the session expires: {cookie}");
+    assert!(
+        !cookie.contains(&s.token),
+        "the cookie never carries the token: {cookie}"
+    );
+    let pair = cookie.split(';').next().unwrap().to_owned();
+    // The login URL works once: a second use is refused.
+    let again = client().get(&s.login).send().await.unwrap();
+    assert_eq!(again.status(), 401);
+    assert!(again.text().await.unwrap().contains("already used"));
+    // The token is accepted only in the Authorization header: not as a cookie, not in the URL.
+    let as_cookie = client()
+        .get(format!("{}/", s.base))
+        .header("cookie", format!("mnemo_token={}", s.token))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(as_cookie.status(), 401);
+    let in_url = client()
         .get(format!("{}/?token={}", s.base, s.token))
         .send()
         .await
         .unwrap();
-    assert_eq!(r.status(), 303);
-    let cookie = r.headers()["set-cookie"].to_str().unwrap().to_owned();
-    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
-    let pair = cookie.split(';').next().unwrap().to_owned();
+    assert_eq!(in_url.status(), 401);
     let page = client()
         .get(format!("{}/", s.base))
         .header("cookie", &pair)
@@ -139,6 +165,7 @@ async fn login_url_sets_a_cookie_that_authorises_the_page() {
         .await
         .unwrap();
     assert_eq!(page.status(), 200);
+    let page_headers = page.headers().clone();
     assert!(page.text().await.unwrap().contains("Mnemo"));
     // SPA fallback: unknown paths serve index.html.
     let deep = client()
@@ -149,11 +176,23 @@ async fn login_url_sets_a_cookie_that_authorises_the_page() {
         .unwrap();
     assert_eq!(deep.status(), 200);
     let bad = client()
-        .get(format!("{}/?token=nope", s.base))
+        .get(format!("{}/?login=nope", s.base))
         .send()
         .await
         .unwrap();
     assert_eq!(bad.status(), 401);
+    // Every answer, a refusal too, carries the security headers: never framed, no sniffing,
+    // no referrer, only Mnemo's own scripts.
+    for h in [&page_headers, bad.headers()] {
+        let csp = h["content-security-policy"].to_str().unwrap();
+        assert!(
+            csp.contains("frame-ancestors 'none'") && csp.contains("script-src 'self'"),
+            "{csp}"
+        );
+        assert_eq!(h["x-frame-options"], "DENY");
+        assert_eq!(h["x-content-type-options"], "nosniff");
+        assert_eq!(h["referrer-policy"], "no-referrer");
+    }
 }
 
 #[tokio::test]
@@ -453,4 +492,17 @@ async fn a_chat_turn_over_http_streams_chat_events() {
     assert_eq!(tasks[0]["id"], task_id.as_str());
     let (code, e) = s.call("task", json!({"id": "t-unknown"})).await;
     assert_eq!((code, e["code"].as_str()), (404, Some("not_found")));
+}
+
+#[tokio::test]
+async fn a_login_never_redirects_off_site() {
+    let s = start().await;
+    let nonce = s.login.split_once("?login=").unwrap().1.to_owned();
+    let r = client()
+        .get(format!("{}//evil.example/?login={nonce}", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/");
 }

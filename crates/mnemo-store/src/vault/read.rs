@@ -202,7 +202,11 @@ impl Vault {
             home: self.home.root.display().to_string(),
             workspaces,
             index_bytes: fs::metadata(self.home.index_path()).map_or(0, |m| m.len()),
-            warnings: self.warnings(),
+            warnings: {
+                let mut w = self.warnings();
+                w.extend(self.home.refused_roots()?);
+                w
+            },
             semantic: super::Semantic {
                 state: "unknown".to_owned(),
                 ..super::Semantic::default()

@@ -9,6 +9,7 @@
 
 mod bad_input;
 mod lock_processes;
+mod private;
 mod round_trip;
 mod search_plan;
 mod vectors;

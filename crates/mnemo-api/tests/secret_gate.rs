@@ -1,0 +1,151 @@
+//! Issue 19: a planted GitHub token — in a chat that gets compacted (and echoed by the model's
+//! summary), in a remember request, in a file name and in a chat title — is refused or redacted
+//! everywhere: no file under the home, no request to the model, no event holds it.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use mnemo_api::{ChatEvent, ModelSettings, NewMemory};
+use mnemo_core::{ErrorCode, MemoryType};
+use mnemo_testkit::{FakeModel, Kind, Reply};
+
+use common::{api, blocking, settings};
+
+const TOKEN: &str = "ghp_Zq8Xw2Lm4Nv6Bc1Tr9Yh3Kp5Js7Df0Ga2We4";
+
+fn files_holding(dir: &std::path::Path, needle: &[u8]) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if std::fs::read(&p)
+                .unwrap_or_default()
+                .windows(needle.len())
+                .any(|w| w == needle)
+            {
+                found.push(p.display().to_string());
+            }
+        }
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_planted_token_is_refused_or_redacted_everywhere() {
+    let (d, api) = api();
+    let fake = FakeModel::start().await;
+    let a = api.clone();
+    let s = ModelSettings {
+        context_window: 4_096,
+        ..settings(&fake)
+    };
+    blocking(move || a.set_model_settings(s)).await.unwrap();
+    let chat_events = api.subscribe_chat();
+    let task_events = api.subscribe_tasks();
+
+    // Remember: refused at intake, naming the rule, before any model sees it.
+    let e = api
+        .remember(None, format!("My GitHub token is {TOKEN}"), None, None)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidContent);
+    assert!(
+        e.message.contains("github_token") && !e.message.contains(TOKEN),
+        "{}",
+        e.message
+    );
+    // A file name: refused.
+    let e = api
+        .create(
+            "personal".into(),
+            NewMemory {
+                path: Some(format!("{TOKEN}.md")),
+                name: "Deploy".into(),
+                description: "How we deploy".into(),
+                memory_type: MemoryType::Project,
+                body: "Tag, then ship.".into(),
+            },
+        )
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidContent);
+    // A chat title: redacted.
+    let session = api
+        .chat_create("personal".into(), Some(format!("token {TOKEN}")))
+        .unwrap();
+    assert_eq!(session.title, "token [redacted: github_token]");
+
+    // A chat holding the token, long enough to be compacted; the model's summary even "echoes"
+    // a token (a model may have seen one elsewhere).
+    fake.push_for(
+        Kind::Plain,
+        Reply::text(format!("SUMMARY: they shared {TOKEN} earlier.")),
+    );
+    for i in 0..5 {
+        fake.push_for(Kind::Stream, Reply::text(format!("Noted {i}.")));
+        let text = format!(
+            "turn {i}: my token is {TOKEN}. {}",
+            "we compared flights, hotels and trains for the trip in detail. ".repeat(45)
+        );
+        let (a, sid) = (api.clone(), session.id.clone());
+        blocking(move || a.chat_send("personal".into(), sid, text))
+            .await
+            .unwrap();
+        loop {
+            let ev = chat_events.recv_timeout(Duration::from_secs(30)).unwrap();
+            assert!(!format!("{ev:?}").contains(TOKEN), "{ev:?}");
+            if matches!(ev, ChatEvent::Extracted { .. }) {
+                break;
+            }
+        }
+    }
+    let transcript = api
+        .chat_transcript("personal".into(), session.id.clone())
+        .unwrap();
+    assert!(!transcript.compactions.is_empty(), "the chat was compacted");
+    assert!(!serde_json::to_string(&transcript).unwrap().contains(TOKEN));
+    // The model never saw it.
+    assert!(
+        !serde_json::to_string(&fake.requests())
+            .unwrap()
+            .contains(TOKEN)
+    );
+    // No task row or task event.
+    for t in api.tasks(None, None, None, None).unwrap() {
+        assert!(!serde_json::to_string(&t).unwrap().contains(TOKEN), "{t:?}");
+    }
+    while let Ok(t) = task_events.try_recv() {
+        assert!(!format!("{t:?}").contains(TOKEN));
+    }
+    // No file anywhere under the home: sessions, daily logs, index, journal, tasks.
+    let holding = files_holding(&d.path().join("home"), TOKEN.as_bytes());
+    assert!(holding.is_empty(), "{holding:?}");
+}
+
+#[test]
+fn names_and_paths_with_control_characters_or_bidi_overrides_are_refused() {
+    let (_d, api) = api();
+    for (path, name) in [
+        (None, "Deploy\u{202E}gnp.exe"),
+        (None, "Line\nbreak"),
+        (Some("a\nb.md".to_owned()), "Fine"),
+    ] {
+        let e = api
+            .create(
+                "personal".into(),
+                NewMemory {
+                    path,
+                    name: name.into(),
+                    description: "d".into(),
+                    memory_type: MemoryType::Project,
+                    body: "b".into(),
+                },
+            )
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidPath, "{name:?}: {e:?}");
+    }
+    assert!(api.list(None, None).unwrap().is_empty());
+}

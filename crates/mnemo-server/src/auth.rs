@@ -1,0 +1,165 @@
+//! Who may call the server. Programs send the bearer token from `$MNEMO_HOME/server.token` in
+//! the `Authorization` header — the only place the token is accepted. A browser logs in once:
+//! `mnemo serve` prints a URL carrying a one-time nonce (random, valid for its first use only and
+//! only until the server stops); that use exchanges it for a random session id with an expiry,
+//! set as an `HttpOnly; SameSite=Strict` cookie. The cookie never carries the token, so another
+//! service on 127.0.0.1 that the browser visits (cookies are not port-scoped) learns nothing
+//! that outlives the session. Login redirects only to a path of this server.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use axum::http::{HeaderMap, header};
+use mnemo_core::{Error, ErrorCode, Result};
+
+/// The browser session's cookie.
+pub const SESSION_COOKIE: &str = "mnemo_session";
+/// How long a browser session lasts after its login.
+pub const SESSION_TTL: Duration = Duration::from_secs(12 * 60 * 60);
+/// Sessions kept at most (the oldest goes first).
+pub const MAX_SESSIONS: usize = 64;
+
+/// `n` random bytes as hex.
+pub fn random_hex(n: usize) -> Result<String> {
+    let mut bytes = vec![0u8; n];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| Error::new(ErrorCode::Io, format!("no randomness: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The server's credentials: the bearer token, the login nonce (until used), the sessions.
+#[derive(Clone)]
+pub struct Auth {
+    token: String,
+    nonce: Arc<Mutex<Option<String>>>,
+    sessions: Arc<Mutex<HashMap<String, Instant>>>,
+}
+
+fn eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+impl Auth {
+    /// Credentials with this token and login nonce.
+    #[must_use]
+    pub fn new(token: String, nonce: String) -> Self {
+        Self {
+            token,
+            nonce: Arc::new(Mutex::new(Some(nonce))),
+            sessions: Arc::default(),
+        }
+    }
+
+    /// `Authorization: Bearer <token>`.
+    #[must_use]
+    pub fn bearer_ok(&self, headers: &HeaderMap) -> bool {
+        headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .is_some_and(|t| eq(t.trim().as_bytes(), self.token.as_bytes()))
+    }
+
+    /// A session cookie of a live session.
+    #[must_use]
+    pub fn session_ok(&self, headers: &HeaderMap) -> bool {
+        let now = Instant::now();
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        sessions.retain(|_, expires| *expires > now);
+        headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .filter_map(|kv| kv.trim().strip_prefix(&format!("{SESSION_COOKIE}=")))
+            .any(|id| sessions.keys().any(|k| eq(k.as_bytes(), id.as_bytes())))
+    }
+
+    /// Exchange the login nonce for a new session id — once. `None` when `nonce` is not the
+    /// current one (wrong, or already used).
+    pub fn redeem(&self, nonce: &str) -> Option<String> {
+        let mut slot = self.nonce.lock().unwrap_or_else(PoisonError::into_inner);
+        let ok = slot
+            .as_deref()
+            .is_some_and(|n| eq(n.as_bytes(), nonce.as_bytes()));
+        if !ok {
+            return None;
+        }
+        *slot = None;
+        let id = random_hex(32).ok()?;
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        if sessions.len() >= MAX_SESSIONS
+            && let Some(oldest) = sessions
+                .iter()
+                .min_by_key(|(_, e)| **e)
+                .map(|(k, _)| k.clone())
+        {
+            sessions.remove(&oldest);
+        }
+        sessions.insert(id.clone(), Instant::now() + SESSION_TTL);
+        Some(id)
+    }
+
+    /// The `Set-Cookie` value for a session.
+    #[must_use]
+    pub fn cookie(id: &str) -> String {
+        format!(
+            "{SESSION_COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
+            SESSION_TTL.as_secs()
+        )
+    }
+}
+
+/// Where a login may send the browser: a path of this server only — never `//host…` or
+/// `/\host…` (which browsers read as another site), else `/`.
+#[must_use]
+pub fn same_origin_path(path: &str) -> &str {
+    let bad = !path.starts_with('/')
+        || path.starts_with("//")
+        || path.starts_with("/\\")
+        || path.chars().any(char::is_control);
+    if bad { "/" } else { path }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    #[test]
+    fn the_nonce_works_once_and_the_session_is_not_the_token() {
+        let a = Auth::new("t".repeat(64), "n0nce".into());
+        assert!(a.redeem("wrong").is_none());
+        let id = a.redeem("n0nce").unwrap();
+        assert_ne!(id, "t".repeat(64));
+        assert!(a.redeem("n0nce").is_none(), "a second use is refused");
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::COOKIE,
+            HeaderValue::from_str(&format!("other=1; {SESSION_COOKIE}={id}")).unwrap(),
+        );
+        assert!(a.session_ok(&h));
+        assert!(!a.bearer_ok(&h));
+        let mut t = HeaderMap::new();
+        t.insert(
+            header::COOKIE,
+            HeaderValue::from_str(&format!("mnemo_token={}", "t".repeat(64))).unwrap(),
+        );
+        assert!(!a.session_ok(&t), "the token is not a cookie");
+        t.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_str(&format!("Bearer {}", "t".repeat(64))).unwrap(),
+        );
+        assert!(a.bearer_ok(&t));
+    }
+
+    #[test]
+    fn login_redirects_stay_on_this_server() {
+        assert_eq!(same_origin_path("/memories/x"), "/memories/x");
+        assert_eq!(same_origin_path("//evil.example/"), "/");
+        assert_eq!(same_origin_path("/\\evil.example"), "/");
+        assert_eq!(same_origin_path("evil"), "/");
+        assert_eq!(same_origin_path("/a\nb"), "/");
+    }
+}
