@@ -21,10 +21,10 @@ const RULES: &[(&str, &str)] = &[
         "private_key",
         r"-----BEGIN[ \t]+(?:(?:RSA|EC|DSA|OPENSSH|PGP|ENCRYPTED)[ \t]+)?PRIVATE[ \t]+KEY(?:[ \t]+BLOCK)?-----",
     ),
-    ("anthropic_api_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+    ("anthropic_api_key", r"(?:^|[^A-Za-z0-9])(sk-ant-[A-Za-z0-9_\-]{20,})"),
     (
         "openai_api_key",
-        r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{20,}",
+        r"(?:^|[^A-Za-z0-9])(sk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{20,})",
     ),
     // Not `\b`: `aws_AKIA…` has a word character before the key.
     (
@@ -33,14 +33,14 @@ const RULES: &[(&str, &str)] = &[
     ),
     (
         "github_token",
-        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})",
+        r"(?:^|[^A-Za-z0-9])((?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}))",
     ),
-    ("google_api_key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
-    ("slack_token", r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),
-    ("stripe_key", r"\b[rs]k_live_[A-Za-z0-9]{20,}"),
+    ("google_api_key", r"(?:^|[^A-Za-z0-9])(AIza[0-9A-Za-z_\-]{35})"),
+    ("slack_token", r"(?:^|[^A-Za-z0-9])(xox[abprs]-[A-Za-z0-9\-]{10,})"),
+    ("stripe_key", r"(?:^|[^A-Za-z0-9])([rs]k_live_[A-Za-z0-9]{20,})"),
     (
         "jwt",
-        r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
+        r"(?:^|[^A-Za-z0-9])(eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,})",
     ),
     (
         "assigned_secret",
@@ -85,19 +85,26 @@ pub fn redact(text: &str) -> (String, Vec<SecretHit>) {
         return (text.to_owned(), hits);
     }
     let mut out = text.to_owned();
-    for (rule, re) in compiled() {
-        let mut next = String::with_capacity(out.len());
-        let mut last = 0;
-        for c in re.captures_iter(&out) {
-            let Some(m) = c.get(1).or_else(|| c.get(0)) else {
-                continue;
-            };
-            next.push_str(&out[last..m.start()]);
-            next.push_str(&format!("[redacted: {rule}]"));
-            last = m.end();
+    // Matches may share a separator character, so one pass can miss a neighbour: repeat until
+    // nothing is left (each pass removes at least one secret).
+    for _ in 0..64 {
+        for (rule, re) in compiled() {
+            let mut next = String::with_capacity(out.len());
+            let mut last = 0;
+            for c in re.captures_iter(&out) {
+                let Some(m) = c.get(1).or_else(|| c.get(0)) else {
+                    continue;
+                };
+                next.push_str(&out[last..m.start()]);
+                next.push_str(&format!("[redacted: {rule}]"));
+                last = m.end();
+            }
+            next.push_str(&out[last..]);
+            out = next;
         }
-        next.push_str(&out[last..]);
-        out = next;
+        if scan(&out).is_empty() {
+            break;
+        }
     }
     (out, hits)
 }

@@ -16,6 +16,7 @@ pub mod auth;
 mod remember;
 
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -31,7 +32,6 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use mnemo_api::Api;
 use mnemo_core::{Error, ErrorCode, Result};
-use tokio_stream::Stream;
 use tower_http::services::{ServeDir, ServeFile};
 
 /// Largest request body accepted (a memory file is at most 1 MiB; JSON adds escaping).
@@ -43,7 +43,18 @@ struct AppState {
     api: Api,
     auth: auth::Auth,
     port: u16,
+    /// One permit per live `/events` stream.
+    sse: Arc<tokio::sync::Semaphore>,
 }
+
+/// A client must send a request's headers within this (slow-header connections are closed).
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// A request's body must arrive within this (a trickling body is answered 408).
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// Connections served at once; past it the next one waits until one closes.
+pub const MAX_CONNECTIONS: usize = 64;
+/// Live `/events` streams at once (each holds a few threads); past it: 503.
+pub const MAX_SSE_CLIENTS: usize = 16;
 
 /// Read `server.token` from the home, creating it (32 random bytes, hex, mode 0600) if missing.
 pub fn load_or_create_token(home: &Path) -> Result<String> {
@@ -133,7 +144,12 @@ fn error_response(e: &Error) -> Response {
 
 /// Build the router for an API with its credentials, for a server bound to `port`.
 pub fn router(api: Api, auth: auth::Auth, port: u16, ui_dir: &Path) -> Router {
-    let state = AppState { api, auth, port };
+    let state = AppState {
+        api,
+        auth,
+        port,
+        sse: Arc::new(tokio::sync::Semaphore::new(MAX_SSE_CLIENTS)),
+    };
     let index = ui_dir.join("index.html");
     let ui = ServeDir::new(ui_dir).fallback(ServeFile::new(index));
     Router::new()
@@ -147,6 +163,9 @@ pub fn router(api: Api, auth: auth::Auth, port: u16, ui_dir: &Path) -> Router {
         .route("/capabilities", get(capabilities))
         .fallback_service(ui)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+            BODY_READ_TIMEOUT,
+        ))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .layer(middleware::from_fn(security_headers))
         .with_state(state)
@@ -288,9 +307,17 @@ async fn capabilities() -> Json<serde_json::Value> {
     }))
 }
 
-async fn events(
-    State(st): State<AppState>,
-) -> Sse<impl Stream<Item = std::result::Result<Event, Infallible>>> {
+async fn events(State(st): State<AppState>) -> Response {
+    let Ok(permit) = Arc::clone(&st.sse).try_acquire_owned() else {
+        let mut r = error_response(&Error::new(
+            ErrorCode::Io,
+            format!(
+                "{MAX_SSE_CLIENTS} live views are already open on this server: close some browser tabs and reload"
+            ),
+        ));
+        *r.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+        return r;
+    };
     let (tx, rx) = tokio::sync::mpsc::channel::<Event>(1024);
     // Bridge the API's std channels to this connection; each bridge ends soon after the client
     // goes away (checked between events), not only at the next event.
@@ -311,11 +338,17 @@ async fn events(
     bridge(st.api.subscribe_tasks(), "dream_progress", tx, |t| {
         t.kind == mnemo_core::TaskKind::Dream
     });
+    // The permit lives as long as the stream: it is given back when the client goes away.
     let stream = tokio_stream::StreamExt::map(
         tokio_stream::wrappers::ReceiverStream::new(rx),
-        Ok::<Event, Infallible>,
+        move |e| {
+            let _held = &permit;
+            Ok::<Event, Infallible>(e)
+        },
     );
-    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+    Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
 }
 
 fn bridge<T: serde::Serialize + Send + 'static>(
@@ -400,8 +433,53 @@ pub async fn run(
     }
     let auth = auth::Auth::new(serving.token.clone(), serving.nonce.clone());
     let app = router(api, auth, serving.addr.port(), ui_dir);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| Error::io("serving HTTP", &e))
+    serve_bounded(listener, app, shutdown).await;
+    Ok(())
+}
+
+/// The accept loop with the limits `axum::serve` does not set: at most [`MAX_CONNECTIONS`]
+/// connections (the next waits for a slot), and [`HEADER_READ_TIMEOUT`] for a request's headers
+/// (hyper's, which needs a timer). On shutdown, open connections finish what they serve.
+async fn serve_bounded(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            () = &mut shutdown => break,
+            p = Arc::clone(&slots).acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+        };
+        let stream = tokio::select! {
+            () = &mut shutdown => break,
+            a = listener.accept() => match a {
+                Ok((s, _)) => s,
+                Err(e) => {
+                    tracing::warn!("accepting a connection: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let conn = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(HEADER_READ_TIMEOUT)
+            .serve_connection(TokioIo::new(stream), service);
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!("connection ended: {e}");
+            }
+            drop(permit);
+        });
+    }
+    graceful.shutdown().await;
 }

@@ -64,12 +64,12 @@ function RecallBadge({
     <div className="chat-recall">
       <button
         type="button"
-        className={`chat-badge ${n === 0 ? "empty" : ""}`}
+        className={`chat-badge ${n === 0 && (recall?.carried.length ?? 0) === 0 ? "empty" : ""}`}
         aria-expanded={open}
         data-testid="recall-badge"
         onClick={() => setOpen((o) => !o)}
       >
-        {recallLabel(n)} {open ? "▾" : "▸"}
+        {recallLabel(n, recall?.carried.length ?? 0)} {open ? "▾" : "▸"}
       </button>
       {open && (
         <div className="recall-details" data-testid="recall-details">

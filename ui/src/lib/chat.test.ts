@@ -271,6 +271,9 @@ describe("chat helpers", () => {
   it("labels recall counts", () => {
     expect(recallLabel(0)).toBe("No memories recalled");
     expect(recallLabel(1)).toBe("Recalled 1 memory");
+    // Memories from earlier turns the model still sees are counted apart.
+    expect(recallLabel(0, 1)).toBe("Nothing new recalled · 1 memory still in view");
+    expect(recallLabel(2, 3)).toBe("Recalled 2 memories · 3 memories still in view");
     expect(recallLabel(3)).toBe("Recalled 3 memories");
   });
 });

@@ -299,8 +299,9 @@ export function strategyText(strategy: Strategy): string {
   return RECALL_STRATEGY_TEXT[strategy] ?? strategy;
 }
 
-export function recallLabel(n: number): string {
-  return n === 0 ? "No memories recalled" : `Recalled ${countMemories(n)}`;
+export function recallLabel(n: number, carried = 0): string {
+  const base = n === 0 ? (carried > 0 ? "Nothing new recalled" : "No memories recalled") : `Recalled ${countMemories(n)}`;
+  return carried > 0 ? `${base} · ${countMemories(carried)} still in view` : base;
 }
 
 /** Sessions most recent first. */

@@ -10,6 +10,7 @@ mod faults;
 mod hybrid;
 mod model_recall;
 mod prompt_budget;
+mod secret_props;
 
 use chrono::{Duration, Utc};
 use mnemo_core::ChangeSource;

@@ -506,3 +506,91 @@ async fn a_login_never_redirects_off_site() {
     assert_eq!(r.status(), 303);
     assert_eq!(r.headers()["location"], "/");
 }
+
+/// A raw TCP connection to the server.
+async fn raw(s: &Running) -> tokio::net::TcpStream {
+    tokio::net::TcpStream::connect(s.base.trim_start_matches("http://"))
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_client_that_never_finishes_its_headers_is_cut_off() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = start().await;
+    let mut c = raw(&s).await;
+    c.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .await
+        .unwrap();
+    // The server closes it after HEADER_READ_TIMEOUT (bounded here by three times that).
+    let mut buf = Vec::new();
+    let read = tokio::time::timeout(
+        mnemo_server::HEADER_READ_TIMEOUT * 3,
+        c.read_to_end(&mut buf),
+    )
+    .await;
+    assert!(read.is_ok(), "the half-sent request was never cut off");
+}
+
+#[tokio::test]
+async fn connections_past_the_cap_wait_for_a_slot_and_live_views_are_capped() {
+    let s = start().await;
+    // Every slot held by a connection that sends nothing.
+    let mut idle = Vec::new();
+    for _ in 0..mnemo_server::MAX_CONNECTIONS {
+        idle.push(raw(&s).await);
+    }
+    let waiting = client()
+        .get(format!("{}/capabilities", s.base))
+        .bearer_auth(&s.token)
+        .timeout(Duration::from_secs(2))
+        .send()
+        .await;
+    assert!(waiting.is_err(), "served past the connection cap");
+    drop(idle);
+    let r = client()
+        .get(format!("{}/capabilities", s.base))
+        .bearer_auth(&s.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "served once slots are free");
+
+    // Live views (SSE): at most MAX_SSE_CLIENTS; the next is told why.
+    let mut views = Vec::new();
+    for _ in 0..mnemo_server::MAX_SSE_CLIENTS {
+        let r = client()
+            .get(format!("{}/events", s.base))
+            .bearer_auth(&s.token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        views.push(r);
+    }
+    let r = client()
+        .get(format!("{}/events", s.base))
+        .bearer_auth(&s.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 503);
+    assert!(r.text().await.unwrap().contains("live views are already open"));
+    drop(views);
+    // A closed view gives its place back.
+    let mut ok = false;
+    for _ in 0..50 {
+        let r = client()
+            .get(format!("{}/events", s.base))
+            .bearer_auth(&s.token)
+            .send()
+            .await
+            .unwrap();
+        if r.status() == 200 {
+            ok = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(ok, "a closed view's place was never given back");
+}

@@ -9,6 +9,7 @@
 
 mod bad_input;
 mod lock_processes;
+mod props;
 mod private;
 mod round_trip;
 mod search_plan;
