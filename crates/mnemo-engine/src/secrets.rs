@@ -21,7 +21,10 @@ const RULES: &[(&str, &str)] = &[
         "private_key",
         r"-----BEGIN[ \t]+(?:(?:RSA|EC|DSA|OPENSSH|PGP|ENCRYPTED)[ \t]+)?PRIVATE[ \t]+KEY(?:[ \t]+BLOCK)?-----",
     ),
-    ("anthropic_api_key", r"(?:^|[^A-Za-z0-9])(sk-ant-[A-Za-z0-9_\-]{20,})"),
+    (
+        "anthropic_api_key",
+        r"(?:^|[^A-Za-z0-9])(sk-ant-[A-Za-z0-9_\-]{20,})",
+    ),
     (
         "openai_api_key",
         r"(?:^|[^A-Za-z0-9])(sk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{20,})",
@@ -35,16 +38,25 @@ const RULES: &[(&str, &str)] = &[
         "github_token",
         r"(?:^|[^A-Za-z0-9])((?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}))",
     ),
-    ("google_api_key", r"(?:^|[^A-Za-z0-9])(AIza[0-9A-Za-z_\-]{35})"),
-    ("slack_token", r"(?:^|[^A-Za-z0-9])(xox[abprs]-[A-Za-z0-9\-]{10,})"),
-    ("stripe_key", r"(?:^|[^A-Za-z0-9])([rs]k_live_[A-Za-z0-9]{20,})"),
+    (
+        "google_api_key",
+        r"(?:^|[^A-Za-z0-9])(AIza[0-9A-Za-z_\-]{35})",
+    ),
+    (
+        "slack_token",
+        r"(?:^|[^A-Za-z0-9])(xox[abprs]-[A-Za-z0-9\-]{10,})",
+    ),
+    (
+        "stripe_key",
+        r"(?:^|[^A-Za-z0-9])([rs]k_live_[A-Za-z0-9]{20,})",
+    ),
     (
         "jwt",
         r"(?:^|[^A-Za-z0-9])(eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,})",
     ),
     (
         "assigned_secret",
-        r#"(?i)(?:^|[^a-z0-9])(?:api[_-]?key|secret(?:[_-]?access)?[_-]?key|secret|access[_-]?token|auth[_-]?token|password|passwd)["']?(?:\s*[:=]|\s+is)\s*["']?([A-Za-z0-9_\-+/=]{16,})"#,
+        r#"(?i)(?:^|[^a-z0-9])(?:api[_\- ]?key|secret(?:[_\- ]?access)?[_\- ]?key|secret|access[_\- ]?token|auth[_\- ]?token|password|passwd)["']?(?:\s*[:=]|\s+is)\s*["']?([A-Za-z0-9_\-+/=]{16,})"#,
     ),
 ];
 

@@ -16,9 +16,9 @@ pub mod auth;
 mod remember;
 
 use std::convert::Infallible;
-use std::sync::Arc;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -339,13 +339,11 @@ async fn events(State(st): State<AppState>) -> Response {
         t.kind == mnemo_core::TaskKind::Dream
     });
     // The permit lives as long as the stream: it is given back when the client goes away.
-    let stream = tokio_stream::StreamExt::map(
-        tokio_stream::wrappers::ReceiverStream::new(rx),
-        move |e| {
+    let stream =
+        tokio_stream::StreamExt::map(tokio_stream::wrappers::ReceiverStream::new(rx), move |e| {
             let _held = &permit;
             Ok::<Event, Infallible>(e)
-        },
-    );
+        });
     Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()

@@ -111,17 +111,25 @@ pub fn acquire(dir: &Path) -> Result<LockGuard> {
 pub fn acquire_as(dir: &Path, pid: u32) -> Result<LockGuard> {
     fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
     let path = dir.join(LOCK_FILE);
+    // The lock appears with its PID already in it (written to a temp file, then hard-linked into
+    // place — atomic, and refused if the lock exists), so a process killed at any instant never
+    // leaves an empty lock that others must wait out.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{LOCK_FILE}.tmp-{}-{n}", std::process::id()));
+    fs::write(&tmp, pid.to_string())
+        .and_then(|()| fs::File::open(&tmp)?.sync_all())
+        .map_err(|e| Error::io(format!("writing {}", tmp.display()), &e))?;
+    let taken = take_with(&tmp, &path, pid);
+    let _ = fs::remove_file(&tmp);
+    taken
+}
+
+fn take_with(tmp: &Path, path: &Path, pid: u32) -> Result<LockGuard> {
+    let path = path.to_path_buf();
     for _ in 0..3 {
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(mut f) => {
-                f.write_all(pid.to_string().as_bytes())
-                    .and_then(|()| f.sync_all())
-                    .map_err(|e| Error::io(format!("writing {}", path.display()), &e))?;
-                drop(f);
+        match fs::hard_link(tmp, &path) {
+            Ok(()) => {
                 // Re-read to confirm: a racing reclaimer may have replaced the file.
                 if read_pid(&path) == Some(pid) {
                     return Ok(LockGuard { path, pid });
@@ -134,10 +142,33 @@ pub fn acquire_as(dir: &Path, pid: u32) -> Result<LockGuard> {
                 };
                 reclaim(&path, &reason)?;
             }
-            Err(e) => return Err(Error::io(format!("creating {}", path.display()), &e)),
+            // A filesystem without hard links (FAT, some network mounts): create it directly.
+            Err(_) => return take_by_create(&path, pid),
         }
     }
     Err(held(&path))
+}
+
+fn take_by_create(path: &Path, pid: u32) -> Result<LockGuard> {
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => held(path),
+            _ => Error::io(format!("creating {}", path.display()), &e),
+        })?;
+    f.write_all(pid.to_string().as_bytes())
+        .and_then(|()| f.sync_all())
+        .map_err(|e| Error::io(format!("writing {}", path.display()), &e))?;
+    drop(f);
+    if read_pid(path) == Some(pid) {
+        return Ok(LockGuard {
+            path: path.to_path_buf(),
+            pid,
+        });
+    }
+    Err(held(path))
 }
 
 /// Move a stale lock out of the way without clobbering a fresh one that replaced it meanwhile.

@@ -18,9 +18,15 @@ const FOUND: &[(&str, &str)] = &[
     ),
     ("openai_api_key", "sk-proj-Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF"),
     ("openai_api_key", "sk-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"),
-    ("anthropic_api_key", "sk-ant-api03-Zx8Yw7Vu6Ts5Rq4Po3Nm2Lk1Jh0Gf9Ed8Cb7"),
+    (
+        "anthropic_api_key",
+        "sk-ant-api03-Zx8Yw7Vu6Ts5Rq4Po3Nm2Lk1Jh0Gf9Ed8Cb7",
+    ),
     ("google_api_key", "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe"),
-    ("slack_token", "xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1"),
+    (
+        "slack_token",
+        "xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1",
+    ),
     ("stripe_key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
     (
         "jwt",
@@ -29,9 +35,15 @@ const FOUND: &[(&str, &str)] = &[
     ("private_key", "-----BEGIN RSA PRIVATE KEY-----"),
     ("private_key", "-----BEGIN OPENSSH PRIVATE KEY-----"),
     ("private_key", "-----BEGIN  EC   PRIVATE KEY-----"),
-    ("assigned_secret", "client_secret: 9f86d081884c7d659a2feaa0c55ad015"),
+    (
+        "assigned_secret",
+        "client_secret: 9f86d081884c7d659a2feaa0c55ad015",
+    ),
     ("assigned_secret", "DB_PASSWORD=correcthorsebatterystaple"),
-    ("assigned_secret", "the api key is 3b5d5c3712955042212316173ccf37be"),
+    (
+        "assigned_secret",
+        "the api key is 3b5d5c3712955042212316173ccf37be",
+    ),
 ];
 
 const PASSES: &[&str] = &[
@@ -50,10 +62,16 @@ const PASSES: &[&str] = &[
 fn every_corpus_secret_is_found_and_redacted() {
     for (rule, secret) in FOUND {
         let hits = scan(secret);
-        assert!(hits.iter().any(|h| h.rule == *rule), "{rule}: {secret} → {hits:?}");
+        assert!(
+            hits.iter().any(|h| h.rule == *rule),
+            "{rule}: {secret} → {hits:?}"
+        );
         let (out, _) = redact(&format!("before {secret} after"));
         assert!(scan(&out).is_empty(), "{rule}: left in {out}");
-        assert!(out.starts_with("before ") && out.ends_with(" after"), "{out}");
+        assert!(
+            out.starts_with("before ") && out.ends_with(" after"),
+            "{out}"
+        );
     }
     for ok in PASSES {
         assert!(scan(ok).is_empty(), "false positive: {ok} → {:?}", scan(ok));
@@ -64,8 +82,18 @@ fn every_corpus_secret_is_found_and_redacted() {
 /// digit in real text — `aws_` and `"` are separators).
 fn around() -> impl Strategy<Value = (String, String)> {
     let sep = prop_oneof![
-        Just(" "), Just("\t"), Just("_"), Just(":"), Just("="), Just("\""), Just("'"),
-        Just("("), Just(","), Just("/"), Just("\n"), Just("，"),
+        Just(" "),
+        Just("\t"),
+        Just("_"),
+        Just(":"),
+        Just("="),
+        Just("\""),
+        Just("'"),
+        Just("("),
+        Just(","),
+        Just("/"),
+        Just("\n"),
+        Just("，"),
     ];
     (any::<String>(), sep.clone(), sep, any::<String>())
         .prop_map(|(a, s1, s2, b)| (format!("{a}{s1}"), format!("{s2}{b}")))

@@ -575,7 +575,12 @@ async fn connections_past_the_cap_wait_for_a_slot_and_live_views_are_capped() {
         .await
         .unwrap();
     assert_eq!(r.status(), 503);
-    assert!(r.text().await.unwrap().contains("live views are already open"));
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("live views are already open")
+    );
     drop(views);
     // A closed view gives its place back.
     let mut ok = false;

@@ -9,8 +9,8 @@
 
 mod bad_input;
 mod lock_processes;
-mod props;
 mod private;
+mod props;
 mod round_trip;
 mod search_plan;
 mod vectors;

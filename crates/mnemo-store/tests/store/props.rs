@@ -34,7 +34,7 @@ proptest! {
     #[test]
     fn a_topic_file_renders_back_byte_for_byte(text in memoryish()) {
         let f = TopicFile::parse(&text);
-        prop_assert_eq!(f.render(), text.clone());
+        prop_assert_eq!(f.render(), text);
         // Entries and the frontmatter check never panic either.
         let _ = f.entries();
         let _ = f.check();
@@ -84,7 +84,7 @@ proptest! {
     #[test]
     fn the_tokenizer_never_panics_and_folding_is_stable(text in any::<String>()) {
         let once = tokenize::fold(&text);
-        prop_assert_eq!(tokenize::fold(&once), once.clone());
+        prop_assert_eq!(tokenize::fold(&once), once);
         let _ = tokenize::index_tokens(&text);
         let _ = tokenize::query_terms(&text);
         let _ = tokenize::fts_query(&text);
