@@ -340,13 +340,7 @@ pub async fn run_extract(
         return Ok(skip("nothing new in the transcript"));
     }
     let docs = vault.list_indexed(Some(&ws.id), None)?;
-    let window = client.context_window(cancel).await;
-    let (manifest, _) = crate::recall::manifest_within(
-        &docs,
-        &HashSet::new(),
-        &[],
-        crate::budget::manifest_bytes(window),
-    );
+    let manifest = crate::recall::agent_manifest(client, &docs, cancel).await;
     let task = format!(
         "New conversation since the last extraction:\n\n{}",
         transcript_text(slice)

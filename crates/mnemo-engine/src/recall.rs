@@ -25,8 +25,8 @@ pub use hybrid::{
 };
 pub use lexical::{content_query, has_substance, rank_lexical, recall, search_hybrid};
 pub use model::{
-    MANIFEST_MAX_BYTES, MANIFEST_MAX_ITEMS, MAX_FAILED_SELECTIONS, SELECTION_MAX_TOKENS, manifest,
-    manifest_within, model_selection_usable, recall_with_model,
+    MANIFEST_MAX_BYTES, MANIFEST_MAX_ITEMS, MAX_FAILED_SELECTIONS, SELECTION_MAX_TOKENS,
+    agent_manifest, manifest, manifest_within, model_selection_usable, recall_with_model,
 };
 pub use prompt::{
     MAX_BODY_CHARS, PromptMemory, age_text, build_block, build_prompt, cut_body, cut_body_to,

@@ -151,9 +151,7 @@ pub async fn run_remember(
     let manifest = match mode {
         ContextMode::Workspace => {
             let docs = vault.list_indexed(Some(&ws.id), None)?;
-            let window = client.context_window(cancel).await;
-            let bytes = crate::budget::manifest_bytes(window);
-            Some(crate::recall::manifest_within(&docs, &HashSet::new(), &[], bytes).0)
+            Some(crate::recall::agent_manifest(client, &docs, cancel).await)
         }
         ContextMode::Clean => None,
     };

@@ -207,20 +207,15 @@ impl Client {
 
     /// A GET answered with JSON (server self-description; no retries; `None` on any failure).
     pub(crate) async fn get_json(&self, url: &str) -> Option<Value> {
-        let mut rb = self.http.get(url);
-        if let Some(key) = self.settings.api_key.as_deref() {
-            rb = rb.bearer_auth(key);
-        }
-        let resp = rb.send().await.ok()?;
-        if !resp.status().is_success() {
-            return None;
-        }
-        resp.json().await.ok()
+        self.answer_json(self.http.get(url)).await
     }
 
     /// A POST answered with JSON (as [`Self::get_json`]).
     pub(crate) async fn post_json(&self, url: &str, body: &Value) -> Option<Value> {
-        let mut rb = self.http.post(url).json(body);
+        self.answer_json(self.http.post(url).json(body)).await
+    }
+
+    async fn answer_json(&self, mut rb: reqwest::RequestBuilder) -> Option<Value> {
         if let Some(key) = self.settings.api_key.as_deref() {
             rb = rb.bearer_auth(key);
         }

@@ -305,6 +305,26 @@ fn trace_logs_of_mcp_and_serve_never_carry_memory_text_or_arguments() {
         "MCP trace logs carry memory text: {err}"
     );
 
+    // The CLI, at trace level: a search for the marker and the file holding it, shown.
+    for args in [
+        vec!["--json", "search", PLANTED],
+        vec!["show", "planted.md"],
+    ] {
+        let out = e
+            .cmd()
+            .env("MNEMO_LOG", "trace")
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert!(String::from_utf8_lossy(&out.stdout).contains(PLANTED));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !err.contains(PLANTED),
+            "CLI trace logs carry memory text: {err}"
+        );
+    }
+
     // The HTTP transport, at trace level: a search through the API.
     let mut serve = e
         .cmd()

@@ -228,6 +228,18 @@ fn a_team_layer_committed_as_a_symlink_out_of_its_repository_is_refused_and_said
     let team_id = format!("qwen:@team:{}", repo.display());
     let code = e.json_err(&["--workspace", &team_id, "dream", "--mechanical"], 1);
     assert_eq!(code, "not_found");
+    let code = e.json_err(
+        &[
+            "--workspace",
+            &team_id,
+            "edit",
+            "victim.md",
+            "--body",
+            "overwritten",
+        ],
+        1,
+    );
+    assert_eq!(code, "not_found");
     let mut mcp = e
         .cmd()
         .arg("mcp")
@@ -243,12 +255,13 @@ fn a_team_layer_committed_as_a_symlink_out_of_its_repository_is_refused_and_said
         r#"{"jsonrpc":"2.0","id":2,"method":"resources/list","params":{}}"#.to_owned(),
         serde_json::json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"forget","arguments":{"workspace": team_id, "remove":[{"id":"victim.md:1","hash":"x"}]}}}).to_string(),
         serde_json::json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read","arguments":{"workspace": team_id, "path":"README.md"}}}).to_string(),
+        serde_json::json!({"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri": format!("mnemo://{}/README.md", team_id.replace(':', "%3A").replace('/', "%2F").replace('@', "%40"))}}).to_string(),
     ] {
         writeln!(stdin, "{msg}").unwrap();
     }
     let mut out = BufReader::new(mcp.stdout.take().unwrap());
     let mut answers = Vec::new();
-    while answers.len() < 4 {
+    while answers.len() < 5 {
         let mut l = String::new();
         if out.read_line(&mut l).unwrap() == 0 {
             break;

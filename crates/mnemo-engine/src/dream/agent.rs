@@ -111,13 +111,7 @@ pub(super) async fn run(
         "orient: reading MEMORY.md and the manifest",
     ));
     let docs = vault.list_indexed(Some(&ws.id), None)?;
-    let window = client.context_window(cancel).await;
-    let (manifest, _) = crate::recall::manifest_within(
-        &docs,
-        &HashSet::new(),
-        &[],
-        crate::budget::manifest_bytes(window),
-    );
+    let manifest = crate::recall::agent_manifest(client, &docs, cancel).await;
     // Cut at load like every MEMORY.md (200 lines / 25,000 bytes, with the warning).
     let memory_md = mnemo_store::vault::memory_index_for_prompt(ws).text;
     let mut logs: Vec<String> = snap

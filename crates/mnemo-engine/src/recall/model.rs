@@ -125,6 +125,23 @@ fn note_selection(client: &mnemo_llm::Client, ok: bool) {
     }
 }
 
+/// The manifest a memory agent's prompt preloads: [`manifest_within`] the agent's share of the
+/// model's context window ([`crate::budget::manifest_bytes`]).
+pub async fn agent_manifest(
+    client: &mnemo_llm::Client,
+    docs: &[mnemo_store::index::DocSummary],
+    cancel: &mnemo_llm::CancellationToken,
+) -> String {
+    let window = client.context_window(cancel).await;
+    manifest_within(
+        docs,
+        &HashSet::new(),
+        &[],
+        crate::budget::manifest_bytes(window),
+    )
+    .0
+}
+
 #[derive(Debug, Deserialize)]
 struct Selection {
     paths: Vec<String>,

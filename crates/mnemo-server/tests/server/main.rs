@@ -540,40 +540,31 @@ async fn connections_past_the_cap_wait_for_a_slot_and_live_views_are_capped() {
     for _ in 0..mnemo_server::MAX_CONNECTIONS {
         idle.push(raw(&s).await);
     }
-    let waiting = client()
-        .get(format!("{}/capabilities", s.base))
-        .bearer_auth(&s.token)
-        .timeout(Duration::from_secs(2))
-        .send()
-        .await;
+    let capabilities = || {
+        client()
+            .get(format!("{}/capabilities", s.base))
+            .bearer_auth(&s.token)
+    };
+    let waiting = capabilities().timeout(Duration::from_secs(2)).send().await;
     assert!(waiting.is_err(), "served past the connection cap");
     drop(idle);
-    let r = client()
-        .get(format!("{}/capabilities", s.base))
-        .bearer_auth(&s.token)
-        .send()
-        .await
-        .unwrap();
+    let r = capabilities().send().await.unwrap();
     assert_eq!(r.status(), 200, "served once slots are free");
 
     // Live views (SSE): at most MAX_SSE_CLIENTS; the next is told why.
-    let mut views = Vec::new();
-    for _ in 0..mnemo_server::MAX_SSE_CLIENTS {
-        let r = client()
+    let view = || {
+        client()
             .get(format!("{}/events", s.base))
             .bearer_auth(&s.token)
             .send()
-            .await
-            .unwrap();
+    };
+    let mut views = Vec::new();
+    for _ in 0..mnemo_server::MAX_SSE_CLIENTS {
+        let r = view().await.unwrap();
         assert_eq!(r.status(), 200);
         views.push(r);
     }
-    let r = client()
-        .get(format!("{}/events", s.base))
-        .bearer_auth(&s.token)
-        .send()
-        .await
-        .unwrap();
+    let r = view().await.unwrap();
     assert_eq!(r.status(), 503);
     assert!(
         r.text()
@@ -585,13 +576,7 @@ async fn connections_past_the_cap_wait_for_a_slot_and_live_views_are_capped() {
     // A closed view gives its place back.
     let mut ok = false;
     for _ in 0..50 {
-        let r = client()
-            .get(format!("{}/events", s.base))
-            .bearer_auth(&s.token)
-            .send()
-            .await
-            .unwrap();
-        if r.status() == 200 {
+        if view().await.unwrap().status() == 200 {
             ok = true;
             break;
         }
