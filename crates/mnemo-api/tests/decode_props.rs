@@ -57,7 +57,7 @@ fn json() -> impl Strategy<Value = Value> {
 fn args_for(names: &'static [&'static str]) -> impl Strategy<Value = Value> {
     let named = prop::collection::vec(
         (
-            prop::sample::select(names.to_vec()).prop_map(|n| mnemo_api::wire_name(n)),
+            prop::sample::select(names.to_vec()).prop_map(mnemo_api::wire_name),
             json(),
         ),
         0..4,
