@@ -79,7 +79,7 @@ function RecallBadge({
               {recall.chars_injected.toLocaleString()} chars injected · {recall.duration_ms} ms
               <div data-testid="recall-tokens">
                 Memory in the prompt: about {recall.tokens_injected.toLocaleString()} tokens
-                {recall.budget_tokens !== null ? ` of a ${recall.budget_tokens.toLocaleString()}-token budget` : ""}.
+                {recall.budget_tokens !== null ? ` (its budget: ${recall.budget_tokens.toLocaleString()})` : ""}.
               </div>
             </div>
           )}

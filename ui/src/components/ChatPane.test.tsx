@@ -219,7 +219,7 @@ describe("chat pane", () => {
     expect(within(details).getByTestId("recall-carried").textContent).toContain("Still in view from earlier in this chat");
     fireEvent.click(within(details).getByTestId("recall-carried-item"));
     expect(onOpenMemory).toHaveBeenLastCalledWith("personal", "editor.md");
-    expect(within(details).getByTestId("recall-tokens").textContent).toContain("about 310 tokens of a 2,048-token budget");
+    expect(within(details).getByTestId("recall-tokens").textContent).toContain("about 310 tokens (its budget: 2,048)");
     expect(within(details).getByTestId("recall-cuts").textContent).toContain("only its first part was loaded");
 
     emit({ kind: "extracting", workspace: "personal", session: "s-new", task: "t1" });
