@@ -8,10 +8,6 @@ cd "$(dirname "$0")/.."
 . scripts/setup.sh
 # The set-up installed the embedding model: the tests that use it must not skip.
 export MNEMO_REQUIRE_MODEL=1
-# The real model server (llama.cpp's llama-server + SmolLM2's GGUF, from PyPI, cached outside
-# the clone): the memory loop's real-server tests must not skip either.
-. scripts/llama.sh
-export MNEMO_REQUIRE_LLAMA=1
 
 # The MCP client the tests drive `mnemo mcp` with — the official Python SDK (PyPI `mcp`), a
 # client this project did not write — in its own venv (nothing installed system-wide).
@@ -27,6 +23,12 @@ if ! "$mcp_venv/bin/python" -c "import mcp" >/dev/null 2>&1; then
   "$mcp_venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0"
 fi
 export MNEMO_MCP_PYTHON="$mcp_venv/bin/python"
+
+# The real model server (llama.cpp's llama-server + SmolLM2's GGUF, from PyPI, cached outside
+# the clone; its cmake comes from PyPI in a venv, so this follows the venv check above): the
+# memory loop's real-server tests must not skip either.
+. scripts/llama.sh
+export MNEMO_REQUIRE_LLAMA=1
 
 step() { printf '\n== %s\n' "$*" >&2; }
 
