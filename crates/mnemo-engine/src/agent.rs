@@ -110,8 +110,6 @@ pub struct AgentMachine {
     calls_seen: HashMap<(String, String), u32>,
     /// The current step was already asked again after an answer cut at its output cap.
     cut_retried: bool,
-    /// Tool calls made in the whole run.
-    calls_made: u32,
 }
 
 /// Third time the same call is made, the run stops.
@@ -131,7 +129,6 @@ impl AgentMachine {
             answer_on_last_turn: false,
             calls_seen: HashMap::new(),
             cut_retried: false,
-            calls_made: 0,
         }
     }
 
@@ -149,7 +146,6 @@ impl AgentMachine {
             answer_on_last_turn: true,
             calls_seen: HashMap::new(),
             cut_retried: false,
-            calls_made: 0,
         }
     }
 
@@ -164,12 +160,6 @@ impl AgentMachine {
     #[must_use]
     pub fn messages(&self) -> &[Message] {
         &self.messages
-    }
-
-    /// Tool calls made so far in the run.
-    #[must_use]
-    pub fn calls_made(&self) -> u32 {
-        self.calls_made
     }
 
     /// Whether the run is over.
@@ -235,7 +225,6 @@ impl AgentMachine {
                     "the model made the same {name} call {MAX_SAME_CALL} times; stopped"
                 )));
             }
-            self.calls_made += 1;
             self.pending.push((c.id.clone(), c.function.name.clone()));
             effects.push(Effect::Emit(AgentEvent::ToolCall {
                 name: c.function.name.clone(),

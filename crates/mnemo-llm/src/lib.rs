@@ -28,4 +28,3 @@ pub use message::{ChatRequest, ChatResponse, FunctionCall, Message, Role, Tool, 
 pub use settings::LlmSettings;
 pub use stream::{Delta, LineSplitter, StreamAccumulator};
 pub use tokio_util::sync::CancellationToken;
-pub use window::{window_in_error, window_in_props};
