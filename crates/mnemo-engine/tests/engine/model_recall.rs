@@ -87,9 +87,9 @@ async fn the_fast_model_chooses_from_the_manifest() {
     );
 }
 
-#[tokio::test]
-async fn invented_paths_are_rejected_and_failures_fall_back_to_lexical() {
-    let (_d, v) = vault();
+/// A vault holding one memory, `deploy.md`.
+fn deploy_vault() -> (tempfile::TempDir, mnemo_store::Vault) {
+    let (d, v) = vault();
     add(
         &v,
         "deploy.md",
@@ -98,6 +98,12 @@ async fn invented_paths_are_rejected_and_failures_fall_back_to_lexical() {
         MemoryType::Project,
         "Run the smoke suite.",
     );
+    (d, v)
+}
+
+#[tokio::test]
+async fn invented_paths_are_rejected_and_failures_fall_back_to_lexical() {
+    let (_d, v) = deploy_vault();
     // Invented twice: the retry names the problem, then recall falls back.
     let fake = FakeModel::start().await;
     fake.push(Reply::json(&json!({"paths": ["secrets/passwords.md"]})));
@@ -134,15 +140,7 @@ async fn invented_paths_are_rejected_and_failures_fall_back_to_lexical() {
 
 #[tokio::test]
 async fn a_server_whose_picks_keep_failing_is_not_asked_again() {
-    let (_d, v) = vault();
-    add(
-        &v,
-        "deploy.md",
-        "Deploy checklist",
-        "Steps before a production deploy",
-        MemoryType::Project,
-        "Run the smoke suite.",
-    );
+    let (_d, v) = deploy_vault();
     let fake = FakeModel::start().await;
     for _ in 0..2 * mnemo_engine::recall::MAX_FAILED_SELECTIONS {
         fake.push(Reply::json(&json!({"paths": ["invented.md"]})));
