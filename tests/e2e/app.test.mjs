@@ -1,6 +1,7 @@
 // The real desktop window: the built `mnemo-app` under Xvfb, driven through tauri-driver and
 // WebKitWebDriver (W3C WebDriver over HTTP). Opens a fixture home, sees the memory list, edits a
-// memory in the UI and reads the change back from disk.
+// memory in the UI and reads the change back from disk. The window runs with MNEMO_LOG=trace: a
+// text typed into a memory never appears in its logs (issue 19).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -11,6 +12,8 @@ import { makeHome, targetDir, artifacts, waitFor } from "./fixture.mjs";
 
 const DRIVER = "http://127.0.0.1:4444";
 let fixture, driver, session;
+let logs = "";
+const MARKER = "Tauri log marker 7f3a9c";
 
 async function wd(method, path, body) {
   const r = await fetch(`${DRIVER}${path}`, {
@@ -41,7 +44,12 @@ const application = process.env.MNEMO_APP_BIN || join(targetDir, "debug/mnemo-ap
 before(async () => {
   fixture = makeHome();
   const tauriDriver = process.env.TAURI_DRIVER || join(homedir(), ".cargo/bin/tauri-driver");
-  driver = spawn(tauriDriver, [], { env: fixture.env, stdio: ["ignore", "inherit", "inherit"] });
+  driver = spawn(tauriDriver, [], { env: { ...fixture.env, MNEMO_LOG: "trace" }, stdio: ["ignore", "pipe", "pipe"] });
+  for (const stream of [driver.stdout, driver.stderr]) {
+    stream.on("data", (b) => {
+      logs += b.toString();
+    });
+  }
   // Poll /status until the driver is ready before creating a session.
   await waitFor(async () => {
     try {
@@ -73,7 +81,7 @@ after(async () => {
   spawnSync("pkill", ["-KILL", "-f", application]);
 });
 
-test("the window lists the fixture's memories and saves an edit to disk", async () => {
+test("the window lists the fixture's memories and saves an edit to disk, and never logs memory text", async () => {
   await waitFor(async () => (await findAll('[data-testid="memory-row"]')).length >= 6, "memory rows", 60000);
   const paths = await js(
     "return [...document.querySelectorAll('[data-testid=memory-row]')].map(e => e.getAttribute('data-path'))",
@@ -85,10 +93,20 @@ test("the window lists the fixture's memories and saves an edit to disk", async 
   await wd("POST", s(`/element/${await find('[data-testid="memory-row"][data-path="response-style.md"]')}/click`), {});
   const desc = await waitFor(async () => (await findAll('[data-testid="detail-description"]'))[0], "detail form");
   await wd("POST", s(`/element/${desc}/clear`), {});
-  await wd("POST", s(`/element/${desc}/value`), { text: "Edited in the real window" });
+  await wd("POST", s(`/element/${desc}/value`), { text: `Edited in the real window, ${MARKER}` });
   await wd("POST", s(`/element/${await find('[data-testid="save-button"]')}/click`), {});
   const file = join(fixture.personal, "response-style.md");
   await waitFor(() => readFileSync(file, "utf8").includes("description: Edited in the real window"), "the edit on disk");
   const text = readFileSync(file, "utf8");
-  assert.match(text, /^---\nname: Response style\ndescription: Edited in the real window\ntype: feedback\n---\n/);
+  assert.match(text, new RegExp(`^---\\nname: Response style\\ndescription: Edited in the real window, ${MARKER}\\ntype: feedback\\n---\\n`));
+  // Read it back through the window (a get and a search), then look at what the window logged.
+  await wd("POST", s(`/element/${await find('[data-testid="memory-row"][data-path="user_role.md"]')}/click`), {});
+  await wd("POST", s(`/element/${await find('[data-testid="memory-row"][data-path="response-style.md"]')}/click`), {});
+  await waitFor(async () => (await findAll('[data-testid="detail-description"]')).length > 0, "detail form again");
+  logs = logs.replace(/\x1b\[[0-9;]*m/g, "");
+  writeFileSync(join(artifacts, "app-trace.log"), logs);
+  assert.match(logs, /(TRACE|DEBUG) (mnemo|tauri|wry|tao)[a-z_:]*/, "the window's trace logs were captured");
+  assert.ok(!logs.includes(MARKER), "memory text in the window's logs");
+  // The embedder's tokenizer logs every character it normalises at trace: held at info.
+  assert.doesNotMatch(logs, /TRACE tokenizers/);
 });

@@ -452,6 +452,8 @@ describe("history", () => {
         change: { id: 5, workspace: "personal", path: "proj.md", source: "user", at: new Date().toISOString(), op: "modify", group: null },
         before: "a\nold line\nc\n",
         after: "a\nnew line\nc\n",
+        withheld: null,
+        undoable: true,
       }),
     );
     api.undo.mockResolvedValue(err("conflict", "the file changed since change #5"));

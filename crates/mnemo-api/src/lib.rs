@@ -125,7 +125,8 @@ pub mod reexports {
 
 /// Log targets held at `info` whatever `MNEMO_LOG` asks (each host adds these directives to its
 /// filter, after the user's): at debug and trace they print protocol messages, HTTP headers and
-/// bodies — tool arguments, memory text, keys. Mnemo's own logs name things, never their text.
+/// bodies — tool arguments, memory text, keys — or, for `tokenizers`, each character of the text
+/// it embeds. Mnemo's own logs name things, never their text.
 pub const QUIET_LOG_TARGETS: &[&str] = &[
     "rmcp=info",
     "hyper=info",
@@ -135,6 +136,8 @@ pub const QUIET_LOG_TARGETS: &[&str] = &[
     "tower=info",
     "tower_http=info",
     "axum=info",
+    // At trace it logs every character of the text it normalises: memory text, one by one.
+    "tokenizers=info",
 ];
 
 /// Opens a folder in the system file manager (installed by the desktop shell).

@@ -90,6 +90,11 @@ pub struct ChangeDiff {
     pub before: Option<String>,
     /// Text after (`null`: deleted, or not text).
     pub after: Option<String>,
+    /// Why a side's text is missing though the file existed (it held a secret, or was too
+    /// large), in a sentence; `null` when both sides are here or truly absent.
+    pub withheld: Option<String>,
+    /// Whether undo can restore the content before (false: it was not kept).
+    pub undoable: bool,
 }
 
 // Commands take owned arguments: transports hand over values they deserialised.
@@ -325,10 +330,36 @@ impl Api {
     pub fn diff(&self, id: i64) -> Result<ChangeDiff> {
         let c = self.vault.change(id)?;
         let text = |b: Option<Vec<u8>>| b.and_then(|b| String::from_utf8(b).ok());
+        let side = |name: &str, secret: &Option<String>, hash: &Option<String>, kept: bool| {
+            match secret {
+                Some(rules) => Some(format!(
+                    "The text {name} this change is not shown: it held what looks like a secret ({rules}), and Mnemo never keeps secrets."
+                )),
+                None if hash.is_some() && !kept => Some(format!(
+                    "The text {name} this change is not shown: the file was too large to keep."
+                )),
+                None => None,
+            }
+        };
+        let notes: Vec<String> = [
+            side(
+                "before",
+                &c.before_secret,
+                &c.before_hash,
+                c.before.is_some(),
+            ),
+            side("after", &c.after_secret, &c.after_hash, c.after.is_some()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let undoable = c.unrestorable().is_none();
         Ok(ChangeDiff {
             change: c.summary,
             before: text(c.before),
             after: text(c.after),
+            withheld: (!notes.is_empty()).then(|| notes.join(" ")),
+            undoable,
         })
     }
 

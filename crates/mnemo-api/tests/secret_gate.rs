@@ -149,3 +149,116 @@ fn names_and_paths_with_control_characters_or_bidi_overrides_are_refused() {
     }
     assert!(api.list(None, None).unwrap().is_empty());
 }
+
+/// Issue 19, files other programs write: an outside editor puts a token in a memory. The file
+/// stays as it is on disk (it is the person's), but nothing Mnemo stores or hands out holds the
+/// token: the index keeps its text redacted and none of its bytes, the journal keeps hashes only,
+/// a read, a recall and a search give it redacted, and undoing the change that removed it says
+/// plainly that Mnemo has no copy.
+#[test]
+fn a_secret_another_program_wrote_stays_out_of_every_store() {
+    let (d, api) = api();
+    let root = api
+        .workspaces()
+        .unwrap()
+        .into_iter()
+        .find(|w| w.workspace.id == "personal")
+        .unwrap()
+        .workspace
+        .memory_root;
+    std::fs::create_dir_all(&root).unwrap();
+    let file = root.join("deploy.md");
+    let clean = "---\nname: Deploy\ndescription: How the staging deploy works\ntype: project\n---\n\nDeploy staging from the release branch.\n";
+    std::fs::write(&file, clean).unwrap();
+    api.list(None, None).unwrap();
+    // The outside editor adds the token, then a later edit takes it out again.
+    let holding = format!(
+        "---\nname: Deploy\ndescription: How the staging deploy works\ntype: project\n---\n\nDeploy staging from the release branch with token {TOKEN}.\n"
+    );
+    std::fs::write(&file, &holding).unwrap();
+    let listed = api.list(None, None).unwrap();
+    let doc = listed.iter().find(|m| m.path == "deploy.md").unwrap();
+    assert_eq!(doc.secret.as_deref(), Some("github_token (line 7)"));
+    assert!(doc.valid, "still a memory, recalled redacted");
+
+    let detail = api.get("personal".into(), "deploy.md".into()).unwrap();
+    let content = detail.content.clone().unwrap();
+    assert!(
+        content.contains("with token [redacted: github_token]."),
+        "{content}"
+    );
+    assert!(!serde_json::to_string(&detail).unwrap().contains(TOKEN));
+    assert!(
+        api.search(None, TOKEN.into(), None, Some(true))
+            .unwrap()
+            .is_empty()
+    );
+    let hits = api
+        .search(None, "staging release".into(), None, Some(true))
+        .unwrap();
+    assert_eq!(hits.len(), 1, "the rest of the file is still found");
+    let recall = api
+        .recall("personal".into(), "staging deploy".into(), None, Some(true))
+        .unwrap();
+    assert!(
+        recall.prompt.contains("[redacted: github_token]"),
+        "{}",
+        recall.prompt
+    );
+    assert!(!serde_json::to_string(&recall).unwrap().contains(TOKEN));
+
+    std::fs::write(&file, clean).unwrap();
+    api.list(None, None).unwrap();
+    let history = api
+        .history(Some("personal".into()), Some("deploy.md".into()), None)
+        .unwrap();
+    let removal = &history[0];
+    let diff = api.diff(removal.id).unwrap();
+    assert!(!diff.undoable);
+    assert_eq!(diff.before, None);
+    assert_eq!(diff.after.as_deref(), Some(clean));
+    let why = diff.withheld.unwrap();
+    assert!(
+        why.contains("github_token") && !why.contains(TOKEN),
+        "{why}"
+    );
+    let e = api.undo(removal.id).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidContent);
+    assert!(
+        e.message.contains("never keeps secrets") && !e.message.contains(TOKEN),
+        "{}",
+        e.message
+    );
+    // The change that added it cannot be shown either, and no store under the home holds it.
+    let added = api.diff(history[1].id).unwrap();
+    assert_eq!(added.after, None);
+    assert!(added.withheld.unwrap().contains("after"));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        clean,
+        "undo wrote nothing"
+    );
+    let holding_files = files_holding(&d.path().join("home"), TOKEN.as_bytes());
+    assert!(holding_files.is_empty(), "{holding_files:?}");
+}
+
+/// A file whose name holds a secret is no document: not indexed, not journaled, not listed.
+#[test]
+fn a_file_named_after_a_secret_is_left_out() {
+    let (d, api) = api();
+    let root = api.workspaces().unwrap()[0].workspace.memory_root.clone();
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join(format!("{TOKEN}.md")),
+        "---\nname: Keys\ndescription: k\ntype: reference\n---\n\nx\n",
+    )
+    .unwrap();
+    assert!(api.list(None, None).unwrap().is_empty());
+    // Its name is in no index, journal or MEMORY.md (the file's own text does not hold it).
+    let holding = files_holding(&d.path().join("home"), TOKEN.as_bytes());
+    assert!(holding.is_empty(), "{holding:?}");
+    assert!(
+        root.join(format!("{TOKEN}.md")).exists(),
+        "the file itself is left alone"
+    );
+}

@@ -17,7 +17,7 @@ pub mod forget;
 pub mod protocol;
 pub mod recall;
 pub mod remember;
-pub mod secrets;
+pub use mnemo_store::secrets;
 pub mod stats;
 pub mod tools;
 

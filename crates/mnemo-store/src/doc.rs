@@ -32,11 +32,16 @@ impl DocKind {
     }
 }
 
-/// Which relative paths are documents: `.md` files, not `MEMORY.md` at the root, nothing hidden.
+/// Which relative paths are documents: `.md` files, not `MEMORY.md` at the root, nothing hidden,
+/// no name that holds a secret (it would land in the index, the journal and MEMORY.md; such a
+/// file is left out, with a warning at sync).
 #[must_use]
 pub fn doc_kind(rel: &str) -> Option<DocKind> {
     // Case-insensitive: on macOS and Windows `memory.md` *is* `MEMORY.md`.
     if !rel.ends_with(".md") || rel.eq_ignore_ascii_case(memory_md::FILE_NAME) {
+        return None;
+    }
+    if crate::secrets::name_holds_secret(rel) {
         return None;
     }
     if rel.split('/').any(|c| c.starts_with('.')) {
@@ -97,9 +102,19 @@ pub struct DocRecord {
     /// Its full-text tokens when already computed (a rebuild tokenises on every core);
     /// `None`: the index tokenises when it stores the record.
     pub fts: Option<crate::tokenize::FtsText>,
+    /// The secrets the file holds (`github_token (line 3)`), when it holds any. Its name,
+    /// description, body and entries are then redacted, and [`DocRecord::kept_raw`] withholds
+    /// its bytes: what Mnemo stores about a file never holds a secret, whoever wrote it.
+    pub secret: Option<String>,
 }
 
 impl DocRecord {
+    /// The exact bytes the index may keep: none for a file holding a secret.
+    #[must_use]
+    pub fn kept_raw(&self) -> Option<&[u8]> {
+        self.raw.as_deref().filter(|_| self.secret.is_none())
+    }
+
     /// Compute [`DocRecord::fts`] now (`rel`: the path relative to the memory root).
     pub fn tokenize(&mut self, rel: &str) {
         self.fts = Some(crate::tokenize::FtsText::of(
@@ -133,6 +148,7 @@ pub fn analyze_bytes(rel: &str, kind: DocKind, bytes: &[u8], mtime_ms: i64) -> D
         entries: Vec::new(),
         pinned: in_pinned_folder(rel),
         fts: None,
+        secret: None,
     };
     // Kept even when not text, so an outside change to it can still be undone exactly.
     rec.raw = Some(bytes.to_vec());
@@ -143,11 +159,39 @@ pub fn analyze_bytes(rel: &str, kind: DocKind, bytes: &[u8], mtime_ms: i64) -> D
             return rec;
         }
     };
-    if kind == DocKind::Log {
+    rec.secret = crate::secrets::held(text);
+    read_text(&mut rec, text);
+    if rec.secret.is_some() {
+        redact_record(&mut rec);
+    }
+    rec
+}
+
+/// A file another program wrote may hold a secret: its record is kept, every text in it
+/// redacted (the structure was read from the real file, so it stays a valid memory).
+fn redact_record(rec: &mut DocRecord) {
+    let r = |t: &str| crate::secrets::redact(t).0;
+    rec.name = r(&rec.name);
+    rec.description = r(&rec.description);
+    rec.body = r(&rec.body);
+    if let Some(p) = &mut rec.problem {
+        p.message = r(&p.message);
+    }
+    for e in &mut rec.entries {
+        e.summary = r(&e.summary);
+        e.why = e.why.as_deref().map(r);
+        e.how = e.how.as_deref().map(r);
+        e.text = r(&e.text);
+    }
+}
+
+/// Fill the fields of a record from its (decoded) text.
+fn read_text(rec: &mut DocRecord, text: &str) {
+    if rec.kind == DocKind::Log {
         rec.description = format!("Daily log {}", rec.name);
         rec.body = text.trim_start_matches('\u{feff}').to_owned();
         rec.entries = format::entries(&rec.body);
-        return rec;
+        return;
     }
     let file = TopicFile::parse(text);
     rec.body = file.body().to_owned();
@@ -165,7 +209,6 @@ pub fn analyze_bytes(rel: &str, kind: DocKind, bytes: &[u8], mtime_ms: i64) -> D
     rec.memory_type = file.memory_type();
     rec.pinned |= file.fields.pinned;
     rec.problem = file.problem;
-    rec
 }
 
 /// Under Qwen Code's `pinned/` folder (at the root of the memory folder).
@@ -221,6 +264,7 @@ pub fn analyze_path(rel: &str, kind: DocKind, abs: &Path) -> Result<Option<DocRe
             entries: Vec::new(),
             pinned: in_pinned_folder(rel),
             fts: None,
+            secret: None,
         })),
     }
 }
@@ -248,6 +292,11 @@ mod tests {
         assert_eq!(doc_kind(".hidden.md"), None);
         assert_eq!(doc_kind(".mnemo-tmp-x.md"), None);
         assert_eq!(doc_kind("a.txt"), None);
+        assert_eq!(
+            doc_kind("keys/ghp_abcdefghijklmnopqrstuvwxyz0123456789.md"),
+            None,
+            "a name holding a secret is no document"
+        );
         assert_eq!(doc_kind("logs/2026/11/2026-11-21.md"), Some(DocKind::Log));
         assert_eq!(doc_kind("logs/2026/11/2026-12-21.md"), Some(DocKind::Topic));
         assert_eq!(doc_kind("logs/2026/02/2026-02-30.md"), Some(DocKind::Topic));
@@ -261,5 +310,32 @@ mod tests {
         let r = analyze_bytes("notes/x.md", DocKind::Topic, b"no frontmatter", 0);
         assert_eq!(r.name, "x");
         assert_eq!(r.problem.unwrap().code, ErrorCode::InvalidFrontmatter);
+    }
+
+    #[test]
+    fn a_file_holding_a_secret_is_recorded_redacted_and_its_bytes_withheld() {
+        let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        let text = format!(
+            "---\nname: Deploy {token}\ndescription: how we deploy\ntype: project\n---\n\nDeploy with {token} on Fridays.\n"
+        );
+        let r = analyze_bytes("deploy.md", DocKind::Topic, text.as_bytes(), 0);
+        assert_eq!(
+            r.secret.as_deref(),
+            Some("github_token (line 2), github_token (line 7)")
+        );
+        assert!(r.problem.is_none(), "still a valid memory: {:?}", r.problem);
+        for field in [&r.name, &r.description, &r.body] {
+            assert!(!field.contains(token), "{field}");
+        }
+        assert!(r.entries.iter().all(|e| !e.summary.contains(token)));
+        assert!(r.body.contains("[redacted: github_token]"));
+        assert_eq!(r.kept_raw(), None, "the index keeps no bytes of it");
+        assert_eq!(
+            r.hash,
+            fsutil::hash(text.as_bytes()),
+            "the hash is the file's"
+        );
+        let clean = analyze_bytes("x.md", DocKind::Topic, b"plain", 0);
+        assert!(clean.secret.is_none() && clean.kept_raw().is_some());
     }
 }

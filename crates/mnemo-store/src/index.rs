@@ -98,6 +98,11 @@ CREATE INDEX docs_file_state ON docs(workspace, path, mtime_ms, size, hash);
 -- whole doclist is gone.
 DROP TABLE docs_vocab;
 ",
+    r"
+-- A file another program wrote that holds a secret (issue 19): its text is stored redacted and
+-- its bytes not at all; this says which rules matched and where, for the listing.
+ALTER TABLE docs ADD COLUMN secret TEXT;
+",
 ];
 
 /// A doc as `list` shows it.
@@ -123,6 +128,11 @@ pub struct DocSummary {
     /// Why not, when it is not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<ProblemOut>,
+    /// What secrets the file holds (`github_token (line 3)`): another program wrote them. Mnemo
+    /// shows, indexes and recalls it redacted, keeps none of its bytes, and its jobs never change
+    /// it; a person should remove the secret.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
 }
 
 /// A flagged file's problem as it crosses the wire.
@@ -220,6 +230,7 @@ fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocSummary> {
             code,
             message: message.unwrap_or_default(),
         }),
+        secret: r.get(10)?,
     })
 }
 
@@ -346,11 +357,16 @@ impl Index {
         Ok(out)
     }
 
-    /// The stored hash and raw bytes of one doc.
-    pub fn raw(&self, workspace: &str, path: &str) -> Result<Option<(String, Option<Vec<u8>>)>> {
+    /// The stored raw bytes of one doc, and the secrets it holds (then no bytes are stored).
+    #[allow(clippy::type_complexity)]
+    pub fn raw(
+        &self,
+        workspace: &str,
+        path: &str,
+    ) -> Result<Option<(Option<Vec<u8>>, Option<String>)>> {
         self.conn
             .query_row(
-                "SELECT hash, raw FROM docs WHERE workspace = ?1 AND path = ?2",
+                "SELECT raw, secret FROM docs WHERE workspace = ?1 AND path = ?2",
                 [workspace, path],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
@@ -367,7 +383,7 @@ impl Index {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem
+                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem, secret
                  FROM docs WHERE kind = 'topic' AND (?1 IS NULL OR workspace = ?1) AND (?2 IS NULL OR type = ?2)
                  ORDER BY workspace, path",
             )
@@ -385,7 +401,7 @@ impl Index {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem
+                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem, secret
                  FROM docs WHERE kind = 'log' AND workspace = ?1",
             )
             .map_err(db::err("reading the index"))?;
@@ -540,12 +556,12 @@ impl Batch<'_> {
         let id: i64 = self
             .conn
             .prepare_cached(
-                "INSERT INTO docs (workspace, path, kind, type, name, description, body, raw, valid, problem_code, problem, mtime_ms, size, hash)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                "INSERT INTO docs (workspace, path, kind, type, name, description, body, raw, valid, problem_code, problem, mtime_ms, size, hash, secret)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
                  ON CONFLICT (workspace, path) DO UPDATE SET kind = excluded.kind, type = excluded.type,
                    name = excluded.name, description = excluded.description, body = excluded.body, raw = excluded.raw,
                    valid = excluded.valid, problem_code = excluded.problem_code, problem = excluded.problem,
-                   mtime_ms = excluded.mtime_ms, size = excluded.size, hash = excluded.hash
+                   mtime_ms = excluded.mtime_ms, size = excluded.size, hash = excluded.hash, secret = excluded.secret
                  RETURNING id",
             )
             .map_err(&e)?
@@ -558,13 +574,14 @@ impl Batch<'_> {
                     d.name,
                     d.description,
                     d.body,
-                    d.raw,
+                    d.kept_raw(),
                     d.problem.is_none(),
                     d.problem.as_ref().map(|p| p.code.as_str()),
                     d.problem.as_ref().map(|p| p.message.as_str()),
                     d.mtime_ms,
                     d.size,
                     d.hash,
+                    d.secret,
                 ],
                 |r| r.get(0),
             )

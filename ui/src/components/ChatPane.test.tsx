@@ -83,7 +83,7 @@ const RECALL: RecallResult = {
 };
 
 function turn(extra: Partial<TurnResult> = {}): TurnResult {
-  return { session: "s-new", reply: "Hello there.\nSecond line", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, compacted: null, ...extra };
+  return { session: "s-new", reply: "Hello there.\nSecond line", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, compacted: null, redacted: null, ...extra };
 }
 
 const onOpenMemory = vi.fn();
@@ -310,6 +310,19 @@ describe("chat pane", () => {
     expect(messages()).toHaveLength(2);
     fireEvent.click(within(error).getByRole("button", { name: "Open settings" }));
     expect(await screen.findByTestId("model-settings")).toBeTruthy();
+  });
+
+  it("says in a sentence when a secret was taken out of the message", async () => {
+    api.chatSessions.mockResolvedValue(ok([]));
+    api.chatCreate.mockResolvedValue(ok(session("s-1", "New chat", "2026-03-01T00:00:00Z", { messages: 0 })));
+    const note =
+      "Your message held what looks like a secret (github_token). Mnemo replaced it with [redacted] before the model saw it or anything was saved.";
+    api.chatSend.mockResolvedValue(ok(turn({ session: "s-1", reply: "Noted.", recall: null, redacted: note })));
+    renderPane();
+    expect(await screen.findByText("No chats yet")).toBeTruthy();
+    type("my token is ghp_x");
+    fireEvent.keyDown(screen.getByTestId("chat-input"), { key: "Enter" });
+    expect((await screen.findByTestId("chat-redacted")).textContent).toBe(note);
   });
 
   it("sends only on Enter without Shift, and creates a session when there is none", async () => {

@@ -27,6 +27,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
   const [sessions, setSessions] = useState<SessionInfo[] | null>(null);
   const [chat, dispatch] = useReducer(chatReducer, EMPTY_CHAT);
   const [loading, setLoading] = useState(false);
+  const [redactedNote, setRedactedNote] = useState<string | null>(null);
   const [input, setInput] = useState("");
   const [sendError, setSendError] = useState<UiError | null>(null);
   const [paneError, setPaneError] = useState<UiError | null>(null);
@@ -121,6 +122,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
     if (!text.trim() || sending.current || loading) return;
     sending.current = true;
     setSendError(null);
+    setRedactedNote(null);
     try {
       let id = sessionId;
       if (id === null) {
@@ -142,6 +144,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
       if (!answer) return;
       if (answer.ok) {
         dispatch({ type: "done", session: id, result: answer.data });
+        setRedactedNote(answer.data.redacted);
         void refreshSessions();
       } else {
         const stopped = stopRequested.current;
@@ -366,6 +369,12 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
           ),
         )}
       </div>
+
+      {redactedNote && (
+        <p className="notice" role="status" data-testid="chat-redacted">
+          {redactedNote}
+        </p>
+      )}
 
       {sendError && (
         <div className="chat-error" data-testid="chat-error">

@@ -415,6 +415,13 @@ export function DetailPane(props: Props) {
         </div>
       )}
 
+      {base?.secret && (
+        <div className="problem" role="note" data-testid="detail-secret">
+          <strong>This file holds what looks like a secret</strong> ({base.secret}). Another program wrote it. Mnemo
+          shows it here with the secret removed, and keeps the secret out of its index, its history and every prompt;
+          memory jobs leave this file alone. Remove the secret from the file: saving here writes it without the secret.
+        </div>
+      )}
       {tab === "history" && base ? (
         <HistoryPanel workspace={base.workspace} path={base.path} refreshKey={`${change?.seq ?? 0}/${historyKey}`} onUndone={() => void checkDisk()} />
       ) : readOnly && base ? (

@@ -85,7 +85,7 @@ beforeEach(() => {
   api.diff.mockImplementation(async (id) => {
     const c = GROUP.changes.find((x) => x.id === id);
     if (!c) return err("not_found", `no change ${id}`);
-    const d: ChangeDiff = { change: c, before: TEXT[id][0], after: TEXT[id][1] };
+    const d: ChangeDiff = { change: c, before: TEXT[id][0], after: TEXT[id][1], withheld: null, undoable: true };
     return ok(d);
   });
 });

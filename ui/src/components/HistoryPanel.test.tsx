@@ -52,7 +52,7 @@ beforeEach(() => {
     const c = ITEMS.find((x) => x.id === id);
     if (!c) return err("not_found", `no change ${id}`);
     const [before, after] = TEXT[id];
-    const d: ChangeDiff = { change: c, before, after };
+    const d: ChangeDiff = { change: c, before, after, withheld: null, undoable: true };
     return ok(d);
   });
   api.changeGroup.mockResolvedValue(ok(GROUP));
@@ -135,6 +135,17 @@ describe("history with change groups", () => {
     await waitFor(() => expect(api.undo).toHaveBeenCalledWith(6));
     await waitFor(() => expect(onUndone).toHaveBeenCalledTimes(1));
     expect(api.undoGroup).not.toHaveBeenCalled();
+  });
+
+  it("says why a change's text is missing and offers no undo it cannot do", async () => {
+    const withheld =
+      "The text before this change is not shown: it held what looks like a secret (github_token (line 7)), and Mnemo never keeps secrets.";
+    api.diff.mockResolvedValue(ok({ change: ITEMS[0], before: null, after: "b\n", withheld, undoable: false }));
+    renderPanel();
+    const item = await screen.findByText((_, el) => el?.getAttribute("data-testid") === "history-item" && el.getAttribute("data-id") === "9");
+    fireEvent.click(item);
+    expect((await screen.findByTestId("withheld-note")).textContent).toBe(withheld);
+    expect((screen.getByTestId("undo-button") as HTMLButtonElement).disabled).toBe(true);
   });
 
   it("in one memory's history, names the group's op and kind", async () => {

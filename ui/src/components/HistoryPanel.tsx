@@ -194,14 +194,23 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
                   type="button"
                   data-testid="undo-button"
                   onClick={() => void undo(current.change.id)}
-                  disabled={undoing}
-                  title="Restore the bytes from before this change"
+                  disabled={undoing || !current.undoable}
+                  title={
+                    current.undoable
+                      ? "Restore the bytes from before this change"
+                      : "Mnemo kept no copy of the text before this change"
+                  }
                 >
                   {undoing ? "Undoing…" : "Undo"}
                 </button>
               </div>
             </div>
             {undoError && <InlineError error={undoError} />}
+            {current.withheld && (
+              <p className="notice" role="note" data-testid="withheld-note">
+                {current.withheld}
+              </p>
+            )}
             <DiffView before={current.before} after={current.after} />
           </>
         )}

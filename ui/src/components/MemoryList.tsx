@@ -157,6 +157,15 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                     ⚠
                   </span>
                 )}
+                {"secret" in it && typeof it.secret === "string" && (
+                  <span
+                    className="invalid-flag"
+                    aria-label="Holds a secret"
+                    title={`Holds what looks like a secret: ${String(it.secret)}. Mnemo keeps it redacted; remove it from the file.`}
+                  >
+                    ⚿
+                  </span>
+                )}
                 <span className="row-name">{it.name || it.path}</span>
                 {(it.type || it.kind === "log") && (
                   <span className={`type-chip type-${it.type ?? "log"}`}>{it.type ?? "log"}</span>

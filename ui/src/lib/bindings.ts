@@ -98,6 +98,13 @@ export type ChangeDiff = {
 	before: string | null,
 	/**  Text after (`null`: deleted, or not text). */
 	after: string | null,
+	/**
+	 *  Why a side's text is missing though the file existed (it held a secret, or was too
+	 *  large), in a sentence; `null` when both sides are here or truly absent.
+	 */
+	withheld: string | null,
+	/**  Whether undo can restore the content before (false: it was not kept). */
+	undoable: boolean,
 };
 
 /**  What a change did to its file. */
@@ -280,6 +287,12 @@ export type DocSummary = {
 	valid: boolean,
 	/**  Why not, when it is not. */
 	problem?: ProblemOut | null,
+	/**
+	 *  What secrets the file holds (`github_token (line 3)`): another program wrote them. Mnemo
+	 *  shows, indexes and recalls it redacted, keeps none of its bytes, and its jobs never change
+	 *  it; a person should remove the secret.
+	 */
+	secret?: string | null,
 };
 
 /**  Entries with one summary merged into one copy. */
@@ -575,7 +588,10 @@ export type MemoryChangedEvent = MemoryChanged;
 export type MemoryDetail = {
 	/**  Content hash (pass back to `update` to detect concurrent edits). */
 	hash: string,
-	/**  The exact file text (`None` for binary / non-UTF-8 / too-large files). */
+	/**
+	 *  The file text: exact, or redacted when it holds a secret (`summary.secret`); `None` for
+	 *  binary / non-UTF-8 / too-large files.
+	 */
 	content: string | null,
 	/**  The body after the frontmatter. */
 	body: string,
@@ -992,6 +1008,11 @@ export type TurnResult = {
 	command_task: string | null,
 	/**  The older part of the conversation was compacted before this turn's request. */
 	compacted: Compaction | null,
+	/**
+	 *  What Mnemo removed from the message before anything saw or kept it, in a sentence
+	 *  ("Your message held what looks like a secret (github_token) …"); `null` when nothing.
+	 */
+	redacted: string | null,
 };
 
 /**  One memory root plus where its bookkeeping lives. */

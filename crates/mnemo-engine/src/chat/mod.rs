@@ -53,6 +53,9 @@ pub struct TurnResult {
     pub command_task: Option<String>,
     /// The older part of the conversation was compacted before this turn's request.
     pub compacted: Option<Compaction>,
+    /// What Mnemo removed from the message before anything saw or kept it, in a sentence
+    /// ("Your message held what looks like a secret (github_token) …"); `null` when nothing.
+    pub redacted: Option<String>,
 }
 
 /// A compaction of a chat's older messages into a summary (SPEC §5 "Context management").

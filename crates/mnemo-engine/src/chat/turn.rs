@@ -62,6 +62,7 @@ pub struct Turn {
     text: String,
     records: Vec<Record>,
     query_vector: Option<crate::recall::QueryVector>,
+    redacted: Option<String>,
 }
 
 impl Turn {
@@ -71,14 +72,19 @@ impl Turn {
         // A secret typed into the chat never reaches the model, the session file, the daily log
         // or any event: it is replaced by `[redacted: rule]` here, at intake.
         let (text, hits) = crate::secrets::redact(text);
-        if !hits.is_empty() {
-            let rules: Vec<&str> = hits.iter().map(|h| h.rule).collect();
+        let redacted = (!hits.is_empty()).then(|| {
+            let mut rules: Vec<&str> = hits.iter().map(|h| h.rule).collect();
+            rules.dedup();
             tracing::warn!(
                 session,
                 "a secret in a chat message was redacted ({})",
                 rules.join(", ")
             );
-        }
+            format!(
+                "Your message held what looks like a secret ({}). Mnemo replaced it with [redacted] before the model saw it or anything was saved.",
+                rules.join(", ")
+            )
+        });
         let text = text.as_str();
         let sessions = Sessions::of(&ws);
         let records = sessions.records(session)?;
@@ -89,6 +95,7 @@ impl Turn {
             text: text.to_owned(),
             records,
             query_vector: None,
+            redacted,
         })
     }
 
@@ -465,6 +472,7 @@ impl Turn {
             dream_task: None,
             command_task: None,
             compacted: None,
+            redacted: self.redacted.clone(),
         }
     }
 }

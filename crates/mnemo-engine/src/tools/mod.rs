@@ -89,7 +89,8 @@ pub struct ToolOutput {
 
 impl ToolOutput {
     fn ok(text: impl Into<String>) -> Self {
-        let mut text: String = text.into();
+        // What the model reads passes the secret gate: a file another program wrote may hold one.
+        let mut text: String = secrets::redact(&text.into()).0;
         if text.chars().count() > MAX_OUTPUT {
             text = text.chars().take(MAX_OUTPUT).collect::<String>() + "\n[output cut]";
         }
@@ -185,6 +186,14 @@ impl<'a> MemoryTools<'a> {
             return Err(Error::new(
                 ErrorCode::Conflict,
                 format!("`{rel}` is pinned: memory jobs never change or delete it"),
+            ));
+        }
+        if let Some(rules) = cur.and_then(|b| secrets::held(&String::from_utf8_lossy(b))) {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "`{rel}` holds what looks like a secret ({rules}): memory jobs never change or delete it; a person must remove the secret first"
+                ),
             ));
         }
         if cur.is_none() && doc::in_pinned_folder(rel) {

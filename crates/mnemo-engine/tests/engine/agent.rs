@@ -291,3 +291,54 @@ async fn max_turns_and_cancellation_end_the_run() {
     .await;
     assert_eq!(out, AgentOutcome::TimedOut);
 }
+
+/// Issue 19: a file another program wrote with a secret in it reaches the model redacted (read,
+/// grep), and no memory job may change or delete it (its text would come back without the
+/// secret, and Mnemo keeps no copy to undo from).
+#[tokio::test]
+async fn agents_read_a_secret_redacted_and_never_change_its_file() {
+    let (_d, v) = vault();
+    let ws = v.workspace("personal").unwrap();
+    let token = "ghp_Zq8Xw2Lm4Nv6Bc1Tr9Yh3Kp5Js7Df0Ga2We4";
+    let text = format!(
+        "---\nname: Deploy\ndescription: How we deploy\ntype: project\n---\nDeploy with {token} from CI.\n"
+    );
+    std::fs::create_dir_all(&ws.memory_root).unwrap();
+    std::fs::write(ws.memory_root.join("deploy.md"), &text).unwrap();
+    let mut tools = MemoryTools::new(&v, ws.clone(), ChangeSource::Dream);
+    let read = tools.run("read_file", &json!({"path": "deploy.md"}).to_string());
+    assert!(read.ok, "{}", read.text);
+    assert!(
+        read.text
+            .contains("Deploy with [redacted: github_token] from CI."),
+        "{}",
+        read.text
+    );
+    let grep = tools.run(
+        "grep_search",
+        &json!({"pattern": "deploy with"}).to_string(),
+    );
+    assert!(!grep.text.contains(token), "{}", grep.text);
+    for (name, args) in [
+        (
+            "edit",
+            json!({"path": "deploy.md", "old_string": "from CI", "new_string": "from the laptop"}),
+        ),
+        ("write_file", json!({"path": "deploy.md", "content": GOOD})),
+    ] {
+        let out = tools.run(name, &args.to_string());
+        assert!(
+            !out.ok
+                && out
+                    .text
+                    .contains("holds what looks like a secret (github_token (line 6))"),
+            "{name}: {}",
+            out.text
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(ws.memory_root.join("deploy.md")).unwrap(),
+        text,
+        "left exactly as it was"
+    );
+}

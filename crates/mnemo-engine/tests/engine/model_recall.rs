@@ -174,6 +174,7 @@ fn the_manifest_is_newest_first_and_capped() {
         mtime: format!("2026-01-01T00:{:02}:{:02}Z", (i / 60) % 60, i % 60),
         valid,
         problem: None,
+        secret: None,
     };
     let docs: Vec<DocSummary> = (0..400).map(|i| doc(i, i != 399)).collect();
     let exclude = ["m0398.md"].into_iter().collect();

@@ -58,6 +58,12 @@ CREATE TABLE forgotten (
     PRIMARY KEY (workspace, hash)
 );
 ",
+    r"
+-- A side holding a secret (a file another program wrote) is kept as its hash only; these name
+-- the rules that matched (issue 19), so history and undo can say why its text is missing.
+ALTER TABLE changes ADD COLUMN before_secret TEXT;
+ALTER TABLE changes ADD COLUMN after_secret TEXT;
+",
 ];
 
 /// Who is writing: the source, and the change group (one job's changes) if any.
@@ -175,6 +181,37 @@ pub struct Change {
     pub before_hash: Option<String>,
     /// Hash after (`None`: deleted).
     pub after_hash: Option<String>,
+    /// The secrets the content before held (`github_token (line 3)`): its text was not kept.
+    pub before_secret: Option<String>,
+    /// The secrets the content after held: its text was not kept.
+    pub after_secret: Option<String>,
+}
+
+impl Change {
+    /// Why this change cannot be undone from the journal, if it cannot: the content before was
+    /// too large to keep, or held a secret. `None` when it can.
+    #[must_use]
+    pub fn unrestorable(&self) -> Option<Error> {
+        if self.before_hash.is_none() || self.before.is_some() {
+            return None;
+        }
+        let path = &self.summary.path;
+        let id = self.summary.id;
+        Some(match &self.before_secret {
+            Some(rules) => Error::new(
+                ErrorCode::InvalidContent,
+                format!(
+                    "change {id} cannot be undone: before it, {path} held what looks like a secret ({rules}), and Mnemo never keeps secrets, so it has no copy of that text. Restore it from your own copy if you need it."
+                ),
+            ),
+            None => Error::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "change {id} replaced {path}, a file too large to keep in the journal; it cannot be undone"
+                ),
+            ),
+        })
+    }
 }
 
 /// The journal database.
@@ -186,8 +223,14 @@ fn now() -> String {
     Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
+/// The secrets a side holds, if any (the secret gate: such a side is kept as its hash only).
+fn secret_in(b: Option<&[u8]>) -> Option<String> {
+    b.and_then(|b| crate::secrets::held(&String::from_utf8_lossy(b)))
+}
+
+/// The bytes of a side the journal keeps: none when too large or when it holds a secret.
 fn keep(b: Option<&[u8]>) -> Option<&[u8]> {
-    b.filter(|b| b.len() <= MAX_KEPT_BYTES)
+    b.filter(|b| b.len() <= MAX_KEPT_BYTES && secret_in(Some(b)).is_none())
 }
 
 impl Journal {
@@ -240,7 +283,25 @@ impl Journal {
         after_hash: Option<&str>,
         undoes: Option<i64>,
     ) -> Result<i64> {
-        let origin = origin.into();
+        self.insert(
+            workspace,
+            path,
+            origin.into(),
+            (before, before_hash, None),
+            (after, after_hash),
+            undoes,
+        )
+    }
+
+    fn insert(
+        &self,
+        workspace: &str,
+        path: &str,
+        origin: Origin,
+        (before, before_hash, before_withheld): (Option<&[u8]>, Option<&str>, Option<&str>),
+        (after, after_hash): (Option<&[u8]>, Option<&str>),
+        undoes: Option<i64>,
+    ) -> Result<i64> {
         let op = match (before_hash, after_hash) {
             (None, Some(_)) => "create",
             (Some(_), None) => "delete",
@@ -248,9 +309,9 @@ impl Journal {
         };
         self.conn
             .execute(
-                "INSERT INTO changes (workspace, path, source, at, op, before, after, before_hash, after_hash, undoes, grp)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                params![workspace, path, origin.source.as_str(), now(), op, keep(before), keep(after), before_hash, after_hash, undoes, origin.group],
+                "INSERT INTO changes (workspace, path, source, at, op, before, after, before_hash, after_hash, undoes, grp, before_secret, after_secret)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                params![workspace, path, origin.source.as_str(), now(), op, keep(before), keep(after), before_hash, after_hash, undoes, origin.group, secret_in(before).or(before_withheld.map(str::to_owned)), secret_in(after)],
             )
             .map_err(db::err("writing the journal"))?;
         Ok(self.conn.last_insert_rowid())
@@ -288,18 +349,18 @@ impl Journal {
             .map_err(db::err("writing the journal"))
     }
 
-    /// Record an already-applied change in one step (changes seen by the watcher).
+    /// Record an already-applied change in one step (changes seen by the watcher). `before`:
+    /// bytes, hash, and the secrets it held when its bytes were withheld (the index keeps none
+    /// of a file holding a secret).
     pub fn record(
         &self,
         workspace: &str,
         path: &str,
         origin: impl Into<Origin>,
-        before: (Option<&[u8]>, Option<&str>),
+        before: (Option<&[u8]>, Option<&str>, Option<&str>),
         after: (Option<&[u8]>, Option<&str>),
     ) -> Result<i64> {
-        let id = self.begin(
-            workspace, path, origin, before.0, before.1, after.0, after.1, None,
-        )?;
+        let id = self.insert(workspace, path, origin.into(), before, after, None)?;
         self.commit(id)?;
         Ok(id)
     }
@@ -373,7 +434,7 @@ impl Journal {
     pub fn get(&self, id: i64) -> Result<Change> {
         self.conn
             .query_row(
-                "SELECT id, workspace, path, source, at, op, undoes, grp, before, after, before_hash, after_hash
+                "SELECT id, workspace, path, source, at, op, undoes, grp, before, after, before_hash, after_hash, before_secret, after_secret
                  FROM changes WHERE id = ?1 AND state = 'done'",
                 [id],
                 change_row,
@@ -439,7 +500,7 @@ impl Journal {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT id, workspace, path, source, at, op, undoes, grp, before, after, before_hash, after_hash
+                "SELECT id, workspace, path, source, at, op, undoes, grp, before, after, before_hash, after_hash, before_secret, after_secret
                  FROM changes WHERE grp = ?1 AND state = 'done' ORDER BY id",
             )
             .map_err(db::err("reading the journal"))?;
@@ -487,6 +548,8 @@ fn change_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Change> {
         after: r.get(9)?,
         before_hash: r.get(10)?,
         after_hash: r.get(11)?,
+        before_secret: r.get(12)?,
+        after_secret: r.get(13)?,
     })
 }
 

@@ -47,13 +47,10 @@ fn plan(id: i64, changes: Vec<Change>) -> Result<Vec<Restore>> {
             r.expected = c.after_hash;
             continue;
         }
-        if c.before_hash.is_some() && c.before.is_none() {
+        if let Some(e) = c.unrestorable() {
             return Err(Error::new(
-                ErrorCode::TooLarge,
-                format!(
-                    "group {id} replaced `{}`, a file too large to keep in the journal; it cannot be undone",
-                    c.summary.path
-                ),
+                e.code,
+                format!("group {id} cannot be undone: {}", e.message),
             ));
         }
         by_path.insert(

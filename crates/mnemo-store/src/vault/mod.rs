@@ -201,5 +201,6 @@ fn summary_of(workspace: &str, rel: &str, rec: &DocRecord) -> DocSummary {
             code: p.code.as_str().to_owned(),
             message: p.message.clone(),
         }),
+        secret: rec.secret.clone(),
     }
 }

@@ -115,10 +115,19 @@ impl Vault {
         Ok(MemoryDetail {
             pinned: rec.pinned,
             hash: rec.hash.clone(),
+            // Every byte Mnemo hands out passes the secret gate: a file another program wrote
+            // with a secret in it reads redacted (`summary.secret` says so).
             content: rec
                 .raw
                 .as_ref()
-                .and_then(|r| String::from_utf8(r.clone()).ok()),
+                .and_then(|r| String::from_utf8(r.clone()).ok())
+                .map(|t| {
+                    if rec.secret.is_some() {
+                        crate::secrets::redact(&t).0
+                    } else {
+                        t
+                    }
+                }),
             body: rec.body.clone(),
             entries: rec
                 .entries

@@ -84,6 +84,13 @@ fn visit(
             continue;
         }
         if doc::doc_kind(&child).is_none() {
+            if child.ends_with(".md") && crate::secrets::name_holds_secret(&child) {
+                // Never the name itself: it is the secret.
+                tracing::warn!(
+                    folder = %if rel.is_empty() { "." } else { rel },
+                    "a file whose name looks like a secret is left out of Mnemo: rename it"
+                );
+            }
             continue;
         }
         let meta = if ft.is_symlink() {

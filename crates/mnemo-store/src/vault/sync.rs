@@ -126,15 +126,19 @@ impl Vault {
                 }
                 topic_changed |= doc::doc_kind(rel) == Some(DocKind::Topic);
                 if !first_time {
-                    let old_raw = match &old_hash {
-                        Some(_) => index.raw(&ws.id, rel)?.and_then(|(_, raw)| raw),
-                        None => None,
+                    let (old_raw, old_secret) = match &old_hash {
+                        Some(_) => index.raw(&ws.id, rel)?.unwrap_or_default(),
+                        None => (None, None),
                     };
                     journal.record(
                         &ws.id,
                         rel,
                         ChangeSource::Watcher,
-                        (old_raw.as_deref(), old_hash.as_deref()),
+                        (
+                            old_raw.as_deref(),
+                            old_hash.as_deref(),
+                            old_secret.as_deref(),
+                        ),
                         (
                             rec.as_ref().and_then(|r| r.raw.as_deref()),
                             new_hash.as_deref(),

@@ -23,7 +23,8 @@ pub struct MemoryDetail {
     pub summary: DocSummary,
     /// Content hash (pass back to `update` to detect concurrent edits).
     pub hash: String,
-    /// The exact file text (`None` for binary / non-UTF-8 / too-large files).
+    /// The file text: exact, or redacted when it holds a secret (`summary.secret`); `None` for
+    /// binary / non-UTF-8 / too-large files.
     pub content: Option<String>,
     /// The body after the frontmatter.
     pub body: String,

@@ -130,11 +130,8 @@ impl Vault {
                     format!("`{rel}` changed after change {id}: undo the later changes first (see `mnemo history {rel}`)"),
                 ));
             }
-            if change.before_hash.is_some() && change.before.is_none() {
-                return Err(Error::new(
-                    ErrorCode::TooLarge,
-                    format!("change {id} replaced a file too large to keep in the journal; it cannot be undone"),
-                ));
+            if let Some(e) = change.unrestorable() {
+                return Err(e);
             }
             Ok(change.before.clone())
         })

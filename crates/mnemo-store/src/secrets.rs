@@ -1,11 +1,13 @@
-//! Secret scanning (SPEC §4.6): content is scanned before any agent write. A hit refuses the
-//! write; the error names the rule that matched and where, never the secret itself. Text Mnemo
-//! keeps that is not a memory write (compaction summaries, chat titles, task summaries) is
-//! [`redact`]ed instead: each secret replaced by `[redacted: rule]`.
+//! Secret scanning (SPEC §4.6), the one secret gate. Content is scanned before any write Mnemo
+//! makes; a hit refuses it, and the error names the rule that matched and where, never the secret
+//! itself. Text Mnemo keeps that is not a memory write (compaction summaries, chat titles, task
+//! summaries) is [`redact`]ed instead: each secret replaced by `[redacted: rule]`. Files other
+//! programs write are kept as they are on disk, but what Mnemo stores or hands out about them
+//! (index text, journal rows, reads, prompts) is redacted or withheld ([`held`]).
 
 use std::sync::OnceLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 
 /// One match: which rule, at which line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,10 +72,24 @@ fn compiled() -> &'static [(&'static str, Regex)] {
     })
 }
 
+/// All rules at once, over a whole text: one pass that rules out almost every text. It matches
+/// wherever a line would (a line's start and end are non-alphanumeric in the whole text), so it
+/// only ever lets through more.
+fn any_rule() -> &'static RegexSet {
+    static S: OnceLock<RegexSet> = OnceLock::new();
+    S.get_or_init(|| {
+        RegexSet::new(RULES.iter().map(|(_, re)| *re)).unwrap_or_else(|_| RegexSet::empty())
+    })
+}
+
 /// Every rule that matches, with its line (one hit per rule and line).
 #[must_use]
 pub fn scan(text: &str) -> Vec<SecretHit> {
     let mut hits = Vec::new();
+    // Every file of every sync passes here: most hold nothing.
+    if !any_rule().is_match(text) {
+        return hits;
+    }
     for (i, line) in text.lines().enumerate() {
         for (rule, re) in compiled() {
             if re.is_match(line)
@@ -119,6 +135,26 @@ pub fn redact(text: &str) -> (String, Vec<SecretHit>) {
         }
     }
     (out, hits)
+}
+
+/// What a text holds, for a listing: `github_token (line 3), jwt (line 9)`; `None` when clean.
+#[must_use]
+pub fn held(text: &str) -> Option<String> {
+    let hits = scan(text);
+    (!hits.is_empty()).then(|| {
+        hits.iter()
+            .map(|h| format!("{} (line {})", h.rule, h.line))
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
+}
+
+/// Whether a file name (a relative path) holds a secret. Every rule needs at least 16
+/// characters, so short names are let through without running the rules (a sync checks every
+/// file's name).
+#[must_use]
+pub fn name_holds_secret(rel: &str) -> bool {
+    rel.len() >= 16 && !scan(rel).is_empty()
 }
 
 /// A refusal message naming the rules and lines, never the secret.
