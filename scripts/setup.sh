@@ -96,3 +96,17 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 # Build outputs live outside the clone so repeated runs (and CI) reuse them.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/mnemo-target}"
+# Cargo never collects old outputs, and incremental caches grow by gigabytes a day: a full disk
+# fails a build halfway ("No space left on device"). CI builds without incremental caches, and
+# below 15 GB free the old caches go (then, if still short, the whole target dir: a slower build
+# that finishes beats a fast one that cannot).
+if [ "${CI:-}" = true ]; then export CARGO_INCREMENTAL=0; fi
+free_gb() { df -Pk "$(dirname "$CARGO_TARGET_DIR")" | awk 'NR==2 {print int($4 / 1048576)}'; }
+if [ -d "$CARGO_TARGET_DIR" ] && [ "$(free_gb)" -lt 15 ]; then
+  log "only $(free_gb) GB free: removing old incremental build caches from $CARGO_TARGET_DIR"
+  rm -rf "$CARGO_TARGET_DIR"/debug/incremental "$CARGO_TARGET_DIR"/release/incremental
+  if [ "$(free_gb)" -lt 15 ]; then
+    log "still only $(free_gb) GB free: removing $CARGO_TARGET_DIR (everything is rebuilt)"
+    rm -rf "$CARGO_TARGET_DIR"
+  fi
+fi
