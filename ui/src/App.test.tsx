@@ -318,7 +318,7 @@ describe("detail pane", () => {
     fireEvent.click(screen.getByTestId("save-button"));
 
     const error = await screen.findByTestId("inline-error");
-    expect(error.textContent).toContain("name must not be empty");
+    expect(error.textContent).toContain("Name must not be empty.");
     expect(error.getAttribute("data-code")).toBe("invalid_frontmatter");
     expect(api.update).toHaveBeenCalledWith("personal", "response-style.md", {
       name: "",
@@ -468,7 +468,7 @@ describe("history", () => {
 
     fireEvent.click(screen.getByTestId("undo-button"));
     await waitFor(() => expect(api.undo).toHaveBeenCalledWith(5));
-    expect((await screen.findByTestId("inline-error")).textContent).toContain("the file changed since change #5");
+    expect((await screen.findByTestId("inline-error")).textContent).toContain("The file changed since change #5.");
   });
 });
 

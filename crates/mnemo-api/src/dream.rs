@@ -420,6 +420,7 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
         group: kept_group,
         touched_types: report.touched_types.clone(),
         dream: Some(report),
+        undone_by: None,
     });
     let (status, reason) = match (failed, token.is_cancelled()) {
         (false, _) => (TaskStatus::Completed, None),

@@ -256,6 +256,7 @@ async fn run_one(
         group: kept_group,
         touched_types: result.touched_types.clone(),
         dream: None,
+        undone_by: None,
     });
     let (status, reason) = match result.status {
         ExtractStatus::Completed => (TaskStatus::Completed, None),

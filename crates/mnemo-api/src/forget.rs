@@ -79,6 +79,7 @@ impl Api {
                     group,
                     touched_types: f.types,
                     dream: None,
+                    undone_by: None,
                 });
                 self.tasks.finish(&mut task, TaskStatus::Completed, None);
                 Ok(task)

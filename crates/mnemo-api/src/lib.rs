@@ -77,7 +77,7 @@ macro_rules! for_each_command {
             recall(workspace: String, query: String, already_surfaced: Option<Vec<String>>, lexical: Option<bool>) -> $crate::reexports::RecallResult;
             get_model_settings() -> $crate::ModelSettings;
             set_model_settings(settings: $crate::ModelSettings) -> $crate::ModelSettings;
-            test_model() -> $crate::ModelTest;
+            test_model(settings: Option<$crate::ModelSettings>) -> $crate::ModelTest;
             memory_status(workspace: String, session: Option<String>) -> String;
             chat_sessions(workspace: String) -> Vec<$crate::reexports::SessionInfo>;
             chat_create(workspace: String, title: Option<String>) -> $crate::reexports::SessionInfo;

@@ -240,9 +240,17 @@ impl Api {
         self.get_model_settings()
     }
 
-    /// "Test connection": a one-token request to the main model.
-    pub fn test_model(&self) -> Result<ModelTest> {
-        let client = self.model.client();
+    /// "Test connection": a one-token request to the main model. With `settings`, the values a
+    /// person is still editing are tried as they would be saved (same key rules, environment
+    /// overrides still win) and **nothing is written**; without, the settings in effect.
+    pub fn test_model(&self, settings: Option<ModelSettings>) -> Result<ModelTest> {
+        let client = match settings {
+            None => self.model.client(),
+            Some(given) => {
+                check_settings(&given)?;
+                Arc::new(client_for(self.trial_settings(&given))?)
+            }
+        };
         if !client.settings().is_configured() {
             return Err(chat::model_error(&LlmError::NotConfigured));
         }
@@ -261,6 +269,36 @@ impl Api {
             reply,
             latency_ms: u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX),
         })
+    }
+
+    /// The settings `given` would put in effect, without saving them: the key rules of
+    /// [`Api::set_model_settings`] (a new base URL without a key of its own has no key).
+    fn trial_settings(&self, given: &ModelSettings) -> LlmSettings {
+        let current = self.model.client().settings().clone();
+        let overridden = LlmSettings::default().apply_env();
+        let free = |var: &str| !overridden.contains(&var);
+        let mut s = current.clone();
+        if free("MNEMO_LLM_BASE_URL") {
+            s.base_url = given.base_url.trim().to_owned();
+        }
+        if free("MNEMO_LLM_MODEL") {
+            s.model = given.model.trim().to_owned();
+        }
+        if free("MNEMO_LLM_FAST_MODEL") {
+            s.fast_model = given.fast_model.trim().to_owned();
+        }
+        s.context_window = given.context_window;
+        s.timeout_secs = u64::from(given.timeout_secs);
+        let moved = current.base_url.trim().trim_end_matches('/')
+            != s.base_url.trim().trim_end_matches('/');
+        if free("MNEMO_LLM_API_KEY") {
+            if let Some(k) = &given.api_key {
+                s.api_key = Some(k.trim().to_owned()).filter(|k| !k.is_empty());
+            } else if moved {
+                s.api_key = None;
+            }
+        }
+        s
     }
 
     /// Recall for a message: through the fast model when one is configured (unless `lexical`),

@@ -372,6 +372,7 @@ async fn run_one(
                 group,
                 touched_types: r.types,
                 dream: None,
+                undone_by: None,
             });
             tasks.finish(&mut task, TaskStatus::Completed, None);
         }

@@ -180,17 +180,32 @@ impl Api {
         status: Option<TaskStatus>,
         limit: Option<u32>,
     ) -> Result<Vec<TaskInfo>> {
-        self.tasks.store.list(&TaskFilter {
+        let mut tasks = self.tasks.store.list(&TaskFilter {
             workspace,
             kind,
             status,
             limit: limit.unwrap_or(DEFAULT_TASKS).clamp(1, crate::MAX_LIMIT) as usize,
-        })
+        })?;
+        for t in &mut tasks {
+            self.mark_undone(t);
+        }
+        Ok(tasks)
+    }
+
+    /// Fill in whether the task's changes were undone since (the journal knows).
+    pub(crate) fn mark_undone(&self, task: &mut TaskInfo) {
+        if let Some(r) = &mut task.result
+            && let Some(g) = r.group
+        {
+            r.undone_by = self.vault.group_undone_by(g).unwrap_or(None);
+        }
     }
 
     /// One task. `not_found` for an unknown id.
     pub fn task(&self, id: String) -> Result<TaskInfo> {
-        self.tasks.store.get(&id)
+        let mut task = self.tasks.store.get(&id)?;
+        self.mark_undone(&mut task);
+        Ok(task)
     }
 
     /// Cancel a task: a queued one is skipped (`cancelled`), a running one stops at its next

@@ -191,7 +191,7 @@ async fn without_a_model_chat_says_what_to_configure_and_the_rest_works() {
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::ModelNotConfigured);
     assert!(e.message.contains("Settings"), "{}", e.message);
-    let e = api.test_model().unwrap_err();
+    let e = api.test_model(None).unwrap_err();
     assert_eq!(e.code, ErrorCode::ModelNotConfigured);
     // `/memory` needs no model.
     let a = api.clone();
@@ -229,14 +229,14 @@ async fn unreachable_model_and_test_connection() {
     blocking(move || a.set_model_settings(s)).await.unwrap();
     fake.push_for(Kind::Plain, Reply::text("ok"));
     let a = api.clone();
-    let t = blocking(move || a.test_model()).await.unwrap();
+    let t = blocking(move || a.test_model(None)).await.unwrap();
     assert_eq!((t.model.as_str(), t.reply.as_str()), ("fake-main", "ok"));
     let req = fake.requests().pop().unwrap();
     assert_eq!(req["max_tokens"], 5);
     // A server that refuses the key.
     fake.push_for(Kind::Plain, Reply::error(401, "bad key"));
     let a = api.clone();
-    let e = blocking(move || a.test_model()).await.unwrap_err();
+    let e = blocking(move || a.test_model(None)).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::ModelNotConfigured);
     assert!(e.message.contains("API key"), "{}", e.message);
     // Nothing listening.
@@ -253,9 +253,59 @@ async fn unreachable_model_and_test_connection() {
     );
     assert!(!api.home_dir().join("llm.key").exists());
     let a = api.clone();
-    let e = blocking(move || a.test_model()).await.unwrap_err();
-    assert_eq!(e.code, ErrorCode::ModelNotConfigured);
+    let e = blocking(move || a.test_model(None)).await.unwrap_err();
+    assert_eq!(
+        e.code,
+        ErrorCode::ModelUnreachable,
+        "configured, not reachable"
+    );
     assert!(e.message.contains("unreachable"), "{}", e.message);
+}
+
+/// Issue 20: "Test connection" tries what the person typed and saves nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn testing_unsaved_settings_writes_nothing() {
+    let (_d, api) = api();
+    let fake = FakeModel::start().await;
+    let a = api.clone();
+    let s = settings(&fake);
+    blocking(move || a.set_model_settings(s)).await.unwrap();
+    let toml = api.home_dir().join("settings.toml");
+    let before = std::fs::read(&toml).unwrap();
+    let key_before = std::fs::read(api.home_dir().join("llm.key")).unwrap();
+    // A mistyped model on the same server: tried with the stored key, not saved.
+    fake.push_for(Kind::Plain, Reply::text("ok"));
+    let typo = ModelSettings {
+        model: "fake-typo".into(),
+        api_key: None,
+        ..settings(&fake)
+    };
+    let a = api.clone();
+    let t = blocking(move || a.test_model(Some(typo))).await.unwrap();
+    assert_eq!(t.model, "fake-typo");
+    let req = fake.requests().pop().unwrap();
+    assert_eq!(req["model"], "fake-typo");
+    // An unreachable address: refused as unreachable, not saved, and the key never sent there.
+    let dead = ModelSettings {
+        base_url: "http://127.0.0.1:9/v1".into(),
+        api_key: None,
+        ..settings(&fake)
+    };
+    let a = api.clone();
+    let e = blocking(move || a.test_model(Some(dead)))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::ModelUnreachable);
+    assert_eq!(
+        std::fs::read(&toml).unwrap(),
+        before,
+        "settings.toml untouched"
+    );
+    assert_eq!(
+        std::fs::read(api.home_dir().join("llm.key")).unwrap(),
+        key_before
+    );
+    assert_eq!(api.get_model_settings().unwrap().model, "fake-main");
 }
 
 #[test]

@@ -297,8 +297,12 @@ pub enum ErrorCode {
     InvalidArguments,
     /// A request without the right bearer token (HTTP).
     Unauthorized,
-    /// The feature needs a model and none is configured or reachable.
+    /// The feature needs a model and none is configured, or the one configured refuses it (its
+    /// key, its model name).
     ModelNotConfigured,
+    /// A model is configured but its server cannot be reached (not running, wrong address,
+    /// timed out): retry, or check the address.
+    ModelUnreachable,
     /// Only the desktop app can do this (e.g. open a folder in the file manager).
     DesktopOnly,
     /// Remember: `contextMode` is neither `workspace` nor `clean`.
@@ -345,6 +349,7 @@ impl ErrorCode {
             Self::InvalidArguments => "invalid_arguments",
             Self::Unauthorized => "unauthorized",
             Self::ModelNotConfigured => "model_not_configured",
+            Self::ModelUnreachable => "model_unreachable",
             Self::DesktopOnly => "desktop_only",
             Self::InvalidContextMode => "invalid_context_mode",
             Self::InvalidClientId => "invalid_client_id",
@@ -444,6 +449,7 @@ mod tests {
             ErrorCode::InvalidArguments,
             ErrorCode::Unauthorized,
             ErrorCode::ModelNotConfigured,
+            ErrorCode::ModelUnreachable,
             ErrorCode::DesktopOnly,
             ErrorCode::InvalidContextMode,
             ErrorCode::InvalidClientId,

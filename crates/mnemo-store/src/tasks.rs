@@ -69,6 +69,10 @@ pub struct TaskResult {
     /// A dream's report (`null` for other kinds).
     #[serde(default)]
     pub dream: Option<crate::dream_report::DreamReport>,
+    /// The change group that undid `group` (`null`: its changes are in effect). Read from the
+    /// journal whenever the task is read, never stored: undone is the journal's fact.
+    #[serde(default, skip_deserializing)]
+    pub undone_by: Option<i64>,
 }
 
 /// A background memory task.

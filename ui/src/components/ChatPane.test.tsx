@@ -305,7 +305,8 @@ describe("chat pane", () => {
     type("Remember that I like tea");
     fireEvent.click(screen.getByTestId("chat-send"));
     const error = await screen.findByTestId("chat-error");
-    expect(error.textContent).toContain("chat needs a model: no base URL is configured");
+    expect(error.textContent).toContain("Chat needs a model, and none is set up yet. No base URL is configured.");
+    expect(error.textContent).not.toContain("model_not_configured");
     expect(screen.getByTestId<HTMLTextAreaElement>("chat-input").value).toBe("Remember that I like tea");
     expect(messages()).toHaveLength(2);
     fireEvent.click(within(error).getByRole("button", { name: "Open settings" }));

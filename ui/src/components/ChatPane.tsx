@@ -378,13 +378,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
 
       {sendError && (
         <div className="chat-error" data-testid="chat-error">
-          <InlineError error={sendError}>
-            {sendError.code === "model_not_configured" && (
-              <button type="button" className="link-button" onClick={() => setSettingsOpen(true)}>
-                Open settings
-              </button>
-            )}
-          </InlineError>
+          <InlineError error={sendError} onRetry={() => void send()} onOpenSettings={() => setSettingsOpen(true)} />
         </div>
       )}
 
@@ -426,7 +420,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
           onClose={() => setSettingsOpen(false)}
           onSaved={(s) => {
             setModel(s);
-            setSendError((e) => (e?.code === "model_not_configured" ? null : e));
+            setSendError((e) => (e?.code === "model_not_configured" || e?.code === "model_unreachable" ? null : e));
           }}
         />
       )}

@@ -1,5 +1,6 @@
-import { useEffect, useRef } from "react";
+import { useRef } from "react";
 import type { ReactNode } from "react";
+import { Modal } from "./Modal";
 
 interface Props {
   title: string;
@@ -27,29 +28,8 @@ export function ConfirmDialog({
 }: Props) {
   const confirmRef = useRef<HTMLButtonElement>(null);
 
-  useEffect(() => {
-    confirmRef.current?.focus();
-  }, []);
-
   return (
-    <div
-      className="modal-backdrop"
-      onMouseDown={(e) => {
-        if (e.target === e.currentTarget) onCancel();
-      }}
-    >
-      <div
-        className="modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="modal-title"
-        onKeyDown={(e) => {
-          if (e.key === "Escape") {
-            e.stopPropagation();
-            onCancel();
-          }
-        }}
-      >
+    <Modal labelledBy="modal-title" initialFocus={confirmRef} onClose={onCancel}>
         <h2 id="modal-title">{title}</h2>
         {children && <div className="modal-body">{children}</div>}
         <div className="modal-actions">
@@ -67,7 +47,6 @@ export function ConfirmDialog({
             {confirmLabel}
           </button>
         </div>
-      </div>
-    </div>
+    </Modal>
   );
 }

@@ -81,7 +81,7 @@ describe("auto-dream switch", () => {
     renderControls();
     await waitFor(() => expect(toggle().checked).toBe(true));
     fireEvent.click(toggle());
-    expect((await screen.findByTestId("inline-error")).textContent).toContain("cannot write settings.toml");
+    expect((await screen.findByTestId("inline-error")).textContent).toContain("Cannot write settings.toml.");
     expect(toggle().checked).toBe(true);
     expect(toggle().disabled).toBe(false);
   });

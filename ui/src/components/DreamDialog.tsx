@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import { Modal } from "./Modal";
 import { commands } from "../lib/bindings";
 import type { TaskInfo } from "../lib/bindings";
 import type { UiError } from "../lib/transport";
@@ -35,10 +36,6 @@ export function DreamDialog({ id, task: listedTask, workspaceLabel, onUpdated, o
   const [read, setRead] = useState<TaskInfo | null>(null);
   const task = listedTask ?? read;
 
-  useEffect(() => {
-    closeRef.current?.focus();
-  }, []);
-
   // Not in the list (an old task, or the list has not caught up): read it.
   const listed = listedTask !== null;
   useEffect(() => {
@@ -57,27 +54,14 @@ export function DreamDialog({ id, task: listedTask, workspaceLabel, onUpdated, o
   const title = task ? `Dream — ${workspaceLabel(task.workspace)}` : "Dream";
 
   return (
-    <div
-      className="modal-backdrop"
-      onMouseDown={(e) => {
-        if (e.target === e.currentTarget) onClose();
-      }}
+    <Modal
+      labelledBy="dream-title"
+      className="dream-dialog"
+      testId="dream-dialog"
+      data={{ id, outcome: outcome ?? "" }}
+      initialFocus={closeRef}
+      onClose={onClose}
     >
-      <div
-        className="modal dream-dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="dream-title"
-        data-testid="dream-dialog"
-        data-id={id}
-        data-outcome={outcome ?? ""}
-        onKeyDown={(e) => {
-          if (e.key === "Escape") {
-            e.stopPropagation();
-            onClose();
-          }
-        }}
-      >
         <header className="dream-dialog-header">
           <h2 id="dream-title">{title}</h2>
           <button type="button" ref={closeRef} onClick={onClose} data-testid="dream-close">
@@ -88,8 +72,7 @@ export function DreamDialog({ id, task: listedTask, workspaceLabel, onUpdated, o
         {!task && !loadError && <div className="empty">Loading…</div>}
         {task && isActive(task) && <DreamProgress task={task} onUpdated={onUpdated} />}
         {task && !isActive(task) && <DreamReport task={task} onOpenMemory={onOpenMemory} onUndone={onUndone} />}
-      </div>
-    </div>
+    </Modal>
   );
 }
 

@@ -1,4 +1,5 @@
-import { useEffect, useReducer, useRef } from "react";
+import { useReducer, useRef } from "react";
+import { Modal } from "./Modal";
 import { commands } from "../lib/bindings";
 import type { TaskInfo } from "../lib/bindings";
 import { entriesText, forgetGroup, forgetLabel, forgetReducer, initialForget, picks, strategyText } from "../lib/forget";
@@ -26,10 +27,6 @@ export function ForgetDialog({ workspace, workspaceLabel, onClose, onForgot, onU
   const [state, dispatch] = useReducer(forgetReducer, initialForget);
   const inputRef = useRef<HTMLInputElement>(null);
   const { stage, query, preview, checked, error } = state;
-
-  useEffect(() => {
-    inputRef.current?.focus();
-  }, []);
 
   const doPreview = async () => {
     const q = query.trim();
@@ -64,26 +61,16 @@ export function ForgetDialog({ workspace, workspaceLabel, onClose, onForgot, onU
   const showPreview = preview !== null && (stage === "preview" || stage === "forgetting");
 
   return (
-    <div
-      className="modal-backdrop"
-      onMouseDown={(e) => {
-        if (e.target === e.currentTarget && !busy) onClose();
+    <Modal
+      labelledBy="forget-title"
+      className="forget-dialog"
+      testId="forget-dialog"
+      data={{ stage }}
+      initialFocus={inputRef}
+      onClose={() => {
+        if (!busy) onClose();
       }}
     >
-      <div
-        className="modal forget-dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="forget-title"
-        data-testid="forget-dialog"
-        data-stage={stage}
-        onKeyDown={(e) => {
-          if (e.key === "Escape") {
-            e.stopPropagation();
-            onClose();
-          }
-        }}
-      >
         <header className="dream-dialog-header">
           <h2 id="forget-title">Forget — {workspaceLabel}</h2>
           <button type="button" onClick={onClose} data-testid="forget-close">
@@ -242,7 +229,6 @@ export function ForgetDialog({ workspace, workspaceLabel, onClose, onForgot, onU
             )}
           </div>
         )}
-      </div>
-    </div>
+    </Modal>
   );
 }

@@ -102,14 +102,26 @@ describe("model settings", () => {
     expect(api.setModelSettings).not.toHaveBeenCalled();
   });
 
-  it("tests the connection, saving changes first", async () => {
+  it("tests the values as typed without saving them, and forgets the result when they change", async () => {
     api.testModel.mockResolvedValue(ok({ model: "llama3.2", reply: "ok", latency_ms: 42 }));
     await renderSettings();
     fireEvent.change(field("model-name"), { target: { value: "llama3.2" } });
     fireEvent.click(screen.getByTestId("model-test"));
-    await waitFor(() => expect(screen.getByTestId("model-test-result").textContent).toBe("Connected: llama3.2 answered in 42 ms"));
-    expect(api.setModelSettings).toHaveBeenCalledTimes(1);
-    expect(api.setModelSettings.mock.invocationCallOrder[0]).toBeLessThan(api.testModel.mock.invocationCallOrder[0]);
+    await waitFor(() =>
+      expect(screen.getByTestId("model-test-result").textContent).toBe("Connected: llama3.2 answered in 42 ms. Not saved yet: press Save to keep it."),
+    );
+    expect(api.setModelSettings).not.toHaveBeenCalled();
+    expect(api.testModel.mock.calls[0][0]).toMatchObject({ model: "llama3.2" });
+    expect((screen.getByTestId("model-save") as HTMLButtonElement).disabled).toBe(false);
+    fireEvent.change(field("model-name"), { target: { value: "llama3.3" } });
+    expect(screen.queryByTestId("model-test-result")).toBeNull();
+  });
+
+  it("closes on Escape wherever focus is", async () => {
+    await renderSettings();
+    (document.activeElement as HTMLElement | null)?.blur();
+    fireEvent.keyDown(document.body, { key: "Escape" });
+    expect(onClose).toHaveBeenCalledTimes(1);
   });
 
   it("shows a failed connection test", async () => {

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { Modal } from "./Modal";
 import { commands } from "../lib/bindings";
 import type { ModelSettings as Settings } from "../lib/bindings";
 import type { UiError } from "../lib/transport";
@@ -87,7 +88,7 @@ export function ModelSettings({ onClose, onSaved }: Props) {
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
   const [test, setTest] = useState<TestState>(null);
-  const { run, cancel, alive } = useCommand();
+  const { run, cancel } = useCommand();
 
   useEffect(() => {
     void run(commands.getModelSettings(), "load").then((answer) => {
@@ -105,6 +106,8 @@ export function ModelSettings({ onClose, onSaved }: Props) {
   const set = <K extends keyof Form>(k: K, v: Form[K]) => {
     setForm((f) => (f ? { ...f, [k]: v } : f));
     setSaved(false);
+    // A result about other values would mislead.
+    setTest(null);
   };
 
   /** Saves the form; true when it was saved. */
@@ -128,22 +131,29 @@ export function ModelSettings({ onClose, onSaved }: Props) {
     setLoaded(s);
     setForm(formOf(s));
     setSaved(true);
+    setTest(null);
     onSaved(s);
     return true;
   };
 
+  /** Tries the values as typed; never saves them (Save does). */
   const testConnection = async () => {
     setTest(null);
-    if (dirty && !(await save())) return;
-    if (!alive()) return;
+    if (!form) return;
+    const values = settingsToSave(form);
+    if ("code" in values) {
+      setError(values);
+      return;
+    }
     setBusy(true);
     setTest({ state: "running" });
-    const answer = await run(commands.testModel());
+    const answer = await run(commands.testModel(dirty ? values : null));
     if (!answer) return;
     setBusy(false);
     if (answer.ok) {
       const r = answer.data;
-      setTest({ state: "ok", text: `Connected: ${r.model} answered in ${r.latency_ms} ms` });
+      const unsaved = dirty ? ". Not saved yet: press Save to keep it." : "";
+      setTest({ state: "ok", text: `Connected: ${r.model} answered in ${r.latency_ms} ms${unsaved}` });
     } else setTest({ state: "failed", error: answer.error });
   };
 
@@ -151,20 +161,7 @@ export function ModelSettings({ onClose, onSaved }: Props) {
   const overridden = (name: string) => overrides.includes(name);
 
   return (
-    <div className="modal-backdrop">
-      <div
-        className="modal model-settings"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="model-settings-title"
-        data-testid="model-settings"
-        onKeyDown={(e) => {
-          if (e.key === "Escape") {
-            e.stopPropagation();
-            onClose();
-          }
-        }}
-      >
+    <Modal labelledBy="model-settings-title" className="model-settings" testId="model-settings" onClose={onClose}>
         <h2 id="model-settings-title">Model settings</h2>
         <p className="muted model-settings-intro">
           Chat and extraction use an OpenAI-compatible server (Ollama, llama.cpp, LM Studio, vLLM, a hosted API…).
@@ -321,7 +318,6 @@ export function ModelSettings({ onClose, onSaved }: Props) {
             </button>
           </div>
         )}
-      </div>
-    </div>
+    </Modal>
   );
 }

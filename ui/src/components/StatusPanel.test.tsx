@@ -110,7 +110,7 @@ describe("automatic memory", () => {
     renderPanel();
     await screen.findByTestId("status-auto");
     fireEvent.click(toggle("status-auto-dream-toggle"));
-    expect((await screen.findByTestId("inline-error")).textContent).toContain("cannot write settings.toml");
+    expect((await screen.findByTestId("inline-error")).textContent).toContain("Cannot write settings.toml.");
     expect(toggle("status-auto-dream-toggle").checked).toBe(false);
     expect(toggle("status-auto-dream-toggle").disabled).toBe(false);
   });

@@ -246,12 +246,12 @@ describe("memory task bar", () => {
     await waitFor(() => expect(indicator().textContent).not.toBe(""));
     fireEvent.click(screen.getByRole("button", { name: "Memory tasks" }));
     const panel = screen.getByRole("dialog", { name: "Memory tasks" });
-    expect(await within(panel).findByText("tasks.db is locked")).toBeTruthy();
+    expect(await within(panel).findByText("tasks.db is locked.")).toBeTruthy();
     // The list loaded before stays.
     expect(rows()).toHaveLength(1);
     fireEvent.click(within(rows()[0]).getByRole("button", { name: "Cancel dream task" }));
     const error = await within(rows()[0]).findByTestId("inline-error");
-    expect(error.textContent).toContain("no task t-run");
+    expect(error.textContent).toContain("No task t-run.");
   });
 
   it("reloads after the event stream reconnects, and closes with Escape", async () => {

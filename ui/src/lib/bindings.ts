@@ -32,7 +32,7 @@ export const commands = {
 	recall: (workspace: string, query: string, alreadySurfaced: string[] | null, lexical: boolean | null) => typedError<RecallResult, ApiError>(__TAURI_INVOKE("recall", { workspace, query, alreadySurfaced, lexical })),
 	getModelSettings: () => typedError<ModelSettings, ApiError>(__TAURI_INVOKE("get_model_settings")),
 	setModelSettings: (settings: ModelSettings) => typedError<ModelSettings, ApiError>(__TAURI_INVOKE("set_model_settings", { settings })),
-	testModel: () => typedError<ModelTest, ApiError>(__TAURI_INVOKE("test_model")),
+	testModel: (settings: ModelSettings | null) => typedError<ModelTest, ApiError>(__TAURI_INVOKE("test_model", { settings })),
 	memoryStatus: (workspace: string, session: string | null) => typedError<string, ApiError>(__TAURI_INVOKE("memory_status", { workspace, session })),
 	chatSessions: (workspace: string) => typedError<SessionInfo[], ApiError>(__TAURI_INVOKE("chat_sessions", { workspace })),
 	chatCreate: (workspace: string, title: string | null) => typedError<SessionInfo, ApiError>(__TAURI_INVOKE("chat_create", { workspace, title })),
@@ -411,6 +411,7 @@ export type ErrorCode =
 "unauthorized" | 
 /**  The feature needs a model and none is configured or reachable. */
 "model_not_configured" | 
+"model_unreachable" | 
 /**  Only the desktop app can do this (e.g. open a folder in the file manager). */
 "desktop_only" | 
 /**  Remember: `contextMode` is neither `workspace` nor `clean`. */

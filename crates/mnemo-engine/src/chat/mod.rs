@@ -99,14 +99,21 @@ pub fn model_error(e: &LlmError) -> Error {
             "the reply was stopped before it finished; nothing was saved",
         );
     }
-    let code = match e {
-        LlmError::NotConfigured
-        | LlmError::Unauthorized(_)
-        | LlmError::ModelNotFound(_)
-        | LlmError::Unreachable(..) => ErrorCode::ModelNotConfigured,
-        _ => ErrorCode::Io,
-    };
-    Error::new(code, format!("chat needs a model: {e}"))
+    match e {
+        LlmError::NotConfigured | LlmError::Unauthorized(_) | LlmError::ModelNotFound(_) => {
+            Error::new(
+                ErrorCode::ModelNotConfigured,
+                format!("chat needs a model: {e}"),
+            )
+        }
+        // Configured, but not there: a different problem with a different next step (retry,
+        // start the server, check the address), never "no model".
+        LlmError::Unreachable(..) | LlmError::Timeout(_) => Error::new(
+            ErrorCode::ModelUnreachable,
+            format!("can't reach the model: {e}"),
+        ),
+        _ => Error::new(ErrorCode::Io, format!("the model failed: {e}")),
+    }
 }
 
 /// Whether the text is a chat command Mnemo answers itself.

@@ -64,7 +64,23 @@ CREATE TABLE forgotten (
 ALTER TABLE changes ADD COLUMN before_secret TEXT;
 ALTER TABLE changes ADD COLUMN after_secret TEXT;
 ",
+    r"
+-- Undone is a state (issue 20): what undid a change or a group is looked up by `undoes`.
+CREATE INDEX changes_by_undoes ON changes(undoes);
+CREATE INDEX groups_by_undoes ON groups(undoes);
+",
 ];
+
+/// The change that undid change `c` and is not itself undone (a redo puts `c` back).
+const CHANGE_UNDONE_BY: &str =
+    "(SELECT u.id FROM changes u WHERE u.undoes = c.id AND u.state = 'done'
+    AND NOT EXISTS (SELECT 1 FROM changes r WHERE r.undoes = u.id AND r.state = 'done')
+    ORDER BY u.id DESC LIMIT 1) AS undone_by";
+
+/// The group that undid group `g` and is not itself undone.
+const GROUP_UNDONE_BY: &str = "(SELECT u.id FROM groups u WHERE u.undoes = g.id
+    AND NOT EXISTS (SELECT 1 FROM groups r WHERE r.undoes = u.id)
+    ORDER BY u.id DESC LIMIT 1) AS undone_by";
 
 /// Who is writing: the source, and the change group (one job's changes) if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +117,8 @@ pub struct GroupInfo {
     pub at: String,
     /// The group this one undid, if it is a group undo.
     pub undoes: Option<i64>,
+    /// The group that undid this one (`null`: in effect).
+    pub undone_by: Option<i64>,
     /// Its changes, oldest first.
     pub changes: Vec<ChangeSummary>,
 }
@@ -166,6 +184,9 @@ pub struct ChangeSummary {
     pub undoes: Option<i64>,
     /// The change group it belongs to (`null`: a single change).
     pub group: Option<i64>,
+    /// The change that undid this one, recorded in the journal (`null`: in effect; a redo —
+    /// undoing that undo — puts it back in effect).
+    pub undone_by: Option<i64>,
 }
 
 /// One journaled change with its content.
@@ -419,9 +440,9 @@ impl Journal {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT id, workspace, path, source, at, op, undoes, grp FROM changes
+                &format!("SELECT id, workspace, path, source, at, op, undoes, grp, {CHANGE_UNDONE_BY} FROM changes c
                  WHERE state = 'done' AND (?1 IS NULL OR workspace = ?1) AND (?2 IS NULL OR path = ?2)
-                 ORDER BY id DESC LIMIT ?3",
+                 ORDER BY id DESC LIMIT ?3"),
             )
             .map_err(db::err("reading the journal"))?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
@@ -434,8 +455,8 @@ impl Journal {
     pub fn get(&self, id: i64) -> Result<Change> {
         self.conn
             .query_row(
-                "SELECT id, workspace, path, source, at, op, undoes, grp, before, after, before_hash, after_hash, before_secret, after_secret
-                 FROM changes WHERE id = ?1 AND state = 'done'",
+                &format!("SELECT id, workspace, path, source, at, op, undoes, grp, before, after, before_hash, after_hash, before_secret, after_secret, {CHANGE_UNDONE_BY}
+                 FROM changes c WHERE id = ?1 AND state = 'done'"),
                 [id],
                 change_row,
             )
@@ -467,7 +488,7 @@ impl Journal {
         let mut info = self
             .conn
             .query_row(
-                "SELECT id, workspace, kind, task, label, at, undoes FROM groups WHERE id = ?1",
+                &format!("SELECT id, workspace, kind, task, label, at, undoes, {GROUP_UNDONE_BY} FROM groups g WHERE id = ?1"),
                 [id],
                 |r| {
                     Ok(GroupInfo {
@@ -478,6 +499,7 @@ impl Journal {
                         label: r.get(4)?,
                         at: r.get(5)?,
                         undoes: r.get(6)?,
+                        undone_by: r.get(7)?,
                         changes: Vec::new(),
                     })
                 },
@@ -495,13 +517,26 @@ impl Journal {
         Ok(info)
     }
 
+    /// The group that undid group `id` and is still in effect, if any.
+    pub fn group_undone_by(&self, id: i64) -> Result<Option<i64>> {
+        self.conn
+            .query_row(
+                &format!("SELECT {GROUP_UNDONE_BY} FROM groups g WHERE id = ?1"),
+                [id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map(Option::flatten)
+            .map_err(db::err("reading the journal"))
+    }
+
     /// Every applied change of a group, with content, oldest first.
     pub fn group_changes(&self, id: i64) -> Result<Vec<Change>> {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT id, workspace, path, source, at, op, undoes, grp, before, after, before_hash, after_hash, before_secret, after_secret
-                 FROM changes WHERE grp = ?1 AND state = 'done' ORDER BY id",
+                &format!("SELECT id, workspace, path, source, at, op, undoes, grp, before, after, before_hash, after_hash, before_secret, after_secret, {CHANGE_UNDONE_BY}
+                 FROM changes c WHERE grp = ?1 AND state = 'done' ORDER BY id"),
             )
             .map_err(db::err("reading the journal"))?;
         st.query_map([id], change_row)
@@ -564,6 +599,7 @@ fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChangeSummary> {
         op: ChangeOp::parse(&r.get::<_, String>(5)?),
         undoes: r.get(6)?,
         group: r.get(7)?,
+        undone_by: r.get("undone_by")?,
     })
 }
 

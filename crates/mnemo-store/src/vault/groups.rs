@@ -79,6 +79,11 @@ impl Vault {
         guard(&self.journal).begin_group(workspace, kind, task, label, None)
     }
 
+    /// The group that undid group `id` and is still in effect, if any.
+    pub fn group_undone_by(&self, id: i64) -> Result<Option<i64>> {
+        guard(&self.journal).group_undone_by(id)
+    }
+
     /// A change group with its changes. `not_found` for an unknown id.
     pub fn group(&self, id: i64) -> Result<GroupInfo> {
         guard(&self.journal).group(id)
@@ -94,6 +99,14 @@ impl Vault {
     /// new group. A write failing midway puts back the files already restored.
     pub fn undo_group(&self, id: i64, source: ChangeSource) -> Result<GroupUndo> {
         let info = self.group(id)?;
+        if let Some(by) = info.undone_by {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "change group {id} is already undone (by group {by}); to bring it back, undo group {by}"
+                ),
+            ));
+        }
         let ws = self.workspace(&info.workspace)?;
         let restores = plan(id, guard(&self.journal).group_changes(id)?)?;
         if restores.is_empty() {

@@ -122,6 +122,14 @@ impl Vault {
     /// `conflict` when the file changed since. The undo is itself journaled.
     pub fn undo(&self, id: i64, source: ChangeSource) -> Result<WriteOutcome> {
         let change = self.change(id)?;
+        if let Some(by) = change.summary.undone_by {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "change {id} is already undone (by change {by}); to bring it back, undo change {by}"
+                ),
+            ));
+        }
         let ws = self.workspace(&change.summary.workspace)?;
         self.mutate(&ws, &change.summary.path, source, Some(id), |current, rel| {
             if current.map(fsutil::hash) != change.after_hash {

@@ -598,3 +598,65 @@ fn daily_logs_are_appended_listed_and_edited_as_plain_text() {
         "an empty patch keeps the log"
     );
 }
+
+/// Issue 20: undone is a state the journal records. A change undone says by which change; undoing
+/// it again is refused in words; undoing the undo (a redo) puts it back in effect. The same for a
+/// group.
+#[test]
+fn undone_is_recorded_and_a_redo_puts_a_change_back() {
+    let f = Fixture::new();
+    let v = &f.vault;
+    let created = v
+        .create(
+            "personal",
+            &new("Pet", MemoryType::User, "A cat named Miso."),
+            ChangeSource::User,
+        )
+        .unwrap();
+    let id = created.change_id.unwrap();
+    let p = f.personal().join("pet.md");
+    let undo = v.undo(id, ChangeSource::User).unwrap().change_id.unwrap();
+    assert!(!p.exists());
+    assert_eq!(v.change(id).unwrap().summary.undone_by, Some(undo));
+    let h = v.history(Some("personal"), Some("pet.md"), 10).unwrap();
+    assert_eq!(h[1].undone_by, Some(undo), "history says so too");
+    assert_eq!(h[0].undone_by, None);
+    let e = v.undo(id, ChangeSource::User).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Conflict);
+    assert!(
+        e.message
+            .contains(&format!("already undone (by change {undo})")),
+        "{}",
+        e.message
+    );
+    // Redo: undo the undo.
+    let redo = v.undo(undo, ChangeSource::User).unwrap().change_id.unwrap();
+    assert!(p.exists());
+    assert_eq!(
+        v.change(id).unwrap().summary.undone_by,
+        None,
+        "in effect again"
+    );
+    assert_eq!(v.change(undo).unwrap().summary.undone_by, Some(redo));
+
+    // A group.
+    use mnemo_store::journal::Origin;
+    let ws = v.workspace("personal").unwrap();
+    let group = v.begin_group("personal", "dream", None, "test").unwrap();
+    let origin = Origin {
+        source: ChangeSource::Dream,
+        group: Some(group),
+    };
+    v.mutate(&ws, "pet.md", origin, None, |_, _| Ok(None))
+        .unwrap();
+    assert_eq!(v.group_undone_by(group).unwrap(), None);
+    v.undo_group(group, ChangeSource::User).unwrap();
+    let by = v.group(group).unwrap().undone_by.unwrap();
+    assert_eq!(v.group_undone_by(group).unwrap(), Some(by));
+    assert!(p.exists());
+    let e = v.undo_group(group, ChangeSource::User).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Conflict);
+    v.undo_group(by, ChangeSource::User).unwrap();
+    assert!(!p.exists(), "the group's change is back in effect");
+    assert_eq!(v.group_undone_by(group).unwrap(), None);
+}

@@ -1,0 +1,95 @@
+import { useEffect, useRef } from "react";
+import type { ReactNode, RefObject } from "react";
+
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/** Open modals, innermost last: Escape closes only the top one. */
+const stack: symbol[] = [];
+
+interface Props {
+  /** Id of the heading that names the dialog. */
+  labelledBy: string;
+  className?: string;
+  testId?: string;
+  /** Extra attributes tests and styles read (`data-*`). */
+  data?: Record<string, string>;
+  /** Where focus goes when it opens (else the first focusable element). */
+  initialFocus?: RefObject<HTMLElement | null>;
+  /** Escape, a click outside, or the dialog's own close button. */
+  onClose: () => void;
+  children: ReactNode;
+}
+
+/**
+ * Every dialog's frame: Escape (wherever focus is) and a click outside close it; Tab and
+ * Shift+Tab stay inside; focus returns to where it was when the dialog closes.
+ */
+export function Modal({ labelledBy, className, testId, data, initialFocus, onClose, children }: Props) {
+  const ref = useRef<HTMLDivElement>(null);
+  const close = useRef(onClose);
+  useEffect(() => {
+    close.current = onClose;
+  }, [onClose]);
+
+  useEffect(() => {
+    const id = Symbol("modal");
+    stack.push(id);
+    const before = document.activeElement as HTMLElement | null;
+    const first = initialFocus?.current ?? ref.current?.querySelector<HTMLElement>(FOCUSABLE) ?? ref.current;
+    first?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (stack[stack.length - 1] !== id) return;
+      if (e.key === "Escape") {
+        e.preventDefault();
+        e.stopPropagation();
+        close.current();
+        return;
+      }
+      if (e.key !== "Tab" || !ref.current) return;
+      const items = [...ref.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.offsetParent !== null || el === document.activeElement);
+      if (items.length === 0) {
+        e.preventDefault();
+        return;
+      }
+      const at = items.indexOf(document.activeElement as HTMLElement);
+      if (e.shiftKey && (at <= 0 || !ref.current.contains(document.activeElement))) {
+        e.preventDefault();
+        items[items.length - 1].focus();
+      } else if (!e.shiftKey && (at === items.length - 1 || at === -1)) {
+        e.preventDefault();
+        items[0].focus();
+      }
+    };
+    document.addEventListener("keydown", onKey, true);
+    return () => {
+      document.removeEventListener("keydown", onKey, true);
+      stack.splice(stack.indexOf(id), 1);
+      if (before && document.contains(before)) before.focus();
+    };
+    // Opened once; `initialFocus` is read at open only.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  return (
+    <div
+      className="modal-backdrop"
+      onMouseDown={(e) => {
+        if (e.target === e.currentTarget) onClose();
+      }}
+    >
+      <div
+        ref={ref}
+        className={`modal ${className ?? ""}`}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={labelledBy}
+        data-testid={testId}
+        tabIndex={-1}
+        {...Object.fromEntries(Object.entries(data ?? {}).map(([k, v]) => [`data-${k}`, v]))}
+      >
+        {children}
+      </div>
+    </div>
+  );
+}
