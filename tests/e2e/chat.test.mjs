@@ -56,7 +56,7 @@ test("without a model the chat pane says what to configure", async () => {
   await shot("no-model");
 });
 
-test("the model is configured in settings and the connection tested", async () => {
+test("the model is configured in settings: tested without saving, then saved", async () => {
   await page.getByTestId("chat-settings-button").click();
   const dialog = page.getByTestId("model-settings");
   await dialog.waitFor();
@@ -68,6 +68,11 @@ test("the model is configured in settings and the connection tested", async () =
   await waitFor(async () => /Connected/.test(await result.innerText().catch(() => "")), "a successful connection test");
   assert.match(await result.innerText(), /fake-main/);
   await shot("settings");
+  // Testing saved nothing (issue 20): Save does.
+  const tomlPath = join(fixture.home, "settings.toml");
+  assert.ok(!existsSync(tomlPath) || !/fake-main/.test(readFileSync(tomlPath, "utf8")), "Test wrote nothing");
+  await page.getByTestId("model-save").click();
+  await page.getByTestId("model-saved").waitFor();
   await page.getByTestId("model-close").click();
   await page.getByTestId("chat-no-model").waitFor({ state: "detached" });
   const settings = readFileSync(join(fixture.home, "settings.toml"), "utf8");

@@ -445,11 +445,11 @@ describe("detail pane", () => {
 describe("history", () => {
   it("shows a change's diff and undoes it", async () => {
     api.history.mockResolvedValue(
-      ok([{ id: 5, workspace: "personal", path: "proj.md", source: "user", at: new Date().toISOString(), op: "modify", group: null }]),
+      ok([{ id: 5, workspace: "personal", path: "proj.md", source: "user", at: new Date().toISOString(), op: "modify", group: null, undone_by: null }]),
     );
     api.diff.mockResolvedValue(
       ok({
-        change: { id: 5, workspace: "personal", path: "proj.md", source: "user", at: new Date().toISOString(), op: "modify", group: null },
+        change: { id: 5, workspace: "personal", path: "proj.md", source: "user", at: new Date().toISOString(), op: "modify", group: null, undone_by: null },
         before: "a\nold line\nc\n",
         after: "a\nnew line\nc\n",
         withheld: null,
@@ -513,7 +513,7 @@ describe("dream", () => {
     const queued = task("d1", { kind: "dream", session: null, status: "queued", started_at: null, finished_at: null, updated_at: "2026-03-01T10:00:00Z" });
     api.dream.mockResolvedValue(ok(queued));
     api.changeGroup.mockResolvedValue(
-      ok({ id: 7, workspace: "personal", kind: "dream", task: "d1", label: "dream (manual)", at: "2026-03-01T10:00:02Z", undoes: null, changes: [] }),
+      ok({ id: 7, workspace: "personal", kind: "dream", task: "d1", label: "dream (manual)", at: "2026-03-01T10:00:02Z", undoes: null, undone_by: null, changes: [] }),
     );
     renderApp();
     // Only a workspace can dream, not "All workspaces".

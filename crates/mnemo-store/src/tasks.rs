@@ -70,8 +70,8 @@ pub struct TaskResult {
     #[serde(default)]
     pub dream: Option<crate::dream_report::DreamReport>,
     /// The change group that undid `group` (`null`: its changes are in effect). Read from the
-    /// journal whenever the task is read, never stored: undone is the journal's fact.
-    #[serde(default, skip_deserializing)]
+    /// journal whenever the task is read (`Api::tasks`, `Api::task`): undone is the journal's fact.
+    #[serde(default)]
     pub undone_by: Option<i64>,
 }
 

@@ -67,6 +67,7 @@ const GROUP: GroupInfo = {
   label: "dream (manual)",
   at: "2026-03-01T10:00:02Z",
   undoes: null,
+  undone_by: null,
   changes: [MODIFY, DELETE],
 };
 const TEXT: Record<number, [string, string | null]> = {
@@ -170,7 +171,11 @@ describe("the dream report", () => {
   });
 
   it("undoes the whole dream with one button and says so", async () => {
-    api.undoGroup.mockResolvedValue(ok({ undone: 7, group: 8, workspace: "personal", paths: ["testing.md", "testing-dup.md"] }));
+    api.undoGroup.mockImplementation(async () => {
+      // From now on the journal says the group is undone.
+      api.changeGroup.mockResolvedValue(ok({ ...GROUP, undone_by: 8 }));
+      return ok({ undone: 7, group: 8, workspace: "personal", paths: ["testing.md", "testing-dup.md"] });
+    });
     renderDialog(DONE);
     const undo = await screen.findByRole("button", { name: "Undo dream" });
     expect(screen.getAllByRole("button", { name: /undo/i })).toHaveLength(1);
@@ -179,6 +184,19 @@ describe("the dream report", () => {
     expect((await screen.findByTestId("dream-undone")).textContent).toContain("Dream undone: 2 files restored");
     expect(onUndone).toHaveBeenCalledTimes(1);
     expect(screen.queryByRole("button", { name: "Undo dream" })).toBeNull();
+    // Undone is a state: Redo is offered, and no link leads to a file that no longer exists.
+    expect(await screen.findByTestId("redo-group-button")).toBeTruthy();
+    expect((await screen.findByTestId("group-undone")).textContent).toContain("undone by #8");
+    expect(screen.queryByRole("button", { name: "Open memory" })).toBeNull();
+  });
+
+  it("reads an undone dream as undone when it is opened later", async () => {
+    api.changeGroup.mockResolvedValue(ok({ ...GROUP, undone_by: 8 }));
+    renderDialog({ ...DONE, result: DONE.result && { ...DONE.result, undone_by: 8 } });
+    expect((await screen.findByTestId("dream-undone")).textContent).toContain("This dream was undone (#8)");
+    expect(await screen.findByTestId("redo-group-button")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Undo dream" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Open memory" })).toBeNull();
   });
 
   it("shows a failed undo inline and keeps the button", async () => {

@@ -89,10 +89,17 @@ export function DreamReport({ task, onOpenMemory, onUndone }: Props) {
       {group !== null ? (
         <>
           <h3>Changes</h3>
-          {undone && (
+          {undone ? (
             <div className="dream-undone" role="status" data-testid="dream-undone">
-              Dream undone: {countFiles(undone.paths.length)} restored as they were before it.
+              Dream undone: {countFiles(undone.paths.length)} restored as {undone.paths.length === 1 ? "it was" : "they were"}{" "}
+              before it.
             </div>
+          ) : (
+            result?.undone_by != null && (
+              <div className="dream-undone" role="status" data-testid="dream-undone">
+                This dream was undone (#{result.undone_by}): its files are as they were before it.
+              </div>
+            )
           )}
           <GroupDetail
             id={group}

@@ -42,6 +42,7 @@ export function GroupDetail({
   const [loadError, setLoadError] = useState<UiError | null>(null);
   const [undoError, setUndoError] = useState<UiError | null>(null);
   const [undoing, setUndoing] = useState(false);
+  const [reload, setReload] = useState(0);
 
   useEffect(() => {
     void run(commands.changeGroup(id), "group").then((answer) => {
@@ -52,21 +53,27 @@ export function GroupDetail({
       } else setLoadError(answer.error);
     });
     return () => cancel("group");
-  }, [run, cancel, id, refreshKey]);
+  }, [run, cancel, id, refreshKey, reload]);
 
-  const undo = async () => {
+  /** Undo this group, or — once it is undone — redo it (undo the group that undid it). */
+  const undo = async (target: number, what: "undo" | "redo") => {
     setUndoing(true);
     setUndoError(null);
-    const answer = await run(commands.undoGroup(id), "undo");
+    const answer = await run(commands.undoGroup(target), "undo");
     if (!answer) return;
     setUndoing(false);
     if (!answer.ok) {
       setUndoError(answer.error);
       return;
     }
-    toast({ message: `Group undone: ${countFiles(answer.data.paths.length)} restored` });
+    const files = countFiles(answer.data.paths.length);
+    toast({ message: what === "redo" ? `Brought back: ${files}` : `Undone: ${files} restored` });
+    // Until the reload says "undone", offer nothing rather than the old button.
+    setGroup(null);
+    setReload((n) => n + 1);
     onUndone(answer.data);
   };
+  const undoneBy = group?.undone_by ?? null;
 
   if (loadError) return <InlineError error={loadError} />;
   if (!group) return <div className="empty">Loading…</div>;
@@ -80,14 +87,20 @@ export function GroupDetail({
           <span className="muted">
             {group.kind} · {countFiles(files)} · {formatTime(group.at)}
             {group.undoes !== null && <> · undoes group {group.undoes}</>}
+            {undoneBy !== null && (
+              <span className="undone-tag" data-testid="group-undone">
+                {" "}
+                · undone by #{undoneBy}
+              </span>
+            )}
           </span>
         </div>
-        {canUndo && (
+        {canUndo && undoneBy === null && (
           <div className="actions">
             <button
               type="button"
               data-testid={undoTestId}
-              onClick={() => void undo()}
+              onClick={() => void undo(group.id, "undo")}
               disabled={undoing}
               title="Restore every file of this group to before it, or none if one changed since"
             >
@@ -95,10 +108,23 @@ export function GroupDetail({
             </button>
           </div>
         )}
+        {undoneBy !== null && (
+          <div className="actions">
+            <button
+              type="button"
+              data-testid="redo-group-button"
+              onClick={() => void undo(undoneBy, "redo")}
+              disabled={undoing}
+              title={`Bring these changes back (undo #${undoneBy})`}
+            >
+              {undoing ? "Redoing…" : "Redo"}
+            </button>
+          </div>
+        )}
       </div>
       {undoError && <InlineError error={undoError} />}
       {group.changes.map((c) => (
-        <GroupFile key={c.id} change={c} refreshKey={refreshKey} onOpen={onOpen} />
+        <GroupFile key={c.id} change={c} refreshKey={`${refreshKey}/${reload}`} onOpen={undoneBy === null ? onOpen : undefined} />
       ))}
     </div>
   );

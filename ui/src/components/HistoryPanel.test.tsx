@@ -31,6 +31,7 @@ const GROUP: GroupInfo = {
   label: "Extraction after chat “Trip planning”",
   at: "2026-03-01T10:00:06Z",
   undoes: null,
+  undone_by: null,
   changes: [EXTRACT_B, EXTRACT_A],
 };
 
@@ -104,7 +105,7 @@ describe("history with change groups", () => {
     fireEvent.click(await within(detail).findByRole("button", { name: "Undo group" }));
     await waitFor(() => expect(api.undoGroup).toHaveBeenCalledWith(3));
     await waitFor(() => expect(onUndone).toHaveBeenCalledTimes(1));
-    expect(await screen.findByText("Group undone: 2 files restored")).toBeTruthy();
+    expect(await screen.findByText("Undone: 2 files restored")).toBeTruthy();
     // The list reloads.
     await waitFor(() => expect(api.history).toHaveBeenCalledTimes(2));
   });
@@ -135,6 +136,24 @@ describe("history with change groups", () => {
     await waitFor(() => expect(api.undo).toHaveBeenCalledWith(6));
     await waitFor(() => expect(onUndone).toHaveBeenCalledTimes(1));
     expect(api.undoGroup).not.toHaveBeenCalled();
+  });
+
+  it("shows an undone change as undone, offers Redo, and names who made each change", async () => {
+    const undone = change(9, "me.md", { undone_by: 12 });
+    api.history.mockResolvedValue(ok([change(12, "me.md", { undoes: 9 }), undone, { ...SINGLE, source: "watcher" }]));
+    api.diff.mockResolvedValue(ok({ change: undone, before: "a\n", after: "b\n", withheld: null, undoable: true }));
+    api.undo.mockResolvedValue(ok({ workspace: "personal", path: "me.md", hash: "h3", change_id: 13, shared: null }));
+    renderPanel();
+    const item = await screen.findByText((_, el) => el?.getAttribute("data-testid") === "history-item" && el.getAttribute("data-id") === "9");
+    expect(item.textContent).toContain("undone by #12");
+    expect(item.className).toContain("undone");
+    const outside = screen.getAllByTestId("history-item").find((e) => e.getAttribute("data-id") === "6");
+    expect(outside?.textContent).toContain("Outside editor");
+    fireEvent.click(item);
+    fireEvent.click(await screen.findByTestId("redo-button"));
+    expect(screen.queryByTestId("undo-button")).toBeNull();
+    await waitFor(() => expect(api.undo).toHaveBeenCalledWith(12));
+    expect(await screen.findByText("Change brought back (undid #12)")).toBeTruthy();
   });
 
   it("says why a change's text is missing and offers no undo it cannot do", async () => {

@@ -4,7 +4,7 @@ import type { ChangeDiff, ChangeSummary } from "../lib/bindings";
 import { toUiError, unwrap } from "../lib/transport";
 import type { UiError } from "../lib/transport";
 import { formatTime } from "../lib/format";
-import { OP_LABELS, countFiles, historyRows } from "../lib/history";
+import { OP_LABELS, actorOf, countFiles, groupUndoneBy, historyRows } from "../lib/history";
 import { useCommand } from "../lib/useCommand";
 import { DiffView } from "./DiffView";
 import { GroupDetail } from "./GroupDetail";
@@ -74,13 +74,14 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
     setUndoError(null);
   };
 
-  const undo = async (id: number) => {
+  const undo = async (id: number, what: "undo" | "redo" = "undo") => {
     setUndoing(true);
     setUndoError(null);
     try {
       unwrap(await commands.undo(id));
-      toast({ message: `Change #${id} undone` });
+      toast({ message: what === "redo" ? `Change brought back (undid #${id})` : `Change #${id} undone` });
       setReload((n) => n + 1);
+      setDiff(null);
       onUndone?.();
     } catch (e) {
       setUndoError(toUiError(e));
@@ -93,7 +94,7 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
 
   return (
     <div className={`history ${wide ? "history-wide" : ""}`}>
-      <div className="history-list" role="listbox" aria-label="Changes">
+      <div className="history-list" role={rows && rows.length > 0 ? "listbox" : undefined} aria-label="Changes">
         {loadError && <InlineError error={loadError} />}
         {items && items.length === 0 && <div className="empty">No changes recorded yet.</div>}
         {!items && !loadError && <div className="empty">Loading…</div>}
@@ -101,27 +102,31 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
           if (row.kind === "group") {
             const isSelected = row.group === selectedGroup;
             const newest = row.changes[0];
+            const undoneBy = groupUndoneBy(row.changes);
             return (
               <button
                 type="button"
                 key={row.key}
                 role="option"
                 aria-selected={isSelected}
-                className={`history-item history-group ${isSelected ? "selected" : ""}`}
+                className={`history-item history-group ${isSelected ? "selected" : ""} ${undoneBy !== null ? "undone" : ""}`}
                 data-testid="history-group"
                 data-group={row.group}
                 title={`Change group: ${row.paths.join(", ")}`}
                 onClick={() => select({ kind: "group", id: row.group })}
               >
                 <span className="history-id" aria-hidden="true">
-                  ⧉
+                  <GroupIcon />
                 </span>
                 <span className="history-op">
                   {path === null
                     ? `${row.label} · ${countFiles(row.paths.length)}`
                     : `${OP_LABELS[newest.op] ?? newest.op} · ${row.label}`}
+                  {undoneBy !== null && <span className="undone-tag"> · undone</span>}
                 </span>
-                <span className="source-chip source-group">group</span>
+                <span className="source-chip actor-chip source-group" title="Several files changed by one job">
+                  {actorOf(newest.source).label}
+                </span>
                 <span className="history-time">{formatTime(row.at)}</span>
                 {path === null && (
                   <span className="history-path" title={row.paths.map((p) => `${row.workspace}/${p}`).join("\n")}>
@@ -139,7 +144,7 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
               key={row.key}
               role="option"
               aria-selected={c.id === selected}
-              className={`history-item ${c.id === selected ? "selected" : ""}`}
+              className={`history-item ${c.id === selected ? "selected" : ""} ${c.undone_by !== null ? "undone" : ""}`}
               data-testid="history-item"
               data-id={c.id}
               onClick={() => select({ kind: "change", id: c.id })}
@@ -148,8 +153,16 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
               <span className="history-op">
                 {OP_LABELS[c.op] ?? c.op}
                 {c.undoes !== undefined && c.undoes !== null && <span className="muted"> (undoes #{c.undoes})</span>}
+                {c.undone_by !== null && (
+                  <span className="undone-tag" data-testid="undone-tag">
+                    {" "}
+                    · undone by #{c.undone_by}
+                  </span>
+                )}
               </span>
-              <span className={`source-chip source-${c.source}`}>{c.source}</span>
+              <span className={`source-chip actor-chip source-${c.source}`} title={`Changed by: ${actorOf(c.source).label}`}>
+                <span aria-hidden="true">{actorOf(c.source).icon}</span> {actorOf(c.source).label}
+              </span>
               <span className="history-time">{formatTime(c.at)}</span>
               {path === null && (
                 <span className="history-path" title={`${c.workspace}/${c.path}`}>
@@ -182,27 +195,41 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
             <div className="history-diff-header">
               <div>
                 <strong>#{current.change.id}</strong> {OP_LABELS[current.change.op] ?? current.change.op}{" "}
-                <code>{current.change.path}</code> by {current.change.source} at {formatTime(current.change.at)}
+                <code>{current.change.path}</code> by {actorOf(current.change.source).label.toLowerCase()} at{" "}
+                {formatTime(current.change.at)}
+                {current.change.undone_by !== null && <span className="undone-tag"> · undone by #{current.change.undone_by}</span>}
               </div>
               <div className="actions">
-                {onOpen && current.change.op !== "delete" && (
+                {onOpen && current.change.op !== "delete" && current.change.undone_by === null && (
                   <button type="button" onClick={() => onOpen(current.change.workspace, current.change.path)}>
                     Open memory
                   </button>
                 )}
-                <button
-                  type="button"
-                  data-testid="undo-button"
-                  onClick={() => void undo(current.change.id)}
-                  disabled={undoing || !current.undoable}
-                  title={
-                    current.undoable
-                      ? "Restore the bytes from before this change"
-                      : "Mnemo kept no copy of the text before this change"
-                  }
-                >
-                  {undoing ? "Undoing…" : "Undo"}
-                </button>
+                {current.change.undone_by !== null ? (
+                  <button
+                    type="button"
+                    data-testid="redo-button"
+                    onClick={() => void undo(current.change.undone_by as number, "redo")}
+                    disabled={undoing}
+                    title={`Bring this change back (undo #${current.change.undone_by})`}
+                  >
+                    {undoing ? "Redoing…" : "Redo"}
+                  </button>
+                ) : (
+                  <button
+                    type="button"
+                    data-testid="undo-button"
+                    onClick={() => void undo(current.change.id)}
+                    disabled={undoing || !current.undoable}
+                    title={
+                      current.undoable
+                        ? "Restore the file as it was before this change"
+                        : "Mnemo kept no copy of the text before this change"
+                    }
+                  >
+                    {undoing ? "Undoing…" : "Undo"}
+                  </button>
+                )}
               </div>
             </div>
             {undoError && <InlineError error={undoError} />}
@@ -216,5 +243,15 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
         )}
       </div>
     </div>
+  );
+}
+
+/** Stacked sheets: a change group (an SVG, so it never falls back to an empty box). */
+function GroupIcon() {
+  return (
+    <svg width="12" height="12" viewBox="0 0 12 12" aria-hidden="true" focusable="false">
+      <rect x="3" y="1" width="8" height="8" rx="1" fill="none" stroke="currentColor" />
+      <rect x="1" y="3" width="8" height="8" rx="1" fill="var(--bg, #fff)" stroke="currentColor" />
+    </svg>
   );
 }

@@ -78,8 +78,9 @@ export function ListPane({
           ref={searchRef}
           type="search"
           className="search"
-          placeholder={`Search ${selectedLabel}  (${modKey}K)`}
-          aria-label="Search memories"
+          placeholder={`Search (${modKey}K)`}
+          aria-label={`Search ${selectedLabel}`}
+          title={`Search ${selectedLabel}`}
           data-testid="search-input"
           value={query}
           spellCheck={false}

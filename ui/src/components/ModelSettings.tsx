@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { Modal } from "./Modal";
+import { explain } from "../lib/errors";
 import { commands } from "../lib/bindings";
 import type { ModelSettings as Settings } from "../lib/bindings";
 import type { UiError } from "../lib/transport";
@@ -290,7 +291,7 @@ export function ModelSettings({ onClose, onSaved }: Props) {
               >
                 {test.state === "running" && "Testing…"}
                 {test.state === "ok" && test.text}
-                {test.state === "failed" && test.error.message}
+                {test.state === "failed" && explain(test.error).sentence}
               </div>
             )}
             <div className="modal-actions">

@@ -274,7 +274,17 @@ export function TaskRow({ task: t, now, onUpdated, onOpenMemory, onOpenDream, wo
       </div>
       {active && t.phase && <div className="task-phase muted">{t.phase}</div>}
       {t.status === "running" && t.tools.length > 0 && <ToolSteps tools={t.tools} />}
-      {t.result?.summary && <div className="task-summary">{t.result.summary}</div>}
+      {t.result?.summary && (
+        <div className="task-summary">
+          {t.result.summary}
+          {t.result.undone_by != null && (
+            <span className="undone-tag" data-testid="task-undone">
+              {" "}
+              · undone since (#{t.result.undone_by})
+            </span>
+          )}
+        </div>
+      )}
       {t.error && <div className="task-error">{t.error}</div>}
       {files.length > 0 && (
         <ul className="task-files" aria-label="Files touched">

@@ -153,6 +153,11 @@ export type ChangeSummary = {
 	undoes?: number | null,
 	/**  The change group it belongs to (`null`: a single change). */
 	group: number | null,
+	/**
+	 *  The change that undid this one, recorded in the journal (`null`: in effect; a redo —
+	 *  undoing that undo — puts it back in effect).
+	 */
+	undone_by: number | null,
 };
 
 /**  What happens in chats, as it happens. */
@@ -409,8 +414,15 @@ export type ErrorCode =
 "invalid_arguments" | 
 /**  A request without the right bearer token (HTTP). */
 "unauthorized" | 
-/**  The feature needs a model and none is configured or reachable. */
+/**
+ *  The feature needs a model and none is configured, or the one configured refuses it (its
+ *  key, its model name).
+ */
 "model_not_configured" | 
+/**
+ *  A model is configured but its server cannot be reached (not running, wrong address,
+ *  timed out): retry, or check the address.
+ */
 "model_unreachable" | 
 /**  Only the desktop app can do this (e.g. open a folder in the file manager). */
 "desktop_only" | 
@@ -531,6 +543,8 @@ export type GroupInfo = {
 	at: string,
 	/**  The group this one undid, if it is a group undo. */
 	undoes: number | null,
+	/**  The group that undid this one (`null`: in effect). */
+	undone_by: number | null,
 	/**  Its changes, oldest first. */
 	changes: ChangeSummary[],
 };
@@ -943,6 +957,11 @@ export type TaskResult = {
 	touched_types?: MemoryType[],
 	/**  A dream's report (`null` for other kinds). */
 	dream?: DreamReport | null,
+	/**
+	 *  The change group that undid `group` (`null`: its changes are in effect). Read from the
+	 *  journal whenever the task is read (`Api::tasks`, `Api::task`): undone is the journal's fact.
+	 */
+	undone_by?: number | null,
 };
 
 /**  Where a memory task is in its life. */

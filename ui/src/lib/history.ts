@@ -75,3 +75,33 @@ export function countFiles(n: number): string {
 
 /** What a change did to its file, in words: "created", "modified", "deleted". */
 export const OP_LABELS: Record<string, string> = { create: "created", modify: "modified", delete: "deleted" };
+
+/** Who made a change, as a person would say it (the wire keeps `user`, `watcher`…). */
+export const ACTORS: Record<string, { label: string; icon: string }> = {
+  user: { label: "You", icon: "●" },
+  watcher: { label: "Outside editor", icon: "◆" },
+  extract: { label: "Extraction", icon: "▲" },
+  dream: { label: "Dream", icon: "☾" },
+  forget: { label: "Forget", icon: "×" },
+  remember: { label: "Remember", icon: "+" },
+  chat: { label: "Chat", icon: "»" },
+  mcp: { label: "MCP assistant", icon: "◇" },
+};
+
+export function actorOf(source: string): { label: string; icon: string } {
+  return ACTORS[source] ?? { label: source, icon: "•" };
+}
+
+/**
+ * Whether a group's changes are all undone: the newest change of each of its files was undone
+ * (a group undo restores each file once, undoing that file's last change).
+ */
+export function groupUndoneBy(changes: readonly ChangeSummary[]): number | null {
+  const newest = new Map<string, ChangeSummary>();
+  for (const c of changes) {
+    const had = newest.get(c.path);
+    if (!had || c.id > had.id) newest.set(c.path, c);
+  }
+  const by = [...newest.values()].map((c) => c.undone_by);
+  return by.length > 0 && by.every((b) => b !== null && b !== undefined) ? Math.max(...(by as number[])) : null;
+}

@@ -127,5 +127,5 @@ export function task(id: string, extra: Partial<TaskInfo> = {}): TaskInfo {
 
 /** A journaled change; `group` null is a single change. */
 export function change(id: number, path: string, extra: Partial<ChangeSummary> = {}): ChangeSummary {
-  return { id, workspace: "personal", path, source: "user", at: "2026-03-01T10:00:00Z", op: "modify", undoes: null, group: null, ...extra };
+  return { id, workspace: "personal", path, source: "user", at: "2026-03-01T10:00:00Z", op: "modify", undoes: null, group: null, undone_by: null, ...extra };
 }

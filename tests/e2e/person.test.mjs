@@ -1,0 +1,183 @@
+// Issue 20, the app as a person meets it, in Debian's Chromium against `mnemo serve`: the layout
+// at 1,440 and 1,000 px in light and dark (the detail pane keeps ≥ 420 px with the chat open),
+// "Test connection" that saves nothing, dialogs by keyboard only (Escape anywhere, Tab kept
+// inside, focus back where it was), an undone dream that offers Redo and no link to a file that
+// is gone, and an axe-core pass with no serious violations. Screenshots of every view land in
+// tests/e2e/artifacts/ (view-<view>-<width>-<scheme>.png).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { AxeBuilder } from "@axe-core/playwright";
+import { makeHome, startServer, topic, artifacts, waitFor, launchChromium } from "./fixture.mjs";
+
+const TESTING = topic("Testing habits", "How the user wants tests written", "feedback", "Integration tests hit a real database.\nWhy: mocks hid a broken migration.");
+// Its first entry repeats testing.md's, its second is its own: the dream rewrites this file.
+const DUPLICATE = topic(
+  "Real database in tests",
+  "Tests use a real database",
+  "feedback",
+  "Integration tests hit a real database.\nWhy: mocks hid a broken migration.\n\nSeed the database from fixtures.\nWhy: tests must not share state.",
+);
+
+let fixture, server, browser, page;
+const file = (name) => join(fixture.personal, name);
+
+/** POST /api/<command> from the page (its session cookie authenticates). */
+const api = (command, args = {}) =>
+  page.evaluate(
+    async ([c, a]) => {
+      const r = await fetch(`/api/${c}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(a) });
+      return r.json();
+    },
+    [command, args],
+  );
+
+async function view(name) {
+  const button = name === "memories" ? page.getByRole("button", { name: "Memories", exact: true }) : page.getByTestId(`${name}-view`);
+  await button.click();
+}
+
+async function openMemory(path) {
+  await view("memories");
+  await page.locator(`[data-testid="memory-row"][data-path="${path}"]`).click();
+  await page.getByTestId("detail-name").waitFor();
+}
+
+before(async () => {
+  fixture = makeHome();
+  writeFileSync(file("testing.md"), TESTING);
+  writeFileSync(file("tests-real-db.md"), DUPLICATE);
+  server = await startServer(fixture);
+  browser = await launchChromium();
+  // A context of its own: axe-core's Playwright bridge needs one.
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  page = await context.newPage();
+  page.on("pageerror", (e) => console.error("page error:", e.message));
+  await page.goto(server.url);
+  await page.locator('[data-testid="memory-row"][data-path="testing.md"]').waitFor({ timeout: 30000 });
+  await page.locator('[data-testid="workspace-item"][data-id="personal"]').click();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.child.kill();
+});
+
+test("at 1,000 px the detail pane keeps room with the chat open; every view is shot at two widths, light and dark", async () => {
+  await openMemory("response-style.md");
+  if ((await page.getByTestId("chat-input").count()) === 0) await page.getByTestId("chat-toggle").click();
+  await page.getByTestId("chat-input").waitFor();
+  for (const width of [1440, 1000]) {
+    await page.setViewportSize({ width, height: width === 1000 ? 700 : 900 });
+    await openMemory("response-style.md");
+    const detail = await page.locator(".detail-pane").boundingBox();
+    assert.ok(detail.width >= 420, `detail pane is ${detail.width} px wide at ${width} px`);
+    const name = await page.getByTestId("detail-name").boundingBox();
+    assert.ok(name.width >= 200, `the Name field is ${name.width} px wide at ${width} px`);
+    // The search box shows its whole placeholder.
+    const fits = await page.getByTestId("search-input").evaluate((el) => {
+      const probe = document.createElement("span");
+      const cs = getComputedStyle(el);
+      probe.style.font = cs.font;
+      probe.style.position = "absolute";
+      probe.style.visibility = "hidden";
+      probe.textContent = el.placeholder;
+      document.body.append(probe);
+      const need = probe.getBoundingClientRect().width + parseFloat(cs.paddingLeft) + parseFloat(cs.paddingRight);
+      probe.remove();
+      return need <= el.clientWidth + 1;
+    });
+    assert.ok(fits, `the search placeholder fits at ${width} px`);
+    for (const scheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const v of ["memories", "history", "status"]) {
+        await view(v);
+        if (v === "memories") await openMemory("response-style.md");
+        await page.waitForTimeout(150);
+        await page.screenshot({ path: join(artifacts, `view-${v}-${width}-${scheme}.png`) });
+      }
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1440, height: 900 });
+});
+
+test("Test connection tries the typed values and saves nothing; Escape closes the dialog and focus comes back", async () => {
+  const settings = join(fixture.home, "settings.toml");
+  const before = existsSync(settings) ? readFileSync(settings) : null;
+  const opener = page.getByTestId("chat-settings-button");
+  await opener.focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByTestId("model-settings");
+  await dialog.waitFor();
+  await page.getByTestId("model-base-url").fill("http://127.0.0.1:9/v1");
+  await page.getByTestId("model-name").fill("a-mistyped-model");
+  await page.getByTestId("model-test").click();
+  const result = page.getByTestId("model-test-result");
+  await waitFor(async () => (await result.getAttribute("data-state")) === "failed", "the failed test", 20000);
+  const said = await result.innerText();
+  assert.match(said, /can't reach the model server/i, said);
+  assert.doesNotMatch(said, /model_unreachable|model_not_configured|`/, said);
+  const after = existsSync(settings) ? readFileSync(settings) : null;
+  assert.deepEqual(after, before, "settings.toml unchanged by Test");
+  assert.equal(await page.getByTestId("model-save").isDisabled(), false, "Save is still there to save it");
+  // Keyboard only: Tab and Shift+Tab never leave the dialog.
+  for (let i = 0; i < 25; i++) {
+    await page.keyboard.press(i % 5 === 4 ? "Shift+Tab" : "Tab");
+    assert.ok(await dialog.evaluate((d) => d.contains(document.activeElement)), `focus left the dialog at step ${i}`);
+  }
+  await page.screenshot({ path: join(artifacts, "settings-test-unsaved.png") });
+  // Escape from wherever focus is closes it, and focus goes back to the button that opened it.
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.keyboard.press("Escape");
+  await dialog.waitFor({ state: "detached" });
+  assert.equal(await opener.evaluate((b) => b === document.activeElement), true, "focus restored to the opener");
+});
+
+test("an undone dream reads as undone: Redo offered, no link to a file that is gone", async () => {
+  const t = await api("dream", { workspace: "personal", mechanical: true });
+  const id = t.id;
+  await waitFor(async () => {
+    const now = await api("task", { id });
+    return now.status === "completed" ? now : null;
+  }, "the dream", 30000);
+  const done = await api("task", { id });
+  const group = done.result.group;
+  assert.ok(group, "the dream changed files");
+  await view("history");
+  await page.locator(`[data-testid="history-group"][data-group="${group}"]`).click();
+  const detail = page.getByTestId("group-detail");
+  await detail.waitFor();
+  await waitFor(async () => (await detail.getByRole("button", { name: "Open memory" }).count()) > 0, "links while the dream is in effect");
+  await detail.getByTestId("undo-group-button").click();
+  await page.getByTestId("redo-group-button").waitFor();
+  assert.match(await page.getByTestId("group-undone").innerText(), /undone by #\d+/);
+  assert.equal(await detail.getByRole("button", { name: "Open memory" }).count(), 0, "no link to a file the undo removed");
+  assert.equal(await page.getByTestId("undo-group-button").count(), 0);
+  assert.equal((await api("task", { id })).result.undone_by !== null, true, "the task says so too");
+  await page.screenshot({ path: join(artifacts, "history-dream-undone.png") });
+  // Redo puts it back.
+  await page.getByTestId("redo-group-button").click();
+  await waitFor(async () => (await page.getByTestId("undo-group-button").count()) === 1, "Undo offered again");
+  assert.doesNotMatch(readFileSync(file("tests-real-db.md"), "utf8"), /hit a real database/, "the dream's merge is back in effect");
+  await waitFor(async () => (await detail.getByRole("button", { name: "Open memory" }).count()) > 0, "links again once redone");
+});
+
+test("axe-core finds no serious or critical accessibility violation in any view, light or dark", async () => {
+  const found = [];
+  for (const scheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const v of ["memories", "history", "status"]) {
+      await view(v);
+      if (v === "memories") await openMemory("response-style.md");
+      await page.waitForTimeout(150);
+      const r = await new AxeBuilder({ page }).analyze();
+      for (const x of r.violations.filter((x) => x.impact === "serious" || x.impact === "critical")) {
+        found.push(`${v} (${scheme}): ${x.id} (${x.impact}) — ${x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+      }
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  assert.deepEqual(found, []);
+});
