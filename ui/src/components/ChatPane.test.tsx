@@ -313,6 +313,21 @@ describe("chat pane", () => {
     expect(await screen.findByTestId("model-settings")).toBeTruthy();
   });
 
+  it("lists the chat commands when the message starts with /", async () => {
+    api.chatSessions.mockResolvedValue(ok([]));
+    renderPane();
+    expect(await screen.findByText("No chats yet")).toBeTruthy();
+    type("/");
+    const list = await screen.findByTestId("chat-commands");
+    expect(list.textContent).toContain("/memory");
+    expect(list.textContent).toContain("/remember <fact>");
+    type("/re");
+    expect(screen.getByTestId("chat-commands").textContent).not.toContain("/memory");
+    fireEvent.click(screen.getByText("/remember <fact>"));
+    expect((screen.getByTestId("chat-input") as HTMLTextAreaElement).value).toBe("/remember ");
+    expect(screen.queryByTestId("chat-commands")).toBeNull();
+  });
+
   it("says in a sentence when a secret was taken out of the message", async () => {
     api.chatSessions.mockResolvedValue(ok([]));
     api.chatCreate.mockResolvedValue(ok(session("s-1", "New chat", "2026-03-01T00:00:00Z", { messages: 0 })));

@@ -382,6 +382,29 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
         </div>
       )}
 
+      {/^\/\S*$/.test(input) && (
+        <ul className="chat-commands" aria-label="Chat commands" data-testid="chat-commands">
+          {CHAT_COMMANDS.filter((c) => c.name.startsWith(input.trim())).map((c) => (
+            <li key={c.name}>
+              <button
+                type="button"
+                className="link-button"
+                onClick={() => {
+                  setInput(c.takes ? `${c.name} ` : c.name);
+                  inputRef.current?.focus();
+                }}
+              >
+                <code>
+                  {c.name}
+                  {c.takes ? ` ${c.takes}` : ""}
+                </code>
+              </button>{" "}
+              <span className="muted">{c.what}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+
       <form
         className="chat-composer"
         onSubmit={(e) => {
@@ -442,3 +465,11 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
     </aside>
   );
 }
+
+/** What `/` offers in the message box: the commands Mnemo answers itself, no model needed. */
+const CHAT_COMMANDS: { name: string; takes?: string; what: string }[] = [
+  { name: "/memory", what: "what this chat remembers and what memory did lately" },
+  { name: "/remember", takes: "<fact>", what: "save a fact to memory now" },
+  { name: "/forget", takes: "<what>", what: "find memories to forget (you confirm)" },
+  { name: "/dream", what: "consolidate this workspace's memories now" },
+];

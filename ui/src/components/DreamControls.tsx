@@ -81,7 +81,7 @@ export function DreamControls({ workspace, active, onStarted, onShow }: Props) {
           </span>{" "}
           {starting ? "Starting…" : active ? "Dreaming…" : "Dream"}
         </button>
-        <label className="auto-dream" title="Dream on its own after chat turns (at most once a day, after 5 sessions)">
+        <label className="auto-dream" title="Consolidate on its own after chat turns (at most once a day, after 5 sessions)">
           <input
             type="checkbox"
             data-testid="auto-dream-toggle"
@@ -89,7 +89,7 @@ export function DreamControls({ workspace, active, onStarted, onShow }: Props) {
             disabled={auto === null || savingAuto}
             onChange={(e) => void switchAuto(e.target.checked)}
           />
-          Auto-dream
+          Dream on its own
         </label>
       </div>
       {error && <InlineError error={error} />}

@@ -99,14 +99,14 @@ export function ListPane({
           }}
         />
         {hybrid && (
-          <label className="words-only" title="Search by words only, not by meaning">
+          <label className="words-only" title="Only memories that contain these exact words; without it, close meanings count too">
             <input
               type="checkbox"
               data-testid="words-only-toggle"
               checked={wordsOnly}
               onChange={(e) => dispatch({ type: "wordsOnly", on: e.target.checked })}
             />
-            words only
+            Exact words
           </label>
         )}
         <button

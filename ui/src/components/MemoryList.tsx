@@ -157,11 +157,11 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                     ⚠
                   </span>
                 )}
-                {"secret" in it && typeof it.secret === "string" && (
+                {it.secret && (
                   <span
                     className="invalid-flag"
                     aria-label="Holds a secret"
-                    title={`Holds what looks like a secret: ${String(it.secret)}. Mnemo keeps it redacted; remove it from the file.`}
+                    title={`Holds what looks like a secret: ${it.secret}. Mnemo keeps it redacted; remove it from the file.`}
                   >
                     ⚿
                   </span>

@@ -104,3 +104,11 @@ describe("daily logs", () => {
     expect(rows[1]).toMatchObject({ kind: "item", item: { kind: "log", name: "2026-11-23", type: null } });
   });
 });
+
+describe("a file holding a secret", () => {
+  it("carries what it holds to its row, so the list can flag it", () => {
+    const rows = groupDocs([{ ...DOCS[0], secret: "github_token (line 7)" }]);
+    const item = rows.find((r) => r.kind === "item");
+    expect(item?.kind === "item" && item.item.secret).toBe("github_token (line 7)");
+  });
+});

@@ -15,6 +15,8 @@ export interface ListItem {
   mtime: string | null;
   valid: boolean;
   problem: ProblemOut | null;
+  /** What secrets another program left in the file (it is shown and kept redacted). */
+  secret?: string | null;
   /** Search hits only: how the hit matched (cosine similarity, BM25 share of the best match). */
   vector?: number | null;
   lexical?: number | null;
@@ -48,6 +50,7 @@ function fromDoc(d: DocSummary): ListItem {
     mtime: d.mtime,
     valid: d.valid,
     problem: d.problem ?? null,
+    secret: d.secret ?? null,
   };
 }
 
