@@ -43,6 +43,9 @@ pub struct MemoryStats {
     pub last_dream_at: Option<String>,
     /// `updated | noop | failed`.
     pub last_dream_status: Option<String>,
+    /// The change group that undid the last dream's changes, when they were undone since (read
+    /// from the journal).
+    pub last_dream_undone_by: Option<i64>,
     /// Topic files.
     pub topics: u32,
     /// Daily logs.
@@ -125,6 +128,7 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
         last_extract_at: meta.last_extract_at,
         last_extract_status: meta.last_extract_status,
         last_dream_at: meta.last_dream_at,
+        last_dream_undone_by: last_dream_undone_by(vault, ws, meta.last_dream_status.as_deref()),
         last_dream_status: meta.last_dream_status,
         topics: to_u32(topics.len()),
         logs: to_u32(docs.iter().filter(|d| d.kind == doc::DocKind::Log).count()),
@@ -148,4 +152,15 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
         telemetry: events.into_iter().take(TELEMETRY).collect(),
         workspace: ws.id.clone(),
     })
+}
+
+
+/// Whether the last dream's changes were undone since. Only a dream that updated files has a
+/// change group, so the newest dream group is the last dream's only when it ended `updated`.
+fn last_dream_undone_by(vault: &Vault, ws: &Workspace, status: Option<&str>) -> Option<i64> {
+    if status != Some("updated") {
+        return None;
+    }
+    let group = vault.last_group(&ws.id, "dream").ok().flatten()?;
+    vault.group_undone_by(group).ok().flatten()
 }

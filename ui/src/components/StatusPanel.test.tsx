@@ -31,6 +31,7 @@ const STATS: MemoryStats = {
   last_extract_status: "completed",
   last_dream_at: null,
   last_dream_status: null,
+  last_dream_undone_by: null,
   topics: 12,
   logs: 2,
   memory_md_lines: 190,

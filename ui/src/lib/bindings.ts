@@ -632,6 +632,11 @@ export type MemoryStats = {
 	last_dream_at: string | null,
 	/**  `updated | noop | failed`. */
 	last_dream_status: string | null,
+	/**
+	 *  The change group that undid the last dream's changes, when they were undone since (read
+	 *  from the journal).
+	 */
+	last_dream_undone_by: number | null,
 	/**  Topic files. */
 	topics: number,
 	/**  Daily logs. */
