@@ -77,6 +77,7 @@ const STATS: MemoryStats = {
   stale: [],
   duplicates: 0,
   duplicate_files: [],
+  same_name: [],
   telemetry: [],
 };
 

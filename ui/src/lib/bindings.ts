@@ -657,6 +657,11 @@ export type MemoryStats = {
 	duplicates: number,
 	/**  The files holding them. */
 	duplicate_files: string[],
+	/**
+	 *  Memories sharing a name (case and spacing aside), each group sorted: one subject written
+	 *  down twice, which may say different things. A person keeps one.
+	 */
+	same_name: string[][],
 	/**  Recent telemetry of this workspace, newest first. */
 	telemetry: TelemetryEvent[],
 };
