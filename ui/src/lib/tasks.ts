@@ -182,11 +182,6 @@ export const REASON_TEXT: Record<string, string> = {
   remember_failed: "the model could not save it",
 };
 
-/** Skips that are the normal course of things: shown in grey, not as failures. */
-export function isBenign(t: Pick<TaskInfo, "status" | "reason">): boolean {
-  return t.status === "skipped" || t.status === "cancelled";
-}
-
 /** "Skipped — not enough new chats yet", "Failed — Mnemo closed before it finished", "Running". */
 export function statusText(t: Pick<TaskInfo, "status" | "reason">): string {
   const label = TASK_STATUS_LABELS[t.status] ?? t.status;
