@@ -211,7 +211,7 @@ describe("chat pane", () => {
     const details = within(last).getByTestId("recall-details");
     expect(details.textContent).toContain("Chosen by the words they share with your message, from 6 memories.");
     expect(details.textContent).toContain("Response style");
-    expect(details.textContent).toContain("score 0.50");
+    expect(details.textContent).toContain("match 0.50 · 2 days ago · about 40 tokens");
     expect(details.textContent).toContain("2 days ago");
     fireEvent.click(within(details).getByTestId("recall-item"));
     expect(onOpenMemory).toHaveBeenLastCalledWith("personal", "response-style.md");
