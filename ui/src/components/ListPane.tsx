@@ -171,6 +171,7 @@ export function ListPane({
         onSelect={(it) => dispatch({ type: "select", key: it.key })}
         onOpen={(item) => dispatch({ type: "activate", item })}
         onToggleGroup={(group) => dispatch({ type: "toggleGroup", group })}
+        highlight={searching ? query : ""}
       />
     </section>
   );
