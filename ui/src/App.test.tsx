@@ -320,6 +320,11 @@ describe("detail pane", () => {
     const error = await screen.findByTestId("inline-error");
     expect(error.textContent).toContain("Name must not be empty.");
     expect(error.getAttribute("data-code")).toBe("invalid_frontmatter");
+    // Under the field it is about (not under Description), with the field marked.
+    const name = screen.getByTestId("detail-name");
+    expect(name.getAttribute("aria-invalid")).toBe("true");
+    expect(name.compareDocumentPosition(error) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(error.compareDocumentPosition(screen.getByTestId("detail-description")) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
     expect(api.update).toHaveBeenCalledWith("personal", "response-style.md", {
       name: "",
       description: "Keep answers terse",

@@ -66,6 +66,7 @@ const STATS: MemoryStats = {
   last_extract_status: null,
   last_dream_at: null,
   last_dream_status: null,
+  last_dream_undone_by: null,
   topics: 5,
   logs: 0,
   memory_md_lines: 5,
@@ -76,6 +77,7 @@ const STATS: MemoryStats = {
   stale: [],
   duplicates: 0,
   duplicate_files: [],
+  same_name: [],
   telemetry: [],
 };
 

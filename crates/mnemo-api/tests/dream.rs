@@ -147,6 +147,17 @@ async fn mechanical_dream_merges_in_one_group_that_undoes_byte_exact() {
     for (p, text) in &before {
         assert_eq!(&read(&api, p), text, "{p} is back byte-exact");
     }
+    // Undone is a state every reader sees (issue 20): the task, Status and `/memory`.
+    let read_back = api.task(t.id.clone()).unwrap();
+    assert_eq!(read_back.result.unwrap().undone_by, Some(undo.group));
+    let stats = api.stats("personal".into()).unwrap();
+    assert_eq!(stats.last_dream_undone_by, Some(undo.group));
+    let said = api.memory_status("personal".into(), None).unwrap();
+    assert!(said.contains("undone since"), "{said}");
+    assert!(
+        api.undo_group(group).unwrap_err().message.contains("already undone"),
+        "a second undo is refused in words"
+    );
     // Dreaming twice in a row: the second run is a noop.
     dream(&api, true).await;
     let again = dream(&api, true).await;

@@ -43,6 +43,9 @@ pub struct MemoryStats {
     pub last_dream_at: Option<String>,
     /// `updated | noop | failed`.
     pub last_dream_status: Option<String>,
+    /// The change group that undid the last dream's changes, when they were undone since (read
+    /// from the journal).
+    pub last_dream_undone_by: Option<i64>,
     /// Topic files.
     pub topics: u32,
     /// Daily logs.
@@ -63,6 +66,9 @@ pub struct MemoryStats {
     pub duplicates: u32,
     /// The files holding them.
     pub duplicate_files: Vec<String>,
+    /// Memories sharing a name (case and spacing aside), each group sorted: one subject written
+    /// down twice, which may say different things. A person keeps one.
+    pub same_name: Vec<Vec<String>>,
     /// Recent telemetry of this workspace, newest first.
     pub telemetry: Vec<TelemetryEvent>,
 }
@@ -125,6 +131,7 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
         last_extract_at: meta.last_extract_at,
         last_extract_status: meta.last_extract_status,
         last_dream_at: meta.last_dream_at,
+        last_dream_undone_by: last_dream_undone_by(vault, ws, meta.last_dream_status.as_deref()),
         last_dream_status: meta.last_dream_status,
         topics: to_u32(topics.len()),
         logs: to_u32(docs.iter().filter(|d| d.kind == doc::DocKind::Log).count()),
@@ -145,7 +152,86 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
             .filter(|c| c.entries_after < c.entries_before)
             .map(|c| c.path.clone())
             .collect(),
+        same_name: same_name(&topics),
         telemetry: events.into_iter().take(TELEMETRY).collect(),
         workspace: ws.id.clone(),
     })
+}
+
+
+/// Valid topics whose names fold to the same words, grouped (each group and the list sorted).
+fn same_name(topics: &[&mnemo_store::index::DocSummary]) -> Vec<Vec<String>> {
+    let mut by: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+    for d in topics.iter().filter(|d| d.valid) {
+        let key = d
+            .name
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase();
+        if !key.is_empty() {
+            by.entry(key).or_default().push(d.path.clone());
+        }
+    }
+    let mut groups: Vec<Vec<String>> = by
+        .into_values()
+        .filter(|g| g.len() > 1)
+        .map(|mut g| {
+            g.sort();
+            g
+        })
+        .collect();
+    groups.sort();
+    groups
+}
+
+/// Whether the last dream's changes were undone since. Only a dream that updated files has a
+/// change group, so the newest dream group is the last dream's only when it ended `updated`.
+fn last_dream_undone_by(vault: &Vault, ws: &Workspace, status: Option<&str>) -> Option<i64> {
+    if status != Some("updated") {
+        return None;
+    }
+    let group = vault.last_group(&ws.id, "dream").ok().flatten()?;
+    vault.group_undone_by(group).ok().flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use mnemo_store::doc::DocKind;
+    use mnemo_store::index::DocSummary;
+
+    fn doc(path: &str, name: &str, valid: bool) -> DocSummary {
+        DocSummary {
+            workspace: "w".into(),
+            path: path.into(),
+            kind: DocKind::Topic,
+            memory_type: None,
+            name: name.into(),
+            description: String::new(),
+            mtime: String::new(),
+            valid,
+            problem: None,
+            secret: None,
+        }
+    }
+
+    #[test]
+    fn memories_sharing_a_name_are_grouped_case_and_spacing_aside() {
+        let docs = [
+            doc("pet.md", "Pet", true),
+            doc("user/pet-2.md", "  pet ", true),
+            doc("tea.md", "Tea", true),
+            doc("broken.md", "Tea", false),
+            doc("a.md", "Deploy  day", true),
+            doc("b.md", "deploy day", true),
+        ];
+        let refs: Vec<&DocSummary> = docs.iter().collect();
+        assert_eq!(
+            super::same_name(&refs),
+            vec![
+                vec!["a.md".to_owned(), "b.md".to_owned()],
+                vec!["pet.md".to_owned(), "user/pet-2.md".to_owned()],
+            ]
+        );
+    }
 }

@@ -1,7 +1,6 @@
 import { useState } from "react";
-import type { Recalled, RecallResult } from "../lib/bindings";
-import { countMemories, recallLabel, strategyText, wroteFiles } from "../lib/chat";
-import { formatScore, matchScores } from "../lib/format";
+import type { Recalled, RecallResult, Strategy } from "../lib/bindings";
+import { countMemories, recallLabel, recallSentence, strategyText, whyRecalled, wroteFiles } from "../lib/chat";
 import type { ChatMessage } from "../lib/chat";
 
 interface Props {
@@ -75,11 +74,13 @@ function RecallBadge({
         <div className="recall-details" data-testid="recall-details">
           {recall && (
             <div className="recall-summary muted">
-              Strategy <strong data-testid="recall-strategy">{strategyText(recall.strategy)}</strong> · {countMemories(recall.docs_scanned)} scanned ·{" "}
-              {recall.chars_injected.toLocaleString()} chars injected · {recall.duration_ms} ms
+              <span data-testid="recall-strategy" title={`Strategy: ${strategyText(recall.strategy)}`}>
+                {recallSentence(recall.strategy, recall.docs_scanned)}
+              </span>
               <div data-testid="recall-tokens">
                 Memory in the prompt: about {recall.tokens_injected.toLocaleString()} tokens
-                {recall.budget_tokens !== null ? ` (its budget: ${recall.budget_tokens.toLocaleString()})` : ""}.
+                {recall.budget_tokens !== null ? ` (its budget: ${recall.budget_tokens.toLocaleString()})` : ""}. Took{" "}
+                {recall.duration_ms} ms.
               </div>
             </div>
           )}
@@ -98,7 +99,7 @@ function RecallBadge({
               >
                 {r.path}
               </button>
-              <RecallMeta recalled={r} />
+              <RecallMeta recalled={r} strategy={recall.strategy} />
             </div>
           ))}
           {recall && recall.carried.length > 0 && (
@@ -119,7 +120,7 @@ function RecallBadge({
                   >
                     {c.path}
                   </button>
-                  <div className="recall-meta muted">recalled earlier · {c.chars_injected.toLocaleString()} chars</div>
+                  <div className="recall-meta muted">recalled earlier · about {tokensOf(c.chars_injected)} tokens</div>
                 </div>
               ))}
             </div>
@@ -151,14 +152,14 @@ function RecallBadge({
   );
 }
 
-/** One recalled memory's figures: "score 0.71 · meaning 0.62 · words 0.80 · today · 1,234 chars". */
-function RecallMeta({ recalled: r }: { recalled: Recalled }) {
-  const parts = [
-    r.score !== null ? `score ${formatScore(r.score)}` : "",
-    matchScores(r.vector, r.lexical),
-    r.age,
-    `${r.chars_injected.toLocaleString()} chars`,
-  ].filter((p) => p !== "");
+/** About how many tokens a text of `chars` characters costs (Mnemo counts 3 bytes a token). */
+function tokensOf(chars: number): string {
+  return Math.max(1, Math.round(chars / 3)).toLocaleString();
+}
+
+/** Why one memory was recalled: "close in meaning 0.62 · shares words 0.80 · match 0.71 · today · about 40 tokens". */
+function RecallMeta({ recalled: r, strategy }: { recalled: Recalled; strategy: Strategy }) {
+  const parts = [whyRecalled(strategy, r), r.age, `about ${tokensOf(r.chars_injected)} tokens`].filter((p) => p !== "");
   return (
     <div className="recall-meta muted" data-testid="recall-meta">
       {parts.join(" · ")}

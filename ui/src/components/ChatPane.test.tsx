@@ -209,9 +209,9 @@ describe("chat pane", () => {
     const last = streaming();
     fireEvent.click(within(last).getByTestId("recall-badge"));
     const details = within(last).getByTestId("recall-details");
-    expect(details.textContent).toContain("heuristic");
+    expect(details.textContent).toContain("Chosen by the words they share with your message, from 6 memories.");
     expect(details.textContent).toContain("Response style");
-    expect(details.textContent).toContain("score 0.50");
+    expect(details.textContent).toContain("match 0.50 · 2 days ago · about 40 tokens");
     expect(details.textContent).toContain("2 days ago");
     fireEvent.click(within(details).getByTestId("recall-item"));
     expect(onOpenMemory).toHaveBeenLastCalledWith("personal", "response-style.md");
@@ -262,12 +262,12 @@ describe("chat pane", () => {
     const last = screen.getAllByTestId("chat-message").at(-1)!;
     fireEvent.click(within(last).getByTestId("recall-badge"));
     const details = within(last).getByTestId("recall-details");
-    expect(within(details).getByTestId("recall-strategy").textContent).toBe("hybrid (meaning + words)");
+    expect(within(details).getByTestId("recall-strategy").textContent).toMatch(/^Chosen by closeness in meaning and shared words, from \d+ memor/);
     const metas = within(details).getAllByTestId("recall-meta").map((m) => m.textContent);
     expect(metas).toEqual([
-      "score 0.71 · meaning 0.62 · words 0.80 · 2 days ago · 120 chars",
+      "close in meaning 0.62 · shares words 0.80 · match 0.71 · 2 days ago · about 40 tokens",
       // Never exponent notation; no meaning score when it was no vector candidate.
-      "score 0.00 · words 0.40 · 2 days ago · 120 chars",
+      "shares words 0.40 · match 0.00 · 2 days ago · about 40 tokens",
     ]);
   });
 

@@ -284,6 +284,18 @@ export function DetailPane(props: Props) {
       : base?.name || base?.path || "";
   const what = isLog ? "daily log" : "memory";
 
+  // The field a refusal is about, so the message sits under it and the field is marked.
+  const badField = error ? fieldOf(error) : null;
+  const errorBox = error && (
+    <InlineError error={error}>
+      {error.code === "conflict" && !isNew && (
+        <button type="button" className="link-button" onClick={() => void checkDisk()}>
+          Compare with disk
+        </button>
+      )}
+    </InlineError>
+  );
+
   return (
     <section className="detail" aria-label="Memory">
       <header className="detail-header">
@@ -488,6 +500,8 @@ export function DetailPane(props: Props) {
                       value={form.name}
                       onChange={(e) => set("name", e.target.value)}
                       data-testid="detail-name"
+                      aria-invalid={badField === "name" || undefined}
+                      className={badField === "name" ? "invalid-field" : undefined}
                       placeholder="Response style"
                       autoFocus={isNew}
                     />
@@ -498,6 +512,8 @@ export function DetailPane(props: Props) {
                       value={form.type}
                       onChange={(e) => set("type", e.target.value as MemoryType)}
                       data-testid="detail-type"
+                      aria-invalid={badField === "type" || undefined}
+                      className={badField === "type" ? "invalid-field" : undefined}
                     >
                       {form.type === "" && <option value="">—</option>}
                       {MEMORY_TYPES.map((t) => (
@@ -508,26 +524,22 @@ export function DetailPane(props: Props) {
                     </select>
                   </label>
                 </div>
+                {(badField === "name" || badField === "type") && errorBox}
                 <label className="field">
                   <span>Description</span>
                   <input
                     value={form.description}
                     onChange={(e) => set("description", e.target.value)}
                     data-testid="detail-description"
+                    aria-invalid={badField === "description" || undefined}
+                    className={badField === "description" ? "invalid-field" : undefined}
                     placeholder="One specific line: used to judge relevance"
                   />
                 </label>
+                {badField === "description" && errorBox}
               </>
             )}
-            {error && (
-              <InlineError error={error}>
-                {error.code === "conflict" && !isNew && (
-                  <button type="button" className="link-button" onClick={() => void checkDisk()}>
-                    Compare with disk
-                  </button>
-                )}
-              </InlineError>
-            )}
+            {(isLog || badField === null) && errorBox}
             <button type="submit" hidden />
           </form>
           <div className="body-toolbar">
@@ -583,4 +595,14 @@ export function DetailPane(props: Props) {
 /** A write to a workspace shared through git (Qwen Code's team memory) says so plainly. */
 export function sharedNote(shared: string): string {
   return `Shared through git: ${shared}.`;
+}
+
+/** Which form field an error is about (`null`: the whole file). */
+export function fieldOf(error: UiError): "name" | "type" | "description" | null {
+  if (error.code === "invalid_type") return "type";
+  if (error.code !== "invalid_frontmatter" && error.code !== "invalid_content" && error.code !== "invalid_path") return null;
+  if (/\bname\b/i.test(error.message)) return "name";
+  if (/\bdescription\b/i.test(error.message)) return "description";
+  if (/\btype\b/i.test(error.message)) return "type";
+  return null;
 }

@@ -33,7 +33,7 @@ export function DreamReport({ task, onOpenMemory, onUndone }: Props) {
         <strong data-testid="dream-outcome">{OUTCOME_TITLES[outcome]}</strong>
         {report && <span className="muted"> · {reportFacts(report, duration).join(" · ")}</span>}
       </div>
-      {result?.summary && (
+      {result?.summary && !(outcome === "noop" && /nothing to consolidate/i.test(result.summary)) && (
         <p className="dream-summary" data-testid="dream-summary">
           {result.summary}
         </p>

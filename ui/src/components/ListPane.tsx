@@ -1,10 +1,13 @@
-import { useMemo, useRef } from "react";
+import { useMemo, useRef, useState } from "react";
 import type { ReactNode, RefObject } from "react";
 import { emptyList, listMode, listRows, logsListError, openKey, shownLogs, staleListError } from "../lib/browser";
 import type { BrowserAction, BrowserState, EmptyList } from "../lib/browser";
 import { InlineError } from "./InlineError";
 import { MemoryList } from "./MemoryList";
 import type { MemoryListHandle } from "./MemoryList";
+
+/** The list's order, kept across restarts. */
+const SORT_KEY = "mnemo.listSort";
 
 interface Props {
   state: BrowserState;
@@ -64,9 +67,10 @@ export function ListPane({
 
   const { searching, docsLoading } = listMode(state);
   const logs = shownLogs(state);
+  const [sort, setSort] = useState<"type" | "recent">(() => (localStorage.getItem(SORT_KEY) === "recent" ? "recent" : "type"));
   const rows = useMemo(
-    () => listRows({ searching, docsLoading }, docs?.data ?? [], search, collapsed, logs),
-    [searching, docsLoading, docs, search, collapsed, logs],
+    () => listRows({ searching, docsLoading }, docs?.data ?? [], search, collapsed, logs, sort),
+    [searching, docsLoading, docs, search, collapsed, logs, sort],
   );
   const staleError = staleListError(state);
   const logsError = logsListError(state);
@@ -121,6 +125,25 @@ export function ListPane({
           New
         </button>
       </div>
+      {!searching && (
+        <div className="list-sort">
+          <label>
+            <span className="muted">Show</span>{" "}
+            <select
+              value={sort}
+              data-testid="list-sort"
+              onChange={(e) => {
+                const next = e.target.value === "recent" ? "recent" : "type";
+                setSort(next);
+                localStorage.setItem(SORT_KEY, next);
+              }}
+            >
+              <option value="type">by type</option>
+              <option value="recent">last changed first</option>
+            </select>
+          </label>
+        </div>
+      )}
       {workspaceActions && (
         <div className="ws-bar" data-testid="workspace-bar">
           <span className="ws-bar-label" title={selectedLabel}>
@@ -148,6 +171,7 @@ export function ListPane({
         onSelect={(it) => dispatch({ type: "select", key: it.key })}
         onOpen={(item) => dispatch({ type: "activate", item })}
         onToggleGroup={(group) => dispatch({ type: "toggleGroup", group })}
+        highlight={searching ? query : ""}
       />
     </section>
   );

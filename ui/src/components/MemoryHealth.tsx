@@ -96,7 +96,7 @@ export function MemoryHealth({ stats, activeDream, onOpenMemory, onDreamStarted,
           prunes.
         </p>
       )}
-      {items.length === 0 && (
+      {items.length === 0 && stats.same_name.length === 0 && (
         <p className="health-ok" data-testid="health-ok">
           No problems found: every file is valid, nothing looks duplicated or stale.
         </p>
@@ -126,6 +126,32 @@ export function MemoryHealth({ stats, activeDream, onOpenMemory, onDreamStarted,
           </div>
           {dreamError && <InlineError error={dreamError} />}
           {list("duplicate")}
+        </div>
+      )}
+      {stats.same_name.length > 0 && (
+        <div className="health-group" data-testid="health-same-name">
+          <h3>
+            Same name, may disagree <span className="muted">{stats.same_name.length}</span>
+          </h3>
+          <p className="muted">
+            These memories share a name: one subject written down more than once, perhaps saying different things.
+            Open them and keep the one that is right.
+          </p>
+          <ul className="health-list">
+            {stats.same_name.map((paths) => (
+              <li key={paths.join("|")} data-testid="health-same-name-group">
+                {paths.map((p, i) => (
+                  <span key={p}>
+                    {i > 0 && " · "}
+                    <code>{p}</code>{" "}
+                    <button type="button" className="link-button" onClick={() => onOpenMemory(stats.workspace, p)}>
+                      Open
+                    </button>
+                  </span>
+                ))}
+              </li>
+            ))}
+          </ul>
         </div>
       )}
       {group("stale").length > 0 && (

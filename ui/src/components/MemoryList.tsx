@@ -3,6 +3,7 @@ import type { KeyboardEvent, ReactNode } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { GroupId, ListItem, Row } from "../lib/rows";
 import { nextItemIndex } from "../lib/rows";
+import { matchPieces } from "../lib/highlight";
 import { formatAge, formatTime, matchHint, matchScores } from "../lib/format";
 
 export const HEADER_HEIGHT = 28;
@@ -27,10 +28,12 @@ interface Props {
   onSelect: (item: ListItem) => void;
   onOpen: (item: ListItem) => void;
   onToggleGroup: (group: GroupId) => void;
+  /** The search's words, marked in names and descriptions (empty: not searching). */
+  highlight?: string;
 }
 
 export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryList(
-  { rows, selectedKey, openKey, showWorkspace, workspaceLabel, collapsed, empty, onSelect, onOpen, onToggleGroup },
+  { rows, selectedKey, openKey, showWorkspace, workspaceLabel, collapsed, empty, onSelect, onOpen, onToggleGroup, highlight = "" },
   ref,
 ) {
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -166,7 +169,9 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                     ⚿
                   </span>
                 )}
-                <span className="row-name">{it.name || it.path}</span>
+                <span className="row-name">
+                  <Marked text={it.name || it.path} query={highlight} />
+                </span>
                 {(it.type || it.kind === "log") && (
                   <span className={`type-chip type-${it.type ?? "log"}`}>{it.type ?? "log"}</span>
                 )}
@@ -181,7 +186,9 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                   ) : it.kind === "log" ? (
                     <LogDesc description={it.description} mtime={it.mtime} />
                   ) : (
-                    it.description || <span className="muted">{it.path}</span>
+                    (it.description && <Marked text={it.description} query={highlight} />) || (
+                      <span className="muted">{it.path}</span>
+                    )
                   )}
                 </span>
               </div>
@@ -213,5 +220,15 @@ function MatchHint({ vector, lexical }: { vector?: number | null; lexical?: numb
     <span className="row-match" data-testid="match-hint" title={`Matched by ${scores}`}>
       {hint}
     </span>
+  );
+}
+
+/** A text with the search's words marked. */
+function Marked({ text, query }: { text: string; query: string }) {
+  if (!query.trim()) return <>{text}</>;
+  return (
+    <>
+      {matchPieces(text, query).map((p, i) => (p.hit ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
+    </>
   );
 }

@@ -31,6 +31,7 @@ const STATS: MemoryStats = {
   last_extract_status: "completed",
   last_dream_at: null,
   last_dream_status: null,
+  last_dream_undone_by: null,
   topics: 12,
   logs: 2,
   memory_md_lines: 190,
@@ -41,6 +42,7 @@ const STATS: MemoryStats = {
   stale: ["old.md"],
   duplicates: 2,
   duplicate_files: ["testing.md", "testing-dup.md"],
+  same_name: [["pet.md", "user/pet.md"]],
   telemetry: [
     tel("2026-03-01T10:04:00Z", "recall", { strategy: "heuristic", duration_ms: 4, docs_selected: 1 }),
     tel("2026-03-01T10:03:00Z", "extract", { status: "completed", entries_written: 2, duration_ms: 1200 }),
@@ -140,6 +142,12 @@ describe("memory health", () => {
     fireEvent.click(within(items[0]).getByTestId("health-open"));
     expect(onOpenMemory).toHaveBeenCalledWith("personal", "broken.md");
     expect(screen.getByTestId("health-duplicates").textContent).toContain("2 entries");
+    // Two memories with one name: shown together, each to open.
+    const same = screen.getByTestId("health-same-name-group");
+    expect(same.textContent).toContain("pet.md");
+    expect(same.textContent).toContain("user/pet.md");
+    fireEvent.click(within(same).getAllByRole("button", { name: "Open" })[1]);
+    expect(onOpenMemory).toHaveBeenCalledWith("personal", "user/pet.md");
   });
 
   it("dreams the duplicates away, or shows the dream already under way", async () => {
@@ -165,7 +173,7 @@ describe("memory health", () => {
   });
 
   it("says so when all is well", async () => {
-    api.stats.mockResolvedValue(ok({ ...STATS, invalid: [], stale: [], duplicates: 0, duplicate_files: [], memory_md_lines: 3 }));
+    api.stats.mockResolvedValue(ok({ ...STATS, invalid: [], stale: [], duplicates: 0, duplicate_files: [], same_name: [], memory_md_lines: 3 }));
     renderPanel();
     expect((await screen.findByTestId("health-ok")).textContent).toContain("No problems found");
     expect(screen.queryByTestId("health-item")).toBeNull();

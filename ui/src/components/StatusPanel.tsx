@@ -127,7 +127,13 @@ export function StatusPanel({ workspace, label, workspaceLabel, tasks, refreshKe
                     <span className="muted"> — consolidate after chat turns, at most once a day, after 5 sessions</span>
                   </span>
                 </label>
-                <LastRun testId="last-dream" what="Last dream" at={stats.last_dream_at} status={stats.last_dream_status} />
+                <LastRun
+                  testId="last-dream"
+                  what="Last dream"
+                  at={stats.last_dream_at}
+                  status={stats.last_dream_status}
+                  undoneBy={stats.last_dream_undone_by}
+                />
               </div>
               {switchError && <InlineError error={switchError} />}
             </section>
@@ -176,7 +182,19 @@ export function StatusPanel({ workspace, label, workspaceLabel, tasks, refreshKe
   );
 }
 
-function LastRun({ testId, what, at, status }: { testId: string; what: string; at: string | null; status: string | null }) {
+function LastRun({
+  testId,
+  what,
+  at,
+  status,
+  undoneBy = null,
+}: {
+  testId: string;
+  what: string;
+  at: string | null;
+  status: string | null;
+  undoneBy?: number | null;
+}) {
   return (
     <div className="last-run" data-testid={testId} data-status={status ?? ""}>
       <span className="muted">{what}:</span>{" "}
@@ -184,6 +202,12 @@ function LastRun({ testId, what, at, status }: { testId: string; what: string; a
         <>
           {at && <span title={formatTime(at)}>{formatAge(at)} ({formatTime(at)})</span>}
           {status && <span className={`run-status tone-${statusTone(status)}`}> · {runStatusLabel(status)}</span>}
+          {undoneBy !== null && (
+            <span className="undone-tag" data-testid={`${testId}-undone`}>
+              {" "}
+              · undone since (#{undoneBy})
+            </span>
+          )}
         </>
       ) : (
         <span className="muted">never</span>

@@ -201,7 +201,7 @@ describe("memory task bar", () => {
     expect(within(done).getByTestId("task-duration").textContent).toBe("12 s");
     expect(within(done).getByText("Saved 2 memories")).toBeTruthy();
     expect(within(done).queryByRole("button", { name: /cancel/i })).toBeNull();
-    expect(within(skipped).getByTestId("task-status").textContent).toBe("Skipped (replaced)");
+    expect(within(skipped).getByTestId("task-status").textContent).toBe("Skipped — a newer run took its place");
     expect(within(skipped).getByTestId("task-duration").textContent).toBe("2.0 s");
 
     const files = within(done).getAllByTestId("task-file");
@@ -233,7 +233,7 @@ describe("memory task bar", () => {
 
     fireEvent.click(within(row).getByRole("button", { name: "Cancel dream task" }));
     await waitFor(() => expect(api.taskCancel).toHaveBeenCalledWith("t-run"));
-    await waitFor(() => expect(within(rows()[0]).getByTestId("task-status").textContent).toBe("Skipped (cancelled)"));
+    await waitFor(() => expect(within(rows()[0]).getByTestId("task-status").textContent).toBe("Skipped — you stopped it"));
     expect(within(rows()[0]).queryByTestId("task-tools")).toBeNull();
     expect(within(rows()[0]).queryByRole("button", { name: /cancel/i })).toBeNull();
     expect(indicator().textContent).toBe("");

@@ -632,6 +632,11 @@ export type MemoryStats = {
 	last_dream_at: string | null,
 	/**  `updated | noop | failed`. */
 	last_dream_status: string | null,
+	/**
+	 *  The change group that undid the last dream's changes, when they were undone since (read
+	 *  from the journal).
+	 */
+	last_dream_undone_by: number | null,
 	/**  Topic files. */
 	topics: number,
 	/**  Daily logs. */
@@ -652,6 +657,11 @@ export type MemoryStats = {
 	duplicates: number,
 	/**  The files holding them. */
 	duplicate_files: string[],
+	/**
+	 *  Memories sharing a name (case and spacing aside), each group sorted: one subject written
+	 *  down twice, which may say different things. A person keeps one.
+	 */
+	same_name: string[][],
 	/**  Recent telemetry of this workspace, newest first. */
 	telemetry: TelemetryEvent[],
 };

@@ -7,7 +7,7 @@ import type { DocSummary, Hit, MemoryType, Status, WorkspaceInfo } from "./bindi
 import type { UiError } from "./transport";
 import type { Answer } from "./useCommand";
 import { docKey } from "./format";
-import { groupDocs, hitRows } from "./rows";
+import { groupDocs, hitRows, recentDocs } from "./rows";
 import type { GroupId, Row } from "./rows";
 
 /** The main pane: the memory list and detail, the history of changes, or a workspace's status. */
@@ -304,13 +304,15 @@ export function listRows(
   search: SearchResult | null,
   collapsed: ReadonlySet<GroupId>,
   logs: readonly DocSummary[] = [],
+  sort: "type" | "recent" = "type",
 ): Row[] {
   const all = withLogs(docs, logs);
   if (mode.searching) {
     if (!search) return [];
     return hitRows(search.hits, new Map(all.map((d) => [docKey(d.workspace, d.path), d])));
   }
-  return mode.docsLoading ? [] : groupDocs(all, collapsed);
+  if (mode.docsLoading) return [];
+  return sort === "recent" ? recentDocs(all) : groupDocs(all, collapsed);
 }
 
 /** The memories and the daily logs, each once (should `list` ever include logs too). */

@@ -13,6 +13,7 @@ import type {
   Strategy,
   TurnResult,
 } from "./bindings";
+import { formatScore } from "./format";
 
 export type MessageRole = "user" | "assistant" | "command";
 
@@ -297,6 +298,39 @@ export const RECALL_STRATEGY_TEXT: Record<Strategy, string> = {
 
 export function strategyText(strategy: Strategy): string {
   return RECALL_STRATEGY_TEXT[strategy] ?? strategy;
+}
+
+/** How recall chose, in a sentence a newcomer reads: what it looked at and how it picked. */
+export function recallSentence(strategy: Strategy, scanned: number): string {
+  const from = countMemories(scanned);
+  switch (strategy) {
+    case "none":
+      return `Nothing here matched your message (${from} looked at).`;
+    case "heuristic":
+      return `Chosen by the words they share with your message, from ${from}.`;
+    case "model":
+      return `The model read the list of ${from} and picked these.`;
+    case "hybrid":
+      return `Chosen by closeness in meaning and shared words, from ${from}.`;
+    default:
+      return `${strategyText(strategy)}, from ${from}.`;
+  }
+}
+
+/**
+ * Why one memory was recalled, in words: "close in meaning 0.62 · shares words 0.80 · match 0.71".
+ * A model's pick has no score of its own (its position in the model's answer is not a confidence).
+ */
+export function whyRecalled(
+  strategy: Strategy,
+  r: { score: number | null; vector?: number | null; lexical?: number | null },
+): string {
+  const parts: string[] = [];
+  if (typeof r.vector === "number" && Number.isFinite(r.vector)) parts.push(`close in meaning ${formatScore(r.vector)}`);
+  if (typeof r.lexical === "number" && Number.isFinite(r.lexical)) parts.push(`shares words ${formatScore(r.lexical)}`);
+  if (strategy === "model") parts.unshift("picked by the model");
+  else if (r.score !== null && Number.isFinite(r.score)) parts.push(`match ${formatScore(r.score)}`);
+  return parts.join(" · ");
 }
 
 export function recallLabel(n: number, carried = 0): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatAge, isLogPath, logDay } from "./format";
-import { groupDocs, hitRows, nextItemIndex } from "./rows";
+import { groupDocs, hitRows, nextItemIndex, recentDocs } from "./rows";
 import { DOCS } from "../test/fixtures";
 import type { DocSummary } from "./bindings";
 
@@ -110,5 +110,18 @@ describe("a file holding a secret", () => {
     const rows = groupDocs([{ ...DOCS[0], secret: "github_token (line 7)" }]);
     const item = rows.find((r) => r.kind === "item");
     expect(item?.kind === "item" && item.item.secret).toBe("github_token (line 7)");
+  });
+});
+
+describe("last changed first", () => {
+  it("lists every memory newest first under one header", () => {
+    const docs = [
+      { ...DOCS[0], path: "old.md", name: "Old", mtime: "2025-01-01T00:00:00Z" },
+      { ...DOCS[0], path: "new.md", name: "New", mtime: "2025-06-01T00:00:00Z" },
+      { ...DOCS[0], path: "mid.md", name: "Mid", mtime: "2025-03-01T00:00:00Z" },
+    ];
+    const rows = recentDocs(docs);
+    expect(rows[0].kind === "header" && rows[0].label).toBe("Last changed first");
+    expect(rows.slice(1).map((r) => (r.kind === "item" ? r.item.name : ""))).toEqual(["New", "Mid", "Old"]);
   });
 });

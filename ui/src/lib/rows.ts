@@ -1,7 +1,7 @@
 import type { DocKind, DocSummary, Hit, MemoryType, ProblemOut } from "./bindings";
 import { docKey, isLogPath, logDay, MEMORY_TYPES, TYPE_LABELS } from "./format";
 
-export type GroupId = MemoryType | "log" | "invalid" | "results";
+export type GroupId = MemoryType | "log" | "invalid" | "results" | "recent";
 
 /** What one memory row shows; built from a DocSummary or a search Hit. */
 export interface ListItem {
@@ -31,6 +31,7 @@ export const GROUP_LABELS: Record<GroupId, string> = {
   log: "Daily logs",
   invalid: "Invalid",
   results: "Results",
+  recent: "Last changed first",
 };
 
 /** A daily log goes by its day. */
@@ -92,6 +93,16 @@ export function groupDocs(docs: readonly DocSummary[], collapsed: ReadonlySet<Gr
     for (const item of items) rows.push({ kind: "item", key: item.key, item });
   }
   return rows;
+}
+
+/** Every memory in one list, the last changed first (a sort people ask for to see what is new). */
+export function recentDocs(docs: readonly DocSummary[]): Row[] {
+  if (docs.length === 0) return [];
+  const items = docs.map(fromDoc).sort((a, b) => (b.mtime ?? "").localeCompare(a.mtime ?? "") || a.key.localeCompare(b.key));
+  return [
+    { kind: "header", key: "group:recent", group: "recent", label: GROUP_LABELS.recent, count: items.length },
+    ...items.map<Row>((item) => ({ kind: "item", key: item.key, item })),
+  ];
 }
 
 /** Rows for search results: best first, as the server ranked them. */

@@ -163,8 +163,10 @@ describe("durations", () => {
 
 describe("statusText", () => {
   it("adds the reason", () => {
-    expect(statusText({ status: "skipped", reason: "replaced" })).toBe("Skipped (replaced)");
+    expect(statusText({ status: "skipped", reason: "replaced" })).toBe("Skipped — a newer run took its place");
     expect(statusText({ status: "running", reason: null })).toBe("Running");
+    expect(statusText({ status: "skipped", reason: "min_sessions" })).toBe("Skipped — not enough new chats yet");
+    expect(statusText({ status: "skipped", reason: "some_new_reason" })).toBe("Skipped — some new reason");
   });
 });
 

@@ -163,10 +163,30 @@ export function formatDuration(ms: number | null): string {
   return m % 60 === 0 ? `${h} h` : `${h} h ${m % 60} min`;
 }
 
-/** "Skipped (replaced)", "Failed (interrupted)", "Running". */
+/** Why a task was skipped, cancelled or failed, in words (the wire keeps the code). */
+export const REASON_TEXT: Record<string, string> = {
+  disabled: "switched off for this workspace",
+  same_session: "already dreamed after this chat",
+  min_hours: "dreamed less than a day ago",
+  scan_throttled: "checked a moment ago",
+  min_sessions: "not enough new chats yet",
+  locked: "another job was working on this folder",
+  running: "a dream was already running",
+  nothing_to_do: "nothing new to read",
+  replaced: "a newer run took its place",
+  cancelled: "you stopped it",
+  interrupted: "Mnemo closed before it finished",
+  panicked: "it crashed",
+  error: "it hit an error",
+  no_runtime: "it could not start",
+  remember_failed: "the model could not save it",
+};
+
+/** "Skipped — not enough new chats yet", "Failed — Mnemo closed before it finished", "Running". */
 export function statusText(t: Pick<TaskInfo, "status" | "reason">): string {
   const label = TASK_STATUS_LABELS[t.status] ?? t.status;
-  return t.reason ? `${label} (${t.reason})` : label;
+  if (!t.reason) return label;
+  return `${label} — ${REASON_TEXT[t.reason] ?? t.reason.replace(/_/g, " ")}`;
 }
 
 /** Which tasks a filtered list shows (`null`: any). */

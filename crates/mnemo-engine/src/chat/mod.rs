@@ -183,7 +183,10 @@ fn status_text(vault: &Vault, ws: &Workspace, ignored: bool) -> Result<String> {
         st.last_dream_at.as_deref().unwrap_or("never"),
         st.last_dream_status
             .as_deref()
-            .map(|s| format!(" ({s})"))
+            .map(|s| match st.last_dream_undone_by {
+                Some(by) => format!(" ({s}; undone since, by change group {by})"),
+                None => format!(" ({s})"),
+            })
             .unwrap_or_default(),
     ));
     out.push_str(&format!(

@@ -517,6 +517,18 @@ impl Journal {
         Ok(info)
     }
 
+    /// The newest group of one kind (`dream`, `extract`…) in a workspace.
+    pub fn last_group(&self, workspace: &str, kind: &str) -> Result<Option<i64>> {
+        self.conn
+            .query_row(
+                "SELECT id FROM groups WHERE workspace = ?1 AND kind = ?2 ORDER BY id DESC LIMIT 1",
+                [workspace, kind],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(db::err("reading the journal"))
+    }
+
     /// The group that undid group `id` and is still in effect, if any.
     pub fn group_undone_by(&self, id: i64) -> Result<Option<i64>> {
         self.conn

@@ -79,6 +79,11 @@ impl Vault {
         guard(&self.journal).begin_group(workspace, kind, task, label, None)
     }
 
+    /// The newest change group of one kind (`dream`, `extract`…) in a workspace.
+    pub fn last_group(&self, workspace: &str, kind: &str) -> Result<Option<i64>> {
+        guard(&self.journal).last_group(workspace, kind)
+    }
+
     /// The group that undid group `id` and is still in effect, if any.
     pub fn group_undone_by(&self, id: i64) -> Result<Option<i64>> {
         guard(&self.journal).group_undone_by(id)
