@@ -155,7 +155,10 @@ async fn mechanical_dream_merges_in_one_group_that_undoes_byte_exact() {
     let said = api.memory_status("personal".into(), None).unwrap();
     assert!(said.contains("undone since"), "{said}");
     assert!(
-        api.undo_group(group).unwrap_err().message.contains("already undone"),
+        api.undo_group(group)
+            .unwrap_err()
+            .message
+            .contains("already undone"),
         "a second undo is refused in words"
     );
     // Dreaming twice in a row: the second run is a noop.

@@ -158,7 +158,6 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
     })
 }
 
-
 /// Valid topics whose names fold to the same words, grouped (each group and the list sorted).
 fn same_name(topics: &[&mnemo_store::index::DocSummary]) -> Vec<Vec<String>> {
     let mut by: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
