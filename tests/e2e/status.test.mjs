@@ -232,7 +232,9 @@ test("with automatic extraction off, the next turn runs no extraction", async ()
   await page.getByTestId("task-filter-status").selectOption("skipped");
   const row = page.locator(`[data-testid="status-task-list"] [data-testid="task-row"][data-id="${skipped.id}"]`);
   await row.waitFor();
-  assert.match(await text(row), /Skipped \(disabled\)/);
+  // The reason is said in words, not as the code `disabled`.
+  assert.match(await text(row), /Skipped — switched off for this workspace/);
+  assert.doesNotMatch(await text(row), /\(disabled\)/);
   await page.getByTestId("task-filter-kind").selectOption("");
   await page.getByTestId("task-filter-status").selectOption("");
   // No extraction agent asked the model anything.
