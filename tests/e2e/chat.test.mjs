@@ -61,6 +61,12 @@ test("the model is configured in settings: tested without saving, then saved", a
   const dialog = page.getByTestId("model-settings");
   await dialog.waitFor();
   await page.getByTestId("model-base-url").fill(fake.url);
+  // Leaving the address asks the server for its models (GET /v1/models): offered in the Model field.
+  await page.getByTestId("model-name").focus();
+  const offered = page.getByTestId("model-offered");
+  await waitFor(async () => /offers 2 models/.test(await offered.innerText()), "the server's model list");
+  const options = await page.locator("#model-offered option").evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(options, ["fake-fast", "fake-main"]);
   await page.getByTestId("model-name").fill("fake-main");
   await page.getByTestId("model-fast").fill("fake-fast");
   await page.getByTestId("model-test").click();

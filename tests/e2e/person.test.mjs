@@ -146,7 +146,10 @@ test("an undone dream reads as undone: Redo offered, no link to a file that is g
   const group = done.result.group;
   assert.ok(group, "the dream changed files");
   await view("history");
-  await page.locator(`[data-testid="history-group"][data-group="${group}"]`).click();
+  // Rows lead with the memories' names, not with change numbers and files.
+  const groupRow = page.locator(`[data-testid="history-group"][data-group="${group}"]`);
+  await waitFor(async () => /Real database in tests/.test((await groupRow.locator(".history-name").innerText().catch(() => "")) ?? ""), "the group row named by its memory");
+  await groupRow.click();
   const detail = page.getByTestId("group-detail");
   await detail.waitFor();
   await waitFor(async () => (await detail.getByRole("button", { name: "Open memory" }).count()) > 0, "links while the dream is in effect");

@@ -27,6 +27,7 @@ vi.mock("./lib/bindings", () => ({
     getModelSettings: vi.fn(),
     setModelSettings: vi.fn(),
     testModel: vi.fn(),
+    modelList: vi.fn(),
     chatSessions: vi.fn(),
     chatCreate: vi.fn(),
     chatTranscript: vi.fn(),
@@ -284,7 +285,9 @@ describe("instant search", () => {
     expect(api.search).toHaveBeenLastCalledWith(null, "charts", 200, null);
     const hints = screen.getAllByTestId("match-hint");
     expect(hints.map((h) => h.textContent)).toEqual(["meaning", "meaning + words"]);
-    expect(hints[1].getAttribute("title")).toBe("Matched by meaning 0.40 · words 1.00");
+    expect(hints[1].getAttribute("title")).toBe("Relevance 50 % — matched by meaning 0.40 · words 1.00");
+    // Each result's relevance as a bar.
+    expect(screen.getAllByTestId("score-bar").map((b) => b.getAttribute("aria-label"))).toEqual(["Relevance 90 %", "Relevance 50 %"]);
 
     fireEvent.click(screen.getByTestId("words-only-toggle"));
     await waitFor(() => expect(rowPaths()).toEqual(["me.md"]));

@@ -78,6 +78,7 @@ const STATS: MemoryStats = {
   duplicates: 0,
   duplicate_files: [],
   same_name: [],
+  same_subject: [],
   telemetry: [],
 };
 
@@ -188,7 +189,7 @@ describe("workspace tools", () => {
         strategy: "heuristic",
         candidates: 1,
         note: null,
-        selected: [{ id: "proj.md", path: "proj.md", summary: "Ships in March", text: "Ships in March", memory_type: "project", hash: "h1", mtime: "2026-03-01T10:00:00Z" }],
+        selected: [{ id: "proj.md", path: "proj.md", name: "Launch date", summary: "Ships in March", text: "Ships in March", memory_type: "project", hash: "h1", mtime: "2026-03-01T10:00:00Z", confident: true }],
       }),
     );
     api.forget.mockResolvedValue(ok(task("forget-1", { kind: "forget", session: null, result: { summary: "forgot 1 entry", files: ["proj.md"], group: 5 } })));

@@ -128,6 +128,10 @@ impl Api {
     /// The query's embedding, when a model is loaded (else `None`: lexical).
     pub(crate) fn query_vector(&self, text: &str) -> Option<QueryVector> {
         let model = self.embeddings.model(self.home_dir()).ok()?;
+        if !model.reads(text) {
+            tracing::debug!(model = %model.model_id(), "the model does not read this query's language; searching by words");
+            return None;
+        }
         match model.embed_query(text) {
             Ok(e) => Some(QueryVector {
                 model: model.model_id().to_owned(),

@@ -78,6 +78,7 @@ macro_rules! for_each_command {
             get_model_settings() -> $crate::ModelSettings;
             set_model_settings(settings: $crate::ModelSettings) -> $crate::ModelSettings;
             test_model(settings: Option<$crate::ModelSettings>) -> $crate::ModelTest;
+            model_list(settings: Option<$crate::ModelSettings>) -> Vec<String>;
             memory_status(workspace: String, session: Option<String>) -> String;
             chat_sessions(workspace: String) -> Vec<$crate::reexports::SessionInfo>;
             chat_create(workspace: String, title: Option<String>) -> $crate::reexports::SessionInfo;
@@ -157,6 +158,9 @@ pub struct Api {
     /// Who the memory agents' writes are journaled as when this API serves another program
     /// (`mnemo mcp`: `mcp`); `None`: each flow's own source (`remember`, `forget`).
     acting_for: Option<mnemo_core::ChangeSource>,
+    /// Who a person's own writes (create, update, pin, delete, undo) are journaled as: `user`
+    /// for the app and HTTP, `cli` for the command line.
+    person: mnemo_core::ChangeSource,
 }
 
 fn clamp(limit: Option<u32>) -> usize {
@@ -180,7 +184,15 @@ impl Api {
             embeddings: Arc::default(),
             opener: Arc::new(RwLock::new(None)),
             acting_for: None,
+            person: mnemo_core::ChangeSource::User,
         })
+    }
+
+    /// This API, with a person's own writes journaled as `source` (the command line uses `cli`).
+    #[must_use]
+    pub fn person_is(mut self, source: mnemo_core::ChangeSource) -> Self {
+        self.person = source;
+        self
     }
 
     /// This API, with remember and forget journaled as `source` (the MCP server uses `mcp`).

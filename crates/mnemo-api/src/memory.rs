@@ -174,7 +174,7 @@ impl Api {
             memory_type: memory.memory_type,
             body: memory.body,
         };
-        let out = self.vault.create(&workspace, &new, ChangeSource::User)?;
+        let out = self.vault.create(&workspace, &new, self.person)?;
         self.lift_forgotten(&workspace, &new.body);
         Ok(out)
     }
@@ -226,7 +226,7 @@ impl Api {
             .map(|d| d.body);
         let out = self
             .vault
-            .update(&workspace, &path, &p, ChangeSource::User)?;
+            .update(&workspace, &path, &p, self.person)?;
         if let Some(b) = body {
             self.lift_forgotten_new(&workspace, before.as_deref().unwrap_or(""), &b);
         }
@@ -243,7 +243,7 @@ impl Api {
         pinned: bool,
     ) -> Result<WriteOutcome> {
         let ws = self.vault.workspace(&workspace)?;
-        self.vault.mutate(&ws, &path, ChangeSource::User, None, |cur, rel| {
+        self.vault.mutate(&ws, &path, self.person, None, |cur, rel| {
             if mnemo_store::doc::doc_kind(rel) != Some(mnemo_store::doc::DocKind::Topic) {
                 return Err(Error::usage(format!("`{rel}` is not a topic file: only topic files can be pinned")));
             }
@@ -265,7 +265,7 @@ impl Api {
 
     /// Delete a memory (undoable).
     pub fn remove(&self, workspace: String, path: String) -> Result<WriteOutcome> {
-        self.vault.delete(&workspace, &path, ChangeSource::User)
+        self.vault.delete(&workspace, &path, self.person)
     }
 
     /// Full-text search, best first.
@@ -303,7 +303,7 @@ impl Api {
             if let Some(hits) =
                 mnemo_engine::recall::search_hybrid(&self.vault, ws, words, &qv, limit)?
             {
-                return Ok(hits);
+                return Ok(mnemo_engine::recall::above_search_floor(hits));
             }
         }
         let mut hits = self.vault.search_indexed(ws, words, limit)?;
@@ -312,7 +312,7 @@ impl Api {
             h.score = share;
             h.lexical = Some(share);
         }
-        Ok(hits)
+        Ok(mnemo_engine::recall::above_search_floor(hits))
     }
 
     /// The journal, newest first.
@@ -366,7 +366,7 @@ impl Api {
     /// Undo a change (restores exact bytes; journaled).
     pub fn undo(&self, id: i64) -> Result<WriteOutcome> {
         let change = self.vault.change(id)?;
-        let out = self.vault.undo(id, ChangeSource::User)?;
+        let out = self.vault.undo(id, self.person)?;
         // Undoing a forget's change is the person asking for those entries back.
         if change.summary.source == ChangeSource::Forget
             && let Ok(d) = self
@@ -442,7 +442,7 @@ impl Api {
             ));
         }
         let group = self.vault.group(id)?;
-        let undone = self.vault.undo_group(id, ChangeSource::User)?;
+        let undone = self.vault.undo_group(id, self.person)?;
         // Undoing a forget is the person asking for those entries back: lift their marks.
         if group.kind == "forget" {
             for c in &group.changes {

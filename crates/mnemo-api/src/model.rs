@@ -138,14 +138,20 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 fn check_settings(s: &ModelSettings) -> Result<()> {
+    check_server(s)?;
+    if !s.base_url.trim().is_empty() && s.model.trim().is_empty() {
+        return Err(Error::usage("name the model to use with this base URL"));
+    }
+    Ok(())
+}
+
+/// What every use of settings needs, a model name aside (listing the server's models).
+fn check_server(s: &ModelSettings) -> Result<()> {
     let url = s.base_url.trim();
     if !(url.is_empty() || url.starts_with("http://") || url.starts_with("https://")) {
         return Err(Error::usage(format!(
             "the base URL `{url}` must start with http:// or https:// (e.g. http://127.0.0.1:11434/v1)"
         )));
-    }
-    if !url.is_empty() && s.model.trim().is_empty() {
-        return Err(Error::usage("name the model to use with this base URL"));
     }
     if !(1024..=10_000_000).contains(&s.context_window) {
         return Err(Error::usage(
@@ -269,6 +275,31 @@ impl Api {
             reply,
             latency_ms: u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX),
         })
+    }
+
+    /// The models the server offers (`GET {base_url}/models`), for the settings being edited
+    /// (`settings`, tried as [`Api::test_model`] tries them: nothing is written) or those in
+    /// effect. Only the base URL (and key) are needed: the model may still be unset.
+    pub fn model_list(&self, settings: Option<ModelSettings>) -> Result<Vec<String>> {
+        let client = match settings {
+            None => self.model.client(),
+            Some(given) => {
+                check_server(&given)?;
+                Arc::new(client_for(self.trial_settings(&given))?)
+            }
+        };
+        if client.settings().base_url.trim().is_empty() {
+            return Err(chat::model_error(&LlmError::NotConfigured));
+        }
+        let c = Arc::clone(&client);
+        let listed = self.model.runtime.block_on(async move {
+            let cancel = CancellationToken::new();
+            match tokio::time::timeout(TEST_TIMEOUT, c.list_models(&cancel)).await {
+                Ok(r) => r,
+                Err(_) => Err(LlmError::Timeout(TEST_TIMEOUT.as_secs())),
+            }
+        })?;
+        listed.map_err(|e| chat::model_error(&e))
     }
 
     /// The settings `given` would put in effect, without saving them: the key rules of

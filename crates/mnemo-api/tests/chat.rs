@@ -445,3 +445,50 @@ fn sessions_rename_ignore_memory_delete_and_bad_input() {
         ErrorCode::NotFound
     );
 }
+
+/// Issue 20: Settings offers the server's own model list (`GET /models`) for what is typed,
+/// before a model is named, and writes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_lists_its_models_for_unsaved_settings() {
+    let (_d, api) = api();
+    let fake = FakeModel::start().await;
+    let typed = ModelSettings {
+        model: String::new(),
+        fast_model: String::new(),
+        ..settings(&fake)
+    };
+    let a = api.clone();
+    let listed = blocking(move || a.model_list(Some(typed))).await.unwrap();
+    assert_eq!(listed, ["fake-fast", "fake-main"]);
+    assert_eq!(
+        api.get_model_settings().unwrap().base_url,
+        "",
+        "listing saved nothing"
+    );
+    assert!(!api.home_dir().join("llm.key").exists());
+    // Nothing set and nothing typed: no server to ask.
+    let e = api.model_list(None).unwrap_err();
+    assert_eq!(e.code, ErrorCode::ModelNotConfigured);
+    // Nothing listening there: unreachable, in words.
+    let dead = ModelSettings {
+        base_url: "http://127.0.0.1:9/v1".into(),
+        ..settings(&fake)
+    };
+    let a = api.clone();
+    let e = blocking(move || a.model_list(Some(dead))).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::ModelUnreachable);
+    // A server without the list (the fake below `/v1`): said so, not "wrong model".
+    let root = ModelSettings {
+        base_url: fake.base_url().trim_end_matches("/v1").to_owned(),
+        ..settings(&fake)
+    };
+    let a = api.clone();
+    let e = blocking(move || a.model_list(Some(root))).await.unwrap_err();
+    assert!(e.message.contains("does not list its models"), "{}", e.message);
+    // A bad address is refused before anything is sent.
+    let bad = ModelSettings {
+        base_url: "ftp://example".into(),
+        ..settings(&fake)
+    };
+    assert_eq!(api.model_list(Some(bad)).unwrap_err().code, ErrorCode::Usage);
+}

@@ -869,3 +869,41 @@ async fn an_auto_dream_waiting_for_extraction_can_be_cancelled() {
     let manual = blocking(move || a.dream("personal".into(), Some(true)).unwrap()).await;
     assert_ne!(manual.id, done.id);
 }
+
+/// Issue 20: a file the dream wrote that did not exist before is reported as created, not as
+/// "updated", in the report and in the task's summary.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dream_tells_what_it_created_from_what_it_changed() {
+    let (_d, api) = api();
+    let fake = FakeModel::start().await;
+    configure(&api, &fake).await;
+    seed(&api);
+    fake.push_for(
+        Kind::Tools,
+        Reply::tool(
+            "write_file",
+            json!({"path": "database.md", "content": topic("Database", "project", "Use Postgres.\n")}),
+        ),
+    );
+    fake.push_for(
+        Kind::Tools,
+        Reply::tool(
+            "write_file",
+            json!({"path": "a.md", "content": topic("Plans", "project", "Ship v2 in May.\n")}),
+        ),
+    );
+    fake.push_for(Kind::Tools, Reply::text("Moved the database choice to its own file."));
+    let t = dream(&api, false).await;
+    let r = report(&t);
+    assert_eq!(r.status, DreamStatus::Updated, "{r:?}");
+    assert_eq!(r.files_created, vec!["database.md"]);
+    assert!(r.files_touched.contains(&"database.md".to_owned()));
+    assert!(r.files_touched.contains(&"a.md".to_owned()));
+    let summary = &t.result.as_ref().unwrap().summary;
+    assert!(summary.contains("1 file created"), "{summary}");
+    let changed = r.files_touched.len() - 1;
+    assert!(
+        summary.contains(&format!("{changed} file")),
+        "the rest are counted as changed: {summary}"
+    );
+}

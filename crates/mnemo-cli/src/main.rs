@@ -72,7 +72,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli, json: bool) -> Result<()> {
-    let api = Api::open_at(cli.home)?;
+    let api = Api::open_at(cli.home)?.person_is(ChangeSource::Cli);
     let ws_read = cli.workspace.as_deref();
     let ws_write = cli.workspace.as_deref().unwrap_or(PERSONAL);
     match cli.command {
@@ -414,8 +414,9 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 println!("\n{}", r.prompt);
             })
         }
-        Command::Serve { port, ui } => serve(api, port, ui),
-        Command::Mcp => mcp(api, cli.workspace),
+        // The served app and the HTTP API are a person's own window, not the command line.
+        Command::Serve { port, ui } => serve(api.person_is(ChangeSource::User), port, ui),
+        Command::Mcp => mcp(api.person_is(ChangeSource::Mcp), cli.workspace),
         Command::Chat { message, session } => chat::chat(&api, ws_write, message, session, json),
         Command::Dream {
             mechanical,

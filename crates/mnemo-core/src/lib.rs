@@ -33,6 +33,7 @@ impl MemoryType {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::User => "user",
+            Self::Cli => "cli",
             Self::Feedback => "feedback",
             Self::Project => "project",
             Self::Reference => "reference",
@@ -94,8 +95,10 @@ impl WorkspaceKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "lowercase")]
 pub enum ChangeSource {
-    /// A person, through the CLI, the app or the HTTP API.
+    /// A person, through the app or the HTTP API.
     User,
+    /// A person at the command line (`mnemo`).
+    Cli,
     /// An outside program, seen by the watcher or a rescan.
     Watcher,
     /// Background extraction after a chat turn.
@@ -118,6 +121,7 @@ impl ChangeSource {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::User => "user",
+            Self::Cli => "cli",
             Self::Watcher => "watcher",
             Self::Extract => "extract",
             Self::Dream => "dream",
@@ -134,6 +138,7 @@ impl FromStr for ChangeSource {
     fn from_str(s: &str) -> Result<Self, Error> {
         [
             Self::User,
+            Self::Cli,
             Self::Watcher,
             Self::Extract,
             Self::Dream,

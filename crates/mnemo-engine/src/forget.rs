@@ -32,6 +32,8 @@ pub struct ForgetEntry {
     pub id: String,
     /// The file.
     pub path: String,
+    /// The memory's name (its frontmatter `name`).
+    pub name: String,
     /// Its summary line.
     pub summary: String,
     /// The whole entry.
@@ -42,6 +44,11 @@ pub struct ForgetEntry {
     pub hash: String,
     /// The file's last change (RFC 3339).
     pub mtime: String,
+    /// Whether the entry itself says what the request says (the request's words, or all of
+    /// its content words, are in it). A model's pick without that evidence is offered
+    /// unticked: the person confirms it.
+    #[serde(default)]
+    pub confident: bool,
 }
 
 /// What `forget` would remove.
@@ -93,11 +100,11 @@ fn split_id(id: &str) -> (&str, Option<usize>) {
 /// The candidates for a query, best first, at most [`MAX_CANDIDATES`].
 pub fn candidates(vault: &Vault, ws: &Workspace, query: &str) -> Result<Vec<ForgetEntry>> {
     let q = query.trim().to_lowercase();
-    let mut docs: Vec<(String, String)> = vault
+    let mut docs: Vec<(String, String, String)> = vault
         .list_indexed(Some(&ws.id), None)?
         .into_iter()
         .filter(|d| d.valid && d.kind == doc::DocKind::Topic)
-        .map(|d| (d.path, d.mtime))
+        .map(|d| (d.path, d.mtime, d.name))
         .collect();
     docs.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let hits: Vec<String> = vault
@@ -112,7 +119,7 @@ pub fn candidates(vault: &Vault, ws: &Workspace, query: &str) -> Result<Vec<Forg
         .map(|h| h.path)
         .collect();
     let (mut first, mut second) = (Vec::new(), Vec::new());
-    for (path, mtime) in &docs {
+    for (path, mtime, name) in &docs {
         let Ok((abs, _)) = fsutil::confine(&ws.memory_root, path) else {
             continue;
         };
@@ -129,11 +136,13 @@ pub fn candidates(vault: &Vault, ws: &Workspace, query: &str) -> Result<Vec<Forg
             let c = ForgetEntry {
                 id: format::entry_id(path, e.index, entries.len()),
                 path: path.clone(),
+                name: name.clone(),
                 summary: e.summary.clone(),
                 text: e.text.clone(),
                 memory_type: file.memory_type(),
                 hash: hash.clone(),
                 mtime: mtime.clone(),
+                confident: says_what_was_asked(query, &e.text),
             };
             if !q.is_empty() && e.text.to_lowercase().contains(&q) {
                 first.push(c);
@@ -145,6 +154,23 @@ pub fn candidates(vault: &Vault, ws: &Workspace, query: &str) -> Result<Vec<Forg
     first.extend(second);
     first.truncate(MAX_CANDIDATES);
     Ok(first)
+}
+
+/// Whether `text` carries the request itself: the whole query (case-folded), or every one of
+/// its content words (function words dropped; CJK by character pairs).
+#[must_use]
+pub fn says_what_was_asked(query: &str, text: &str) -> bool {
+    let q = query.trim().to_lowercase();
+    if q.is_empty() {
+        return false;
+    }
+    let t = text.to_lowercase();
+    if t.contains(&q) {
+        return true;
+    }
+    let content = crate::recall::content_query(query);
+    let words: Vec<&str> = content.split_whitespace().collect();
+    !words.is_empty() && words.iter().all(|w| t.contains(w))
 }
 
 /// The heuristic: candidates containing the query (case-folded), newest first.
@@ -391,12 +417,31 @@ mod tests {
         ForgetEntry {
             id: id.into(),
             path: split_id(id).0.into(),
+            name: "n".into(),
             summary: text.lines().next().unwrap_or("").into(),
             text: text.into(),
             memory_type: None,
             hash: "h".into(),
             mtime: mtime.into(),
+            confident: false,
         }
+    }
+
+    #[test]
+    fn an_entry_is_a_confident_pick_only_when_it_says_what_was_asked() {
+        // The request's words as typed, in any case.
+        assert!(says_what_was_asked("Green tea", "Likes GREEN TEA."));
+        // Every content word, in another order; function words do not count.
+        assert!(says_what_was_asked(
+            "my dog vet",
+            "The vet for the dog is Dr Lee."
+        ));
+        assert!(says_what_was_asked("咖啡", "每天早上喝咖啡。"));
+        // A related entry the model might pick is not evidence enough.
+        assert!(!says_what_was_asked("green tea", "Drinks oolong in the afternoon."));
+        assert!(!says_what_was_asked("dog vet", "Walks the dog at seven."));
+        assert!(!says_what_was_asked("  ", "anything"));
+        assert!(!says_what_was_asked("the", "nothing of substance asked"));
     }
 
     #[test]

@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use specta::Type;
 
 pub use hybrid::{
-    Fusion, LEXICAL_WEIGHT, MAX_CANDIDATES, MIN_COSINE, MIN_SCORE, VECTOR_WEIGHT, candidates_for,
-    fuse, normalise_cosine, normalise_lexical,
+    Fusion, LEXICAL_WEIGHT, MAX_CANDIDATES, MIN_COSINE, MIN_SCORE, SEARCH_RELATIVE_FLOOR,
+    VECTOR_WEIGHT, above_search_floor, candidates_for, fuse, normalise_cosine, normalise_lexical,
 };
 pub use lexical::{content_query, has_substance, rank_lexical, recall, search_hybrid};
 pub use model::{

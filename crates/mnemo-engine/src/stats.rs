@@ -2,7 +2,7 @@
 //! extraction and dream, MEMORY.md's budget, memory health (stale, likely duplicates, invalid
 //! files) and recent telemetry. The API's `stats`, `mnemo stats` and `/memory` all show these.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use chrono::{DateTime, Duration, Utc};
 use mnemo_core::Result;
@@ -69,6 +69,10 @@ pub struct MemoryStats {
     /// Memories sharing a name (case and spacing aside), each group sorted: one subject written
     /// down twice, which may say different things. A person keeps one.
     pub same_name: Vec<Vec<String>>,
+    /// Pairs of memories of one type whose names are about the same subject ("Pet" and "The
+    /// user's pet": one name's words hold the other's, or they share most of them) without
+    /// sharing a name: they may say different things. At most [`MAX_SAME_SUBJECT`] pairs.
+    pub same_subject: Vec<Vec<String>>,
     /// Recent telemetry of this workspace, newest first.
     pub telemetry: Vec<TelemetryEvent>,
 }
@@ -153,6 +157,7 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
             .map(|c| c.path.clone())
             .collect(),
         same_name: same_name(&topics),
+        same_subject: same_subject(&topics),
         telemetry: events.into_iter().take(TELEMETRY).collect(),
         workspace: ws.id.clone(),
     })
@@ -160,7 +165,7 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
 
 /// Valid topics whose names fold to the same words, grouped (each group and the list sorted).
 fn same_name(topics: &[&mnemo_store::index::DocSummary]) -> Vec<Vec<String>> {
-    let mut by: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+    let mut by: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for d in topics.iter().filter(|d| d.valid) {
         let key = d
             .name
@@ -184,6 +189,62 @@ fn same_name(topics: &[&mnemo_store::index::DocSummary]) -> Vec<Vec<String>> {
     groups
 }
 
+/// Pairs [`same_subject`] reports at most.
+pub const MAX_SAME_SUBJECT: usize = 20;
+
+/// Valid topics of one type whose names' content words overlap as one subject (a subset, or at
+/// least half of all their words shared) but do not fold to the same name (those are in
+/// [`same_name`]). Only names sharing a word are compared. Pairs sorted, each sorted.
+fn same_subject(topics: &[&mnemo_store::index::DocSummary]) -> Vec<Vec<String>> {
+    let fold = |n: &str| n.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let docs: Vec<(&mnemo_store::index::DocSummary, BTreeSet<String>)> = topics
+        .iter()
+        .filter(|d| d.valid)
+        .map(|d| {
+            let words = crate::recall::content_query(&d.name)
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
+            (*d, words)
+        })
+        .filter(|(_, w): &(_, BTreeSet<String>)| !w.is_empty())
+        .collect();
+    let mut by_word: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, (_, words)) in docs.iter().enumerate() {
+        for w in words {
+            by_word.entry(w.as_str()).or_default().push(i);
+        }
+    }
+    let mut pairs: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for ids in by_word.values() {
+        for (k, &a) in ids.iter().enumerate() {
+            for &b in &ids[k + 1..] {
+                pairs.insert((a.min(b), a.max(b)));
+            }
+        }
+    }
+    let mut out: Vec<Vec<String>> = pairs
+        .into_iter()
+        .filter_map(|(a, b)| {
+            let ((da, wa), (db, wb)) = (&docs[a], &docs[b]);
+            if da.memory_type != db.memory_type || fold(&da.name) == fold(&db.name) {
+                return None;
+            }
+            let shared = wa.intersection(wb).count();
+            let union = wa.union(wb).count();
+            let one_subject = wa.is_subset(wb) || wb.is_subset(wa) || 2 * shared >= union;
+            one_subject.then(|| {
+                let mut pair = vec![da.path.clone(), db.path.clone()];
+                pair.sort();
+                pair
+            })
+        })
+        .collect();
+    out.sort();
+    out.truncate(MAX_SAME_SUBJECT);
+    out
+}
+
 /// Whether the last dream's changes were undone since. Only a dream that updated files has a
 /// change group, so the newest dream group is the last dream's only when it ended `updated`.
 fn last_dream_undone_by(vault: &Vault, ws: &Workspace, status: Option<&str>) -> Option<i64> {
@@ -196,8 +257,47 @@ fn last_dream_undone_by(vault: &Vault, ws: &Workspace, status: Option<&str>) -> 
 
 #[cfg(test)]
 mod tests {
+    use mnemo_core::MemoryType;
     use mnemo_store::doc::DocKind;
     use mnemo_store::index::DocSummary;
+
+    fn typed(path: &str, name: &str, t: MemoryType) -> DocSummary {
+        DocSummary {
+            memory_type: Some(t),
+            ..doc(path, name, true)
+        }
+    }
+
+    #[test]
+    fn memories_about_one_subject_are_paired_whatever_their_names_say_around_it() {
+        use MemoryType::{Project, User};
+        let docs = [
+            typed("pet.md", "Pet", User),
+            typed("users-pet.md", "The user's pet", User),
+            typed("pet-2.md", "pet", User),
+            typed("deploy-day.md", "Deploy day", Project),
+            typed("deploy-day-rules.md", "Deploy day rules", Project),
+            typed("deploy-keys.md", "Deploy keys and secrets rotation", Project),
+            typed("pet-food.md", "Pet", Project),
+            typed("coffee.md", "咖啡", User),
+            typed("coffee-2.md", "喝咖啡", User),
+            doc("broken.md", "Pet", false),
+        ];
+        let refs: Vec<&DocSummary> = docs.iter().collect();
+        assert_eq!(
+            super::same_subject(&refs),
+            vec![
+                // 咖啡 is within 喝咖啡.
+                vec!["coffee-2.md".to_owned(), "coffee.md".to_owned()],
+                // "deploy day" is within "deploy day rules".
+                vec!["deploy-day-rules.md".to_owned(), "deploy-day.md".to_owned()],
+                vec!["pet-2.md".to_owned(), "users-pet.md".to_owned()],
+                vec!["pet.md".to_owned(), "users-pet.md".to_owned()],
+            ],
+            "not: pet.md with pet-2.md (same name: listed there), a project memory with a user one, \
+             two names sharing one word of many, an invalid file"
+        );
+    }
 
     fn doc(path: &str, name: &str, valid: bool) -> DocSummary {
         DocSummary {

@@ -9,6 +9,11 @@ use serde_json::{Value, json};
 
 use crate::{CancellationToken, ChatRequest, ChatResponse, LlmError, LlmSettings, Message};
 
+/// Model names [`Client::list_models`] returns at most.
+pub const MAX_LISTED_MODELS: usize = 500;
+/// The largest model list read (a server sending more is answered with an error).
+const MAX_MODEL_LIST_BYTES: usize = 4 << 20;
+
 /// The client.
 #[derive(Clone)]
 pub struct Client {
@@ -224,6 +229,69 @@ impl Client {
             return None;
         }
         resp.json().await.ok()
+    }
+
+    /// The models the server offers (`GET /models`, the OpenAI list shape `{"data": [{"id"}]}`;
+    /// Ollama's `{"models": [{"name"}]}` too), sorted and deduplicated. No retries: the person
+    /// is waiting. Errors as for a chat (unreachable, unauthorized, another status).
+    pub async fn list_models(&self, cancel: &CancellationToken) -> Result<Vec<String>, LlmError> {
+        let mut rb = self.http.get(self.url("models"));
+        if let Some(key) = self.settings.api_key.as_deref() {
+            rb = rb.bearer_auth(key);
+        }
+        let resp = tokio::select! {
+            () = cancel.cancelled() => return Err(LlmError::Cancelled),
+            r = rb.send() => r,
+        };
+        let resp = match resp {
+            Ok(r) => r,
+            Err(e) if e.is_timeout() => return Err(LlmError::Timeout(self.settings.timeout_secs)),
+            Err(e) => {
+                return Err(LlmError::Unreachable(
+                    self.settings.base_url.clone(),
+                    e.to_string(),
+                ));
+            }
+        };
+        let status = resp.status().as_u16();
+        let mut resp = resp;
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| {
+            LlmError::Unreachable(self.settings.base_url.clone(), e.to_string())
+        })? {
+            body.extend_from_slice(&chunk);
+            if body.len() > MAX_MODEL_LIST_BYTES {
+                return Err(LlmError::BadResponse(format!(
+                    "the model list is over {} MB",
+                    MAX_MODEL_LIST_BYTES >> 20
+                )));
+            }
+        }
+        let text = String::from_utf8_lossy(&body);
+        if !(200..300).contains(&status) {
+            return Err(match status {
+                // No list here is not a wrong model name.
+                404 => LlmError::Http(404, "the server does not list its models".to_owned()),
+                _ => self.classify(status, &text, &Value::Null),
+            });
+        }
+        let v: Value = serde_json::from_str(&text).map_err(|e| {
+            LlmError::BadResponse(format!("the model list is not JSON: {e}"))
+        })?;
+        let items = v["data"]
+            .as_array()
+            .or_else(|| v["models"].as_array())
+            .ok_or_else(|| LlmError::BadResponse("the answer holds no model list".to_owned()))?;
+        let mut names: Vec<String> = items
+            .iter()
+            .filter_map(|m| m["id"].as_str().or_else(|| m["name"].as_str()))
+            .map(|n| n.chars().take(200).collect::<String>())
+            .filter(|n| !n.trim().is_empty())
+            .take(MAX_LISTED_MODELS)
+            .collect();
+        names.sort();
+        names.dedup();
+        Ok(names)
     }
 
     /// "Test connection": a one-token chat with the main model.

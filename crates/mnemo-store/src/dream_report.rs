@@ -68,8 +68,12 @@ pub struct DreamReport {
     pub strategy: DreamStrategy,
     /// `auto | manual`.
     pub trigger: DreamTrigger,
-    /// Files written (relative to the memory root), sorted.
+    /// Files written (relative to the memory root), sorted: the ones it created and the ones it
+    /// changed.
     pub files_touched: Vec<String>,
+    /// Of those, the files that did not exist before the dream, sorted.
+    #[serde(default)]
+    pub files_created: Vec<String>,
     /// Files deleted, sorted.
     pub files_deleted: Vec<String>,
     /// Entries merged away (each kept once).

@@ -12,6 +12,7 @@ vi.mock("../lib/bindings", () => ({
     getModelSettings: vi.fn(),
     setModelSettings: vi.fn(),
     testModel: vi.fn(),
+    modelList: vi.fn(),
     chatSessions: vi.fn(),
     chatCreate: vi.fn(),
     chatTranscript: vi.fn(),

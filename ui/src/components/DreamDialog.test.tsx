@@ -23,6 +23,7 @@ const REPORT: DreamReport = {
   strategy: "mechanical",
   trigger: "manual",
   files_touched: ["testing.md"],
+  files_created: [],
   files_deleted: ["testing-dup.md"],
   entries_merged: 1,
   merges: [{ summary: "Integration tests hit a real database.", into: "testing.md", from: ["testing-dup.md"] }],
@@ -153,7 +154,7 @@ describe("the dream report", () => {
     expect(report.getAttribute("data-status")).toBe("updated");
     expect(within(report).getByTestId("dream-outcome").textContent).toBe("Memory consolidated");
     expect(within(report).getByTestId("dream-summary").textContent).toBe(DONE.result?.summary);
-    expect(report.textContent).toContain("mechanical · manual · 1.2 s · 1 entry merged · types: feedback");
+    expect(report.textContent).toContain("mechanical · manual · 1.2 s · 1 file changed · 1 file deleted · 1 entry merged · types: feedback");
     const notes = within(within(report).getByTestId("dream-notes")).getAllByRole("listitem");
     expect(notes.map((n) => n.textContent)).toEqual(REPORT.notes);
     const merges = within(report).getByTestId("dream-merges");

@@ -15,14 +15,16 @@ vi.mock("../lib/bindings", () => ({
 
 const api = vi.mocked(commands);
 
-const entry = (id: string, summary: string, hash: string): ForgetEntry => ({
+const entry = (id: string, summary: string, hash: string, confident = true): ForgetEntry => ({
   id,
   path: id.split(":")[0],
+  name: id.startsWith("ci") ? "CI" : "Deploys",
   summary,
   text: summary,
   memory_type: "project",
   hash,
   mtime: "2026-03-01T10:00:00Z",
+  confident,
 });
 
 const PREVIEW: ForgetPreview = {
@@ -64,10 +66,11 @@ describe("Forget…", () => {
     expect(screen.getByRole("dialog", { name: "Forget — Personal" })).toBeTruthy();
     await preview();
     await waitFor(() => expect(rows()).toHaveLength(3));
+    // Each row leads with the memory's name, the entry beneath it.
     expect(rows().map((r) => r.textContent)).toEqual([
-      "Staging deploys need a ticket.deploy.md:1 · project · in deploy.md",
-      "Staging resets on Mondays.deploy.md:2 · project · in deploy.md",
-      "CI runs on staging.ci.md · project",
+      "DeploysStaging deploys need a ticket.project · in deploy.md",
+      "DeploysStaging resets on Mondays.project · in deploy.md",
+      "CICI runs on staging.project · in ci.md",
     ]);
     expect(rows().every((r) => within(r).getByRole<HTMLInputElement>("checkbox").checked)).toBe(true);
     expect(screen.getByTestId("forget-preview").textContent).toContain("Chosen by the model among 12 candidates");
@@ -87,6 +90,21 @@ describe("Forget…", () => {
     expect(done.textContent).toContain("Staging deploys need a ticket. (deploy.md:1)");
     expect(done.textContent).not.toContain("Mondays");
     expect(onForgot).toHaveBeenCalledWith(FORGOT);
+  });
+
+  it("leaves a pick the model was unsure of unticked, and says why", async () => {
+    api.forgetPreview.mockResolvedValue(
+      ok({ ...PREVIEW, selected: [entry("deploy.md:1", "Staging deploys need a ticket.", "h1"), entry("ci.md", "CI runs nightly.", "h2", false)] }),
+    );
+    renderDialog();
+    await preview();
+    await waitFor(() => expect(rows()).toHaveLength(2));
+    expect(box("deploy.md:1").checked).toBe(true);
+    expect(box("ci.md").checked).toBe(false);
+    const unsure = within(rows()[1]).getByTestId("forget-unsure");
+    expect(unsure.textContent).toContain("does not say “staging”");
+    expect(within(rows()[0]).queryByTestId("forget-unsure")).toBeNull();
+    expect(screen.getByTestId("forget-confirm").textContent).toBe("Forget 1 entry");
   });
 
   it("undoes the forget as one change group", async () => {

@@ -17,8 +17,8 @@ interface Props {
 }
 
 /**
- * Forget… (SPEC §4.4): a query, its preview as a checklist (each entry's summary, id and file,
- * all checked), "Forget N entries" for the checked ones, then what was forgotten with undo. An
+ * Forget… (SPEC §4.4): a query, its preview as a checklist (each entry under its memory's name;
+ * only confident picks — the entry says what was asked — ticked), "Forget N entries" for the checked ones, then what was forgotten with undo. An
  * empty preview says nothing matches; `conflict` (a file changed since the preview) is shown in
  * place with "Preview again".
  */
@@ -123,7 +123,7 @@ export function ForgetDialog({ workspace, workspaceLabel, onClose, onForgot, onU
           <div className="forget-preview" data-testid="forget-preview" data-strategy={preview.strategy}>
             <div className="forget-preview-head">
               <span className="muted">
-                {strategyText(preview)}. Uncheck what should stay.
+                {strategyText(preview)}. Tick what should go; untick what should stay.
                 {preview.note && <> {preview.note}</>}
               </span>
               <button
@@ -146,18 +146,18 @@ export function ForgetDialog({ workspace, workspaceLabel, onClose, onForgot, onU
                       onChange={() => dispatch({ type: "toggle", id: e.id })}
                     />
                     <span className="forget-entry-text">
+                      <span className="forget-name">{e.name}</span>
                       <span className="forget-summary">{e.summary}</span>
-                      <span className="muted">
-                        <code>{e.id}</code>
-                        {e.memory_type && <> · {e.memory_type}</>}
-                        {e.id !== e.path && (
-                          <>
-                            {" "}
-                            · in <code>{e.path}</code>
-                          </>
-                        )}
-                      </span>
                       {e.text.trim() !== e.summary.trim() && <span className="forget-body">{e.text}</span>}
+                      <span className="muted">
+                        {!e.confident && (
+                          <span data-testid="forget-unsure">
+                            The model picked this, but it does not say “{preview.query}”: tick it if it should go.{" "}
+                          </span>
+                        )}
+                        {e.memory_type && <>{e.memory_type} · </>}
+                        in <code>{e.path}</code>
+                      </span>
                     </span>
                   </label>
                 </li>

@@ -4,11 +4,14 @@ import { HistoryPanel } from "./HistoryPanel";
 import { ToastProvider } from "./Toasts";
 import { commands } from "../lib/bindings";
 import type { ChangeDiff, ChangeSummary, GroupInfo } from "../lib/bindings";
-import { change, err, ok } from "../test/fixtures";
+import { DOCS, change, err, ok } from "../test/fixtures";
+
+const DOC = DOCS[0];
 
 vi.mock("../lib/bindings", () => ({
   commands: {
     history: vi.fn(),
+    list: vi.fn(),
     diff: vi.fn(),
     undo: vi.fn(),
     changeGroup: vi.fn(),
@@ -57,6 +60,14 @@ beforeEach(() => {
     return ok(d);
   });
   api.changeGroup.mockResolvedValue(ok(GROUP));
+  // The memories as they are now (go-engineer.md was deleted: its row shows the file).
+  api.list.mockResolvedValue(
+    ok([
+      { ...DOC, path: "me.md", name: "About me" },
+      { ...DOC, path: "travel-prefs.md", name: "Travel preferences" },
+      { ...DOC, path: "tea.md", name: "Tea" },
+    ]),
+  );
 });
 
 function renderPanel() {
@@ -73,6 +84,14 @@ const rowKinds = () =>
     .map((o) => o.getAttribute("data-testid"));
 
 describe("history with change groups", () => {
+  it("leads each row with the memory's name, the file kept for one that no longer exists", async () => {
+    renderPanel();
+    await waitFor(() => expect(screen.getAllByTestId("history-item")[0].querySelector(".history-name")?.textContent).toBe("About me"));
+    expect(api.list).toHaveBeenCalledWith("personal", null);
+    expect(screen.getByTestId("history-group").querySelector(".history-name")?.textContent).toBe("Travel preferences, Tea");
+    expect(screen.getAllByTestId("history-item")[1].querySelector(".history-name")?.textContent).toBe("go-engineer.md");
+  });
+
   it("shows a change group as one row, opening to its files with their diffs", async () => {
     renderPanel();
     await waitFor(() => expect(rowKinds()).toEqual(["history-item", "history-group", "history-item"]));

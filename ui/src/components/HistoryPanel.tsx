@@ -40,6 +40,17 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
   const [undoError, setUndoError] = useState<UiError | null>(null);
   const [undoing, setUndoing] = useState(false);
   const [reload, setReload] = useState(0);
+  /** Memory names by `workspace/path` (rows lead with the name; a deleted one shows its file). */
+  const [names, setNames] = useState<ReadonlyMap<string, string>>(new Map());
+
+  useEffect(() => {
+    if (path !== null) return;
+    void run(commands.list(workspace, null), "names").then((answer) => {
+      if (answer?.ok) setNames(new Map(answer.data.map((d) => [`${d.workspace}/${d.path}`, d.name])));
+    });
+    return () => cancel("names");
+  }, [run, cancel, workspace, path, refreshKey, reload]);
+  const nameOf = (ws: string, p: string) => names.get(`${ws}/${p}`) ?? p;
 
   useEffect(() => {
     void run(commands.history(workspace, path, 100), "history").then((answer) => {
@@ -109,12 +120,15 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
                 key={row.key}
                 role="option"
                 aria-selected={isSelected}
-                className={`history-item history-group ${isSelected ? "selected" : ""} ${undoneBy !== null ? "undone" : ""}`}
+                className={`history-item history-group ${path === null ? "named" : ""} ${isSelected ? "selected" : ""} ${undoneBy !== null ? "undone" : ""}`}
                 data-testid="history-group"
                 data-group={row.group}
                 title={`Change group: ${row.paths.join(", ")}`}
                 onClick={() => select({ kind: "group", id: row.group })}
               >
+                {path === null && (
+                  <span className="history-name">{[...new Set(row.paths.map((p) => nameOf(row.workspace, p)))].join(", ")}</span>
+                )}
                 <span className="history-id" aria-hidden="true">
                   <GroupIcon />
                 </span>
@@ -144,11 +158,12 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
               key={row.key}
               role="option"
               aria-selected={c.id === selected}
-              className={`history-item ${c.id === selected ? "selected" : ""} ${c.undone_by !== null ? "undone" : ""}`}
+              className={`history-item ${path === null ? "named" : ""} ${c.id === selected ? "selected" : ""} ${c.undone_by !== null ? "undone" : ""}`}
               data-testid="history-item"
               data-id={c.id}
               onClick={() => select({ kind: "change", id: c.id })}
             >
+              {path === null && <span className="history-name">{nameOf(c.workspace, c.path)}</span>}
               <span className="history-id">#{c.id}</span>
               <span className="history-op">
                 {OP_LABELS[c.op] ?? c.op}

@@ -96,9 +96,9 @@ export function MemoryHealth({ stats, activeDream, onOpenMemory, onDreamStarted,
           prunes.
         </p>
       )}
-      {items.length === 0 && stats.same_name.length === 0 && (
+      {items.length === 0 && stats.same_name.length === 0 && stats.same_subject.length === 0 && (
         <p className="health-ok" data-testid="health-ok">
-          No problems found: every file is valid, nothing looks duplicated or stale.
+          No problems found: every file is valid, nothing looks duplicated, contradictory or stale.
         </p>
       )}
       {group("invalid").length > 0 && (
@@ -129,30 +129,22 @@ export function MemoryHealth({ stats, activeDream, onOpenMemory, onDreamStarted,
         </div>
       )}
       {stats.same_name.length > 0 && (
-        <div className="health-group" data-testid="health-same-name">
-          <h3>
-            Same name, may disagree <span className="muted">{stats.same_name.length}</span>
-          </h3>
-          <p className="muted">
-            These memories share a name: one subject written down more than once, perhaps saying different things.
-            Open them and keep the one that is right.
-          </p>
-          <ul className="health-list">
-            {stats.same_name.map((paths) => (
-              <li key={paths.join("|")} data-testid="health-same-name-group">
-                {paths.map((p, i) => (
-                  <span key={p}>
-                    {i > 0 && " · "}
-                    <code>{p}</code>{" "}
-                    <button type="button" className="link-button" onClick={() => onOpenMemory(stats.workspace, p)}>
-                      Open
-                    </button>
-                  </span>
-                ))}
-              </li>
-            ))}
-          </ul>
-        </div>
+        <PathGroups
+          testId="health-same-name"
+          title="Same name, may disagree"
+          text="These memories share a name: one subject written down more than once, perhaps saying different things. Open them and keep the one that is right."
+          groups={stats.same_name}
+          onOpen={(p) => onOpenMemory(stats.workspace, p)}
+        />
+      )}
+      {stats.same_subject.length > 0 && (
+        <PathGroups
+          testId="health-same-subject"
+          title="About the same subject, may contradict"
+          text="Their names are about one subject (“Pet” and “The user’s pet”): check that they agree, and merge or correct them if not."
+          groups={stats.same_subject}
+          onOpen={(p) => onOpenMemory(stats.workspace, p)}
+        />
       )}
       {group("stale").length > 0 && (
         <div className="health-group" data-testid="health-stale">
@@ -164,5 +156,38 @@ export function MemoryHealth({ stats, activeDream, onOpenMemory, onDreamStarted,
         </div>
       )}
     </section>
+  );
+}
+
+/** Groups of memories to compare, each path with its Open link. */
+function PathGroups(props: {
+  testId: string;
+  title: string;
+  text: string;
+  groups: string[][];
+  onOpen: (path: string) => void;
+}) {
+  return (
+    <div className="health-group" data-testid={props.testId}>
+      <h3>
+        {props.title} <span className="muted">{props.groups.length}</span>
+      </h3>
+      <p className="muted">{props.text}</p>
+      <ul className="health-list">
+        {props.groups.map((paths) => (
+          <li key={paths.join("|")} data-testid={`${props.testId}-group`}>
+            {paths.map((p, i) => (
+              <span key={p}>
+                {i > 0 && " · "}
+                <code>{p}</code>{" "}
+                <button type="button" className="link-button" onClick={() => props.onOpen(p)}>
+                  Open
+                </button>
+              </span>
+            ))}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

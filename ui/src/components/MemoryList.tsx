@@ -175,7 +175,7 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                 {(it.type || it.kind === "log") && (
                   <span className={`type-chip type-${it.type ?? "log"}`}>{it.type ?? "log"}</span>
                 )}
-                <MatchHint vector={it.vector} lexical={it.lexical} />
+                <MatchHint score={it.score} vector={it.vector} lexical={it.lexical} />
                 <span className="row-age">{formatAge(it.mtime)}</span>
               </div>
               <div className="row-line row-sub">
@@ -211,13 +211,19 @@ function LogDesc({ description, mtime }: { description: string; mtime: string | 
   );
 }
 
-/** A search hit's "meaning" / "words" hint; the scores on hover. */
-function MatchHint({ vector, lexical }: { vector?: number | null; lexical?: number | null }) {
+/** A search hit's relevance as a bar, its "meaning" / "words" hint; the scores on hover. */
+function MatchHint({ score, vector, lexical }: { score?: number | null; vector?: number | null; lexical?: number | null }) {
   const hint = matchHint(vector, lexical);
   if (!hint) return null;
   const scores = matchScores(vector, lexical);
+  const percent = typeof score === "number" && Number.isFinite(score) ? Math.round(Math.min(1, Math.max(0, score)) * 100) : null;
   return (
-    <span className="row-match" data-testid="match-hint" title={`Matched by ${scores}`}>
+    <span className="row-match" data-testid="match-hint" title={`Relevance ${percent ?? "?"} % — matched by ${scores}`}>
+      {percent !== null && (
+        <span className="score-bar" role="img" aria-label={`Relevance ${percent} %`} data-testid="score-bar" data-score={percent}>
+          <span style={{ width: `${percent}%` }} />
+        </span>
+      )}
       {hint}
     </span>
   );

@@ -9,6 +9,7 @@ vi.mock("../lib/bindings", () => ({
     getModelSettings: vi.fn(),
     setModelSettings: vi.fn(),
     testModel: vi.fn(),
+    modelList: vi.fn(),
   },
 }));
 
@@ -21,6 +22,7 @@ const STORED = { ...MODEL_SETTINGS, has_key: true };
 beforeEach(() => {
   api.getModelSettings.mockResolvedValue(ok(STORED));
   api.setModelSettings.mockImplementation(async (s) => ok({ ...STORED, ...s, api_key: null }));
+  api.modelList.mockResolvedValue(ok(["llama3.2", "qwen3:8b"]));
 });
 
 async function renderSettings() {
@@ -32,6 +34,24 @@ async function renderSettings() {
 const field = (id: string) => screen.getByTestId<HTMLInputElement>(id);
 
 describe("model settings", () => {
+  it("offers the server's own models for the typed address, and says when a name is not among them", async () => {
+    await renderSettings();
+    await waitFor(() => expect(screen.getByTestId("model-offered").textContent).toBe("The server offers 2 models: pick one in the Model field."));
+    const options = [...document.querySelectorAll("#model-offered option")].map((o) => o.getAttribute("value"));
+    expect(options).toEqual(["llama3.2", "qwen3:8b"]);
+    expect(field("model-name").getAttribute("list")).toBe("model-offered");
+    fireEvent.change(field("model-name"), { target: { value: "qwen3:8" } });
+    expect(screen.getByTestId("model-offered").textContent).toContain("It does not list “qwen3:8”.");
+    // Another address: asked again when the person leaves the field, with the values as typed.
+    api.modelList.mockResolvedValue(err("model_unreachable", "can't reach the model: http://127.0.0.1:9/v1 unreachable"));
+    fireEvent.change(field("model-base-url"), { target: { value: "http://127.0.0.1:9/v1" } });
+    fireEvent.blur(field("model-base-url"));
+    await waitFor(() => expect(api.modelList).toHaveBeenLastCalledWith(expect.objectContaining({ base_url: "http://127.0.0.1:9/v1" })));
+    await waitFor(() => expect(screen.getByTestId("model-offered").textContent).toContain("Could not list this server's models"));
+    expect(document.querySelectorAll("#model-offered option")).toHaveLength(0);
+    expect(api.setModelSettings).not.toHaveBeenCalled();
+  });
+
   it("shows the settings and saves them, keeping the stored key when the key field is left empty", async () => {
     await renderSettings();
     expect(field("model-name").value).toBe("qwen3:8b");

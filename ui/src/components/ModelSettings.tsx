@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { Modal } from "./Modal";
 import { explain } from "../lib/errors";
 import { commands } from "../lib/bindings";
@@ -81,6 +81,20 @@ function settingsToSave(f: Form): Settings | UiError {
 
 type TestState = { state: "running" } | { state: "ok"; text: string } | { state: "failed"; error: UiError } | null;
 
+/** The server's own model list (`GET /models`) for the base URL it was asked at. */
+type ModelList = { url: string; models: string[] } | { url: string; error: UiError } | null;
+
+/** One sentence on the server's model list, under the Model field. */
+export function offeredText(list: ModelList, model: string): string {
+  if (!list) return "Enter the server's address to see the models it offers.";
+  if ("error" in list) return `Could not list this server's models: ${explain(list.error).sentence} You can still type a model's name.`;
+  const n = list.models.length;
+  if (n === 0) return "The server lists no models: type the model's name.";
+  const listed = model.trim() === "" || list.models.includes(model.trim());
+  const offer = `The server offers ${n} model${n === 1 ? "" : "s"}: pick one in the Model field.`;
+  return listed ? offer : `${offer} It does not list “${model.trim()}”.`;
+}
+
 export function ModelSettings({ onClose, onSaved }: Props) {
   const [loaded, setLoaded] = useState<Settings | null>(null);
   const [loadError, setLoadError] = useState<UiError | null>(null);
@@ -89,18 +103,39 @@ export function ModelSettings({ onClose, onSaved }: Props) {
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
   const [test, setTest] = useState<TestState>(null);
+  const [offered, setOffered] = useState<ModelList>(null);
   const { run, cancel } = useCommand();
+
+  /** Asks the server at the typed base URL for its models (nothing is saved). */
+  const listModels = useCallback(
+    async (f: Form) => {
+      const values = settingsToSave(f);
+      if ("code" in values || values.base_url === "") {
+        setOffered(null);
+        return;
+      }
+      const answer = await run(commands.modelList(values), "models");
+      if (!answer) return;
+      setOffered(answer.ok ? { url: values.base_url, models: answer.data } : { url: values.base_url, error: answer.error });
+    },
+    [run],
+  );
 
   useEffect(() => {
     void run(commands.getModelSettings(), "load").then((answer) => {
       if (!answer) return;
       if (answer.ok) {
         setLoaded(answer.data);
-        setForm(formOf(answer.data));
+        const f = formOf(answer.data);
+        setForm(f);
+        void listModels(f);
       } else setLoadError(answer.error);
     });
-    return () => cancel("load");
-  }, [run, cancel]);
+    return () => {
+      cancel("load");
+      cancel("models");
+    };
+  }, [run, cancel, listModels]);
 
   const dirty = !!form && !!loaded && !sameForm(form, formOf(loaded));
 
@@ -192,6 +227,9 @@ export function ModelSettings({ onClose, onSaved }: Props) {
               <input
                 value={form.base_url}
                 onChange={(e) => set("base_url", e.target.value)}
+                onBlur={() => {
+                  if (form.base_url.trim() !== (offered?.url ?? "")) void listModels(form);
+                }}
                 placeholder="http://127.0.0.1:11434/v1"
                 spellCheck={false}
                 autoFocus
@@ -247,6 +285,8 @@ export function ModelSettings({ onClose, onSaved }: Props) {
                   onChange={(e) => set("model", e.target.value)}
                   placeholder="qwen3:8b"
                   spellCheck={false}
+                  list="model-offered"
+                  aria-describedby="model-offered-note"
                   data-testid="model-name"
                 />
               </label>
@@ -257,10 +297,17 @@ export function ModelSettings({ onClose, onSaved }: Props) {
                   onChange={(e) => set("fast_model", e.target.value)}
                   placeholder="the main model"
                   spellCheck={false}
+                  list="model-offered"
                   data-testid="model-fast"
                 />
               </label>
             </div>
+            <datalist id="model-offered">
+              {offered && "models" in offered && offered.models.map((m) => <option key={m} value={m} />)}
+            </datalist>
+            <p id="model-offered-note" className="muted model-offered" data-testid="model-offered">
+              {offeredText(offered, form.model)}
+            </p>
             <div className="field-row">
               <label className="field grow">
                 <span>Context window (tokens)</span>

@@ -43,6 +43,7 @@ const STATS: MemoryStats = {
   duplicates: 2,
   duplicate_files: ["testing.md", "testing-dup.md"],
   same_name: [["pet.md", "user/pet.md"]],
+  same_subject: [["pet.md", "users-pet.md"]],
   telemetry: [
     tel("2026-03-01T10:04:00Z", "recall", { strategy: "heuristic", duration_ms: 4, docs_selected: 1 }),
     tel("2026-03-01T10:03:00Z", "extract", { status: "completed", entries_written: 2, duration_ms: 1200 }),
@@ -148,6 +149,11 @@ describe("memory health", () => {
     expect(same.textContent).toContain("user/pet.md");
     fireEvent.click(within(same).getAllByRole("button", { name: "Open" })[1]);
     expect(onOpenMemory).toHaveBeenCalledWith("personal", "user/pet.md");
+    // Two names about one subject: shown as may contradict, each to open.
+    const subject = screen.getByTestId("health-same-subject-group");
+    expect(screen.getByTestId("health-same-subject").textContent).toContain("may contradict");
+    fireEvent.click(within(subject).getAllByRole("button", { name: "Open" })[1]);
+    expect(onOpenMemory).toHaveBeenCalledWith("personal", "users-pet.md");
   });
 
   it("dreams the duplicates away, or shows the dream already under way", async () => {
@@ -173,7 +179,7 @@ describe("memory health", () => {
   });
 
   it("says so when all is well", async () => {
-    api.stats.mockResolvedValue(ok({ ...STATS, invalid: [], stale: [], duplicates: 0, duplicate_files: [], same_name: [], memory_md_lines: 3 }));
+    api.stats.mockResolvedValue(ok({ ...STATS, invalid: [], stale: [], duplicates: 0, duplicate_files: [], same_name: [], same_subject: [], memory_md_lines: 3 }));
     renderPanel();
     expect((await screen.findByTestId("health-ok")).textContent).toContain("No problems found");
     expect(screen.queryByTestId("health-item")).toBeNull();

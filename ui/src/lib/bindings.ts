@@ -33,6 +33,7 @@ export const commands = {
 	getModelSettings: () => typedError<ModelSettings, ApiError>(__TAURI_INVOKE("get_model_settings")),
 	setModelSettings: (settings: ModelSettings) => typedError<ModelSettings, ApiError>(__TAURI_INVOKE("set_model_settings", { settings })),
 	testModel: (settings: ModelSettings | null) => typedError<ModelTest, ApiError>(__TAURI_INVOKE("test_model", { settings })),
+	modelList: (settings: ModelSettings | null) => typedError<string[], ApiError>(__TAURI_INVOKE("model_list", { settings })),
 	memoryStatus: (workspace: string, session: string | null) => typedError<string, ApiError>(__TAURI_INVOKE("memory_status", { workspace, session })),
 	chatSessions: (workspace: string) => typedError<SessionInfo[], ApiError>(__TAURI_INVOKE("chat_sessions", { workspace })),
 	chatCreate: (workspace: string, title: string | null) => typedError<SessionInfo, ApiError>(__TAURI_INVOKE("chat_create", { workspace, title })),
@@ -120,6 +121,8 @@ export type ChangeOp =
 export type ChangeSource = 
 /**  A person, through the CLI, the app or the HTTP API. */
 "user" | 
+/**  A person at the command line (`mnemo`). */
+"cli" | 
 /**  An outside program, seen by the watcher or a rescan. */
 "watcher" | 
 /**  Background extraction after a chat turn. */
@@ -332,6 +335,8 @@ export type DreamReport = {
 	trigger: DreamTrigger,
 	/**  Files written (relative to the memory root), sorted. */
 	files_touched: string[],
+	/**  created */
+	files_created: string[],
 	/**  Files deleted, sorted. */
 	files_deleted: string[],
 	/**  Entries merged away (each kept once). */
@@ -491,6 +496,8 @@ export type ForgetEntry = {
 	id: string,
 	/**  The file. */
 	path: string,
+	/**  The memory's name. */
+	name: string,
 	/**  Its summary line. */
 	summary: string,
 	/**  The whole entry. */
@@ -501,6 +508,8 @@ export type ForgetEntry = {
 	hash: string,
 	/**  The file's last change (RFC 3339). */
 	mtime: string,
+	/**  confident */
+	confident: boolean,
 };
 
 /**  An entry to remove, as the preview listed it. */
@@ -662,6 +671,8 @@ export type MemoryStats = {
 	 *  down twice, which may say different things. A person keeps one.
 	 */
 	same_name: string[][],
+	/**  x */
+	same_subject: string[][],
 	/**  Recent telemetry of this workspace, newest first. */
 	telemetry: TelemetryEvent[],
 };

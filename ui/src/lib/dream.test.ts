@@ -18,6 +18,7 @@ const REPORT: DreamReport = {
   strategy: "agent",
   trigger: "manual",
   files_touched: ["testing.md"],
+  files_created: [],
   files_deleted: ["testing-dup.md"],
   entries_merged: 2,
   merges: [],
@@ -98,12 +99,25 @@ describe("outcome", () => {
   });
 
   it("lists a report's facts", () => {
-    expect(reportFacts(REPORT, "2.3 s")).toEqual(["memory agent", "manual", "2.3 s", "2 entries merged", "types: feedback"]);
-    expect(reportFacts({ ...REPORT, strategy: "mechanical", trigger: "auto", entries_merged: 1, touched_types: [] }, "")).toEqual([
+    expect(reportFacts(REPORT, "2.3 s")).toEqual([
+      "memory agent",
+      "manual",
+      "2.3 s",
+      "1 file changed",
+      "1 file deleted",
+      "2 entries merged",
+      "types: feedback",
+    ]);
+    expect(reportFacts({ ...REPORT, strategy: "mechanical", trigger: "auto", entries_merged: 1, touched_types: [], files_deleted: [] }, "")).toEqual([
       "mechanical",
       "automatic",
+      "1 file changed",
       "1 entry merged",
     ]);
+    // A file the dream wrote that did not exist before is created, not "updated".
+    expect(
+      reportFacts({ ...REPORT, files_touched: ["new.md", "testing.md"], files_created: ["new.md"], files_deleted: [], entries_merged: 0, touched_types: [] }, ""),
+    ).toEqual(["memory agent", "manual", "1 file created", "1 file changed"]);
   });
 });
 

@@ -69,10 +69,20 @@ export function outcomeDetail(t: TaskInfo): string | null {
   return null;
 }
 
-/** "agent · manual · 2.3 s · 1 entry merged · feedback" style facts of a report. */
+const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
+
+/**
+ * "memory agent · manual · 2.3 s · 1 file created · 2 entries merged · types: feedback" style
+ * facts of a report: what it created is told apart from what it changed and what it deleted.
+ */
 export function reportFacts(r: DreamReport, duration: string): string[] {
   const facts: string[] = [r.strategy === "agent" ? "memory agent" : "mechanical", r.trigger === "auto" ? "automatic" : "manual"];
   if (duration) facts.push(duration);
+  const created = r.files_created.length;
+  const changed = r.files_touched.length - created;
+  if (created > 0) facts.push(`${files(created)} created`);
+  if (changed > 0) facts.push(`${files(changed)} changed`);
+  if (r.files_deleted.length > 0) facts.push(`${files(r.files_deleted.length)} deleted`);
   if (r.entries_merged > 0) facts.push(`${r.entries_merged} entr${r.entries_merged === 1 ? "y" : "ies"} merged`);
   if (r.touched_types.length > 0) facts.push(`types: ${r.touched_types.join(", ")}`);
   return facts;

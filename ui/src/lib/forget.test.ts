@@ -4,14 +4,16 @@ import type { ForgetAction, ForgetState } from "./forget";
 import type { ForgetEntry, ForgetPreview } from "./bindings";
 import { task } from "../test/fixtures";
 
-const entry = (id: string, summary: string, hash = "h-a"): ForgetEntry => ({
+const entry = (id: string, summary: string, hash = "h-a", confident = true): ForgetEntry => ({
   id,
   path: id.split(":")[0],
+  name: "Staging",
   summary,
   text: `${summary}\nWhy: because.`,
   memory_type: "project",
   hash,
   mtime: "2026-03-01T10:00:00Z",
+  confident,
 });
 
 const PREVIEW: ForgetPreview = {
@@ -42,6 +44,18 @@ describe("forgetReducer", () => {
     ]);
     expect(run([{ type: "all", checked: false }], s).checked.size).toBe(0);
     expect(run([{ type: "all", checked: true }], s).checked.size).toBe(3);
+  });
+
+  it("ticks only confident picks; the others wait for the person", () => {
+    const unsure: ForgetPreview = {
+      ...PREVIEW,
+      strategy: "model",
+      selected: [entry("deploy.md:1", "Staging deploys need a ticket."), entry("ci.md", "CI runs nightly.", "h-b", false)],
+    };
+    let s = run([{ type: "previewed", answer: { ok: true, data: unsure } }]);
+    expect([...s.checked]).toEqual(["deploy.md:1"]);
+    s = run([{ type: "toggle", id: "ci.md" }], s);
+    expect(picks(s.preview, s.checked).map((p) => p.id)).toEqual(["deploy.md:1", "ci.md"]);
   });
 
   it("keeps the query on a failed preview, and the old preview if there was one", () => {

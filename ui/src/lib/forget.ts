@@ -60,7 +60,10 @@ export function forgetReducer(state: ForgetState, action: ForgetAction): ForgetS
     case "previewed": {
       if (!action.answer.ok) return { ...state, stage: state.preview ? "preview" : "query", error: action.answer.error };
       const preview = action.answer.data;
-      return { ...state, stage: "preview", preview, checked: new Set(preview.selected.map((e) => e.id)), error: null };
+      // Only confident picks start ticked: an entry the model chose without saying what was asked
+      // waits for the person to tick it.
+      const checked = new Set(preview.selected.filter((e) => e.confident).map((e) => e.id));
+      return { ...state, stage: "preview", preview, checked, error: null };
     }
     case "toggle": {
       if (state.stage !== "preview") return state;

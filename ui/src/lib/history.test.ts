@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countFiles, historyRows } from "./history";
+import { actorOf, countFiles, historyRows } from "./history";
 import { change } from "../test/fixtures";
 
 const summary = (rows: ReturnType<typeof historyRows>) =>
@@ -59,5 +59,14 @@ describe("countFiles", () => {
   it("pluralises", () => {
     expect(countFiles(1)).toBe("1 file");
     expect(countFiles(2)).toBe("2 files");
+  });
+});
+
+describe("who made a change", () => {
+  it("tells the command line from the app, and an unknown source by its own name", () => {
+    expect(actorOf("user").label).toBe("You");
+    expect(actorOf("cli").label).toBe("You, at the command line");
+    expect(actorOf("watcher").label).toBe("Outside editor");
+    expect(actorOf("sync").label).toBe("sync");
   });
 });

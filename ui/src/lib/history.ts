@@ -1,7 +1,7 @@
 // The rows of the history list: single changes as they are, and the changes of one change group
 // (one job: an extraction run, a dream, a group undo…) folded into one row.
 
-import type { ChangeSummary } from "./bindings";
+import type { ChangeSource, ChangeSummary } from "./bindings";
 
 export type HistoryRow =
   | { kind: "change"; key: string; change: ChangeSummary }
@@ -77,8 +77,9 @@ export function countFiles(n: number): string {
 export const OP_LABELS: Record<string, string> = { create: "created", modify: "modified", delete: "deleted" };
 
 /** Who made a change, as a person would say it (the wire keeps `user`, `watcher`…). */
-export const ACTORS: Record<string, { label: string; icon: string }> = {
+export const ACTORS: Record<ChangeSource, { label: string; icon: string }> = {
   user: { label: "You", icon: "●" },
+  cli: { label: "You, at the command line", icon: "›" },
   watcher: { label: "Outside editor", icon: "◆" },
   extract: { label: "Extraction", icon: "▲" },
   dream: { label: "Dream", icon: "☾" },
@@ -89,7 +90,7 @@ export const ACTORS: Record<string, { label: string; icon: string }> = {
 };
 
 export function actorOf(source: string): { label: string; icon: string } {
-  return ACTORS[source] ?? { label: source, icon: "•" };
+  return (ACTORS as Record<string, { label: string; icon: string } | undefined>)[source] ?? { label: source, icon: "•" };
 }
 
 /**

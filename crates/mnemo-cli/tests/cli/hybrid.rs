@@ -195,3 +195,34 @@ fn without_a_usable_model_search_is_lexical_and_status_says_how_to_install() {
         assert_eq!(err["error"]["code"], "embedding_unavailable");
     }
 }
+
+/// Issue 20: nothing unrelated is offered as a match "by meaning". The English model places
+/// every two Chinese texts close together, so a Chinese query is searched by its words; and a
+/// result far below the best one is cut off.
+#[test]
+fn search_offers_nothing_unrelated_by_meaning() {
+    if mnemo_embed::model_for_tests().is_none() {
+        return;
+    }
+    let e = Env::new();
+    e.pets();
+    let p = e.personal();
+    for (f, name, body) in [
+        ("tea.md", "喜欢喝绿茶", "用户每天下午喝绿茶。"),
+        ("friday.md", "周五不部署", "周五下午禁止部署。"),
+        ("breakfast.md", "早餐吃包子", "用户早餐常吃包子。"),
+        ("coffee.md", "早上喝咖啡", "用户每天早上喝一杯咖啡。"),
+    ] {
+        std::fs::write(p.join(f), topic(name, name, "user", body)).unwrap();
+    }
+    // Only the memory that says 咖啡; before, all six Chinese memories came back "by meaning".
+    let hits = e.json_model(&["search", "咖啡"]);
+    assert_eq!(paths(&hits), ["coffee.md"], "{hits}");
+    assert!(hits[0]["vector"].is_null(), "found by its words: {hits}");
+    // A Chinese query sharing no word with any memory finds nothing at all.
+    let none = e.json_model(&["search", "首屏加载太久了"]);
+    assert_eq!(paths(&none), Vec::<String>::new(), "{none}");
+    // An English query by meaning: the pet, not every memory that shares a common word.
+    let pet = e.json_model(&["search", "which pet does the user own"]);
+    assert_eq!(paths(&pet), ["dog.md"], "{pet}");
+}

@@ -249,7 +249,8 @@ fn add_edit_rm_undo_round_trip_byte_exact_with_history() {
         for field in ["id", "path", "source", "at"] {
             assert!(!h[field].is_null());
         }
-        assert_eq!(h["source"], "user");
+        // A person at the command line is told apart from one in the app.
+        assert_eq!(h["source"], "cli");
     }
     let all = e.json(&["history"]);
     assert_eq!(all.as_array().unwrap().len(), 5);
@@ -449,7 +450,7 @@ fn outside_edit_shows_up_in_watch_and_search() {
     let ev: Value =
         serde_json::from_str(&rx.recv_timeout(Duration::from_secs(10)).expect("no event")).unwrap();
     assert_eq!(ev["paths"][0], "other.md");
-    assert_eq!(ev["source"], "user");
+    assert_eq!(ev["source"], "cli");
     child.kill().unwrap();
     child.wait().unwrap();
     // The outside edit is in the journal.

@@ -313,6 +313,7 @@ pub async fn run_dream(
         strategy: DreamStrategy::Mechanical,
         trigger: req.trigger,
         files_touched: Vec::new(),
+        files_created: Vec::new(),
         files_deleted: Vec::new(),
         entries_merged: 0,
         merges: Vec::new(),
@@ -408,8 +409,11 @@ fn finish(
     for p in paths {
         match (snap.get(p), after.get(p)) {
             (Some(a), Some(b)) if a == b => continue,
-            (_, Some(b)) => {
+            (before, Some(b)) => {
                 report.files_touched.push(p.clone());
+                if before.is_none() {
+                    report.files_created.push(p.clone());
+                }
                 types.extend(type_of(b));
             }
             (Some(a), None) => {
@@ -479,11 +483,20 @@ pub fn summary_line(r: &DreamReport) -> String {
                     if r.entries_merged == 1 { "y" } else { "ies" }
                 ));
             }
-            parts.push(format!(
-                "{} file{} updated",
-                r.files_touched.len(),
-                if r.files_touched.len() == 1 { "" } else { "s" }
-            ));
+            let created = r.files_created.len();
+            let changed = r.files_touched.len() - created.min(r.files_touched.len());
+            if created > 0 {
+                parts.push(format!(
+                    "{created} file{} created",
+                    if created == 1 { "" } else { "s" }
+                ));
+            }
+            if changed > 0 || created == 0 {
+                parts.push(format!(
+                    "{changed} file{} updated",
+                    if changed == 1 { "" } else { "s" }
+                ));
+            }
             if !r.files_deleted.is_empty() {
                 parts.push(format!("{} deleted", r.files_deleted.len()));
             }

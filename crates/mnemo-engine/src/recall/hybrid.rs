@@ -25,6 +25,10 @@ pub const MAX_CANDIDATES: usize = 200;
 pub const MIN_COSINE: f64 = 0.25;
 /// Lowest fused score returned.
 pub const MIN_SCORE: f64 = 0.05;
+/// The search command's cut-off: a result scoring under this share of the best result is left
+/// out ("which pet does the user own" matched every memory holding "user" at 0.05 beside the
+/// pets at 0.6–0.8). Recall keeps its own rules: its candidates are ranked, not shown.
+pub const SEARCH_RELATIVE_FLOOR: f64 = 0.2;
 /// Reciprocal-rank fusion's constant.
 pub const RRF_K: f64 = 60.0;
 
@@ -62,6 +66,16 @@ impl Default for Fusion {
 
 fn key(h: &Hit) -> (String, String) {
     (h.workspace.clone(), h.path.clone())
+}
+
+/// Search results without the tail far below the best one ([`SEARCH_RELATIVE_FLOOR`]); order
+/// kept.
+#[must_use]
+pub fn above_search_floor(hits: Vec<Hit>) -> Vec<Hit> {
+    let best = hits.iter().map(|h| h.score).fold(0.0_f64, f64::max);
+    hits.into_iter()
+        .filter(|h| h.score >= best * SEARCH_RELATIVE_FLOOR)
+        .collect()
 }
 
 /// BM25 scores as 0–1, the best candidate at 1.
@@ -169,6 +183,20 @@ mod tests {
             vector: None,
             lexical: None,
         }
+    }
+
+    #[test]
+    fn search_leaves_out_results_far_below_the_best() {
+        let hits = vec![
+            hit("pet.md", 0.77),
+            hit("cat.md", 0.64),
+            hit("edge.md", 0.77 * SEARCH_RELATIVE_FLOOR),
+            hit("hobby.md", 0.054),
+            hit("birthday.md", 0.051),
+        ];
+        let kept: Vec<String> = above_search_floor(hits).into_iter().map(|h| h.path).collect();
+        assert_eq!(kept, ["pet.md", "cat.md", "edge.md"]);
+        assert!(above_search_floor(Vec::new()).is_empty());
     }
 
     #[test]
