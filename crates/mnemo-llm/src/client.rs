@@ -256,9 +256,11 @@ impl Client {
         let status = resp.status().as_u16();
         let mut resp = resp;
         let mut body = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(|e| {
-            LlmError::Unreachable(self.settings.base_url.clone(), e.to_string())
-        })? {
+        while let Some(chunk) = resp
+            .chunk()
+            .await
+            .map_err(|e| LlmError::Unreachable(self.settings.base_url.clone(), e.to_string()))?
+        {
             body.extend_from_slice(&chunk);
             if body.len() > MAX_MODEL_LIST_BYTES {
                 return Err(LlmError::BadResponse(format!(
@@ -275,9 +277,8 @@ impl Client {
                 _ => self.classify(status, &text, &Value::Null),
             });
         }
-        let v: Value = serde_json::from_str(&text).map_err(|e| {
-            LlmError::BadResponse(format!("the model list is not JSON: {e}"))
-        })?;
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| LlmError::BadResponse(format!("the model list is not JSON: {e}")))?;
         let items = v["data"]
             .as_array()
             .or_else(|| v["models"].as_array())

@@ -119,7 +119,7 @@ export type ChangeOp =
 
 /**  Who made a change (recorded in the journal, carried by events). */
 export type ChangeSource = 
-/**  A person, through the CLI, the app or the HTTP API. */
+/**  A person, through the app or the HTTP API. */
 "user" | 
 /**  A person at the command line (`mnemo`). */
 "cli" | 
@@ -333,10 +333,13 @@ export type DreamReport = {
 	strategy: DreamStrategy,
 	/**  `auto | manual`. */
 	trigger: DreamTrigger,
-	/**  Files written (relative to the memory root), sorted. */
+	/**
+	 *  Files written (relative to the memory root), sorted: the ones it created and the ones it
+	 *  changed.
+	 */
 	files_touched: string[],
-	/**  created */
-	files_created: string[],
+	/**  Of those, the files that did not exist before the dream, sorted. */
+	files_created?: string[],
 	/**  Files deleted, sorted. */
 	files_deleted: string[],
 	/**  Entries merged away (each kept once). */
@@ -496,7 +499,7 @@ export type ForgetEntry = {
 	id: string,
 	/**  The file. */
 	path: string,
-	/**  The memory's name. */
+	/**  The memory's name (its frontmatter `name`). */
 	name: string,
 	/**  Its summary line. */
 	summary: string,
@@ -508,7 +511,11 @@ export type ForgetEntry = {
 	hash: string,
 	/**  The file's last change (RFC 3339). */
 	mtime: string,
-	/**  confident */
+	/**
+	 *  Whether the entry itself says what the request says (the request's words, or all of
+	 *  its content words, are in it). A model's pick without that evidence is offered
+	 *  unticked: the person confirms it.
+	 */
 	confident: boolean,
 };
 
@@ -671,7 +678,11 @@ export type MemoryStats = {
 	 *  down twice, which may say different things. A person keeps one.
 	 */
 	same_name: string[][],
-	/**  x */
+	/**
+	 *  Pairs of memories of one type whose names are about the same subject ("Pet" and "The
+	 *  user's pet": one name's words hold the other's, or they share most of them) without
+	 *  sharing a name: they may say different things. At most [`MAX_SAME_SUBJECT`] pairs.
+	 */
 	same_subject: string[][],
 	/**  Recent telemetry of this workspace, newest first. */
 	telemetry: TelemetryEvent[],

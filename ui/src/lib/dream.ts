@@ -78,7 +78,7 @@ const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
 export function reportFacts(r: DreamReport, duration: string): string[] {
   const facts: string[] = [r.strategy === "agent" ? "memory agent" : "mechanical", r.trigger === "auto" ? "automatic" : "manual"];
   if (duration) facts.push(duration);
-  const created = r.files_created.length;
+  const created = (r.files_created ?? []).length;
   const changed = r.files_touched.length - created;
   if (created > 0) facts.push(`${files(created)} created`);
   if (changed > 0) facts.push(`${files(changed)} changed`);

@@ -194,7 +194,10 @@ mod tests {
             hit("hobby.md", 0.054),
             hit("birthday.md", 0.051),
         ];
-        let kept: Vec<String> = above_search_floor(hits).into_iter().map(|h| h.path).collect();
+        let kept: Vec<String> = above_search_floor(hits)
+            .into_iter()
+            .map(|h| h.path)
+            .collect();
         assert_eq!(kept, ["pet.md", "cat.md", "edge.md"]);
         assert!(above_search_floor(Vec::new()).is_empty());
     }
