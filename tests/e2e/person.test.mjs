@@ -167,6 +167,26 @@ test("an undone dream reads as undone: Redo offered, no link to a file that is g
   await waitFor(async () => (await detail.getByRole("button", { name: "Open memory" }).count()) > 0, "links again once redone");
 });
 
+test("a memory another program writes is marked New, by whom, until opened; pinned memories show a pin", async () => {
+  await view("memories");
+  writeFileSync(file("from-editor.md"), topic("Written elsewhere", "A note an editor saved", "project", "Ship on Tuesdays."));
+  const row = page.locator('[data-testid="memory-row"][data-path="from-editor.md"]');
+  await row.waitFor({ timeout: 20000 });
+  const mark = row.getByTestId("unseen-mark");
+  await mark.waitFor();
+  assert.equal(await mark.innerText(), "New");
+  assert.equal(await mark.getAttribute("aria-label"), "New, by Outside editor");
+  await page.screenshot({ path: join(artifacts, "list-new-mark.png") });
+  await row.click();
+  await page.getByTestId("detail-name").waitFor();
+  await waitFor(async () => (await row.getByTestId("unseen-mark").count()) === 0, "the mark gone once opened");
+  // Pinned from the detail pane: the list shows the pin.
+  await api("set_pinned", { workspace: "personal", path: "from-editor.md", pinned: true });
+  await waitFor(async () => (await row.getByTestId("pin-mark").count()) === 1, "the pin in the list");
+  // Our own change is not pointed out to us.
+  assert.equal(await row.getByTestId("unseen-mark").count(), 0);
+});
+
 test("axe-core finds no serious or critical accessibility violation in any view, light or dark", async () => {
   const found = [];
   for (const scheme of ["light", "dark"]) {

@@ -160,6 +160,64 @@ describe("memory list", () => {
   });
 });
 
+describe("new, changed and pinned memories in the list", () => {
+  beforeEach(() => localStorage.clear());
+
+  it("marks what others wrote as New or Changed, says who, and clears the mark once opened", async () => {
+    renderApp();
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
+    const withTrip = [...DOCS, { ...DOCS[0], path: "trip.md", name: "Trip", description: "Window seats" }];
+    api.list.mockResolvedValue(ok(withTrip));
+    api.get.mockImplementation(async (workspace, path) => {
+      const d = withTrip.find((x) => x.workspace === workspace && x.path === path);
+      return d ? ok(detailOf(d)) : err("not_found", `no memory ${path}`);
+    });
+    act(() => {
+      for (const es of FakeEventSource.instances) {
+        es.fire("memory_changed", { workspace: "personal", paths: ["me.md", "trip.md"], source: "extract" });
+        es.fire("memory_changed", { workspace: "personal", paths: ["zeta.md"], source: "user" });
+      }
+    });
+    await waitFor(() => expect(rowPaths()).toContain("trip.md"));
+    const marks = () =>
+      screen.getAllByTestId("unseen-mark").map((m) => [m.closest("[data-path]")?.getAttribute("data-path"), m.textContent, m.getAttribute("aria-label")]);
+    await waitFor(() => expect(marks()).toHaveLength(2));
+    expect(marks()).toEqual(
+      expect.arrayContaining([
+        ["me.md", "Changed", "Changed, by Extraction"],
+        ["trip.md", "New", "New, by Extraction"],
+      ]),
+    );
+    // Opening it is seeing it; the other mark stays (and survives a reload of the page).
+    await openRow("trip.md");
+    await waitFor(() => expect(marks().map((m) => m[0])).toEqual(["me.md"]));
+    expect(localStorage.getItem("mnemo.unseen")).toContain("me.md");
+  });
+
+  it("shows a pin on pinned memories", async () => {
+    api.list.mockResolvedValue(ok(DOCS.map((d) => (d.path === "proj.md" ? { ...d, pinned: true } : d))));
+    renderApp();
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
+    const pins = screen.getAllByTestId("pin-mark");
+    expect(pins.map((p) => p.closest("[data-path]")?.getAttribute("data-path"))).toEqual(["proj.md"]);
+    expect(pins[0].getAttribute("aria-label")).toBe("Pinned");
+  });
+
+  it("closes another workspace's memory when a workspace is chosen, and keeps it under All workspaces", async () => {
+    renderApp();
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
+    await openRow("me.md");
+    // All workspaces → Personal: the memory is Personal's, it stays.
+    fireEvent.click((await screen.findAllByTestId("workspace-item"))[0]);
+    await waitFor(() => expect(api.logs).toHaveBeenCalledWith("personal"));
+    expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("Alpha role");
+    // Personal → the Claude project: Personal's memory closes.
+    api.list.mockResolvedValue(ok([]));
+    fireEvent.click(screen.getAllByTestId("workspace-item")[1]);
+    await waitFor(() => expect(screen.queryByTestId("detail-name")).toBeNull());
+  });
+});
+
 describe("daily logs", () => {
   const LOG = {
     workspace: "personal",
@@ -170,6 +228,7 @@ describe("daily logs", () => {
     description: "Daily log 2026-11-23",
     mtime: "2026-11-23T10:00:00Z",
     valid: true,
+    pinned: false,
   };
   const OLDER = { ...LOG, path: "logs/2026/11/2026-11-22.md", name: "2026-11-22", description: "Daily log 2026-11-22" };
 

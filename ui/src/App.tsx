@@ -21,6 +21,9 @@ import { ForgetDialog } from "./components/ForgetDialog";
 import { StatusPanel } from "./components/StatusPanel";
 import { useTaskList } from "./lib/useTaskList";
 import { activeDream, dreamDialogReducer, initialDreamDialog, shownDream } from "./lib/dream";
+import { docKey } from "./lib/format";
+import { loadUnseen, markSeen, noteChange, prune, saveUnseen } from "./lib/unseen";
+import type { Unseen } from "./lib/unseen";
 
 export const SEARCH_DEBOUNCE_MS = 120;
 export const SEARCH_LIMIT = 200;
@@ -51,6 +54,29 @@ export function App() {
   const [dreamDialog, dreamDispatch] = useReducer(dreamDialogReducer, initialDreamDialog);
   const [rememberOpen, setRememberOpen] = useState(false);
   const [forgetOpen, setForgetOpen] = useState(false);
+  // New and changed memories, marked until opened; the list as last loaded tells new from changed.
+  const [unseen, setUnseen] = useState<Unseen>(loadUnseen);
+  const listedRef = useRef<{ ws: string | null; keys: ReadonlySet<string> }>({ ws: null, keys: new Set() });
+  useEffect(() => saveUnseen(unseen), [unseen]);
+  useEffect(() => {
+    if (state.docs) listedRef.current = { ws: state.docs.ws, keys: new Set(state.docs.data.map((d) => docKey(d.workspace, d.path))) };
+  }, [state.docs]);
+  // Adjusted while rendering (React's pattern for state that follows other state): a fresh list
+  // drops marks of memories gone from it; opening a memory clears its mark.
+  const [prunedFor, setPrunedFor] = useState(state.docs);
+  if (state.docs !== prunedFor) {
+    setPrunedFor(state.docs);
+    if (state.docs) {
+      const { ws, data } = state.docs;
+      setUnseen((u) => prune(u, new Set(data.map((d) => docKey(d.workspace, d.path))), ws));
+    }
+  }
+  const openedKey = state.detail?.target.mode === "existing" ? docKey(state.detail.target.workspace, state.detail.target.path) : null;
+  const [seenKey, setSeenKey] = useState<string | null>(null);
+  if (openedKey !== seenKey) {
+    setSeenKey(openedKey);
+    if (openedKey !== null) setUnseen((u) => markSeen(u, openedKey));
+  }
 
   // Workspaces (with counts) and status.
   useEffect(() => {
@@ -112,6 +138,11 @@ export function App() {
     };
     const unsubscribe = onMemoryChanged(
       (e) => {
+        // A memory is new if the list held the workspace's memories and not this one; a change
+        // in a workspace not listed reads as a change.
+        const listed = listedRef.current;
+        const known = (key: string) => !(listed.ws === null || listed.ws === e.workspace) || listed.keys.has(key);
+        setUnseen((u) => noteChange(u, e, known, Date.now()));
         batch.push({ workspace: e.workspace, paths: e.paths });
         if (timer === undefined) timer = setTimeout(flush, EVENT_COALESCE_MS);
       },
@@ -315,6 +346,7 @@ export function App() {
             modKey={MOD_KEY}
             workspaceActions={dreamControls}
             workspacePanel={workspacePanel}
+            unseen={unseen}
           />
           <main className="detail-pane">
             {detail ? (

@@ -630,6 +630,19 @@ async fn pinned_memories_are_never_merged_and_can_be_pinned_from_the_api() {
             .unwrap()
             .pinned
     );
+    // The list says so too (issue 20: the pin shows in the list).
+    let pinned_in_list = |api: &Api| -> Vec<String> {
+        let mut p: Vec<String> = api
+            .list(Some("personal".into()), None)
+            .unwrap()
+            .into_iter()
+            .filter(|d| d.pinned)
+            .map(|d| d.path)
+            .collect();
+        p.sort();
+        p
+    };
+    assert_eq!(pinned_in_list(&api), ["a.md", "pinned/q.md"]);
     assert_eq!(
         api.set_pinned("personal".into(), "pinned/q.md".into(), false)
             .unwrap_err()
@@ -640,6 +653,7 @@ async fn pinned_memories_are_never_merged_and_can_be_pinned_from_the_api() {
     assert_eq!(report(&t).status, DreamStatus::Noop);
     api.set_pinned("personal".into(), "a.md".into(), false)
         .unwrap();
+    assert_eq!(pinned_in_list(&api), ["pinned/q.md"]);
     assert_eq!(
         read(&api, "a.md").unwrap(),
         topic("A", "user", "Tea.\n\ntea.\n")

@@ -320,6 +320,7 @@ mod tests {
             valid,
             problem: None,
             secret: None,
+            pinned: false,
         }
     }
 

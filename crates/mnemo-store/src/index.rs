@@ -103,6 +103,12 @@ DROP TABLE docs_vocab;
 -- its bytes not at all; this says which rules matched and where, for the listing.
 ALTER TABLE docs ADD COLUMN secret TEXT;
 ",
+    r"
+-- Whether a memory is pinned (issue 20: the list shows it). Every file is read again at the next
+-- sync (its recorded mtime no longer matches), so the rows already here learn it from the file.
+ALTER TABLE docs ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+UPDATE docs SET mtime_ms = -1;
+",
 ];
 
 /// A doc as `list` shows it.
@@ -133,6 +139,8 @@ pub struct DocSummary {
     /// it; a person should remove the secret.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,
+    /// Pinned (`pinned: true` or under `pinned/`): extraction and dream leave it alone.
+    pub pinned: bool,
 }
 
 /// A flagged file's problem as it crosses the wire.
@@ -231,6 +239,7 @@ fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocSummary> {
             message: message.unwrap_or_default(),
         }),
         secret: r.get(10)?,
+        pinned: r.get(11)?,
     })
 }
 
@@ -383,7 +392,7 @@ impl Index {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem, secret
+                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem, secret, pinned
                  FROM docs WHERE kind = 'topic' AND (?1 IS NULL OR workspace = ?1) AND (?2 IS NULL OR type = ?2)
                  ORDER BY workspace, path",
             )
@@ -401,7 +410,7 @@ impl Index {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem, secret
+                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem, secret, pinned
                  FROM docs WHERE kind = 'log' AND workspace = ?1",
             )
             .map_err(db::err("reading the index"))?;
@@ -556,12 +565,13 @@ impl Batch<'_> {
         let id: i64 = self
             .conn
             .prepare_cached(
-                "INSERT INTO docs (workspace, path, kind, type, name, description, body, raw, valid, problem_code, problem, mtime_ms, size, hash, secret)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+                "INSERT INTO docs (workspace, path, kind, type, name, description, body, raw, valid, problem_code, problem, mtime_ms, size, hash, secret, pinned)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
                  ON CONFLICT (workspace, path) DO UPDATE SET kind = excluded.kind, type = excluded.type,
                    name = excluded.name, description = excluded.description, body = excluded.body, raw = excluded.raw,
                    valid = excluded.valid, problem_code = excluded.problem_code, problem = excluded.problem,
-                   mtime_ms = excluded.mtime_ms, size = excluded.size, hash = excluded.hash, secret = excluded.secret
+                   mtime_ms = excluded.mtime_ms, size = excluded.size, hash = excluded.hash, secret = excluded.secret,
+                   pinned = excluded.pinned
                  RETURNING id",
             )
             .map_err(&e)?
@@ -582,6 +592,7 @@ impl Batch<'_> {
                     d.size,
                     d.hash,
                     d.secret,
+                    d.pinned,
                 ],
                 |r| r.get(0),
             )

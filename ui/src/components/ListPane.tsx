@@ -1,4 +1,5 @@
 import { useMemo, useRef, useState } from "react";
+import type { Unseen } from "../lib/unseen";
 import type { ReactNode, RefObject } from "react";
 import { emptyList, listMode, listRows, logsListError, openKey, shownLogs, staleListError } from "../lib/browser";
 import type { BrowserAction, BrowserState, EmptyList } from "../lib/browser";
@@ -23,6 +24,8 @@ interface Props {
   workspaceActions?: ReactNode;
   /** More for the selected workspace, under its bar (Remember… / Forget… / Status, the Remember box). */
   workspacePanel?: ReactNode;
+  /** New and changed memories not opened yet. */
+  unseen?: Unseen;
 }
 
 function EmptyListView({ empty }: { empty: EmptyList }): ReactNode {
@@ -59,6 +62,7 @@ export function ListPane({
   modKey,
   workspaceActions,
   workspacePanel,
+  unseen,
 }: Props) {
   const listRef = useRef<MemoryListHandle>(null);
   const { query, selectedWs, docs, search, collapsed, wordsOnly } = state;
@@ -172,6 +176,7 @@ export function ListPane({
         onOpen={(item) => dispatch({ type: "activate", item })}
         onToggleGroup={(group) => dispatch({ type: "toggleGroup", group })}
         highlight={searching ? query : ""}
+        unseen={unseen}
       />
     </section>
   );

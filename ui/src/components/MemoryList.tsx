@@ -5,6 +5,8 @@ import type { GroupId, ListItem, Row } from "../lib/rows";
 import { nextItemIndex } from "../lib/rows";
 import { matchPieces } from "../lib/highlight";
 import { formatAge, formatTime, matchHint, matchScores } from "../lib/format";
+import { actorOf } from "../lib/history";
+import type { Unseen, UnseenMark } from "../lib/unseen";
 
 export const HEADER_HEIGHT = 28;
 export const ROW_HEIGHT = 52;
@@ -30,10 +32,12 @@ interface Props {
   onToggleGroup: (group: GroupId) => void;
   /** The search's words, marked in names and descriptions (empty: not searching). */
   highlight?: string;
+  /** New and changed memories the person has not opened yet. */
+  unseen?: Unseen;
 }
 
 export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryList(
-  { rows, selectedKey, openKey, showWorkspace, workspaceLabel, collapsed, empty, onSelect, onOpen, onToggleGroup, highlight = "" },
+  { rows, selectedKey, openKey, showWorkspace, workspaceLabel, collapsed, empty, onSelect, onOpen, onToggleGroup, highlight = "", unseen = {} },
   ref,
 ) {
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -172,6 +176,12 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                 <span className="row-name">
                   <Marked text={it.name || it.path} query={highlight} />
                 </span>
+                {it.pinned && (
+                  <span className="pin-mark" role="img" aria-label="Pinned" title="Pinned: extraction and dream leave it alone" data-testid="pin-mark">
+                    <PinIcon />
+                  </span>
+                )}
+                {unseen[it.key] && <UnseenChip mark={unseen[it.key]} />}
                 {(it.type || it.kind === "log") && (
                   <span className={`type-chip type-${it.type ?? "log"}`}>{it.type ?? "log"}</span>
                 )}
@@ -226,6 +236,33 @@ function MatchHint({ score, vector, lexical }: { score?: number | null; vector?:
       )}
       {hint}
     </span>
+  );
+}
+
+/** "New" / "Changed" until the person opens it, saying who wrote it. */
+function UnseenChip({ mark }: { mark: UnseenMark }) {
+  const word = mark.mark === "new" ? "New" : "Changed";
+  const who = actorOf(mark.by).label;
+  return (
+    <span
+      className={`unseen-chip unseen-${mark.mark}`}
+      data-testid="unseen-mark"
+      data-mark={mark.mark}
+      data-by={mark.by}
+      aria-label={`${word}, by ${who}`}
+      title={`${mark.mark === "new" ? "Written" : "Changed"} by ${who} since you last looked`}
+    >
+      {word}
+    </span>
+  );
+}
+
+/** A push pin, drawn (a font may lack the emoji). */
+function PinIcon() {
+  return (
+    <svg width="11" height="11" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <path d="M10.5 1.5 14.5 5.5 12 6.5 9.5 9 9.8 12.3 8.6 13.5 5.8 10.7 2.5 14 2 13.5 5.3 10.2 2.5 7.4 3.7 6.2 7 6.5 9.5 4Z" fill="currentColor" />
+    </svg>
   );
 }
 

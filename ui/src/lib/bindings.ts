@@ -301,6 +301,8 @@ export type DocSummary = {
 	 *  it; a person should remove the secret.
 	 */
 	secret?: string | null,
+	/**  Pinned (`pinned: true` or under `pinned/`): extraction and dream leave it alone. */
+	pinned: boolean,
 };
 
 /**  Entries with one summary merged into one copy. */

@@ -280,6 +280,7 @@ describe("daily logs", () => {
     description: "Daily log 2026-11-23",
     mtime: "2026-11-23T10:00:00Z",
     valid: true,
+    pinned: false,
   };
   const logsLoaded = (ws = "personal", logs = [LOG]): BrowserAction => ({ type: "logs", ws, answer: { ok: true, data: logs } });
   const personal: BrowserAction = { type: "selectWorkspace", id: "personal" };

@@ -52,7 +52,9 @@ export type Intent =
   | { type: "open"; target: Target | null }
   /** Go to a memory: the memories view, the memory selected in the list and open. */
   | { type: "showMemory"; workspace: string; path: string }
-  | { type: "view"; view: View };
+  | { type: "view"; view: View }
+  /** Show another workspace; a memory of a different one open in the detail pane closes. */
+  | { type: "workspace"; id: string | null };
 
 export interface BrowserState {
   workspaces: WorkspaceInfo[];
@@ -172,7 +174,15 @@ function apply(state: BrowserState, intent: Intent): BrowserState {
       );
     case "view":
       return { ...state, view: intent.view };
+    case "workspace":
+      return open({ ...state, selectedWs: intent.id, selectedKey: null }, null);
   }
+}
+
+/** Whether showing workspace `id` should close what the detail pane shows (another's memory). */
+function closesDetail(state: BrowserState, id: string | null): boolean {
+  const ws = state.detail?.target.workspace ?? null;
+  return id !== null && ws !== null && ws !== id;
 }
 
 function request(state: BrowserState, intent: Intent): BrowserState {
@@ -187,6 +197,7 @@ export function browserReducer(state: BrowserState, action: BrowserAction): Brow
     case "open":
     case "showMemory":
     case "view":
+    case "workspace":
       return apply(state, action);
     case "request":
       return request(state, action.intent);
@@ -203,7 +214,9 @@ export function browserReducer(state: BrowserState, action: BrowserAction): Brow
     case "select":
       return { ...state, selectedKey: action.key };
     case "selectWorkspace":
-      return { ...state, selectedWs: action.id };
+      // "All workspaces" shows every memory: whatever is open stays.
+      if (!closesDetail(state, action.id)) return { ...state, selectedWs: action.id };
+      return request(state, { type: "workspace", id: action.id });
     case "query":
       return { ...state, query: action.query };
     case "wordsOnly":

@@ -28,6 +28,7 @@ describe("groupDocs", () => {
       description: "",
       mtime: "2025-06-20T10:00:00Z",
       valid: true,
+      pinned: false,
     };
     const extra = [2, 10, 1].map<DocSummary>((n) => ({ ...DOCS[0], path: `t${n}.md`, name: `Topic ${n}` }));
     const rows = groupDocs([log, ...DOCS, ...extra]);
@@ -73,6 +74,7 @@ describe("daily logs", () => {
     description: `Daily log ${day}`,
     mtime,
     valid: true,
+    pinned: false,
   });
 
   it("knows a log's day from its path", () => {

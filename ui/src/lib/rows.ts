@@ -17,6 +17,8 @@ export interface ListItem {
   problem: ProblemOut | null;
   /** What secrets another program left in the file (it is shown and kept redacted). */
   secret?: string | null;
+  /** Pinned: extraction and dream leave it alone. */
+  pinned?: boolean;
   /** Search hits only: relevance 0–1 (the fused score; shown as a bar). */
   score?: number | null;
   /** Search hits only: how the hit matched (cosine similarity, BM25 share of the best match). */
@@ -54,6 +56,7 @@ function fromDoc(d: DocSummary): ListItem {
     valid: d.valid,
     problem: d.problem ?? null,
     secret: d.secret ?? null,
+    pinned: d.pinned,
   };
 }
 
@@ -140,6 +143,7 @@ export function hitRows(hits: readonly Hit[], docs: ReadonlyMap<string, DocSumma
         mtime: d?.mtime ?? null,
         valid: d?.valid ?? true,
         problem: d?.problem ?? null,
+        pinned: d?.pinned ?? false,
         score: h.score ?? null,
         vector: h.vector ?? null,
         lexical: h.lexical ?? null,

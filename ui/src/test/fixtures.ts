@@ -50,7 +50,7 @@ export const WORKSPACES: WorkspaceInfo[] = [
 const now = new Date().toISOString();
 
 function doc(path: string, type: DocSummary["type"], name: string, description: string, extra: Partial<DocSummary> = {}): DocSummary {
-  return { workspace: "personal", path, kind: "topic", type, name, description, mtime: now, valid: true, ...extra };
+  return { workspace: "personal", path, kind: "topic", type, name, description, mtime: now, valid: true, pinned: false, ...extra };
 }
 
 export const DOCS: DocSummary[] = [

@@ -202,5 +202,6 @@ fn summary_of(workspace: &str, rel: &str, rec: &DocRecord) -> DocSummary {
             message: p.message.clone(),
         }),
         secret: rec.secret.clone(),
+        pinned: rec.pinned,
     }
 }

@@ -660,3 +660,44 @@ fn undone_is_recorded_and_a_redo_puts_a_change_back() {
     assert!(!p.exists(), "the group's change is back in effect");
     assert_eq!(v.group_undone_by(group).unwrap(), None);
 }
+
+/// Issue 20: the list knows which memories are pinned. An index written before it knew (schema
+/// 8) learns it from the files at the next sync, without a rebuild.
+#[test]
+fn the_list_says_what_is_pinned_even_for_an_index_from_before() {
+    let f = Fixture::new();
+    std::fs::write(
+        f.personal().join("a.md"),
+        topic("A", "a", "user", "Tea.").replace("type: user", "type: user\npinned: true"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(f.personal().join("pinned")).unwrap();
+    std::fs::write(
+        f.personal().join("pinned/b.md"),
+        topic("B", "b", "user", "Milk."),
+    )
+    .unwrap();
+    std::fs::write(f.personal().join("c.md"), topic("C", "c", "user", "Sugar.")).unwrap();
+    let pinned = |v: &mnemo_store::Vault| -> Vec<String> {
+        let ws = v.workspace("personal").unwrap();
+        v.sync(&ws).unwrap();
+        let mut p: Vec<String> = v
+            .list_indexed(Some("personal"), None)
+            .unwrap()
+            .into_iter()
+            .filter(|d| d.pinned)
+            .map(|d| d.path)
+            .collect();
+        p.sort();
+        p
+    };
+    assert_eq!(pinned(&f.vault), ["a.md", "pinned/b.md"]);
+    // Back to schema 8: no pinned column.
+    let db = f.dir.path().join("home/index.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("ALTER TABLE docs DROP COLUMN pinned; PRAGMA user_version = 8;")
+        .unwrap();
+    drop(conn);
+    let v = f.reopen();
+    assert_eq!(pinned(&v), ["a.md", "pinned/b.md"]);
+}
