@@ -120,7 +120,10 @@ describe("memory list", () => {
     expect(within(row).getByText("Response style")).toBeTruthy();
     expect(within(row).getByText("Keep answers terse")).toBeTruthy();
     expect(within(row).getByText("feedback")).toBeTruthy();
-    expect(within(row).getByText("today")).toBeTruthy();
+    // Changed today: its local time, not "today" on every row.
+    const d = new Date(DOCS.find((x) => x.path === row.getAttribute("data-path"))!.mtime);
+    const hhmm = `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
+    expect(within(row).getByText(hhmm)).toBeTruthy();
     // "All workspaces" shows which workspace a row belongs to.
     expect(within(row).getByText("Personal")).toBeTruthy();
 

@@ -276,7 +276,11 @@ export function App() {
     [updateTask, refresh],
   );
   const workspacePanel =
-    selectedWs === null ? undefined : (
+    selectedWs === null ? (
+      <p className="muted ws-all-hint" data-testid="all-workspaces-hint">
+        Dream, Remember and Forget work on one workspace at a time: choose one on the left.
+      </p>
+    ) : (
       <>
         <div className="ws-tools" role="group" aria-label="Workspace memory">
           <button

@@ -52,7 +52,7 @@ function EmptyListView({ empty }: { empty: EmptyList }): ReactNode {
   }
 }
 
-/** The search box, the "New" button and the memory list (browse groups or search results). */
+/** The search box, the "New memory" button and the memory list (browse groups or search results). */
 export function ListPane({
   state,
   dispatch,
@@ -121,12 +121,12 @@ export function ListPane({
           type="button"
           className="primary"
           data-testid="new-memory-button"
-          title="New memory"
+          title="Write a new memory by hand"
           onClick={() =>
             dispatch({ type: "request", intent: { type: "open", target: { mode: "new", workspace: selectedWs } } })
           }
         >
-          New
+          New memory
         </button>
       </div>
       {!searching && (

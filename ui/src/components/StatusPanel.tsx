@@ -200,7 +200,7 @@ function LastRun({
       <span className="muted">{what}:</span>{" "}
       {at || status ? (
         <>
-          {at && <span title={formatTime(at)}>{formatAge(at)} ({formatTime(at)})</span>}
+          {at && <span title={formatTime(at)}>{/:/.test(formatAge(at)) ? `today at ${formatAge(at)}` : `${formatAge(at)} (${formatTime(at)})`}</span>}
           {status && <span className={`run-status tone-${statusTone(status)}`}> · {runStatusLabel(status)}</span>}
           {undoneBy !== null && (
             <span className="undone-tag" data-testid={`${testId}-undone`}>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatScore, matchHint, matchScores } from "./format";
+import { formatAge, formatScore, matchHint, matchScores } from "./format";
 
 describe("scores", () => {
   it("reads a 0–1 score with two decimals, never in exponent notation", () => {
@@ -19,5 +19,15 @@ describe("scores", () => {
     expect(matchHint(0.5, null)).toBe("meaning");
     expect(matchHint(undefined, 0)).toBe("words");
     expect(matchHint(null, undefined)).toBe("");
+  });
+});
+
+describe("how long ago a memory changed", () => {
+  it("says the time for today, then days, weeks, months and years", () => {
+    const now = new Date(2026, 10, 25, 15, 30);
+    expect(formatAge(new Date(2026, 10, 25, 9, 5).toISOString(), now)).toBe("09:05");
+    expect(formatAge(new Date(2026, 10, 24, 23, 0).toISOString(), now)).toBe("yesterday");
+    expect(formatAge(new Date(2026, 10, 20).toISOString(), now)).toBe("5 days ago");
+    expect(formatAge(null, now)).toBe("");
   });
 });

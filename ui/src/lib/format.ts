@@ -28,13 +28,14 @@ function plural(n: number, unit: string): string {
   return `${n} ${unit}${n === 1 ? "" : "s"} ago`;
 }
 
-/** "today", "yesterday", "3 days ago", "2 weeks ago", "5 months ago", "2 years ago" (local calendar days). */
+/** "14:05" (today, local), "yesterday", "3 days ago", "2 weeks ago", "5 months ago", "2 years ago" (local calendar days). */
 export function formatAge(iso: string | null | undefined, now: Date = new Date()): string {
   if (!iso) return "";
   const t = new Date(iso);
   if (Number.isNaN(t.getTime())) return "";
   const days = Math.round((startOfDay(now) - startOfDay(t)) / DAY_MS);
-  if (days <= 0) return "today";
+  // Today: the time it changed (local), so rows changed today are told apart.
+  if (days <= 0) return `${String(t.getHours()).padStart(2, "0")}:${String(t.getMinutes()).padStart(2, "0")}`;
   if (days === 1) return "yesterday";
   if (days < 14) return plural(days, "day");
   if (days < 60) return plural(Math.floor(days / 7), "week");
