@@ -204,3 +204,36 @@ test("axe-core finds no serious or critical accessibility violation in any view,
   await page.emulateMedia({ colorScheme: "light" });
   assert.deepEqual(found, []);
 });
+
+test("a new person is welcomed: what Mnemo is, the four types, a model to connect, the folders found", async () => {
+  await page.evaluate(() => localStorage.removeItem("mnemo.welcomed"));
+  await page.reload();
+  const welcome = page.getByTestId("welcome");
+  await welcome.waitFor({ timeout: 20000 });
+  const text = await welcome.innerText();
+  for (const t of ["User", "Feedback", "Project", "Reference", "Connect a model"]) assert.ok(text.includes(t), `${t} in: ${text}`);
+  // The fixture home has a Claude Code project and a Qwen Code one.
+  assert.match(await page.getByTestId("welcome-found").innerText(), /Claude Code · .*Qwen Code · /s);
+  const found = [];
+  for (const scheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1440, 1000]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: join(artifacts, `view-welcome-${width}-${scheme}.png`) });
+    }
+    const r = await new AxeBuilder({ page }).analyze();
+    for (const x of r.violations.filter((x) => x.impact === "serious" || x.impact === "critical")) {
+      found.push(`welcome (${scheme}): ${x.id} — ${x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  assert.deepEqual(found, []);
+  // Keyboard: Get started is reachable and closes it; it stays closed after a reload.
+  await page.getByTestId("welcome-start").focus();
+  await page.keyboard.press("Enter");
+  await welcome.waitFor({ state: "detached" });
+  await page.reload();
+  await page.locator('[data-testid="memory-row"]').first().waitFor({ timeout: 20000 });
+  assert.equal(await page.getByTestId("welcome").count(), 0);
+});

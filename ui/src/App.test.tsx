@@ -221,6 +221,21 @@ describe("new, changed and pinned memories in the list", () => {
   });
 });
 
+describe("first run", () => {
+  it("welcomes a new person where a memory would open, and the empty pane offers it again", async () => {
+    localStorage.clear();
+    renderApp();
+    expect(await screen.findByTestId("welcome")).toBeTruthy();
+    fireEvent.click(screen.getByTestId("welcome-start"));
+    expect(screen.queryByTestId("welcome")).toBeNull();
+    fireEvent.click(screen.getByTestId("welcome-reopen"));
+    expect(screen.getByTestId("welcome")).toBeTruthy();
+    // Opening a memory shows the memory.
+    await openRow("me.md");
+    expect(screen.queryByTestId("welcome")).toBeNull();
+  });
+});
+
 describe("daily logs", () => {
   const LOG = {
     workspace: "personal",

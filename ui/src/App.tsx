@@ -19,6 +19,7 @@ import { DreamDialog } from "./components/DreamDialog";
 import { RememberBox } from "./components/RememberBox";
 import { ForgetDialog } from "./components/ForgetDialog";
 import { StatusPanel } from "./components/StatusPanel";
+import { Welcome, welcomed } from "./components/Welcome";
 import { useTaskList } from "./lib/useTaskList";
 import { activeDream, dreamDialogReducer, initialDreamDialog, shownDream } from "./lib/dream";
 import { docKey } from "./lib/format";
@@ -54,6 +55,10 @@ export function App() {
   const [dreamDialog, dreamDispatch] = useReducer(dreamDialogReducer, initialDreamDialog);
   const [rememberOpen, setRememberOpen] = useState(false);
   const [forgetOpen, setForgetOpen] = useState(false);
+  // The first-run welcome, until the person closes it (the empty detail pane offers it again).
+  const [welcomeOpen, setWelcomeOpen] = useState(() => !welcomed());
+  // Bumped when the welcome saves model settings: the chat pane reads them afresh.
+  const [modelSeq, setModelSeq] = useState(0);
   // New and changed memories, marked until opened; the list as last loaded tells new from changed.
   const [unseen, setUnseen] = useState<Unseen>(loadUnseen);
   const listedRef = useRef<{ ws: string | null; keys: ReadonlySet<string> }>({ ws: null, keys: new Set() });
@@ -367,10 +372,25 @@ export function App() {
                 onRecreate={open}
               />
             ) : (
-              <div className="empty detail-empty">
-                <div className="empty-title">No memory selected</div>
-                <div className="muted">Pick one from the list (↑/↓, Enter), or press {MOD_KEY}K to search.</div>
-              </div>
+              welcomeOpen ? (
+                <Welcome
+                  workspaces={workspaces}
+                  onOpenWorkspace={(id) => dispatch({ type: "selectWorkspace", id })}
+                  onModelSaved={() => setModelSeq((n) => n + 1)}
+                  onClose={() => {
+                    setWelcomeOpen(false);
+                    searchRef.current?.focus();
+                  }}
+                />
+              ) : (
+                <div className="empty detail-empty">
+                  <div className="empty-title">No memory selected</div>
+                  <div className="muted">Pick one from the list (↑/↓, Enter), or press {MOD_KEY}K to search.</div>
+                  <button type="button" className="link-button" data-testid="welcome-reopen" onClick={() => setWelcomeOpen(true)}>
+                    What is Mnemo? Show the welcome
+                  </button>
+                </div>
+              )
             )}
           </main>
         </>
@@ -409,7 +429,7 @@ export function App() {
       )}
       {chatOpen && (
         <ChatPane
-          key={chatWs}
+          key={`${chatWs}/${modelSeq}`}
           workspace={chatWs}
           workspaceLabel={workspaceLabel(chatWs)}
           onOpenMemory={openPath}

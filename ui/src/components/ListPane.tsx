@@ -86,9 +86,10 @@ export function ListPane({
           ref={searchRef}
           type="search"
           className="search"
-          placeholder={`Search (${modKey}K)`}
+          placeholder="Search…"
           aria-label={`Search ${selectedLabel}`}
-          title={`Search ${selectedLabel}`}
+          aria-keyshortcuts={modKey === "⌘" ? "Meta+K" : "Control+K"}
+          title={`Search ${selectedLabel} (${modKey}K)`}
           data-testid="search-input"
           value={query}
           spellCheck={false}
