@@ -146,4 +146,10 @@ test("/memory answers from Mnemo itself", async () => {
   const cmd = page.locator('[data-testid="chat-message"][data-role="command"]').last();
   await cmd.waitFor();
   assert.match(await cmd.innerText(), /4 memories/);
+  // A card, not a terminal dump: a heading, a definition list, times in local words (no UTC stamps).
+  const card = cmd.getByTestId("memory-card");
+  await card.waitFor();
+  assert.match(await card.locator("h3").innerText(), /Memory in this chat/);
+  assert.ok((await card.locator("dt").count()) >= 5, "the card lists its figures");
+  assert.doesNotMatch(await card.innerText(), /\d{4}-\d{2}-\d{2}T|Auto-memory:/);
 });

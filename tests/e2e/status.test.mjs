@@ -208,6 +208,16 @@ test("the status panel shows the switches, the task list and the telemetry chart
   assert.equal(await page.locator('[data-testid="chart-dream"] svg rect[data-status="updated"]').count(), 1);
   const box = await page.locator('[data-testid="chart-recall-mix"] svg').boundingBox();
   assert.ok(box && box.width > 50 && box.height > 5, `the mix is drawn: ${JSON.stringify(box)}`);
+  // Axes: 0 and a round top with its unit, the local times below, a caption saying what is shown.
+  const yLabels = await page.locator('[data-testid="chart-recall-latency"] svg text[data-axis="y"]').allTextContents();
+  assert.equal(yLabels.length, 2, JSON.stringify(yLabels));
+  assert.match(yLabels[0], /^\d+(\.\d+)? (ms|s)$/);
+  assert.equal(yLabels[1], "0");
+  assert.ok((await page.locator('[data-testid="chart-extract"] svg text[data-axis="x"]').count()) >= 1, "the extraction's time");
+  assert.match(await page.locator('[data-testid="chart-recall-latency"] .chart-caption').innerText(), /Recall time for/);
+  // One dream is one narrow mark, not a bar across the track.
+  const mark = await page.locator('[data-testid="chart-dream"] svg rect[data-status="updated"]').boundingBox();
+  assert.ok(mark && mark.width <= 12, `one dream is a narrow mark: ${JSON.stringify(mark)}`);
   await shot("status-panel");
 });
 

@@ -2,15 +2,18 @@ import { useState } from "react";
 import type { Recalled, RecallResult, Strategy } from "../lib/bindings";
 import { countMemories, recallLabel, recallSentence, strategyText, whyRecalled, wroteFiles } from "../lib/chat";
 import type { ChatMessage } from "../lib/chat";
+import { MemoryCard } from "./MemoryCard";
 
 interface Props {
   message: ChatMessage;
   /** Open a memory (a path relative to the chat workspace's memory root). */
   onOpenPath: (path: string) => void;
+  /** The chat workspace's name (the `/memory` card's heading). */
+  workspaceLabel?: string;
 }
 
 /** One message: user text, or a reply with what recall put in and what was written after. */
-export function ChatMessageView({ message: m, onOpenPath }: Props) {
+export function ChatMessageView({ message: m, onOpenPath, workspaceLabel }: Props) {
   const isReply = m.role === "assistant";
   return (
     <div
@@ -20,11 +23,15 @@ export function ChatMessageView({ message: m, onOpenPath }: Props) {
       data-streaming={m.streaming ? "true" : undefined}
     >
       {m.role === "command" && <div className="chat-command-label">Mnemo</div>}
-      {/* Plain text: React escapes it; CSS keeps the line breaks. */}
-      <div className="chat-text">
-        {m.text}
-        {m.streaming && <span className="chat-cursor" aria-label="Writing…" />}
-      </div>
+      {m.memory ? (
+        <MemoryCard snapshot={m.memory} workspaceLabel={workspaceLabel} />
+      ) : (
+        /* Plain text: React escapes it; CSS keeps the line breaks. */
+        <div className="chat-text">
+          {m.text}
+          {m.streaming && <span className="chat-cursor" aria-label="Writing…" />}
+        </div>
+      )}
       {m.tools.length > 0 && (
         <div className="chat-tools">
           {m.tools.map((t, i) => (

@@ -5,7 +5,7 @@ import { commands } from "../lib/bindings";
 import type { ApiError, ChatEvent, Compaction, RecallResult, SessionInfo, TurnResult } from "../lib/bindings";
 import { onChatEvent } from "../lib/transport";
 import type { Result } from "../lib/transport";
-import { MODEL_SETTINGS, err, ok } from "../test/fixtures";
+import { DOCS, MODEL_SETTINGS, err, memoryStats, ok } from "../test/fixtures";
 
 vi.mock("../lib/bindings", () => ({
   commands: {
@@ -20,6 +20,8 @@ vi.mock("../lib/bindings", () => ({
     chatDelete: vi.fn(),
     chatSend: vi.fn(),
     chatCancel: vi.fn(),
+    stats: vi.fn(),
+    list: vi.fn(),
   },
 }));
 
@@ -358,13 +360,55 @@ describe("chat pane", () => {
     expect(screen.queryByTestId("recall-badge")).toBeNull();
   });
 
-  it("shows /memory as a command message", async () => {
+  it("shows /memory as a card: memories by type, last runs in local time, the undone dream, the model", async () => {
+    api.chatSend.mockResolvedValue(ok(turn({ command: true, recall: null, reply: "Auto-memory: on\n6 memories: …" })));
+    const dreamed = "2026-02-28T10:00:00Z";
+    api.stats.mockResolvedValue(
+      ok(memoryStats({ last_dream_at: dreamed, last_dream_status: "updated", last_dream_undone_by: 7, auto_dream: true })),
+    );
+    api.list.mockResolvedValue(ok(DOCS));
+    renderPane();
+    await loaded();
+    type("/memory");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    const card = await screen.findByTestId("memory-card");
+    expect(api.stats).toHaveBeenCalledWith("personal");
+    expect(api.list).toHaveBeenCalledWith("personal", null);
+    const message = card.closest('[data-testid="chat-message"]');
+    expect(message?.getAttribute("data-role")).toBe("command");
+    // The card replaces the text dump.
+    expect(message?.querySelector(".chat-text")).toBeNull();
+    expect(card.textContent).not.toContain("Auto-memory:");
+    expect(within(card).getByTestId("memory-card-memories").textContent).toContain("6 memories: 2 user, 1 feedback");
+    expect(within(card).getByTestId("memory-card-auto-dream").textContent).toContain("On");
+    const local = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" }).format(new Date(dreamed));
+    expect(within(card).getByTestId("memory-card-last-dream").textContent).toContain(local);
+    expect(within(card).getByTestId("memory-card-last-dream").textContent).not.toContain(dreamed);
+    expect(within(card).getByTestId("memory-card-last-dream-undone").textContent).toContain("undone by #7");
+    expect(within(card).getByTestId("memory-card-model").textContent).toBe("qwen3:8b");
+  });
+
+  it("shows /memory's text when its figures cannot be read", async () => {
     api.chatSend.mockResolvedValue(ok(turn({ command: true, recall: null, reply: "Memory: Personal (6 memories)" })));
+    api.stats.mockResolvedValue(err("io", "cannot read the index"));
+    api.list.mockResolvedValue(ok(DOCS));
     renderPane();
     await loaded();
     type("/memory");
     fireEvent.click(screen.getByTestId("chat-send"));
     await waitFor(() => expect(messages().at(-1)).toEqual(["command", "Memory: Personal (6 memories)"]));
+    expect(screen.queryByTestId("memory-card")).toBeNull();
+  });
+
+  it("leaves other commands' answers as text, without reading the figures", async () => {
+    api.chatSend.mockResolvedValue(ok(turn({ command: true, recall: null, reply: "Remembering…", command_task: "r1" })));
+    renderPane();
+    await loaded();
+    type("/remember Tea, not coffee");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(messages().at(-1)).toEqual(["command", "Remembering…"]));
+    expect(api.stats).not.toHaveBeenCalled();
+    expect(screen.queryByTestId("memory-card")).toBeNull();
   });
 
   it("stops a reply being written", async () => {

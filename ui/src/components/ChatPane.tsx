@@ -3,7 +3,8 @@ import { commands } from "../lib/bindings";
 import type { ModelSettings as Settings, SessionInfo } from "../lib/bindings";
 import { onChatEvent } from "../lib/transport";
 import type { UiError } from "../lib/transport";
-import { chatItems, chatReducer, EMPTY_CHAT, isConfigured, restoreInput, sortSessions } from "../lib/chat";
+import { chatItems, chatReducer, EMPTY_CHAT, isConfigured, isMemoryCommand, memorySnapshot, restoreInput, sortSessions } from "../lib/chat";
+import type { MemorySnapshot } from "../lib/chat";
 import { useCommand } from "../lib/useCommand";
 import { ChatMessageView } from "./ChatMessage";
 import { CompactionMarker } from "./CompactionMarker";
@@ -140,10 +141,18 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
       atBottom.current = true;
       setInput("");
       dispatch({ type: "sent", session: id, text });
+      const ignored = current?.ignore_memory ?? false;
       const answer = await run(commands.chatSend(workspace, id, text));
       if (!answer) return;
       if (answer.ok) {
-        dispatch({ type: "done", session: id, result: answer.data });
+        let memory: MemorySnapshot | null = null;
+        if (answer.data.command && isMemoryCommand(text)) {
+          // The figures behind the answer, to draw it as a card; without them the text shows.
+          const [stats, docs] = await Promise.all([run(commands.stats(workspace)), run(commands.list(workspace, null))]);
+          if (!stats || !docs) return;
+          if (stats.ok && docs.ok) memory = memorySnapshot(stats.data, docs.data, model, ignored);
+        }
+        dispatch({ type: "done", session: id, result: answer.data, memory });
         setRedactedNote(answer.data.redacted);
         void refreshSessions();
       } else {
@@ -363,7 +372,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
         )}
         {items.map((it) =>
           it.kind === "message" ? (
-            <ChatMessageView key={it.key} message={it.message} onOpenPath={openMemory} />
+            <ChatMessageView key={it.key} message={it.message} onOpenPath={openMemory} workspaceLabel={workspaceLabel} />
           ) : (
             <CompactionMarker key={it.key} compaction={it.compaction} onOpenPath={openMemory} />
           ),

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { commands } from "../lib/bindings";
 import type { Semantic, TaskInfo } from "../lib/bindings";
 import type { UiError } from "../lib/transport";
+import { embedPhaseText, modelName, preparedText, semanticSentence } from "../lib/semantic";
 import { isActive } from "../lib/tasks";
 import { useCommand } from "../lib/useCommand";
 import { InlineError } from "./InlineError";
@@ -11,7 +12,7 @@ interface Props {
   tasks: readonly TaskInfo[];
   /** Changes when the figures should be read again (memories changed, Refresh). */
   reloadKey: string | number;
-  /** The `embed` task "Embed now" started (or the one already under way). */
+  /** The `embed` task "Prepare the rest now" started (or the one already under way). */
   onStarted: (task: TaskInfo) => void;
 }
 
@@ -30,9 +31,10 @@ const STATE_TONES: Record<string, string> = {
 };
 
 /**
- * Semantic (hybrid) search: whether the local embedding model is there, what `status` says about
- * it (how to install it, what is wrong with it), how many memories have vectors, and "Embed now"
- * to compute the missing ones. The state is the whole home's, not one workspace's.
+ * Semantic (hybrid) search: whether the local embedding model is there (by its name; its files'
+ * hash only as a short fingerprint in the tooltip), what search can do now and, if not, why (how
+ * to install the model, what is wrong with it), how many memories are ready for search by meaning,
+ * and "Prepare the rest now" to compute the missing vectors. The state is the whole home's.
  */
 export function SemanticStatus({ tasks, reloadKey, onStarted }: Props) {
   const { run, cancel } = useCommand();
@@ -72,6 +74,7 @@ export function SemanticStatus({ tasks, reloadKey, onStarted }: Props) {
 
   const ready = semantic?.state === "ready";
   const missing = ready && semantic.embedded < semantic.total;
+  const model = semantic?.model ? modelName(semantic.model) : null;
 
   return (
     <section className="status-section" aria-labelledby="semantic-title" data-testid="semantic-status" data-state={semantic?.state ?? ""}>
@@ -80,7 +83,16 @@ export function SemanticStatus({ tasks, reloadKey, onStarted }: Props) {
         {semantic && (
           <span className={STATE_TONES[semantic.state] ?? "tone-neutral"} data-testid="semantic-state">
             {STATE_LABELS[semantic.state] ?? semantic.state}
-            {semantic.model && <span className="muted"> · {semantic.model}</span>}
+            {model && (
+              <span
+                className="muted"
+                data-testid="semantic-model"
+                title={`The model that reads meaning: ${model.name}${model.fingerprint ? ` (files fingerprint ${model.fingerprint})` : ""}`}
+              >
+                {" "}
+                · {model.name}
+              </span>
+            )}
           </span>
         )}
       </header>
@@ -88,20 +100,27 @@ export function SemanticStatus({ tasks, reloadKey, onStarted }: Props) {
       {!semantic && !error && <div className="muted">Loading…</div>}
       {semantic && (
         <p className={ready ? "muted" : undefined} data-testid="semantic-message">
-          {semantic.message}
+          {semanticSentence(semantic)}
         </p>
       )}
       {(embedding || missing) && (
         <div className="semantic-progress">
           <span data-testid="semantic-progress">
-            {embedding?.phase ??
-              (semantic && missing
-                ? `Embedding ${semantic.embedded.toLocaleString()} / ${semantic.total.toLocaleString()}`
-                : "Embedding…")}
+            {embedding
+              ? embedPhaseText(embedding.phase ?? "Embedding…")
+              : semantic && missing
+                ? preparedText(semantic.embedded, semantic.total)
+                : ""}
           </span>
           {missing && !embedding && (
-            <button type="button" data-testid="embed-now" disabled={starting} onClick={() => void embed()} title="Compute the missing vectors now">
-              {starting ? "Starting…" : "Embed now"}
+            <button
+              type="button"
+              data-testid="embed-now"
+              disabled={starting}
+              onClick={() => void embed()}
+              title="Prepare the other memories for search by meaning now (this runs on this computer)"
+            >
+              {starting ? "Starting…" : "Prepare the rest now"}
             </button>
           )}
         </div>

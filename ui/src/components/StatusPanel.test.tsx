@@ -192,16 +192,20 @@ describe("telemetry charts", () => {
     renderPanel();
     const mix = await screen.findByTestId("chart-recall-mix");
     expect(mix.getAttribute("data-count")).toBe("3");
-    const segments = mix.querySelectorAll("svg rect");
-    expect([...segments].map((r) => [r.getAttribute("data-key"), Number(r.getAttribute("width")).toFixed(1)])).toEqual([
-      ["model", "66.7"],
-      ["heuristic", "33.3"],
-    ]);
+    const segments = [...mix.querySelectorAll("svg rect")];
+    expect(segments.map((r) => r.getAttribute("data-key"))).toEqual(["model", "heuristic"]);
+    const widths = segments.map((r) => Number(r.getAttribute("width")));
+    expect((widths[0] / (widths[0] + widths[1])).toFixed(3)).toBe("0.667");
     expect(mix.textContent).toContain("Model 2 · 67 %");
+    expect(mix.textContent).toContain("as a share of the last 3 recalls");
+    expect([...mix.querySelectorAll('text[data-axis="x"]')].map((t) => t.textContent)).toEqual(["0 %", "50 %", "100 %"]);
 
     const latency = screen.getByTestId("chart-recall-latency");
     expect(latency.querySelectorAll("svg rect")).toHaveLength(3);
     expect(latency.textContent).toContain("median 600 ms · p95 800 ms · slowest 800 ms");
+    expect(latency.querySelector(".chart-caption")?.textContent).toBe("Recall time for each of the last 3 chat turns, oldest on the left.");
+    // The slowest is 800 ms: the axis tops out at a round 800 ms.
+    expect([...latency.querySelectorAll('text[data-axis="y"]')].map((t) => t.textContent)).toEqual(["800 ms", "0"]);
 
     const extract = screen.getByTestId("chart-extract");
     expect([...extract.querySelectorAll("svg rect")].map((r) => r.getAttribute("data-status"))).toEqual(["failed", "completed"]);
@@ -263,7 +267,10 @@ describe("semantic search", () => {
     await waitFor(() => expect(s.getAttribute("data-state")).toBe("not_installed"));
     expect(within(s).getByText("Semantic search")).toBeTruthy();
     expect(within(s).getByTestId("semantic-state").textContent).toBe("not installed");
-    expect(within(s).getByTestId("semantic-message").textContent).toBe(SEMANTIC_NOT_INSTALLED.message);
+    expect(within(s).getByTestId("semantic-message").textContent).toBe(
+      "Search finds memories by their words only: no embedding model found (install one with `mnemo model install`)",
+    );
+    expect(SEMANTIC_NOT_INSTALLED.message).toMatch(/^search is lexical only: /);
     expect(within(s).queryByTestId("semantic-progress")).toBeNull();
     expect(within(s).queryByTestId("embed-now")).toBeNull();
   });
@@ -283,7 +290,7 @@ describe("semantic search", () => {
     const s = await section();
     await waitFor(() => expect(s.getAttribute("data-state")).toBe("ready"));
     expect(within(s).getByTestId("semantic-state").textContent).toBe("on · bge-small-en-v1.5");
-    expect(within(s).getByTestId("semantic-message").textContent).toBe("hybrid search on (meaning and words)");
+    expect(within(s).getByTestId("semantic-message").textContent).toBe("Search finds memories by their meaning as well as by their words.");
     expect(within(s).queryByTestId("semantic-progress")).toBeNull();
     expect(within(s).queryByTestId("embed-now")).toBeNull();
   });
@@ -295,8 +302,10 @@ describe("semantic search", () => {
     const list = taskList();
     const { update } = renderPanel(list);
     const s = await section();
-    await waitFor(() => expect(within(s).getByTestId("semantic-progress").textContent).toBe("Embedding 3 / 10"));
-    expect(within(s).getByTestId("semantic-message").textContent).toBe(READY.message);
+    await waitFor(() => expect(within(s).getByTestId("semantic-progress").textContent).toBe("3 of 10 memories ready for search by meaning"));
+    expect(within(s).getByTestId("semantic-message").textContent).toBe(
+      "Search finds 3 of 10 memories by their meaning so far; the others by their words until they are prepared.",
+    );
 
     fireEvent.click(within(s).getByTestId("embed-now"));
     await waitFor(() => expect(list.update).toHaveBeenCalledWith(started));
@@ -304,7 +313,7 @@ describe("semantic search", () => {
 
     // The task under way: its phase, and no second start.
     update(taskList([started]));
-    expect(within(s).getByTestId("semantic-progress").textContent).toBe("Embedding 4 / 10");
+    expect(within(s).getByTestId("semantic-progress").textContent).toBe("Preparing memories for search by meaning: 4 of 10 done");
     expect(within(s).queryByTestId("embed-now")).toBeNull();
 
     const calls = api.status.mock.calls.length;
@@ -313,7 +322,21 @@ describe("semantic search", () => {
     update(taskList([done]));
     await waitFor(() => expect(api.status.mock.calls.length).toBeGreaterThan(calls));
     await waitFor(() => expect(within(s).queryByTestId("semantic-progress")).toBeNull());
-    expect(within(s).getByTestId("semantic-message").textContent).toBe("hybrid search on (meaning and words)");
+    expect(within(s).getByTestId("semantic-message").textContent).toBe("Search finds memories by their meaning as well as by their words.");
+  });
+
+  it("names the model, with its files' hash only as a short fingerprint in the tooltip", async () => {
+    const hash = "0123456789abcdef0123456789abcdef";
+    api.status.mockResolvedValue(ok(status({ ...READY, embedded: 10, model: `all-MiniLM-L6-v2@${hash.slice(0, 12)}` })));
+    renderPanel();
+    const s = await section();
+    await waitFor(() => expect(s.getAttribute("data-state")).toBe("ready"));
+    expect(within(s).getByTestId("semantic-state").textContent).toBe("on · all-MiniLM-L6-v2");
+    expect(s.textContent).not.toContain("@");
+    expect(s.textContent).not.toContain("01234567");
+    const model = within(s).getByTestId("semantic-model");
+    expect(model.getAttribute("title")).toContain("fingerprint 01234567");
+    expect(model.getAttribute("title")).not.toContain("0123456789");
   });
 
   it("shows a failed Embed now inline", async () => {

@@ -154,16 +154,36 @@ export function StatusPanel({ workspace, label, workspaceLabel, tasks, refreshKe
                 <span className="muted">{stats.telemetry.length} events</span>
               </header>
               <div className="charts">
-                <MixBar testId="chart-recall-mix" title="Recall: how memories were chosen" empty="No recalls yet." segments={mix} />
-                <LatencyBars testId="chart-recall-latency" title="Recall latency" empty="No recalls yet." points={telemetry.recalls} />
+                <MixBar
+                  testId="chart-recall-mix"
+                  title="Recall: how memories were chosen"
+                  caption={(n) => `How memories were chosen, as a share of ${n === 1 ? "the last recall" : `the last ${n} recalls`}.`}
+                  empty="No recalls yet."
+                  segments={mix}
+                />
+                <LatencyBars
+                  testId="chart-recall-latency"
+                  title="Recall latency"
+                  caption={(n) => `Recall time for ${lastOf(n, "chat turn")}, oldest on the left.`}
+                  empty="No recalls yet."
+                  points={telemetry.recalls}
+                />
                 <RunTimeline
                   testId="chart-extract"
                   title="Extraction runs"
+                  caption={(n) => `Entries written by ${lastOf(n, "extraction run")}, along time; the colour says how each ended.`}
                   empty="No extraction runs yet."
                   runs={telemetry.extracts}
                   entriesWord="written"
                 />
-                <RunTimeline testId="chart-dream" title="Dreams" empty="No dreams yet." runs={telemetry.dreams} entriesWord="merged" />
+                <RunTimeline
+                  testId="chart-dream"
+                  title="Dreams"
+                  caption={(n) => `Entries merged by ${lastOf(n, "dream")}, along time; the colour says how each ended.`}
+                  empty="No dreams yet."
+                  runs={telemetry.dreams}
+                  entriesWord="merged"
+                />
               </div>
             </section>
           </>
@@ -180,6 +200,11 @@ export function StatusPanel({ workspace, label, workspaceLabel, tasks, refreshKe
       </div>
     </div>
   );
+}
+
+/** "the last chat turn", "each of the last 3 chat turns". */
+function lastOf(n: number, word: string): string {
+  return n === 1 ? `the last ${word}` : `each of the last ${n} ${word}s`;
 }
 
 function LastRun({
@@ -203,10 +228,12 @@ function LastRun({
           {at && <span title={formatTime(at)}>{/:/.test(formatAge(at)) ? `today at ${formatAge(at)}` : `${formatAge(at)} (${formatTime(at)})`}</span>}
           {status && <span className={`run-status tone-${statusTone(status)}`}> · {runStatusLabel(status)}</span>}
           {undoneBy !== null && (
-            <span className="undone-tag" data-testid={`${testId}-undone`}>
+            <>
               {" "}
-              · undone since (#{undoneBy})
-            </span>
+              <span className="undone-tag" data-testid={`${testId}-undone`}>
+                · undone since (#{undoneBy})
+              </span>
+            </>
           )}
         </>
       ) : (

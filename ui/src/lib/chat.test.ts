@@ -1,6 +1,18 @@
 import { describe, expect, it } from "vitest";
 import type { ChatEvent, ChatLine, Compaction, ExtractStatus, RecallResult, SessionInfo, TurnResult } from "./bindings";
-import { chatItems, chatReducer, compactionAuthor, EMPTY_CHAT, recallLabel, restoreInput, sortSessions, wroteFiles } from "./chat";
+import {
+  chatItems,
+  chatReducer,
+  compactionAuthor,
+  EMPTY_CHAT,
+  isMemoryCommand,
+  memorySnapshot,
+  recallLabel,
+  restoreInput,
+  sortSessions,
+  wroteFiles,
+} from "./chat";
+import { DOCS, memoryStats } from "../test/fixtures";
 import type { ChatAction, ChatState } from "./chat";
 
 const RECALL: RecallResult = {
@@ -82,6 +94,18 @@ describe("chat reducer", () => {
       extracted(["b.md"]),
     );
     expect(s.messages[1]).toMatchObject({ role: "command", text: "Memory: on", extraction: null });
+  });
+
+  it("keeps a /memory answer's figures for its card, and none on other replies", () => {
+    const memory = memorySnapshot(memoryStats(), DOCS, null, false, 0);
+    const s = run(
+      { type: "sent", session: "s1", text: "/memory" },
+      { type: "done", session: "s1", result: turn({ command: true, recall: null, reply: "Memory: on" }), memory },
+      { type: "sent", session: "s1", text: "hi" },
+      { type: "done", session: "s1", result: turn(), memory },
+    );
+    expect(s.messages[1]).toMatchObject({ role: "command", text: "Memory: on", memory });
+    expect(s.messages[3].memory).toBeNull();
   });
 
   it("shows /remember and /forget answers as command messages", () => {
@@ -275,5 +299,27 @@ describe("chat helpers", () => {
     expect(recallLabel(0, 1)).toBe("Nothing new recalled · 1 memory still in view");
     expect(recallLabel(2, 3)).toBe("Recalled 2 memories · 3 memories still in view");
     expect(recallLabel(3)).toBe("Recalled 3 memories");
+  });
+});
+
+describe("/memory card figures", () => {
+  it("knows the command", () => {
+    expect(isMemoryCommand(" /memory\n")).toBe(true);
+    expect(isMemoryCommand("/memory please")).toBe(false);
+    expect(isMemoryCommand("/remember x")).toBe(false);
+  });
+
+  it("counts memories by type in order, invalid files last, and names the recall model only when it differs", () => {
+    const snap = memorySnapshot(memoryStats(), DOCS, { model: "big", fast_model: "small" }, true, 5);
+    expect(snap.byType).toEqual([
+      { key: "user", count: 2 },
+      { key: "feedback", count: 1 },
+      { key: "project", count: 1 },
+      { key: "reference", count: 1 },
+      { key: "invalid", count: 1 },
+    ]);
+    expect(snap).toMatchObject({ total: 6, model: "big", fastModel: "small", ignored: true, at: 5 });
+    expect(memorySnapshot(memoryStats(), [], { model: "big", fast_model: "big" }, false).fastModel).toBe("");
+    expect(memorySnapshot(memoryStats(), [], null, false)).toMatchObject({ model: "", fastModel: "", total: 0, byType: [] });
   });
 });

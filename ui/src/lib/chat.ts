@@ -6,14 +6,16 @@ import type {
   ChatEvent,
   ChatLine,
   Compaction,
+  DocSummary,
   ExtractResult,
+  MemoryStats,
   ModelSettings,
   RecallResult,
   SessionInfo,
   Strategy,
   TurnResult,
 } from "./bindings";
-import { formatScore } from "./format";
+import { formatScore, MEMORY_TYPES } from "./format";
 
 export type MessageRole = "user" | "assistant" | "command";
 
@@ -45,6 +47,57 @@ export interface ChatMessage {
   /** Files the chat model wrote itself. */
   wrote: string[];
   extraction: Extraction | null;
+  /** A `/memory` answer as figures, drawn as a card (`null`: show the text). */
+  memory: MemorySnapshot | null;
+}
+
+/** What `/memory` shows as a card: the workspace's figures when the command ran. */
+export interface MemorySnapshot {
+  /** When it was asked (ms): "today" and "yesterday" are relative to this. */
+  at: number;
+  stats: MemoryStats;
+  /** Memories by type, the four types in order, then files that are not valid memories; none with zero. */
+  byType: { key: string; count: number }[];
+  /** Memories in all. */
+  total: number;
+  /** The chat model's name ("" when none is set). */
+  model: string;
+  /** The model recall uses, when it is not the chat model ("" otherwise). */
+  fastModel: string;
+  /** Memory is ignored for this chat. */
+  ignored: boolean;
+}
+
+/** Whether the text is the `/memory` command (its answer can be drawn as a card). */
+export function isMemoryCommand(text: string): boolean {
+  return text.trim() === "/memory";
+}
+
+/** The `/memory` card's figures from `stats`, the workspace's memories and the model settings. */
+export function memorySnapshot(
+  stats: MemoryStats,
+  docs: readonly Pick<DocSummary, "type">[],
+  model: Pick<ModelSettings, "model" | "fast_model"> | null,
+  ignored: boolean,
+  at: number = Date.now(),
+): MemorySnapshot {
+  const counts = new Map<string, number>();
+  for (const d of docs) {
+    const key = d.type ?? "invalid";
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const keys: string[] = [...MEMORY_TYPES, "invalid"];
+  const name = model?.model.trim() ?? "";
+  const fast = model?.fast_model.trim() ?? "";
+  return {
+    at,
+    stats,
+    byType: keys.filter((k) => counts.has(k)).map((key) => ({ key, count: counts.get(key) ?? 0 })),
+    total: docs.length,
+    model: name,
+    fastModel: fast !== name ? fast : "",
+    ignored,
+  };
 }
 
 export interface PendingTurn {
@@ -70,7 +123,8 @@ export type ChatAction =
   | { type: "loaded"; session: string; lines: ChatLine[]; compactions?: Compaction[] }
   | { type: "sent"; session: string; text: string }
   | { type: "event"; event: ChatEvent }
-  | { type: "done"; session: string; result: TurnResult }
+  /** `memory`: a `/memory` answer's figures, to draw as a card. */
+  | { type: "done"; session: string; result: TurnResult; memory?: MemorySnapshot | null }
   | { type: "failed"; session: string; stopped: boolean };
 
 export const EMPTY_CHAT: ChatState = { session: null, messages: [], pending: null, compactions: [], seq: 1 };
@@ -88,6 +142,7 @@ function message(key: string, role: MessageRole, text: string, extra: Partial<Ch
     tools: [],
     wrote: [],
     extraction: null,
+    memory: null,
     ...extra,
   };
 }
@@ -208,6 +263,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         ...m,
         role: result.command ? "command" : "assistant",
         text: result.reply,
+        memory: result.command ? (action.memory ?? null) : null,
         streaming: false,
         recall: result.recall ?? m.recall,
         wrote: union(m.wrote, result.wrote),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatAge, formatScore, matchHint, matchScores } from "./format";
+import { formatAge, formatAxisTime, formatScore, formatWhen, matchHint, matchScores } from "./format";
 
 describe("scores", () => {
   it("reads a 0–1 score with two decimals, never in exponent notation", () => {
@@ -29,5 +29,29 @@ describe("how long ago a memory changed", () => {
     expect(formatAge(new Date(2026, 10, 24, 23, 0).toISOString(), now)).toBe("yesterday");
     expect(formatAge(new Date(2026, 10, 20).toISOString(), now)).toBe("5 days ago");
     expect(formatAge(null, now)).toBe("");
+  });
+});
+
+describe("local times in words", () => {
+  // Built from local parts, so these hold in any time zone.
+  const at = (d: number, h: number, m: number, month = 2, year = 2026) => new Date(year, month, d, h, m);
+  const clock = (t: Date) => new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" }).format(t);
+  const day = (t: Date, year = false) =>
+    new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", year: year ? "numeric" : undefined }).format(t);
+  const now = at(10, 9, 0);
+
+  it("says today, yesterday, or the day, with the local time of day", () => {
+    expect(formatWhen(at(10, 0, 5).toISOString(), now)).toBe(`today at ${clock(at(10, 0, 5))}`);
+    expect(formatWhen(at(9, 23, 59).toISOString(), now)).toBe(`yesterday at ${clock(at(9, 23, 59))}`);
+    expect(formatWhen(at(3, 14, 5).toISOString(), now)).toBe(`on ${day(at(3, 14, 5))} at ${clock(at(3, 14, 5))}`);
+    const lastYear = at(3, 14, 5, 11, 2025);
+    expect(formatWhen(lastYear.toISOString(), now)).toBe(`on ${day(lastYear, true)} at ${clock(lastYear)}`);
+    expect(formatWhen(null, now)).toBe("");
+    expect(formatWhen("not a time", now)).toBe("");
+  });
+
+  it("labels a chart's times with the clock alone on today, with the day otherwise", () => {
+    expect(formatAxisTime(at(10, 8, 30).getTime(), now)).toBe(clock(at(10, 8, 30)));
+    expect(formatAxisTime(at(8, 8, 30).getTime(), now)).toBe(`${day(at(8, 8, 30))} ${clock(at(8, 8, 30))}`);
   });
 });

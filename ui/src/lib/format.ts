@@ -52,6 +52,48 @@ export function formatTime(iso: string | null | undefined): string {
   return `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())} ${p(t.getHours())}:${p(t.getMinutes())}`;
 }
 
+/** The time of day in the person's locale and time zone, e.g. "14:05". */
+export function formatClock(t: Date): string {
+  return new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" }).format(t);
+}
+
+/** A day in the person's locale, e.g. "3 Mar" (with the year when it is not `now`'s). */
+function formatDay(t: Date, now: Date): string {
+  const year = t.getFullYear() === now.getFullYear() ? undefined : "numeric";
+  return new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", year }).format(t);
+}
+
+/**
+ * When something happened, in the person's time zone and in words: "today at 14:05",
+ * "yesterday at 09:12", "on 3 Mar at 14:05", "on 3 Mar 2025 at 14:05" ("" when unreadable).
+ */
+export function formatWhen(iso: string | null | undefined, now: Date = new Date()): string {
+  if (!iso) return "";
+  const t = new Date(iso);
+  if (Number.isNaN(t.getTime())) return "";
+  const days = Math.round((startOfDay(now) - startOfDay(t)) / DAY_MS);
+  const clock = formatClock(t);
+  if (days === 0) return `today at ${clock}`;
+  if (days === 1) return `yesterday at ${clock}`;
+  return `on ${formatDay(t, now)} at ${clock}`;
+}
+
+/** The full local date and time, for a tooltip: "Tuesday 3 March 2026 at 14:05". */
+export function formatFullTime(iso: string | null | undefined): string {
+  if (!iso) return "";
+  const t = new Date(iso);
+  if (Number.isNaN(t.getTime())) return "";
+  return new Intl.DateTimeFormat(undefined, { dateStyle: "full", timeStyle: "short" }).format(t);
+}
+
+/** A chart's time label in local time: "14:05" on `now`'s day, else "3 Mar 14:05". */
+export function formatAxisTime(ms: number, now: Date = new Date()): string {
+  const t = new Date(ms);
+  if (Number.isNaN(t.getTime())) return "";
+  const clock = formatClock(t);
+  return startOfDay(t) === startOfDay(now) ? clock : `${formatDay(t, now)} ${clock}`;
+}
+
 /** Identity of one document across workspaces. */
 export function docKey(workspace: string, path: string): string {
   return `${workspace}\u0000${path}`;

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   budget,
+  formatAxisMs,
   formatBytes,
   formatMs,
   healthItems,
+  niceCeil,
+  niceCount,
   outcomeCounts,
   parseTelemetry,
   percentile,
@@ -124,5 +127,20 @@ describe("healthItems", () => {
       { kind: "duplicate", path: "b.md" },
       { kind: "stale", path: "old.md" },
     ]);
+  });
+});
+
+describe("chart axes", () => {
+  it("rounds a top line up to a round number", () => {
+    expect([110, 120, 800, 801, 7, 0.3, 2600, 0, Number.NaN].map(niceCeil)).toEqual([120, 120, 800, 1000, 8, 0.3, 3000, 1, 1]);
+    expect([0, 1, 3, 7, 11].map(niceCount)).toEqual([1, 1, 3, 8, 12]);
+  });
+
+  it("writes durations on an axis with their unit", () => {
+    expect(formatAxisMs(0)).toBe("0");
+    expect(formatAxisMs(120)).toBe("120 ms");
+    expect(formatAxisMs(1200)).toBe("1.2 s");
+    expect(formatAxisMs(1250)).toBe("1.25 s");
+    expect(formatAxisMs(12000)).toBe("12 s");
   });
 });

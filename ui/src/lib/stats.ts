@@ -127,6 +127,30 @@ export function formatMs(ms: number | null): string {
   return `${Math.round(ms / 1000)} s`;
 }
 
+/** The steps a chart's top line may take within each power of ten (1, 1.2, …, 10). */
+const NICE_STEPS = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
+
+/** The smallest round number at or above `v`, for a chart's top line: 110 → 120, 7 → 8, 0 → 1. */
+export function niceCeil(v: number): number {
+  if (!(v > 0) || !Number.isFinite(v)) return 1;
+  const p = 10 ** Math.floor(Math.log10(v));
+  // A hair of slack so 120 stays 120 despite floating point.
+  const step = NICE_STEPS.find((m) => m * p >= v * (1 - 1e-9)) ?? 10;
+  return Number((step * p).toPrecision(12));
+}
+
+/** A round whole number at or above `n` (at least 1), for a count axis: 3 → 3, 7 → 8, 11 → 12. */
+export function niceCount(n: number): number {
+  return Math.max(1, Math.ceil(niceCeil(Math.max(1, n))));
+}
+
+/** A duration on a chart's axis: "0", "60 ms", "1.25 s", "12 s". */
+export function formatAxisMs(ms: number): string {
+  if (ms <= 0) return "0";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${Number((ms / 1000).toFixed(2))} s`;
+}
+
 /** How a run's status is drawn: it did something, it did nothing, or it failed. */
 export type Tone = "ok" | "neutral" | "bad";
 

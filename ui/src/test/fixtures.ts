@@ -4,6 +4,7 @@ import type {
   DocSummary,
   ErrorCode,
   MemoryDetail,
+  MemoryStats,
   ModelSettings,
   Semantic,
   Status,
@@ -74,6 +75,34 @@ export function detailOf(d: DocSummary, hash = "h1"): MemoryDetail {
     body,
     entries: [{ id: d.path, summary: d.description, why: "because." }],
     pinned: false,
+  };
+}
+
+/** A workspace's `stats`: extraction on, dream off, nothing run yet, all healthy. */
+export function memoryStats(extra: Partial<MemoryStats> = {}): MemoryStats {
+  return {
+    workspace: "personal",
+    auto_extract: true,
+    auto_dream: false,
+    last_extract_at: null,
+    last_extract_status: null,
+    last_dream_at: null,
+    last_dream_status: null,
+    last_dream_undone_by: null,
+    topics: 6,
+    logs: 0,
+    memory_md_lines: 6,
+    memory_md_max_lines: 200,
+    memory_md_bytes: 400,
+    memory_md_max_bytes: 25000,
+    invalid: [],
+    stale: [],
+    duplicates: 0,
+    duplicate_files: [],
+    same_name: [],
+    same_subject: [],
+    telemetry: [],
+    ...extra,
   };
 }
 
