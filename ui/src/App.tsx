@@ -73,7 +73,7 @@ export function App() {
     setPrunedFor(state.docs);
     if (state.docs) {
       const { ws, data } = state.docs;
-      setUnseen((u) => prune(u, new Set(data.map((d) => docKey(d.workspace, d.path))), ws));
+      setUnseen((u) => prune(u, new Set(data.map((d) => docKey(d.workspace, d.path))), ws, Date.now()));
     }
   }
   const openedKey = state.detail?.target.mode === "existing" ? docKey(state.detail.target.workspace, state.detail.target.path) : null;

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { MAX_UNSEEN, UNSEEN_KEY, loadUnseen, markSeen, noteChange, prune, saveUnseen } from "./unseen";
+import { MAX_UNSEEN, PRUNE_GRACE_MS, UNSEEN_KEY, loadUnseen, markSeen, noteChange, prune, saveUnseen } from "./unseen";
 import type { Unseen } from "./unseen";
 import { docKey } from "./format";
 
@@ -32,10 +32,12 @@ describe("new and changed memories", () => {
     u = noteChange(u, { workspace: "work", paths: ["c.md"], source: "mcp" }, known, 1);
     u = markSeen(u, key("a.md"));
     expect(Object.keys(u)).toEqual([key("b.md"), key("c.md", "work")]);
-    // The personal list no longer holds b.md; work's marks are not its business.
-    u = prune(u, new Set([key("a.md")]), "personal");
+    // A list asked for before the change may not hold it yet: a fresh mark stays.
+    expect(prune(u, new Set([key("a.md")]), "personal", 1 + PRUNE_GRACE_MS)).toBe(u);
+    // Later, the personal list no longer holding b.md means it is gone; work's marks are not its business.
+    u = prune(u, new Set([key("a.md")]), "personal", 2 + PRUNE_GRACE_MS);
     expect(Object.keys(u)).toEqual([key("c.md", "work")]);
-    expect(prune(u, new Set(), null)).toEqual({});
+    expect(prune(u, new Set(), null, 2 + PRUNE_GRACE_MS)).toEqual({});
   });
 
   it("keeps at most the newest marks, and survives a reload but not a damaged record", () => {

@@ -53,9 +53,18 @@ export function markSeen(unseen: Unseen, key: string): Unseen {
   return next;
 }
 
+/**
+ * A list may have been asked for before a change it does not show yet: marks younger than this
+ * are kept whatever that list says (a mark shows only on a listed row anyway).
+ */
+export const PRUNE_GRACE_MS = 60_000;
+
 /** Drops marks of memories that no longer exist (deleted, or undone away). */
-export function prune(unseen: Unseen, present: ReadonlySet<string>, workspace: string | null): Unseen {
-  const gone = Object.keys(unseen).filter((k) => (workspace === null || k.startsWith(docKey(workspace, ""))) && !present.has(k));
+export function prune(unseen: Unseen, present: ReadonlySet<string>, workspace: string | null, now: number): Unseen {
+  const gone = Object.keys(unseen).filter(
+    (k) =>
+      (workspace === null || k.startsWith(docKey(workspace, ""))) && !present.has(k) && unseen[k].at < now - PRUNE_GRACE_MS,
+  );
   if (gone.length === 0) return unseen;
   const next = { ...unseen };
   for (const k of gone) delete next[k];
