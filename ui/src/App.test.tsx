@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { App, CHAT_OPEN_KEY, SEARCH_DEBOUNCE_MS } from "./App";
-import { ToastProvider } from "./components/Toasts";
+import { ToastProvider } from "./components/common/Toasts";
 import { commands } from "./lib/bindings";
 import type { TaskInfo } from "./lib/bindings";
 import { DOCS, MODEL_SETTINGS, WORKSPACES, detailOf, err, ok, status, task } from "./test/fixtures";

@@ -4,10 +4,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { App } from "./App";
-import { ToastProvider } from "./components/Toasts";
+import { ToastProvider } from "./components/common/Toasts";
 import { commands } from "./lib/bindings";
 import type { MemoryStats, RememberTask } from "./lib/bindings";
-import { workspaceTitle } from "./components/Sidebar";
+import { workspaceTitle } from "./components/browser/Sidebar";
 import { DOCS, MODEL_SETTINGS, WORKSPACES, detailOf, err, ok, status, task } from "./test/fixtures";
 
 vi.mock("./lib/bindings", () => ({

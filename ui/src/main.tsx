@@ -1,7 +1,7 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
-import { ToastProvider } from "./components/Toasts";
+import { ToastProvider } from "./components/common/Toasts";
 import { installBrowserTransport, isTauri } from "./lib/transport";
 import "./styles.css";
 import "./status.css";

@@ -1,0 +1,203 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { EditorView } from "@codemirror/view";
+import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
+import { DetailPane } from "./DetailPane";
+import { ToastProvider } from "../common/Toasts";
+import { commands } from "../../lib/bindings";
+import { installBrowserTransport } from "../../lib/transport";
+import { DOCS, WORKSPACES, detailOf, err, ok } from "../../test/fixtures";
+
+vi.mock("../../lib/bindings", () => ({
+  commands: {
+    get: vi.fn(),
+    update: vi.fn(),
+    remove: vi.fn(),
+    history: vi.fn(),
+    openFolder: vi.fn(),
+    setPinned: vi.fn(),
+  },
+}));
+
+const api = vi.mocked(commands);
+
+type W = Window & { __TAURI_INTERNALS__?: unknown };
+
+beforeEach(() => {
+  delete (window as W).__TAURI_INTERNALS__;
+  api.get.mockResolvedValue(ok(detailOf(DOCS[0])));
+  api.openFolder.mockResolvedValue(ok(null));
+});
+
+afterEach(() => {
+  clearMocks();
+  delete (window as W).__TAURI_INTERNALS__;
+});
+
+function renderPane(path = DOCS[0].path) {
+  const noop = () => {};
+  return render(
+    <ToastProvider>
+      <DetailPane
+        target={{ mode: "existing", workspace: "personal", path }}
+        workspaces={WORKSPACES}
+        change={null}
+        onDirtyChange={noop}
+        onCreated={noop}
+        onSaved={noop}
+        onDeleted={noop}
+        onClose={noop}
+        onRecreate={noop}
+      />
+    </ToastProvider>,
+  );
+}
+
+async function loaded() {
+  await waitFor(() => expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe(DOCS[0].name));
+}
+
+describe("Open folder", () => {
+  it("is hidden in a browser, where the server cannot open folders", async () => {
+    installBrowserTransport();
+    renderPane();
+    await loaded();
+    expect(screen.getByTestId("delete-button")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Open folder" })).toBeNull();
+  });
+
+  it("opens the workspace's folder in the app", async () => {
+    mockIPC(() => null);
+    renderPane();
+    await loaded();
+    fireEvent.click(screen.getByRole("button", { name: "Open folder" }));
+    await waitFor(() => expect(api.openFolder).toHaveBeenCalledWith("personal"));
+  });
+});
+
+describe("Pin", () => {
+  const outcome = { workspace: "personal", path: DOCS[0].path, change_id: 5, hash: "h2", shared: null };
+
+  it("pins a memory, then shows it pinned and offers Unpin", async () => {
+    api.setPinned.mockResolvedValue(ok(outcome));
+    renderPane();
+    await loaded();
+    expect(screen.queryByTestId("pinned-marker")).toBeNull();
+    const pin = screen.getByTestId("pin-button");
+    expect(pin.textContent).toBe("Pin");
+    expect(pin.getAttribute("aria-pressed")).toBe("false");
+    api.get.mockResolvedValue(ok({ ...detailOf(DOCS[0], "h2"), pinned: true }));
+    fireEvent.click(pin);
+    await waitFor(() => expect(api.setPinned).toHaveBeenCalledWith("personal", DOCS[0].path, true));
+    expect((await screen.findByTestId("pinned-marker")).textContent).toBe("pinned");
+    expect(screen.getByTestId("pin-button").textContent).toBe("Unpin");
+    expect(screen.getByTestId("pin-button").getAttribute("aria-pressed")).toBe("true");
+    expect(await screen.findByText("Pinned: extraction and dream will leave it alone")).toBeTruthy();
+  });
+
+  it("unpins a pinned memory", async () => {
+    api.get.mockResolvedValue(ok({ ...detailOf(DOCS[0]), pinned: true }));
+    api.setPinned.mockResolvedValue(ok(outcome));
+    renderPane();
+    await loaded();
+    expect(screen.getByTestId("pinned-marker")).toBeTruthy();
+    api.get.mockResolvedValue(ok({ ...detailOf(DOCS[0], "h2"), pinned: false }));
+    fireEvent.click(screen.getByRole("button", { name: "Unpin" }));
+    await waitFor(() => expect(api.setPinned).toHaveBeenCalledWith("personal", DOCS[0].path, false));
+    await waitFor(() => expect(screen.queryByTestId("pinned-marker")).toBeNull());
+    expect(screen.getByTestId("pin-button").textContent).toBe("Pin");
+  });
+
+  it("shows a refusal inline and waits for unsaved edits to be saved", async () => {
+    api.setPinned.mockResolvedValue(err("conflict", "`x.md` is in the pinned/ folder, which pins it: move it out to unpin it"));
+    renderPane();
+    await loaded();
+    fireEvent.click(screen.getByTestId("pin-button"));
+    const error = await screen.findByTestId("inline-error");
+    expect(error.getAttribute("data-code")).toBe("conflict");
+    expect(error.textContent).toContain("pinned/ folder");
+    expect(screen.queryByTestId("pinned-marker")).toBeNull();
+
+    fireEvent.change(screen.getByTestId("detail-name"), { target: { value: "Edited" } });
+    expect(screen.getByTestId<HTMLButtonElement>("pin-button").disabled).toBe(true);
+  });
+
+  it("is not offered for daily logs", async () => {
+    const log = { ...detailOf(DOCS[0]), kind: "log" as const, type: null, path: "logs/2026/03/2026-03-01.md" };
+    api.get.mockResolvedValue(ok(log));
+    renderPane();
+    await waitFor(() => expect(screen.getByText("Daily log")).toBeTruthy());
+    expect(screen.queryByTestId("pin-button")).toBeNull();
+  });
+});
+
+describe("daily logs", () => {
+  const LOG_PATH = "logs/2026/11/2026-11-23.md";
+  const LOG_TEXT = "# 2026-11-23\n\n## 10:00 UTC — chat \"Trip\" compacted\n\nThe user plans a trip.\n";
+  const log = (hash = "h1", body = LOG_TEXT) => ({
+    ...detailOf(DOCS[0], hash),
+    path: LOG_PATH,
+    kind: "log" as const,
+    type: null,
+    name: "2026-11-23",
+    description: "Daily log 2026-11-23",
+    content: body,
+    body,
+  });
+
+  /** Types into the CodeMirror body as a user would (appending at the end). */
+  function typeInBody(text: string) {
+    const dom = screen.getByTestId("detail-editor").querySelector<HTMLElement>(".cm-editor");
+    const view = dom && EditorView.findFromDOM(dom);
+    if (!view) throw new Error("no editor");
+    act(() => view.dispatch({ changes: { from: view.state.doc.length, insert: text } }));
+  }
+
+  it("opens a log with its text and no name, description or type", async () => {
+    api.get.mockResolvedValue(ok(log()));
+    renderPane(LOG_PATH);
+    expect(await screen.findByRole("heading", { name: "Daily log 2026-11-23" })).toBeTruthy();
+    expect(screen.getByText("Daily log")).toBeTruthy();
+    expect(screen.queryByTestId("detail-name")).toBeNull();
+    expect(screen.queryByTestId("detail-description")).toBeNull();
+    expect(screen.queryByTestId("detail-type")).toBeNull();
+    expect(screen.getByTestId("detail-editor").querySelector(".cm-content")?.textContent).toContain("The user plans a trip.");
+    expect(screen.getByTestId<HTMLButtonElement>("save-button").disabled).toBe(true);
+  });
+
+  it("saves an edit with only the new body and the hash it was read at", async () => {
+    api.get.mockResolvedValue(ok(log()));
+    api.update.mockResolvedValue(ok({ workspace: "personal", path: LOG_PATH, change_id: 3, hash: "h2", shared: null }));
+    renderPane(LOG_PATH);
+    await screen.findByRole("heading", { name: "Daily log 2026-11-23" });
+    typeInBody("Also: book the train.\n");
+    const save = screen.getByTestId<HTMLButtonElement>("save-button");
+    await waitFor(() => expect(save.disabled).toBe(false));
+    api.get.mockResolvedValue(ok(log("h2", LOG_TEXT + "Also: book the train.\n")));
+    fireEvent.click(save);
+    await waitFor(() =>
+      expect(api.update).toHaveBeenCalledWith("personal", LOG_PATH, {
+        name: null,
+        description: null,
+        type: null,
+        body: LOG_TEXT + "Also: book the train.\n",
+        expected_hash: "h1",
+      }),
+    );
+    expect(await screen.findByText("Saved")).toBeTruthy();
+    await waitFor(() => expect(save.disabled).toBe(true));
+  });
+
+  it("says plainly when a save reaches collaborators through git", async () => {
+    api.get.mockResolvedValue(ok(log()));
+    const shared = "/repo/.qwen/team-memory is Qwen Code's team memory of /repo: it is tracked by git";
+    api.update.mockResolvedValue(ok({ workspace: "personal", path: LOG_PATH, change_id: 4, hash: "h2", shared }));
+    renderPane(LOG_PATH);
+    await screen.findByRole("heading", { name: "Daily log 2026-11-23" });
+    typeInBody("Shared line.\n");
+    const save = screen.getByTestId<HTMLButtonElement>("save-button");
+    await waitFor(() => expect(save.disabled).toBe(false));
+    fireEvent.click(save);
+    expect(await screen.findByText(`Saved. Shared through git: ${shared}.`)).toBeTruthy();
+  });
+});

@@ -1,0 +1,272 @@
+import { useEffect, useMemo, useState } from "react";
+import { commands } from "../../lib/bindings";
+import type { ChangeDiff, ChangeSummary } from "../../lib/bindings";
+import { toUiError, unwrap } from "../../lib/transport";
+import type { UiError } from "../../lib/transport";
+import { formatTime } from "../../lib/format";
+import { OP_LABELS, actorOf, countFiles, groupUndoneBy, historyRows } from "../../lib/history";
+import { useCommand } from "../../lib/useCommand";
+import { DiffView } from "./DiffView";
+import { GroupDetail } from "./GroupDetail";
+import { InlineError } from "../common/InlineError";
+import { useToast } from "../common/Toasts";
+
+interface Props {
+  /** null: every workspace. */
+  workspace: string | null;
+  /** null: every memory of the workspace. */
+  path: string | null;
+  /** Bump to reload (e.g. after a memory_changed event). */
+  refreshKey: number | string;
+  wide?: boolean;
+  onOpen?: (workspace: string, path: string) => void;
+  /** A change or a change group was undone. */
+  onUndone?: () => void;
+}
+
+/** What the right side shows: one change's diff, or a change group's files. */
+type Selection = { kind: "change"; id: number } | { kind: "group"; id: number } | null;
+
+export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndone }: Props) {
+  const toast = useToast();
+  const { run, cancel } = useCommand();
+  const [items, setItems] = useState<ChangeSummary[] | null>(null);
+  const [loadError, setLoadError] = useState<UiError | null>(null);
+  const [selection, setSelection] = useState<Selection>(null);
+  const selected = selection?.kind === "change" ? selection.id : null;
+  const selectedGroup = selection?.kind === "group" ? selection.id : null;
+  const [diff, setDiff] = useState<ChangeDiff | null>(null);
+  const [diffError, setDiffError] = useState<UiError | null>(null);
+  const [undoError, setUndoError] = useState<UiError | null>(null);
+  const [undoing, setUndoing] = useState(false);
+  const [reload, setReload] = useState(0);
+  /** Memory names by `workspace/path` (rows lead with the name; a deleted one shows its file). */
+  const [names, setNames] = useState<ReadonlyMap<string, string>>(new Map());
+
+  useEffect(() => {
+    if (path !== null) return;
+    void run(commands.list(workspace, null), "names").then((answer) => {
+      if (answer?.ok) setNames(new Map(answer.data.map((d) => [`${d.workspace}/${d.path}`, d.name])));
+    });
+    return () => cancel("names");
+  }, [run, cancel, workspace, path, refreshKey, reload]);
+  const nameOf = (ws: string, p: string) => names.get(`${ws}/${p}`) ?? p;
+
+  useEffect(() => {
+    void run(commands.history(workspace, path, 100), "history").then((answer) => {
+      if (!answer) return;
+      if (answer.ok) {
+        setItems(answer.data);
+        setLoadError(null);
+      } else setLoadError(answer.error);
+    });
+    return () => cancel("history");
+  }, [run, cancel, workspace, path, refreshKey, reload]);
+
+  useEffect(() => {
+    if (selected === null) return;
+    void run(commands.diff(selected), "diff").then((answer) => {
+      if (!answer) return;
+      if (answer.ok) {
+        setDiff(answer.data);
+        setDiffError(null);
+      } else setDiffError(answer.error);
+    });
+    return () => cancel("diff");
+  }, [run, cancel, selected, refreshKey]);
+
+  const rows = useMemo(() => (items ? historyRows(items) : null), [items]);
+
+  const select = (next: NonNullable<Selection>) => {
+    if (next.kind === selection?.kind && next.id === selection.id) return;
+    setSelection(next);
+    setDiff(null);
+    setDiffError(null);
+    setUndoError(null);
+  };
+
+  const undo = async (id: number, what: "undo" | "redo" = "undo") => {
+    setUndoing(true);
+    setUndoError(null);
+    try {
+      unwrap(await commands.undo(id));
+      toast({ message: what === "redo" ? `Change brought back (undid #${id})` : `Change #${id} undone` });
+      setReload((n) => n + 1);
+      setDiff(null);
+      onUndone?.();
+    } catch (e) {
+      setUndoError(toUiError(e));
+    } finally {
+      setUndoing(false);
+    }
+  };
+
+  const current = diff && diff.change.id === selected ? diff : null;
+
+  return (
+    <div className={`history ${wide ? "history-wide" : ""}`}>
+      <div className="history-list" role={rows && rows.length > 0 ? "listbox" : undefined} aria-label="Changes">
+        {loadError && <InlineError error={loadError} />}
+        {items && items.length === 0 && <div className="empty">No changes recorded yet.</div>}
+        {!items && !loadError && <div className="empty">Loading…</div>}
+        {rows?.map((row) => {
+          if (row.kind === "group") {
+            const isSelected = row.group === selectedGroup;
+            const newest = row.changes[0];
+            const undoneBy = groupUndoneBy(row.changes);
+            return (
+              <button
+                type="button"
+                key={row.key}
+                role="option"
+                aria-selected={isSelected}
+                className={`history-item history-group ${path === null ? "named" : ""} ${isSelected ? "selected" : ""} ${undoneBy !== null ? "undone" : ""}`}
+                data-testid="history-group"
+                data-group={row.group}
+                title={`Change group: ${row.paths.join(", ")}`}
+                onClick={() => select({ kind: "group", id: row.group })}
+              >
+                {path === null && (
+                  <span className="history-name">{[...new Set(row.paths.map((p) => nameOf(row.workspace, p)))].join(", ")}</span>
+                )}
+                <span className="history-id" aria-hidden="true">
+                  <GroupIcon />
+                </span>
+                <span className="history-op">
+                  {path === null
+                    ? `${row.label} · ${countFiles(row.paths.length)}`
+                    : `${OP_LABELS[newest.op] ?? newest.op} · ${row.label}`}
+                  {undoneBy !== null && <span className="undone-tag"> · undone</span>}
+                </span>
+                <span className="source-chip actor-chip source-group" title="Several files changed by one job">
+                  {actorOf(newest.source).label}
+                </span>
+                <span className="history-time">{formatTime(row.at)}</span>
+                {path === null && (
+                  <span className="history-path" title={row.paths.map((p) => `${row.workspace}/${p}`).join("\n")}>
+                    {workspace === null ? `${row.workspace} · ` : ""}
+                    {row.paths.join(", ")}
+                  </span>
+                )}
+              </button>
+            );
+          }
+          const c = row.change;
+          return (
+            <button
+              type="button"
+              key={row.key}
+              role="option"
+              aria-selected={c.id === selected}
+              className={`history-item ${path === null ? "named" : ""} ${c.id === selected ? "selected" : ""} ${c.undone_by !== null ? "undone" : ""}`}
+              data-testid="history-item"
+              data-id={c.id}
+              onClick={() => select({ kind: "change", id: c.id })}
+            >
+              {path === null && <span className="history-name">{nameOf(c.workspace, c.path)}</span>}
+              <span className="history-id">#{c.id}</span>
+              <span className="history-op">
+                {OP_LABELS[c.op] ?? c.op}
+                {c.undoes !== undefined && c.undoes !== null && <span className="muted"> (undoes #{c.undoes})</span>}
+                {c.undone_by !== null && (
+                  <span className="undone-tag" data-testid="undone-tag">
+                    {" "}
+                    · undone by #{c.undone_by}
+                  </span>
+                )}
+              </span>
+              <span className={`source-chip actor-chip source-${c.source}`} title={`Changed by: ${actorOf(c.source).label}`}>
+                <span aria-hidden="true">{actorOf(c.source).icon}</span> {actorOf(c.source).label}
+              </span>
+              <span className="history-time">{formatTime(c.at)}</span>
+              {path === null && (
+                <span className="history-path" title={`${c.workspace}/${c.path}`}>
+                  {workspace === null ? `${c.workspace} · ` : ""}
+                  {c.path}
+                </span>
+              )}
+            </button>
+          );
+        })}
+      </div>
+      <div className="history-diff">
+        {selection === null && <div className="empty">Select a change to see its diff.</div>}
+        {selectedGroup !== null && (
+          <GroupDetail
+            key={selectedGroup}
+            id={selectedGroup}
+            refreshKey={`${refreshKey}/${reload}`}
+            onOpen={onOpen}
+            onUndone={() => {
+              setReload((n) => n + 1);
+              onUndone?.();
+            }}
+          />
+        )}
+        {diffError && <InlineError error={diffError} />}
+        {selected !== null && !current && !diffError && <div className="empty">Loading…</div>}
+        {current && (
+          <>
+            <div className="history-diff-header">
+              <div>
+                <strong>#{current.change.id}</strong> {OP_LABELS[current.change.op] ?? current.change.op}{" "}
+                <code>{current.change.path}</code> by {actorOf(current.change.source).label.toLowerCase()} at{" "}
+                {formatTime(current.change.at)}
+                {current.change.undone_by !== null && <span className="undone-tag"> · undone by #{current.change.undone_by}</span>}
+              </div>
+              <div className="actions">
+                {onOpen && current.change.op !== "delete" && current.change.undone_by === null && (
+                  <button type="button" onClick={() => onOpen(current.change.workspace, current.change.path)}>
+                    Open memory
+                  </button>
+                )}
+                {current.change.undone_by !== null ? (
+                  <button
+                    type="button"
+                    data-testid="redo-button"
+                    onClick={() => void undo(current.change.undone_by as number, "redo")}
+                    disabled={undoing}
+                    title={`Bring this change back (undo #${current.change.undone_by})`}
+                  >
+                    {undoing ? "Redoing…" : "Redo"}
+                  </button>
+                ) : (
+                  <button
+                    type="button"
+                    data-testid="undo-button"
+                    onClick={() => void undo(current.change.id)}
+                    disabled={undoing || !current.undoable}
+                    title={
+                      current.undoable
+                        ? "Restore the file as it was before this change"
+                        : "Mnemo kept no copy of the text before this change"
+                    }
+                  >
+                    {undoing ? "Undoing…" : "Undo"}
+                  </button>
+                )}
+              </div>
+            </div>
+            {undoError && <InlineError error={undoError} />}
+            {current.withheld && (
+              <p className="notice" role="note" data-testid="withheld-note">
+                {current.withheld}
+              </p>
+            )}
+            <DiffView before={current.before} after={current.after} />
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** Stacked sheets: a change group (an SVG, so it never falls back to an empty box). */
+function GroupIcon() {
+  return (
+    <svg width="12" height="12" viewBox="0 0 12 12" aria-hidden="true" focusable="false">
+      <rect x="3" y="1" width="8" height="8" rx="1" fill="none" stroke="currentColor" />
+      <rect x="1" y="3" width="8" height="8" rx="1" fill="var(--bg, #fff)" stroke="currentColor" />
+    </svg>
+  );
+}

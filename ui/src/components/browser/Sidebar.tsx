@@ -1,0 +1,201 @@
+import { useState } from "react";
+import type { ReactNode } from "react";
+import type { Status, WorkspaceInfo } from "../../lib/bindings";
+import type { UiError } from "../../lib/transport";
+import type { View } from "../../lib/browser";
+import { KIND_LABELS, KIND_ORDER } from "../../lib/format";
+import { useCommand } from "../../lib/useCommand";
+import { InlineError } from "../common/InlineError";
+
+interface Props {
+  workspaces: WorkspaceInfo[];
+  status: Status | null;
+  selected: string | null;
+  view: View;
+  onSelect: (id: string | null) => void;
+  onView: (view: View) => void;
+  /** Resolves to an error to show, or null on success. */
+  onAddFolder: (path: string) => Promise<UiError | null>;
+  /** Whether the chat pane is shown (absent: no chat toggle). */
+  chatOpen?: boolean;
+  onToggleChat?: () => void;
+  /** Shown above the status line (the memory-task bar). */
+  footer?: ReactNode;
+}
+
+/** The row's hover text: where the workspace comes from in full, then its counts. */
+export function workspaceTitle(w: WorkspaceInfo): string {
+  const { topics, logs, invalid } = w.counts;
+  const lines = [w.origin || w.memory_root];
+  if (w.memory_root && w.memory_root !== w.origin) lines.push(`memory: ${w.memory_root}`);
+  lines.push(`${topics} memories · ${logs} daily logs · ${invalid} invalid`);
+  return lines.join("\n");
+}
+
+export function Sidebar({
+  workspaces,
+  status,
+  selected,
+  view,
+  onSelect,
+  onView,
+  onAddFolder,
+  chatOpen,
+  onToggleChat,
+  footer,
+}: Props) {
+  const [adding, setAdding] = useState(false);
+  const [path, setPath] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<UiError | null>(null);
+  const { alive } = useCommand();
+
+  const total = workspaces.reduce((n, w) => n + w.counts.topics, 0);
+
+  const submit = async () => {
+    const p = path.trim();
+    if (!p) return;
+    setBusy(true);
+    setError(null);
+    const err = await onAddFolder(p);
+    if (!alive()) return;
+    setBusy(false);
+    if (err) setError(err);
+    else {
+      setAdding(false);
+      setPath("");
+    }
+  };
+
+  return (
+    <nav className="sidebar" aria-label="Workspaces">
+      <div className="sidebar-scroll">
+        <div className="view-switch segmented" role="group" aria-label="View">
+          <button type="button" aria-pressed={view === "memories"} onClick={() => onView("memories")}>
+            Memories
+          </button>
+          <button
+            type="button"
+            aria-pressed={view === "history"}
+            data-testid="history-view"
+            onClick={() => onView("history")}
+          >
+            History
+          </button>
+          <button type="button" aria-pressed={view === "status"} data-testid="status-view" onClick={() => onView("status")}>
+            Status
+          </button>
+        </div>
+        {onToggleChat && (
+          <button
+            type="button"
+            className="chat-toggle"
+            aria-pressed={!!chatOpen}
+            data-testid="chat-toggle"
+            title={chatOpen ? "Hide the chat pane" : "Show the chat pane"}
+            onClick={onToggleChat}
+          >
+            {chatOpen ? "Hide chat" : "Chat"}
+          </button>
+        )}
+
+        <button
+          type="button"
+          className={`ws-item ${selected === null ? "selected" : ""}`}
+          data-testid="workspace-all"
+          aria-current={selected === null}
+          onClick={() => onSelect(null)}
+        >
+          <span className="ws-label">All workspaces</span>
+          <span className="ws-count">{total}</span>
+        </button>
+
+        {KIND_ORDER.map((kind) => {
+          const items = workspaces.filter((w) => w.kind === kind);
+          if (items.length === 0) return null;
+          return (
+            <div key={kind} className="ws-group">
+              <div className="ws-group-title">{KIND_LABELS[kind]}</div>
+              {items.map((w) => (
+                <button
+                  type="button"
+                  key={w.id}
+                  className={`ws-item ${selected === w.id ? "selected" : ""}`}
+                  data-testid="workspace-item"
+                  data-id={w.id}
+                  aria-current={selected === w.id}
+                  title={workspaceTitle(w)}
+                  onClick={() => onSelect(w.id)}
+                >
+                  <span className="ws-label">{w.label}</span>
+                  {w.counts.invalid > 0 && (
+                    <span className="ws-invalid" aria-label={`${w.counts.invalid} invalid`}>
+                      ⚠{w.counts.invalid}
+                    </span>
+                  )}
+                  <span className="ws-count">{w.counts.topics}</span>
+                </button>
+              ))}
+            </div>
+          );
+        })}
+
+        {adding ? (
+          <form
+            className="add-folder"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void submit();
+            }}
+          >
+            <input
+              autoFocus
+              value={path}
+              onChange={(e) => setPath(e.target.value)}
+              placeholder="/path/to/folder"
+              aria-label="Folder path"
+              data-testid="add-folder-input"
+              spellCheck={false}
+              onKeyDown={(e) => {
+                if (e.key === "Escape") {
+                  setAdding(false);
+                  setError(null);
+                }
+              }}
+            />
+            <div className="add-folder-actions">
+              <button type="submit" className="primary" disabled={busy || !path.trim()}>
+                Add
+              </button>
+              <button
+                type="button"
+                onClick={() => {
+                  setAdding(false);
+                  setError(null);
+                }}
+              >
+                Cancel
+              </button>
+            </div>
+            {error && <InlineError error={error} />}
+          </form>
+        ) : (
+          <button type="button" className="add-folder-button" data-testid="add-folder-button" onClick={() => setAdding(true)}>
+            + Add folder…
+          </button>
+        )}
+      </div>
+      {footer}
+      <footer className="status-line" title={status ? [status.home, ...status.warnings].join("\n") : undefined}>
+        {status ? (
+          <>
+            {status.warnings.length > 0 && <span className="ws-invalid">⚠{status.warnings.length} </span>}
+            <span className="status-home">{status.home}</span>
+          </>
+        ) : (
+          <span className="muted">Connecting…</span>
+        )}
+      </footer>
+    </nav>
+  );
+}

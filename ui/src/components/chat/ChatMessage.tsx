@@ -1,0 +1,222 @@
+import { useState } from "react";
+import type { Recalled, RecallResult, Strategy } from "../../lib/bindings";
+import { countMemories, recallLabel, recallSentence, strategyText, whyRecalled, wroteFiles } from "../../lib/chat";
+import type { ChatMessage } from "../../lib/chat";
+import { MemoryCard } from "./MemoryCard";
+
+interface Props {
+  message: ChatMessage;
+  /** Open a memory (a path relative to the chat workspace's memory root). */
+  onOpenPath: (path: string) => void;
+  /** The chat workspace's name (the `/memory` card's heading). */
+  workspaceLabel?: string;
+}
+
+/** One message: user text, or a reply with what recall put in and what was written after. */
+export function ChatMessageView({ message: m, onOpenPath, workspaceLabel }: Props) {
+  const isReply = m.role === "assistant";
+  return (
+    <div
+      className={`chat-message chat-${m.role}`}
+      data-testid="chat-message"
+      data-role={m.role}
+      data-streaming={m.streaming ? "true" : undefined}
+    >
+      {m.role === "command" && <div className="chat-command-label">Mnemo</div>}
+      {m.memory ? (
+        <MemoryCard snapshot={m.memory} workspaceLabel={workspaceLabel} />
+      ) : (
+        /* Plain text: React escapes it; CSS keeps the line breaks. */
+        <div className="chat-text">
+          {m.text}
+          {m.streaming && <span className="chat-cursor" aria-label="Writing…" />}
+        </div>
+      )}
+      {m.tools.length > 0 && (
+        <div className="chat-tools">
+          {m.tools.map((t, i) => (
+            <span key={i} className="chat-tool" data-testid="chat-tool">
+              used {t}
+            </span>
+          ))}
+        </div>
+      )}
+      {m.stopped && (
+        <div className="chat-note" data-testid="chat-stopped">
+          Stopped — this reply was not saved.
+        </div>
+      )}
+      {isReply && m.recall && <RecallBadge recall={m.recall} onOpenPath={onOpenPath} />}
+      {isReply && !m.recall && m.recalledPaths.length > 0 && (
+        <RecallBadge paths={m.recalledPaths} onOpenPath={onOpenPath} />
+      )}
+      {isReply && !m.streaming && <WriteNotes message={m} onOpenPath={onOpenPath} />}
+    </div>
+  );
+}
+
+function RecallBadge({
+  recall,
+  paths,
+  onOpenPath,
+}: {
+  recall?: RecallResult;
+  paths?: string[];
+  onOpenPath: (path: string) => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const n = recall ? recall.selected.length : (paths?.length ?? 0);
+  return (
+    <div className="chat-recall">
+      <button
+        type="button"
+        className={`chat-badge ${n === 0 && (recall?.carried.length ?? 0) === 0 ? "empty" : ""}`}
+        aria-expanded={open}
+        data-testid="recall-badge"
+        onClick={() => setOpen((o) => !o)}
+      >
+        {recallLabel(n, recall?.carried.length ?? 0)} {open ? "▾" : "▸"}
+      </button>
+      {open && (
+        <div className="recall-details" data-testid="recall-details">
+          {recall && (
+            <div className="recall-summary muted">
+              <span data-testid="recall-strategy" title={`Strategy: ${strategyText(recall.strategy)}`}>
+                {recallSentence(recall.strategy, recall.docs_scanned)}
+              </span>
+              <div data-testid="recall-tokens">
+                Memory in the prompt: about {recall.tokens_injected.toLocaleString()} tokens
+                {recall.budget_tokens !== null ? ` (its budget: ${recall.budget_tokens.toLocaleString()})` : ""}. Took{" "}
+                {recall.duration_ms} ms.
+              </div>
+            </div>
+          )}
+          {recall?.selected.map((r) => (
+            <div key={r.path} className="recall-item">
+              <div className="recall-line">
+                <span className="recall-name">{r.name || r.path}</span>
+                {r.type && <span className={`type-chip type-${r.type}`}>{r.type}</span>}
+              </div>
+              <button
+                type="button"
+                className="link-button chat-path"
+                title="Open this memory"
+                data-testid="recall-item"
+                onClick={() => onOpenPath(r.path)}
+              >
+                {r.path}
+              </button>
+              <RecallMeta recalled={r} strategy={recall.strategy} />
+            </div>
+          ))}
+          {recall && recall.carried.length > 0 && (
+            <div className="recall-carried" data-testid="recall-carried">
+              <div className="muted">Still in view from earlier in this chat:</div>
+              {recall.carried.map((c) => (
+                <div key={c.path} className="recall-item">
+                  <div className="recall-line">
+                    <span className="recall-name">{c.name || c.path}</span>
+                    {c.type && <span className={`type-chip type-${c.type}`}>{c.type}</span>}
+                  </div>
+                  <button
+                    type="button"
+                    className="link-button chat-path"
+                    title="Open this memory"
+                    data-testid="recall-carried-item"
+                    onClick={() => onOpenPath(c.path)}
+                  >
+                    {c.path}
+                  </button>
+                  <div className="recall-meta muted">recalled earlier · about {tokensOf(c.chars_injected)} tokens</div>
+                </div>
+              ))}
+            </div>
+          )}
+          {recall && recall.cuts.length > 0 && (
+            <ul className="recall-cuts muted" data-testid="recall-cuts">
+              {recall.cuts.map((c) => (
+                <li key={c}>Cut to fit: {c}.</li>
+              ))}
+            </ul>
+          )}
+          {!recall &&
+            paths?.map((p) => (
+              <div key={p} className="recall-item">
+                <button
+                  type="button"
+                  className="link-button chat-path"
+                  title="Open this memory"
+                  data-testid="recall-item"
+                  onClick={() => onOpenPath(p)}
+                >
+                  {p}
+                </button>
+              </div>
+            ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** About how many tokens a text of `chars` characters costs (Mnemo counts 3 bytes a token). */
+function tokensOf(chars: number): string {
+  return Math.max(1, Math.round(chars / 3)).toLocaleString();
+}
+
+/** Why one memory was recalled: "close in meaning 0.62 · shares words 0.80 · match 0.71 · today · about 40 tokens". */
+function RecallMeta({ recalled: r, strategy }: { recalled: Recalled; strategy: Strategy }) {
+  const parts = [whyRecalled(strategy, r), r.age, `about ${tokensOf(r.chars_injected)} tokens`].filter((p) => p !== "");
+  return (
+    <div className="recall-meta muted" data-testid="recall-meta">
+      {parts.join(" · ")}
+    </div>
+  );
+}
+
+/** What was written after a reply: by the chat model itself or by background extraction. */
+function WriteNotes({ message: m, onOpenPath }: Props) {
+  const files = wroteFiles(m);
+  const ex = m.extraction;
+  return (
+    <>
+      {files.length > 0 && (
+        <div className="chat-wrote">
+          <span className="chat-badge wrote" data-testid="wrote-badge">
+            Wrote {countMemories(files.length)}
+          </span>
+          <ul className="chat-wrote-list">
+            {files.map((f) => (
+              <li key={f}>
+                <button
+                  type="button"
+                  className="link-button chat-path"
+                  title="Open this memory"
+                  data-testid="wrote-link"
+                  onClick={() => onOpenPath(f)}
+                >
+                  {f}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {ex?.running && (
+        <div className="chat-note" data-testid="extracting-indicator">
+          Saving memories…
+        </div>
+      )}
+      {ex && !ex.running && ex.last?.status === "failed" && (
+        <div className="chat-note" data-testid="extract-note">
+          Could not save memories{ex.last.detail ? `: ${ex.last.detail}` : "."}
+        </div>
+      )}
+      {ex && !ex.running && ex.last && ex.last.status !== "failed" && files.length === 0 && (
+        <div className="chat-note" data-testid="extract-note">
+          No new memories
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,146 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { RememberBox } from "./RememberBox";
+import { commands } from "../../lib/bindings";
+import type { RememberTask, TaskInfo } from "../../lib/bindings";
+import { err, ok, task } from "../../test/fixtures";
+
+vi.mock("../../lib/bindings", () => ({
+  commands: {
+    remember: vi.fn(),
+    rememberTask: vi.fn(),
+    taskCancel: vi.fn(),
+  },
+}));
+
+const api = vi.mocked(commands);
+
+const QUEUED: RememberTask = {
+  taskId: "remember-1",
+  workspace: "personal",
+  status: "queued",
+  contextMode: "workspace",
+  createdAt: "2026-03-01T10:00:00Z",
+  updatedAt: "2026-03-01T10:00:00Z",
+  result: null,
+  error: null,
+};
+const RUNNING: RememberTask = { ...QUEUED, status: "running", updatedAt: "2026-03-01T10:00:01Z" };
+const DONE: RememberTask = {
+  ...QUEUED,
+  status: "completed",
+  updatedAt: "2026-03-01T10:00:04Z",
+  result: { summary: "Saved the deploy day.", filesTouched: ["project/deploy.md", "user/me.md"], touchedTypes: ["project"], group: 4 },
+};
+const listed = (status: TaskInfo["status"], extra: Partial<TaskInfo> = {}) =>
+  task("remember-1", { kind: "remember", session: null, status, finished_at: null, ...extra });
+
+const onQueued = vi.fn();
+const onOpenMemory = vi.fn();
+const onClose = vi.fn();
+
+beforeEach(() => {
+  for (const f of [onQueued, onOpenMemory, onClose]) f.mockReset();
+  api.remember.mockResolvedValue(ok(QUEUED));
+  api.rememberTask.mockResolvedValue(ok(QUEUED));
+});
+
+function renderBox(tasks: TaskInfo[] = []) {
+  const props = { workspace: "personal", workspaceLabel: "Personal", onQueued, onOpenMemory, onClose };
+  const view = render(<RememberBox {...props} tasks={tasks} />);
+  return { ...view, setTasks: (t: TaskInfo[]) => view.rerender(<RememberBox {...props} tasks={t} />) };
+}
+
+const input = () => screen.getByTestId<HTMLTextAreaElement>("remember-input");
+const submit = () => screen.getByTestId<HTMLButtonElement>("remember-submit");
+
+describe("the Remember… box", () => {
+  it("sends the fact with the context mode, then follows the task to its end and opens what it wrote", async () => {
+    const { setTasks } = renderBox();
+    expect(submit().disabled).toBe(true);
+    fireEvent.change(input(), { target: { value: "Deploys go out on Tuesdays." } });
+    fireEvent.click(screen.getByTestId("remember-clean"));
+    fireEvent.click(submit());
+    await waitFor(() => expect(api.remember).toHaveBeenCalledWith("personal", "Deploys go out on Tuesdays.", "clean", null));
+    const view = await screen.findByTestId("remember-task");
+    expect(view.getAttribute("data-status")).toBe("queued");
+    expect(screen.getByTestId("remember-status").textContent).toContain("Waiting for its turn");
+    expect(onQueued).toHaveBeenCalled();
+
+    // The shared list says it runs: the box reads it at once and shows its tool calls.
+    api.rememberTask.mockResolvedValue(ok(RUNNING));
+    setTasks([listed("running", { phase: "model turn 1", tools: [{ name: "write_file", detail: "project/deploy.md", ok: null }] })]);
+    await waitFor(() => expect(view.getAttribute("data-status")).toBe("running"));
+    expect(api.rememberTask).toHaveBeenCalledWith("remember-1", null);
+    expect(within(view).getByText("model turn 1")).toBeTruthy();
+    expect(within(view).getByTestId("task-tools").textContent).toContain("write_file");
+
+    api.rememberTask.mockResolvedValue(ok(DONE));
+    setTasks([listed("completed")]);
+    await waitFor(() => expect(view.getAttribute("data-status")).toBe("completed"));
+    expect(screen.getByTestId("remember-summary").textContent).toBe("Saved the deploy day.");
+    // The first file opens from an effect after the completed render: wait for it, exactly once.
+    await waitFor(() => expect(onOpenMemory).toHaveBeenCalledTimes(1));
+    expect(onOpenMemory).toHaveBeenCalledWith("personal", "project/deploy.md");
+    // Each file it wrote opens on request; the first opened only once by itself.
+    fireEvent.click(screen.getAllByTestId("remember-file")[1]);
+    expect(onOpenMemory).toHaveBeenLastCalledWith("personal", "user/me.md");
+    setTasks([listed("completed", { updated_at: "2026-03-01T10:00:09Z" })]);
+    expect(onOpenMemory).toHaveBeenCalledTimes(2);
+
+    // And again, from an empty form.
+    fireEvent.click(screen.getByTestId("remember-again"));
+    expect(input().value).toBe("");
+  });
+
+  it("shows a failed task's code and message", async () => {
+    const { setTasks } = renderBox();
+    fireEvent.change(input(), { target: { value: "Something to keep" } });
+    fireEvent.click(submit());
+    await screen.findByTestId("remember-task");
+    api.rememberTask.mockResolvedValue(
+      ok({ ...QUEUED, status: "failed", error: { code: "remember_path_escape", message: "the agent named ../x.md, outside the memory folder" } }),
+    );
+    setTasks([listed("failed")]);
+    const error = await screen.findByTestId("inline-error");
+    expect(error.getAttribute("data-code")).toBe("remember_path_escape");
+    expect(error.textContent).toContain("outside the memory folder");
+    expect(screen.getByTestId("remember-status").textContent).toContain("Could not remember");
+    expect(onOpenMemory).not.toHaveBeenCalled();
+  });
+
+  it("shows a refusal inline and keeps the text (no model, queue full)", async () => {
+    api.remember.mockResolvedValue(err("managed_memory_unavailable", "remember needs a model: set one in Settings"));
+    renderBox();
+    fireEvent.change(input(), { target: { value: "Keep this" } });
+    fireEvent.keyDown(input(), { key: "Enter", ctrlKey: true });
+    const error = await screen.findByTestId("inline-error");
+    expect(error.getAttribute("data-code")).toBe("managed_memory_unavailable");
+    expect(input().value).toBe("Keep this");
+    expect(submit().disabled).toBe(false);
+    expect(screen.queryByTestId("remember-task")).toBeNull();
+  });
+
+  it("polls a task the list does not know about", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      renderBox();
+      fireEvent.change(input(), { target: { value: "Keep this" } });
+      fireEvent.click(submit());
+      await screen.findByTestId("remember-task");
+      api.rememberTask.mockResolvedValue(ok(DONE));
+      await vi.advanceTimersByTimeAsync(1600);
+      await waitFor(() => expect(screen.getByTestId("remember-task").getAttribute("data-status")).toBe("completed"));
+      expect(onOpenMemory).toHaveBeenCalledWith("personal", "project/deploy.md");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("closes with Escape or the close button", () => {
+    renderBox();
+    fireEvent.keyDown(input(), { key: "Escape" });
+    fireEvent.click(screen.getByTestId("remember-close"));
+    expect(onClose).toHaveBeenCalledTimes(2);
+  });
+});

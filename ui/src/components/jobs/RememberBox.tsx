@@ -1,0 +1,231 @@
+import { useEffect, useRef, useState } from "react";
+import { commands } from "../../lib/bindings";
+import type { RememberTask, TaskInfo } from "../../lib/bindings";
+import type { UiError } from "../../lib/transport";
+import { REMEMBER_STATUS_TEXT, contentProblem, failure, fileToOpen, isSettled } from "../../lib/remember";
+import { useCommand } from "../../lib/useCommand";
+import { InlineError } from "../common/InlineError";
+import { ToolSteps } from "./TasksPanel";
+
+/** How often a task under way is read again (events may not reach this page: another process). */
+export const REMEMBER_POLL_MS = 1500;
+
+interface Props {
+  workspace: string;
+  workspaceLabel: string;
+  /** The shared task list's tasks (the task's phase and tool calls, and a quicker status). */
+  tasks: readonly TaskInfo[];
+  /** A task was queued (re-read the shared list, so it follows it). */
+  onQueued: () => void;
+  /** Open a memory the task wrote. */
+  onOpenMemory: (workspace: string, path: string) => void;
+  onClose: () => void;
+}
+
+/**
+ * The "Remember…" box of a workspace (SPEC §4.2): a fact and the context mode → `remember`; then
+ * the task live (queued, running with its tool calls, completed or failed with its code and
+ * message); once completed, the first memory it wrote opens in the browser. Mount with
+ * `key={workspace}`.
+ */
+export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpenMemory, onClose }: Props) {
+  const { run, cancel } = useCommand();
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+  const [content, setContent] = useState("");
+  const [clean, setClean] = useState(false);
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<UiError | null>(null);
+  const [task, setTask] = useState<RememberTask | null>(null);
+  const [readError, setReadError] = useState<UiError | null>(null);
+  const [cancelling, setCancelling] = useState(false);
+  const opened = useRef<string | null>(null);
+
+  const listed = task ? (tasks.find((t) => t.id === task.taskId) ?? null) : null;
+  const taskId = task?.taskId ?? null;
+  const settled = task ? isSettled(task.status) : true;
+  const listedStatus = listed?.status;
+
+  useEffect(() => {
+    if (task === null) inputRef.current?.focus();
+  }, [task]);
+
+  // Follow the task until it ends: read it now and then, and at once when the list says it moved.
+  useEffect(() => {
+    if (taskId === null || settled) return;
+    const read = () => {
+      void run(commands.rememberTask(taskId, null), "read").then((answer) => {
+        if (!answer) return;
+        if (answer.ok) {
+          setTask(answer.data);
+          setReadError(null);
+        } else setReadError(answer.error);
+      });
+    };
+    if (listedStatus !== undefined) read();
+    const timer = setInterval(read, REMEMBER_POLL_MS);
+    return () => {
+      clearInterval(timer);
+      cancel("read");
+    };
+  }, [run, cancel, taskId, settled, listedStatus]);
+
+  // Done: open what it wrote (once).
+  const toOpen = task ? fileToOpen(task) : null;
+  useEffect(() => {
+    if (task === null || toOpen === null || opened.current === task.taskId) return;
+    opened.current = task.taskId;
+    onOpenMemory(task.workspace, toOpen);
+  }, [task, toOpen, onOpenMemory]);
+
+  const problem = contentProblem(content);
+
+  const submit = async () => {
+    if (problem || sending) return;
+    setSending(true);
+    setError(null);
+    const answer = await run(commands.remember(workspace, content, clean ? "clean" : "workspace", null), "remember");
+    if (!answer) return;
+    setSending(false);
+    if (!answer.ok) {
+      setError(answer.error);
+      return;
+    }
+    setTask(answer.data);
+    onQueued();
+  };
+
+  const stop = async () => {
+    if (!task) return;
+    setCancelling(true);
+    const answer = await run(commands.taskCancel(task.taskId), "cancel");
+    if (!answer) return;
+    setCancelling(false);
+    if (!answer.ok) setReadError(answer.error);
+  };
+
+  const again = () => {
+    setTask(null);
+    setContent("");
+    setError(null);
+    setReadError(null);
+  };
+
+  const fail = task ? failure(task, listed) : null;
+  const files = task?.result?.filesTouched ?? [];
+
+  return (
+    <section
+      className="remember-box"
+      data-testid="remember-box"
+      aria-labelledby="remember-title"
+      onKeyDown={(e) => {
+        if (e.key === "Escape") {
+          e.stopPropagation();
+          onClose();
+        }
+      }}
+    >
+      <header className="remember-header">
+        <h2 id="remember-title">Remember — {workspaceLabel}</h2>
+        <button type="button" className="icon-button" aria-label="Close the remember box" data-testid="remember-close" onClick={onClose}>
+          ×
+        </button>
+      </header>
+      {task === null ? (
+        <form
+          className="remember-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void submit();
+          }}
+        >
+          <textarea
+            ref={inputRef}
+            data-testid="remember-input"
+            aria-label="What to remember"
+            placeholder="A fact, preference or decision to keep — e.g. “Deploys go out on Tuesdays.”"
+            rows={3}
+            value={content}
+            onChange={(e) => setContent(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+                e.preventDefault();
+                void submit();
+              }
+            }}
+          />
+          <label className="remember-clean" title="The agent then sees no existing memories: it writes new files and never updates old ones">
+            <input type="checkbox" data-testid="remember-clean" checked={clean} onChange={(e) => setClean(e.target.checked)} />
+            Clean context <span className="muted">(ignore existing memories)</span>
+          </label>
+          <div className="remember-actions">
+            <button type="button" onClick={onClose}>
+              Cancel
+            </button>
+            <button
+              type="submit"
+              className="primary"
+              data-testid="remember-submit"
+              disabled={problem !== null || sending}
+              title={problem ?? "Let the memory agent write it down (Ctrl+Enter)"}
+            >
+              {sending ? "Sending…" : "Remember"}
+            </button>
+          </div>
+          {error && <InlineError error={error} />}
+        </form>
+      ) : (
+        <div className="remember-task" data-testid="remember-task" data-id={task.taskId} data-status={task.status} aria-live="polite">
+          <div className={`remember-status status-${task.status}`} data-testid="remember-status">
+            {!settled && (
+              <span className="task-spark" aria-hidden="true">
+                ✦{" "}
+              </span>
+            )}
+            {REMEMBER_STATUS_TEXT[task.status]}
+            {task.contextMode === "clean" && <span className="muted"> · clean context</span>}
+            {!settled && (
+              <button type="button" className="task-cancel" onClick={() => void stop()} disabled={cancelling}>
+                {cancelling ? "Cancelling…" : "Cancel"}
+              </button>
+            )}
+          </div>
+          {!settled && listed?.phase && <div className="task-phase muted">{listed.phase}</div>}
+          {!settled && listed && listed.tools.length > 0 && <ToolSteps tools={listed.tools} />}
+          {task.status === "completed" && task.result && (
+            <>
+              {task.result.summary && (
+                <p className="remember-summary" data-testid="remember-summary">
+                  {task.result.summary}
+                </p>
+              )}
+              {files.length > 0 ? (
+                <ul className="task-files" aria-label="Files written">
+                  {files.map((f) => (
+                    <li key={f}>
+                      <button type="button" className="link-button" data-testid="remember-file" onClick={() => onOpenMemory(task.workspace, f)}>
+                        {f}
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              ) : (
+                <p className="muted">Nothing new was written: the agent found it already known.</p>
+              )}
+            </>
+          )}
+          {fail && <InlineError error={fail} />}
+          {readError && <InlineError error={readError} />}
+          <blockquote className="remember-quote muted">{content}</blockquote>
+          {settled && (
+            <div className="remember-actions">
+              <button type="button" data-testid="remember-again" onClick={again}>
+                Remember something else
+              </button>
+            </div>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,158 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { ModelSettings } from "./ModelSettings";
+import { commands } from "../../lib/bindings";
+import { MODEL_SETTINGS, err, ok } from "../../test/fixtures";
+
+vi.mock("../../lib/bindings", () => ({
+  commands: {
+    getModelSettings: vi.fn(),
+    setModelSettings: vi.fn(),
+    testModel: vi.fn(),
+    modelList: vi.fn(),
+  },
+}));
+
+const api = vi.mocked(commands);
+const onClose = vi.fn();
+const onSaved = vi.fn();
+
+const STORED = { ...MODEL_SETTINGS, has_key: true };
+
+beforeEach(() => {
+  api.getModelSettings.mockResolvedValue(ok(STORED));
+  api.setModelSettings.mockImplementation(async (s) => ok({ ...STORED, ...s, api_key: null }));
+  api.modelList.mockResolvedValue(ok(["llama3.2", "qwen3:8b"]));
+});
+
+async function renderSettings() {
+  render(<ModelSettings onClose={onClose} onSaved={onSaved} />);
+  const url = await screen.findByTestId<HTMLInputElement>("model-base-url");
+  await waitFor(() => expect(url.value).toBe(STORED.base_url));
+}
+
+const field = (id: string) => screen.getByTestId<HTMLInputElement>(id);
+
+describe("model settings", () => {
+  it("offers the server's own models for the typed address, and says when a name is not among them", async () => {
+    await renderSettings();
+    await waitFor(() => expect(screen.getByTestId("model-offered").textContent).toBe("The server offers 2 models: pick one in the Model field."));
+    const options = [...document.querySelectorAll("#model-offered option")].map((o) => o.getAttribute("value"));
+    expect(options).toEqual(["llama3.2", "qwen3:8b"]);
+    expect(field("model-name").getAttribute("list")).toBe("model-offered");
+    fireEvent.change(field("model-name"), { target: { value: "qwen3:8" } });
+    expect(screen.getByTestId("model-offered").textContent).toContain("It does not list “qwen3:8”.");
+    // Another address: asked again when the person leaves the field, with the values as typed.
+    api.modelList.mockResolvedValue(err("model_unreachable", "can't reach the model: http://127.0.0.1:9/v1 unreachable"));
+    fireEvent.change(field("model-base-url"), { target: { value: "http://127.0.0.1:9/v1" } });
+    fireEvent.blur(field("model-base-url"));
+    await waitFor(() => expect(api.modelList).toHaveBeenLastCalledWith(expect.objectContaining({ base_url: "http://127.0.0.1:9/v1" })));
+    await waitFor(() => expect(screen.getByTestId("model-offered").textContent).toContain("Could not list this server's models"));
+    expect(document.querySelectorAll("#model-offered option")).toHaveLength(0);
+    expect(api.setModelSettings).not.toHaveBeenCalled();
+  });
+
+  it("shows the settings and saves them, keeping the stored key when the key field is left empty", async () => {
+    await renderSettings();
+    expect(field("model-name").value).toBe("qwen3:8b");
+    expect(field("model-fast").value).toBe("");
+    expect(field("model-context").value).toBe("32768");
+    expect(field("model-timeout").value).toBe("120");
+    expect(field("model-api-key").type).toBe("password");
+    expect(field("model-api-key").placeholder).toContain("A key is stored");
+    expect(screen.getByTestId<HTMLButtonElement>("model-save").disabled).toBe(true);
+
+    fireEvent.change(field("model-name"), { target: { value: "llama3.2" } });
+    fireEvent.change(field("model-fast"), { target: { value: "qwen3:1.7b" } });
+    fireEvent.change(field("model-timeout"), { target: { value: "60" } });
+    fireEvent.click(screen.getByTestId("model-save"));
+    await waitFor(() =>
+      expect(api.setModelSettings).toHaveBeenCalledWith({
+        base_url: "http://127.0.0.1:11434/v1",
+        model: "llama3.2",
+        fast_model: "qwen3:1.7b",
+        context_window: 32768,
+        timeout_secs: 60,
+        api_key: null,
+      }),
+    );
+    await waitFor(() => expect(onSaved).toHaveBeenCalledWith(expect.objectContaining({ model: "llama3.2" })));
+    expect(screen.getByTestId("model-saved")).toBeTruthy();
+
+    fireEvent.click(screen.getByTestId("model-close"));
+    expect(onClose).toHaveBeenCalled();
+  });
+
+  it("sends a new key, or an empty one to remove the stored key", async () => {
+    await renderSettings();
+    fireEvent.change(field("model-api-key"), { target: { value: "sk-new" } });
+    fireEvent.click(screen.getByTestId("model-save"));
+    await waitFor(() => expect(api.setModelSettings).toHaveBeenLastCalledWith(expect.objectContaining({ api_key: "sk-new" })));
+    await waitFor(() => expect(field("model-api-key").value).toBe(""));
+
+    fireEvent.click(screen.getByTestId("model-remove-key"));
+    expect(field("model-api-key").placeholder).toContain("removed");
+    fireEvent.click(screen.getByTestId("model-save"));
+    await waitFor(() => expect(api.setModelSettings).toHaveBeenLastCalledWith(expect.objectContaining({ api_key: "" })));
+  });
+
+  it("lists environment overrides", async () => {
+    api.getModelSettings.mockResolvedValue(ok({ ...STORED, env_overrides: ["MNEMO_LLM_MODEL"] }));
+    await renderSettings();
+    expect(screen.getByTestId("model-env-overrides").textContent).toContain("MNEMO_LLM_MODEL overrides the model");
+  });
+
+  it("shows a rejected save inline", async () => {
+    api.setModelSettings.mockResolvedValue(
+      err("usage", "the base URL `localhost:11434` must start with http:// or https:// (e.g. http://127.0.0.1:11434/v1)"),
+    );
+    await renderSettings();
+    fireEvent.change(field("model-base-url"), { target: { value: "localhost:11434" } });
+    fireEvent.click(screen.getByTestId("model-save"));
+    const error = await screen.findByTestId("inline-error");
+    expect(error.textContent).toContain("must start with http://");
+    expect(error.getAttribute("data-code")).toBe("usage");
+    expect(onSaved).not.toHaveBeenCalled();
+
+    // Numbers are checked before anything is sent.
+    api.setModelSettings.mockClear();
+    fireEvent.change(field("model-context"), { target: { value: "lots" } });
+    fireEvent.click(screen.getByTestId("model-save"));
+    expect((await screen.findByTestId("inline-error")).textContent).toContain("context window");
+    expect(api.setModelSettings).not.toHaveBeenCalled();
+  });
+
+  it("tests the values as typed without saving them, and forgets the result when they change", async () => {
+    api.testModel.mockResolvedValue(ok({ model: "llama3.2", reply: "ok", latency_ms: 42 }));
+    await renderSettings();
+    fireEvent.change(field("model-name"), { target: { value: "llama3.2" } });
+    fireEvent.click(screen.getByTestId("model-test"));
+    await waitFor(() =>
+      expect(screen.getByTestId("model-test-result").textContent).toBe("Connected: llama3.2 answered in 42 ms. Not saved yet: press Save to keep it."),
+    );
+    expect(api.setModelSettings).not.toHaveBeenCalled();
+    expect(api.testModel.mock.calls[0][0]).toMatchObject({ model: "llama3.2" });
+    expect((screen.getByTestId("model-save") as HTMLButtonElement).disabled).toBe(false);
+    fireEvent.change(field("model-name"), { target: { value: "llama3.3" } });
+    expect(screen.queryByTestId("model-test-result")).toBeNull();
+  });
+
+  it("closes on Escape wherever focus is", async () => {
+    await renderSettings();
+    (document.activeElement as HTMLElement | null)?.blur();
+    fireEvent.keyDown(document.body, { key: "Escape" });
+    expect(onClose).toHaveBeenCalledTimes(1);
+  });
+
+  it("shows a failed connection test", async () => {
+    api.testModel.mockResolvedValue(
+      err("model_not_configured", "chat needs a model: cannot reach http://127.0.0.1:11434/v1 (connection refused)"),
+    );
+    await renderSettings();
+    fireEvent.click(screen.getByTestId("model-test"));
+    const result = await screen.findByText(/connection refused/);
+    expect(result.getAttribute("data-testid")).toBe("model-test-result");
+    expect(result.getAttribute("data-state")).toBe("failed");
+    expect(api.setModelSettings).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,371 @@
+import { useCallback, useEffect, useState } from "react";
+import { Modal } from "../common/Modal";
+import { explain } from "../../lib/errors";
+import { commands } from "../../lib/bindings";
+import type { ModelSettings as Settings } from "../../lib/bindings";
+import type { UiError } from "../../lib/transport";
+import { useCommand } from "../../lib/useCommand";
+import { InlineError } from "../common/InlineError";
+
+interface Props {
+  onClose: () => void;
+  /** The settings in effect after a save. */
+  onSaved: (settings: Settings) => void;
+}
+
+interface Form {
+  base_url: string;
+  model: string;
+  fast_model: string;
+  context_window: string;
+  timeout_secs: string;
+  /** A new key; empty keeps the stored one. */
+  api_key: string;
+  /** Remove the stored key on save. */
+  remove_key: boolean;
+}
+
+/** What each `MNEMO_LLM_*` variable overrides. */
+const ENV_TARGETS: Record<string, string> = {
+  MNEMO_LLM_BASE_URL: "the base URL",
+  MNEMO_LLM_API_KEY: "the API key",
+  MNEMO_LLM_MODEL: "the model",
+  MNEMO_LLM_FAST_MODEL: "the fast model",
+};
+
+function formOf(s: Settings): Form {
+  return {
+    base_url: s.base_url,
+    model: s.model,
+    fast_model: s.fast_model,
+    context_window: String(s.context_window),
+    timeout_secs: String(s.timeout_secs),
+    api_key: "",
+    remove_key: false,
+  };
+}
+
+function sameForm(a: Form, b: Form): boolean {
+  return (
+    a.base_url === b.base_url &&
+    a.model === b.model &&
+    a.fast_model === b.fast_model &&
+    a.context_window === b.context_window &&
+    a.timeout_secs === b.timeout_secs &&
+    a.api_key === b.api_key &&
+    a.remove_key === b.remove_key
+  );
+}
+
+function wholeNumber(text: string): number | null {
+  const t = text.trim();
+  return /^\d+$/.test(t) ? Number(t) : null;
+}
+
+/** The settings to send, or the reason the form cannot be sent. */
+function settingsToSave(f: Form): Settings | UiError {
+  const context_window = wholeNumber(f.context_window);
+  if (context_window === null) return { code: "usage", message: "The context window must be a whole number of tokens." };
+  const timeout_secs = wholeNumber(f.timeout_secs);
+  if (timeout_secs === null) return { code: "usage", message: "The timeout must be a whole number of seconds." };
+  return {
+    base_url: f.base_url.trim(),
+    model: f.model.trim(),
+    fast_model: f.fast_model.trim(),
+    context_window,
+    timeout_secs,
+    // null keeps the stored key, "" removes it.
+    api_key: f.api_key.trim() !== "" ? f.api_key.trim() : f.remove_key ? "" : null,
+  };
+}
+
+type TestState = { state: "running" } | { state: "ok"; text: string } | { state: "failed"; error: UiError } | null;
+
+/** The server's own model list (`GET /models`) for the base URL it was asked at. */
+type ModelList = { url: string; models: string[] } | { url: string; error: UiError } | null;
+
+/** One sentence on the server's model list, under the Model field. */
+export function offeredText(list: ModelList, model: string): string {
+  if (!list) return "Enter the server's address to see the models it offers.";
+  if ("error" in list) return `Could not list this server's models: ${explain(list.error).sentence} You can still type a model's name.`;
+  const n = list.models.length;
+  if (n === 0) return "The server lists no models: type the model's name.";
+  const listed = model.trim() === "" || list.models.includes(model.trim());
+  const offer = `The server offers ${n} model${n === 1 ? "" : "s"}: pick one in the Model field.`;
+  return listed ? offer : `${offer} It does not list “${model.trim()}”.`;
+}
+
+export function ModelSettings({ onClose, onSaved }: Props) {
+  const [loaded, setLoaded] = useState<Settings | null>(null);
+  const [loadError, setLoadError] = useState<UiError | null>(null);
+  const [form, setForm] = useState<Form | null>(null);
+  const [error, setError] = useState<UiError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const [test, setTest] = useState<TestState>(null);
+  const [offered, setOffered] = useState<ModelList>(null);
+  const { run, cancel } = useCommand();
+
+  /** Asks the server at the typed base URL for its models (nothing is saved). */
+  const listModels = useCallback(
+    async (f: Form) => {
+      const values = settingsToSave(f);
+      if ("code" in values || values.base_url === "") {
+        setOffered(null);
+        return;
+      }
+      const answer = await run(commands.modelList(values), "models");
+      if (!answer) return;
+      setOffered(answer.ok ? { url: values.base_url, models: answer.data } : { url: values.base_url, error: answer.error });
+    },
+    [run],
+  );
+
+  useEffect(() => {
+    void run(commands.getModelSettings(), "load").then((answer) => {
+      if (!answer) return;
+      if (answer.ok) {
+        setLoaded(answer.data);
+        const f = formOf(answer.data);
+        setForm(f);
+        void listModels(f);
+      } else setLoadError(answer.error);
+    });
+    return () => {
+      cancel("load");
+      cancel("models");
+    };
+  }, [run, cancel, listModels]);
+
+  const dirty = !!form && !!loaded && !sameForm(form, formOf(loaded));
+
+  const set = <K extends keyof Form>(k: K, v: Form[K]) => {
+    setForm((f) => (f ? { ...f, [k]: v } : f));
+    setSaved(false);
+    // A result about other values would mislead.
+    setTest(null);
+  };
+
+  /** Saves the form; true when it was saved. */
+  const save = async (): Promise<boolean> => {
+    if (!form) return false;
+    const out = settingsToSave(form);
+    if ("code" in out) {
+      setError(out);
+      return false;
+    }
+    setBusy(true);
+    setError(null);
+    const answer = await run(commands.setModelSettings(out));
+    if (!answer) return false;
+    setBusy(false);
+    if (!answer.ok) {
+      setError(answer.error);
+      return false;
+    }
+    const s = answer.data;
+    setLoaded(s);
+    setForm(formOf(s));
+    setSaved(true);
+    setTest(null);
+    onSaved(s);
+    return true;
+  };
+
+  /** Tries the values as typed; never saves them (Save does). */
+  const testConnection = async () => {
+    setTest(null);
+    if (!form) return;
+    const values = settingsToSave(form);
+    if ("code" in values) {
+      setError(values);
+      return;
+    }
+    setBusy(true);
+    setTest({ state: "running" });
+    const answer = await run(commands.testModel(dirty ? values : null));
+    if (!answer) return;
+    setBusy(false);
+    if (answer.ok) {
+      const r = answer.data;
+      const unsaved = dirty ? ". Not saved yet: press Save to keep it." : "";
+      setTest({ state: "ok", text: `Connected: ${r.model} answered in ${r.latency_ms} ms${unsaved}` });
+    } else setTest({ state: "failed", error: answer.error });
+  };
+
+  const overrides = loaded?.env_overrides ?? [];
+  const overridden = (name: string) => overrides.includes(name);
+
+  return (
+    <Modal labelledBy="model-settings-title" className="model-settings" testId="model-settings" onClose={onClose}>
+        <h2 id="model-settings-title">Model settings</h2>
+        <p className="muted model-settings-intro">
+          Chat and extraction use an OpenAI-compatible server (Ollama, llama.cpp, LM Studio, vLLM, a hosted API…).
+          Browsing, search and recall work without one.
+        </p>
+        {loadError && <InlineError error={loadError} />}
+        {!form && !loadError && <div className="muted">Loading…</div>}
+        {form && (
+          <form
+            className="model-form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void save();
+            }}
+          >
+            {overrides.length > 0 && (
+              <ul className="env-overrides" data-testid="model-env-overrides">
+                {overrides.map((name) => (
+                  <li key={name}>
+                    <code>{name}</code> overrides {ENV_TARGETS[name] ?? "a setting"}
+                  </li>
+                ))}
+              </ul>
+            )}
+            <label className="field">
+              <span>Base URL{overridden("MNEMO_LLM_BASE_URL") && " (from MNEMO_LLM_BASE_URL)"}</span>
+              <input
+                value={form.base_url}
+                onChange={(e) => set("base_url", e.target.value)}
+                onBlur={() => {
+                  if (form.base_url.trim() !== (offered?.url ?? "")) void listModels(form);
+                }}
+                placeholder="http://127.0.0.1:11434/v1"
+                spellCheck={false}
+                autoFocus
+                data-testid="model-base-url"
+              />
+            </label>
+            <div className="field">
+              <label htmlFor="model-api-key">API key{overridden("MNEMO_LLM_API_KEY") && " (from MNEMO_LLM_API_KEY)"}</label>
+              <div className="field-row">
+                <input
+                  id="model-api-key"
+                  className="grow"
+                  type="password"
+                  autoComplete="off"
+                  value={form.api_key}
+                  onChange={(e) => set("api_key", e.target.value)}
+                  placeholder={
+                    form.remove_key
+                      ? "The stored key will be removed on save"
+                      : loaded?.has_key && loaded.base_url.trim() !== form.base_url.trim()
+                        ? "The stored key stays with the old address: enter one for this server, or none"
+                        : loaded?.has_key
+                          ? "A key is stored — leave empty to keep it"
+                          : "None (not needed for local servers)"
+                  }
+                  data-testid="model-api-key"
+                />
+                {loaded?.has_key &&
+                  (form.remove_key ? (
+                    <button type="button" onClick={() => set("remove_key", false)} data-testid="model-keep-key">
+                      Keep key
+                    </button>
+                  ) : (
+                    <button
+                      type="button"
+                      className="danger-outline"
+                      onClick={() => {
+                        setForm((f) => (f ? { ...f, api_key: "", remove_key: true } : f));
+                        setSaved(false);
+                      }}
+                      data-testid="model-remove-key"
+                    >
+                      Remove key
+                    </button>
+                  ))}
+              </div>
+            </div>
+            <div className="field-row">
+              <label className="field grow">
+                <span>Model{overridden("MNEMO_LLM_MODEL") && " (from MNEMO_LLM_MODEL)"}</span>
+                <input
+                  value={form.model}
+                  onChange={(e) => set("model", e.target.value)}
+                  placeholder="qwen3:8b"
+                  spellCheck={false}
+                  list="model-offered"
+                  aria-describedby="model-offered-note"
+                  data-testid="model-name"
+                />
+              </label>
+              <label className="field grow">
+                <span>Fast model (optional){overridden("MNEMO_LLM_FAST_MODEL") && " (from MNEMO_LLM_FAST_MODEL)"}</span>
+                <input
+                  value={form.fast_model}
+                  onChange={(e) => set("fast_model", e.target.value)}
+                  placeholder="the main model"
+                  spellCheck={false}
+                  list="model-offered"
+                  data-testid="model-fast"
+                />
+              </label>
+            </div>
+            <datalist id="model-offered">
+              {offered && "models" in offered && offered.models.map((m) => <option key={m} value={m} />)}
+            </datalist>
+            <p id="model-offered-note" className="muted model-offered" data-testid="model-offered">
+              {offeredText(offered, form.model)}
+            </p>
+            <div className="field-row">
+              <label className="field grow">
+                <span>Context window (tokens)</span>
+                <input
+                  inputMode="numeric"
+                  value={form.context_window}
+                  onChange={(e) => set("context_window", e.target.value)}
+                  data-testid="model-context"
+                />
+              </label>
+              <label className="field grow">
+                <span>Timeout (seconds)</span>
+                <input
+                  inputMode="numeric"
+                  value={form.timeout_secs}
+                  onChange={(e) => set("timeout_secs", e.target.value)}
+                  data-testid="model-timeout"
+                />
+              </label>
+            </div>
+            {error && <InlineError error={error} />}
+            {test && (
+              <div
+                className={`model-test-result ${test.state === "failed" ? "failed" : ""}`}
+                role="status"
+                data-testid="model-test-result"
+                data-state={test.state}
+              >
+                {test.state === "running" && "Testing…"}
+                {test.state === "ok" && test.text}
+                {test.state === "failed" && explain(test.error).sentence}
+              </div>
+            )}
+            <div className="modal-actions">
+              {saved && !dirty && (
+                <span className="muted model-saved" data-testid="model-saved">
+                  Saved
+                </span>
+              )}
+              <button type="button" onClick={() => void testConnection()} disabled={busy} data-testid="model-test">
+                Test connection
+              </button>
+              <button type="submit" className="primary" disabled={busy || !dirty} data-testid="model-save">
+                Save
+              </button>
+              <button type="button" onClick={onClose} data-testid="model-close">
+                Close
+              </button>
+            </div>
+          </form>
+        )}
+        {!form && (
+          <div className="modal-actions">
+            <button type="button" onClick={onClose} data-testid="model-close">
+              Close
+            </button>
+          </div>
+        )}
+    </Modal>
+  );
+}

@@ -1,0 +1,244 @@
+import { useEffect, useMemo, useState } from "react";
+import { commands } from "../../lib/bindings";
+import type { MemoryStats, TaskInfo } from "../../lib/bindings";
+import type { UiError } from "../../lib/transport";
+import { activeDream } from "../../lib/dream";
+import { formatAge, formatTime } from "../../lib/format";
+import { parseTelemetry, runStatusLabel, statusTone, strategyMix } from "../../lib/stats";
+import { isActive } from "../../lib/tasks";
+import type { TaskList } from "../../lib/useTaskList";
+import { useCommand } from "../../lib/useCommand";
+import { LatencyBars, MixBar, RunTimeline } from "./Charts";
+import { InlineError } from "../common/InlineError";
+import { MemoryHealth } from "./MemoryHealth";
+import { SemanticStatus } from "./SemanticStatus";
+import { StatusTasks } from "./StatusTasks";
+
+interface Props {
+  workspace: string;
+  label: string;
+  workspaceLabel: (id: string) => string;
+  /** The shared task list. */
+  tasks: TaskList;
+  /** Bumped when memories change (reload the figures). */
+  refreshKey: number;
+  onOpenMemory: (workspace: string, path: string) => void;
+  onOpenDream: (id: string) => void;
+  onDreamStarted: (task: TaskInfo) => void;
+}
+
+type Switch = "extract" | "dream";
+
+/**
+ * A workspace's status (SPEC §7): the automatic-memory switches, the last extraction and dream,
+ * memory health, semantic search (the embedding model, for the whole home), recent telemetry as small charts, and its tasks. Mount with `key={workspace}`.
+ */
+export function StatusPanel({ workspace, label, workspaceLabel, tasks, refreshKey, onOpenMemory, onOpenDream, onDreamStarted }: Props) {
+  const { run, cancel } = useCommand();
+  const [stats, setStats] = useState<MemoryStats | null>(null);
+  const [error, setError] = useState<UiError | null>(null);
+  const [reloads, setReloads] = useState(0);
+  const [saving, setSaving] = useState<Switch | null>(null);
+  const [switchError, setSwitchError] = useState<UiError | null>(null);
+
+  const taskList = tasks.state.tasks;
+  // A task of this workspace that ended changes the figures (last runs, telemetry, files).
+  const ended = taskList
+    .filter((t) => t.workspace === workspace && !isActive(t))
+    .slice(0, 10)
+    .map((t) => `${t.id}:${t.status}`)
+    .join(",");
+
+  useEffect(() => {
+    void run(commands.stats(workspace), "stats").then((answer) => {
+      if (!answer) return;
+      if (answer.ok) {
+        setStats(answer.data);
+        setError(null);
+      } else setError(answer.error);
+    });
+    return () => cancel("stats");
+  }, [run, cancel, workspace, refreshKey, reloads, ended]);
+
+  const telemetry = useMemo(() => parseTelemetry(stats?.telemetry ?? []), [stats]);
+  const mix = useMemo(() => strategyMix(telemetry.recalls), [telemetry]);
+
+  const flip = async (which: Switch, enabled: boolean) => {
+    setSaving(which);
+    setSwitchError(null);
+    const call = which === "extract" ? commands.setAutoExtract(workspace, enabled) : commands.setAutoDream(workspace, enabled);
+    const answer = await run(call, "switch");
+    if (!answer) return;
+    setSaving(null);
+    if (!answer.ok) {
+      setSwitchError(answer.error);
+      return;
+    }
+    const value = answer.data;
+    setStats((s) => (s ? { ...s, ...(which === "extract" ? { auto_extract: value } : { auto_dream: value }) } : s));
+    setReloads((n) => n + 1);
+  };
+
+  return (
+    <div className="status-panel" data-testid="status-panel" data-workspace={workspace}>
+      <header className="pane-header status-header">
+        <h1>Status — {label}</h1>
+        <button type="button" data-testid="status-refresh" onClick={() => setReloads((n) => n + 1)} title="Read the figures again">
+          Refresh
+        </button>
+      </header>
+      <div className="status-body">
+        {error && <InlineError error={error} />}
+        {!stats && !error && <div className="empty">Loading…</div>}
+        {stats && (
+          <>
+            <section className="status-section" aria-labelledby="auto-title" data-testid="status-auto">
+              <header className="status-section-header">
+                <h2 id="auto-title">Automatic memory</h2>
+                <span className="muted">
+                  {stats.topics} memor{stats.topics === 1 ? "y" : "ies"} · {stats.logs} daily log{stats.logs === 1 ? "" : "s"}
+                </span>
+              </header>
+              <div className="status-switches">
+                <label className="status-switch">
+                  <input
+                    type="checkbox"
+                    data-testid="auto-extract-toggle"
+                    checked={stats.auto_extract}
+                    disabled={saving !== null}
+                    onChange={(e) => void flip("extract", e.target.checked)}
+                  />
+                  <span>
+                    <strong>Extract memories after chat turns</strong>
+                    <span className="muted"> — the memory agent saves what is worth keeping from each turn</span>
+                  </span>
+                </label>
+                <LastRun testId="last-extract" what="Last extraction" at={stats.last_extract_at} status={stats.last_extract_status} />
+                <label className="status-switch">
+                  <input
+                    type="checkbox"
+                    data-testid="status-auto-dream-toggle"
+                    checked={stats.auto_dream}
+                    disabled={saving !== null}
+                    onChange={(e) => void flip("dream", e.target.checked)}
+                  />
+                  <span>
+                    <strong>Dream on its own</strong>
+                    <span className="muted"> — consolidate after chat turns, at most once a day, after 5 sessions</span>
+                  </span>
+                </label>
+                <LastRun
+                  testId="last-dream"
+                  what="Last dream"
+                  at={stats.last_dream_at}
+                  status={stats.last_dream_status}
+                  undoneBy={stats.last_dream_undone_by}
+                />
+              </div>
+              {switchError && <InlineError error={switchError} />}
+            </section>
+
+            <MemoryHealth
+              stats={stats}
+              activeDream={activeDream(taskList, workspace)}
+              onOpenMemory={onOpenMemory}
+              onDreamStarted={onDreamStarted}
+              onOpenDream={onOpenDream}
+            />
+
+            <SemanticStatus tasks={taskList} reloadKey={`${refreshKey}:${reloads}`} onStarted={tasks.update} />
+
+            <section className="status-section" aria-labelledby="telemetry-title" data-testid="status-telemetry">
+              <header className="status-section-header">
+                <h2 id="telemetry-title">Recent activity</h2>
+                <span className="muted">{stats.telemetry.length} events</span>
+              </header>
+              <div className="charts">
+                <MixBar
+                  testId="chart-recall-mix"
+                  title="Recall: how memories were chosen"
+                  caption={(n) => `How memories were chosen, as a share of ${n === 1 ? "the last recall" : `the last ${n} recalls`}.`}
+                  empty="No recalls yet."
+                  segments={mix}
+                />
+                <LatencyBars
+                  testId="chart-recall-latency"
+                  title="Recall latency"
+                  caption={(n) => `Recall time for ${lastOf(n, "chat turn")}, oldest on the left.`}
+                  empty="No recalls yet."
+                  points={telemetry.recalls}
+                />
+                <RunTimeline
+                  testId="chart-extract"
+                  title="Extraction runs"
+                  caption={(n) => `Entries written by ${lastOf(n, "extraction run")}, along time; the colour says how each ended.`}
+                  empty="No extraction runs yet."
+                  runs={telemetry.extracts}
+                  entriesWord="written"
+                />
+                <RunTimeline
+                  testId="chart-dream"
+                  title="Dreams"
+                  caption={(n) => `Entries merged by ${lastOf(n, "dream")}, along time; the colour says how each ended.`}
+                  empty="No dreams yet."
+                  runs={telemetry.dreams}
+                  entriesWord="merged"
+                />
+              </div>
+            </section>
+          </>
+        )}
+        <StatusTasks
+          workspace={workspace}
+          live={taskList}
+          onUpdated={tasks.update}
+          onOpenMemory={onOpenMemory}
+          onOpenDream={onOpenDream}
+          workspaceLabel={workspaceLabel}
+          reloadKey={reloads}
+        />
+      </div>
+    </div>
+  );
+}
+
+/** "the last chat turn", "each of the last 3 chat turns". */
+function lastOf(n: number, word: string): string {
+  return n === 1 ? `the last ${word}` : `each of the last ${n} ${word}s`;
+}
+
+function LastRun({
+  testId,
+  what,
+  at,
+  status,
+  undoneBy = null,
+}: {
+  testId: string;
+  what: string;
+  at: string | null;
+  status: string | null;
+  undoneBy?: number | null;
+}) {
+  return (
+    <div className="last-run" data-testid={testId} data-status={status ?? ""}>
+      <span className="muted">{what}:</span>{" "}
+      {at || status ? (
+        <>
+          {at && <span title={formatTime(at)}>{/:/.test(formatAge(at)) ? `today at ${formatAge(at)}` : `${formatAge(at)} (${formatTime(at)})`}</span>}
+          {status && <span className={`run-status tone-${statusTone(status)}`}> · {runStatusLabel(status)}</span>}
+          {undoneBy !== null && (
+            <>
+              {" "}
+              <span className="undone-tag" data-testid={`${testId}-undone`}>
+                · undone since (#{undoneBy})
+              </span>
+            </>
+          )}
+        </>
+      ) : (
+        <span className="muted">never</span>
+      )}
+    </div>
+  );
+}
