@@ -124,6 +124,25 @@ pub fn is_command(text: &str) -> bool {
         || turn::command_arg(text, "/forget").is_some()
 }
 
+/// A stored RFC 3339 time as the person's local time ("2026-11-25 14:05"), "never" for none;
+/// a time that does not parse is shown as stored.
+fn local_time(at: Option<&str>) -> String {
+    time_in(at, &chrono::Local)
+}
+
+fn time_in<Tz: chrono::TimeZone>(at: Option<&str>, tz: &Tz) -> String
+where
+    Tz::Offset: std::fmt::Display,
+{
+    match at {
+        None => "never".to_owned(),
+        Some(s) => chrono::DateTime::parse_from_rfc3339(s).map_or_else(
+            |_| s.to_owned(),
+            |t| t.with_timezone(tz).format("%Y-%m-%d %H:%M").to_string(),
+        ),
+    }
+}
+
 /// `/memory`: what memory this chat uses and what happened to it lately. Needs no model.
 pub fn memory_status(vault: &Vault, workspace: &str, session_id: Option<&str>) -> Result<String> {
     let ws = vault.workspace(workspace)?;
@@ -178,9 +197,9 @@ fn status_text(vault: &Vault, ws: &Workspace, ignored: bool) -> Result<String> {
         } else {
             "off (run /dream, or switch it on for this workspace)"
         },
-        st.last_extract_at.as_deref().unwrap_or("never"),
+        local_time(st.last_extract_at.as_deref()),
         st.last_extract_status.as_deref().unwrap_or("—"),
-        st.last_dream_at.as_deref().unwrap_or("never"),
+        local_time(st.last_dream_at.as_deref()),
         st.last_dream_status
             .as_deref()
             .map(|s| match st.last_dream_undone_by {
@@ -215,4 +234,18 @@ fn status_text(vault: &Vault, ws: &Workspace, ignored: bool) -> Result<String> {
         failed("dream"),
     ));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn memory_status_times_read_in_the_persons_time_zone() {
+        let india = chrono::FixedOffset::east_opt(5 * 3600 + 1800).unwrap();
+        assert_eq!(
+            super::time_in(Some("2026-11-25T03:04:05Z"), &india),
+            "2026-11-25 08:34"
+        );
+        assert_eq!(super::time_in(None, &india), "never");
+        assert_eq!(super::time_in(Some("soon"), &india), "soon");
+    }
 }
