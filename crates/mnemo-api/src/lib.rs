@@ -33,6 +33,7 @@ use serde::Deserialize;
 
 pub use chat::{ChatEvent, ChatLine, ChatTranscript, MAX_MESSAGE_BYTES};
 pub use memory::{ChangeDiff, NewMemory, Patch};
+pub use mnemo_engine::chat::local_time;
 pub use mnemo_engine::stats::{MemoryStats, TelemetryEvent};
 pub use model::{ModelSettings, ModelTest};
 pub use remember::{

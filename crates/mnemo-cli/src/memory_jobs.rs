@@ -147,9 +147,9 @@ pub fn stats(api: &Api, workspace: &str, json: bool) -> Result<()> {
         );
         println!(
             "  last extraction {} ({}), last dream {} ({})",
-            s.last_extract_at.as_deref().unwrap_or("never"),
+            mnemo_api::local_time(s.last_extract_at.as_deref()),
             s.last_extract_status.as_deref().unwrap_or("—"),
-            s.last_dream_at.as_deref().unwrap_or("never"),
+            mnemo_api::local_time(s.last_dream_at.as_deref()),
             s.last_dream_status.as_deref().unwrap_or("—")
         );
         println!("  {} topic files, {} daily logs", s.topics, s.logs);

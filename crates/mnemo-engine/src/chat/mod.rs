@@ -126,7 +126,8 @@ pub fn is_command(text: &str) -> bool {
 
 /// A stored RFC 3339 time as the person's local time ("2026-11-25 14:05"), "never" for none;
 /// a time that does not parse is shown as stored.
-fn local_time(at: Option<&str>) -> String {
+#[must_use]
+pub fn local_time(at: Option<&str>) -> String {
     time_in(at, &chrono::Local)
 }
 
