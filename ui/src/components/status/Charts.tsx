@@ -9,7 +9,7 @@
 import { useLayoutEffect, useRef, useState } from "react";
 import type { ReactNode } from "react";
 import { formatAxisTime, formatClock, formatTime } from "../../lib/format";
-import { formatAxisMs, formatMs, niceCeil, niceCount, percentile, statusTone } from "../../lib/stats";
+import { formatAxisMs, formatMs, niceCeil, niceCount, percentile, runStatusLabel, statusTone } from "../../lib/stats";
 import type { RecallPoint, RunPoint, Segment } from "../../lib/stats";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -341,7 +341,7 @@ export function RunTimeline({
       <ul className="chart-legend">
         {[...counts].map(([status, n]) => (
           <li key={status}>
-            <span className={`chart-swatch tone-${statusTone(status)}`} aria-hidden="true" /> {status}{" "}
+            <span className={`chart-swatch tone-${statusTone(status)}`} aria-hidden="true" /> {runStatusLabel(status)}{" "}
             <span className="muted">{n}</span>
           </li>
         ))}

@@ -211,7 +211,9 @@ describe("telemetry charts", () => {
     expect([...extract.querySelectorAll("svg rect")].map((r) => r.getAttribute("data-status"))).toEqual(["failed", "completed"]);
     expect(extract.querySelector('rect[data-status="failed"]')?.classList.contains("tone-bad")).toBe(true);
     expect(extract.querySelector("title")?.textContent).toContain("failed");
-    expect(extract.textContent).toContain("completed 1");
+    // The legend in words.
+    expect(extract.textContent).toContain("Completed 1");
+    expect(extract.textContent).toContain("Failed 1");
 
     const dream = screen.getByTestId("chart-dream");
     expect(dream.getAttribute("data-count")).toBe("0");
