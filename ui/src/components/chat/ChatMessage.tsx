@@ -10,10 +10,12 @@ interface Props {
   onOpenPath: (path: string) => void;
   /** The chat workspace's name (the `/memory` card's heading). */
   workspaceLabel?: string;
+  /** The model's context window in tokens, when known (the recall panel says what share memory took). */
+  contextWindow?: number;
 }
 
 /** One message: user text, or a reply with what recall put in and what was written after. */
-export function ChatMessageView({ message: m, onOpenPath, workspaceLabel }: Props) {
+export function ChatMessageView({ message: m, onOpenPath, workspaceLabel, contextWindow }: Props) {
   const isReply = m.role === "assistant";
   return (
     <div
@@ -46,7 +48,7 @@ export function ChatMessageView({ message: m, onOpenPath, workspaceLabel }: Prop
           Stopped — this reply was not saved.
         </div>
       )}
-      {isReply && m.recall && <RecallBadge recall={m.recall} onOpenPath={onOpenPath} />}
+      {isReply && m.recall && <RecallBadge recall={m.recall} onOpenPath={onOpenPath} contextWindow={contextWindow} />}
       {isReply && !m.recall && m.recalledPaths.length > 0 && (
         <RecallBadge paths={m.recalledPaths} onOpenPath={onOpenPath} />
       )}
@@ -59,10 +61,12 @@ function RecallBadge({
   recall,
   paths,
   onOpenPath,
+  contextWindow,
 }: {
   recall?: RecallResult;
   paths?: string[];
   onOpenPath: (path: string) => void;
+  contextWindow?: number;
 }) {
   const [open, setOpen] = useState(false);
   const n = recall ? recall.selected.length : (paths?.length ?? 0);
@@ -86,7 +90,8 @@ function RecallBadge({
               </span>
               <div data-testid="recall-tokens">
                 Memory in the prompt: about {recall.tokens_injected.toLocaleString()} tokens
-                {recall.budget_tokens !== null ? ` (its budget: ${recall.budget_tokens.toLocaleString()})` : ""}. Took{" "}
+                {recall.budget_tokens !== null ? ` (its budget: ${recall.budget_tokens.toLocaleString()})` : ""}
+                {contextWindow ? `, ${windowShare(recall.tokens_injected, contextWindow)} of the model's ${contextWindow.toLocaleString()}-token context window` : ""}. Took{" "}
                 {recall.duration_ms} ms.
               </div>
             </div>
@@ -157,6 +162,12 @@ function RecallBadge({
       )}
     </div>
   );
+}
+
+/** "2 %" / "under 1 %": the share of the context window memory took. */
+export function windowShare(tokens: number, window: number): string {
+  const pct = (tokens / window) * 100;
+  return pct > 0 && pct < 1 ? "under 1 %" : `${Math.round(pct)} %`;
 }
 
 /** About how many tokens a text of `chars` characters costs (Mnemo counts 3 bytes a token). */

@@ -223,6 +223,8 @@ describe("chat pane", () => {
     fireEvent.click(within(details).getByTestId("recall-carried-item"));
     expect(onOpenMemory).toHaveBeenLastCalledWith("personal", "editor.md");
     expect(within(details).getByTestId("recall-tokens").textContent).toContain("about 310 tokens (its budget: 2,048)");
+    // And what share of the model's whole context window that is.
+    expect(within(details).getByTestId("recall-tokens").textContent).toContain("under 1 % of the model's 32,768-token context window");
     expect(within(details).getByTestId("recall-cuts").textContent).toContain("only its first part was loaded");
 
     emit({ kind: "extracting", workspace: "personal", session: "s-new", task: "t1" });

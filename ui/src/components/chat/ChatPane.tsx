@@ -372,7 +372,13 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
         )}
         {items.map((it) =>
           it.kind === "message" ? (
-            <ChatMessageView key={it.key} message={it.message} onOpenPath={openMemory} workspaceLabel={workspaceLabel} />
+            <ChatMessageView
+              key={it.key}
+              message={it.message}
+              onOpenPath={openMemory}
+              workspaceLabel={workspaceLabel}
+              contextWindow={model?.context_window}
+            />
           ) : (
             <CompactionMarker key={it.key} compaction={it.compaction} onOpenPath={openMemory} />
           ),
