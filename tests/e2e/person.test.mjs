@@ -237,3 +237,37 @@ test("a new person is welcomed: what Mnemo is, the four types, a model to connec
   await page.locator('[data-testid="memory-row"]').first().waitFor({ timeout: 20000 });
   assert.equal(await page.getByTestId("welcome").count(), 0);
 });
+
+test("every dialog works by keyboard alone: opened with Enter, Tab kept inside, Escape closes, focus comes back", async () => {
+  await page.locator('[data-testid="workspace-item"][data-id="personal"]').click();
+  await openMemory("response-style.md");
+  const dialogs = [
+    { name: "Forget…", opener: page.getByTestId("forget-button"), dialog: page.getByTestId("forget-dialog") },
+    { name: "Delete (confirm)", opener: page.getByTestId("delete-button"), dialog: page.getByRole("dialog") },
+    { name: "Dream report", opener: page.getByTestId("dream-button"), dialog: page.getByTestId("dream-dialog") },
+    { name: "Model settings", opener: page.getByTestId("chat-settings-button"), dialog: page.getByTestId("model-settings") },
+  ];
+  for (const d of dialogs) {
+    await d.opener.focus();
+    await page.keyboard.press("Enter");
+    await d.dialog.first().waitFor({ timeout: 20000 });
+    const dialog = d.dialog.first();
+    if (d.name === "Dream report") {
+      // Closed while it runs, the report would open again when the dream ends: let it end first.
+      await waitFor(
+        async () => !/Dreaming|Waiting/.test(await page.getByTestId("dream-outcome").innerText().catch(() => "Dreaming")),
+        "the dream's end",
+        30000,
+      );
+    }
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press(i % 4 === 3 ? "Shift+Tab" : "Tab");
+      assert.ok(await dialog.evaluate((el) => el.contains(document.activeElement)), `${d.name}: focus left the dialog at step ${i}`);
+    }
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    assert.ok(await d.opener.evaluate((b) => b === document.activeElement), `${d.name}: focus back on its opener`);
+  }
+  // Escape on the delete confirmation deleted nothing.
+  assert.ok(existsSync(file("response-style.md")));
+});

@@ -37,6 +37,9 @@ export function DreamControls({ workspace, active, onStarted, onShow }: Props) {
   }, [run, cancel, workspace]);
 
   const dream = async () => {
+    // Not `disabled` while starting: a disabled button loses focus, and the dream dialog could
+    // not give it back when it closes.
+    if (starting) return;
     setError(null);
     if (active) {
       onShow(active.id);
@@ -69,7 +72,7 @@ export function DreamControls({ workspace, active, onStarted, onShow }: Props) {
           className={`dream-button ${busy ? "busy" : ""}`}
           data-testid="dream-button"
           onClick={() => void dream()}
-          disabled={starting}
+          aria-disabled={starting}
           title={
             active
               ? "A dream is under way: show its progress"
