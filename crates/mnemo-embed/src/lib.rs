@@ -199,9 +199,16 @@ impl Embedder {
     /// together (measured: "咖啡" lands 0.3–0.5 from every Chinese memory, "首屏加载太久了"
     /// 0.63 from "tea"): their meaning side would rank noise. Such a text is searched by its
     /// words alone. Multilingual models read everything.
+    ///
+    /// A query of a single Latin letter or digit ("x", "7") has no meaning to compare: e5 puts
+    /// "x" 0.81–0.85 from unrelated memories, above its floor. It is searched by its words.
     #[must_use]
     pub fn reads(&self, text: &str) -> bool {
-        !english_only(&self.id) || !mostly_non_latin(text)
+        let non_latin = mostly_non_latin(text);
+        if !non_latin && text.chars().filter(|c| c.is_alphanumeric()).count() < 2 {
+            return false;
+        }
+        !english_only(&self.id) || !non_latin
     }
 
     /// Vector length.

@@ -304,7 +304,7 @@ mod tests {
         let r = fuse(&[], &real, Fusion::default(), E5_CALIBRATION, 10);
         let paths: Vec<&str> = r.iter().map(|h| h.path.as_str()).collect();
         assert_eq!(paths, ["a.md", "b.md"]);
-        assert!(r[0].score > 3.0 * r[1].score);
+        assert!(r[0].score > 2.0 * r[1].score);
     }
 
     #[test]
