@@ -74,8 +74,15 @@ fn main() {
         println!("no multilingual-e5-small file found: run the README's set-up (bench skipped)");
         return;
     };
-    let rounds = std::env::var("E5_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
-    let n_passages = if std::env::var_os("E5_QUERIES_ONLY").is_some() { 4 } else { 256 };
+    let rounds = std::env::var("E5_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    let n_passages = if std::env::var_os("E5_QUERIES_ONLY").is_some() {
+        4
+    } else {
+        256
+    };
     let batch = 32;
     let before = rss_kb();
     let t = Instant::now();
@@ -106,7 +113,11 @@ fn main() {
         .map(|d| model.tokens(d, Role::Passage).len() + 2)
         .sum();
     let mut pass = Vec::new();
-    let passage_rounds = if std::env::var_os("E5_QUERIES_ONLY").is_some() { 1 } else { 3 };
+    let passage_rounds = if std::env::var_os("E5_QUERIES_ONLY").is_some() {
+        1
+    } else {
+        3
+    };
     for _ in 0..passage_rounds {
         let t = Instant::now();
         for c in refs.chunks(batch) {

@@ -96,8 +96,8 @@ pub struct Embedding {
 }
 
 enum Backend {
-    E5(e5::E5),
-    MiniLm(minilm::MiniLm),
+    E5(Box<e5::E5>),
+    MiniLm(Box<minilm::MiniLm>),
 }
 
 /// The loaded model: multilingual-e5-small (the default), or a MiniLM folder.
@@ -162,7 +162,7 @@ impl Embedder {
                 id: m.model_id().to_owned(),
                 dim: m.dim(),
                 dir: file,
-                backend: Backend::E5(m),
+                backend: Backend::E5(Box::new(m)),
             }
         } else {
             let m = minilm::MiniLm::load(path)?;
@@ -170,7 +170,7 @@ impl Embedder {
                 id: m.id.clone(),
                 dim: m.dim,
                 dir: path.to_path_buf(),
-                backend: Backend::MiniLm(m),
+                backend: Backend::MiniLm(Box::new(m)),
             }
         };
         let bad = |reason: String| EmbedError::BadModel {
@@ -180,8 +180,7 @@ impl Embedder {
         let probe = embedder
             .embed(&["probe"])
             .map_err(|e| bad(format!("the model does not run: {e}")))?;
-        if probe[0].vector.iter().any(|x| !x.is_finite()) || probe[0].vector.len() != embedder.dim
-        {
+        if probe[0].vector.iter().any(|x| !x.is_finite()) || probe[0].vector.len() != embedder.dim {
             return Err(bad("the model gives non-finite numbers".to_owned()));
         }
         tracing::info!(model = %embedder.id, path = %embedder.dir.display(), "local embedding model loaded");
@@ -316,7 +315,10 @@ pub fn minilm_for_tests() -> Option<PathBuf> {
         .into_iter()
         .find(|d| REQUIRED_FILES.iter().all(|f| d.join(f).is_file()));
     if found.is_none() {
-        assert!(!model_required(), "all-MiniLM-L6-v2 is required here but not installed");
+        assert!(
+            !model_required(),
+            "all-MiniLM-L6-v2 is required here but not installed"
+        );
         eprintln!("skipped: all-MiniLM-L6-v2 not installed");
     }
     found

@@ -121,7 +121,11 @@ pub fn locate(home: Option<&Path>) -> Located {
 /// Every place an all-MiniLM-L6-v2 folder is looked for, in order.
 pub(crate) fn minilm_folders(home: Option<&Path>) -> Vec<PathBuf> {
     let mut out = own_minilm_folders(home);
-    out.extend(site_packages().into_iter().map(|s| s.join(PY_PACKAGE).join("model")));
+    out.extend(
+        site_packages()
+            .into_iter()
+            .map(|s| s.join(PY_PACKAGE).join("model")),
+    );
     out
 }
 

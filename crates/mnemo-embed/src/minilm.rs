@@ -224,7 +224,6 @@ fn display_name(dir: &Path) -> String {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

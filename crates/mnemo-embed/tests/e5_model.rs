@@ -12,7 +12,10 @@ fn e5_file() -> Option<PathBuf> {
     if f.is_none() {
         let required = std::env::var("MNEMO_REQUIRE_MODEL").is_ok_and(|v| v == "1")
             || std::env::var("CI").is_ok_and(|v| v == "true");
-        assert!(!required, "multilingual-e5-small is required here but not installed");
+        assert!(
+            !required,
+            "multilingual-e5-small is required here but not installed"
+        );
         eprintln!("skipped: multilingual-e5-small not installed");
     }
     f
@@ -61,7 +64,10 @@ fn odd_text_gives_a_vector_and_says_when_it_was_cut() {
         let norm: f32 = v.iter().map(|x| x * x).sum();
         assert!((norm - 1.0).abs() < 1e-3 && v.iter().all(|x| x.is_finite()));
     }
-    assert!(out[0].1, "a 250,000-character memory is embedded from its first part");
+    assert!(
+        out[0].1,
+        "a 250,000-character memory is embedded from its first part"
+    );
     assert!(!out[1].1 && !out[2].1 && !out[3].1);
     // Unknown characters read as <unk> (id 3), not as nothing.
     let ids = m.tokens(unknown, e5::Role::Passage);
@@ -74,27 +80,54 @@ fn truncated_corrupted_or_foreign_files_are_clear_errors() {
     let bytes = std::fs::read(&file).expect("read");
     let t = tempfile::tempdir().expect("tmp");
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        ("truncated", bytes[..bytes.len() / 2].to_vec(), "past the end of the file"),
+        (
+            "truncated",
+            bytes[..bytes.len() / 2].to_vec(),
+            "past the end of the file",
+        ),
         ("head only", bytes[..4096].to_vec(), "truncated"),
-        ("wrong magic", {
-            let mut b = bytes[..1 << 20].to_vec();
-            b[..4].copy_from_slice(b"GGUF");
-            b
-        }, "does not start with E5S1"),
-        ("html", b"<html>404 not found</html>".to_vec(), "does not start with E5S1"),
+        (
+            "wrong magic",
+            {
+                let mut b = bytes[..1 << 20].to_vec();
+                b[..4].copy_from_slice(b"GGUF");
+                b
+            },
+            "does not start with E5S1",
+        ),
+        (
+            "html",
+            b"<html>404 not found</html>".to_vec(),
+            "does not start with E5S1",
+        ),
         ("empty", Vec::new(), "too short"),
-        ("corrupted shape", {
-            let mut b = bytes.clone();
-            b[8..12].copy_from_slice(&385u32.to_le_bytes()); // hidden size 385
-            b
-        }, "shape"),
-        ("corrupted directory", {
-            let mut b = bytes.clone();
-            // The first tensor's byte length, in its directory entry ("emb.word", dtype 1).
-            let at = b.windows(8).position(|w| w == b"emb.word").expect("directory") + 8 + 1 + 4 + 8;
-            b[at..at + 8].copy_from_slice(&7u64.to_le_bytes());
-            b
-        }, "emb.word"),
+        (
+            "corrupted shape",
+            {
+                let mut b = bytes.clone();
+                b[8..12].copy_from_slice(&385u32.to_le_bytes()); // hidden size 385
+                b
+            },
+            "shape",
+        ),
+        (
+            "corrupted directory",
+            {
+                let mut b = bytes.clone();
+                // The first tensor's byte length, in its directory entry ("emb.word", dtype 1).
+                let at = b
+                    .windows(8)
+                    .position(|w| w == b"emb.word")
+                    .expect("directory")
+                    + 8
+                    + 1
+                    + 4
+                    + 8;
+                b[at..at + 8].copy_from_slice(&7u64.to_le_bytes());
+                b
+            },
+            "emb.word",
+        ),
     ];
     for (what, content, says) in cases {
         let f = t.path().join(format!("{what}.bin"));
@@ -103,6 +136,9 @@ fn truncated_corrupted_or_foreign_files_are_clear_errors() {
         assert!(matches!(err, EmbedError::BadModel { .. }), "{what}: {err}");
         let msg = err.to_string();
         assert!(msg.contains(says), "{what}: {msg}");
-        assert!(msg.contains("set-up"), "{what} says how to reinstall: {msg}");
+        assert!(
+            msg.contains("set-up"),
+            "{what} says how to reinstall: {msg}"
+        );
     }
 }

@@ -88,7 +88,12 @@ fn reference_ids(source: &Path, model: &Path, prefix: &str, texts: &[String]) ->
     let lines: Vec<Vec<u32>> = String::from_utf8(out.stdout)
         .expect("utf-8")
         .lines()
-        .map(|l| l.split(' ').filter(|s| !s.is_empty()).map(|s| s.parse().expect("id")).collect())
+        .map(|l| {
+            l.split(' ')
+                .filter(|s| !s.is_empty())
+                .map(|s| s.parse().expect("id"))
+                .collect()
+        })
         .collect();
     assert_eq!(lines.len(), texts.len());
     lines

@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 use specta::Type;
 
 pub use hybrid::{
-    Calibration, E5_CALIBRATION, Fusion, LEXICAL_WEIGHT, MAX_CANDIDATES, MIN_COSINE,
-    MINILM_CALIBRATION, MIN_SCORE, SEARCH_RELATIVE_FLOOR, calibration_of,
-    VECTOR_WEIGHT, above_search_floor, candidates_for, fuse, normalise_cosine, normalise_lexical,
+    Calibration, E5_CALIBRATION, Fusion, LEXICAL_WEIGHT, MAX_CANDIDATES, MIN_COSINE, MIN_SCORE,
+    MINILM_CALIBRATION, SEARCH_RELATIVE_FLOOR, VECTOR_WEIGHT, above_search_floor, calibration_of,
+    candidates_for, fuse, normalise_cosine, normalise_lexical,
 };
 pub use lexical::{content_query, has_substance, rank_lexical, recall, search_hybrid};
 pub use model::{

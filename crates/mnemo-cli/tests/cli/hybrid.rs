@@ -251,10 +251,25 @@ fn a_new_home_finds_the_shared_model_and_searches_every_language_by_meaning() {
     e.pets();
     let p = e.personal();
     for (f, name, desc, body) in [
-        ("coldstart.md", "降低冷启动时间", "第三方脚本延后执行", "只保留必要的代码。"),
+        (
+            "coldstart.md",
+            "降低冷启动时间",
+            "第三方脚本延后执行",
+            "只保留必要的代码。",
+        ),
         ("tea.md", "下午喝绿茶", "咖啡因太多影响睡眠", "每天两杯。"),
-        ("meeting.md", "会議の議事録", "毎週月曜日に共有する", "担当は田中さん。"),
-        ("spicy.md", "매운 음식", "매운 음식을 좋아하지 않는다", "김치는 괜찮다."),
+        (
+            "meeting.md",
+            "会議の議事録",
+            "毎週月曜日に共有する",
+            "担当は田中さん。",
+        ),
+        (
+            "spicy.md",
+            "매운 음식",
+            "매운 음식을 좋아하지 않는다",
+            "김치는 괜찮다.",
+        ),
     ] {
         std::fs::write(p.join(f), topic(name, desc, "project", body)).unwrap();
     }
@@ -265,19 +280,35 @@ fn a_new_home_finds_the_shared_model_and_searches_every_language_by_meaning() {
         "{hits}"
     );
     let hits = e.json_model(&["search", "which pet does the user own"]);
-    assert_eq!(paths(&hits).first().map(String::as_str), Some("dog.md"), "{hits}");
+    assert_eq!(
+        paths(&hits).first().map(String::as_str),
+        Some("dog.md"),
+        "{hits}"
+    );
     let lexical = e.json_model(&["search", "首屏加载太久了", "--lexical"]);
-    assert!(!paths(&lexical).contains(&"coldstart.md".to_owned()), "{lexical}");
+    assert!(
+        !paths(&lexical).contains(&"coldstart.md".to_owned()),
+        "{lexical}"
+    );
     let lexical = e.json_model(&["search", "which pet does the user own", "--lexical"]);
     assert!(!paths(&lexical).contains(&"dog.md".to_owned()), "{lexical}");
     // The multilingual model reads a Chinese word by meaning: the coffee memory comes first.
     std::fs::write(
         p.join("coffee.md"),
-        topic("早上喝咖啡", "早上喝咖啡", "user", "用户每天早上喝一杯咖啡。"),
+        topic(
+            "早上喝咖啡",
+            "早上喝咖啡",
+            "user",
+            "用户每天早上喝一杯咖啡。",
+        ),
     )
     .unwrap();
     let hits = e.json_model(&["search", "咖啡"]);
-    assert_eq!(paths(&hits).first().map(String::as_str), Some("coffee.md"), "{hits}");
+    assert_eq!(
+        paths(&hits).first().map(String::as_str),
+        Some("coffee.md"),
+        "{hits}"
+    );
     // Nothing to find by meaning: one letter, an unrelated subject (their best cosines, 0.81 and
     // 0.77, sit under e5's query floor). A stop word is not refused here — search as you type
     // matches words — but recall refuses it (engine tests).

@@ -85,8 +85,7 @@ impl Encoder {
                 .ok_or_else(|| format!("tensor {name} does not fit {rows} × {cols}"))
         };
         let word = get("emb.word", true, s.vocab * h)?.to_vec();
-        let types = f32s("emb.type", 2 * h)
-            .or_else(|_| f32s("emb.type", h))?;
+        let types = f32s("emb.type", 2 * h).or_else(|_| f32s("emb.type", h))?;
         let mut layers = Vec::with_capacity(s.layers);
         for l in 0..s.layers {
             let n = |p: &str| format!("l{l}.{p}");
@@ -165,7 +164,9 @@ impl Encoder {
             }
         };
         if total >= SERIAL_BELOW {
-            x.par_chunks_mut(h).zip(positions.par_iter()).for_each(embed);
+            x.par_chunks_mut(h)
+                .zip(positions.par_iter())
+                .for_each(embed);
         } else {
             x.chunks_mut(h).zip(positions.iter()).for_each(embed);
         }
@@ -194,7 +195,7 @@ impl Encoder {
             .collect()
     }
 
-    fn layer(&self, l: &Layer, x: &mut Vec<f32>, seg_of: &[usize], starts: &[usize], b: &mut Buffers) {
+    fn layer(&self, l: &Layer, x: &mut [f32], seg_of: &[usize], starts: &[usize], b: &mut Buffers) {
         let s = self.shape;
         let (h, t) = (s.hidden, seg_of.len());
         b.acts.quantize(x, t, h);
@@ -272,7 +273,14 @@ fn layer_norm(x: &mut [f32], y: Option<&[f32]>, (w, b): &(Vec<f32>, Vec<f32>), h
 }
 
 /// Scaled dot-product attention of each token over its own window; `qkv` is `[t][3h]`.
-fn attention(qkv: &[f32], ctx: &mut Vec<f32>, seg_of: &[usize], starts: &[usize], h: usize, heads: usize) {
+fn attention(
+    qkv: &[f32],
+    ctx: &mut Vec<f32>,
+    seg_of: &[usize],
+    starts: &[usize],
+    h: usize,
+    heads: usize,
+) {
     let t = seg_of.len();
     let hd = h / heads;
     #[allow(clippy::cast_precision_loss)]
@@ -280,36 +288,39 @@ fn attention(qkv: &[f32], ctx: &mut Vec<f32>, seg_of: &[usize], starts: &[usize]
     ctx.clear();
     ctx.resize(t * h, 0.0);
     let one = |(i, out): (usize, &mut [f32])| {
-            let seg = seg_of[i];
-            let (s0, s1) = (starts[seg], starts[seg + 1]);
-            let mut prob = vec![0.0_f32; s1 - s0];
-            for head in 0..heads {
-                let q = &qkv[i * 3 * h + head * hd..i * 3 * h + (head + 1) * hd];
-                let mut max = f32::NEG_INFINITY;
-                for (j, p) in (s0..s1).zip(prob.iter_mut()) {
-                    let k = &qkv[j * 3 * h + h + head * hd..j * 3 * h + h + (head + 1) * hd];
-                    let d: f32 = q.iter().zip(k).map(|(a, b)| a * b).sum::<f32>() * scale;
-                    *p = d;
-                    max = max.max(d);
-                }
-                let mut sum = 0.0_f32;
-                for p in &mut prob {
-                    *p = exp_neg(*p - max);
-                    sum += *p;
-                }
-                let inv = 1.0 / sum;
-                let o = &mut out[head * hd..(head + 1) * hd];
-                for (j, p) in (s0..s1).zip(&prob) {
-                    let v = &qkv[j * 3 * h + 2 * h + head * hd..j * 3 * h + 2 * h + (head + 1) * hd];
-                    let p = p * inv;
-                    for (a, b) in o.iter_mut().zip(v) {
-                        *a += p * b;
-                    }
+        let seg = seg_of[i];
+        let (s0, s1) = (starts[seg], starts[seg + 1]);
+        let mut prob = vec![0.0_f32; s1 - s0];
+        for head in 0..heads {
+            let q = &qkv[i * 3 * h + head * hd..i * 3 * h + (head + 1) * hd];
+            let mut max = f32::NEG_INFINITY;
+            for (j, p) in (s0..s1).zip(prob.iter_mut()) {
+                let k = &qkv[j * 3 * h + h + head * hd..j * 3 * h + h + (head + 1) * hd];
+                let d: f32 = q.iter().zip(k).map(|(a, b)| a * b).sum::<f32>() * scale;
+                *p = d;
+                max = max.max(d);
+            }
+            let mut sum = 0.0_f32;
+            for p in &mut prob {
+                *p = exp_neg(*p - max);
+                sum += *p;
+            }
+            let inv = 1.0 / sum;
+            let o = &mut out[head * hd..(head + 1) * hd];
+            for (j, p) in (s0..s1).zip(&prob) {
+                let v = &qkv[j * 3 * h + 2 * h + head * hd..j * 3 * h + 2 * h + (head + 1) * hd];
+                let p = p * inv;
+                for (a, b) in o.iter_mut().zip(v) {
+                    *a += p * b;
                 }
             }
-        };
+        }
+    };
     if t >= SERIAL_BELOW {
-        ctx.par_chunks_mut(h).enumerate().with_min_len(4).for_each(one);
+        ctx.par_chunks_mut(h)
+            .enumerate()
+            .with_min_len(4)
+            .for_each(one);
     } else {
         ctx.chunks_mut(h).enumerate().for_each(one);
     }

@@ -269,7 +269,10 @@ fn read_normaliser(c: &mut Cursor<'_>) -> Result<Normaliser, String> {
     Ok(norm)
 }
 
-fn read_directory(c: &mut Cursor<'_>, file_len: usize) -> Result<HashMap<String, TensorRef>, String> {
+fn read_directory(
+    c: &mut Cursor<'_>,
+    file_len: usize,
+) -> Result<HashMap<String, TensorRef>, String> {
     let n = c.count("tensor count", 4096)?;
     let mut out = HashMap::with_capacity(n);
     for _ in 0..n {

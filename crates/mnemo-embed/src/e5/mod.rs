@@ -84,9 +84,7 @@ pub fn peek_id(path: &Path) -> std::io::Result<String> {
     let mut f = std::fs::File::open(path)?;
     let len = f.metadata()?.len();
     let mut head = Vec::with_capacity(ID_SPAN);
-    f.by_ref()
-        .take(ID_SPAN as u64)
-        .read_to_end(&mut head)?;
+    f.by_ref().take(ID_SPAN as u64).read_to_end(&mut head)?;
     let tail_len = len.min(ID_SPAN as u64);
     f.seek(SeekFrom::Start(len - tail_len))?;
     let mut tail = Vec::with_capacity(ID_SPAN);
@@ -225,7 +223,9 @@ impl E5 {
         while at < windows.len() {
             let mut end = at;
             let mut tokens = 0;
-            while end < windows.len() && (end == at || tokens + windows[end].1.len() <= BATCH_TOKENS) {
+            while end < windows.len()
+                && (end == at || tokens + windows[end].1.len() <= BATCH_TOKENS)
+            {
                 tokens += windows[end].1.len();
                 end += 1;
             }

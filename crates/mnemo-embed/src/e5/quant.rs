@@ -68,8 +68,14 @@ impl Q4Matrix {
         Self {
             rows: parts.iter().map(|p| p.rows).sum(),
             cols,
-            scales: parts.iter().flat_map(|p| p.scales.iter().copied()).collect(),
-            nibbles: parts.iter().flat_map(|p| p.nibbles.iter().copied()).collect(),
+            scales: parts
+                .iter()
+                .flat_map(|p| p.scales.iter().copied())
+                .collect(),
+            nibbles: parts
+                .iter()
+                .flat_map(|p| p.nibbles.iter().copied())
+                .collect(),
         }
     }
 
@@ -119,11 +125,21 @@ impl QActs {
         if simd() != Simd::None {
             // SAFETY: AVX2 and FMA were detected at run time; the function works on slices.
             unsafe {
-                avx2_kernel::quantize(&x[..tokens * cols], &mut self.q, &mut self.d, &mut self.sums);
+                avx2_kernel::quantize(
+                    &x[..tokens * cols],
+                    &mut self.q,
+                    &mut self.d,
+                    &mut self.sums,
+                );
             }
             return;
         }
-        quantize_portable(&x[..tokens * cols], &mut self.q, &mut self.d, &mut self.sums);
+        quantize_portable(
+            &x[..tokens * cols],
+            &mut self.q,
+            &mut self.d,
+            &mut self.sums,
+        );
     }
 }
 
@@ -261,7 +277,7 @@ pub(crate) fn matmul(
 }
 
 /// One tile: rows `r..r + 2`, tokens `t0..t0 + n` (n ≤ 4), without bias.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
 fn tile_dot(
     w: &Q4Matrix,
     r: usize,
@@ -335,16 +351,15 @@ fn tile_dot(
 #[cfg(target_arch = "x86_64")]
 mod avx2_kernel {
     use std::arch::x86_64::{
-        __m256, __m256i, _mm_add_ps, _mm_add_ss, _mm_and_si128, _mm_cvtss_f32, _mm_loadu_si128,
-        _mm_max_ps, _mm_movehl_ps, _mm_set1_epi8, _mm_shuffle_ps, _mm_srli_epi16,
-        _mm256_add_epi32, _mm256_andnot_ps, _mm256_castps256_ps128, _mm256_cvtepi32_ps,
-        _mm256_cvtps_epi32, _mm256_dpbusd_avx_epi32, _mm256_extractf128_ps,
-        _mm256_extracti128_si256, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_madd_epi16,
-        _mm256_maddubs_epi16, _mm256_max_ps, _mm256_mul_ps, _mm256_packs_epi16,
+        __m256, __m256i, _mm_add_epi32, _mm_add_ps, _mm_add_ss, _mm_and_si128, _mm_cvtsi128_si32,
+        _mm_cvtss_f32, _mm_loadu_si128, _mm_max_ps, _mm_movehl_ps, _mm_set1_epi8,
+        _mm_shuffle_epi32, _mm_shuffle_ps, _mm_srli_epi16, _mm256_add_epi32, _mm256_andnot_ps,
+        _mm256_castps256_ps128, _mm256_cvtepi32_ps, _mm256_cvtps_epi32, _mm256_dpbusd_avx_epi32,
+        _mm256_extractf128_ps, _mm256_extracti128_si256, _mm256_fmadd_ps, _mm256_loadu_ps,
+        _mm256_madd_epi16, _mm256_maddubs_epi16, _mm256_max_ps, _mm256_mul_ps, _mm256_packs_epi16,
         _mm256_packs_epi32, _mm256_permutevar8x32_epi32, _mm256_set_m128i, _mm256_set1_epi16,
         _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256,
-        _mm256_storeu_ps, _mm256_storeu_si256, _mm_add_epi32, _mm_cvtsi128_si32,
-        _mm_shuffle_epi32,
+        _mm256_storeu_ps, _mm256_storeu_si256,
     };
 
     use super::{Q4Matrix, QActs, QK, TILE_ROWS, TILE_TOKENS};
@@ -396,7 +411,10 @@ mod avx2_kernel {
                 _mm256_cvtps_epi32(_mm256_mul_ps(v[2], inv)),
                 _mm256_cvtps_epi32(_mm256_mul_ps(v[3], inv)),
             ];
-            let total = _mm256_add_epi32(_mm256_add_epi32(qi[0], qi[1]), _mm256_add_epi32(qi[2], qi[3]));
+            let total = _mm256_add_epi32(
+                _mm256_add_epi32(qi[0], qi[1]),
+                _mm256_add_epi32(qi[2], qi[3]),
+            );
             let t4 = _mm_add_epi32(
                 std::arch::x86_64::_mm256_castsi256_si128(total),
                 _mm256_extracti128_si256(total, 1),
@@ -404,7 +422,10 @@ mod avx2_kernel {
             let t2 = _mm_add_epi32(t4, _mm_shuffle_epi32(t4, 0b01_00_11_10));
             let t1 = _mm_add_epi32(t2, _mm_shuffle_epi32(t2, 0b10_11_00_01));
             let packed = _mm256_permutevar8x32_epi32(
-                _mm256_packs_epi16(_mm256_packs_epi32(qi[0], qi[1]), _mm256_packs_epi32(qi[2], qi[3])),
+                _mm256_packs_epi16(
+                    _mm256_packs_epi32(qi[0], qi[1]),
+                    _mm256_packs_epi32(qi[2], qi[3]),
+                ),
                 order,
             );
             // SAFETY: `dst` is 32 bytes long.
@@ -489,7 +510,9 @@ mod avx2_kernel {
                     for j in 0..N {
                         // SAFETY: `acts` holds N rows of `cols` = nb · 32 bytes; b < nb.
                         let av = unsafe {
-                            std::arch::x86_64::_mm256_loadu_si256(pa.add(j * w.cols + b * QK).cast())
+                            std::arch::x86_64::_mm256_loadu_si256(
+                                pa.add(j * w.cols + b * QK).cast(),
+                            )
                         };
                         for k in 0..TILE_ROWS {
                             let p = $dot(wv[k], av);
@@ -547,7 +570,9 @@ mod tests {
             .collect();
         let mut a = QActs::default();
         a.quantize(&x, tokens, cols);
-        let bias: Vec<f32> = (0..rows).map(|r| f32::from(u8::try_from(r).expect("small")) * 0.1).collect();
+        let bias: Vec<f32> = (0..rows)
+            .map(|r| f32::from(u8::try_from(r).expect("small")) * 0.1)
+            .collect();
         let (mut y, mut scratch) = (Vec::new(), Vec::new());
         matmul(&w, &bias, &a, &mut y, &mut scratch);
         // Reference: de-quantised weights × de-quantised activations.
@@ -589,7 +614,13 @@ mod tests {
             .map(|i| {
                 seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
                 let v = (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5;
-                if i % 97 == 0 { v * 1000.0 } else if i < 32 { 0.0 } else { v * 3.0 }
+                if i % 97 == 0 {
+                    v * 1000.0
+                } else if i < 32 {
+                    0.0
+                } else {
+                    v * 3.0
+                }
             })
             .collect();
         let mut a = QActs::default();

@@ -310,8 +310,20 @@ mod tests {
     #[test]
     fn relative_fusion_scales_the_vector_side_by_the_best_cosine() {
         let vec = vec![hit("b.md", 0.5)];
-        let w = fuse(&[], &vec, Fusion::Weighted { vector: 0.5 }, MINILM_CALIBRATION, 10);
-        let r = fuse(&[], &vec, Fusion::Relative { vector: 0.5 }, MINILM_CALIBRATION, 10);
+        let w = fuse(
+            &[],
+            &vec,
+            Fusion::Weighted { vector: 0.5 },
+            MINILM_CALIBRATION,
+            10,
+        );
+        let r = fuse(
+            &[],
+            &vec,
+            Fusion::Relative { vector: 0.5 },
+            MINILM_CALIBRATION,
+            10,
+        );
         assert!((w[0].score - 0.25).abs() < 1e-9);
         assert!((r[0].score - 0.5).abs() < 1e-9);
     }

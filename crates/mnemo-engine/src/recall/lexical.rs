@@ -203,7 +203,13 @@ fn hybrid_candidates(
     } else {
         vault.search_kind_indexed(workspace, content, n, Some(DocKind::Topic))?
     };
-    Ok(Some(fuse(&lex, &vec, fusion, super::calibration_of(&qv.model), limit)))
+    Ok(Some(fuse(
+        &lex,
+        &vec,
+        fusion,
+        super::calibration_of(&qv.model),
+        limit,
+    )))
 }
 
 /// The best candidates for a request, best first (hybrid when it can be, else lexical) — the
