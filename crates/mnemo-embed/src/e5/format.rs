@@ -117,6 +117,17 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// The hidden size (the vector length) from the first bytes of a file.
+pub(crate) fn hidden_size(head: &[u8]) -> Result<usize, String> {
+    if head.len() < 12 || &head[..4] != MAGIC {
+        return Err(
+            "it does not start with E5S1: not a packed multilingual-e5-small file".to_owned(),
+        );
+    }
+    let mut c = Cursor { bytes: head, at: 8 };
+    c.count("hidden size", 4096)
+}
+
 /// Parse and check the file's head and tensor directory.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed, String> {
     if bytes.len() < 8 {

@@ -63,8 +63,8 @@ impl std::fmt::Debug for E5 {
     }
 }
 
-/// The model id of the file `bytes` (its name and a hash of its size, head and tail).
-pub(crate) fn id_of(len: u64, head: &[u8], tail: &[u8]) -> String {
+/// The model id of the file (its name and a hash of its size, head and tail).
+fn id_of(len: u64, head: &[u8], tail: &[u8]) -> String {
     let mut h = blake3::Hasher::new();
     h.update(&len.to_le_bytes());
     h.update(head);
@@ -72,71 +72,71 @@ pub(crate) fn id_of(len: u64, head: &[u8], tail: &[u8]) -> String {
     format!("{MODEL_NAME}@{}", &h.finalize().to_hex()[..12])
 }
 
-/// Bytes of the head and of the tail that the id hashes.
-pub(crate) const ID_SPAN: usize = 1 << 20;
+/// Bytes of the head (header and the start of the vocabulary) and of the tail (the last layer's
+/// weights) that the id hashes: what a one-shot search reads to learn the id.
+const ID_SPAN: usize = 64 << 10;
 
-/// The id [`E5::load`] would give the file at `path`, from two reads.
+/// The id and vector length [`E5::load`] would give the file at `path`, from two short reads.
 ///
 /// # Errors
-/// The file cannot be read.
-pub fn peek_id(path: &Path) -> std::io::Result<String> {
+/// The file cannot be read or does not start like a model file.
+pub fn peek(path: &Path) -> Result<(String, usize), String> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut f = std::fs::File::open(path)?;
-    let len = f.metadata()?.len();
+    let io = |e: std::io::Error| format!("it cannot be read: {e}");
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    let len = f.metadata().map_err(io)?.len();
     let mut head = Vec::with_capacity(ID_SPAN);
-    f.by_ref().take(ID_SPAN as u64).read_to_end(&mut head)?;
+    f.by_ref()
+        .take(ID_SPAN as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    let dim = format::hidden_size(&head)?;
     let tail_len = len.min(ID_SPAN as u64);
-    f.seek(SeekFrom::Start(len - tail_len))?;
+    f.seek(SeekFrom::Start(len - tail_len)).map_err(io)?;
     let mut tail = Vec::with_capacity(ID_SPAN);
-    f.take(tail_len).read_to_end(&mut tail)?;
-    Ok(id_of(len, &head, &tail))
+    f.take(tail_len).read_to_end(&mut tail).map_err(io)?;
+    Ok((id_of(len, &head, &tail), dim))
 }
 
 impl E5 {
-    /// Load the model file.
+    /// Load the model file; its threads: `MNEMO_EMBED_THREADS`, else one per core (at most 8).
     ///
     /// # Errors
     /// A sentence saying what is wrong with the file (unreadable, truncated, not this format).
     pub fn load(path: &Path) -> Result<Self, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("it cannot be read: {e}"))?;
-        let mut model = Self::from_bytes(&bytes)?;
-        model.path = path.to_path_buf();
-        Ok(model)
-    }
-
-    /// Load from the file's bytes.
-    ///
-    /// # Errors
-    /// As [`E5::load`].
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, String> {
-        let parsed = format::parse(bytes)?;
-        let encoder = encoder::Encoder::load(bytes, &parsed)?;
-        let vocab = encoder.shape().vocab;
-        let pieces = parsed.vocab.scores.len();
-        if pieces > vocab {
-            return Err(format!(
-                "its {pieces} pieces do not fit its {vocab}-word table"
-            ));
-        }
-        let tokenizer = tokenizer::Tokenizer::new(parsed.vocab, parsed.normaliser);
         let threads = std::env::var("MNEMO_EMBED_THREADS")
             .ok()
             .and_then(|v| v.parse::<usize>().ok())
             .filter(|n| *n > 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)));
+        Self::load_with_threads(path, threads)
+    }
+
+    /// Load the model file to compute on `threads` threads.
+    ///
+    /// # Errors
+    /// As [`E5::load`].
+    pub fn load_with_threads(path: &Path, threads: usize) -> Result<Self, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("it cannot be read: {e}"))?;
+        let parsed = format::parse(&bytes)?;
+        let encoder = encoder::Encoder::load(&bytes, &parsed)?;
+        let tokenizer = tokenizer::Tokenizer::new(parsed.vocab, parsed.normaliser);
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
+            .num_threads(threads.max(1))
             .thread_name(|i| format!("mnemo-embed-{i}"))
             .build()
             .map_err(|e| format!("its threads cannot start: {e}"))?;
-        let head = &bytes[..bytes.len().min(ID_SPAN)];
-        let tail = &bytes[bytes.len() - bytes.len().min(ID_SPAN)..];
+        let span = bytes.len().min(ID_SPAN);
         Ok(Self {
             pool,
             tokenizer,
             encoder,
-            id: id_of(bytes.len() as u64, head, tail),
-            path: PathBuf::new(),
+            id: id_of(
+                bytes.len() as u64,
+                &bytes[..span],
+                &bytes[bytes.len() - span..],
+            ),
+            path: path.to_path_buf(),
         })
     }
 
@@ -189,49 +189,45 @@ impl E5 {
         // Enough characters for every window; the rest would be cut anyway (a piece is at most
         // a few dozen characters).
         let char_cap = MAX_WINDOWS * per_window * 16;
-        let mut windows: Vec<(usize, Vec<u32>)> = Vec::new();
+        // Every window as `<s> … </s>`, with the text it belongs to.
+        let mut windows: Vec<Vec<u32>> = Vec::new();
+        let mut owner: Vec<usize> = Vec::new();
         let mut truncated = vec![false; texts.len()];
         for (i, text) in texts.iter().enumerate() {
             let cut = text.char_indices().nth(char_cap).map(|(at, _)| at);
             let mut ids = self.tokens(cut.map_or(*text, |at| &text[..at]), role);
-            // An id past the word table (a corrupted vocabulary) reads as unknown.
-            let unk = u32::try_from(shape.vocab).unwrap_or(u32::MAX);
-            for id in &mut ids {
-                if *id >= unk {
-                    *id = 3;
-                }
-            }
             if ids.len() > MAX_WINDOWS * per_window || cut.is_some() {
                 truncated[i] = true;
                 ids.truncate(MAX_WINDOWS * per_window);
             }
-            if ids.is_empty() {
-                windows.push((i, vec![self.tokenizer.bos(), self.tokenizer.eos()]));
-            }
-            for chunk in ids.chunks(per_window) {
+            let chunks: Vec<&[u32]> = if ids.is_empty() {
+                vec![&[]]
+            } else {
+                ids.chunks(per_window).collect()
+            };
+            for chunk in chunks {
                 let mut w = Vec::with_capacity(chunk.len() + 2);
                 w.push(self.tokenizer.bos());
                 w.extend_from_slice(chunk);
                 w.push(self.tokenizer.eos());
-                windows.push((i, w));
+                windows.push(w);
+                owner.push(i);
             }
         }
+        // Length-weighted sums of the windows' means, a batch of windows per pass.
         let dim = shape.hidden;
         let mut sums = vec![vec![0.0_f32; dim]; texts.len()];
         let mut weights = vec![0.0_f32; texts.len()];
         let mut at = 0;
         while at < windows.len() {
-            let mut end = at;
-            let mut tokens = 0;
-            while end < windows.len()
-                && (end == at || tokens + windows[end].1.len() <= BATCH_TOKENS)
-            {
-                tokens += windows[end].1.len();
+            let mut end = at + 1;
+            let mut tokens = windows[at].len();
+            while end < windows.len() && tokens + windows[end].len() <= BATCH_TOKENS {
+                tokens += windows[end].len();
                 end += 1;
             }
-            let batch: Vec<Vec<u32>> = windows[at..end].iter().map(|w| w.1.clone()).collect();
-            let means = self.encoder.forward(&batch);
-            for ((i, w), m) in windows[at..end].iter().zip(means) {
+            let means = self.encoder.forward(&windows[at..end]);
+            for ((w, i), m) in windows[at..end].iter().zip(&owner[at..end]).zip(means) {
                 #[allow(clippy::cast_precision_loss)]
                 let weight = (w.len() - 2).max(1) as f32;
                 for (s, v) in sums[*i].iter_mut().zip(m) {

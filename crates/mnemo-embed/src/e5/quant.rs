@@ -179,23 +179,29 @@ enum Simd {
     Vnni,
 }
 
+/// The kernel for this CPU, decided once per process (`MNEMO_EMBED_PORTABLE` forces the portable
+/// loop, `MNEMO_EMBED_NO_VNNI` plain AVX2: for comparing them).
 fn simd() -> Simd {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::is_x86_feature_detected as has;
-        if std::env::var_os("MNEMO_EMBED_PORTABLE").is_some() || !(has!("avx2") && has!("fma")) {
-            return Simd::None;
+    static CHOSEN: std::sync::OnceLock<Simd> = std::sync::OnceLock::new();
+    *CHOSEN.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if std::env::var_os("MNEMO_EMBED_PORTABLE").is_some() || !(has!("avx2") && has!("fma"))
+            {
+                return Simd::None;
+            }
+            if has!("avxvnni") && std::env::var_os("MNEMO_EMBED_NO_VNNI").is_none() {
+                Simd::Vnni
+            } else {
+                Simd::Avx2
+            }
         }
-        if has!("avxvnni") && std::env::var_os("MNEMO_EMBED_NO_VNNI").is_none() {
-            Simd::Vnni
-        } else {
-            Simd::Avx2
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Simd::None
         }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        Simd::None
-    }
+    })
 }
 
 /// `y[t][r] = bias[r] + Σ_c w[r][c] · x[t][c]` for the quantised activations `a`; `y` holds
@@ -290,33 +296,25 @@ fn tile_dot(
 ) {
     let nb = w.cols / QK;
     sc.resize(TILE_ROWS * TILE_TOKENS * nb, 0.0);
+    // One kernel per tile width, so the accumulators stay in registers.
+    #[cfg(target_arch = "x86_64")]
+    macro_rules! by_width {
+        ($kernel:ident) => {
+            match n {
+                4 => avx2_kernel::$kernel::<4>(w, r, a, t0, sc, out),
+                3 => avx2_kernel::$kernel::<3>(w, r, a, t0, sc, out),
+                2 => avx2_kernel::$kernel::<2>(w, r, a, t0, sc, out),
+                _ => avx2_kernel::$kernel::<1>(w, r, a, t0, sc, out),
+            }
+        };
+    }
     #[cfg(target_arch = "x86_64")]
     match avx2 {
         // SAFETY: the CPU features were detected at run time; the kernels read only inside the
         // slices they are given, whose lengths they check.
-        Simd::Vnni => {
-            unsafe {
-                match n {
-                    4 => avx2_kernel::tile_vnni::<4>(w, r, a, t0, sc, out),
-                    3 => avx2_kernel::tile_vnni::<3>(w, r, a, t0, sc, out),
-                    2 => avx2_kernel::tile_vnni::<2>(w, r, a, t0, sc, out),
-                    _ => avx2_kernel::tile_vnni::<1>(w, r, a, t0, sc, out),
-                }
-            };
-            return;
-        }
+        Simd::Vnni => return unsafe { by_width!(tile_vnni) },
         // SAFETY: as above.
-        Simd::Avx2 => {
-            unsafe {
-                match n {
-                    4 => avx2_kernel::tile::<4>(w, r, a, t0, sc, out),
-                    3 => avx2_kernel::tile::<3>(w, r, a, t0, sc, out),
-                    2 => avx2_kernel::tile::<2>(w, r, a, t0, sc, out),
-                    _ => avx2_kernel::tile::<1>(w, r, a, t0, sc, out),
-                }
-            };
-            return;
-        }
+        Simd::Avx2 => return unsafe { by_width!(tile) },
         Simd::None => {}
     }
     let _ = avx2;

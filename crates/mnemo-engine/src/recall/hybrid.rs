@@ -59,7 +59,8 @@ impl Calibration {
 /// The calibration for a model id.
 #[must_use]
 pub fn calibration_of(model_id: &str) -> Calibration {
-    if model_id.to_ascii_lowercase().contains("e5") {
+    // Ids are `<name>@<hash>`; e5's name is `multilingual-e5-small-q4` (see `mnemo-embed`).
+    if model_id.starts_with("multilingual-e5") {
         E5_CALIBRATION
     } else {
         MINILM_CALIBRATION
@@ -296,6 +297,14 @@ mod tests {
 
     #[test]
     fn e5_cosines_count_only_when_the_query_is_about_something() {
+        assert_eq!(
+            calibration_of("multilingual-e5-small-q4@0123456789ab"),
+            E5_CALIBRATION
+        );
+        assert_eq!(
+            calibration_of("all-MiniLM-L6-v2@54461cadce65"),
+            MINILM_CALIBRATION
+        );
         // A junk query: every memory at 0.80–0.81 — nothing.
         let junk = vec![hit("a.md", 0.812), hit("b.md", 0.80)];
         assert!(fuse(&[], &junk, Fusion::default(), E5_CALIBRATION, 10).is_empty());
