@@ -93,7 +93,7 @@ impl Index {
             let body: String = r.get(3)?;
             Ok(EmbedJob {
                 hash: r.get(0)?,
-                text: format!("{name}\n{desc}\n{body}"),
+                text: embedding_text(&name, &desc, &body),
             })
         })
         .and_then(Iterator::collect)
@@ -346,8 +346,36 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
+/// What a memory's vector is made from: its name, its description and its body — the
+/// description left out when the body already starts with it (a description cut from the body
+/// would give the model the same words twice, and they would outweigh the name).
+fn embedding_text(name: &str, desc: &str, body: &str) -> String {
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let d = words(desc);
+    let d = d.trim_end_matches(['…', '.']).trim_end();
+    if !d.is_empty() && words(body).starts_with(d) {
+        format!("{name}\n{body}")
+    } else {
+        format!("{name}\n{desc}\n{body}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_description_cut_from_the_body_is_not_embedded_twice() {
+        let body = "Hey Mel!  How's it going?\nAll good.";
+        assert_eq!(
+            super::embedding_text("Caroline", "Hey Mel! How's it going? All…", body),
+            format!("Caroline\n{body}")
+        );
+        assert_eq!(
+            super::embedding_text("Pet", "a beagle named Biscuit", "Walks twice a day."),
+            "Pet\na beagle named Biscuit\nWalks twice a day."
+        );
+        assert_eq!(super::embedding_text("N", "", "b"), "N\n\nb");
+    }
+
     use super::*;
 
     #[test]
