@@ -392,7 +392,10 @@ describe("detail pane", () => {
     await openRow("response-style.md");
     expect(screen.getByTestId<HTMLInputElement>("detail-description").value).toBe("Keep answers terse");
     expect(screen.getByTestId<HTMLSelectElement>("detail-type").value).toBe("feedback");
-    expect(screen.getByTestId("detail-editor").querySelector(".cm-content")?.textContent).toContain("Why: because.");
+    // CodeMirror mounts in an effect after the first paint: wait for its content.
+    await waitFor(() =>
+      expect(screen.getByTestId("detail-editor").querySelector(".cm-content")?.textContent).toContain("Why: because."),
+    );
 
     fireEvent.change(screen.getByTestId("detail-name"), { target: { value: "" } });
     fireEvent.click(screen.getByTestId("save-button"));

@@ -161,7 +161,10 @@ describe("daily logs", () => {
     expect(screen.queryByTestId("detail-name")).toBeNull();
     expect(screen.queryByTestId("detail-description")).toBeNull();
     expect(screen.queryByTestId("detail-type")).toBeNull();
-    expect(screen.getByTestId("detail-editor").querySelector(".cm-content")?.textContent).toContain("The user plans a trip.");
+    // CodeMirror mounts in an effect after the first paint: wait for its content.
+    await waitFor(() =>
+      expect(screen.getByTestId("detail-editor").querySelector(".cm-content")?.textContent).toContain("The user plans a trip."),
+    );
     expect(screen.getByTestId<HTMLButtonElement>("save-button").disabled).toBe(true);
   });
 
