@@ -9,6 +9,9 @@
 //! lexical search.
 
 pub mod e5;
+/// How a memory becomes the text that is embedded (`mnemo-store`'s `embedding_text`): part of
+/// every model id, so changing it re-embeds existing indexes. 2: `name: body`.
+pub const TEXT_RECIPE: &str = "2";
 mod locate;
 pub mod minilm;
 mod query;

@@ -208,6 +208,7 @@ fn model_id(dir: &Path, config: &[u8], tokenizer: &[u8], weights_len: u64, head:
     hasher.update(tokenizer);
     hasher.update(&weights_len.to_le_bytes());
     hasher.update(head);
+    hasher.update(crate::TEXT_RECIPE.as_bytes());
     let hash = hasher.finalize().to_hex();
     format!("{}@{}", display_name(dir), &hash[..12])
 }

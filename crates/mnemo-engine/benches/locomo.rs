@@ -21,8 +21,7 @@
     clippy::too_many_lines
 )]
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
@@ -34,128 +33,11 @@ use mnemo_store::format::TopicFile;
 use mnemo_store::{Home, Vault};
 use serde_json::Value;
 
+#[path = "locomo/data.rs"]
+mod data;
+use data::{Item, data_path, evidence, observations, turns, write_items};
+
 const KS: [usize; 4] = [5, 10, 25, 50];
-
-struct Item {
-    speaker: String,
-    text: String,
-    dia_id: String,
-}
-
-fn data_path() -> PathBuf {
-    std::env::var_os("LOCOMO_PATH").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench-data/locomo10.json"),
-        PathBuf::from,
-    )
-}
-
-fn turns(conv: &Value) -> Vec<Item> {
-    let c = &conv["conversation"];
-    let mut sessions: Vec<(u32, &Vec<Value>)> = c
-        .as_object()
-        .unwrap()
-        .iter()
-        .filter_map(|(k, v)| {
-            let n = k.strip_prefix("session_")?.parse().ok()?;
-            Some((n, v.as_array()?))
-        })
-        .collect();
-    sessions.sort_by_key(|(n, _)| *n);
-    let mut out = Vec::new();
-    for (_, turns) in sessions {
-        for t in turns {
-            let mut text = t["text"].as_str().unwrap_or_default().to_owned();
-            if let Some(c) = t["blip_caption"].as_str() {
-                text.push_str(&format!(" [shares a photo: {c}]"));
-            }
-            out.push(Item {
-                speaker: t["speaker"].as_str().unwrap_or("someone").to_owned(),
-                text,
-                dia_id: t["dia_id"].as_str().unwrap_or_default().to_owned(),
-            });
-        }
-    }
-    out
-}
-
-fn observations(conv: &Value) -> Vec<Item> {
-    let mut keys: Vec<(u32, &Value)> = conv["observation"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .filter_map(|(k, v)| {
-            Some((
-                k.strip_prefix("session_")?
-                    .strip_suffix("_observation")?
-                    .parse()
-                    .ok()?,
-                v,
-            ))
-        })
-        .collect();
-    keys.sort_by_key(|(n, _)| *n);
-    let mut out = Vec::new();
-    for (_, per_speaker) in keys {
-        for (speaker, facts) in per_speaker.as_object().unwrap() {
-            for f in facts.as_array().unwrap() {
-                out.push(Item {
-                    speaker: speaker.clone(),
-                    text: f[0].as_str().unwrap_or_default().to_owned(),
-                    dia_id: f[1].as_str().unwrap_or_default().to_owned(),
-                });
-            }
-        }
-    }
-    out
-}
-
-/// Evidence ids of a question, normalised (`"D8:6; D9:17"` → two ids; malformed entries dropped).
-fn evidence(q: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    for e in q["evidence"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
-        for part in e.split([';', ' ', ',']) {
-            let p = part.trim();
-            let ok = p
-                .strip_prefix('D')
-                .and_then(|r| r.split_once(':'))
-                .is_some_and(|(a, b)| {
-                    !a.is_empty()
-                        && a.chars().all(|c| c.is_ascii_digit())
-                        && !b.is_empty()
-                        && b.chars().all(|c| c.is_ascii_digit())
-                });
-            if ok {
-                out.push(p.to_owned());
-            }
-        }
-    }
-    out
-}
-
-fn write_items(root: &Path, items: &[Item]) -> HashMap<String, String> {
-    let mut path_to_dia = HashMap::new();
-    std::fs::create_dir_all(root.join("d")).unwrap();
-    for (i, it) in items.iter().enumerate() {
-        let rel = format!("d/{i:05}.md");
-        let one_line: String = it.text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let desc: String = one_line.chars().take(300).collect();
-        let file = TopicFile::new(
-            &it.speaker,
-            if desc.is_empty() { "(empty)" } else { &desc },
-            MemoryType::User,
-            &it.text,
-        )
-        .unwrap();
-        std::fs::write(root.join(&rel), file.render()).unwrap();
-        path_to_dia.insert(rel, it.dia_id.clone());
-    }
-    path_to_dia
-}
 
 #[derive(Default)]
 struct Tally {
@@ -169,8 +51,8 @@ fn pct(v: &mut [Duration], p: f64) -> Duration {
 }
 
 /// The recall variants compared: lexical, and hybrid with each fusion.
-/// The modes compared: name, fusion (`None`: lexical), and whether the query is embedded by the
-/// f32 model instead of the 8-bit query encoder search uses.
+/// The modes compared: name, fusion (`None`: lexical), and whether the question is embedded as
+/// a passage (in batches, as memories are) instead of as a query, as search embeds it.
 fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>, bool)> {
     let mut m: Vec<(&'static str, Option<Fusion>)> = vec![("lexical (Mnemo's BM25)", None)];
     if with_model {
@@ -205,7 +87,7 @@ fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>, bool)> {
         out.insert(
             2,
             (
-                "hybrid 0.5 / 0.5, query by the f32 model",
+                "hybrid 0.5 / 0.5, question embedded as a passage",
                 Some(Fusion::default()),
                 true,
             ),
@@ -234,10 +116,9 @@ fn embed_all(vault: &Vault, model: &Embedder) -> (u64, f64) {
     (f.embedded, t.elapsed().as_secs_f64())
 }
 
-/// The questions' vectors: by the 8-bit query encoder (as search embeds a query), or by the f32
-/// model in batches.
-fn query_vectors(model: &Embedder, questions: &[&str], f32_model: bool) -> Vec<QueryVector> {
-    let vectors: Vec<Vec<f32>> = if f32_model {
+/// The questions' vectors: as queries (as search embeds them), or as passages in batches.
+fn query_vectors(model: &Embedder, questions: &[&str], as_passage: bool) -> Vec<QueryVector> {
+    let vectors: Vec<Vec<f32>> = if as_passage {
         questions
             .chunks(64)
             .flat_map(|c| model.embed(c).unwrap())
@@ -295,12 +176,12 @@ fn run(name: &str, convs: &[Value], items_of: fn(&Value) -> Vec<Item>, model: Op
             .map(|q| q["question"].as_str().unwrap_or_default())
             .collect();
         let qvs = model.map(|m| query_vectors(m, &texts, false));
-        let qvs_f32 = model.map(|m| query_vectors(m, &texts, true));
+        let qvs_passage = model.map(|m| query_vectors(m, &texts, true));
         for (qi, q) in qs.iter().enumerate() {
             let ev: HashSet<String> = evidence(q).into_iter().collect();
             let cat = q["category"].as_i64().unwrap_or(0);
-            for (mi, (_, fusion, f32_query)) in modes.iter().enumerate() {
-                let qv = if *f32_query { &qvs_f32 } else { &qvs };
+            for (mi, (_, fusion, as_passage)) in modes.iter().enumerate() {
+                let qv = if *as_passage { &qvs_passage } else { &qvs };
                 let req = RecallRequest {
                     workspace: format!("conv{i}"),
                     query: texts[qi].to_owned(),
@@ -561,7 +442,7 @@ fn cjk_cases(model: Option<&Embedder>) {
         questions.len()
     );
     println!("| recall | found at rank 1 | found in top 5 |\n|---|---:|---:|");
-    for (label, fusion, f32_query) in modes(model.is_some()) {
+    for (label, fusion, as_passage) in modes(model.is_some()) {
         let (mut first, mut top5) = (0, 0);
         for (q, want) in questions {
             let req = RecallRequest {
@@ -571,7 +452,7 @@ fn cjk_cases(model: Option<&Embedder>) {
                 query_vector: fusion.and_then(|_| {
                     model.map(|m| QueryVector {
                         model: m.model_id().to_owned(),
-                        vector: if f32_query {
+                        vector: if as_passage {
                             m.embed(&[q]).unwrap().remove(0).vector
                         } else {
                             m.embed_query(q).unwrap().vector

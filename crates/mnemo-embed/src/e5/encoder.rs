@@ -300,12 +300,11 @@ fn attention(
                 *p = d;
                 max = max.max(d);
             }
-            let mut sum = 0.0_f32;
+            // Two passes, so the exponentials vectorise (a running sum would chain them).
             for p in &mut prob {
                 *p = exp_neg(*p - max);
-                sum += *p;
             }
-            let inv = 1.0 / sum;
+            let inv = 1.0 / lane_sum(&prob);
             let o = &mut out[head * hd..(head + 1) * hd];
             for (j, p) in (s0..s1).zip(&prob) {
                 let v = &qkv[j * 3 * h + 2 * h + head * hd..j * 3 * h + 2 * h + (head + 1) * hd];
@@ -340,6 +339,19 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     for (x, y) in ca.zip(cb) {
         for ((s, x), y) in acc.iter_mut().zip(x).zip(y) {
             *s += x * y;
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// Sum in eight independent lanes.
+fn lane_sum(v: &[f32]) -> f32 {
+    let mut acc = [0.0_f32; 8];
+    let chunks = v.chunks_exact(8);
+    let tail: f32 = chunks.remainder().iter().sum();
+    for c in chunks {
+        for (s, x) in acc.iter_mut().zip(c) {
+            *s += x;
         }
     }
     acc.iter().sum::<f32>() + tail

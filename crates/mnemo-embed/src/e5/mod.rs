@@ -63,12 +63,14 @@ impl std::fmt::Debug for E5 {
     }
 }
 
-/// The model id of the file (its name and a hash of its size, head and tail).
+/// The model id of the file (its name and a hash of its size, head and tail, and of
+/// [`crate::TEXT_RECIPE`]).
 fn id_of(len: u64, head: &[u8], tail: &[u8]) -> String {
     let mut h = blake3::Hasher::new();
     h.update(&len.to_le_bytes());
     h.update(head);
     h.update(tail);
+    h.update(crate::TEXT_RECIPE.as_bytes());
     format!("{MODEL_NAME}@{}", &h.finalize().to_hex()[..12])
 }
 

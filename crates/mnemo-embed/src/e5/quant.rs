@@ -214,14 +214,9 @@ impl QActs {
                     dst[at..at + 4].copy_from_slice(&src[b * QK + x..b * QK + x + 4]);
                 }
             }
-            for lane in 0..LANES {
-                let (b, half) = (lane / 2, lane % 2);
-                let start = b * QK + 16 * half;
-                corr[lane] = -8
-                    * src[start..start + 16]
-                        .iter()
-                        .map(|v| i32::from(*v))
-                        .sum::<i32>();
+            // Lane `L` covers half `L % 2` of block `L / 2`: the group's 16-value halves in order.
+            for (c, half) in corr.iter_mut().zip(src.chunks_exact(16)) {
+                *c = -8 * half.iter().map(|v| i32::from(*v)).sum::<i32>();
             }
         }
         // Scales per lane: the block's scale of each token.

@@ -346,17 +346,19 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
-/// What a memory's vector is made from: its name, its description and its body — the
-/// description left out when the body already starts with it (a description cut from the body
-/// would give the model the same words twice, and they would outweigh the name).
+/// What a memory's vector is made from: `name: description`, then the body — the description
+/// left out when the body already starts with it (a description cut from the body would give
+/// the model the same words twice). `name: ` reads as a title and what follows as what it says
+/// (LoCoMo's dialog turns, a speaker's name for a name: vectors alone R@5 32.7 with the name on
+/// a line of its own, 40.2 as `name: text`). Changing this changes `mnemo_embed::TEXT_RECIPE`.
 fn embedding_text(name: &str, desc: &str, body: &str) -> String {
     let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let d = words(desc);
     let d = d.trim_end_matches(['…', '.']).trim_end();
     if !d.is_empty() && words(body).starts_with(d) {
-        format!("{name}\n{body}")
+        format!("{name}: {body}")
     } else {
-        format!("{name}\n{desc}\n{body}")
+        format!("{name}: {desc}\n{body}")
     }
 }
 
@@ -367,13 +369,13 @@ mod tests {
         let body = "Hey Mel!  How's it going?\nAll good.";
         assert_eq!(
             super::embedding_text("Caroline", "Hey Mel! How's it going? All…", body),
-            format!("Caroline\n{body}")
+            format!("Caroline: {body}")
         );
         assert_eq!(
             super::embedding_text("Pet", "a beagle named Biscuit", "Walks twice a day."),
-            "Pet\na beagle named Biscuit\nWalks twice a day."
+            "Pet: a beagle named Biscuit\nWalks twice a day."
         );
-        assert_eq!(super::embedding_text("N", "", "b"), "N\n\nb");
+        assert_eq!(super::embedding_text("N", "", "b"), "N: \nb");
     }
 
     use super::*;

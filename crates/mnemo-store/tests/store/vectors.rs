@@ -25,7 +25,7 @@ fn vectors_follow_content_and_go_with_their_file() {
     f.vault.list(None, None).unwrap();
     let missing = f.vault.vectors_missing(None, "m1", 4, 100).unwrap();
     assert_eq!(missing.len(), 2, "one job per distinct content");
-    assert!(missing.iter().any(|j| j.text.starts_with("Alpha\nfirst\n")));
+    assert!(missing.iter().any(|j| j.text.starts_with("Alpha: first\n")));
     let rows: Vec<(String, Vec<f32>, bool)> = missing
         .iter()
         .enumerate()
