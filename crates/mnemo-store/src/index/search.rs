@@ -94,7 +94,7 @@ impl Index {
         query: &str,
         kind: Option<DocKind>,
     ) -> Result<Option<Plan>> {
-        let terms = tokenize::query_terms(query);
+        let terms = tokenize::search_terms(query);
         if terms.is_empty() {
             return Ok(None);
         }

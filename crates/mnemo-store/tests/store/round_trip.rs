@@ -701,3 +701,36 @@ fn the_list_says_what_is_pinned_even_for_an_index_from_before() {
     let v = f.reopen();
     assert_eq!(pinned(&v), ["a.md", "pinned/b.md"]);
 }
+
+#[test]
+fn an_index_from_before_stems_learns_them_at_the_next_sync() {
+    let f = Fixture::new();
+    std::fs::write(
+        f.personal().join("a.md"),
+        topic("Mood", "a mood", "user", "The user is happy at work."),
+    )
+    .unwrap();
+    // "happiness" is searched by its stem "happi", which only the stems make findable ("happi*"
+    // does not match "happy").
+    let find = |v: &mnemo_store::Vault| v.search(Some("personal"), "happiness", 10).unwrap().len();
+    let found = |v: &mnemo_store::Vault| -> usize {
+        let ws = v.workspace("personal").unwrap();
+        v.sync(&ws).unwrap();
+        find(v)
+    };
+    assert_eq!(found(&f.vault), 1);
+    // Back to schema 9: the full-text rows hold the words alone, as before stems.
+    let db = f.dir.path().join("home/index.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "DELETE FROM docs_fts;
+         INSERT INTO docs_fts (rowid, name, description, body)
+           SELECT id, 'mood a', 'a mood', 'the user is happy at work' FROM docs;
+         PRAGMA user_version = 9;",
+    )
+    .unwrap();
+    drop(conn);
+    let v = f.reopen();
+    // (Opening syncs: without the migration this stays 0 — schema 10 here finds nothing.)
+    assert_eq!(found(&v), 1, "every file is read again and indexed with its stems");
+}

@@ -74,16 +74,11 @@ fn the_last_word_is_a_prefix_only_while_it_is_being_typed() {
     let f = Fixture::new();
     f.write(
         "a.md",
-        topic("Deploy", "how we deploy", "project", "deploy on Tuesdays"),
+        topic("Car", "the car", "project", "the car is parked outside"),
     );
     f.write(
         "b.md",
-        topic(
-            "Deployment",
-            "deployment windows",
-            "project",
-            "deployments freeze in December",
-        ),
+        topic("Cargo", "cargo builds", "project", "cargo builds the workspace"),
     );
     let paths = |q: &str| -> Vec<String> {
         let mut p: Vec<String> = f
@@ -96,12 +91,49 @@ fn the_last_word_is_a_prefix_only_while_it_is_being_typed() {
         p.sort();
         p
     };
-    assert_eq!(paths("depl"), ["a.md", "b.md"], "still typing: a prefix");
-    assert_eq!(
-        paths("deploy"),
-        ["a.md"],
-        "a whole word of the index: that word"
+    assert_eq!(paths("ca"), Vec::<String>::new(), "two letters: no prefix");
+    assert_eq!(paths("car"), ["a.md"], "a whole word of the index: that word");
+    assert_eq!(paths("car "), ["a.md"]);
+    assert_eq!(paths("carg"), ["b.md"], "still typing: a prefix");
+}
+
+#[test]
+fn an_english_word_finds_its_other_forms() {
+    let f = Fixture::new();
+    f.write(
+        "a.md",
+        topic("Deploy", "how we deploy", "project", "deploy on Tuesdays"),
     );
-    assert_eq!(paths("deploy "), ["a.md"]);
-    assert_eq!(paths("deploym"), ["b.md"]);
+    f.write(
+        "b.md",
+        topic(
+            "Deployment",
+            "deployment windows",
+            "project",
+            "deployments freeze in December",
+        ),
+    );
+    f.write(
+        "c.md",
+        topic("Sunrise", "a painting", "user", "Melanie painted a sunrise"),
+    );
+    let paths = |q: &str| -> Vec<String> {
+        let mut p: Vec<String> = f
+            .vault
+            .search(Some("personal"), q, 10)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.path)
+            .collect();
+        p.sort();
+        p
+    };
+    assert_eq!(paths("deploy"), ["a.md", "b.md"], "deployment and deployments are forms of deploy");
+    assert_eq!(paths("deploying"), ["a.md", "b.md"]);
+    assert_eq!(paths("depl"), ["a.md", "b.md"], "still typing: a prefix");
+    assert_eq!(paths("deploym"), ["b.md"], "the typed letters, not the stem");
+    assert_eq!(paths("paints"), ["c.md"]);
+    assert_eq!(paths("who paints sunrises"), ["c.md"]);
+    // Words of other scripts are left alone.
+    assert_eq!(paths("painté"), Vec::<String>::new());
 }
