@@ -288,6 +288,10 @@ mod tests {
         );
         assert_eq!(stem("go"), None, "two letters stay");
         assert_eq!(stem("run"), None, "already a stem");
-        assert_eq!(stem("naïve"), None, "not plain ASCII: another language's word");
+        assert_eq!(
+            stem("naïve"),
+            None,
+            "not plain ASCII: another language's word"
+        );
     }
 }

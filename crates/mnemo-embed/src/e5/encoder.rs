@@ -238,6 +238,8 @@ fn erf(x: f32) -> f32 {
 
 /// e^x for x ≤ 0 (relative error under 1e-5, ~1e-7 near 0; under e^-87 it is e^-87): 2^n by the exponent bits
 /// and 2^f, |f| ≤ ½, by its Taylor series.
+#[inline(always)]
+#[allow(clippy::inline_always)]
 fn exp_neg(x: f32) -> f32 {
     const ROUND: f32 = 12_582_912.0; // 1.5 · 2^23: adding it rounds to an integer.
     let y = x.max(-87.0) * std::f32::consts::LOG2_E;
@@ -290,30 +292,18 @@ fn attention(
     let one = |(i, out): (usize, &mut [f32])| {
         let seg = seg_of[i];
         let (s0, s1) = (starts[seg], starts[seg + 1]);
-        let mut prob = vec![0.0_f32; s1 - s0];
-        for head in 0..heads {
-            let q = &qkv[i * 3 * h + head * hd..i * 3 * h + (head + 1) * hd];
-            let mut max = f32::NEG_INFINITY;
-            for (j, p) in (s0..s1).zip(prob.iter_mut()) {
-                let k = &qkv[j * 3 * h + h + head * hd..j * 3 * h + h + (head + 1) * hd];
-                let d = dot(q, k) * scale;
-                *p = d;
-                max = max.max(d);
-            }
-            // Two passes, so the exponentials vectorise (a running sum would chain them).
-            for p in &mut prob {
-                *p = exp_neg(*p - max);
-            }
-            let inv = 1.0 / lane_sum(&prob);
-            let o = &mut out[head * hd..(head + 1) * hd];
-            for (j, p) in (s0..s1).zip(&prob) {
-                let v = &qkv[j * 3 * h + 2 * h + head * hd..j * 3 * h + 2 * h + (head + 1) * hd];
-                let p = p * inv;
-                for (a, b) in o.iter_mut().zip(v) {
-                    *a += p * b;
-                }
-            }
-        }
+        quant::attend(
+            &Attend {
+                qkv,
+                i,
+                s0,
+                s1,
+                h,
+                heads,
+                scale,
+            },
+            out,
+        );
     };
     if t >= SERIAL_BELOW {
         ctx.par_chunks_mut(h)
@@ -325,8 +315,65 @@ fn attention(
     }
 }
 
+/// One token's attention over its window `s0..s1` (all heads): what [`attend_token`] reads.
+pub(super) struct Attend<'a> {
+    pub qkv: &'a [f32],
+    pub i: usize,
+    pub s0: usize,
+    pub s1: usize,
+    pub h: usize,
+    pub heads: usize,
+    pub scale: f32,
+}
+
+/// One token's attention: written into `out` (`h` values, zero on entry). Always inlined, so
+/// `quant::attend` can compile it for AVX2 and FMA where the CPU has them (these loops are a
+/// seventh of a passage's time; the baseline build has only SSE2).
+#[inline(always)]
+#[allow(clippy::inline_always)]
+pub(super) fn attend_token(a: &Attend<'_>, out: &mut [f32]) {
+    let Attend {
+        qkv,
+        i,
+        s0,
+        s1,
+        h,
+        heads,
+        scale,
+    } = *a;
+    let hd = h / heads;
+    // A window is at most 512 tokens.
+    let mut buf = [0.0_f32; 512];
+    let prob = &mut buf[..s1 - s0];
+    for head in 0..heads {
+        let q = &qkv[i * 3 * h + head * hd..i * 3 * h + (head + 1) * hd];
+        let mut max = f32::NEG_INFINITY;
+        for (j, p) in (s0..s1).zip(prob.iter_mut()) {
+            let k = &qkv[j * 3 * h + h + head * hd..j * 3 * h + h + (head + 1) * hd];
+            let d = dot(q, k) * scale;
+            *p = d;
+            max = max.max(d);
+        }
+        // Two passes, so the exponentials vectorise (a running sum would chain them).
+        for p in prob.iter_mut() {
+            *p = exp_neg(*p - max);
+        }
+        let inv = 1.0 / lane_sum(prob);
+        let o = &mut out[head * hd..(head + 1) * hd];
+        for (j, p) in (s0..s1).zip(prob.iter()) {
+            let v = &qkv[j * 3 * h + 2 * h + head * hd..j * 3 * h + 2 * h + (head + 1) * hd];
+            let p = p * inv;
+            for (a, b) in o.iter_mut().zip(v) {
+                *a += p * b;
+            }
+        }
+    }
+}
+
 /// Dot product in eight independent lanes: a plain `sum()` adds one product after another
 /// (each add waits for the last), which made attention a seventh of a passage's time.
+#[inline(always)]
+#[allow(clippy::inline_always)]
 fn dot(a: &[f32], b: &[f32]) -> f32 {
     let mut acc = [0.0_f32; 8];
     let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
@@ -345,6 +392,8 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// Sum in eight independent lanes.
+#[inline(always)]
+#[allow(clippy::inline_always)]
 fn lane_sum(v: &[f32]) -> f32 {
     let mut acc = [0.0_f32; 8];
     let chunks = v.chunks_exact(8);

@@ -257,6 +257,18 @@ fn quantize_portable(x: &[f32], q: &mut [i8], d: &mut [f32], sums: &mut [f32]) {
     }
 }
 
+/// One token's attention ([`super::encoder::attend_token`]), compiled for AVX2 and FMA when the
+/// CPU has them.
+pub(crate) fn attend(a: &super::encoder::Attend<'_>, out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if simd() != Simd::None {
+        // SAFETY: AVX2 and FMA were detected at run time; the function is safe code otherwise.
+        unsafe { avx2_kernel::attend(a, out) };
+        return;
+    }
+    super::encoder::attend_token(a, out);
+}
+
 /// Which kernel this CPU runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Simd {
@@ -309,7 +321,7 @@ pub(crate) fn matmul(
     let (t, rows) = (a.tokens, w.rows);
     let avx2 = simd();
     let threads = rayon::current_num_threads().max(1);
-    y.clear();
+    // Every value is written below: keeping the buffer's old values saves zeroing it.
     y.resize(t * rows, 0.0);
     if t == 0 {
         return;
@@ -475,6 +487,12 @@ mod avx2_kernel {
         let s = &s[at..at + 8];
         // SAFETY: `s` holds 8 floats.
         unsafe { _mm256_loadu_ps(s.as_ptr()) }
+    }
+
+    /// [`super::super::encoder::attend_token`] compiled with AVX2 and FMA (it is inlined here).
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn attend(a: &super::super::encoder::Attend<'_>, out: &mut [f32]) {
+        super::super::encoder::attend_token(a, out);
     }
 
     /// Quantise blocks of 32 floats to int8 (round half to even, as `vcvtps2dq` does under the

@@ -732,5 +732,9 @@ fn an_index_from_before_stems_learns_them_at_the_next_sync() {
     drop(conn);
     let v = f.reopen();
     // (Opening syncs: without the migration this stays 0 — schema 10 here finds nothing.)
-    assert_eq!(found(&v), 1, "every file is read again and indexed with its stems");
+    assert_eq!(
+        found(&v),
+        1,
+        "every file is read again and indexed with its stems"
+    );
 }

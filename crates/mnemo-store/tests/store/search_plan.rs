@@ -78,7 +78,12 @@ fn the_last_word_is_a_prefix_only_while_it_is_being_typed() {
     );
     f.write(
         "b.md",
-        topic("Cargo", "cargo builds", "project", "cargo builds the workspace"),
+        topic(
+            "Cargo",
+            "cargo builds",
+            "project",
+            "cargo builds the workspace",
+        ),
     );
     let paths = |q: &str| -> Vec<String> {
         let mut p: Vec<String> = f
@@ -92,7 +97,11 @@ fn the_last_word_is_a_prefix_only_while_it_is_being_typed() {
         p
     };
     assert_eq!(paths("ca"), Vec::<String>::new(), "two letters: no prefix");
-    assert_eq!(paths("car"), ["a.md"], "a whole word of the index: that word");
+    assert_eq!(
+        paths("car"),
+        ["a.md"],
+        "a whole word of the index: that word"
+    );
     assert_eq!(paths("car "), ["a.md"]);
     assert_eq!(paths("carg"), ["b.md"], "still typing: a prefix");
 }
@@ -128,10 +137,18 @@ fn an_english_word_finds_its_other_forms() {
         p.sort();
         p
     };
-    assert_eq!(paths("deploy"), ["a.md", "b.md"], "deployment and deployments are forms of deploy");
+    assert_eq!(
+        paths("deploy"),
+        ["a.md", "b.md"],
+        "deployment and deployments are forms of deploy"
+    );
     assert_eq!(paths("deploying"), ["a.md", "b.md"]);
     assert_eq!(paths("depl"), ["a.md", "b.md"], "still typing: a prefix");
-    assert_eq!(paths("deploym"), ["b.md"], "the typed letters, not the stem");
+    assert_eq!(
+        paths("deploym"),
+        ["b.md"],
+        "the typed letters, not the stem"
+    );
     assert_eq!(paths("paints"), ["c.md"]);
     assert_eq!(paths("who paints sunrises"), ["c.md"]);
     // Words of other scripts are left alone.
