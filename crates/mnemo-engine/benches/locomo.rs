@@ -58,8 +58,12 @@ fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>, bool)> {
     if with_model {
         m.extend([
             (
-                "hybrid 0.5·vector + 0.5·BM25 (default)",
+                "hybrid standardised 0.5 / 0.5 (recall's default)",
                 Some(Fusion::default()),
+            ),
+            (
+                "hybrid 0.5·vector + 0.5·BM25 (search's)",
+                Some(mnemo_engine::recall::SEARCH_FUSION),
             ),
             (
                 "hybrid 0.7·vector + 0.3·BM25 (seed)",
@@ -85,7 +89,7 @@ fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>, bool)> {
         m.into_iter().map(|(n, f)| (n, f, false)).collect();
     if with_model {
         out.insert(
-            2,
+            3,
             (
                 "hybrid 0.5 / 0.5, question embedded as a passage",
                 Some(Fusion::default()),

@@ -21,8 +21,8 @@ use specta::Type;
 
 pub use hybrid::{
     Calibration, E5_CALIBRATION, Fusion, LEXICAL_WEIGHT, MAX_CANDIDATES, MIN_COSINE, MIN_SCORE,
-    MINILM_CALIBRATION, SEARCH_RELATIVE_FLOOR, VECTOR_WEIGHT, above_search_floor, calibration_of,
-    candidates_for, fuse, normalise_cosine, normalise_lexical,
+    MINILM_CALIBRATION, SEARCH_FUSION, SEARCH_RELATIVE_FLOOR, VECTOR_WEIGHT, above_search_floor,
+    calibration_of, candidates_for, fuse, normalise_cosine, normalise_lexical,
 };
 pub use lexical::{content_query, has_substance, rank_lexical, recall, search_hybrid};
 pub use model::{

@@ -1,10 +1,11 @@
 //! Hybrid ranking (SPEC §3.4, issue 11): BM25 candidates and vector candidates, min(200, 3·k)
-//! from each side, merged by document. Each side is normalised to [0, 1] — BM25 by the best
-//! candidate's score, the vector side is its cosine (unit vectors: already at most 1) — and fused
-//! as `0.5 · vector + 0.5 · BM25` (measured on LoCoMo against the seed's 0.7 / 0.3, 0.3 / 0.7,
-//! reciprocal-rank fusion and vectors alone: the one that never fell below lexical recall). A document counts only if its meaning is close enough
-//! (its cosine at or above the model's floor, [`Calibration`]) or it shares words with the query, and the fused score must reach
-//! [`MIN_SCORE`]: a query about nothing in memory returns nothing.
+//! from each side, merged by document. A document counts only if its meaning is close enough
+//! (its cosine at or above the model's floor, [`Calibration`]) or it shares words with the
+//! query, and its score — `0.5 · vector + 0.5 · BM25`, BM25 as a share of the best candidate's,
+//! the cosine read through the model's calibration — must reach [`MIN_SCORE`]: a query about
+//! nothing in memory returns nothing. Search orders by that score (it is shown); recall orders
+//! by standardised scores ([`Fusion::Standardised`], issue 21: each side's spread decides how
+//! much it counts). Every fusion is measured side by side on LoCoMo (`benches/locomo.rs`).
 //!
 //! Pure: the caller embeds the query and fetches both candidate lists.
 
@@ -13,8 +14,8 @@ use std::collections::HashMap;
 use mnemo_store::index::Hit;
 
 /// Weight of the vector side. The seed's 0.7 fell below lexical recall on LoCoMo's dialog turns
-/// (R@5 52.7 vs 53.8); 0.5 beat lexical at every k on both databases (see the closing note of
-/// issue 11 and `benches/locomo.rs`).
+/// (MiniLM: R@5 52.7 vs 53.8; e5: 55.4 vs 57.4); 0.5 is the balance (see the closing notes of
+/// issues 11 and 21 and `benches/locomo.rs`).
 pub const VECTOR_WEIGHT: f64 = 0.5;
 /// Weight of the lexical side.
 pub const LEXICAL_WEIGHT: f64 = 0.5;
@@ -107,15 +108,31 @@ pub enum Fusion {
     },
     /// Reciprocal-rank fusion, `Σ 1 / (k + rank)`, rescaled so the best possible is 1.
     Rrf,
+    /// Kept and scored like `Weighted`, **ordered** by standardised scores: each side's raw
+    /// scores (BM25, cosine) as z-scores over its candidates, `w · z_vector + (1 − w) · z_bm25`,
+    /// a document missing from a side (or under the memory floor) taking that side's lowest. A
+    /// side whose candidates spread widely decides more; a flat one (every short turn about as
+    /// close to the question) less. Recall's default: on LoCoMo it was the only fusion at or
+    /// above lexical recall at every k on both databases (see `benches/locomo.rs`). Search keeps
+    /// `Weighted`, whose scores are shown and so must follow the order.
+    Standardised {
+        /// The vector side's weight.
+        vector: f64,
+    },
 }
 
 impl Default for Fusion {
     fn default() -> Self {
-        Self::Weighted {
+        Self::Standardised {
             vector: VECTOR_WEIGHT,
         }
     }
 }
+
+/// The fusion search uses: its scores are shown as bars, so its order is its scores' order.
+pub const SEARCH_FUSION: Fusion = Fusion::Weighted {
+    vector: VECTOR_WEIGHT,
+};
 
 fn key(h: &Hit) -> (String, String) {
     (h.workspace.clone(), h.path.clone())
@@ -194,24 +211,69 @@ pub fn fuse(
         };
         e.score = base + part;
     }
-    let mut out: Vec<Hit> = merged
+    let out: Vec<Hit> = merged
         .into_values()
         .filter(|s| s.lexical.is_some() || s.vector.is_some_and(|c| c >= cal.doc_floor))
         .filter(|s| s.score >= MIN_SCORE)
         .collect();
-    out.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
+    let order: Vec<f64> = match fusion {
+        Fusion::Standardised { vector: w } => standardised(&out, lexical, vector, w, cal.doc_floor),
+        _ => out.iter().map(|h| h.score).collect(),
+    };
+    let mut ranked: Vec<(f64, Hit)> = order.into_iter().zip(out).collect();
+    ranked.sort_by(|(ka, a), (kb, b)| {
+        kb.total_cmp(ka)
             .then_with(|| b.mtime.cmp(&a.mtime))
             .then_with(|| a.path.cmp(&b.path))
     });
-    out.truncate(limit);
-    out
+    ranked.into_iter().take(limit).map(|(_, h)| h).collect()
+}
+
+/// Each side's raw scores as z-scores over its candidates (all zero when fewer than two or no
+/// spread).
+fn z_scores(hits: &[&Hit]) -> HashMap<(String, String), f64> {
+    #[allow(clippy::cast_precision_loss)]
+    let n = hits.len() as f64;
+    let mean = hits.iter().map(|h| h.score).sum::<f64>() / n.max(1.0);
+    let var = hits.iter().map(|h| (h.score - mean).powi(2)).sum::<f64>() / n.max(1.0);
+    let sd = var.sqrt();
+    hits.iter()
+        .map(|h| {
+            let z = if hits.len() < 2 || sd < 1e-12 {
+                0.0
+            } else {
+                (h.score - mean) / sd
+            };
+            (key(h), z)
+        })
+        .collect()
+}
+
+/// The ordering key of each kept document under [`Fusion::Standardised`].
+fn standardised(kept: &[Hit], lexical: &[Hit], vector: &[Hit], w: f64, doc_floor: f64) -> Vec<f64> {
+    let lex: Vec<&Hit> = lexical.iter().filter(|h| h.score > 0.0).collect();
+    let vec: Vec<&Hit> = vector.iter().collect();
+    let (zl, zv) = (z_scores(&lex), z_scores(&vec));
+    let lowest = |m: &HashMap<(String, String), f64>| m.values().copied().fold(0.0_f64, f64::min);
+    let (l_miss, v_miss) = (lowest(&zl), lowest(&zv));
+    kept.iter()
+        .map(|h| {
+            let k = key(h);
+            let l = zl.get(&k).copied().unwrap_or(l_miss);
+            let v = match (zv.get(&k), h.vector) {
+                (Some(z), Some(c)) if c >= doc_floor => *z,
+                _ => v_miss,
+            };
+            (1.0 - w) * l + w * v
+        })
+        .collect()
 }
 
 fn vector_weight(f: Fusion) -> f64 {
     match f {
-        Fusion::Weighted { vector } | Fusion::Relative { vector } => vector,
+        Fusion::Weighted { vector }
+        | Fusion::Relative { vector }
+        | Fusion::Standardised { vector } => vector,
         Fusion::Rrf => 0.5,
     }
 }
@@ -220,7 +282,9 @@ fn vector_weight(f: Fusion) -> f64 {
 /// first on both sides makes 1).
 fn rank_part(f: Fusion, rank: usize, weight: f64, normalised: f64) -> f64 {
     match f {
-        Fusion::Weighted { .. } | Fusion::Relative { .. } => weight * normalised,
+        Fusion::Weighted { .. } | Fusion::Relative { .. } | Fusion::Standardised { .. } => {
+            weight * normalised
+        }
         Fusion::Rrf => {
             #[allow(clippy::cast_precision_loss)]
             let r = rank as f64;
@@ -248,6 +312,34 @@ mod tests {
     }
 
     #[test]
+    fn standardised_fusion_orders_by_each_sides_spread_and_keeps_the_weighted_scores() {
+        let lex = vec![hit("a.md", 10.0), hit("b.md", 9.0), hit("c.md", 1.0)];
+        let vec = vec![hit("c.md", 0.90), hit("a.md", 0.80), hit("b.md", 0.79)];
+        let paths = |f: Fusion| -> Vec<(String, f64)> {
+            fuse(&lex, &vec, f, E5_CALIBRATION, 10)
+                .into_iter()
+                .map(|h| (h.path, h.score))
+                .collect()
+        };
+        let weighted = paths(Fusion::Weighted { vector: 0.5 });
+        let order = |v: &[(String, f64)]| v.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+        assert_eq!(order(&weighted), ["a.md", "b.md", "c.md"]);
+        // c.md's cosine stands out among close cosines; b.md's words barely beat a.md's.
+        let standard = paths(Fusion::default());
+        assert_eq!(order(&standard), ["a.md", "c.md", "b.md"]);
+        for (p, s) in &standard {
+            let w = weighted.iter().find(|(q, _)| q == p).map(|(_, s)| *s);
+            assert_eq!(Some(*s), w, "{p}: the score is the weighted one");
+        }
+        // Junk (best cosine under the query floor): words alone, in their order.
+        let junk = vec![hit("c.md", 0.80)];
+        let r = fuse(&lex, &junk, Fusion::default(), E5_CALIBRATION, 10);
+        let got: Vec<&str> = r.iter().map(|h| h.path.as_str()).collect();
+        assert_eq!(got, ["a.md", "b.md", "c.md"]);
+        assert!(r.iter().all(|h| h.vector.is_none()));
+    }
+
+    #[test]
     fn search_leaves_out_results_far_below_the_best() {
         let hits = vec![
             hit("pet.md", 0.77),
@@ -268,7 +360,7 @@ mod tests {
     fn both_sides_add_up_and_scores_read_zero_to_one() {
         let lex = vec![hit("a.md", 4e-6), hit("b.md", 2e-6)];
         let vec = vec![hit("b.md", 0.9), hit("c.md", 0.5)];
-        let r = fuse(&lex, &vec, Fusion::default(), MINILM_CALIBRATION, 10);
+        let r = fuse(&lex, &vec, SEARCH_FUSION, MINILM_CALIBRATION, 10);
         let paths: Vec<&str> = r.iter().map(|s| s.path.as_str()).collect();
         assert_eq!(paths, ["b.md", "a.md", "c.md"]);
         let b = &r[0];

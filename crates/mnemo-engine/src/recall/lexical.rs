@@ -252,7 +252,7 @@ pub fn search_hybrid(
     Ok(Some(fuse(
         &lex,
         &vec,
-        super::Fusion::default(),
+        super::hybrid::SEARCH_FUSION,
         super::calibration_of(&qv.model),
         limit,
     )))
