@@ -30,6 +30,7 @@ pub mod index;
 pub mod journal;
 pub mod lock;
 pub mod memory_md;
+pub mod merge;
 pub mod secrets;
 pub mod settings;
 pub mod state;

@@ -9,6 +9,7 @@
 
 mod bad_input;
 mod lock_processes;
+mod merge;
 mod private;
 mod props;
 mod round_trip;
