@@ -90,10 +90,14 @@ pub fn merge_entries(
     (out, conflicts)
 }
 
-/// For each base entry, where a side kept it unchanged (a monotonic matching).
+/// For each base entry, where a side kept it unchanged (a monotonic matching). Entries are
+/// compared as interned ids: the diff compares numbers, not texts.
 fn matches(base: &[String], side: &[String]) -> Vec<Option<usize>> {
+    let mut ids = std::collections::HashMap::new();
+    let b = intern(base, &mut ids);
+    let s = intern(side, &mut ids);
     let mut at = vec![None; base.len()];
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, base, side) {
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &b, &s) {
         if let similar::DiffOp::Equal {
             old_index,
             new_index,
@@ -106,6 +110,19 @@ fn matches(base: &[String], side: &[String]) -> Vec<Option<usize>> {
         }
     }
     at
+}
+
+/// Each text as a small number, the same text the same number.
+fn intern<'a>(
+    list: &'a [String],
+    ids: &mut std::collections::HashMap<&'a str, usize>,
+) -> Vec<usize> {
+    list.iter()
+        .map(|e| {
+            let next = ids.len();
+            *ids.entry(e.as_str()).or_insert(next)
+        })
+        .collect()
 }
 
 /// One stretch between anchors.
