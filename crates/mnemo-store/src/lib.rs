@@ -31,6 +31,7 @@ pub mod journal;
 pub mod lock;
 pub mod memory_md;
 pub mod merge;
+pub mod repo;
 pub mod secrets;
 pub mod settings;
 pub mod state;

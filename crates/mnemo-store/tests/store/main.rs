@@ -12,6 +12,7 @@ mod lock_processes;
 mod merge;
 mod private;
 mod props;
+mod repo;
 mod round_trip;
 mod search_plan;
 mod vectors;

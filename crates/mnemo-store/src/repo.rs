@@ -1,0 +1,138 @@
+//! A project's identity across machines (issue 22, not yet wired to a sync): the same repository
+//! checked out at `/home/a/webapp` and `/Users/a/code/webapp` must share one memory, so a project
+//! is keyed by its repository, not its path — the `origin` remote's URL normalised, else the
+//! repository's first commit.
+//!
+//! Normalising drops what differs between clones of one remote and must never be stored:
+//! scheme, user name and password, port, a trailing `.git` or `/`, the host's case. So
+//! `git@github.com:Acme/webapp.git`, `https://user:token@GitHub.com/Acme/webapp` and
+//! `ssh://git@github.com:22/Acme/webapp.git` are all `github.com/Acme/webapp`.
+
+use std::path::Path;
+use std::process::Command;
+
+/// The identity of the repository at `dir`: `remote:<host/path>` from `origin`, else
+/// `root:<first commit id>`; `None` when `dir` is not in a git repository with either (or `git`
+/// cannot run).
+#[must_use]
+pub fn identity(dir: &Path) -> Option<String> {
+    let git = |args: &[&str]| -> Option<String> {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    if let Some(url) = git(&["config", "--get", "remote.origin.url"])
+        && let Some(id) = normalise_remote(&url)
+    {
+        return Some(format!("remote:{id}"));
+    }
+    // The oldest root (a repository can have several): the smallest id, for a stable choice.
+    let roots = git(&["rev-list", "--max-parents=0", "HEAD"])?;
+    roots
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.len() >= 40 && l.chars().all(|c| c.is_ascii_hexdigit()))
+        .min()
+        .map(|r| format!("root:{r}"))
+}
+
+/// A remote URL as `host/path` (or `file/path` for a remote on disk), without credentials,
+/// port, scheme, `.git` or trailing slashes; `None` when nothing is left.
+#[must_use]
+pub fn normalise_remote(url: &str) -> Option<String> {
+    let url = url.trim();
+    let (host, path) = if let Some((scheme, rest)) = url.split_once("://") {
+        if scheme.eq_ignore_ascii_case("file") {
+            ("file".to_owned(), rest.to_owned())
+        } else {
+            let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+            let host = authority.rsplit('@').next().unwrap_or(authority);
+            // `host:port`, and scp-like `host:path` written after a scheme.
+            let (host, path) = match host.split_once(':') {
+                Some((h, p)) if p.chars().all(|c| c.is_ascii_digit()) => (h, path.to_owned()),
+                Some((h, p)) => (h, format!("{p}/{path}")),
+                None => (host, path.to_owned()),
+            };
+            (host.to_ascii_lowercase(), path)
+        }
+    } else if let Some((left, path)) = url.split_once(':').filter(|(l, _)| {
+        // scp-like `user@host:path` (not a Windows drive letter, not a local path).
+        !l.contains('/') && l.len() > 1
+    }) {
+        let host = left.rsplit('@').next().unwrap_or(left);
+        (host.to_ascii_lowercase(), path.to_owned())
+    } else {
+        ("file".to_owned(), url.to_owned())
+    };
+    let path = path
+        .trim_matches('/')
+        .trim_end_matches(".git")
+        .trim_end_matches('/');
+    let path = path
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("/");
+    if host.is_empty() || path.is_empty() {
+        return None;
+    }
+    Some(format!("{host}/{path}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalise_remote;
+
+    #[test]
+    fn the_forms_of_one_remote_are_one_identity() {
+        for url in [
+            "git@github.com:Acme/webapp.git",
+            "https://github.com/Acme/webapp",
+            "https://user:s3cret-token@GitHub.com/Acme/webapp.git/",
+            "ssh://git@github.com:22/Acme/webapp.git",
+            "ssh://git@github.com/Acme/webapp",
+            "git://github.com/Acme/webapp.git",
+            "  https://github.com//Acme/webapp.git\n",
+        ] {
+            assert_eq!(
+                normalise_remote(url).as_deref(),
+                Some("github.com/Acme/webapp"),
+                "{url}"
+            );
+        }
+    }
+
+    #[test]
+    fn credentials_never_reach_the_identity() {
+        let id =
+            normalise_remote("https://alice:ghp_abcdef123456@example.com/team/repo.git").unwrap();
+        assert_eq!(id, "example.com/team/repo");
+        assert!(!id.contains("alice") && !id.contains("ghp_"));
+    }
+
+    #[test]
+    fn remotes_on_disk_and_odd_input() {
+        assert_eq!(
+            normalise_remote("/srv/git/memory.git").as_deref(),
+            Some("file/srv/git/memory")
+        );
+        assert_eq!(
+            normalise_remote("file:///srv/git/memory.git").as_deref(),
+            Some("file/srv/git/memory")
+        );
+        assert_eq!(
+            normalise_remote("../shared/memory").as_deref(),
+            Some("file/../shared/memory")
+        );
+        assert_eq!(normalise_remote(""), None);
+        assert_eq!(normalise_remote("https://github.com/"), None);
+        assert_eq!(normalise_remote("git@github.com:"), None);
+    }
+}
