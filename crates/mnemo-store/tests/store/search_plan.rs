@@ -5,6 +5,19 @@ use std::time::{Duration, SystemTime};
 
 use super::{Fixture, topic};
 
+/// The paths a search in `personal` finds, sorted.
+fn found(f: &Fixture, q: &str) -> Vec<String> {
+    let mut p: Vec<String> = f
+        .vault
+        .search(Some("personal"), q, 10)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.path)
+        .collect();
+    p.sort();
+    p
+}
+
 /// Set a file's mtime (the index's "newest").
 fn age(p: &std::path::Path, days_ago: u64) {
     let t = SystemTime::now() - Duration::from_secs(days_ago * 86_400);
@@ -85,17 +98,7 @@ fn the_last_word_is_a_prefix_only_while_it_is_being_typed() {
             "cargo builds the workspace",
         ),
     );
-    let paths = |q: &str| -> Vec<String> {
-        let mut p: Vec<String> = f
-            .vault
-            .search(Some("personal"), q, 10)
-            .unwrap()
-            .into_iter()
-            .map(|h| h.path)
-            .collect();
-        p.sort();
-        p
-    };
+    let paths = |q: &str| found(&f, q);
     assert_eq!(paths("ca"), Vec::<String>::new(), "two letters: no prefix");
     assert_eq!(
         paths("car"),
@@ -126,17 +129,7 @@ fn an_english_word_finds_its_other_forms() {
         "c.md",
         topic("Sunrise", "a painting", "user", "Melanie painted a sunrise"),
     );
-    let paths = |q: &str| -> Vec<String> {
-        let mut p: Vec<String> = f
-            .vault
-            .search(Some("personal"), q, 10)
-            .unwrap()
-            .into_iter()
-            .map(|h| h.path)
-            .collect();
-        p.sort();
-        p
-    };
+    let paths = |q: &str| found(&f, q);
     assert_eq!(
         paths("deploy"),
         ["a.md", "b.md"],
