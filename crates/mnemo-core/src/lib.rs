@@ -112,6 +112,8 @@ pub enum ChangeSource {
     Chat,
     /// An assistant connected over the Model Context Protocol (`mnemo mcp`).
     Mcp,
+    /// A sync with the home's git remote: what other machines (or teammates) changed, merged in.
+    Sync,
 }
 
 impl ChangeSource {
@@ -128,6 +130,7 @@ impl ChangeSource {
             Self::Remember => "remember",
             Self::Chat => "chat",
             Self::Mcp => "mcp",
+            Self::Sync => "sync",
         }
     }
 }
@@ -145,6 +148,7 @@ impl FromStr for ChangeSource {
             Self::Remember,
             Self::Chat,
             Self::Mcp,
+            Self::Sync,
         ]
         .into_iter()
         .find(|c| c.as_str() == s)
@@ -331,6 +335,11 @@ pub enum ErrorCode {
     /// A path or name holds a control character or a bidirectional override (they would inject
     /// lines into MEMORY.md or paint a terminal).
     InvalidPath,
+    /// Sync: the remote cannot be reached now (offline, timed out): local changes wait; retry.
+    RemoteUnreachable,
+    /// Sync: the remote refused or is not a Mnemo memory repository (wrong URL, authentication
+    /// refused, another history): fix the remote setting.
+    RemoteRefused,
 }
 
 impl ErrorCode {
@@ -365,6 +374,8 @@ impl ErrorCode {
             Self::RememberTaskNotFound => "remember_task_not_found",
             Self::EmbeddingUnavailable => "embedding_unavailable",
             Self::InvalidPath => "invalid_path",
+            Self::RemoteUnreachable => "remote_unreachable",
+            Self::RemoteRefused => "remote_refused",
         }
     }
 }
@@ -465,6 +476,8 @@ mod tests {
             ErrorCode::RememberTaskNotFound,
             ErrorCode::EmbeddingUnavailable,
             ErrorCode::InvalidPath,
+            ErrorCode::RemoteUnreachable,
+            ErrorCode::RemoteRefused,
         ] {
             assert_eq!(
                 serde_json::to_value(code).unwrap(),
@@ -487,6 +500,7 @@ mod tests {
     fn change_source_round_trips() {
         for s in [
             "user", "cli", "watcher", "extract", "dream", "forget", "remember", "chat", "mcp",
+            "sync",
         ] {
             assert_eq!(s.parse::<ChangeSource>().unwrap().as_str(), s);
         }

@@ -117,7 +117,9 @@ fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::ManagedMemoryUnavailable
         | ErrorCode::EmbeddingUnavailable => StatusCode::CONFLICT,
         ErrorCode::RememberQueueFull => StatusCode::TOO_MANY_REQUESTS,
-        ErrorCode::ModelUnreachable => StatusCode::BAD_GATEWAY,
+        ErrorCode::ModelUnreachable | ErrorCode::RemoteUnreachable | ErrorCode::RemoteRefused => {
+            StatusCode::BAD_GATEWAY
+        }
         ErrorCode::Locked => StatusCode::LOCKED,
         ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,

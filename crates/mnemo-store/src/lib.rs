@@ -26,6 +26,7 @@ pub mod dream_report;
 pub mod events;
 pub mod format;
 pub mod fsutil;
+pub mod gitsync;
 pub mod index;
 pub mod journal;
 pub mod lock;

@@ -87,6 +87,7 @@ export const ACTORS: Record<ChangeSource, { label: string; icon: string }> = {
   remember: { label: "Remember", icon: "+" },
   chat: { label: "Chat", icon: "»" },
   mcp: { label: "MCP assistant", icon: "◇" },
+  sync: { label: "Sync", icon: "⇅" },
 };
 
 export function actorOf(source: string): { label: string; icon: string } {

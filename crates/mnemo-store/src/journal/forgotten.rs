@@ -56,4 +56,46 @@ impl Journal {
         }
         Ok(n)
     }
+
+    /// Every forgotten hash of `workspace` (what sync carries to other machines).
+    pub fn forgotten_keys(&self, workspace: &str) -> Result<std::collections::BTreeSet<String>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT hash FROM forgotten WHERE workspace = ?1")
+            .map_err(db::err("reading the journal"))?;
+        let rows = st
+            .query_map(params![workspace], |r| r.get::<_, String>(0))
+            .map_err(db::err("reading the journal"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(db::err("reading the journal"))
+    }
+
+    /// Add and remove forgotten hashes as they are (a sync bringing another machine's forgets).
+    pub fn change_forgotten_keys(
+        &self,
+        workspace: &str,
+        add: &[String],
+        remove: &[String],
+    ) -> Result<()> {
+        let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .map_err(db::err("writing the journal"))?;
+        for h in add {
+            tx.execute(
+                "INSERT OR IGNORE INTO forgotten (workspace, hash, at) VALUES (?1, ?2, ?3)",
+                params![workspace, h, at],
+            )
+            .map_err(db::err("writing the journal"))?;
+        }
+        for h in remove {
+            tx.execute(
+                "DELETE FROM forgotten WHERE workspace = ?1 AND hash = ?2",
+                params![workspace, h],
+            )
+            .map_err(db::err("writing the journal"))?;
+        }
+        tx.commit().map_err(db::err("writing the journal"))
+    }
 }

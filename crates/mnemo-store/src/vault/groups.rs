@@ -225,6 +225,21 @@ impl Vault {
         guard(&self.journal).forgotten_at(workspace, summary)
     }
 
+    /// Every forgotten hash of a workspace.
+    pub fn forgotten_keys(&self, workspace: &str) -> Result<std::collections::BTreeSet<String>> {
+        guard(&self.journal).forgotten_keys(workspace)
+    }
+
+    /// Add and remove forgotten hashes (sync).
+    pub fn change_forgotten_keys(
+        &self,
+        workspace: &str,
+        add: &[String],
+        remove: &[String],
+    ) -> Result<()> {
+        guard(&self.journal).change_forgotten_keys(workspace, add, remove)
+    }
+
     /// A person wrote these summaries again: agents may write them too from now on.
     pub fn remove_forgotten(&self, workspace: &str, summaries: &[String]) -> Result<usize> {
         guard(&self.journal).remove_forgotten(workspace, summaries)

@@ -8,6 +8,7 @@
 )]
 
 mod bad_input;
+mod gitsync;
 mod lock_processes;
 mod merge;
 mod private;

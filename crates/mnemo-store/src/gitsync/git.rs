@@ -1,0 +1,533 @@
+//! The real `git` binary, driven by plumbing over a bare repository that belongs to sync alone
+//! (`$MNEMO_HOME/sync/repo.git`): no work tree, so nothing but Mnemo's own writes ever touches
+//! the memory folders. Every call has a time limit; a remote's answer is classified into
+//! "try again later" (`remote_unreachable`) and "fix the setting" (`remote_refused`).
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mnemo_core::{Error, ErrorCode, Result};
+
+/// The branch every home syncs through.
+pub const BRANCH: &str = "main";
+const REMOTE_REF: &str = "refs/remotes/origin/main";
+const LOCAL_REF: &str = "refs/heads/main";
+const PENDING_REF: &str = "refs/mnemo/pending";
+/// A local command (plumbing on the bare repository).
+const LOCAL_LIMIT: Duration = Duration::from_secs(120);
+/// A command that talks to the remote.
+const REMOTE_LIMIT: Duration = Duration::from_secs(60);
+
+/// One entry of a tree listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    /// `100644`, `100755`, `120000` (symlink), `160000` (submodule).
+    pub mode: String,
+    /// The object id.
+    pub id: String,
+}
+
+/// A whole tree, path → item (blobs and links; folders are implied).
+pub type Tree = BTreeMap<String, Item>;
+
+/// The id git gives these bytes as a blob (SHA-1 of `blob <len>\0<bytes>`), computed here so
+/// unchanged files never reach git.
+#[must_use]
+pub fn blob_id(bytes: &[u8]) -> String {
+    let mut h = sha1_smol::Sha1::new();
+    h.update(format!("blob {}\0", bytes.len()).as_bytes());
+    h.update(bytes);
+    h.digest().to_string()
+}
+
+/// The sync repository.
+#[derive(Debug, Clone)]
+pub struct Git {
+    dir: PathBuf,
+}
+
+/// What `git` printed when it failed.
+struct Failed {
+    stderr: String,
+    timed_out: bool,
+}
+
+impl Git {
+    /// Open the bare repository at `dir`, creating it when missing.
+    pub fn open(dir: &Path) -> Result<Self> {
+        let git = Self {
+            dir: dir.to_path_buf(),
+        };
+        if !dir.join("HEAD").is_file() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
+            let out = Command::new("git")
+                .args(["init", "--bare", "--quiet", "--initial-branch", BRANCH])
+                .arg(dir)
+                .env("GIT_TERMINAL_PROMPT", "0")
+                .output()
+                .map_err(|e| {
+                    Error::io(
+                        "running git (is it installed? Sync needs the `git` command)",
+                        &e,
+                    )
+                })?;
+            if !out.status.success() {
+                return Err(Error::new(
+                    ErrorCode::Io,
+                    format!(
+                        "git could not create {}: {}",
+                        dir.display(),
+                        String::from_utf8_lossy(&out.stderr).trim()
+                    ),
+                ));
+            }
+        }
+        Ok(git)
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("git");
+        c.arg("--git-dir")
+            .arg(&self.dir)
+            .args(args)
+            // Never ask a person for anything: a password prompt would hang a background sync.
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+            .env("LC_ALL", "C")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    }
+
+    /// Run `git args…` with `input` on stdin, within `limit`.
+    fn run_limited(
+        &self,
+        args: &[&str],
+        input: Option<Vec<u8>>,
+        limit: Duration,
+    ) -> std::result::Result<Vec<u8>, Failed> {
+        let mut child = self.command(args).spawn().map_err(|e| Failed {
+            stderr: format!("git could not start: {e}"),
+            timed_out: false,
+        })?;
+        let mut stdin = child.stdin.take();
+        let feeder = std::thread::spawn(move || {
+            if let (Some(s), Some(bytes)) = (stdin.as_mut(), input) {
+                let _ = s.write_all(&bytes);
+            }
+            drop(stdin);
+        });
+        let mut out = child.stdout.take();
+        let reader = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(o) = out.as_mut() {
+                let _ = o.read_to_end(&mut buf);
+            }
+            buf
+        });
+        let mut err = child.stderr.take();
+        let err_reader = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(o) = err.as_mut() {
+                let _ = o.read_to_end(&mut buf);
+            }
+            buf
+        });
+        let start = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(s)) => break Some(s),
+                Ok(None) if start.elapsed() > limit => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break None;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                Err(_) => break None,
+            }
+        };
+        let _ = feeder.join();
+        let stdout = reader.join().unwrap_or_default();
+        let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+        match status {
+            Some(s) if s.success() => Ok(stdout),
+            Some(_) => Err(Failed {
+                stderr,
+                timed_out: false,
+            }),
+            None => Err(Failed {
+                stderr,
+                timed_out: true,
+            }),
+        }
+    }
+
+    /// A local plumbing call; failures are `io`.
+    fn local(&self, args: &[&str], input: Option<Vec<u8>>) -> Result<Vec<u8>> {
+        self.run_limited(args, input, LOCAL_LIMIT).map_err(|f| {
+            Error::new(
+                ErrorCode::Io,
+                format!(
+                    "git {} failed in {}: {}",
+                    args.first().copied().unwrap_or_default(),
+                    self.dir.display(),
+                    if f.timed_out {
+                        "it took too long".to_owned()
+                    } else {
+                        f.stderr.trim().to_owned()
+                    }
+                ),
+            )
+        })
+    }
+
+    /// Point `origin` at `url`.
+    pub fn set_remote(&self, url: &str) -> Result<()> {
+        let current = self
+            .local(&["config", "--get", "remote.origin.url"], None)
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o).trim().to_owned());
+        if current.as_deref() == Some(url) {
+            return Ok(());
+        }
+        if current.is_some() {
+            self.local(&["remote", "set-url", "origin", url], None)?;
+        } else {
+            self.local(&["remote", "add", "origin", url], None)?;
+        }
+        Ok(())
+    }
+
+    /// Fetch the remote's branch into `refs/remotes/origin/main` (absent when the remote has
+    /// none yet).
+    pub fn fetch(&self) -> Result<()> {
+        let refspec = "+refs/heads/*:refs/remotes/origin/*";
+        self.run_limited(
+            &["fetch", "--quiet", "--prune", "--no-tags", "origin", refspec],
+            None,
+            REMOTE_LIMIT,
+        )
+        .map(|_| ())
+        .map_err(|f| remote_error("fetching from", &f))
+    }
+
+    /// Push `main` to the remote; `Ok(false)` when the remote moved on since the fetch (someone
+    /// pushed first: fetch, merge and push again).
+    pub fn push(&self) -> Result<bool> {
+        let spec = format!("{LOCAL_REF}:refs/heads/{BRANCH}");
+        match self.run_limited(&["push", "--quiet", "origin", &spec], None, REMOTE_LIMIT) {
+            Ok(_) => Ok(true),
+            Err(f)
+                if ["rejected", "non-fast-forward", "fetch first", "stale info"]
+                    .iter()
+                    .any(|w| f.stderr.contains(w)) =>
+            {
+                Ok(false)
+            }
+            Err(f) => Err(remote_error("pushing to", &f)),
+        }
+    }
+
+    /// The commit a name points at, if it exists.
+    #[must_use]
+    pub fn commit_of(&self, name: &str) -> Option<String> {
+        let spec = format!("{name}^{{commit}}");
+        self.local(&["rev-parse", "--verify", "--quiet", &spec], None)
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o).trim().to_owned())
+            .filter(|s| !s.is_empty())
+    }
+
+    /// This home's last synced commit.
+    #[must_use]
+    pub fn local_head(&self) -> Option<String> {
+        self.commit_of(LOCAL_REF)
+    }
+
+    /// The remote's commit as last fetched.
+    #[must_use]
+    pub fn remote_head(&self) -> Option<String> {
+        self.commit_of(REMOTE_REF)
+    }
+
+    /// The author name of a commit.
+    #[must_use]
+    pub fn author_of(&self, commit: &str) -> Option<String> {
+        self.local(&["log", "-1", "--format=%an", commit], None)
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o).trim().to_owned())
+            .filter(|s| !s.is_empty())
+    }
+
+    /// The best common ancestor of two commits (`None`: unrelated histories).
+    #[must_use]
+    pub fn merge_base(&self, a: &str, b: &str) -> Option<String> {
+        self.local(&["merge-base", a, b], None)
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o).trim().to_owned())
+            .filter(|s| !s.is_empty())
+    }
+
+    /// Commits on `a` not on `b`, and on `b` not on `a`.
+    #[must_use]
+    pub fn ahead_behind(&self, a: &str, b: &str) -> (usize, usize) {
+        let range = format!("{a}...{b}");
+        self.local(&["rev-list", "--left-right", "--count", &range], None)
+            .ok()
+            .and_then(|o| {
+                let s = String::from_utf8_lossy(&o).into_owned();
+                let mut it = s.split_whitespace().map(|n| n.parse().unwrap_or(0));
+                Some((it.next()?, it.next()?))
+            })
+            .unwrap_or((0, 0))
+    }
+
+    /// Every blob and link of a commit's tree.
+    pub fn tree(&self, commit: &str) -> Result<Tree> {
+        let out = self.local(&["ls-tree", "-r", "-z", "--full-tree", commit], None)?;
+        let mut tree = Tree::new();
+        for rec in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+            // `<mode> SP <type> SP <id> TAB <path>`
+            let Some(tab) = rec.iter().position(|b| *b == b'\t') else {
+                continue;
+            };
+            let head = String::from_utf8_lossy(&rec[..tab]).into_owned();
+            let path = String::from_utf8_lossy(&rec[tab + 1..]).into_owned();
+            let mut f = head.split(' ');
+            let (Some(mode), Some(_kind), Some(id)) = (f.next(), f.next(), f.next()) else {
+                continue;
+            };
+            tree.insert(
+                path,
+                Item {
+                    mode: mode.to_owned(),
+                    id: id.to_owned(),
+                },
+            );
+        }
+        Ok(tree)
+    }
+
+    /// The contents of these blobs (one `cat-file --batch` for all). A blob over `cap` bytes
+    /// is left out.
+    pub fn blobs(&self, ids: &[String], cap: u64) -> Result<HashMap<String, Vec<u8>>> {
+        let mut out = HashMap::new();
+        if ids.is_empty() {
+            return Ok(out);
+        }
+        let mut input = Vec::new();
+        for id in ids {
+            input.extend_from_slice(id.as_bytes());
+            input.push(b'\n');
+        }
+        let raw = self.local(&["cat-file", "--batch"], Some(input))?;
+        let mut at = 0;
+        while at < raw.len() {
+            let Some(nl) = raw[at..].iter().position(|b| *b == b'\n') else {
+                break;
+            };
+            let header = String::from_utf8_lossy(&raw[at..at + nl]).into_owned();
+            at += nl + 1;
+            let mut f = header.split(' ');
+            let (Some(id), Some(kind), Some(size)) = (f.next(), f.next(), f.next()) else {
+                continue; // `<id> missing`
+            };
+            let size: usize = size.parse().unwrap_or(0);
+            let end = (at + size).min(raw.len());
+            if kind == "blob" && size as u64 <= cap {
+                out.insert(id.to_owned(), raw[at..end].to_vec());
+            }
+            at = end + 1;
+        }
+        Ok(out)
+    }
+
+    /// Write a commit: `parents` (first = the tree `changes` apply to), each change a path and
+    /// its new content — a blob already in the repository (`Content::Id`), bytes, or removed.
+    /// Returns the new commit's id; no branch moves.
+    pub fn commit(
+        &self,
+        parents: &[String],
+        changes: &[(String, Content)],
+        message: &str,
+        author: &str,
+    ) -> Result<String> {
+        let now = chrono::Utc::now().timestamp();
+        let mut s: Vec<u8> = Vec::new();
+        let line = |s: &mut Vec<u8>, l: String| {
+            s.extend_from_slice(l.as_bytes());
+            s.push(b'\n');
+        };
+        line(&mut s, format!("commit {PENDING_REF}"));
+        line(&mut s, format!("author {author} {now} +0000"));
+        line(&mut s, format!("committer {author} {now} +0000"));
+        line(&mut s, format!("data {}", message.len()));
+        line(&mut s, message.to_owned());
+        if let Some(first) = parents.first() {
+            line(&mut s, format!("from {first}"));
+        }
+        for p in parents.iter().skip(1) {
+            line(&mut s, format!("merge {p}"));
+        }
+        for (path, c) in changes {
+            let q = quote(path);
+            match c {
+                Content::Removed => line(&mut s, format!("D {q}")),
+                Content::Id(item) => line(&mut s, format!("M {} {} {q}", item.mode, item.id)),
+                Content::Bytes(b) => {
+                    line(&mut s, format!("M 100644 inline {q}"));
+                    line(&mut s, format!("data {}", b.len()));
+                    s.extend_from_slice(b);
+                    s.push(b'\n');
+                }
+            }
+        }
+        line(&mut s, "done".to_owned());
+        self.local(
+            &["fast-import", "--quiet", "--force", "--done", "--date-format=raw"],
+            Some(s),
+        )?;
+        self.commit_of(PENDING_REF).ok_or_else(|| {
+            Error::new(
+                ErrorCode::Io,
+                "git fast-import wrote no commit: try the sync again",
+            )
+        })
+    }
+
+    /// Move `main` to `commit` (atomically; refused if it moved since `old`).
+    pub fn set_local_head(&self, commit: &str, old: Option<&str>) -> Result<()> {
+        let zero = "0".repeat(40);
+        self.local(
+            &[
+                "update-ref",
+                "-m",
+                "mnemo sync",
+                LOCAL_REF,
+                commit,
+                old.unwrap_or(&zero),
+            ],
+            None,
+        )
+        .map(|_| ())
+    }
+}
+
+/// New content of a path in a commit.
+#[derive(Debug, Clone)]
+pub enum Content {
+    /// A blob (or link) the repository already holds, with its mode.
+    Id(Item),
+    /// New bytes.
+    Bytes(Vec<u8>),
+    /// The path goes.
+    Removed,
+}
+
+/// A path as fast-import reads it: C-style quoted.
+fn quote(path: &str) -> String {
+    let mut q = String::with_capacity(path.len() + 2);
+    q.push('"');
+    for c in path.chars() {
+        match c {
+            '"' => q.push_str("\\\""),
+            '\\' => q.push_str("\\\\"),
+            '\n' => q.push_str("\\n"),
+            c => q.push(c),
+        }
+    }
+    q.push('"');
+    q
+}
+
+/// A failed talk with the remote, as a sentence and a code a client can act on.
+fn remote_error(doing: &str, f: &Failed) -> Error {
+    let e = f.stderr.trim();
+    let low = e.to_ascii_lowercase();
+    if f.timed_out {
+        return Error::new(
+            ErrorCode::RemoteUnreachable,
+            format!(
+                "{doing} the sync remote took more than {} s: local changes wait; sync again when the \
+                 network is back",
+                REMOTE_LIMIT.as_secs()
+            ),
+        );
+    }
+    let refused = [
+        "authentication failed",
+        "permission denied",
+        "could not read username",
+        "invalid username or password",
+        "403",
+        "401",
+        "access denied",
+    ];
+    if refused.iter().any(|w| low.contains(w)) {
+        return Error::new(
+            ErrorCode::RemoteRefused,
+            format!(
+                "the sync remote refused the credentials ({}): check your access to it, then sync again",
+                last_line(e)
+            ),
+        );
+    }
+    let missing = [
+        "does not appear to be a git repository",
+        "not found",
+        "no such file or directory",
+        "repository not found",
+        "not a git repository",
+    ];
+    if missing.iter().any(|w| low.contains(w)) {
+        return Error::new(
+            ErrorCode::RemoteRefused,
+            format!(
+                "the sync remote is not a git repository Mnemo can use ({}): check the URL with \
+                 `mnemo sync remote set URL`",
+                last_line(e)
+            ),
+        );
+    }
+    Error::new(
+        ErrorCode::RemoteUnreachable,
+        format!(
+            "{doing} the sync remote failed ({}): local changes wait; sync again later",
+            last_line(e)
+        ),
+    )
+}
+
+fn last_line(s: &str) -> String {
+    let l = s
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no message");
+    crate::fsutil::printable(l.trim())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blob_ids_are_gits() {
+        // `printf 'hello\n' | git hash-object --stdin`
+        assert_eq!(
+            blob_id(b"hello\n"),
+            "ce013625030ba8dba906f756967f9e9ca394464a"
+        );
+        assert_eq!(blob_id(b""), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+    }
+
+    #[test]
+    fn paths_are_quoted_for_fast_import() {
+        assert_eq!(quote("a b/\"c\".md"), "\"a b/\\\"c\\\".md\"");
+    }
+}

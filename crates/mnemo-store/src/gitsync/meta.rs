@@ -1,0 +1,424 @@
+//! Pure parts of a sync: a whole file merged three-way (created, deleted, edited on either
+//! side), the bookkeeping files' formats and merges (forgotten hashes and conflicts as sets,
+//! switches by field), what may cross between a home and the repository, and conflicts as
+//! records a person resolves.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::doc::{self, DocKind};
+use crate::format::TopicFile;
+use crate::merge::{self, Conflict};
+
+/// One choice of a conflict: a version and who made it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct SyncChoice {
+    /// Whose version, in words ("Ana's version", "deleted on laptop").
+    pub label: String,
+    /// The version: entry texts (for a field, its one value). Empty = the entries deleted.
+    pub texts: Vec<String>,
+}
+
+/// What a sync could not decide alone: kept for a person's choice, synced to every home.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct SyncConflict {
+    /// Stable id (the same conflict has the same id on every home).
+    pub id: String,
+    /// The memory file, relative to its workspace's root.
+    pub path: String,
+    /// `edited` (both versions kept), `deleted_and_edited` (the edit kept), `field` (ours kept).
+    pub kind: String,
+    /// The frontmatter field, for `field`.
+    pub field: Option<String>,
+    /// The versions to choose from.
+    pub choices: Vec<SyncChoice>,
+    /// When it was found (RFC 3339).
+    pub at: String,
+}
+
+/// A file's three versions merged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileMerge {
+    /// The merged text, `None` = the file is gone.
+    pub text: Option<String>,
+    /// What needs a choice.
+    pub conflicts: Vec<Conflict>,
+}
+
+/// Merge a memory file's three versions (`None` = absent). Deleted on one side and edited on
+/// the other: the edit survives, reported.
+#[must_use]
+pub fn merge_file(rel: &str, b: Option<&str>, o: Option<&str>, t: Option<&str>) -> FileMerge {
+    let keep = |text: Option<&str>| FileMerge {
+        text: text.map(str::to_owned),
+        conflicts: Vec::new(),
+    };
+    if o == t || b == t {
+        return keep(o);
+    }
+    if b == o {
+        return keep(t);
+    }
+    let log = doc::doc_kind(rel) == Some(DocKind::Log);
+    match (o, t) {
+        (None, None) => keep(None),
+        (None, Some(t)) | (Some(t), None) => {
+            let deleted_by_us = o.is_none();
+            let base = b.map(body_entries).unwrap_or_default();
+            let kept: Vec<String> = body_entries(t)
+                .into_iter()
+                .filter(|e| !base.contains(e))
+                .collect();
+            FileMerge {
+                text: Some(t.to_owned()),
+                conflicts: vec![Conflict::DeletedAndEdited {
+                    base,
+                    kept,
+                    deleted_by_us,
+                }],
+            }
+        }
+        (Some(o), Some(t)) if log => keep(Some(&merge::merge_log(b.unwrap_or(""), o, t))),
+        (Some(o), Some(t)) => {
+            let m = merge::merge_topic(b.unwrap_or(""), o, t);
+            FileMerge {
+                text: Some(m.text),
+                conflicts: m.conflicts,
+            }
+        }
+    }
+}
+
+fn body_entries(text: &str) -> Vec<String> {
+    merge::entry_texts(TopicFile::parse(text).body())
+}
+
+/// Why a file may not cross (from the repository to a home, or back), or `None` when it may.
+#[must_use]
+pub fn refusal(rel: &str, mode: Option<&str>, bytes: Option<&[u8]>) -> Option<String> {
+    if rel.split('/').any(|p| p.is_empty() || p == "." || p == "..")
+        || rel.chars().any(crate::fsutil::unsafe_char)
+        || rel.contains('\\')
+    {
+        return Some("its path would leave the memory folder".to_owned());
+    }
+    match mode {
+        Some("120000") => return Some("it is a symbolic link".to_owned()),
+        Some("160000") => return Some("it is a submodule, not a file".to_owned()),
+        _ => {}
+    }
+    if doc::doc_kind(rel).is_none() {
+        return Some("it is not a memory file (only visible `.md` files sync)".to_owned());
+    }
+    let bytes = bytes?;
+    if bytes.len() as u64 > crate::fsutil::MAX_FILE_BYTES {
+        return Some(format!(
+            "it is {} bytes, over the {} byte limit",
+            bytes.len(),
+            crate::fsutil::MAX_FILE_BYTES
+        ));
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Some("it is not UTF-8 text".to_owned());
+    };
+    let hits = crate::secrets::scan(text);
+    if !hits.is_empty() {
+        return Some(format!(
+            "it holds a secret ({}), and secrets never sync",
+            crate::secrets::describe(&hits)
+        ));
+    }
+    if doc::doc_kind(rel) == Some(DocKind::Topic)
+        && let Err(e) = TopicFile::parse(text).check()
+    {
+        return Some(format!(
+            "its frontmatter is invalid ({}): fix it in an editor",
+            e.message
+        ));
+    }
+    None
+}
+
+/// The `forgotten` file: sorted hashes, one a line.
+#[must_use]
+pub fn encode_set(set: &BTreeSet<String>) -> Vec<u8> {
+    let mut s = String::new();
+    for h in set {
+        s.push_str(h);
+        s.push('\n');
+    }
+    s.into_bytes()
+}
+
+/// Read a `forgotten` file (lines that are not hashes are ignored).
+#[must_use]
+pub fn decode_set(bytes: &[u8]) -> BTreeSet<String> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && l.len() <= 128 && l.chars().all(|c| c.is_ascii_hexdigit()))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Three-way merge of sets: what either side added stays, what either side removed goes.
+#[must_use]
+pub fn merge_sets<T: Ord + Clone>(
+    b: &BTreeSet<T>,
+    o: &BTreeSet<T>,
+    t: &BTreeSet<T>,
+) -> BTreeSet<T> {
+    o.union(t)
+        .filter(|x| (o.contains(x) && t.contains(x)) || !b.contains(x))
+        .cloned()
+        .collect()
+}
+
+/// `switches.json`: a workspace's switches that were ever set.
+pub type Switches = BTreeMap<String, bool>;
+
+/// Encode switches (sorted keys, a final newline: the same state is the same blob).
+#[must_use]
+pub fn encode_json<T: Serialize>(v: &T) -> Vec<u8> {
+    let mut b = serde_json::to_vec_pretty(v).unwrap_or_default();
+    b.push(b'\n');
+    b
+}
+
+/// Merge switches by field: one side's change wins; both changed differently → ours.
+#[must_use]
+pub fn merge_switches(b: &Switches, o: &Switches, t: &Switches) -> Switches {
+    let keys: BTreeSet<&String> = o.keys().chain(t.keys()).chain(b.keys()).collect();
+    let mut out = Switches::new();
+    for k in keys {
+        let (bv, ov, tv) = (b.get(k), o.get(k), t.get(k));
+        let v = if ov == bv { tv } else { ov };
+        if let Some(v) = v {
+            out.insert(k.clone(), *v);
+        }
+    }
+    out
+}
+
+/// Merge conflict records as a set (by id).
+#[must_use]
+pub fn merge_conflicts(
+    b: &[SyncConflict],
+    o: &[SyncConflict],
+    t: &[SyncConflict],
+) -> Vec<SyncConflict> {
+    let ids = |l: &[SyncConflict]| l.iter().map(|c| c.id.clone()).collect::<BTreeSet<_>>();
+    let keep = merge_sets(&ids(b), &ids(o), &ids(t));
+    let mut out: BTreeMap<String, SyncConflict> = BTreeMap::new();
+    for c in o.iter().chain(t) {
+        if keep.contains(&c.id) {
+            out.entry(c.id.clone()).or_insert_with(|| c.clone());
+        }
+    }
+    out.into_values().collect()
+}
+
+/// Whether a conflict still waits: its file still holds every version it names (a person who
+/// removed one version, here or on another machine, resolved it). Field conflicts wait until
+/// resolved by choice.
+#[must_use]
+pub fn still_open(c: &SyncConflict, text: Option<&str>) -> bool {
+    let Some(text) = text else {
+        return false;
+    };
+    if c.kind == "field" {
+        return true;
+    }
+    let have = body_entries(text);
+    c.choices
+        .iter()
+        .flat_map(|ch| &ch.texts)
+        .all(|t| have.contains(t))
+}
+
+/// Conflicts from a merge as records, labelled with who made each side.
+#[must_use]
+pub fn records(
+    rel: &str,
+    found: &[Conflict],
+    ours_by: &str,
+    theirs_by: &str,
+    at: &str,
+) -> Vec<SyncConflict> {
+    found
+        .iter()
+        .map(|c| {
+            let (kind, field, choices) = match c {
+                Conflict::Edited { ours, theirs, .. } => (
+                    "edited",
+                    None,
+                    vec![
+                        SyncChoice {
+                            label: format!("{ours_by}'s version"),
+                            texts: ours.clone(),
+                        },
+                        SyncChoice {
+                            label: format!("{theirs_by}'s version"),
+                            texts: theirs.clone(),
+                        },
+                    ],
+                ),
+                Conflict::DeletedAndEdited {
+                    kept,
+                    deleted_by_us,
+                    ..
+                } => {
+                    let (editor, deleter) = if *deleted_by_us {
+                        (theirs_by, ours_by)
+                    } else {
+                        (ours_by, theirs_by)
+                    };
+                    (
+                        "deleted_and_edited",
+                        None,
+                        vec![
+                            SyncChoice {
+                                label: format!("keep {editor}'s edit"),
+                                texts: kept.clone(),
+                            },
+                            SyncChoice {
+                                label: format!("delete it, as {deleter} did"),
+                                texts: Vec::new(),
+                            },
+                        ],
+                    )
+                }
+                Conflict::Field { key, ours, theirs } => (
+                    "field",
+                    Some(key.clone()),
+                    vec![
+                        SyncChoice {
+                            label: format!("{ours_by}'s {key}"),
+                            texts: vec![ours.clone()],
+                        },
+                        SyncChoice {
+                            label: format!("{theirs_by}'s {key}"),
+                            texts: vec![theirs.clone()],
+                        },
+                    ],
+                ),
+            };
+            // The same conflict found on either home gets the same id: its versions, sorted.
+            let mut versions: Vec<&String> = choices.iter().flat_map(|c| &c.texts).collect();
+            versions.sort();
+            let mut key = format!("{rel}\n{kind}\n{}", field.as_deref().unwrap_or(""));
+            for v in versions {
+                key.push('\n');
+                key.push_str(v);
+            }
+            SyncConflict {
+                id: crate::fsutil::hash(key.as_bytes())[..16].to_owned(),
+                path: rel.to_owned(),
+                kind: kind.to_owned(),
+                field,
+                choices,
+                at: at.to_owned(),
+            }
+        })
+        .collect()
+}
+
+/// The file's text after choosing `keep` (`None`: keep every version, only dismiss).
+pub fn resolve_text(c: &SyncConflict, text: &str, keep: Option<usize>) -> Option<String> {
+    let keep = keep?;
+    let chosen = c.choices.get(keep)?;
+    let mut file = TopicFile::parse(text);
+    if c.kind == "field" {
+        let field = c.field.as_deref()?;
+        file.set_field(field, chosen.texts.first()?).ok()?;
+        return Some(file.render());
+    }
+    let drop: BTreeSet<&String> = c
+        .choices
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != keep)
+        .flat_map(|(_, ch)| &ch.texts)
+        .filter(|t| !chosen.texts.contains(t))
+        .collect();
+    let kept: Vec<String> = merge::entry_texts(file.body())
+        .into_iter()
+        .filter(|e| !drop.contains(e))
+        .collect();
+    file.set_body(&kept.join("\n\n"));
+    Some(file.render())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(xs: &[&str]) -> BTreeSet<String> {
+        xs.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn sets_merge_additions_and_removals_from_both_sides() {
+        let m = merge_sets(&set(&["a", "b"]), &set(&["a", "c"]), &set(&["b", "d"]));
+        assert_eq!(m, set(&["c", "d"]));
+    }
+
+    #[test]
+    fn switches_merge_by_field() {
+        let b = Switches::from([("auto_dream".into(), true)]);
+        let o = Switches::from([("auto_dream".into(), true), ("auto_extract".into(), false)]);
+        let t = Switches::from([("auto_dream".into(), false)]);
+        let m = merge_switches(&b, &o, &t);
+        assert_eq!(m.get("auto_dream"), Some(&false));
+        assert_eq!(m.get("auto_extract"), Some(&false));
+    }
+
+    #[test]
+    fn a_file_deleted_on_one_side_and_edited_on_the_other_keeps_the_edit() {
+        let b = "---\nname: A\ndescription: a\ntype: user\n---\nOne.\n";
+        let t = "---\nname: A\ndescription: a\ntype: user\n---\nOne, edited.\n";
+        let m = merge_file("a.md", Some(b), None, Some(t));
+        assert_eq!(m.text.as_deref(), Some(t));
+        assert!(matches!(
+            m.conflicts[0],
+            Conflict::DeletedAndEdited {
+                deleted_by_us: true,
+                ..
+            }
+        ));
+        assert_eq!(merge_file("a.md", Some(b), None, Some(b)).text, None);
+    }
+
+    #[test]
+    fn conflicts_get_one_id_whichever_home_finds_them() {
+        let c = Conflict::Edited {
+            base: vec!["x".into()],
+            ours: vec!["x1".into()],
+            theirs: vec!["x2".into()],
+        };
+        let swapped = Conflict::Edited {
+            base: vec!["x".into()],
+            ours: vec!["x2".into()],
+            theirs: vec!["x1".into()],
+        };
+        let a = records("a.md", &[c], "A", "B", "t");
+        let b = records("a.md", &[swapped], "B", "A", "t");
+        assert_eq!(a[0].id, b[0].id);
+    }
+
+    #[test]
+    fn refusals_name_the_problem() {
+        assert!(refusal("../x.md", None, None).is_some());
+        assert!(refusal("a.md", Some("120000"), None).unwrap().contains("link"));
+        assert!(
+            refusal("a.md", None, Some(&vec![b'a'; 1024 * 1024 + 1]))
+                .unwrap()
+                .contains("limit")
+        );
+        assert!(refusal("a.md", None, Some(b"no frontmatter")).is_some());
+        let ok = b"---\nname: A\ndescription: a\ntype: user\n---\nOne.\n";
+        assert_eq!(refusal("a.md", Some("100644"), Some(ok)), None);
+        assert_eq!(refusal("logs/2026/01/2026-01-02.md", None, Some(b"free")), None);
+    }
+}

@@ -1,0 +1,250 @@
+//! Sync's two pieces of state: its settings (`[sync]` in settings.toml, through
+//! [`crate::settings`]) and `sync/state.json` (last runs, flagged files, open conflicts — this
+//! home's side of every `conflicts.json`), owned here and written atomically under the sync lock.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use mnemo_core::{Error, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+
+use super::meta::SyncConflict;
+use crate::fsutil;
+
+/// `[sync]` in settings.toml.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct SyncSettings {
+    /// The remote: any git URL or a path to a (bare) repository. `None`: sync is off.
+    pub remote: Option<String>,
+    /// Who this home's commits are by (`Name <email>`); default `Mnemo on <host>`.
+    pub author: Option<String>,
+    /// Sync automatically: after local changes (debounced) and on an interval.
+    #[serde(default)]
+    pub auto: bool,
+    /// Carry Claude Code's project memories (default on).
+    #[serde(default = "yes")]
+    pub claude: bool,
+    /// Carry Qwen Code's project memories and user layer (default on).
+    #[serde(default = "yes")]
+    pub qwen: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The settings as stored (defaults when absent).
+pub fn load_settings(home: &Path) -> Result<SyncSettings> {
+    match crate::settings::read_section(home, "sync")? {
+        None => Ok(SyncSettings {
+            claude: true,
+            qwen: true,
+            ..SyncSettings::default()
+        }),
+        Some(v) => v.try_into().map_err(|e| {
+            Error::new(
+                ErrorCode::Corrupt,
+                format!("`[sync]` in settings.toml is not valid ({e}): fix or remove it"),
+            )
+        }),
+    }
+}
+
+/// Check and store the settings.
+pub fn save_settings(home: &Path, s: &SyncSettings) -> Result<SyncSettings> {
+    let mut s = s.clone();
+    s.remote = s
+        .remote
+        .map(|r| r.trim().to_owned())
+        .filter(|r| !r.is_empty());
+    s.author = s
+        .author
+        .map(|a| a.trim().to_owned())
+        .filter(|a| !a.is_empty());
+    if let Some(r) = &s.remote {
+        check_remote(r)?;
+    }
+    if let Some(a) = &s.author {
+        author_line(Some(a))?;
+    }
+    let value = toml::Value::try_from(&s)
+        .map_err(|e| Error::new(ErrorCode::Io, format!("encoding [sync]: {e}")))?;
+    crate::settings::update_section(home, "sync", |_| Ok(Some(value)))?;
+    Ok(s)
+}
+
+/// A remote URL Mnemo will store: no control characters, no credentials, no secret.
+pub fn check_remote(url: &str) -> Result<()> {
+    if url.chars().any(|c| c.is_control()) || url.len() > 2048 {
+        return Err(Error::new(
+            ErrorCode::InvalidArguments,
+            "the sync remote must be one line: a git URL or a folder path",
+        ));
+    }
+    if url.starts_with('-') {
+        return Err(Error::new(
+            ErrorCode::InvalidArguments,
+            "the sync remote cannot start with `-`: give a git URL or a folder path",
+        ));
+    }
+    let has_password = url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.split('/').next())
+        .is_some_and(|auth| auth.contains('@') && auth.split('@').next().unwrap_or("").contains(':'));
+    if has_password || !crate::secrets::scan(url).is_empty() {
+        return Err(Error::new(
+            ErrorCode::InvalidArguments,
+            "the sync remote's URL holds a password or token: Mnemo never stores one — use git's \
+             credential helper or an SSH key, and give the URL without it",
+        ));
+    }
+    Ok(())
+}
+
+/// `Name <email>` for commits: the setting, else `Mnemo on <host> <mnemo@host>`.
+pub fn author_line(setting: Option<&str>) -> Result<String> {
+    let host = host_name();
+    let Some(a) = setting else {
+        return Ok(format!("Mnemo on {host} <mnemo@{host}>"));
+    };
+    let bad = a.chars().any(char::is_control) || a.matches('<').count() > 1;
+    let (name, email) = match a.split_once('<') {
+        Some((n, e)) => (n.trim(), e.trim().trim_end_matches('>').trim()),
+        None => (a.trim(), ""),
+    };
+    if bad || name.is_empty() || email.contains('>') || name.contains('>') {
+        return Err(Error::new(
+            ErrorCode::InvalidArguments,
+            "the sync author must read `Name <email>` (or just a name)",
+        ));
+    }
+    let email = if email.is_empty() {
+        format!("mnemo@{host}")
+    } else {
+        email.to_owned()
+    };
+    Ok(format!("{name} <{email}>"))
+}
+
+/// The name part of an author line.
+#[must_use]
+pub fn author_name(line: &str) -> String {
+    line.split('<').next().unwrap_or(line).trim().to_owned()
+}
+
+fn host_name() -> String {
+    let h = std::fs::read_to_string("/etc/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    let h: String = h
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.'))
+        .collect();
+    if h.is_empty() { "this-machine".into() } else { h }
+}
+
+/// A file a sync did not carry, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct SyncFlag {
+    /// The file, relative to its workspace's root.
+    pub path: String,
+    /// Why it was left out, in a sentence.
+    pub why: String,
+    /// `here` (a local file that was not sent) or `remote` (a file on the remote not taken).
+    pub side: String,
+}
+
+/// How the last sync attempt ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct SyncRun {
+    /// When it ended (RFC 3339).
+    pub at: String,
+    /// The error, if it failed (`remote_unreachable`: offline — local changes wait).
+    pub error: Option<Error>,
+    /// The commit this home is at afterwards.
+    pub commit: Option<String>,
+}
+
+/// One key's remembered state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyState {
+    /// When this key last synced with the remote.
+    pub last_synced: Option<String>,
+    /// The commit it last synced at (its merge base next time).
+    #[serde(default)]
+    pub base: Option<String>,
+    /// Files the last sync left out.
+    #[serde(default)]
+    pub flagged: Vec<SyncFlag>,
+    /// Conflicts waiting for a choice (this home's copy of the key's `conflicts.json`).
+    #[serde(default)]
+    pub conflicts: Vec<SyncConflict>,
+}
+
+/// `sync/state.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    /// The last attempt.
+    pub last_run: Option<SyncRun>,
+    /// Per key.
+    #[serde(default)]
+    pub keys: BTreeMap<String, KeyState>,
+}
+
+/// The sync folder of a home.
+#[must_use]
+pub fn sync_dir(home: &Path) -> PathBuf {
+    home.join("sync")
+}
+
+impl State {
+    fn path(home: &Path) -> PathBuf {
+        sync_dir(home).join("state.json")
+    }
+
+    /// Read it; a damaged file is moved aside (its conflicts are also in the repository).
+    #[must_use]
+    pub fn load(home: &Path) -> Self {
+        let p = Self::path(home);
+        let Ok(bytes) = std::fs::read(&p) else {
+            return Self::default();
+        };
+        serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+            tracing::warn!("{} is damaged ({e}); starting afresh", p.display());
+            let _ = fsutil::quarantine(&p);
+            Self::default()
+        })
+    }
+
+    /// Write it atomically.
+    pub fn save(&self, home: &Path) -> Result<()> {
+        let bytes = serde_json::to_vec_pretty(self)
+            .map_err(|e| Error::new(ErrorCode::Io, format!("encoding sync state: {e}")))?;
+        fsutil::write_private(&Self::path(home), &bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remotes_with_credentials_are_refused() {
+        assert!(check_remote("https://u:tok@example.com/r.git").is_err());
+        assert!(check_remote("https://example.com/r.git").is_ok());
+        assert!(check_remote("git@example.com:a/r.git").is_ok());
+        assert!(check_remote("/srv/memory.git").is_ok());
+        assert!(check_remote("--upload-pack=x").is_err());
+        assert!(check_remote("a\nb").is_err());
+    }
+
+    #[test]
+    fn authors_read_name_and_email() {
+        assert_eq!(author_line(Some("Ana <ana@x.org>")).unwrap(), "Ana <ana@x.org>");
+        assert!(author_line(Some("Ana")).unwrap().starts_with("Ana <mnemo@"));
+        assert!(author_line(Some("A <b> <c>")).is_err());
+        assert_eq!(author_name("Ana <ana@x.org>"), "Ana");
+    }
+}

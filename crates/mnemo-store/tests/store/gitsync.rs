@@ -1,0 +1,221 @@
+//! Sync through git (issue 22) with two homes on this machine, a bare repository as the remote
+//! and the real `git`: changes on both sides converge, forgotten facts stay forgotten, the same
+//! entry edited twice keeps both versions as a conflict until a person chooses, a project
+//! cloned at two paths shares one memory, a sync's changes undo byte-exact, and every kind of
+//! bad remote is a clear error or a flagged file with nothing local lost.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use mnemo_core::{ChangeSource, ErrorCode};
+use mnemo_store::gitsync::state::{SyncSettings, save_settings};
+use mnemo_store::{Home, Vault};
+
+use super::topic;
+
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A home with its own Claude Code / Qwen Code folders.
+pub struct Side {
+    pub dir: PathBuf,
+    pub vault: Vault,
+}
+
+impl Side {
+    pub fn new(root: &Path, name: &str, remote: &Path) -> Self {
+        let dir = root.join(name);
+        let home = Home {
+            root: dir.join("home"),
+            claude_dir: dir.join("claude"),
+            qwen_dir: dir.join("qwen"),
+        };
+        let vault = Vault::open(home).unwrap();
+        save_settings(
+            &dir.join("home"),
+            &SyncSettings {
+                remote: Some(remote.display().to_string()),
+                author: Some(format!("{name} <{name}@example.com>")),
+                auto: false,
+                claude: true,
+                qwen: true,
+            },
+        )
+        .unwrap();
+        Self { dir, vault }
+    }
+
+    pub fn root(&self) -> PathBuf {
+        self.dir.join("home/workspaces/personal/memory")
+    }
+
+    pub fn write(&self, rel: &str, text: &str) {
+        let p = self.root().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    pub fn read(&self, rel: &str) -> Option<String> {
+        std::fs::read_to_string(self.root().join(rel)).ok()
+    }
+
+    /// Every memory file of `personal` (MEMORY.md and hidden files left out).
+    pub fn files(&self) -> BTreeMap<String, String> {
+        files_under(&self.root())
+    }
+
+    pub fn sync(&self) -> mnemo_store::gitsync::RemoteSync {
+        self.vault.sync_remote(None).unwrap()
+    }
+}
+
+pub fn files_under(root: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else if name.ends_with(".md") && name != "MEMORY.md" {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+pub fn bare(root: &Path) -> PathBuf {
+    let r = root.join("remote.git");
+    std::fs::create_dir_all(&r).unwrap();
+    git(&r, &["init", "-q", "--bare", "--initial-branch", "main"]);
+    r
+}
+
+fn two(t: &Path) -> (Side, Side, PathBuf) {
+    let r = bare(t);
+    (Side::new(t, "ana", &r), Side::new(t, "ben", &r), r)
+}
+
+#[test]
+fn additions_edits_and_forgets_on_two_homes_converge() {
+    let t = tempfile::tempdir().unwrap();
+    let (a, b, _) = two(t.path());
+    a.write("coffee.md", &topic("Coffee", "drinks", "user", "Drinks coffee at 9."));
+    a.write("tea.md", &topic("Tea", "drinks", "user", "Green tea from Kyoto."));
+    a.sync();
+    b.sync();
+    assert_eq!(a.files(), b.files(), "the first sync brings A's memories to B");
+    // A adds; B edits one and forgets another.
+    a.write("editor.md", &topic("Editor", "tools", "user", "Uses Helix."));
+    b.write("coffee.md", &topic("Coffee", "drinks", "user", "Drinks coffee at 10."));
+    std::fs::remove_file(b.root().join("tea.md")).unwrap();
+    b.vault
+        .add_forgotten("personal", &["Green tea from Kyoto.".to_owned()])
+        .unwrap();
+    let rb = b.sync();
+    let ra = a.sync();
+    b.sync();
+    assert_eq!(a.files(), b.files());
+    assert!(a.read("editor.md").is_some() && b.read("editor.md").is_some());
+    assert!(a.read("coffee.md").unwrap().contains("at 10."));
+    assert!(a.read("tea.md").is_none(), "forgotten on B, gone on A");
+    assert!(
+        a.vault
+            .forgotten_at("personal", "green tea from kyoto.")
+            .unwrap()
+            .is_some(),
+        "and remembered as forgotten on A"
+    );
+    let pa = ra.workspaces.iter().find(|w| w.workspace == "personal").unwrap();
+    assert_eq!(pa.changed.len(), 2, "{pa:?}");
+    assert!(pa.group.is_some());
+    assert!(rb.workspaces.iter().all(|w| w.conflicts.is_empty()));
+    // Nothing is pending or incoming once both synced.
+    let s = a.vault.sync_status().unwrap();
+    let p = s.workspaces.iter().find(|w| w.workspace == "personal").unwrap();
+    assert_eq!((p.pending, p.incoming), (0, 0), "{p:?}");
+    assert!(p.last_synced.is_some());
+}
+
+#[test]
+fn the_same_entry_edited_twice_keeps_both_until_a_person_chooses() {
+    let t = tempfile::tempdir().unwrap();
+    let (a, b, _) = two(t.path());
+    let body = |x: &str| topic("Prefs", "prefs", "user", &format!("Likes dark mode.\n\n{x}"));
+    a.write("prefs.md", &body("Deploys on Fridays."));
+    a.sync();
+    b.sync();
+    a.write("prefs.md", &body("Deploys on Mondays."));
+    b.write("prefs.md", &body("Deploys on Tuesdays."));
+    a.sync();
+    let rb = b.sync();
+    a.sync();
+    assert_eq!(a.files(), b.files());
+    let text = a.read("prefs.md").unwrap();
+    assert!(text.contains("Mondays") && text.contains("Tuesdays") && text.contains("dark mode"));
+    assert!(!text.contains("Fridays"));
+    let cb = &rb.workspaces.iter().find(|w| w.workspace == "personal").unwrap().conflicts;
+    assert_eq!(cb.len(), 1, "{cb:?}");
+    // A learns of it through the remote.
+    let sa = a.vault.sync_status().unwrap();
+    let ca = &sa.workspaces.iter().find(|w| w.workspace == "personal").unwrap().conflicts;
+    assert_eq!(ca.len(), 1);
+    assert_eq!(ca[0].id, cb[0].id);
+    assert_eq!(ca[0].path, "prefs.md");
+    // Resolve on A: keep Monday; B gets it with its next sync.
+    let monday = ca[0]
+        .choices
+        .iter()
+        .position(|c| c.texts.iter().any(|t| t.contains("Mondays")))
+        .unwrap();
+    a.vault.sync_resolve(&ca[0].id, Some(monday), ChangeSource::Cli).unwrap();
+    assert_eq!(a.read("prefs.md").unwrap(), body("Deploys on Mondays."));
+    a.sync();
+    let rb = b.sync();
+    assert_eq!(b.read("prefs.md").unwrap(), body("Deploys on Mondays."));
+    assert!(rb.workspaces.iter().all(|w| w.conflicts.is_empty()));
+    assert!(a.sync().workspaces.iter().all(|w| w.conflicts.is_empty()));
+}
+
+#[test]
+fn undoing_a_syncs_group_restores_the_bytes() {
+    let t = tempfile::tempdir().unwrap();
+    let (a, b, _) = two(t.path());
+    a.write("x.md", &topic("X", "x", "user", "One.\n\nTwo."));
+    a.write("y.md", &topic("Y", "y", "user", "Why."));
+    a.sync();
+    b.sync();
+    let before = b.files();
+    a.write("x.md", &topic("X", "x", "user", "One.\n\nTwo, edited.\n\nThree."));
+    std::fs::remove_file(a.root().join("y.md")).unwrap();
+    a.write("z.md", &topic("Z", "z", "user", "Zed."));
+    a.sync();
+    let r = b.sync();
+    let g = r.workspaces.iter().find(|w| w.workspace == "personal").unwrap().group.unwrap();
+    assert_ne!(b.files(), before);
+    let info = b.vault.group(g).unwrap();
+    assert_eq!(info.kind, "sync");
+    assert_eq!(info.changes.len(), 3);
+    b.vault.undo_group(g, ChangeSource::User).unwrap();
+    assert_eq!(b.files(), before, "byte-exact");
+}
