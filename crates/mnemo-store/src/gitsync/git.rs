@@ -208,7 +208,14 @@ impl Git {
     pub fn fetch(&self) -> Result<()> {
         let refspec = "+refs/heads/*:refs/remotes/origin/*";
         self.run_limited(
-            &["fetch", "--quiet", "--prune", "--no-tags", "origin", refspec],
+            &[
+                "fetch",
+                "--quiet",
+                "--prune",
+                "--no-tags",
+                "origin",
+                refspec,
+            ],
             None,
             REMOTE_LIMIT,
         )
@@ -389,7 +396,13 @@ impl Git {
         }
         line(&mut s, "done".to_owned());
         self.local(
-            &["fast-import", "--quiet", "--force", "--done", "--date-format=raw"],
+            &[
+                "fast-import",
+                "--quiet",
+                "--force",
+                "--done",
+                "--date-format=raw",
+            ],
             Some(s),
         )?;
         self.commit_of(PENDING_REF).ok_or_else(|| {

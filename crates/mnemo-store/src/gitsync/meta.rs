@@ -97,7 +97,9 @@ fn body_entries(text: &str) -> Vec<String> {
 /// Why a file may not cross (from the repository to a home, or back), or `None` when it may.
 #[must_use]
 pub fn refusal(rel: &str, mode: Option<&str>, bytes: Option<&[u8]>) -> Option<String> {
-    if rel.split('/').any(|p| p.is_empty() || p == "." || p == "..")
+    if rel
+        .split('/')
+        .any(|p| p.is_empty() || p == "." || p == "..")
         || rel.chars().any(crate::fsutil::unsafe_char)
         || rel.contains('\\')
     {
@@ -410,7 +412,11 @@ mod tests {
     #[test]
     fn refusals_name_the_problem() {
         assert!(refusal("../x.md", None, None).is_some());
-        assert!(refusal("a.md", Some("120000"), None).unwrap().contains("link"));
+        assert!(
+            refusal("a.md", Some("120000"), None)
+                .unwrap()
+                .contains("link")
+        );
         assert!(
             refusal("a.md", None, Some(&vec![b'a'; 1024 * 1024 + 1]))
                 .unwrap()
@@ -419,6 +425,9 @@ mod tests {
         assert!(refusal("a.md", None, Some(b"no frontmatter")).is_some());
         let ok = b"---\nname: A\ndescription: a\ntype: user\n---\nOne.\n";
         assert_eq!(refusal("a.md", Some("100644"), Some(ok)), None);
-        assert_eq!(refusal("logs/2026/01/2026-01-02.md", None, Some(b"free")), None);
+        assert_eq!(
+            refusal("logs/2026/01/2026-01-02.md", None, Some(b"free")),
+            None
+        );
     }
 }

@@ -15,11 +15,11 @@ use serde::Serialize;
 
 use super::git::{Content, Git, Item, Tree, blob_id};
 use super::layout::{self, Meta, Part, Reach};
-use super::meta::{self, SyncConflict, Switches};
+use super::meta::{self, Switches, SyncConflict};
 use super::state::{self, KeyState, State, SyncFlag, SyncRun, SyncSettings};
 use crate::fsutil::{self, ReadOutcome};
 use crate::journal::Origin;
-use crate::vault::Vault;
+use crate::vault::{Batch, Vault, WriteHold};
 use crate::workspace::Workspace;
 
 /// A workspace's sync, as a sync left it or as `sync status` sees it.
@@ -68,7 +68,7 @@ pub struct RemoteSync {
     pub workspaces: Vec<WorkspaceSync>,
 }
 
-const MAX_ATTEMPTS: u32 = 5;
+const MAX_ATTEMPTS: u32 = 10;
 
 /// A local memory file as a sync reads it.
 struct LocalFile {
@@ -137,6 +137,8 @@ struct Round {
     flagged: BTreeMap<String, Vec<SyncFlag>>,
     /// Paths never written here (refused on the remote).
     refused_theirs: BTreeSet<String>,
+    /// Each synced workspace's write lock, from reading its files to writing the merge.
+    holds: BTreeMap<String, WriteHold>,
 }
 
 fn item(id: String) -> Item {
@@ -162,7 +164,8 @@ impl Vault {
             self.workspace(id)?;
         }
         let dir = state::sync_dir(&home);
-        fsutil::private_dir(&dir).map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
+        fsutil::private_dir(&dir)
+            .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
         let _lock = fsutil::lock_file(&dir.join(".sync.lock"))?;
         let git = Git::open(&dir.join("repo.git"))?;
         git.set_remote(&url)?;
@@ -174,7 +177,20 @@ impl Vault {
             match &result {
                 Ok(true) => break,
                 Ok(false) => {
-                    tracing::info!(attempt, "the remote moved on (or a file changed) during sync: again");
+                    tracing::info!(
+                        attempt,
+                        "the remote moved on (or a file changed) during sync: again"
+                    );
+                    // Back off a little, by a varying amount, so two homes pushing at once part.
+                    let jitter = u64::from(
+                        std::time::SystemTime::now()
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .map_or(0, |d| d.subsec_nanos())
+                            % 100,
+                    );
+                    std::thread::sleep(std::time::Duration::from_millis(
+                        u64::from(attempt) * (50 + jitter),
+                    ));
                     result = Err(Error::new(
                         ErrorCode::Conflict,
                         format!(
@@ -189,7 +205,10 @@ impl Vault {
         let now = now();
         st.last_run = Some(SyncRun {
             at: now,
-            error: result.as_ref().err().map(|e| Error::new(e.code, crate::secrets::redact(&e.message).0)),
+            error: result
+                .as_ref()
+                .err()
+                .map(|e| Error::new(e.code, crate::secrets::redact(&e.message).0)),
             commit: git.local_head(),
         });
         st.save(&home)?;
@@ -242,7 +261,11 @@ impl Vault {
             (Some(h), None) => Some(h.clone()),
             (None, _) => None,
         };
-        let head = h.as_deref().map(|h| git.tree(h)).transpose()?.unwrap_or_default();
+        let head = h
+            .as_deref()
+            .map(|h| git.tree(h))
+            .transpose()?
+            .unwrap_or_default();
         let base = match &base_commit {
             Some(b) if Some(b) == h.as_ref() => head.clone(),
             Some(b) => git.tree(b)?,
@@ -256,8 +279,19 @@ impl Vault {
             .unwrap_or_else(|| "the other machine".to_owned());
         let base = self.key_bases(git, st, base, r.as_deref())?;
         let mut round = self.read_ours(git, settings, only, st, base, head, theirs)?;
-        let merged = self.merge_round(git, &mut round, st, &state::author_name(&author), &theirs_by)?;
-        let Some(refused_here) = self.apply_here(git, &round, &merged, st, groups)? else {
+        let merged = self.merge_round(
+            git,
+            &mut round,
+            st,
+            &state::author_name(&author),
+            &theirs_by,
+        )?;
+        let mut batches = Vec::new();
+        let applied = self.apply_here(git, &round, &merged, st, groups, &mut batches);
+        // The locks go before the batches end (MEMORY.md is rebuilt under the lock).
+        round.holds.clear();
+        drop(batches);
+        let Some(refused_here) = applied? else {
             return Ok(false);
         };
         for (key, flag) in refused_here {
@@ -275,7 +309,11 @@ impl Vault {
             {
                 parents.push(r.clone());
             }
-            let first = if h.is_some() { &round.head } else { &round.theirs };
+            let first = if h.is_some() {
+                &round.head
+            } else {
+                &round.theirs
+            };
             let changes = diff(first, &merged, &round.bytes);
             let message = commit_message(&groups_summary(groups));
             Some(git.commit(&parents, &changes, &message, &author)?)
@@ -341,6 +379,10 @@ impl Vault {
                 }
             }
         }
+        let mut holds = BTreeMap::new();
+        for (key, ws) in &mapped {
+            holds.insert(key.clone(), self.hold_writes(ws)?);
+        }
         let mut ours = head.clone();
         let mut bytes = HashMap::new();
         let mut flagged: BTreeMap<String, Vec<SyncFlag>> = BTreeMap::new();
@@ -357,7 +399,10 @@ impl Vault {
         for (key, ws) in &mapped {
             let prefix = format!("{key}/memory/");
             let files = local_files(&ws.memory_root);
-            let present: BTreeSet<String> = files.iter().map(|f| layout::memory_path(key, &f.rel)).collect();
+            let present: BTreeSet<String> = files
+                .iter()
+                .map(|f| layout::memory_path(key, &f.rel))
+                .collect();
             // Gone here: deleted, unless it never came here (refused, or not readable as ours).
             let candidates: Vec<&String> = head
                 .keys()
@@ -372,7 +417,8 @@ impl Vault {
                     let it = &head[*p];
                     let b = contents.get(&it.id).map_or(&[][..], Vec::as_slice);
                     // Over the cap (not loaded) or refused: it never came here.
-                    contents.contains_key(&it.id) && meta::refusal(rel, Some(&it.mode), Some(b)).is_none()
+                    contents.contains_key(&it.id)
+                        && meta::refusal(rel, Some(&it.mode), Some(b)).is_none()
                 })
                 .cloned()
                 .collect();
@@ -406,7 +452,11 @@ impl Vault {
                     switches.insert(section.to_owned(), on);
                 }
             }
-            let conflicts = st.keys.get(key).map(|k| k.conflicts.clone()).unwrap_or_default();
+            let conflicts = st
+                .keys
+                .get(key)
+                .map(|k| k.conflicts.clone())
+                .unwrap_or_default();
             let metas: [(Meta, Option<Vec<u8>>); 3] = [
                 (
                     Meta::Forgotten,
@@ -444,6 +494,7 @@ impl Vault {
             mapped,
             flagged,
             refused_theirs,
+            holds,
         })
     }
 
@@ -500,12 +551,18 @@ impl Vault {
         let at = now();
         for p in contested {
             let (bi, oi, ti) = (round.base.get(&p), round.ours.get(&p), round.theirs.get(&p));
-            let (b, o, t) = (text(bi, &round.bytes), text(oi, &round.bytes), text(ti, &round.bytes));
+            let (b, o, t) = (
+                text(bi, &round.bytes),
+                text(oi, &round.bytes),
+                text(ti, &round.bytes),
+            );
             let out: Option<Vec<u8>> = match layout::split(&p) {
                 Some((key, Part::Memory(rel))) => {
                     let t_refused = ti.is_some_and(|i| {
                         let raw = round.bytes.get(&i.id).or_else(|| loaded.get(&i.id));
-                        raw.is_none_or(|raw| meta::refusal(&rel, Some(&i.mode), Some(raw)).is_some())
+                        raw.is_none_or(|raw| {
+                            meta::refusal(&rel, Some(&i.mode), Some(raw)).is_some()
+                        })
                     });
                     if round.refused_theirs.contains(&p) || t_refused {
                         // Theirs may not come here: ours stands.
@@ -531,20 +588,23 @@ impl Vault {
                     }
                 }
                 Some((_, Part::Meta(Meta::Forgotten))) => {
-                    let set = |s: Option<String>| meta::decode_set(s.unwrap_or_default().as_bytes());
+                    let set =
+                        |s: Option<String>| meta::decode_set(s.unwrap_or_default().as_bytes());
                     let m = meta::merge_sets(&set(b), &set(o), &set(t));
                     (!m.is_empty()).then(|| meta::encode_set(&m))
                 }
                 Some((_, Part::Meta(Meta::Switches))) => {
                     let sw = |s: Option<String>| -> Switches {
-                        s.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default()
+                        s.and_then(|s| serde_json::from_str(&s).ok())
+                            .unwrap_or_default()
                     };
                     let m = meta::merge_switches(&sw(b), &sw(o), &sw(t));
                     (!m.is_empty()).then(|| meta::encode_json(&m))
                 }
                 Some((_, Part::Meta(Meta::Conflicts))) => {
                     let cs = |s: Option<String>| -> Vec<SyncConflict> {
-                        s.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default()
+                        s.and_then(|s| serde_json::from_str(&s).ok())
+                            .unwrap_or_default()
                     };
                     let m = meta::merge_conflicts(&cs(b), &cs(o), &cs(t));
                     (!m.is_empty()).then(|| meta::encode_json(&m))
@@ -596,7 +656,11 @@ impl Vault {
                     .get(&i.id)
                     .or_else(|| loaded.get(&i.id))
                     .cloned()
-                    .or_else(|| git.blobs(std::slice::from_ref(&i.id), fsutil::MAX_FILE_BYTES).ok()?.remove(&i.id))?;
+                    .or_else(|| {
+                        git.blobs(std::slice::from_ref(&i.id), fsutil::MAX_FILE_BYTES)
+                            .ok()?
+                            .remove(&i.id)
+                    })?;
                 Some(String::from_utf8_lossy(&b).into_owned())
             };
             list.retain(|c| meta::still_open(c, file_text(&c.path).as_deref()));
@@ -610,7 +674,10 @@ impl Vault {
                 merged.insert(cpath, item(id));
             }
             if round.mapped.contains_key(&key) {
-                st.keys.entry(key).or_insert_with(KeyState::default).conflicts = list;
+                st.keys
+                    .entry(key)
+                    .or_insert_with(KeyState::default)
+                    .conflicts = list;
             }
         }
         let marker = layout::MARKER_TEXT.as_bytes().to_vec();
@@ -623,13 +690,14 @@ impl Vault {
     /// Bring this home to the merged state: bookkeeping, then files (journaled, one group per
     /// workspace); the files from the remote that may not come here. `Ok(None)`: a file changed
     /// here meanwhile — merge again.
-    fn apply_here(
-        &self,
+    fn apply_here<'a>(
+        &'a self,
         git: &Git,
         round: &Round,
         merged: &Tree,
         st: &State,
         groups: &mut BTreeMap<String, (i64, Vec<String>)>,
+        batches: &mut Vec<Batch<'a>>,
     ) -> Result<Option<Vec<(String, SyncFlag)>>> {
         st.save(&self.home().root)?;
         let need: Vec<String> = merged
@@ -718,7 +786,8 @@ impl Vault {
             let entry = match groups.get(&ws.id) {
                 Some((g, _)) => *g,
                 None => {
-                    let g = self.begin_group(&ws.id, "sync", None, "Sync: changes from the remote")?;
+                    let g =
+                        self.begin_group(&ws.id, "sync", None, "Sync: changes from the remote")?;
                     groups.insert(ws.id.clone(), (g, Vec::new()));
                     g
                 }
@@ -727,19 +796,19 @@ impl Vault {
                 source: ChangeSource::Sync,
                 group: Some(entry),
             };
-            let _batch = self.begin_batch(ws, origin);
+            batches.push(self.begin_batch(ws, origin));
+            let hold = &round.holds[key];
             for (_, rel, expect, new) in ws_writes {
                 let content = match new {
-                    Some(id) => Some(
-                        content_of(id)
-                            .cloned()
-                            .ok_or_else(|| {
-                                Error::new(ErrorCode::Io, format!("git lost the content of {rel}: sync again"))
-                            })?,
-                    ),
+                    Some(id) => Some(content_of(id).cloned().ok_or_else(|| {
+                        Error::new(
+                            ErrorCode::Io,
+                            format!("git lost the content of {rel}: sync again"),
+                        )
+                    })?),
                     None => None,
                 };
-                let written = self.mutate(ws, rel, origin, None, |current, _| {
+                let written = self.mutate_held(hold, ws, rel, origin, None, |current, _| {
                     if current.map(blob_id) != *expect {
                         return Err(Error::new(
                             ErrorCode::Conflict,
@@ -846,16 +915,32 @@ impl Vault {
         })
     }
 
-    fn sync_status_with(&self, git: &Git, settings: &SyncSettings, st: &State) -> Result<RemoteSync> {
+    fn sync_status_with(
+        &self,
+        git: &Git,
+        settings: &SyncSettings,
+        st: &State,
+    ) -> Result<RemoteSync> {
         let mut s = self.sync_status_with_none(settings, st)?;
         s.remote.clone_from(&settings.remote);
         let (h, r) = (git.local_head(), git.remote_head());
         if let (Some(h), Some(r)) = (&h, &r) {
             let (a, b) = git.ahead_behind(h, r);
-            (s.ahead, s.behind) = (u32::try_from(a).unwrap_or(u32::MAX), u32::try_from(b).unwrap_or(u32::MAX));
+            (s.ahead, s.behind) = (
+                u32::try_from(a).unwrap_or(u32::MAX),
+                u32::try_from(b).unwrap_or(u32::MAX),
+            );
         }
-        let head = h.as_deref().map(|h| git.tree(h)).transpose()?.unwrap_or_default();
-        let remote = r.as_deref().map(|r| git.tree(r)).transpose()?.unwrap_or_default();
+        let head = h
+            .as_deref()
+            .map(|h| git.tree(h))
+            .transpose()?
+            .unwrap_or_default();
+        let remote = r
+            .as_deref()
+            .map(|r| git.tree(r))
+            .transpose()?
+            .unwrap_or_default();
         s.commit = h;
         let mut seen_keys = BTreeSet::new();
         for w in &mut s.workspaces {
@@ -919,7 +1004,12 @@ impl Vault {
     /// Resolve a conflict: keep choice `keep` (`None`: keep every version as it is, and close
     /// it). The file changes through the normal write path, journaled as `source`; the choice
     /// reaches other homes with the next sync.
-    pub fn sync_resolve(&self, id: &str, keep: Option<usize>, source: ChangeSource) -> Result<SyncConflict> {
+    pub fn sync_resolve(
+        &self,
+        id: &str,
+        keep: Option<usize>,
+        source: ChangeSource,
+    ) -> Result<SyncConflict> {
         let home = self.home().root.clone();
         let dir = state::sync_dir(&home);
         let _lock = fsutil::lock_file(&dir.join(".sync.lock"))?;
@@ -927,7 +1017,12 @@ impl Vault {
         let (key, c) = st
             .keys
             .iter()
-            .find_map(|(k, ks)| ks.conflicts.iter().find(|c| c.id == id).map(|c| (k.clone(), c.clone())))
+            .find_map(|(k, ks)| {
+                ks.conflicts
+                    .iter()
+                    .find(|c| c.id == id)
+                    .map(|c| (k.clone(), c.clone()))
+            })
             .ok_or_else(|| {
                 Error::not_found(format!(
                     "no open sync conflict `{id}`: `mnemo sync status` lists them"
@@ -938,7 +1033,11 @@ impl Vault {
         {
             return Err(Error::new(
                 ErrorCode::InvalidArguments,
-                format!("conflict `{id}` has {} choices (0–{})", c.choices.len(), c.choices.len() - 1),
+                format!(
+                    "conflict `{id}` has {} choices (0–{})",
+                    c.choices.len(),
+                    c.choices.len() - 1
+                ),
             ));
         }
         let settings = state::load_settings(&home)?;
@@ -949,14 +1048,23 @@ impl Vault {
         let ws = self
             .workspaces()?
             .into_iter()
-            .find(|w| layout::key_of(w, reach, &|p| crate::repo::identity(Path::new(p))).as_deref() == Ok(&key))
+            .find(|w| {
+                layout::key_of(w, reach, &|p| crate::repo::identity(Path::new(p))).as_deref()
+                    == Ok(&key)
+            })
             .ok_or_else(|| Error::not_found(format!("no workspace here syncs as {key}")))?;
         if keep.is_some() {
             self.mutate(&ws, &c.path, source, None, |current, rel| {
                 let text = current
                     .map(|b| String::from_utf8_lossy(b).into_owned())
-                    .ok_or_else(|| Error::not_found(format!("`{rel}` is gone: the conflict is over")))?;
-                Ok(Some(meta::resolve_text(&c, &text, keep).unwrap_or(text).into_bytes()))
+                    .ok_or_else(|| {
+                        Error::not_found(format!("`{rel}` is gone: the conflict is over"))
+                    })?;
+                Ok(Some(
+                    meta::resolve_text(&c, &text, keep)
+                        .unwrap_or(text)
+                        .into_bytes(),
+                ))
             })?;
         }
         if let Some(ks) = st.keys.get_mut(&key) {
@@ -981,14 +1089,19 @@ fn remote_flag(rel: &str, why: String) -> SyncFlag {
 }
 
 fn same(a: &Tree, b: &Tree) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|((p, i), (q, j))| p == q && i.id == j.id)
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((p, i), (q, j))| p == q && i.id == j.id)
 }
 
 /// What turns tree `from` into `to`.
 fn diff(from: &Tree, to: &Tree, bytes: &HashMap<String, Vec<u8>>) -> Vec<(String, Content)> {
     let mut out = Vec::new();
     for (p, i) in to {
-        if from.get(p).map(|f| &f.id) != Some(&i.id) || from.get(p).map(|f| &f.mode) != Some(&i.mode) {
+        if from.get(p).map(|f| &f.id) != Some(&i.id)
+            || from.get(p).map(|f| &f.mode) != Some(&i.mode)
+        {
             let c = match bytes.get(&i.id) {
                 Some(b) => Content::Bytes(b.clone()),
                 None => Content::Id(i.clone()),

@@ -90,7 +90,9 @@ pub fn check_remote(url: &str) -> Result<()> {
     let has_password = url
         .split_once("://")
         .and_then(|(_, rest)| rest.split('/').next())
-        .is_some_and(|auth| auth.contains('@') && auth.split('@').next().unwrap_or("").contains(':'));
+        .is_some_and(|auth| {
+            auth.contains('@') && auth.split('@').next().unwrap_or("").contains(':')
+        });
     if has_password || !crate::secrets::scan(url).is_empty() {
         return Err(Error::new(
             ErrorCode::InvalidArguments,
@@ -142,7 +144,11 @@ fn host_name() -> String {
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.'))
         .collect();
-    if h.is_empty() { "this-machine".into() } else { h }
+    if h.is_empty() {
+        "this-machine".into()
+    } else {
+        h
+    }
 }
 
 /// A file a sync did not carry, and why.
@@ -242,7 +248,10 @@ mod tests {
 
     #[test]
     fn authors_read_name_and_email() {
-        assert_eq!(author_line(Some("Ana <ana@x.org>")).unwrap(), "Ana <ana@x.org>");
+        assert_eq!(
+            author_line(Some("Ana <ana@x.org>")).unwrap(),
+            "Ana <ana@x.org>"
+        );
         assert!(author_line(Some("Ana")).unwrap().starts_with("Ana <mnemo@"));
         assert!(author_line(Some("A <b> <c>")).is_err());
         assert_eq!(author_name("Ana <ana@x.org>"), "Ana");

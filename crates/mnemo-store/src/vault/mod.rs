@@ -37,7 +37,7 @@ pub use types::{
     EntryOut, MemoryDetail, NewMemory, Patch, Semantic, Status, SyncReport, WorkspaceInfo,
     WorkspaceStatus, WriteOutcome,
 };
-pub use write::Batch;
+pub use write::{Batch, WriteHold};
 
 /// Memory on disk: files, journal, index, events.
 pub struct Vault {

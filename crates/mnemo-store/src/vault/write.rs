@@ -156,6 +156,41 @@ impl Vault {
         undoes: Option<i64>,
         f: impl FnOnce(Option<&[u8]>, &str) -> Result<Option<Vec<u8>>>,
     ) -> Result<WriteOutcome> {
+        let (_, rel) = fsutil::confine(&ws.memory_root, path)?;
+        let undoing_index = undoes.is_some() && rel == memory_md::FILE_NAME;
+        if doc::doc_kind(&rel).is_none() && !undoing_index {
+            return Err(not_a_memory(&rel));
+        }
+        let hold = self.hold_writes(ws)?;
+        self.mutate_held(&hold, ws, path, origin, undoes, f)
+    }
+
+    /// Hold a workspace's write lock across several steps (a sync reads, merges and writes with
+    /// no other writer in between); write meanwhile with [`Vault::mutate_held`]. Other processes'
+    /// and threads' writes wait. Drop it before any [`Batch`] of the workspace ends.
+    pub fn hold_writes(&self, ws: &Workspace) -> Result<WriteHold> {
+        Ok(WriteHold {
+            workspace: ws.id.clone(),
+            _lock: self.write_lock(ws)?,
+        })
+    }
+
+    /// [`Vault::mutate`] for a caller holding the workspace's write lock.
+    pub fn mutate_held(
+        &self,
+        hold: &WriteHold,
+        ws: &Workspace,
+        path: &str,
+        origin: impl Into<Origin>,
+        undoes: Option<i64>,
+        f: impl FnOnce(Option<&[u8]>, &str) -> Result<Option<Vec<u8>>>,
+    ) -> Result<WriteOutcome> {
+        if hold.workspace != ws.id {
+            return Err(Error::new(
+                ErrorCode::Locked,
+                format!("writing {} needs its own write lock", ws.id),
+            ));
+        }
         let origin = origin.into();
         let (abs, rel) = fsutil::confine(&ws.memory_root, path)?;
         let kind = doc::doc_kind(&rel);
@@ -164,7 +199,6 @@ impl Vault {
         if kind.is_none() && !undoing_index {
             return Err(not_a_memory(&rel));
         }
-        let _lock = self.write_lock(ws)?;
         let current = match fsutil::read_capped(&abs)? {
             ReadOutcome::Bytes(b) => Some(b),
             ReadOutcome::Missing => None,
@@ -368,6 +402,13 @@ impl Vault {
         }
         journal.commit(id)
     }
+}
+
+/// A workspace's write lock, held (see [`Vault::hold_writes`]).
+#[must_use = "the lock is released when this is dropped"]
+pub struct WriteHold {
+    workspace: String,
+    _lock: fs::File,
 }
 
 /// A batch of writes (see [`Vault::begin_batch`]); MEMORY.md is regenerated when it ends.

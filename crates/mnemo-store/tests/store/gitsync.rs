@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use mnemo_core::{ChangeSource, ErrorCode};
+use mnemo_core::ChangeSource;
 use mnemo_store::gitsync::state::{SyncSettings, save_settings};
 use mnemo_store::{Home, Vault};
 
@@ -120,14 +120,30 @@ fn two(t: &Path) -> (Side, Side, PathBuf) {
 fn additions_edits_and_forgets_on_two_homes_converge() {
     let t = tempfile::tempdir().unwrap();
     let (a, b, _) = two(t.path());
-    a.write("coffee.md", &topic("Coffee", "drinks", "user", "Drinks coffee at 9."));
-    a.write("tea.md", &topic("Tea", "drinks", "user", "Green tea from Kyoto."));
+    a.write(
+        "coffee.md",
+        &topic("Coffee", "drinks", "user", "Drinks coffee at 9."),
+    );
+    a.write(
+        "tea.md",
+        &topic("Tea", "drinks", "user", "Green tea from Kyoto."),
+    );
     a.sync();
     b.sync();
-    assert_eq!(a.files(), b.files(), "the first sync brings A's memories to B");
+    assert_eq!(
+        a.files(),
+        b.files(),
+        "the first sync brings A's memories to B"
+    );
     // A adds; B edits one and forgets another.
-    a.write("editor.md", &topic("Editor", "tools", "user", "Uses Helix."));
-    b.write("coffee.md", &topic("Coffee", "drinks", "user", "Drinks coffee at 10."));
+    a.write(
+        "editor.md",
+        &topic("Editor", "tools", "user", "Uses Helix."),
+    );
+    b.write(
+        "coffee.md",
+        &topic("Coffee", "drinks", "user", "Drinks coffee at 10."),
+    );
     std::fs::remove_file(b.root().join("tea.md")).unwrap();
     b.vault
         .add_forgotten("personal", &["Green tea from Kyoto.".to_owned()])
@@ -146,13 +162,21 @@ fn additions_edits_and_forgets_on_two_homes_converge() {
             .is_some(),
         "and remembered as forgotten on A"
     );
-    let pa = ra.workspaces.iter().find(|w| w.workspace == "personal").unwrap();
+    let pa = ra
+        .workspaces
+        .iter()
+        .find(|w| w.workspace == "personal")
+        .unwrap();
     assert_eq!(pa.changed.len(), 2, "{pa:?}");
     assert!(pa.group.is_some());
     assert!(rb.workspaces.iter().all(|w| w.conflicts.is_empty()));
     // Nothing is pending or incoming once both synced.
     let s = a.vault.sync_status().unwrap();
-    let p = s.workspaces.iter().find(|w| w.workspace == "personal").unwrap();
+    let p = s
+        .workspaces
+        .iter()
+        .find(|w| w.workspace == "personal")
+        .unwrap();
     assert_eq!((p.pending, p.incoming), (0, 0), "{p:?}");
     assert!(p.last_synced.is_some());
 }
@@ -161,7 +185,14 @@ fn additions_edits_and_forgets_on_two_homes_converge() {
 fn the_same_entry_edited_twice_keeps_both_until_a_person_chooses() {
     let t = tempfile::tempdir().unwrap();
     let (a, b, _) = two(t.path());
-    let body = |x: &str| topic("Prefs", "prefs", "user", &format!("Likes dark mode.\n\n{x}"));
+    let body = |x: &str| {
+        topic(
+            "Prefs",
+            "prefs",
+            "user",
+            &format!("Likes dark mode.\n\n{x}"),
+        )
+    };
     a.write("prefs.md", &body("Deploys on Fridays."));
     a.sync();
     b.sync();
@@ -174,11 +205,21 @@ fn the_same_entry_edited_twice_keeps_both_until_a_person_chooses() {
     let text = a.read("prefs.md").unwrap();
     assert!(text.contains("Mondays") && text.contains("Tuesdays") && text.contains("dark mode"));
     assert!(!text.contains("Fridays"));
-    let cb = &rb.workspaces.iter().find(|w| w.workspace == "personal").unwrap().conflicts;
+    let cb = &rb
+        .workspaces
+        .iter()
+        .find(|w| w.workspace == "personal")
+        .unwrap()
+        .conflicts;
     assert_eq!(cb.len(), 1, "{cb:?}");
     // A learns of it through the remote.
     let sa = a.vault.sync_status().unwrap();
-    let ca = &sa.workspaces.iter().find(|w| w.workspace == "personal").unwrap().conflicts;
+    let ca = &sa
+        .workspaces
+        .iter()
+        .find(|w| w.workspace == "personal")
+        .unwrap()
+        .conflicts;
     assert_eq!(ca.len(), 1);
     assert_eq!(ca[0].id, cb[0].id);
     assert_eq!(ca[0].path, "prefs.md");
@@ -188,7 +229,9 @@ fn the_same_entry_edited_twice_keeps_both_until_a_person_chooses() {
         .iter()
         .position(|c| c.texts.iter().any(|t| t.contains("Mondays")))
         .unwrap();
-    a.vault.sync_resolve(&ca[0].id, Some(monday), ChangeSource::Cli).unwrap();
+    a.vault
+        .sync_resolve(&ca[0].id, Some(monday), ChangeSource::Cli)
+        .unwrap();
     assert_eq!(a.read("prefs.md").unwrap(), body("Deploys on Mondays."));
     a.sync();
     let rb = b.sync();
@@ -206,16 +249,191 @@ fn undoing_a_syncs_group_restores_the_bytes() {
     a.sync();
     b.sync();
     let before = b.files();
-    a.write("x.md", &topic("X", "x", "user", "One.\n\nTwo, edited.\n\nThree."));
+    a.write(
+        "x.md",
+        &topic("X", "x", "user", "One.\n\nTwo, edited.\n\nThree."),
+    );
     std::fs::remove_file(a.root().join("y.md")).unwrap();
     a.write("z.md", &topic("Z", "z", "user", "Zed."));
     a.sync();
     let r = b.sync();
-    let g = r.workspaces.iter().find(|w| w.workspace == "personal").unwrap().group.unwrap();
+    let g = r
+        .workspaces
+        .iter()
+        .find(|w| w.workspace == "personal")
+        .unwrap()
+        .group
+        .unwrap();
     assert_ne!(b.files(), before);
     let info = b.vault.group(g).unwrap();
     assert_eq!(info.kind, "sync");
     assert_eq!(info.changes.len(), 3);
     b.vault.undo_group(g, ChangeSource::User).unwrap();
     assert_eq!(b.files(), before, "byte-exact");
+}
+
+/// Encode a path as Claude Code / Qwen Code name its project folder.
+fn encoded(p: &Path) -> String {
+    p.to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+#[test]
+fn one_repository_cloned_at_two_paths_shares_one_project_memory() {
+    let t = tempfile::tempdir().unwrap();
+    let (a, b, _) = two(t.path());
+    // The project: one remote, cloned at two different paths.
+    let seed = t.path().join("seed");
+    std::fs::create_dir_all(&seed).unwrap();
+    git(&seed, &["init", "-q"]);
+    std::fs::write(seed.join("README"), "webapp\n").unwrap();
+    git(&seed, &["add", "README"]);
+    git(&seed, &["commit", "-q", "-m", "first"]);
+    let origin = t.path().join("webapp.git");
+    git(
+        t.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            seed.to_str().unwrap(),
+            origin.to_str().unwrap(),
+        ],
+    );
+    let pa = t.path().join("home-a/webapp");
+    let pb = t.path().join("Users/b/code/webapp");
+    for p in [&pa, &pb] {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        git(
+            t.path(),
+            &["clone", "-q", origin.to_str().unwrap(), p.to_str().unwrap()],
+        );
+    }
+    // Each home's Claude Code keeps the project's memory under its own path.
+    let ma = a
+        .dir
+        .join("claude/projects")
+        .join(encoded(&pa))
+        .join("memory");
+    let mb = b
+        .dir
+        .join("claude/projects")
+        .join(encoded(&pb))
+        .join("memory");
+    std::fs::create_dir_all(&ma).unwrap();
+    std::fs::create_dir_all(&mb).unwrap();
+    std::fs::write(
+        ma.join("build.md"),
+        topic("Build", "how to build", "project", "Run make first."),
+    )
+    .unwrap();
+    std::fs::write(
+        mb.join("tests.md"),
+        topic("Tests", "how to test", "project", "Tests need Postgres."),
+    )
+    .unwrap();
+    let ra = a.sync();
+    let wa = ra
+        .workspaces
+        .iter()
+        .find(|w| w.workspace.starts_with("claude:"))
+        .unwrap();
+    assert!(
+        wa.key
+            .as_deref()
+            .unwrap()
+            .starts_with("project/remote~file~"),
+        "{wa:?}"
+    );
+    b.sync();
+    a.sync();
+    assert_eq!(files_under(&ma), files_under(&mb));
+    assert_eq!(files_under(&ma).len(), 2);
+    let kb = b.vault.sync_status().unwrap();
+    let wb = kb
+        .workspaces
+        .iter()
+        .find(|w| w.workspace.starts_with("claude:"))
+        .unwrap();
+    assert_eq!(wa.key, wb.key, "one key for both paths");
+    // MEMORY.md is not synced but regenerated here after the merge.
+    assert!(
+        std::fs::read_to_string(mb.join("MEMORY.md"))
+            .unwrap()
+            .contains("build.md")
+    );
+    // A project folder that is no repository does not sync, and says why.
+    let loose = t.path().join("loose");
+    std::fs::create_dir_all(&loose).unwrap();
+    std::fs::create_dir_all(
+        a.dir
+            .join("claude/projects")
+            .join(encoded(&loose))
+            .join("memory"),
+    )
+    .unwrap();
+    let s = a.vault.sync_status().unwrap();
+    let w = s.workspaces.iter().find(|w| w.label == "loose").unwrap();
+    assert!(
+        w.key.is_none()
+            && w.not_synced
+                .as_deref()
+                .unwrap()
+                .contains("not a git repository"),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn a_rejected_push_fetches_merges_and_pushes_again() {
+    let t = tempfile::tempdir().unwrap();
+    let (a, b, remote) = two(t.path());
+    a.write("x.md", &topic("X", "x", "user", "One."));
+    a.sync();
+    b.sync();
+    // Someone else's commit waits in a plain clone; the remote's hook pushes it in just before
+    // B's push lands, and turns B's push away once — as if that person pushed first.
+    let other = t.path().join("other");
+    git(
+        t.path(),
+        &[
+            "clone",
+            "-q",
+            remote.to_str().unwrap(),
+            other.to_str().unwrap(),
+        ],
+    );
+    std::fs::write(
+        other.join("mnemo/personal/memory/other.md"),
+        topic("Other", "from elsewhere", "user", "Pushed first."),
+    )
+    .unwrap();
+    git(&other, &["add", "-A"]);
+    git(&other, &["commit", "-q", "-m", "someone else"]);
+    let flag = t.path().join("once");
+    std::fs::write(&flag, "").unwrap();
+    let hook = remote.join("hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\ncat >/dev/null\nif [ -f '{flag}' ]; then\n  rm '{flag}'\n  env -u GIT_DIR -u GIT_QUARANTINE_PATH -u GIT_OBJECT_DIRECTORY -u GIT_ALTERNATE_OBJECT_DIRECTORIES git -C '{other}' push -q origin main >&2\n  echo 'rejected: someone pushed first' >&2\n  exit 1\nfi\n",
+            flag = flag.display(),
+            other = other.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    b.write("y.md", &topic("Y", "y", "user", "From B."));
+    b.sync();
+    assert!(!flag.exists(), "the hook ran");
+    assert!(
+        b.read("other.md").is_some(),
+        "B merged what was pushed first"
+    );
+    a.sync();
+    assert_eq!(a.files(), b.files());
+    assert!(a.read("y.md").is_some() && a.read("other.md").is_some());
 }

@@ -9,6 +9,8 @@
 
 mod bad_input;
 mod gitsync;
+mod gitsync_bad;
+mod gitsync_props;
 mod lock_processes;
 mod merge;
 mod private;
