@@ -20,6 +20,7 @@ mod model;
 mod remember;
 mod runtime;
 mod stats;
+mod sync;
 mod tasks;
 
 use std::path::Path;
@@ -104,6 +105,11 @@ macro_rules! for_each_command {
             set_auto_extract(workspace: String, enabled: bool) -> bool;
             stats(workspace: String) -> $crate::MemoryStats;
             embed(workspace: Option<String>) -> $crate::reexports::TaskInfo;
+            sync_now(workspace: Option<String>) -> $crate::reexports::RemoteSync;
+            sync_status() -> $crate::reexports::RemoteSync;
+            sync_settings() -> $crate::reexports::SyncSettings;
+            set_sync_settings(settings: $crate::reexports::SyncSettings) -> $crate::reexports::SyncSettings;
+            sync_resolve(id: String, keep: Option<u32>) -> $crate::reexports::SyncConflict;
         }
     };
 }
@@ -116,6 +122,7 @@ pub mod reexports {
     pub use mnemo_engine::forget::{ForgetEntry, ForgetPick, ForgetPreview};
     pub use mnemo_store::dream_report::{DreamPlan, DreamReport};
     pub use mnemo_store::fsutil::printable;
+    pub use mnemo_store::gitsync::{RemoteSync, SyncConflict, SyncSettings};
     pub use mnemo_store::index::{DocSummary, Hit};
     pub use mnemo_store::journal::{ChangeSummary, GroupInfo};
     pub use mnemo_store::tasks::{TaskInfo, TaskResult, ToolStep};
@@ -232,6 +239,7 @@ impl Api {
             .is_none();
         if first {
             self.start_embedding_loop();
+            self.start_auto_sync();
         }
         Ok(())
     }

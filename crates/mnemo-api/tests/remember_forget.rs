@@ -10,13 +10,13 @@ mod common;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mnemo_api::reexports::{ForgetPick, TaskInfo, TaskKind, TaskStatus};
+use mnemo_api::reexports::{ForgetPick, TaskKind, TaskStatus};
 use mnemo_api::{Api, NewMemory, Patch};
 use mnemo_core::{ErrorCode, MemoryType};
 use mnemo_testkit::{FakeModel, Kind, Reply};
 use serde_json::json;
 
-use common::{api, blocking, send, settings};
+use common::{api, blocking, configure, extraction_calling, send};
 
 fn root(api: &Api) -> PathBuf {
     api.home_dir().join("workspaces/personal/memory")
@@ -28,23 +28,6 @@ fn read(api: &Api, rel: &str) -> Option<String> {
 
 fn topic(name: &str, ty: &str, body: &str) -> String {
     format!("---\nname: {name}\ndescription: {name} facts\ntype: {ty}\n---\n{body}")
-}
-
-/// A chat turn whose extraction agent makes one tool call (`call`), then says it saved; returns
-/// the finished extraction task.
-async fn extraction_calling(api: &Api, fake: &FakeModel, message: &str, call: Reply) -> TaskInfo {
-    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
-    fake.push_for(Kind::Stream, Reply::text("Noted."));
-    fake.push_for(Kind::Tools, call);
-    fake.push_for(Kind::Tools, Reply::text("Saved."));
-    let id = send(api, message).await.extract_task.unwrap();
-    let a = api.clone();
-    blocking(move || a.wait_task(&id, Duration::from_secs(30)).unwrap()).await
-}
-
-async fn configure(api: &Api, fake: &FakeModel) {
-    let (a, s) = (api.clone(), settings(fake));
-    blocking(move || a.set_model_settings(s)).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -213,6 +213,13 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         ui: Option<PathBuf>,
     },
+    /// Sync memory with other machines (and teammates) through a git remote: fetch, merge by
+    /// entry, push. With no action: sync now (`--workspace` limits it to one workspace). What it
+    /// changed here is one change group per workspace: `mnemo undo --group ID` takes it back.
+    Sync {
+        #[command(subcommand)]
+        action: Option<SyncAction>,
+    },
     /// Serve memory to assistants over the Model Context Protocol on stdin/stdout (Claude Code,
     /// Qwen Code, any MCP client). Calls without a workspace use `--workspace`, else the
     /// workspace bound to the current git repository, else `personal`.
@@ -231,4 +238,55 @@ pub enum WorkspaceAction {
         /// A folder inside the repository (default: the current folder).
         dir: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SyncAction {
+    /// Per workspace: last synced, changes waiting to go out / come in, conflicts, flagged
+    /// files, the last error. No network.
+    Status,
+    /// Show or set the remote (any git URL, or a folder holding a bare repository).
+    Remote {
+        #[command(subcommand)]
+        action: Option<RemoteAction>,
+    },
+    /// Who this home's sync commits are by: `Name <email>`.
+    Author {
+        /// The author.
+        author: String,
+    },
+    /// Automatic sync (after changes and every few minutes, in the app or `mnemo serve`).
+    Auto {
+        /// `on` or `off`.
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
+    /// Resolve a conflict from `mnemo sync status`: keep one version (`--keep N`, as listed),
+    /// or `--keep-all` to keep every version and close it.
+    Resolve {
+        /// The conflict's id.
+        id: String,
+        /// The version to keep (1 = the first listed).
+        #[arg(
+            long,
+            conflicts_with = "keep_all",
+            required_unless_present = "keep_all"
+        )]
+        keep: Option<u32>,
+        /// Keep every version as it is.
+        #[arg(long)]
+        keep_all: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RemoteAction {
+    /// Set the remote.
+    Set {
+        /// A git URL (`git@host:me/memory.git`, `https://…`) or a folder path. Never put a
+        /// password or token in it: use git's credential helper or an SSH key.
+        url: String,
+    },
+    /// Stop syncing (the remote and this home's memory stay as they are).
+    Unset,
 }

@@ -9,6 +9,7 @@ mod cli;
 mod dream;
 mod memory_jobs;
 mod out;
+mod sync;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -431,6 +432,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             yes,
         } => memory_jobs::forget(&api, ws_write, &query, dry_run, yes, json),
         Command::Stats => memory_jobs::stats(&api, ws_write, json),
+        Command::Sync { action } => sync::run(&api, ws_read, action, json),
     }
 }
 

@@ -58,6 +58,11 @@ export const commands = {
 	setAutoExtract: (workspace: string, enabled: boolean) => typedError<boolean, ApiError>(__TAURI_INVOKE("set_auto_extract", { workspace, enabled })),
 	stats: (workspace: string) => typedError<MemoryStats, ApiError>(__TAURI_INVOKE("stats", { workspace })),
 	embed: (workspace: string | null) => typedError<TaskInfo, ApiError>(__TAURI_INVOKE("embed", { workspace })),
+	syncNow: (workspace: string | null) => typedError<RemoteSync, ApiError>(__TAURI_INVOKE("sync_now", { workspace })),
+	syncStatus: () => typedError<RemoteSync, ApiError>(__TAURI_INVOKE("sync_status")),
+	syncSettings: () => typedError<SyncSettings, ApiError>(__TAURI_INVOKE("sync_settings")),
+	setSyncSettings: (settings: SyncSettings) => typedError<SyncSettings, ApiError>(__TAURI_INVOKE("set_sync_settings", { settings })),
+	syncResolve: (id: string, keep: number | null) => typedError<SyncConflict, ApiError>(__TAURI_INVOKE("sync_resolve", { id, keep })),
 };
 
 /** Events */
@@ -136,7 +141,9 @@ export type ChangeSource =
 /**  The chat model, using its memory tools during a conversation. */
 "chat" | 
 /**  An assistant connected over the Model Context Protocol (`mnemo mcp`). */
-"mcp";
+"mcp" | 
+/**  A sync with the home's git remote: what other machines (or teammates) changed, merged in. */
+"sync";
 
 /**  One journaled change, without its content. */
 export type ChangeSummary = {
@@ -461,7 +468,14 @@ export type ErrorCode =
  *  A path or name holds a control character or a bidirectional override (they would inject
  *  lines into MEMORY.md or paint a terminal).
  */
-"invalid_path";
+"invalid_path" | 
+/**  Sync: the remote cannot be reached now (offline, timed out): local changes wait; retry. */
+"remote_unreachable" | 
+/**
+ *  Sync: the remote refused or is not a Mnemo memory repository (wrong URL, authentication
+ *  refused, another history): fix the remote setting.
+ */
+"remote_refused";
 
 /**  The outcome of an extraction run. */
 export type ExtractResult = {
@@ -865,6 +879,24 @@ export type RememberTask = {
 	error: ApiError | null,
 };
 
+/**  The home's sync: a run's report, or the status. */
+export type RemoteSync = {
+	/**  The remote (`None`: sync is not set up). */
+	remote: string | null,
+	/**  Automatic sync is on. */
+	auto: boolean,
+	/**  The commit this home is at. */
+	commit: string | null,
+	/**  Commits here the remote lacks / on the remote not merged here (as last fetched). */
+	ahead: number,
+	/**  See `ahead`. */
+	behind: number,
+	/**  How the last attempt ended. */
+	last_run: SyncRun | null,
+	/**  Per workspace. */
+	workspaces: WorkspaceSync[],
+};
+
 /**  Whether hybrid search can run (the API fills this in; the vault knows only the vectors). */
 export type Semantic = {
 	/**  `ready`, `not_installed`, `broken`, `off` (or `unknown` before the API looked). */
@@ -924,6 +956,40 @@ export type Strategy =
 /**  Vectors fused with BM25. */
 "hybrid";
 
+/**  One choice of a conflict: a version and who made it. */
+export type SyncChoice = {
+	/**  Whose version, in words ("Ana's version", "deleted on laptop"). */
+	label: string,
+	/**  The version: entry texts (for a field, its one value). Empty = the entries deleted. */
+	texts: string[],
+};
+
+/**  What a sync could not decide alone: kept for a person's choice, synced to every home. */
+export type SyncConflict = {
+	/**  Stable id (the same conflict has the same id on every home). */
+	id: string,
+	/**  The memory file, relative to its workspace's root. */
+	path: string,
+	/**  `edited` (both versions kept), `deleted_and_edited` (the edit kept), `field` (ours kept). */
+	kind: string,
+	/**  The frontmatter field, for `field`. */
+	field: string | null,
+	/**  The versions to choose from. */
+	choices: SyncChoice[],
+	/**  When it was found (RFC 3339). */
+	at: string,
+};
+
+/**  A file a sync did not carry, and why. */
+export type SyncFlag = {
+	/**  The file, relative to its workspace's root. */
+	path: string,
+	/**  Why it was left out, in a sentence. */
+	why: string,
+	/**  `here` (a local file that was not sent) or `remote` (a file on the remote not taken). */
+	side: string,
+};
+
 /**  What a sync or rebuild did. */
 export type SyncReport = {
 	/**  Files looked at. */
@@ -932,6 +998,30 @@ export type SyncReport = {
 	updated: number,
 	/**  Docs removed from the index. */
 	removed: number,
+};
+
+/**  How the last sync attempt ended. */
+export type SyncRun = {
+	/**  When it ended (RFC 3339). */
+	at: string,
+	/**  The error, if it failed (`remote_unreachable`: offline — local changes wait). */
+	error: ApiError | null,
+	/**  The commit this home is at afterwards. */
+	commit: string | null,
+};
+
+/**  `[sync]` in settings.toml. */
+export type SyncSettings = {
+	/**  The remote: any git URL or a path to a (bare) repository. `None`: sync is off. */
+	remote: string | null,
+	/**  Who this home's commits are by (`Name <email>`); default `Mnemo on <host>`. */
+	author: string | null,
+	/**  Sync automatically: after local changes (debounced) and on an interval. */
+	auto?: boolean,
+	/**  Carry Claude Code's project memories (default on). */
+	claude?: boolean,
+	/**  Carry Qwen Code's project memories and user layer (default on). */
+	qwen?: boolean,
 };
 
 /**  A background memory task. */
@@ -1125,6 +1215,32 @@ export type WorkspaceStatus = {
 	last_dream_at: string | null,
 	/**  PID holding `consolidation.lock`, if any. */
 	consolidation_locked_by: number | null,
+};
+
+/**  A workspace's sync, as a sync left it or as `sync status` sees it. */
+export type WorkspaceSync = {
+	/**  Workspace id. */
+	workspace: string,
+	/**  Its label. */
+	label: string,
+	/**  Where it lives in the remote (`None`: it does not sync). */
+	key: string | null,
+	/**  Why it does not sync. */
+	not_synced: string | null,
+	/**  When it last synced (RFC 3339). */
+	last_synced: string | null,
+	/**  Files changed here since the last sync, not yet sent. */
+	pending: number,
+	/**  Files changed on the remote (as last fetched), not yet merged here. */
+	incoming: number,
+	/**  Files this sync changed here. */
+	changed: string[],
+	/**  The change group holding them (undo it to take the sync's changes back). */
+	group: number | null,
+	/**  What waits for a choice. */
+	conflicts: SyncConflict[],
+	/**  Files left out, and why. */
+	flagged: SyncFlag[],
 };
 
 /**  What a write did. */

@@ -44,3 +44,31 @@ pub async fn send(api: &Api, message: &str) -> TurnResult {
         .await
         .unwrap()
 }
+
+/// Point the API at the fake model.
+pub async fn configure(api: &Api, fake: &FakeModel) {
+    let (a, s) = (api.clone(), settings(fake));
+    blocking(move || a.set_model_settings(s)).await.unwrap();
+}
+
+/// A chat turn whose extraction agent makes one tool call (`call`), then says it saved; returns
+/// the finished extraction task.
+pub async fn extraction_calling(
+    api: &Api,
+    fake: &FakeModel,
+    message: &str,
+    call: mnemo_testkit::Reply,
+) -> mnemo_api::reexports::TaskInfo {
+    use mnemo_testkit::{Kind, Reply};
+    fake.push_for(Kind::Json, Reply::json(&serde_json::json!({"paths": []})));
+    fake.push_for(Kind::Stream, Reply::text("Noted."));
+    fake.push_for(Kind::Tools, call);
+    fake.push_for(Kind::Tools, Reply::text("Saved."));
+    let id = send(api, message).await.extract_task.unwrap();
+    let a = api.clone();
+    blocking(move || {
+        a.wait_task(&id, std::time::Duration::from_secs(30))
+            .unwrap()
+    })
+    .await
+}

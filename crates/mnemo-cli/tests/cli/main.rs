@@ -16,6 +16,8 @@ mod hybrid;
 mod mcp;
 mod memory_jobs;
 mod qwen_layers;
+mod sync;
+mod sync_faults;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mnemo");
 

@@ -132,10 +132,10 @@ pub fn slug(identity: &str) -> String {
 #[must_use]
 pub fn split(path: &str) -> Option<(String, Part)> {
     let parts: Vec<&str> = path.split('/').collect();
-    let (key_len, rest) = match parts.first()? {
-        &"mnemo" if parts.len() > 2 => (2, &parts[2..]),
-        &"project" if parts.len() > 3 => (3, &parts[3..]),
-        &"qwen-user" if parts.len() > 1 => (1, &parts[1..]),
+    let (key_len, rest) = match *parts.first()? {
+        "mnemo" if parts.len() > 2 => (2, &parts[2..]),
+        "project" if parts.len() > 3 => (3, &parts[3..]),
+        "qwen-user" if parts.len() > 1 => (1, &parts[1..]),
         _ => return None,
     };
     if parts[..key_len].iter().any(|p| p.is_empty()) {

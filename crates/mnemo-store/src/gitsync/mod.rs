@@ -10,11 +10,15 @@
 //! - [`state`]: `[sync]` settings and `sync/state.json`.
 //! - [`run`]: a sync, the status, resolving a conflict.
 
+mod apply;
+mod combine;
 pub mod git;
 pub mod layout;
 pub mod meta;
+mod read;
 pub mod run;
 pub mod state;
+mod status;
 
 pub use meta::{SyncChoice, SyncConflict};
 pub use run::{RemoteSync, WorkspaceSync};

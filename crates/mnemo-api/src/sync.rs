@@ -1,0 +1,100 @@
+//! Sync across machines through git (issue 22): the commands, and automatic sync in a watching
+//! process (the app, `mnemo serve`): after local changes (debounced) and on an interval, when
+//! switched on. The work itself is `mnemo_store::gitsync`.
+
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
+
+use mnemo_core::{ChangeSource, Result};
+use mnemo_store::gitsync::{RemoteSync, SyncConflict, SyncSettings, state};
+
+use crate::Api;
+
+/// Quiet time after a local change before an automatic sync.
+const DEBOUNCE: Duration = Duration::from_secs(20);
+/// An automatic sync at least this often (what others pushed arrives without a local change).
+const INTERVAL: Duration = Duration::from_secs(5 * 60);
+
+// Commands take owned arguments: transports hand over values they deserialised.
+#[allow(clippy::needless_pass_by_value)]
+impl Api {
+    /// Sync now with the home's remote (every synced workspace, or only `workspace`): what
+    /// changed here, per workspace, with its change group; conflicts; flagged files.
+    pub fn sync_now(&self, workspace: Option<String>) -> Result<RemoteSync> {
+        self.vault.sync_remote(workspace.as_deref())
+    }
+
+    /// Sync status per workspace, without touching the network: last synced, changes waiting
+    /// to go out and to come in (as last fetched), conflicts, flagged files, the last error.
+    pub fn sync_status(&self) -> Result<RemoteSync> {
+        self.vault.sync_status()
+    }
+
+    /// The sync settings (`[sync]`).
+    pub fn sync_settings(&self) -> Result<SyncSettings> {
+        state::load_settings(&self.vault.home().root)
+    }
+
+    /// Check and save the sync settings (a URL holding a password is refused); returns what
+    /// was stored.
+    pub fn set_sync_settings(&self, settings: SyncSettings) -> Result<SyncSettings> {
+        state::save_settings(&self.vault.home().root, &settings)
+    }
+
+    /// Resolve a sync conflict: keep choice `keep` (0-based), or every version (`null`). The
+    /// file changes as the person's own write; the choice reaches other homes with the next
+    /// sync.
+    pub fn sync_resolve(&self, id: String, keep: Option<u32>) -> Result<SyncConflict> {
+        self.vault
+            .sync_resolve(&id, keep.map(|k| k as usize), self.person)
+    }
+
+    /// Automatic sync for a watching process (started once, with the watcher).
+    pub(crate) fn start_auto_sync(&self) {
+        let api = self.clone();
+        let events = self.vault.subscribe();
+        let spawned = std::thread::Builder::new()
+            .name("mnemo-auto-sync".into())
+            .spawn(move || {
+                let mut due: Option<Instant> = None;
+                let mut last = Instant::now();
+                loop {
+                    let wait = due
+                        .unwrap_or(last + INTERVAL)
+                        .saturating_duration_since(Instant::now())
+                        .max(Duration::from_millis(50));
+                    match events.recv_timeout(wait) {
+                        Ok(ev) if ev.source != ChangeSource::Sync => {
+                            due = Some(Instant::now() + DEBOUNCE);
+                            continue;
+                        }
+                        Ok(_) => continue,
+                        Err(RecvTimeoutError::Disconnected) => return,
+                        Err(RecvTimeoutError::Timeout) => {}
+                    }
+                    if due.is_none_or(|d| d > Instant::now()) && last.elapsed() < INTERVAL {
+                        continue;
+                    }
+                    due = None;
+                    last = Instant::now();
+                    let on = api
+                        .sync_settings()
+                        .is_ok_and(|s| s.auto && s.remote.is_some());
+                    if !on {
+                        continue;
+                    }
+                    match api.vault.sync_remote(None) {
+                        Ok(r) => tracing::info!(
+                            changed = r.workspaces.iter().map(|w| w.changed.len()).sum::<usize>(),
+                            "automatic sync done"
+                        ),
+                        // Recorded in the sync state; the status panel says what to do.
+                        Err(e) => tracing::warn!("automatic sync: {e}"),
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start automatic sync: {e}");
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Sync through the API (issue 22): a fact forgotten on one home is gone on the other after a
+//! sync, and an extraction there that tries to write it back is refused.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use mnemo_api::reexports::{ForgetPick, SyncSettings};
+use mnemo_api::{Api, NewMemory};
+use mnemo_core::MemoryType;
+use mnemo_store::Home;
+use mnemo_testkit::{FakeModel, Reply};
+use serde_json::json;
+
+use common::{configure, extraction_calling};
+
+fn home(dir: &std::path::Path, name: &str, remote: &std::path::Path) -> Api {
+    let api = Api::open(Home {
+        root: dir.join(name).join("home"),
+        claude_dir: dir.join(name).join("claude"),
+        qwen_dir: dir.join(name).join("qwen"),
+    })
+    .unwrap();
+    api.set_sync_settings(SyncSettings {
+        remote: Some(remote.display().to_string()),
+        author: Some(format!("{name} <{name}@example.com>")),
+        auto: false,
+        claude: true,
+        qwen: true,
+    })
+    .unwrap();
+    api
+}
+
+fn read(api: &Api, rel: &str) -> Option<String> {
+    std::fs::read_to_string(api.home_dir().join("workspaces/personal/memory").join(rel)).ok()
+}
+
+fn memory(name: &str, body: &str) -> NewMemory {
+    NewMemory {
+        name: name.into(),
+        description: format!("{name} facts"),
+        memory_type: MemoryType::User,
+        body: body.into(),
+        path: None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fact_forgotten_on_one_home_stays_forgotten_on_the_other() {
+    let t = tempfile::tempdir().unwrap();
+    let remote = t.path().join("remote.git");
+    std::fs::create_dir_all(&remote).unwrap();
+    let st = std::process::Command::new("git")
+        .args(["init", "-q", "--bare", "--initial-branch", "main"])
+        .arg(&remote)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let a = home(t.path(), "ana", &remote);
+    let b = home(t.path(), "ben", &remote);
+    a.create("personal".into(), memory("Tea", "Green tea from Kyoto."))
+        .unwrap();
+    a.create("personal".into(), memory("Coffee", "Drinks coffee at 9."))
+        .unwrap();
+    a.sync_now(None).unwrap();
+    b.sync_now(None).unwrap();
+    assert!(read(&b, "tea.md").is_some());
+    // Home A adds a memory; home B edits another and forgets a third.
+    a.create("personal".into(), memory("Editor", "Uses Helix."))
+        .unwrap();
+    let coffee = b.get("personal".into(), "coffee.md".into()).unwrap();
+    b.update(
+        "personal".into(),
+        "coffee.md".into(),
+        mnemo_api::Patch {
+            body: Some("Drinks coffee at 10.".into()),
+            expected_hash: Some(coffee.hash),
+            ..mnemo_api::Patch::default()
+        },
+    )
+    .unwrap();
+    let p = b
+        .forget_preview("personal".into(), "green tea".into())
+        .unwrap();
+    let picks: Vec<ForgetPick> = p
+        .selected
+        .iter()
+        .map(|e| ForgetPick {
+            id: e.id.clone(),
+            hash: e.hash.clone(),
+        })
+        .collect();
+    assert_eq!(picks.len(), 1);
+    b.forget("personal".into(), picks).unwrap();
+    b.sync_now(None).unwrap();
+    let r = a.sync_now(None).unwrap();
+    b.sync_now(None).unwrap();
+    for api in [&a, &b] {
+        assert!(read(api, "editor.md").is_some());
+        assert!(read(api, "coffee.md").unwrap().contains("at 10."));
+        assert!(read(api, "tea.md").is_none());
+    }
+    let g = r
+        .workspaces
+        .iter()
+        .find(|w| w.workspace == "personal")
+        .and_then(|w| w.group)
+        .unwrap();
+    let group = a.change_group(g).unwrap();
+    assert_eq!(group.kind, "sync");
+    assert!(
+        group
+            .changes
+            .iter()
+            .all(|c| c.source == mnemo_core::ChangeSource::Sync)
+    );
+    // An extraction on A that tries to write it back is refused.
+    let fake = FakeModel::start().await;
+    configure(&a, &fake).await;
+    let ex = extraction_calling(
+        &a,
+        &fake,
+        "I like green tea.",
+        Reply::tool(
+            "write_file",
+            json!({"path": "tea2.md", "content": "---\nname: Tea\ndescription: tea\ntype: user\n---\nGreen tea from Kyoto.\n"}),
+        ),
+    )
+    .await;
+    assert_eq!(ex.tools[0].ok, Some(false), "{ex:?}");
+    assert!(read(&a, "tea2.md").is_none(), "not written back");
+}

@@ -1,0 +1,181 @@
+//! `mnemo sync`: sync now, the status, the remote and author, automatic sync, resolving
+//! conflicts. A client of the API like every other command.
+
+use mnemo_api::Api;
+use mnemo_api::reexports::{RemoteSync, printable};
+use mnemo_core::Result;
+
+use crate::cli::{RemoteAction, SyncAction};
+use crate::out::emit;
+
+pub fn run(
+    api: &Api,
+    workspace: Option<&str>,
+    action: Option<SyncAction>,
+    json: bool,
+) -> Result<()> {
+    match action {
+        None => {
+            let r = api.sync_now(workspace.map(str::to_owned))?;
+            emit(json, &r, |r| report(r, true))
+        }
+        Some(SyncAction::Status) => {
+            let r = api.sync_status()?;
+            emit(json, &r, |r| report(r, false))
+        }
+        Some(SyncAction::Remote { action: None }) => {
+            let s = api.sync_settings()?;
+            emit(json, &s, |s| match &s.remote {
+                Some(r) => println!("{}", printable(r)),
+                None => println!("no sync remote: `mnemo sync remote set URL` sets one"),
+            })
+        }
+        Some(SyncAction::Remote { action: Some(a) }) => {
+            let mut s = api.sync_settings()?;
+            s.remote = match a {
+                RemoteAction::Set { url } => Some(url),
+                RemoteAction::Unset => None,
+            };
+            let s = api.set_sync_settings(s)?;
+            emit(json, &s, |s| match &s.remote {
+                Some(r) => println!(
+                    "sync remote set to {}; `mnemo sync` syncs now",
+                    printable(r)
+                ),
+                None => println!("sync is off; nothing was deleted here or on the remote"),
+            })
+        }
+        Some(SyncAction::Author { author }) => {
+            let mut s = api.sync_settings()?;
+            s.author = Some(author);
+            let s = api.set_sync_settings(s)?;
+            emit(json, &s, |s| {
+                println!(
+                    "sync commits are by {}",
+                    printable(s.author.as_deref().unwrap_or(""))
+                );
+            })
+        }
+        Some(SyncAction::Auto { state }) => {
+            let mut s = api.sync_settings()?;
+            s.auto = state == "on";
+            let s = api.set_sync_settings(s)?;
+            emit(json, &s, |s| {
+                println!(
+                    "automatic sync {} (it runs in the app or `mnemo serve`)",
+                    if s.auto { "on" } else { "off" }
+                );
+            })
+        }
+        Some(SyncAction::Resolve { id, keep, keep_all }) => {
+            let keep = if keep_all {
+                None
+            } else {
+                match keep {
+                    Some(0) | None => {
+                        return Err(mnemo_core::Error::usage(
+                            "--keep counts from 1 (the first version listed)",
+                        ));
+                    }
+                    Some(k) => Some(k - 1),
+                }
+            };
+            let c = api.sync_resolve(id, keep)?;
+            emit(json, &c, |c| {
+                let what = keep.and_then(|k| c.choices.get(k as usize)).map_or_else(
+                    || "every version kept".to_owned(),
+                    |ch| format!("kept {}", ch.label),
+                );
+                println!(
+                    "resolved the conflict in {}: {what}; the next sync takes it to your other machines",
+                    printable(&c.path)
+                );
+            })
+        }
+    }
+}
+
+fn report(r: &RemoteSync, ran: bool) {
+    let Some(remote) = &r.remote else {
+        println!("sync is not set up: `mnemo sync remote set URL` (any git URL or a folder)");
+        return;
+    };
+    println!(
+        "remote {}{}",
+        printable(remote),
+        if r.auto { " (automatic sync on)" } else { "" }
+    );
+    if let Some(run) = &r.last_run
+        && let Some(e) = &run.error
+    {
+        println!(
+            "last sync {} failed: {}",
+            mnemo_api::local_time(Some(&run.at)),
+            e.message
+        );
+    }
+    if r.ahead > 0 || r.behind > 0 {
+        println!(
+            "{} commit(s) here not yet on the remote, {} there not yet merged here",
+            r.ahead, r.behind
+        );
+    }
+    for w in &r.workspaces {
+        let Some(key) = &w.key else {
+            if !ran {
+                println!(
+                    "{}  not synced: {}",
+                    printable(&w.workspace),
+                    w.not_synced.as_deref().unwrap_or("")
+                );
+            }
+            continue;
+        };
+        let mut line = format!(
+            "{}  as {}  last synced {}",
+            printable(&w.workspace),
+            printable(key),
+            mnemo_api::local_time(w.last_synced.as_deref())
+        );
+        if ran {
+            line.push_str(&format!(", {} file(s) changed here", w.changed.len()));
+            if let Some(g) = w.group {
+                line.push_str(&format!(" (`mnemo undo --group {g}` takes them back)"));
+            }
+        } else {
+            line.push_str(&format!(
+                ", {} change(s) to send, {} to receive",
+                w.pending, w.incoming
+            ));
+        }
+        println!("{line}");
+        for c in &w.conflicts {
+            println!(
+                "  conflict {}  in {} ({}):",
+                c.id,
+                printable(&c.path),
+                c.kind.replace('_', " ")
+            );
+            for (i, ch) in c.choices.iter().enumerate() {
+                let text = if ch.texts.is_empty() {
+                    "(deleted)".to_owned()
+                } else {
+                    ch.texts.join(" / ")
+                };
+                println!(
+                    "    {}. {}: {}",
+                    i + 1,
+                    printable(&ch.label),
+                    printable(&text)
+                );
+            }
+            println!(
+                "    choose with `mnemo sync resolve {} --keep N` (or --keep-all)",
+                c.id
+            );
+        }
+        for f in &w.flagged {
+            println!("  flagged {}: {}", printable(&f.path), printable(&f.why));
+        }
+    }
+}

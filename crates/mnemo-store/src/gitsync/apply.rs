@@ -1,0 +1,166 @@
+//! Bringing this home to the merged state: bookkeeping first, then each file through the
+//! write path, journaled as one sync group per workspace.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
+
+use super::git::{Git, Tree, blob_id};
+use super::layout::{self, Meta};
+use super::meta::{self, Switches};
+use super::run::{Round, remote_flag};
+use super::state::{State, SyncFlag};
+use crate::fsutil::{self};
+use crate::journal::Origin;
+use crate::vault::{Batch, Vault};
+
+/// A file to write here: key, path, its blob as read (absent: none), the merged blob.
+type Write = (String, String, Option<String>, Option<String>);
+
+impl Vault {
+    /// Bring this home to the merged state: bookkeeping, then files (journaled, one group per
+    /// workspace); the files from the remote that may not come here. `Ok(None)`: a file changed
+    /// here meanwhile — merge again.
+    pub(super) fn apply_here<'a>(
+        &'a self,
+        git: &Git,
+        round: &Round,
+        merged: &Tree,
+        st: &State,
+        groups: &mut BTreeMap<String, (i64, Vec<String>)>,
+        batches: &mut Vec<Batch<'a>>,
+    ) -> Result<Option<Vec<(String, SyncFlag)>>> {
+        st.save(&self.home().root)?;
+        let need: Vec<String> = merged
+            .values()
+            .map(|i| i.id.clone())
+            .filter(|id| !round.bytes.contains_key(id))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let loaded = git.blobs(&need, fsutil::MAX_FILE_BYTES)?;
+        let content_of = |id: &String| round.bytes.get(id).or_else(|| loaded.get(id));
+        let mut writes: Vec<Write> = Vec::new();
+        let mut refused_here: Vec<(String, SyncFlag)> = Vec::new();
+        for (key, ws) in &round.mapped {
+            // Forgotten hashes.
+            let fpath = layout::meta_path(key, Meta::Forgotten);
+            if round.ours.get(&fpath) != merged.get(&fpath) {
+                let want = merged
+                    .get(&fpath)
+                    .and_then(|i| content_of(&i.id))
+                    .map(|b| meta::decode_set(b))
+                    .unwrap_or_default();
+                let have = self.forgotten_keys(&ws.id)?;
+                let add: Vec<String> = want.difference(&have).cloned().collect();
+                let remove: Vec<String> = have.difference(&want).cloned().collect();
+                self.change_forgotten_keys(&ws.id, &add, &remove)?;
+            }
+            let spath = layout::meta_path(key, Meta::Switches);
+            if round.ours.get(&spath) != merged.get(&spath)
+                && let Some(sw) = merged
+                    .get(&spath)
+                    .and_then(|i| content_of(&i.id))
+                    .and_then(|b| serde_json::from_slice::<Switches>(b).ok())
+            {
+                for (section, on) in sw {
+                    if ["auto_dream", "auto_extract"].contains(&section.as_str()) {
+                        crate::settings::set_switch(&self.home().root, &section, &ws.id, on)?;
+                    }
+                }
+            }
+            let prefix = format!("{key}/memory/");
+            let paths: BTreeSet<&String> = merged
+                .keys()
+                .chain(round.ours.keys())
+                .filter(|p| p.starts_with(&prefix))
+                .collect();
+            for p in paths {
+                let (o, m) = (round.ours.get(p), merged.get(p));
+                if o == m || round.refused_theirs.contains(p) {
+                    continue;
+                }
+                let rel = p[prefix.len()..].to_owned();
+                // A file that was left out here (flagged) is never overwritten.
+                if round
+                    .flagged
+                    .get(key)
+                    .is_some_and(|f| f.iter().any(|f| f.path == rel && f.side == "here"))
+                {
+                    continue;
+                }
+                if let Some(m) = m {
+                    let why = match content_of(&m.id) {
+                        Some(b) => meta::refusal(&rel, Some(&m.mode), Some(b)),
+                        None => Some("it is over the size limit".to_owned()),
+                    };
+                    if let Some(why) = why {
+                        refused_here.push((key.clone(), remote_flag(&rel, &why)));
+                        continue;
+                    }
+                }
+                writes.push((
+                    key.clone(),
+                    rel,
+                    o.map(|i| i.id.clone()),
+                    m.map(|i| i.id.clone()),
+                ));
+            }
+        }
+        let mut by_key: BTreeMap<&String, Vec<&Write>> = BTreeMap::new();
+        for w in &writes {
+            by_key.entry(&w.0).or_default().push(w);
+        }
+        for (key, ws_writes) in by_key {
+            let ws = &round.mapped[key];
+            let entry = match groups.get(&ws.id) {
+                Some((g, _)) => *g,
+                None => {
+                    let g =
+                        self.begin_group(&ws.id, "sync", None, "Sync: changes from the remote")?;
+                    groups.insert(ws.id.clone(), (g, Vec::new()));
+                    g
+                }
+            };
+            let origin = Origin {
+                source: ChangeSource::Sync,
+                group: Some(entry),
+            };
+            batches.push(self.begin_batch(ws, origin));
+            let hold = &round.holds[key];
+            for (_, rel, expect, new) in ws_writes {
+                let content = match new {
+                    Some(id) => Some(content_of(id).cloned().ok_or_else(|| {
+                        Error::new(
+                            ErrorCode::Io,
+                            format!("git lost the content of {rel}: sync again"),
+                        )
+                    })?),
+                    None => None,
+                };
+                let written = self.mutate_held(hold, ws, rel, origin, None, |current, _| {
+                    if current.map(blob_id) != *expect {
+                        return Err(Error::new(
+                            ErrorCode::Conflict,
+                            format!("{rel} changed here while syncing"),
+                        ));
+                    }
+                    Ok(content)
+                });
+                match written {
+                    Ok(w) => {
+                        if w.change_id.is_some()
+                            && let Some((_, changed)) = groups.get_mut(&ws.id)
+                            && !changed.contains(rel)
+                        {
+                            changed.push(rel.clone());
+                        }
+                    }
+                    Err(e) if e.code == ErrorCode::Conflict => return Ok(None),
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(Some(refused_here))
+    }
+}

@@ -1,0 +1,243 @@
+//! A sync's view of this home: its memory files, and the head overlaid with them.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+use mnemo_core::{Error, Result};
+
+use super::git::{Git, Tree, blob_id};
+use super::layout::{self, Meta, Part, Reach};
+use super::meta::{self, Switches};
+use super::run::{Round, item, remote_flag};
+use super::state::{State, SyncFlag, SyncSettings};
+use crate::fsutil::{self, ReadOutcome};
+use crate::vault::Vault;
+use crate::workspace::Workspace;
+
+/// A local memory file as a sync reads it.
+pub(super) struct LocalFile {
+    pub(super) rel: String,
+    pub(super) bytes: std::result::Result<Vec<u8>, String>,
+}
+
+/// Every memory file under `root` (hidden names and symbolic links are not memory).
+pub(super) fn local_files(root: &Path) -> Vec<LocalFile> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), String::new())];
+    while let Some((dir, prefix)) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let rel = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_symlink() {
+                if name.ends_with(".md") {
+                    out.push(LocalFile {
+                        rel,
+                        bytes: Err("it is a symbolic link".to_owned()),
+                    });
+                }
+            } else if ft.is_dir() {
+                stack.push((e.path(), rel));
+            } else if crate::doc::doc_kind(&rel).is_some() {
+                let bytes = match fsutil::read_capped(&e.path()) {
+                    Ok(ReadOutcome::Bytes(b)) => Ok(b),
+                    Ok(ReadOutcome::TooLarge(n)) => Err(format!(
+                        "it is {n} bytes, over the {} byte limit",
+                        fsutil::MAX_FILE_BYTES
+                    )),
+                    Ok(ReadOutcome::Missing) => continue,
+                    Err(e) => Err(e.message),
+                };
+                out.push(LocalFile { rel, bytes });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out
+}
+
+impl Vault {
+    /// This home's side: the head, with each synced workspace's files and bookkeeping overlaid.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn read_ours(
+        &self,
+        git: &Git,
+        settings: &SyncSettings,
+        only: Option<&str>,
+        st: &State,
+        base: Tree,
+        head: Tree,
+        theirs: Tree,
+    ) -> Result<Round> {
+        let reach = Reach {
+            claude: settings.claude,
+            qwen: settings.qwen,
+        };
+        let mut mapped: BTreeMap<String, Workspace> = BTreeMap::new();
+        for ws in self.workspaces()? {
+            if only.is_some_and(|o| o != ws.id) {
+                continue;
+            }
+            if let Ok(key) = layout::key_of(&ws, reach, &|p| crate::repo::identity(Path::new(p))) {
+                mapped.entry(key).or_insert(ws);
+            }
+        }
+        // A Mnemo workspace another home created arrives here too.
+        if only.is_none() {
+            let keys: BTreeSet<String> = theirs
+                .keys()
+                .filter_map(|p| layout::split(p).map(|(k, _)| k))
+                .collect();
+            for key in keys {
+                if mapped.contains_key(&key) {
+                    continue;
+                }
+                if let Some(id) = layout::mnemo_id(&key) {
+                    let memory = self.home().root.join("workspaces").join(id).join("memory");
+                    std::fs::create_dir_all(&memory)
+                        .map_err(|e| Error::io(format!("creating {}", memory.display()), &e))?;
+                    mapped.insert(key.clone(), self.workspace(id)?);
+                }
+            }
+        }
+        let mut holds = BTreeMap::new();
+        for (key, ws) in &mapped {
+            // The index (and so MEMORY.md) current first: a sync killed after a file's write
+            // and before its indexing left it behind.
+            self.sync(ws)?;
+            let hold = self.hold_writes(ws)?;
+            // Mnemo's own MEMORY.md, rebuilt if a killed sync left it behind its files (writes
+            // only when it differs; another tool's MEMORY.md is rebuilt only after a write).
+            if ws.kind == mnemo_core::WorkspaceKind::Mnemo {
+                self.write_memory_md(ws, mnemo_core::ChangeSource::Sync)?;
+            }
+            holds.insert(key.clone(), hold);
+        }
+        let mut ours = head.clone();
+        let mut bytes = HashMap::new();
+        let mut flagged: BTreeMap<String, Vec<SyncFlag>> = BTreeMap::new();
+        let mut refused_theirs = BTreeSet::new();
+        for (path, it) in &theirs {
+            if let Some((key, Part::Memory(rel))) = layout::split(path)
+                && mapped.contains_key(&key)
+                && let Some(why) = meta::refusal(&rel, Some(&it.mode), None)
+            {
+                refused_theirs.insert(path.clone());
+                flagged
+                    .entry(key)
+                    .or_default()
+                    .push(remote_flag(&rel, &why));
+            }
+        }
+        for (key, ws) in &mapped {
+            let prefix = format!("{key}/memory/");
+            let files = local_files(&ws.memory_root);
+            let present: BTreeSet<String> = files
+                .iter()
+                .map(|f| layout::memory_path(key, &f.rel))
+                .collect();
+            // Gone here: deleted, unless it never came here (refused, or not readable as ours).
+            let candidates: Vec<&String> = head
+                .keys()
+                .filter(|p| p.starts_with(&prefix) && !present.contains(*p))
+                .collect();
+            let ids: Vec<String> = candidates.iter().map(|p| head[*p].id.clone()).collect();
+            let contents = git.blobs(&ids, fsutil::MAX_FILE_BYTES)?;
+            let gone: Vec<String> = candidates
+                .into_iter()
+                .filter(|p| {
+                    let rel = &p[prefix.len()..];
+                    let it = &head[*p];
+                    let b = contents.get(&it.id).map_or(&[][..], Vec::as_slice);
+                    // Over the cap (not loaded) or refused: it never came here.
+                    contents.contains_key(&it.id)
+                        && meta::refusal(rel, Some(&it.mode), Some(b)).is_none()
+                })
+                .cloned()
+                .collect();
+            for p in gone {
+                ours.remove(&p);
+            }
+            for f in files {
+                let path = layout::memory_path(key, &f.rel);
+                let why = match &f.bytes {
+                    Ok(b) => meta::refusal(&f.rel, None, Some(b)),
+                    Err(why) => Some(why.clone()),
+                };
+                if let Some(why) = why {
+                    flagged.entry(key.clone()).or_default().push(SyncFlag {
+                        path: f.rel.clone(),
+                        why: format!("not sent: {why}"),
+                        side: "here".into(),
+                    });
+                    continue; // ours keeps what was synced before
+                }
+                let b = f.bytes.unwrap_or_default();
+                let id = blob_id(&b);
+                bytes.insert(id.clone(), b);
+                ours.insert(path, item(id));
+            }
+            // Bookkeeping.
+            let forgotten = self.forgotten_keys(&ws.id)?;
+            let mut switches = Switches::new();
+            for section in ["auto_dream", "auto_extract"] {
+                if let Some(on) = crate::settings::switch(&self.home().root, section, &ws.id) {
+                    switches.insert(section.to_owned(), on);
+                }
+            }
+            let conflicts = st
+                .keys
+                .get(key)
+                .map(|k| k.conflicts.clone())
+                .unwrap_or_default();
+            let metas: [(Meta, Option<Vec<u8>>); 3] = [
+                (
+                    Meta::Forgotten,
+                    (!forgotten.is_empty()).then(|| meta::encode_set(&forgotten)),
+                ),
+                (
+                    Meta::Switches,
+                    (!switches.is_empty()).then(|| meta::encode_json(&switches)),
+                ),
+                (
+                    Meta::Conflicts,
+                    (!conflicts.is_empty()).then(|| meta::encode_json(&conflicts)),
+                ),
+            ];
+            for (m, content) in metas {
+                let path = layout::meta_path(key, m);
+                match content {
+                    Some(b) => {
+                        let id = blob_id(&b);
+                        bytes.insert(id.clone(), b);
+                        ours.insert(path, item(id));
+                    }
+                    None => {
+                        ours.remove(&path);
+                    }
+                }
+            }
+        }
+        Ok(Round {
+            base,
+            head,
+            theirs,
+            ours,
+            bytes,
+            mapped,
+            flagged,
+            refused_theirs,
+            holds,
+        })
+    }
+}
