@@ -153,37 +153,81 @@ fn resolve(
         .filter(|e| !in_(o, e) && !in_(b, e))
         .cloned()
         .collect();
-    let new_o: Vec<String> = o.iter().filter(|e| !in_(b, e)).cloned().collect();
-    let new_t: Vec<String> = t
-        .iter()
-        .filter(|e| !in_(b, e) && !in_(o, e))
-        .cloned()
-        .collect();
-    // A choice is needed only where both sides touched the same base entries.
-    let touched_by_both = b.iter().any(|e| !in_(o, e) && !in_(t, e));
-    if touched_by_both {
-        if !new_o.is_empty() && !new_t.is_empty() {
-            conflicts.push(Conflict::Edited {
-                base: b.to_vec(),
-                ours: new_o,
-                theirs: new_t,
-            });
-        } else if new_o.is_empty() && !new_t.is_empty() {
-            conflicts.push(Conflict::DeletedAndEdited {
-                base: b.to_vec(),
-                kept: new_t,
+    // A choice is needed only where both sides changed the same base entry differently, or
+    // one edited what the other deleted. Which base entry a new entry edits: the most similar
+    // one (shared words), else — when a side removed exactly one entry here — that one.
+    let added_o: Vec<&String> = o.iter().filter(|e| !in_(b, e)).collect();
+    let added_t: Vec<&String> = t.iter().filter(|e| !in_(b, e)).collect();
+    let removed =
+        |side: &[String]| -> Vec<usize> { (0..b.len()).filter(|&i| !in_(side, &b[i])).collect() };
+    let (gone_o, gone_t) = (removed(o), removed(t));
+    let edits_of = |added: &[&String], gone: &[usize], i: usize| -> Vec<String> {
+        added
+            .iter()
+            .filter(|e| edited_base(b, gone, e) == Some(i))
+            .map(|e| (*e).clone())
+            .collect()
+    };
+    for &i in gone_o.iter().filter(|i| gone_t.contains(i)) {
+        let (eo, et) = (
+            edits_of(&added_o, &gone_o, i),
+            edits_of(&added_t, &gone_t, i),
+        );
+        match (eo.is_empty(), et.is_empty()) {
+            (false, false) if eo != et => {
+                // What one side already took from the other is not a version of its own.
+                let only = |x: &[String], y: &[String]| -> Vec<String> {
+                    let rest: Vec<String> = x.iter().filter(|e| !y.contains(e)).cloned().collect();
+                    if rest.is_empty() { x.to_vec() } else { rest }
+                };
+                conflicts.push(Conflict::Edited {
+                    base: vec![b[i].clone()],
+                    ours: only(&eo, &et),
+                    theirs: only(&et, &eo),
+                });
+            }
+            (true, false) => conflicts.push(Conflict::DeletedAndEdited {
+                base: vec![b[i].clone()],
+                kept: et,
                 deleted_by_us: true,
-            });
-        } else if new_t.is_empty() && !new_o.is_empty() {
-            conflicts.push(Conflict::DeletedAndEdited {
-                base: b.to_vec(),
-                kept: new_o,
+            }),
+            (false, true) => conflicts.push(Conflict::DeletedAndEdited {
+                base: vec![b[i].clone()],
+                kept: eo,
                 deleted_by_us: false,
-            });
+            }),
+            _ => {}
         }
     }
     out.extend(keep_o);
     out.extend(keep_t);
+}
+
+/// The base entry (index into `b`) that `entry` is an edit of, among those its side removed
+/// (`gone`): the one sharing the most words (Jaccard ≥ 1/3), else the only one removed.
+fn edited_base(b: &[String], gone: &[usize], entry: &str) -> Option<usize> {
+    let words = |s: &str| -> std::collections::HashSet<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let we = words(entry);
+    let mut best: Option<(usize, f64)> = None;
+    for &i in gone {
+        let wb = words(&b[i]);
+        let union = we.union(&wb).count();
+        if union == 0 {
+            continue;
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let j = we.intersection(&wb).count() as f64 / union as f64;
+        if j >= 1.0 / 3.0 && best.is_none_or(|(_, bj)| j > bj) {
+            best = Some((i, j));
+        }
+    }
+    best.map(|(i, _)| i)
+        .or_else(|| (gone.len() == 1).then(|| gone[0]))
 }
 
 /// The texts of a body's entries.
@@ -317,6 +361,17 @@ mod tests {
                 theirs: v(&["b2"])
             }]
         );
+    }
+
+    #[test]
+    fn edits_of_different_entries_are_no_conflict_even_without_an_anchor() {
+        // Each side edited another entry and both dropped the third: nothing both kept.
+        let b = v(&["The port is 8000.", "The owner is team 4.", "Changed in round 0."]);
+        let o = v(&["The port (A says) is 8000.", "The owner is team 4."]);
+        let t = v(&["The port is 8000.", "The owner (B says) is team 4."]);
+        let (m, c) = merge_entries(&b, &o, &t);
+        assert_eq!(m, v(&["The port (A says) is 8000.", "The owner (B says) is team 4."]));
+        assert!(c.is_empty(), "{c:?}");
     }
 
     #[test]

@@ -116,8 +116,7 @@ impl Vault {
             let entry = match groups.get(&ws.id) {
                 Some((g, _)) => *g,
                 None => {
-                    let g =
-                        self.begin_group(&ws.id, "sync", None, "Sync: changes from the remote")?;
+                    let g = self.begin_group(&ws.id, "sync", None, &round.label)?;
                     groups.insert(ws.id.clone(), (g, Vec::new()));
                     g
                 }

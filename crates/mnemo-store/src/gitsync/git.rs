@@ -271,6 +271,24 @@ impl Git {
             .filter(|s| !s.is_empty())
     }
 
+    /// Who made the commits on `to` since `from` (all of `to` without one), newest first, each
+    /// name once (of the last 200 commits).
+    #[must_use]
+    pub fn authors(&self, from: Option<&str>, to: &str) -> Vec<String> {
+        let range = from.map_or_else(|| to.to_owned(), |f| format!("{f}..{to}"));
+        let out = self
+            .local(&["log", "-n", "200", "--format=%an", &range], None)
+            .unwrap_or_default();
+        let mut names: Vec<String> = Vec::new();
+        for n in String::from_utf8_lossy(&out).lines() {
+            let n = crate::fsutil::printable(n.trim());
+            if !n.is_empty() && !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        names
+    }
+
     /// The best common ancestor of two commits (`None`: unrelated histories).
     #[must_use]
     pub fn merge_base(&self, a: &str, b: &str) -> Option<String> {

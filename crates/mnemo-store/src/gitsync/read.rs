@@ -238,6 +238,7 @@ impl Vault {
             flagged,
             refused_theirs,
             holds,
+            label: "Sync: changes from the remote".to_owned(),
         })
     }
 }

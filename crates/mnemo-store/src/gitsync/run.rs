@@ -86,6 +86,8 @@ pub(super) struct Round {
     pub(super) refused_theirs: BTreeSet<String>,
     /// Each synced workspace's write lock, from reading its files to writing the merge.
     pub(super) holds: BTreeMap<String, WriteHold>,
+    /// The label of the change groups this round opens (who the changes are from).
+    pub(super) label: String,
 }
 
 pub(super) fn item(id: String) -> Item {
@@ -226,6 +228,12 @@ impl Vault {
             .unwrap_or_else(|| "the other machine".to_owned());
         let base = self.key_bases(git, st, base, r.as_deref())?;
         let mut round = self.read_ours(git, settings, only, st, base, head, theirs)?;
+        if let Some(r) = &r {
+            let names = git.authors(base_commit.as_deref(), r);
+            if !names.is_empty() {
+                round.label = format!("Sync: changes by {}", names.join(", "));
+            }
+        }
         let merged = self.merge_round(
             git,
             &mut round,

@@ -267,6 +267,7 @@ fn undoing_a_syncs_group_restores_the_bytes() {
     assert_ne!(b.files(), before);
     let info = b.vault.group(g).unwrap();
     assert_eq!(info.kind, "sync");
+    assert_eq!(info.label, "Sync: changes by ana", "history says who");
     assert_eq!(info.changes.len(), 3);
     b.vault.undo_group(g, ChangeSource::User).unwrap();
     assert_eq!(b.files(), before, "byte-exact");
