@@ -10,10 +10,19 @@ use mnemo_store::gitsync::{RemoteSync, SyncConflict, SyncSettings, state};
 
 use crate::Api;
 
-/// Quiet time after a local change before an automatic sync.
+/// Quiet time after a local change before an automatic sync (`MNEMO_SYNC_DEBOUNCE_SECS`).
 const DEBOUNCE: Duration = Duration::from_secs(20);
-/// An automatic sync at least this often (what others pushed arrives without a local change).
+/// An automatic sync at least this often, so what others pushed arrives without a local change
+/// (`MNEMO_SYNC_INTERVAL_SECS`).
 const INTERVAL: Duration = Duration::from_secs(5 * 60);
+
+fn seconds(var: &str, default: Duration) -> Duration {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|s| *s > 0)
+        .map_or(default, Duration::from_secs)
+}
 
 // Commands take owned arguments: transports hand over values they deserialised.
 #[allow(clippy::needless_pass_by_value)]
@@ -53,6 +62,8 @@ impl Api {
     pub(crate) fn start_auto_sync(&self) {
         let api = self.clone();
         let events = self.vault.subscribe();
+        let debounce = seconds("MNEMO_SYNC_DEBOUNCE_SECS", DEBOUNCE);
+        let interval = seconds("MNEMO_SYNC_INTERVAL_SECS", INTERVAL);
         let spawned = std::thread::Builder::new()
             .name("mnemo-auto-sync".into())
             .spawn(move || {
@@ -60,19 +71,19 @@ impl Api {
                 let mut last = Instant::now();
                 loop {
                     let wait = due
-                        .unwrap_or(last + INTERVAL)
+                        .unwrap_or(last + interval)
                         .saturating_duration_since(Instant::now())
                         .max(Duration::from_millis(50));
                     match events.recv_timeout(wait) {
                         Ok(ev) if ev.source != ChangeSource::Sync => {
-                            due = Some(Instant::now() + DEBOUNCE);
+                            due = Some(Instant::now() + debounce);
                             continue;
                         }
                         Ok(_) => continue,
                         Err(RecvTimeoutError::Disconnected) => return,
                         Err(RecvTimeoutError::Timeout) => {}
                     }
-                    if due.is_none_or(|d| d > Instant::now()) && last.elapsed() < INTERVAL {
+                    if due.is_none_or(|d| d > Instant::now()) && last.elapsed() < interval {
                         continue;
                     }
                     due = None;

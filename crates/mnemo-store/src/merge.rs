@@ -366,11 +366,21 @@ mod tests {
     #[test]
     fn edits_of_different_entries_are_no_conflict_even_without_an_anchor() {
         // Each side edited another entry and both dropped the third: nothing both kept.
-        let b = v(&["The port is 8000.", "The owner is team 4.", "Changed in round 0."]);
+        let b = v(&[
+            "The port is 8000.",
+            "The owner is team 4.",
+            "Changed in round 0.",
+        ]);
         let o = v(&["The port (A says) is 8000.", "The owner is team 4."]);
         let t = v(&["The port is 8000.", "The owner (B says) is team 4."]);
         let (m, c) = merge_entries(&b, &o, &t);
-        assert_eq!(m, v(&["The port (A says) is 8000.", "The owner (B says) is team 4."]));
+        assert_eq!(
+            m,
+            v(&[
+                "The port (A says) is 8000.",
+                "The owner (B says) is team 4."
+            ])
+        );
         assert!(c.is_empty(), "{c:?}");
     }
 

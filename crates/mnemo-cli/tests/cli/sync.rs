@@ -212,3 +212,63 @@ fn bad_remotes_exit_1_with_their_code() {
     setup(&e, "http://127.0.0.1:9/m.git", "ana");
     assert_eq!(e.json_err(&["sync"], 1), "remote_unreachable");
 }
+
+/// `mnemo serve` on A with automatic sync on (short debounce and interval for the test): an
+/// outside edit on A goes out by itself, and what B pushes arrives on A without a change there.
+#[test]
+fn automatic_sync_in_a_watching_process() {
+    use std::io::BufRead;
+    let (a, b) = (Env::new(), Env::new());
+    let remote = bare(a.dir.path());
+    setup(&a, &remote, "ana");
+    setup(&b, &remote, "ben");
+    assert!(a.run(&["sync", "auto", "on"]).status.success());
+    let mut serve = a.cmd();
+    serve
+        .args(["serve", "--port", "0"])
+        .env("MNEMO_SYNC_DEBOUNCE_SECS", "1")
+        .env("MNEMO_SYNC_INTERVAL_SECS", "2")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut child = serve.spawn().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap(); // started and watching
+    let result = std::panic::catch_unwind(|| {
+        write(
+            &a.personal().join("tea.md"),
+            &topic("Tea", "tea", "user", "Green tea from Kyoto."),
+        );
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !b.personal().join("tea.md").exists() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "A never synced by itself"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            b.json(&["sync"]);
+        }
+        write(
+            &b.personal().join("coffee.md"),
+            &topic("Coffee", "coffee", "user", "Drinks coffee at 9."),
+        );
+        b.json(&["sync"]);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !a.personal().join("coffee.md").exists() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "B's change never arrived on A"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        let s = a.json(&["sync", "status"]);
+        assert_eq!(s["auto"], true);
+        assert!(s["last_run"]["error"].is_null(), "{s}");
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    drop(out);
+    if let Err(p) = result {
+        std::panic::resume_unwind(p);
+    }
+}
