@@ -3,13 +3,16 @@
 // "Test connection" that saves nothing, dialogs by keyboard only (Escape anywhere, Tab kept
 // inside, focus back where it was), an undone dream that offers Redo and no link to a file that
 // is gone, and an axe-core pass with no serious violations. Screenshots of every view land in
-// tests/e2e/artifacts/ (view-<view>-<width>-<scheme>.png).
+// tests/e2e/artifacts/ (view-<view>-<width>-<scheme>.png); sync (issue 22) as the Status view and
+// the settings show it — synced with a bare repository that a second home (the CLI) edited too, so
+// a conflict waits — in view-status-sync-* and settings-sync-*.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AxeBuilder } from "@axe-core/playwright";
-import { makeHome, startServer, topic, artifacts, waitFor, launchChromium } from "./fixture.mjs";
+import { makeHome, startServer, topic, artifacts, waitFor, launchChromium, targetDir } from "./fixture.mjs";
 
 const TESTING = topic("Testing habits", "How the user wants tests written", "feedback", "Integration tests hit a real database.\nWhy: mocks hid a broken migration.");
 // Its first entry repeats testing.md's, its second is its own: the dream rewrites this file.
@@ -270,4 +273,100 @@ test("every dialog works by keyboard alone: opened with Enter, Tab kept inside, 
   }
   // Escape on the delete confirmation deleted nothing.
   assert.ok(existsSync(file("response-style.md")));
+});
+
+/** `mnemo` at the command line on another home (a second machine), its stdout. */
+function otherMachine(home, ...args) {
+  const bin = process.env.MNEMO_BIN || join(targetDir, "debug/mnemo");
+  const empty = join(fixture.dir, "other-tools");
+  mkdirSync(empty, { recursive: true });
+  const env = { ...fixture.env, MNEMO_HOME: home, MNEMO_CLAUDE_DIR: empty, MNEMO_QWEN_DIR: empty, MNEMO_EMBED_MODEL: "off" };
+  return execFileSync(bin, ["--home", home, ...args], { env, encoding: "utf8" });
+}
+
+test("sync in the Status view and in the settings: a conflict between two machines, shot at two widths, light and dark; axe-core finds nothing serious", async () => {
+  // A remote of the fixture's own: a bare repository next to the home.
+  const remote = join(fixture.dir, "remote.git");
+  execFileSync("git", ["init", "--bare", "--quiet", remote]);
+  const saved = await api("set_sync_settings", { settings: { remote, author: "Ana <ana@example.org>", auto: false, claude: true, qwen: true } });
+  assert.equal(saved.remote, remote, JSON.stringify(saved));
+  let chatWasOpen = false;
+  try {
+    await page.locator('[data-testid="workspace-item"][data-id="personal"]').click();
+    await view("status");
+    const section = page.getByTestId("sync-status");
+    await section.waitFor();
+    await page.getByTestId("sync-now").click();
+    const outcome = page.getByTestId("sync-outcome");
+    await outcome.waitFor({ timeout: 30000 });
+    assert.match(await outcome.innerText(), /changed here/);
+    await waitFor(async () => /^Synced just now\.$/.test(await page.getByTestId("sync-sentence").innerText()), "the synced sentence");
+    assert.equal(await section.getByTestId("inline-error").count(), 0, "no error after a sync with a reachable remote");
+
+    // A second machine takes the memory, edits an entry and sends it; this one edits the same entry.
+    const other = join(fixture.dir, "other-home");
+    otherMachine(other, "sync", "remote", "set", remote);
+    otherMachine(other, "sync", "author", "Bo <bo@example.org>");
+    otherMachine(other, "sync");
+    const theirs = join(other, "workspaces/personal/memory/response-style.md");
+    writeFileSync(theirs, readFileSync(theirs, "utf8").replace("Keep replies short.", "Keep replies very short."));
+    otherMachine(other, "sync");
+    writeFileSync(file("response-style.md"), readFileSync(file("response-style.md"), "utf8").replace("Keep replies short.", "Keep replies under five lines."));
+    await waitFor(async () => (await api("sync_status")).workspaces.find((w) => w.workspace === "personal")?.pending >= 1, "the edit waiting to be sent");
+    await page.getByTestId("sync-now").click();
+    const conflict = page.getByTestId("sync-conflict");
+    await conflict.waitFor({ timeout: 30000 });
+    assert.match(await conflict.innerText(), /Response style: the same entry was edited on two machines; both versions are kept until you choose\./);
+    assert.deepEqual(await conflict.getByTestId("sync-keep").allInnerTexts(), ["Keep Ana's version", "Keep Bo's version"]);
+    assert.match(await page.getByTestId("sync-sentence").innerText(), /^1 conflict waits for your choice\.$/);
+    const badge = page.locator('[data-testid="workspace-item"][data-id="personal"] [data-testid="sync-badge"]');
+    await badge.waitFor();
+    assert.equal(await badge.getAttribute("title"), "1 conflict waits for your choice. Open Status to choose.");
+
+    // At 1,000 px the chat is a drawer over the Status view: hidden while the sync is shot.
+    chatWasOpen = (await page.getByTestId("chat-input").count()) > 0;
+    if (chatWasOpen) await page.getByTestId("chat-toggle").click();
+    const found = [];
+    const check = async (what, scheme) => {
+      const r = await new AxeBuilder({ page }).analyze();
+      for (const x of r.violations.filter((x) => x.impact === "serious" || x.impact === "critical")) {
+        found.push(`${what} (${scheme}): ${x.id} (${x.impact}) — ${x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+      }
+    };
+    for (const width of [1440, 1000]) {
+      await page.setViewportSize({ width, height: width === 1000 ? 700 : 900 });
+      for (const scheme of ["light", "dark"]) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await section.scrollIntoViewIfNeeded();
+        await page.waitForTimeout(150);
+        await page.screenshot({ path: join(artifacts, `view-status-sync-${width}-${scheme}.png`) });
+        if (width === 1440) await check("status: sync", scheme);
+        // The settings open at their Sync section.
+        await page.getByTestId("sync-open-settings").focus();
+        await page.keyboard.press("Enter");
+        const dialog = page.getByTestId("model-settings");
+        await page.getByTestId("sync-remote").waitFor();
+        assert.equal(await page.getByTestId("sync-remote").inputValue(), remote);
+        await waitFor(async () => page.getByTestId("sync-remote").evaluate((el) => el === document.activeElement), "the remote field focused");
+        await page.waitForTimeout(150);
+        await page.screenshot({ path: join(artifacts, `settings-sync-${width}-${scheme}.png`) });
+        if (width === 1440) await check("settings: sync", scheme);
+        await page.keyboard.press("Escape");
+        await dialog.waitFor({ state: "detached" });
+      }
+    }
+    assert.deepEqual(found, []);
+    // Both versions stay; the conflict closes, here and (with the next sync) on the other machine.
+    await page.getByTestId("sync-keep-all").click();
+    await conflict.waitFor({ state: "detached" });
+    await badge.waitFor({ state: "detached" });
+    const both = readFileSync(file("response-style.md"), "utf8");
+    assert.match(both, /under five lines/);
+    assert.match(both, /very short/);
+  } finally {
+    if (chatWasOpen && (await page.getByTestId("chat-input").count()) === 0) await page.getByTestId("chat-toggle").click();
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await api("set_sync_settings", { settings: { remote: null, author: null, auto: false, claude: true, qwen: true } });
+  }
 });

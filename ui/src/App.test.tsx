@@ -4,7 +4,7 @@ import { App, CHAT_OPEN_KEY, SEARCH_DEBOUNCE_MS } from "./App";
 import { ToastProvider } from "./components/common/Toasts";
 import { commands } from "./lib/bindings";
 import type { TaskInfo } from "./lib/bindings";
-import { DOCS, MODEL_SETTINGS, WORKSPACES, detailOf, err, ok, status, task } from "./test/fixtures";
+import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, WORKSPACES, detailOf, err, ok, remoteSync, status, task } from "./test/fixtures";
 
 vi.mock("./lib/bindings", () => ({
   commands: {
@@ -44,6 +44,10 @@ vi.mock("./lib/bindings", () => ({
     autoDream: vi.fn(),
     setAutoDream: vi.fn(),
     setPinned: vi.fn(),
+    syncStatus: vi.fn(),
+    syncSettings: vi.fn(),
+    setSyncSettings: vi.fn(),
+    syncNow: vi.fn(),
   },
 }));
 
@@ -82,6 +86,8 @@ beforeEach(() => {
   api.chatTranscript.mockResolvedValue(err("not_found", "no such chat"));
   api.tasks.mockResolvedValue(ok([]));
   api.autoDream.mockResolvedValue(ok(true));
+  api.syncStatus.mockResolvedValue(ok(remoteSync({ remote: null })));
+  api.syncSettings.mockResolvedValue(ok(SYNC_SETTINGS));
   localStorage.clear();
 });
 

@@ -8,7 +8,21 @@ import { ToastProvider } from "./components/common/Toasts";
 import { commands } from "./lib/bindings";
 import type { MemoryStats, RememberTask } from "./lib/bindings";
 import { workspaceTitle } from "./components/browser/Sidebar";
-import { DOCS, MODEL_SETTINGS, WORKSPACES, detailOf, err, ok, status, task } from "./test/fixtures";
+import {
+  DOCS,
+  MODEL_SETTINGS,
+  SYNC_SETTINGS,
+  WORKSPACES,
+  detailOf,
+  err,
+  ok,
+  remoteSync,
+  status,
+  syncConflict,
+  task,
+  workspaceSync,
+} from "./test/fixtures";
+import { syncChanged } from "./lib/useSyncStatus";
 
 vi.mock("./lib/bindings", () => ({
   commands: {
@@ -38,6 +52,11 @@ vi.mock("./lib/bindings", () => ({
     undoGroup: vi.fn(),
     changeGroup: vi.fn(),
     diff: vi.fn(),
+    syncStatus: vi.fn(),
+    syncResolve: vi.fn(),
+    syncSettings: vi.fn(),
+    setSyncSettings: vi.fn(),
+    syncNow: vi.fn(),
   },
 }));
 
@@ -100,6 +119,8 @@ beforeEach(() => {
   api.tasks.mockResolvedValue(ok([]));
   api.autoDream.mockResolvedValue(ok(true));
   api.stats.mockResolvedValue(ok(STATS));
+  api.syncStatus.mockResolvedValue(ok(remoteSync({ remote: null })));
+  api.syncSettings.mockResolvedValue(ok(SYNC_SETTINGS));
   localStorage.clear();
 });
 
@@ -130,6 +151,43 @@ describe("sidebar", () => {
       "/home/u/src/proj\nmemory: /home/u/.claude/projects/proj/memory\n1 memories · 0 daily logs · 0 invalid",
     );
     expect(workspaceTitle(WORKSPACES[0])).toBe("/home/u/.local/share/mnemo/workspaces/personal/memory\n5 memories · 0 daily logs · 1 invalid");
+  });
+});
+
+describe("sync badges", () => {
+  it("mark a workspace with conflicts or changes waiting, with a sentence as tooltip, and nothing when all is synced", async () => {
+    api.syncStatus.mockResolvedValue(
+      ok(
+        remoteSync({
+          workspaces: [
+            workspaceSync({ conflicts: [syncConflict()] }),
+            workspaceSync({ workspace: "claude-proj", key: "project/git.example~me~proj/claude", pending: 2 }),
+          ],
+        }),
+      ),
+    );
+    renderApp();
+    const items = await screen.findAllByTestId("workspace-item");
+    const row = (id: string) => items.find((i) => i.getAttribute("data-id") === id)!;
+    const badge = await within(row("personal")).findByTestId("sync-badge");
+    expect(badge.textContent).toBe("⇅1");
+    expect(badge.getAttribute("data-kind")).toBe("conflict");
+    expect(badge.getAttribute("title")).toBe("1 conflict waits for your choice. Open Status to choose.");
+    const pending = within(row("claude-proj")).getByTestId("sync-badge");
+    expect(pending.getAttribute("title")).toBe("2 changes wait to be sent.");
+    // Resolved elsewhere: read again after a sync here.
+    api.syncStatus.mockResolvedValue(ok(remoteSync()));
+    act(() => syncChanged());
+    await waitFor(() => expect(screen.queryAllByTestId("sync-badge")).toHaveLength(0));
+  });
+
+  it("show nothing when the status cannot be read", async () => {
+    api.syncStatus.mockResolvedValue(err("corrupt", "sync/state.json is not valid JSON"));
+    renderApp();
+    await screen.findAllByTestId("workspace-item");
+    await waitFor(() => expect(api.syncStatus).toHaveBeenCalled());
+    expect(screen.queryAllByTestId("sync-badge")).toHaveLength(0);
+    expect(screen.queryByTestId("inline-error")).toBeNull();
   });
 });
 

@@ -47,6 +47,9 @@ impl Api {
     /// Check and save the sync settings (a URL holding a password is refused); returns what
     /// was stored.
     pub fn set_sync_settings(&self, settings: SyncSettings) -> Result<SyncSettings> {
+        for id in settings.shared.keys() {
+            self.vault.workspace(id)?;
+        }
         state::save_settings(&self.vault.home().root, &settings)
     }
 

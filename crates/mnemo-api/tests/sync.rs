@@ -26,6 +26,7 @@ fn home(dir: &std::path::Path, name: &str, remote: &std::path::Path) -> Api {
         auto: false,
         claude: true,
         qwen: true,
+        shared: std::collections::BTreeMap::new(),
     })
     .unwrap();
     api

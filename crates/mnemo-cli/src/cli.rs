@@ -250,6 +250,16 @@ pub enum SyncAction {
         #[command(subcommand)]
         action: Option<RemoteAction>,
     },
+    /// Share the workspace given with `--workspace` with a team: it syncs through the team's
+    /// remote (a repository the team shares) instead of this home's, and every write to it says
+    /// so.
+    Share {
+        /// The team's remote: a git URL or a folder path.
+        url: String,
+    },
+    /// Stop sharing the workspace given with `--workspace` (it syncs with this home's remote
+    /// again; nothing is deleted anywhere).
+    Unshare,
     /// Who this home's sync commits are by: `Name <email>`.
     Author {
         /// The author.

@@ -45,6 +45,40 @@ pub fn run(
                 None => println!("sync is off; nothing was deleted here or on the remote"),
             })
         }
+        Some(SyncAction::Share { url }) => {
+            let ws = workspace.ok_or_else(|| {
+                mnemo_core::Error::usage(
+                    "say which workspace to share: `mnemo --workspace ID sync share URL`",
+                )
+            })?;
+            let mut s = api.sync_settings()?;
+            s.shared.insert(ws.to_owned(), url);
+            let s = api.set_sync_settings(s)?;
+            emit(json, &s, |s| {
+                println!(
+                    "{} is shared through {}; `mnemo sync` sends it there, and teammates who share it \
+                     get your changes",
+                    printable(ws),
+                    printable(s.shared.get(ws).map_or("", String::as_str))
+                );
+            })
+        }
+        Some(SyncAction::Unshare) => {
+            let ws = workspace.ok_or_else(|| {
+                mnemo_core::Error::usage("say which workspace: `mnemo --workspace ID sync unshare`")
+            })?;
+            let mut s = api.sync_settings()?;
+            if s.shared.remove(ws).is_none() {
+                return Err(mnemo_core::Error::not_found(format!(
+                    "{} is not shared",
+                    printable(ws)
+                )));
+            }
+            let s = api.set_sync_settings(s)?;
+            emit(json, &s, |_| {
+                println!("{} syncs with this home's remote again", printable(ws));
+            })
+        }
         Some(SyncAction::Author { author }) => {
             let mut s = api.sync_settings()?;
             s.author = Some(author);
@@ -96,15 +130,20 @@ pub fn run(
 }
 
 fn report(r: &RemoteSync, ran: bool) {
-    let Some(remote) = &r.remote else {
-        println!("sync is not set up: `mnemo sync remote set URL` (any git URL or a folder)");
-        return;
-    };
-    println!(
-        "remote {}{}",
-        printable(remote),
-        if r.auto { " (automatic sync on)" } else { "" }
-    );
+    match &r.remote {
+        Some(remote) => println!(
+            "remote {}{}",
+            printable(remote),
+            if r.auto { " (automatic sync on)" } else { "" }
+        ),
+        None if r.workspaces.iter().any(|w| w.shared) => {
+            println!("no remote of this home's own; shared workspaces sync with their teams");
+        }
+        None => {
+            println!("sync is not set up: `mnemo sync remote set URL` (any git URL or a folder)");
+            return;
+        }
+    }
     if let Some(run) = &r.last_run
         && let Some(e) = &run.error
     {
@@ -132,9 +171,17 @@ fn report(r: &RemoteSync, ran: bool) {
             continue;
         };
         let mut line = format!(
-            "{}  as {}  last synced {}",
+            "{}  as {}{}  last synced {}",
             printable(&w.workspace),
             printable(key),
+            if w.shared {
+                format!(
+                    " (shared with a team through {})",
+                    printable(w.remote.as_deref().unwrap_or(""))
+                )
+            } else {
+                String::new()
+            },
             mnemo_api::local_time(w.last_synced.as_deref())
         );
         if ran {

@@ -263,6 +263,22 @@ impl Home {
         }
         let layers = self.qwen_layers(&out, &mut refused);
         out.extend(layers);
+        // A workspace shared with a team through sync says so with every write, as Qwen Code's
+        // team layer does.
+        if let Ok(sync) = crate::gitsync::state::load_settings(&self.root) {
+            for w in &mut out {
+                if w.shared.is_none()
+                    && let Some(url) = sync.shared.get(&w.id)
+                {
+                    w.shared = Some(format!(
+                        "{} is shared with your team through {}: this change reaches every \
+                         member at the next sync",
+                        w.label,
+                        crate::fsutil::printable(url)
+                    ));
+                }
+            }
+        }
         for f in self.settings()?.folders {
             let key = sanitize(&f.path.to_string_lossy());
             let book = self.root.join("external").join("folder").join(&key);

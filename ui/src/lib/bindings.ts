@@ -1022,6 +1022,11 @@ export type SyncSettings = {
 	claude?: boolean,
 	/**  Carry Qwen Code's project memories and user layer (default on). */
 	qwen?: boolean,
+	/**
+	 *  Workspaces shared with a team: workspace id → the team's remote. A shared workspace
+	 *  syncs through that remote instead of the home's.
+	 */
+	shared?: { [key in string]: string },
 };
 
 /**  A background memory task. */
@@ -1225,6 +1230,10 @@ export type WorkspaceSync = {
 	label: string,
 	/**  Where it lives in the remote (`None`: it does not sync). */
 	key: string | null,
+	/**  The remote it syncs through (a team's, when it is shared). */
+	remote: string | null,
+	/**  It is shared with a team through its own remote. */
+	shared: boolean,
 	/**  Why it does not sync. */
 	not_synced: string | null,
 	/**  When it last synced (RFC 3339). */

@@ -16,6 +16,9 @@ const LEAD: Partial<Record<string, string>> = {
   network: "Mnemo's background service isn't answering. Is Mnemo still running?",
   locked: "Another Mnemo job is working on this memory folder right now.",
   corrupt: "A file Mnemo keeps is damaged.",
+  remote_unreachable: "The sync remote can't be reached right now. Your changes wait here and go out with the next sync.",
+  remote_refused:
+    "The sync remote refused Mnemo, or it isn't a memory repository Mnemo can use: check the address in Settings.",
 };
 
 const NEXT: Partial<Record<string, NextStep>> = {
@@ -24,6 +27,14 @@ const NEXT: Partial<Record<string, NextStep>> = {
   network: "retry",
   io: "retry",
   locked: "retry",
+  remote_unreachable: "retry",
+  remote_refused: "settings",
+};
+
+/** What the server's message repeats of a code's lead, left out when the lead says it already. */
+const REPEATS: Partial<Record<string, RegExp>> = {
+  // "…: local changes wait; sync again later" / "…when the network is back".
+  remote_unreachable: /[\s:;,—-]*local changes wait\b[^.]*/gi,
 };
 
 /**
@@ -33,7 +44,7 @@ const NEXT: Partial<Record<string, NextStep>> = {
 export function plainMessage(message: string): string {
   let m = message
     // "see `mnemo history x`", "(see `mnemo …`)", "run `mnemo …`": advice for a terminal.
-    .replace(/\s*[(—-]?\s*(?:see|run|use|try)\s+`mnemo[^`]*`\)?/gi, "")
+    .replace(/\s*[(—-]?\s*(?:see|run|use|try|with)\s+`mnemo[^`]*`\)?/gi, "")
     .replace(/\s*\(os error \d+\)/g, "")
     .replace(/`([^`]*)`/g, "“$1”")
     .replace(/^chat needs a model:\s*/i, "")
@@ -50,7 +61,8 @@ export function plainMessage(message: string): string {
 /** One error, explained for the person in front of the app. */
 export function explain(error: UiError): Explained {
   const lead = LEAD[error.code];
-  const detail = plainMessage(error.message);
+  const repeats = REPEATS[error.code];
+  const detail = plainMessage(repeats ? error.message.replace(repeats, "") : error.message);
   const sentence = lead ? (detail && !lead.includes(detail) ? `${lead} ${detail}` : lead) : detail || "Something went wrong.";
   return { sentence, next: NEXT[error.code] ?? "none" };
 }

@@ -67,6 +67,8 @@ describe("who made a change", () => {
     expect(actorOf("user").label).toBe("You");
     expect(actorOf("cli").label).toBe("You, at the command line");
     expect(actorOf("watcher").label).toBe("Outside editor");
-    expect(actorOf("sync").label).toBe("sync");
+    expect(actorOf("sync")).toEqual({ label: "Sync", icon: "⇅" });
+    // A source this build does not know yet (a newer server): its own name.
+    expect(actorOf("robot").label).toBe("robot");
   });
 });

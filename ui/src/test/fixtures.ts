@@ -7,9 +7,13 @@ import type {
   MemoryStats,
   ModelSettings,
   Semantic,
+  RemoteSync,
   Status,
+  SyncConflict,
+  SyncSettings,
   TaskInfo,
   WorkspaceInfo,
+  WorkspaceSync,
 } from "../lib/bindings";
 import type { Result } from "../lib/transport";
 
@@ -158,3 +162,56 @@ export function task(id: string, extra: Partial<TaskInfo> = {}): TaskInfo {
 export function change(id: number, path: string, extra: Partial<ChangeSummary> = {}): ChangeSummary {
   return { id, workspace: "personal", path, source: "user", at: "2026-03-01T10:00:00Z", op: "modify", undoes: null, group: null, undone_by: null, ...extra };
 }
+
+/** One workspace's sync: synced at 10:00, nothing waiting. */
+export function workspaceSync(extra: Partial<WorkspaceSync> = {}): WorkspaceSync {
+  return {
+    workspace: "personal",
+    label: "Personal",
+    key: "mnemo/personal",
+    remote: "git@git.example:me/memory.git",
+    shared: false,
+    not_synced: null,
+    last_synced: "2026-03-01T10:00:00Z",
+    pending: 0,
+    incoming: 0,
+    changed: [],
+    group: null,
+    conflicts: [],
+    flagged: [],
+    ...extra,
+  };
+}
+
+/** A sync with a remote set up; `workspaces` as given (the personal one synced by default). */
+export function remoteSync(extra: Partial<RemoteSync> = {}): RemoteSync {
+  return {
+    remote: "git@git.example:me/memory.git",
+    auto: false,
+    commit: "c0ffee",
+    ahead: 0,
+    behind: 0,
+    last_run: { at: "2026-03-01T10:00:00Z", error: null, commit: "c0ffee" },
+    workspaces: [workspaceSync()],
+    ...extra,
+  };
+}
+
+/** Two machines edited the same entry of prefs.md differently. */
+export function syncConflict(extra: Partial<SyncConflict> = {}): SyncConflict {
+  return {
+    id: "k1",
+    path: "prefs.md",
+    kind: "edited",
+    field: null,
+    choices: [
+      { label: "Ana's version", texts: ["Tabs, width 4."] },
+      { label: "laptop's version", texts: ["Spaces, width 2."] },
+    ],
+    at: "2026-03-01T10:00:00Z",
+    ...extra,
+  };
+}
+
+/** Sync settings as a fresh home has them: no remote, Claude Code and Qwen Code included. */
+export const SYNC_SETTINGS: SyncSettings = { remote: null, author: null, auto: false, claude: true, qwen: true, shared: {} };

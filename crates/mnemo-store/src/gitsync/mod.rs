@@ -11,6 +11,7 @@
 //! - [`run`]: a sync, the status, resolving a conflict.
 
 mod apply;
+pub mod channel;
 mod combine;
 pub mod git;
 pub mod layout;

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use mnemo_core::{Error, Result};
 
+use super::channel::Scope;
 use super::git::{Git, Tree, blob_id};
 use super::layout::{self, Meta, Part, Reach};
 use super::meta::{self, Switches};
@@ -73,7 +74,7 @@ impl Vault {
         &self,
         git: &Git,
         settings: &SyncSettings,
-        only: Option<&str>,
+        scope: &Scope,
         st: &State,
         base: Tree,
         head: Tree,
@@ -85,7 +86,7 @@ impl Vault {
         };
         let mut mapped: BTreeMap<String, Workspace> = BTreeMap::new();
         for ws in self.workspaces()? {
-            if only.is_some_and(|o| o != ws.id) {
+            if !scope.covers(&ws.id) {
                 continue;
             }
             if let Ok(key) = layout::key_of(&ws, reach, &|p| crate::repo::identity(Path::new(p))) {
@@ -93,7 +94,7 @@ impl Vault {
             }
         }
         // A Mnemo workspace another home created arrives here too.
-        if only.is_none() {
+        {
             let keys: BTreeSet<String> = theirs
                 .keys()
                 .filter_map(|p| layout::split(p).map(|(k, _)| k))
@@ -102,7 +103,9 @@ impl Vault {
                 if mapped.contains_key(&key) {
                     continue;
                 }
-                if let Some(id) = layout::mnemo_id(&key) {
+                if let Some(id) = layout::mnemo_id(&key)
+                    && scope.covers(id)
+                {
                     let memory = self.home().root.join("workspaces").join(id).join("memory");
                     std::fs::create_dir_all(&memory)
                         .map_err(|e| Error::io(format!("creating {}", memory.display()), &e))?;

@@ -13,6 +13,7 @@ use std::path::Path;
 use mnemo_core::{Error, ErrorCode, Result};
 use serde::Serialize;
 
+use super::channel::{self, Scope};
 use super::git::{Content, Git, Item, Tree};
 use super::layout::{self};
 use super::meta::SyncConflict;
@@ -30,6 +31,10 @@ pub struct WorkspaceSync {
     pub label: String,
     /// Where it lives in the remote (`None`: it does not sync).
     pub key: Option<String>,
+    /// The remote it syncs through (a team's, when it is shared).
+    pub remote: Option<String>,
+    /// It is shared with a team through its own remote.
+    pub shared: bool,
     /// Why it does not sync.
     pub not_synced: Option<String>,
     /// When it last synced (RFC 3339).
@@ -98,71 +103,73 @@ pub(super) fn item(id: String) -> Item {
 }
 
 impl Vault {
-    /// Sync with the home's remote (all synced workspaces, or only `only`): see the module docs.
-    /// Racing syncs of one home (the app and the CLI) take turns.
+    /// Sync with the home's remote — and each shared workspace with its team's remote — (every
+    /// synced workspace, or only `only`): see the module docs. Racing syncs of one home (the app
+    /// and the CLI) take turns. A remote that fails does not stop the others; the first error
+    /// is returned after all ran.
     pub fn sync_remote(&self, only: Option<&str>) -> Result<RemoteSync> {
         let home = self.home().root.clone();
         let settings = state::load_settings(&home)?;
-        let Some(url) = settings.remote.clone() else {
-            return Err(Error::usage(
-                "no sync remote is set: run `mnemo sync remote set URL` (any git URL, or a folder \
-                 holding a bare repository), or set it in the app's settings",
-            ));
-        };
         if let Some(id) = only {
             self.workspace(id)?;
+        }
+        let chans = channel::channels(&home, &settings, only);
+        if chans.is_empty() {
+            return Err(Error::usage(match only {
+                Some(w) => format!(
+                    "no sync remote carries `{w}`: run `mnemo sync remote set URL` (any git URL, \
+                     or a folder holding a bare repository), or share it with `mnemo sync share URL`"
+                ),
+                None => "no sync remote is set: run `mnemo sync remote set URL` (any git URL, or \
+                         a folder holding a bare repository), or set it in the app's settings"
+                    .to_owned(),
+            }));
         }
         let dir = state::sync_dir(&home);
         fsutil::private_dir(&dir)
             .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
         let _lock = fsutil::lock_file(&dir.join(".sync.lock"))?;
-        let git = Git::open(&dir.join("repo.git"))?;
-        git.set_remote(&url)?;
         let mut st = State::load(&home);
         let mut groups: BTreeMap<String, (i64, Vec<String>)> = BTreeMap::new();
-        let mut result = Err(Error::new(ErrorCode::Io, "sync did not run"));
-        for attempt in 1..=MAX_ATTEMPTS {
-            result = self.sync_round(&git, &settings, only, &mut st, &mut groups);
-            match &result {
-                Ok(true) => break,
-                Ok(false) => {
-                    tracing::info!(
-                        attempt,
-                        "the remote moved on (or a file changed) during sync: again"
-                    );
-                    // Back off a little, by a varying amount, so two homes pushing at once part.
-                    let jitter = u64::from(
-                        std::time::SystemTime::now()
-                            .duration_since(std::time::UNIX_EPOCH)
-                            .map_or(0, |d| d.subsec_nanos())
-                            % 100,
-                    );
-                    std::thread::sleep(std::time::Duration::from_millis(
-                        u64::from(attempt) * (50 + jitter),
-                    ));
-                    result = Err(Error::new(
-                        ErrorCode::Conflict,
-                        format!(
-                            "the remote kept moving (or files here kept changing) through {MAX_ATTEMPTS} \
-                             attempts: sync again in a moment"
-                        ),
-                    ));
+        let mut first_error = None;
+        let mut commit = None;
+        for ch in &chans {
+            let done = Git::open(&ch.dir).and_then(|git| {
+                git.set_remote(&ch.url)?;
+                let r = self.sync_channel(&git, &settings, &ch.scope, &mut st, &mut groups);
+                if !ch.team {
+                    commit = git.local_head();
                 }
-                Err(_) => break,
+                r
+            });
+            if let Err(e) = done {
+                let e = Error::new(
+                    e.code,
+                    if ch.team {
+                        format!(
+                            "{} (team remote {})",
+                            e.message,
+                            crate::fsutil::printable(&ch.url)
+                        )
+                    } else {
+                        e.message
+                    },
+                );
+                first_error.get_or_insert(e);
             }
         }
-        let now = now();
         st.last_run = Some(SyncRun {
-            at: now,
-            error: result
+            at: now(),
+            error: first_error
                 .as_ref()
-                .err()
                 .map(|e| Error::new(e.code, crate::secrets::redact(&e.message).0)),
-            commit: git.local_head(),
+            commit,
         });
         st.save(&home)?;
-        result?;
-        let mut report = self.sync_status_with(&git, &settings, &st)?;
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+        let mut report = self.status_of(&settings, &st)?;
         for w in &mut report.workspaces {
             if let Some((g, changed)) = groups.get(&w.workspace) {
                 w.group = Some(*g);
@@ -172,12 +179,49 @@ impl Vault {
         Ok(report)
     }
 
+    /// Sync one remote: rounds until one pushes (or has nothing to push), backing off between.
+    fn sync_channel(
+        &self,
+        git: &Git,
+        settings: &SyncSettings,
+        scope: &Scope,
+        st: &mut State,
+        groups: &mut BTreeMap<String, (i64, Vec<String>)>,
+    ) -> Result<()> {
+        for attempt in 1..=MAX_ATTEMPTS {
+            if self.sync_round(git, settings, scope, st, groups)? {
+                return Ok(());
+            }
+            tracing::info!(
+                attempt,
+                "the remote moved on (or a file changed) during sync: again"
+            );
+            // Back off a little, by a varying amount, so two homes pushing at once part.
+            let jitter = u64::from(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.subsec_nanos())
+                    % 100,
+            );
+            std::thread::sleep(std::time::Duration::from_millis(
+                u64::from(attempt) * (50 + jitter),
+            ));
+        }
+        Err(Error::new(
+            ErrorCode::Conflict,
+            format!(
+                "the remote kept moving (or files here kept changing) through {MAX_ATTEMPTS} \
+                 attempts: sync again in a moment"
+            ),
+        ))
+    }
+
     /// One round; `Ok(false)`: do it again (the push was rejected, or a file changed under it).
     fn sync_round(
         &self,
         git: &Git,
         settings: &SyncSettings,
-        only: Option<&str>,
+        scope: &Scope,
         st: &mut State,
         groups: &mut BTreeMap<String, (i64, Vec<String>)>,
     ) -> Result<bool> {
@@ -227,7 +271,7 @@ impl Vault {
             .and_then(|r| git.author_of(r))
             .unwrap_or_else(|| "the other machine".to_owned());
         let base = self.key_bases(git, st, base, r.as_deref())?;
-        let mut round = self.read_ours(git, settings, only, st, base, head, theirs)?;
+        let mut round = self.read_ours(git, settings, scope, st, base, head, theirs)?;
         if let Some(r) = &r {
             let names = git.authors(base_commit.as_deref(), r);
             if !names.is_empty() {

@@ -27,6 +27,10 @@ pub struct SyncSettings {
     /// Carry Qwen Code's project memories and user layer (default on).
     #[serde(default = "yes")]
     pub qwen: bool,
+    /// Workspaces shared with a team: workspace id → the team's remote. A shared workspace
+    /// syncs through that remote instead of the home's.
+    #[serde(default)]
+    pub shared: BTreeMap<String, String>,
 }
 
 fn yes() -> bool {
@@ -66,6 +70,15 @@ pub fn save_settings(home: &Path, s: &SyncSettings) -> Result<SyncSettings> {
     }
     if let Some(a) = &s.author {
         author_line(Some(a))?;
+    }
+    s.shared = s
+        .shared
+        .into_iter()
+        .map(|(w, u)| (w.trim().to_owned(), u.trim().to_owned()))
+        .filter(|(w, u)| !w.is_empty() && !u.is_empty())
+        .collect();
+    for url in s.shared.values() {
+        check_remote(url)?;
     }
     let value = toml::Value::try_from(&s)
         .map_err(|e| Error::new(ErrorCode::Io, format!("encoding [sync]: {e}")))?;

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 
-use super::git::{Git, blob_id};
+use super::channel;
+use super::git::{Git, Tree, blob_id};
 use super::layout::{self, Reach};
 use super::meta::{self, SyncConflict};
 use super::state::{self, State, SyncSettings};
@@ -21,134 +22,106 @@ impl Vault {
         let home = self.home().root.clone();
         let settings = state::load_settings(&home)?;
         let st = State::load(&home);
-        let dir = state::sync_dir(&home).join("repo.git");
-        if settings.remote.is_none() || !dir.join("HEAD").is_file() {
-            let mut s = self.sync_status_with_none(&settings, &st)?;
-            s.remote.clone_from(&settings.remote);
-            return Ok(s);
-        }
-        let git = Git::open(&dir)?;
-        self.sync_status_with(&git, &settings, &st)
+        self.status_of(&settings, &st)
     }
 
-    fn sync_status_with_none(&self, settings: &SyncSettings, st: &State) -> Result<RemoteSync> {
+    /// The status from the settings, the state and each remote's repository here.
+    pub(super) fn status_of(&self, settings: &SyncSettings, st: &State) -> Result<RemoteSync> {
         let reach = Reach {
             claude: settings.claude,
             qwen: settings.qwen,
         };
-        let workspaces = self
-            .workspaces()?
-            .into_iter()
-            .map(|ws| {
-                let key = layout::key_of(&ws, reach, &|p| crate::repo::identity(Path::new(p)));
-                WorkspaceSync {
-                    workspace: ws.id.clone(),
-                    label: ws.label,
-                    pending: 0,
-                    incoming: 0,
-                    not_synced: key.as_ref().err().cloned(),
-                    key: key.ok(),
-                    last_synced: None,
-                    changed: Vec::new(),
-                    group: None,
-                    conflicts: Vec::new(),
-                    flagged: Vec::new(),
-                }
-            })
-            .collect();
-        Ok(RemoteSync {
-            remote: None,
+        let chans = channel::channels(&self.home().root, settings, None);
+        let mut s = RemoteSync {
+            remote: settings.remote.clone(),
             auto: settings.auto,
             commit: None,
             ahead: 0,
             behind: 0,
             last_run: st.last_run.clone(),
-            workspaces,
-        })
-    }
-
-    pub(super) fn sync_status_with(
-        &self,
-        git: &Git,
-        settings: &SyncSettings,
-        st: &State,
-    ) -> Result<RemoteSync> {
-        let mut s = self.sync_status_with_none(settings, st)?;
-        s.remote.clone_from(&settings.remote);
-        let (h, r) = (git.local_head(), git.remote_head());
-        if let (Some(h), Some(r)) = (&h, &r) {
-            let (a, b) = git.ahead_behind(h, r);
-            (s.ahead, s.behind) = (
-                u32::try_from(a).unwrap_or(u32::MAX),
-                u32::try_from(b).unwrap_or(u32::MAX),
-            );
+            workspaces: Vec::new(),
+        };
+        // Each remote's head and last-fetched trees, read once.
+        let mut views: Vec<Option<View>> = Vec::new();
+        for ch in &chans {
+            let view = if ch.dir.join("HEAD").is_file() {
+                let git = Git::open(&ch.dir)?;
+                let (h, r) = (git.local_head(), git.remote_head());
+                let tree = |c: Option<&str>| -> Result<Tree> {
+                    c.map(|c| git.tree(c))
+                        .transpose()
+                        .map(Option::unwrap_or_default)
+                };
+                let (head, remote) = (tree(h.as_deref())?, tree(r.as_deref())?);
+                if !ch.team {
+                    if let (Some(h), Some(r)) = (&h, &r) {
+                        let (a, b) = git.ahead_behind(h, r);
+                        (s.ahead, s.behind) = (
+                            u32::try_from(a).unwrap_or(u32::MAX),
+                            u32::try_from(b).unwrap_or(u32::MAX),
+                        );
+                    }
+                    s.commit.clone_from(&h);
+                }
+                Some(View {
+                    head,
+                    remote: r.is_some().then_some(remote),
+                })
+            } else {
+                None
+            };
+            views.push(view);
         }
-        let head = h
-            .as_deref()
-            .map(|h| git.tree(h))
-            .transpose()?
-            .unwrap_or_default();
-        let remote = r
-            .as_deref()
-            .map(|r| git.tree(r))
-            .transpose()?
-            .unwrap_or_default();
-        s.commit = h;
         let mut seen_keys = BTreeSet::new();
-        for w in &mut s.workspaces {
-            let Some(key) = w.key.clone() else { continue };
-            if !seen_keys.insert(key.clone()) {
-                w.not_synced = Some(format!("another workspace here already syncs as {key}"));
-                w.key = None;
-                continue;
-            }
-            let ks = st.keys.get(&key).cloned().unwrap_or_default();
-            w.last_synced = ks.last_synced;
-            w.flagged = ks.flagged;
-            let ws = self.workspace(&w.workspace)?;
-            let prefix = format!("{key}/memory/");
-            let files = local_files(&ws.memory_root);
-            let mut pending = 0u32;
-            let mut here = BTreeSet::new();
-            for f in &files {
-                let path = layout::memory_path(&key, &f.rel);
-                here.insert(path.clone());
-                if let Ok(b) = &f.bytes
-                    && meta::refusal(&f.rel, None, Some(b)).is_none()
-                    && head.get(&path).map(|i| &i.id) != Some(&blob_id(b))
-                {
-                    pending += 1;
+        for ws in self.workspaces()? {
+            let key = layout::key_of(&ws, reach, &|p| crate::repo::identity(Path::new(p)));
+            let at = chans.iter().position(|c| c.scope.covers(&ws.id));
+            let mut w = WorkspaceSync {
+                workspace: ws.id.clone(),
+                label: ws.label.clone(),
+                key: None,
+                remote: at.map(|i| chans[i].url.clone()),
+                shared: at.is_some_and(|i| chans[i].team),
+                not_synced: None,
+                last_synced: None,
+                pending: 0,
+                incoming: 0,
+                changed: Vec::new(),
+                group: None,
+                conflicts: Vec::new(),
+                flagged: Vec::new(),
+            };
+            match key {
+                Err(why) => w.not_synced = Some(why),
+                Ok(_) if at.is_none() => {
+                    w.not_synced = Some(
+                        "no sync remote is set: `mnemo sync remote set URL`, or share it with a team"
+                            .to_owned(),
+                    );
+                }
+                Ok(k) if !seen_keys.insert((at, k.clone())) => {
+                    w.not_synced = Some(format!("another workspace here already syncs as {k}"));
+                }
+                Ok(k) => {
+                    let ks = st.keys.get(&k).cloned().unwrap_or_default();
+                    w.last_synced = ks.last_synced;
+                    w.flagged = ks.flagged;
+                    // Conflicts still open in the files as they are now.
+                    w.conflicts = ks
+                        .conflicts
+                        .into_iter()
+                        .filter(|c| {
+                            let t = std::fs::read_to_string(ws.memory_root.join(&c.path)).ok();
+                            meta::still_open(c, t.as_deref())
+                        })
+                        .collect();
+                    if let Some(view) = at.and_then(|i| views[i].as_ref()) {
+                        (w.pending, w.incoming) = counts(&ws.memory_root, &k, view);
+                    }
+                    w.key = Some(k);
                 }
             }
-            pending += u32::try_from(
-                head.keys()
-                    .filter(|p| p.starts_with(&prefix) && !here.contains(*p))
-                    .count(),
-            )
-            .unwrap_or(0);
-            w.pending = pending;
-            if r.is_some() {
-                let differs = |p: &&String| head.get(*p) != remote.get(*p);
-                w.incoming = u32::try_from(
-                    head.keys()
-                        .chain(remote.keys())
-                        .filter(|p| p.starts_with(&prefix))
-                        .collect::<BTreeSet<_>>()
-                        .into_iter()
-                        .filter(differs)
-                        .count(),
-                )
-                .unwrap_or(0);
-            }
-            // Conflicts still open in the files as they are now.
-            w.conflicts = ks
-                .conflicts
-                .into_iter()
-                .filter(|c| {
-                    let t = std::fs::read_to_string(ws.memory_root.join(&c.path)).ok();
-                    meta::still_open(c, t.as_deref())
-                })
-                .collect();
+            s.workspaces.push(w);
         }
         Ok(s)
     }
@@ -225,4 +198,47 @@ impl Vault {
         st.save(&home)?;
         Ok(c)
     }
+}
+
+/// A remote's trees as this home last saw them.
+struct View {
+    head: Tree,
+    /// As last fetched (`None`: the remote has nothing yet).
+    remote: Option<Tree>,
+}
+
+/// Files changed here since the last sync, and on the remote not yet merged here.
+fn counts(root: &Path, key: &str, view: &View) -> (u32, u32) {
+    let prefix = format!("{key}/memory/");
+    let mut pending = 0usize;
+    let mut here = BTreeSet::new();
+    for f in local_files(root) {
+        let path = layout::memory_path(key, &f.rel);
+        if let Ok(b) = &f.bytes
+            && meta::refusal(&f.rel, None, Some(b)).is_none()
+            && view.head.get(&path).map(|i| &i.id) != Some(&blob_id(b))
+        {
+            pending += 1;
+        }
+        here.insert(path);
+    }
+    pending += view
+        .head
+        .keys()
+        .filter(|p| p.starts_with(&prefix) && !here.contains(*p))
+        .count();
+    let incoming = view.remote.as_ref().map_or(0, |remote| {
+        view.head
+            .keys()
+            .chain(remote.keys())
+            .filter(|p| p.starts_with(&prefix))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .filter(|p| view.head.get(*p) != remote.get(*p))
+            .count()
+    });
+    (
+        u32::try_from(pending).unwrap_or(u32::MAX),
+        u32::try_from(incoming).unwrap_or(u32::MAX),
+    )
 }

@@ -53,6 +53,7 @@ impl Side {
                 auto: false,
                 claude: true,
                 qwen: true,
+                shared: std::collections::BTreeMap::new(),
             },
         )
         .unwrap();
@@ -437,4 +438,85 @@ fn a_rejected_push_fetches_merges_and_pushes_again() {
     a.sync();
     assert_eq!(a.files(), b.files());
     assert!(a.read("y.md").is_some() && a.read("other.md").is_some());
+}
+
+#[test]
+fn a_workspace_shared_with_a_team_syncs_through_the_teams_remote_only() {
+    let t = tempfile::tempdir().unwrap();
+    let (a, c, personal_remote) = two(t.path());
+    // Cleo is a teammate with a remote of her own; the team shares one more.
+    let cleo_remote = t.path().join("cleo.git");
+    std::fs::create_dir_all(&cleo_remote).unwrap();
+    git(
+        &cleo_remote,
+        &["init", "-q", "--bare", "--initial-branch", "main"],
+    );
+    let mut cs = mnemo_store::gitsync::state::load_settings(&c.dir.join("home")).unwrap();
+    cs.remote = Some(cleo_remote.display().to_string());
+    let team = t.path().join("team.git");
+    std::fs::create_dir_all(&team).unwrap();
+    git(&team, &["init", "-q", "--bare", "--initial-branch", "main"]);
+    cs.shared.insert("team".into(), team.display().to_string());
+    save_settings(&c.dir.join("home"), &cs).unwrap();
+    std::fs::create_dir_all(a.dir.join("home/workspaces/team/memory")).unwrap();
+    let mut as_ = mnemo_store::gitsync::state::load_settings(&a.dir.join("home")).unwrap();
+    as_.shared.insert("team".into(), team.display().to_string());
+    save_settings(&a.dir.join("home"), &as_).unwrap();
+    // A write there says it reaches the team.
+    let out = a
+        .vault
+        .create(
+            "team",
+            &mnemo_store::NewMemory {
+                name: "Deploy".into(),
+                description: "how we deploy".into(),
+                memory_type: mnemo_core::MemoryType::Project,
+                body: "Deploys go through the staging cluster first.".into(),
+                path: None,
+            },
+            ChangeSource::User,
+        )
+        .unwrap();
+    assert!(
+        out.shared
+            .as_deref()
+            .unwrap()
+            .contains("shared with your team"),
+        "{out:?}"
+    );
+    a.write(
+        "private.md",
+        &topic("Private", "mine", "user", "Only mine."),
+    );
+    a.sync();
+    let r = c.sync();
+    let w = r.workspaces.iter().find(|w| w.workspace == "team").unwrap();
+    assert!(w.shared && w.changed == ["deploy.md"], "{w:?}");
+    let g = c.vault.group(w.group.unwrap()).unwrap();
+    assert_eq!(g.label, "Sync: changes by ana", "history says who");
+    assert!(c.dir.join("home/workspaces/team/memory/deploy.md").exists());
+    // Nothing private went to the team, and nothing of the team to A's own remote.
+    let names = |remote: &Path| {
+        let w = t.path().join(format!(
+            "look-{}",
+            remote.file_name().unwrap().to_string_lossy()
+        ));
+        let _ = std::fs::remove_dir_all(&w);
+        git(
+            t.path(),
+            &["clone", "-q", remote.to_str().unwrap(), w.to_str().unwrap()],
+        );
+        git(&w, &["ls-files"])
+    };
+    let in_team = names(&team);
+    assert!(
+        in_team.contains("mnemo/team/memory/deploy.md") && !in_team.contains("private.md"),
+        "{in_team}"
+    );
+    let in_own = names(&personal_remote);
+    assert!(
+        in_own.contains("private.md") && !in_own.contains("deploy.md"),
+        "{in_own}"
+    );
+    assert!(!c.root().join("private.md").exists());
 }

@@ -4,7 +4,10 @@ import type { Status, WorkspaceInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import type { View } from "../../lib/browser";
 import { KIND_LABELS, KIND_ORDER } from "../../lib/format";
+import { syncBadge } from "../../lib/sync";
+import type { Badge } from "../../lib/sync";
 import { useCommand } from "../../lib/useCommand";
+import { useSyncStatus } from "../../lib/useSyncStatus";
 import { InlineError } from "../common/InlineError";
 
 interface Props {
@@ -49,6 +52,8 @@ export function Sidebar({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<UiError | null>(null);
   const { alive } = useCommand();
+  // Sync badges: read once, every minute and after a sync here; a failed read shows none.
+  const sync = useSyncStatus();
 
   const total = workspaces.reduce((n, w) => n + w.counts.topics, 0);
 
@@ -133,6 +138,7 @@ export function Sidebar({
                       ⚠{w.counts.invalid}
                     </span>
                   )}
+                  <SyncBadge badge={syncBadge(sync, w.id)} />
                   <span className="ws-count">{w.counts.topics}</span>
                 </button>
               ))}
@@ -197,5 +203,15 @@ export function Sidebar({
         )}
       </footer>
     </nav>
+  );
+}
+
+/** A workspace row's sync badge (nothing when all is synced); its tooltip is a sentence. */
+function SyncBadge({ badge }: { badge: Badge }) {
+  if (badge.kind === "none") return null;
+  return (
+    <span className="ws-sync" role="img" aria-label={badge.title} title={badge.title} data-testid="sync-badge" data-kind={badge.kind}>
+      {badge.text}
+    </span>
   );
 }

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { Welcome, WELCOMED_KEY, welcomed } from "./Welcome";
 import { commands } from "../../lib/bindings";
-import { MODEL_SETTINGS, WORKSPACES, ok } from "../../test/fixtures";
+import { MODEL_SETTINGS, SYNC_SETTINGS, WORKSPACES, ok } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
@@ -10,6 +10,9 @@ vi.mock("../../lib/bindings", () => ({
     setModelSettings: vi.fn(),
     testModel: vi.fn(),
     modelList: vi.fn(),
+    syncSettings: vi.fn(),
+    setSyncSettings: vi.fn(),
+    syncNow: vi.fn(),
   },
 }));
 
@@ -23,6 +26,7 @@ beforeEach(() => {
   for (const f of [onOpenWorkspace, onModelSaved, onClose]) f.mockReset();
   api.getModelSettings.mockResolvedValue(ok({ ...MODEL_SETTINGS, base_url: "", model: "" }));
   api.modelList.mockResolvedValue(ok([]));
+  api.syncSettings.mockResolvedValue(ok(SYNC_SETTINGS));
 });
 
 const renderWelcome = (workspaces = WORKSPACES) =>

@@ -5,7 +5,7 @@ import { commands } from "../../lib/bindings";
 import type { ApiError, ChatEvent, Compaction, RecallResult, SessionInfo, TurnResult } from "../../lib/bindings";
 import { onChatEvent } from "../../lib/transport";
 import type { Result } from "../../lib/transport";
-import { DOCS, MODEL_SETTINGS, err, memoryStats, ok } from "../../test/fixtures";
+import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, err, memoryStats, ok } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
@@ -13,6 +13,9 @@ vi.mock("../../lib/bindings", () => ({
     setModelSettings: vi.fn(),
     testModel: vi.fn(),
     modelList: vi.fn(),
+    syncSettings: vi.fn(),
+    setSyncSettings: vi.fn(),
+    syncNow: vi.fn(),
     chatSessions: vi.fn(),
     chatCreate: vi.fn(),
     chatTranscript: vi.fn(),
@@ -100,6 +103,7 @@ beforeEach(() => {
     };
   });
   api.getModelSettings.mockResolvedValue(ok(MODEL_SETTINGS));
+  api.syncSettings.mockResolvedValue(ok(SYNC_SETTINGS));
   api.chatSessions.mockResolvedValue(ok([OLD, NEW]));
   api.chatTranscript.mockImplementation(async (_ws, id) =>
     ok({

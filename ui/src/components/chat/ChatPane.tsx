@@ -238,8 +238,8 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
           <button
             type="button"
             className="icon-button"
-            title="Model settings"
-            aria-label="Model settings"
+            title="Settings: the model, and sync across machines"
+            aria-label="Settings"
             data-testid="chat-settings-button"
             onClick={() => setSettingsOpen(true)}
           >

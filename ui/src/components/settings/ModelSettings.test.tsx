@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { ModelSettings } from "./ModelSettings";
 import { commands } from "../../lib/bindings";
-import { MODEL_SETTINGS, err, ok } from "../../test/fixtures";
+import { MODEL_SETTINGS, SYNC_SETTINGS, err, ok } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
@@ -10,6 +10,9 @@ vi.mock("../../lib/bindings", () => ({
     setModelSettings: vi.fn(),
     testModel: vi.fn(),
     modelList: vi.fn(),
+    syncSettings: vi.fn(),
+    setSyncSettings: vi.fn(),
+    syncNow: vi.fn(),
   },
 }));
 
@@ -23,6 +26,7 @@ beforeEach(() => {
   api.getModelSettings.mockResolvedValue(ok(STORED));
   api.setModelSettings.mockImplementation(async (s) => ok({ ...STORED, ...s, api_key: null }));
   api.modelList.mockResolvedValue(ok(["llama3.2", "qwen3:8b"]));
+  api.syncSettings.mockResolvedValue(ok(SYNC_SETTINGS));
 });
 
 async function renderSettings() {
@@ -135,6 +139,21 @@ describe("model settings", () => {
     expect((screen.getByTestId("model-save") as HTMLButtonElement).disabled).toBe(false);
     fireEvent.change(field("model-name"), { target: { value: "llama3.3" } });
     expect(screen.queryByTestId("model-test-result")).toBeNull();
+  });
+
+  it("holds the model's settings and sync's in one dialog, and starts at sync when asked", async () => {
+    await renderSettings();
+    const dialog = screen.getByTestId("model-settings");
+    expect(dialog.querySelector("h2")?.textContent).toBe("Settings");
+    expect([...dialog.querySelectorAll("h3")].map((h) => h.textContent)).toEqual(["Model", "Sync"]);
+    await screen.findByTestId("sync-remote");
+    expect(document.activeElement).toBe(field("model-base-url"));
+    cleanup();
+
+    render(<ModelSettings focus="sync" onClose={onClose} onSaved={onSaved} />);
+    const remote = await screen.findByTestId("sync-remote");
+    await waitFor(() => expect(field("model-base-url").value).toBe(STORED.base_url));
+    expect(document.activeElement).toBe(remote);
   });
 
   it("closes on Escape wherever focus is", async () => {

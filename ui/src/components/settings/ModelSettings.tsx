@@ -2,15 +2,20 @@ import { useCallback, useEffect, useState } from "react";
 import { Modal } from "../common/Modal";
 import { explain } from "../../lib/errors";
 import { commands } from "../../lib/bindings";
-import type { ModelSettings as Settings } from "../../lib/bindings";
+import type { ModelSettings as Settings, SyncSettings as SyncSettingsValue } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { useCommand } from "../../lib/useCommand";
 import { InlineError } from "../common/InlineError";
+import { SyncSettings } from "./SyncSettings";
 
 interface Props {
   onClose: () => void;
   /** The settings in effect after a save. */
   onSaved: (settings: Settings) => void;
+  /** The section to start in: the model's (default), or sync's (its remote field focused). */
+  focus?: "model" | "sync";
+  /** The sync settings in effect after a save in the Sync section. */
+  onSyncSaved?: (settings: SyncSettingsValue) => void;
 }
 
 interface Form {
@@ -95,7 +100,8 @@ export function offeredText(list: ModelList, model: string): string {
   return listed ? offer : `${offer} It does not list “${model.trim()}”.`;
 }
 
-export function ModelSettings({ onClose, onSaved }: Props) {
+/** The settings dialog: the model (chat and extraction), then sync across machines. */
+export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }: Props) {
   const [loaded, setLoaded] = useState<Settings | null>(null);
   const [loadError, setLoadError] = useState<UiError | null>(null);
   const [form, setForm] = useState<Form | null>(null);
@@ -198,174 +204,173 @@ export function ModelSettings({ onClose, onSaved }: Props) {
 
   return (
     <Modal labelledBy="model-settings-title" className="model-settings" testId="model-settings" onClose={onClose}>
-        <h2 id="model-settings-title">Model settings</h2>
-        <p className="muted model-settings-intro">
-          Chat and extraction use an OpenAI-compatible server (Ollama, llama.cpp, LM Studio, vLLM, a hosted API…).
-          Browsing, search and recall work without one.
-        </p>
-        {loadError && <InlineError error={loadError} />}
-        {!form && !loadError && <div className="muted">Loading…</div>}
-        {form && (
-          <form
-            className="model-form"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void save();
-            }}
-          >
-            {overrides.length > 0 && (
-              <ul className="env-overrides" data-testid="model-env-overrides">
-                {overrides.map((name) => (
-                  <li key={name}>
-                    <code>{name}</code> overrides {ENV_TARGETS[name] ?? "a setting"}
-                  </li>
-                ))}
-              </ul>
-            )}
-            <label className="field">
-              <span>Base URL{overridden("MNEMO_LLM_BASE_URL") && " (from MNEMO_LLM_BASE_URL)"}</span>
-              <input
-                value={form.base_url}
-                onChange={(e) => set("base_url", e.target.value)}
-                onBlur={() => {
-                  if (form.base_url.trim() !== (offered?.url ?? "")) void listModels(form);
-                }}
-                placeholder="http://127.0.0.1:11434/v1"
-                spellCheck={false}
-                autoFocus
-                data-testid="model-base-url"
-              />
-            </label>
-            <div className="field">
-              <label htmlFor="model-api-key">API key{overridden("MNEMO_LLM_API_KEY") && " (from MNEMO_LLM_API_KEY)"}</label>
-              <div className="field-row">
-                <input
-                  id="model-api-key"
-                  className="grow"
-                  type="password"
-                  autoComplete="off"
-                  value={form.api_key}
-                  onChange={(e) => set("api_key", e.target.value)}
-                  placeholder={
-                    form.remove_key
-                      ? "The stored key will be removed on save"
-                      : loaded?.has_key && loaded.base_url.trim() !== form.base_url.trim()
-                        ? "The stored key stays with the old address: enter one for this server, or none"
-                        : loaded?.has_key
-                          ? "A key is stored — leave empty to keep it"
-                          : "None (not needed for local servers)"
-                  }
-                  data-testid="model-api-key"
-                />
-                {loaded?.has_key &&
-                  (form.remove_key ? (
-                    <button type="button" onClick={() => set("remove_key", false)} data-testid="model-keep-key">
-                      Keep key
-                    </button>
-                  ) : (
-                    <button
-                      type="button"
-                      className="danger-outline"
-                      onClick={() => {
-                        setForm((f) => (f ? { ...f, api_key: "", remove_key: true } : f));
-                        setSaved(false);
-                      }}
-                      data-testid="model-remove-key"
-                    >
-                      Remove key
-                    </button>
+        <h2 id="model-settings-title">Settings</h2>
+        <section className="settings-section" aria-labelledby="model-section-title" data-testid="model-section">
+          <h3 id="model-section-title">Model</h3>
+          <p className="muted settings-intro">
+            Chat and extraction use an OpenAI-compatible server (Ollama, llama.cpp, LM Studio, vLLM, a hosted API…).
+            Browsing, search and recall work without one.
+          </p>
+          {loadError && <InlineError error={loadError} />}
+          {!form && !loadError && <div className="muted">Loading…</div>}
+          {form && (
+            <form
+              className="model-form"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void save();
+              }}
+            >
+              {overrides.length > 0 && (
+                <ul className="env-overrides" data-testid="model-env-overrides">
+                  {overrides.map((name) => (
+                    <li key={name}>
+                      <code>{name}</code> overrides {ENV_TARGETS[name] ?? "a setting"}
+                    </li>
                   ))}
-              </div>
-            </div>
-            <div className="field-row">
-              <label className="field grow">
-                <span>Model{overridden("MNEMO_LLM_MODEL") && " (from MNEMO_LLM_MODEL)"}</span>
-                <input
-                  value={form.model}
-                  onChange={(e) => set("model", e.target.value)}
-                  placeholder="qwen3:8b"
-                  spellCheck={false}
-                  list="model-offered"
-                  aria-describedby="model-offered-note"
-                  data-testid="model-name"
-                />
-              </label>
-              <label className="field grow">
-                <span>Fast model (optional){overridden("MNEMO_LLM_FAST_MODEL") && " (from MNEMO_LLM_FAST_MODEL)"}</span>
-                <input
-                  value={form.fast_model}
-                  onChange={(e) => set("fast_model", e.target.value)}
-                  placeholder="the main model"
-                  spellCheck={false}
-                  list="model-offered"
-                  data-testid="model-fast"
-                />
-              </label>
-            </div>
-            <datalist id="model-offered">
-              {offered && "models" in offered && offered.models.map((m) => <option key={m} value={m} />)}
-            </datalist>
-            <p id="model-offered-note" className="muted model-offered" data-testid="model-offered">
-              {offeredText(offered, form.model)}
-            </p>
-            <div className="field-row">
-              <label className="field grow">
-                <span>Context window (tokens)</span>
-                <input
-                  inputMode="numeric"
-                  value={form.context_window}
-                  onChange={(e) => set("context_window", e.target.value)}
-                  data-testid="model-context"
-                />
-              </label>
-              <label className="field grow">
-                <span>Timeout (seconds)</span>
-                <input
-                  inputMode="numeric"
-                  value={form.timeout_secs}
-                  onChange={(e) => set("timeout_secs", e.target.value)}
-                  data-testid="model-timeout"
-                />
-              </label>
-            </div>
-            {error && <InlineError error={error} />}
-            {test && (
-              <div
-                className={`model-test-result ${test.state === "failed" ? "failed" : ""}`}
-                role="status"
-                data-testid="model-test-result"
-                data-state={test.state}
-              >
-                {test.state === "running" && "Testing…"}
-                {test.state === "ok" && test.text}
-                {test.state === "failed" && explain(test.error).sentence}
-              </div>
-            )}
-            <div className="modal-actions">
-              {saved && !dirty && (
-                <span className="muted model-saved" data-testid="model-saved">
-                  Saved
-                </span>
+                </ul>
               )}
-              <button type="button" onClick={() => void testConnection()} disabled={busy} data-testid="model-test">
-                Test connection
-              </button>
-              <button type="submit" className="primary" disabled={busy || !dirty} data-testid="model-save">
-                Save
-              </button>
-              <button type="button" onClick={onClose} data-testid="model-close">
-                Close
-              </button>
-            </div>
-          </form>
-        )}
-        {!form && (
-          <div className="modal-actions">
-            <button type="button" onClick={onClose} data-testid="model-close">
-              Close
-            </button>
-          </div>
-        )}
+              <label className="field">
+                <span>Base URL{overridden("MNEMO_LLM_BASE_URL") && " (from MNEMO_LLM_BASE_URL)"}</span>
+                <input
+                  value={form.base_url}
+                  onChange={(e) => set("base_url", e.target.value)}
+                  onBlur={() => {
+                    if (form.base_url.trim() !== (offered?.url ?? "")) void listModels(form);
+                  }}
+                  placeholder="http://127.0.0.1:11434/v1"
+                  spellCheck={false}
+                  autoFocus={focus !== "sync"}
+                  data-testid="model-base-url"
+                />
+              </label>
+              <div className="field">
+                <label htmlFor="model-api-key">API key{overridden("MNEMO_LLM_API_KEY") && " (from MNEMO_LLM_API_KEY)"}</label>
+                <div className="field-row">
+                  <input
+                    id="model-api-key"
+                    className="grow"
+                    type="password"
+                    autoComplete="off"
+                    value={form.api_key}
+                    onChange={(e) => set("api_key", e.target.value)}
+                    placeholder={
+                      form.remove_key
+                        ? "The stored key will be removed on save"
+                        : loaded?.has_key && loaded.base_url.trim() !== form.base_url.trim()
+                          ? "The stored key stays with the old address: enter one for this server, or none"
+                          : loaded?.has_key
+                            ? "A key is stored — leave empty to keep it"
+                            : "None (not needed for local servers)"
+                    }
+                    data-testid="model-api-key"
+                  />
+                  {loaded?.has_key &&
+                    (form.remove_key ? (
+                      <button type="button" onClick={() => set("remove_key", false)} data-testid="model-keep-key">
+                        Keep key
+                      </button>
+                    ) : (
+                      <button
+                        type="button"
+                        className="danger-outline"
+                        onClick={() => {
+                          setForm((f) => (f ? { ...f, api_key: "", remove_key: true } : f));
+                          setSaved(false);
+                        }}
+                        data-testid="model-remove-key"
+                      >
+                        Remove key
+                      </button>
+                    ))}
+                </div>
+              </div>
+              <div className="field-row">
+                <label className="field grow">
+                  <span>Model{overridden("MNEMO_LLM_MODEL") && " (from MNEMO_LLM_MODEL)"}</span>
+                  <input
+                    value={form.model}
+                    onChange={(e) => set("model", e.target.value)}
+                    placeholder="qwen3:8b"
+                    spellCheck={false}
+                    list="model-offered"
+                    aria-describedby="model-offered-note"
+                    data-testid="model-name"
+                  />
+                </label>
+                <label className="field grow">
+                  <span>Fast model (optional){overridden("MNEMO_LLM_FAST_MODEL") && " (from MNEMO_LLM_FAST_MODEL)"}</span>
+                  <input
+                    value={form.fast_model}
+                    onChange={(e) => set("fast_model", e.target.value)}
+                    placeholder="the main model"
+                    spellCheck={false}
+                    list="model-offered"
+                    data-testid="model-fast"
+                  />
+                </label>
+              </div>
+              <datalist id="model-offered">
+                {offered && "models" in offered && offered.models.map((m) => <option key={m} value={m} />)}
+              </datalist>
+              <p id="model-offered-note" className="muted model-offered" data-testid="model-offered">
+                {offeredText(offered, form.model)}
+              </p>
+              <div className="field-row">
+                <label className="field grow">
+                  <span>Context window (tokens)</span>
+                  <input
+                    inputMode="numeric"
+                    value={form.context_window}
+                    onChange={(e) => set("context_window", e.target.value)}
+                    data-testid="model-context"
+                  />
+                </label>
+                <label className="field grow">
+                  <span>Timeout (seconds)</span>
+                  <input
+                    inputMode="numeric"
+                    value={form.timeout_secs}
+                    onChange={(e) => set("timeout_secs", e.target.value)}
+                    data-testid="model-timeout"
+                  />
+                </label>
+              </div>
+              {error && <InlineError error={error} />}
+              {test && (
+                <div
+                  className={`model-test-result ${test.state === "failed" ? "failed" : ""}`}
+                  role="status"
+                  data-testid="model-test-result"
+                  data-state={test.state}
+                >
+                  {test.state === "running" && "Testing…"}
+                  {test.state === "ok" && test.text}
+                  {test.state === "failed" && explain(test.error).sentence}
+                </div>
+              )}
+              <div className="modal-actions">
+                {saved && !dirty && (
+                  <span className="muted model-saved" data-testid="model-saved">
+                    Saved
+                  </span>
+                )}
+                <button type="button" onClick={() => void testConnection()} disabled={busy} data-testid="model-test">
+                  Test connection
+                </button>
+                <button type="submit" className="primary" disabled={busy || !dirty} data-testid="model-save">
+                  Save
+                </button>
+              </div>
+            </form>
+          )}
+        </section>
+        <SyncSettings autoFocus={focus === "sync"} onSaved={onSyncSaved} />
+        <div className="modal-actions settings-close">
+          <button type="button" onClick={onClose} data-testid="model-close">
+            Close
+          </button>
+        </div>
     </Modal>
   );
 }

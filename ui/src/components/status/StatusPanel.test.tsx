@@ -4,7 +4,7 @@ import { StatusPanel } from "./StatusPanel";
 import { commands } from "../../lib/bindings";
 import type { MemoryStats, Semantic, TaskInfo } from "../../lib/bindings";
 import type { TaskList } from "../../lib/useTaskList";
-import { SEMANTIC_NOT_INSTALLED, err, ok, status, task } from "../../test/fixtures";
+import { SEMANTIC_NOT_INSTALLED, err, ok, remoteSync, status, task } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
@@ -16,6 +16,16 @@ vi.mock("../../lib/bindings", () => ({
     taskCancel: vi.fn(),
     status: vi.fn(),
     embed: vi.fn(),
+    syncStatus: vi.fn(),
+    syncResolve: vi.fn(),
+    undoGroup: vi.fn(),
+    getModelSettings: vi.fn(),
+    setModelSettings: vi.fn(),
+    testModel: vi.fn(),
+    modelList: vi.fn(),
+    syncSettings: vi.fn(),
+    setSyncSettings: vi.fn(),
+    syncNow: vi.fn(),
   },
 }));
 
@@ -69,6 +79,7 @@ beforeEach(() => {
   api.stats.mockResolvedValue(ok(STATS));
   api.tasks.mockResolvedValue(ok([EXTRACT, DREAM]));
   api.status.mockResolvedValue(ok(status()));
+  api.syncStatus.mockResolvedValue(ok(remoteSync({ remote: null })));
   api.embed.mockReset();
 });
 
@@ -122,6 +133,16 @@ describe("automatic memory", () => {
     api.stats.mockResolvedValue(err("not_found", "no workspace `gone`"));
     renderPanel();
     expect((await screen.findByTestId("inline-error")).getAttribute("data-code")).toBe("not_found");
+  });
+});
+
+describe("sync", () => {
+  it("has its section for the workspace, read again on Refresh", async () => {
+    renderPanel();
+    expect((await screen.findByTestId("sync-sentence")).textContent).toBe("Sync is not set up: this memory stays on this computer.");
+    expect(api.syncStatus).toHaveBeenCalledTimes(1);
+    fireEvent.click(screen.getByTestId("status-refresh"));
+    await waitFor(() => expect(api.syncStatus).toHaveBeenCalledTimes(2));
   });
 });
 

@@ -13,6 +13,7 @@ import { InlineError } from "../common/InlineError";
 import { MemoryHealth } from "./MemoryHealth";
 import { SemanticStatus } from "./SemanticStatus";
 import { StatusTasks } from "./StatusTasks";
+import { SyncStatus } from "./SyncStatus";
 
 interface Props {
   workspace: string;
@@ -31,7 +32,7 @@ type Switch = "extract" | "dream";
 
 /**
  * A workspace's status (SPEC §7): the automatic-memory switches, the last extraction and dream,
- * memory health, semantic search (the embedding model, for the whole home), recent telemetry as small charts, and its tasks. Mount with `key={workspace}`.
+ * memory health, sync across machines, semantic search (the embedding model, for the whole home), recent telemetry as small charts, and its tasks. Mount with `key={workspace}`.
  */
 export function StatusPanel({ workspace, label, workspaceLabel, tasks, refreshKey, onOpenMemory, onOpenDream, onDreamStarted }: Props) {
   const { run, cancel } = useCommand();
@@ -145,6 +146,8 @@ export function StatusPanel({ workspace, label, workspaceLabel, tasks, refreshKe
               onDreamStarted={onDreamStarted}
               onOpenDream={onOpenDream}
             />
+
+            <SyncStatus workspace={workspace} reloadKey={`${refreshKey}:${reloads}`} onOpenMemory={onOpenMemory} />
 
             <SemanticStatus tasks={taskList} reloadKey={`${refreshKey}:${reloads}`} onStarted={tasks.update} />
 

@@ -1,0 +1,193 @@
+import { useEffect, useRef, useState } from "react";
+import { commands } from "../../lib/bindings";
+import type { SyncSettings as Settings } from "../../lib/bindings";
+import type { UiError } from "../../lib/transport";
+import { runSummary, sameSyncForm, syncFormOf, syncSettingsOf } from "../../lib/sync";
+import type { SyncForm } from "../../lib/sync";
+import { useCommand } from "../../lib/useCommand";
+import { syncChanged } from "../../lib/useSyncStatus";
+import { InlineError } from "../common/InlineError";
+
+interface Props {
+  /** Focus the remote field once loaded (the dialog was opened to set up sync). */
+  autoFocus?: boolean;
+  /** The settings in effect after a save. */
+  onSaved?: (settings: Settings) => void;
+}
+
+type Busy = "saving" | "syncing" | null;
+
+/**
+ * The settings dialog's Sync section: the git remote memory syncs through, who this machine's
+ * changes are by, automatic sync, which coding assistants' memories go along; Save and Sync now.
+ */
+export function SyncSettings({ autoFocus = false, onSaved }: Props) {
+  const { run, cancel } = useCommand();
+  const [loaded, setLoaded] = useState<Settings | null>(null);
+  const [loadError, setLoadError] = useState<UiError | null>(null);
+  const [form, setForm] = useState<SyncForm | null>(null);
+  const [busy, setBusy] = useState<Busy>(null);
+  const [error, setError] = useState<UiError | null>(null);
+  const [saved, setSaved] = useState(false);
+  const [result, setResult] = useState<string | null>(null);
+
+  // Bumped by Retry after a failed load.
+  const [loads, setLoads] = useState(0);
+
+  useEffect(() => {
+    void run(commands.syncSettings(), "sync-settings").then((answer) => {
+      if (!answer) return;
+      if (answer.ok) {
+        setLoaded(answer.data);
+        setForm(syncFormOf(answer.data));
+        setLoadError(null);
+      } else setLoadError(answer.error);
+    });
+    return () => cancel("sync-settings");
+  }, [run, cancel, loads]);
+
+  // Opened to set up sync: the whole section in view, not just its first field.
+  const sectionRef = useRef<HTMLElement>(null);
+  const shown = form !== null;
+  useEffect(() => {
+    if (autoFocus && shown) sectionRef.current?.scrollIntoView?.({ block: "start" });
+  }, [autoFocus, shown]);
+
+  const reload = () => {
+    setLoadError(null);
+    setLoads((n) => n + 1);
+  };
+
+  const dirty = !!form && !!loaded && !sameSyncForm(form, syncFormOf(loaded));
+
+  const set = <K extends keyof SyncForm>(k: K, v: SyncForm[K]) => {
+    setForm((f) => (f ? { ...f, [k]: v } : f));
+    setSaved(false);
+    setResult(null);
+  };
+
+  /** Saves the form; the settings in effect, or null when the save failed. */
+  const save = async (): Promise<Settings | null> => {
+    if (!form) return null;
+    setBusy("saving");
+    setError(null);
+    const answer = await run(commands.setSyncSettings(syncSettingsOf(form, loaded)));
+    if (!answer) return null;
+    setBusy(null);
+    if (!answer.ok) {
+      setError(answer.error);
+      return null;
+    }
+    setLoaded(answer.data);
+    setForm(syncFormOf(answer.data));
+    setSaved(true);
+    syncChanged();
+    onSaved?.(answer.data);
+    return answer.data;
+  };
+
+  /** Syncs every workspace now, saving the form first when it was changed. */
+  const syncNow = async () => {
+    setResult(null);
+    if (dirty && !(await save())) return;
+    setBusy("syncing");
+    setError(null);
+    const answer = await run(commands.syncNow(null), "sync-now");
+    if (!answer) return;
+    setBusy(null);
+    if (answer.ok) setResult(runSummary(answer.data));
+    else setError(answer.error);
+    syncChanged();
+  };
+
+  const remoteSet = form !== null && form.remote.trim() !== "";
+
+  return (
+    <section ref={sectionRef} className="settings-section" aria-labelledby="sync-settings-title" data-testid="sync-settings">
+      <h3 id="sync-settings-title">Sync</h3>
+      <p className="muted settings-intro" data-testid="sync-intro">
+        Mnemo can keep your memory the same on every machine you use by syncing it through a git repository you own: a
+        private repository, your own server, or a folder you share. Never put a password in the address: git's credential
+        helper or an SSH key signs in. Qwen Code's team memory is already shared through its own repository and is left
+        out.
+      </p>
+      {loadError && <InlineError error={loadError} onRetry={reload} />}
+      {!form && !loadError && <div className="muted">Loading…</div>}
+      {form && (
+        <form
+          className="model-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save();
+          }}
+        >
+          <label className="field">
+            <span>Remote (a git URL or a folder)</span>
+            <input
+              value={form.remote}
+              onChange={(e) => set("remote", e.target.value)}
+              placeholder="git@github.com:you/memory.git or /mnt/share/memory.git"
+              spellCheck={false}
+              autoFocus={autoFocus}
+              data-testid="sync-remote"
+            />
+          </label>
+          <label className="field">
+            <span>Author (optional)</span>
+            <input
+              value={form.author}
+              onChange={(e) => set("author", e.target.value)}
+              placeholder="Name <email>, shown in history on your other machines"
+              spellCheck={false}
+              data-testid="sync-author"
+            />
+          </label>
+          <label className="settings-check">
+            <input type="checkbox" checked={form.auto} onChange={(e) => set("auto", e.target.checked)} data-testid="sync-auto" />
+            <span>
+              Sync automatically<span className="muted"> — after changes and every few minutes, while Mnemo runs</span>
+            </span>
+          </label>
+          <label className="settings-check">
+            <input type="checkbox" checked={form.claude} onChange={(e) => set("claude", e.target.checked)} data-testid="sync-claude" />
+            <span>Include Claude Code memories</span>
+          </label>
+          <label className="settings-check">
+            <input type="checkbox" checked={form.qwen} onChange={(e) => set("qwen", e.target.checked)} data-testid="sync-qwen" />
+            <span>Include Qwen Code memories</span>
+          </label>
+          {error && <InlineError error={error} onRetry={() => void syncNow()} />}
+          {busy === "syncing" && (
+            <div className="model-test-result" role="status" data-state="running" data-testid="sync-result">
+              Syncing…
+            </div>
+          )}
+          {result && busy === null && (
+            <div className="model-test-result" role="status" data-state="ok" data-testid="sync-result">
+              {result}
+            </div>
+          )}
+          <div className="modal-actions">
+            {saved && !dirty && (
+              <span className="muted model-saved" data-testid="sync-saved">
+                Saved
+              </span>
+            )}
+            <button
+              type="button"
+              onClick={() => void syncNow()}
+              disabled={busy !== null || !remoteSet}
+              title={remoteSet ? (dirty ? "Save these settings, then sync now" : "Sync every workspace now") : "Enter a remote first"}
+              data-testid="sync-settings-now"
+            >
+              {busy === "syncing" ? "Syncing…" : "Sync now"}
+            </button>
+            <button type="submit" className="primary" disabled={busy !== null || !dirty} data-testid="sync-save">
+              Save
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}

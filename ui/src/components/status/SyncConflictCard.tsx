@@ -1,0 +1,63 @@
+import type { SyncConflict } from "../../lib/bindings";
+import type { UiError } from "../../lib/transport";
+import { formatFullTime, formatWhen } from "../../lib/format";
+import { choiceHeading, conflictSentence, keepAllLabel, keepLabel } from "../../lib/sync";
+import { InlineError } from "../common/InlineError";
+
+interface Props {
+  conflict: SyncConflict;
+  /** A choice is being saved (this conflict's or another's): the buttons wait. */
+  busy: boolean;
+  /** The last failed choice for this conflict. */
+  error: UiError | null;
+  /** Keep choice `keep` (0-based), or every version (`null`). */
+  onResolve: (keep: number | null) => void;
+  onOpen?: () => void;
+}
+
+/**
+ * One conflict a sync could not decide alone: what happened in words, each version side by side
+ * (an empty version deletes the entry) with a button to keep it, and one to keep them all.
+ */
+export function SyncConflictCard({ conflict: c, busy, error, onResolve, onOpen }: Props) {
+  return (
+    <li className="sync-conflict" data-testid="sync-conflict" data-id={c.id} data-kind={c.kind}>
+      <p className="sync-conflict-what">{conflictSentence(c)}</p>
+      <p className="muted sync-conflict-where">
+        {onOpen ? (
+          <button type="button" className="link-button" onClick={onOpen} data-testid="sync-conflict-open">
+            <code>{c.path}</code>
+          </button>
+        ) : (
+          <code>{c.path}</code>
+        )}{" "}
+        · found <span title={formatFullTime(c.at)}>{formatWhen(c.at)}</span>
+      </p>
+      <div className="sync-versions">
+        {c.choices.map((ch, i) => (
+          <div className="sync-version" key={i} data-testid="sync-version" data-deletes={ch.texts.length === 0 ? "true" : "false"}>
+            <h4>{choiceHeading(ch.label)}</h4>
+            {ch.texts.length === 0 ? (
+              <p className="muted">Deleted: keeping this removes the entry here and on your other machines.</p>
+            ) : (
+              ch.texts.map((t, j) => (
+                <p className="sync-text" key={j}>
+                  {t}
+                </p>
+              ))
+            )}
+            <button type="button" disabled={busy} onClick={() => onResolve(i)} data-testid="sync-keep" data-index={i}>
+              {keepLabel(ch.label)}
+            </button>
+          </div>
+        ))}
+      </div>
+      <div className="sync-conflict-actions">
+        <button type="button" disabled={busy} onClick={() => onResolve(null)} data-testid="sync-keep-all">
+          {keepAllLabel(c)}
+        </button>
+      </div>
+      {error && <InlineError error={error} />}
+    </li>
+  );
+}

@@ -1,0 +1,236 @@
+import { useCallback, useEffect, useState } from "react";
+import { commands } from "../../lib/bindings";
+import type { RemoteSync } from "../../lib/bindings";
+import type { UiError } from "../../lib/transport";
+import { formatFullTime, formatTime } from "../../lib/format";
+import { NOT_SET_UP, ago, changedText, flagSentence, syncSentence, workspaceSync } from "../../lib/sync";
+import { useCommand } from "../../lib/useCommand";
+import { onSyncChanged, syncChanged } from "../../lib/useSyncStatus";
+import { InlineError } from "../common/InlineError";
+import { ModelSettings } from "../settings/ModelSettings";
+import { SyncConflictCard } from "./SyncConflictCard";
+
+interface Props {
+  workspace: string;
+  /** Changes when the status should be read again (memories changed, Refresh). */
+  reloadKey: string | number;
+  onOpenMemory: (workspace: string, path: string) => void;
+}
+
+/** What "Sync now" did here: how many files it changed, and the group that undoes them. */
+interface Outcome {
+  changed: number;
+  group: number | null;
+  undone: boolean;
+}
+
+/**
+ * A workspace's sync across machines: its state in a sentence, when it last synced, what waits
+ * to go out and come in, Sync now (and Undo of what it changed here), each open conflict with
+ * its versions side by side, files left out and why, and the last error with its next step.
+ */
+export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
+  const { run, cancel } = useCommand();
+  const [status, setStatus] = useState<RemoteSync | null>(null);
+  const [loadError, setLoadError] = useState<UiError | null>(null);
+  const [reads, setReads] = useState(0);
+  const [running, setRunning] = useState(false);
+  const [runError, setRunError] = useState<UiError | null>(null);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [undoing, setUndoing] = useState(false);
+  const [undoError, setUndoError] = useState<UiError | null>(null);
+  const [resolving, setResolving] = useState<string | null>(null);
+  const [resolveError, setResolveError] = useState<{ id: string; error: UiError } | null>(null);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+
+  useEffect(() => onSyncChanged(() => setReads((n) => n + 1)), []);
+
+  useEffect(() => {
+    void run(commands.syncStatus(), "sync-status").then((answer) => {
+      if (!answer) return;
+      if (answer.ok) {
+        setStatus(answer.data);
+        setLoadError(null);
+      } else setLoadError(answer.error);
+    });
+    return () => cancel("sync-status");
+  }, [run, cancel, reloadKey, reads]);
+
+  const syncNow = useCallback(async () => {
+    setRunning(true);
+    setRunError(null);
+    setOutcome(null);
+    setUndoError(null);
+    const answer = await run(commands.syncNow(workspace), "sync-now");
+    if (!answer) return;
+    setRunning(false);
+    if (answer.ok) {
+      const w = workspaceSync(answer.data, workspace);
+      setOutcome({ changed: w?.changed.length ?? 0, group: w?.group ?? null, undone: false });
+    } else setRunError(answer.error);
+    syncChanged();
+  }, [run, workspace]);
+
+  const undo = async () => {
+    if (outcome?.group == null) return;
+    setUndoing(true);
+    setUndoError(null);
+    const answer = await run(commands.undoGroup(outcome.group), "sync-undo");
+    if (!answer) return;
+    setUndoing(false);
+    if (answer.ok) setOutcome({ ...outcome, undone: true });
+    else setUndoError(answer.error);
+    syncChanged();
+  };
+
+  const resolve = async (id: string, keep: number | null) => {
+    setResolving(id);
+    setResolveError(null);
+    const answer = await run(commands.syncResolve(id, keep), "sync-resolve");
+    if (!answer) return;
+    setResolving(null);
+    if (!answer.ok) setResolveError({ id, error: answer.error });
+    // Read again after a choice: the conflict is closed, the file may have changed.
+    syncChanged();
+  };
+
+  const openSettings = () => setSettingsOpen(true);
+  const w = workspaceSync(status, workspace);
+  const synced = status !== null && status.remote !== null && w !== undefined && w.key !== null;
+  const lastRun = status?.last_run ?? null;
+  const error = runError ?? (synced ? (lastRun?.error ?? null) : null);
+
+  return (
+    <section className="status-section" aria-labelledby="sync-title" data-testid="sync-status" data-state={stateOf(status, synced)}>
+      <header className="status-section-header">
+        <h2 id="sync-title">Sync</h2>
+        {status?.remote && (
+          <span className="muted sync-remote" title={status.remote} data-testid="sync-remote-shown">
+            through {status.remote}
+            {status.auto ? " · automatic" : ""}
+          </span>
+        )}
+        {status?.remote && (
+          <button type="button" className="link-button" onClick={openSettings} data-testid="sync-open-settings">
+            Settings…
+          </button>
+        )}
+      </header>
+      {loadError && <InlineError error={loadError} onRetry={() => setReads((n) => n + 1)} />}
+      {!status && !loadError && <div className="muted">Loading…</div>}
+      {status && status.remote === null && (
+        <div className="sync-setup">
+          <p data-testid="sync-sentence">{NOT_SET_UP}</p>
+          <button type="button" onClick={openSettings} data-testid="sync-setup">
+            Set up sync…
+          </button>
+        </div>
+      )}
+      {status && status.remote !== null && !synced && <p data-testid="sync-sentence">{syncSentence(status, w)}</p>}
+      {status && synced && w && (
+        <>
+          <p data-testid="sync-sentence">{syncSentence(status, w)}</p>
+          <p className="sync-facts">
+            <span data-testid="sync-last">
+              <span className="muted">Last synced:</span>{" "}
+              {w.last_synced ? (
+                <span title={formatFullTime(w.last_synced)}>
+                  {formatTime(w.last_synced)} ({ago(w.last_synced)})
+                </span>
+              ) : (
+                "never"
+              )}
+            </span>
+            <span data-testid="sync-pending">
+              <span className="muted">To send:</span> {w.pending}
+            </span>
+            <span data-testid="sync-incoming">
+              <span className="muted">To receive:</span> {w.incoming}
+            </span>
+          </p>
+          <div className="sync-actions">
+            <button type="button" className="primary" disabled={running} onClick={() => void syncNow()} data-testid="sync-now">
+              {running ? "Syncing…" : "Sync now"}
+            </button>
+            {outcome && (
+              <span data-testid="sync-outcome" data-undone={outcome.undone ? "true" : "false"}>
+                {outcome.undone ? (
+                  "Undone: those files are back as they were before this sync."
+                ) : (
+                  <>
+                    {changedText(outcome.changed)}
+                    {outcome.changed > 0 && outcome.group !== null && (
+                      <>
+                        {" — "}
+                        <button
+                          type="button"
+                          className="link-button"
+                          disabled={undoing}
+                          onClick={() => void undo()}
+                          title="Take back what this sync changed here"
+                          data-testid="sync-undo"
+                        >
+                          Undo
+                        </button>
+                      </>
+                    )}
+                  </>
+                )}
+              </span>
+            )}
+          </div>
+          {undoError && <InlineError error={undoError} />}
+          {error && (
+            <>
+              {!runError && lastRun && (
+                <p className="muted" data-testid="sync-failed-at">
+                  The last sync, {formatTime(lastRun.at)}, did not finish:
+                </p>
+              )}
+              <InlineError error={error} onRetry={() => void syncNow()} onOpenSettings={openSettings} />
+            </>
+          )}
+          {w.conflicts.length > 0 && (
+            <>
+              <h3>Conflicts</h3>
+              <ul className="sync-conflicts">
+                {w.conflicts.map((c) => (
+                  <SyncConflictCard
+                    key={c.id}
+                    conflict={c}
+                    busy={resolving !== null}
+                    error={resolveError?.id === c.id ? resolveError.error : null}
+                    onResolve={(keep) => void resolve(c.id, keep)}
+                    onOpen={() => onOpenMemory(workspace, c.path)}
+                  />
+                ))}
+              </ul>
+            </>
+          )}
+          {w.flagged.length > 0 && (
+            <>
+              <h3>Left out of sync</h3>
+              <ul className="sync-flagged">
+                {w.flagged.map((f) => (
+                  <li key={`${f.side}:${f.path}`} data-testid="sync-flag" data-side={f.side} data-path={f.path}>
+                    <code>{f.path}</code> <span className="muted">({f.side === "here" ? "on this computer" : "on the remote"})</span>{" "}
+                    {flagSentence(f.why)}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </>
+      )}
+      {settingsOpen && <ModelSettings focus="sync" onClose={() => setSettingsOpen(false)} onSaved={() => {}} />}
+    </section>
+  );
+}
+
+/** The section's state for tests and styles: `off` (no remote), `not_synced` (this workspace stays here), `on`. */
+function stateOf(s: RemoteSync | null, synced: boolean): string {
+  if (!s) return "";
+  if (s.remote === null) return "off";
+  if (!synced) return "not_synced";
+  return "on";
+}

@@ -1,0 +1,189 @@
+// Sync across machines (issue 22) in a person's words: a workspace's state as one sentence, the
+// sidebar's badge and its tooltip, a conflict and its choices, the last error, and the settings
+// form. Pure.
+
+import type { RemoteSync, SyncConflict, SyncSettings, WorkspaceSync } from "./bindings";
+import { explain, plainMessage } from "./errors";
+import { formatAge } from "./format";
+
+const MINUTE_MS = 60 * 1000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+function count(n: number, one: string, many: string): string {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+}
+
+/** How long ago, in words: "just now", "5 minutes ago", "2 hours ago", "yesterday", "3 days ago". */
+export function ago(iso: string, now: Date = new Date()): string {
+  const t = new Date(iso).getTime();
+  if (Number.isNaN(t)) return "";
+  const ms = now.getTime() - t;
+  if (ms < MINUTE_MS) return "just now";
+  if (ms < HOUR_MS) return `${count(Math.floor(ms / MINUTE_MS), "minute", "minutes")} ago`;
+  if (ms < 24 * HOUR_MS) return `${count(Math.floor(ms / HOUR_MS), "hour", "hours")} ago`;
+  return formatAge(iso, now);
+}
+
+/** A server fragment as the end of a sentence: "its project … machine" → "Its project … machine." */
+function asSentence(text: string): string {
+  const t = text.trim().replace(/[\s:;,.]+$/, "");
+  return t ? `${t}.` : "";
+}
+
+/** "1 conflict waits for your choice." / "2 conflicts wait for your choice." */
+export function conflictsSentence(n: number): string {
+  return n === 1 ? "1 conflict waits for your choice." : `${n.toLocaleString()} conflicts wait for your choice.`;
+}
+
+/** "1 change waits to be sent." / "2 changes wait to be sent." */
+export function pendingSentence(n: number): string {
+  return n === 1 ? "1 change waits to be sent." : `${n.toLocaleString()} changes wait to be sent.`;
+}
+
+/** "1 change on the remote waits to come in." */
+export function incomingSentence(n: number): string {
+  return n === 1 ? "1 change on the remote waits to come in." : `${n.toLocaleString()} changes on the remote wait to come in.`;
+}
+
+/** The sentence for a home without a remote. */
+export const NOT_SET_UP = "Sync is not set up: this memory stays on this computer.";
+
+/** The workspace's entry in a sync status (`undefined`: none, e.g. added since the status was read). */
+export function workspaceSync(s: RemoteSync | null, workspace: string): WorkspaceSync | undefined {
+  return s?.workspaces.find((w) => w.workspace === workspace);
+}
+
+/**
+ * A workspace's sync state as one sentence, what needs the person first: "1 conflict waits for
+ * your choice.", "2 changes wait to be sent.", "Synced 5 minutes ago.", "Not synced: <why>."
+ */
+export function syncSentence(s: RemoteSync, w: WorkspaceSync | undefined, now: Date = new Date()): string {
+  if (s.remote === null) return NOT_SET_UP;
+  if (!w) return "Not synced yet: this workspace joins with the next sync.";
+  if (w.key === null) return `Not synced: ${asSentence(w.not_synced ?? "") || "this workspace stays on this computer."}`;
+  if (w.conflicts.length > 0) return conflictsSentence(w.conflicts.length);
+  if (w.pending > 0) return pendingSentence(w.pending);
+  if (w.incoming > 0) return incomingSentence(w.incoming);
+  if (w.last_synced === null) return "Not synced yet: press Sync now to send it.";
+  return `Synced ${ago(w.last_synced, now)}.`;
+}
+
+/** The last sync attempt's error as a sentence ("" when it did not fail). */
+export function lastErrorSentence(s: RemoteSync | null): string {
+  const e = s?.last_run?.error;
+  return e ? `The last sync failed. ${explain(e).sentence}` : "";
+}
+
+export type BadgeKind = "none" | "pending" | "conflict" | "error";
+
+export interface Badge {
+  kind: BadgeKind;
+  /** What the badge shows: "⇅", "⇅2" (conflicts), "⇅!" (the last sync failed). */
+  text: string;
+  /** Its tooltip (and accessible name): a sentence. */
+  title: string;
+}
+
+const NO_BADGE: Badge = { kind: "none", text: "", title: "" };
+
+/**
+ * The sidebar's badge for a workspace: conflicts first (with their count), then a failed last
+ * sync, then changes waiting to go out or come in; none when all is synced or it does not sync.
+ */
+export function syncBadge(s: RemoteSync | null, workspace: string): Badge {
+  const w = workspaceSync(s, workspace);
+  if (!s || s.remote === null || !w || w.key === null) return NO_BADGE;
+  const n = w.conflicts.length;
+  if (n > 0) return { kind: "conflict", text: `⇅${n}`, title: `${conflictsSentence(n)} Open Status to choose.` };
+  const failed = lastErrorSentence(s);
+  if (failed) return { kind: "error", text: "⇅!", title: failed };
+  if (w.pending > 0 || w.incoming > 0) {
+    const parts = [w.pending > 0 ? pendingSentence(w.pending) : "", w.incoming > 0 ? incomingSentence(w.incoming) : ""];
+    return { kind: "pending", text: "⇅", title: parts.filter(Boolean).join(" ") };
+  }
+  return NO_BADGE;
+}
+
+/** A memory file's name in words: "prefs.md" → "Prefs", "notes/team-rules.md" → "Team rules". */
+export function fileWords(path: string): string {
+  const base = path.split("/").pop() ?? path;
+  const words = base.replace(/\.md$/i, "").replace(/[-_]+/g, " ").trim() || base;
+  return words[0].toUpperCase() + words.slice(1);
+}
+
+/** What a conflict is, in words, and what Mnemo kept meanwhile. */
+export function conflictSentence(c: SyncConflict): string {
+  const name = fileWords(c.path);
+  switch (c.kind) {
+    case "edited":
+      return `${name}: the same entry was edited on two machines; both versions are kept until you choose.`;
+    case "deleted_and_edited":
+      return `${name}: an entry was deleted on one machine and edited on another; the edit is kept until you choose.`;
+    case "field":
+      return `${name}: its ${c.field ?? "frontmatter"} was changed differently on two machines; this machine's is kept until you choose.`;
+    default:
+      return `${name}: two machines changed it differently; what is there now stays until you choose.`;
+  }
+}
+
+/** A choice's label as its button: "Ana's version" → "Keep Ana's version", "delete it, as Bo did" → "Delete it, as Bo did". */
+export function keepLabel(label: string): string {
+  const l = label.trim();
+  if (/^(keep|delete)\b/i.test(l)) return l[0].toUpperCase() + l.slice(1);
+  return `Keep ${l}`;
+}
+
+/** A choice's label as a heading: "Ana's version", "Keep Ana's edit". */
+export function choiceHeading(label: string): string {
+  const l = label.trim();
+  return l ? l[0].toUpperCase() + l.slice(1) : l;
+}
+
+/** The button that closes a conflict as it stands (every version kept). */
+export function keepAllLabel(c: SyncConflict): string {
+  return c.kind === "edited" ? "Keep both" : "Keep it as it is";
+}
+
+/** A flagged file's reason: "not sent: it holds a secret" → "Not sent: it holds a secret." */
+export function flagSentence(why: string): string {
+  return plainMessage(why);
+}
+
+/** What a sync did here: "3 files changed here", or that nothing did. */
+export function changedText(n: number): string {
+  return n === 0 ? "Nothing changed here." : `${count(n, "file", "files")} changed here`;
+}
+
+/** What a sync of the whole home did, for the settings: "Synced: 4 files changed here." */
+export function runSummary(s: RemoteSync): string {
+  const changed = s.workspaces.reduce((n, w) => n + w.changed.length, 0);
+  const conflicts = s.workspaces.reduce((n, w) => n + w.conflicts.length, 0);
+  const what = changed === 0 ? "Synced: nothing changed here." : `Synced: ${changedText(changed)}.`;
+  return conflicts > 0 ? `${what} ${conflictsSentence(conflicts)} Open Status to choose.` : what;
+}
+
+/** The settings form: text fields as typed. */
+export interface SyncForm {
+  remote: string;
+  author: string;
+  auto: boolean;
+  claude: boolean;
+  qwen: boolean;
+}
+
+export function syncFormOf(s: SyncSettings): SyncForm {
+  return { remote: s.remote ?? "", author: s.author ?? "", auto: s.auto ?? false, claude: s.claude ?? true, qwen: s.qwen ?? true };
+}
+
+/**
+ * The settings to save: empty fields as `null` (no remote: sync is off; no author: the default).
+ * What the form does not show (workspaces shared with a team) is kept from `loaded`.
+ */
+export function syncSettingsOf(f: SyncForm, loaded?: SyncSettings | null): SyncSettings {
+  const text = (v: string) => (v.trim() === "" ? null : v.trim());
+  return { remote: text(f.remote), author: text(f.author), auto: f.auto, claude: f.claude, qwen: f.qwen, shared: loaded?.shared ?? {} };
+}
+
+export function sameSyncForm(a: SyncForm, b: SyncForm): boolean {
+  return a.remote === b.remote && a.author === b.author && a.auto === b.auto && a.claude === b.claude && a.qwen === b.qwen;
+}
