@@ -53,12 +53,17 @@ export function workspaceSync(s: RemoteSync | null, workspace: string): Workspac
   return s?.workspaces.find((w) => w.workspace === workspace);
 }
 
+/** The remote a workspace syncs through: a team's when it is shared, else the home's. */
+export function remoteOf(s: RemoteSync | null, w: WorkspaceSync | undefined): string | null {
+  return w?.remote ?? s?.remote ?? null;
+}
+
 /**
  * A workspace's sync state as one sentence, what needs the person first: "1 conflict waits for
  * your choice.", "2 changes wait to be sent.", "Synced 5 minutes ago.", "Not synced: <why>."
  */
 export function syncSentence(s: RemoteSync, w: WorkspaceSync | undefined, now: Date = new Date()): string {
-  if (s.remote === null) return NOT_SET_UP;
+  if (remoteOf(s, w) === null) return NOT_SET_UP;
   if (!w) return "Not synced yet: this workspace joins with the next sync.";
   if (w.key === null) return `Not synced: ${asSentence(w.not_synced ?? "") || "this workspace stays on this computer."}`;
   if (w.conflicts.length > 0) return conflictsSentence(w.conflicts.length);
@@ -92,7 +97,7 @@ const NO_BADGE: Badge = { kind: "none", text: "", title: "" };
  */
 export function syncBadge(s: RemoteSync | null, workspace: string): Badge {
   const w = workspaceSync(s, workspace);
-  if (!s || s.remote === null || !w || w.key === null) return NO_BADGE;
+  if (!s || remoteOf(s, w) === null || !w || w.key === null) return NO_BADGE;
   const n = w.conflicts.length;
   if (n > 0) return { kind: "conflict", text: `⇅${n}`, title: `${conflictsSentence(n)} Open Status to choose.` };
   const failed = lastErrorSentence(s);

@@ -169,7 +169,8 @@ export function workspaceSync(extra: Partial<WorkspaceSync> = {}): WorkspaceSync
     workspace: "personal",
     label: "Personal",
     key: "mnemo/personal",
-    remote: "git@git.example:me/memory.git",
+    // The remote it syncs through (null here: the status's own remote is shown).
+    remote: null,
     shared: false,
     not_synced: null,
     last_synced: "2026-03-01T10:00:00Z",

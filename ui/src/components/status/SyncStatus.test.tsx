@@ -64,6 +64,16 @@ describe("sync status", () => {
     await waitFor(() => expect(document.activeElement).toBe(remote));
   });
 
+  it("names the team remote of a workspace shared with a team, even with no remote of this home", async () => {
+    api.syncStatus.mockResolvedValue(
+      ok(remoteSync({ remote: null, workspaces: [workspaceSync({ workspace: "team", remote: "/srv/team.git", shared: true, last_synced: minutesAgo(1) })] })),
+    );
+    renderSync("team");
+    await sentence();
+    expect(screen.getByTestId("sync-remote-shown").textContent).toBe("shared with your team through /srv/team.git");
+    expect(screen.getByTestId("sync-now")).toBeTruthy();
+  });
+
   it("says why a workspace does not sync", async () => {
     api.syncStatus.mockResolvedValue(
       ok(remoteSync({ workspaces: [workspaceSync({ workspace: "notes", key: null, not_synced: "a folder you added stays on this machine" })] })),

@@ -3,7 +3,7 @@ import { commands } from "../../lib/bindings";
 import type { RemoteSync } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { formatFullTime, formatTime } from "../../lib/format";
-import { NOT_SET_UP, ago, changedText, flagSentence, syncSentence, workspaceSync } from "../../lib/sync";
+import { NOT_SET_UP, ago, changedText, flagSentence, remoteOf, syncSentence, workspaceSync } from "../../lib/sync";
 import { useCommand } from "../../lib/useCommand";
 import { onSyncChanged, syncChanged } from "../../lib/useSyncStatus";
 import { InlineError } from "../common/InlineError";
@@ -96,21 +96,23 @@ export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
 
   const openSettings = () => setSettingsOpen(true);
   const w = workspaceSync(status, workspace);
-  const synced = status !== null && status.remote !== null && w !== undefined && w.key !== null;
+  const through = remoteOf(status, w);
+  const synced = status !== null && w !== undefined && w.key !== null && through !== null;
   const lastRun = status?.last_run ?? null;
   const error = runError ?? (synced ? (lastRun?.error ?? null) : null);
 
   return (
-    <section className="status-section" aria-labelledby="sync-title" data-testid="sync-status" data-state={stateOf(status, synced)}>
+    <section className="status-section" aria-labelledby="sync-title" data-testid="sync-status" data-state={stateOf(status, through, synced)}>
       <header className="status-section-header">
         <h2 id="sync-title">Sync</h2>
-        {status?.remote && (
-          <span className="muted sync-remote" title={status.remote} data-testid="sync-remote-shown">
-            through {status.remote}
-            {status.auto ? " · automatic" : ""}
+        {through && (
+          <span className="muted sync-remote" title={through} data-testid="sync-remote-shown">
+            {w?.shared ? "shared with your team through " : "through "}
+            {through}
+            {status?.auto ? " · automatic" : ""}
           </span>
         )}
-        {status?.remote && (
+        {through && (
           <button type="button" className="link-button" onClick={openSettings} data-testid="sync-open-settings">
             Settings…
           </button>
@@ -118,7 +120,7 @@ export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
       </header>
       {loadError && <InlineError error={loadError} onRetry={() => setReads((n) => n + 1)} />}
       {!status && !loadError && <div className="muted">Loading…</div>}
-      {status && status.remote === null && (
+      {status && through === null && (
         <div className="sync-setup">
           <p data-testid="sync-sentence">{NOT_SET_UP}</p>
           <button type="button" onClick={openSettings} data-testid="sync-setup">
@@ -126,7 +128,7 @@ export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
           </button>
         </div>
       )}
-      {status && status.remote !== null && !synced && <p data-testid="sync-sentence">{syncSentence(status, w)}</p>}
+      {status && through !== null && !synced && <p data-testid="sync-sentence">{syncSentence(status, w)}</p>}
       {status && synced && w && (
         <>
           <p data-testid="sync-sentence">{syncSentence(status, w)}</p>
@@ -228,9 +230,9 @@ export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
 }
 
 /** The section's state for tests and styles: `off` (no remote), `not_synced` (this workspace stays here), `on`. */
-function stateOf(s: RemoteSync | null, synced: boolean): string {
+function stateOf(s: RemoteSync | null, through: string | null, synced: boolean): string {
   if (!s) return "";
-  if (s.remote === null) return "off";
+  if (through === null) return "off";
   if (!synced) return "not_synced";
   return "on";
 }
