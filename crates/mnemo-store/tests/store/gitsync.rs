@@ -360,6 +360,23 @@ fn one_repository_cloned_at_two_paths_shares_one_project_memory() {
         .find(|w| w.workspace.starts_with("claude:"))
         .unwrap();
     assert_eq!(wa.key, wb.key, "one key for both paths");
+    // Qwen Code's memory of the user and the per-workspace switches travel too.
+    std::fs::create_dir_all(a.dir.join("qwen/memories")).unwrap();
+    std::fs::create_dir_all(b.dir.join("qwen/memories")).unwrap();
+    std::fs::write(
+        a.dir.join("qwen/memories/me.md"),
+        topic("Me", "who I am", "user", "Prefers Rust."),
+    )
+    .unwrap();
+    mnemo_store::settings::set_switch(&a.dir.join("home"), "auto_dream", "personal", false)
+        .unwrap();
+    a.sync();
+    b.sync();
+    assert!(b.dir.join("qwen/memories/me.md").exists());
+    assert_eq!(
+        mnemo_store::settings::switch(&b.dir.join("home"), "auto_dream", "personal"),
+        Some(false)
+    );
     // MEMORY.md is not synced but regenerated here after the merge.
     assert!(
         std::fs::read_to_string(mb.join("MEMORY.md"))
