@@ -30,7 +30,15 @@ impl Api {
     /// Sync now with the home's remote (every synced workspace, or only `workspace`): what
     /// changed here, per workspace, with its change group; conflicts; flagged files.
     pub fn sync_now(&self, workspace: Option<String>) -> Result<RemoteSync> {
-        self.vault.sync_remote(workspace.as_deref())
+        self.sync_with_sessions(workspace.as_deref())
+    }
+
+    /// A sync, carrying chat sessions when the settings ask for it.
+    fn sync_with_sessions(&self, workspace: Option<&str>) -> Result<RemoteSync> {
+        let sessions = self.sync_settings()?.sessions;
+        let extras: Option<&dyn mnemo_store::gitsync::extras::Extras> =
+            sessions.then_some(&mnemo_engine::chat::SessionSync);
+        self.vault.sync_remote(workspace, extras)
     }
 
     /// Sync status per workspace, without touching the network: last synced, changes waiting
@@ -97,7 +105,7 @@ impl Api {
                     if !on {
                         continue;
                     }
-                    match api.vault.sync_remote(None) {
+                    match api.sync_with_sessions(None) {
                         Ok(r) => tracing::info!(
                             changed = r.workspaces.iter().map(|w| w.changed.len()).sum::<usize>(),
                             "automatic sync done"

@@ -26,6 +26,7 @@ fn home(dir: &std::path::Path, name: &str, remote: &std::path::Path) -> Api {
         auto: false,
         claude: true,
         qwen: true,
+        sessions: false,
         shared: std::collections::BTreeMap::new(),
     })
     .unwrap();
@@ -130,4 +131,53 @@ async fn a_fact_forgotten_on_one_home_stays_forgotten_on_the_other() {
     .await;
     assert_eq!(ex.tools[0].ok, Some(false), "{ex:?}");
     assert!(read(&a, "tea2.md").is_none(), "not written back");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_sessions_sync_only_when_asked() {
+    let t = tempfile::tempdir().unwrap();
+    let remote = t.path().join("remote.git");
+    std::fs::create_dir_all(&remote).unwrap();
+    let st = std::process::Command::new("git")
+        .args(["init", "-q", "--bare", "--initial-branch", "main"])
+        .arg(&remote)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let a = home(t.path(), "ana", &remote);
+    let b = home(t.path(), "ben", &remote);
+    let s = a
+        .chat_create("personal".into(), Some("Trip planning".into()))
+        .unwrap();
+    a.sync_now(None).unwrap();
+    b.sync_now(None).unwrap();
+    assert!(
+        b.chat_sessions("personal".into()).unwrap().is_empty(),
+        "off unless asked"
+    );
+    for api in [&a, &b] {
+        let mut st = api.sync_settings().unwrap();
+        st.sessions = true;
+        api.set_sync_settings(st).unwrap();
+    }
+    a.sync_now(None).unwrap();
+    b.sync_now(None).unwrap();
+    let on_b = b.chat_sessions("personal".into()).unwrap();
+    assert_eq!(on_b.len(), 1);
+    assert_eq!(
+        (on_b[0].id.as_str(), on_b[0].title.as_str()),
+        (s.id.as_str(), "Trip planning")
+    );
+    // Renamed on B, the change comes back to A.
+    b.chat_update(
+        "personal".into(),
+        s.id.clone(),
+        Some("Trip to Kyoto".into()),
+        None,
+    )
+    .unwrap();
+    b.sync_now(None).unwrap();
+    a.sync_now(None).unwrap();
+    let on_a = a.chat_sessions("personal".into()).unwrap();
+    assert_eq!(on_a[0].title, "Trip to Kyoto");
 }

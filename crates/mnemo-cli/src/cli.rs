@@ -271,6 +271,12 @@ pub enum SyncAction {
         #[arg(value_parser = ["on", "off"])]
         state: String,
     },
+    /// Carry chat sessions too (whole conversations; off unless you ask).
+    Sessions {
+        /// `on` or `off`.
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
     /// Resolve a conflict from `mnemo sync status`: keep one version (`--keep N`, as listed),
     /// or `--keep-all` to keep every version and close it.
     Resolve {

@@ -101,6 +101,21 @@ pub fn run(
                 );
             })
         }
+        Some(SyncAction::Sessions { state }) => {
+            let mut s = api.sync_settings()?;
+            s.sessions = state == "on";
+            let s = api.set_sync_settings(s)?;
+            emit(json, &s, |s| {
+                println!(
+                    "{}",
+                    if s.sessions {
+                        "chat sessions sync too (whole conversations, to every machine on the remote)"
+                    } else {
+                        "chat sessions stay on this machine"
+                    }
+                );
+            })
+        }
         Some(SyncAction::Resolve { id, keep, keep_all }) => {
             let keep = if keep_all {
                 None

@@ -58,11 +58,10 @@ fn main() {
         std::hint::black_box(m);
     }
     let ours = start.elapsed().as_secs_f64() * 1000.0 / f64::from(rounds);
-    let (eb, eo, et) = (
-        mnemo_store::merge::entry_texts(&b),
-        mnemo_store::merge::entry_texts(&o),
-        mnemo_store::merge::entry_texts(&t),
-    );
+    let body = |f: &str| {
+        mnemo_store::merge::entry_texts(mnemo_store::format::TopicFile::parse(f).body())
+    };
+    let (eb, eo, et) = (body(&b), body(&o), body(&t));
     let start = Instant::now();
     for _ in 0..rounds {
         std::hint::black_box(mnemo_store::merge::merge_entries(&eb, &eo, &et));

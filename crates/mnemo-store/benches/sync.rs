@@ -109,7 +109,7 @@ fn main() {
     println!("sync benchmark: {n} memories, remote on local disk, real git");
     println!("{:<52} {:>12} {:>16}", "", "Mnemo (ms)", "plain git (ms)");
     let s = Instant::now();
-    a.sync_remote(None).unwrap();
+    a.sync_remote(None, None).unwrap();
     let first_a = ms(s);
     let s = Instant::now();
     git(&pa, &["add", "-A"]);
@@ -122,7 +122,7 @@ fn main() {
     );
     let pb = dir.join("plain-b");
     let s = Instant::now();
-    b.sync_remote(None).unwrap();
+    b.sync_remote(None, None).unwrap();
     let first_b = ms(s);
     let s = Instant::now();
     git(
@@ -147,10 +147,10 @@ fn main() {
         let extra = format!("\n\nChanged in round {round}.");
         std::fs::write(ra.join(format!("m{i:05}.md")), topic(i, &extra)).unwrap();
         let s = Instant::now();
-        a.sync_remote(None).unwrap();
+        a.sync_remote(None, None).unwrap();
         send.push(ms(s));
         let s = Instant::now();
-        let r = b.sync_remote(None).unwrap();
+        let r = b.sync_remote(None, None).unwrap();
         recv.push(ms(s));
         assert_eq!(
             r.workspaces.iter().map(|w| w.changed.len()).sum::<usize>(),
@@ -190,9 +190,9 @@ fn main() {
         std::fs::write(pa.join(format!("m{i:05}.md")), &body_a).unwrap();
         std::fs::write(pb.join(format!("m{i:05}.md")), &body_b).unwrap();
     }
-    a.sync_remote(None).unwrap();
+    a.sync_remote(None, None).unwrap();
     let s = Instant::now();
-    let r = b.sync_remote(None).unwrap();
+    let r = b.sync_remote(None, None).unwrap();
     let merge_mnemo = ms(s);
     let conflicts: usize = r.workspaces.iter().map(|w| w.conflicts.len()).sum();
     git(&pa, &["add", "-A"]);

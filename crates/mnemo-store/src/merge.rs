@@ -161,18 +161,34 @@ fn resolve(
     let removed =
         |side: &[String]| -> Vec<usize> { (0..b.len()).filter(|&i| !in_(side, &b[i])).collect() };
     let (gone_o, gone_t) = (removed(o), removed(t));
-    let edits_of = |added: &[&String], gone: &[usize], i: usize| -> Vec<String> {
+    let both: Vec<usize> = gone_o
+        .iter()
+        .copied()
+        .filter(|i| gone_t.contains(i))
+        .collect();
+    if both.is_empty() {
+        out.extend(keep_o);
+        out.extend(keep_t);
+        return;
+    }
+    // Each new entry's base entry, worked out once per side (words of each entry read once).
+    let base_words: Vec<Words> = b.iter().map(|e| words(e)).collect();
+    let pairs = |added: &[&String], gone: &[usize]| -> Vec<(String, Option<usize>)> {
         added
             .iter()
-            .filter(|e| edited_base(b, gone, e) == Some(i))
-            .map(|e| (*e).clone())
+            .map(|e| ((*e).clone(), edited_base(&base_words, gone, &words(e))))
             .collect()
     };
-    for &i in gone_o.iter().filter(|i| gone_t.contains(i)) {
-        let (eo, et) = (
-            edits_of(&added_o, &gone_o, i),
-            edits_of(&added_t, &gone_t, i),
-        );
+    let (pairs_o, pairs_t) = (pairs(&added_o, &gone_o), pairs(&added_t, &gone_t));
+    let edits_of = |pairs: &[(String, Option<usize>)], i: usize| -> Vec<String> {
+        pairs
+            .iter()
+            .filter(|(_, p)| *p == Some(i))
+            .map(|(e, _)| e.clone())
+            .collect()
+    };
+    for i in both {
+        let (eo, et) = (edits_of(&pairs_o, i), edits_of(&pairs_t, i));
         match (eo.is_empty(), et.is_empty()) {
             (false, false) if eo != et => {
                 // What one side already took from the other is not a version of its own.
@@ -203,25 +219,30 @@ fn resolve(
     out.extend(keep_t);
 }
 
-/// The base entry (index into `b`) that `entry` is an edit of, among those its side removed
-/// (`gone`): the one sharing the most words (Jaccard ≥ 1/3), else the only one removed.
-fn edited_base(b: &[String], gone: &[usize], entry: &str) -> Option<usize> {
-    let words = |s: &str| -> std::collections::HashSet<String> {
-        s.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let we = words(entry);
+/// An entry's words, lowercased.
+type Words = std::collections::HashSet<String>;
+
+fn words(s: &str) -> Words {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The base entry (index into the stretch's base) that an entry with words `we` is an edit of,
+/// among those its side removed (`gone`): the one sharing the most words (Jaccard ≥ 1/3), else
+/// the only one removed.
+fn edited_base(base_words: &[Words], gone: &[usize], we: &Words) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     for &i in gone {
-        let wb = words(&b[i]);
-        let union = we.union(&wb).count();
+        let wb = &base_words[i];
+        let shared = we.iter().filter(|w| wb.contains(*w)).count();
+        let union = we.len() + wb.len() - shared;
         if union == 0 {
             continue;
         }
         #[allow(clippy::cast_precision_loss)]
-        let j = we.intersection(&wb).count() as f64 / union as f64;
+        let j = shared as f64 / union as f64;
         if j >= 1.0 / 3.0 && best.is_none_or(|(_, bj)| j > bj) {
             best = Some((i, j));
         }

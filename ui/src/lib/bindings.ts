@@ -1022,6 +1022,8 @@ export type SyncSettings = {
 	claude?: boolean,
 	/**  Carry Qwen Code's project memories and user layer (default on). */
 	qwen?: boolean,
+	/**  Carry chat sessions too (whole conversations; off unless asked). */
+	sessions?: boolean,
 	/**
 	 *  Workspaces shared with a team: workspace id → the team's remote. A shared workspace
 	 *  syncs through that remote instead of the home's.

@@ -125,21 +125,23 @@ describe("errors, flags and results", () => {
 describe("the settings form", () => {
   it("round-trips the settings, empty fields as null", () => {
     const f = syncFormOf(SYNC_SETTINGS);
-    expect(f).toEqual({ remote: "", author: "", auto: false, claude: true, qwen: true });
+    expect(f).toEqual({ remote: "", author: "", auto: false, claude: true, qwen: true, sessions: false });
     expect(syncSettingsOf({ ...f, remote: "  /srv/memory.git ", author: " " })).toEqual({
       remote: "/srv/memory.git",
       author: null,
       auto: false,
       claude: true,
       qwen: true,
+      sessions: false,
       shared: {},
     });
     // Workspaces shared with a team (not in the form) are kept as loaded.
     const loaded = { ...SYNC_SETTINGS, shared: { team: "/srv/team.git" } };
     expect(syncSettingsOf(syncFormOf(loaded), loaded).shared).toEqual({ team: "/srv/team.git" });
     // Fields a server leaves out take their defaults.
-    expect(syncFormOf({ remote: "x", author: null })).toEqual({ remote: "x", author: "", auto: false, claude: true, qwen: true });
+    expect(syncFormOf({ remote: "x", author: null })).toEqual({ remote: "x", author: "", auto: false, claude: true, qwen: true, sessions: false });
     expect(sameSyncForm(f, { ...f })).toBe(true);
     expect(sameSyncForm(f, { ...f, qwen: false })).toBe(false);
+    expect(sameSyncForm(f, { ...f, sessions: true })).toBe(false);
   });
 });

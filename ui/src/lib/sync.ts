@@ -174,10 +174,18 @@ export interface SyncForm {
   auto: boolean;
   claude: boolean;
   qwen: boolean;
+  sessions: boolean;
 }
 
 export function syncFormOf(s: SyncSettings): SyncForm {
-  return { remote: s.remote ?? "", author: s.author ?? "", auto: s.auto ?? false, claude: s.claude ?? true, qwen: s.qwen ?? true };
+  return {
+    remote: s.remote ?? "",
+    author: s.author ?? "",
+    auto: s.auto ?? false,
+    claude: s.claude ?? true,
+    qwen: s.qwen ?? true,
+    sessions: s.sessions ?? false,
+  };
 }
 
 /**
@@ -186,9 +194,24 @@ export function syncFormOf(s: SyncSettings): SyncForm {
  */
 export function syncSettingsOf(f: SyncForm, loaded?: SyncSettings | null): SyncSettings {
   const text = (v: string) => (v.trim() === "" ? null : v.trim());
-  return { remote: text(f.remote), author: text(f.author), auto: f.auto, claude: f.claude, qwen: f.qwen, shared: loaded?.shared ?? {} };
+  return {
+    remote: text(f.remote),
+    author: text(f.author),
+    auto: f.auto,
+    claude: f.claude,
+    qwen: f.qwen,
+    sessions: f.sessions,
+    shared: loaded?.shared ?? {},
+  };
 }
 
 export function sameSyncForm(a: SyncForm, b: SyncForm): boolean {
-  return a.remote === b.remote && a.author === b.author && a.auto === b.auto && a.claude === b.claude && a.qwen === b.qwen;
+  return (
+    a.remote === b.remote &&
+    a.author === b.author &&
+    a.auto === b.auto &&
+    a.claude === b.claude &&
+    a.qwen === b.qwen &&
+    a.sessions === b.sessions
+  );
 }

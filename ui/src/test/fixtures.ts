@@ -215,4 +215,4 @@ export function syncConflict(extra: Partial<SyncConflict> = {}): SyncConflict {
 }
 
 /** Sync settings as a fresh home has them: no remote, Claude Code and Qwen Code included. */
-export const SYNC_SETTINGS: SyncSettings = { remote: null, author: null, auto: false, claude: true, qwen: true, shared: {} };
+export const SYNC_SETTINGS: SyncSettings = { remote: null, author: null, auto: false, claude: true, qwen: true, sessions: false, shared: {} };

@@ -18,7 +18,7 @@ use specta::Type;
 use crate::extract::ExtractResult;
 use crate::recall::RecallResult;
 
-pub use sessions::{Record, SessionInfo, Sessions};
+pub use sessions::{Record, SessionInfo, SessionSync, Sessions};
 pub use turn::{ExtractContext, FollowUp, Turn, chat_turn, extract_after_turn};
 
 /// Tool rounds the chat model may take in one turn (the round after them answers in words).

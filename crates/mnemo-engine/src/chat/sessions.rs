@@ -423,3 +423,60 @@ pub(super) fn recent_tools_of(records: &[Record]) -> Vec<String> {
     }
     out
 }
+
+/// Chat sessions as a sync carries them when asked (`[sync] sessions`): listed and replaced
+/// here, their owner, under the same turn-taking as appends and rewrites.
+pub struct SessionSync;
+
+impl mnemo_store::gitsync::extras::Extras for SessionSync {
+    fn list(&self, ws: &Workspace) -> Result<Vec<(String, Vec<u8>)>> {
+        let dir = Sessions::of(ws).dir;
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !mnemo_store::gitsync::extras::valid_name(&name)
+                || !e.file_type().is_ok_and(|t| t.is_file())
+            {
+                continue;
+            }
+            if let fsutil::ReadOutcome::Bytes(b) = fsutil::read_capped(&e.path())? {
+                out.push((name, b));
+            }
+        }
+        Ok(out)
+    }
+
+    fn replace(
+        &self,
+        ws: &Workspace,
+        name: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool> {
+        let sessions = Sessions::of(ws);
+        let id = name.strip_suffix(".jsonl").unwrap_or(name);
+        let path = sessions.path(id)?;
+        // Only what reads as a session: every line a record.
+        let readable = std::str::from_utf8(new).is_ok_and(|t| {
+            t.lines()
+                .filter(|l| !l.trim().is_empty())
+                .all(|l| serde_json::from_str::<Record>(l).is_ok())
+        });
+        if !readable {
+            tracing::warn!(
+                session = id,
+                "a synced session is not readable as one; left out"
+            );
+            return Ok(true);
+        }
+        let _turn = session_writes();
+        let current = std::fs::read(&path).ok();
+        if current.as_deref() != expected {
+            return Ok(false);
+        }
+        std::fs::create_dir_all(&sessions.dir)
+            .map_err(|e| Error::io(format!("creating {}", sessions.dir.display()), &e))?;
+        fsutil::write_atomic(&path, new)?;
+        Ok(true)
+    }
+}

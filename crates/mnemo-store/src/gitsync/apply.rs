@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 
+use super::extras::Extras;
 use super::git::{Git, Tree, blob_id};
 use super::layout::{self, Meta};
 use super::meta::{self, Switches};
@@ -26,6 +27,7 @@ impl Vault {
         git: &Git,
         round: &Round,
         merged: &Tree,
+        extras: Option<&dyn Extras>,
         st: &State,
         groups: &mut BTreeMap<String, (i64, Vec<String>)>,
         batches: &mut Vec<Batch<'a>>,
@@ -157,6 +159,34 @@ impl Vault {
                     }
                     Err(e) if e.code == ErrorCode::Conflict => return Ok(None),
                     Err(e) => return Err(e),
+                }
+            }
+        }
+        // Chat sessions, when asked: each one that differs here from the merge, through its owner.
+        if let Some(x) = extras {
+            for (key, ws) in &round.mapped {
+                let prefix = format!("{key}/sessions/");
+                for (p, m) in merged.range(prefix.clone()..) {
+                    if !p.starts_with(&prefix) {
+                        break;
+                    }
+                    let here = round.local_sessions.get(p);
+                    if here == Some(&m.id) {
+                        continue;
+                    }
+                    let name = &p[prefix.len()..];
+                    let Some(new) = content_of(&m.id) else {
+                        continue;
+                    };
+                    if let Some(why) = meta::session_refusal(new) {
+                        refused_here
+                            .push((key.clone(), remote_flag(&format!("sessions/{name}"), &why)));
+                        continue;
+                    }
+                    let expected = here.and_then(|id| round.bytes.get(id)).map(Vec::as_slice);
+                    if !x.replace(ws, name, expected, new)? {
+                        return Ok(None);
+                    }
                 }
             }
         }

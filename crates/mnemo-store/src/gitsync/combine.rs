@@ -11,6 +11,7 @@ use super::meta::{self, Switches, SyncConflict};
 use super::run::{Round, item, now, remote_flag};
 use super::state::State;
 use crate::fsutil::{self};
+use crate::merge;
 use crate::vault::Vault;
 
 impl Vault {
@@ -103,6 +104,13 @@ impl Vault {
                         m.text.map(String::into_bytes)
                     }
                 }
+                // A session is appended to: ours, then the lines theirs added.
+                Some((_, Part::Session(_))) => match (o, t) {
+                    (Some(o), Some(t)) => {
+                        Some(merge::merge_log(b.as_deref().unwrap_or(""), &o, &t).into_bytes())
+                    }
+                    (o, t) => o.or(t).map(String::into_bytes),
+                },
                 Some((_, Part::Meta(Meta::Forgotten))) => {
                     let set =
                         |s: Option<String>| meta::decode_set(s.unwrap_or_default().as_bytes());

@@ -27,6 +27,8 @@ pub enum Part {
     Memory(String),
     /// One of the key's bookkeeping files.
     Meta(Meta),
+    /// A chat session (`sessions/<id>.jsonl`), carried when asked.
+    Session(String),
 }
 
 /// The bookkeeping files each key has.
@@ -144,6 +146,9 @@ pub fn split(path: &str) -> Option<(String, Part)> {
     let key = parts[..key_len].join("/");
     match rest {
         ["memory", rel @ ..] if !rel.is_empty() => Some((key, Part::Memory(rel.join("/")))),
+        ["sessions", name] if super::extras::valid_name(name) => {
+            Some((key, Part::Session((*name).to_owned())))
+        }
         [name] => Meta::ALL
             .into_iter()
             .find(|m| m.name() == *name)
@@ -156,6 +161,12 @@ pub fn split(path: &str) -> Option<(String, Part)> {
 #[must_use]
 pub fn memory_path(key: &str, rel: &str) -> String {
     format!("{key}/memory/{rel}")
+}
+
+/// The repository path of a session file under `key`.
+#[must_use]
+pub fn session_path(key: &str, name: &str) -> String {
+    format!("{key}/sessions/{name}")
 }
 
 /// The repository path of a meta file under `key`.

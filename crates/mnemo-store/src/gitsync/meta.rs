@@ -142,6 +142,29 @@ pub fn refusal(rel: &str, mode: Option<&str>, bytes: Option<&[u8]>) -> Option<St
     None
 }
 
+/// Why a chat session may not cross, or `None` when it may (its text was redacted when it was
+/// written; a secret that got in anyway, or a file over the cap, stays here).
+#[must_use]
+pub fn session_refusal(bytes: &[u8]) -> Option<String> {
+    if bytes.len() as u64 > crate::fsutil::MAX_FILE_BYTES {
+        return Some(format!(
+            "it is {} bytes, over the {} byte limit",
+            bytes.len(),
+            crate::fsutil::MAX_FILE_BYTES
+        ));
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Some("it is not UTF-8 text".to_owned());
+    };
+    let hits = crate::secrets::scan(text);
+    (!hits.is_empty()).then(|| {
+        format!(
+            "it holds a secret ({}), and secrets never sync",
+            crate::secrets::describe(&hits)
+        )
+    })
+}
+
 /// The `forgotten` file: sorted hashes, one a line.
 #[must_use]
 pub fn encode_set(set: &BTreeSet<String>) -> Vec<u8> {

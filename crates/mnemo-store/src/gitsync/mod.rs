@@ -13,6 +13,7 @@
 mod apply;
 pub mod channel;
 mod combine;
+pub mod extras;
 pub mod git;
 pub mod layout;
 pub mod meta;

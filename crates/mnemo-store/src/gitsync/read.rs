@@ -6,6 +6,7 @@ use std::path::Path;
 use mnemo_core::{Error, Result};
 
 use super::channel::Scope;
+use super::extras::Extras;
 use super::git::{Git, Tree, blob_id};
 use super::layout::{self, Meta, Part, Reach};
 use super::meta::{self, Switches};
@@ -75,6 +76,7 @@ impl Vault {
         git: &Git,
         settings: &SyncSettings,
         scope: &Scope,
+        extras: Option<&dyn Extras>,
         st: &State,
         base: Tree,
         head: Tree,
@@ -128,6 +130,7 @@ impl Vault {
         }
         let mut ours = head.clone();
         let mut bytes = HashMap::new();
+        let mut local_sessions = BTreeMap::new();
         let mut flagged: BTreeMap<String, Vec<SyncFlag>> = BTreeMap::new();
         let mut refused_theirs = BTreeSet::new();
         for (path, it) in &theirs {
@@ -190,6 +193,28 @@ impl Vault {
                 bytes.insert(id.clone(), b);
                 ours.insert(path, item(id));
             }
+            // Chat sessions, when asked: added and appended to, never deleted by a sync (one
+            // missing here keeps what was synced).
+            if let Some(x) = extras {
+                for (name, b) in x.list(ws)? {
+                    if !super::extras::valid_name(&name) {
+                        continue;
+                    }
+                    if let Some(why) = meta::session_refusal(&b) {
+                        flagged.entry(key.clone()).or_default().push(SyncFlag {
+                            path: format!("sessions/{name}"),
+                            why: format!("not sent: {why}"),
+                            side: "here".into(),
+                        });
+                        continue;
+                    }
+                    let id = blob_id(&b);
+                    bytes.insert(id.clone(), b);
+                    let path = layout::session_path(key, &name);
+                    local_sessions.insert(path.clone(), id.clone());
+                    ours.insert(path, item(id));
+                }
+            }
             // Bookkeeping.
             let forgotten = self.forgotten_keys(&ws.id)?;
             let mut switches = Switches::new();
@@ -241,6 +266,7 @@ impl Vault {
             flagged,
             refused_theirs,
             holds,
+            local_sessions,
             label: "Sync: changes from the remote".to_owned(),
         })
     }

@@ -14,6 +14,7 @@ use mnemo_core::{Error, ErrorCode, Result};
 use serde::Serialize;
 
 use super::channel::{self, Scope};
+use super::extras::Extras;
 use super::git::{Content, Git, Item, Tree};
 use super::layout::{self};
 use super::meta::SyncConflict;
@@ -91,6 +92,8 @@ pub(super) struct Round {
     pub(super) refused_theirs: BTreeSet<String>,
     /// Each synced workspace's write lock, from reading its files to writing the merge.
     pub(super) holds: BTreeMap<String, WriteHold>,
+    /// Chat sessions as they are here (repository path → blob id), when carried.
+    pub(super) local_sessions: BTreeMap<String, String>,
     /// The label of the change groups this round opens (who the changes are from).
     pub(super) label: String,
 }
@@ -107,7 +110,11 @@ impl Vault {
     /// synced workspace, or only `only`): see the module docs. Racing syncs of one home (the app
     /// and the CLI) take turns. A remote that fails does not stop the others; the first error
     /// is returned after all ran.
-    pub fn sync_remote(&self, only: Option<&str>) -> Result<RemoteSync> {
+    pub fn sync_remote(
+        &self,
+        only: Option<&str>,
+        extras: Option<&dyn Extras>,
+    ) -> Result<RemoteSync> {
         let home = self.home().root.clone();
         let settings = state::load_settings(&home)?;
         if let Some(id) = only {
@@ -136,7 +143,7 @@ impl Vault {
         for ch in &chans {
             let done = Git::open(&ch.dir).and_then(|git| {
                 git.set_remote(&ch.url)?;
-                let r = self.sync_channel(&git, &settings, &ch.scope, &mut st, &mut groups);
+                let r = self.sync_channel(&git, &settings, &ch.scope, extras, &mut st, &mut groups);
                 if !ch.team {
                     commit = git.local_head();
                 }
@@ -185,11 +192,12 @@ impl Vault {
         git: &Git,
         settings: &SyncSettings,
         scope: &Scope,
+        extras: Option<&dyn Extras>,
         st: &mut State,
         groups: &mut BTreeMap<String, (i64, Vec<String>)>,
     ) -> Result<()> {
         for attempt in 1..=MAX_ATTEMPTS {
-            if self.sync_round(git, settings, scope, st, groups)? {
+            if self.sync_round(git, settings, scope, extras, st, groups)? {
                 return Ok(());
             }
             tracing::info!(
@@ -222,6 +230,7 @@ impl Vault {
         git: &Git,
         settings: &SyncSettings,
         scope: &Scope,
+        extras: Option<&dyn Extras>,
         st: &mut State,
         groups: &mut BTreeMap<String, (i64, Vec<String>)>,
     ) -> Result<bool> {
@@ -271,7 +280,7 @@ impl Vault {
             .and_then(|r| git.author_of(r))
             .unwrap_or_else(|| "the other machine".to_owned());
         let base = self.key_bases(git, st, base, r.as_deref())?;
-        let mut round = self.read_ours(git, settings, scope, st, base, head, theirs)?;
+        let mut round = self.read_ours(git, settings, scope, extras, st, base, head, theirs)?;
         if let Some(r) = &r {
             let names = git.authors(base_commit.as_deref(), r);
             if !names.is_empty() {
@@ -286,7 +295,7 @@ impl Vault {
             &theirs_by,
         )?;
         let mut batches = Vec::new();
-        let applied = self.apply_here(git, &round, &merged, st, groups, &mut batches);
+        let applied = self.apply_here(git, &round, &merged, extras, st, groups, &mut batches);
         // The locks go before the batches end (MEMORY.md is rebuilt under the lock).
         round.holds.clear();
         drop(batches);

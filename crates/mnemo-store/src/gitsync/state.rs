@@ -27,6 +27,9 @@ pub struct SyncSettings {
     /// Carry Qwen Code's project memories and user layer (default on).
     #[serde(default = "yes")]
     pub qwen: bool,
+    /// Carry chat sessions too (whole conversations; off unless asked).
+    #[serde(default)]
+    pub sessions: bool,
     /// Workspaces shared with a team: workspace id → the team's remote. A shared workspace
     /// syncs through that remote instead of the home's.
     #[serde(default)]

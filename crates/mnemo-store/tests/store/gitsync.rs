@@ -53,6 +53,7 @@ impl Side {
                 auto: false,
                 claude: true,
                 qwen: true,
+                sessions: false,
                 shared: std::collections::BTreeMap::new(),
             },
         )
@@ -80,7 +81,7 @@ impl Side {
     }
 
     pub fn sync(&self) -> mnemo_store::gitsync::RemoteSync {
-        self.vault.sync_remote(None).unwrap()
+        self.vault.sync_remote(None, None).unwrap()
     }
 }
 

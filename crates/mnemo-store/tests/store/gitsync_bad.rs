@@ -39,7 +39,7 @@ fn unreachable_wrong_and_refusing_remotes_are_clear_errors_and_nothing_is_lost()
     let before = a.files();
     // Nothing listens on port 9: offline.
     point(&a, "http://127.0.0.1:9/memory.git");
-    let e = a.vault.sync_remote(None).unwrap_err();
+    let e = a.vault.sync_remote(None, None).unwrap_err();
     assert_eq!(e.code, ErrorCode::RemoteUnreachable, "{e:?}");
     assert!(e.message.contains("local changes wait"), "{e}");
     let s = a.vault.sync_status().unwrap();
@@ -49,7 +49,7 @@ fn unreachable_wrong_and_refusing_remotes_are_clear_errors_and_nothing_is_lost()
     );
     // A path that holds no repository.
     point(&a, &t.path().join("nowhere.git").display().to_string());
-    let e = a.vault.sync_remote(None).unwrap_err();
+    let e = a.vault.sync_remote(None, None).unwrap_err();
     assert_eq!(e.code, ErrorCode::RemoteRefused, "{e:?}");
     assert!(e.message.contains("mnemo sync remote set"), "{e}");
     // A server that asks for credentials (git never prompts here).
@@ -66,7 +66,7 @@ fn unreachable_wrong_and_refusing_remotes_are_clear_errors_and_nothing_is_lost()
         }
     });
     point(&a, &format!("http://127.0.0.1:{port}/memory.git"));
-    let e = a.vault.sync_remote(None).unwrap_err();
+    let e = a.vault.sync_remote(None, None).unwrap_err();
     assert_eq!(e.code, ErrorCode::RemoteRefused, "{e:?}");
     assert!(e.message.contains("credentials"), "{e}");
     // A URL carrying a password is refused before it is stored.
@@ -96,7 +96,7 @@ fn a_remote_with_another_history_or_other_content_is_refused() {
     c.write("c.md", &topic("C", "c", "user", "From C."));
     c.sync();
     point(&a, &r2.display().to_string());
-    let e = a.vault.sync_remote(None).unwrap_err();
+    let e = a.vault.sync_remote(None, None).unwrap_err();
     assert_eq!(e.code, ErrorCode::RemoteRefused);
     assert!(e.message.contains("another history"), "{e}");
     // A repository of something else entirely.
@@ -108,7 +108,7 @@ fn a_remote_with_another_history_or_other_content_is_refused() {
     git(&code, &["commit", "-q", "-m", "code"]);
     let fresh = Side::new(t.path(), "dan", &code);
     fresh.write("d.md", &topic("D", "d", "user", "Mine."));
-    let e = fresh.vault.sync_remote(None).unwrap_err();
+    let e = fresh.vault.sync_remote(None, None).unwrap_err();
     assert_eq!(e.code, ErrorCode::RemoteRefused);
     assert!(e.message.contains("other than Mnemo"), "{e}");
     assert_eq!(a.files(), before);

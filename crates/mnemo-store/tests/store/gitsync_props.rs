@@ -144,18 +144,18 @@ fn syncs_racing_local_edits_and_each_other_lose_nothing() {
                     &topic(&format!("B{i}"), "b", "user", &format!("Edit {i} on B.")),
                 );
                 append(&b, &format!("Shared fact {i} from B."));
-                let _ = b.vault.sync_remote(None);
+                let _ = b.vault.sync_remote(None, None);
                 std::thread::sleep(std::time::Duration::from_millis(10));
             }
         });
         s.spawn(|| {
             for _ in 0..rounds / 3 {
-                a.vault.sync_remote(None).unwrap();
+                a.vault.sync_remote(None, None).unwrap();
             }
         });
         s.spawn(|| {
             for _ in 0..rounds / 3 {
-                a2.sync_remote(None).unwrap();
+                a2.sync_remote(None, None).unwrap();
             }
         });
     });

@@ -55,6 +55,7 @@ describe("sync settings", () => {
     expect(field("sync-claude").checked).toBe(true);
     expect(field("sync-qwen").checked).toBe(true);
     expect(field("sync-auto").checked).toBe(false);
+    expect(field("sync-sessions").checked).toBe(false);
     expect(button("sync-save").disabled).toBe(true);
     // Nothing to sync with yet.
     expect(button("sync-settings-now").disabled).toBe(true);
@@ -63,9 +64,10 @@ describe("sync settings", () => {
     fireEvent.change(field("sync-author"), { target: { value: "Ana <ana@example.org>" } });
     fireEvent.click(field("sync-auto"));
     fireEvent.click(field("sync-qwen"));
+    fireEvent.click(field("sync-sessions"));
     fireEvent.click(button("sync-save"));
     await waitFor(() =>
-      expect(api.setSyncSettings).toHaveBeenCalledWith({ remote: REMOTE, author: "Ana <ana@example.org>", auto: true, claude: true, qwen: false, shared: {} }),
+      expect(api.setSyncSettings).toHaveBeenCalledWith({ remote: REMOTE, author: "Ana <ana@example.org>", auto: true, claude: true, qwen: false, sessions: true, shared: {} }),
     );
     await screen.findByTestId("sync-saved");
     expect(onSaved).toHaveBeenCalledWith(expect.objectContaining({ remote: REMOTE, auto: true }));

@@ -156,6 +156,12 @@ export function SyncSettings({ autoFocus = false, onSaved }: Props) {
             <input type="checkbox" checked={form.qwen} onChange={(e) => set("qwen", e.target.checked)} data-testid="sync-qwen" />
             <span>Include Qwen Code memories</span>
           </label>
+          <label className="settings-check">
+            <input type="checkbox" checked={form.sessions} onChange={(e) => set("sessions", e.target.checked)} data-testid="sync-sessions" />
+            <span>
+              Include chat sessions<span className="muted"> — whole conversations, to every machine on the remote</span>
+            </span>
+          </label>
           {error && <InlineError error={error} onRetry={() => void syncNow()} />}
           {busy === "syncing" && (
             <div className="model-test-result" role="status" data-state="running" data-testid="sync-result">
