@@ -169,13 +169,8 @@ async fn chat_sessions_sync_only_when_asked() {
         (s.id.as_str(), "Trip planning")
     );
     // Renamed on B, the change comes back to A.
-    b.chat_update(
-        "personal".into(),
-        s.id.clone(),
-        Some("Trip to Kyoto".into()),
-        None,
-    )
-    .unwrap();
+    b.chat_update("personal".into(), s.id, Some("Trip to Kyoto".into()), None)
+        .unwrap();
     b.sync_now(None).unwrap();
     a.sync_now(None).unwrap();
     let on_a = a.chat_sessions("personal".into()).unwrap();

@@ -58,9 +58,8 @@ fn main() {
         std::hint::black_box(m);
     }
     let ours = start.elapsed().as_secs_f64() * 1000.0 / f64::from(rounds);
-    let body = |f: &str| {
-        mnemo_store::merge::entry_texts(mnemo_store::format::TopicFile::parse(f).body())
-    };
+    let body =
+        |f: &str| mnemo_store::merge::entry_texts(mnemo_store::format::TopicFile::parse(f).body());
     let (eb, eo, et) = (body(&b), body(&o), body(&t));
     let start = Instant::now();
     for _ in 0..rounds {

@@ -22,6 +22,7 @@ impl Vault {
     /// Bring this home to the merged state: bookkeeping, then files (journaled, one group per
     /// workspace); the files from the remote that may not come here. `Ok(None)`: a file changed
     /// here meanwhile — merge again.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn apply_here<'a>(
         &'a self,
         git: &Git,
