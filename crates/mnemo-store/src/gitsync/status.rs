@@ -74,8 +74,16 @@ impl Vault {
         }
         let mut seen_keys = BTreeSet::new();
         for ws in self.workspaces()? {
-            let key = layout::key_of(&ws, reach, &|p| crate::repo::identity(Path::new(p)));
             let at = chans.iter().position(|c| c.scope.covers(&ws.id));
+            // No remote carries it: no need to ask git for its repository's identity (the app
+            // reads the status every minute).
+            let key = match at {
+                Some(_) => layout::key_of(&ws, reach, &|p| crate::repo::identity(Path::new(p))),
+                None => Err(
+                    "no sync remote is set: `mnemo sync remote set URL`, or share it with a team"
+                        .to_owned(),
+                ),
+            };
             let mut w = WorkspaceSync {
                 workspace: ws.id.clone(),
                 label: ws.label.clone(),
@@ -93,12 +101,6 @@ impl Vault {
             };
             match key {
                 Err(why) => w.not_synced = Some(why),
-                Ok(_) if at.is_none() => {
-                    w.not_synced = Some(
-                        "no sync remote is set: `mnemo sync remote set URL`, or share it with a team"
-                            .to_owned(),
-                    );
-                }
                 Ok(k) if !seen_keys.insert((at, k.clone())) => {
                     w.not_synced = Some(format!("another workspace here already syncs as {k}"));
                 }
