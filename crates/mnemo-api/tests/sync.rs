@@ -33,6 +33,19 @@ fn home(dir: &std::path::Path, name: &str, remote: &std::path::Path) -> Api {
     api
 }
 
+/// An empty bare repository: the remote both homes sync with.
+fn bare_remote(dir: &std::path::Path) -> std::path::PathBuf {
+    let remote = dir.join("remote.git");
+    std::fs::create_dir_all(&remote).unwrap();
+    let st = std::process::Command::new("git")
+        .args(["init", "-q", "--bare", "--initial-branch", "main"])
+        .arg(&remote)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    remote
+}
+
 fn read(api: &Api, rel: &str) -> Option<String> {
     std::fs::read_to_string(api.home_dir().join("workspaces/personal/memory").join(rel)).ok()
 }
@@ -50,14 +63,7 @@ fn memory(name: &str, body: &str) -> NewMemory {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fact_forgotten_on_one_home_stays_forgotten_on_the_other() {
     let t = tempfile::tempdir().unwrap();
-    let remote = t.path().join("remote.git");
-    std::fs::create_dir_all(&remote).unwrap();
-    let st = std::process::Command::new("git")
-        .args(["init", "-q", "--bare", "--initial-branch", "main"])
-        .arg(&remote)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let remote = bare_remote(t.path());
     let a = home(t.path(), "ana", &remote);
     let b = home(t.path(), "ben", &remote);
     a.create("personal".into(), memory("Tea", "Green tea from Kyoto."))
@@ -136,14 +142,7 @@ async fn a_fact_forgotten_on_one_home_stays_forgotten_on_the_other() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chat_sessions_sync_only_when_asked() {
     let t = tempfile::tempdir().unwrap();
-    let remote = t.path().join("remote.git");
-    std::fs::create_dir_all(&remote).unwrap();
-    let st = std::process::Command::new("git")
-        .args(["init", "-q", "--bare", "--initial-branch", "main"])
-        .arg(&remote)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let remote = bare_remote(t.path());
     let a = home(t.path(), "ana", &remote);
     let b = home(t.path(), "ben", &remote);
     let s = a

@@ -34,9 +34,12 @@ impl Vault {
         batches: &mut Vec<Batch<'a>>,
     ) -> Result<Option<Vec<(String, SyncFlag)>>> {
         st.save(&self.home().root)?;
+        // Only what this home may write: the synced workspaces' files (another project's
+        // memory, carried along in the repository, is never read here).
         let need: Vec<String> = merged
-            .values()
-            .map(|i| i.id.clone())
+            .iter()
+            .filter(|(p, _)| layout::split(p).is_some_and(|(k, _)| round.mapped.contains_key(&k)))
+            .map(|(_, i)| i.id.clone())
             .filter(|id| !round.bytes.contains_key(id))
             .collect::<BTreeSet<_>>()
             .into_iter()
@@ -179,7 +182,7 @@ impl Vault {
                     let Some(new) = content_of(&m.id) else {
                         continue;
                     };
-                    if let Some(why) = meta::session_refusal(new) {
+                    if let Some(why) = meta::content_refusal(new) {
                         refused_here
                             .push((key.clone(), remote_flag(&format!("sessions/{name}"), &why)));
                         continue;

@@ -114,23 +114,10 @@ pub fn refusal(rel: &str, mode: Option<&str>, bytes: Option<&[u8]>) -> Option<St
         return Some("it is not a memory file (only visible `.md` files sync)".to_owned());
     }
     let bytes = bytes?;
-    if bytes.len() as u64 > crate::fsutil::MAX_FILE_BYTES {
-        return Some(format!(
-            "it is {} bytes, over the {} byte limit",
-            bytes.len(),
-            crate::fsutil::MAX_FILE_BYTES
-        ));
+    if let Some(why) = content_refusal(bytes) {
+        return Some(why);
     }
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return Some("it is not UTF-8 text".to_owned());
-    };
-    let hits = crate::secrets::scan(text);
-    if !hits.is_empty() {
-        return Some(format!(
-            "it holds a secret ({}), and secrets never sync",
-            crate::secrets::describe(&hits)
-        ));
-    }
+    let text = std::str::from_utf8(bytes).ok()?;
     if doc::doc_kind(rel) == Some(DocKind::Topic)
         && let Err(e) = TopicFile::parse(text).check()
     {
@@ -142,10 +129,11 @@ pub fn refusal(rel: &str, mode: Option<&str>, bytes: Option<&[u8]>) -> Option<St
     None
 }
 
-/// Why a chat session may not cross, or `None` when it may (its text was redacted when it was
-/// written; a secret that got in anyway, or a file over the cap, stays here).
+/// Why a file's bytes may not cross whatever its path, or `None` when they may: over the cap,
+/// not UTF-8, a secret. All a chat session is checked for (its text was redacted when it was
+/// written; a secret that got in anyway stays here); memory files are checked for more.
 #[must_use]
-pub fn session_refusal(bytes: &[u8]) -> Option<String> {
+pub fn content_refusal(bytes: &[u8]) -> Option<String> {
     if bytes.len() as u64 > crate::fsutil::MAX_FILE_BYTES {
         return Some(format!(
             "it is {} bytes, over the {} byte limit",

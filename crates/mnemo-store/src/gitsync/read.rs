@@ -200,7 +200,7 @@ impl Vault {
                     if !super::extras::valid_name(&name) {
                         continue;
                     }
-                    if let Some(why) = meta::session_refusal(&b) {
+                    if let Some(why) = meta::content_refusal(&b) {
                         flagged.entry(key.clone()).or_default().push(SyncFlag {
                             path: format!("sessions/{name}"),
                             why: format!("not sent: {why}"),

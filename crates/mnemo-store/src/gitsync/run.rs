@@ -8,7 +8,6 @@
 //! merge is idempotent: a change already here is taken once.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
 
 use mnemo_core::{Error, ErrorCode, Result};
 use serde::Serialize;
@@ -373,11 +372,6 @@ impl Vault {
         }
         Ok(out)
     }
-}
-
-/// The sync settings (defaults when unset).
-pub fn settings(home: &Path) -> Result<SyncSettings> {
-    state::load_settings(home)
 }
 
 pub(super) fn remote_flag(rel: &str, why: &str) -> SyncFlag {
