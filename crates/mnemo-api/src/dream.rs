@@ -349,10 +349,15 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
         DreamTrigger::Manual => "dream (manual)",
         DreamTrigger::Auto => "dream (automatic)",
     };
-    let group = vault
-        .begin_group(&ws, "dream", Some(&task.id), label)
-        .map_err(|e| tracing::warn!("could not open a change group: {e}"))
-        .ok();
+    let job = crate::review::open_group(
+        vault,
+        &ws,
+        "dream",
+        Some(&task.id),
+        label,
+        ChangeSource::Dream,
+    );
+    let group = job.id;
     let client = model.client();
     let client = (!mechanical && client.settings().is_configured()).then_some(client);
     let req = DreamRequest {
@@ -399,13 +404,32 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
         held.succeeded();
     }
     drop(held);
-    let kept_group = group.filter(|g| match vault.discard_group_if_empty(*g) {
-        Ok(removed) => !removed,
+    // In review mode the dream's whole diff is one proposal (a failed dream proposes nothing).
+    let origin = mnemo_store::journal::ProposalOrigin {
+        session: session.clone(),
+        task: Some(task.id.clone()),
+        ..Default::default()
+    };
+    let mut report = report;
+    let ended = match crate::review::close_group(
+        vault,
+        job,
+        ChangeSource::Dream,
+        "dream",
+        label,
+        &origin,
+        report.status != DreamStatus::Failed,
+    ) {
+        Ok(e) => e,
         Err(e) => {
-            tracing::warn!("could not tidy change group {g}: {e}");
-            true
+            report.status = DreamStatus::Failed;
+            report
+                .notes
+                .push(format!("the proposal was not saved: {}", e.message));
+            crate::review::JobEnd::default()
         }
-    });
+    };
+    let kept_group = ended.group;
     tracing::info!(workspace = %ws, task = %task.id, status = report.status.as_str(), merged = report.entries_merged, "dream finished");
     let mut files = report.files_touched.clone();
     files.extend(report.files_deleted.iter().cloned());
@@ -415,12 +439,16 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
     }
     task.phase = None;
     task.result = Some(TaskResult {
-        summary: dream::summary_line(&report),
+        summary: match ended.proposal {
+            Some(p) => crate::review::proposed_summary(p, files.len()),
+            None => dream::summary_line(&report),
+        },
         files,
         group: kept_group,
         touched_types: report.touched_types.clone(),
         dream: Some(report),
         undone_by: None,
+        proposal: ended.proposal,
     });
     let (status, reason) = match (failed, token.is_cancelled()) {
         (false, _) => (TaskStatus::Completed, None),

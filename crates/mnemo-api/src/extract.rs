@@ -212,52 +212,71 @@ async fn run_one(
         session: session.clone(),
         task: task.id.clone(),
     });
-    let group = match vault.begin_group(
+    let label = format!("extraction after chat {session}");
+    let job = crate::review::open_group(
+        vault,
         ws,
         "extract",
         Some(&task.id),
-        &format!("extraction after chat {session}"),
-    ) {
-        Ok(g) => Some(g),
-        Err(e) => {
-            tracing::warn!("could not open a change group: {e}");
-            None
-        }
-    };
+        &label,
+        ChangeSource::Extract,
+    );
     let client = model.client();
     let mut on_event = |e: &mnemo_engine::AgentEvent| tasks.on_agent_event(&mut task, &token, e);
     let ctx = ExtractContext {
         origin: Origin {
             source: ChangeSource::Extract,
-            group,
+            group: job.id,
         },
         on_event: &mut on_event,
     };
-    let result =
+    let mut result =
         chat::extract_after_turn(vault, &client, ws, &session, chat_wrote, &token, ctx).await;
-    // A run that wrote nothing leaves no group behind.
-    let kept_group = group.filter(|g| match vault.discard_group_if_empty(*g) {
-        Ok(removed) => !removed,
+    // A run that wrote nothing leaves no group behind; in review mode its writes are a proposal.
+    let origin = mnemo_store::journal::ProposalOrigin {
+        session: Some(session.clone()),
+        message: last_user_message(vault, ws, &session),
+        client: None,
+        task: Some(task.id.clone()),
+    };
+    let ended = match crate::review::close_group(
+        vault,
+        job,
+        ChangeSource::Extract,
+        "extract",
+        &label,
+        &origin,
+        result.status != ExtractStatus::Failed,
+    ) {
+        Ok(e) => e,
         Err(e) => {
-            tracing::warn!("could not tidy change group {g}: {e}");
-            true
+            result.status = ExtractStatus::Failed;
+            result.detail = Some(e.message);
+            crate::review::JobEnd::default()
         }
-    });
+    };
     task.result = Some(TaskResult {
-        summary: match result.files_written.len() {
-            0 => result
+        summary: match (ended.proposal, result.files_written.len()) {
+            (Some(p), n) => crate::review::proposed_summary(p, n),
+            (None, 0) => result
                 .detail
                 .clone()
                 .unwrap_or_else(|| "nothing written".to_owned()),
-            1 => "wrote 1 memory".to_owned(),
-            n => format!("wrote {n} memories"),
+            (None, 1) => "wrote 1 memory".to_owned(),
+            (None, n) => format!("wrote {n} memories"),
         },
         files: result.files_written.clone(),
-        group: kept_group,
+        group: ended.group,
         touched_types: result.touched_types.clone(),
         dream: None,
         undone_by: None,
+        proposal: ended.proposal,
     });
+    if job.staged && ended.proposal.is_none() && result.files_written.is_empty() {
+        result
+            .detail
+            .get_or_insert_with(|| "nothing proposed".to_owned());
+    }
     let (status, reason) = match result.status {
         ExtractStatus::Completed => (TaskStatus::Completed, None),
         ExtractStatus::Skipped => (TaskStatus::Skipped, Some("nothing_to_do")),
@@ -269,4 +288,19 @@ async fn run_one(
     }
     tasks.finish(&mut task, status, reason);
     (result, task)
+}
+
+/// The newest user message of a session (what a proposal came from), cut to 300 characters.
+fn last_user_message(vault: &Vault, ws: &str, session: &str) -> Option<String> {
+    let w = vault.workspace(ws).ok()?;
+    let messages = mnemo_engine::chat::Sessions::of(&w)
+        .messages(session)
+        .ok()?;
+    let text = messages
+        .iter()
+        .rev()
+        .find(|m| m.role == mnemo_llm::Role::User)?
+        .content
+        .clone()?;
+    Some(text.chars().take(300).collect())
 }

@@ -80,6 +80,7 @@ impl Api {
                     touched_types: f.types,
                     dream: None,
                     undone_by: None,
+                    proposal: None,
                 });
                 self.tasks.finish(&mut task, TaskStatus::Completed, None);
                 Ok(task)

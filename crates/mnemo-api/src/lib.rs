@@ -18,6 +18,7 @@ mod forget;
 mod memory;
 mod model;
 mod remember;
+mod review;
 mod runtime;
 mod stats;
 mod sync;
@@ -41,6 +42,7 @@ pub use remember::{
     MAX_PENDING as MAX_REMEMBER_PENDING, RememberChanged, RememberResult, RememberTask,
     check_client_id,
 };
+pub use review::{REVIEW, ReviewMode, parse_status};
 
 /// Most results a list-like command returns when no limit is given.
 pub const DEFAULT_LIMIT: u32 = 200;
@@ -110,6 +112,13 @@ macro_rules! for_each_command {
             sync_settings() -> $crate::reexports::SyncSettings;
             set_sync_settings(settings: $crate::reexports::SyncSettings) -> $crate::reexports::SyncSettings;
             sync_resolve(id: String, keep: Option<u32>) -> $crate::reexports::SyncConflict;
+            review_mode(workspace: String) -> $crate::ReviewMode;
+            set_review_mode(workspace: String, on: bool) -> $crate::ReviewMode;
+            inbox(workspace: String, status: Option<$crate::reexports::ProposalStatus>, offset: Option<u32>, limit: Option<u32>) -> $crate::reexports::ProposalPage;
+            proposal(id: i64) -> $crate::reexports::Proposal;
+            inbox_accept(id: i64, choice: Option<$crate::reexports::AcceptChoice>) -> $crate::reexports::Accepted;
+            inbox_reject(id: i64, dont_learn: Option<bool>) -> $crate::reexports::ProposalSummary;
+            memory_usage(workspace: String, path: Option<String>) -> Vec<$crate::reexports::MemoryUsage>;
         }
     };
 }
@@ -124,8 +133,12 @@ pub mod reexports {
     pub use mnemo_store::fsutil::printable;
     pub use mnemo_store::gitsync::{RemoteSync, SyncConflict, SyncSettings};
     pub use mnemo_store::index::{DocSummary, Hit};
-    pub use mnemo_store::journal::{ChangeSummary, GroupInfo};
+    pub use mnemo_store::journal::{
+        AcceptChoice, ChangeSummary, GroupInfo, MemoryUsage, Proposal, ProposalPage,
+        ProposalStatus, ProposalSummary,
+    };
     pub use mnemo_store::tasks::{TaskInfo, TaskResult, ToolStep};
+    pub use mnemo_store::vault::Accepted;
     pub use mnemo_store::vault::{
         GroupUndo, MemoryDetail, Status, SyncReport, WorkspaceInfo, WriteOutcome,
     };

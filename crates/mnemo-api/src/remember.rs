@@ -330,10 +330,8 @@ async fn run_one(
     task.phase = Some("the memory agent is writing".into());
     task.set_status(TaskStatus::Running);
     tasks.save(&task);
-    let group = vault
-        .begin_group(ws, "remember", Some(&task.id), "remember")
-        .map_err(|e| tracing::warn!("could not open a change group: {e}"))
-        .ok();
+    let job = crate::review::open_group(vault, ws, "remember", Some(&task.id), "remember", source);
+    let group = job.id;
     let origin = Origin { source, group };
     let client = model.client();
     let mut on_event = |e: &mnemo_engine::AgentEvent| tasks.on_agent_event(&mut task, &token, e);
@@ -350,22 +348,50 @@ async fn run_one(
         &mut on_event,
     )
     .await;
-    let group = group.filter(|g| !vault.discard_group_if_empty(*g).unwrap_or(false));
+    // In review mode what it would have written is a proposal; a refused run proposes nothing.
+    let proposal_origin = mnemo_store::journal::ProposalOrigin {
+        message: Some(content.chars().take(300).collect()),
+        client: client_label(source, task.session.as_deref()),
+        task: Some(task.id.clone()),
+        ..Default::default()
+    };
+    let ended = crate::review::close_group(
+        vault,
+        job,
+        source,
+        "remember",
+        "remember",
+        &proposal_origin,
+        outcome.is_ok(),
+    );
+    let (group, proposal, outcome) = match ended {
+        Ok(e) => (e.group, e.proposal, outcome),
+        Err(e) => (None, None, Err(e)),
+    };
     task.phase = None;
     match outcome {
-        Ok(r) => {
-            lanes.bus.emit(&RememberChanged {
-                scope: "managed",
-                source: if source == ChangeSource::Mcp {
-                    "mcp"
-                } else {
-                    "workspace_memory_remember"
-                },
-                workspace: ws.to_owned(),
-                paths: r.files.clone(),
-                task_id: task.id.clone(),
-                touched_types: r.types.clone(),
-            });
+        Ok(mut r) => {
+            if let Some(p) = proposal {
+                r.summary = format!(
+                    "{} {}",
+                    crate::review::proposed_summary(p, r.files.len()),
+                    r.summary.replacen("Saved:", "Would save:", 1)
+                );
+            }
+            if proposal.is_none() {
+                lanes.bus.emit(&RememberChanged {
+                    scope: "managed",
+                    source: if source == ChangeSource::Mcp {
+                        "mcp"
+                    } else {
+                        "workspace_memory_remember"
+                    },
+                    workspace: ws.to_owned(),
+                    paths: r.files.clone(),
+                    task_id: task.id.clone(),
+                    touched_types: r.types.clone(),
+                });
+            }
             task.result = Some(TaskResult {
                 summary: r.summary,
                 files: r.files,
@@ -373,6 +399,7 @@ async fn run_one(
                 touched_types: r.types,
                 dream: None,
                 undone_by: None,
+                proposal,
             });
             tasks.finish(&mut task, TaskStatus::Completed, None);
         }
@@ -404,5 +431,14 @@ async fn run_one(
             });
             tasks.finish(&mut task, TaskStatus::Failed, Some(e.code.as_str()));
         }
+    }
+}
+
+/// Who asked a remember, for its proposal: the MCP client, else the remember client id.
+fn client_label(source: ChangeSource, client: Option<&str>) -> Option<String> {
+    match (source, client) {
+        (ChangeSource::Mcp, _) => Some("an assistant over MCP".to_owned()),
+        (_, Some(c)) => Some(c.to_owned()),
+        _ => None,
     }
 }

@@ -184,8 +184,26 @@ pub enum Command {
         yes: bool,
     },
     /// The status panel's figures: switches, last extraction / dream, MEMORY.md budget, health,
-    /// recent telemetry.
-    Stats,
+    /// recent telemetry. `--memories`: usage per memory (times recalled, last recalled,
+    /// sessions, tokens injected), most recalled first.
+    Stats {
+        /// Usage per memory instead of the workspace's figures.
+        #[arg(long)]
+        memories: bool,
+    },
+    /// Proposals waiting for review (writes by extraction, dream, remember and MCP in a
+    /// workspace with review mode on). With no action: list the pending ones.
+    Inbox {
+        #[command(subcommand)]
+        action: Option<InboxAction>,
+    },
+    /// Review mode for the workspace: automatic writes become proposals in the inbox instead of
+    /// landing (your own edits always land).
+    Review {
+        /// `on` or `off` (omit to show it).
+        #[arg(value_parser = ["on", "off"])]
+        state: Option<String>,
+    },
     /// Print every memory_changed event as one JSON line until interrupted.
     Watch,
     /// What would be recalled for a chat message: strategy, chosen memories, the prompt block.
@@ -292,6 +310,43 @@ pub enum SyncAction {
         /// Keep every version as it is.
         #[arg(long)]
         keep_all: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum InboxAction {
+    /// List proposals, newest first.
+    List {
+        /// Only these: pending (default), accepted, rejected, expired, or all.
+        #[arg(long, default_value = "pending")]
+        status: String,
+        /// Skip this many (paging).
+        #[arg(long, default_value_t = 0)]
+        offset: u32,
+        /// At most this many.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+    /// A proposal's diff, file by file and change by change (with the ids `accept` takes).
+    Show {
+        /// The proposal's id.
+        id: i64,
+    },
+    /// Apply a proposal (all of it, or the changes named) as one change group.
+    Accept {
+        /// The proposal's id.
+        id: i64,
+        /// Only these changes (ids from `mnemo inbox show`, e.g. `travel.md#2`); repeatable.
+        #[arg(long = "entry", value_name = "ID")]
+        entries: Vec<String>,
+    },
+    /// Turn a proposal down.
+    Reject {
+        /// The proposal's id.
+        id: i64,
+        /// Also mark its entries forgotten, so no memory job proposes them again.
+        #[arg(long)]
+        dont_learn: bool,
     },
 }
 

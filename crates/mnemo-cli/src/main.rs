@@ -7,6 +7,7 @@
 mod chat;
 mod cli;
 mod dream;
+mod inbox;
 mod memory_jobs;
 mod out;
 mod sync;
@@ -431,7 +432,10 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             dry_run,
             yes,
         } => memory_jobs::forget(&api, ws_write, &query, dry_run, yes, json),
-        Command::Stats => memory_jobs::stats(&api, ws_write, json),
+        Command::Stats { memories: false } => memory_jobs::stats(&api, ws_write, json),
+        Command::Stats { memories: true } => inbox::usage(&api, ws_read, json),
+        Command::Inbox { action } => inbox::run(&api, ws_read, action, json),
+        Command::Review { state } => inbox::review(&api, ws_read, state.as_deref(), json),
         Command::Sync { action } => sync::run(&api, ws_read, action, json),
     }
 }

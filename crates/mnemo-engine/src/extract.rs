@@ -366,7 +366,7 @@ pub async fn run_extract(
     let mut written = Vec::new();
     let mut types = Vec::new();
     for path in &tools.touched {
-        let Ok(detail) = vault.get(&ws.id, path) else {
+        let Ok(detail) = vault.get_as(origin, &ws.id, path) else {
             continue;
         };
         if detail.summary.kind != doc::DocKind::Topic {

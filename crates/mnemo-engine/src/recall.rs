@@ -78,6 +78,8 @@ pub struct RecallRequest {
     /// Tokens (estimated) the whole memory block may take: index, recalled and carried bodies.
     /// `None`: no budget beyond the index's and each body's own caps.
     pub budget_tokens: Option<usize>,
+    /// The chat session recalling (recorded with each memory's usage).
+    pub session: Option<String>,
 }
 
 /// A query's embedding and the model that made it (vectors of other models are not compared).
@@ -112,6 +114,8 @@ pub struct Recalled {
     pub age: String,
     /// Characters of this memory put in the prompt.
     pub chars_injected: usize,
+    /// Tokens (estimated) of this memory in the prompt: what its usage records.
+    pub tokens_injected: u32,
 }
 
 /// A memory recalled on an earlier turn of the chat and sent again with this one.
@@ -126,6 +130,8 @@ pub struct Carried {
     pub memory_type: Option<MemoryType>,
     /// Characters of it put in the prompt.
     pub chars_injected: usize,
+    /// Tokens (estimated) of it in the prompt.
+    pub tokens_injected: u32,
 }
 
 /// The result of a recall.

@@ -218,7 +218,7 @@ pub async fn run_remember(
         .touched
         .iter()
         .filter_map(|f| {
-            let d = vault.get(&ws.id, f).ok()?;
+            let d = vault.get_as(origin, &ws.id, f).ok()?;
             Some((
                 f.clone(),
                 format!("{}\n{}\n{}", d.summary.name, d.summary.description, d.body),
@@ -250,14 +250,14 @@ pub async fn run_remember(
     let files: Vec<String> = tools.touched.iter().cloned().collect();
     let mut types = Vec::new();
     for f in &files {
-        if let Ok(d) = vault.get(&ws.id, f)
+        if let Ok(d) = vault.get_as(origin, &ws.id, f)
             && let Some(t) = d.summary.memory_type.filter(|t| !types.contains(t))
         {
             types.push(t);
         }
     }
     Ok(Remembered {
-        summary: written_summary(vault, &ws.id, &files, &tools.originals),
+        summary: written_summary(vault, origin, &ws.id, &files, &tools.originals),
         files,
         types,
     })
@@ -333,6 +333,7 @@ pub fn holds_fact(fact: &str, written: &[&str]) -> bool {
 /// What was written, as the summary says it: each file, created or updated, with its name.
 fn written_summary(
     vault: &Vault,
+    origin: Origin,
     ws: &str,
     files: &[String],
     originals: &std::collections::BTreeMap<String, Option<String>>,
@@ -344,7 +345,7 @@ fn written_summary(
                 Some(None) => "created",
                 _ => "updated",
             };
-            match vault.get(ws, f) {
+            match vault.get_as(origin, ws, f) {
                 Ok(d) if !d.summary.name.trim().is_empty() => {
                     format!("{verb} {f} (\"{}\")", d.summary.name.trim())
                 }

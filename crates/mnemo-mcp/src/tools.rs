@@ -113,6 +113,14 @@ fn specs() -> Vec<Spec> {
             hints: (false, true, false),
         },
         Spec {
+            name: "proposals",
+            title: "Check proposals",
+            description: "What became of memory writes held for a person's review (when the workspace has review mode on, remember and other automatic writes become proposals instead of landing). With `id`: that proposal — pending, accepted (with a note if only some changes were taken), rejected, or expired — and its files. Without: the newest proposals made over MCP in the workspace.",
+            properties: json!({"id": {"type": "integer", "minimum": 1, "description": "A proposal id (from a remember task's result.proposal)"}}),
+            required: &[],
+            hints: (true, false, true),
+        },
+        Spec {
             name: "status",
             title: "Memory status",
             description: "Where memory stands: the workspace calls use by default, every workspace with its counts, the last extraction and dream, whether search by meaning is ready, and a summary of the workspace.",
@@ -228,6 +236,24 @@ pub fn call(server: &MnemoMcp, name: &str, args: &JsonObject) -> Result<CallTool
                 .map_err(|e| mnemo_error(&e))?;
             json!({ "workspace": ws, "task": t })
         }
+        "proposals" => match a.opt_u32("id")? {
+            Some(id) => {
+                let p = api.proposal(i64::from(id)).map_err(|e| mnemo_error(&e))?;
+                json!({ "workspace": p.summary.workspace, "proposal": p })
+            }
+            None => {
+                let page = api
+                    .inbox(ws.to_owned(), None, None, Some(200))
+                    .map_err(|e| mnemo_error(&e))?;
+                let mine: Vec<_> = page
+                    .items
+                    .into_iter()
+                    .filter(|p| p.source == mnemo_core::ChangeSource::Mcp)
+                    .take(20)
+                    .collect();
+                json!({ "workspace": ws, "pending": page.pending, "proposals": mine })
+            }
+        },
         "status" => {
             let status = api.status().map_err(|e| mnemo_error(&e))?;
             let summary = api

@@ -33,6 +33,7 @@ pub mod lock;
 pub mod memory_md;
 pub mod merge;
 pub mod repo;
+pub mod review;
 pub mod secrets;
 pub mod settings;
 pub mod state;

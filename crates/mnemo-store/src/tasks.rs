@@ -73,6 +73,9 @@ pub struct TaskResult {
     /// journal whenever the task is read (`Api::tasks`, `Api::task`): undone is the journal's fact.
     #[serde(default)]
     pub undone_by: Option<i64>,
+    /// The proposal its writes became (review mode: nothing was written until a person accepts).
+    #[serde(default)]
+    pub proposal: Option<i64>,
 }
 
 /// A background memory task.

@@ -63,6 +63,13 @@ export const commands = {
 	syncSettings: () => typedError<SyncSettings, ApiError>(__TAURI_INVOKE("sync_settings")),
 	setSyncSettings: (settings: SyncSettings) => typedError<SyncSettings, ApiError>(__TAURI_INVOKE("set_sync_settings", { settings })),
 	syncResolve: (id: string, keep: number | null) => typedError<SyncConflict, ApiError>(__TAURI_INVOKE("sync_resolve", { id, keep })),
+	reviewMode: (workspace: string) => typedError<ReviewMode, ApiError>(__TAURI_INVOKE("review_mode", { workspace })),
+	setReviewMode: (workspace: string, on: boolean) => typedError<ReviewMode, ApiError>(__TAURI_INVOKE("set_review_mode", { workspace, on })),
+	inbox: (workspace: string, status: ProposalStatus | null, offset: number | null, limit: number | null) => typedError<ProposalPage, ApiError>(__TAURI_INVOKE("inbox", { workspace, status, offset, limit })),
+	proposal: (id: number) => typedError<Proposal, ApiError>(__TAURI_INVOKE("proposal", { id })),
+	inboxAccept: (id: number, choice: AcceptChoice | null) => typedError<Accepted, ApiError>(__TAURI_INVOKE("inbox_accept", { id, choice })),
+	inboxReject: (id: number, dontLearn: boolean | null) => typedError<ProposalSummary, ApiError>(__TAURI_INVOKE("inbox_reject", { id, dontLearn })),
+	memoryUsage: (workspace: string, path: string | null) => typedError<MemoryUsage[], ApiError>(__TAURI_INVOKE("memory_usage", { workspace, path })),
 };
 
 /** Events */
@@ -73,6 +80,27 @@ export const events = {
 };
 
 /* Types */
+/**
+ *  A person's choice when accepting: which changes (all when `entries` is `None`), and files
+ *  they edited first (their text replaces the proposal's for that file).
+ */
+export type AcceptChoice = {
+	/**  Change ids (`path#n`) to apply; `None`: all. */
+	entries: string[] | null,
+	/**  Files edited before accepting. */
+	edits?: FileEdit[],
+};
+
+/**  What accepting did. */
+export type Accepted = {
+	/**  The proposal as it now stands. */
+	proposal: ProposalSummary,
+	/**  The change group that applied it (undo it to take it back). */
+	group: number,
+	/**  Files written. */
+	paths: string[],
+};
+
 /**
  *  The one error type that crosses crate boundaries: a stable code plus a message that says what
  *  went wrong and what to do next. Serialises as `{"code": "...", "message": "..."}`.
@@ -94,6 +122,8 @@ export type Carried = {
 	type: MemoryType | null,
 	/**  Characters of it put in the prompt. */
 	chars_injected: number,
+	/**  Tokens (estimated) of it in the prompt. */
+	tokens_injected: number,
 };
 
 /**  A journaled change with its before/after text, for a diff view. */
@@ -389,6 +419,34 @@ export type DreamTrigger =
 /**  A person: the Dream button, `mnemo dream`, `/dream`. */
 "manual";
 
+/**  One change a person can accept or leave. */
+export type EntryChange = {
+	/**  `path#n` (1-based within the file): what `accept … entries` names. */
+	id: string,
+	/**  What it does. */
+	op: EntryOp,
+	/**  The entry (or file) before; `None` for an addition. */
+	before: string | null,
+	/**  The entry (or file) after; `None` for a removal. */
+	after: string | null,
+};
+
+/**
+ *  What one change in a proposal does to an entry (or, for files that are not topic files, to
+ *  the whole file).
+ */
+export type EntryOp = 
+/**  A new entry. */
+"add" | 
+/**  An entry taken out. */
+"remove" | 
+/**  An entry rewritten. */
+"edit" | 
+/**  Only the frontmatter (name, description, type) changes. */
+"fields" | 
+/**  The whole file (a daily log, or a file deleted whole). */
+"file";
+
 /**  An entry with its stable id. */
 export type EntryOut = {
 	/**  `relPath` or `relPath:index`. */
@@ -502,6 +560,14 @@ export type ExtractStatus =
 "skipped" | 
 /**  It failed or was stopped. */
 "failed";
+
+/**  A file's text as a person edited it in a proposal. */
+export type FileEdit = {
+	/**  Relative to the memory root. */
+	path: string,
+	/**  The whole text to write. */
+	content: string,
+};
 
 /**  A user-added folder. */
 export type FolderEntry = {
@@ -715,6 +781,29 @@ export type MemoryType =
 /**  Pointers to external systems. */
 "reference";
 
+/**  What one memory was recalled for and what it cost. */
+export type MemoryUsage = {
+	/**  Relative to the memory root. */
+	path: string,
+	/**  Times a recall chose it. */
+	recalls: number,
+	/**  The last time (RFC 3339, UTC). */
+	last_recalled: string | null,
+	/**
+	 *  Tokens injected over every recall, counting the turns that sent it again from earlier in
+	 *  a chat (estimated as the prompt block counts them).
+	 */
+	tokens: number,
+	/**  Times it was sent again from an earlier turn of a chat. */
+	carried: number,
+	/**  Tokens injected by the last recall. */
+	last_tokens: number,
+	/**  Distinct chat sessions it served. */
+	sessions: number,
+	/**  The newest of those sessions (at most 10), newest first. */
+	recent_sessions: string[],
+};
+
 /**  Model settings as clients see and change them. The key is write-only. */
 export type ModelSettings = {
 	/**  OpenAI-compatible base URL, e.g. `http://127.0.0.1:11434/v1` (empty: no model). */
@@ -795,6 +884,93 @@ export type ProblemOut = {
 	message: string,
 };
 
+/**  A proposal with each file's diff. */
+export type Proposal = {
+	/**  Each file: what it was, what the proposal makes of it, entry by entry. */
+	files: ProposalFile[],
+} & ProposalSummary;
+
+/**  The diff of one file: the base a proposal was made from and what it proposes. */
+export type ProposalFile = {
+	/**  Relative to the memory root. */
+	path: string,
+	/**  Create, modify or delete. */
+	op: ChangeOp,
+	/**  Hash of the bytes the proposal was made from (`None`: the file did not exist). */
+	base_hash: string | null,
+	/**  Those bytes as text. */
+	before: string | null,
+	/**  The proposed text (`None`: delete the file). */
+	after: string | null,
+	/**  The changes, entry by entry. */
+	entries: EntryChange[],
+};
+
+/**  What a proposal came from, as far as it is known. */
+export type ProposalOrigin = {
+	/**  The chat session whose turn was extracted. */
+	session: string | null,
+	/**  The chat message (or remember request) it came from, cut to 300 characters. */
+	message: string | null,
+	/**  The MCP client or remember client that asked. */
+	client: string | null,
+	/**  The memory task that made it. */
+	task: string | null,
+};
+
+/**  One page of a workspace's proposals, newest first. */
+export type ProposalPage = {
+	/**  The proposals on this page. */
+	items: ProposalSummary[],
+	/**  How many match the filter. */
+	total: number,
+	/**  How many wait for a decision (the badge). */
+	pending: number,
+};
+
+/**  Where a proposal stands. */
+export type ProposalStatus = 
+/**  Waiting for a person. */
+"pending" | 
+/**  Being applied (a process stopped midway is finished by the next). */
+"accepting" | 
+/**  Applied (all of it, or the changes a person picked: see `note`). */
+"accepted" | 
+/**  Turned down. */
+"rejected" | 
+/**  Nobody decided in time: treated as rejected. */
+"expired";
+
+/**  A proposal without its files' text (what the inbox lists). */
+export type ProposalSummary = {
+	/**  Its id (`mnemo inbox show ID`). */
+	id: number,
+	/**  Workspace id. */
+	workspace: string,
+	/**  Who proposed it. */
+	source: ChangeSource,
+	/**  The job: `extract`, `dream`, `remember`. */
+	kind: string,
+	/**  In a few words. */
+	label: string,
+	/**  What it came from. */
+	origin: ProposalOrigin,
+	/**  When it was made (RFC 3339, UTC). */
+	at: string,
+	/**  Where it stands. */
+	status: ProposalStatus,
+	/**  When it was decided. */
+	resolved_at: string | null,
+	/**  Why it ended as it did (expired, partly accepted, rejected and not to be learnt). */
+	note: string | null,
+	/**  The change group that applied it (accepted), for history and undo. */
+	group: number | null,
+	/**  The files it changes. */
+	paths: string[],
+	/**  How many changes (entries) it holds. */
+	changes: number,
+};
+
 /**  The result of a recall. */
 export type RecallResult = {
 	/**  How the memories were chosen. */
@@ -845,6 +1021,8 @@ export type Recalled = {
 	age: string,
 	/**  Characters of this memory put in the prompt. */
 	chars_injected: number,
+	/**  Tokens (estimated) of this memory in the prompt: what its usage records. */
+	tokens_injected: number,
 };
 
 /**  What a completed remember wrote. */
@@ -895,6 +1073,16 @@ export type RemoteSync = {
 	last_run: SyncRun | null,
 	/**  Per workspace. */
 	workspaces: WorkspaceSync[],
+};
+
+/**  A workspace's review mode. */
+export type ReviewMode = {
+	/**  Automatic writes become proposals. */
+	on: boolean,
+	/**  Someone chose (on or off); `false`: the default is in effect. */
+	decided: boolean,
+	/**  The app should offer it (another tool's folder, or a shared team layer, not yet decided). */
+	offer: boolean,
 };
 
 /**  Whether hybrid search can run (the API fills this in; the vault knows only the vectors). */
@@ -1093,6 +1281,8 @@ export type TaskResult = {
 	 *  journal whenever the task is read (`Api::tasks`, `Api::task`): undone is the journal's fact.
 	 */
 	undone_by?: number | null,
+	/**  The proposal its writes became (review mode: nothing was written until a person accepts). */
+	proposal?: number | null,
 };
 
 /**  Where a memory task is in its life. */

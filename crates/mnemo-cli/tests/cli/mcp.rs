@@ -51,6 +51,9 @@ async fn a_python_mcp_client_remembers_recalls_and_forgets_and_serve_announces_i
     let fake = FakeModel::start().await;
     fake.push_for(Kind::Tools, Reply::SaveFact);
     fake.push_for(Kind::Tools, Reply::text("Saved it."));
+    // The second remember, in review mode: a proposal.
+    fake.push_for(Kind::Tools, Reply::SaveFact);
+    fake.push_for(Kind::Tools, Reply::text("Saved it."));
 
     // `mnemo serve` on the same home: its watcher announces what the MCP server writes.
     let mut serve = e.cmd();

@@ -21,7 +21,7 @@ SERVE_URL = os.environ["SERVE_URL"].rstrip("/")
 SERVE_TOKEN = os.environ["SERVE_TOKEN"]
 FACT = "The user's cat is called Tofu."
 
-TOOLS = {"recall", "search", "list", "read", "remember", "forget", "dream", "status"}
+TOOLS = {"recall", "search", "list", "read", "remember", "forget", "dream", "proposals", "status"}
 
 
 def check(cond, what):
@@ -164,6 +164,25 @@ async def main():
             check(r.structured_content["task"]["status"] == "completed", "forget removes it")
             r = await s.call_tool("search", {"query": "Tofu"})
             check(r.structured_content["hits"] == [], "it is gone")
+
+            # Review mode: the agent's remember becomes a proposal it can follow.
+            subprocess.run([BIN, "review", "on"], check=True, env=env, capture_output=True)
+            r = await s.call_tool("remember", {"content": "The user's dog is called Miso."})
+            task = r.structured_content["task"]
+            proposal = (task.get("result") or {}).get("proposal")
+            check(task["status"] == "completed" and proposal, f"remember became a proposal: {task}")
+            r = await s.call_tool("proposals", {"id": proposal})
+            check(r.structured_content["proposal"]["status"] == "pending", "the proposal waits")
+            r = await s.call_tool("proposals", {})
+            check([p["id"] for p in r.structured_content["proposals"]] == [proposal],
+                  f"the agent's own proposals are listed: {r.structured_content}")
+            r = await s.call_tool("search", {"query": "Miso"})
+            check(r.structured_content["hits"] == [], "nothing landed before a person accepts")
+            subprocess.run([BIN, "inbox", "accept", str(proposal)], check=True, env=env,
+                           capture_output=True)
+            r = await s.call_tool("proposals", {"id": proposal})
+            check(r.structured_content["proposal"]["status"] == "accepted", "then it is accepted")
+            await expect_error(s, "proposals", {"id": 999999}, "not_found", "an unknown proposal")
 
     # The client closed stdin: the server has exited (stdio_client waited for it).
     history = json.loads(subprocess.run([BIN, "--json", "history"], capture_output=True,

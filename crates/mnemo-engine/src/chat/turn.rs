@@ -428,6 +428,7 @@ impl Turn {
             already_surfaced: surfaced,
             recent_tools: recent_tools_of(&self.records),
             query_vector: self.query_vector.clone(),
+            session: Some(self.session.clone()),
             ..RecallRequest::default()
         };
         match recall_with_model(vault, client, &req, Utc::now(), RECALL_TIMEOUT, cancel).await {

@@ -182,7 +182,7 @@ pub(super) async fn run(
         let Some(before) = snap.get(path) else {
             continue;
         };
-        let pool = entries_elsewhere(ws, path);
+        let pool = entries_elsewhere(vault, ws, origin, path);
         let lost = TopicFile::parse(&String::from_utf8_lossy(before))
             .entries()
             .into_iter()

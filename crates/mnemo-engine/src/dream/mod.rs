@@ -86,9 +86,9 @@ impl EntryPool {
 /// The entries of every valid topic file on disk now, except `except`: where an entry would
 /// have to live on (deletes, the safety pass).
 #[must_use]
-pub fn entries_elsewhere(ws: &Workspace, except: &str) -> EntryPool {
+pub fn entries_elsewhere(vault: &Vault, ws: &Workspace, origin: Origin, except: &str) -> EntryPool {
     let mut pool = EntryPool::default();
-    for (p, b) in read_docs(ws) {
+    for (p, b) in read_docs_as(vault, ws, origin) {
         if p != except && doc::doc_kind(&p) == Some(doc::DocKind::Topic) {
             pool.add(&String::from_utf8_lossy(&b));
         }
@@ -151,6 +151,15 @@ pub fn read_docs(ws: &Workspace) -> Snapshot {
         }
     }
     out
+}
+
+/// [`read_docs`] as a run writing as `origin` sees them: its staged writes (review mode) laid
+/// over the disk.
+#[must_use]
+pub fn read_docs_as(vault: &Vault, ws: &Workspace, origin: Origin) -> Snapshot {
+    let mut docs = read_docs(ws);
+    vault.overlay(origin, &mut docs);
+    docs
 }
 
 /// Where a workspace's chat transcripts are (read-only to a dream; their mtimes count sessions).
@@ -384,7 +393,7 @@ async fn run_paths(
             report.strategy = DreamStrategy::Mechanical;
             on_progress(Progress::Phase("merging duplicate entries"));
             // Plan from the files as they are now (after whatever the agent kept).
-            let now = read_docs(ws);
+            let now = read_docs_as(scope.vault, ws, scope.origin);
             let plan = plan_of(&now);
             report.merges.clone_from(&plan.merges);
             report.entries_merged = apply_plan(scope, &now, &plan, &mut report.notes, on_progress)?;
@@ -403,7 +412,7 @@ fn finish(
     report: &mut DreamReport,
     started: Instant,
 ) {
-    let after = read_docs(ws);
+    let after = read_docs_as(vault, ws, req.origin);
     let paths: BTreeSet<&String> = snap.keys().chain(after.keys()).collect();
     let mut types = BTreeSet::new();
     for p in paths {

@@ -46,6 +46,17 @@ impl Shown {
     }
 }
 
+/// Tokens (estimated) one memory takes in the block: its heading and its body as cut.
+fn memory_tokens(s: &Shown, chars: usize) -> u32 {
+    let text = format!(
+        "{} {} {}",
+        s.path,
+        s.name,
+        cut_body_to(&s.body, &s.path, chars)
+    );
+    u32::try_from(estimate_tokens(&text)).unwrap_or(u32::MAX)
+}
+
 /// Bodies cut to this many characters before anything is left out for the budget.
 const TIGHT_BODY_CHARS: usize = 400;
 
@@ -185,6 +196,7 @@ pub(super) fn finish(
         .take(n_picks)
         .map(|(p, s)| Recalled {
             chars_injected: cut_body_to(&s.body, &p.path, chars).chars().count(),
+            tokens_injected: memory_tokens(&s, chars),
             path: p.path,
             name: p.name,
             memory_type: p.memory_type,
@@ -200,6 +212,7 @@ pub(super) fn finish(
         .take(n_carried)
         .map(|s| Carried {
             chars_injected: cut_body_to(&s.body, &s.path, chars).chars().count(),
+            tokens_injected: memory_tokens(&s, chars),
             path: s.path,
             name: s.name,
             memory_type: s.memory_type,
@@ -214,6 +227,24 @@ pub(super) fn finish(
         + carried.iter().map(|c| c.chars_injected).sum::<usize>();
     let duration_ms = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
     let tokens_injected = u32::try_from(estimate_tokens(&prompt)).unwrap_or(u32::MAX);
+    // Each memory's usage, under the id its telemetry event carries.
+    let recall_id = format!(
+        "{}-{}",
+        now.timestamp_nanos_opt().unwrap_or_default(),
+        std::process::id()
+    );
+    let injected: Vec<(String, u32, bool)> = selected
+        .iter()
+        .map(|s| (s.path.clone(), s.tokens_injected, false))
+        .chain(
+            carried
+                .iter()
+                .map(|c| (c.path.clone(), c.tokens_injected, true)),
+        )
+        .collect();
+    if !injected.is_empty() {
+        vault.record_recall(&ws.id, req.session.as_deref(), &recall_id, &injected)?;
+    }
     vault.record_event(
         "recall",
         &ws.id,
@@ -226,6 +257,9 @@ pub(super) fn finish(
             "paths": selected.iter().map(|s| s.path.as_str()).collect::<Vec<_>>(),
             "carried": carried.len(),
             "tokens_injected": tokens_injected,
+            "recall_id": recall_id,
+            "session": req.session,
+            "memories": injected.iter().map(|(p, t, c)| serde_json::json!({"path": p, "tokens": t, "carried": c})).collect::<Vec<_>>(),
         }),
     )?;
     Ok(RecallResult {

@@ -44,7 +44,7 @@ impl MemoryTools<'_> {
         if self.owed.is_empty() {
             return Ok(());
         }
-        let mut pool = entries_elsewhere(&self.ws, rel);
+        let mut pool = entries_elsewhere(self.vault, &self.ws, self.origin, rel);
         pool.add(new);
         match self.owed.iter().find(|(_, e)| !pool.holds(e)) {
             None => Ok(()),
@@ -68,12 +68,12 @@ impl MemoryTools<'_> {
                 ),
             ));
         }
-        let bytes = match fsutil::read_capped(&abs)? {
+        let bytes = match self.read_rel(&abs, &rel)? {
             fsutil::ReadOutcome::Bytes(b) => b,
             _ => return Err(Error::not_found(format!("`{rel}` does not exist"))),
         };
         let checked = fsutil::hash(&bytes);
-        let elsewhere = entries_elsewhere(&self.ws, &rel);
+        let elsewhere = entries_elsewhere(self.vault, &self.ws, self.origin, &rel);
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let lost: Vec<String> = TopicFile::parse(&text)
             .entries()

@@ -282,9 +282,18 @@ impl<'a> MemoryTools<'a> {
         fsutil::confine(&self.ws.memory_root, path)
     }
 
+    /// A file as this run sees it: its own staged writes (review mode), else the disk.
+    pub(super) fn read_rel(&self, abs: &Path, rel: &str) -> Result<fsutil::ReadOutcome, Error> {
+        match self.vault.staged(self.origin, rel) {
+            Some(Some(b)) => Ok(fsutil::ReadOutcome::Bytes(b)),
+            Some(None) => Ok(fsutil::ReadOutcome::Missing),
+            None => fsutil::read_capped(abs),
+        }
+    }
+
     fn read(&mut self, path: &str) -> Result<ToolOutput, Error> {
         let (abs, rel) = self.confine(path)?;
-        match fsutil::read_capped(&abs)? {
+        match self.read_rel(&abs, &rel)? {
             fsutil::ReadOutcome::Bytes(b) => {
                 self.known.insert(rel, Some(fsutil::hash(&b)));
                 Ok(ToolOutput::ok(String::from_utf8_lossy(&b).into_owned()))
@@ -449,6 +458,28 @@ impl<'a> MemoryTools<'a> {
                 })
             })
             .collect();
+        // This run's staged files (review mode) in that folder.
+        let prefix = dir
+            .strip_prefix(&self.ws.memory_root)
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        for (p, now) in self.vault.staged_files(self.origin) {
+            let rest = if prefix.is_empty() {
+                Some(p.as_str())
+            } else {
+                p.strip_prefix(&format!("{prefix}/"))
+            };
+            let Some(rest) = rest else { continue };
+            let name = match rest.split_once('/') {
+                Some((d, _)) => format!("{d}/"),
+                None => rest.to_owned(),
+            };
+            if now.is_some() && !names.contains(&name) {
+                names.push(name);
+            } else if now.is_none() && !rest.contains('/') {
+                names.retain(|n| n != &name);
+            }
+        }
         names.sort();
         Ok(ToolOutput::ok(if names.is_empty() {
             "(empty)".to_owned()
@@ -477,6 +508,14 @@ impl<'a> MemoryTools<'a> {
                 }
             }
         }
+        // This run's staged files (review mode) under that folder.
+        for (rel, now) in self.vault.staged_files(self.origin) {
+            let abs = self.ws.memory_root.join(&rel);
+            out.retain(|(r, _)| r != &rel);
+            if now.is_some() && abs.starts_with(dir) {
+                out.push((rel, abs));
+            }
+        }
         out.sort();
         out
     }
@@ -490,7 +529,7 @@ impl<'a> MemoryTools<'a> {
         let dir = self.dir(path.unwrap_or("."))?;
         let mut lines = Vec::new();
         'files: for (rel, abs) in self.files_under(&dir) {
-            let Ok(fsutil::ReadOutcome::Bytes(b)) = fsutil::read_capped(&abs) else {
+            let Ok(fsutil::ReadOutcome::Bytes(b)) = self.read_rel(&abs, &rel) else {
                 continue;
             };
             let text = String::from_utf8_lossy(&b);

@@ -16,8 +16,15 @@ use serde::Serialize;
 use crate::db::{self, MigrateOutcome};
 
 mod forgotten;
+mod proposals;
+mod usage;
 
 pub use forgotten::forgotten_key;
+pub use proposals::{
+    AcceptChoice, FileEdit, NewProposal, Proposal, ProposalOrigin, ProposalPage, ProposalStatus,
+    ProposalSummary,
+};
+pub use usage::MemoryUsage;
 
 const MIGRATIONS: &[&str] = &[
     r"
@@ -68,6 +75,44 @@ ALTER TABLE changes ADD COLUMN after_secret TEXT;
 -- Undone is a state (issue 20): what undid a change or a group is looked up by `undoes`.
 CREATE INDEX changes_by_undoes ON changes(undoes);
 CREATE INDEX groups_by_undoes ON groups(undoes);
+",
+    r"
+-- Review (issue 23): proposals held beside the files until a person decides.
+CREATE TABLE proposals (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace   TEXT NOT NULL,
+    source      TEXT NOT NULL,
+    kind        TEXT NOT NULL,          -- extract | dream | remember
+    label       TEXT NOT NULL,
+    origin      TEXT NOT NULL,          -- JSON: session, message, client, task
+    at          TEXT NOT NULL,
+    changes     INTEGER NOT NULL,
+    status      TEXT NOT NULL DEFAULT 'pending',  -- pending | accepting | accepted | rejected | expired
+    resolved_at TEXT,
+    note        TEXT,
+    grp         INTEGER REFERENCES groups(id),
+    choice      TEXT                    -- JSON, while accepting
+);
+CREATE INDEX proposals_by_status ON proposals(workspace, status, id);
+CREATE TABLE proposal_files (
+    proposal INTEGER NOT NULL REFERENCES proposals(id),
+    path     TEXT NOT NULL,
+    before   BLOB,
+    after    BLOB,
+    PRIMARY KEY (proposal, path)
+);
+-- Usage per memory (issue 23): each memory a recall injected.
+CREATE TABLE recalls (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace TEXT NOT NULL,
+    path      TEXT NOT NULL,
+    session   TEXT,
+    at        TEXT NOT NULL,
+    tokens    INTEGER NOT NULL,
+    recall    TEXT NOT NULL,         -- the id the recall's telemetry event carries
+    carried   INTEGER NOT NULL       -- 1: sent again from an earlier turn, not chosen now
+);
+CREATE INDEX recalls_by_path ON recalls(workspace, path, id);
 ",
 ];
 
@@ -127,7 +172,7 @@ pub struct GroupInfo {
 pub const MAX_KEPT_BYTES: usize = crate::fsutil::MAX_FILE_BYTES as usize;
 
 /// What a change did to its file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum ChangeOp {
     /// The file was created.

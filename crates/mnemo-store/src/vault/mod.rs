@@ -12,6 +12,7 @@
 mod groups;
 mod logs;
 mod read;
+mod review;
 mod scan;
 mod sync;
 mod types;
@@ -33,6 +34,7 @@ use crate::workspace::{Home, Workspace};
 pub use groups::GroupUndo;
 pub use logs::log_path;
 pub use read::{memory_index_for_prompt, memory_index_of};
+pub use review::{Accepted, DEFAULT_EXPIRE_DAYS};
 pub use types::{
     EntryOut, MemoryDetail, NewMemory, Patch, Semantic, Status, SyncReport, WorkspaceInfo,
     WorkspaceStatus, WriteOutcome,
@@ -53,6 +55,8 @@ pub struct Vault {
     /// Workspaces whose MEMORY.md regeneration waits for the end of a batch of writes: open
     /// batches, and whether a topic file was written meanwhile.
     deferred: Mutex<HashMap<String, (u32, bool)>>,
+    /// Change groups whose writes are held as a proposal (review mode), by group id.
+    stages: Mutex<HashMap<i64, review::Stage>>,
 }
 
 fn guard<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -94,8 +98,10 @@ impl Vault {
             seeded: Mutex::new(HashSet::new()),
             warnings: Mutex::new(warning.into_iter().collect()),
             deferred: Mutex::new(HashMap::new()),
+            stages: Mutex::new(HashMap::new()),
         };
         vault.settle_interrupted_writes()?;
+        vault.recover_proposals();
         Ok(vault)
     }
 

@@ -7,7 +7,7 @@ use mnemo_core::{Error, MemoryType, Result};
 use super::{
     EntryOut, MemoryDetail, Status, Vault, WorkspaceStatus, guard, not_a_memory, summary_of,
 };
-use crate::doc::{self, DocKind};
+use crate::doc::{self, DocKind, DocRecord};
 use crate::format;
 use crate::fsutil;
 use crate::index::{DocSummary, Hit};
@@ -111,8 +111,38 @@ impl Vault {
         let rec = doc::analyze_path(&rel, kind, &abs)?.ok_or_else(|| {
             Error::not_found(format!("no memory `{rel}` in workspace `{workspace}`"))
         })?;
+        Ok(detail_of(&ws.id, &rel, &rec))
+    }
+
+    /// One memory as a job writing as `origin` sees it: its own staged writes (review mode)
+    /// over the files on disk.
+    pub fn get_as(
+        &self,
+        origin: crate::journal::Origin,
+        workspace: &str,
+        path: &str,
+    ) -> Result<MemoryDetail> {
+        let ws = self.workspace(workspace)?;
+        let (_, rel) = fsutil::confine(&ws.memory_root, path)?;
+        let kind = doc::doc_kind(&rel).ok_or_else(|| not_a_memory(&rel))?;
+        match self.staged(origin, &rel) {
+            None => self.get(workspace, path),
+            Some(None) => Err(Error::not_found(format!(
+                "no memory `{rel}` in workspace `{workspace}`"
+            ))),
+            Some(Some(b)) => Ok(detail_of(
+                &ws.id,
+                &rel,
+                &doc::analyze_bytes(&rel, kind, &b, 0),
+            )),
+        }
+    }
+}
+
+fn detail_of(ws: &str, rel: &str, rec: &DocRecord) -> MemoryDetail {
+    {
         let total = rec.entries.len();
-        Ok(MemoryDetail {
+        MemoryDetail {
             pinned: rec.pinned,
             hash: rec.hash.clone(),
             // Every byte Mnemo hands out passes the secret gate: a file another program wrote
@@ -133,16 +163,18 @@ impl Vault {
                 .entries
                 .iter()
                 .map(|e| EntryOut {
-                    id: format::entry_id(&rel, e.index, total),
+                    id: format::entry_id(rel, e.index, total),
                     summary: e.summary.clone(),
                     why: e.why.clone(),
                     how: e.how.clone(),
                 })
                 .collect(),
-            summary: summary_of(&ws.id, &rel, &rec),
-        })
+            summary: summary_of(ws, rel, rec),
+        }
     }
+}
 
+impl Vault {
     /// Journal entries, newest first.
     pub fn history(
         &self,

@@ -212,6 +212,12 @@ impl Vault {
                 ));
             }
         };
+        // Review mode: a staged group's writes become a proposal, not a file change.
+        if let Some(group) = origin.group
+            && self.is_staged(origin)
+        {
+            return self.stage_write(ws, group, &rel, current, f);
+        }
         let new = f(current.as_deref(), &rel)?;
         if let Some(b) = &new
             && b.len() as u64 > fsutil::MAX_FILE_BYTES

@@ -16,6 +16,7 @@ mod merge;
 mod private;
 mod props;
 mod repo;
+mod review;
 mod round_trip;
 mod search_plan;
 mod vectors;

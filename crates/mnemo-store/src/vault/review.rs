@@ -1,0 +1,561 @@
+//! Review (issue 23): a change group can be **staged** — its writes go to a change set held in
+//! memory beside the files instead of into them (the job reads its own staged writes back), and
+//! when the job ends the set is saved as a proposal in the journal. Accepting applies a proposal
+//! through the one write path as one change group; rejecting may mark its entries forgotten.
+
+use std::collections::{BTreeMap, HashSet};
+
+use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
+use serde::Serialize;
+
+use super::{Vault, WriteHold, WriteOutcome, guard};
+use crate::fsutil::{self, ReadOutcome};
+use crate::journal::{
+    AcceptChoice, NewProposal, Origin, Proposal, ProposalOrigin, ProposalPage, ProposalStatus,
+    ProposalSummary,
+};
+use crate::review::{self, EntryOp};
+use crate::workspace::Workspace;
+use crate::{format, secrets, settings};
+
+/// Days a proposal waits for a decision before it expires (`review_expire_days` in settings).
+pub const DEFAULT_EXPIRE_DAYS: u32 = 30;
+
+/// A staged group's writes: per path, the bytes before its first write and the bytes now.
+pub(super) struct Stage {
+    workspace: String,
+    files: BTreeMap<String, (Option<Vec<u8>>, Option<Vec<u8>>)>,
+}
+
+/// What accepting did.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct Accepted {
+    /// The proposal as it now stands.
+    pub proposal: ProposalSummary,
+    /// The change group that applied it (undo it to take it back).
+    pub group: i64,
+    /// Files written.
+    pub paths: Vec<String>,
+}
+
+fn text(b: Option<&[u8]>) -> Option<String> {
+    b.map(|b| String::from_utf8_lossy(b).into_owned())
+}
+
+/// Refuse text that holds a secret (a proposal is kept in the journal and shown to people).
+fn check_secret(rel: &str, content: Option<&[u8]>) -> Result<()> {
+    let mut hits = secrets::scan(rel);
+    if let Some(b) = content {
+        hits.extend(secrets::scan(&String::from_utf8_lossy(b)));
+    }
+    if hits.is_empty() {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::InvalidContent,
+        format!(
+            "a proposal may not hold a secret: {}",
+            secrets::describe(&hits)
+        ),
+    ))
+}
+
+impl Vault {
+    /// Hold group `group`'s writes to `ws` as a proposal instead of writing them.
+    pub fn stage_group(&self, group: i64, ws: &str) {
+        guard(&self.stages).insert(
+            group,
+            Stage {
+                workspace: ws.to_owned(),
+                files: BTreeMap::new(),
+            },
+        );
+    }
+
+    /// Whether `origin`'s writes are staged.
+    #[must_use]
+    pub fn is_staged(&self, origin: Origin) -> bool {
+        origin
+            .group
+            .is_some_and(|g| guard(&self.stages).contains_key(&g))
+    }
+
+    /// A staged file as the job sees it: `Some(None)` deleted, `None` not staged.
+    #[must_use]
+    pub fn staged(&self, origin: Origin, rel: &str) -> Option<Option<Vec<u8>>> {
+        let g = origin.group?;
+        guard(&self.stages)
+            .get(&g)
+            .and_then(|s| s.files.get(rel).map(|(_, now)| now.clone()))
+    }
+
+    /// Every staged file of `origin`'s group: `(path, bytes now)`.
+    #[must_use]
+    pub fn staged_files(&self, origin: Origin) -> Vec<(String, Option<Vec<u8>>)> {
+        origin
+            .group
+            .and_then(|g| {
+                guard(&self.stages).get(&g).map(|s| {
+                    s.files
+                        .iter()
+                        .map(|(p, (_, now))| (p.clone(), now.clone()))
+                        .collect()
+                })
+            })
+            .unwrap_or_default()
+    }
+
+    /// Lay `origin`'s staged writes over a snapshot of files read from disk.
+    pub fn overlay(&self, origin: Origin, files: &mut BTreeMap<String, Vec<u8>>) {
+        for (p, now) in self.staged_files(origin) {
+            match now {
+                Some(b) => files.insert(p, b),
+                None => files.remove(&p),
+            };
+        }
+    }
+
+    /// A staged group's write: `f` sees the staged bytes (else `disk`), the result is staged.
+    pub(super) fn stage_write(
+        &self,
+        ws: &Workspace,
+        group: i64,
+        rel: &str,
+        disk: Option<Vec<u8>>,
+        f: impl FnOnce(Option<&[u8]>, &str) -> Result<Option<Vec<u8>>>,
+    ) -> Result<WriteOutcome> {
+        let cur = {
+            let stages = guard(&self.stages);
+            let stage = stages.get(&group).ok_or_else(|| {
+                Error::new(ErrorCode::Conflict, format!("group {group} is not staged"))
+            })?;
+            if stage.workspace != ws.id {
+                return Err(Error::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "group {group} stages writes to {}, not {}",
+                        stage.workspace, ws.id
+                    ),
+                ));
+            }
+            stage
+                .files
+                .get(rel)
+                .map_or_else(|| disk.clone(), |(_, now)| now.clone())
+        };
+        let new = f(cur.as_deref(), rel)?;
+        if let Some(b) = &new
+            && b.len() as u64 > fsutil::MAX_FILE_BYTES
+        {
+            return Err(Error::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "a memory file may hold at most {} bytes; this one would hold {}",
+                    fsutil::MAX_FILE_BYTES,
+                    b.len()
+                ),
+            ));
+        }
+        check_secret(rel, new.as_deref())?;
+        let hash = new.as_deref().map(fsutil::hash);
+        let mut stages = guard(&self.stages);
+        if let Some(stage) = stages.get_mut(&group) {
+            let entry = stage
+                .files
+                .entry(rel.to_owned())
+                .or_insert_with(|| (disk, None));
+            entry.1 = new;
+            if entry.0 == entry.1 {
+                stage.files.remove(rel);
+            }
+        }
+        Ok(WriteOutcome {
+            workspace: ws.id.clone(),
+            path: rel.to_owned(),
+            change_id: None,
+            hash,
+            shared: None,
+        })
+    }
+
+    /// End a staged group: its writes become a proposal (`None` when it wrote nothing).
+    pub fn finish_stage(
+        &self,
+        group: i64,
+        source: ChangeSource,
+        kind: &str,
+        label: &str,
+        origin: &ProposalOrigin,
+    ) -> Result<Option<i64>> {
+        let Some(stage) = guard(&self.stages).remove(&group) else {
+            return Ok(None);
+        };
+        if stage.files.is_empty() {
+            return Ok(None);
+        }
+        for (p, (_, now)) in &stage.files {
+            check_secret(p, now.as_deref())?;
+        }
+        let id = guard(&self.journal).add_proposal(&NewProposal {
+            workspace: &stage.workspace,
+            source,
+            kind,
+            label,
+            origin,
+            files: stage
+                .files
+                .into_iter()
+                .map(|(p, (before, after))| (p, before, after))
+                .collect(),
+        })?;
+        tracing::info!(workspace = %stage.workspace, proposal = id, "{label}: proposed for review");
+        Ok(Some(id))
+    }
+
+    /// Drop a staged group's writes (a job that failed or was refused).
+    pub fn drop_stage(&self, group: i64) {
+        guard(&self.stages).remove(&group);
+    }
+
+    /// Days before a pending proposal expires.
+    #[must_use]
+    pub fn review_expire_days(&self) -> u32 {
+        settings::read_section(&self.home.root, "review_expire_days")
+            .ok()
+            .flatten()
+            .and_then(|v| v.as_integer())
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(DEFAULT_EXPIRE_DAYS)
+    }
+
+    /// Expire `workspace`'s pending proposals older than the setting; how many.
+    pub fn expire_proposals(&self, workspace: &str) -> Result<usize> {
+        let days = self.review_expire_days();
+        let before = (chrono::Utc::now() - chrono::Duration::days(i64::from(days)))
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        guard(&self.journal).expire_proposals(
+            workspace,
+            &before,
+            &format!("expired: nobody decided within {days} days, so nothing was written"),
+        )
+    }
+
+    /// One page of a workspace's proposals, newest first (expired ones settled first).
+    pub fn proposals(
+        &self,
+        workspace: &str,
+        status: Option<ProposalStatus>,
+        offset: u32,
+        limit: u32,
+    ) -> Result<ProposalPage> {
+        self.workspace(workspace)?;
+        self.expire_proposals(workspace)?;
+        guard(&self.journal).proposals(workspace, status, offset, limit.clamp(1, 500))
+    }
+
+    /// A proposal with each file's diff.
+    pub fn proposal(&self, id: i64) -> Result<Proposal> {
+        let ws = guard(&self.journal).proposal(id)?.summary.workspace;
+        self.expire_proposals(&ws)?;
+        guard(&self.journal).proposal(id)
+    }
+
+    /// Reject a proposal. `dont_learn`: every entry it adds or rewrites is marked forgotten, so
+    /// no memory job proposes or writes it again (a person adding it by hand lifts the mark).
+    pub fn reject_proposal(&self, id: i64, dont_learn: bool) -> Result<ProposalSummary> {
+        let p = self.proposal(id)?;
+        if p.summary.status != ProposalStatus::Pending {
+            return Err(already(&p.summary));
+        }
+        let journal = guard(&self.journal);
+        let mut note = None;
+        if dont_learn {
+            let summaries: Vec<String> = p
+                .files
+                .iter()
+                .flat_map(|f| &f.entries)
+                .filter(|e| matches!(e.op, EntryOp::Add | EntryOp::Edit))
+                .filter_map(|e| e.after.as_deref())
+                .flat_map(|t| format::entries(t).into_iter().map(|e| e.summary))
+                .filter(|s| !s.trim().is_empty())
+                .collect();
+            journal.add_forgotten(&p.summary.workspace, &summaries)?;
+            note = Some(format!(
+                "rejected, and {} {} will not be learnt again",
+                summaries.len(),
+                if summaries.len() == 1 {
+                    "entry"
+                } else {
+                    "entries"
+                }
+            ));
+        }
+        journal.resolve_proposal(id, ProposalStatus::Rejected, note.as_deref(), None)?;
+        journal.proposal(id).map(|p| p.summary)
+    }
+
+    /// Accept a proposal, all of it or the changes `choice` names (with files a person edited):
+    /// rebased onto the files as they are now at entry level — a change that collides with one
+    /// made since is a `conflict` and nothing is written —, then applied through the one write
+    /// path as one change group (journaled, undoable), under the workspace's write lock.
+    pub fn accept_proposal(&self, id: i64, choice: &AcceptChoice) -> Result<Accepted> {
+        let p = self.proposal(id)?;
+        let resume = match p.summary.status {
+            ProposalStatus::Pending => None,
+            ProposalStatus::Accepting => guard(&self.journal).accepting(id)?,
+            _ => return Err(already(&p.summary)),
+        };
+        let choice = resume.as_ref().map_or(choice, |(_, c)| c);
+        let ws = self.workspace(&p.summary.workspace)?;
+        let targets = targets(&p, choice)?;
+        let origin = Origin {
+            source: p.summary.source,
+            group: resume.as_ref().map(|(g, _)| *g),
+        };
+        let batch = self.begin_batch(&ws, origin);
+        let hold = self.hold_writes(&ws)?;
+        let (writes, conflicts) = rebase_all(&ws, &targets)?;
+        if !conflicts.is_empty() && resume.is_none() {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "proposal {id} cannot be applied as it is: {}. Nothing was written; reject it, or edit the files and accept again",
+                    conflicts.join("; ")
+                ),
+            ));
+        }
+        let group = match resume {
+            Some((g, _)) => g,
+            None => {
+                let j = guard(&self.journal);
+                let g = j.begin_group(
+                    &ws.id,
+                    "review",
+                    None,
+                    &format!("accepted proposal {id}: {}", p.summary.label),
+                    None,
+                )?;
+                j.start_accepting(id, g, choice)?;
+                g
+            }
+        };
+        let paths = self.apply_writes(&hold, &ws, p.summary.source, group, writes)?;
+        drop(hold);
+        drop(batch);
+        let taken = targets.iter().map(|t| t.changes).sum::<usize>();
+        let mut note =
+            (taken < p.summary.changes as usize || !choice.edits.is_empty()).then(|| {
+                format!(
+                    "accepted {taken} of {} changes{}",
+                    p.summary.changes,
+                    if choice.edits.is_empty() {
+                        ""
+                    } else {
+                        ", edited first"
+                    }
+                )
+            });
+        if !conflicts.is_empty() {
+            note = Some(format!(
+                "finished after an interruption; not applied: {}",
+                conflicts.join("; ")
+            ));
+        }
+        let j = guard(&self.journal);
+        j.resolve_proposal(id, ProposalStatus::Accepted, note.as_deref(), Some(group))?;
+        Ok(Accepted {
+            proposal: j.proposal(id)?.summary,
+            group,
+            paths,
+        })
+    }
+
+    fn apply_writes(
+        &self,
+        hold: &WriteHold,
+        ws: &Workspace,
+        source: ChangeSource,
+        group: i64,
+        writes: Vec<(String, Option<String>)>,
+    ) -> Result<Vec<String>> {
+        let mut paths = Vec::new();
+        for (path, new) in writes {
+            let origin = Origin {
+                source,
+                group: Some(group),
+            };
+            let out = self.mutate_held(hold, ws, &path, origin, None, |_, _| {
+                Ok(new.map(String::into_bytes))
+            })?;
+            if out.change_id.is_some() {
+                paths.push(out.path);
+            }
+        }
+        Ok(paths)
+    }
+
+    /// Finish proposals a stopped process left half accepted (at open).
+    pub(super) fn recover_proposals(&self) {
+        let left = match guard(&self.journal).proposals_accepting() {
+            Ok(l) => l,
+            Err(e) => {
+                self.warn(format!("could not read proposals being accepted: {e}"));
+                return;
+            }
+        };
+        for (id, ws) in left {
+            if self.workspace(&ws).is_err() {
+                continue;
+            }
+            match self.accept_proposal(id, &AcceptChoice::default()) {
+                Ok(_) => {
+                    tracing::info!(proposal = id, "finished accepting an interrupted proposal")
+                }
+                Err(e) => self.warn(format!("could not finish accepting proposal {id}: {e}")),
+            }
+        }
+    }
+}
+
+fn already(p: &ProposalSummary) -> Error {
+    Error::new(
+        ErrorCode::Conflict,
+        format!(
+            "proposal {} is already {}{}",
+            p.id,
+            p.status.as_str(),
+            p.note
+                .as_deref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default()
+        ),
+    )
+}
+
+/// What one file of a proposal becomes.
+struct Target {
+    path: String,
+    base: Option<String>,
+    theirs: Option<String>,
+    changes: usize,
+}
+
+/// The files a choice writes, checked: change ids of this proposal, edits of its files, no
+/// secret, valid frontmatter.
+fn targets(p: &Proposal, choice: &AcceptChoice) -> Result<Vec<Target>> {
+    let ids: HashSet<&str> = p
+        .files
+        .iter()
+        .flat_map(|f| f.entries.iter().map(|e| e.id.as_str()))
+        .collect();
+    let chosen: HashSet<String> = match &choice.entries {
+        Some(list) => {
+            if let Some(bad) = list.iter().find(|e| !ids.contains(e.as_str())) {
+                return Err(Error::new(
+                    ErrorCode::InvalidArguments,
+                    format!(
+                        "proposal {} has no change `{bad}`: see `mnemo inbox show {}`",
+                        p.summary.id, p.summary.id
+                    ),
+                ));
+            }
+            list.iter().cloned().collect()
+        }
+        None => ids.iter().map(|s| (*s).to_owned()).collect(),
+    };
+    for e in &choice.edits {
+        if !p.files.iter().any(|f| f.path == e.path) {
+            return Err(Error::new(
+                ErrorCode::InvalidArguments,
+                format!("proposal {} does not change `{}`", p.summary.id, e.path),
+            ));
+        }
+    }
+    let mut out = Vec::new();
+    for f in &p.files {
+        let edit = choice.edits.iter().find(|e| e.path == f.path);
+        let changes = f.entries.iter().filter(|e| chosen.contains(&e.id)).count();
+        let theirs = match edit {
+            Some(e) => Some(Some(e.content.clone())),
+            None => review::select(f, &chosen),
+        };
+        let Some(theirs) = theirs else { continue };
+        check_secret(&f.path, theirs.as_deref().map(str::as_bytes))?;
+        if let Some(t) = &theirs
+            && crate::doc::doc_kind(&f.path) == Some(crate::doc::DocKind::Topic)
+        {
+            format::TopicFile::parse(t).check()?;
+        }
+        out.push(Target {
+            path: f.path.clone(),
+            base: f.before.clone(),
+            theirs,
+            changes: if edit.is_some() {
+                changes.max(1)
+            } else {
+                changes
+            },
+        });
+    }
+    if out.is_empty() {
+        return Err(Error::usage(format!(
+            "choose at least one change of proposal {} to accept, or reject it",
+            p.summary.id
+        )));
+    }
+    Ok(out)
+}
+
+/// Each target rebased onto the file as it is now (read under the write lock the caller holds).
+fn rebase_all(
+    ws: &Workspace,
+    targets: &[Target],
+) -> Result<(Vec<(String, Option<String>)>, Vec<String>)> {
+    let mut writes = Vec::new();
+    let mut conflicts = Vec::new();
+    for t in targets {
+        let (abs, _) = fsutil::confine(&ws.memory_root, &t.path)?;
+        let current = match fsutil::read_capped(&abs)? {
+            ReadOutcome::Bytes(b) => text(Some(&b)),
+            ReadOutcome::Missing => None,
+            ReadOutcome::TooLarge(n) => {
+                conflicts.push(format!("{} is now {n} bytes, too large", t.path));
+                continue;
+            }
+        };
+        match review::rebase(
+            &t.path,
+            t.base.as_deref(),
+            current.as_deref(),
+            t.theirs.as_deref(),
+        ) {
+            Ok(new) => writes.push((t.path.clone(), new)),
+            Err(c) => conflicts.push(format!("{}: {}", c.path, c.why)),
+        }
+    }
+    Ok((writes, conflicts))
+}
+
+impl Vault {
+    /// Record one recall's injected memories (`path`, tokens, carried from an earlier turn).
+    pub fn record_recall(
+        &self,
+        workspace: &str,
+        session: Option<&str>,
+        recall: &str,
+        items: &[(String, u32, bool)],
+    ) -> Result<()> {
+        let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        guard(&self.journal).record_recall(workspace, session, recall, &at, items)
+    }
+
+    /// Usage of the memories of `workspace` ever recalled (`path`: only that one).
+    pub fn usage(
+        &self,
+        workspace: &str,
+        path: Option<&str>,
+    ) -> Result<Vec<crate::journal::MemoryUsage>> {
+        guard(&self.journal).usage(workspace, path)
+    }
+}
