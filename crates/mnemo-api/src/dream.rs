@@ -430,6 +430,11 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
         }
     };
     let kept_group = ended.group;
+    if let Some(p) = ended.proposal {
+        report.notes.push(format!(
+            "review mode: these changes are proposal {p}; nothing was written until you accept it"
+        ));
+    }
     tracing::info!(workspace = %ws, task = %task.id, status = report.status.as_str(), merged = report.entries_merged, "dream finished");
     let mut files = report.files_touched.clone();
     files.extend(report.files_deleted.iter().cloned());
@@ -438,9 +443,13 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
         task.error = report.notes.last().cloned();
     }
     task.phase = None;
+    let proposed = files.len();
+    if ended.proposal.is_some() {
+        files.clear();
+    }
     task.result = Some(TaskResult {
         summary: match ended.proposal {
-            Some(p) => crate::review::proposed_summary(p, files.len()),
+            Some(p) => crate::review::proposed_summary(p, proposed),
             None => dream::summary_line(&report),
         },
         files,

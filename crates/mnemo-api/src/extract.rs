@@ -265,7 +265,12 @@ async fn run_one(
             (None, 1) => "wrote 1 memory".to_owned(),
             (None, n) => format!("wrote {n} memories"),
         },
-        files: result.files_written.clone(),
+        // Review mode: nothing was written; the proposal holds the files.
+        files: if ended.proposal.is_some() {
+            Vec::new()
+        } else {
+            result.files_written.clone()
+        },
         group: ended.group,
         touched_types: result.touched_types.clone(),
         dream: None,

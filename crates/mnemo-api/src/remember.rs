@@ -59,6 +59,9 @@ pub struct RememberResult {
     pub touched_types: Vec<MemoryType>,
     /// The change group (undo it as one).
     pub group: Option<i64>,
+    /// Review mode: what it would have written is this proposal (`filesTouched` is then empty:
+    /// nothing was written until a person accepts).
+    pub proposal: Option<i64>,
 }
 
 /// `memory_changed` for a remember task (scope `managed`).
@@ -133,6 +136,7 @@ fn view(task: &TaskInfo, mode: ContextMode) -> RememberTask {
             files_touched: r.files,
             touched_types: r.touched_types,
             group: r.group,
+            proposal: r.proposal,
         }
     });
     let error = (task.status == TaskStatus::Failed).then(|| {
@@ -394,7 +398,11 @@ async fn run_one(
             }
             task.result = Some(TaskResult {
                 summary: r.summary,
-                files: r.files,
+                files: if proposal.is_some() {
+                    Vec::new()
+                } else {
+                    r.files
+                },
                 group,
                 touched_types: r.types,
                 dream: None,

@@ -149,7 +149,7 @@ async fn extraction_in_review_mode_proposes_and_accepting_some_entries_writes_ex
         rejected
             .note
             .unwrap()
-            .contains("3 entries will not be learnt again")
+            .contains("its 3 new entries will not be learnt again")
     );
     let third = extract_writing(&api, &fake, "food.md", OTHER).await;
     let r3 = third.result.unwrap();

@@ -16,6 +16,8 @@ mod hybrid;
 mod mcp;
 mod memory_jobs;
 mod qwen_layers;
+mod review;
+mod review_faults;
 mod sync;
 mod sync_faults;
 

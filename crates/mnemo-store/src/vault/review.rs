@@ -271,25 +271,31 @@ impl Vault {
         let journal = guard(&self.journal);
         let mut note = None;
         if dont_learn {
-            let summaries: Vec<String> = p
+            // Only what the proposal brings that was not there: a fact it merely moves or
+            // rewrites in place of itself (a dream's de-duplication) stays learnable.
+            let had: HashSet<String> = p
+                .files
+                .iter()
+                .filter_map(|f| f.before.as_deref())
+                .flat_map(|t| format::TopicFile::parse(t).entries())
+                .map(|e| format::summary_key(&e.summary))
+                .collect();
+            let mut summaries: Vec<String> = p
                 .files
                 .iter()
                 .flat_map(|f| &f.entries)
                 .filter(|e| matches!(e.op, EntryOp::Add | EntryOp::Edit))
                 .filter_map(|e| e.after.as_deref())
                 .flat_map(|t| format::entries(t).into_iter().map(|e| e.summary))
-                .filter(|s| !s.trim().is_empty())
+                .filter(|s| !s.trim().is_empty() && !had.contains(&format::summary_key(s)))
                 .collect();
+            summaries.dedup();
             journal.add_forgotten(&p.summary.workspace, &summaries)?;
-            note = Some(format!(
-                "rejected, and {} {} will not be learnt again",
-                summaries.len(),
-                if summaries.len() == 1 {
-                    "entry"
-                } else {
-                    "entries"
-                }
-            ));
+            note = Some(match summaries.len() {
+                0 => "rejected; it brought no new entry to keep out".to_owned(),
+                1 => "rejected, and its 1 new entry will not be learnt again".to_owned(),
+                n => format!("rejected, and its {n} new entries will not be learnt again"),
+            });
         }
         journal.resolve_proposal(id, ProposalStatus::Rejected, note.as_deref(), None)?;
         journal.proposal(id).map(|p| p.summary)
