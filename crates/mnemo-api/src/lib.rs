@@ -11,6 +11,7 @@
 //! Errors cross every boundary as `mnemo_core::Error` = `{ code, message }` with stable codes.
 
 mod chat;
+mod curate;
 mod dream;
 mod embed;
 mod extract;
@@ -119,6 +120,8 @@ macro_rules! for_each_command {
             inbox_accept(id: i64, choice: Option<$crate::reexports::AcceptChoice>) -> $crate::reexports::Accepted;
             inbox_reject(id: i64, dont_learn: Option<bool>) -> $crate::reexports::ProposalSummary;
             memory_usage(workspace: String, path: Option<String>) -> Vec<$crate::reexports::MemoryUsage>;
+            set_archived(workspace: String, path: String, archived: bool) -> $crate::reexports::WriteOutcome;
+            replace_entry(workspace: String, path: String, entry: String, text: String, why: Option<String>) -> $crate::reexports::WriteOutcome;
         }
     };
 }

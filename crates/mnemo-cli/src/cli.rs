@@ -197,6 +197,28 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<InboxAction>,
     },
+    /// Archive a memory: out of recall and MEMORY.md, still searchable and listed (`--restore`
+    /// brings it back). Pruning by use: `mnemo stats` lists stale memories.
+    Archive {
+        /// The memory's path.
+        path: String,
+        /// Un-archive it.
+        #[arg(long)]
+        restore: bool,
+    },
+    /// Replace a fact: the entry ENTRY (`path` or `path:N`, as `mnemo show` lists them) becomes
+    /// TEXT, and the old one stays in the file marked superseded — never recalled again.
+    Replace {
+        /// The memory's path.
+        path: String,
+        /// The entry's id.
+        entry: String,
+        /// The new fact.
+        text: String,
+        /// Why (kept with the old fact).
+        #[arg(long)]
+        why: Option<String>,
+    },
     /// Review mode for the workspace: automatic writes become proposals in the inbox instead of
     /// landing (your own edits always land).
     Review {

@@ -149,7 +149,7 @@ pub fn review(api: &Api, workspace: Option<&str>, state: Option<&str>, json: boo
 
 pub fn usage(api: &Api, workspace: Option<&str>, json: bool) -> Result<()> {
     let ws = workspace.unwrap_or(PERSONAL).to_owned();
-    let mut list = api.memory_usage(ws.clone(), None)?;
+    let mut list = api.memory_usage(ws, None)?;
     list.sort_by(|a, b| {
         b.recalls
             .cmp(&a.recalls)

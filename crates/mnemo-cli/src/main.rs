@@ -434,6 +434,34 @@ fn run(cli: Cli, json: bool) -> Result<()> {
         } => memory_jobs::forget(&api, ws_write, &query, dry_run, yes, json),
         Command::Stats { memories: false } => memory_jobs::stats(&api, ws_write, json),
         Command::Stats { memories: true } => inbox::usage(&api, ws_read, json),
+        Command::Archive { path, restore } => {
+            let out = api.set_archived(ws_write.to_owned(), path, !restore)?;
+            emit(json, &out, |o| {
+                println!(
+                    "{} {} (undo: mnemo undo {})",
+                    if restore { "restored" } else { "archived" },
+                    o.path,
+                    o.change_id
+                        .map_or_else(|| "—".to_owned(), |c| c.to_string())
+                );
+            })
+        }
+        Command::Replace {
+            path,
+            entry,
+            text,
+            why,
+        } => {
+            let out = api.replace_entry(ws_write.to_owned(), path, entry, text, why)?;
+            emit(json, &out, |o| {
+                println!(
+                    "replaced the fact in {}; the old one is kept as superseded (undo: mnemo undo {})",
+                    o.path,
+                    o.change_id
+                        .map_or_else(|| "—".to_owned(), |c| c.to_string())
+                );
+            })
+        }
         Command::Inbox { action } => inbox::run(&api, ws_read, action, json),
         Command::Review { state } => inbox::review(&api, ws_read, state.as_deref(), json),
         Command::Sync { action } => sync::run(&api, ws_read, action, json),

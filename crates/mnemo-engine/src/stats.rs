@@ -60,8 +60,14 @@ pub struct MemoryStats {
     pub memory_md_max_bytes: u32,
     /// Files that are not valid memories (fix them).
     pub invalid: Vec<String>,
-    /// Memories unchanged for 90 days and never recalled (in the telemetry kept).
+    /// Memories unchanged for 90 days and not recalled in 90 days (usage is kept in the
+    /// journal): health proposes archiving them. Archived and pinned ones are not listed.
     pub stale: Vec<String>,
+    /// The memories whose recalls cost the most tokens in all, most first (at most 5): health
+    /// proposes trimming them.
+    pub expensive: Vec<String>,
+    /// Archived memories (out of recall and MEMORY.md, still searchable).
+    pub archived: Vec<String>,
     /// Entries a mechanical dream would merge (likely duplicates).
     pub duplicates: u32,
     /// The files holding them.
@@ -99,30 +105,43 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
             data: data.to_string(),
         })
         .collect();
-    let recalled: HashSet<String> = events
-        .iter()
-        .filter(|e| e.kind == "recall")
-        .filter_map(|e| serde_json::from_str::<serde_json::Value>(&e.data).ok())
-        .flat_map(|d| {
-            d["paths"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|p| p.as_str().map(str::to_owned))
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default()
-        })
-        .collect();
     let old = Utc::now() - Duration::days(STALE_DAYS);
+    let usage = vault.usage(&ws.id, None)?;
+    let recalled: HashSet<String> = usage
+        .iter()
+        .filter(|u| {
+            u.recalls > 0
+                && u.last_recalled
+                    .as_deref()
+                    .and_then(parse_time)
+                    .is_some_and(|t| t >= old)
+        })
+        .map(|u| u.path.clone())
+        .collect();
+    let mut costly: Vec<&mnemo_store::journal::MemoryUsage> =
+        usage.iter().filter(|u| u.tokens > 0).collect();
+    costly.sort_by(|a, b| b.tokens.cmp(&a.tokens).then(a.path.cmp(&b.path)));
+    let live: HashSet<&str> = docs.iter().map(|d| d.path.as_str()).collect();
+    let expensive: Vec<String> = costly
+        .into_iter()
+        .filter(|u| live.contains(u.path.as_str()))
+        .take(5)
+        .map(|u| u.path.clone())
+        .collect();
     let topics: Vec<_> = docs
         .iter()
         .filter(|d| d.kind == doc::DocKind::Topic)
         .collect();
     let stale = topics
         .iter()
-        .filter(|d| d.valid && parse_time(&d.mtime).is_some_and(|t| t < old))
+        .filter(|d| d.valid && !d.archived && !d.pinned)
+        .filter(|d| parse_time(&d.mtime).is_some_and(|t| t < old))
         .filter(|d| !recalled.contains(&d.path))
+        .map(|d| d.path.clone())
+        .collect();
+    let archived = topics
+        .iter()
+        .filter(|d| d.archived)
         .map(|d| d.path.clone())
         .collect();
     let plan = crate::dream::plan_mechanical(ws);
@@ -149,6 +168,8 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
             .map(|d| d.path.clone())
             .collect(),
         stale,
+        expensive,
+        archived,
         duplicates: plan.entries_merged,
         duplicate_files: plan
             .changes
@@ -321,6 +342,7 @@ mod tests {
             problem: None,
             secret: None,
             pinned: false,
+            archived: false,
         }
     }
 

@@ -99,6 +99,8 @@ pub struct DocRecord {
     pub entries: Vec<Entry>,
     /// Extraction and dream never change or delete it ([`is_pinned`]).
     pub pinned: bool,
+    /// `archived: true`: out of recall and MEMORY.md, still searchable.
+    pub archived: bool,
     /// Its full-text tokens when already computed (a rebuild tokenises on every core);
     /// `None`: the index tokenises when it stores the record.
     pub fts: Option<crate::tokenize::FtsText>,
@@ -147,6 +149,7 @@ pub fn analyze_bytes(rel: &str, kind: DocKind, bytes: &[u8], mtime_ms: i64) -> D
         hash: fsutil::hash(bytes),
         entries: Vec::new(),
         pinned: in_pinned_folder(rel),
+        archived: false,
         fts: None,
         secret: None,
     };
@@ -208,6 +211,7 @@ fn read_text(rec: &mut DocRecord, text: &str) {
         .to_owned();
     rec.memory_type = file.memory_type();
     rec.pinned |= file.fields.pinned;
+    rec.archived = file.fields.archived;
     rec.problem = file.problem;
 }
 
@@ -263,6 +267,7 @@ pub fn analyze_path(rel: &str, kind: DocKind, abs: &Path) -> Result<Option<DocRe
             hash: format!("large:{size}:{mtime_ms}"),
             entries: Vec::new(),
             pinned: in_pinned_folder(rel),
+            archived: false,
             fts: None,
             secret: None,
         })),

@@ -63,6 +63,9 @@ pub struct Fields {
     pub type_raw: Option<String>,
     /// `pinned: true`: extraction and dream never change or delete the memory (SPEC §1.2).
     pub pinned: bool,
+    /// `archived: true` (issue 23): out of recall and MEMORY.md, still searchable; a person
+    /// restores it by removing the flag.
+    pub archived: bool,
 }
 
 /// A topic file split into its parts, losslessly.
@@ -227,19 +230,30 @@ impl TopicFile {
     /// Pin or unpin: `pinned: true` is added, or the `pinned:` line removed; nothing else in
     /// the frontmatter changes. A file without valid frontmatter cannot be pinned.
     pub fn set_pinned(&mut self, pinned: bool) -> Result<()> {
+        self.set_flag("pinned", pinned)
+    }
+
+    /// Archive or restore: `archived: true` is added, or the `archived:` line removed.
+    pub fn set_archived(&mut self, archived: bool) -> Result<()> {
+        self.set_flag("archived", archived)
+    }
+
+    fn set_flag(&mut self, key: &str, on: bool) -> Result<()> {
         let fm = match &self.frontmatter {
             Some(fm) if parse_fields(&fm_yaml(fm)).is_ok() => fm.clone(),
             _ => {
                 return Err(Error::new(
                     ErrorCode::InvalidFrontmatter,
-                    "only a memory with valid frontmatter can be pinned: fix its frontmatter first",
+                    format!(
+                        "only a memory with valid frontmatter can be {key}: fix its frontmatter first"
+                    ),
                 ));
             }
         };
-        let fm = if pinned {
-            replace_key_line(&fm, "pinned", "pinned: true", self.eol)
+        let fm = if on {
+            replace_key_line(&fm, key, &format!("{key}: true"), self.eol)
         } else {
-            remove_key_line(&fm, "pinned")
+            remove_key_line(&fm, key)
         };
         let text = format!("{}{fm}{}", if self.bom { BOM } else { "" }, self.body);
         *self = Self::parse(&text);
@@ -312,6 +326,8 @@ fn parse_fields(yaml: &str) -> std::result::Result<Fields, Problem> {
         type_raw: get("type"),
         pinned: matches!(map.get("pinned"), Some(serde_yaml_ng::Value::Bool(true)))
             || get("pinned").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
+        archived: matches!(map.get("archived"), Some(serde_yaml_ng::Value::Bool(true)))
+            || get("archived").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
     })
 }
 

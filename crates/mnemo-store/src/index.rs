@@ -114,6 +114,13 @@ UPDATE docs SET mtime_ms = -1;
 -- and its full-text row written again at the next sync.
 UPDATE docs SET mtime_ms = -1;
 ",
+    r"
+-- Whether a memory is archived (issue 23: out of recall and MEMORY.md, still searchable). Every
+-- file is read again at the next sync, so the rows already here learn it from the file.
+ALTER TABLE docs ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX docs_archived ON docs(workspace) WHERE archived = 1;
+UPDATE docs SET mtime_ms = -1;
+",
 ];
 
 /// A doc as `list` shows it.
@@ -146,6 +153,8 @@ pub struct DocSummary {
     pub secret: Option<String>,
     /// Pinned (`pinned: true` or under `pinned/`): extraction and dream leave it alone.
     pub pinned: bool,
+    /// Archived (`archived: true`, issue 23): out of recall and MEMORY.md, still searchable.
+    pub archived: bool,
 }
 
 /// A flagged file's problem as it crosses the wire.
@@ -245,6 +254,7 @@ fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocSummary> {
         }),
         secret: r.get(10)?,
         pinned: r.get(11)?,
+        archived: r.get(12)?,
     })
 }
 
@@ -397,7 +407,7 @@ impl Index {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem, secret, pinned
+                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem, secret, pinned, archived
                  FROM docs WHERE kind = 'topic' AND (?1 IS NULL OR workspace = ?1) AND (?2 IS NULL OR type = ?2)
                  ORDER BY workspace, path",
             )
@@ -410,12 +420,23 @@ impl Index {
         .map_err(db::err("reading the index"))
     }
 
+    /// Paths of a workspace's archived memories (left out of recall).
+    pub fn archived_paths(&self, workspace: &str) -> Result<Vec<String>> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT path FROM docs WHERE workspace = ?1 AND archived = 1")
+            .map_err(db::err("reading the index"))?;
+        st.query_map([workspace], |r| r.get(0))
+            .and_then(Iterator::collect)
+            .map_err(db::err("reading the index"))
+    }
+
     /// The daily logs of a workspace.
     pub fn list_logs(&self, workspace: &str) -> Result<Vec<DocSummary>> {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem, secret, pinned
+                "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem, secret, pinned, archived
                  FROM docs WHERE kind = 'log' AND workspace = ?1",
             )
             .map_err(db::err("reading the index"))?;
@@ -430,7 +451,7 @@ impl Index {
             .conn
             .prepare_cached(
                 "SELECT path, name, description FROM docs
-                 WHERE workspace = ?1 AND kind = 'topic' AND valid = 1 ORDER BY path",
+                 WHERE workspace = ?1 AND kind = 'topic' AND valid = 1 AND archived = 0 ORDER BY path",
             )
             .map_err(db::err("reading the index"))?;
         st.query_map([workspace], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
@@ -570,13 +591,13 @@ impl Batch<'_> {
         let id: i64 = self
             .conn
             .prepare_cached(
-                "INSERT INTO docs (workspace, path, kind, type, name, description, body, raw, valid, problem_code, problem, mtime_ms, size, hash, secret, pinned)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                "INSERT INTO docs (workspace, path, kind, type, name, description, body, raw, valid, problem_code, problem, mtime_ms, size, hash, secret, pinned, archived)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
                  ON CONFLICT (workspace, path) DO UPDATE SET kind = excluded.kind, type = excluded.type,
                    name = excluded.name, description = excluded.description, body = excluded.body, raw = excluded.raw,
                    valid = excluded.valid, problem_code = excluded.problem_code, problem = excluded.problem,
                    mtime_ms = excluded.mtime_ms, size = excluded.size, hash = excluded.hash, secret = excluded.secret,
-                   pinned = excluded.pinned
+                   pinned = excluded.pinned, archived = excluded.archived
                  RETURNING id",
             )
             .map_err(&e)?
@@ -598,6 +619,7 @@ impl Batch<'_> {
                     d.hash,
                     d.secret,
                     d.pinned,
+                    d.archived,
                 ],
                 |r| r.get(0),
             )

@@ -37,6 +37,7 @@ pub mod review;
 pub mod secrets;
 pub mod settings;
 pub mod state;
+pub mod supersede;
 pub mod tasks;
 pub mod tokenize;
 pub mod vault;

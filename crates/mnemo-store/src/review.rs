@@ -80,6 +80,9 @@ impl ProposalFile {
     }
 }
 
+/// One change between two bodies: what it does, the entry before, the entry after.
+type Change = (EntryOp, Option<String>, Option<String>);
+
 /// One step of walking `before`'s entries into `after`'s.
 enum Step {
     Keep(String),
@@ -87,10 +90,7 @@ enum Step {
 }
 
 /// The steps and the changes between two bodies' entries.
-fn steps(
-    before: &[String],
-    after: &[String],
-) -> (Vec<Step>, Vec<(EntryOp, Option<String>, Option<String>)>) {
+fn steps(before: &[String], after: &[String]) -> (Vec<Step>, Vec<Change>) {
     let mut steps = Vec::new();
     let mut changes = Vec::new();
     let mut push = |op, b: Option<&String>, a: Option<&String>, steps: &mut Vec<Step>| {
@@ -152,7 +152,7 @@ fn is_topic(path: &str) -> bool {
 /// The changes from `before` to `after` of `path`, each with its id.
 #[must_use]
 pub fn entry_changes(path: &str, before: Option<&str>, after: Option<&str>) -> Vec<EntryChange> {
-    let raw: Vec<(EntryOp, Option<String>, Option<String>)> = match (before, after) {
+    let raw: Vec<Change> = match (before, after) {
         (b, Some(a)) if is_topic(path) => {
             let bt = b
                 .map(|b| entry_texts(TopicFile::parse(b).body()))

@@ -110,9 +110,9 @@ fn an_accept_killed_at_30_points_is_never_half_applied() {
             );
             if after.get(p) != Some(b) {
                 if n == after.get(p) {
-                    done += 1
+                    done += 1;
                 } else {
-                    left += 1
+                    left += 1;
                 }
             }
         }

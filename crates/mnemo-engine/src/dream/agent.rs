@@ -44,7 +44,9 @@ fn system_prompt() -> &'static str {
      1. Orient: the index and manifest below show what exists; read only the files you need.\n\
      2. Gather: look for new signal with narrow searches — grep_search over logs/ (daily logs) and \
      grep_transcripts over recent chats. Never read whole transcripts.\n\
-     3. Consolidate: merge duplicate facts into one file; when two facts contradict, keep the newer one; \
+     3. Consolidate: merge duplicate facts into one file; when two facts contradict, rewrite the older entry \
+     into the newer fact in place (edit) — Mnemo keeps the old one marked `Superseded:`, so never delete a \
+     contradicted fact yourself, and leave entries already marked `Superseded:` as they are; \
      turn relative dates (\"yesterday\", \"next week\") into absolute dates; move a fact filed under the \
      wrong type into a file of the right type.\n\
      4. Prune: delete a file only after every one of its entries lives in another file (delete_file refuses \
@@ -54,9 +56,9 @@ fn system_prompt() -> &'static str {
      Finish with one or two sentences saying what you changed and why."
 }
 
-fn task_text(memory_md: &str, manifest: &str, logs: &[String], today: &str) -> String {
+fn task_text(memory_md: &str, manifest: &str, usage: &str, logs: &[String], today: &str) -> String {
     format!(
-        "Today is {today}.\n\nMEMORY.md (the index):\n{}\n\nManifest (type, path, modified, description):\n{}\n\nRecent daily logs:\n{}",
+        "Today is {today}.\n\nMEMORY.md (the index):\n{}\n\nManifest (type, path, modified, description):\n{}\n\nUsage (how often recall used each memory; never-recalled ones are candidates to merge or prune):\n{usage}\n\nRecent daily logs:\n{}",
         if memory_md.trim().is_empty() {
             "(empty)"
         } else {
@@ -125,7 +127,13 @@ pub(super) async fn run(
     let machine = AgentMachine::new(
         LIMITS,
         system_prompt(),
-        task_text(&memory_md, &manifest, &logs, &today),
+        task_text(
+            &memory_md,
+            &manifest,
+            &super::usage_text(vault, ws, 20),
+            &logs,
+            &today,
+        ),
     );
     let hashes: HashMap<String, String> = snap
         .iter()

@@ -145,20 +145,29 @@ pub(super) fn finish(
     started: Instant,
     now: DateTime<Utc>,
 ) -> Result<RecallResult> {
-    // Bodies come from the files (the truth), confined like every read.
-    let shown: Vec<Shown> = picks
-        .iter()
-        .map(|p| Shown {
-            path: p.path.clone(),
-            name: p.name.clone(),
-            memory_type: p.memory_type,
-            age: age_text(&p.mtime, now),
-            body: vault
+    // Bodies come from the files (the truth), confined like every read; superseded entries are
+    // never injected, and a memory holding nothing else is not recalled at all.
+    let (picks, shown): (Vec<Pick>, Vec<Shown>) = picks
+        .into_iter()
+        .filter_map(|p| {
+            let body = vault
                 .get(&ws.id, &p.path)
                 .map(|d| d.body)
-                .unwrap_or_default(),
+                .unwrap_or_default();
+            let current = mnemo_store::supersede::strip(&body);
+            if current.trim().is_empty() && !body.trim().is_empty() {
+                return None;
+            }
+            let shown = Shown {
+                path: p.path.clone(),
+                name: p.name.clone(),
+                memory_type: p.memory_type,
+                age: age_text(&p.mtime, now),
+                body: current,
+            };
+            Some((p, shown))
         })
-        .collect();
+        .unzip();
     // Memories recalled earlier in the chat, still on disk and not chosen again now.
     let mut seen: HashSet<&str> = picks.iter().map(|p| p.path.as_str()).collect();
     seen.extend(req.written_this_turn.iter().map(String::as_str));
@@ -173,7 +182,7 @@ pub(super) fn finish(
                 name: d.summary.name.clone(),
                 memory_type: d.summary.memory_type,
                 age: age_text(&d.summary.mtime, now),
-                body: d.body,
+                body: mnemo_store::supersede::strip(&d.body),
             })
         })
         .collect();

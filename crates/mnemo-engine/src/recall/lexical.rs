@@ -111,10 +111,13 @@ pub fn recall(vault: &Vault, req: &RecallRequest, now: DateTime<Utc>) -> Result<
     let ws = vault.workspace(&req.workspace)?;
     let limit = req.limit.unwrap_or(MAX_SELECTED).max(1);
     let docs_scanned = u32::try_from(vault.topic_count(&ws.id)?).unwrap_or(u32::MAX);
+    // Archived memories (issue 23) stay searchable but are never recalled.
+    let archived = vault.archived_paths(&ws.id)?;
     let exclude: HashSet<&str> = req
         .already_surfaced
         .iter()
         .chain(&req.written_this_turn)
+        .chain(&archived)
         .map(String::as_str)
         .collect();
     let query = content_query(&req.query);

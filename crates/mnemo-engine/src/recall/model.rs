@@ -160,10 +160,13 @@ pub async fn recall_with_model(
 ) -> Result<RecallResult> {
     let started = Instant::now();
     let ws = vault.workspace(&req.workspace)?;
+    // Archived memories (issue 23) stay searchable but are never recalled.
+    let archived = vault.archived_paths(&ws.id)?;
     let exclude: HashSet<&str> = req
         .already_surfaced
         .iter()
         .chain(&req.written_this_turn)
+        .chain(&archived)
         .map(String::as_str)
         .collect();
     let docs = vault.list_indexed(Some(&ws.id), None)?;

@@ -357,6 +357,25 @@ impl<'a> MemoryTools<'a> {
         Ok(())
     }
 
+    /// A rewrite of a topic file that replaces an entry keeps the old one as superseded
+    /// (issue 23): corrections retire the old fact instead of silently rewriting it.
+    fn retiring(&self, rel: &str, cur: Option<&[u8]>, new: &str) -> String {
+        let Some(cur) = cur.filter(|_| doc::doc_kind(rel) == Some(doc::DocKind::Topic)) else {
+            return new.to_owned();
+        };
+        let who = match self.origin.source {
+            mnemo_core::ChangeSource::Extract => "extraction",
+            mnemo_core::ChangeSource::Dream => "dream",
+            mnemo_core::ChangeSource::Remember => "remember",
+            mnemo_core::ChangeSource::Chat => "the chat model",
+            mnemo_core::ChangeSource::Mcp => "an assistant over MCP",
+            _ => "a memory job",
+        };
+        let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+        mnemo_store::supersede::retire(&String::from_utf8_lossy(cur), new, &today, who)
+            .unwrap_or_else(|| new.to_owned())
+    }
+
     fn write(&mut self, path: &str, content: &str) -> Result<ToolOutput, Error> {
         let (_, rel) = self.confine(path)?;
         Self::check_content(&rel, content)?;
@@ -368,7 +387,7 @@ impl<'a> MemoryTools<'a> {
                 self.check_owed(rel, content)?;
                 self.check_forgotten(rel, content, cur)?;
                 before = Some(cur.map(|b| String::from_utf8_lossy(b).into_owned()));
-                Ok(Some(content.as_bytes().to_vec()))
+                Ok(Some(self.retiring(rel, cur, content).into_bytes()))
             })?;
         if let Some(b) = before {
             self.originals.entry(out.path.clone()).or_insert(b);
@@ -422,6 +441,7 @@ impl<'a> MemoryTools<'a> {
                 Self::check_content(rel, &updated)?;
                 self.check_owed(rel, &updated)?;
                 self.check_forgotten(rel, &updated, current)?;
+                let updated = self.retiring(rel, current, &updated);
                 before = Some(Some(text));
                 Ok(Some(updated.into_bytes()))
             })?;

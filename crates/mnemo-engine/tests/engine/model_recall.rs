@@ -176,6 +176,7 @@ fn the_manifest_is_newest_first_and_capped() {
         problem: None,
         secret: None,
         pinned: false,
+        archived: false,
     };
     let docs: Vec<DocSummary> = (0..400).map(|i| doc(i, i != 399)).collect();
     let exclude = ["m0398.md"].into_iter().collect();

@@ -137,6 +137,9 @@ pub struct FileEdit {
     pub content: String,
 }
 
+/// One file of a proposal about to be saved: its path, the bytes before, the bytes proposed.
+pub type StagedFile = (String, Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// A proposal about to be saved.
 pub struct NewProposal<'a> {
     /// Workspace id.
@@ -150,7 +153,7 @@ pub struct NewProposal<'a> {
     /// What it came from.
     pub origin: &'a ProposalOrigin,
     /// `(path, before, after)` for each file.
-    pub files: Vec<(String, Option<Vec<u8>>, Option<Vec<u8>>)>,
+    pub files: Vec<StagedFile>,
 }
 
 const SUMMARY_COLUMNS: &str = "p.id, p.workspace, p.source, p.kind, p.label, p.origin, p.at, p.status, p.resolved_at, p.note, p.grp,

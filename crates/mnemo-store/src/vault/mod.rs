@@ -209,5 +209,6 @@ fn summary_of(workspace: &str, rel: &str, rec: &DocRecord) -> DocSummary {
         }),
         secret: rec.secret.clone(),
         pinned: rec.pinned,
+        archived: rec.archived,
     }
 }

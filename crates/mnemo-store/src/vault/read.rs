@@ -103,6 +103,11 @@ impl Vault {
         guard(&self.index).events(kind, limit)
     }
 
+    /// Paths of a workspace's archived memories (recall leaves them out).
+    pub fn archived_paths(&self, workspace: &str) -> Result<Vec<String>> {
+        guard(&self.index).archived_paths(workspace)
+    }
+
     /// One memory, read from disk.
     pub fn get(&self, workspace: &str, path: &str) -> Result<MemoryDetail> {
         let ws = self.workspace(workspace)?;
@@ -167,6 +172,7 @@ fn detail_of(ws: &str, rel: &str, rec: &DocRecord) -> MemoryDetail {
                     summary: e.summary.clone(),
                     why: e.why.clone(),
                     how: e.how.clone(),
+                    superseded: crate::supersede::of_entry(&e.text),
                 })
                 .collect(),
             summary: summary_of(ws, rel, rec),

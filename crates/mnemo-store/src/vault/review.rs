@@ -21,10 +21,13 @@ use crate::{format, secrets, settings};
 /// Days a proposal waits for a decision before it expires (`review_expire_days` in settings).
 pub const DEFAULT_EXPIRE_DAYS: u32 = 30;
 
+/// A file's bytes before a staged group first wrote it, and as the group left it.
+type Versions = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// A staged group's writes: per path, the bytes before its first write and the bytes now.
 pub(super) struct Stage {
     workspace: String,
-    files: BTreeMap<String, (Option<Vec<u8>>, Option<Vec<u8>>)>,
+    files: BTreeMap<String, Versions>,
 }
 
 /// What accepting did.
@@ -383,7 +386,7 @@ impl Vault {
         ws: &Workspace,
         source: ChangeSource,
         group: i64,
-        writes: Vec<(String, Option<String>)>,
+        writes: Vec<Write>,
     ) -> Result<Vec<String>> {
         let mut paths = Vec::new();
         for (path, new) in writes {
@@ -416,7 +419,7 @@ impl Vault {
             }
             match self.accept_proposal(id, &AcceptChoice::default()) {
                 Ok(_) => {
-                    tracing::info!(proposal = id, "finished accepting an interrupted proposal")
+                    tracing::info!(proposal = id, "finished accepting an interrupted proposal");
                 }
                 Err(e) => self.warn(format!("could not finish accepting proposal {id}: {e}")),
             }
@@ -513,11 +516,11 @@ fn targets(p: &Proposal, choice: &AcceptChoice) -> Result<Vec<Target>> {
     Ok(out)
 }
 
+/// A file and what to write to it (`None`: delete it).
+type Write = (String, Option<String>);
+
 /// Each target rebased onto the file as it is now (read under the write lock the caller holds).
-fn rebase_all(
-    ws: &Workspace,
-    targets: &[Target],
-) -> Result<(Vec<(String, Option<String>)>, Vec<String>)> {
+fn rebase_all(ws: &Workspace, targets: &[Target]) -> Result<(Vec<Write>, Vec<String>)> {
     let mut writes = Vec::new();
     let mut conflicts = Vec::new();
     for t in targets {

@@ -47,6 +47,9 @@ pub struct EntryOut {
     /// `How to apply:` text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub how: Option<String>,
+    /// Replaced by a newer fact (kept, never recalled): when, by what, why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<crate::supersede::Supersession>,
 }
 
 /// A new memory.
