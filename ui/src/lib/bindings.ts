@@ -70,6 +70,8 @@ export const commands = {
 	inboxAccept: (id: number, choice: AcceptChoice | null) => typedError<Accepted, ApiError>(__TAURI_INVOKE("inbox_accept", { id, choice })),
 	inboxReject: (id: number, dontLearn: boolean | null) => typedError<ProposalSummary, ApiError>(__TAURI_INVOKE("inbox_reject", { id, dontLearn })),
 	memoryUsage: (workspace: string, path: string | null) => typedError<MemoryUsage[], ApiError>(__TAURI_INVOKE("memory_usage", { workspace, path })),
+	setArchived: (workspace: string, path: string, archived: boolean) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("set_archived", { workspace, path, archived })),
+	replaceEntry: (workspace: string, path: string, entry: string, text: string, why: string | null) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("replace_entry", { workspace, path, entry, text, why })),
 };
 
 /** Events */
@@ -340,6 +342,8 @@ export type DocSummary = {
 	secret?: string | null,
 	/**  Pinned (`pinned: true` or under `pinned/`): extraction and dream leave it alone. */
 	pinned: boolean,
+	/**  Archived (`archived: true`, issue 23): out of recall and MEMORY.md, still searchable. */
+	archived: boolean,
 };
 
 /**  Entries with one summary merged into one copy. */
@@ -457,6 +461,8 @@ export type EntryOut = {
 	why?: string | null,
 	/**  `How to apply:` text. */
 	how?: string | null,
+	/**  Replaced by a newer fact (kept, never recalled): when, by what, why. */
+	superseded?: Supersession | null,
 };
 
 /**  Stable error codes. Clients match on these, never on messages. */
@@ -749,8 +755,18 @@ export type MemoryStats = {
 	memory_md_max_bytes: number,
 	/**  Files that are not valid memories (fix them). */
 	invalid: string[],
-	/**  Memories unchanged for 90 days and never recalled (in the telemetry kept). */
+	/**
+	 *  Memories unchanged for 90 days and not recalled in 90 days (usage is kept in the
+	 *  journal): health proposes archiving them. Archived and pinned ones are not listed.
+	 */
 	stale: string[],
+	/**
+	 *  The memories whose recalls cost the most tokens in all, most first (at most 5): health
+	 *  proposes trimming them.
+	 */
+	expensive: string[],
+	/**  Archived memories (out of recall and MEMORY.md, still searchable). */
+	archived: string[],
 	/**  Entries a mechanical dream would merge (likely duplicates). */
 	duplicates: number,
 	/**  The files holding them. */
@@ -1035,6 +1051,11 @@ export type RememberResult = {
 	touchedTypes: MemoryType[],
 	/**  The change group (undo it as one). */
 	group: number | null,
+	/**
+	 *  Review mode: what it would have written is this proposal (`filesTouched` is then empty:
+	 *  nothing was written until a person accepts).
+	 */
+	proposal: number | null,
 };
 
 /**  A remember task as the HTTP contract shows it. */
@@ -1143,6 +1164,16 @@ export type Strategy =
 "model" | 
 /**  Vectors fused with BM25. */
 "hybrid";
+
+/**  When, by what and why an entry was superseded. */
+export type Supersession = {
+	/**  The day (`YYYY-MM-DD`). */
+	at: string,
+	/**  The summary of the entry that replaced it. */
+	by: string,
+	/**  Who or why (`extraction`, a person's reason). */
+	why: string | null,
+};
 
 /**  One choice of a conflict: a version and who made it. */
 export type SyncChoice = {
