@@ -423,6 +423,19 @@ impl<'a> MemoryTools<'a> {
                         format!("`{rel}` is not UTF-8 text; it cannot be edited"),
                     )
                 })?;
+                // A replaced (superseded) fact is history: jobs leave it as it is.
+                if doc::doc_kind(rel) == Some(doc::DocKind::Topic) {
+                    let file = TopicFile::parse(&text);
+                    let live = mnemo_store::supersede::strip(file.body());
+                    if text.contains(old) && !live.contains(old) && file.body().contains(old) {
+                        return Err(Error::new(
+                            ErrorCode::Conflict,
+                            format!(
+                                "old_string is in a replaced (superseded) fact of `{rel}`, which memory jobs leave as it is: edit a current fact"
+                            ),
+                        ));
+                    }
+                }
                 match text.matches(old).count() {
                     1 => {}
                     0 => {

@@ -183,14 +183,26 @@ async fn edit_grep_glob_and_list_work_inside_the_root() {
             .to_string(),
     );
     assert!(e.ok, "{}", e.text);
+    // The corrected fact is kept as superseded, just before its successor (issue 23).
+    let text = std::fs::read_to_string(ws.memory_root.join("user/role.md")).unwrap();
     assert!(
-        std::fs::read_to_string(ws.memory_root.join("user/role.md"))
-            .unwrap()
-            .contains("Twelve years of Go.")
+        text.contains("Ten years of Go.\nSuperseded: ")
+            && text.contains(" by \"Twelve years of Go.\"; dream\n\nTwelve years of Go."),
+        "{text}"
+    );
+    // A superseded fact is history: an edit of it is refused, and so is one of text not there.
+    let history = tools.run(
+        "edit",
+        &json!({"path": "user/role.md", "old_string": "Ten years", "new_string": "x"}).to_string(),
+    );
+    assert!(
+        !history.ok && history.text.contains("superseded"),
+        "{}",
+        history.text
     );
     let missing = tools.run(
         "edit",
-        &json!({"path": "user/role.md", "old_string": "Ten years", "new_string": "x"}).to_string(),
+        &json!({"path": "user/role.md", "old_string": "Nine years", "new_string": "x"}).to_string(),
     );
     assert!(!missing.ok);
     let broken = tools.run(
@@ -203,8 +215,8 @@ async fn edit_grep_glob_and_list_work_inside_the_root() {
         "{}",
         broken.text
     );
-    let g = tools.run("grep_search", &json!({"pattern": "twelve"}).to_string());
-    assert_eq!(g.text, "user/role.md:6: Twelve years of Go.");
+    let g = tools.run("grep_search", &json!({"pattern": "^twelve"}).to_string());
+    assert_eq!(g.text, "user/role.md:9: Twelve years of Go.");
     assert_eq!(
         tools
             .run("glob", &json!({"pattern": "**/*.md"}).to_string())

@@ -584,3 +584,66 @@ async fn connections_past_the_cap_wait_for_a_slot_and_live_views_are_capped() {
     }
     assert!(ok, "a closed view's place was never given back");
 }
+
+#[tokio::test]
+async fn the_inbox_over_http() {
+    let s = start().await;
+    let (st, _) = s
+        .call("create", json!({"workspace": "personal", "memory": {"path": "tea.md", "name": "Tea", "description": "drinks", "type": "user", "body": "- Likes green tea\n\n- likes GREEN tea"}}))
+        .await;
+    assert_eq!(st, 200);
+    let (st, mode) = s
+        .call(
+            "set_review_mode",
+            json!({"workspace": "personal", "on": true}),
+        )
+        .await;
+    assert_eq!((st, mode["on"].as_bool()), (200, Some(true)));
+    let (_, task) = s
+        .call(
+            "dream",
+            json!({"workspace": "personal", "mechanical": true}),
+        )
+        .await;
+    let id = task["id"].as_str().unwrap().to_owned();
+    let mut proposal = Value::Null;
+    for _ in 0..100 {
+        let (_, t) = s.call("task", json!({"id": id})).await;
+        if t["status"] == "completed" {
+            proposal = t["result"]["proposal"].clone();
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let pid = proposal.as_i64().expect("the dream became a proposal");
+    let (st, page) = s
+        .call(
+            "inbox",
+            json!({"workspace": "personal", "status": "pending", "offset": null, "limit": null}),
+        )
+        .await;
+    assert_eq!((st, page["pending"].as_u64()), (200, Some(1)));
+    let (_, p) = s.call("proposal", json!({"id": pid})).await;
+    assert_eq!(p["files"][0]["path"], "tea.md");
+    let (st, done) = s
+        .call(
+            "inbox_accept",
+            json!({"id": pid, "choice": {"entries": null, "edits": []}}),
+        )
+        .await;
+    assert_eq!(st, 200, "{done}");
+    assert!(done["group"].as_i64().is_some());
+    let (st, err) = s
+        .call("inbox_accept", json!({"id": pid, "choice": null}))
+        .await;
+    assert_eq!((st, err["code"].as_str().unwrap()), (409, "conflict"));
+    let (st, err) = s.call("proposal", json!({"id": 999})).await;
+    assert_eq!((st, err["code"].as_str().unwrap()), (404, "not_found"));
+    let (st, usage) = s
+        .call(
+            "memory_usage",
+            json!({"workspace": "personal", "path": null}),
+        )
+        .await;
+    assert_eq!((st, usage[0]["path"].as_str()), (200, Some("tea.md")));
+}

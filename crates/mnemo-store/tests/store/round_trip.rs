@@ -695,8 +695,11 @@ fn the_list_says_what_is_pinned_even_for_an_index_from_before() {
     // Back to schema 8: no pinned column.
     let db = f.dir.path().join("home/index.db");
     let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.execute_batch("ALTER TABLE docs DROP COLUMN pinned; PRAGMA user_version = 8;")
-        .unwrap();
+    conn.execute_batch(
+        "ALTER TABLE docs DROP COLUMN pinned; DROP INDEX docs_archived;
+         ALTER TABLE docs DROP COLUMN archived; PRAGMA user_version = 8;",
+    )
+    .unwrap();
     drop(conn);
     let v = f.reopen();
     assert_eq!(pinned(&v), ["a.md", "pinned/b.md"]);
@@ -726,6 +729,7 @@ fn an_index_from_before_stems_learns_them_at_the_next_sync() {
         "DELETE FROM docs_fts;
          INSERT INTO docs_fts (rowid, name, description, body)
            SELECT id, 'mood a', 'a mood', 'the user is happy at work' FROM docs;
+         DROP INDEX docs_archived; ALTER TABLE docs DROP COLUMN archived;
          PRAGMA user_version = 9;",
     )
     .unwrap();
@@ -737,4 +741,38 @@ fn an_index_from_before_stems_learns_them_at_the_next_sync() {
         1,
         "every file is read again and indexed with its stems"
     );
+}
+
+#[test]
+fn an_index_from_before_archiving_learns_it_at_the_next_sync() {
+    let f = Fixture::new();
+    std::fs::write(
+        f.personal().join("old.md"),
+        topic("Old", "o", "user", "Harpsichords.")
+            .replace("type: user", "type: user\narchived: true"),
+    )
+    .unwrap();
+    std::fs::write(
+        f.personal().join("new.md"),
+        topic("New", "n", "user", "Pianos."),
+    )
+    .unwrap();
+    let archived = |v: &mnemo_store::Vault| -> Vec<String> {
+        let ws = v.workspace("personal").unwrap();
+        v.sync(&ws).unwrap();
+        v.archived_paths("personal").unwrap()
+    };
+    assert_eq!(archived(&f.vault), ["old.md"]);
+    // Back to schema 10: no archived column.
+    let db = f.dir.path().join("home/index.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "DROP INDEX docs_archived; ALTER TABLE docs DROP COLUMN archived; PRAGMA user_version = 10;",
+    )
+    .unwrap();
+    drop(conn);
+    let v = f.reopen();
+    assert_eq!(archived(&v), ["old.md"]);
+    let md = std::fs::read_to_string(f.personal().join("MEMORY.md")).unwrap();
+    assert!(md.contains("new.md") && !md.contains("old.md"), "{md}");
 }
