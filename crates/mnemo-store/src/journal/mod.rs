@@ -94,6 +94,8 @@ CREATE TABLE proposals (
     choice      TEXT                    -- JSON, while accepting
 );
 CREATE INDEX proposals_by_status ON proposals(workspace, status, id);
+CREATE INDEX proposals_by_age ON proposals(workspace, status, at);
+CREATE INDEX proposals_by_workspace ON proposals(workspace, id);
 CREATE TABLE proposal_files (
     proposal INTEGER NOT NULL REFERENCES proposals(id),
     path     TEXT NOT NULL,

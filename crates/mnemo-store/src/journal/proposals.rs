@@ -240,26 +240,44 @@ impl Journal {
         limit: u32,
     ) -> Result<ProposalPage> {
         let st = status.map(ProposalStatus::as_str);
-        let mut q = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT {SUMMARY_COLUMNS} FROM proposals p
-                 WHERE p.workspace = ?1 AND (?2 IS NULL OR p.status = ?2)
-                 ORDER BY p.id DESC LIMIT ?3 OFFSET ?4"
-            ))
-            .map_err(db::err("reading the journal"))?;
-        let items = q
-            .query_map(params![workspace, st, limit, offset], summary_row)
-            .and_then(Iterator::collect)
-            .map_err(db::err("reading the journal"))?;
+        // One statement per filter, so each reads its index (newest first, a page at a time).
+        let items = match st {
+            Some(s) => self
+                .conn
+                .prepare_cached(&format!(
+                    "SELECT {SUMMARY_COLUMNS} FROM proposals p WHERE p.workspace = ?1 AND p.status = ?2
+                     ORDER BY p.id DESC LIMIT ?3 OFFSET ?4"
+                ))
+                .and_then(|mut q| {
+                    q.query_map(params![workspace, s, limit, offset], summary_row)?
+                        .collect()
+                }),
+            None => self
+                .conn
+                .prepare_cached(&format!(
+                    "SELECT {SUMMARY_COLUMNS} FROM proposals p WHERE p.workspace = ?1
+                     ORDER BY p.id DESC LIMIT ?2 OFFSET ?3"
+                ))
+                .and_then(|mut q| {
+                    q.query_map(params![workspace, limit, offset], summary_row)?
+                        .collect()
+                }),
+        }
+        .map_err(db::err("reading the journal"))?;
         let count = |s: Option<&str>| -> Result<u32> {
-            self.conn
-                .query_row(
-                    "SELECT count(*) FROM proposals WHERE workspace = ?1 AND (?2 IS NULL OR status = ?2)",
+            match s {
+                Some(s) => self.conn.query_row(
+                    "SELECT count(*) FROM proposals WHERE workspace = ?1 AND status = ?2",
                     params![workspace, s],
                     |r| r.get(0),
-                )
-                .map_err(db::err("reading the journal"))
+                ),
+                None => self.conn.query_row(
+                    "SELECT count(*) FROM proposals WHERE workspace = ?1",
+                    params![workspace],
+                    |r| r.get(0),
+                ),
+            }
+            .map_err(db::err("reading the journal"))
         };
         Ok(ProposalPage {
             items,
