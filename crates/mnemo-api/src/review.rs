@@ -49,7 +49,12 @@ pub(crate) fn review_on(vault: &Vault, workspace: &str) -> bool {
     settings::switch(&vault.home().root, REVIEW, workspace) == Some(true)
 }
 
-/// Open a job's change group; staged when review mode is on (a person's writes never are).
+/// Ids of staged groups: negative, so they never meet a journal group (a staged job journals
+/// nothing: its writes become a proposal).
+static NEXT_STAGE: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(-1);
+
+/// Open a job's change group — or, when review mode is on for a job's kind (a person's writes
+/// never are), a staged group whose writes become one proposal.
 pub(crate) fn open_group(
     vault: &Vault,
     workspace: &str,
@@ -58,24 +63,23 @@ pub(crate) fn open_group(
     label: &str,
     source: ChangeSource,
 ) -> JobGroup {
-    let id = vault
-        .begin_group(workspace, kind, task, label)
-        .map_err(|e| tracing::warn!("could not open a change group: {e}"))
-        .ok();
     let reviewable = matches!(
         source,
         ChangeSource::Extract | ChangeSource::Dream | ChangeSource::Remember | ChangeSource::Mcp
     );
-    let staged = match id {
-        Some(g) if reviewable && review_on(vault, workspace) => {
-            vault.stage_group(g, workspace);
-            true
-        }
-        // Review mode on but no group to stage in: nothing may land unseen.
-        None if reviewable && review_on(vault, workspace) => true,
-        _ => false,
-    };
-    JobGroup { id, staged }
+    if reviewable && review_on(vault, workspace) {
+        let id = NEXT_STAGE.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        vault.stage_group(id, workspace);
+        return JobGroup {
+            id: Some(id),
+            staged: true,
+        };
+    }
+    let id = vault
+        .begin_group(workspace, kind, task, label)
+        .map_err(|e| tracing::warn!("could not open a change group: {e}"))
+        .ok();
+    JobGroup { id, staged: false }
 }
 
 /// End a job's group: staged writes become a proposal (`keep: false` drops them — the job
@@ -92,16 +96,22 @@ pub(crate) fn close_group(
     let Some(id) = g.id else {
         return Ok(JobEnd::default());
     };
-    let proposal = if g.staged && keep {
-        let p = vault.finish_stage(id, source, kind, label, origin);
-        if p.is_err() {
+    if g.staged {
+        let proposal = if keep {
+            let p = vault.finish_stage(id, source, kind, label, origin);
+            if p.is_err() {
+                vault.drop_stage(id);
+            }
+            p?
+        } else {
             vault.drop_stage(id);
-        }
-        p?
-    } else {
-        vault.drop_stage(id);
-        None
-    };
+            None
+        };
+        return Ok(JobEnd {
+            group: None,
+            proposal,
+        });
+    }
     let group = match vault.discard_group_if_empty(id) {
         Ok(removed) => (!removed).then_some(id),
         Err(e) => {
@@ -109,7 +119,10 @@ pub(crate) fn close_group(
             Some(id)
         }
     };
-    Ok(JobEnd { group, proposal })
+    Ok(JobEnd {
+        group,
+        proposal: None,
+    })
 }
 
 /// The task summary of a job whose writes became a proposal.
