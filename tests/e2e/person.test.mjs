@@ -5,7 +5,9 @@
 // is gone, and an axe-core pass with no serious violations. Screenshots of every view land in
 // tests/e2e/artifacts/ (view-<view>-<width>-<scheme>.png); sync (issue 22) as the Status view and
 // the settings show it — synced with a bare repository that a second home (the CLI) edited too, so
-// a conflict waits — in view-status-sync-* and settings-sync-*.
+// a conflict waits — in view-status-sync-* and settings-sync-*. Issue 23's curation: a fact
+// replaced twice from the detail pane (the `Superseded:` lines on disk, the chain shot in
+// view-facts-chain-*), then the memory archived and restored.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -322,6 +324,18 @@ test("sync in the Status view and in the settings: a conflict between two machin
     const badge = page.locator('[data-testid="workspace-item"][data-id="personal"] [data-testid="sync-badge"]');
     await badge.waitFor();
     assert.equal(await badge.getAttribute("title"), "1 conflict waits for your choice. Open Status to choose.");
+    // The inbox holds the conflict too (issue 23): counted in its badge, listed above the proposals.
+    const inboxBadge = page.getByTestId("inbox-badge");
+    await waitFor(async () => (await inboxBadge.getAttribute("data-conflicts").catch(() => null)) === "1", "the conflict counted in the inbox badge");
+    assert.equal(await inboxBadge.innerText(), "Inbox: 1 to review");
+    await inboxBadge.click();
+    const waiting = page.getByTestId("inbox-conflicts");
+    await waiting.waitFor({ timeout: 20000 });
+    assert.match(await waiting.innerText(), /Sync conflicts waiting for you/);
+    assert.equal(await waiting.getByTestId("sync-conflict").count(), 1);
+    await page.screenshot({ path: join(artifacts, "view-inbox-conflict-1440-light.png") });
+    await view("status");
+    await section.waitFor();
 
     // At 1,000 px the chat is a drawer over the Status view: hidden while the sync is shot.
     chatWasOpen = (await page.getByTestId("chat-input").count()) > 0;
@@ -368,5 +382,275 @@ test("sync in the Status view and in the settings: a conflict between two machin
     await page.emulateMedia({ colorScheme: "light" });
     await page.setViewportSize({ width: 1440, height: 900 });
     await api("set_sync_settings", { settings: { remote: null, author: null, auto: false, claude: true, qwen: true } });
+  }
+});
+
+/** `mnemo` at the command line on the fixture's own home (the server keeps running), its stdout. */
+function cli(...args) {
+  const bin = process.env.MNEMO_BIN || join(targetDir, "debug/mnemo");
+  return execFileSync(bin, args, { env: fixture.env, encoding: "utf8" });
+}
+
+test("review mode (issue 23): offered once on a Claude Code folder; on for personal, a dream becomes a proposal; the inbox shot at two widths, light and dark, with axe; accepted, the file changes; the usage line", async () => {
+  // Two memories sharing an entry (Chinese included): a mechanical dream, which needs no model, removes the copy.
+  const SHARED = "只坐靠窗的座位。\nWhy: 喜欢看风景。";
+  writeFileSync(file("travel.md"), topic("旅行偏好", "出行时的座位偏好", "user", `${SHARED}\n\nPrefers morning flights.\nWhy: sleeps early.`));
+  writeFileSync(file("trips.md"), topic("Trips", "座位和行李的习惯", "user", `${SHARED}\n\nCarry-on only.\nWhy: no waiting at the belt.`));
+  let chatWasOpen = false;
+  try {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.emulateMedia({ colorScheme: "light" });
+    // A Claude Code folder nobody decided for: the offer, once; "Not now" decides it.
+    const claude = (await api("workspaces")).find((w) => w.kind === "claude");
+    assert.ok(claude, "the fixture has a Claude Code workspace");
+    await view("memories");
+    await page.locator(`[data-testid="workspace-item"][data-id="${claude.id}"]`).click();
+    const offer = page.getByTestId("review-offer");
+    await offer.waitFor({ timeout: 20000 });
+    assert.match(await offer.innerText(), /Review what assistants write here before it is saved\?/);
+    await page.screenshot({ path: join(artifacts, "review-offer-1440-light.png") });
+    await page.getByTestId("review-offer-later").click();
+    await offer.waitFor({ state: "detached" });
+    assert.deepEqual(await api("review_mode", { workspace: claude.id }), { on: false, decided: true, offer: false });
+
+    // Review mode on for personal, through the Status view's switch.
+    await page.locator('[data-testid="workspace-item"][data-id="personal"]').click();
+    await view("status");
+    await page.getByTestId("review-toggle").check();
+    await waitFor(async () => (await api("review_mode", { workspace: "personal" })).on === true, "review mode on");
+    await page.getByTestId("usage-section").waitFor();
+
+    // The dream proposes instead of writing: nothing on disk changes.
+    await waitFor(async () => (await api("list", { workspace: "personal", memoryType: null })).some((d) => d.path === "trips.md"), "the new memories indexed");
+    const before = { travel: readFileSync(file("travel.md"), "utf8"), trips: readFileSync(file("trips.md"), "utf8") };
+    const said = cli("--workspace", "personal", "dream", "--mechanical");
+    const id = Number(said.match(/proposal (\d+)/)?.[1]);
+    assert.ok(id > 0, `the dream made a proposal: ${said}`);
+    assert.equal(readFileSync(file("travel.md"), "utf8"), before.travel);
+    assert.equal(readFileSync(file("trips.md"), "utf8"), before.trips);
+    const proposal = await api("proposal", { id });
+    assert.equal(proposal.status, "pending");
+    const changed = proposal.files[0];
+
+    // The count shows on the next read (a fresh page here), in the sidebar and the workspace bar.
+    await page.reload();
+    await page.locator('[data-testid="workspace-item"][data-id="personal"]').click();
+    const badge = page.getByTestId("inbox-badge");
+    await badge.waitFor({ timeout: 20000 });
+    assert.match(await badge.innerText(), /^Inbox: \d+ to review$/);
+    await page.getByTestId("inbox-button").click();
+    const card = page.locator(`[data-testid="proposal"][data-id="${id}"]`);
+    await card.waitFor({ timeout: 20000 });
+    assert.match(await card.getByTestId("proposal-origin").innerText(), /^Dream \(you started it\)$/);
+    assert.doesNotMatch(await card.innerText(), /[{}]|dream-\d{8}/, "no raw JSON or task ids");
+    await card.getByTestId("proposal-open").click();
+    await card.getByTestId("proposal-entry").first().waitFor();
+    assert.match(await card.innerText(), /只坐靠窗的座位/);
+
+    // At 1,000 px the chat is a drawer over the view: hidden while the inbox is shot.
+    chatWasOpen = (await page.getByTestId("chat-input").count()) > 0;
+    if (chatWasOpen) await page.getByTestId("chat-toggle").click();
+    const found = [];
+    for (const width of [1440, 1000]) {
+      await page.setViewportSize({ width, height: width === 1000 ? 700 : 900 });
+      for (const scheme of ["light", "dark"]) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.waitForTimeout(150);
+        await page.screenshot({ path: join(artifacts, `view-inbox-${width}-${scheme}.png`) });
+        const r = await new AxeBuilder({ page }).analyze();
+        for (const x of r.violations.filter((x) => x.impact === "serious" || x.impact === "critical")) {
+          found.push(`inbox ${width} (${scheme}): ${x.id} (${x.impact}) — ${x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+        }
+      }
+    }
+    assert.deepEqual(found, []);
+    // The decisions are reachable at 1,000 px.
+    const acceptAll = card.getByTestId("proposal-accept-all");
+    const box = await acceptAll.boundingBox();
+    assert.ok(box && box.x + box.width <= 1000, `Accept all is inside the window at 1,000 px: ${JSON.stringify(box)}`);
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    // Keyboard: Escape closes the proposal, Enter opens it again.
+    await card.getByTestId("proposal-open").focus();
+    await page.keyboard.press("Escape");
+    await card.getByTestId("proposal-body").waitFor({ state: "detached" });
+    await page.keyboard.press("Enter");
+    await card.getByTestId("proposal-entry").first().waitFor();
+
+    // Accepted: the file is what the proposal said, the toast offers Undo, nothing waits.
+    await acceptAll.click();
+    const toast = page.getByTestId("toast").filter({ hasText: /Saved \d+ files?/ });
+    await toast.waitFor({ timeout: 20000 });
+    assert.equal(await toast.getByRole("button", { name: "Undo" }).count(), 1);
+    await waitFor(async () => (await card.getByTestId("proposal-status").innerText()) === "Accepted", "the proposal accepted");
+    await waitFor(async () => readFileSync(file(changed.path), "utf8") === changed.after, `${changed.path} as proposed`);
+    assert.equal((await api("proposal", { id })).status, "accepted");
+    await badge.waitFor({ state: "detached", timeout: 20000 });
+
+    // The memory's usage in one line in the detail pane.
+    await openMemory("travel.md");
+    const usage = page.getByTestId("detail-usage");
+    await usage.waitFor({ timeout: 20000 });
+    assert.match(await usage.innerText(), /^(Never recalled yet\.|Recalled .+ injected\.)$/);
+    await page.screenshot({ path: join(artifacts, "detail-usage-1440-light.png") });
+  } finally {
+    if (chatWasOpen && (await page.getByTestId("chat-input").count()) === 0) await page.getByTestId("chat-toggle").click();
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await api("set_review_mode", { workspace: "personal", on: false });
+  }
+});
+
+test("usage after 20 recalls (issue 23): the detail pane, `mnemo stats --memories` and the recall telemetry agree exactly", async () => {
+  writeFileSync(file("espresso.md"), topic("Espresso", "How the user takes coffee", "user", "Double espresso with oat milk, every morning at eight.\nWhy: said so."));
+  cli("--workspace", "personal", "index");
+  const queries = ["how does the user take espresso", "oat milk coffee in the morning", "espresso at eight"];
+  for (let i = 0; i < 20; i++) {
+    const r = JSON.parse(cli("--json", "--workspace", "personal", "recall", queries[i % queries.length], "--lexical"));
+    assert.ok(r.selected.some((s) => s.path === "espresso.md"), `recall ${i} chose espresso.md`);
+  }
+  // What the telemetry recorded for it, every recall this home made.
+  const stats = JSON.parse(cli("--json", "--workspace", "personal", "stats"));
+  let recalls = 0;
+  let tokens = 0;
+  for (const e of stats.telemetry.filter((t) => t.kind === "recall")) {
+    for (const m of JSON.parse(e.data).memories ?? []) {
+      if (m.path !== "espresso.md") continue;
+      tokens += m.tokens;
+      if (!m.carried) recalls += 1;
+    }
+  }
+  assert.equal(recalls, 20);
+  const listed = JSON.parse(cli("--json", "--workspace", "personal", "stats", "--memories")).find((u) => u.path === "espresso.md");
+  assert.deepEqual([listed.recalls, listed.tokens], [recalls, tokens], "stats --memories equals the telemetry");
+  await page.reload();
+  await openMemory("espresso.md");
+  const line = page.getByTestId("detail-usage");
+  await line.waitFor({ timeout: 20000 });
+  assert.deepEqual([Number(await line.getAttribute("data-recalls")), Number(await line.getAttribute("data-tokens"))], [recalls, tokens]);
+  const text = await line.innerText();
+  assert.ok(text.startsWith("Recalled 20 times") && text.includes(`~${tokens.toLocaleString("en-US")} tokens injected`), text);
+  await page.screenshot({ path: join(artifacts, "detail-usage-20-recalls-1440-light.png") });
+});
+
+test("a person replaces a fact twice and archives the memory (issue 23): the Superseded lines on disk, the chain shot at two widths, light and dark, with axe; archived: true, then restored", async () => {
+  writeFileSync(file("home.md"), topic("住处", "Where the user lives, and with whom", "user", "Lives in Berlin.\nWhy: said so in chat.\n\nHas a cat named 小米."));
+  await waitFor(async () => (await api("list", { workspace: "personal", memoryType: null })).some((d) => d.path === "home.md"), "home.md indexed", 20000);
+  let chatWasOpen = false;
+  try {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.locator('[data-testid="workspace-item"][data-id="personal"]').click();
+    await openMemory("home.md");
+    await page.getByTestId("facts-toggle").click();
+    const facts = page.getByTestId("facts-view");
+    await facts.waitFor();
+    assert.deepEqual(await facts.getByTestId("fact").evaluateAll((xs) => xs.map((x) => x.dataset.id)), ["home.md:1", "home.md:2"]);
+    assert.equal(await page.getByTestId("facts-replaced").count(), 0, "nothing replaced yet");
+
+    /** Replace the current fact `id` by keyboard: Enter on its Replace…, type, Ctrl+Enter. */
+    const replace = async (id, text, why) => {
+      const button = facts.locator(`[data-testid="fact"][data-id="${id}"] [data-testid="fact-replace"]`);
+      await button.focus();
+      await page.keyboard.press("Enter");
+      const dialog = page.getByTestId("replace-dialog");
+      await dialog.waitFor();
+      const area = dialog.getByTestId("replace-text");
+      assert.ok(await area.evaluate((el) => el === document.activeElement), "the new fact's box has the focus");
+      await area.fill(text);
+      await dialog.getByTestId("replace-why").fill(why);
+      await area.focus();
+      await page.keyboard.press("Control+Enter");
+      await dialog.waitFor({ state: "detached", timeout: 20000 });
+      const toast = page.getByTestId("toast").filter({ hasText: "Replaced. The old fact is kept as replaced" }).last();
+      await toast.waitFor({ timeout: 20000 });
+      assert.equal(await toast.getByRole("button", { name: "Undo" }).count(), 1);
+    };
+
+    await replace("home.md:1", "Moved to Lisbon.\nWhy: a new job.", "moved");
+    const day = "\\d{4}-\\d{2}-\\d{2}";
+    await waitFor(() => new RegExp(`Lives in Berlin\\.\\n(?:.*\\n)*?\\s*Superseded: ${day} by "Moved to Lisbon\\."; moved\\n`).test(readFileSync(file("home.md"), "utf8")), "the Superseded line on disk");
+    let text = readFileSync(file("home.md"), "utf8");
+    assert.ok(text.indexOf("Lives in Berlin.") < text.indexOf("Moved to Lisbon."), `the old fact just before its successor:\n${text}`);
+    assert.match(text, /Has a cat named 小米\./);
+
+    // The successor is replaced in turn: a chain of two, read oldest first.
+    await waitFor(async () => (await facts.locator('[data-testid="fact"][data-id="home.md:2"]').innerText().catch(() => "")).includes("Moved to Lisbon."), "the new fact listed");
+    await replace("home.md:2", "Moved to Porto.", "一年后又搬家");
+    await waitFor(() => /Superseded: \d{4}-\d{2}-\d{2} by "Moved to Porto\."; 一年后又搬家/.test(readFileSync(file("home.md"), "utf8")), "the second Superseded line on disk");
+    text = readFileSync(file("home.md"), "utf8");
+    assert.equal(text.match(/Superseded:/g)?.length, 2, text);
+    const replaced = facts.getByTestId("replaced-fact");
+    await waitFor(async () => (await replaced.count()) === 2, "two replaced facts shown");
+    assert.deepEqual(
+      (await facts.getByTestId("replaced-sentence").allInnerTexts()).map((t) => t.replace(/on \d{1,2} [A-Z][a-z]{2} \d{4}/, "on DAY")),
+      ["Replaced on DAY by “Moved to Lisbon.” — moved.", "Replaced on DAY by “Moved to Porto.” — 一年后又搬家。"],
+    );
+    assert.deepEqual(await replaced.locator("del").allInnerTexts(), ["Lives in Berlin.", "Moved to Lisbon."]);
+    assert.match(await facts.getByTestId("chain-now").innerText(), /Moved to Porto\./);
+    assert.deepEqual(await facts.getByTestId("fact").evaluateAll((xs) => xs.map((x) => x.dataset.state)), ["current", "current"]);
+    // Recall never uses a replaced fact.
+    const recalled = JSON.stringify(await api("recall", { workspace: "personal", query: "Where does the user live? Berlin Lisbon Porto 小米", alreadySurfaced: null, lexical: true }));
+    if (recalled.includes("home.md")) {
+      assert.match(recalled, /Moved to Porto/, recalled);
+      assert.doesNotMatch(recalled, /Lives in Berlin|Moved to Lisbon\./, "no replaced fact in the recall");
+    }
+
+    // The chain, shot at two widths, light and dark; axe-core on each.
+    chatWasOpen = (await page.getByTestId("chat-input").count()) > 0;
+    if (chatWasOpen) await page.getByTestId("chat-toggle").click();
+    // The toasts said their piece (Undo was checked): out of the way of the shots.
+    const dismiss = page.getByTestId("toast").getByRole("button", { name: "Dismiss" });
+    while ((await dismiss.count()) > 0) await dismiss.first().click();
+    const found = [];
+    for (const width of [1440, 1000]) {
+      await page.setViewportSize({ width, height: width === 1000 ? 700 : 900 });
+      const box = await facts.getByTestId("fact-replace").first().boundingBox();
+      assert.ok(box && box.x + box.width <= width, `Replace… is inside the window at ${width} px: ${JSON.stringify(box)}`);
+      const archive = await page.getByTestId("archive-button").boundingBox();
+      assert.ok(archive && archive.x + archive.width <= width, `Archive is inside the window at ${width} px: ${JSON.stringify(archive)}`);
+      for (const scheme of ["light", "dark"]) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.waitForTimeout(150);
+        await page.locator(".detail-pane").screenshot({ path: join(artifacts, `view-facts-chain-${width}-${scheme}.png`) });
+        const r = await new AxeBuilder({ page }).analyze();
+        for (const x of r.violations.filter((x) => x.impact === "serious" || x.impact === "critical")) {
+          found.push(`facts ${width} (${scheme}): ${x.id} (${x.impact}) — ${x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+        }
+      }
+    }
+    assert.deepEqual(found, []);
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    // Archived from the header: the sentence, the list's mark, archived: true on disk; then restored.
+    await page.getByTestId("archive-button").click();
+    const note = page.getByTestId("detail-archived");
+    await note.waitFor({ timeout: 20000 });
+    assert.match(await note.innerText(), /Archived: it is not recalled and not in MEMORY\.md; it stays searchable\./);
+    await waitFor(() => /^archived: true$/m.test(readFileSync(file("home.md"), "utf8")), "archived: true on disk");
+    const archivedToast = page.getByTestId("toast").filter({ hasText: /^Archived: it is no longer recalled/ }).last();
+    await archivedToast.waitFor({ timeout: 20000 });
+    assert.equal(await archivedToast.getByRole("button", { name: "Undo" }).count(), 1);
+    const row = page.locator('[data-testid="memory-row"][data-path="home.md"]');
+    await row.getByTestId("archived-mark").waitFor({ timeout: 20000 });
+    assert.equal(await row.getByTestId("archived-mark").innerText(), "Archived");
+    await waitFor(async () => {
+      const index = await api("memory_index", { workspace: "personal" });
+      assert.equal(typeof index, "string", JSON.stringify(index));
+      return !/home\.md/.test(index);
+    }, "home.md out of MEMORY.md");
+    await page.screenshot({ path: join(artifacts, "detail-archived-1440-light.png") });
+    await note.getByTestId("detail-restore").focus();
+    await page.keyboard.press("Enter");
+    await note.waitFor({ state: "detached", timeout: 20000 });
+    await waitFor(() => !/^archived:/m.test(readFileSync(file("home.md"), "utf8")), "archived: gone from disk");
+    await row.getByTestId("archived-mark").waitFor({ state: "detached", timeout: 20000 });
+    assert.equal(await page.getByTestId("archive-button").innerText(), "Archive");
+  } finally {
+    if (chatWasOpen && (await page.getByTestId("chat-input").count()) === 0) await page.getByTestId("chat-toggle").click();
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1440, height: 900 });
   }
 });

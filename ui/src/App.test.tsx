@@ -4,7 +4,7 @@ import { App, CHAT_OPEN_KEY, SEARCH_DEBOUNCE_MS } from "./App";
 import { ToastProvider } from "./components/common/Toasts";
 import { commands } from "./lib/bindings";
 import type { TaskInfo } from "./lib/bindings";
-import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, WORKSPACES, detailOf, err, ok, remoteSync, status, task } from "./test/fixtures";
+import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, WORKSPACES, detailOf, err, ok, proposalPage, remoteSync, reviewMode, status, task } from "./test/fixtures";
 
 vi.mock("./lib/bindings", () => ({
   commands: {
@@ -48,6 +48,13 @@ vi.mock("./lib/bindings", () => ({
     syncSettings: vi.fn(),
     setSyncSettings: vi.fn(),
     syncNow: vi.fn(),
+    reviewMode: vi.fn(),
+    setReviewMode: vi.fn(),
+    inbox: vi.fn(),
+    proposal: vi.fn(),
+    inboxAccept: vi.fn(),
+    inboxReject: vi.fn(),
+    memoryUsage: vi.fn(),
   },
 }));
 
@@ -69,6 +76,9 @@ class FakeEventSource {
 }
 
 beforeEach(() => {
+  api.reviewMode.mockResolvedValue(ok(reviewMode()));
+  api.inbox.mockResolvedValue(ok(proposalPage()));
+  api.memoryUsage.mockResolvedValue(ok([]));
   FakeEventSource.instances = [];
   vi.stubGlobal("EventSource", FakeEventSource);
   api.workspaces.mockResolvedValue(ok(WORKSPACES));
@@ -253,6 +263,7 @@ describe("daily logs", () => {
     mtime: "2026-11-23T10:00:00Z",
     valid: true,
     pinned: false,
+    archived: false,
   };
   const OLDER = { ...LOG, path: "logs/2026/11/2026-11-22.md", name: "2026-11-22", description: "Daily log 2026-11-22" };
 

@@ -21,6 +21,8 @@ import {
   syncConflict,
   task,
   workspaceSync,
+  proposalPage,
+  reviewMode,
 } from "./test/fixtures";
 import { syncChanged } from "./lib/useSyncStatus";
 
@@ -57,6 +59,13 @@ vi.mock("./lib/bindings", () => ({
     syncSettings: vi.fn(),
     setSyncSettings: vi.fn(),
     syncNow: vi.fn(),
+    reviewMode: vi.fn(),
+    setReviewMode: vi.fn(),
+    inbox: vi.fn(),
+    proposal: vi.fn(),
+    inboxAccept: vi.fn(),
+    inboxReject: vi.fn(),
+    memoryUsage: vi.fn(),
   },
 }));
 
@@ -94,6 +103,8 @@ const STATS: MemoryStats = {
   memory_md_max_bytes: 25000,
   invalid: ["broken.md"],
   stale: [],
+  expensive: [],
+  archived: [],
   duplicates: 0,
   duplicate_files: [],
   same_name: [],
@@ -102,6 +113,9 @@ const STATS: MemoryStats = {
 };
 
 beforeEach(() => {
+  api.reviewMode.mockResolvedValue(ok(reviewMode()));
+  api.inbox.mockResolvedValue(ok(proposalPage()));
+  api.memoryUsage.mockResolvedValue(ok([]));
   FakeEventSource.instances = [];
   vi.stubGlobal("EventSource", FakeEventSource);
   api.workspaces.mockResolvedValue(ok(WORKSPACES));
@@ -227,7 +241,7 @@ describe("workspace tools", () => {
         ...queued,
         status: "completed",
         updatedAt: "2026-03-01T10:00:05Z",
-        result: { summary: "Saved", filesTouched: ["proj.md"], touchedTypes: ["project"], group: 3 },
+        result: { summary: "Saved", filesTouched: ["proj.md"], touchedTypes: ["project"], group: 3, proposal: null },
       }),
     );
     act(() => {

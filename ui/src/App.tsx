@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { commands } from "./lib/bindings";
-import type { TaskInfo, WorkspaceInfo, WriteOutcome } from "./lib/bindings";
+import type { TaskInfo, WriteOutcome } from "./lib/bindings";
 import { onMemoryChanged, toUiError, unwrap } from "./lib/transport";
 import type { UiError } from "./lib/transport";
 import { browserReducer, initialBrowser, listMode } from "./lib/browser";
@@ -16,11 +16,16 @@ import { ChatPane } from "./components/chat/ChatPane";
 import { TaskStatusBar } from "./components/jobs/TasksPanel";
 import { DreamControls } from "./components/jobs/DreamControls";
 import { DreamDialog } from "./components/jobs/DreamDialog";
-import { RememberBox } from "./components/jobs/RememberBox";
+import { WorkspaceTools } from "./components/browser/WorkspaceTools";
+import { InboxPanel } from "./components/inbox/InboxPanel";
+import { WorkspaceChooser } from "./components/status/WorkspaceChooser";
 import { ForgetDialog } from "./components/jobs/ForgetDialog";
 import { StatusPanel } from "./components/status/StatusPanel";
 import { Welcome, welcomed } from "./components/browser/Welcome";
 import { useTaskList } from "./lib/useTaskList";
+import { useInboxCount } from "./lib/useInbox";
+import { inboxWaiting, proposalTasksKey } from "./lib/inbox";
+import { useSyncStatus } from "./lib/useSyncStatus";
 import { activeDream, dreamDialogReducer, initialDreamDialog, shownDream } from "./lib/dream";
 import { docKey } from "./lib/format";
 import { loadUnseen, markSeen, noteChange, prune, saveUnseen } from "./lib/unseen";
@@ -280,53 +285,41 @@ export function App() {
     },
     [updateTask, refresh],
   );
+  const inboxCount = useInboxCount(selectedWs, proposalTasksKey(taskList, selectedWs));
+  // The inbox holds the workspace's open sync conflicts too: its badge counts both.
+  const syncState = useSyncStatus();
+  const waiting = inboxWaiting(selectedWs, inboxCount, syncState);
+  const [inboxFocus, setInboxFocus] = useState<number | null>(null);
+  const openInbox = useCallback(
+    (workspace: string | null, id: number | null = null) => {
+      if (workspace !== null && workspace !== selectedWs) dispatch({ type: "selectWorkspace", id: workspace });
+      setInboxFocus(id);
+      request({ type: "view", view: "inbox" });
+    },
+    [selectedWs, request],
+  );
   const workspacePanel =
     selectedWs === null ? (
       <p className="muted ws-all-hint" data-testid="all-workspaces-hint">
-        Dream, Remember and Forget work on one workspace at a time: choose one on the left.
+        Dream, Remember, Forget and the Inbox work on one workspace at a time: choose one on the left.
       </p>
     ) : (
-      <>
-        <div className="ws-tools" role="group" aria-label="Workspace memory">
-          <button
-            type="button"
-            data-testid="remember-button"
-            aria-expanded={rememberOpen}
-            title="Tell the memory agent something to remember in this workspace"
-            onClick={() => setRememberOpen((o) => !o)}
-          >
-            Remember…
-          </button>
-          <button
-            type="button"
-            data-testid="forget-button"
-            title="Find memories to forget, review them, then forget them"
-            onClick={() => setForgetOpen(true)}
-          >
-            Forget…
-          </button>
-          <button
-            type="button"
-            data-testid="status-button"
-            title="Automatic memory, health, recent activity and tasks of this workspace"
-            onClick={() => request({ type: "view", view: "status" })}
-          >
-            Status
-          </button>
-        </div>
-        {rememberOpen && (
-          <RememberBox
-            key={`remember-${selectedWs}`}
-            workspace={selectedWs}
-            workspaceLabel={workspaceLabel(selectedWs)}
-            tasks={taskList}
-            onQueued={reloadTasks}
-            onOpenMemory={openPath}
-            onClose={() => setRememberOpen(false)}
-          />
-        )}
-      </>
+      <WorkspaceTools
+        workspace={selectedWs}
+        label={workspaceLabel(selectedWs)}
+        tasks={taskList}
+        rememberOpen={rememberOpen}
+        onToggleRemember={() => setRememberOpen((o) => !o)}
+        onCloseRemember={() => setRememberOpen(false)}
+        onQueued={reloadTasks}
+        onForget={() => setForgetOpen(true)}
+        onStatus={() => request({ type: "view", view: "status" })}
+        onInbox={() => openInbox(selectedWs)}
+        waiting={waiting}
+        onOpenMemory={openPath}
+      />
     );
+  const chooseWorkspace = (id: string) => dispatch({ type: "selectWorkspace", id });
 
   return (
     <div className={chatOpen ? "app with-chat" : "app"}>
@@ -340,8 +333,16 @@ export function App() {
         onAddFolder={addFolder}
         chatOpen={chatOpen}
         onToggleChat={() => dispatch({ type: "toggleChat" })}
+        inbox={waiting}
+        onOpenInbox={() => openInbox(selectedWs)}
         footer={
-          <TaskStatusBar tasks={tasks} onOpenMemory={openPath} onOpenDream={openDream} workspaceLabel={workspaceLabel} />
+          <TaskStatusBar
+            tasks={tasks}
+            onOpenMemory={openPath}
+            onOpenDream={openDream}
+            onOpenInbox={openInbox}
+            workspaceLabel={workspaceLabel}
+          />
         }
       />
       {view === "memories" ? (
@@ -397,7 +398,7 @@ export function App() {
       ) : view === "status" ? (
         <main className="history-pane status-pane" aria-label="Status">
           {selectedWs === null ? (
-            <WorkspaceChooser workspaces={workspaces} onSelect={(id) => dispatch({ type: "selectWorkspace", id })} />
+            <WorkspaceChooser workspaces={workspaces} onSelect={chooseWorkspace} />
           ) : (
             <StatusPanel
               key={`status-${selectedWs}`}
@@ -409,6 +410,31 @@ export function App() {
               onOpenMemory={openPath}
               onOpenDream={openDream}
               onDreamStarted={onDreamStarted}
+              onOpenInbox={() => openInbox(selectedWs)}
+              onOpenProposal={openInbox}
+            />
+          )}
+        </main>
+      ) : view === "inbox" ? (
+        <main className="history-pane status-pane" aria-label="Inbox">
+          {selectedWs === null ? (
+            <WorkspaceChooser
+              workspaces={workspaces}
+              onSelect={chooseWorkspace}
+              title="Inbox"
+              why="Each workspace has its own inbox of proposals."
+              testId="inbox-choose"
+            />
+          ) : (
+            <InboxPanel
+              key={`inbox-${selectedWs}-${inboxFocus ?? ""}`}
+              workspace={selectedWs}
+              label={workspaceLabel(selectedWs)}
+              reloadKey={proposalTasksKey(taskList, selectedWs)}
+              pendingNow={inboxCount?.pending ?? null}
+              focus={inboxFocus}
+              onChanged={refresh}
+              onOpenMemory={openPath}
             />
           )}
         </main>
@@ -474,29 +500,5 @@ export function App() {
         </ConfirmDialog>
       )}
     </div>
-  );
-}
-
-/** The status view with "All workspaces" selected: status is per workspace, so pick one. */
-function WorkspaceChooser({ workspaces, onSelect }: { workspaces: WorkspaceInfo[]; onSelect: (id: string) => void }) {
-  return (
-    <>
-      <header className="pane-header">
-        <h1>Status</h1>
-      </header>
-      <div className="status-body">
-        <p className="muted">Status is kept per workspace. Choose one:</p>
-        <ul className="status-chooser">
-          {workspaces.map((w) => (
-            <li key={w.id}>
-              <button type="button" className="link-button" data-testid="status-choose" data-id={w.id} title={w.origin} onClick={() => onSelect(w.id)}>
-                {w.label}
-              </button>{" "}
-              <span className="muted">{w.counts.topics} memories</span>
-            </li>
-          ))}
-        </ul>
-      </div>
-    </>
   );
 }

@@ -5,6 +5,8 @@ import { ToastProvider } from "./components/common/Toasts";
 import { installBrowserTransport, isTauri } from "./lib/transport";
 import "./styles.css";
 import "./status.css";
+import "./inbox.css";
+import "./curate.css";
 
 if (!isTauri()) installBrowserTransport();
 

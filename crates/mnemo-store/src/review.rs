@@ -23,6 +23,8 @@ pub enum EntryOp {
     Remove,
     /// An entry rewritten.
     Edit,
+    /// An entry moved to another place in the file (a dream's sorting).
+    Move,
     /// Only the frontmatter (name, description, type) changes.
     Fields,
     /// The whole file (a daily log, or a file deleted whole).
@@ -83,62 +85,137 @@ impl ProposalFile {
 /// One change between two bodies: what it does, the entry before, the entry after.
 type Change = (EntryOp, Option<String>, Option<String>);
 
-/// One step of walking `before`'s entries into `after`'s.
+/// One step of walking `before`'s entries into `after`'s: an entry kept, or where a change
+/// sits — at the old entry's place (`Old`) or the new one's (`New`).
 enum Step {
     Keep(String),
-    Change(usize),
+    Old(usize),
+    New(usize),
 }
 
-/// The steps and the changes between two bodies' entries.
+/// The steps and the changes between two bodies' entries. An entry that only moved (the same
+/// text removed in one place, added in another — a dream's sorting or merge) is one `Move`,
+/// so accepting part of a proposal can never drop or duplicate it; a removal and an addition
+/// at one place are an `Edit`.
 fn steps(before: &[String], after: &[String]) -> (Vec<Step>, Vec<Change>) {
-    let mut steps = Vec::new();
-    let mut changes = Vec::new();
-    let mut push = |op, b: Option<&String>, a: Option<&String>, steps: &mut Vec<Step>| {
-        steps.push(Step::Change(changes.len()));
-        changes.push((op, b.cloned(), a.cloned()));
-    };
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, before, after) {
-        match op {
+    // Raw walk: kept, deleted (with its hunk), inserted (with its hunk).
+    enum Raw {
+        Keep(usize),
+        Del(usize, usize),
+        Ins(usize, usize),
+    }
+    let mut raw = Vec::new();
+    for (hunk, op) in similar::capture_diff_slices(similar::Algorithm::Myers, before, after)
+        .into_iter()
+        .enumerate()
+    {
+        let (o, ol, n, nl) = match op {
             similar::DiffOp::Equal { old_index, len, .. } => {
-                steps.extend(
-                    before[old_index..old_index + len]
-                        .iter()
-                        .cloned()
-                        .map(Step::Keep),
-                );
+                raw.extend((old_index..old_index + len).map(Raw::Keep));
+                continue;
             }
             similar::DiffOp::Delete {
                 old_index, old_len, ..
-            } => {
-                for b in &before[old_index..old_index + old_len] {
-                    push(EntryOp::Remove, Some(b), None, &mut steps);
-                }
-            }
+            } => (old_index, old_len, 0, 0),
             similar::DiffOp::Insert {
                 new_index, new_len, ..
-            } => {
-                for a in &after[new_index..new_index + new_len] {
-                    push(EntryOp::Add, None, Some(a), &mut steps);
-                }
-            }
+            } => (0, 0, new_index, new_len),
             similar::DiffOp::Replace {
                 old_index,
                 old_len,
                 new_index,
                 new_len,
-            } => {
-                for i in 0..old_len.max(new_len) {
-                    let (b, a) = (
-                        (i < old_len).then(|| &before[old_index + i]),
-                        (i < new_len).then(|| &after[new_index + i]),
-                    );
-                    let op = match (b, a) {
-                        (Some(_), Some(_)) => EntryOp::Edit,
-                        (Some(_), None) => EntryOp::Remove,
-                        _ => EntryOp::Add,
-                    };
-                    push(op, b, a, &mut steps);
-                }
+            } => (old_index, old_len, new_index, new_len),
+        };
+        raw.extend((o..o + ol).map(|i| Raw::Del(i, hunk)));
+        raw.extend((n..n + nl).map(|i| Raw::Ins(i, hunk)));
+    }
+    // Pair moves (same text) first, then edits (the same hunk, in order).
+    let dels: Vec<(usize, usize)> = raw
+        .iter()
+        .filter_map(|r| match r {
+            Raw::Del(i, h) => Some((*i, *h)),
+            _ => None,
+        })
+        .collect();
+    let inss: Vec<(usize, usize)> = raw
+        .iter()
+        .filter_map(|r| match r {
+            Raw::Ins(i, h) => Some((*i, *h)),
+            _ => None,
+        })
+        .collect();
+    let mut ins_of_del: std::collections::HashMap<usize, (usize, EntryOp)> =
+        std::collections::HashMap::new();
+    let mut taken = std::collections::HashSet::new();
+    for (d, _) in &dels {
+        if let Some((a, _)) = inss
+            .iter()
+            .find(|(a, _)| !taken.contains(a) && after[*a] == before[*d])
+        {
+            taken.insert(*a);
+            ins_of_del.insert(*d, (*a, EntryOp::Move));
+        }
+    }
+    for (d, h) in &dels {
+        if ins_of_del.contains_key(d) {
+            continue;
+        }
+        if let Some((a, _)) = inss.iter().find(|(a, ah)| ah == h && !taken.contains(a)) {
+            taken.insert(*a);
+            ins_of_del.insert(*d, (*a, EntryOp::Edit));
+        }
+    }
+    let del_of_ins: std::collections::HashMap<usize, (usize, EntryOp)> = ins_of_del
+        .iter()
+        .map(|(d, (a, op))| (*a, (*d, *op)))
+        .collect();
+    // A paired change is numbered where it is first met (a move may be met at its new place).
+    let mut changes: Vec<Change> = Vec::new();
+    let mut change_of_ins = std::collections::HashMap::new();
+    let mut change_of_del = std::collections::HashMap::new();
+    let mut steps = Vec::new();
+    for r in &raw {
+        match r {
+            Raw::Keep(i) => steps.push(Step::Keep(before[*i].clone())),
+            Raw::Del(d, _) => {
+                let c = match change_of_del.get(d) {
+                    Some(c) => *c,
+                    None => {
+                        let c = changes.len();
+                        match ins_of_del.get(d) {
+                            Some((a, op)) => {
+                                changes.push((
+                                    *op,
+                                    Some(before[*d].clone()),
+                                    Some(after[*a].clone()),
+                                ));
+                                change_of_ins.insert(*a, c);
+                            }
+                            None => {
+                                changes.push((EntryOp::Remove, Some(before[*d].clone()), None));
+                            }
+                        }
+                        c
+                    }
+                };
+                steps.push(Step::Old(c));
+            }
+            Raw::Ins(a, _) => {
+                let c = match (change_of_ins.get(a), del_of_ins.get(a)) {
+                    (Some(c), _) => *c,
+                    (None, Some((d, op))) => {
+                        let c = changes.len();
+                        changes.push((*op, Some(before[*d].clone()), Some(after[*a].clone())));
+                        change_of_del.insert(*d, c);
+                        c
+                    }
+                    (None, None) => {
+                        changes.push((EntryOp::Add, None, Some(after[*a].clone())));
+                        changes.len() - 1
+                    }
+                };
+                steps.push(Step::New(c));
             }
         }
     }
@@ -208,11 +285,22 @@ pub fn select(file: &ProposalFile, chosen: &HashSet<String>) -> Option<Option<St
     for s in steps {
         match s {
             Step::Keep(t) => out.push(t),
-            Step::Change(i) => {
-                let (_, b, a) = &changes[i];
+            // At the old entry's place: an edit taken writes the new text there; a change left
+            // out keeps the old one; a removal or move taken leaves nothing.
+            Step::Old(i) => {
+                let (op, b, a) = &changes[i];
                 let take = picked.get(i).copied().unwrap_or(false);
-                if let Some(t) = if take { a } else { b } {
-                    out.push(t.clone());
+                match (take, op) {
+                    (true, EntryOp::Edit) => out.extend(a.clone()),
+                    (true, _) => {}
+                    (false, _) => out.extend(b.clone()),
+                }
+            }
+            // At the new entry's place: an addition or move taken writes it there.
+            Step::New(i) => {
+                let (op, _, a) = &changes[i];
+                if picked.get(i).copied().unwrap_or(false) && *op != EntryOp::Edit {
+                    out.extend(a.clone());
                 }
             }
         }
@@ -316,6 +404,33 @@ mod tests {
         assert_eq!(select(&f, &HashSet::new()), None);
         let all: HashSet<String> = f.entries.iter().map(|e| e.id.clone()).collect();
         assert_eq!(select(&f, &all), Some(Some(after())));
+    }
+
+    #[test]
+    fn a_moved_entry_is_one_change_never_dropped_or_doubled() {
+        let after = BASE.replace(
+            "- Likes tea\n\n- Lives in Berlin\n",
+            "- Lives in Berlin\n\n- Likes tea\n\n- Owns a cat\n",
+        );
+        let f = ProposalFile::new("facts.md", Some(BASE.into()), Some(after.clone()));
+        let ops: Vec<EntryOp> = f.entries.iter().map(|e| e.op).collect();
+        assert!(ops.contains(&EntryOp::Move), "{ops:?}");
+        assert_eq!(ops.iter().filter(|o| **o == EntryOp::Add).count(), 1);
+        // Every subset keeps exactly one copy of each entry.
+        let ids: Vec<String> = f.entries.iter().map(|e| e.id.clone()).collect();
+        for mask in 0..(1u32 << ids.len()) {
+            let chosen: HashSet<String> = ids
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, id)| id.clone())
+                .collect();
+            let out = select(&f, &chosen)
+                .flatten()
+                .unwrap_or_else(|| BASE.to_owned());
+            assert_eq!(out.matches("Likes tea").count(), 1, "{out}");
+            assert_eq!(out.matches("Lives in Berlin").count(), 1, "{out}");
+        }
     }
 
     #[test]

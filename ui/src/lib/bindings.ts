@@ -446,6 +446,8 @@ export type EntryOp =
 "remove" | 
 /**  An entry rewritten. */
 "edit" | 
+/**  An entry moved to another place in the file (a dream's sorting). */
+"move" | 
 /**  Only the frontmatter (name, description, type) changes. */
 "fields" | 
 /**  The whole file (a daily log, or a file deleted whole). */

@@ -281,6 +281,7 @@ describe("daily logs", () => {
     mtime: "2026-11-23T10:00:00Z",
     valid: true,
     pinned: false,
+    archived: false,
   };
   const logsLoaded = (ws = "personal", logs = [LOG]): BrowserAction => ({ type: "logs", ws, answer: { ok: true, data: logs } });
   const personal: BrowserAction = { type: "selectWorkspace", id: "personal" };

@@ -3,15 +3,23 @@
 // toggle. Folded from user actions and command answers by a pure reducer, so the guard around
 // unsaved edits and the list's loading / empty states are easy to test. `App` does the IO.
 
-import type { DocSummary, Hit, MemoryType, Status, WorkspaceInfo } from "./bindings";
+import type { DocSummary, Hit, MemoryType, MemoryUsage, Status, WorkspaceInfo } from "./bindings";
 import type { UiError } from "./transport";
 import type { Answer } from "./useCommand";
 import { docKey } from "./format";
-import { groupDocs, hitRows, recentDocs } from "./rows";
+import { groupDocs, hitRows, recentDocs, usageDocs } from "./rows";
 import type { GroupId, Row } from "./rows";
+import { isUsageSort } from "./usage";
+import type { UsageSort } from "./usage";
 
-/** The main pane: the memory list and detail, the history of changes, or a workspace's status. */
-export type View = "memories" | "history" | "status";
+/**
+ * The main pane: the memory list and detail, the history of changes, a workspace's status, or
+ * its inbox of proposals.
+ */
+export type View = "memories" | "history" | "status" | "inbox";
+
+/** The list's order: by type, last changed first, or by usage (`memory_usage`). */
+export type ListSort = "type" | "recent" | UsageSort;
 
 /** The form of a memory being edited. */
 export interface Draft {
@@ -317,7 +325,9 @@ export function listRows(
   search: SearchResult | null,
   collapsed: ReadonlySet<GroupId>,
   logs: readonly DocSummary[] = [],
-  sort: "type" | "recent" = "type",
+  sort: ListSort = "type",
+  /** Usage by `docKey` for the usage sorts (`null`: not read yet — every memory counts as unused). */
+  usage: ReadonlyMap<string, MemoryUsage> | null = null,
 ): Row[] {
   const all = withLogs(docs, logs);
   if (mode.searching) {
@@ -325,6 +335,7 @@ export function listRows(
     return hitRows(search.hits, new Map(all.map((d) => [docKey(d.workspace, d.path), d])));
   }
   if (mode.docsLoading) return [];
+  if (isUsageSort(sort)) return usageDocs(all, usage ?? new Map(), sort);
   return sort === "recent" ? recentDocs(all) : groupDocs(all, collapsed);
 }
 

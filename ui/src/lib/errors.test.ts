@@ -48,4 +48,49 @@ describe("errors in a person's words", () => {
       expect(explain({ code, message: "" }).sentence).not.toContain(code);
     }
   });
+
+  it("explains a proposal that collides with the files as they are now, and nothing chosen", () => {
+    const conflict = explain(
+      {
+        code: "conflict",
+        message:
+          "proposal 3 cannot be applied as it is: travel.md: the entry was edited since it was proposed. Nothing was written; reject it, or edit the files and accept again",
+      },
+      "proposal",
+    );
+    expect(conflict.sentence).toBe(
+      "The files changed since this was proposed, in a way that collides with it, so nothing was saved. “travel.md”: the entry was edited since it was proposed. Reject it, or edit it and accept again.",
+    );
+    expect(conflict.next).toBe("none");
+    expect(explain({ code: "conflict", message: "proposal 3 is already accepted (accepted 1 of 2 changes)" }, "proposal").sentence).toBe(
+      "This proposal is already accepted (accepted 1 of 2 changes). Nothing else to do here.",
+    );
+    expect(explain({ code: "usage", message: "choose at least one change of proposal 3 to accept, or reject it" }, "proposal").sentence).toBe(
+      "Tick at least one change to accept, or reject the proposal.",
+    );
+    expect(explain({ code: "invalid_content", message: "`travel.md` holds what looks like a secret (AWS access key)" }, "proposal").sentence).toBe(
+      "“travel.md” holds what looks like a secret (AWS access key). Nothing was saved: take it out of the text, then accept again.",
+    );
+    // Elsewhere a conflict reads as before.
+    expect(explain({ code: "conflict", message: "the file changed on disk" }).sentence).toBe("The file changed on disk.");
+  });
+
+  it("explains why a fact could not be replaced, saying nothing was saved and what to do", () => {
+    const conflict = explain({ code: "conflict", message: "`home.md:1` is not a current entry of `home.md` (it may be superseded already): reload it" }, "replace");
+    expect(conflict.sentence).toBe(
+      "This fact was already replaced, or the memory changed since you opened it. Nothing was saved: reload the memory and try again.",
+    );
+    expect(conflict.next).toBe("none");
+    expect(explain({ code: "usage", message: "the new fact is empty: write what replaces it" }, "replace").sentence).toBe("Write the new fact: it can't be empty.");
+    expect(explain({ code: "invalid_content", message: "looks like a secret: github_token (line 1)" }, "replace").sentence).toBe(
+      "Looks like a secret: github_token (line 1). Nothing was saved: take it out of the new fact, then save again.",
+    );
+    expect(explain({ code: "invalid_arguments", message: "`x` is not an entry of `home.md`: entry ids are `home.md` or `home.md:N` (see `mnemo show home.md`)" }, "replace").sentence).toBe(
+      "Mnemo can't find this fact in the memory any more. Nothing was saved: reload the memory and try again.",
+    );
+    // Other codes read as anywhere else; no backticks or command-line hints.
+    const locked = explain({ code: "locked", message: "another job holds the lock" }, "replace");
+    expect(locked.next).toBe("retry");
+    expect(locked.sentence).not.toMatch(/`/);
+  });
 });

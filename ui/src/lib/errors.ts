@@ -58,8 +58,66 @@ export function plainMessage(message: string): string {
   return /[.!?]$/.test(m) ? m : `${m}.`;
 }
 
-/** One error, explained for the person in front of the app. */
-export function explain(error: UiError): Explained {
+/** What an error is about when its code alone reads differently there. */
+export type About = "proposal" | "replace";
+
+/**
+ * A proposal that collides with the files as they are now: the server names each file and why
+ * ("proposal 3 cannot be applied as it is: travel.md: the entry was edited since. Nothing was
+ * written; reject it, or edit the files and accept again"); the lead says it plainly, the detail
+ * keeps what collided, and the buttons beside it offer the next step.
+ */
+function explainProposal(error: UiError): Explained | null {
+  const m = error.message;
+  if (error.code === "conflict" && /^proposal \d+ is already\b/i.test(m)) {
+    // Someone decided it meanwhile (another window, the command line).
+    return { sentence: `${plainMessage(m.replace(/^proposal \d+/i, "This proposal"))} Nothing else to do here.`, next: "none" };
+  }
+  if (error.code === "conflict") {
+    const detail = plainMessage(
+      m
+        .replace(/^proposal \d+ cannot be applied as it is:\s*/i, "")
+        .replace(/[.\s]*Nothing was written[^]*$/i, "")
+        // "travel.md: why; notes/b.md: why": each file named as a file.
+        .replace(/(^|;\s*)([^:;“”]+?\.md):\s/g, "$1“$2”: "),
+    );
+    const lead = "The files changed since this was proposed, in a way that collides with it, so nothing was saved.";
+    return { sentence: `${lead}${detail ? ` ${detail}` : ""} Reject it, or edit it and accept again.`, next: "none" };
+  }
+  if (error.code === "usage") return { sentence: "Tick at least one change to accept, or reject the proposal.", next: "none" };
+  if (error.code === "invalid_content") {
+    return { sentence: `${plainMessage(m)} Nothing was saved: take it out of the text, then accept again.`, next: "none" };
+  }
+  return null;
+}
+
+/**
+ * Replacing a fact (`replace_entry`): the fact was replaced meanwhile or the file changed
+ * (`conflict`), the new fact is empty (`usage`), it holds a secret (`invalid_content`), or the
+ * entry is not there any more (`invalid_arguments`). Nothing was saved in each case.
+ */
+function explainReplace(error: UiError): Explained | null {
+  switch (error.code) {
+    case "conflict":
+      return {
+        sentence: "This fact was already replaced, or the memory changed since you opened it. Nothing was saved: reload the memory and try again.",
+        next: "none",
+      };
+    case "usage":
+      return { sentence: "Write the new fact: it can't be empty.", next: "none" };
+    case "invalid_content":
+      return { sentence: `${plainMessage(error.message)} Nothing was saved: take it out of the new fact, then save again.`, next: "none" };
+    case "invalid_arguments":
+      return { sentence: "Mnemo can't find this fact in the memory any more. Nothing was saved: reload the memory and try again.", next: "none" };
+    default:
+      return null;
+  }
+}
+
+/** One error, explained for the person in front of the app (`about`: where it happened). */
+export function explain(error: UiError, about?: About): Explained {
+  const special = about === "proposal" ? explainProposal(error) : about === "replace" ? explainReplace(error) : null;
+  if (special) return special;
   const lead = LEAD[error.code];
   const repeats = REPEATS[error.code];
   const detail = plainMessage(repeats ? error.message.replace(repeats, "") : error.message);

@@ -28,7 +28,7 @@ describe("remember", () => {
     const done: RememberTask = {
       ...queued,
       status: "completed",
-      result: { summary: "saved", filesTouched: ["project/deploy.md", "user/me.md"], touchedTypes: ["project"], group: 3 },
+      result: { summary: "saved", filesTouched: ["project/deploy.md", "user/me.md"], touchedTypes: ["project"], group: 3, proposal: null },
     };
     expect(fileToOpen(done)).toBe("project/deploy.md");
     expect(fileToOpen({ ...done, result: { ...done.result!, filesTouched: [] } })).toBeNull();

@@ -29,6 +29,7 @@ describe("groupDocs", () => {
       mtime: "2025-06-20T10:00:00Z",
       valid: true,
       pinned: false,
+      archived: false,
     };
     const extra = [2, 10, 1].map<DocSummary>((n) => ({ ...DOCS[0], path: `t${n}.md`, name: `Topic ${n}` }));
     const rows = groupDocs([log, ...DOCS, ...extra]);
@@ -62,6 +63,17 @@ describe("hitRows / nextItemIndex", () => {
     expect(nextItemIndex(rows, 2, 1)).toBe(-1);
     expect(hitRows([], map)).toEqual([]);
   });
+
+  it("carries an archived memory's mark into its row, listed and searchable as any other", () => {
+    const old: DocSummary = { ...DOCS[3], path: "old.md", name: "旧的发布日期", archived: true };
+    const grouped = groupDocs([...DOCS, old]);
+    const row = grouped.find((r) => r.kind === "item" && r.item.path === "old.md");
+    expect(row).toMatchObject({ kind: "item", item: { archived: true, type: "project" } });
+    expect(grouped.find((r) => r.kind === "item" && r.item.path === "proj.md")).toMatchObject({ item: { archived: false } });
+    const map = new Map([...DOCS, old].map((d) => [`${d.workspace}\u0000${d.path}`, d]));
+    const hits = hitRows([{ workspace: "personal", path: "old.md", score: 1, name: old.name, type: "project", description: "", mtime: old.mtime }], map);
+    expect(hits[1]).toMatchObject({ kind: "item", item: { path: "old.md", archived: true } });
+  });
 });
 
 describe("daily logs", () => {
@@ -75,6 +87,7 @@ describe("daily logs", () => {
     mtime,
     valid: true,
     pinned: false,
+    archived: false,
   });
 
   it("knows a log's day from its path", () => {

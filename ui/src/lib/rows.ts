@@ -1,7 +1,9 @@
-import type { DocKind, DocSummary, Hit, MemoryType, ProblemOut } from "./bindings";
+import type { DocKind, DocSummary, Hit, MemoryType, MemoryUsage, ProblemOut } from "./bindings";
 import { docKey, isLogPath, logDay, MEMORY_TYPES, TYPE_LABELS } from "./format";
+import { USAGE_SORT_LABELS, compareUsage, metricText, usageSentence } from "./usage";
+import type { UsageSort } from "./usage";
 
-export type GroupId = MemoryType | "log" | "invalid" | "results" | "recent";
+export type GroupId = MemoryType | "log" | "invalid" | "results" | "recent" | "usage";
 
 /** What one memory row shows; built from a DocSummary or a search Hit. */
 export interface ListItem {
@@ -19,11 +21,15 @@ export interface ListItem {
   secret?: string | null;
   /** Pinned: extraction and dream leave it alone. */
   pinned?: boolean;
+  /** Archived: out of recall and MEMORY.md, still listed and searchable. */
+  archived?: boolean;
   /** Search hits only: relevance 0–1 (the fused score; shown as a bar). */
   score?: number | null;
   /** Search hits only: how the hit matched (cosine similarity, BM25 share of the best match). */
   vector?: number | null;
   lexical?: number | null;
+  /** Usage sorts only: the figure sorted by ("14 recalls") and its sentence (the tooltip). */
+  metric?: { text: string; title: string };
 }
 
 export type Row =
@@ -36,6 +42,7 @@ export const GROUP_LABELS: Record<GroupId, string> = {
   invalid: "Invalid",
   results: "Results",
   recent: "Last changed first",
+  usage: "By usage",
 };
 
 /** A daily log goes by its day. */
@@ -57,6 +64,7 @@ function fromDoc(d: DocSummary): ListItem {
     problem: d.problem ?? null,
     secret: d.secret ?? null,
     pinned: d.pinned,
+    archived: d.archived,
   };
 }
 
@@ -110,6 +118,31 @@ export function recentDocs(docs: readonly DocSummary[]): Row[] {
   ];
 }
 
+/**
+ * Every memory (daily logs are not recalled one by one: left out) in one list ordered by usage —
+ * most recalled, most tokens or last recalled first —, each row with its figure.
+ */
+export function usageDocs(
+  docs: readonly DocSummary[],
+  usage: ReadonlyMap<string, MemoryUsage>,
+  sort: UsageSort,
+  now: Date = new Date(),
+): Row[] {
+  const items = docs
+    .filter((d) => d.kind !== "log")
+    .map((d) => {
+      const item = fromDoc(d);
+      const u = usage.get(item.key);
+      return { item: { ...item, metric: { text: metricText(u, sort, now), title: usageSentence(u ?? null, now) } }, u };
+    })
+    .sort((a, b) => compareUsage(a.u, b.u, sort) || byName(a.item, b.item));
+  if (items.length === 0) return [];
+  return [
+    { kind: "header", key: "group:usage", group: "usage", label: USAGE_SORT_LABELS[sort], count: items.length },
+    ...items.map<Row>(({ item }) => ({ kind: "item", key: item.key, item })),
+  ];
+}
+
 /** Rows for search results: best first, as the server ranked them. */
 export function hitRows(hits: readonly Hit[], docs: ReadonlyMap<string, DocSummary>): Row[] {
   if (hits.length === 0) return [];
@@ -144,6 +177,7 @@ export function hitRows(hits: readonly Hit[], docs: ReadonlyMap<string, DocSumma
         valid: d?.valid ?? true,
         problem: d?.problem ?? null,
         pinned: d?.pinned ?? false,
+        archived: d?.archived ?? false,
         score: h.score ?? null,
         vector: h.vector ?? null,
         lexical: h.lexical ?? null,

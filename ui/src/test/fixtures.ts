@@ -5,7 +5,12 @@ import type {
   ErrorCode,
   MemoryDetail,
   MemoryStats,
+  MemoryUsage,
   ModelSettings,
+  Proposal,
+  ProposalPage,
+  ProposalSummary,
+  ReviewMode,
   Semantic,
   RemoteSync,
   Status,
@@ -55,7 +60,7 @@ export const WORKSPACES: WorkspaceInfo[] = [
 const now = new Date().toISOString();
 
 function doc(path: string, type: DocSummary["type"], name: string, description: string, extra: Partial<DocSummary> = {}): DocSummary {
-  return { workspace: "personal", path, kind: "topic", type, name, description, mtime: now, valid: true, pinned: false, ...extra };
+  return { workspace: "personal", path, kind: "topic", type, name, description, mtime: now, valid: true, pinned: false, archived: false, ...extra };
 }
 
 export const DOCS: DocSummary[] = [
@@ -101,6 +106,8 @@ export function memoryStats(extra: Partial<MemoryStats> = {}): MemoryStats {
     memory_md_max_bytes: 25000,
     invalid: [],
     stale: [],
+    expensive: [],
+    archived: [],
     duplicates: 0,
     duplicate_files: [],
     same_name: [],
@@ -216,3 +223,62 @@ export function syncConflict(extra: Partial<SyncConflict> = {}): SyncConflict {
 
 /** Sync settings as a fresh home has them: no remote, Claude Code and Qwen Code included. */
 export const SYNC_SETTINGS: SyncSettings = { remote: null, author: null, auto: false, claude: true, qwen: true, sessions: false, shared: {} };
+
+/** A workspace's review mode: off, nobody decided, nothing to offer. */
+export function reviewMode(extra: Partial<ReviewMode> = {}): ReviewMode {
+  return { on: false, decided: false, offer: false, ...extra };
+}
+
+/** A page of the inbox. */
+export function proposalPage(items: ProposalSummary[] = [], extra: Partial<ProposalPage> = {}): ProposalPage {
+  return { items, total: items.length, pending: items.filter((p) => p.status === "pending").length, ...extra };
+}
+
+/** A pending proposal of an extraction after a chat message: two changes to travel.md. */
+export function proposalSummary(id: number, extra: Partial<ProposalSummary> = {}): ProposalSummary {
+  return {
+    id,
+    workspace: "personal",
+    source: "extract",
+    kind: "extract",
+    label: "extraction after chat s-1",
+    origin: { session: "s-1", message: "我下个月去东京，记得我只坐靠窗的座位", client: null, task: "extract-1" },
+    at: "2026-03-01T10:00:00Z",
+    status: "pending",
+    resolved_at: null,
+    note: null,
+    group: null,
+    paths: ["travel.md"],
+    changes: 2,
+    ...extra,
+  };
+}
+
+const TRAVEL_BEFORE = "---\nname: 旅行偏好\ndescription: 出行时的座位和航班偏好\ntype: user\n---\nPrefers morning flights.\n";
+const TRAVEL_AFTER =
+  "---\nname: 旅行偏好\ndescription: 出行时的座位和航班偏好\ntype: user\n---\nPrefers evening flights.\n\n只坐靠窗的座位。\nWhy: 喜欢看风景。\n";
+
+/** The proposal of `proposalSummary(id)` with its file: one entry rewritten, one added. */
+export function proposalOf(id: number, extra: Partial<ProposalSummary> = {}): Proposal {
+  return {
+    ...proposalSummary(id, extra),
+    files: [
+      {
+        path: "travel.md",
+        op: "modify",
+        base_hash: "h0",
+        before: TRAVEL_BEFORE,
+        after: TRAVEL_AFTER,
+        entries: [
+          { id: "travel.md#1", op: "edit", before: "Prefers morning flights.", after: "Prefers evening flights." },
+          { id: "travel.md#2", op: "add", before: null, after: "只坐靠窗的座位。\nWhy: 喜欢看风景。" },
+        ],
+      },
+    ],
+  };
+}
+
+/** A memory's usage; never recalled unless `extra` says otherwise. */
+export function memoryUsage(path: string, extra: Partial<MemoryUsage> = {}): MemoryUsage {
+  return { path, recalls: 0, last_recalled: null, tokens: 0, last_tokens: 0, carried: 0, sessions: 0, recent_sessions: [], ...extra };
+}

@@ -513,7 +513,62 @@ fn targets(p: &Proposal, choice: &AcceptChoice) -> Result<Vec<Target>> {
             p.summary.id
         )));
     }
+    if choice.entries.is_some() {
+        no_fact_left_behind(p, &chosen, &out)?;
+    }
     Ok(out)
+}
+
+/// The summaries (case-folded) of the entries a change's text holds.
+fn keys_of(path: &str, whole_file: bool, text: Option<&str>) -> Vec<String> {
+    let Some(t) = text else { return Vec::new() };
+    let list = if whole_file && crate::doc::doc_kind(path) == Some(crate::doc::DocKind::Topic) {
+        format::TopicFile::parse(t).entries()
+    } else {
+        format::entries(t)
+    };
+    list.iter()
+        .map(|e| format::summary_key(&e.summary))
+        .collect()
+}
+
+/// Part of a proposal may not lose a fact: a removal taken whose entry lives on only through a
+/// change left out (a dream merging a file into another, split in two) is refused.
+fn no_fact_left_behind(p: &Proposal, chosen: &HashSet<String>, out: &[Target]) -> Result<()> {
+    let mut kept: HashSet<String> = HashSet::new();
+    for f in &p.files {
+        let text = match out.iter().find(|t| t.path == f.path) {
+            Some(t) => t.theirs.as_deref(),
+            None => f.before.as_deref(),
+        };
+        kept.extend(keys_of(&f.path, true, text));
+    }
+    for f in &p.files {
+        for e in f.entries.iter().filter(|e| chosen.contains(&e.id)) {
+            if !matches!(e.op, EntryOp::Remove | EntryOp::File) || e.after.is_some() {
+                continue;
+            }
+            for k in keys_of(&f.path, e.op == EntryOp::File, e.before.as_deref()) {
+                if kept.contains(&k) {
+                    continue;
+                }
+                let keeper = p.files.iter().find_map(|g| {
+                    g.entries.iter().find(|u| {
+                        !chosen.contains(&u.id)
+                            && keys_of(&g.path, u.op == EntryOp::File, u.after.as_deref())
+                                .contains(&k)
+                    })
+                });
+                if let Some(u) = keeper {
+                    return Err(Error::usage(format!(
+                        "change {} removes \"{k}\", which lives on only through change {}: accept both, or neither",
+                        e.id, u.id
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A file and what to write to it (`None`: delete it).

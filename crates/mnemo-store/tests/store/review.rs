@@ -230,3 +230,77 @@ fn two_proposals_over_one_entry_the_second_is_a_conflict() {
         ErrorCode::Conflict
     );
 }
+
+#[test]
+fn part_of_a_merge_across_files_cannot_lose_the_fact() {
+    let f = Fixture::new();
+    let a = topic("A", "d", "user", "- Likes tea");
+    let b = topic("B", "d", "user", "- Plays chess");
+    f.write("a.md", &a);
+    f.write("b.md", &b);
+    f.vault.sync_all().unwrap();
+    // A dream-like proposal: b.md's entry merged into a.md, b.md deleted.
+    let ws = f.vault.workspace("personal").unwrap();
+    let g = f.vault.begin_group("personal", "dream", None, "t").unwrap();
+    f.vault.stage_group(g, "personal");
+    let origin = Origin {
+        source: ChangeSource::Dream,
+        group: Some(g),
+    };
+    let merged = topic("A", "d", "user", "- Likes tea\n\n- Plays chess");
+    f.vault
+        .mutate(&ws, "a.md", origin, None, |_, _| {
+            Ok(Some(merged.clone().into_bytes()))
+        })
+        .unwrap();
+    f.vault
+        .mutate(&ws, "b.md", origin, None, |_, _| Ok(None))
+        .unwrap();
+    let id = f
+        .vault
+        .finish_stage(
+            g,
+            ChangeSource::Dream,
+            "dream",
+            "t",
+            &ProposalOrigin::default(),
+        )
+        .unwrap()
+        .unwrap();
+    let p = f.vault.proposal(id).unwrap();
+    let delete = p.files.iter().find(|x| x.path == "b.md").unwrap().entries[0]
+        .id
+        .clone();
+    let add = p.files.iter().find(|x| x.path == "a.md").unwrap().entries[0]
+        .id
+        .clone();
+    // Only the deletion: refused, nothing written.
+    let e = f
+        .vault
+        .accept_proposal(
+            id,
+            &AcceptChoice {
+                entries: Some(vec![delete.clone()]),
+                edits: Vec::new(),
+            },
+        )
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Usage);
+    assert!(e.message.contains(&add), "{}", e.message);
+    assert!(f.personal().join("b.md").exists());
+    // Only the addition: fine (the fact is then in both files).
+    f.vault
+        .accept_proposal(
+            id,
+            &AcceptChoice {
+                entries: Some(vec![add]),
+                edits: Vec::new(),
+            },
+        )
+        .unwrap();
+    assert!(f.personal().join("b.md").exists());
+    assert_eq!(
+        std::fs::read_to_string(f.personal().join("a.md")).unwrap(),
+        merged
+    );
+}

@@ -6,7 +6,7 @@ import { DetailPane } from "./DetailPane";
 import { ToastProvider } from "../common/Toasts";
 import { commands } from "../../lib/bindings";
 import { installBrowserTransport } from "../../lib/transport";
-import { DOCS, WORKSPACES, detailOf, err, ok } from "../../test/fixtures";
+import { DOCS, WORKSPACES, detailOf, err, memoryUsage, ok } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
@@ -16,6 +16,7 @@ vi.mock("../../lib/bindings", () => ({
     history: vi.fn(),
     openFolder: vi.fn(),
     setPinned: vi.fn(),
+    memoryUsage: vi.fn(),
   },
 }));
 
@@ -27,6 +28,7 @@ beforeEach(() => {
   delete (window as W).__TAURI_INTERNALS__;
   api.get.mockResolvedValue(ok(detailOf(DOCS[0])));
   api.openFolder.mockResolvedValue(ok(null));
+  api.memoryUsage.mockResolvedValue(ok([]));
 });
 
 afterEach(() => {
@@ -72,6 +74,32 @@ describe("Open folder", () => {
     await loaded();
     fireEvent.click(screen.getByRole("button", { name: "Open folder" }));
     await waitFor(() => expect(api.openFolder).toHaveBeenCalledWith("personal"));
+  });
+});
+
+describe("Usage", () => {
+  it("says in one line how often the memory was recalled and what it cost; never recalled, so", async () => {
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000 - 60_000).toISOString();
+    api.memoryUsage.mockResolvedValue(ok([memoryUsage(DOCS[0].path, { recalls: 14, last_recalled: twoDaysAgo, tokens: 3087, sessions: 4, last_tokens: 220 })]));
+    renderPane();
+    await loaded();
+    const line = await screen.findByTestId("detail-usage");
+    expect(api.memoryUsage).toHaveBeenCalledWith("personal", DOCS[0].path);
+    expect(line.textContent).toBe("Recalled 14 times, last 2 days ago, ~3,087 tokens injected.");
+    expect(line.getAttribute("title")).toContain("In 4 chats.");
+  });
+
+  it("says a memory was never recalled, and shows nothing when usage cannot be read", async () => {
+    api.memoryUsage.mockResolvedValue(ok([memoryUsage(DOCS[0].path)]));
+    const { unmount } = renderPane();
+    expect((await screen.findByTestId("detail-usage")).textContent).toBe("Never recalled yet.");
+    unmount();
+    api.memoryUsage.mockResolvedValue(err("corrupt", "journal.db is damaged"));
+    renderPane();
+    await loaded();
+    await waitFor(() => expect(api.memoryUsage).toHaveBeenCalledTimes(2));
+    expect(screen.queryByTestId("detail-usage")).toBeNull();
+    expect(screen.queryByTestId("inline-error")).toBeNull();
   });
 });
 

@@ -1,17 +1,24 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
-import type { MemoryDetail, MemoryType, WorkspaceInfo, WriteOutcome } from "../../lib/bindings";
+import type { MemoryDetail, WorkspaceInfo, WriteOutcome } from "../../lib/bindings";
 import { canRun, toUiError, unwrap } from "../../lib/transport";
 import type { UiError } from "../../lib/transport";
-import { formatTime, logDay, MEMORY_TYPES, TYPE_LABELS } from "../../lib/format";
+import { logDay } from "../../lib/format";
 import type { ChangeSignal, Draft, Target } from "../../lib/browser";
+import { EMPTY_DRAFT, defaultWorkspace, draftOf, fieldOf, sameDraft, sharedNote } from "../../lib/detail";
 import { useCommand } from "../../lib/useCommand";
 import { ConfirmDialog } from "../common/ConfirmDialog";
 import { HistoryPanel } from "./HistoryPanel";
 import { InlineError } from "../common/InlineError";
-import { MarkdownEditor } from "./MarkdownEditor";
-import { MarkdownPreview } from "./MarkdownPreview";
-import { PinToggle } from "./PinToggle";
+import { ArchivedNote } from "./ArchiveToggle";
+import { DetailHeader, DetailTabs } from "./DetailHeader";
+import { DiskBanners } from "./DiskBanners";
+import type { DiskState } from "./DiskBanners";
+import { MemoryForm } from "./MemoryForm";
+import type { BodyView } from "./MemoryForm";
+import { NotLoaded, ReadOnlyBody } from "./ReadOnlyBody";
+import { ReplaceDialog } from "./ReplaceDialog";
+import { useCuration } from "./useCuration";
 import { useToast } from "../common/Toasts";
 
 interface Props {
@@ -28,29 +35,6 @@ interface Props {
   onRecreate: (target: Target) => void;
 }
 
-const EMPTY_DRAFT: Draft = { name: "", description: "", type: "user", body: "" };
-
-function draftOf(d: MemoryDetail): Draft {
-  return { name: d.name, description: d.description, type: d.type ?? "", body: d.body };
-}
-
-function sameDraft(a: Draft, b: Draft, bodyOnly: boolean): boolean {
-  if (a.body !== b.body) return false;
-  return bodyOnly || (a.name === b.name && a.description === b.description && a.type === b.type);
-}
-
-function defaultWorkspace(target: string | null, workspaces: WorkspaceInfo[]): string {
-  if (target) return target;
-  return (
-    workspaces.find((w) => w.id === "personal")?.id ??
-    workspaces.find((w) => w.kind === "mnemo")?.id ??
-    workspaces[0]?.id ??
-    "personal"
-  );
-}
-
-type DiskState = { kind: "changed"; fresh: MemoryDetail } | { kind: "deleted" } | null;
-
 export function DetailPane(props: Props) {
   const { target, workspaces, change, onDirtyChange, onCreated, onSaved, onDeleted, onClose, onRecreate } =
     props;
@@ -66,7 +50,7 @@ export function DetailPane(props: Props) {
   const [error, setError] = useState<UiError | null>(null);
   const [saving, setSaving] = useState(false);
   const [tab, setTab] = useState<"memory" | "history">("memory");
-  const [bodyView, setBodyView] = useState<"edit" | "preview">("edit");
+  const [bodyView, setBodyView] = useState<BodyView>("edit");
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [disk, setDisk] = useState<DiskState>(null);
@@ -242,38 +226,36 @@ export function DetailPane(props: Props) {
     }
   };
 
+  /** Take a version the server wrote for us (pin, archive, replace): no unsaved edits to keep. */
+  const adopt = useCallback((fresh: MemoryDetail) => {
+    setError(null);
+    setBase(fresh);
+    live.current.base = fresh;
+    setForm(draftOf(fresh));
+    setDisk(null);
+    setHistoryKey((k) => k + 1);
+  }, []);
+
   const onPinned = (fresh: MemoryDetail | null, e: UiError | null) => {
     if (e || !fresh) {
       setError(e);
       return;
     }
-    setError(null);
-    setBase(fresh);
-    live.current.base = fresh;
-    setForm(draftOf(fresh));
-    setHistoryKey((k) => k + 1);
+    adopt(fresh);
     toast({ message: fresh.pinned ? "Pinned: extraction and dream will leave it alone" : "Unpinned" });
   };
+
+  const reread = useCallback(async () => {
+    const cur = live.current.base;
+    const answer = cur ? await run(commands.get(cur.workspace, cur.path), "load") : null;
+    return answer?.ok ? answer.data : null;
+  }, [run]);
+  const curation = useCuration({ base, adopt, reread, checkDisk: () => void checkDisk(), onSaved, onError: setError });
 
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setForm((f) => ({ ...f, [key]: value }));
   const onBody = useCallback((body: string) => setForm((f) => (f.body === body ? f : { ...f, body })), []);
 
-  if (target.mode === "existing" && !base) {
-    return (
-      <section className="detail" aria-label="Memory">
-        {loadError ? (
-          <div className="detail-body">
-            <InlineError error={loadError} />
-            <button type="button" onClick={onClose}>
-              Close
-            </button>
-          </div>
-        ) : (
-          <div className="empty">Loading…</div>
-        )}
-      </section>
-    );
-  }
+  if (target.mode === "existing" && !base) return <NotLoaded error={loadError} onClose={onClose} />;
 
   const workspaceId = isNew ? newWorkspace : (base?.workspace ?? "");
   const wsLabel = workspaces.find((w) => w.id === workspaceId)?.label ?? workspaceId;
@@ -296,137 +278,51 @@ export function DetailPane(props: Props) {
     </InlineError>
   );
 
+  const topic = !isNew && !readOnly && base?.kind === "topic";
+
   return (
     <section className="detail" aria-label="Memory">
-      <header className="detail-header">
-        <div className="detail-title">
-          <h1 title={title}>{title}</h1>
-          <div className="muted detail-subtitle">
-            {isNew ? (
-              <>New memory in {wsLabel}</>
-            ) : (
-              <>
-                {base?.pinned && (
-                  <span
-                    className="pin-chip"
-                    data-testid="pinned-marker"
-                    title="Pinned: extraction and dream never change or delete it"
-                  >
-                    pinned
-                  </span>
-                )}
-                <span>{wsLabel}</span> · <code>{base?.path}</code>
-                {base?.mtime && <> · modified {formatTime(base.mtime)}</>}
-              </>
-            )}
-          </div>
-        </div>
-        <div className="actions">
-          {!isNew && canRun("open_folder") && (
-            <button type="button" onClick={() => void openFolder(workspaceId)} title="Show the memory folder">
-              Open folder
-            </button>
-          )}
-          {!isNew && !readOnly && base?.kind === "topic" && (
-            <PinToggle detail={base} dirty={dirty} onChanged={onPinned} />
-          )}
-          {!isNew && !readOnly && (
-            <button
-              type="button"
-              className="danger-outline"
-              data-testid="delete-button"
-              onClick={() => setConfirmDelete(true)}
-            >
-              Delete
-            </button>
-          )}
-          {(isNew || !readOnly) && (
-            <button
-              type="button"
-              className="primary"
-              data-testid="save-button"
-              onClick={() => void save()}
-              disabled={saving || (!isNew && !dirty)}
-              title="Save (Ctrl/⌘+S)"
-            >
-              {saving ? "Saving…" : isNew ? "Create" : "Save"}
-            </button>
-          )}
-          {isNew && (
-            <button type="button" onClick={onClose} title="Discard this new memory">
-              Cancel
-            </button>
-          )}
-        </div>
-      </header>
+      <DetailHeader
+        isNew={isNew}
+        title={title}
+        wsLabel={wsLabel}
+        base={base}
+        readOnly={readOnly}
+        dirty={dirty}
+        saving={saving}
+        usageKey={`${change?.seq ?? 0}/${historyKey}`}
+        onOpenFolder={!isNew && canRun("open_folder") ? () => void openFolder(workspaceId) : null}
+        onPinned={onPinned}
+        archiving={curation.archive.busy}
+        onArchive={() => void curation.archive.toggle()}
+        onDelete={() => setConfirmDelete(true)}
+        onSave={() => void save()}
+        onCancel={onClose}
+      />
 
-      {!isNew && (
-        <div className="tabs" role="tablist">
-          <button type="button" role="tab" aria-selected={tab === "memory"} onClick={() => setTab("memory")}>
-            Memory
-          </button>
-          <button
-            type="button"
-            role="tab"
-            aria-selected={tab === "history"}
-            data-testid="history-tab"
-            onClick={() => setTab("history")}
-          >
-            History
-          </button>
-        </div>
-      )}
+      {!isNew && <DetailTabs tab={tab} onTab={setTab} />}
 
-      {disk?.kind === "changed" && (
-        <div className="banner" role="alert" data-testid="disk-banner">
-          <span>This memory changed on disk while you were editing.</span>
-          <button
-            type="button"
-            onClick={() => {
-              setBase(disk.fresh);
-              setForm(draftOf(disk.fresh));
-              setDisk(null);
-            }}
-          >
-            Reload
-          </button>
-          <button
-            type="button"
-            onClick={() => {
-              // Keep the edits, based on the new version: the next save overwrites it.
-              setBase(disk.fresh);
-              setDisk(null);
-            }}
-          >
-            Keep mine
-          </button>
-        </div>
-      )}
-      {disk?.kind === "deleted" && base && (
-        <div className="banner" role="alert" data-testid="disk-banner">
-          <span>This memory was deleted on disk while you were editing.</span>
-          <button type="button" onClick={onClose}>
-            Discard
-          </button>
-          <button
-            type="button"
-            onClick={() =>
-              onRecreate({ mode: "new", workspace: base.workspace, path: base.path, draft: form })
-            }
-          >
-            Keep mine
-          </button>
-        </div>
-      )}
-      {gone && (
-        <div className="banner" role="status">
-          <span>This {what} no longer exists on disk.</span>
-          <button type="button" onClick={onClose}>
-            Close
-          </button>
-        </div>
-      )}
+      <DiskBanners
+        disk={disk?.kind === "deleted" && !base ? null : disk}
+        gone={gone}
+        what={what}
+        onReload={(fresh) => {
+          setBase(fresh);
+          setForm(draftOf(fresh));
+          setDisk(null);
+        }}
+        onKeepMine={(fresh) => {
+          // Keep the edits, based on the new version: the next save overwrites it.
+          setBase(fresh);
+          setDisk(null);
+        }}
+        onRecreate={() => base && onRecreate({ mode: "new", workspace: base.workspace, path: base.path, draft: form })}
+        onClose={onClose}
+      />
 
+      {topic && base?.archived && (
+        <ArchivedNote busy={curation.archive.busy} dirty={dirty} onRestore={() => void curation.archive.toggle()} />
+      )}
       {base?.secret && (
         <div className="problem" role="note" data-testid="detail-secret">
           <strong>This file holds what looks like a secret</strong> ({base.secret}). Another program wrote it. Mnemo
@@ -437,139 +333,41 @@ export function DetailPane(props: Props) {
       {tab === "history" && base ? (
         <HistoryPanel workspace={base.workspace} path={base.path} refreshKey={`${change?.seq ?? 0}/${historyKey}`} onUndone={() => void checkDisk()} />
       ) : readOnly && base ? (
-        <div className="detail-body">
-          {base.problem && (
-            <div className="problem" data-testid="detail-problem">
-              <strong>Mnemo cannot read this file as a memory</strong> ({base.problem.code}): {base.problem.message}
-              <div className="muted">It is shown read-only and never changed.</div>
-            </div>
-          )}
-          {!base.problem && !base.valid && <div className="problem">This file is not a valid memory; shown read-only.</div>}
-          {base.content === null ? (
-            <div className="empty">The content cannot be shown (binary, not UTF-8 or too large).</div>
-          ) : (
-            <pre className="raw" data-testid="detail-raw">
-              {base.content}
-            </pre>
-          )}
-        </div>
+        <ReadOnlyBody detail={base} />
       ) : (
-        <div className="detail-body">
-          <form
-            className="frontmatter"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void save();
-            }}
-          >
-            {isNew && (
-              <div className="field-row">
-                <label className="field">
-                  <span>Workspace</span>
-                  <select
-                    value={newWorkspace}
-                    onChange={(e) => setNewWorkspace(e.target.value)}
-                    data-testid="detail-workspace"
-                  >
-                    {workspaces.map((w) => (
-                      <option key={w.id} value={w.id}>
-                        {w.label}
-                      </option>
-                    ))}
-                    {!workspaces.some((w) => w.id === newWorkspace) && <option value={newWorkspace}>{newWorkspace}</option>}
-                  </select>
-                </label>
-                <label className="field grow">
-                  <span>File</span>
-                  <input
-                    value={newPath}
-                    onChange={(e) => setNewPath(e.target.value)}
-                    placeholder="automatic, from the name"
-                    data-testid="detail-path"
-                    spellCheck={false}
-                  />
-                </label>
-              </div>
-            )}
-            {!isLog && (
-              <>
-                <div className="field-row">
-                  <label className="field grow">
-                    <span>Name</span>
-                    <input
-                      value={form.name}
-                      onChange={(e) => set("name", e.target.value)}
-                      data-testid="detail-name"
-                      aria-invalid={badField === "name" || undefined}
-                      className={badField === "name" ? "invalid-field" : undefined}
-                      placeholder="Response style"
-                      autoFocus={isNew}
-                    />
-                  </label>
-                  <label className="field">
-                    <span>Type</span>
-                    <select
-                      value={form.type}
-                      onChange={(e) => set("type", e.target.value as MemoryType)}
-                      data-testid="detail-type"
-                      aria-invalid={badField === "type" || undefined}
-                      className={badField === "type" ? "invalid-field" : undefined}
-                    >
-                      {form.type === "" && <option value="">—</option>}
-                      {MEMORY_TYPES.map((t) => (
-                        <option key={t} value={t}>
-                          {TYPE_LABELS[t]}
-                        </option>
-                      ))}
-                    </select>
-                  </label>
-                </div>
-                {(badField === "name" || badField === "type") && errorBox}
-                <label className="field">
-                  <span>Description</span>
-                  <input
-                    value={form.description}
-                    onChange={(e) => set("description", e.target.value)}
-                    data-testid="detail-description"
-                    aria-invalid={badField === "description" || undefined}
-                    className={badField === "description" ? "invalid-field" : undefined}
-                    placeholder="One specific line: used to judge relevance"
-                  />
-                </label>
-                {badField === "description" && errorBox}
-              </>
-            )}
-            {(isLog || badField === null) && errorBox}
-            <button type="submit" hidden />
-          </form>
-          <div className="body-toolbar">
-            <span className="muted">{isLog ? "Daily log" : "Body"}</span>
-            <div className="segmented" role="group" aria-label="Body view">
-              <button type="button" aria-pressed={bodyView === "edit"} onClick={() => setBodyView("edit")}>
-                Edit
-              </button>
-              <button
-                type="button"
-                aria-pressed={bodyView === "preview"}
-                data-testid="preview-toggle"
-                onClick={() => setBodyView("preview")}
-              >
-                Preview
-              </button>
-            </div>
-          </div>
-          <div className="body-area">
-            {bodyView === "edit" ? (
-              <MarkdownEditor
-                value={form.body}
-                onChange={onBody}
-                placeholder={isLog ? "Notes of the day." : "What to remember.\nWhy: …\nHow to apply: …"}
-              />
-            ) : (
-              <MarkdownPreview source={form.body} />
-            )}
-          </div>
-        </div>
+        <MemoryForm
+          isNew={isNew}
+          isLog={isLog}
+          form={form}
+          onField={set}
+          onBody={onBody}
+          onSubmit={() => void save()}
+          workspaces={workspaces}
+          newWorkspace={newWorkspace}
+          onNewWorkspace={setNewWorkspace}
+          newPath={newPath}
+          onNewPath={setNewPath}
+          badField={badField}
+          errorBox={errorBox}
+          view={bodyView}
+          onView={setBodyView}
+          facts={topic && base ? { entries: base.entries, dirty, onReplace: curation.startReplace } : null}
+        />
+      )}
+
+      {curation.replacing && base && (
+        <ReplaceDialog
+          workspace={base.workspace}
+          path={base.path}
+          entry={curation.replacing.entry}
+          text={curation.replacing.text}
+          onReplaced={(outcome) => void curation.onReplaced(outcome)}
+          onReload={() => {
+            curation.closeReplace();
+            void checkDisk();
+          }}
+          onClose={curation.closeReplace}
+        />
       )}
 
       {confirmDelete && base && (
@@ -590,19 +388,4 @@ export function DetailPane(props: Props) {
       )}
     </section>
   );
-}
-
-/** A write to a workspace shared through git (Qwen Code's team memory) says so plainly. */
-export function sharedNote(shared: string): string {
-  return `Shared through git: ${shared}.`;
-}
-
-/** Which form field an error is about (`null`: the whole file). */
-export function fieldOf(error: UiError): "name" | "type" | "description" | null {
-  if (error.code === "invalid_type") return "type";
-  if (error.code !== "invalid_frontmatter" && error.code !== "invalid_content" && error.code !== "invalid_path") return null;
-  if (/\bname\b/i.test(error.message)) return "name";
-  if (/\bdescription\b/i.test(error.message)) return "description";
-  if (/\btype\b/i.test(error.message)) return "type";
-  return null;
 }

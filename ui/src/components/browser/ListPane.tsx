@@ -2,13 +2,33 @@ import { useMemo, useRef, useState } from "react";
 import type { Unseen } from "../../lib/unseen";
 import type { ReactNode, RefObject } from "react";
 import { emptyList, listMode, listRows, logsListError, openKey, shownLogs, staleListError } from "../../lib/browser";
-import type { BrowserAction, BrowserState, EmptyList } from "../../lib/browser";
+import type { BrowserAction, BrowserState, EmptyList, ListSort } from "../../lib/browser";
+import { isUsageSort } from "../../lib/usage";
+import { useMemoryUsage } from "../../lib/useMemoryUsage";
 import { InlineError } from "../common/InlineError";
 import { MemoryList } from "./MemoryList";
 import type { MemoryListHandle } from "./MemoryList";
 
 /** The list's order, kept across restarts. */
 const SORT_KEY = "mnemo.listSort";
+
+/** The list's orders, as the sort control offers them. */
+const SORTS: { id: ListSort; label: string }[] = [
+  { id: "type", label: "by type" },
+  { id: "recent", label: "last changed first" },
+  { id: "recalls", label: "most recalled first" },
+  { id: "tokens", label: "most tokens first" },
+  { id: "lastRecalled", label: "last recalled first" },
+];
+
+function readSort(): ListSort {
+  try {
+    const saved = localStorage.getItem(SORT_KEY);
+    return SORTS.find((s) => s.id === saved)?.id ?? "type";
+  } catch {
+    return "type";
+  }
+}
 
 interface Props {
   state: BrowserState;
@@ -71,10 +91,17 @@ export function ListPane({
 
   const { searching, docsLoading } = listMode(state);
   const logs = shownLogs(state);
-  const [sort, setSort] = useState<"type" | "recent">(() => (localStorage.getItem(SORT_KEY) === "recent" ? "recent" : "type"));
+  const [sort, setSort] = useState<ListSort>(readSort);
+  // Usage by memory for the usage sorts: read once per list load, for the workspaces listed.
+  const usageFor = useMemo(() => {
+    if (!isUsageSort(sort) || searching) return [];
+    if (selectedWs !== null) return [selectedWs];
+    return [...new Set((docs?.data ?? []).map((d) => d.workspace))].sort();
+  }, [sort, searching, selectedWs, docs]);
+  const usage = useMemoryUsage(usageFor, docs);
   const rows = useMemo(
-    () => listRows({ searching, docsLoading }, docs?.data ?? [], search, collapsed, logs, sort),
-    [searching, docsLoading, docs, search, collapsed, logs, sort],
+    () => listRows({ searching, docsLoading }, docs?.data ?? [], search, collapsed, logs, sort, usage),
+    [searching, docsLoading, docs, search, collapsed, logs, sort, usage],
   );
   const staleError = staleListError(state);
   const logsError = logsListError(state);
@@ -138,13 +165,20 @@ export function ListPane({
               value={sort}
               data-testid="list-sort"
               onChange={(e) => {
-                const next = e.target.value === "recent" ? "recent" : "type";
+                const next = SORTS.find((s) => s.id === e.target.value)?.id ?? "type";
                 setSort(next);
-                localStorage.setItem(SORT_KEY, next);
+                try {
+                  localStorage.setItem(SORT_KEY, next);
+                } catch {
+                  // Storage unavailable: the order lasts for this session only.
+                }
               }}
             >
-              <option value="type">by type</option>
-              <option value="recent">last changed first</option>
+              {SORTS.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.label}
+                </option>
+              ))}
             </select>
           </label>
         </div>

@@ -7,6 +7,8 @@ import { matchPieces } from "../../lib/highlight";
 import { formatAge, formatTime, matchHint, matchScores } from "../../lib/format";
 import { actorOf } from "../../lib/history";
 import type { Unseen, UnseenMark } from "../../lib/unseen";
+import { ARCHIVED_MARK, ARCHIVED_MARK_TITLE } from "../../lib/archive";
+import { ArchiveIcon } from "./ArchiveToggle";
 
 export const HEADER_HEIGHT = 28;
 export const ROW_HEIGHT = 52;
@@ -142,7 +144,7 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
               aria-selected={selected}
               className={`memory-row ${selected ? "selected" : ""} ${row.key === openKey ? "open" : ""} ${
                 it.valid ? "" : "invalid"
-              }`}
+              } ${it.archived ? "archived" : ""}`}
               style={style}
               data-testid="memory-row"
               data-path={it.path}
@@ -181,12 +183,24 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                     <PinIcon />
                   </span>
                 )}
+                {it.archived && (
+                  <span className="archived-mark" data-testid="archived-mark" title={ARCHIVED_MARK_TITLE}>
+                    <ArchiveIcon size={10} />
+                    {ARCHIVED_MARK}
+                  </span>
+                )}
                 {unseen[it.key] && <UnseenChip mark={unseen[it.key]} />}
                 {(it.type || it.kind === "log") && (
                   <span className={`type-chip type-${it.type ?? "log"}`}>{it.type ?? "log"}</span>
                 )}
                 <MatchHint score={it.score} vector={it.vector} lexical={it.lexical} />
-                <span className="row-age">{formatAge(it.mtime)}</span>
+                {it.metric ? (
+                  <span className="row-age row-usage" data-testid="row-usage" title={it.metric.title}>
+                    {it.metric.text}
+                  </span>
+                ) : (
+                  <span className="row-age">{formatAge(it.mtime)}</span>
+                )}
               </div>
               <div className="row-line row-sub">
                 {showWorkspace && <span className="row-ws">{workspaceLabel(it.workspace)}</span>}

@@ -5,6 +5,7 @@ import type { UiError } from "../../lib/transport";
 import type { View } from "../../lib/browser";
 import { KIND_LABELS, KIND_ORDER } from "../../lib/format";
 import { syncBadge } from "../../lib/sync";
+import { waitingCount, waitingSentence } from "../../lib/inbox";
 import type { Badge } from "../../lib/sync";
 import { useCommand } from "../../lib/useCommand";
 import { useSyncStatus } from "../../lib/useSyncStatus";
@@ -24,6 +25,9 @@ interface Props {
   onToggleChat?: () => void;
   /** Shown above the status line (the memory-task bar). */
   footer?: ReactNode;
+  /** What waits in the selected workspace's inbox: proposals and sync conflicts (`null`: not known). */
+  inbox?: { workspace: string; pending: number; conflicts?: number } | null;
+  onOpenInbox?: () => void;
 }
 
 /** The row's hover text: where the workspace comes from in full, then its counts. */
@@ -46,6 +50,8 @@ export function Sidebar({
   chatOpen,
   onToggleChat,
   footer,
+  inbox = null,
+  onOpenInbox,
 }: Props) {
   const [adding, setAdding] = useState(false);
   const [path, setPath] = useState("");
@@ -54,6 +60,7 @@ export function Sidebar({
   const { alive } = useCommand();
   // Sync badges: read once, every minute and after a sync here; a failed read shows none.
   const sync = useSyncStatus();
+  const waiting = { pending: inbox?.pending ?? 0, conflicts: inbox?.conflicts ?? 0 };
 
   const total = workspaces.reduce((n, w) => n + w.counts.topics, 0);
 
@@ -121,7 +128,7 @@ export function Sidebar({
           return (
             <div key={kind} className="ws-group">
               <div className="ws-group-title">{KIND_LABELS[kind]}</div>
-              {items.map((w) => (
+              {items.map((w) => [
                 <button
                   type="button"
                   key={w.id}
@@ -140,8 +147,23 @@ export function Sidebar({
                   )}
                   <SyncBadge badge={syncBadge(sync, w.id)} />
                   <span className="ws-count">{w.counts.topics}</span>
-                </button>
-              ))}
+                </button>,
+                inbox && inbox.workspace === w.id && waitingCount(waiting) > 0 && onOpenInbox && (
+                  <button
+                    type="button"
+                    key={`${w.id}-inbox`}
+                    className="ws-inbox"
+                    data-testid="inbox-badge"
+                    data-pending={inbox.pending}
+                    data-conflicts={waiting.conflicts}
+                    aria-pressed={view === "inbox"}
+                    title={`${waitingSentence(waiting)} ${waiting.conflicts > 0 ? "Open the inbox to decide." : "Open the inbox to accept or reject."}`}
+                    onClick={onOpenInbox}
+                  >
+                    Inbox: {waitingCount(waiting).toLocaleString("en-US")} to review
+                  </button>
+                ),
+              ])}
             </div>
           );
         })}

@@ -30,7 +30,7 @@ const DONE: RememberTask = {
   ...QUEUED,
   status: "completed",
   updatedAt: "2026-03-01T10:00:04Z",
-  result: { summary: "Saved the deploy day.", filesTouched: ["project/deploy.md", "user/me.md"], touchedTypes: ["project"], group: 4 },
+  result: { summary: "Saved the deploy day.", filesTouched: ["project/deploy.md", "user/me.md"], touchedTypes: ["project"], group: 4, proposal: null },
 };
 const listed = (status: TaskInfo["status"], extra: Partial<TaskInfo> = {}) =>
   task("remember-1", { kind: "remember", session: null, status, finished_at: null, ...extra });
@@ -135,6 +135,25 @@ describe("the Remember… box", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("in review mode says what it would write waits in the Inbox, and opens no file", async () => {
+    const onOpenInbox = vi.fn();
+    const proposed: RememberTask = {
+      ...DONE,
+      result: { summary: "proposed changes to 1 file for review (proposal 3)", filesTouched: [], touchedTypes: [], group: null, proposal: 3 },
+    };
+    api.remember.mockResolvedValue(ok(proposed));
+    api.rememberTask.mockResolvedValue(ok(proposed));
+    render(<RememberBox workspace="personal" workspaceLabel="Personal" tasks={[]} onQueued={onQueued} onOpenMemory={onOpenMemory} onClose={onClose} onOpenInbox={onOpenInbox} />);
+    fireEvent.change(input(), { target: { value: "Keep this" } });
+    fireEvent.click(submit());
+    const said = await screen.findByTestId("remember-proposal");
+    expect(said.textContent).toContain("It waits in the Inbox for your review: nothing is saved until you accept it.");
+    expect(screen.queryByText(/Nothing new was written/)).toBeNull();
+    fireEvent.click(screen.getByTestId("remember-inbox"));
+    expect(onOpenInbox).toHaveBeenCalled();
+    expect(onOpenMemory).not.toHaveBeenCalled();
   });
 
   it("closes with Escape or the close button", () => {

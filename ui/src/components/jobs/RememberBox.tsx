@@ -20,6 +20,8 @@ interface Props {
   /** Open a memory the task wrote. */
   onOpenMemory: (workspace: string, path: string) => void;
   onClose: () => void;
+  /** Review mode: what it would write waits in the workspace's inbox. */
+  onOpenInbox?: () => void;
 }
 
 /**
@@ -28,7 +30,7 @@ interface Props {
  * message); once completed, the first memory it wrote opens in the browser. Mount with
  * `key={workspace}`.
  */
-export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpenMemory, onClose }: Props) {
+export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpenMemory, onClose, onOpenInbox }: Props) {
   const { run, cancel } = useCommand();
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const [content, setContent] = useState("");
@@ -199,7 +201,16 @@ export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpen
                   {task.result.summary}
                 </p>
               )}
-              {files.length > 0 ? (
+              {task.result.proposal != null ? (
+                <p data-testid="remember-proposal">
+                  It waits in the Inbox for your review: nothing is saved until you accept it.{" "}
+                  {onOpenInbox && (
+                    <button type="button" className="link-button" onClick={onOpenInbox} data-testid="remember-inbox">
+                      Open the Inbox
+                    </button>
+                  )}
+                </p>
+              ) : files.length > 0 ? (
                 <ul className="task-files" aria-label="Files written">
                   {files.map((f) => (
                     <li key={f}>

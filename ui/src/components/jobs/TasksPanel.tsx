@@ -25,6 +25,8 @@ interface BarProps {
   onOpenMemory: (workspace: string, path: string) => void;
   /** Show a dream's progress or report; the panel closes first. */
   onOpenDream?: (id: string) => void;
+  /** Open a workspace's inbox at a proposal a task made (review mode); the panel closes first. */
+  onOpenInbox?: (workspace: string, id: number) => void;
   workspaceLabel?: (id: string) => string;
 }
 
@@ -32,7 +34,7 @@ interface BarProps {
  * The memory-work indicator (sidebar footer: "✦ dreaming" while any dream is queued or running,
  * words for the other work) and the button opening the recent tasks, re-read when it opens.
  */
-export function TaskStatusBar({ tasks, onOpenMemory, onOpenDream, workspaceLabel }: BarProps) {
+export function TaskStatusBar({ tasks, onOpenMemory, onOpenDream, onOpenInbox, workspaceLabel }: BarProps) {
   const { state, update, reload } = tasks;
   const [open, setOpen] = useState(false);
   const buttonRef = useRef<HTMLButtonElement>(null);
@@ -117,6 +119,13 @@ export function TaskStatusBar({ tasks, onOpenMemory, onOpenDream, workspaceLabel
               onOpenDream(id);
             })
           }
+          onOpenInbox={
+            onOpenInbox &&
+            ((ws, id) => {
+              setOpen(false);
+              onOpenInbox(ws, id);
+            })
+          }
           workspaceLabel={workspaceLabel}
         />
       )}
@@ -131,11 +140,12 @@ interface PanelProps {
   onClose: () => void;
   onOpenMemory: (workspace: string, path: string) => void;
   onOpenDream?: (id: string) => void;
+  onOpenInbox?: (workspace: string, id: number) => void;
   workspaceLabel?: (id: string) => string;
 }
 
 /** The recent memory tasks, newest first. */
-export function TasksPanel({ state, onUpdated, onClose, onOpenMemory, onOpenDream, workspaceLabel }: PanelProps) {
+export function TasksPanel({ state, onUpdated, onClose, onOpenMemory, onOpenDream, onOpenInbox, workspaceLabel }: PanelProps) {
   const { tasks, loaded, error } = state;
   const closeRef = useRef<HTMLButtonElement>(null);
   const anyActive = tasks.some(isActive);
@@ -184,6 +194,7 @@ export function TasksPanel({ state, onUpdated, onClose, onOpenMemory, onOpenDrea
               onUpdated={onUpdated}
               onOpenMemory={onOpenMemory}
               onOpenDream={onOpenDream}
+              onOpenInbox={onOpenInbox}
               workspaceLabel={workspaceLabel}
             />
           ))}
@@ -218,16 +229,20 @@ export interface RowProps {
   onUpdated: (task: TaskInfo) => void;
   onOpenMemory: (workspace: string, path: string) => void;
   onOpenDream?: (id: string) => void;
+  /** A task whose writes became a proposal offers the way to it. */
+  onOpenInbox?: (workspace: string, id: number) => void;
   workspaceLabel?: (id: string) => string;
 }
 
-export function TaskRow({ task: t, now, onUpdated, onOpenMemory, onOpenDream, workspaceLabel }: RowProps) {
+export function TaskRow({ task: t, now, onUpdated, onOpenMemory, onOpenDream, onOpenInbox, workspaceLabel }: RowProps) {
   const { run } = useCommand();
   const [cancelling, setCancelling] = useState(false);
   const [cancelError, setCancelError] = useState<UiError | null>(null);
   const active = isActive(t);
   const files = t.result?.files ?? [];
   const kind = TASK_KIND_LABELS[t.kind] ?? t.kind;
+  // Review mode: its writes wait in the inbox, so its files are not links to what it wrote.
+  const proposal = t.result?.proposal ?? null;
 
   const cancelTask = async () => {
     setCancelling(true);
@@ -287,10 +302,15 @@ export function TaskRow({ task: t, now, onUpdated, onOpenMemory, onOpenDream, wo
         </div>
       )}
       {t.error && <div className="task-error">{t.error}</div>}
+      {proposal !== null && onOpenInbox && (
+        <button type="button" className="link-button task-proposal" data-testid="task-proposal" onClick={() => onOpenInbox(t.workspace, proposal)}>
+          Review it in the Inbox
+        </button>
+      )}
       {files.length > 0 && (
-        <ul className="task-files" aria-label="Files touched">
+        <ul className="task-files" aria-label={proposal !== null ? "Files it proposes to change" : "Files touched"}>
           {files.map((f) =>
-            t.kind === "forget" ? (
+            t.kind === "forget" || proposal !== null ? (
               <li key={f}>
                 <code>{f}</code>
               </li>

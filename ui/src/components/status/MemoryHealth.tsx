@@ -7,6 +7,7 @@ import type { HealthItem } from "../../lib/stats";
 import { useCommand } from "../../lib/useCommand";
 import { BudgetBar } from "./Charts";
 import { InlineError } from "../common/InlineError";
+import { HealthCuration } from "./HealthCuration";
 
 interface Props {
   stats: MemoryStats;
@@ -15,19 +16,23 @@ interface Props {
   onOpenMemory: (workspace: string, path: string) => void;
   onDreamStarted: (task: TaskInfo) => void;
   onOpenDream: (id: string) => void;
+  /** Memories were archived or restored here: read the figures again. */
+  onChanged: () => void;
 }
 
 const KIND_TEXT: Record<HealthItem["kind"], string> = {
   invalid: "not a valid memory — open it to see the problem and fix it",
   duplicate: "holds entries a dream would merge",
-  stale: "unchanged for 90 days and not recalled lately",
+  stale: "unchanged for 90 days and not recalled in 90 days",
 };
 
 /**
  * Memory health: MEMORY.md against its caps (lines, bytes), then each finding with its action —
- * invalid files to open and fix, likely duplicates to dream away, stale memories to review.
+ * invalid files to open and fix, likely duplicates to dream away, memories that may disagree to
+ * compare; then pruning by use (`HealthCuration`): memories not recalled in 90 days to archive,
+ * the most expensive to trim, the archived ones to restore.
  */
-export function MemoryHealth({ stats, activeDream, onOpenMemory, onDreamStarted, onOpenDream }: Props) {
+export function MemoryHealth({ stats, activeDream, onOpenMemory, onDreamStarted, onOpenDream, onChanged }: Props) {
   const { run } = useCommand();
   const [starting, setStarting] = useState(false);
   const [dreamError, setDreamError] = useState<UiError | null>(null);
@@ -146,15 +151,7 @@ export function MemoryHealth({ stats, activeDream, onOpenMemory, onDreamStarted,
           onOpen={(p) => onOpenMemory(stats.workspace, p)}
         />
       )}
-      {group("stale").length > 0 && (
-        <div className="health-group" data-testid="health-stale">
-          <h3>
-            Stale memories <span className="muted">{group("stale").length}</span>
-          </h3>
-          <p className="muted">Unchanged for 90 days and not recalled lately: still true? Open to review or delete.</p>
-          {list("stale")}
-        </div>
-      )}
+      <HealthCuration stats={stats} onOpenMemory={onOpenMemory} onChanged={onChanged} />
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { StatusPanel } from "./StatusPanel";
 import { commands } from "../../lib/bindings";
 import type { MemoryStats, Semantic, TaskInfo } from "../../lib/bindings";
 import type { TaskList } from "../../lib/useTaskList";
-import { SEMANTIC_NOT_INSTALLED, err, ok, remoteSync, status, task } from "../../test/fixtures";
+import { SEMANTIC_NOT_INSTALLED, err, ok, proposalPage, remoteSync, reviewMode, status, task } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
@@ -26,6 +26,11 @@ vi.mock("../../lib/bindings", () => ({
     syncSettings: vi.fn(),
     setSyncSettings: vi.fn(),
     syncNow: vi.fn(),
+    reviewMode: vi.fn(),
+    setReviewMode: vi.fn(),
+    inbox: vi.fn(),
+    memoryUsage: vi.fn(),
+    list: vi.fn(),
   },
 }));
 
@@ -50,6 +55,8 @@ const STATS: MemoryStats = {
   memory_md_max_bytes: 25000,
   invalid: ["broken.md"],
   stale: ["old.md"],
+  expensive: [],
+  archived: [],
   duplicates: 2,
   duplicate_files: ["testing.md", "testing-dup.md"],
   same_name: [["pet.md", "user/pet.md"]],
@@ -75,6 +82,9 @@ function taskList(tasks: TaskInfo[] = []): TaskList {
 }
 
 beforeEach(() => {
+  api.reviewMode.mockResolvedValue(ok(reviewMode()));
+  api.inbox.mockResolvedValue(ok(proposalPage()));
+  api.memoryUsage.mockResolvedValue(ok([]));
   for (const f of [onOpenMemory, onOpenDream, onDreamStarted]) f.mockReset();
   api.stats.mockResolvedValue(ok(STATS));
   api.tasks.mockResolvedValue(ok([EXTRACT, DREAM]));

@@ -14,6 +14,8 @@ import { MemoryHealth } from "./MemoryHealth";
 import { SemanticStatus } from "./SemanticStatus";
 import { StatusTasks } from "./StatusTasks";
 import { SyncStatus } from "./SyncStatus";
+import { ReviewSwitch } from "./ReviewSwitch";
+import { UsageSection } from "./UsageSection";
 
 interface Props {
   workspace: string;
@@ -26,15 +28,21 @@ interface Props {
   onOpenMemory: (workspace: string, path: string) => void;
   onOpenDream: (id: string) => void;
   onDreamStarted: (task: TaskInfo) => void;
+  /** Open the workspace's inbox of proposals. */
+  onOpenInbox?: () => void;
+  /** Open a workspace's inbox at a proposal a task made (a task row's "Review it in the Inbox"). */
+  onOpenProposal?: (workspace: string, id: number) => void;
 }
 
 type Switch = "extract" | "dream";
 
 /**
- * A workspace's status (SPEC §7): the automatic-memory switches, the last extraction and dream,
- * memory health, sync across machines, semantic search (the embedding model, for the whole home), recent telemetry as small charts, and its tasks. Mount with `key={workspace}`.
+ * A workspace's status (SPEC §7): the automatic-memory switches and review mode, the last
+ * extraction and dream, memory health, usage per memory (most recalled, most expensive, never
+ * recalled), sync across machines, semantic search (the embedding model, for the whole home), recent telemetry as small charts, and its tasks. Mount with `key={workspace}`.
  */
-export function StatusPanel({ workspace, label, workspaceLabel, tasks, refreshKey, onOpenMemory, onOpenDream, onDreamStarted }: Props) {
+export function StatusPanel(props: Props) {
+  const { workspace, label, workspaceLabel, tasks, refreshKey, onOpenMemory, onOpenDream, onDreamStarted, onOpenInbox, onOpenProposal } = props;
   const { run, cancel } = useCommand();
   const [stats, setStats] = useState<MemoryStats | null>(null);
   const [error, setError] = useState<UiError | null>(null);
@@ -135,6 +143,7 @@ export function StatusPanel({ workspace, label, workspaceLabel, tasks, refreshKe
                   status={stats.last_dream_status}
                   undoneBy={stats.last_dream_undone_by}
                 />
+                <ReviewSwitch workspace={workspace} onOpenInbox={onOpenInbox} />
               </div>
               {switchError && <InlineError error={switchError} />}
             </section>
@@ -145,7 +154,10 @@ export function StatusPanel({ workspace, label, workspaceLabel, tasks, refreshKe
               onOpenMemory={onOpenMemory}
               onDreamStarted={onDreamStarted}
               onOpenDream={onOpenDream}
+              onChanged={() => setReloads((n) => n + 1)}
             />
+
+            <UsageSection workspace={workspace} reloadKey={`${refreshKey}:${reloads}:${ended}`} onOpenMemory={onOpenMemory} />
 
             <SyncStatus workspace={workspace} reloadKey={`${refreshKey}:${reloads}`} onOpenMemory={onOpenMemory} />
 
@@ -197,6 +209,7 @@ export function StatusPanel({ workspace, label, workspaceLabel, tasks, refreshKe
           onUpdated={tasks.update}
           onOpenMemory={onOpenMemory}
           onOpenDream={onOpenDream}
+          onOpenInbox={onOpenProposal}
           workspaceLabel={workspaceLabel}
           reloadKey={reloads}
         />

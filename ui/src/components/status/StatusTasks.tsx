@@ -16,6 +16,8 @@ interface Props {
   onUpdated: (task: TaskInfo) => void;
   onOpenMemory: (workspace: string, path: string) => void;
   onOpenDream: (id: string) => void;
+  /** A task whose writes became a proposal offers "Review it in the Inbox". */
+  onOpenInbox?: (workspace: string, id: number) => void;
   workspaceLabel?: (id: string) => string;
   /** Bump to read the list again. */
   reloadKey?: number;
@@ -28,7 +30,7 @@ const STATUSES = Object.keys(TASK_STATUS_LABELS) as TaskStatus[];
  * A workspace's memory tasks, filtered by kind and status: read from `tasks` for the filter (so
  * older tasks than the shared list keeps are found), kept live by the shared list.
  */
-export function StatusTasks({ workspace, live, onUpdated, onOpenMemory, onOpenDream, workspaceLabel, reloadKey = 0 }: Props) {
+export function StatusTasks({ workspace, live, onUpdated, onOpenMemory, onOpenDream, onOpenInbox, workspaceLabel, reloadKey = 0 }: Props) {
   const { run, cancel } = useCommand();
   const [kind, setKind] = useState<TaskKind | null>(null);
   const [status, setStatus] = useState<TaskStatus | null>(null);
@@ -111,6 +113,7 @@ export function StatusTasks({ workspace, live, onUpdated, onOpenMemory, onOpenDr
               onUpdated={onUpdated}
               onOpenMemory={onOpenMemory}
               onOpenDream={onOpenDream}
+              onOpenInbox={onOpenInbox}
               workspaceLabel={workspaceLabel}
             />
           ))}

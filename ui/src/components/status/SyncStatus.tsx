@@ -8,7 +8,7 @@ import { useCommand } from "../../lib/useCommand";
 import { onSyncChanged, syncChanged } from "../../lib/useSyncStatus";
 import { InlineError } from "../common/InlineError";
 import { ModelSettings } from "../settings/ModelSettings";
-import { SyncConflictCard } from "./SyncConflictCard";
+import { SyncConflictList } from "./SyncConflictList";
 
 interface Props {
   workspace: string;
@@ -39,8 +39,6 @@ export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [undoing, setUndoing] = useState(false);
   const [undoError, setUndoError] = useState<UiError | null>(null);
-  const [resolving, setResolving] = useState<string | null>(null);
-  const [resolveError, setResolveError] = useState<{ id: string; error: UiError } | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
 
   useEffect(() => onSyncChanged(() => setReads((n) => n + 1)), []);
@@ -80,17 +78,6 @@ export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
     setUndoing(false);
     if (answer.ok) setOutcome({ ...outcome, undone: true });
     else setUndoError(answer.error);
-    syncChanged();
-  };
-
-  const resolve = async (id: string, keep: number | null) => {
-    setResolving(id);
-    setResolveError(null);
-    const answer = await run(commands.syncResolve(id, keep), "sync-resolve");
-    if (!answer) return;
-    setResolving(null);
-    if (!answer.ok) setResolveError({ id, error: answer.error });
-    // Read again after a choice: the conflict is closed, the file may have changed.
     syncChanged();
   };
 
@@ -195,18 +182,7 @@ export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
           {w.conflicts.length > 0 && (
             <>
               <h3>Conflicts</h3>
-              <ul className="sync-conflicts">
-                {w.conflicts.map((c) => (
-                  <SyncConflictCard
-                    key={c.id}
-                    conflict={c}
-                    busy={resolving !== null}
-                    error={resolveError?.id === c.id ? resolveError.error : null}
-                    onResolve={(keep) => void resolve(c.id, keep)}
-                    onOpen={() => onOpenMemory(workspace, c.path)}
-                  />
-                ))}
-              </ul>
+              <SyncConflictList workspace={workspace} conflicts={w.conflicts} onOpenMemory={onOpenMemory} />
             </>
           )}
           {w.flagged.length > 0 && (

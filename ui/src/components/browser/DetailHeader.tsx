@@ -1,0 +1,108 @@
+import type { MemoryDetail } from "../../lib/bindings";
+import type { UiError } from "../../lib/transport";
+import { formatTime } from "../../lib/format";
+import { ArchiveToggle } from "./ArchiveToggle";
+import { PinToggle } from "./PinToggle";
+import { UsageLine } from "./UsageLine";
+
+interface Props {
+  isNew: boolean;
+  title: string;
+  /** The workspace's label. */
+  wsLabel: string;
+  /** The memory as last read (`null` for a new one). */
+  base: MemoryDetail | null;
+  /** Shown read-only (invalid, unreadable, gone): no actions that write. */
+  readOnly: boolean;
+  dirty: boolean;
+  saving: boolean;
+  /** Changes when the usage line should be read again. */
+  usageKey: string;
+  /** Show the memory folder (desktop only; `null`: not offered). */
+  onOpenFolder: (() => void) | null;
+  onPinned: (fresh: MemoryDetail | null, error: UiError | null) => void;
+  archiving: boolean;
+  onArchive: () => void;
+  onDelete: () => void;
+  onSave: () => void;
+  onCancel: () => void;
+}
+
+/**
+ * The detail pane's header: the memory's name, where it lives and when it changed, its usage in
+ * a line, and the actions — Open folder, Pin, Archive / Restore, Delete, Save (Create and Cancel
+ * for a new one).
+ */
+export function DetailHeader(props: Props) {
+  const { isNew, title, wsLabel, base, readOnly, dirty, saving, usageKey, onOpenFolder, onPinned, archiving, onArchive, onDelete, onSave, onCancel } =
+    props;
+  const topic = !isNew && !readOnly && base?.kind === "topic";
+  return (
+    <header className="detail-header">
+      <div className="detail-title">
+        <h1 title={title}>{title}</h1>
+        <div className="muted detail-subtitle">
+          {isNew ? (
+            <>New memory in {wsLabel}</>
+          ) : (
+            <>
+              {base?.pinned && (
+                <span className="pin-chip" data-testid="pinned-marker" title="Pinned: extraction and dream never change or delete it">
+                  pinned
+                </span>
+              )}
+              <span>{wsLabel}</span> · <code>{base?.path}</code>
+              {base?.mtime && <> · modified {formatTime(base.mtime)}</>}
+            </>
+          )}
+        </div>
+        {!isNew && base?.kind === "topic" && <UsageLine workspace={base.workspace} path={base.path} reloadKey={usageKey} />}
+      </div>
+      <div className="actions">
+        {!isNew && onOpenFolder && (
+          <button type="button" onClick={onOpenFolder} title="Show the memory folder">
+            Open folder
+          </button>
+        )}
+        {topic && base && <PinToggle detail={base} dirty={dirty} onChanged={onPinned} />}
+        {topic && base && <ArchiveToggle archived={base.archived} busy={archiving} dirty={dirty} onToggle={onArchive} />}
+        {!isNew && !readOnly && (
+          <button type="button" className="danger-outline" data-testid="delete-button" onClick={onDelete}>
+            Delete
+          </button>
+        )}
+        {(isNew || !readOnly) && (
+          <button
+            type="button"
+            className="primary"
+            data-testid="save-button"
+            onClick={onSave}
+            disabled={saving || (!isNew && !dirty)}
+            title="Save (Ctrl/⌘+S)"
+          >
+            {saving ? "Saving…" : isNew ? "Create" : "Save"}
+          </button>
+        )}
+        {isNew && (
+          <button type="button" onClick={onCancel} title="Discard this new memory">
+            Cancel
+          </button>
+        )}
+      </div>
+    </header>
+  );
+}
+
+/** Memory / History, under the header of a saved memory. */
+export function DetailTabs({ tab, onTab }: { tab: "memory" | "history"; onTab: (tab: "memory" | "history") => void }) {
+  return (
+    <div className="tabs" role="tablist">
+      <button type="button" role="tab" aria-selected={tab === "memory"} onClick={() => onTab("memory")}>
+        Memory
+      </button>
+      <button type="button" role="tab" aria-selected={tab === "history"} data-testid="history-tab" onClick={() => onTab("history")}>
+        History
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,172 @@
+import type { ReactNode } from "react";
+import type { EntryOut, MemoryType, WorkspaceInfo } from "../../lib/bindings";
+import { MEMORY_TYPES, TYPE_LABELS } from "../../lib/format";
+import type { Draft } from "../../lib/browser";
+import { factsOf, replacedNote } from "../../lib/supersede";
+import { FactsView } from "./FactsView";
+import { MarkdownEditor } from "./MarkdownEditor";
+import { MarkdownPreview } from "./MarkdownPreview";
+
+/** How the body shows: the editor, the rendered preview, or the facts (current and replaced). */
+export type BodyView = "edit" | "preview" | "facts";
+
+interface Props {
+  isNew: boolean;
+  isLog: boolean;
+  form: Draft;
+  onField: <K extends keyof Draft>(key: K, value: Draft[K]) => void;
+  onBody: (body: string) => void;
+  onSubmit: () => void;
+  /** A new memory: where it goes. */
+  workspaces: WorkspaceInfo[];
+  newWorkspace: string;
+  onNewWorkspace: (id: string) => void;
+  newPath: string;
+  onNewPath: (path: string) => void;
+  /** The form field an error is about (the error shows under it); `null`: the whole file. */
+  badField: "name" | "type" | "description" | null;
+  errorBox: ReactNode;
+  view: BodyView;
+  onView: (view: BodyView) => void;
+  /** A saved memory's facts (`null`: none to show, e.g. a new memory or a daily log). */
+  facts: { entries: readonly EntryOut[]; dirty: boolean; onReplace: (entry: EntryOut) => void } | null;
+}
+
+/** The detail pane's editable part: the frontmatter fields, then the body — Edit, Preview or Facts. */
+export function MemoryForm(props: Props) {
+  const { isNew, isLog, form, onField, onBody, onSubmit, workspaces, newWorkspace, onNewWorkspace, newPath, onNewPath } = props;
+  const { badField, errorBox, facts } = props;
+  const view = props.view === "facts" && !facts ? "edit" : props.view;
+  const replaced = facts ? factsOf(facts.entries).replacedCount : 0;
+
+  return (
+    <div className="detail-body">
+      <form
+        className="frontmatter"
+        onSubmit={(e) => {
+          e.preventDefault();
+          onSubmit();
+        }}
+      >
+        {isNew && (
+          <div className="field-row">
+            <label className="field">
+              <span>Workspace</span>
+              <select value={newWorkspace} onChange={(e) => onNewWorkspace(e.target.value)} data-testid="detail-workspace">
+                {workspaces.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.label}
+                  </option>
+                ))}
+                {!workspaces.some((w) => w.id === newWorkspace) && <option value={newWorkspace}>{newWorkspace}</option>}
+              </select>
+            </label>
+            <label className="field grow">
+              <span>File</span>
+              <input
+                value={newPath}
+                onChange={(e) => onNewPath(e.target.value)}
+                placeholder="automatic, from the name"
+                data-testid="detail-path"
+                spellCheck={false}
+              />
+            </label>
+          </div>
+        )}
+        {!isLog && (
+          <>
+            <div className="field-row">
+              <label className="field grow">
+                <span>Name</span>
+                <input
+                  value={form.name}
+                  onChange={(e) => onField("name", e.target.value)}
+                  data-testid="detail-name"
+                  aria-invalid={badField === "name" || undefined}
+                  className={badField === "name" ? "invalid-field" : undefined}
+                  placeholder="Response style"
+                  autoFocus={isNew}
+                />
+              </label>
+              <label className="field">
+                <span>Type</span>
+                <select
+                  value={form.type}
+                  onChange={(e) => onField("type", e.target.value as MemoryType)}
+                  data-testid="detail-type"
+                  aria-invalid={badField === "type" || undefined}
+                  className={badField === "type" ? "invalid-field" : undefined}
+                >
+                  {form.type === "" && <option value="">—</option>}
+                  {MEMORY_TYPES.map((t) => (
+                    <option key={t} value={t}>
+                      {TYPE_LABELS[t]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </div>
+            {(badField === "name" || badField === "type") && errorBox}
+            <label className="field">
+              <span>Description</span>
+              <input
+                value={form.description}
+                onChange={(e) => onField("description", e.target.value)}
+                data-testid="detail-description"
+                aria-invalid={badField === "description" || undefined}
+                className={badField === "description" ? "invalid-field" : undefined}
+                placeholder="One specific line: used to judge relevance"
+              />
+            </label>
+            {badField === "description" && errorBox}
+          </>
+        )}
+        {(isLog || badField === null) && errorBox}
+        <button type="submit" hidden />
+      </form>
+      <div className="body-toolbar">
+        <span className="muted">{isLog ? "Daily log" : view === "facts" ? "Facts" : "Body"}</span>
+        <div className="segmented" role="group" aria-label="Body view">
+          <button type="button" aria-pressed={view === "edit"} onClick={() => props.onView("edit")}>
+            Edit
+          </button>
+          <button type="button" aria-pressed={view === "preview"} data-testid="preview-toggle" onClick={() => props.onView("preview")}>
+            Preview
+          </button>
+          {facts && (
+            <button
+              type="button"
+              aria-pressed={view === "facts"}
+              data-testid="facts-toggle"
+              title="Each fact of this memory: the current ones, with Replace…, and the replaced ones"
+              onClick={() => props.onView("facts")}
+            >
+              Facts
+            </button>
+          )}
+        </div>
+      </div>
+      {facts && view !== "facts" && replaced > 0 && (
+        <p className="replaced-note muted" data-testid="replaced-note">
+          {replacedNote(replaced)}{" "}
+          <button type="button" className="link-button" onClick={() => props.onView("facts")}>
+            Show the facts
+          </button>
+        </p>
+      )}
+      <div className="body-area">
+        {view === "facts" && facts ? (
+          <FactsView entries={facts.entries} dirty={facts.dirty} onReplace={facts.onReplace} />
+        ) : view === "edit" ? (
+          <MarkdownEditor
+            value={form.body}
+            onChange={onBody}
+            placeholder={isLog ? "Notes of the day." : "What to remember.\nWhy: …\nHow to apply: …"}
+          />
+        ) : (
+          <MarkdownPreview source={form.body} />
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { EMPTY_DRAFT, defaultWorkspace, draftOf, fieldOf, sameDraft, sharedNote } from "./detail";
+import { DOCS, WORKSPACES, detailOf } from "../test/fixtures";
+
+describe("the detail pane's draft", () => {
+  it("reads a memory into the form and tells an edit from the saved version", () => {
+    const d = draftOf(detailOf(DOCS[0]));
+    expect(d).toEqual({ name: "Response style", description: "Keep answers terse", type: "feedback", body: "Keep answers terse.\nWhy: because.\n" });
+    expect(sameDraft(d, { ...d }, false)).toBe(true);
+    expect(sameDraft(d, { ...d, name: "Other" }, false)).toBe(false);
+    // A daily log compares its body only.
+    expect(sameDraft(d, { ...d, name: "Other" }, true)).toBe(true);
+    expect(sameDraft(d, { ...d, body: "x" }, true)).toBe(false);
+    expect(draftOf({ ...detailOf(DOCS[5]), type: null }).type).toBe("");
+    expect(EMPTY_DRAFT.type).toBe("user");
+  });
+
+  it("puts a new memory in the chosen workspace, else personal", () => {
+    expect(defaultWorkspace("claude-proj", WORKSPACES)).toBe("claude-proj");
+    expect(defaultWorkspace(null, WORKSPACES)).toBe("personal");
+    expect(defaultWorkspace(null, [WORKSPACES[1]])).toBe("claude-proj");
+    expect(defaultWorkspace(null, [])).toBe("personal");
+  });
+
+  it("knows which field an error is about, and says a shared write in a sentence", () => {
+    expect(fieldOf({ code: "invalid_type", message: "x" })).toBe("type");
+    expect(fieldOf({ code: "invalid_frontmatter", message: "missing name in frontmatter" })).toBe("name");
+    expect(fieldOf({ code: "invalid_content", message: "the description is too long" })).toBe("description");
+    expect(fieldOf({ code: "conflict", message: "name" })).toBeNull();
+    expect(sharedNote("it is tracked by git")).toBe("Shared through git: it is tracked by git.");
+  });
+});

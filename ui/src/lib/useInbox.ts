@@ -1,0 +1,89 @@
+// The inbox's pending count and a workspace's review mode, read by whoever shows them — the
+// sidebar and the workspace bar's Inbox button, the first-use offer, the Status switch, the inbox
+// itself — on mount, every 30 s (the count), when a memory job that may have proposed something
+// ends (`reloadKey`), and whenever this window accepted, rejected or switched review mode
+// (`inboxChanged()`).
+
+import { useCallback, useEffect, useState } from "react";
+import { commands } from "./bindings";
+import type { ReviewMode } from "./bindings";
+import { useCommand } from "./useCommand";
+
+/** How often the pending count is read again (jobs of other processes send no events here). */
+export const INBOX_POLL_MS = 30_000;
+
+const listeners = new Set<() => void>();
+
+/** Tells every reader to read again: a proposal was accepted or rejected, review mode changed. */
+export function inboxChanged(): void {
+  for (const l of [...listeners]) l();
+}
+
+/** Calls `cb` on every `inboxChanged()`; returns the unsubscribe function. */
+export function onInboxChanged(cb: () => void): () => void {
+  listeners.add(cb);
+  return () => {
+    listeners.delete(cb);
+  };
+}
+
+/** A counter bumped on every `inboxChanged()` (and every `pollMs`, when given). */
+function useInboxSignal(pollMs?: number): number {
+  const [seq, setSeq] = useState(0);
+  useEffect(() => {
+    const bump = () => setSeq((n) => n + 1);
+    const off = onInboxChanged(bump);
+    const timer = pollMs ? setInterval(bump, pollMs) : undefined;
+    return () => {
+      off();
+      if (timer !== undefined) clearInterval(timer);
+    };
+  }, [pollMs]);
+  return seq;
+}
+
+/**
+ * How many proposals of `workspace` wait for a decision; `null` for no workspace, until read, or
+ * when the read fails (the badge then shows nothing).
+ */
+export function useInboxCount(workspace: string | null, reloadKey: unknown = 0): { workspace: string; pending: number } | null {
+  const { run, cancel } = useCommand();
+  const [count, setCount] = useState<{ workspace: string; pending: number } | null>(null);
+  const seq = useInboxSignal(INBOX_POLL_MS);
+
+  useEffect(() => {
+    if (workspace === null) return;
+    void run(commands.inbox(workspace, "pending", 0, 1), "inbox-count").then((answer) => {
+      if (answer) setCount(answer.ok ? { workspace, pending: answer.data.pending } : null);
+    });
+    return () => cancel("inbox-count");
+  }, [run, cancel, workspace, reloadKey, seq]);
+
+  return count && count.workspace === workspace ? count : null;
+}
+
+/**
+ * A workspace's review mode, `null` until read or when the read fails, and a setter for what
+ * this window just chose (shown at once, before the server's answer).
+ */
+export function useReviewMode(workspace: string): [ReviewMode | null, (mode: ReviewMode) => void] {
+  const { run, cancel } = useCommand();
+  const [mode, setMode] = useState<{ workspace: string; mode: ReviewMode } | null>(null);
+  const seq = useInboxSignal();
+
+  useEffect(() => {
+    void run(commands.reviewMode(workspace), "review-mode").then((answer) => {
+      if (answer) setMode(answer.ok ? { workspace, mode: answer.data } : null);
+    });
+    return () => cancel("review-mode");
+  }, [run, cancel, workspace, seq]);
+
+  const set = useCallback(
+    (next: ReviewMode) => {
+      cancel("review-mode");
+      setMode({ workspace, mode: next });
+    },
+    [cancel, workspace],
+  );
+  return [mode && mode.workspace === workspace ? mode.mode : null, set];
+}
