@@ -412,7 +412,7 @@ mod tests {
             "- Likes tea\n\n- Lives in Berlin\n",
             "- Lives in Berlin\n\n- Likes tea\n\n- Owns a cat\n",
         );
-        let f = ProposalFile::new("facts.md", Some(BASE.into()), Some(after.clone()));
+        let f = ProposalFile::new("facts.md", Some(BASE.into()), Some(after));
         let ops: Vec<EntryOp> = f.entries.iter().map(|e| e.op).collect();
         assert!(ops.contains(&EntryOp::Move), "{ops:?}");
         assert_eq!(ops.iter().filter(|o| **o == EntryOp::Add).count(), 1);

@@ -13,6 +13,7 @@
 mod agent;
 pub mod gates;
 pub mod mechanical;
+mod usage;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -28,6 +29,8 @@ use mnemo_store::{Vault, Workspace, doc, fsutil, lock};
 
 use crate::AgentEvent;
 pub use agent::LIMITS;
+use usage::usage_note;
+pub use usage::usage_text;
 
 /// Every memory file's bytes at the start of a dream, by relative path.
 pub type Snapshot = BTreeMap<String, Vec<u8>>;
@@ -160,87 +163,6 @@ pub fn read_docs_as(vault: &Vault, ws: &Workspace, origin: Origin) -> Snapshot {
     let mut docs = read_docs(ws);
     vault.overlay(origin, &mut docs);
     docs
-}
-
-/// Usage of the workspace's memories in a few lines (issue 23): the most recalled and the
-/// never recalled, at most `n` of each — for the dream agent's task and the dream's report.
-#[must_use]
-pub fn usage_text(vault: &Vault, ws: &Workspace, n: usize) -> String {
-    let used = vault.usage(&ws.id, None).unwrap_or_default();
-    let docs = vault.list_indexed(Some(&ws.id), None).unwrap_or_default();
-    let recalled: std::collections::HashMap<&str, &mnemo_store::journal::MemoryUsage> = used
-        .iter()
-        .filter(|u| u.recalls > 0)
-        .map(|u| (u.path.as_str(), u))
-        .collect();
-    let mut most: Vec<&&mnemo_store::journal::MemoryUsage> = recalled.values().collect();
-    most.sort_by(|a, b| b.recalls.cmp(&a.recalls).then(a.path.cmp(&b.path)));
-    let never: Vec<&str> = docs
-        .iter()
-        .filter(|d| !d.archived && !recalled.contains_key(d.path.as_str()))
-        .map(|d| d.path.as_str())
-        .collect();
-    let mut lines: Vec<String> = most
-        .iter()
-        .take(n)
-        .map(|u| {
-            format!(
-                "{}: recalled {} times, ~{} tokens in all",
-                u.path, u.recalls, u.tokens
-            )
-        })
-        .collect();
-    if !never.is_empty() {
-        let shown: Vec<&str> = never.iter().take(n).copied().collect();
-        lines.push(format!(
-            "never recalled ({} of {}): {}{}",
-            never.len(),
-            docs.len(),
-            shown.join(", "),
-            if never.len() > n { ", …" } else { "" }
-        ));
-    }
-    if lines.is_empty() {
-        "(no memories yet)".to_owned()
-    } else {
-        lines.join("\n")
-    }
-}
-
-/// One sentence on usage for the mechanical dream's report: memories never recalled, the most
-/// recalled one.
-fn usage_note(vault: &Vault, ws: &Workspace) -> Option<String> {
-    let used = vault.usage(&ws.id, None).ok()?;
-    let docs = vault.list_indexed(Some(&ws.id), None).ok()?;
-    if docs.is_empty() {
-        return None;
-    }
-    let recalled: BTreeSet<&str> = used
-        .iter()
-        .filter(|u| u.recalls > 0)
-        .map(|u| u.path.as_str())
-        .collect();
-    let never = docs
-        .iter()
-        .filter(|d| !d.archived && !recalled.contains(d.path.as_str()))
-        .count();
-    let top = used
-        .iter()
-        .filter(|u| u.recalls > 0)
-        .max_by(|a, b| a.recalls.cmp(&b.recalls).then(b.path.cmp(&a.path)));
-    Some(match top {
-        Some(t) => format!(
-            "usage: {never} of {} memories never recalled; most recalled: {} ({} times, ~{} tokens)",
-            docs.len(),
-            t.path,
-            t.recalls,
-            t.tokens
-        ),
-        None => format!(
-            "usage: none of the {} memories has been recalled yet",
-            docs.len()
-        ),
-    })
 }
 
 /// Where a workspace's chat transcripts are (read-only to a dream; their mtimes count sessions).

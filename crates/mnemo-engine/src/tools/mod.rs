@@ -9,6 +9,7 @@
 //! must read it again. A dream run also gets `delete_file` (refused unless every entry of the
 //! file survives in another valid file) and `grep_transcripts` (read-only): see [`dream`].
 
+mod checks;
 mod dream;
 
 use std::collections::{BTreeSet, HashMap};
@@ -177,50 +178,6 @@ impl<'a> MemoryTools<'a> {
         defs
     }
 
-    /// Refuse a change to `rel` whose current bytes are `cur`: pinned, or changed on disk since
-    /// this run saw it.
-    fn guard(&self, rel: &str, cur: Option<&[u8]>) -> Result<(), Error> {
-        if let Some(b) = cur
-            && doc::is_pinned(rel, &String::from_utf8_lossy(b))
-        {
-            return Err(Error::new(
-                ErrorCode::Conflict,
-                format!("`{rel}` is pinned: memory jobs never change or delete it"),
-            ));
-        }
-        if let Some(rules) = cur.and_then(|b| secrets::held(&String::from_utf8_lossy(b))) {
-            return Err(Error::new(
-                ErrorCode::Conflict,
-                format!(
-                    "`{rel}` holds what looks like a secret ({rules}): memory jobs never change or delete it; a person must remove the secret first"
-                ),
-            ));
-        }
-        if cur.is_none() && doc::in_pinned_folder(rel) {
-            return Err(Error::new(
-                ErrorCode::Conflict,
-                format!("`{rel}` is in the pinned folder, which only people write"),
-            ));
-        }
-        // A dream knows every file from its snapshot: one it never saw must still be absent.
-        let expected = match self.known.get(rel) {
-            Some(seen) => Some(seen.as_deref()),
-            None if self.dream.is_some() => Some(None),
-            None => None,
-        };
-        if let Some(seen) = expected
-            && seen != cur.map(fsutil::hash).as_deref()
-        {
-            return Err(Error::new(
-                ErrorCode::Conflict,
-                format!(
-                    "`{rel}` changed on disk since you read it: read it again before changing it"
-                ),
-            ));
-        }
-        Ok(())
-    }
-
     /// Run one call given the model's JSON arguments.
     pub fn run(&mut self, name: &str, arguments: &str) -> ToolOutput {
         let args: Value = match serde_json::from_str(if arguments.trim().is_empty() {
@@ -306,74 +263,6 @@ impl<'a> MemoryTools<'a> {
                 format!("`{rel}` is {n} bytes; too large to read"),
             )),
         }
-    }
-
-    fn check_content(rel: &str, content: &str) -> Result<(), Error> {
-        // A file name is kept too (MEMORY.md, the journal): it is scanned like the text.
-        let mut hits = secrets::scan(rel);
-        hits.extend(secrets::scan(content));
-        if !hits.is_empty() {
-            return Err(Error::new(
-                ErrorCode::InvalidContent,
-                secrets::describe(&hits),
-            ));
-        }
-        if doc::doc_kind(rel) == Some(doc::DocKind::Topic) {
-            TopicFile::parse(content).check()?;
-        }
-        Ok(())
-    }
-
-    /// What the user asked to forget is not written back by an agent (SPEC §4.4): refuse an
-    /// entry of `new` whose summary was forgotten — unless the file already holds it (a copy the
-    /// user kept), so other changes to that file still go through.
-    fn check_forgotten(&self, rel: &str, new: &str, current: Option<&[u8]>) -> Result<(), Error> {
-        if doc::doc_kind(rel) != Some(doc::DocKind::Topic) {
-            return Ok(());
-        }
-        let present: std::collections::HashSet<String> = current
-            .map(|b| {
-                TopicFile::parse(&String::from_utf8_lossy(b))
-                    .entries()
-                    .iter()
-                    .map(|e| mnemo_store::format::summary_key(&e.summary))
-                    .collect()
-            })
-            .unwrap_or_default();
-        for e in TopicFile::parse(new).entries() {
-            if present.contains(&mnemo_store::format::summary_key(&e.summary)) {
-                continue;
-            }
-            if let Some(at) = self.vault.forgotten_at(&self.ws.id, &e.summary)? {
-                return Err(Error::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "\"{}\" was forgotten at the user's request ({at}): do not write it back (a person can add it again by hand)",
-                        e.summary.chars().take(80).collect::<String>()
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// A rewrite of a topic file that replaces an entry keeps the old one as superseded
-    /// (issue 23): corrections retire the old fact instead of silently rewriting it.
-    fn retiring(&self, rel: &str, cur: Option<&[u8]>, new: &str) -> String {
-        let Some(cur) = cur.filter(|_| doc::doc_kind(rel) == Some(doc::DocKind::Topic)) else {
-            return new.to_owned();
-        };
-        let who = match self.origin.source {
-            mnemo_core::ChangeSource::Extract => "extraction",
-            mnemo_core::ChangeSource::Dream => "dream",
-            mnemo_core::ChangeSource::Remember => "remember",
-            mnemo_core::ChangeSource::Chat => "the chat model",
-            mnemo_core::ChangeSource::Mcp => "an assistant over MCP",
-            _ => "a memory job",
-        };
-        let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
-        mnemo_store::supersede::retire(&String::from_utf8_lossy(cur), new, &today, who)
-            .unwrap_or_else(|| new.to_owned())
     }
 
     fn write(&mut self, path: &str, content: &str) -> Result<ToolOutput, Error> {

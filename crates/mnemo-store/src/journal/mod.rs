@@ -17,6 +17,7 @@ use crate::db::{self, MigrateOutcome};
 
 mod forgotten;
 mod proposals;
+mod schema;
 mod usage;
 
 pub use forgotten::forgotten_key;
@@ -26,97 +27,7 @@ pub use proposals::{
 };
 pub use usage::MemoryUsage;
 
-const MIGRATIONS: &[&str] = &[
-    r"
-CREATE TABLE changes (
-    id          INTEGER PRIMARY KEY AUTOINCREMENT,
-    workspace   TEXT NOT NULL,
-    path        TEXT NOT NULL,
-    source      TEXT NOT NULL,
-    at          TEXT NOT NULL,
-    op          TEXT NOT NULL,          -- create | modify | delete
-    before      BLOB,                   -- NULL: no file, or too large to keep (see before_hash)
-    after       BLOB,
-    before_hash TEXT,
-    after_hash  TEXT,
-    undoes      INTEGER REFERENCES changes(id),
-    state       TEXT NOT NULL DEFAULT 'pending'  -- pending | done
-);
-CREATE INDEX changes_by_path ON changes(workspace, path, id);
-",
-    r"
-CREATE TABLE groups (
-    id        INTEGER PRIMARY KEY AUTOINCREMENT,
-    workspace TEXT NOT NULL,
-    kind      TEXT NOT NULL,            -- extract | dream | forget | remember | undo
-    task      TEXT,                     -- the memory task that made it
-    label     TEXT NOT NULL,
-    at        TEXT NOT NULL,
-    undoes    INTEGER REFERENCES groups(id)
-);
-ALTER TABLE changes ADD COLUMN grp INTEGER REFERENCES groups(id);
-CREATE INDEX changes_by_group ON changes(grp, id);
-",
-    r"
-CREATE TABLE forgotten (
-    workspace TEXT NOT NULL,
-    hash      TEXT NOT NULL,            -- of the case-folded summary; never the text
-    at        TEXT NOT NULL,
-    PRIMARY KEY (workspace, hash)
-);
-",
-    r"
--- A side holding a secret (a file another program wrote) is kept as its hash only; these name
--- the rules that matched (issue 19), so history and undo can say why its text is missing.
-ALTER TABLE changes ADD COLUMN before_secret TEXT;
-ALTER TABLE changes ADD COLUMN after_secret TEXT;
-",
-    r"
--- Undone is a state (issue 20): what undid a change or a group is looked up by `undoes`.
-CREATE INDEX changes_by_undoes ON changes(undoes);
-CREATE INDEX groups_by_undoes ON groups(undoes);
-",
-    r"
--- Review (issue 23): proposals held beside the files until a person decides.
-CREATE TABLE proposals (
-    id          INTEGER PRIMARY KEY AUTOINCREMENT,
-    workspace   TEXT NOT NULL,
-    source      TEXT NOT NULL,
-    kind        TEXT NOT NULL,          -- extract | dream | remember
-    label       TEXT NOT NULL,
-    origin      TEXT NOT NULL,          -- JSON: session, message, client, task
-    at          TEXT NOT NULL,
-    changes     INTEGER NOT NULL,
-    status      TEXT NOT NULL DEFAULT 'pending',  -- pending | accepting | accepted | rejected | expired
-    resolved_at TEXT,
-    note        TEXT,
-    grp         INTEGER REFERENCES groups(id),
-    choice      TEXT                    -- JSON, while accepting
-);
-CREATE INDEX proposals_by_status ON proposals(workspace, status, id);
-CREATE INDEX proposals_by_age ON proposals(workspace, status, at);
-CREATE INDEX proposals_by_workspace ON proposals(workspace, id);
-CREATE TABLE proposal_files (
-    proposal INTEGER NOT NULL REFERENCES proposals(id),
-    path     TEXT NOT NULL,
-    before   BLOB,
-    after    BLOB,
-    PRIMARY KEY (proposal, path)
-);
--- Usage per memory (issue 23): each memory a recall injected.
-CREATE TABLE recalls (
-    id        INTEGER PRIMARY KEY AUTOINCREMENT,
-    workspace TEXT NOT NULL,
-    path      TEXT NOT NULL,
-    session   TEXT,
-    at        TEXT NOT NULL,
-    tokens    INTEGER NOT NULL,
-    recall    TEXT NOT NULL,         -- the id the recall's telemetry event carries
-    carried   INTEGER NOT NULL       -- 1: sent again from an earlier turn, not chosen now
-);
-CREATE INDEX recalls_by_path ON recalls(workspace, path, id);
-",
-];
+use schema::MIGRATIONS;
 
 /// The change that undid change `c` and is not itself undone (a redo puts `c` back).
 const CHANGE_UNDONE_BY: &str =
@@ -663,86 +574,4 @@ fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChangeSummary> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn begin_commit_history_get() {
-        let d = tempfile::tempdir().unwrap();
-        let j = Journal::open(&d.path().join("journal.db")).unwrap();
-        let id = j
-            .begin(
-                "personal",
-                "a.md",
-                ChangeSource::User,
-                None,
-                None,
-                Some(b"x"),
-                Some("h1"),
-                None,
-            )
-            .unwrap();
-        assert!(
-            j.history(None, None, 10).unwrap().is_empty(),
-            "pending rows are not history"
-        );
-        j.commit(id).unwrap();
-        let h = j.history(Some("personal"), Some("a.md"), 10).unwrap();
-        assert_eq!(h.len(), 1);
-        assert_eq!(h[0].op, ChangeOp::Create);
-        let c = j.get(id).unwrap();
-        assert_eq!(c.after.as_deref(), Some(&b"x"[..]));
-        assert_eq!(c.before, None);
-        assert_eq!(j.get(999).unwrap_err().code, ErrorCode::NotFound);
-    }
-
-    #[test]
-    fn recover_keeps_applied_and_drops_unapplied() {
-        let d = tempfile::tempdir().unwrap();
-        let j = Journal::open(&d.path().join("journal.db")).unwrap();
-        let applied = j
-            .begin(
-                "w",
-                "a.md",
-                ChangeSource::User,
-                None,
-                None,
-                Some(b"1"),
-                Some("h-a"),
-                None,
-            )
-            .unwrap();
-        let lost = j
-            .begin(
-                "w",
-                "b.md",
-                ChangeSource::User,
-                None,
-                None,
-                Some(b"2"),
-                Some("h-b"),
-                None,
-            )
-            .unwrap();
-        let n = j
-            .recover(|_, p| (p == "a.md").then(|| "h-a".to_owned()))
-            .unwrap();
-        assert_eq!(n, 2);
-        assert!(j.get(applied).is_ok());
-        assert_eq!(j.get(lost).unwrap_err().code, ErrorCode::NotFound);
-    }
-
-    #[test]
-    fn corrupt_journal_is_an_error_not_a_silent_reset() {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("journal.db");
-        std::fs::write(&p, vec![7u8; 8192]).unwrap();
-        let err = Journal::open(&p).err().unwrap();
-        assert_eq!(err.code, ErrorCode::Corrupt);
-        assert_eq!(
-            std::fs::read(&p).unwrap(),
-            vec![7u8; 8192],
-            "left untouched"
-        );
-    }
-}
+mod tests;

@@ -9,6 +9,7 @@
 //! - The journal row is written before the file changes and committed after (write-ahead).
 //! - Files are the truth: a failed index update is logged and repaired by the next sync.
 
+mod accept;
 mod groups;
 mod logs;
 mod read;
@@ -16,6 +17,7 @@ mod review;
 mod scan;
 mod sync;
 mod types;
+mod usage;
 mod vectors;
 mod write;
 

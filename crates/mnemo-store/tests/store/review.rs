@@ -280,7 +280,7 @@ fn part_of_a_merge_across_files_cannot_lose_the_fact() {
         .accept_proposal(
             id,
             &AcceptChoice {
-                entries: Some(vec![delete.clone()]),
+                entries: Some(vec![delete]),
                 edits: Vec::new(),
             },
         )
