@@ -162,12 +162,17 @@ fn a_dream_in_review_mode_is_reviewed_from_the_command_line() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("a.md#1") && text.contains("accept: mnemo inbox accept"));
 
-    // Accept only a.md's change: b.md stays as it was.
-    let a_change = files.iter().find(|f| f["path"] == "a.md").unwrap()["entries"][0]["id"]
-        .as_str()
+    // Accept only a.md's changes: b.md stays as it was.
+    let mut args = vec!["inbox".to_owned(), "accept".to_owned(), id.to_string()];
+    for c in files.iter().find(|f| f["path"] == "a.md").unwrap()["entries"]
+        .as_array()
         .unwrap()
-        .to_owned();
-    let done = e.json(&["inbox", "accept", &id.to_string(), "--entry", &a_change]);
+    {
+        args.push("--entry".to_owned());
+        args.push(c["id"].as_str().unwrap().to_owned());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let done = e.json(&args);
     assert_eq!(done["paths"], serde_json::json!(["a.md"]));
     let a = std::fs::read_to_string(e.personal().join("a.md")).unwrap();
     assert_eq!(

@@ -89,6 +89,44 @@ impl Git {
         Ok(git)
     }
 
+    /// Remove lock files a git process killed mid-write left behind (`refs/heads/main.lock`,
+    /// `packed-refs.lock`…): they would refuse every later ref update. Only call it holding the
+    /// home's sync lock — no other process writes this repository then. Returns how many.
+    pub fn clear_stale_locks(&self) -> usize {
+        let mut removed = 0;
+        let mut stack = vec![self.dir.join("refs")];
+        let mut found: Vec<PathBuf> = [
+            "packed-refs.lock",
+            "HEAD.lock",
+            "config.lock",
+            "shallow.lock",
+            "index.lock",
+        ]
+        .iter()
+        .map(|n| self.dir.join(n))
+        .filter(|p| p.is_file())
+        .collect();
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = e.path();
+                match e.file_type() {
+                    Ok(t) if t.is_dir() => stack.push(p),
+                    Ok(t) if t.is_file() && p.extension().is_some_and(|x| x == "lock") => {
+                        found.push(p);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for p in found {
+            if std::fs::remove_file(&p).is_ok() {
+                tracing::warn!(lock = %p.display(), "removed a lock file a stopped git process left in the sync repository");
+                removed += 1;
+            }
+        }
+        removed
+    }
+
     fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new("git");
         c.arg("--git-dir")

@@ -141,6 +141,9 @@ impl Vault {
         let mut commit = None;
         for ch in &chans {
             let done = Git::open(&ch.dir).and_then(|git| {
+                // Under the sync lock: a git killed mid-write (a sync stopped with SIGKILL) may
+                // have left a ref lock that would refuse this round's update.
+                git.clear_stale_locks();
                 git.set_remote(&ch.url)?;
                 let r = self.sync_channel(&git, &settings, &ch.scope, extras, &mut st, &mut groups);
                 if !ch.team {

@@ -538,3 +538,22 @@ fn a_workspace_shared_with_a_team_syncs_through_the_teams_remote_only() {
     );
     assert!(!c.root().join("private.md").exists());
 }
+
+#[test]
+fn a_ref_lock_a_killed_git_left_does_not_stop_the_next_sync() {
+    let t = tempfile::tempdir().unwrap();
+    let (a, b, _) = two(t.path());
+    a.write("x.md", &topic("X", "x", "user", "One."));
+    a.sync();
+    // A git killed while updating the branch leaves its lock file behind.
+    let repo = a.dir.join("home/sync/repo.git");
+    std::fs::write(repo.join("refs/heads/main.lock"), "").unwrap();
+    std::fs::write(repo.join("packed-refs.lock"), "").unwrap();
+    a.write("y.md", &topic("Y", "y", "user", "Two."));
+    a.vault
+        .sync_remote(None, None)
+        .expect("the stale lock is cleared under the sync lock");
+    assert!(!repo.join("refs/heads/main.lock").exists());
+    b.sync();
+    assert_eq!(b.read("y.md"), a.read("y.md"));
+}
