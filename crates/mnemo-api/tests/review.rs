@@ -351,11 +351,41 @@ async fn stale_proposals_are_rebased_or_refused_never_applied_blind() {
         std::fs::read_to_string(root(&api).join("new.md")).unwrap(),
         edited
     );
-    // Unknown change ids are named.
+    // An unknown proposal, an edit of a file it does not change, and choosing nothing.
     assert_eq!(
         api.inbox_accept(999, None).unwrap_err().code,
         ErrorCode::NotFound
     );
+    let p5 = extract_writing(&api, &fake, "other.md", OTHER)
+        .await
+        .result
+        .unwrap()
+        .proposal
+        .unwrap();
+    let e = api
+        .inbox_accept(
+            p5,
+            Some(AcceptChoice {
+                entries: None,
+                edits: vec![mnemo_store::journal::FileEdit {
+                    path: "elsewhere.md".into(),
+                    content: OTHER.into(),
+                }],
+            }),
+        )
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArguments, "{}", e.message);
+    let e = api
+        .inbox_accept(
+            p5,
+            Some(AcceptChoice {
+                entries: Some(Vec::new()),
+                edits: Vec::new(),
+            }),
+        )
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Usage, "{}", e.message);
+    assert!(!root(&api).join("other.md").exists(), "nothing written");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

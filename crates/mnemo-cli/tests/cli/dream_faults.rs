@@ -19,7 +19,7 @@ use super::{Env, topic};
 const TYPES: [&str; 4] = ["user", "feedback", "project", "reference"];
 const PAIRS: usize = 6;
 
-type Files = BTreeMap<String, Vec<u8>>;
+pub(super) type Files = BTreeMap<String, Vec<u8>>;
 
 /// 300 topic files (every 10th repeats an entry of the file before it, with a Why; every 15th
 /// repeats one of its own), a pinned one, an invalid one, and agent pairs `pairs/a{k}` /
@@ -121,7 +121,7 @@ fn script(fake: &FakeModel) {
 }
 
 /// Every file under `root` except hidden ones (locks, temp files).
-fn snapshot(root: &Path) -> Files {
+pub(super) fn snapshot(root: &Path) -> Files {
     let mut out = Files::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -183,7 +183,7 @@ fn lost(before: &[(String, BTreeSet<String>)], now: &Files) -> Vec<String> {
         .collect()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub(super) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap().flatten() {
         let (src, dst) = (e.path(), to.join(e.file_name()));

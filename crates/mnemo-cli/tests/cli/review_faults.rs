@@ -5,46 +5,11 @@
 //! `accepting` with its group before any file was written), leaves no pending journal row, and
 //! ends exactly where an uninterrupted accept ends.
 
-use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use super::dream_faults::{copy_dir, snapshot};
 use super::{Env, topic, write};
-
-type Files = BTreeMap<String, Vec<u8>>;
-
-fn snapshot(root: &Path) -> Files {
-    let mut out = Files::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            if e.file_name().to_string_lossy().starts_with('.') {
-                continue;
-            }
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let (src, dst) = (e.path(), to.join(e.file_name()));
-        if src.is_dir() {
-            copy_dir(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).unwrap();
-        }
-    }
-}
 
 fn accept(e: &Env, id: i64) -> Command {
     let mut c = e.cmd();

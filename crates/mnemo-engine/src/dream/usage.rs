@@ -1,46 +1,61 @@
 //! Usage in a dream (issue 23): the agent's task shows which memories recall uses and which it
 //! never does; the mechanical dream's report says it in a sentence.
 
-use std::collections::BTreeSet;
-
+use mnemo_store::journal::MemoryUsage;
 use mnemo_store::{Vault, Workspace};
 
-/// Usage of the workspace's memories in a few lines (issue 23): the most recalled and the
-/// never recalled, at most `n` of each — for the dream agent's task and the dream's report.
+/// The workspace's memories by use: recalled ones most first, the never recalled (archived ones
+/// left out), and how many memories there are. One read of usage and one of the index.
+struct ByUse {
+    most: Vec<MemoryUsage>,
+    never: Vec<String>,
+    total: usize,
+}
+
+fn by_use(vault: &Vault, ws: &Workspace) -> ByUse {
+    let docs = vault.list_indexed(Some(&ws.id), None).unwrap_or_default();
+    let mut most: Vec<MemoryUsage> = vault
+        .usage(&ws.id, None)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|u| u.recalls > 0)
+        .collect();
+    most.sort_by(|a, b| b.recalls.cmp(&a.recalls).then(a.path.cmp(&b.path)));
+    let never = docs
+        .iter()
+        .filter(|d| !d.archived && !most.iter().any(|u| u.path == d.path))
+        .map(|d| d.path.clone())
+        .collect();
+    ByUse {
+        most,
+        never,
+        total: docs.len(),
+    }
+}
+
+/// Usage of the workspace's memories in a few lines: the most recalled and the never recalled,
+/// at most `n` of each — for the dream agent's task.
 #[must_use]
 pub fn usage_text(vault: &Vault, ws: &Workspace, n: usize) -> String {
-    let used = vault.usage(&ws.id, None).unwrap_or_default();
-    let docs = vault.list_indexed(Some(&ws.id), None).unwrap_or_default();
-    let recalled: std::collections::HashMap<&str, &mnemo_store::journal::MemoryUsage> = used
-        .iter()
-        .filter(|u| u.recalls > 0)
-        .map(|u| (u.path.as_str(), u))
-        .collect();
-    let mut most: Vec<&&mnemo_store::journal::MemoryUsage> = recalled.values().collect();
-    most.sort_by(|a, b| b.recalls.cmp(&a.recalls).then(a.path.cmp(&b.path)));
-    let never: Vec<&str> = docs
-        .iter()
-        .filter(|d| !d.archived && !recalled.contains_key(d.path.as_str()))
-        .map(|d| d.path.as_str())
-        .collect();
-    let mut lines: Vec<String> = most
+    let u = by_use(vault, ws);
+    let mut lines: Vec<String> = u
+        .most
         .iter()
         .take(n)
-        .map(|u| {
+        .map(|m| {
             format!(
                 "{}: recalled {} times, ~{} tokens in all",
-                u.path, u.recalls, u.tokens
+                m.path, m.recalls, m.tokens
             )
         })
         .collect();
-    if !never.is_empty() {
-        let shown: Vec<&str> = never.iter().take(n).copied().collect();
+    if !u.never.is_empty() {
         lines.push(format!(
             "never recalled ({} of {}): {}{}",
-            never.len(),
-            docs.len(),
-            shown.join(", "),
-            if never.len() > n { ", …" } else { "" }
+            u.never.len(),
+            u.total,
+            u.never[..u.never.len().min(n)].join(", "),
+            if u.never.len() > n { ", …" } else { "" }
         ));
     }
     if lines.is_empty() {
@@ -53,35 +68,22 @@ pub fn usage_text(vault: &Vault, ws: &Workspace, n: usize) -> String {
 /// One sentence on usage for the mechanical dream's report: memories never recalled, the most
 /// recalled one.
 pub(super) fn usage_note(vault: &Vault, ws: &Workspace) -> Option<String> {
-    let used = vault.usage(&ws.id, None).ok()?;
-    let docs = vault.list_indexed(Some(&ws.id), None).ok()?;
-    if docs.is_empty() {
+    let u = by_use(vault, ws);
+    if u.total == 0 {
         return None;
     }
-    let recalled: BTreeSet<&str> = used
-        .iter()
-        .filter(|u| u.recalls > 0)
-        .map(|u| u.path.as_str())
-        .collect();
-    let never = docs
-        .iter()
-        .filter(|d| !d.archived && !recalled.contains(d.path.as_str()))
-        .count();
-    let top = used
-        .iter()
-        .filter(|u| u.recalls > 0)
-        .max_by(|a, b| a.recalls.cmp(&b.recalls).then(b.path.cmp(&a.path)));
-    Some(match top {
+    Some(match u.most.first() {
         Some(t) => format!(
-            "usage: {never} of {} memories never recalled; most recalled: {} ({} times, ~{} tokens)",
-            docs.len(),
+            "usage: {} of {} memories never recalled; most recalled: {} ({} times, ~{} tokens)",
+            u.never.len(),
+            u.total,
             t.path,
             t.recalls,
             t.tokens
         ),
         None => format!(
             "usage: none of the {} memories has been recalled yet",
-            docs.len()
+            u.total
         ),
     })
 }

@@ -260,9 +260,14 @@ impl Vault {
 
     /// A proposal with each file's diff.
     pub fn proposal(&self, id: i64) -> Result<Proposal> {
-        let ws = guard(&self.journal).proposal(id)?.summary.workspace;
-        self.expire_proposals(&ws)?;
-        guard(&self.journal).proposal(id)
+        let p = guard(&self.journal).proposal(id)?;
+        // Read again only when this very read let expiry settle something.
+        if p.summary.status == ProposalStatus::Pending
+            && self.expire_proposals(&p.summary.workspace)? > 0
+        {
+            return guard(&self.journal).proposal(id);
+        }
+        Ok(p)
     }
 
     /// Reject a proposal. `dont_learn`: every entry it adds or rewrites is marked forgotten, so
