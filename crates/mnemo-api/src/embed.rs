@@ -110,7 +110,7 @@ pub(crate) fn fill(
     mnemo_engine::embed::fill(vault, &m, workspace, stop, progress)
 }
 
-fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {

@@ -16,6 +16,8 @@ mod dream;
 mod embed;
 mod extract;
 mod forget;
+mod import;
+mod import_chats;
 mod memory;
 mod model;
 mod remember;
@@ -35,6 +37,7 @@ use mnemo_store::{Home, Vault};
 use serde::Deserialize;
 
 pub use chat::{ChatEvent, ChatLine, ChatTranscript, MAX_MESSAGE_BYTES};
+pub use import::default_export_name;
 pub use memory::{ChangeDiff, NewMemory, Patch};
 pub use mnemo_engine::chat::local_time;
 pub use mnemo_engine::stats::{MemoryStats, TelemetryEvent};
@@ -122,6 +125,10 @@ macro_rules! for_each_command {
             memory_usage(workspace: String, path: Option<String>) -> Vec<$crate::reexports::MemoryUsage>;
             set_archived(workspace: String, path: String, archived: bool) -> $crate::reexports::WriteOutcome;
             replace_entry(workspace: String, path: String, entry: String, text: String, why: Option<String>) -> $crate::reexports::WriteOutcome;
+            import_preview(source: String, workspace: Option<String>, options: Option<$crate::reexports::ImportOptions>) -> $crate::reexports::ImportPreview;
+            import_start(source: String, workspace: Option<String>, options: Option<$crate::reexports::ImportOptions>, plan: Option<String>) -> $crate::reexports::TaskInfo;
+            export(workspace: Option<String>, dest: String) -> $crate::reexports::ExportResult;
+            copy_memory(workspace: String, path: String, to_workspace: String, remove_source: Option<bool>) -> $crate::reexports::Copied;
         }
     };
 }
@@ -133,15 +140,17 @@ pub mod reexports {
     pub use mnemo_engine::chat::{SessionInfo, TurnResult};
     pub use mnemo_engine::forget::{ForgetEntry, ForgetPick, ForgetPreview};
     pub use mnemo_store::dream_report::{DreamPlan, DreamReport};
+    pub use mnemo_store::export::ExportResult;
     pub use mnemo_store::fsutil::printable;
     pub use mnemo_store::gitsync::{RemoteSync, SyncConflict, SyncSettings};
+    pub use mnemo_store::import::{FolderType, ImportFormat, ImportOptions, ImportPreview};
     pub use mnemo_store::index::{DocSummary, Hit};
     pub use mnemo_store::journal::{
         AcceptChoice, ChangeSummary, GroupInfo, MemoryUsage, Proposal, ProposalPage,
         ProposalStatus, ProposalSummary,
     };
     pub use mnemo_store::tasks::{TaskInfo, TaskResult, ToolStep};
-    pub use mnemo_store::vault::Accepted;
+    pub use mnemo_store::vault::{Accepted, Copied};
     pub use mnemo_store::vault::{
         GroupUndo, MemoryDetail, Status, SyncReport, WorkspaceInfo, WriteOutcome,
     };

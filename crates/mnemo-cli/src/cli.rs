@@ -219,6 +219,48 @@ pub enum Command {
         #[arg(long)]
         why: Option<String>,
     },
+    /// Import memories or past conversations: a ChatGPT or Claude.ai `conversations.json`,
+    /// Claude Code / Qwen Code transcripts (.jsonl, a file or folder), a mem0 or claude-mem
+    /// export, JSON / JSONL of {text, type?, created?}, a folder of markdown notes, or a Mnemo
+    /// export (.zip). The format is detected; the preview is printed first. Memories land as one
+    /// change group (undo it with `mnemo undo --group N`); conversations are learnt from by the
+    /// model, resumably (run the same command again after a stop or a crash).
+    Import {
+        /// The export file or folder.
+        source: PathBuf,
+        /// Show what would be imported (and, for conversations, the estimate); write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// The type of memories whose source names none (user, feedback, project, reference).
+        #[arg(long = "type", value_name = "TYPE")]
+        memory_type: Option<String>,
+        /// A type for one folder of a notes import: `journal=user` (repeatable).
+        #[arg(long = "folder-type", value_name = "DIR=TYPE")]
+        folder_types: Vec<String>,
+        /// Conversations: the most tokens the import may spend, over all its runs (default: the
+        /// estimate and a quarter more).
+        #[arg(long, value_name = "TOKENS")]
+        budget: Option<u64>,
+    },
+    /// Export a workspace (with --workspace) or the whole home as a zip of markdown files
+    /// (MEMORY.md and daily logs included) with a manifest.jsonl.
+    Export {
+        /// The zip to write (must not exist; default mnemo-export-<date>.zip here).
+        #[arg(long, short = 'o', value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Copy a memory into another workspace (or move it with --move), keeping its bytes; each
+    /// side's change undoes on its own.
+    Copy {
+        /// The memory's path in --workspace (default personal).
+        path: String,
+        /// The workspace it goes to.
+        #[arg(long, value_name = "ID")]
+        to: String,
+        /// Remove it from where it was.
+        #[arg(long = "move")]
+        move_it: bool,
+    },
     /// Review mode for the workspace: automatic writes become proposals in the inbox instead of
     /// landing (your own edits always land).
     Review {

@@ -7,6 +7,7 @@
 mod chat;
 mod cli;
 mod dream;
+mod import;
 mod inbox;
 mod memory_jobs;
 mod out;
@@ -461,6 +462,20 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                         .map_or_else(|| "—".to_owned(), |c| c.to_string())
                 );
             })
+        }
+        Command::Import {
+            source,
+            dry_run,
+            memory_type,
+            folder_types,
+            budget,
+        } => {
+            let options = import::options(memory_type.as_deref(), &folder_types, budget)?;
+            import::import(&api, &source, ws_read, options, dry_run, json)
+        }
+        Command::Export { out } => import::export(&api, ws_read, out, json),
+        Command::Copy { path, to, move_it } => {
+            import::copy(&api, ws_write, &path, &to, move_it, json)
         }
         Command::Inbox { action } => inbox::run(&api, ws_read, action, json),
         Command::Review { state } => inbox::review(&api, ws_read, state.as_deref(), json),

@@ -181,6 +181,8 @@ pub enum TaskKind {
     Forget,
     /// Computing embedding vectors for hybrid recall (§3.4).
     Embed,
+    /// Importing memories or past conversations (issue 24).
+    Import,
 }
 
 impl TaskKind {
@@ -193,6 +195,7 @@ impl TaskKind {
             Self::Remember => "remember",
             Self::Forget => "forget",
             Self::Embed => "embed",
+            Self::Import => "import",
         }
     }
 }
@@ -206,12 +209,13 @@ impl FromStr for TaskKind {
             Self::Remember,
             Self::Forget,
             Self::Embed,
+            Self::Import,
         ]
         .into_iter()
         .find(|k| k.as_str() == s)
         .ok_or_else(|| {
             Error::usage(format!(
-                "`{s}` is not a task kind: use extract, dream, remember or forget"
+                "`{s}` is not a task kind: use extract, dream, remember, forget, embed or import"
             ))
         })
     }

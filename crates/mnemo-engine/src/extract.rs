@@ -301,6 +301,9 @@ pub struct ExtractRequest<'a> {
     pub chat_wrote_memory: bool,
     /// How writes are journaled (source `extract`, in the run's change group).
     pub origin: Origin,
+    /// A past conversation brought in by an import (issue 24): every message is read, and the
+    /// workspace's extraction cursor and last-extraction fields are left alone.
+    pub imported: bool,
 }
 
 /// Run one extraction for a session's transcript (SPEC §4.1). Every agent event (each tool
@@ -318,11 +321,16 @@ pub async fn run_extract(
         messages,
         chat_wrote_memory,
         origin,
+        imported,
     } = *req;
     let started = Instant::now();
     let ws = vault.workspace(workspace)?;
     let cursor = vault.cursor(&ws)?.value;
-    let (offset, slice) = unprocessed(messages, session_id, &cursor);
+    let (offset, slice) = if imported {
+        (0, messages)
+    } else {
+        unprocessed(messages, session_id, &cursor)
+    };
     let upto = u32::try_from(offset + slice.len()).unwrap_or(u32::MAX);
     let skip = |why: &str| ExtractResult {
         status: ExtractStatus::Skipped,
@@ -331,7 +339,7 @@ pub async fn run_extract(
         detail: Some(why.into()),
         upto,
     };
-    if chat_wrote_memory {
+    if chat_wrote_memory && !imported {
         // That turn is handled: move past it so it is not extracted again later.
         vault.save_cursor(&ws, &Cursor::at(session_id, u64::from(upto)))?;
         return Ok(skip("the chat agent already wrote memory this turn"));
@@ -342,7 +350,12 @@ pub async fn run_extract(
     let docs = vault.list_indexed(Some(&ws.id), None)?;
     let manifest = crate::recall::agent_manifest(client, &docs, cancel).await;
     let task = format!(
-        "New conversation since the last extraction:\n\n{}",
+        "{}:\n\n{}",
+        if imported {
+            "A past conversation of the user's, imported from another assistant"
+        } else {
+            "New conversation since the last extraction"
+        },
         transcript_text(slice)
     );
     let machine = AgentMachine::new(LIMITS, system_prompt(&manifest), task);
@@ -415,18 +428,20 @@ pub async fn run_extract(
         });
     }
     let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
-    if status == ExtractStatus::Completed {
-        vault.save_cursor(&ws, &Cursor::at(session_id, u64::from(upto)))?;
+    if !imported {
+        if status == ExtractStatus::Completed {
+            vault.save_cursor(&ws, &Cursor::at(session_id, u64::from(upto)))?;
+        }
+        let mut meta = vault.meta(&ws)?.value;
+        meta.last_extract_at = Some(now);
+        meta.last_extract_session_id = Some(session_id.to_owned());
+        meta.last_extract_status = Some(status.as_str().to_owned());
+        vault.save_meta(&ws, &meta)?;
     }
-    let mut meta = vault.meta(&ws)?.value;
-    meta.last_extract_at = Some(now);
-    meta.last_extract_session_id = Some(session_id.to_owned());
-    meta.last_extract_status = Some(status.as_str().to_owned());
-    vault.save_meta(&ws, &meta)?;
     vault.record_event(
         "extract",
         &ws.id,
-        &serde_json::json!({"trigger": "auto", "status": status.as_str(), "entries_written": written.len(),
+        &serde_json::json!({"trigger": if imported { "import" } else { "auto" }, "status": status.as_str(), "entries_written": written.len(),
             "touched_types": types, "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)}),
     )?;
     Ok(ExtractResult {

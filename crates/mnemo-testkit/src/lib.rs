@@ -45,6 +45,10 @@ pub enum Reply {
     /// line) as a `user` memory under `facts/` — a remember agent that does its job, whatever
     /// the fact (load tests).
     SaveFact,
+    /// An extraction agent for imported conversations: when the request's last message is a
+    /// tool result it answers "Saved."; otherwise it calls `write_file` saving the first
+    /// `User:` line of the task as a `user` memory under `facts/`.
+    SaveFirstUserLine,
     /// This exact body with this status (`application/json`): invalid JSON, empty choices…
     Raw(u16, String),
     /// Text that stopped at the request's `max_tokens` (`finish_reason: "length"`).
@@ -172,6 +176,7 @@ struct Script {
     chunk_delay: Duration,
     formats: Formats,
     context_window: Option<u32>,
+    fallback: Option<Reply>,
 }
 
 /// A running fake server; stops when dropped.
@@ -226,6 +231,11 @@ impl FakeModel {
         &self.base
     }
 
+    /// The reply when no queued one is left (default: the text "ok").
+    pub fn set_fallback(&self, reply: Reply) {
+        lock(&self.script).fallback = Some(reply);
+    }
+
     /// Queue a reply for the next chat request (when the queue is empty the reply is "ok").
     pub fn push(&self, reply: Reply) {
         lock(&self.script).replies.push_back(reply);
@@ -278,17 +288,14 @@ async fn chat(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Value>)
                 .and_then(VecDeque::pop_front);
             routed
                 .or_else(|| s.replies.pop_front())
+                .or_else(|| s.fallback.clone())
                 .unwrap_or_else(|| Reply::text("ok"))
         };
         (reply, s.chunk_delay)
     };
     let model = body["model"].as_str().unwrap_or("fake").to_owned();
     let stream = body["stream"].as_bool().unwrap_or(false);
-    let reply = if matches!(reply, Reply::SaveFact) {
-        save_fact(&body)
-    } else {
-        reply
-    };
+    let reply = resolve(reply, &body);
     answer(reply, &model, stream, delay).await
 }
 
@@ -373,7 +380,9 @@ async fn answer(mut reply: Reply, model: &str, stream: bool, delay: Duration) ->
             let msg = json!({"role": "assistant", "content": null, "tool_calls": tool_call_values(&calls)});
             Json(completion(model, &msg, "tool_calls")).into_response()
         }
-        Reply::Delay(..) | Reply::SaveFact => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        Reply::Delay(..) | Reply::SaveFact | Reply::SaveFirstUserLine => {
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
     }
 }
 
@@ -402,6 +411,43 @@ fn endless(model: &str, stream: bool) -> Response {
         "application/json"
     };
     ([(header::CONTENT_TYPE, kind)], Body::from_stream(ticks)).into_response()
+}
+
+/// A reply made from the request (through any delay).
+fn resolve(reply: Reply, body: &Value) -> Reply {
+    match reply {
+        Reply::SaveFact => save_fact(body),
+        Reply::SaveFirstUserLine => save_first_user_line(body),
+        Reply::Delay(d, inner) => Reply::Delay(d, Box::new(resolve(*inner, body))),
+        other => other,
+    }
+}
+
+fn save_first_user_line(body: &Value) -> Reply {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    if messages.last().is_some_and(|m| m["role"] == "tool") {
+        return Reply::text("Saved.");
+    }
+    let task = messages
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default();
+    let Some(line) = task
+        .lines()
+        .find_map(|l| l.strip_prefix("User: "))
+        .map(str::trim)
+    else {
+        return Reply::text("Nothing to save.");
+    };
+    let h = line.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    Reply::tool(
+        "write_file",
+        json!({"path": format!("facts/{h:016x}.md"), "content": format!("---\nname: Fact {h:016x}\ndescription: A fact from an imported conversation\ntype: user\n---\n{line}\n")}),
+    )
 }
 
 fn save_fact(body: &Value) -> Reply {

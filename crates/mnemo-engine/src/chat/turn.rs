@@ -577,6 +577,7 @@ pub async fn extract_after_turn(
         messages: &transcript,
         chat_wrote_memory,
         origin: ctx.origin,
+        imported: false,
     };
     let result = run_extract(vault, client, &req, cancel, |e| (ctx.on_event)(e))
         .await

@@ -23,6 +23,7 @@ async fn extract(
         messages: transcript,
         chat_wrote_memory: chat_wrote,
         origin: ChangeSource::Extract.into(),
+        imported: false,
     };
     run_extract(v, &client(fake), &req, &CancellationToken::new(), |_| {})
         .await

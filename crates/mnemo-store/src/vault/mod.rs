@@ -11,10 +11,12 @@
 
 mod accept;
 mod groups;
+mod import;
 mod logs;
 mod read;
 mod review;
 mod scan;
+mod scopes;
 mod sync;
 mod types;
 mod usage;
@@ -34,9 +36,11 @@ use crate::journal::Journal;
 use crate::workspace::{Home, Workspace};
 
 pub use groups::GroupUndo;
+pub use import::ImportWritten;
 pub use logs::log_path;
 pub use read::{memory_index_for_prompt, memory_index_of};
 pub use review::{Accepted, DEFAULT_EXPIRE_DAYS};
+pub use scopes::Copied;
 pub use types::{
     EntryOut, MemoryDetail, NewMemory, Patch, Semantic, Status, SyncReport, WorkspaceInfo,
     WorkspaceStatus, WriteOutcome,

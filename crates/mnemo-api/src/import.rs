@@ -1,0 +1,299 @@
+//! Import and export (issue 24): `import_preview` (what an import would do: counts by type,
+//! duplicates, secrets refused, reasons, samples — or for conversations the estimate of model
+//! calls and tokens), `import_start` (the same as a task: memories written in one change group
+//! per workspace, all or nothing; conversations learnt from one by one, see `import_chats.rs`),
+//! `export` (a zip of markdown + manifest), `copy_memory` (between workspaces).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskStatus};
+use mnemo_store::export::{self, ExportResult};
+use mnemo_store::import::plan::{FactPlanner, ImportPlan};
+use mnemo_store::import::{self, ImportFormat, ImportOptions, ImportPreview, memories};
+use mnemo_store::tasks::{TaskInfo, TaskResult};
+use mnemo_store::vault::Copied;
+use mnemo_store::workspace::PERSONAL;
+
+use crate::Api;
+use crate::embed::thousands;
+
+/// An import's source as a path: absolute (a client's working folder means nothing here),
+/// existing, resolved.
+pub(crate) fn source_path(source: &str) -> Result<PathBuf> {
+    let p = Path::new(source.trim());
+    if source.trim().is_empty() {
+        return Err(Error::usage("name the export file or folder to import"));
+    }
+    if !p.is_absolute() {
+        return Err(Error::usage(format!(
+            "give the full path of the export (`{}` is relative)",
+            source.trim()
+        )));
+    }
+    std::fs::canonicalize(p).map_err(|e| {
+        Error::new(
+            if e.kind() == std::io::ErrorKind::NotFound {
+                ErrorCode::NotFound
+            } else {
+                ErrorCode::Io
+            },
+            format!("cannot read {}: {e}", p.display()),
+        )
+    })
+}
+
+// Commands take owned arguments: transports hand over values they deserialised.
+#[allow(clippy::needless_pass_by_value)]
+impl Api {
+    /// What importing `source` into `workspace` (default: personal) would do; nothing is
+    /// written. Errors: an unreadable, damaged or unknown source — said plainly.
+    pub fn import_preview(
+        &self,
+        source: String,
+        workspace: Option<String>,
+        options: Option<ImportOptions>,
+    ) -> Result<ImportPreview> {
+        let path = source_path(&source)?;
+        let format = import::detect(&path)?;
+        let options = options.unwrap_or_default();
+        let mut preview = if format.is_conversations() {
+            self.conversations_preview(&path, format, workspace.as_deref(), &options)?
+        } else {
+            self.plan_memories(&path, format, workspace.as_deref(), &options)?
+                .preview
+        };
+        preview.source = path.display().to_string();
+        Ok(preview)
+    }
+
+    /// Start importing `source` as a task (kind `import`), waited for with `wait_task`.
+    /// Memories: planned again and — when `plan` (a preview's fingerprint) is given and the
+    /// plan differs (the source or the workspace changed) — refused with `conflict`; then
+    /// written all or nothing. Conversations: `model_not_configured` without a model (nothing
+    /// queued); else learnt from one by one, resumably.
+    pub fn import_start(
+        &self,
+        source: String,
+        workspace: Option<String>,
+        options: Option<ImportOptions>,
+        plan: Option<String>,
+    ) -> Result<TaskInfo> {
+        let path = source_path(&source)?;
+        let format = import::detect(&path)?;
+        let options = options.unwrap_or_default();
+        if format.is_conversations() {
+            return self.start_conversations(&path, format, workspace.as_deref(), &options);
+        }
+        let planned = self.plan_memories(&path, format, workspace.as_deref(), &options)?;
+        if let Some(expected) = plan.as_deref().filter(|p| !p.is_empty())
+            && expected != planned.preview.plan
+        {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                "the source or the workspace changed since the preview: preview the import again",
+            ));
+        }
+        let target = planned.preview.workspace.clone();
+        let (mut task, token) = self.tasks.create(TaskKind::Import, &target, None);
+        let started = task.clone();
+        let (api, label) = (
+            self.clone(),
+            format!("import of {} ({})", format.label(), file_name(&path)),
+        );
+        std::thread::Builder::new()
+            .name("mnemo-import".into())
+            .spawn(move || {
+                task.set_status(TaskStatus::Running);
+                let total = planned.files.len() as u64;
+                task.phase = Some(format!("Writing 0 / {} files", thousands(total)));
+                api.tasks.save(&task);
+                let probe = task.clone();
+                let stop = || api.tasks.cancelled(&probe, &token);
+                let mut last = std::time::Instant::now();
+                let mut t2 = task.clone();
+                let progress = |done: usize, n: usize| {
+                    if last.elapsed() >= std::time::Duration::from_millis(200) || done == n {
+                        last = std::time::Instant::now();
+                        t2.phase = Some(format!(
+                            "Writing {} / {} files",
+                            thousands(done as u64),
+                            thousands(n as u64)
+                        ));
+                        api.tasks.save(&t2);
+                    }
+                };
+                let out = api.vault.apply_import(
+                    &target,
+                    &planned.files,
+                    api.person,
+                    &label,
+                    Some(&task.id),
+                    progress,
+                    stop,
+                );
+                match out {
+                    Ok(written) => {
+                        let memories: u32 = written.iter().map(|w| w.memories).sum();
+                        let files: Vec<String> =
+                            written.iter().flat_map(|w| w.files.clone()).collect();
+                        let p = &planned.preview;
+                        let mut summary = if memories == 0 {
+                            "nothing written: everything in the source was already here or left out"
+                                .to_owned()
+                        } else {
+                            format!(
+                                "imported {} {} into {} {}",
+                                thousands(u64::from(memories)),
+                                if memories == 1 { "memory" } else { "memories" },
+                                thousands(files.len() as u64),
+                                if files.len() == 1 { "file" } else { "files" }
+                            )
+                        };
+                        let left = p.duplicates + p.secrets + p.skipped;
+                        if left > 0 {
+                            summary.push_str(&format!(
+                                " ({} duplicates, {} with secrets, {} other items left out)",
+                                p.duplicates, p.secrets, p.skipped
+                            ));
+                        }
+                        task.result = Some(TaskResult {
+                            summary,
+                            files,
+                            group: written.first().map(|w| w.group),
+                            touched_types: p.by_type.iter().map(|t| t.memory_type).collect(),
+                            dream: None,
+                            undone_by: None,
+                            proposal: None,
+                        });
+                        api.tasks.finish(&mut task, TaskStatus::Completed, None);
+                    }
+                    Err(e) => {
+                        let reason = if e.message.contains("cancelled") {
+                            "cancelled"
+                        } else {
+                            "error"
+                        };
+                        task.error = Some(e.message);
+                        api.tasks
+                            .finish(&mut task, TaskStatus::Failed, Some(reason));
+                    }
+                }
+            })
+            .map_err(|e| Error::io("starting the import", &e))?;
+        Ok(started)
+    }
+
+    /// Export `workspace` (every workspace when `None`) to a new zip at `dest` (an absolute
+    /// path that does not exist yet, ending in `.zip`).
+    pub fn export(&self, workspace: Option<String>, dest: String) -> Result<ExportResult> {
+        let p = Path::new(dest.trim());
+        if !p.is_absolute() {
+            return Err(Error::usage(format!(
+                "give the full path of the zip to write (`{}` is relative)",
+                dest.trim()
+            )));
+        }
+        if !p.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip")) {
+            return Err(Error::usage("the export is a zip: end its name in .zip"));
+        }
+        let ids: Vec<String> = workspace.into_iter().collect();
+        self.vault.export(&ids, p)
+    }
+
+    /// Copy a memory to another workspace, or move it (`remove_source`).
+    pub fn copy_memory(
+        &self,
+        workspace: String,
+        path: String,
+        to_workspace: String,
+        remove_source: Option<bool>,
+    ) -> Result<Copied> {
+        self.vault.copy_memory(
+            &workspace,
+            &path,
+            &to_workspace,
+            remove_source.unwrap_or(false),
+            self.person,
+        )
+    }
+
+    /// The plan of a memory import (mem0, claude-mem, JSON, notes, a Mnemo export).
+    fn plan_memories(
+        &self,
+        path: &Path,
+        format: ImportFormat,
+        workspace: Option<&str>,
+        options: &ImportOptions,
+    ) -> Result<ImportPlan> {
+        let target = self.vault.workspace(workspace.unwrap_or(PERSONAL))?;
+        let mut plan = match format {
+            ImportFormat::MnemoExport => {
+                let (files, preview) = export::read_zip(path)?;
+                let ids: std::collections::BTreeSet<String> =
+                    files.iter().map(|f| f.line.workspace.clone()).collect();
+                if workspace.is_some() && ids.len() > 1 {
+                    return Err(Error::usage(format!(
+                        "this export holds {} workspaces ({}): import it without --workspace, and each goes back to the workspace of the same id",
+                        ids.len(),
+                        ids.iter().cloned().collect::<Vec<_>>().join(", ")
+                    )));
+                }
+                let single = ids.len() <= 1;
+                let vault = Arc::clone(&self.vault);
+                let target_id = target.id.clone();
+                export::plan_restore(
+                    files,
+                    preview,
+                    |w| {
+                        if single {
+                            Ok(target_id.clone())
+                        } else if vault.workspace(w).is_ok() {
+                            Ok(w.to_owned())
+                        } else {
+                            Err(format!(
+                                "workspace {w} is not in this home: import just it with --workspace"
+                            ))
+                        }
+                    },
+                    |w| self.vault.import_existing(w).ok(),
+                )
+            }
+            ImportFormat::Markdown => {
+                let notes = memories::notes(path)?;
+                let existing = self.vault.import_existing(&target.id)?;
+                let folder = file_name(path);
+                import::plan::plan_notes(notes, &folder, options, &existing)
+            }
+            _ => {
+                let existing = self.vault.import_existing(&target.id)?;
+                let mut planner = FactPlanner::new(format, options, &existing, chrono::Utc::now());
+                memories::for_each(path, format, |c| {
+                    planner.add(c);
+                    Ok(())
+                })?;
+                planner.finish()
+            }
+        };
+        plan.preview.workspace = target.id;
+        plan.preview.source = path.display().to_string();
+        Ok(plan)
+    }
+}
+
+/// A new export's default file name: `mnemo-export-YYYY-MM-DD-HHMMSS.zip` (local time).
+#[must_use]
+pub fn default_export_name() -> String {
+    format!(
+        "mnemo-export-{}.zip",
+        chrono::Local::now().format("%Y-%m-%d-%H%M%S")
+    )
+}
+
+/// The last part of a path, for labels.
+pub(crate) fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}

@@ -1,0 +1,218 @@
+//! `mnemo import SOURCE [--dry-run]`, `mnemo export [-o FILE]`, `mnemo copy PATH --to W [--move]`.
+//! An import prints its preview, then runs as a task in this process with its progress on
+//! stderr ("Conversation 3 / 20"), then what it wrote and how to undo it.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use mnemo_api::Api;
+use mnemo_api::reexports::{FolderType, ImportOptions, ImportPreview, TaskInfo};
+use mnemo_core::{Error, ErrorCode, MemoryType, Result, TaskStatus};
+
+use crate::out::emit;
+
+/// The options from the command line.
+pub fn options(
+    memory_type: Option<&str>,
+    folder_types: &[String],
+    budget: Option<u64>,
+) -> Result<ImportOptions> {
+    let memory_type = memory_type.map(str::parse::<MemoryType>).transpose()?;
+    let folder_types = folder_types
+        .iter()
+        .map(|f| {
+            let (dir, t) = f.split_once('=').ok_or_else(|| {
+                Error::usage(format!(
+                    "`{f}`: write a folder type as DIR=TYPE (journal=user)"
+                ))
+            })?;
+            Ok(FolderType {
+                folder: dir.trim().to_owned(),
+                memory_type: t.trim().parse()?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(ImportOptions {
+        memory_type,
+        folder_types,
+        budget_tokens: budget,
+    })
+}
+
+fn absolute(p: &Path) -> Result<String> {
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| Error::io("reading the current folder", &e))?
+            .join(p)
+    };
+    Ok(abs.to_string_lossy().into_owned())
+}
+
+fn print_preview(p: &ImportPreview) {
+    println!("{} — {} into {}", p.source, p.format_label, p.workspace);
+    if let Some(c) = &p.conversations {
+        println!(
+            "  {} conversations ({} already learnt from), {} messages to read",
+            c.conversations, c.done_before, c.messages
+        );
+        println!(
+            "  about {} model calls and {} tokens; budget {} tokens{}",
+            c.model_calls,
+            c.tokens,
+            c.budget_tokens,
+            if c.spent_tokens > 0 {
+                format!(" ({} spent by earlier runs)", c.spent_tokens)
+            } else {
+                String::new()
+            }
+        );
+        if !c.model_ready {
+            println!(
+                "  no model is set: set one (Settings → Model, or MNEMO_LLM_BASE_URL and MNEMO_LLM_MODEL) to learn from them"
+            );
+        }
+    } else {
+        println!(
+            "  {} items: {} memories in {} new files, {} duplicates, {} with secrets, {} left out",
+            p.items, p.memories, p.files, p.duplicates, p.secrets, p.skipped
+        );
+        let types: Vec<String> = p
+            .by_type
+            .iter()
+            .map(|t| format!("{} {}", t.count, t.memory_type))
+            .collect();
+        if !types.is_empty() {
+            println!("  by type: {}", types.join(", "));
+        }
+        for s in &p.samples {
+            println!("  + {}  {}", s.path, s.text);
+        }
+    }
+    for r in &p.reasons {
+        println!("  - {}: {}", r.item, r.reason);
+    }
+}
+
+/// How long an import is waited for (conversations are bounded by their budget, not time).
+const WAIT: Duration = Duration::from_secs(24 * 3600);
+
+pub fn import(
+    api: &Api,
+    source: &Path,
+    workspace: Option<&str>,
+    options: ImportOptions,
+    dry_run: bool,
+    json: bool,
+) -> Result<()> {
+    let source = absolute(source)?;
+    let ws = workspace.map(str::to_owned);
+    let preview = api.import_preview(source.clone(), ws.clone(), Some(options.clone()))?;
+    if dry_run {
+        return emit(json, &preview, print_preview);
+    }
+    if !json {
+        print_preview(&preview);
+    }
+    let started = api.import_start(source, ws, Some(options), Some(preview.plan.clone()))?;
+    let t = follow(api, &started.id, json)?;
+    match t.status {
+        TaskStatus::Completed => emit(json, &t, print_done),
+        _ => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&t).unwrap_or_default());
+            }
+            Err(Error::new(
+                ErrorCode::Io,
+                format!(
+                    "the import {}: {} (see `mnemo task {}`)",
+                    t.status.as_str(),
+                    t.error
+                        .clone()
+                        .unwrap_or_else(|| t.reason.clone().unwrap_or_default()),
+                    t.id
+                ),
+            ))
+        }
+    }
+}
+
+/// Wait for the task, printing each new phase on stderr.
+fn follow(api: &Api, id: &str, json: bool) -> Result<TaskInfo> {
+    let deadline = Instant::now() + WAIT;
+    let mut last: Option<String> = None;
+    loop {
+        let t = api.wait_task(id, Duration::from_millis(300))?;
+        if !json && t.phase != last {
+            if let Some(p) = &t.phase {
+                eprintln!("{p}");
+            }
+            last = t.phase.clone();
+        }
+        if t.status.is_finished() || Instant::now() > deadline {
+            return Ok(t);
+        }
+    }
+}
+
+fn print_done(t: &TaskInfo) {
+    let Some(r) = &t.result else {
+        println!("import {}: {}", t.id, t.status.as_str());
+        return;
+    };
+    println!("{} — task {}", r.summary, t.id);
+    for f in &r.files {
+        println!("  wrote {f}");
+    }
+    if let Some(g) = r.group {
+        println!("undo it all with `mnemo undo --group {g}`");
+    }
+}
+
+pub fn export(api: &Api, workspace: Option<&str>, out: Option<PathBuf>, json: bool) -> Result<()> {
+    let out = out.unwrap_or_else(|| PathBuf::from(mnemo_api::default_export_name()));
+    let r = api.export(workspace.map(str::to_owned), absolute(&out)?)?;
+    emit(json, &r, |r| {
+        println!(
+            "exported {} files ({} bytes) of {} to {}",
+            r.files,
+            r.bytes,
+            r.workspaces.join(", "),
+            r.path
+        );
+    })
+}
+
+pub fn copy(api: &Api, from: &str, path: &str, to: &str, move_it: bool, json: bool) -> Result<()> {
+    let c = api.copy_memory(
+        from.to_owned(),
+        path.to_owned(),
+        to.to_owned(),
+        Some(move_it),
+    )?;
+    emit(json, &c, |c| {
+        let verb = if move_it { "moved" } else { "copied" };
+        match c.group {
+            Some(g) => println!(
+                "{verb} {}/{} to {}/{} (undo: mnemo undo --group {g}{})",
+                c.from_workspace,
+                c.from_path,
+                c.workspace,
+                c.path,
+                c.removed_group
+                    .map_or_else(String::new, |r| format!(" and mnemo undo --group {r}"))
+            ),
+            None => println!(
+                "{}/{} already holds the same memory{}",
+                c.workspace,
+                c.path,
+                if move_it {
+                    "; removed the original"
+                } else {
+                    ""
+                }
+            ),
+        }
+    })
+}

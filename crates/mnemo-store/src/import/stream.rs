@@ -1,0 +1,262 @@
+//! Reading a JSON export one element at a time: a 500 MB `conversations.json` is never held
+//! whole — only the element being read is. The top level may be an array of elements, or an
+//! object whose array under one of a few known keys (`results`, `memories`, `observations`,
+//! `conversations`, `items`) holds them; other keys are skipped unread.
+
+use std::fmt;
+use std::io::Read;
+
+use mnemo_core::{Error, ErrorCode, Result};
+use serde::Deserializer as _;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+/// Object keys whose array holds an export's elements.
+pub const ARRAY_KEYS: &[&str] = &[
+    "results",
+    "memories",
+    "observations",
+    "conversations",
+    "items",
+];
+
+/// Marker message of the error used to stop reading early (not a failure).
+const STOP: &str = "\u{0}mnemo-stop";
+
+/// What the callback wants next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Read the next element.
+    More,
+    /// Stop reading (the rest of the file is not read).
+    Stop,
+}
+
+/// Where an element came from: the array's key in a top-level object (`None` for a top-level
+/// array) and its position (0-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Position {
+    /// The key of the array (`observations`…), `None` at the top level.
+    pub key: Option<String>,
+    /// 0-based index in that array.
+    pub index: usize,
+}
+
+/// Call `f` with each element of the export read from `reader`, in order. A UTF-8 byte order
+/// mark is skipped. Errors: invalid JSON, invalid UTF-8, a truncated file — `invalid_content`
+/// naming the line and column and what to do; an error `f` returns is passed through.
+pub fn for_each(
+    reader: impl Read,
+    mut f: impl FnMut(&Position, Value) -> Result<Next>,
+) -> Result<()> {
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
+    skip_bom(&mut reader)?;
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let mut failure: Option<Error> = None;
+    let outcome = de.deserialize_any(Top {
+        f: &mut f,
+        failure: &mut failure,
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    match outcome {
+        Ok(()) => de.end().map_err(|e| json_error(&e)),
+        Err(e) if e.to_string().starts_with(STOP) => Ok(()),
+        Err(e) => Err(json_error(&e)),
+    }
+}
+
+/// The first element of an export (for telling formats apart), or `None` when it has none.
+pub fn first(reader: impl Read) -> Result<Option<(Position, Value)>> {
+    let mut found = None;
+    for_each(reader, |p, v| {
+        found = Some((p.clone(), v));
+        Ok(Next::Stop)
+    })?;
+    Ok(found)
+}
+
+fn skip_bom<R: std::io::BufRead>(r: &mut R) -> Result<()> {
+    let buf = r
+        .fill_buf()
+        .map_err(|e| Error::io("reading the export", &e))?;
+    if buf.starts_with(b"\xEF\xBB\xBF") {
+        r.consume(3);
+    }
+    Ok(())
+}
+
+/// A JSON parse error in words: where, and what to do.
+fn json_error(e: &serde_json::Error) -> Error {
+    let what = match e.classify() {
+        serde_json::error::Category::Eof => {
+            "the file ends in the middle of the data: it looks truncated; export it again"
+                .to_owned()
+        }
+        serde_json::error::Category::Io => format!("it could not be read ({e})"),
+        _ => {
+            let text = e.to_string();
+            if text.contains("unicode") || text.contains("UTF-8") || text.contains("utf-8") {
+                "it is not valid UTF-8 text: export it again as UTF-8".to_owned()
+            } else {
+                "it is not valid JSON: export it again".to_owned()
+            }
+        }
+    };
+    Error::new(
+        ErrorCode::InvalidContent,
+        format!(
+            "the export is damaged at line {}, column {}: {what}",
+            e.line(),
+            e.column()
+        ),
+    )
+}
+
+struct Top<'a, F> {
+    f: &'a mut F,
+    failure: &'a mut Option<Error>,
+}
+
+impl<'de, F: FnMut(&Position, Value) -> Result<Next>> Visitor<'de> for Top<'_, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of elements, or an object holding one")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<(), A::Error> {
+        elements(seq, None, self.f, self.failure)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            if ARRAY_KEYS.contains(&key.as_str()) {
+                map.next_value_seed(Array {
+                    key,
+                    f: &mut *self.f,
+                    failure: &mut *self.failure,
+                })?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Array<'a, F> {
+    key: String,
+    f: &'a mut F,
+    failure: &'a mut Option<Error>,
+}
+
+impl<'de, F: FnMut(&Position, Value) -> Result<Next>> DeserializeSeed<'de> for Array<'_, F> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, F: FnMut(&Position, Value) -> Result<Next>> Visitor<'de> for Array<'_, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<(), A::Error> {
+        elements(seq, Some(self.key), self.f, self.failure)
+    }
+
+    // Anything else under a known key (a count, a string) is not the elements: skip it.
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> std::result::Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> std::result::Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> std::result::Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> std::result::Result<(), E> {
+        Ok(())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> std::result::Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<(), E> {
+        Ok(())
+    }
+}
+
+fn elements<'de, A: SeqAccess<'de>, F: FnMut(&Position, Value) -> Result<Next>>(
+    mut seq: A,
+    key: Option<String>,
+    f: &mut F,
+    failure: &mut Option<Error>,
+) -> std::result::Result<(), A::Error> {
+    let mut pos = Position { key, index: 0 };
+    while let Some(v) = seq.next_element::<Value>()? {
+        match f(&pos, v) {
+            Ok(Next::More) => {}
+            Ok(Next::Stop) => return Err(de::Error::custom(STOP)),
+            Err(e) => {
+                *failure = Some(e);
+                return Err(de::Error::custom(STOP));
+            }
+        }
+        pos.index += 1;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(text: &[u8]) -> Result<Vec<(Option<String>, Value)>> {
+        let mut out = Vec::new();
+        for_each(text, |p, v| {
+            out.push((p.key.clone(), v));
+            Ok(Next::More)
+        })?;
+        Ok(out)
+    }
+
+    #[test]
+    fn arrays_and_objects_holding_them() {
+        let got = all(br#"[{"a":1},{"a":2}]"#).unwrap();
+        assert_eq!(got.len(), 2);
+        let got =
+            all(b"\xEF\xBB\xBF{\"count\": 2, \"results\": [1, 2, 3], \"next\": null}").unwrap();
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0].0.as_deref(), Some("results"));
+        assert!(all(br#"{"results": 5}"#).unwrap().is_empty());
+    }
+
+    #[test]
+    fn damaged_files_say_where_and_what_to_do() {
+        let e = all(br#"[{"a":1},{"a":"#).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidContent);
+        assert!(e.message.contains("truncated"), "{}", e.message);
+        let e = all(b"[{\"a\":\"caf\xE9\"}]").unwrap_err();
+        assert!(e.message.contains("UTF-8"), "{}", e.message);
+        let e = all(b"[1] trailing").unwrap_err();
+        assert!(e.message.contains("not valid JSON"), "{}", e.message);
+    }
+
+    #[test]
+    fn stops_early_and_passes_errors_through() {
+        let (p, v) = first(&b"[7, 8, this is never read"[..]).unwrap().unwrap();
+        assert_eq!((p.index, v), (0, Value::from(7)));
+        let e = for_each(&b"[1,2]"[..], |_, _| Err(Error::usage("no"))).unwrap_err();
+        assert_eq!(e.message, "no");
+    }
+}

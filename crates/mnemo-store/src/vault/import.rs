@@ -1,0 +1,147 @@
+//! Writing an import (issue 24): what a workspace holds (for de-duplication), and a plan's
+//! files written through [`Vault::mutate`] in one change group and one batch — all of them,
+//! or (an error, a file that appeared meanwhile, a cancel) none: the ones already written are
+//! taken back by undoing the group.
+
+use std::collections::BTreeMap;
+
+use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
+
+use super::{Vault, scan};
+use crate::fsutil::{self, ReadOutcome};
+use crate::import::plan::{Existing, PlannedFile};
+use crate::journal::Origin;
+use crate::memory_md;
+
+/// What applying an import wrote, per workspace.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, specta::Type)]
+pub struct ImportWritten {
+    /// The workspace.
+    pub workspace: String,
+    /// Its change group (undo the import with it).
+    pub group: i64,
+    /// Files created.
+    pub files: Vec<String>,
+    /// Memories in them.
+    pub memories: u32,
+}
+
+impl Vault {
+    /// Every document of a workspace (MEMORY.md aside) as an import compares against it, and
+    /// the summaries forgotten there.
+    pub fn import_existing(&self, workspace: &str) -> Result<Existing> {
+        let ws = self.workspace(workspace)?;
+        let mut existing = Existing {
+            forgotten: self.forgotten_keys(workspace)?,
+            ..Existing::default()
+        };
+        for (rel, _) in scan::walk(&ws.memory_root) {
+            if rel == memory_md::FILE_NAME {
+                continue;
+            }
+            if let ReadOutcome::Bytes(b) = fsutil::read_capped(&ws.memory_root.join(&rel))? {
+                existing.add_file(&rel, &b);
+            }
+        }
+        Ok(existing)
+    }
+
+    /// Write a plan's files: per workspace one change group (`kind` `import`, tied to `task`)
+    /// and one batch (MEMORY.md rebuilt once). Each file is created; one already there with the
+    /// same bytes is left alone, with other bytes it is a `conflict` — and then, as on any
+    /// error or when `stop` says so, every file this call wrote is taken back (the groups are
+    /// undone) and the error returned. `progress(done, total)` after each file.
+    pub fn apply_import(
+        &self,
+        default_workspace: &str,
+        files: &[PlannedFile],
+        source: ChangeSource,
+        label: &str,
+        task: Option<&str>,
+        mut progress: impl FnMut(usize, usize),
+        stop: impl Fn() -> bool,
+    ) -> Result<Vec<ImportWritten>> {
+        let mut by_ws: BTreeMap<&str, Vec<&PlannedFile>> = BTreeMap::new();
+        for f in files {
+            by_ws
+                .entry(f.workspace.as_deref().unwrap_or(default_workspace))
+                .or_default()
+                .push(f);
+        }
+        let total = files.len();
+        let mut done = 0;
+        let mut written: Vec<ImportWritten> = Vec::new();
+        let outcome = (|| -> Result<()> {
+            for (ws_id, files) in &by_ws {
+                let ws = self.workspace(ws_id)?;
+                let group = self.begin_group(ws_id, "import", task, label)?;
+                written.push(ImportWritten {
+                    workspace: (*ws_id).to_owned(),
+                    group,
+                    files: Vec::new(),
+                    memories: 0,
+                });
+                let origin = Origin {
+                    source,
+                    group: Some(group),
+                };
+                let _batch = self.begin_batch(&ws, origin);
+                for f in files {
+                    if stop() {
+                        return Err(Error::new(
+                            ErrorCode::Conflict,
+                            "the import was cancelled: nothing of it was kept",
+                        ));
+                    }
+                    let out = self.mutate(&ws, &f.path, origin, None, |cur, rel| match cur {
+                        None => Ok(Some(f.bytes.clone())),
+                        Some(b) if b == f.bytes.as_slice() => Ok(Some(b.to_vec())),
+                        Some(_) => Err(Error::new(
+                            ErrorCode::Conflict,
+                            format!("`{rel}` appeared while importing: preview the import again"),
+                        )),
+                    })?;
+                    let w = written.last_mut().expect("pushed above");
+                    if out.change_id.is_some() {
+                        w.files.push(f.path.clone());
+                        w.memories += f.memories;
+                    }
+                    done += 1;
+                    progress(done, total);
+                }
+            }
+            Ok(())
+        })();
+        match outcome {
+            Ok(()) => {
+                for w in &written {
+                    if w.files.is_empty() {
+                        self.discard_group_if_empty(w.group)?;
+                    }
+                }
+                written.retain(|w| !w.files.is_empty());
+                Ok(written)
+            }
+            Err(e) => {
+                for w in written.iter().rev() {
+                    if w.files.is_empty() {
+                        let _ = self.discard_group_if_empty(w.group);
+                    } else if let Err(undo) = self.undo_group(w.group, source) {
+                        tracing::warn!(
+                            group = w.group,
+                            "could not take back a failed import: {undo}"
+                        );
+                        return Err(Error::new(
+                            e.code,
+                            format!(
+                                "{} — and taking back what was written failed ({}): undo group {} by hand",
+                                e.message, undo.message, w.group
+                            ),
+                        ));
+                    }
+                }
+                Err(e)
+            }
+        }
+    }
+}
