@@ -20,6 +20,8 @@ import { WorkspaceTools } from "./components/browser/WorkspaceTools";
 import { InboxPanel } from "./components/inbox/InboxPanel";
 import { WorkspaceChooser } from "./components/status/WorkspaceChooser";
 import { ForgetDialog } from "./components/jobs/ForgetDialog";
+import { TransferDialogs } from "./components/transfer/TransferDialogs";
+import type { TransferOpen } from "./components/transfer/TransferDialogs";
 import { StatusPanel } from "./components/status/StatusPanel";
 import { Welcome, welcomed } from "./components/browser/Welcome";
 import { useTaskList } from "./lib/useTaskList";
@@ -60,6 +62,7 @@ export function App() {
   const [dreamDialog, dreamDispatch] = useReducer(dreamDialogReducer, initialDreamDialog);
   const [rememberOpen, setRememberOpen] = useState(false);
   const [forgetOpen, setForgetOpen] = useState(false);
+  const [transfer, setTransfer] = useState<TransferOpen | null>(null);
   // The first-run welcome, until the person closes it (the empty detail pane offers it again).
   const [welcomeOpen, setWelcomeOpen] = useState(() => !welcomed());
   // Bumped when the welcome saves model settings: the chat pane reads them afresh.
@@ -301,7 +304,7 @@ export function App() {
   const workspacePanel =
     selectedWs === null ? (
       <p className="muted ws-all-hint" data-testid="all-workspaces-hint">
-        Dream, Remember, Forget and the Inbox work on one workspace at a time: choose one on the left.
+        Dream, Remember, Forget, Import, Export and the Inbox work on one workspace at a time: choose one on the left.
       </p>
     ) : (
       <WorkspaceTools
@@ -313,6 +316,8 @@ export function App() {
         onCloseRemember={() => setRememberOpen(false)}
         onQueued={reloadTasks}
         onForget={() => setForgetOpen(true)}
+        onImport={() => setTransfer({ kind: "import", workspace: selectedWs })}
+        onExport={() => setTransfer({ kind: "export", workspace: selectedWs })}
         onStatus={() => request({ type: "view", view: "status" })}
         onInbox={() => openInbox(selectedWs)}
         waiting={waiting}
@@ -371,6 +376,7 @@ export function App() {
                 onDeleted={onDeleted}
                 onClose={() => open(null)}
                 onRecreate={open}
+                onCopy={(source) => setTransfer({ kind: "copy", source })}
               />
             ) : (
               welcomeOpen ? (
@@ -487,6 +493,18 @@ export function App() {
           onUndone={refresh}
         />
       )}
+      <TransferDialogs
+        open={transfer}
+        onClose={() => setTransfer(null)}
+        workspaces={workspaces}
+        workspaceLabel={workspaceLabel}
+        home={state.status?.home ?? null}
+        tasks={taskList}
+        onTaskUpdated={updateTask}
+        onChanged={refresh}
+        onMoved={() => dispatch({ type: "deleted" })}
+        onOpenMemory={openPath}
+      />
       {state.pending && (
         <ConfirmDialog
           title="Discard unsaved changes?"

@@ -7,6 +7,7 @@ import "./styles.css";
 import "./status.css";
 import "./inbox.css";
 import "./curate.css";
+import "./transfer.css";
 
 if (!isTauri()) installBrowserTransport();
 

@@ -2,7 +2,7 @@
 //! duplicates, secrets refused, reasons, samples — or for conversations the estimate of model
 //! calls and tokens), `import_start` (the same as a task: memories written in one change group
 //! per workspace, all or nothing; conversations learnt from one by one, see `import_chats.rs`),
-//! `export` (a zip of markdown + manifest), `copy_memory` (between workspaces).
+//! `export_memories` (a zip of markdown + manifest), `copy_memory` (between workspaces).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -186,7 +186,7 @@ impl Api {
 
     /// Export `workspace` (every workspace when `None`) to a new zip at `dest` (an absolute
     /// path that does not exist yet, ending in `.zip`).
-    pub fn export(&self, workspace: Option<String>, dest: String) -> Result<ExportResult> {
+    pub fn export_memories(&self, workspace: Option<String>, dest: String) -> Result<ExportResult> {
         let p = Path::new(dest.trim());
         if !p.is_absolute() {
             return Err(Error::usage(format!(

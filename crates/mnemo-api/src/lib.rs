@@ -127,7 +127,7 @@ macro_rules! for_each_command {
             replace_entry(workspace: String, path: String, entry: String, text: String, why: Option<String>) -> $crate::reexports::WriteOutcome;
             import_preview(source: String, workspace: Option<String>, options: Option<$crate::reexports::ImportOptions>) -> $crate::reexports::ImportPreview;
             import_start(source: String, workspace: Option<String>, options: Option<$crate::reexports::ImportOptions>, plan: Option<String>) -> $crate::reexports::TaskInfo;
-            export(workspace: Option<String>, dest: String) -> $crate::reexports::ExportResult;
+            export_memories(workspace: Option<String>, dest: String) -> $crate::reexports::ExportResult;
             copy_memory(workspace: String, path: String, to_workspace: String, remove_source: Option<bool>) -> $crate::reexports::Copied;
         }
     };

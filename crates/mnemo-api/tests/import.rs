@@ -419,22 +419,22 @@ fn an_export_imported_into_a_fresh_home_is_byte_exact() {
     let zip = d.path().join("out/export.zip");
     std::fs::create_dir_all(zip.parent().unwrap()).unwrap();
     let out = api
-        .export(Some("personal".into()), zip.to_string_lossy().into_owned())
+        .export_memories(Some("personal".into()), zip.to_string_lossy().into_owned())
         .unwrap();
     assert_eq!(out.files as usize, before.len());
     // Never overwrites; a relative or non-zip destination is refused.
     assert_eq!(
-        api.export(None, zip.to_string_lossy().into_owned())
+        api.export_memories(None, zip.to_string_lossy().into_owned())
             .unwrap_err()
             .code,
         ErrorCode::Conflict
     );
     assert_eq!(
-        api.export(None, "x.zip".into()).unwrap_err().code,
+        api.export_memories(None, "x.zip".into()).unwrap_err().code,
         ErrorCode::Usage
     );
     assert_eq!(
-        api.export(None, d.path().join("x.tar").to_string_lossy().into_owned())
+        api.export_memories(None, d.path().join("x.tar").to_string_lossy().into_owned())
             .unwrap_err()
             .code,
         ErrorCode::Usage
@@ -493,7 +493,7 @@ fn an_export_imported_into_a_fresh_home_is_byte_exact() {
     // The whole home: every workspace, each back into its own.
     let home_zip = d.path().join("home.zip");
     let all = api
-        .export(None, home_zip.to_string_lossy().into_owned())
+        .export_memories(None, home_zip.to_string_lossy().into_owned())
         .unwrap();
     assert!(all.workspaces.contains(&"personal".to_owned()));
 }

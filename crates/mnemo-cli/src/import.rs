@@ -115,8 +115,10 @@ pub fn import(
     if !json {
         print_preview(&preview);
     }
+    // Subscribed before the start: every phase is seen, however fast they come.
+    let updates = api.subscribe_tasks();
     let started = api.import_start(source, ws, Some(options), Some(preview.plan.clone()))?;
-    let t = follow(api, &started.id, json)?;
+    let t = follow(api, &updates, &started.id, json)?;
     match t.status {
         TaskStatus::Completed => emit(json, &t, print_done),
         _ => {
@@ -138,21 +140,32 @@ pub fn import(
     }
 }
 
-/// Wait for the task, printing each new phase on stderr.
-fn follow(api: &Api, id: &str, json: bool) -> Result<TaskInfo> {
+/// Wait for the task, printing each new phase on stderr (this process's updates as they
+/// come; re-read every 200 ms besides).
+fn follow(
+    api: &Api,
+    updates: &std::sync::mpsc::Receiver<TaskInfo>,
+    id: &str,
+    json: bool,
+) -> Result<TaskInfo> {
     let deadline = Instant::now() + WAIT;
     let mut last: Option<String> = None;
+    let mut t = api.task(id.to_owned())?;
     loop {
-        let t = api.wait_task(id, Duration::from_millis(300))?;
         if !json && t.phase != last {
             if let Some(p) = &t.phase {
                 eprintln!("{p}");
             }
-            last = t.phase.clone();
+            last.clone_from(&t.phase);
         }
         if t.status.is_finished() || Instant::now() > deadline {
             return Ok(t);
         }
+        t = match updates.recv_timeout(Duration::from_millis(200)) {
+            Ok(u) if u.id == id => u,
+            Ok(_) => continue,
+            Err(_) => api.task(id.to_owned())?,
+        };
     }
 }
 
@@ -172,7 +185,7 @@ fn print_done(t: &TaskInfo) {
 
 pub fn export(api: &Api, workspace: Option<&str>, out: Option<PathBuf>, json: bool) -> Result<()> {
     let out = out.unwrap_or_else(|| PathBuf::from(mnemo_api::default_export_name()));
-    let r = api.export(workspace.map(str::to_owned), absolute(&out)?)?;
+    let r = api.export_memories(workspace.map(str::to_owned), absolute(&out)?)?;
     emit(json, &r, |r| {
         println!(
             "exported {} files ({} bytes) of {} to {}",

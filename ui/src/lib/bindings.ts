@@ -72,6 +72,10 @@ export const commands = {
 	memoryUsage: (workspace: string, path: string | null) => typedError<MemoryUsage[], ApiError>(__TAURI_INVOKE("memory_usage", { workspace, path })),
 	setArchived: (workspace: string, path: string, archived: boolean) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("set_archived", { workspace, path, archived })),
 	replaceEntry: (workspace: string, path: string, entry: string, text: string, why: string | null) => typedError<WriteOutcome, ApiError>(__TAURI_INVOKE("replace_entry", { workspace, path, entry, text, why })),
+	importPreview: (source: string, workspace: string | null, options: ImportOptions | null) => typedError<ImportPreview, ApiError>(__TAURI_INVOKE("import_preview", { source, workspace, options })),
+	importStart: (source: string, workspace: string | null, options: ImportOptions | null, plan: string | null) => typedError<TaskInfo, ApiError>(__TAURI_INVOKE("import_start", { source, workspace, options, plan })),
+	exportMemories: (workspace: string | null, dest: string) => typedError<ExportResult, ApiError>(__TAURI_INVOKE("export_memories", { workspace, dest })),
+	copyMemory: (workspace: string, path: string, toWorkspace: string, removeSource: boolean | null) => typedError<Copied, ApiError>(__TAURI_INVOKE("copy_memory", { workspace, path, toWorkspace, removeSource })),
 };
 
 /** Events */
@@ -295,6 +299,42 @@ export type Compaction = {
 	at: string,
 	/**  The daily log it was appended to (relative to the memory root), when that write worked. */
 	log: string | null,
+};
+
+/**  What a conversation import would cost, estimated before it starts. */
+export type ConversationEstimate = {
+	/**  Conversations in the source. */
+	conversations: number,
+	/**  Of them, already learnt from by an earlier run of this import (skipped). */
+	done_before: number,
+	/**  Messages in the conversations still to read. */
+	messages: number,
+	/**  Model calls expected (about two per window-sized piece of a conversation). */
+	model_calls: number,
+	/**  Tokens expected (prompts and answers, estimated at 3 bytes a token). */
+	tokens: number,
+	/**  The budget the run stops at (what was asked, or the estimate with a quarter more). */
+	budget_tokens: number,
+	/**  Tokens earlier runs of this import already spent. */
+	spent_tokens: number,
+	/**  Whether a model is configured: without one nothing can be learnt. */
+	model_ready: boolean,
+};
+
+/**  What a copy or move did. */
+export type Copied = {
+	/**  Where it came from. */
+	from_workspace: string,
+	/**  Its path there. */
+	from_path: string,
+	/**  Where it is now. */
+	workspace: string,
+	/**  Its path there (another name when the same path held something else). */
+	path: string,
+	/**  The target's change group (`None` when the same bytes were already there). */
+	group: number | null,
+	/**  The source's change group when it was moved (the delete). */
+	removed_group: number | null,
 };
 
 /**  Per-workspace counts. */
@@ -543,6 +583,18 @@ export type ErrorCode =
  */
 "remote_refused";
 
+/**  What an export wrote. */
+export type ExportResult = {
+	/**  The zip written. */
+	path: string,
+	/**  Workspaces in it. */
+	workspaces: string[],
+	/**  Files in it (MEMORY.md included, the manifest not). */
+	files: number,
+	/**  Bytes of those files. */
+	bytes: number,
+};
+
 /**  The outcome of an extraction run. */
 export type ExtractResult = {
 	/**  `completed`, `skipped` or `failed`. */
@@ -581,6 +633,14 @@ export type FileEdit = {
 export type FolderEntry = {
 	/**  Absolute path of the memory folder. */
 	path: string,
+};
+
+/**  A type chosen for one folder of a markdown import. */
+export type FolderType = {
+	/**  The folder, relative to the imported one (`journal`, `work/clients`). */
+	folder: string,
+	/**  Its notes' type. */
+	type: MemoryType,
 };
 
 /**  One entry that may be forgotten. */
@@ -690,6 +750,72 @@ export type Hit = {
 	vector?: number | null,
 	/**  BM25 as 0–1 of the best match (when it shared words with the query). */
 	lexical?: number | null,
+};
+
+/**  The formats Mnemo imports. */
+export type ImportFormat = 
+/**  ChatGPT's data export (`conversations.json`). */
+"chatgpt" | 
+/**  Claude.ai's data export (`conversations.json`). */
+"claude_ai" | 
+/**  Claude Code or Qwen Code session transcripts (`*.jsonl`, a file or a folder of them). */
+"transcripts" | 
+/**  mem0's export: a list of memories with metadata. */
+"mem0" | 
+/**  claude-mem's export (`observations`). */
+"claude_mem" | 
+/**  A JSON array or JSONL of `{text, type?, created?}`. */
+"json" | 
+/**  A folder of markdown notes (basic-memory, Obsidian). */
+"markdown" | 
+/**  A Mnemo export (`mnemo export`'s zip). */
+"mnemo_export";
+
+/**  What a person chose for an import. */
+export type ImportOptions = {
+	/**  The type of memories whose source names none (default `user`). */
+	type?: MemoryType | null,
+	/**  A type per top-level folder of a markdown import (`journal` → `user`). */
+	folder_types?: FolderType[],
+	/**  Conversations: the most tokens the import may spend (estimated), over all its runs. */
+	budget_tokens?: number | null,
+};
+
+/**  What an import would do (`--dry-run`, the app's preview); applying writes exactly this. */
+export type ImportPreview = {
+	/**  The source as given. */
+	source: string,
+	/**  Its format. */
+	format: ImportFormat | null,
+	/**  The format's name. */
+	format_label: string,
+	/**  The workspace it goes into. */
+	workspace: string,
+	/**  Items read from the source (memories, notes or files). */
+	items: number,
+	/**  Memories that would be written. */
+	memories: number,
+	/**  Files that would be created. */
+	files: number,
+	/**  Memories by type. */
+	by_type: TypeCount[],
+	/**  Items already in the workspace (or twice in the source): skipped. */
+	duplicates: number,
+	/**  Items holding a secret: refused. */
+	secrets: number,
+	/**  Items left out for other reasons (no text, unreadable, forgotten earlier…). */
+	skipped: number,
+	/**  Why items were left out or changed (the first 100). */
+	reasons: Skip[],
+	/**  A few of the memories, as they would be written. */
+	samples: Sample[],
+	/**  Conversations: the estimate (and `memories` / `files` are 0: the model decides). */
+	conversations: ConversationEstimate | null,
+	/**
+	 *  A fingerprint of the planned files: `import_start` with it refuses to write anything
+	 *  else (the source or the workspace changed since the preview).
+	 */
+	plan: string,
 };
 
 /**  Emitted whenever memory files change, whoever changed them. */
@@ -1108,6 +1234,16 @@ export type ReviewMode = {
 	offer: boolean,
 };
 
+/**  One memory an import would write, as a sample. */
+export type Sample = {
+	/**  The file it goes to. */
+	path: string,
+	/**  Its type. */
+	type: MemoryType,
+	/**  Its text (first line, ≤ 200 characters). */
+	text: string,
+};
+
 /**  Whether hybrid search can run (the API fills this in; the vault knows only the vectors). */
 export type Semantic = {
 	/**  `ready`, `not_installed`, `broken`, `off` (or `unknown` before the API looked). */
@@ -1140,6 +1276,14 @@ export type SessionInfo = {
 export type Settings = {
 	/**  Folders the user added as workspaces. */
 	folders?: FolderEntry[],
+};
+
+/**  Why one item of an import was left out (or changed). */
+export type Skip = {
+	/**  The item: `item 12`, `notes/a.md`, `conversation "Trip"`. */
+	item: string,
+	/**  Why, in a sentence. */
+	reason: string,
 };
 
 /**  Status of the home. */
@@ -1295,7 +1439,9 @@ export type TaskKind =
 /**  Forgetting on request (§4.4). */
 "forget" | 
 /**  Computing embedding vectors for hybrid recall (§3.4). */
-"embed";
+"embed" | 
+/**  Importing memories or past conversations (issue 24). */
+"import";
 
 /**  What a task did. */
 export type TaskResult = {
@@ -1387,6 +1533,14 @@ export type TurnResult = {
 	 *  ("Your message held what looks like a secret (github_token) …"); `null` when nothing.
 	 */
 	redacted: string | null,
+};
+
+/**  How many of a type an import writes. */
+export type TypeCount = {
+	/**  The type. */
+	type: MemoryType,
+	/**  Memories (entries or notes) of it. */
+	count: number,
 };
 
 /**  One memory root plus where its bookkeeping lives. */

@@ -93,4 +93,42 @@ describe("errors in a person's words", () => {
     expect(locked.next).toBe("retry");
     expect(locked.sentence).not.toMatch(/`/);
   });
+
+  it("explains an import's errors in sentences: no model (to Settings), changed since the preview, a path, a damaged export", () => {
+    const model = explain(
+      {
+        code: "model_not_configured",
+        message:
+          "learning from past conversations needs a model: set one in Settings → Model (or MNEMO_LLM_BASE_URL and MNEMO_LLM_MODEL); nothing was queued",
+      },
+      "import",
+    );
+    expect(model.sentence).toBe(
+      "Learning from past conversations needs a model, and none is set up yet. Nothing was queued: set one up in Settings, then import again.",
+    );
+    expect(model.next).toBe("settings");
+    expect(explain({ code: "conflict", message: "the source or the workspace changed since the preview: preview the import again" }, "import").sentence).toBe(
+      "The export or the workspace changed since the preview. Nothing was written: preview again.",
+    );
+    expect(explain({ code: "not_found", message: "cannot read /home/u/导出.json: No such file or directory (os error 2)" }, "import").sentence).toBe(
+      "Cannot read /home/u/导出.json: No such file or directory. Check the path: it must be the full path of the export file or folder.",
+    );
+    expect(explain({ code: "usage", message: "give the full path of the export (`exports/a.json` is relative)" }, "import").sentence).toBe(
+      "Give the full path of the export (“exports/a.json” is relative).",
+    );
+    const several = explain(
+      {
+        code: "usage",
+        message: "this export holds 2 workspaces (personal, work): import it without --workspace, and each goes back to the workspace of the same id",
+      },
+      "import",
+    );
+    expect(several.sentence).toBe(
+      "This export holds 2 workspaces (personal, work): they can't all go into one. Import it into each workspace of the same id instead.",
+    );
+    expect(several.sentence).not.toMatch(/--/);
+    const damaged = explain({ code: "invalid_content", message: "/tmp/x.json is not a format Mnemo imports (line 3: expected value)" }, "import");
+    expect(damaged.sentence).toBe("/tmp/x.json is not a format Mnemo imports (line 3: expected value).");
+    expect(damaged.sentence).not.toMatch(/invalid_content/);
+  });
 });

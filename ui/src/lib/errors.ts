@@ -59,7 +59,7 @@ export function plainMessage(message: string): string {
 }
 
 /** What an error is about when its code alone reads differently there. */
-export type About = "proposal" | "replace";
+export type About = "proposal" | "replace" | "import";
 
 /**
  * A proposal that collides with the files as they are now: the server names each file and why
@@ -114,9 +114,43 @@ function explainReplace(error: UiError): Explained | null {
   }
 }
 
+/**
+ * Importing (issue 24): conversations need a model (`model_not_configured`: nothing was queued),
+ * the source or workspace changed since the preview (`conflict`), a Mnemo export of several
+ * workspaces cannot all go into one (`usage`); a path that is not there (`not_found`). Other
+ * codes (`invalid_content`: a damaged or unknown export, the message says what) read as said.
+ */
+function explainImport(error: UiError): Explained | null {
+  const m = error.message;
+  switch (error.code) {
+    case "model_not_configured":
+      return {
+        sentence: "Learning from past conversations needs a model, and none is set up yet. Nothing was queued: set one up in Settings, then import again.",
+        next: "settings",
+      };
+    case "conflict":
+      return { sentence: "The export or the workspace changed since the preview. Nothing was written: preview again.", next: "none" };
+    case "not_found":
+      return { sentence: `${plainMessage(m)} Check the path: it must be the full path of the export file or folder.`, next: "none" };
+    case "usage": {
+      const several = /holds (\d+) workspaces \(([^)]*)\)/i.exec(m);
+      if (several) {
+        return {
+          sentence: `This export holds ${several[1]} workspaces (${several[2]}): they can't all go into one. Import it into each workspace of the same id instead.`,
+          next: "none",
+        };
+      }
+      return null;
+    }
+    default:
+      return null;
+  }
+}
+
 /** One error, explained for the person in front of the app (`about`: where it happened). */
 export function explain(error: UiError, about?: About): Explained {
-  const special = about === "proposal" ? explainProposal(error) : about === "replace" ? explainReplace(error) : null;
+  const special =
+    about === "proposal" ? explainProposal(error) : about === "replace" ? explainReplace(error) : about === "import" ? explainImport(error) : null;
   if (special) return special;
   const lead = LEAD[error.code];
   const repeats = REPEATS[error.code];

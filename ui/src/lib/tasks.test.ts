@@ -102,6 +102,7 @@ describe("activity", () => {
     expect(activity([running("a", 0, 1)]).text).toBe("Saving memories…");
     expect(activity([{ ...running("a", 0, 1), kind: "forget" }]).text).toBe("Forgetting…");
     expect(activity([{ ...running("a", 0, 1), kind: "embed" }]).text).toBe("Embedding memories…");
+    expect(activity([{ ...running("a", 0, 1), kind: "import" }]).text).toBe("Importing…");
   });
 
   it("counts running and queued tasks", () => {

@@ -1,4 +1,4 @@
-// Background memory tasks (extraction, dream, remember, forget, embedding) as the status bar and the task
+// Background memory tasks (extraction, dream, remember, forget, embedding, import) as the status bar and the task
 // list show them: the recent list, folded from `tasks` answers and `task_updated` events by a pure
 // reducer (events may overtake a list load, and a stale state must not replace a newer one), how
 // many run, what to say about them, and how long each took.
@@ -32,6 +32,7 @@ export const TASK_KIND_LABELS: Record<TaskKind, string> = {
   remember: "Remember",
   forget: "Forget",
   embed: "Embedding",
+  import: "Import",
 };
 
 export const TASK_STATUS_LABELS: Record<TaskStatus, string> = {
@@ -48,6 +49,7 @@ const DOING: Record<Exclude<TaskKind, "dream">, string> = {
   remember: "Saving memories…",
   forget: "Forgetting…",
   embed: "Embedding memories…",
+  import: "Importing…",
 };
 
 /** The status bar's words for "a dream is queued or running" (SPEC §4.3), after the spark. */
@@ -180,6 +182,7 @@ export const REASON_TEXT: Record<string, string> = {
   error: "it hit an error",
   no_runtime: "it could not start",
   remember_failed: "the model could not save it",
+  budget: "it reached its token budget",
 };
 
 /** "Skipped — not enough new chats yet", "Failed — Mnemo closed before it finished", "Running". */

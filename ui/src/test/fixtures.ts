@@ -1,8 +1,10 @@
 import type {
   ApiError,
   ChangeSummary,
+  ConversationEstimate,
   DocSummary,
   ErrorCode,
+  ImportPreview,
   MemoryDetail,
   MemoryStats,
   MemoryUsage,
@@ -281,4 +283,44 @@ export function proposalOf(id: number, extra: Partial<ProposalSummary> = {}): Pr
 /** A memory's usage; never recalled unless `extra` says otherwise. */
 export function memoryUsage(path: string, extra: Partial<MemoryUsage> = {}): MemoryUsage {
   return { path, recalls: 0, last_recalled: null, tokens: 0, last_tokens: 0, carried: 0, sessions: 0, recent_sessions: [], ...extra };
+}
+
+/** A mem0 export's preview: 5 memories in 2 files, one duplicate and one secret left out. */
+export function memoryPreview(extra: Partial<ImportPreview> = {}): ImportPreview {
+  return {
+    source: "/home/u/mem0.json",
+    format: "mem0",
+    format_label: "mem0 export",
+    workspace: "personal",
+    items: 7,
+    memories: 5,
+    files: 2,
+    by_type: [
+      { type: "feedback", count: 2 },
+      { type: "user", count: 3 },
+    ],
+    duplicates: 1,
+    secrets: 1,
+    skipped: 0,
+    reasons: [],
+    samples: [],
+    conversations: null,
+    plan: "p1",
+    ...extra,
+  };
+}
+
+/** What 20 conversations (4 read before) would cost, a model ready. */
+export function estimate(extra: Partial<ConversationEstimate> = {}): ConversationEstimate {
+  return {
+    conversations: 20,
+    done_before: 4,
+    messages: 1340,
+    model_calls: 48,
+    tokens: 182000,
+    budget_tokens: 227500,
+    spent_tokens: 0,
+    model_ready: true,
+    ...extra,
+  };
 }

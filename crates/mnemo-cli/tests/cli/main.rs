@@ -13,6 +13,7 @@ use serde_json::Value;
 mod dream;
 mod dream_faults;
 mod hybrid;
+mod import;
 mod mcp;
 mod memory_jobs;
 mod qwen_layers;

@@ -23,6 +23,8 @@ interface Props {
   onPinned: (fresh: MemoryDetail | null, error: UiError | null) => void;
   archiving: boolean;
   onArchive: () => void;
+  /** Copy / Move… to another workspace (`null`: not offered). */
+  onCopy: (() => void) | null;
   onDelete: () => void;
   onSave: () => void;
   onCancel: () => void;
@@ -30,11 +32,11 @@ interface Props {
 
 /**
  * The detail pane's header: the memory's name, where it lives and when it changed, its usage in
- * a line, and the actions — Open folder, Pin, Archive / Restore, Delete, Save (Create and Cancel
- * for a new one).
+ * a line, and the actions — Open folder, Pin, Archive / Restore, Copy / Move…, Delete, Save (Create
+ * and Cancel for a new one).
  */
 export function DetailHeader(props: Props) {
-  const { isNew, title, wsLabel, base, readOnly, dirty, saving, usageKey, onOpenFolder, onPinned, archiving, onArchive, onDelete, onSave, onCancel } =
+  const { isNew, title, wsLabel, base, readOnly, dirty, saving, usageKey, onOpenFolder, onPinned, archiving, onArchive, onCopy, onDelete, onSave, onCancel } =
     props;
   const topic = !isNew && !readOnly && base?.kind === "topic";
   return (
@@ -66,6 +68,18 @@ export function DetailHeader(props: Props) {
         )}
         {topic && base && <PinToggle detail={base} dirty={dirty} onChanged={onPinned} />}
         {topic && base && <ArchiveToggle archived={base.archived} busy={archiving} dirty={dirty} onToggle={onArchive} />}
+        {topic && onCopy && (
+          <button
+            type="button"
+            data-testid="copy-button"
+            aria-haspopup="dialog"
+            disabled={dirty}
+            title={dirty ? "Save or discard your edits first" : "Copy or move this memory to another workspace"}
+            onClick={onCopy}
+          >
+            Copy / Move…
+          </button>
+        )}
         {!isNew && !readOnly && (
           <button type="button" className="danger-outline" data-testid="delete-button" onClick={onDelete}>
             Delete

@@ -20,6 +20,7 @@ import { NotLoaded, ReadOnlyBody } from "./ReadOnlyBody";
 import { ReplaceDialog } from "./ReplaceDialog";
 import { useCuration } from "./useCuration";
 import { useToast } from "../common/Toasts";
+import type { CopySource } from "../transfer/CopyDialog";
 
 interface Props {
   target: Target;
@@ -33,11 +34,12 @@ interface Props {
   onClose: () => void;
   /** Re-open as a new memory (the file was deleted on disk but the user keeps the edits). */
   onRecreate: (target: Target) => void;
+  /** Copy / Move… the memory to another workspace. */
+  onCopy?: (source: CopySource) => void;
 }
 
 export function DetailPane(props: Props) {
-  const { target, workspaces, change, onDirtyChange, onCreated, onSaved, onDeleted, onClose, onRecreate } =
-    props;
+  const { target, workspaces, change, onDirtyChange, onCreated, onSaved, onDeleted, onClose, onRecreate, onCopy } = props;
   const toast = useToast();
   const { run, cancel } = useCommand();
   const isNew = target.mode === "new";
@@ -295,6 +297,7 @@ export function DetailPane(props: Props) {
         onPinned={onPinned}
         archiving={curation.archive.busy}
         onArchive={() => void curation.archive.toggle()}
+        onCopy={onCopy && base ? () => onCopy({ workspace: base.workspace, path: base.path, name: base.name || base.path }) : null}
         onDelete={() => setConfirmDelete(true)}
         onSave={() => void save()}
         onCancel={onClose}

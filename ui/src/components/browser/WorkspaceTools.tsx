@@ -13,6 +13,10 @@ interface Props {
   onCloseRemember: () => void;
   onQueued: () => void;
   onForget: () => void;
+  /** Import… (issue 24): memories or past conversations from other tools, into this workspace. */
+  onImport: () => void;
+  /** Export… (issue 24): this workspace or the whole home to a zip. */
+  onExport: () => void;
   onStatus: () => void;
   onInbox: () => void;
   /** What waits in the workspace's inbox: proposals and sync conflicts (`null`: not known). */
@@ -21,9 +25,9 @@ interface Props {
 }
 
 /**
- * The selected workspace's memory tools under its bar: Remember…, Forget…, Status and the Inbox
- * (with how many proposals and sync conflicts wait), the Remember box, and the one-time offer of
- * review mode.
+ * The selected workspace's memory tools under its bar: Remember…, Forget…, Status, Import…,
+ * Export… and the Inbox (with how many proposals and sync conflicts wait), the Remember box, and
+ * the one-time offer of review mode.
  */
 export function WorkspaceTools({
   workspace,
@@ -34,6 +38,8 @@ export function WorkspaceTools({
   onCloseRemember,
   onQueued,
   onForget,
+  onImport,
+  onExport,
   onStatus,
   onInbox,
   waiting: inbox,
@@ -63,6 +69,18 @@ export function WorkspaceTools({
           onClick={onStatus}
         >
           Status
+        </button>
+        <button
+          type="button"
+          data-testid="import-button"
+          aria-haspopup="dialog"
+          title="Bring in memories or past conversations from other assistants and memory tools"
+          onClick={onImport}
+        >
+          Import…
+        </button>
+        <button type="button" data-testid="export-button" aria-haspopup="dialog" title="Save this workspace or every workspace to a zip" onClick={onExport}>
+          Export…
         </button>
         <button
           type="button"

@@ -1,0 +1,377 @@
+//! `mnemo import` / `mnemo export` from the command line (issue 24): a ChatGPT export of 20
+//! conversations learnt from with live progress, killed with SIGKILL midway and run again —
+//! finished conversations are never sent to the model again and every memory lands in one
+//! change group; a 500 MB export read as a stream under a data-size limit far below its size;
+//! every format told apart in a dry run.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mnemo_testkit::{FakeModel, Reply};
+use serde_json::{Value, json};
+
+use super::Env;
+
+/// A ChatGPT conversation whose user says one fact: `The user's favourite number is {k}`.
+fn chatgpt_conversation(k: usize, filler: &str) -> Value {
+    json!({
+        "title": format!("Chat {k}"), "conversation_id": format!("conv-{k:02}"), "create_time": 1_700_000_000 + k,
+        "current_node": "b",
+        "mapping": {
+            "r": {"id": "r", "message": null, "parent": null, "children": ["a"]},
+            "a": {"id": "a", "parent": "r", "children": ["b"], "message": {"author": {"role": "user"},
+                  "content": {"content_type": "text", "parts": [format!("The user's favourite number is {k}{filler}")]}}},
+            "b": {"id": "b", "parent": "a", "children": [], "message": {"author": {"role": "assistant"},
+                  "content": {"content_type": "text", "parts": ["Noted, I will remember that."]}}}
+        }
+    })
+}
+
+fn conversation_of(request: &Value) -> Option<usize> {
+    let task = request["messages"]
+        .as_array()?
+        .iter()
+        .find(|m| m["role"] == "user")?["content"]
+        .as_str()?
+        .to_owned();
+    let at = task.find("favourite number is ")? + "favourite number is ".len();
+    task[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+fn cursor_done(home: &Path) -> Vec<String> {
+    let dir = home.join("workspaces/personal/imports");
+    let Some(file) = std::fs::read_dir(&dir).ok().and_then(|rd| {
+        rd.flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "json"))
+    }) else {
+        return Vec::new();
+    };
+    let v: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap_or(Value::Null);
+    v["done"]
+        .as_array()
+        .map(|a| a.iter().map(|x| x.as_str().unwrap().to_owned()).collect())
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chatgpt_export_killed_midway_resumes_without_repeating_finished_conversations() {
+    let e = Env::new();
+    let fake = FakeModel::start().await;
+    // Every extraction: save the conversation's first user line, then say so; slowly enough to
+    // be killed in the middle.
+    fake.set_fallback(Reply::Delay(
+        Duration::from_millis(120),
+        Box::new(Reply::SaveFirstUserLine),
+    ));
+    let convs: Vec<Value> = (1..=20).map(|k| chatgpt_conversation(k, "")).collect();
+    let src = e.dir.path().join("conversations.json");
+    std::fs::write(&src, serde_json::to_vec(&convs).unwrap()).unwrap();
+    let src = src.to_string_lossy().into_owned();
+    let model = |c: &mut std::process::Command| {
+        c.env("MNEMO_LLM_BASE_URL", fake.base_url())
+            .env("MNEMO_LLM_MODEL", "fake-main");
+    };
+
+    // The estimate first.
+    let mut c = e.cmd();
+    model(&mut c);
+    let p = e.json_of(c, &["import", &src, "--dry-run"]);
+    assert_eq!(p["format"], "chatgpt");
+    assert_eq!(p["conversations"]["conversations"], 20);
+    assert_eq!(p["conversations"]["model_calls"], 40);
+    assert!(
+        p["conversations"]["budget_tokens"].as_u64().unwrap()
+            > p["conversations"]["tokens"].as_u64().unwrap()
+    );
+
+    // Run, with live progress on stderr; killed once conversation 7 has started.
+    let mut c = e.cmd();
+    model(&mut c);
+    let mut child = c
+        .args(["import", &src])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let (l2, stderr) = (Arc::clone(&lines), child.stderr.take().unwrap());
+    let t0 = Instant::now();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            eprintln!("{:>6} ms {line}", t0.elapsed().as_millis());
+            l2.lock().unwrap().push(line);
+        }
+    });
+    let started = Instant::now();
+    while !lines
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l == "Conversation 7 / 20")
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no progress: {:?}",
+            lines.lock().unwrap()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    reader.join().unwrap();
+    let first: Vec<String> = lines.lock().unwrap().clone();
+    for k in 1..=7 {
+        assert!(
+            first.contains(&format!("Conversation {k} / 20")),
+            "{first:?}"
+        );
+    }
+    let done_before = cursor_done(&e.home());
+    assert!(
+        done_before.len() >= 6 && done_before.len() < 20,
+        "{done_before:?}"
+    );
+    let sent_before = fake.requests().len();
+
+    // Again: it goes on after the last finished conversation.
+    let mut c = e.cmd();
+    model(&mut c);
+    let out = c.args(["--json", "import", &src]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(t["status"], "completed", "{t}");
+    let summary = t["result"]["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with(&format!(
+            "learnt from {} of 20 conversations",
+            20 - done_before.len()
+        )),
+        "{summary}"
+    );
+    let resent: Vec<usize> = fake.requests()[sent_before..]
+        .iter()
+        .filter_map(conversation_of)
+        .collect();
+    for id in &done_before {
+        let k: usize = id.trim_start_matches("conv-").parse().unwrap();
+        assert!(
+            !resent.contains(&k),
+            "finished conversation {k} was sent again: {resent:?}"
+        );
+    }
+    assert_eq!(cursor_done(&e.home()).len(), 20);
+    // Every conversation's fact is remembered, each once, all in the import's one group.
+    let facts = e.home().join("workspaces/personal/memory/facts");
+    let texts: Vec<String> = std::fs::read_dir(&facts)
+        .unwrap()
+        .flatten()
+        .map(|f| std::fs::read_to_string(f.path()).unwrap())
+        .collect();
+    for k in 1..=20 {
+        let line = format!("The user's favourite number is {k}\n");
+        assert_eq!(
+            texts.iter().filter(|t| t.ends_with(&line)).count(),
+            1,
+            "conversation {k}"
+        );
+    }
+    let group = t["result"]["group"].as_i64().unwrap();
+    let history = e.json(&["history", "--limit", "200"]);
+    let groups: std::collections::BTreeSet<i64> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["path"].as_str().unwrap().starts_with("facts/"))
+        .map(|c| c["group"].as_i64().unwrap())
+        .collect();
+    assert_eq!(groups, [group].into(), "one group across both runs");
+    let g = e.json(&["undo", "--group", &group.to_string()]);
+    assert_eq!(g["undone"], group, "{g}");
+    let left = std::fs::read_dir(&facts).map_or(0, Iterator::count);
+    assert_eq!(
+        left, 0,
+        "undoing the one group takes back the memories of both runs"
+    );
+    // Nothing left to do: a third run learns from none.
+    let mut c = e.cmd();
+    model(&mut c);
+    let p = e.json_of(c, &["import", &src, "--dry-run"]);
+    assert_eq!(p["conversations"]["done_before"], 20);
+}
+
+#[test]
+fn a_500_mb_export_is_read_as_a_stream() {
+    let e = Env::new();
+    let src = e.dir.path().join("big.json");
+    let filler = format!(" and {}", "x".repeat(25_000));
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&src).unwrap());
+    w.write_all(b"[").unwrap();
+    let mut n = 0usize;
+    let mut size = 0usize;
+    while size < 500 << 20 {
+        let one = serde_json::to_vec(&chatgpt_conversation(n, &filler)).unwrap();
+        if n > 0 {
+            w.write_all(b",").unwrap();
+        }
+        w.write_all(&one).unwrap();
+        size += one.len() + 1;
+        n += 1;
+    }
+    w.write_all(b"]").unwrap();
+    w.flush().unwrap();
+    drop(w);
+    // At most 256 MB of data for the whole process: a file of 500 MB held whole cannot fit.
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -d 262144 && exec \"$@\"")
+        .arg("sh")
+        .arg(super::BIN)
+        .args(["--json", "import", src.to_str().unwrap(), "--dry-run"])
+        .env("MNEMO_HOME", e.home())
+        .env("MNEMO_CLAUDE_DIR", e.dir.path().join("claude"))
+        .env("MNEMO_QWEN_DIR", e.dir.path().join("qwen"))
+        .env("MNEMO_EMBED_MODEL", "off")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(p["conversations"]["conversations"].as_u64(), Some(n as u64));
+    std::fs::remove_file(&src).unwrap();
+}
+
+#[test]
+fn every_format_is_told_apart_and_mistakes_are_said_plainly() {
+    let e = Env::new();
+    let d = e.dir.path();
+    let w = |name: &str, text: &str| {
+        let p = d.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let cases = [
+        (
+            w(
+                "chatgpt.json",
+                &serde_json::to_string(&[chatgpt_conversation(1, "")]).unwrap(),
+            ),
+            "chatgpt",
+        ),
+        (
+            w(
+                "claude.json",
+                r#"[{"uuid": "u1", "name": "Plans", "created_at": "2024-05-01T10:00:00Z", "chat_messages": [{"sender": "human", "text": "I am moving to Porto in May"}, {"sender": "assistant", "text": "Exciting!"}]}]"#,
+            ),
+            "claude_ai",
+        ),
+        (
+            w(
+                "cc/projects/-home-a-app/0b1c.jsonl",
+                "{\"type\":\"user\",\"sessionId\":\"0b1c\",\"message\":{\"role\":\"user\",\"content\":\"Use pnpm, never npm\"}}\n",
+            ),
+            "transcripts",
+        ),
+        (
+            w(
+                "mem0.jsonl",
+                "{\"id\": \"1\", \"memory\": \"Likes hiking\"}\n",
+            ),
+            "mem0",
+        ),
+        (
+            w(
+                "cm.json",
+                r#"{"observations": [{"id": 1, "title": "Chose axum", "narrative": "for the HTTP twin"}]}"#,
+            ),
+            "claude_mem",
+        ),
+        (
+            w(
+                "plain.json",
+                r#"[{"text": "Allergic to peanuts", "type": "user"}]"#,
+            ),
+            "json",
+        ),
+        (w("notes/a.md", "# A note\n\nSome text.\n"), "markdown"),
+    ];
+    for (path, format) in &cases {
+        let src = if *format == "transcripts" {
+            d.join("cc").to_string_lossy().into_owned()
+        } else if *format == "markdown" {
+            d.join("notes").to_string_lossy().into_owned()
+        } else {
+            path.clone()
+        };
+        let p = e.json(&["import", &src, "--dry-run"]);
+        assert_eq!(p["format"], *format, "{src}: {p}");
+        assert_eq!(p["items"], 1, "{src}: {p}");
+    }
+    // Relative paths are taken from where the command runs.
+    let mut c = e.cmd();
+    c.current_dir(d);
+    let p = e.json_of(c, &["import", "plain.json", "--dry-run"]);
+    assert_eq!(p["memories"], 1);
+    // Human text: the preview, then what was written and how to undo it.
+    let out = e.run(&["import", &cases[5].0]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("1 items: 1 memories in 1 new files")
+            && text.contains("undo it all with `mnemo undo --group"),
+        "{text}"
+    );
+    // Mistakes.
+    assert_eq!(
+        e.json_err(&["import", &w("bad.json", "[{\"text\": 1"), "--dry-run"], 1),
+        "invalid_content"
+    );
+    assert_eq!(
+        e.json_err(
+            &[
+                "import",
+                &d.join("none.json").to_string_lossy(),
+                "--dry-run"
+            ],
+            1
+        ),
+        "not_found"
+    );
+    assert_eq!(
+        e.json_err(&["import", &cases[0].0], 1),
+        "model_not_configured"
+    );
+    assert_eq!(
+        e.json_err(&["import", &cases[5].0, "--type", "mood"], 1),
+        "invalid_type"
+    );
+    // Export, then copy into another workspace.
+    let out = d.join("e.zip");
+    let r = e.json(&[
+        "export",
+        "--workspace",
+        "personal",
+        "-o",
+        &out.to_string_lossy(),
+    ]);
+    assert!(r["files"].as_u64().unwrap() >= 2 && out.exists());
+    assert_eq!(
+        e.json_err(&["export", "-o", &out.to_string_lossy()], 1),
+        "conflict"
+    );
+}

@@ -1,0 +1,180 @@
+//! Import benchmark (issue 24), figures side by side in one run: 10,000 memories in each
+//! memory-tool format (mem0 JSON, JSONL of {text}, claude-mem, a folder of markdown notes)
+//! read, planned (de-duplicated against the workspace, secret-scanned) and written through
+//! `Vault::mutate` in one change group — memories per second — against the baseline of the
+//! same 10,000 memories created one by one (`Vault::create`, what a script pushing facts into
+//! memory through the API does: one file, one journal entry, one MEMORY.md rebuild each).
+//!
+//! `cargo bench -p mnemo-store --bench import`
+
+#![allow(clippy::unwrap_used, clippy::cast_precision_loss)]
+
+use std::path::Path;
+use std::time::Instant;
+
+use mnemo_core::{ChangeSource, MemoryType};
+use mnemo_store::import::plan::{FactPlanner, plan_notes};
+use mnemo_store::import::{ImportFormat, ImportOptions, memories};
+use mnemo_store::{Home, NewMemory, Vault};
+
+fn vault(dir: &Path) -> Vault {
+    Vault::open(Home {
+        root: dir.join("home"),
+        claude_dir: dir.join("claude"),
+        qwen_dir: dir.join("qwen"),
+    })
+    .unwrap()
+}
+
+fn fact(i: usize) -> String {
+    format!("Fact {i}: the user keeps {i} books about topic {}", i % 97)
+}
+
+fn write_source(dir: &Path, format: ImportFormat, n: usize) -> std::path::PathBuf {
+    let p = dir.join(format!("src-{}", format.slug()));
+    match format {
+        ImportFormat::Mem0 => {
+            let items: Vec<serde_json::Value> = (0..n)
+                .map(|i| serde_json::json!({"id": format!("m{i}"), "memory": fact(i), "categories": [["preferences", "work", "misc"][i % 3]], "created_at": "2025-01-02T03:04:05Z"}))
+                .collect();
+            std::fs::write(
+                &p,
+                serde_json::to_vec(&serde_json::json!({"results": items})).unwrap(),
+            )
+            .unwrap();
+        }
+        ImportFormat::Json => {
+            let text: String = (0..n)
+                .map(|i| {
+                    format!(
+                        "{}\n",
+                        serde_json::json!({"text": fact(i), "type": "project"})
+                    )
+                })
+                .collect();
+            std::fs::write(p.with_extension("jsonl"), text).unwrap();
+            return p.with_extension("jsonl");
+        }
+        ImportFormat::ClaudeMem => {
+            let items: Vec<serde_json::Value> = (0..n)
+                .map(|i| serde_json::json!({"id": i, "title": fact(i), "narrative": "Found while reading the code.", "facts": ["one", "two"], "project": format!("p{}", i % 5)}))
+                .collect();
+            std::fs::write(
+                &p,
+                serde_json::to_vec(&serde_json::json!({"observations": items})).unwrap(),
+            )
+            .unwrap();
+        }
+        _ => {
+            for i in 0..n {
+                let f = p.join(format!("folder{}/note-{i}.md", i % 50));
+                std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+                std::fs::write(
+                    f,
+                    format!("---\ntitle: Note {i}\ntags: [bench]\n---\n{}\n", fact(i)),
+                )
+                .unwrap();
+            }
+        }
+    }
+    p
+}
+
+/// Read, plan and write one import; memories written and seconds taken.
+fn import(v: &Vault, src: &Path, format: ImportFormat) -> (u32, f64) {
+    let t = Instant::now();
+    let opts = ImportOptions::default();
+    let existing = v.import_existing("personal").unwrap();
+    let plan = if format == ImportFormat::Markdown {
+        plan_notes(memories::notes(src).unwrap(), "notes", &opts, &existing)
+    } else {
+        let mut p = FactPlanner::new(format, &opts, &existing, chrono::Utc::now());
+        memories::for_each(src, format, |c| {
+            p.add(c);
+            Ok(())
+        })
+        .unwrap();
+        p.finish()
+    };
+    let written = v
+        .apply_import(
+            "personal",
+            &plan.files,
+            ChangeSource::Cli,
+            "bench",
+            None,
+            |_, _| {},
+            || false,
+        )
+        .unwrap();
+    let n: u32 = written.iter().map(|w| w.memories).sum();
+    (n, t.elapsed().as_secs_f64())
+}
+
+fn main() {
+    // `cargo test --all-targets` runs this as a smoke test: small sizes.
+    let smoke = !std::env::args().any(|a| a == "--bench");
+    let n = if smoke { 300 } else { 10_000 };
+    println!("importing {n} memories per format (read + plan + write, one change group)");
+    println!(
+        "{:<22} {:>10} {:>10} {:>14}",
+        "format", "memories", "seconds", "memories/s"
+    );
+    for format in [
+        ImportFormat::Mem0,
+        ImportFormat::Json,
+        ImportFormat::ClaudeMem,
+        ImportFormat::Markdown,
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let src = write_source(dir.path(), format, n);
+        let v = vault(dir.path());
+        let (written, secs) = import(&v, &src, format);
+        assert_eq!(written as usize, n, "{format:?}");
+        println!(
+            "{:<22} {:>10} {:>10.2} {:>14.0}",
+            format.label(),
+            written,
+            secs,
+            f64::from(written) / secs
+        );
+        // Again: every memory is a duplicate, nothing written.
+        let t = Instant::now();
+        let (again, _) = import(&v, &src, format);
+        assert_eq!(again, 0);
+        println!(
+            "{:<22} {:>10} {:>10.2} {:>14}",
+            "  same import again",
+            0,
+            t.elapsed().as_secs_f64(),
+            "(all duplicates)"
+        );
+    }
+    // Baseline: one create per memory.
+    let base_n = if smoke { 100 } else { 1_000 };
+    let dir = tempfile::tempdir().unwrap();
+    let v = vault(dir.path());
+    let t = Instant::now();
+    for i in 0..base_n {
+        v.create(
+            "personal",
+            &NewMemory {
+                path: Some(format!("f/{i}.md")),
+                name: format!("Fact {i}"),
+                description: "a fact".into(),
+                memory_type: MemoryType::User,
+                body: fact(i),
+            },
+            ChangeSource::Cli,
+        )
+        .unwrap();
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "{:<22} {:>10} {:>10.2} {:>14.0}   (baseline: one create per memory, first {base_n})",
+        "create one by one",
+        base_n,
+        secs,
+        base_n as f64 / secs
+    );
+}
