@@ -121,22 +121,17 @@ pub fn import(
     let t = follow(api, &updates, &started.id, json)?;
     match t.status {
         TaskStatus::Completed => emit(json, &t, print_done),
-        _ => {
-            if json {
-                println!("{}", serde_json::to_string_pretty(&t).unwrap_or_default());
-            }
-            Err(Error::new(
-                ErrorCode::Io,
-                format!(
-                    "the import {}: {} (see `mnemo task {}`)",
-                    t.status.as_str(),
-                    t.error
-                        .clone()
-                        .unwrap_or_else(|| t.reason.clone().unwrap_or_default()),
-                    t.id
-                ),
-            ))
-        }
+        _ => Err(Error::new(
+            ErrorCode::Io,
+            format!(
+                "the import {}: {} (see `mnemo task {}`)",
+                t.status.as_str(),
+                t.error
+                    .clone()
+                    .unwrap_or_else(|| t.reason.clone().unwrap_or_default()),
+                t.id
+            ),
+        )),
     }
 }
 

@@ -426,3 +426,86 @@ fn dream_forget_and_compaction_end_within_their_bounds() {
         "5 long turns in a 2,048-token window were never compacted"
     );
 }
+
+/// Issue 24: past conversations learnt from through the real server — one long enough to be
+/// cut into pieces of a third of a 4,096-token window. The import ends; what it says it wrote
+/// is on disk and in its one group; a finished import has every conversation in its cursor.
+#[test]
+fn a_conversation_import_ends_and_tells_the_truth_about_what_it_wrote() {
+    let Some(l) = llama(4096, true) else { return };
+    let e = Env::new(&l);
+    let long = "We talked about the garden: tomatoes, basil and three kinds of beans. ".repeat(90);
+    let convs = serde_json::json!([
+        {"uuid": "c1", "name": "Allergies", "chat_messages": [
+            {"sender": "human", "text": "Please remember that I am allergic to peanuts."},
+            {"sender": "assistant", "text": "Noted: you are allergic to peanuts."}]},
+        {"uuid": "c2", "name": "Garden", "chat_messages": [
+            {"sender": "human", "text": format!("My garden is in Porto. {long}")},
+            {"sender": "assistant", "text": "Sounds lovely."}]},
+        {"uuid": "c3", "name": "Work", "chat_messages": [
+            {"sender": "human", "text": "I work as a nurse on night shifts."},
+            {"sender": "assistant", "text": "Thank you for telling me."}]}
+    ]);
+    let src = e.dir.path().join("conversations.json");
+    std::fs::write(&src, convs.to_string()).unwrap();
+    let src = src.to_string_lossy().into_owned();
+    let p = e.json(&["import", &src, "--dry-run"]);
+    assert_eq!(p["conversations"]["conversations"], 3, "{p}");
+    assert!(
+        p["conversations"]["model_calls"].as_u64().unwrap() >= 8,
+        "the long one is cut: {p}"
+    );
+    let started = Instant::now();
+    let out = e.run(&["import", &src]);
+    let took = started.elapsed().as_secs_f64();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    eprintln!(
+        "real model: conversation import of 3 in {took:.1} s, exit {:?}: {}",
+        out.status.code(),
+        v["result"]["summary"]
+    );
+    if v["error"].is_object() {
+        // Stopped (a model error): said, never an overflow, and a rerun would go on.
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(
+            !message.contains(OVERFLOW) && message.contains("run the import again"),
+            "{v}"
+        );
+        return;
+    }
+    let t = v;
+    let summary = t["result"]["summary"].as_str().unwrap();
+    assert!(!summary.contains(OVERFLOW), "{summary}");
+    let files: Vec<String> = t["result"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_owned())
+        .collect();
+    let on_disk: Vec<String> = e.files().into_iter().map(|(p, _)| p).collect();
+    for f in &files {
+        assert!(
+            on_disk.contains(f),
+            "said it wrote {f}, which is not on disk: {on_disk:?}"
+        );
+    }
+    match t["result"]["group"].as_i64() {
+        Some(g) => {
+            let group = e.json(&["history", "--limit", "100"]);
+            assert!(
+                group.as_array().unwrap().iter().any(|c| c["group"] == g),
+                "its group holds its changes"
+            );
+        }
+        None => assert!(
+            files.is_empty() && summary.contains("nothing written"),
+            "{summary}"
+        ),
+    }
+    if t["status"] == "completed" {
+        assert!(
+            summary.starts_with("learnt from 3 of 3 conversations"),
+            "{summary}"
+        );
+    }
+}

@@ -35,7 +35,10 @@ fn write_source(dir: &Path, format: ImportFormat, n: usize) -> std::path::PathBu
     match format {
         ImportFormat::Mem0 => {
             let items: Vec<serde_json::Value> = (0..n)
-                .map(|i| serde_json::json!({"id": format!("m{i}"), "memory": fact(i), "categories": [["preferences", "work", "misc"][i % 3]], "created_at": "2025-01-02T03:04:05Z"}))
+                .map(|i| {
+                    let category = ["preferences", "work", "misc"][i % 3];
+                    serde_json::json!({"id": format!("m{i}"), "memory": fact(i), "categories": [category], "created_at": "2025-01-02T03:04:05Z"})
+                })
                 .collect();
             std::fs::write(
                 &p,

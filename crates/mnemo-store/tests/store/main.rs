@@ -11,6 +11,7 @@ mod bad_input;
 mod gitsync;
 mod gitsync_bad;
 mod gitsync_props;
+mod import;
 mod lock_processes;
 mod merge;
 mod private;

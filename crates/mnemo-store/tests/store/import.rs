@@ -1,0 +1,130 @@
+//! Applying an import is all or nothing (issue 24): a file that appears while it is written, or
+//! a cancel, takes back every file the import already wrote; nothing is left half-imported.
+
+use std::cell::Cell;
+
+use mnemo_core::{ChangeSource, ErrorCode, MemoryType};
+use mnemo_store::import::plan::PlannedFile;
+
+use super::{Fixture, topic};
+
+fn planned(n: usize) -> Vec<PlannedFile> {
+    (0..n)
+        .map(|i| PlannedFile {
+            workspace: None,
+            path: format!("imp-{i}.md"),
+            bytes: topic(
+                &format!("Imp {i}"),
+                "imported",
+                "user",
+                &format!("Fact {i} of the import"),
+            )
+            .into_bytes(),
+            memories: 1,
+            memory_type: Some(MemoryType::User),
+        })
+        .collect()
+}
+
+fn listing(f: &Fixture) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(f.personal())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.') && n != "MEMORY.md")
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_file_appearing_midway_or_a_cancel_takes_the_whole_import_back() {
+    let f = Fixture::new();
+    f.write("keep.md", topic("Keep", "kept", "user", "Kept as it is"));
+    f.vault.sync_all().unwrap();
+    let before = listing(&f);
+    let files = planned(5);
+    // Another program writes the fourth file's path with other bytes while the import runs.
+    let written = Cell::new(0);
+    let e = f
+        .vault
+        .apply_import(
+            "personal",
+            &files,
+            ChangeSource::Cli,
+            "test",
+            None,
+            |done, _| {
+                written.set(done);
+                if done == 3 {
+                    f.write(
+                        "imp-3.md",
+                        topic("Other", "someone else's", "user", "Not ours"),
+                    );
+                }
+            },
+            || false,
+        )
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Conflict, "{}", e.message);
+    assert_eq!(written.get(), 3);
+    let mut expect = before.clone();
+    expect.push("imp-3.md".into());
+    expect.sort();
+    assert_eq!(
+        listing(&f),
+        expect,
+        "the three written are taken back; the other program's file stays"
+    );
+    std::fs::remove_file(f.personal().join("imp-3.md")).unwrap();
+    // Cancelled after two files: none kept.
+    let calls = Cell::new(0);
+    let e = f
+        .vault
+        .apply_import(
+            "personal",
+            &files,
+            ChangeSource::Cli,
+            "test",
+            None,
+            |_, _| {},
+            || {
+                calls.set(calls.get() + 1);
+                calls.get() > 2
+            },
+        )
+        .unwrap_err();
+    assert!(e.message.contains("cancelled"), "{}", e.message);
+    assert_eq!(listing(&f), before);
+    // Uninterrupted: all five, in one group, and the same import again writes nothing.
+    let w = f
+        .vault
+        .apply_import(
+            "personal",
+            &files,
+            ChangeSource::Cli,
+            "test",
+            None,
+            |_, _| {},
+            || false,
+        )
+        .unwrap();
+    assert_eq!((w.len(), w[0].files.len(), w[0].memories), (1, 5, 5));
+    assert_eq!(f.vault.group(w[0].group).unwrap().changes.len(), 5);
+    let again = f
+        .vault
+        .apply_import(
+            "personal",
+            &files,
+            ChangeSource::Cli,
+            "test",
+            None,
+            |_, _| {},
+            || false,
+        )
+        .unwrap();
+    assert!(
+        again.is_empty(),
+        "the same bytes already there: nothing written, no group left"
+    );
+}
