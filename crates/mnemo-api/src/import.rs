@@ -126,9 +126,11 @@ impl Api {
                 let out = api.vault.apply_import(
                     &target,
                     &planned.files,
-                    api.person,
-                    &label,
-                    Some(&task.id),
+                    mnemo_store::vault::ImportBy {
+                        source: api.person,
+                        label: &label,
+                        task: Some(&task.id),
+                    },
                     progress,
                     stop,
                 );
@@ -226,7 +228,7 @@ impl Api {
         workspace: Option<&str>,
         options: &ImportOptions,
     ) -> Result<ImportPlan> {
-        let target = self.vault.workspace(workspace.unwrap_or(PERSONAL))?;
+        let target = self.vault.workspace(workspace.unwrap_or(PERSONAL))?.id;
         let mut plan = match format {
             ImportFormat::MnemoExport => {
                 let (files, preview) = export::read_zip(path)?;
@@ -241,13 +243,12 @@ impl Api {
                 }
                 let single = ids.len() <= 1;
                 let vault = Arc::clone(&self.vault);
-                let target_id = target.id.clone();
                 export::plan_restore(
                     files,
                     preview,
                     |w| {
                         if single {
-                            Ok(target_id.clone())
+                            Ok(target.clone())
                         } else if vault.workspace(w).is_ok() {
                             Ok(w.to_owned())
                         } else {
@@ -261,21 +262,21 @@ impl Api {
             }
             ImportFormat::Markdown => {
                 let notes = memories::notes(path)?;
-                let existing = self.vault.import_existing(&target.id)?;
+                let existing = self.vault.import_existing(&target)?;
                 let folder = file_name(path);
                 import::plan::plan_notes(notes, &folder, options, &existing)
             }
             _ => {
-                let existing = self.vault.import_existing(&target.id)?;
+                let existing = self.vault.import_existing(&target)?;
                 let mut planner = FactPlanner::new(format, options, &existing, chrono::Utc::now());
                 memories::for_each(path, format, |c| {
-                    planner.add(c);
+                    planner.add(&c);
                     Ok(())
                 })?;
                 planner.finish()
             }
         };
-        plan.preview.workspace = target.id;
+        plan.preview.workspace = target;
         plan.preview.source = path.display().to_string();
         Ok(plan)
     }

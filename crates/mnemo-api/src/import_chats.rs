@@ -118,7 +118,7 @@ impl Api {
         let mut p = ImportPreview {
             format: Some(format),
             format_label: format.label().to_owned(),
-            workspace: ws.id.clone(),
+            workspace: ws.id,
             ..ImportPreview::default()
         };
         let mut est = ConversationEstimate {
@@ -172,7 +172,7 @@ impl Api {
         }
         // Read through first: a damaged source fails here, before anything is queued.
         let preview = self.conversations_preview(path, format, workspace, options)?;
-        let est = preview.conversations.clone().unwrap_or_default();
+        let est = preview.conversations.unwrap_or_default();
         let ws = self.import_workspace(workspace)?;
         let rt = self.model.runtime.get()?;
         let (mut task, token) = self.tasks.create(TaskKind::Import, &ws.id, None);

@@ -171,7 +171,7 @@ fn a_stale_preview_is_refused_and_every_format_imports() {
     let p = preview(&api, &src);
     write(d.path(), "m.json", mem0(4).to_string().as_bytes());
     let e = api
-        .import_start(src.clone(), None, None, Some(p.plan))
+        .import_start(src, None, None, Some(p.plan))
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::Conflict, "{}", e.message);
 

@@ -117,7 +117,7 @@ pub fn import(
     }
     // Subscribed before the start: every phase is seen, however fast they come.
     let updates = api.subscribe_tasks();
-    let started = api.import_start(source, ws, Some(options), Some(preview.plan.clone()))?;
+    let started = api.import_start(source, ws, Some(options), Some(preview.plan))?;
     let t = follow(api, &updates, &started.id, json)?;
     match t.status {
         TaskStatus::Completed => emit(json, &t, print_done),

@@ -93,7 +93,7 @@ fn import(v: &Vault, src: &Path, format: ImportFormat) -> (u32, f64) {
     } else {
         let mut p = FactPlanner::new(format, &opts, &existing, chrono::Utc::now());
         memories::for_each(src, format, |c| {
-            p.add(c);
+            p.add(&c);
             Ok(())
         })
         .unwrap();
@@ -103,9 +103,11 @@ fn import(v: &Vault, src: &Path, format: ImportFormat) -> (u32, f64) {
         .apply_import(
             "personal",
             &plan.files,
-            ChangeSource::Cli,
-            "bench",
-            None,
+            mnemo_store::vault::ImportBy {
+                source: ChangeSource::Cli,
+                label: "bench",
+                task: None,
+            },
             |_, _| {},
             || false,
         )

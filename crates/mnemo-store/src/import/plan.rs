@@ -227,7 +227,7 @@ impl<'a> FactPlanner<'a> {
     }
 
     /// Take one candidate: planned, or skipped with its reason.
-    pub fn add(&mut self, c: Candidate) {
+    pub fn add(&mut self, c: &Candidate) {
         self.preview.items += 1;
         let item = c.item.clone();
         let mut lines: Vec<String> = c
@@ -305,7 +305,7 @@ impl<'a> FactPlanner<'a> {
         let day = match c.created.as_deref().map(|d| day_of(d, self.now)) {
             Some(Ok(d)) => Some(d),
             Some(Err(why)) => {
-                self.preview.skip(SkipKind::Note, item.clone(), why);
+                self.preview.skip(SkipKind::Note, item, why);
                 None
             }
             None => None,
@@ -591,17 +591,17 @@ mod tests {
         let opts = ImportOptions::default();
         let now = Utc::now();
         let mut p = FactPlanner::new(ImportFormat::Mem0, &opts, &existing, now);
-        p.add(cand(1, "likes green tea"));
-        p.add(cand(2, "Lives in Lisbon"));
-        p.add(cand(3, "lives in  lisbon"));
-        p.add(cand(4, "api_key = sk-abcdefghijklmnopqrstuvwxyz123456"));
-        p.add(cand(5, "   "));
-        p.add(Candidate {
+        p.add(&cand(1, "likes green tea"));
+        p.add(&cand(2, "Lives in Lisbon"));
+        p.add(&cand(3, "lives in  lisbon"));
+        p.add(&cand(4, "api_key = sk-abcdefghijklmnopqrstuvwxyz123456"));
+        p.add(&cand(5, "   "));
+        p.add(&Candidate {
             created: Some("2999-01-01".into()),
             type_raw: Some("project".into()),
             ..cand(6, "Ships v2 in March")
         });
-        p.add(cand(2, "Another with the same id"));
+        p.add(&cand(2, "Another with the same id"));
         let plan = p.finish();
         let pv = &plan.preview;
         assert_eq!(

@@ -26,6 +26,17 @@ pub struct ImportWritten {
     pub memories: u32,
 }
 
+/// Who an import's writes are journaled as, and under what label and task.
+#[derive(Debug, Clone, Copy)]
+pub struct ImportBy<'a> {
+    /// The person's source (`user` in the app, `cli` at the command line).
+    pub source: ChangeSource,
+    /// The change group's label.
+    pub label: &'a str,
+    /// The task it runs as.
+    pub task: Option<&'a str>,
+}
+
 impl Vault {
     /// Every document of a workspace (MEMORY.md aside) as an import compares against it, and
     /// the summaries forgotten there.
@@ -55,12 +66,15 @@ impl Vault {
         &self,
         default_workspace: &str,
         files: &[PlannedFile],
-        source: ChangeSource,
-        label: &str,
-        task: Option<&str>,
+        by: ImportBy<'_>,
         mut progress: impl FnMut(usize, usize),
         stop: impl Fn() -> bool,
     ) -> Result<Vec<ImportWritten>> {
+        let ImportBy {
+            source,
+            label,
+            task,
+        } = by;
         let mut by_ws: BTreeMap<&str, Vec<&PlannedFile>> = BTreeMap::new();
         for f in files {
             by_ws

@@ -51,9 +51,11 @@ fn a_file_appearing_midway_or_a_cancel_takes_the_whole_import_back() {
         .apply_import(
             "personal",
             &files,
-            ChangeSource::Cli,
-            "test",
-            None,
+            mnemo_store::vault::ImportBy {
+                source: ChangeSource::Cli,
+                label: "test",
+                task: None,
+            },
             |done, _| {
                 written.set(done);
                 if done == 3 {
@@ -84,9 +86,11 @@ fn a_file_appearing_midway_or_a_cancel_takes_the_whole_import_back() {
         .apply_import(
             "personal",
             &files,
-            ChangeSource::Cli,
-            "test",
-            None,
+            mnemo_store::vault::ImportBy {
+                source: ChangeSource::Cli,
+                label: "test",
+                task: None,
+            },
             |_, _| {},
             || {
                 calls.set(calls.get() + 1);
@@ -102,9 +106,11 @@ fn a_file_appearing_midway_or_a_cancel_takes_the_whole_import_back() {
         .apply_import(
             "personal",
             &files,
-            ChangeSource::Cli,
-            "test",
-            None,
+            mnemo_store::vault::ImportBy {
+                source: ChangeSource::Cli,
+                label: "test",
+                task: None,
+            },
             |_, _| {},
             || false,
         )
@@ -116,9 +122,11 @@ fn a_file_appearing_midway_or_a_cancel_takes_the_whole_import_back() {
         .apply_import(
             "personal",
             &files,
-            ChangeSource::Cli,
-            "test",
-            None,
+            mnemo_store::vault::ImportBy {
+                source: ChangeSource::Cli,
+                label: "test",
+                task: None,
+            },
             |_, _| {},
             || false,
         )
