@@ -264,7 +264,7 @@ impl Api {
                 let notes = memories::notes(path)?;
                 let existing = self.vault.import_existing(&target)?;
                 let folder = file_name(path);
-                import::plan::plan_notes(notes, &folder, options, &existing)
+                import::notes::plan_notes(notes, &folder, options, &existing)
             }
             _ => {
                 let existing = self.vault.import_existing(&target)?;

@@ -13,7 +13,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use mnemo_core::{ChangeSource, MemoryType};
-use mnemo_store::import::plan::{FactPlanner, plan_notes};
+use mnemo_store::import::notes::plan_notes;
+use mnemo_store::import::plan::FactPlanner;
 use mnemo_store::import::{ImportFormat, ImportOptions, memories};
 use mnemo_store::{Home, NewMemory, Vault};
 

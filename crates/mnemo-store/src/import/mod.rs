@@ -13,6 +13,7 @@ pub mod conversations;
 pub mod cursor;
 pub mod detect;
 pub mod memories;
+pub mod notes;
 pub mod plan;
 pub mod stream;
 

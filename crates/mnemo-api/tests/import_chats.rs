@@ -1,0 +1,167 @@
+//! Learning from past conversations (issue 24) through the API with the fake model: the
+//! estimate, a budget that stops the run before a conversation would pass it, a cancel midway,
+//! and the next run finishing in the same change group without resending finished
+//! conversations.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mnemo_api::Api;
+use mnemo_api::reexports::ImportOptions;
+use mnemo_core::TaskStatus;
+use serde_json::{Value, json};
+
+use common::api;
+
+fn root(api: &Api, ws: &str) -> PathBuf {
+    api.home_dir().join("workspaces").join(ws).join("memory")
+}
+
+fn memory_text(dir: &Path) -> String {
+    let mut out = BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.file_type().unwrap().is_dir() {
+            out.insert(e.path(), memory_text(&e.path()));
+        } else {
+            out.insert(
+                e.path(),
+                String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned(),
+            );
+        }
+    }
+    out.into_values().collect()
+}
+
+/// Claude.ai conversations, each with one fact.
+fn claude_ai(n: usize) -> Value {
+    Value::Array(
+        (1..=n)
+            .map(|k| {
+                json!({"uuid": format!("c{k}"), "name": format!("Chat {k}"), "chat_messages": [
+                {"sender": "human", "text": format!("The user's locker number is {k}")},
+                {"sender": "assistant", "text": "Noted."}]})
+            })
+            .collect(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conversation_import_stops_at_its_budget_or_when_cancelled_and_goes_on_later() {
+    use mnemo_testkit::{FakeModel, Reply};
+    let (d, api) = api();
+    let fake = FakeModel::start().await;
+    common::configure(&api, &fake).await;
+    fake.set_fallback(Reply::Delay(
+        Duration::from_millis(100),
+        Box::new(Reply::SaveFirstUserLine),
+    ));
+    let src = d.path().join("conversations.json");
+    std::fs::write(&src, claude_ai(6).to_string()).unwrap();
+    let src = src.to_string_lossy().into_owned();
+    let a = api.clone();
+    let s2 = src.clone();
+    let p = common::blocking(move || a.import_preview(s2, None, None).unwrap()).await;
+    let est = p.conversations.unwrap();
+    assert_eq!((est.conversations, est.model_calls), (6, 12));
+    assert!(est.model_ready);
+    // A budget for about two conversations: it stops before the third, saying why.
+    let per = est.tokens / 6;
+    let opts = ImportOptions {
+        budget_tokens: Some(per * 2 + per / 2),
+        ..ImportOptions::default()
+    };
+    let (a, s2) = (api.clone(), src.clone());
+    let t = common::blocking(move || {
+        let t = a.import_start(s2, None, Some(opts), None).unwrap();
+        a.wait_task(&t.id, Duration::from_secs(60)).unwrap()
+    })
+    .await;
+    assert_eq!(
+        (t.status, t.reason.as_deref()),
+        (TaskStatus::Failed, Some("budget")),
+        "{t:?}"
+    );
+    let summary = t.result.as_ref().unwrap().summary.clone();
+    assert!(
+        summary.starts_with("stopped at the budget after 2 conversations"),
+        "{summary}"
+    );
+    let group = t.result.unwrap().group.unwrap();
+    // Cancelled while learning: it stops; what it finished stays.
+    let (a, s2) = (api.clone(), src.clone());
+    let opts = ImportOptions {
+        budget_tokens: Some(est.tokens * 2),
+        ..ImportOptions::default()
+    };
+    let t = common::blocking(move || {
+        let t = a.import_start(s2, None, Some(opts), None).unwrap();
+        let started = std::time::Instant::now();
+        loop {
+            let now = a.task(t.id.clone()).unwrap();
+            if now.phase.as_deref() == Some("Conversation 4 / 6") || now.status.is_finished() {
+                break;
+            }
+            assert!(started.elapsed() < Duration::from_secs(30));
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        a.task_cancel(t.id.clone()).unwrap();
+        a.wait_task(&t.id, Duration::from_secs(60)).unwrap()
+    })
+    .await;
+    assert_eq!(
+        (t.status, t.reason.as_deref()),
+        (TaskStatus::Failed, Some("cancelled")),
+        "{t:?}"
+    );
+    // The rest, with a budget of its own; everything in the one group.
+    let (a, s2) = (api.clone(), src.clone());
+    let t = common::blocking(move || {
+        let t = a.import_start(s2, None, None, None).unwrap();
+        a.wait_task(&t.id, Duration::from_secs(60)).unwrap()
+    })
+    .await;
+    assert_eq!(t.status, TaskStatus::Completed, "{t:?}");
+    assert_eq!(
+        t.result.unwrap().group,
+        Some(group),
+        "one group across the three runs"
+    );
+    let all = memory_text(&root(&api, "personal"));
+    for k in 1..=6 {
+        assert_eq!(
+            all.matches(&format!("locker number is {k}\n")).count(),
+            1,
+            "{k}"
+        );
+    }
+    let sent: Vec<String> = fake
+        .requests()
+        .iter()
+        .filter_map(|r| {
+            r["messages"]
+                .as_array()?
+                .iter()
+                .find(|m| m["role"] == "user")?["content"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .collect();
+    // A finished conversation is sent once (a write, then the answer: two requests); only the
+    // one the cancel interrupted is sent again.
+    let counts: Vec<usize> = (1..=6)
+        .map(|k| {
+            sent.iter()
+                .filter(|s| s.contains(&format!("locker number is {k}\n")))
+                .count()
+        })
+        .collect();
+    assert!(counts.iter().all(|n| (2..=3).contains(n)), "{counts:?}");
+    assert!(
+        counts.iter().filter(|n| **n == 3).count() <= 1,
+        "{counts:?}"
+    );
+}

@@ -1,0 +1,236 @@
+//! Planning a folder of markdown notes (basic-memory, Obsidian): each note one topic file.
+
+use std::collections::{HashMap, HashSet};
+
+use mnemo_core::MemoryType;
+
+use super::memories::{MAX_NOTE, Note};
+use super::plan::{Existing, ImportPlan, PlannedFile, slug};
+use super::{ImportFormat, ImportOptions, ImportPreview, SkipKind};
+use crate::format::TopicFile;
+use crate::{doc, fsutil, secrets};
+
+/// Frontmatter fields of a note as plain strings (`title`, `type`, `description`…), when it
+/// has a readable YAML block.
+fn note_fields(text: &str) -> HashMap<String, String> {
+    let rest = text.trim_start_matches('\u{feff}');
+    let Some(after) = rest
+        .strip_prefix("---\n")
+        .or_else(|| rest.strip_prefix("---\r\n"))
+    else {
+        return HashMap::new();
+    };
+    let Some(end) = after.find("\n---") else {
+        return HashMap::new();
+    };
+    let Ok(serde_yaml_ng::Value::Mapping(m)) = serde_yaml_ng::from_str(&after[..end]) else {
+        return HashMap::new();
+    };
+    m.into_iter()
+        .filter_map(|(k, v)| {
+            let k = k.as_str()?.to_lowercase();
+            let v = match v {
+                serde_yaml_ng::Value::String(s) => s,
+                serde_yaml_ng::Value::Number(n) => n.to_string(),
+                serde_yaml_ng::Value::Bool(b) => b.to_string(),
+                _ => return None,
+            };
+            Some((k, v))
+        })
+        .collect()
+}
+
+/// The first line of prose of a body (no heading, no list dash), cut to 150 characters.
+fn first_prose(body: &str) -> Option<String> {
+    body.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("---"))
+        .map(|l| l.trim_start_matches("- ").chars().take(150).collect())
+}
+
+/// Plan a folder of notes: each note one topic file under `<folder>/`, its frontmatter mapped
+/// (`title` → name; `description` / `summary` / the first line of prose → description; a
+/// valid `type`, else the folder's chosen type, else the default) and every other key kept.
+#[must_use]
+pub fn plan_notes(
+    notes: Vec<Note>,
+    folder: &str,
+    options: &ImportOptions,
+    existing: &Existing,
+) -> ImportPlan {
+    let mut plan = ImportPlan {
+        preview: ImportPreview {
+            format: Some(ImportFormat::Markdown),
+            format_label: ImportFormat::Markdown.label().to_owned(),
+            ..ImportPreview::default()
+        },
+        ..ImportPlan::default()
+    };
+    let prefix = match slug(folder) {
+        s if s.is_empty() => "notes".to_owned(),
+        s => s,
+    };
+    let mut taken: HashSet<String> = existing.files.keys().cloned().collect();
+    let mut seen: HashSet<String> = HashSet::new();
+    for note in notes {
+        plan.preview.items += 1;
+        let item = note.rel.clone();
+        if note.bytes.len() as u64 > MAX_NOTE {
+            plan.preview.skip(
+                SkipKind::Other,
+                item,
+                "it is larger than 1 MiB: split it first",
+            );
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(&note.bytes) else {
+            plan.preview
+                .skip(SkipKind::Other, item, "it is not UTF-8 text");
+            continue;
+        };
+        let held = secrets::held(text);
+        if held.is_some() || secrets::name_holds_secret(&note.rel) {
+            let what = held.unwrap_or_else(|| "its name".to_owned());
+            plan.preview.skip(
+                SkipKind::Secret,
+                item,
+                format!("it holds a secret ({what}): remove it from the note and import again"),
+            );
+            continue;
+        }
+        let mut file = TopicFile::parse(text);
+        let rel_type = options.type_for(&note.rel);
+        if file.check().is_err() {
+            let fields = note_fields(text);
+            let stem = note
+                .rel
+                .rsplit('/')
+                .next()
+                .unwrap_or(&note.rel)
+                .trim_end_matches(".md")
+                .to_owned();
+            let name = fields
+                .get("title")
+                .or_else(|| fields.get("name"))
+                .cloned()
+                .unwrap_or(stem);
+            let body_prose = first_prose(file.body());
+            let description = fields
+                .get("description")
+                .or_else(|| fields.get("summary"))
+                .cloned()
+                .or(body_prose)
+                .unwrap_or_else(|| name.clone());
+            let t = fields
+                .get("type")
+                .and_then(|t| t.parse::<MemoryType>().ok())
+                .unwrap_or(rel_type);
+            let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+            let mapped = file
+                .set_field("name", &flat(&name))
+                .and_then(|()| file.set_field("description", &flat(&description)))
+                .and_then(|()| file.set_field("type", t.as_str()));
+            if file.body().trim().is_empty() {
+                plan.preview
+                    .skip(SkipKind::Other, item, "the note is empty");
+                continue;
+            }
+            if let Err(e) = mapped.and_then(|()| file.check()) {
+                plan.preview.skip(
+                    SkipKind::Other,
+                    item,
+                    format!("its frontmatter could not be mapped: {}", e.message),
+                );
+                continue;
+            }
+        }
+        let bytes = file.render().into_bytes();
+        let h = fsutil::hash(&bytes);
+        if existing.hashes.contains(&h) || !seen.insert(h) {
+            plan.preview
+                .skip(SkipKind::Duplicate, item, "the same note is already there");
+            continue;
+        }
+        let base = format!("{prefix}/{}", note.rel.trim_end_matches(".md"));
+        let mut n = 1;
+        let path = loop {
+            let p = if n == 1 {
+                format!("{base}.md")
+            } else {
+                format!("{base}-{n}.md")
+            };
+            if !taken.contains(&p) {
+                break p;
+            }
+            n += 1;
+        };
+        if doc::doc_kind(&path) != Some(doc::DocKind::Topic) {
+            plan.preview.skip(
+                SkipKind::Other,
+                item,
+                "its name is not one Mnemo can store as a memory",
+            );
+            continue;
+        }
+        taken.insert(path.clone());
+        plan.files.push(PlannedFile {
+            workspace: None,
+            path,
+            bytes,
+            memories: 1,
+            memory_type: file.memory_type(),
+        });
+    }
+    plan.finish();
+    plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_keep_their_keys_and_take_a_type() {
+        let notes = vec![
+            Note {
+                rel: "work/a.md".into(),
+                bytes: b"---\ntitle: Deploys\ntags: [ops]\n---\nWe deploy on Fridays.\n".to_vec(),
+            },
+            Note {
+                rel: "b.md".into(),
+                bytes: b"# Heading\n\nPlain note text.\n".to_vec(),
+            },
+            Note {
+                rel: "c.md".into(),
+                bytes: b"token: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n".to_vec(),
+            },
+            Note {
+                rel: "d.md".into(),
+                bytes: vec![0xff, 0xfe],
+            },
+        ];
+        let opts = ImportOptions {
+            folder_types: vec![super::super::FolderType {
+                folder: "work".into(),
+                memory_type: MemoryType::Project,
+            }],
+            ..ImportOptions::default()
+        };
+        let plan = plan_notes(notes, "My Vault", &opts, &Existing::default());
+        assert_eq!(plan.files.len(), 2);
+        let a = String::from_utf8(plan.files[1].bytes.clone()).unwrap();
+        assert_eq!(plan.files[1].path, "my-vault/b.md");
+        assert!(
+            a.contains("name: b")
+                && a.contains("description: Plain note text.")
+                && a.contains("type: user"),
+            "{a}"
+        );
+        let w = String::from_utf8(plan.files[0].bytes.clone()).unwrap();
+        assert!(
+            w.contains("tags: [ops]") && w.contains("name: Deploys") && w.contains("type: project"),
+            "{w}"
+        );
+        assert_eq!((plan.preview.secrets, plan.preview.skipped), (1, 1));
+    }
+}
