@@ -114,7 +114,17 @@ impl Api {
         let cur = cursor::load(&ws, path)?;
         let done: HashSet<&str> = cur.done.iter().map(String::as_str).collect();
         let client = self.model.client();
-        let max = piece_tokens(client.settings().context_window);
+        // The window the run will use: the server's own where it says (asked once per process).
+        let window = if client.settings().is_configured() {
+            let c = Arc::clone(&client);
+            self.model
+                .runtime
+                .block_on(async move { c.context_window(&CancellationToken::new()).await })
+                .unwrap_or(client.settings().context_window)
+        } else {
+            client.settings().context_window
+        };
+        let max = piece_tokens(window);
         let mut p = ImportPreview {
             format: Some(format),
             format_label: format.label().to_owned(),
@@ -208,6 +218,21 @@ struct Job {
     budget: u64,
 }
 
+/// What a run did.
+struct Outcome {
+    end: End,
+    learnt: u32,
+    files: Vec<String>,
+    group: Option<i64>,
+    /// Conversations the model could not finish (name, why): not marked done, so the next
+    /// run tries them again.
+    failed: Vec<(String, String)>,
+}
+
+/// Conversations failing one after another before the run stops (the model is down, or cannot
+/// do the job).
+const FAILURES_IN_A_ROW: usize = 3;
+
 /// How a run ended.
 enum End {
     Finished,
@@ -220,9 +245,21 @@ impl Job {
     async fn run(self, mut task: TaskInfo, token: CancellationToken) {
         task.set_status(TaskStatus::Running);
         self.tasks.save(&task);
-        let (end, learnt, files, group) = match self.learn(&mut task, &token).await {
+        let Outcome {
+            end,
+            learnt,
+            files,
+            group,
+            failed,
+        } = match self.learn(&mut task, &token).await {
             Ok(r) => r,
-            Err(e) => (End::Failed(e.message), 0, Vec::new(), None),
+            Err(e) => Outcome {
+                end: End::Failed(e.message),
+                learnt: 0,
+                files: Vec::new(),
+                group: None,
+                failed: Vec::new(),
+            },
         };
         let total = thousands(u64::from(self.total));
         let wrote = if files.is_empty() {
@@ -231,11 +268,22 @@ impl Job {
             format!("wrote {} memory files", files.len())
         };
         let (status, reason, summary) = match &end {
-            End::Finished => (
+            End::Finished if failed.is_empty() => (
                 TaskStatus::Completed,
                 None,
                 format!("learnt from {learnt} of {total} conversations: {wrote}"),
             ),
+            End::Finished => {
+                let (name, why) = &failed[failed.len() - 1];
+                (
+                    TaskStatus::Failed,
+                    Some("error"),
+                    format!(
+                        "learnt from {learnt} of {total} conversations; {} could not be learnt from (\"{name}\": {why}): {wrote}; run the import again to try them again",
+                        failed.len()
+                    ),
+                )
+            }
             End::Budget(spent) => (
                 TaskStatus::Failed,
                 Some("budget"),
@@ -296,11 +344,7 @@ impl Job {
         Ok(g)
     }
 
-    async fn learn(
-        &self,
-        task: &mut TaskInfo,
-        token: &CancellationToken,
-    ) -> Result<(End, u32, Vec<String>, Option<i64>)> {
+    async fn learn(&self, task: &mut TaskInfo, token: &CancellationToken) -> Result<Outcome> {
         // One run of a source at a time (another process's waits, then skips what it did).
         let lock_path = cursor::path(&self.ws, &self.path).with_extension("lock");
         if let Some(dir) = lock_path.parent() {
@@ -334,6 +378,8 @@ impl Job {
             .map_err(|e| Error::io("starting the import", &e))?;
         let (mut index, mut learnt) = (0u32, 0u32);
         let mut files: Vec<String> = Vec::new();
+        let mut failures: Vec<(String, String)> = Vec::new();
+        let mut in_a_row = 0usize;
         let end = loop {
             let Some(next) = rx.recv().await else {
                 break End::Finished;
@@ -400,12 +446,22 @@ impl Job {
             }
             if let Some(why) = failed {
                 cursor::save(&self.ws, &self.path, &cur)?;
-                break if token.is_cancelled() {
-                    End::Cancelled
-                } else {
-                    End::Failed(why)
-                };
+                if token.is_cancelled() {
+                    break End::Cancelled;
+                }
+                // Not marked done: the next run tries it again. This run goes on, unless the
+                // model keeps failing.
+                tracing::warn!(conversation = %c.id, "import: a conversation could not be learnt from: {why}");
+                failures.push((c.name(), why.clone()));
+                in_a_row += 1;
+                if in_a_row >= FAILURES_IN_A_ROW {
+                    break End::Failed(format!(
+                        "the model failed on {FAILURES_IN_A_ROW} conversations in a row: {why}"
+                    ));
+                }
+                continue;
             }
+            in_a_row = 0;
             // Finished: never read again, by this run or the next.
             cur.done.push(c.id);
             cursor::save(&self.ws, &self.path, &cur)?;
@@ -419,6 +475,12 @@ impl Job {
         } else {
             Some(group)
         };
-        Ok((end, learnt, files, kept))
+        Ok(Outcome {
+            end,
+            learnt,
+            files,
+            group: kept,
+            failed: failures,
+        })
     }
 }

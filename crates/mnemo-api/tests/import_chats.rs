@@ -165,3 +165,85 @@ async fn a_conversation_import_stops_at_its_budget_or_when_cancelled_and_goes_on
         "{counts:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conversation_the_model_fails_on_is_tried_again_next_time_and_three_in_a_row_stop_the_run()
+ {
+    use mnemo_testkit::{FakeModel, Reply};
+    let (d, api) = api();
+    let fake = FakeModel::start().await;
+    common::configure(&api, &fake).await;
+    fake.set_fallback(Reply::SaveFirstUserLine);
+    let src = d.path().join("conversations.json");
+    std::fs::write(&src, claude_ai(5).to_string()).unwrap();
+    let src = src.to_string_lossy().into_owned();
+    let run = |api: &Api| {
+        let (a, s2) = (api.clone(), src.clone());
+        common::blocking(move || {
+            let t = a.import_start(s2, None, None, None).unwrap();
+            a.wait_task(&t.id, Duration::from_secs(60)).unwrap()
+        })
+    };
+    // The first conversation's answer is unusable: it is passed over, the rest learnt.
+    fake.push(Reply::Raw(200, r#"{"choices": []}"#.into()));
+    let t = run(&api).await;
+    assert_eq!(
+        (t.status, t.reason.as_deref()),
+        (TaskStatus::Failed, Some("error")),
+        "{t:?}"
+    );
+    let summary = t.result.unwrap().summary;
+    assert!(
+        summary.starts_with(
+            "learnt from 4 of 5 conversations; 1 could not be learnt from (\"Chat 1\""
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.ends_with("run the import again to try them again"),
+        "{summary}"
+    );
+    // Again: only that one.
+    let t = run(&api).await;
+    assert_eq!(t.status, TaskStatus::Completed, "{t:?}");
+    assert!(
+        t.result
+            .unwrap()
+            .summary
+            .starts_with("learnt from 1 of 5 conversations")
+    );
+    assert_eq!(
+        memory_text(&root(&api, "personal"))
+            .matches("locker number is ")
+            .count(),
+        5
+    );
+
+    // A model failing every time: the run stops after three in a row, none marked done.
+    let src2 = d.path().join("more.json");
+    let more: Vec<Value> = (1..=5)
+        .map(|k| json!({"uuid": format!("m{k}"), "name": format!("More {k}"), "chat_messages": [{"sender": "human", "text": format!("The user's desk number is {k}")}]}))
+        .collect();
+    std::fs::write(&src2, Value::Array(more).to_string()).unwrap();
+    fake.set_fallback(Reply::Raw(200, r#"{"choices": []}"#.into()));
+    let (a, s2) = (api.clone(), src2.to_string_lossy().into_owned());
+    let t = common::blocking(move || {
+        let t = a.import_start(s2, None, None, None).unwrap();
+        a.wait_task(&t.id, Duration::from_secs(60)).unwrap()
+    })
+    .await;
+    assert_eq!(
+        (t.status, t.reason.as_deref()),
+        (TaskStatus::Failed, Some("error")),
+        "{t:?}"
+    );
+    let summary = t.result.unwrap().summary;
+    assert!(
+        summary.contains("the model failed on 3 conversations in a row"),
+        "{summary}"
+    );
+    let a = api.clone();
+    let s2 = src2.to_string_lossy().into_owned();
+    let p = common::blocking(move || a.import_preview(s2, None, None).unwrap()).await;
+    assert_eq!(p.conversations.unwrap().done_before, 0);
+}
