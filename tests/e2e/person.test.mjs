@@ -7,7 +7,9 @@
 // the settings show it — synced with a bare repository that a second home (the CLI) edited too, so
 // a conflict waits — in view-status-sync-* and settings-sync-*. Issue 23's curation: a fact
 // replaced twice from the detail pane (the `Superseded:` lines on disk, the chain shot in
-// view-facts-chain-*), then the memory archived and restored.
+// view-facts-chain-*), then the memory archived and restored. Issue 24: a mem0 export imported
+// through Import… (its preview shot in view-import-preview-*), undone, then the workspace
+// exported to a zip.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -251,6 +253,9 @@ test("every dialog works by keyboard alone: opened with Enter, Tab kept inside, 
     { name: "Delete (confirm)", opener: page.getByTestId("delete-button"), dialog: page.getByRole("dialog") },
     { name: "Dream report", opener: page.getByTestId("dream-button"), dialog: page.getByTestId("dream-dialog") },
     { name: "Model settings", opener: page.getByTestId("chat-settings-button"), dialog: page.getByTestId("model-settings") },
+    { name: "Import…", opener: page.getByTestId("import-button"), dialog: page.getByTestId("import-dialog") },
+    { name: "Export…", opener: page.getByTestId("export-button"), dialog: page.getByTestId("export-dialog") },
+    { name: "Copy / Move…", opener: page.getByTestId("copy-button"), dialog: page.getByTestId("copy-dialog") },
   ];
   for (const d of dialogs) {
     await d.opener.focus();
@@ -648,6 +653,194 @@ test("a person replaces a fact twice and archives the memory (issue 23): the Sup
     await waitFor(() => !/^archived:/m.test(readFileSync(file("home.md"), "utf8")), "archived: gone from disk");
     await row.getByTestId("archived-mark").waitFor({ state: "detached", timeout: 20000 });
     assert.equal(await page.getByTestId("archive-button").innerText(), "Archive");
+  } finally {
+    if (chatWasOpen && (await page.getByTestId("chat-input").count()) === 0) await page.getByTestId("chat-toggle").click();
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1440, height: 900 });
+  }
+});
+
+test("a person imports a mem0 export (issue 24): the preview's counts, shot at 1,000 px light and dark with axe; imported, listed, undone; then the workspace exported", async () => {
+  // A mem0 export in a folder with a Chinese name: five memories (one Chinese), a duplicate and a
+  // secret (built here, so no token sits in the repository).
+  const token = ["ghp", "0123456789abcdefghij" + "ABCDEFGHIJ012345"].join("_");
+  const folder = join(fixture.dir, "导入");
+  mkdirSync(folder, { recursive: true });
+  const source = join(folder, "mem0.json");
+  const memories = [
+    { id: "m1", memory: "Prefers dark mode in every editor.", categories: ["preferences"] },
+    { id: "m2", memory: "喜欢靠窗的座位，长途飞行时尤其如此。", categories: ["travel", "preferences"] },
+    { id: "m3", memory: "Deploys go out on Tuesdays.", categories: ["work"] },
+    { id: "m4", memory: "Answer in short bullet points.", categories: ["style"] },
+    { id: "m5", memory: "The latency dashboard is https://grafana.example/d/api", categories: ["tools"] },
+    { id: "m6", memory: "Prefers dark mode in every editor.", categories: ["preferences"] },
+    { id: "m7", memory: `The deploy token is ${token}`, categories: ["work"] },
+  ];
+  writeFileSync(source, JSON.stringify({ results: memories }));
+  const written = ["mem0-preferences.md", "mem0-travel.md", "mem0-work.md", "mem0-style.md", "mem0-tools.md"];
+  let chatWasOpen = false;
+  try {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.emulateMedia({ colorScheme: "light" });
+    await view("memories");
+    await page.locator('[data-testid="workspace-item"][data-id="personal"]').click();
+    // At 1,000 px the chat is a drawer: hidden while the dialog is shot.
+    chatWasOpen = (await page.getByTestId("chat-input").count()) > 0;
+    if (chatWasOpen) await page.getByTestId("chat-toggle").click();
+    // Earlier toasts out of the way of the shots.
+    const dismiss = page.getByTestId("toast").getByRole("button", { name: "Dismiss" });
+    while ((await dismiss.count()) > 0) await dismiss.first().click();
+    await page.getByTestId("import-button").click();
+    const dialog = page.getByTestId("import-dialog");
+    await dialog.waitFor();
+    assert.match(await dialog.getByTestId("import-formats").innerText(), /mem0 \/ claude-mem exports/);
+    await dialog.getByTestId("import-source").fill(source);
+    await dialog.getByTestId("import-preview-button").click();
+    const preview = dialog.getByTestId("import-preview");
+    await preview.waitFor({ timeout: 20000 });
+    assert.equal(await preview.getByTestId("import-format").innerText(), "mem0 export");
+    assert.equal(await preview.getByTestId("import-target").innerText(), "Personal");
+    assert.equal(await preview.getByTestId("import-writes").innerText(), "5 memories in 5 new files (2 user · 1 feedback · 1 project · 1 reference)");
+    assert.equal(await preview.getByTestId("import-left-out").innerText(), "1 duplicate skipped · 1 item with a secret refused");
+    const reasons = await preview.getByTestId("import-reasons").innerText();
+    assert.match(reasons, /item 7: it holds a secret/);
+    assert.ok(!reasons.includes(token), "the secret itself is never shown");
+    assert.match(await preview.getByTestId("import-samples").innerText(), /喜欢靠窗的座位/);
+    // Nothing is written by a preview.
+    for (const f of written) assert.equal(existsSync(file(f)), false, `${f} not written by the preview`);
+
+    // The preview at 1,000 px, light and dark, axe on each.
+    await page.setViewportSize({ width: 1000, height: 700 });
+    const box = await dialog.getByTestId("import-start").boundingBox();
+    assert.ok(box && box.x + box.width <= 1000, `Import is inside the window at 1,000 px: ${JSON.stringify(box)}`);
+    const found = [];
+    for (const scheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.waitForTimeout(150);
+      await page.screenshot({ path: join(artifacts, `view-import-preview-1000-${scheme}.png`) });
+      const r = await new AxeBuilder({ page }).analyze();
+      for (const x of r.violations.filter((x) => x.impact === "serious" || x.impact === "critical")) {
+        found.push(`import preview (${scheme}): ${x.id} (${x.impact}) — ${x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+      }
+    }
+    assert.deepEqual(found, []);
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    // Imported: the summary, the files on disk, the memories in the list.
+    await dialog.getByTestId("import-start").click();
+    const summary = dialog.getByTestId("import-summary");
+    await summary.waitFor({ timeout: 30000 });
+    assert.match(await summary.innerText(), /^Imported 5 memories into 5 files\b/);
+    for (const f of written) assert.ok(existsSync(file(f)), `${f} written`);
+    assert.match(readFileSync(file("mem0-travel.md"), "utf8"), /喜欢靠窗的座位/);
+    const travel = page.locator('[data-testid="memory-row"][data-path="mem0-travel.md"]');
+    await travel.waitFor({ timeout: 20000 });
+    await page.screenshot({ path: join(artifacts, "import-done-1440-light.png") });
+
+    // Undo import: every file it wrote goes, and the list follows.
+    await dialog.getByTestId("import-undo").click();
+    await dialog.getByTestId("import-undone").waitFor({ timeout: 20000 });
+    assert.match(await dialog.getByTestId("import-undone").innerText(), /^Import undone: 5 files taken back\.$/);
+    for (const f of written) assert.equal(existsSync(file(f)), false, `${f} taken back`);
+    await travel.waitFor({ state: "detached", timeout: 20000 });
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+
+    // Past conversations need a model: the estimate, and a plain sentence instead of Import.
+    const chats = join(folder, "conversations.json");
+    const turn = (id, parent, role, text, children) => ({ id, parent, children, message: { author: { role }, content: { content_type: "text", parts: [text] }, create_time: 1700000001 } });
+    writeFileSync(
+      chats,
+      JSON.stringify([
+        {
+          id: "c1",
+          title: "东京旅行",
+          create_time: 1700000000,
+          current_node: "c",
+          mapping: {
+            a: { id: "a", message: null, parent: null, children: ["b"] },
+            b: turn("b", "a", "user", "我下个月去东京，只坐靠窗的座位。", ["c"]),
+            c: turn("c", "b", "assistant", "好的，我记住了。", []),
+          },
+        },
+        {
+          id: "c2",
+          title: "Deploys",
+          create_time: 1700000100,
+          current_node: "b",
+          mapping: { a: { id: "a", message: null, parent: null, children: ["b"] }, b: turn("b", "a", "user", "We deploy on Tuesdays, never on Fridays.", []) },
+        },
+      ]),
+    );
+    await page.getByTestId("import-button").click();
+    await dialog.getByTestId("import-source").fill(chats);
+    await dialog.getByTestId("import-preview-button").click();
+    await preview.waitFor({ timeout: 20000 });
+    assert.equal(await preview.getByTestId("import-format").innerText(), "ChatGPT export");
+    assert.equal(await preview.getByTestId("import-conversations").innerText(), "2 conversations, 3 messages to read");
+    assert.match(await preview.getByTestId("import-estimate").innerText(), /^About \d+ model calls and [\d,]+ tokens, read by the model/);
+    assert.match(await preview.getByTestId("import-blocked").innerText(), /^Learning from past conversations needs a model, and none is set up yet/);
+    assert.equal(await dialog.getByTestId("import-start").isDisabled(), true);
+    await page.setViewportSize({ width: 1000, height: 700 });
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: join(artifacts, "view-import-conversations-1000-light.png") });
+    const r = await new AxeBuilder({ page }).analyze();
+    assert.deepEqual(r.violations.filter((x) => x.impact === "serious" || x.impact === "critical").map((x) => x.id), []);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+
+    // Export… the workspace to the default place: a new zip, and the sentence that says where.
+    await page.getByTestId("export-button").click();
+    const exp = page.getByTestId("export-dialog");
+    await exp.waitFor();
+    const d = new Date();
+    const day = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+    const zip = join(fixture.dir, `mnemo-export-${day}.zip`);
+    assert.equal(await exp.getByTestId("export-dest").inputValue(), zip);
+    await exp.getByTestId("export-start").click();
+    const said = exp.getByTestId("export-sentence");
+    await said.waitFor({ timeout: 20000 });
+    const sentence = await said.innerText();
+    assert.ok(/^Exported \d+ files \(/.test(sentence) && sentence.endsWith(` to ${zip}.`), sentence);
+    assert.ok(existsSync(zip), "the zip is there");
+    await page.screenshot({ path: join(artifacts, "export-done-1440-light.png") });
+    // Exporting again to the same path is refused in a sentence, never overwritten.
+    await page.keyboard.press("Escape");
+    await exp.waitFor({ state: "detached" });
+    await page.getByTestId("export-button").click();
+    await exp.getByTestId("export-dest").fill(zip);
+    await exp.getByTestId("export-start").click();
+    const refused = exp.getByTestId("inline-error");
+    await refused.waitFor({ timeout: 20000 });
+    assert.match(await refused.innerText(), /already exists: choose another name/);
+    assert.doesNotMatch(await refused.innerText(), /conflict/);
+    await page.keyboard.press("Escape");
+    await exp.waitFor({ state: "detached" });
+
+    // Export… and Copy / Move… forms at 1,000 px in dark, axe on each.
+    await page.setViewportSize({ width: 1000, height: 700 });
+    await page.emulateMedia({ colorScheme: "dark" });
+    const forms = [];
+    await page.getByTestId("export-button").click();
+    await exp.waitFor();
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: join(artifacts, "view-export-1000-dark.png") });
+    forms.push(...(await new AxeBuilder({ page }).analyze()).violations.filter((x) => x.impact === "serious" || x.impact === "critical").map((x) => `export: ${x.id}`));
+    await page.keyboard.press("Escape");
+    await exp.waitFor({ state: "detached" });
+    await openMemory("response-style.md");
+    await page.getByTestId("copy-button").click();
+    const copy = page.getByTestId("copy-dialog");
+    await copy.waitFor();
+    assert.ok(!(await copy.getByTestId("copy-target").innerText()).includes("Personal"), "the memory's own workspace is not offered");
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: join(artifacts, "view-copy-1000-dark.png") });
+    forms.push(...(await new AxeBuilder({ page }).analyze()).violations.filter((x) => x.impact === "serious" || x.impact === "critical").map((x) => `copy: ${x.id}`));
+    await page.keyboard.press("Escape");
+    await copy.waitFor({ state: "detached" });
+    assert.deepEqual(forms, []);
   } finally {
     if (chatWasOpen && (await page.getByTestId("chat-input").count()) === 0) await page.getByTestId("chat-toggle").click();
     await page.emulateMedia({ colorScheme: "light" });

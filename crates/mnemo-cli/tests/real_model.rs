@@ -442,17 +442,14 @@ fn a_conversation_import_ends_and_tells_the_truth_about_what_it_wrote() {
         {"uuid": "c2", "name": "Garden", "chat_messages": [
             {"sender": "human", "text": format!("My garden is in Porto. {long}")},
             {"sender": "assistant", "text": "Sounds lovely."}]},
-        {"uuid": "c3", "name": "Work", "chat_messages": [
-            {"sender": "human", "text": "I work as a nurse on night shifts."},
-            {"sender": "assistant", "text": "Thank you for telling me."}]}
     ]);
     let src = e.dir.path().join("conversations.json");
     std::fs::write(&src, convs.to_string()).unwrap();
     let src = src.to_string_lossy().into_owned();
     let p = e.json(&["import", &src, "--dry-run"]);
-    assert_eq!(p["conversations"]["conversations"], 3, "{p}");
+    assert_eq!(p["conversations"]["conversations"], 2, "{p}");
     assert!(
-        p["conversations"]["model_calls"].as_u64().unwrap() >= 8,
+        p["conversations"]["model_calls"].as_u64().unwrap() >= 6,
         "the long one is cut: {p}"
     );
     let started = Instant::now();
@@ -460,9 +457,8 @@ fn a_conversation_import_ends_and_tells_the_truth_about_what_it_wrote() {
     let took = started.elapsed().as_secs_f64();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     eprintln!(
-        "real model: conversation import of 3 in {took:.1} s, exit {:?}: {}",
-        out.status.code(),
-        v["result"]["summary"]
+        "real model: conversation import of 2 in {took:.1} s, exit {:?}: {v}",
+        out.status.code()
     );
     if v["error"].is_object() {
         // Stopped (a model error): said, never an overflow, and a rerun would go on.
@@ -504,7 +500,7 @@ fn a_conversation_import_ends_and_tells_the_truth_about_what_it_wrote() {
     }
     if t["status"] == "completed" {
         assert!(
-            summary.starts_with("learnt from 3 of 3 conversations"),
+            summary.starts_with("learnt from 2 of 2 conversations"),
             "{summary}"
         );
     }

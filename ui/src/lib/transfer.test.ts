@@ -89,6 +89,13 @@ describe("an import task", () => {
     expect(failureText(budget, true)).toBe(
       "Stopped at the budget after 3 conversations (about 9,000 tokens spent): wrote 2 memory files. Run it again with a bigger budget to go on.",
     );
+    const some = "learnt from 3 of 5 conversations; 2 could not be learnt from (\"东京\": the model timed out): wrote 2 memory files; run the import again to try them again";
+    const partial = task("i7", { kind: "import", status: "failed", reason: "error", error: some, result: { summary: some, files: ["a.md"], group: 5 } });
+    expect(importOutcome(partial)).toBe("partial");
+    expect(isResumable(partial, true)).toBe(true);
+    expect(failureText(partial, true)).toBe(
+      "Learnt from 3 of 5 conversations; 2 could not be learnt from (\"东京\": the model timed out): wrote 2 memory files. Run it again to try those again.",
+    );
     const cancelled = task("i2", { kind: "import", status: "failed", reason: "cancelled", error: "cancelled after 1 conversations: nothing written; run the import again to go on" });
     expect(failureText(cancelled, true)).toBe("Cancelled after 1 conversations: nothing written. Run it again to go on.");
     // A memory import writes all or nothing.

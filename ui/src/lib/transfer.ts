@@ -143,13 +143,15 @@ export function conversationsTask(t: TaskInfo | null): boolean {
   return /^conversation\b/i.test(t?.phase ?? "") || /\bconversations\b/i.test(t?.result?.summary ?? "");
 }
 
-export type ImportOutcome = "queued" | "running" | "completed" | "cancelled" | "budget" | "failed";
+export type ImportOutcome = "queued" | "running" | "completed" | "partial" | "cancelled" | "budget" | "failed";
 
 export function importOutcome(t: TaskInfo): ImportOutcome {
   if (t.status === "queued" || t.status === "running") return t.status;
   if (t.status === "completed") return "completed";
   if (t.reason === "cancelled") return "cancelled";
   if (t.reason === "budget") return "budget";
+  // It read every conversation, but the model could not finish some: the next run tries them.
+  if (/\bcould not be learnt from\b/i.test(t.result?.summary ?? t.error ?? "")) return "partial";
   return "failed";
 }
 
@@ -157,6 +159,7 @@ export const OUTCOME_TITLES: Record<ImportOutcome, string> = {
   queued: "Waiting for its turn…",
   running: "Importing…",
   completed: "Imported",
+  partial: "Partly imported",
   cancelled: "Import cancelled",
   budget: "Import stopped at its budget",
   failed: "Import stopped",
@@ -165,7 +168,7 @@ export const OUTCOME_TITLES: Record<ImportOutcome, string> = {
 /** A conversation import that stopped keeps what it learnt and goes on when run again. */
 export function isResumable(t: TaskInfo, conversations: boolean): boolean {
   const o = importOutcome(t);
-  return conversations && (o === "cancelled" || o === "budget" || o === "failed");
+  return conversations && (o === "partial" || o === "cancelled" || o === "budget" || o === "failed");
 }
 
 /**
@@ -177,7 +180,12 @@ export function failureText(t: TaskInfo, conversations: boolean): string {
   const o = importOutcome(t);
   if (conversations) {
     const said = (t.result?.summary ?? t.error ?? "").replace(/;\s*run the import again[^]*$/i, "");
-    const next = o === "budget" ? "Run it again with a bigger budget to go on." : "Run it again to go on.";
+    const next =
+      o === "budget"
+        ? "Run it again with a bigger budget to go on."
+        : o === "partial"
+          ? "Run it again to try those again."
+          : "Run it again to go on.";
     return said ? `${asSentence(said)} ${next}` : next;
   }
   if (o === "cancelled") return "You cancelled the import. Nothing was written.";

@@ -283,4 +283,21 @@ describe("memory task bar", () => {
     fireEvent.click(screen.getByRole("button", { name: "Memory tasks" }));
     expect(await screen.findByText("No memory tasks yet.")).toBeTruthy();
   });
+
+  it("names an import, with its phase while it runs, and says a stopped one's summary once", async () => {
+    const running = task("import-1", { kind: "import", session: null, status: "running", phase: "Conversation 3 / 20", finished_at: null, updated_at: "2026-03-01T10:00:03Z" });
+    const summary = "cancelled after 2 conversations: wrote 1 memory files; run the import again to go on";
+    const stopped = task("import-0", { kind: "import", session: null, status: "failed", reason: "cancelled", error: summary, result: { summary, files: ["a.md"], group: 4 } });
+    api.tasks.mockResolvedValue(ok([running, stopped]));
+    renderBar();
+    await waitFor(() => expect(indicator().textContent).toBe("✦ Importing…"));
+    fireEvent.click(screen.getByRole("button", { name: "Memory tasks" }));
+    await waitFor(() => expect(rows()).toHaveLength(2));
+    const [now, before] = rows();
+    expect(within(now).getByText("Import")).toBeTruthy();
+    expect(within(now).getByText("Conversation 3 / 20")).toBeTruthy();
+    expect(within(now).getByRole("button", { name: "Cancel import task" })).toBeTruthy();
+    expect(within(before).getByTestId("task-status").textContent).toBe("Failed — you stopped it");
+    expect(within(before).getAllByText(summary)).toHaveLength(1);
+  });
 });

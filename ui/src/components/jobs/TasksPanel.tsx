@@ -301,7 +301,8 @@ export function TaskRow({ task: t, now, onUpdated, onOpenMemory, onOpenDream, on
           )}
         </div>
       )}
-      {t.error && <div className="task-error">{t.error}</div>}
+      {/* A stopped import says the same in its summary and its error: once is enough. */}
+      {t.error && t.error !== t.result?.summary && <div className="task-error">{t.error}</div>}
       {proposal !== null && onOpenInbox && (
         <button type="button" className="link-button task-proposal" data-testid="task-proposal" onClick={() => onOpenInbox(t.workspace, proposal)}>
           Review it in the Inbox

@@ -76,8 +76,13 @@ export function ImportProgress({ task, conversations, onUpdated, onUndone, onAga
             ✦{" "}
           </span>
         )}
-        <strong data-testid="import-outcome">{OUTCOME_TITLES[outcome]}</strong>{" "}
-        <span className="muted task-duration">{formatDuration(taskDuration(task))}</span>
+        <strong data-testid="import-outcome">{OUTCOME_TITLES[outcome]}</strong>
+        {active && (
+          <>
+            {" "}
+            <span className="muted task-duration">{formatDuration(taskDuration(task))}</span>
+          </>
+        )}
         {active && (
           <button type="button" className="import-cancel" data-testid="import-cancel" onClick={() => void stop()} disabled={cancelling}>
             {cancelling ? "Cancelling…" : "Cancel"}
