@@ -152,12 +152,21 @@ impl Api {
                                 if files.len() == 1 { "file" } else { "files" }
                             )
                         };
-                        let left = p.duplicates + p.secrets + p.skipped;
-                        if left > 0 {
-                            summary.push_str(&format!(
-                                " ({} duplicates, {} with secrets, {} other items left out)",
-                                p.duplicates, p.secrets, p.skipped
-                            ));
+                        let left: Vec<String> = [
+                            (p.duplicates, "already here", "already here"),
+                            (p.secrets, "holding a secret", "holding secrets"),
+                            (
+                                p.skipped,
+                                "left out for another reason",
+                                "left out for other reasons",
+                            ),
+                        ]
+                        .iter()
+                        .filter(|(n, _, _)| *n > 0)
+                        .map(|(n, one, many)| format!("{n} {}", if *n == 1 { one } else { many }))
+                        .collect();
+                        if !left.is_empty() {
+                            summary.push_str(&format!("; skipped: {}", left.join(", ")));
                         }
                         task.result = Some(TaskResult {
                             summary,

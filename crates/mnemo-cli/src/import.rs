@@ -75,8 +75,13 @@ fn print_preview(p: &ImportPreview) {
         }
     } else {
         println!(
-            "  {} items: {} memories in {} new files, {} duplicates, {} with secrets, {} left out",
-            p.items, p.memories, p.files, p.duplicates, p.secrets, p.skipped
+            "  {}: {} in {}; {} already here, {} with a secret, {} left out",
+            count(p.items, "item"),
+            count(p.memories, "memory"),
+            count(p.files, "new file"),
+            p.duplicates,
+            p.secrets,
+            p.skipped
         );
         let types: Vec<String> = p
             .by_type
@@ -92,6 +97,17 @@ fn print_preview(p: &ImportPreview) {
     }
     for r in &p.reasons {
         println!("  - {}: {}", r.item, r.reason);
+    }
+}
+
+/// `1 memory`, `3 memories`.
+fn count(n: u32, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else if let Some(stem) = one.strip_suffix('y') {
+        format!("{n} {stem}ies")
+    } else {
+        format!("{n} {one}s")
     }
 }
 

@@ -332,7 +332,7 @@ fn every_format_is_told_apart_and_mistakes_are_said_plainly() {
     let out = e.run(&["import", &cases[5].0]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("1 items: 1 memories in 1 new files")
+        text.contains("1 item: 1 memory in 1 new file")
             && text.contains("undo it all with `mnemo undo --group"),
         "{text}"
     );
