@@ -375,3 +375,70 @@ fn every_format_is_told_apart_and_mistakes_are_said_plainly() {
         "conflict"
     );
 }
+
+fn count_md(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |rd| {
+        rd.flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".md"))
+            .count()
+    })
+}
+
+#[test]
+fn a_memory_import_killed_midway_is_taken_back_by_the_next_process() {
+    let e = Env::new();
+    let notes = e.dir.path().join("garden");
+    std::fs::create_dir_all(&notes).unwrap();
+    let n = 8000;
+    for i in 0..n {
+        std::fs::write(
+            notes.join(format!("note-{i:04}.md")),
+            format!("Planted {i} tulip bulbs along the north fence.\n"),
+        )
+        .unwrap();
+    }
+    let before = e.json(&["list"]);
+    let mut child = e
+        .cmd()
+        .args(["import", notes.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let target = e.personal().join("garden");
+    let started = Instant::now();
+    while count_md(&target) < 100 {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the import never wrote"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Another process opening the home meanwhile leaves the running import alone.
+    std::thread::sleep(Duration::from_millis(2100));
+    let mid = count_md(&target);
+    e.json(&["status"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(count_md(&target) > mid, "the running import went on");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "still importing when killed"
+    );
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let left = count_md(&target);
+    assert!(left > 100 && left < n, "{left}");
+    // The next process takes the half-written import back, whole.
+    std::thread::sleep(Duration::from_millis(2100));
+    let status = e.json(&["status"]);
+    assert!(
+        status.to_string().contains("an import was interrupted"),
+        "{status}"
+    );
+    assert_eq!(count_md(&target), 0);
+    assert_eq!(e.json(&["list"]), before);
+    // Run again: all of it.
+    let t = e.json(&["import", notes.to_str().unwrap()]);
+    assert_eq!(t["status"], "completed", "{t}");
+    assert_eq!(count_md(&target), n);
+}

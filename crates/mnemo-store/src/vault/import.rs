@@ -1,7 +1,8 @@
 //! Writing an import (issue 24): what a workspace holds (for de-duplication), and a plan's
 //! files written through [`Vault::mutate`] in one change group and one batch — all of them,
 //! or (an error, a file that appeared meanwhile, a cancel) none: the ones already written are
-//! taken back by undoing the group.
+//! taken back by undoing the group. A process killed while it writes leaves a marker whose lock
+//! nobody holds; the next process to open the home takes that group back (`recover_imports`).
 
 use std::collections::BTreeMap;
 
@@ -38,6 +39,68 @@ pub struct ImportBy<'a> {
 }
 
 impl Vault {
+    /// Where the markers of imports being written live: `<home>/imports/applying-<group>.lock`,
+    /// each locked (an OS lock) by the process writing that group for as long as it writes.
+    fn marker(&self, group: i64) -> std::path::PathBuf {
+        self.home
+            .root
+            .join("imports")
+            .join(format!("applying-{group}.lock"))
+    }
+
+    /// Take back imports a killed process left half-written (at open): a marker whose lock
+    /// nobody holds belongs to a process that is gone — its group is undone, all of it. A marker
+    /// younger than 2 s is left alone (its writer may be between creating and locking it).
+    pub(super) fn recover_imports(&self) {
+        let dir = self.home.root.join("imports");
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(group) = name
+                .strip_prefix("applying-")
+                .and_then(|n| n.strip_suffix(".lock"))
+                .and_then(|n| n.parse::<i64>().ok())
+            else {
+                continue;
+            };
+            let young = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_none_or(|age| age < std::time::Duration::from_secs(2));
+            if young {
+                continue;
+            }
+            let Ok(file) = std::fs::OpenOptions::new().write(true).open(e.path()) else {
+                continue;
+            };
+            if file.try_lock().is_err() {
+                continue; // its import is still being written
+            }
+            let taken_back = match self.group(group) {
+                Ok(g) if g.undone_by.is_none() && !g.changes.is_empty() => {
+                    let source = g.changes[0].source;
+                    self.undo_group(group, source).map(|_| ())
+                }
+                Ok(_) | Err(_) => Ok(()),
+            };
+            match taken_back {
+                Ok(()) => self.warn(format!(
+                    "an import was interrupted (change group {group}); what it had written was taken back: run it again"
+                )),
+                Err(err) => self.warn(format!(
+                    "an import was interrupted (change group {group}) and could not be taken back ({}): undo group {group} by hand",
+                    err.message
+                )),
+            }
+            drop(file);
+            let _ = fsutil::remove_file(&e.path());
+        }
+    }
+
     /// Every document of a workspace (MEMORY.md aside) as an import compares against it, and
     /// the summaries forgotten there.
     pub fn import_existing(&self, workspace: &str) -> Result<Existing> {
@@ -85,10 +148,14 @@ impl Vault {
         let total = files.len();
         let mut done = 0;
         let mut written: Vec<ImportWritten> = Vec::new();
+        // Held (locked) while each group is written; left behind only by a killed process.
+        let mut markers: Vec<(std::path::PathBuf, std::fs::File)> = Vec::new();
         let outcome = (|| -> Result<()> {
             for (ws_id, files) in &by_ws {
                 let ws = self.workspace(ws_id)?;
                 let group = self.begin_group(ws_id, "import", task, label)?;
+                let marker = self.marker(group);
+                markers.push((marker.clone(), fsutil::lock_file(&marker)?));
                 written.push(ImportWritten {
                     workspace: (*ws_id).to_owned(),
                     group,
@@ -126,8 +193,15 @@ impl Vault {
             }
             Ok(())
         })();
+        let done_with_markers = |markers: Vec<(std::path::PathBuf, std::fs::File)>| {
+            for (path, file) in markers {
+                drop(file);
+                let _ = fsutil::remove_file(&path);
+            }
+        };
         match outcome {
             Ok(()) => {
+                done_with_markers(markers);
                 for w in &written {
                     if w.files.is_empty() {
                         self.discard_group_if_empty(w.group)?;
@@ -154,6 +228,7 @@ impl Vault {
                         ));
                     }
                 }
+                done_with_markers(markers);
                 Err(e)
             }
         }

@@ -108,6 +108,7 @@ impl Vault {
         };
         vault.settle_interrupted_writes()?;
         vault.recover_proposals();
+        vault.recover_imports();
         Ok(vault)
     }
 
