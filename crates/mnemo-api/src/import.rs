@@ -168,6 +168,16 @@ impl Api {
                         if !left.is_empty() {
                             summary.push_str(&format!("; skipped: {}", left.join(", ")));
                         }
+                        if written.len() > 1 {
+                            let groups: Vec<String> = written
+                                .iter()
+                                .map(|w| format!("{} in {}", w.group, w.workspace))
+                                .collect();
+                            summary.push_str(&format!(
+                                "; one change group per workspace: {}",
+                                groups.join(", ")
+                            ));
+                        }
                         task.result = Some(TaskResult {
                             summary,
                             files,

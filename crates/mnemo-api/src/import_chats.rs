@@ -97,6 +97,20 @@ fn piece_size(p: &[Message]) -> usize {
         .sum()
 }
 
+/// An import whose change group a person undid starts over: its conversations are learnt
+/// from again (the cursor on disk is rewritten when the next run saves it).
+fn reset_if_undone(vault: &Vault, cur: &mut cursor::ImportCursor) -> Result<()> {
+    if let Some(g) = cur.group
+        && vault.group(g).is_ok()
+        && vault.group_undone_by(g)?.is_some()
+    {
+        cur.done.clear();
+        cur.spent_tokens = 0;
+        cur.group = None;
+    }
+    Ok(())
+}
+
 impl Api {
     fn import_workspace(&self, workspace: Option<&str>) -> Result<Workspace> {
         self.vault.workspace(workspace.unwrap_or(PERSONAL))
@@ -111,7 +125,8 @@ impl Api {
         options: &ImportOptions,
     ) -> Result<ImportPreview> {
         let ws = self.import_workspace(workspace)?;
-        let cur = cursor::load(&ws, path)?;
+        let mut cur = cursor::load(&ws, path)?;
+        reset_if_undone(&self.vault, &mut cur)?;
         let done: HashSet<&str> = cur.done.iter().map(String::as_str).collect();
         let client = self.model.client();
         // The window the run will use: the server's own where it says (asked once per process).
@@ -354,6 +369,7 @@ impl Job {
             .await
             .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))??;
         let mut cur = cursor::load(&self.ws, &self.path)?;
+        reset_if_undone(&self.vault, &mut cur)?;
         cur.budget_tokens = self.budget;
         let group = self.group(&mut cur, task)?;
         let done: HashSet<String> = cur.done.iter().cloned().collect();
@@ -384,7 +400,10 @@ impl Job {
             let Some(next) = rx.recv().await else {
                 break End::Finished;
             };
-            let c = next?;
+            let c = match next {
+                Ok(c) => c,
+                Err(e) => break End::Failed(e.message),
+            };
             index += 1;
             if done.contains(&c.id) {
                 continue;
@@ -398,6 +417,7 @@ impl Job {
             if self.tasks.cancelled(task, token) {
                 break End::Cancelled;
             }
+            let c_empty = c.turns.is_empty();
             let parts = pieces(&c, max);
             let cost: u64 = parts.iter().map(|p| piece_cost(piece_size(p))).sum();
             if cur.spent_tokens + cost > cur.budget_tokens {
@@ -445,7 +465,9 @@ impl Job {
                 }
             }
             if let Some(why) = failed {
-                cursor::save(&self.ws, &self.path, &cur)?;
+                if let Err(e) = cursor::save(&self.ws, &self.path, &cur) {
+                    break End::Failed(e.message);
+                }
                 if token.is_cancelled() {
                     break End::Cancelled;
                 }
@@ -464,8 +486,12 @@ impl Job {
             in_a_row = 0;
             // Finished: never read again, by this run or the next.
             cur.done.push(c.id);
-            cursor::save(&self.ws, &self.path, &cur)?;
-            learnt += 1;
+            if let Err(e) = cursor::save(&self.ws, &self.path, &cur) {
+                break End::Failed(e.message);
+            }
+            if !c_empty {
+                learnt += 1;
+            }
         };
         drop(rx);
         let kept = if self.vault.discard_group_if_empty(group)? {

@@ -569,3 +569,110 @@ fn memories_move_between_workspaces_with_their_bytes_and_undo_on_each_side() {
         ErrorCode::PathEscape
     );
 }
+
+/// A zip with these entries.
+fn zip_of(path: &Path, entries: &[(&str, &[u8])]) -> String {
+    use std::io::Write;
+    let mut z = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    for (name, bytes) in entries {
+        z.start_file(*name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        z.write_all(bytes).unwrap();
+    }
+    z.finish().unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn tampered_exports_other_zips_and_secrets_in_ids_are_refused_with_reasons() {
+    let (d, api) = api();
+    // A Mnemo export whose manifest names paths no memory can have, or one path twice.
+    let good = b"---\nname: Ok\ndescription: fine\ntype: user\n---\nA fine memory\n".as_slice();
+    let h = mnemo_store::fsutil::hash;
+    let line = |path: &str, zp: &str, b: &[u8]| {
+        json!({"workspace": "personal", "path": path, "zip_path": zp, "kind": "topic", "hash": h(b), "bytes": b.len()}).to_string()
+    };
+    let manifest = [
+        line("ok.md", "p/ok.md", good),
+        line("../escape.md", "p/ok.md", good),
+        line("notes.txt", "p/ok.md", good),
+        line("ok.md", "p/ok.md", good),
+    ]
+    .join("\n");
+    let src = zip_of(
+        &d.path().join("tampered.zip"),
+        &[("p/ok.md", good), ("manifest.jsonl", manifest.as_bytes())],
+    );
+    let p = preview(&api, &src);
+    assert_eq!(
+        (p.files, p.skipped, p.duplicates),
+        (1, 2, 1),
+        "{:?}",
+        p.reasons
+    );
+    assert_eq!(
+        run(&api, &src, None, Some(p.plan)).status,
+        TaskStatus::Completed
+    );
+    assert!(root(&api, "personal").join("ok.md").exists());
+    assert!(
+        !root(&api, "personal")
+            .parent()
+            .unwrap()
+            .join("escape.md")
+            .exists()
+    );
+    // A ChatGPT data export still zipped: said what to do.
+    let src = zip_of(
+        &d.path().join("chatgpt.zip"),
+        &[("conversations.json", b"[]")],
+    );
+    let e = api.import_preview(src, None, None).unwrap_err();
+    assert!(
+        e.message
+            .contains("unzip it and import its conversations.json"),
+        "{}",
+        e.message
+    );
+    // A secret in an id would reach the `Source:` line: refused, never quoted.
+    let src = write(
+        d.path(),
+        "ids.json",
+        json!([{"id": "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "memory": "Likes mint tea"}])
+            .to_string()
+            .as_bytes(),
+    );
+    let p = preview(&api, &src);
+    assert_eq!((p.memories, p.secrets), (0, 1));
+    assert!(!serde_json::to_string(&p).unwrap().contains("ghp_"));
+    // A Claude Code session file opening with a summary line is still a transcript.
+    let src = write(
+        d.path(),
+        "session.jsonl",
+        b"{\"type\":\"summary\",\"summary\":\"Setup\",\"leafUuid\":\"x\"}\n{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"We use pnpm\"}}\n",
+    );
+    assert_eq!(
+        preview(&api, &src).format,
+        Some(mnemo_api::reexports::ImportFormat::Transcripts)
+    );
+    // Two workspaces that are one folder on disk: a move between them is refused (it would
+    // delete the only copy).
+    write(
+        &root(&api, "personal"),
+        "tea.md",
+        b"---\nname: Tea\ndescription: d\ntype: user\n---\nTea\n",
+    );
+    api.index(None).unwrap();
+    if let Ok(w) = api.add_folder(root(&api, "personal").to_string_lossy().into_owned()) {
+        let e = api
+            .copy_memory(
+                "personal".into(),
+                "tea.md".into(),
+                w.workspace.id,
+                Some(true),
+            )
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::Usage, "{}", e.message);
+        assert!(root(&api, "personal").join("tea.md").exists());
+    }
+}

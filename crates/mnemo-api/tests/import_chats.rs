@@ -164,6 +164,26 @@ async fn a_conversation_import_stops_at_its_budget_or_when_cancelled_and_goes_on
         counts.iter().filter(|n| **n == 3).count() <= 1,
         "{counts:?}"
     );
+    // Undone by the person: the import starts over — every conversation learnt from again.
+    api.undo_group(group).unwrap();
+    assert!(!memory_text(&root(&api, "personal")).contains("locker number is"));
+    let (a, s2) = (api.clone(), src.clone());
+    let p = common::blocking(move || a.import_preview(s2, None, None).unwrap()).await;
+    assert_eq!(p.conversations.unwrap().done_before, 0);
+    let (a, s2) = (api.clone(), src.clone());
+    let t = common::blocking(move || {
+        let t = a.import_start(s2, None, None, None).unwrap();
+        a.wait_task(&t.id, Duration::from_secs(60)).unwrap()
+    })
+    .await;
+    assert_eq!(t.status, TaskStatus::Completed, "{t:?}");
+    assert!(t.result.unwrap().summary.starts_with("learnt from 6 of 6"));
+    assert_eq!(
+        memory_text(&root(&api, "personal"))
+            .matches("locker number is ")
+            .count(),
+        6
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

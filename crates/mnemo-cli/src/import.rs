@@ -231,11 +231,9 @@ pub fn copy(api: &Api, from: &str, path: &str, to: &str, move_it: bool, json: bo
                 "{}/{} already holds the same memory{}",
                 c.workspace,
                 c.path,
-                if move_it {
-                    "; removed the original"
-                } else {
-                    ""
-                }
+                c.removed_group.map_or_else(String::new, |r| format!(
+                    "; removed the original (undo: mnemo undo --group {r})"
+                ))
             ),
         }
     })

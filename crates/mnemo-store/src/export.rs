@@ -244,6 +244,22 @@ pub fn read_zip(path: &Path) -> Result<(Vec<ExportedFile>, ImportPreview)> {
         .map_err(|e| not_export(path, &format!("the zip is damaged: {e}")))?;
     let mut lines = Vec::new();
     {
+        if zip.by_name(MANIFEST).is_err() {
+            let chats = zip
+                .file_names()
+                .any(|n| n.is_ok_and(|n| n.ends_with("conversations.json")));
+            return Err(if chats {
+                Error::new(
+                    ErrorCode::InvalidContent,
+                    format!(
+                        "{} is a ChatGPT or Claude.ai data export: unzip it and import its conversations.json",
+                        path.display()
+                    ),
+                )
+            } else {
+                not_export(path, "it has no manifest.jsonl")
+            });
+        }
         let m = zip
             .by_name(MANIFEST)
             .map_err(|_| not_export(path, "it has no manifest.jsonl"))?;
@@ -318,11 +334,35 @@ pub fn plan_restore(
     existing: impl Fn(&str) -> Option<Existing>,
 ) -> ImportPlan {
     let mut plan_files = Vec::new();
+    let mut paths = std::collections::HashSet::new();
     let mut cache: std::collections::HashMap<String, Option<Existing>> =
         std::collections::HashMap::new();
     for f in files {
         let item = format!("{}/{}", f.line.workspace, f.line.path);
         if f.line.kind == "index" {
+            continue;
+        }
+        // The manifest is read from a file anyone could have written: its paths are checked
+        // here, so the preview never promises what the write path would refuse.
+        let p = f.line.path.as_str();
+        let plain = !p.is_empty()
+            && !p.starts_with('/')
+            && !p.contains('\\')
+            && p.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
+        if !plain || doc::doc_kind(p).is_none() || crate::secrets::name_holds_secret(p) {
+            preview.skip(
+                SkipKind::Other,
+                item,
+                "its path is not one a memory can have",
+            );
+            continue;
+        }
+        if !paths.insert((f.line.workspace.clone(), p.to_owned())) {
+            preview.skip(
+                SkipKind::Duplicate,
+                item,
+                "the manifest lists this path twice",
+            );
             continue;
         }
         let ws = match target(&f.line.workspace) {

@@ -43,13 +43,15 @@ pub fn detect(path: &Path) -> Result<ImportFormat> {
         return Err(unknown(path, "the file is empty"));
     }
     if is_jsonl(path)? {
-        let first = first_line(path)?;
-        return classify_line(&first).ok_or_else(|| {
-            unknown(
-                path,
-                "its lines are neither transcript records nor {text} memories",
-            )
-        });
+        return first_lines(path, 20)?
+            .iter()
+            .find_map(|l| classify_line(l))
+            .ok_or_else(|| {
+                unknown(
+                    path,
+                    "its lines are neither transcript records nor {text} memories",
+                )
+            });
     }
     let file =
         File::open(path).map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
@@ -88,6 +90,28 @@ pub fn is_jsonl(path: &Path) -> Result<bool> {
                     .any(|k| o.get(*k).is_some_and(Value::is_array))
             })
         }))
+}
+
+/// The first `n` non-blank lines, read up to 4 MiB (a transcript may open with summary lines).
+fn first_lines(path: &Path, n: usize) -> Result<Vec<String>> {
+    let f = File::open(path).map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
+    let mut r = BufReader::new(f.take(4 << 20));
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    while out.len() < n {
+        buf.clear();
+        let read = r
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
+        if read == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&buf);
+        if !text.trim().is_empty() {
+            out.push(text.trim_start_matches('\u{feff}').to_owned());
+        }
+    }
+    Ok(out)
 }
 
 /// The first non-blank line, read up to 4 MiB.

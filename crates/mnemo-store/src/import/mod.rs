@@ -234,9 +234,10 @@ impl ImportPreview {
             SkipKind::Note => {}
         }
         if self.reasons.len() < MAX_REASONS {
+            // An item's name or a reason may quote what the source holds: through the gate.
             self.reasons.push(Skip {
-                item: item.into(),
-                reason: reason.into(),
+                item: crate::secrets::redact(&item.into()).0,
+                reason: crate::secrets::redact(&reason.into()).0,
             });
         }
     }

@@ -145,6 +145,14 @@ pub fn plan_notes(
             }
         }
         let bytes = file.render().into_bytes();
+        if bytes.len() as u64 > fsutil::MAX_FILE_BYTES {
+            plan.preview.skip(
+                SkipKind::Other,
+                item,
+                "with its frontmatter it is larger than 1 MiB: split it first",
+            );
+            continue;
+        }
         let h = fsutil::hash(&bytes);
         if existing.hashes.contains(&h) || !seen.insert(h) {
             plan.preview

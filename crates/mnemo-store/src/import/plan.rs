@@ -16,6 +16,8 @@ use crate::{fsutil, secrets};
 pub const ENTRIES_PER_FILE: usize = 100;
 /// Bytes per imported topic file, at most.
 pub const BYTES_PER_FILE: usize = 200 * 1024;
+/// The longest fact imported (a file may hold 1 MiB).
+pub const MAX_ENTRY: usize = 256 * 1024;
 /// Samples a preview shows.
 pub const SAMPLES: usize = 10;
 
@@ -247,7 +249,24 @@ impl<'a> FactPlanner<'a> {
                 lines.push(flat);
             }
         }
-        if let Some(what) = secrets::held(&lines.join("\n")) {
+        let entry_bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+        if entry_bytes > MAX_ENTRY {
+            self.preview.skip(
+                SkipKind::Other,
+                item,
+                "it is longer than 256 KiB, more than one memory should hold: split it first",
+            );
+            return;
+        }
+        // Everything of it that reaches the disk: its text, its id (in the `Source:` line) and
+        // its topic (in a file name).
+        let probe = format!(
+            "{}\n{}\n{}",
+            lines.join("\n"),
+            c.id.as_deref().unwrap_or_default(),
+            c.topic.as_deref().unwrap_or_default()
+        );
+        if let Some(what) = secrets::held(&probe) {
             self.preview.skip(
                 SkipKind::Secret,
                 item,

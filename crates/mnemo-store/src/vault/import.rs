@@ -80,6 +80,18 @@ impl Vault {
             if file.try_lock().is_err() {
                 continue; // its import is still being written
             }
+            // A writer that finished removes its marker before unlocking it: one still linked at
+            // this path, locked by us, is a dead writer's.
+            let still_there = std::fs::metadata(e.path())
+                .ok()
+                .zip(file.metadata().ok())
+                .is_some_and(|(a, b)| {
+                    use std::os::unix::fs::MetadataExt;
+                    a.ino() == b.ino() && a.dev() == b.dev()
+                });
+            if !still_there {
+                continue;
+            }
             let taken_back = match self.group(group) {
                 Ok(g) if g.undone_by.is_none() && !g.changes.is_empty() => {
                     let source = g.changes[0].source;
@@ -194,9 +206,10 @@ impl Vault {
             Ok(())
         })();
         let done_with_markers = |markers: Vec<(std::path::PathBuf, std::fs::File)>| {
+            // Removed while still locked: another process never sees it unlocked.
             for (path, file) in markers {
-                drop(file);
                 let _ = fsutil::remove_file(&path);
+                drop(file);
             }
         };
         match outcome {
@@ -211,6 +224,9 @@ impl Vault {
                 Ok(written)
             }
             Err(e) => {
+                // Every group taken back; any that cannot be is named (and its marker kept, so
+                // the next process tries again).
+                let mut stuck: Vec<String> = Vec::new();
                 for w in written.iter().rev() {
                     if w.files.is_empty() {
                         let _ = self.discard_group_if_empty(w.group);
@@ -219,14 +235,18 @@ impl Vault {
                             group = w.group,
                             "could not take back a failed import: {undo}"
                         );
-                        return Err(Error::new(
-                            e.code,
-                            format!(
-                                "{} — and taking back what was written failed ({}): undo group {} by hand",
-                                e.message, undo.message, w.group
-                            ),
-                        ));
+                        stuck.push(format!("group {} ({})", w.group, undo.message));
                     }
+                }
+                if !stuck.is_empty() {
+                    return Err(Error::new(
+                        e.code,
+                        format!(
+                            "{} — and taking back what was written failed for {}: undo it by hand",
+                            e.message,
+                            stuck.join(", ")
+                        ),
+                    ));
                 }
                 done_with_markers(markers);
                 Err(e)

@@ -50,6 +50,15 @@ impl Vault {
                 "`{path}` is already in {to}: choose another workspace"
             )));
         }
+        let same_folder = std::fs::canonicalize(&src.memory_root)
+            .ok()
+            .zip(std::fs::canonicalize(&dst.memory_root).ok())
+            .is_some_and(|(a, b)| a == b);
+        if same_folder {
+            return Err(Error::usage(format!(
+                "{from} and {to} are the same folder on disk: the memory is already in both"
+            )));
+        }
         let (abs, rel) = fsutil::confine(&src.memory_root, path)?;
         if doc::doc_kind(&rel) != Some(DocKind::Topic) {
             return Err(Error::usage(format!(
