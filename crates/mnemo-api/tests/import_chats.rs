@@ -36,6 +36,20 @@ fn memory_text(dir: &Path) -> String {
     out.into_values().collect()
 }
 
+/// Import `src` and wait for its task.
+async fn run_import(
+    api: &Api,
+    src: &str,
+    opts: Option<ImportOptions>,
+) -> mnemo_api::reexports::TaskInfo {
+    let (a, s2) = (api.clone(), src.to_owned());
+    common::blocking(move || {
+        let t = a.import_start(s2, None, opts, None).unwrap();
+        a.wait_task(&t.id, Duration::from_secs(60)).unwrap()
+    })
+    .await
+}
+
 /// Claude.ai conversations, each with one fact.
 fn claude_ai(n: usize) -> Value {
     Value::Array(
@@ -74,12 +88,7 @@ async fn a_conversation_import_stops_at_its_budget_or_when_cancelled_and_goes_on
         budget_tokens: Some(per * 2 + per / 2),
         ..ImportOptions::default()
     };
-    let (a, s2) = (api.clone(), src.clone());
-    let t = common::blocking(move || {
-        let t = a.import_start(s2, None, Some(opts), None).unwrap();
-        a.wait_task(&t.id, Duration::from_secs(60)).unwrap()
-    })
-    .await;
+    let t = run_import(&api, &src, Some(opts)).await;
     assert_eq!(
         (t.status, t.reason.as_deref()),
         (TaskStatus::Failed, Some("budget")),
@@ -118,12 +127,7 @@ async fn a_conversation_import_stops_at_its_budget_or_when_cancelled_and_goes_on
         "{t:?}"
     );
     // The rest, with a budget of its own; everything in the one group.
-    let (a, s2) = (api.clone(), src.clone());
-    let t = common::blocking(move || {
-        let t = a.import_start(s2, None, None, None).unwrap();
-        a.wait_task(&t.id, Duration::from_secs(60)).unwrap()
-    })
-    .await;
+    let t = run_import(&api, &src, None).await;
     assert_eq!(t.status, TaskStatus::Completed, "{t:?}");
     assert_eq!(
         t.result.unwrap().group,
@@ -170,12 +174,7 @@ async fn a_conversation_import_stops_at_its_budget_or_when_cancelled_and_goes_on
     let (a, s2) = (api.clone(), src.clone());
     let p = common::blocking(move || a.import_preview(s2, None, None).unwrap()).await;
     assert_eq!(p.conversations.unwrap().done_before, 0);
-    let (a, s2) = (api.clone(), src.clone());
-    let t = common::blocking(move || {
-        let t = a.import_start(s2, None, None, None).unwrap();
-        a.wait_task(&t.id, Duration::from_secs(60)).unwrap()
-    })
-    .await;
+    let t = run_import(&api, &src, None).await;
     assert_eq!(t.status, TaskStatus::Completed, "{t:?}");
     assert!(t.result.unwrap().summary.starts_with("learnt from 6 of 6"));
     assert_eq!(
@@ -197,16 +196,9 @@ async fn a_conversation_the_model_fails_on_is_tried_again_next_time_and_three_in
     let src = d.path().join("conversations.json");
     std::fs::write(&src, claude_ai(5).to_string()).unwrap();
     let src = src.to_string_lossy().into_owned();
-    let run = |api: &Api| {
-        let (a, s2) = (api.clone(), src.clone());
-        common::blocking(move || {
-            let t = a.import_start(s2, None, None, None).unwrap();
-            a.wait_task(&t.id, Duration::from_secs(60)).unwrap()
-        })
-    };
     // The first conversation's answer is unusable: it is passed over, the rest learnt.
     fake.push(Reply::Raw(200, r#"{"choices": []}"#.into()));
-    let t = run(&api).await;
+    let t = run_import(&api, &src, None).await;
     assert_eq!(
         (t.status, t.reason.as_deref()),
         (TaskStatus::Failed, Some("error")),
@@ -224,7 +216,7 @@ async fn a_conversation_the_model_fails_on_is_tried_again_next_time_and_three_in
         "{summary}"
     );
     // Again: only that one.
-    let t = run(&api).await;
+    let t = run_import(&api, &src, None).await;
     assert_eq!(t.status, TaskStatus::Completed, "{t:?}");
     assert!(
         t.result
@@ -246,12 +238,7 @@ async fn a_conversation_the_model_fails_on_is_tried_again_next_time_and_three_in
         .collect();
     std::fs::write(&src2, Value::Array(more).to_string()).unwrap();
     fake.set_fallback(Reply::Raw(200, r#"{"choices": []}"#.into()));
-    let (a, s2) = (api.clone(), src2.to_string_lossy().into_owned());
-    let t = common::blocking(move || {
-        let t = a.import_start(s2, None, None, None).unwrap();
-        a.wait_task(&t.id, Duration::from_secs(60)).unwrap()
-    })
-    .await;
+    let t = run_import(&api, &src2.to_string_lossy(), None).await;
     assert_eq!(
         (t.status, t.reason.as_deref()),
         (TaskStatus::Failed, Some("error")),

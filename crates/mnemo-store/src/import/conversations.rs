@@ -182,30 +182,7 @@ fn transcript_files(path: &Path) -> Result<Vec<(String, PathBuf)>> {
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         return Ok(vec![(name, path.to_path_buf())]);
     }
-    let mut out = Vec::new();
-    let mut stack = vec![(path.to_path_buf(), 0u32)];
-    while let Some((dir, depth)) = stack.pop() {
-        let rd = std::fs::read_dir(&dir)
-            .map_err(|e| Error::io(format!("reading {}", dir.display()), &e))?;
-        for e in rd.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let Ok(ft) = e.file_type() else { continue };
-            if name.starts_with('.') {
-                continue;
-            }
-            if ft.is_dir() && depth < 8 {
-                stack.push((e.path(), depth + 1));
-            } else if ft.is_file() && name.ends_with(".jsonl") {
-                let rel = e
-                    .path()
-                    .strip_prefix(path)
-                    .map_or_else(|_| name.clone(), |r| r.to_string_lossy().into_owned());
-                out.push((rel, e.path()));
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
+    super::files_under(path, ".jsonl")
 }
 
 /// One transcript's turns: Claude Code lines (`message.content` a string or text blocks; tool

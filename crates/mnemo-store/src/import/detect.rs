@@ -177,30 +177,10 @@ pub fn classify(key: Option<&str>, v: &Value) -> Option<ImportFormat> {
 /// A folder: notes when it holds markdown (outside hidden folders), else transcripts when it
 /// holds `.jsonl` files.
 fn folder(path: &Path) -> Result<ImportFormat> {
-    let (mut md, mut jsonl) = (false, false);
-    let mut stack = vec![(path.to_path_buf(), 0u32)];
-    while let Some((dir, depth)) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
-                continue;
-            }
-            let Ok(ft) = e.file_type() else { continue };
-            if ft.is_dir() && depth < 8 {
-                stack.push((e.path(), depth + 1));
-            } else if ft.is_file() {
-                md |= name.ends_with(".md");
-                jsonl |= name.ends_with(".jsonl");
-            }
-        }
-        if md {
-            return Ok(ImportFormat::Markdown);
-        }
+    if !super::files_under(path, ".md")?.is_empty() {
+        return Ok(ImportFormat::Markdown);
     }
-    if jsonl {
+    if !super::files_under(path, ".jsonl")?.is_empty() {
         return Ok(ImportFormat::Transcripts);
     }
     Err(unknown(

@@ -233,32 +233,14 @@ pub const MAX_NOTE: u64 = 1 << 20;
 /// Every `.md` note under `root` (hidden folders such as `.obsidian` left out; 8 levels
 /// deep), sorted by path.
 pub fn notes(root: &Path) -> Result<Vec<Note>> {
-    let mut out = Vec::new();
-    let mut stack = vec![(root.to_path_buf(), 0u32)];
-    while let Some((dir, depth)) = stack.pop() {
-        let rd = std::fs::read_dir(&dir)
-            .map_err(|e| Error::io(format!("reading {}", dir.display()), &e))?;
-        for e in rd.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
-                continue;
-            }
-            let Ok(ft) = e.file_type() else { continue };
-            if ft.is_dir() && depth < 8 {
-                stack.push((e.path(), depth + 1));
-            } else if ft.is_file() && name.ends_with(".md") {
-                let rel = e
-                    .path()
-                    .strip_prefix(root)
-                    .map_or_else(|_| name.clone(), |r| r.to_string_lossy().replace('\\', "/"));
-                let mut bytes = Vec::new();
-                File::open(e.path())
-                    .and_then(|f| f.take(MAX_NOTE + 1).read_to_end(&mut bytes))
-                    .map_err(|err| Error::io(format!("reading {}", e.path().display()), &err))?;
-                out.push(Note { rel, bytes });
-            }
-        }
-    }
-    out.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Ok(out)
+    super::files_under(root, ".md")?
+        .into_iter()
+        .map(|(rel, path)| {
+            let mut bytes = Vec::new();
+            File::open(&path)
+                .and_then(|f| f.take(MAX_NOTE + 1).read_to_end(&mut bytes))
+                .map_err(|err| Error::io(format!("reading {}", path.display()), &err))?;
+            Ok(Note { rel, bytes })
+        })
+        .collect()
 }

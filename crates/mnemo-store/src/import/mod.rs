@@ -17,6 +17,8 @@ pub mod notes;
 pub mod plan;
 pub mod stream;
 
+use std::path::{Path, PathBuf};
+
 use serde::{Deserialize, Serialize};
 
 use mnemo_core::MemoryType;
@@ -254,4 +256,34 @@ pub enum SkipKind {
     Other,
     /// Kept, with a change worth saying (a date in the future dropped): counted nowhere.
     Note,
+}
+
+/// Every file under `root` whose name ends in `ext` (hidden entries such as `.obsidian` left
+/// out; symlinked folders not followed; 8 levels deep), as (path relative to `root` with `/`,
+/// full path), sorted by path. The one walk of notes and transcript folders.
+pub fn files_under(root: &Path, ext: &str) -> mnemo_core::Result<Vec<(String, PathBuf)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), 0u32)];
+    while let Some((dir, depth)) = stack.pop() {
+        let rd = std::fs::read_dir(&dir)
+            .map_err(|e| mnemo_core::Error::io(format!("reading {}", dir.display()), &e))?;
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Ok(ft) = e.file_type() else { continue };
+            if name.starts_with('.') {
+                continue;
+            }
+            if ft.is_dir() && depth < 8 {
+                stack.push((e.path(), depth + 1));
+            } else if ft.is_file() && name.ends_with(ext) {
+                let rel = e
+                    .path()
+                    .strip_prefix(root)
+                    .map_or_else(|_| name.clone(), |r| r.to_string_lossy().replace('\\', "/"));
+                out.push((rel, e.path()));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
 }

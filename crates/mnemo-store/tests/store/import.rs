@@ -26,6 +26,21 @@ fn planned(n: usize) -> Vec<PlannedFile> {
         .collect()
 }
 
+/// Apply `files` to `personal` as the command line would.
+fn apply(
+    f: &Fixture,
+    files: &[PlannedFile],
+    progress: impl FnMut(usize, usize),
+    stop: impl Fn() -> bool,
+) -> mnemo_core::Result<Vec<mnemo_store::vault::ImportWritten>> {
+    let by = mnemo_store::vault::ImportBy {
+        source: ChangeSource::Cli,
+        label: "test",
+        task: None,
+    };
+    f.vault.apply_import("personal", files, by, progress, stop)
+}
+
 fn listing(f: &Fixture) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(f.personal())
         .unwrap()
@@ -46,28 +61,21 @@ fn a_file_appearing_midway_or_a_cancel_takes_the_whole_import_back() {
     let files = planned(5);
     // Another program writes the fourth file's path with other bytes while the import runs.
     let written = Cell::new(0);
-    let e = f
-        .vault
-        .apply_import(
-            "personal",
-            &files,
-            mnemo_store::vault::ImportBy {
-                source: ChangeSource::Cli,
-                label: "test",
-                task: None,
-            },
-            |done, _| {
-                written.set(done);
-                if done == 3 {
-                    f.write(
-                        "imp-3.md",
-                        topic("Other", "someone else's", "user", "Not ours"),
-                    );
-                }
-            },
-            || false,
-        )
-        .unwrap_err();
+    let e = apply(
+        &f,
+        &files,
+        |done, _| {
+            written.set(done);
+            if done == 3 {
+                f.write(
+                    "imp-3.md",
+                    topic("Other", "someone else's", "user", "Not ours"),
+                );
+            }
+        },
+        || false,
+    )
+    .unwrap_err();
     assert_eq!(e.code, ErrorCode::Conflict, "{}", e.message);
     assert_eq!(written.get(), 3);
     let mut expect = before.clone();
@@ -81,56 +89,23 @@ fn a_file_appearing_midway_or_a_cancel_takes_the_whole_import_back() {
     std::fs::remove_file(f.personal().join("imp-3.md")).unwrap();
     // Cancelled after two files: none kept.
     let calls = Cell::new(0);
-    let e = f
-        .vault
-        .apply_import(
-            "personal",
-            &files,
-            mnemo_store::vault::ImportBy {
-                source: ChangeSource::Cli,
-                label: "test",
-                task: None,
-            },
-            |_, _| {},
-            || {
-                calls.set(calls.get() + 1);
-                calls.get() > 2
-            },
-        )
-        .unwrap_err();
+    let e = apply(
+        &f,
+        &files,
+        |_, _| {},
+        || {
+            calls.set(calls.get() + 1);
+            calls.get() > 2
+        },
+    )
+    .unwrap_err();
     assert!(e.message.contains("cancelled"), "{}", e.message);
     assert_eq!(listing(&f), before);
     // Uninterrupted: all five, in one group, and the same import again writes nothing.
-    let w = f
-        .vault
-        .apply_import(
-            "personal",
-            &files,
-            mnemo_store::vault::ImportBy {
-                source: ChangeSource::Cli,
-                label: "test",
-                task: None,
-            },
-            |_, _| {},
-            || false,
-        )
-        .unwrap();
+    let w = apply(&f, &files, |_, _| {}, || false).unwrap();
     assert_eq!((w.len(), w[0].files.len(), w[0].memories), (1, 5, 5));
     assert_eq!(f.vault.group(w[0].group).unwrap().changes.len(), 5);
-    let again = f
-        .vault
-        .apply_import(
-            "personal",
-            &files,
-            mnemo_store::vault::ImportBy {
-                source: ChangeSource::Cli,
-                label: "test",
-                task: None,
-            },
-            |_, _| {},
-            || false,
-        )
-        .unwrap();
+    let again = apply(&f, &files, |_, _| {}, || false).unwrap();
     assert!(
         again.is_empty(),
         "the same bytes already there: nothing written, no group left"
