@@ -116,6 +116,7 @@ macro_rules! for_each_command {
             sync_settings() -> $crate::reexports::SyncSettings;
             set_sync_settings(settings: $crate::reexports::SyncSettings) -> $crate::reexports::SyncSettings;
             sync_resolve(id: String, keep: Option<u32>) -> $crate::reexports::SyncConflict;
+            sync_reset_local() -> ();
             review_mode(workspace: String) -> $crate::ReviewMode;
             set_review_mode(workspace: String, on: bool) -> $crate::ReviewMode;
             inbox(workspace: String, status: Option<$crate::reexports::ProposalStatus>, offset: Option<u32>, limit: Option<u32>) -> $crate::reexports::ProposalPage;

@@ -69,6 +69,13 @@ impl Api {
             .sync_resolve(&id, keep.map(|k| k as usize), self.person)
     }
 
+    /// Drop this home's copy of the sync history, keeping every memory file: the next sync is
+    /// a first sync that merges this home's files with the remote's and deletes nothing (the
+    /// cure when the remote was replaced by one with another history).
+    pub fn sync_reset_local(&self) -> Result<()> {
+        self.vault.sync_reset_local()
+    }
+
     /// Automatic sync for a watching process (started once, with the watcher).
     pub(crate) fn start_auto_sync(&self) {
         let api = self.clone();

@@ -375,6 +375,10 @@ pub enum SyncAction {
         #[arg(long)]
         keep_all: bool,
     },
+    /// Drop this home's copy of the sync history (`sync/repo.git`), keeping every memory file:
+    /// the next sync merges the files here with the remote's and deletes nothing. For a remote
+    /// that was replaced by one with another history.
+    ResetLocal,
 }
 
 #[derive(Debug, Subcommand)]

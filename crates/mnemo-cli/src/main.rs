@@ -28,7 +28,27 @@ use out::{emit, print_error, read_body};
 /// Writes default to this workspace.
 const PERSONAL: &str = "personal";
 
+/// `mnemo … | head`: once the reader is gone, printing fails with a broken pipe. That is the
+/// reader's choice, not an error: end at once and quietly, as a shell tool killed by SIGPIPE
+/// would (exit 141), instead of a panic message.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_on_broken_pipe();
     let json = std::env::args_os().any(|a| a == "--json");
     let cli = match Cli::try_parse() {
         Ok(c) => c,

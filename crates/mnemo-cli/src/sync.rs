@@ -116,6 +116,15 @@ pub fn run(
                 );
             })
         }
+        Some(SyncAction::ResetLocal) => {
+            api.sync_reset_local()?;
+            emit(json, &serde_json::json!({ "reset": true }), |_| {
+                println!(
+                    "this home's sync history is dropped; every memory file is kept. `mnemo sync` \
+                     now merges them with the remote's (nothing is deleted)"
+                );
+            })
+        }
         Some(SyncAction::Resolve { id, keep, keep_all }) => {
             let keep = if keep_all {
                 None

@@ -20,6 +20,7 @@ mod qwen_layers;
 mod review;
 mod review_faults;
 mod sync;
+mod sync_edges;
 mod sync_faults;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mnemo");

@@ -33,8 +33,20 @@ impl Vault {
             .cloned()
             .collect();
         let mut merged = Tree::new();
+        let mut new_conflicts: BTreeMap<String, Vec<SyncConflict>> = BTreeMap::new();
+        let at = now();
+        let settled =
+            self.settled_differently(git, round, ours_by, theirs_by, &at, &mut new_conflicts)?;
         let mut contested = Vec::new();
         for p in paths {
+            if let Some(text) = settled.get(&p) {
+                if let Some(b) = text {
+                    let id = blob_id(b);
+                    round.bytes.insert(id.clone(), b.clone());
+                    merged.insert(p, item(id));
+                }
+                continue;
+            }
             let (b, o, t) = (round.base.get(&p), round.ours.get(&p), round.theirs.get(&p));
             let pick = if o == t || b == t {
                 o
@@ -64,8 +76,6 @@ impl Vault {
             let b = bytes.get(id).or_else(|| loaded.get(id))?;
             Some(String::from_utf8_lossy(b).into_owned())
         };
-        let mut new_conflicts: BTreeMap<String, Vec<SyncConflict>> = BTreeMap::new();
-        let at = now();
         for p in contested {
             let (bi, oi, ti) = (round.base.get(&p), round.ours.get(&p), round.theirs.get(&p));
             let (b, o, t) = (
@@ -127,7 +137,7 @@ impl Vault {
                 }
                 Some((_, Part::Meta(Meta::Conflicts))) => {
                     let cs = |s: Option<String>| -> Vec<SyncConflict> {
-                        s.and_then(|s| serde_json::from_str(&s).ok())
+                        s.map(|s| meta::decode_conflicts(s.as_bytes()))
                             .unwrap_or_default()
                     };
                     let m = meta::merge_conflicts(&cs(b), &cs(o), &cs(t));
@@ -166,7 +176,7 @@ impl Vault {
             let mut list: Vec<SyncConflict> = merged
                 .get(&cpath)
                 .and_then(|i| round.bytes.get(&i.id).or_else(|| extra.get(&i.id)))
-                .and_then(|b| serde_json::from_slice(b).ok())
+                .map(|b| meta::decode_conflicts(b))
                 .unwrap_or_default();
             for c in new_conflicts.remove(&key).unwrap_or_default() {
                 if !list.iter().any(|x| x.id == c.id) {
@@ -206,5 +216,66 @@ impl Vault {
         round.bytes.insert(id.clone(), marker);
         merged.insert(layout::MARKER.to_owned(), item(id));
         Ok(merged)
+    }
+
+    /// Conflicts open at the base that the two sides settled differently (see
+    /// [`meta::disagreement`]): each such file's merged bytes (`None`: deleted) by path, the new
+    /// conflict added to `found`.
+    fn settled_differently(
+        &self,
+        git: &Git,
+        round: &Round,
+        ours_by: &str,
+        theirs_by: &str,
+        at: &str,
+        found: &mut BTreeMap<String, Vec<SyncConflict>>,
+    ) -> Result<BTreeMap<String, Option<Vec<u8>>>> {
+        let mut out = BTreeMap::new();
+        let read = |tree: &Tree, path: &str| -> Result<Option<Vec<u8>>> {
+            let Some(i) = tree.get(path) else {
+                return Ok(None);
+            };
+            if let Some(b) = round.bytes.get(&i.id) {
+                return Ok(Some(b.clone()));
+            }
+            Ok(git
+                .blobs(std::slice::from_ref(&i.id), fsutil::MAX_FILE_BYTES)?
+                .remove(&i.id))
+        };
+        let list = |tree: &Tree, key: &str| -> Result<Vec<SyncConflict>> {
+            Ok(read(tree, &layout::meta_path(key, Meta::Conflicts))?
+                .map(|b| meta::decode_conflicts(&b))
+                .unwrap_or_default())
+        };
+        for key in round.mapped.keys() {
+            let open_at_base = list(&round.base, key)?;
+            if open_at_base.is_empty() {
+                continue;
+            }
+            let ours_open = list(&round.ours, key)?;
+            let theirs_open = list(&round.theirs, key)?;
+            for c in &open_at_base {
+                let path = layout::memory_path(key, &c.path);
+                let text = |tree: &Tree| -> Result<Option<String>> {
+                    Ok(read(tree, &path)?.map(|b| String::from_utf8_lossy(&b).into_owned()))
+                };
+                let (b, o, t) = (text(&round.base)?, text(&round.ours)?, text(&round.theirs)?);
+                let listed = |l: &[SyncConflict]| l.iter().any(|x| x.id == c.id);
+                if let Some((text, again)) = meta::disagreement(
+                    c,
+                    b.as_deref(),
+                    (listed(&ours_open), o.as_deref()),
+                    (listed(&theirs_open), t.as_deref()),
+                    ours_by,
+                    theirs_by,
+                    at,
+                ) {
+                    tracing::info!(path = %c.path, "a conflict was settled differently on two homes: both kept, asked again");
+                    out.insert(path, text.map(String::into_bytes));
+                    found.entry(key.clone()).or_default().push(again);
+                }
+            }
+        }
+        Ok(out)
     }
 }

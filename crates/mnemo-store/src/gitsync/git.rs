@@ -3,7 +3,7 @@
 //! the memory folders. Every call has a time limit; a remote's answer is classified into
 //! "try again later" (`remote_unreachable`) and "fix the setting" (`remote_refused`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -16,6 +16,9 @@ pub const BRANCH: &str = "main";
 const REMOTE_REF: &str = "refs/remotes/origin/main";
 const LOCAL_REF: &str = "refs/heads/main";
 const PENDING_REF: &str = "refs/mnemo/pending";
+/// Set once this repository's history has met a remote (pushed, or merged from one): from then
+/// on a remote with an unrelated history is another history, not a first sync to adopt.
+const MET_REF: &str = "refs/mnemo/met";
 /// A local command (plumbing on the bare repository).
 const LOCAL_LIMIT: Duration = Duration::from_secs(120);
 /// A command that talks to the remote.
@@ -383,12 +386,29 @@ impl Git {
         if ids.is_empty() {
             return Ok(out);
         }
-        let mut input = Vec::new();
-        for id in ids {
-            input.extend_from_slice(id.as_bytes());
-            input.push(b'\n');
+        // Sizes first: a blob over the cap is never read (a hostile remote's 50 MB blobs cost
+        // nothing but their header line).
+        let lines = |ids: &mut dyn Iterator<Item = &String>| {
+            let mut input = Vec::new();
+            for id in ids {
+                input.extend_from_slice(id.as_bytes());
+                input.push(b'\n');
+            }
+            input
+        };
+        let sizes = self.local(&["cat-file", "--batch-check"], Some(lines(&mut ids.iter())))?;
+        let small: BTreeSet<String> = String::from_utf8_lossy(&sizes)
+            .lines()
+            .filter_map(|l| {
+                let mut f = l.split(' ');
+                let (id, kind, size) = (f.next()?, f.next()?, f.next()?.parse::<u64>().ok()?);
+                (kind == "blob" && size <= cap).then(|| id.to_owned())
+            })
+            .collect();
+        if small.is_empty() {
+            return Ok(out);
         }
-        let raw = self.local(&["cat-file", "--batch"], Some(input))?;
+        let raw = self.local(&["cat-file", "--batch"], Some(lines(&mut small.iter())))?;
         let mut at = 0;
         while at < raw.len() {
             let Some(nl) = raw[at..].iter().position(|b| *b == b'\n') else {
@@ -470,6 +490,18 @@ impl Git {
     }
 
     /// Move `main` to `commit` (atomically; refused if it moved since `old`).
+    /// Whether this repository's history ever met a remote (see [`Git::mark_met`]).
+    #[must_use]
+    pub fn has_met(&self) -> bool {
+        self.commit_of(MET_REF).is_some()
+    }
+
+    /// Record that this history met a remote at `commit`.
+    pub fn mark_met(&self, commit: &str) -> Result<()> {
+        self.local(&["update-ref", MET_REF, commit], None)
+            .map(|_| ())
+    }
+
     pub fn set_local_head(&self, commit: &str, old: Option<&str>) -> Result<()> {
         let zero = "0".repeat(40);
         self.local(
@@ -572,13 +604,19 @@ fn remote_error(doing: &str, f: &Failed) -> Error {
     )
 }
 
+/// What git said, whole (blank lines dropped, lines joined, at most 2,000 characters), with
+/// secrets redacted and control characters escaped: the last line alone often says nothing
+/// ("(and the repository exists.)").
 fn last_line(s: &str) -> String {
-    let l = s
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("no message");
-    crate::fsutil::printable(l.trim())
+    let lines: Vec<&str> = s.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    if lines.is_empty() {
+        return "no message".to_owned();
+    }
+    let mut said = lines.join(" / ");
+    if said.chars().count() > 2000 {
+        said = said.chars().take(2000).collect::<String>() + "…";
+    }
+    crate::fsutil::printable(&crate::secrets::redact(&said).0)
 }
 
 #[cfg(test)]

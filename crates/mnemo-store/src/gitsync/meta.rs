@@ -363,6 +363,178 @@ pub fn resolve_text(c: &SyncConflict, text: &str, keep: Option<usize>) -> Option
     Some(file.render())
 }
 
+/// Read a `conflicts.json` as it came (from another home, or a hostile remote): records that
+/// are not a well-formed conflict are dropped; words are made printable and any secret in them
+/// redacted before anything is stored here or shown.
+#[must_use]
+pub fn decode_conflicts(bytes: &[u8]) -> Vec<SyncConflict> {
+    let Ok(list) = serde_json::from_slice::<Vec<SyncConflict>>(bytes) else {
+        return Vec::new();
+    };
+    list.into_iter().filter_map(clean_conflict).collect()
+}
+
+fn clean_conflict(c: SyncConflict) -> Option<SyncConflict> {
+    let words = |s: &str| crate::fsutil::printable(&crate::secrets::redact(s).0);
+    let well_formed = c.id.len() == 16
+        && c.id.chars().all(|ch| ch.is_ascii_hexdigit())
+        && ["edited", "deleted_and_edited", "field"].contains(&c.kind.as_str())
+        && refusal(&c.path, None, None).is_none()
+        && c.choices.len() >= 2
+        && c.choices.len() <= 16;
+    if !well_formed {
+        return None;
+    }
+    Some(SyncConflict {
+        id: c.id,
+        path: c.path,
+        kind: c.kind,
+        field: c.field.as_deref().map(words),
+        choices: c
+            .choices
+            .into_iter()
+            .map(|ch| SyncChoice {
+                label: words(&ch.label),
+                texts: ch
+                    .texts
+                    .iter()
+                    .map(|t| crate::secrets::redact(t).0)
+                    .collect(),
+            })
+            .collect(),
+        at: words(&c.at),
+    })
+}
+
+/// How one home settled a conflict it had open, read from what that home holds now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decision {
+    /// Every version kept (dismissed).
+    All,
+    /// One choice kept.
+    Keep(usize),
+}
+
+fn decision(c: &SyncConflict, text: Option<&str>) -> Option<Decision> {
+    match c.kind.as_str() {
+        "deleted_and_edited" => Some(match text {
+            None => Decision::Keep(1),
+            Some(_) => Decision::Keep(0),
+        }),
+        "edited" => {
+            let have = body_entries(text?);
+            let holds = |ch: &SyncChoice| ch.texts.iter().all(|t| have.contains(t));
+            if c.choices.iter().all(holds) {
+                return Some(Decision::All);
+            }
+            let only = |i: usize| {
+                holds(&c.choices[i])
+                    && c.choices.iter().enumerate().all(|(j, other)| {
+                        j == i
+                            || other
+                                .texts
+                                .iter()
+                                .all(|t| c.choices[i].texts.contains(t) || !have.contains(t))
+                    })
+            };
+            (0..c.choices.len()).find(|i| only(*i)).map(Decision::Keep)
+        }
+        _ => None,
+    }
+}
+
+/// Two homes that settled one conflict differently (each dropped it from its open list, one
+/// keeping one version, the other another — or deleting what the other kept). Merged blindly,
+/// both versions would go and the body be left empty; instead both chosen versions stay and a
+/// new conflict (its own id) asks again. Returns the file's text and that conflict, or `None`
+/// when the two did not disagree.
+#[must_use]
+#[allow(clippy::too_many_arguments)]
+pub fn disagreement(
+    c: &SyncConflict,
+    base: Option<&str>,
+    ours: (bool, Option<&str>),
+    theirs: (bool, Option<&str>),
+    ours_by: &str,
+    theirs_by: &str,
+    at: &str,
+) -> Option<(Option<String>, SyncConflict)> {
+    // Still listed on a side: that side has not decided.
+    if ours.0 || theirs.0 {
+        return None;
+    }
+    let (Some(Decision::Keep(i)), Some(Decision::Keep(j))) =
+        (decision(c, ours.1), decision(c, theirs.1))
+    else {
+        return None;
+    };
+    if i == j || i >= c.choices.len() || j >= c.choices.len() {
+        return None;
+    }
+    let (text, choices) = if c.kind == "deleted_and_edited" {
+        let (keeper, deleter) = if i == 0 {
+            (ours_by, theirs_by)
+        } else {
+            (theirs_by, ours_by)
+        };
+        (
+            ours.1.or(theirs.1).map(str::to_owned),
+            vec![
+                SyncChoice {
+                    label: format!("keep it, as {keeper} chose"),
+                    texts: c.choices[0].texts.clone(),
+                },
+                SyncChoice {
+                    label: format!("delete it, as {deleter} chose"),
+                    texts: Vec::new(),
+                },
+            ],
+        )
+    } else {
+        let (o, t) = (ours.1?, theirs.1?);
+        let merged = merge::merge_topic(base.unwrap_or(""), o, t);
+        let mut file = TopicFile::parse(&merged.text);
+        let mut entries = merge::entry_texts(file.body());
+        for t in c.choices[i].texts.iter().chain(&c.choices[j].texts) {
+            if !entries.contains(t) {
+                entries.push(t.clone());
+            }
+        }
+        file.set_body(&entries.join("\n\n"));
+        (
+            Some(file.render()),
+            vec![
+                SyncChoice {
+                    label: format!("{ours_by}'s choice"),
+                    texts: c.choices[i].texts.clone(),
+                },
+                SyncChoice {
+                    label: format!("{theirs_by}'s choice"),
+                    texts: c.choices[j].texts.clone(),
+                },
+            ],
+        )
+    };
+    // The same on both homes whichever is ours: the old id and the chosen versions, sorted.
+    let mut chosen: Vec<String> = choices
+        .iter()
+        .map(|ch| ch.texts.join("\n"))
+        .collect::<Vec<_>>();
+    chosen.sort();
+    let key = format!("decided differently\n{}\n{}", c.id, chosen.join("\n--\n"));
+    Some((
+        text,
+        SyncConflict {
+            id: crate::fsutil::hash(key.as_bytes())[..16].to_owned(),
+            path: c.path.clone(),
+            kind: c.kind.clone(),
+            field: None,
+            choices,
+            at: at.to_owned(),
+        },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

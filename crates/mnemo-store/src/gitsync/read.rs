@@ -78,7 +78,7 @@ impl Vault {
         scope: &Scope,
         extras: Option<&dyn Extras>,
         st: &State,
-        base: Tree,
+        mut base: Tree,
         head: Tree,
         theirs: Tree,
     ) -> Result<Round> {
@@ -95,6 +95,8 @@ impl Vault {
                 mapped.entry(key).or_insert(ws);
             }
         }
+        // Keys whose folder this round had to create: this home held none of their files.
+        let mut created_now: BTreeSet<String> = BTreeSet::new();
         // A Mnemo workspace another home created arrives here too.
         {
             let keys: BTreeSet<String> = theirs
@@ -109,6 +111,9 @@ impl Vault {
                     && scope.covers(id)
                 {
                     let memory = self.home().root.join("workspaces").join(id).join("memory");
+                    if !memory.is_dir() {
+                        created_now.insert(key.clone());
+                    }
                     std::fs::create_dir_all(&memory)
                         .map_err(|e| Error::io(format!("creating {}", memory.display()), &e))?;
                     mapped.insert(key.clone(), self.workspace(id)?);
@@ -129,6 +134,7 @@ impl Vault {
             holds.insert(key.clone(), hold);
         }
         let mut ours = head.clone();
+        let mut held_trees: HashMap<String, Tree> = HashMap::new();
         let mut bytes = HashMap::new();
         let mut local_sessions = BTreeMap::new();
         let mut flagged: BTreeMap<String, Vec<SyncFlag>> = BTreeMap::new();
@@ -152,11 +158,26 @@ impl Vault {
                 .iter()
                 .map(|f| layout::memory_path(key, &f.rel))
                 .collect();
-            // Gone here: deleted, unless it never came here (refused, or not readable as ours).
-            let candidates: Vec<&String> = head
+            // Gone here: deleted only if this home held it after its last sync of this key (a
+            // folder that appeared since, or a file that never came here, deletes nothing: what
+            // the remote holds is written here instead).
+            let held = if created_now.contains(key) {
+                BTreeSet::new()
+            } else {
+                held_paths(git, st, key, &mut held_trees)
+            };
+            let mut candidates: Vec<&String> = Vec::new();
+            for p in head
                 .keys()
                 .filter(|p| p.starts_with(&prefix) && !present.contains(*p))
-                .collect();
+            {
+                if held.contains(p) {
+                    candidates.push(p);
+                } else {
+                    ours.remove(p);
+                    base.remove(p);
+                }
+            }
             let ids: Vec<String> = candidates.iter().map(|p| head[*p].id.clone()).collect();
             let contents = git.blobs(&ids, fsutil::MAX_FILE_BYTES)?;
             let gone: Vec<String> = candidates
@@ -270,4 +291,29 @@ impl Vault {
             label: "Sync: changes from the remote".to_owned(),
         })
     }
+}
+
+/// The paths of `key` this home held after its last sync of that key: the key's files in the
+/// commit it last synced at (none when it never synced here, or its folder was missing since).
+pub(super) fn held_paths(
+    git: &Git,
+    st: &State,
+    key: &str,
+    cache: &mut HashMap<String, Tree>,
+) -> BTreeSet<String> {
+    let Some(c) = st.keys.get(key).and_then(|k| k.base.as_deref()) else {
+        return BTreeSet::new();
+    };
+    if !cache.contains_key(c) {
+        let Ok(t) = git.tree(c) else {
+            return BTreeSet::new();
+        };
+        cache.insert(c.to_owned(), t);
+    }
+    let prefix = format!("{key}/memory/");
+    cache[c]
+        .range(prefix.clone()..)
+        .take_while(|(p, _)| p.starts_with(&prefix))
+        .map(|(p, _)| p.clone())
+        .collect()
 }

@@ -72,7 +72,19 @@ pub struct RemoteSync {
     pub workspaces: Vec<WorkspaceSync>,
 }
 
-const MAX_ATTEMPTS: u32 = 10;
+/// How long a sync keeps merging again while the remote (or a file here) keeps moving under it.
+const MAX_CONTENTION: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The pause before attempt `attempt + 1`: exponential (25 ms doubling, at most 2 s), half of
+/// it random, so homes pushing at once part instead of colliding again in step.
+fn backoff(attempt: u32) -> std::time::Duration {
+    let cap = 25u64.saturating_mul(1 << attempt.min(7)).min(2_000);
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let noise = u64::from(seed ^ std::process::id().rotate_left(16)) % 1_000;
+    std::time::Duration::from_millis(cap / 2 + cap * noise / 2_000)
+}
 
 /// What one round saw and decided.
 pub(super) struct Round {
@@ -198,30 +210,28 @@ impl Vault {
         st: &mut State,
         groups: &mut BTreeMap<String, (i64, Vec<String>)>,
     ) -> Result<()> {
-        for attempt in 1..=MAX_ATTEMPTS {
+        let start = std::time::Instant::now();
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
             if self.sync_round(git, settings, scope, extras, st, groups)? {
                 return Ok(());
+            }
+            if start.elapsed() > MAX_CONTENTION {
+                break;
             }
             tracing::info!(
                 attempt,
                 "the remote moved on (or a file changed) during sync: again"
             );
-            // Back off a little, by a varying amount, so two homes pushing at once part.
-            let jitter = u64::from(
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.subsec_nanos())
-                    % 100,
-            );
-            std::thread::sleep(std::time::Duration::from_millis(
-                u64::from(attempt) * (50 + jitter),
-            ));
+            std::thread::sleep(backoff(attempt));
         }
         Err(Error::new(
             ErrorCode::Conflict,
             format!(
-                "the remote kept moving (or files here kept changing) through {MAX_ATTEMPTS} \
-                 attempts: sync again in a moment"
+                "the remote kept moving (or files here kept changing) for {} s, through {attempt} \
+                 attempts: nothing was lost; sync again in a moment",
+                MAX_CONTENTION.as_secs()
             ),
         ))
     }
@@ -254,14 +264,22 @@ impl Vault {
             None => Tree::new(),
         };
         let base_commit = match (&h, &r) {
-            (Some(h), Some(r)) => Some(git.merge_base(h, r).ok_or_else(|| {
-                Error::new(
-                    ErrorCode::RemoteRefused,
-                    "the sync remote holds another history than this home's (no commit in \
-                     common): point this home at the remote it synced with before, or at a new \
-                     empty one",
-                )
-            })?),
+            (Some(h), Some(r)) => match git.merge_base(h, r) {
+                Some(b) => Some(b),
+                // This home's history never met this remote's: two first syncs at once, or a
+                // first sync stopped before its push. Adopt the remote's history and merge this
+                // home's files into it (no common base: nothing is taken for deleted).
+                None if !git.has_met() => {
+                    tracing::info!("the remote's history is new to this home: merging into it");
+                    None
+                }
+                None => {
+                    return Err(Error::new(
+                        ErrorCode::RemoteRefused,
+                        "the sync remote now holds another history than the one this home synced                          with (no commit in common: it was replaced or rewritten). If it is the                          right remote, run `mnemo sync reset-local` — it keeps every memory file                          here and drops only this home's copy of the sync history — then sync                          again; otherwise point this home at its old remote",
+                    ));
+                }
+            },
             (Some(h), None) => Some(h.clone()),
             (None, _) => None,
         };
@@ -325,7 +343,10 @@ impl Vault {
                 &round.theirs
             };
             let changes = diff(first, &merged, &round.bytes);
-            let message = commit_message(&groups_summary(groups));
+            let message = commit_message(
+                &commit_title(first, &changes, &round.mapped, &state::author_name(&author)),
+                &groups_summary(groups),
+            );
             Some(git.commit(&parents, &changes, &message, &author)?)
         };
         if let Some(c) = &new_head
@@ -340,10 +361,32 @@ impl Vault {
             ks.base.clone_from(&new_head);
             ks.flagged = round.flagged.get(key).cloned().unwrap_or_default();
         }
+        // A key this repository carries that no folder here maps (a project whose memory folder
+        // is gone, a switched-off tool): this home holds none of its files any more, so when
+        // the folder comes back nothing is taken for deleted — the remote's files come here.
+        if matches!(scope, Scope::All { .. }) {
+            let carried: BTreeSet<String> = round
+                .head
+                .keys()
+                .filter_map(|p| layout::split(p).map(|(k, _)| k))
+                .collect();
+            for (key, ks) in &mut st.keys {
+                if carried.contains(key) && !round.mapped.contains_key(key) {
+                    ks.base = None;
+                }
+            }
+        }
         if new_head.is_none() || new_head == r {
+            if let Some(r) = &r {
+                git.mark_met(r)?;
+            }
             return Ok(true);
         }
-        git.push()
+        let pushed = git.push()?;
+        if pushed && let Some(c) = &new_head {
+            git.mark_met(c)?;
+        }
+        Ok(pushed)
     }
 
     /// The base each key merges against: its own last sync (a sync of one workspace leaves the
@@ -378,8 +421,9 @@ impl Vault {
 }
 
 pub(super) fn remote_flag(rel: &str, why: &str) -> SyncFlag {
+    // A name from the remote is shown and stored: printable, and no secret in it.
     SyncFlag {
-        path: rel.to_owned(),
+        path: fsutil::printable(&crate::secrets::redact(rel).0),
         why: format!("not taken from the remote: {why}"),
         side: "remote".into(),
     }
@@ -423,11 +467,50 @@ fn groups_summary(groups: &BTreeMap<String, (i64, Vec<String>)>) -> String {
     }
 }
 
-fn commit_message(summary: &str) -> String {
+/// What a commit carries, per workspace: "personal: +2 −1 ~3 from ana".
+fn commit_title(
+    from: &Tree,
+    changes: &[(String, Content)],
+    mapped: &BTreeMap<String, Workspace>,
+    by: &str,
+) -> String {
+    let mut per: BTreeMap<String, [usize; 3]> = BTreeMap::new();
+    for (p, c) in changes {
+        let Some((key, layout::Part::Memory(_))) = layout::split(p) else {
+            continue;
+        };
+        let name = mapped.get(&key).map_or(key, |w| w.id.clone());
+        let n = per.entry(name).or_default();
+        match c {
+            Content::Removed => n[1] += 1,
+            _ if from.contains_key(p) => n[2] += 1,
+            _ => n[0] += 1,
+        }
+    }
+    let by = crate::fsutil::printable(by);
+    if per.is_empty() {
+        return format!("Mnemo sync from {by} (bookkeeping only)");
+    }
+    let parts: Vec<String> = per
+        .iter()
+        .map(|(ws, [a, r, m])| {
+            let mut s = format!("{}:", crate::fsutil::printable(ws));
+            for (n, sign) in [(a, '+'), (r, '−'), (m, '~')] {
+                if *n > 0 {
+                    s.push_str(&format!(" {sign}{n}"));
+                }
+            }
+            s
+        })
+        .collect();
+    format!("{} from {by}", parts.join("; "))
+}
+
+fn commit_message(title: &str, summary: &str) -> String {
     if summary.is_empty() {
-        "Mnemo sync".to_owned()
+        format!("{title}\n")
     } else {
-        format!("Mnemo sync\n\n{summary}\n")
+        format!("{title}\n\n{summary}\n")
     }
 }
 

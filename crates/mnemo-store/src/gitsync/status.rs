@@ -13,7 +13,7 @@ use super::state::{self, State, SyncSettings};
 use crate::fsutil::{self};
 use crate::vault::Vault;
 
-use super::read::local_files;
+use super::read::{held_paths, local_files};
 use super::run::{RemoteSync, WorkspaceSync};
 
 impl Vault {
@@ -66,6 +66,7 @@ impl Vault {
                 Some(View {
                     head,
                     remote: r.is_some().then_some(remote),
+                    git,
                 })
             } else {
                 None
@@ -73,6 +74,7 @@ impl Vault {
             views.push(view);
         }
         let mut seen_keys = BTreeSet::new();
+        let mut held_trees = std::collections::HashMap::new();
         for ws in self.workspaces()? {
             let at = chans.iter().position(|c| c.scope.covers(&ws.id));
             // No remote carries it: no need to ask git for its repository's identity (the app
@@ -118,7 +120,8 @@ impl Vault {
                         })
                         .collect();
                     if let Some(view) = at.and_then(|i| views[i].as_ref()) {
-                        (w.pending, w.incoming) = counts(&ws.memory_root, &k, view);
+                        let held = held_paths(&view.git, st, &k, &mut held_trees);
+                        (w.pending, w.incoming) = counts(&ws.memory_root, &k, view, &held);
                     }
                     w.key = Some(k);
                 }
@@ -180,7 +183,19 @@ impl Vault {
                     == Ok(&key)
             })
             .ok_or_else(|| Error::not_found(format!("no workspace here syncs as {key}")))?;
-        if keep.is_some() {
+        // "Delete it, as Ana did": the other side's edit is all that kept the file.
+        let delete = c.kind == "deleted_and_edited"
+            && keep
+                .and_then(|k| c.choices.get(k))
+                .is_some_and(|ch| ch.texts.is_empty());
+        if delete {
+            self.mutate(&ws, &c.path, source, None, |current, rel| {
+                current.ok_or_else(|| {
+                    Error::not_found(format!("`{rel}` is gone: the conflict is over"))
+                })?;
+                Ok(None)
+            })?;
+        } else if keep.is_some() {
             self.mutate(&ws, &c.path, source, None, |current, rel| {
                 let text = current
                     .map(|b| String::from_utf8_lossy(b).into_owned())
@@ -202,15 +217,44 @@ impl Vault {
     }
 }
 
+impl Vault {
+    /// Drop this home's copy of the sync history (`sync/repo.git` and the team repositories),
+    /// keeping every memory file and the open conflicts: the next sync is a first sync, which
+    /// merges the files here with whatever the remote holds and deletes nothing. The cure when
+    /// a remote was replaced by one with another history.
+    pub fn sync_reset_local(&self) -> Result<()> {
+        let home = self.home().root.clone();
+        let dir = state::sync_dir(&home);
+        fsutil::private_dir(&dir)
+            .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
+        let _lock = fsutil::lock_file(&dir.join(".sync.lock"))?;
+        let mut st = State::load(&home);
+        // The state first: a kill after it leaves old repositories no base points into.
+        for ks in st.keys.values_mut() {
+            ks.base = None;
+        }
+        st.save(&home)?;
+        for d in [dir.join("repo.git"), dir.join("team")] {
+            match std::fs::remove_dir_all(&d) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(format!("removing {}", d.display()), &e)),
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A remote's trees as this home last saw them.
 struct View {
     head: Tree,
     /// As last fetched (`None`: the remote has nothing yet).
     remote: Option<Tree>,
+    git: Git,
 }
 
 /// Files changed here since the last sync, and on the remote not yet merged here.
-fn counts(root: &Path, key: &str, view: &View) -> (u32, u32) {
+fn counts(root: &Path, key: &str, view: &View, held: &BTreeSet<String>) -> (u32, u32) {
     let prefix = format!("{key}/memory/");
     let mut pending = 0usize;
     let mut here = BTreeSet::new();
@@ -224,21 +268,34 @@ fn counts(root: &Path, key: &str, view: &View) -> (u32, u32) {
         }
         here.insert(path);
     }
-    pending += view
+    // Deleted here: only what this home held after its last sync (the rest is still to come).
+    let mut to_come = 0usize;
+    for p in view
         .head
         .keys()
         .filter(|p| p.starts_with(&prefix) && !here.contains(*p))
-        .count();
-    let incoming = view.remote.as_ref().map_or(0, |remote| {
-        view.head
-            .keys()
-            .chain(remote.keys())
-            .filter(|p| p.starts_with(&prefix))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .filter(|p| view.head.get(*p) != remote.get(*p))
-            .count()
-    });
+    {
+        if held.contains(p) {
+            pending += 1;
+        } else if view
+            .remote
+            .as_ref()
+            .is_none_or(|r| r.get(p) == view.head.get(p))
+        {
+            to_come += 1;
+        }
+    }
+    let incoming = to_come
+        + view.remote.as_ref().map_or(0, |remote| {
+            view.head
+                .keys()
+                .chain(remote.keys())
+                .filter(|p| p.starts_with(&prefix))
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .filter(|p| view.head.get(*p) != remote.get(*p))
+                .count()
+        });
     (
         u32::try_from(pending).unwrap_or(u32::MAX),
         u32::try_from(incoming).unwrap_or(u32::MAX),

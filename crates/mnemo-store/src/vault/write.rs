@@ -304,10 +304,20 @@ impl Vault {
             new.map(fsutil::hash).as_deref(),
             undoes,
         )?;
-        let written = match new {
-            Some(b) => fsutil::write_atomic(abs, b),
-            None => fsutil::remove_file(abs),
-        };
+        // Only over the bytes read: another program's edit since (an editor's append) is
+        // never overwritten — the write is refused and the caller reads again.
+        let written = fsutil::replace_if(abs, new, current).and_then(|done| {
+            if done {
+                Ok(())
+            } else {
+                Err(Error::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "`{rel}` changed on disk while Mnemo was writing it (another program                          edited it): nothing was overwritten; try again"
+                    ),
+                ))
+            }
+        });
         if let Err(e) = written {
             journal.abort(id)?;
             return Err(e);

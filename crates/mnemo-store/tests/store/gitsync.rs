@@ -113,7 +113,7 @@ pub fn bare(root: &Path) -> PathBuf {
     r
 }
 
-fn two(t: &Path) -> (Side, Side, PathBuf) {
+pub fn two(t: &Path) -> (Side, Side, PathBuf) {
     let r = bare(t);
     (Side::new(t, "ana", &r), Side::new(t, "ben", &r), r)
 }
@@ -276,7 +276,7 @@ fn undoing_a_syncs_group_restores_the_bytes() {
 }
 
 /// Encode a path as Claude Code / Qwen Code name its project folder.
-fn encoded(p: &Path) -> String {
+pub fn encoded(p: &Path) -> String {
     p.to_string_lossy()
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })

@@ -10,6 +10,8 @@
 mod bad_input;
 mod gitsync;
 mod gitsync_bad;
+mod gitsync_edges;
+mod gitsync_model;
 mod gitsync_props;
 mod import;
 mod lock_processes;
