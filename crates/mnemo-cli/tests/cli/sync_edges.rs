@@ -69,11 +69,12 @@ fn setup(e: &Env, remote: &str) {
     }
 }
 
-/// `mnemo` run under `ulimit -v` (KiB of address space for the whole process, git included).
+/// `mnemo` run under `ulimit -v` (KiB of address space for the whole process and the git it
+/// runs; a soft limit, so the remote's side — on another machine in life — can leave it).
 fn limited(e: &Env, kib: u64, args: &[&str]) -> std::process::Output {
     Command::new("sh")
         .arg("-c")
-        .arg(format!("ulimit -v {kib} && exec \"$@\""))
+        .arg(format!("ulimit -S -v {kib} && exec \"$@\""))
         .arg("sh")
         .arg(super::BIN)
         .args(args)
@@ -102,6 +103,21 @@ fn huge_blobs_on_a_remote_are_refused_without_reading_them() {
         }),
     );
     setup(&e, &remote);
+    // The remote's side of the fetch runs here too: it is another machine in life, so it is
+    // not held to this process's limit.
+    let serve = e.dir.path().join("upload-pack.sh");
+    std::fs::write(
+        &serve,
+        "#!/bin/sh\nulimit -S -v unlimited\nexec git-upload-pack \"$@\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&serve, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let repo = e.home().join("sync/repo.git");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "--bare", "--initial-branch", "main"]);
+    git(&repo, &["remote", "add", "origin", &remote]);
+    git(&repo, &["config", "remote.origin.uploadpack", serve.to_str().unwrap()]);
     write(
         &e.personal().join("mine.md"),
         &topic("Mine", "mine", "user", "Stays."),
@@ -144,7 +160,7 @@ fn huge_blobs_on_a_remote_are_refused_without_reading_them() {
 fn control_characters_and_tokens_from_a_remote_never_reach_the_terminal_or_the_disk() {
     let e = Env::new();
     let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
-    let evil = format!("\u{1b}]0;TITLE\u{7}\u{1b}[2J{token}");
+    let evil = format!("\u{1b}]0;TITLE\u{7}\u{1b}[2J from {token}");
     let conflicts = serde_json::json!([{
         "id": "0123456789abcdef",
         "path": "prefs.md",

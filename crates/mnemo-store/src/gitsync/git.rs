@@ -269,7 +269,10 @@ impl Git {
     pub fn push(&self) -> Result<bool> {
         let spec = format!("{LOCAL_REF}:refs/heads/{BRANCH}");
         match self.run_limited(&["push", "--quiet", "origin", &spec], None, REMOTE_LIMIT) {
-            Ok(_) => Ok(true),
+            Ok(_) => {
+                self.point_local_remote_head();
+                Ok(true)
+            }
             Err(f)
                 if ["rejected", "non-fast-forward", "fetch first", "stale info"]
                     .iter()
@@ -278,6 +281,35 @@ impl Git {
                 Ok(false)
             }
             Err(f) => Err(remote_error("pushing to", &f)),
+        }
+    }
+
+    /// A bare remote on this machine made with a plain `git init --bare` names `master` as its
+    /// HEAD while Mnemo pushes `main`, so a `git clone` of it checks out nothing. When the
+    /// remote is a folder here and its HEAD names a branch it does not have, point it at
+    /// Mnemo's (best effort; a hosted remote takes the first pushed branch as its default).
+    fn point_local_remote_head(&self) {
+        let Ok(url) = self.local(&["config", "--get", "remote.origin.url"], None) else {
+            return;
+        };
+        let url = String::from_utf8_lossy(&url).trim().to_owned();
+        let remote = Path::new(url.strip_prefix("file://").unwrap_or(&url));
+        if !remote.is_absolute() || !remote.join("HEAD").is_file() {
+            return;
+        }
+        let theirs = Self {
+            dir: remote.to_path_buf(),
+        };
+        let Ok(head) = theirs.local(&["symbolic-ref", "HEAD"], None) else {
+            return;
+        };
+        let head = String::from_utf8_lossy(&head).trim().to_owned();
+        let ours = format!("refs/heads/{BRANCH}");
+        if head == ours || theirs.commit_of(&head).is_some() {
+            return;
+        }
+        if let Err(e) = theirs.local(&["symbolic-ref", "HEAD", &ours], None) {
+            tracing::debug!("could not point the remote's HEAD at {ours}: {e}");
         }
     }
 

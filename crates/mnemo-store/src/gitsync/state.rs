@@ -103,13 +103,32 @@ pub fn check_remote(url: &str) -> Result<()> {
             "the sync remote cannot start with `-`: give a git URL or a folder path",
         ));
     }
-    let has_password = url
+    let userinfo = url
         .split_once("://")
         .and_then(|(_, rest)| rest.split('/').next())
-        .is_some_and(|auth| {
-            auth.contains('@') && auth.split('@').next().unwrap_or("").contains(':')
-        });
-    if has_password || !crate::secrets::scan(url).is_empty() {
+        .and_then(|auth| auth.rsplit_once('@').map(|(u, _)| u.to_owned()));
+    let has_password = userinfo.as_deref().is_some_and(|u| u.contains(':'));
+    // A token given as the user name (`https://glpat-…@host/…`, a 40-hex name): long, and
+    // nothing like a person's or a service's user name.
+    let token_as_user = userinfo.as_deref().is_some_and(|u| {
+        u.len() >= 20
+            && u.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+    });
+    // `?token=…`, `?private_token=…`, `?access_key=…` and the like.
+    let token_in_query = url.split_once('?').is_some_and(|(_, q)| {
+        q.split('&').any(|kv| {
+            let k = kv.split('=').next().unwrap_or("").to_ascii_lowercase();
+            ["token", "key", "secret", "password", "passwd", "auth", "sig", "credential"]
+                .iter()
+                .any(|w| k.contains(w))
+        })
+    });
+    if has_password
+        || token_as_user
+        || token_in_query
+        || !crate::secrets::scan(url).is_empty()
+    {
         return Err(Error::new(
             ErrorCode::InvalidArguments,
             "the sync remote's URL holds a password or token: Mnemo never stores one — use git's \
@@ -255,6 +274,14 @@ mod tests {
     #[test]
     fn remotes_with_credentials_are_refused() {
         assert!(check_remote("https://u:tok@example.com/r.git").is_err());
+        assert!(check_remote("https://glpat-abcdefghij0123456789@gitlab.com/o/r.git").is_err());
+        assert!(
+            check_remote("https://0123456789abcdef0123456789abcdef01234567@host/r.git").is_err()
+        );
+        assert!(check_remote("https://host/r.git?token=abc").is_err());
+        assert!(check_remote("https://host/r.git?private_token=abc").is_err());
+        assert!(check_remote("https://ana@example.com/r.git").is_ok());
+        assert!(check_remote("ssh://git@example.com/r.git").is_ok());
         assert!(check_remote("https://example.com/r.git").is_ok());
         assert!(check_remote("git@example.com:a/r.git").is_ok());
         assert!(check_remote("/srv/memory.git").is_ok());

@@ -472,3 +472,26 @@ fn an_editor_appending_during_syncs_loses_nothing() {
         "the syncs wrote the file while the editor appended"
     );
 }
+
+#[test]
+fn a_remote_made_with_plain_git_init_bare_clones_with_the_memory_checked_out() {
+    let t = tempfile::tempdir().unwrap();
+    let r = t.path().join("plain.git");
+    std::fs::create_dir_all(&r).unwrap();
+    // No --initial-branch: HEAD names `master` (or whatever the default is), not Mnemo's `main`.
+    git(&r, &["-c", "init.defaultBranch=master", "init", "-q", "--bare"]);
+    let a = Side::new(t.path(), "ana", &r);
+    a.write("x.md", &topic("X", "x", "user", "One."));
+    a.sync();
+    let c = t.path().join("checkout");
+    git(
+        t.path(),
+        &["clone", "-q", r.to_str().unwrap(), c.to_str().unwrap()],
+    );
+    assert!(
+        c.join("mnemo/personal/memory/x.md").is_file(),
+        "a clone checks the memory out"
+    );
+    let log = git(&c, &["log", "-1", "--format=%s"]);
+    assert!(log.contains("personal: +1 from ana"), "the commit says what it carries: {log}");
+}
