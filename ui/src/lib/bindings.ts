@@ -63,6 +63,7 @@ export const commands = {
 	syncSettings: () => typedError<SyncSettings, ApiError>(__TAURI_INVOKE("sync_settings")),
 	setSyncSettings: (settings: SyncSettings) => typedError<SyncSettings, ApiError>(__TAURI_INVOKE("set_sync_settings", { settings })),
 	syncResolve: (id: string, keep: number | null) => typedError<SyncConflict, ApiError>(__TAURI_INVOKE("sync_resolve", { id, keep })),
+	syncResetLocal: () => typedError<null, ApiError>(__TAURI_INVOKE("sync_reset_local")),
 	reviewMode: (workspace: string) => typedError<ReviewMode, ApiError>(__TAURI_INVOKE("review_mode", { workspace })),
 	setReviewMode: (workspace: string, on: boolean) => typedError<ReviewMode, ApiError>(__TAURI_INVOKE("set_review_mode", { workspace, on })),
 	inbox: (workspace: string, status: ProposalStatus | null, offset: number | null, limit: number | null) => typedError<ProposalPage, ApiError>(__TAURI_INVOKE("inbox", { workspace, status, offset, limit })),
