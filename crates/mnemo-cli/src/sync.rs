@@ -249,4 +249,12 @@ fn report(r: &RemoteSync, ran: bool) {
             println!("  flagged {}: {}", printable(&f.path), printable(&f.why));
         }
     }
+    for k in &r.elsewhere {
+        println!(
+            "on the remote, not here: {} ({} file(s)): {}",
+            printable(&k.key),
+            k.files,
+            printable(&k.why)
+        );
+    }
 }

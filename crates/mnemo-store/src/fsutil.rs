@@ -267,137 +267,7 @@ fn replace(path: &Path, bytes: &[u8], private: bool) -> Result<()> {
     Ok(())
 }
 
-/// Replace (`Some`) or remove (`None`) the file at `path` only if it still holds `expected`
-/// (`None`: absent) at the moment of the swap; `Ok(false)` when another program changed it
-/// since it was read (nothing is written then). Holding Mnemo's write lock keeps Mnemo's
-/// writers out, but an editor appending with `>>` takes no lock: the bytes are compared again
-/// just before the swap, and on Linux the swap itself is an exchange (`renameat2`) whose
-/// displaced file is compared once more — an append that landed in between is put back, never
-/// lost. Atomic and durable as [`write_atomic`].
-pub fn replace_if(path: &Path, new: Option<&[u8]>, expected: Option<&[u8]>) -> Result<bool> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| Error::usage(format!("{} has no parent folder", path.display())))?;
-    // Whether `p` holds `expected` (sizes first: a file grown huge meanwhile is never read).
-    let holds = |p: &Path| -> Result<bool> {
-        let meta = match fs::metadata(p) {
-            Ok(m) => m,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(expected.is_none()),
-            Err(e) => return Err(Error::io(format!("reading {}", p.display()), &e)),
-        };
-        let Some(exp) = expected else {
-            return Ok(false);
-        };
-        if !meta.is_file() || meta.len() != exp.len() as u64 {
-            return Ok(false);
-        }
-        let b = fs::read(p).map_err(|e| Error::io(format!("reading {}", p.display()), &e))?;
-        Ok(b == exp)
-    };
-    let Some(bytes) = new else {
-        if !holds(path)? {
-            return Ok(false);
-        }
-        if expected.is_none() {
-            return Ok(true);
-        }
-        // Move it aside first, compare what was moved, then let it go (or put it back).
-        let aside = dir.join(format!(
-            "{TEMP_PREFIX}gone-{}-{}",
-            std::process::id(),
-            hash(path.as_os_str().as_encoded_bytes())
-        ));
-        fs::rename(path, &aside)
-            .map_err(|e| Error::io(format!("removing {}", path.display()), &e))?;
-        if holds(&aside)? {
-            fs::remove_file(&aside)
-                .map_err(|e| Error::io(format!("removing {}", aside.display()), &e))?;
-            sync_dir(dir);
-            return Ok(true);
-        }
-        put_back(&aside, path)?;
-        return Ok(false);
-    };
-    fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(format!("creating a temp file in {}", dir.display()), &e))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| Error::io(format!("writing {}", path.display()), &e))?;
-    if let Ok(meta) = fs::metadata(path) {
-        let _ = fs::set_permissions(tmp.path(), meta.permissions());
-    }
-    let tmp = tmp.into_temp_path();
-    if !holds(path)? {
-        return Ok(false);
-    }
-    let swapped = swap(&tmp, path, expected.is_some())?;
-    if !swapped {
-        return Ok(false);
-    }
-    if expected.is_some() {
-        // The displaced file is at the temp path now: was it still what was read?
-        if !holds(&tmp)? {
-            swap(&tmp, path, true)?;
-            return Ok(false);
-        }
-    } else {
-        let _ = tmp.keep(); // renamed into place: nothing left to remove
-    }
-    sync_dir(dir);
-    Ok(true)
-}
-
-/// Put `from` back at `to`; if something was created at `to` meanwhile, keep both (the newcomer
-/// is left as it is and the old file stays beside it under its temp name, named in the log).
-fn put_back(from: &Path, to: &Path) -> Result<()> {
-    match swap(from, to, false) {
-        Ok(true) => Ok(()),
-        Ok(false) => {
-            tracing::warn!(
-                "{} was recreated while Mnemo removed it; its earlier content is kept at {}",
-                to.display(),
-                from.display()
-            );
-            Ok(())
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// Move `from` to `to`: exchanging the two (`exchange`, both must exist) or only when `to` does
-/// not exist (`Ok(false)` when it does). Linux does either atomically; elsewhere a plain rename.
-fn swap(from: &Path, to: &Path, exchange: bool) -> Result<bool> {
-    #[cfg(target_os = "linux")]
-    {
-        use rustix::fs::{CWD, RenameFlags, renameat_with};
-        let flags = if exchange {
-            RenameFlags::EXCHANGE
-        } else {
-            RenameFlags::NOREPLACE
-        };
-        match renameat_with(CWD, from, CWD, to, flags) {
-            Ok(()) => Ok(true),
-            Err(rustix::io::Errno::EXIST) if !exchange => Ok(false),
-            Err(rustix::io::Errno::NOENT) if exchange => Ok(false),
-            Err(e) => Err(Error::io(
-                format!("replacing {}", to.display()),
-                &std::io::Error::from(e),
-            )),
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        if !exchange && to.exists() {
-            return Ok(false);
-        }
-        fs::rename(from, to)
-            .map(|()| true)
-            .map_err(|e| Error::io(format!("replacing {}", to.display()), &e))
-    }
-}
+pub use crate::replace::{replace_all_if, replace_if};
 
 /// Take an exclusive OS advisory lock on `path` (created if missing, with its folder); held until
 /// the returned file is dropped. Blocks until free. Per open file: one process must not take the
@@ -427,7 +297,7 @@ pub fn remove_file(path: &Path) -> Result<()> {
     Ok(())
 }
 
-fn sync_dir(dir: &Path) {
+pub(crate) fn sync_dir(dir: &Path) {
     // Directory fsync makes the rename durable; not every platform allows opening a directory.
     if let Ok(d) = fs::File::open(dir) {
         let _ = d.sync_all();

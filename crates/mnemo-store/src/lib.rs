@@ -34,6 +34,7 @@ pub mod journal;
 pub mod lock;
 pub mod memory_md;
 pub mod merge;
+pub mod replace;
 pub mod repo;
 pub mod review;
 pub mod secrets;

@@ -117,7 +117,14 @@ fn huge_blobs_on_a_remote_are_refused_without_reading_them() {
     std::fs::create_dir_all(&repo).unwrap();
     git(&repo, &["init", "-q", "--bare", "--initial-branch", "main"]);
     git(&repo, &["remote", "add", "origin", &remote]);
-    git(&repo, &["config", "remote.origin.uploadpack", serve.to_str().unwrap()]);
+    git(
+        &repo,
+        &[
+            "config",
+            "remote.origin.uploadpack",
+            serve.to_str().unwrap(),
+        ],
+    );
     write(
         &e.personal().join("mine.md"),
         &topic("Mine", "mine", "user", "Stays."),

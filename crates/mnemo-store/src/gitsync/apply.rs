@@ -6,14 +6,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 
 use super::extras::Extras;
-use super::git::{Git, Tree, blob_id};
+use super::git::{Git, Tree};
 use super::layout::{self, Meta};
 use super::meta::{self, Switches};
 use super::run::{Round, remote_flag};
 use super::state::{State, SyncFlag};
 use crate::fsutil::{self};
 use crate::journal::Origin;
-use crate::vault::{Batch, Vault};
+use crate::vault::{Batch, ManyWrite, Vault};
 
 /// A file to write here: key, path, its blob as read (absent: none), the merged blob.
 type Write = (String, String, Option<String>, Option<String>);
@@ -133,6 +133,7 @@ impl Vault {
             };
             batches.push(self.begin_batch(ws, origin));
             let hold = &round.holds[key];
+            let mut many = Vec::with_capacity(ws_writes.len());
             for (_, rel, expect, new) in ws_writes {
                 let content = match new {
                     Some(id) => Some(content_of(id).cloned().ok_or_else(|| {
@@ -143,27 +144,24 @@ impl Vault {
                     })?),
                     None => None,
                 };
-                let written = self.mutate_held(hold, ws, rel, origin, None, |current, _| {
-                    if current.map(blob_id) != *expect {
-                        return Err(Error::new(
-                            ErrorCode::Conflict,
-                            format!("{rel} changed here while syncing"),
-                        ));
-                    }
-                    Ok(content)
+                many.push(ManyWrite {
+                    path: rel.clone(),
+                    expect: expect.clone(),
+                    new: content,
                 });
-                match written {
-                    Ok(w) => {
-                        if w.change_id.is_some()
-                            && let Some((_, changed)) = groups.get_mut(&ws.id)
-                            && !changed.contains(rel)
-                        {
-                            changed.push(rel.clone());
-                        }
+            }
+            // One journal transaction, one flush and one index transaction for all of them.
+            let (written, complete) = self.write_many_held(hold, ws, origin, &many)?;
+            if let Some((_, changed)) = groups.get_mut(&ws.id) {
+                for rel in written {
+                    if !changed.contains(&rel) {
+                        changed.push(rel);
                     }
-                    Err(e) if e.code == ErrorCode::Conflict => return Ok(None),
-                    Err(e) => return Err(e),
                 }
+            }
+            if !complete {
+                // A file changed here while syncing: merge again.
+                return Ok(None);
             }
         }
         // Chat sessions, when asked: each one that differs here from the merge, through its owner.

@@ -23,5 +23,5 @@ pub mod state;
 mod status;
 
 pub use meta::{SyncChoice, SyncConflict};
-pub use run::{RemoteSync, WorkspaceSync};
+pub use run::{RemoteKey, RemoteSync, WorkspaceSync};
 pub use state::{SyncFlag, SyncRun, SyncSettings};

@@ -70,6 +70,19 @@ pub struct RemoteSync {
     pub last_run: Option<SyncRun>,
     /// Per workspace.
     pub workspaces: Vec<WorkspaceSync>,
+    /// What the remote carries that no workspace here takes, and why (as last fetched).
+    pub elsewhere: Vec<RemoteKey>,
+}
+
+/// Memory the remote carries that this home does not take (yet).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+pub struct RemoteKey {
+    /// Where it lives in the remote.
+    pub key: String,
+    /// Its memory files.
+    pub files: u32,
+    /// Why it is not here, and what brings it.
+    pub why: String,
 }
 
 /// How long a sync keeps merging again while the remote (or a file here) keeps moving under it.

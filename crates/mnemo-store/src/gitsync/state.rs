@@ -119,16 +119,21 @@ pub fn check_remote(url: &str) -> Result<()> {
     let token_in_query = url.split_once('?').is_some_and(|(_, q)| {
         q.split('&').any(|kv| {
             let k = kv.split('=').next().unwrap_or("").to_ascii_lowercase();
-            ["token", "key", "secret", "password", "passwd", "auth", "sig", "credential"]
-                .iter()
-                .any(|w| k.contains(w))
+            [
+                "token",
+                "key",
+                "secret",
+                "password",
+                "passwd",
+                "auth",
+                "sig",
+                "credential",
+            ]
+            .iter()
+            .any(|w| k.contains(w))
         })
     });
-    if has_password
-        || token_as_user
-        || token_in_query
-        || !crate::secrets::scan(url).is_empty()
-    {
+    if has_password || token_as_user || token_in_query || !crate::secrets::scan(url).is_empty() {
         return Err(Error::new(
             ErrorCode::InvalidArguments,
             "the sync remote's URL holds a password or token: Mnemo never stores one — use git's \

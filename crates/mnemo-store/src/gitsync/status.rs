@@ -40,6 +40,7 @@ impl Vault {
             behind: 0,
             last_run: st.last_run.clone(),
             workspaces: Vec::new(),
+            elsewhere: Vec::new(),
         };
         // Each remote's head and last-fetched trees, read once.
         let mut views: Vec<Option<View>> = Vec::new();
@@ -127,6 +128,30 @@ impl Vault {
                 }
             }
             s.workspaces.push(w);
+        }
+        // What the home's remote carries that no workspace here takes.
+        for (i, ch) in chans.iter().enumerate() {
+            let Some(view) = views[i].as_ref().filter(|_| !ch.team) else {
+                continue;
+            };
+            let tree = view.remote.as_ref().unwrap_or(&view.head);
+            let mut files: std::collections::BTreeMap<String, u32> = Default::default();
+            for p in tree.keys() {
+                if let Some((k, layout::Part::Memory(_))) = layout::split(p) {
+                    *files.entry(k).or_default() += 1;
+                }
+            }
+            for (key, n) in files {
+                if seen_keys.contains(&(Some(i), key.clone())) {
+                    continue;
+                }
+                let why = elsewhere_why(&key, settings);
+                s.elsewhere.push(super::run::RemoteKey {
+                    key: fsutil::printable(&crate::secrets::redact(&key).0),
+                    files: n,
+                    why,
+                });
+            }
         }
         Ok(s)
     }
@@ -242,6 +267,37 @@ impl Vault {
             }
         }
         Ok(())
+    }
+}
+
+/// Why a key the remote carries is not taken here, and what brings it.
+fn elsewhere_why(key: &str, settings: &SyncSettings) -> String {
+    let tool = key.rsplit('/').next().unwrap_or("");
+    if key == "qwen-user" {
+        return if settings.qwen {
+            "Qwen Code's memory of you from another machine: it arrives once Qwen Code has a \
+             memory folder on this computer"
+                .to_owned()
+        } else {
+            "Qwen Code sync is switched off here".to_owned()
+        };
+    }
+    match (key.starts_with("project/"), tool) {
+        (true, "claude") if !settings.claude => "Claude Code sync is switched off here".to_owned(),
+        (true, "qwen") if !settings.qwen => "Qwen Code sync is switched off here".to_owned(),
+        (true, "claude") => "a Claude Code project memory from another machine: it arrives once \
+             a clone of that repository on this computer has a Claude Code memory folder (use \
+             Claude Code there once), and nothing of it is deleted meanwhile"
+            .to_owned(),
+        (true, "qwen") => "a Qwen Code project memory from another machine: it arrives once a \
+             clone of that repository on this computer has a Qwen Code memory folder"
+            .to_owned(),
+        (true, _) => "a Mnemo workspace bound to a repository on another machine: it arrives \
+             once that repository is cloned here and bound to a workspace"
+            .to_owned(),
+        _ => "a workspace another machine syncs that this home does not take (it is shared \
+             with a team here, or cannot be named here)"
+            .to_owned(),
     }
 }
 

@@ -296,6 +296,51 @@ impl Journal {
         Ok(self.conn.last_insert_rowid())
     }
 
+    /// [`Journal::begin`] for many changes of one job in one transaction (one flush): each
+    /// `(workspace, path, before, after)` with its hashes. Returns their ids, in order.
+    pub fn begin_many(
+        &self,
+        origin: Origin,
+        rows: &[(&str, &str, Option<&[u8]>, Option<&[u8]>)],
+    ) -> Result<Vec<i64>> {
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .map_err(db::err("writing the journal"))?;
+        let mut ids = Vec::with_capacity(rows.len());
+        for (workspace, path, before, after) in rows {
+            let (bh, ah) = (
+                before.map(crate::fsutil::hash),
+                after.map(crate::fsutil::hash),
+            );
+            ids.push(self.insert(
+                workspace,
+                path,
+                origin,
+                (*before, bh.as_deref(), None),
+                (*after, ah.as_deref()),
+                None,
+            )?);
+        }
+        tx.commit().map_err(db::err("writing the journal"))?;
+        Ok(ids)
+    }
+
+    /// Settle many pending changes in one transaction: `done` applied, `dropped` did not happen.
+    pub fn settle_many(&self, done: &[i64], dropped: &[i64]) -> Result<()> {
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .map_err(db::err("writing the journal"))?;
+        for id in done {
+            self.commit(*id)?;
+        }
+        for id in dropped {
+            self.abort(*id)?;
+        }
+        tx.commit().map_err(db::err("writing the journal"))
+    }
+
     /// Mark a change as applied.
     pub fn commit(&self, id: i64) -> Result<()> {
         let n = self

@@ -22,6 +22,7 @@ mod types;
 mod usage;
 mod vectors;
 mod write;
+mod write_many;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -46,6 +47,7 @@ pub use types::{
     WorkspaceStatus, WriteOutcome,
 };
 pub use write::{Batch, WriteHold};
+pub use write_many::ManyWrite;
 
 /// Memory on disk: files, journal, index, events.
 pub struct Vault {

@@ -349,6 +349,50 @@ impl Vault {
         guard(&self.seen).insert((ws.id.clone(), rel.to_owned()), new.map(fsutil::hash));
     }
 
+    /// [`Vault::index_written`] for many files, in one index transaction.
+    pub(super) fn index_written_many(
+        &self,
+        ws: &Workspace,
+        files: &[(&std::path::PathBuf, &str, Option<&[u8]>)],
+    ) {
+        let records: Vec<_> = files
+            .iter()
+            .map(|(abs, rel, new)| {
+                let kind = doc::doc_kind(rel);
+                let record = kind.zip(*new).map(|(kind, b)| {
+                    let mtime = fs::metadata(abs)
+                        .map(|m| doc::mtime_ms(&m))
+                        .unwrap_or_default();
+                    doc::analyze_bytes(rel, kind, b, mtime)
+                });
+                (*rel, kind, record)
+            })
+            .collect();
+        let indexed = guard(&self.index).batch(|b| {
+            for (rel, kind, record) in &records {
+                match (record, kind) {
+                    (Some(r), _) => b.upsert(&ws.id, rel, r)?,
+                    (None, Some(_)) => {
+                        b.remove(&ws.id, rel)?;
+                    }
+                    (None, None) => {}
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = indexed {
+            self.warn(format!(
+                "index update of {} files in {} failed ({e}); the next sync repairs it",
+                files.len(),
+                ws.id
+            ));
+        }
+        let mut seen = guard(&self.seen);
+        for (_, rel, new) in files {
+            seen.insert((ws.id.clone(), (*rel).to_owned()), new.map(fsutil::hash));
+        }
+    }
+
     /// Take the workspace's write lock (an OS advisory lock; blocks until free).
     pub(super) fn write_lock(&self, ws: &Workspace) -> Result<fs::File> {
         fsutil::lock_file(&ws.state_dir.join(".mnemo-write.lock"))
@@ -423,7 +467,7 @@ impl Vault {
 /// A workspace's write lock, held (see [`Vault::hold_writes`]).
 #[must_use = "the lock is released when this is dropped"]
 pub struct WriteHold {
-    workspace: String,
+    pub(super) workspace: String,
     _lock: fs::File,
 }
 

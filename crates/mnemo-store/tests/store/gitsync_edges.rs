@@ -58,9 +58,18 @@ fn a_claude_memory_folder_created_after_the_first_sync_receives_and_deletes_noth
     .unwrap();
     a.write("x.md", &topic("X", "x", "user", "One."));
     a.sync();
-    // B has the clone but its assistant never wrote a memory there yet.
+    // B has the clone but its assistant never wrote a memory there yet: the status says what
+    // waits and why.
     b.sync();
     assert!(!m[1].exists());
+    let s = b.vault.sync_status().unwrap();
+    let k = s
+        .elsewhere
+        .iter()
+        .find(|k| k.key.ends_with("/claude"))
+        .unwrap_or_else(|| panic!("{s:?}"));
+    assert_eq!(k.files, 1);
+    assert!(k.why.contains("Claude Code memory folder"), "{k:?}");
     b.sync();
     // The person starts using Claude Code in the repository on B.
     std::fs::create_dir_all(&m[1]).unwrap();
@@ -71,6 +80,7 @@ fn a_claude_memory_folder_created_after_the_first_sync_receives_and_deletes_noth
         .find(|w| w.workspace.starts_with("claude:"))
         .unwrap();
     assert_eq!(w.changed, ["build.md"], "{w:?}");
+    assert!(r.elsewhere.is_empty(), "{:?}", r.elsewhere);
     assert_eq!(files_under(&m[1]), files_under(&m[0]));
     a.sync();
     assert!(
@@ -422,9 +432,18 @@ fn an_editor_appending_during_syncs_loses_nothing() {
                 f.write_all(format!("\nEditor fact {i}.\n").as_bytes())
                     .unwrap();
                 drop(f);
-                // Bursts, with pauses a sync's write can land in.
-                let pause = if i % 50 == 49 { 40_000 } else { 100 };
-                std::thread::sleep(std::time::Duration::from_micros(pause));
+                std::thread::sleep(std::time::Duration::from_micros(100));
+                // Bursts of 250, each followed by a pause until a sync of A has written the file
+                // (at most 2 s): so syncs keep writing it all through the run, racing the
+                // bursts, on a loaded machine too.
+                if i % 250 == 249 {
+                    let target = syncs.load(Ordering::SeqCst) + 1;
+                    let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+                    while syncs.load(Ordering::SeqCst) < target && std::time::Instant::now() < until
+                    {
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                }
             }
             done.store(true, Ordering::SeqCst);
         });
@@ -437,6 +456,17 @@ fn an_editor_appending_during_syncs_loses_nothing() {
                 text.push_str(&format!("\nFrom B {n}.\n"));
                 b.write("log.md", &text);
                 b.vault.sync_remote(None, None).unwrap();
+                // Another machine syncs now and then: here, once A has synced since (at most
+                // 5 s). One pushing to the same file in a tight loop would keep A's pushes out
+                // for as long as it ran — a fight over the remote this test is not about.
+                let target = syncs.load(Ordering::SeqCst) + 1;
+                let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+                while syncs.load(Ordering::SeqCst) < target
+                    && !done.load(Ordering::SeqCst)
+                    && std::time::Instant::now() < until
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
             }
         });
         s.spawn(|| {
@@ -479,7 +509,10 @@ fn a_remote_made_with_plain_git_init_bare_clones_with_the_memory_checked_out() {
     let r = t.path().join("plain.git");
     std::fs::create_dir_all(&r).unwrap();
     // No --initial-branch: HEAD names `master` (or whatever the default is), not Mnemo's `main`.
-    git(&r, &["-c", "init.defaultBranch=master", "init", "-q", "--bare"]);
+    git(
+        &r,
+        &["-c", "init.defaultBranch=master", "init", "-q", "--bare"],
+    );
     let a = Side::new(t.path(), "ana", &r);
     a.write("x.md", &topic("X", "x", "user", "One."));
     a.sync();
@@ -493,5 +526,8 @@ fn a_remote_made_with_plain_git_init_bare_clones_with_the_memory_checked_out() {
         "a clone checks the memory out"
     );
     let log = git(&c, &["log", "-1", "--format=%s"]);
-    assert!(log.contains("personal: +1 from ana"), "the commit says what it carries: {log}");
+    assert!(
+        log.contains("personal: +1 from ana"),
+        "the commit says what it carries: {log}"
+    );
 }

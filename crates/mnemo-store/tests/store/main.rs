@@ -18,6 +18,7 @@ mod lock_processes;
 mod merge;
 mod private;
 mod props;
+mod replace_race;
 mod repo;
 mod review;
 mod round_trip;
