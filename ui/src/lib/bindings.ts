@@ -1207,6 +1207,16 @@ export type RememberTask = {
 	error: ApiError | null,
 };
 
+/**  Memory the remote carries that this home does not take (yet). */
+export type RemoteKey = {
+	/**  Where it lives in the remote. */
+	key: string,
+	/**  Its memory files. */
+	files: number,
+	/**  Why it is not here, and what brings it. */
+	why: string,
+};
+
 /**  The home's sync: a run's report, or the status. */
 export type RemoteSync = {
 	/**  The remote (`None`: sync is not set up). */
@@ -1223,6 +1233,8 @@ export type RemoteSync = {
 	last_run: SyncRun | null,
 	/**  Per workspace. */
 	workspaces: WorkspaceSync[],
+	/**  What the remote carries that no workspace here takes, and why (as last fetched). */
+	elsewhere: RemoteKey[],
 };
 
 /**  A workspace's review mode. */

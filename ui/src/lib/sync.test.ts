@@ -5,11 +5,14 @@ import {
   ago,
   changedText,
   conflictSentence,
+  elsewhereLine,
   fileWords,
   flagSentence,
   keepAllLabel,
   keepLabel,
   lastErrorSentence,
+  memoriesText,
+  remoteKeyName,
   runSummary,
   sameSyncForm,
   syncBadge,
@@ -119,6 +122,46 @@ describe("errors, flags and results", () => {
     const two = remoteSync({ workspaces: [workspaceSync({ changed: ["a.md", "b.md"] }), workspaceSync({ workspace: "w2", changed: ["c.md"], conflicts: [syncConflict()] })] });
     expect(runSummary(two)).toBe("Synced: 3 files changed here. 1 conflict waits for your choice. Open Status to choose.");
     expect(runSummary(remoteSync())).toBe("Synced: nothing changed here.");
+  });
+});
+
+describe("what the remote carries that this computer does not take", () => {
+  it("names each key in words: the tool and the repository, a workspace, Qwen Code's memory of you", () => {
+    expect(remoteKeyName("project/remote~github.com~ana~webapp/claude")).toBe("Claude Code memory of webapp");
+    expect(remoteKeyName("project/remote~github.com~ana~webapp/qwen")).toBe("Qwen Code memory of webapp");
+    expect(remoteKeyName("project/remote~git.example~team~api-server/mnemo")).toBe("Mnemo workspace bound to api-server");
+    expect(remoteKeyName("project/root~0123456789abcdef0123456789abcdef01234567/claude")).toBe("Claude Code memory of a repository");
+    expect(remoteKeyName("project/remote~github.com~ana~/claude")).toBe("Claude Code memory of a repository");
+    expect(remoteKeyName("project/github.com~a~web/claude")).toBe("Claude Code memory of web");
+    expect(remoteKeyName("project/webapp/claude")).toBe("Claude Code memory of webapp");
+    expect(remoteKeyName("qwen-user")).toBe("Qwen Code's memory of you");
+    expect(remoteKeyName("mnemo/work")).toBe("Workspace work");
+    expect(remoteKeyName("mnemo/personal")).toBe("Workspace personal");
+    // A key this app does not know yet keeps its name.
+    expect(remoteKeyName("project/remote~x~y/other")).toBe("Memory of y");
+    expect(remoteKeyName("something/else/entirely")).toBe("something/else/entirely");
+  });
+
+  it("counts memories and says why as a sentence", () => {
+    expect(memoriesText(1)).toBe("1 memory");
+    expect(memoriesText(3)).toBe("3 memories");
+    expect(memoriesText(0)).toBe("0 memories");
+    expect(
+      elsewhereLine({
+        key: "project/remote~github.com~ana~webapp/claude",
+        files: 3,
+        why: "a Claude Code project memory from another machine: it arrives once a clone of that repository on this computer has a Claude Code memory folder (use Claude Code there once), and nothing of it is deleted meanwhile",
+      }),
+    ).toEqual({
+      name: "Claude Code memory of webapp",
+      count: "3 memories",
+      why: "A Claude Code project memory from another machine: it arrives once a clone of that repository on this computer has a Claude Code memory folder (use Claude Code there once), and nothing of it is deleted meanwhile.",
+    });
+    expect(elsewhereLine({ key: "qwen-user", files: 1, why: "Qwen Code sync is switched off here" })).toEqual({
+      name: "Qwen Code's memory of you",
+      count: "1 memory",
+      why: "Qwen Code sync is switched off here.",
+    });
   });
 });
 

@@ -2,7 +2,7 @@
 // sidebar's badge and its tooltip, a conflict and its choices, the last error, and the settings
 // form. Pure.
 
-import type { RemoteSync, SyncConflict, SyncSettings, WorkspaceSync } from "./bindings";
+import type { RemoteKey, RemoteSync, SyncConflict, SyncSettings, WorkspaceSync } from "./bindings";
 import { explain, plainMessage } from "./errors";
 import { formatAge } from "./format";
 
@@ -152,6 +152,56 @@ export function keepAllLabel(c: SyncConflict): string {
 /** A flagged file's reason: "not sent: it holds a secret" → "Not sent: it holds a secret." */
 export function flagSentence(why: string): string {
   return plainMessage(why);
+}
+
+/**
+ * The repository a project key's id names: the part after the last `~` of an id like
+ * `remote~github.com~ana~webapp` ("webapp"); "a repository" when the id carries no name (a
+ * repository without a remote, `root~<hash>`).
+ */
+function repositoryOf(id: string): string {
+  if (id.startsWith("root~")) return "a repository";
+  return id.split("~").pop()?.trim() || "a repository";
+}
+
+/**
+ * What a key on the remote holds, in words: "Claude Code memory of webapp", "Qwen Code memory
+ * of webapp", "Mnemo workspace bound to webapp", "Qwen Code's memory of you", "Workspace work".
+ */
+export function remoteKeyName(key: string): string {
+  if (key === "qwen-user") return "Qwen Code's memory of you";
+  const parts = key.split("/");
+  if (parts[0] === "mnemo" && parts.length === 2 && parts[1]) return `Workspace ${parts[1]}`;
+  if (parts[0] === "project" && parts.length === 3 && parts[1]) {
+    const repository = repositoryOf(parts[1]);
+    switch (parts[2]) {
+      case "claude":
+        return `Claude Code memory of ${repository}`;
+      case "qwen":
+        return `Qwen Code memory of ${repository}`;
+      case "mnemo":
+        return `Mnemo workspace bound to ${repository}`;
+      default:
+        return `Memory of ${repository}`;
+    }
+  }
+  return key;
+}
+
+/** "1 memory" / "3 memories". */
+export function memoriesText(n: number): string {
+  return count(n, "memory", "memories");
+}
+
+/** What the remote carries that this home does not take, as a name, a count and why. */
+export interface ElsewhereLine {
+  name: string;
+  count: string;
+  why: string;
+}
+
+export function elsewhereLine(k: RemoteKey): ElsewhereLine {
+  return { name: remoteKeyName(k.key), count: memoriesText(k.files), why: plainMessage(k.why) };
 }
 
 /** What a sync did here: "3 files changed here", or that nothing did. */

@@ -203,6 +203,7 @@ export function remoteSync(extra: Partial<RemoteSync> = {}): RemoteSync {
     behind: 0,
     last_run: { at: "2026-03-01T10:00:00Z", error: null, commit: "c0ffee" },
     workspaces: [workspaceSync()],
+    elsewhere: [],
     ...extra,
   };
 }

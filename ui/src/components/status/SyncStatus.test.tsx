@@ -186,6 +186,34 @@ describe("sync status", () => {
     ]);
   });
 
+  it("lists what the remote carries that this computer does not take, and why; nothing when there is none", async () => {
+    const why =
+      "a Claude Code project memory from another machine: it arrives once a clone of that repository on this computer has a Claude Code memory folder (use Claude Code there once), and nothing of it is deleted meanwhile";
+    api.syncStatus.mockResolvedValue(
+      ok(remoteSync({ elsewhere: [{ key: "project/remote~github.com~ana~webapp/claude", files: 3, why }] })),
+    );
+    const { unmount } = renderSync();
+    const list = await screen.findByTestId("sync-elsewhere");
+    expect(screen.getByRole("heading", { name: "Also on the remote, not on this computer" })).toBeTruthy();
+    const items = within(list).getAllByTestId("sync-elsewhere-item");
+    expect(items.map((i) => i.textContent)).toEqual([
+      "Claude Code memory of webapp (3 memories) A Claude Code project memory from another machine: it arrives once a clone of that repository on this computer has a Claude Code memory folder (use Claude Code there once), and nothing of it is deleted meanwhile.",
+    ]);
+    expect(list.textContent).not.toContain("remote~");
+    unmount();
+
+    api.syncStatus.mockResolvedValue(ok(remoteSync({ elsewhere: [{ key: "qwen-user", files: 1, why: "Qwen Code sync is switched off here" }] })));
+    const one = renderSync();
+    expect((await screen.findByTestId("sync-elsewhere-item")).textContent).toBe("Qwen Code's memory of you (1 memory) Qwen Code sync is switched off here.");
+    one.unmount();
+
+    api.syncStatus.mockResolvedValue(ok(remoteSync({ elsewhere: [] })));
+    renderSync();
+    await sentence();
+    expect(screen.queryByTestId("sync-elsewhere")).toBeNull();
+    expect(screen.queryByText("Also on the remote, not on this computer")).toBeNull();
+  });
+
   it("shows the last run's error with its next step: Retry syncs now, Open settings opens them", async () => {
     const failed = (code: "remote_unreachable" | "remote_refused", message: string) =>
       ok(remoteSync({ last_run: { at: "2026-03-01T10:00:00Z", commit: null, error: { code, message } } }));

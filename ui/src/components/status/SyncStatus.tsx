@@ -3,7 +3,7 @@ import { commands } from "../../lib/bindings";
 import type { RemoteSync } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { formatFullTime, formatTime } from "../../lib/format";
-import { NOT_SET_UP, ago, changedText, flagSentence, remoteOf, syncSentence, workspaceSync } from "../../lib/sync";
+import { NOT_SET_UP, ago, changedText, elsewhereLine, flagSentence, remoteOf, syncSentence, workspaceSync } from "../../lib/sync";
 import { useCommand } from "../../lib/useCommand";
 import { onSyncChanged, syncChanged } from "../../lib/useSyncStatus";
 import { InlineError } from "../common/InlineError";
@@ -27,7 +27,8 @@ interface Outcome {
 /**
  * A workspace's sync across machines: its state in a sentence, when it last synced, what waits
  * to go out and come in, Sync now (and Undo of what it changed here), each open conflict with
- * its versions side by side, files left out and why, and the last error with its next step.
+ * its versions side by side, files left out and why, and the last error with its next step;
+ * then what the remote carries that no workspace here takes, and what brings it.
  */
 export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
   const { run, cancel } = useCommand();
@@ -198,6 +199,22 @@ export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
               </ul>
             </>
           )}
+        </>
+      )}
+      {status && status.remote !== null && status.elsewhere.length > 0 && (
+        <>
+          <h3 id="sync-elsewhere-title">Also on the remote, not on this computer</h3>
+          <ul className="sync-flagged sync-elsewhere" aria-labelledby="sync-elsewhere-title" data-testid="sync-elsewhere">
+            {status.elsewhere.map((k) => {
+              const line = elsewhereLine(k);
+              return (
+                <li key={k.key} data-testid="sync-elsewhere-item" data-key={k.key}>
+                  <span className="sync-elsewhere-name">{line.name}</span> <span className="muted">({line.count})</span>{" "}
+                  {line.why}
+                </li>
+              );
+            })}
+          </ul>
         </>
       )}
       {settingsOpen && <ModelSettings focus="sync" onClose={() => setSettingsOpen(false)} onSaved={() => {}} />}
