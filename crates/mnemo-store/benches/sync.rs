@@ -3,7 +3,7 @@
 //! 10,000 (sending it, and receiving it on the other home); a sync merging 1,000 entry edits
 //! made on each home. Side by side, in the same run, the baseline a person would otherwise use:
 //! plain git in a work tree (`git add -A && git commit && git push`, and `git pull` — which
-//! merges lines and stops at conflicts).
+//! merges lines and stops at conflicts); and a sync with nothing to do (`git pull && git push`).
 //!
 //! `cargo bench -p mnemo-store --bench sync` (`SYNC_BENCH_N` changes the 10,000).
 
@@ -236,4 +236,31 @@ fn main() {
     );
     let both = std::fs::read_to_string(rb.join("m00000.md")).unwrap();
     assert!(both.contains("A says") && both.contains("B says"), "{both}");
+    // Nothing to do: both sides settled, a sync that finds nothing changed anywhere.
+    a.sync_remote(None, None).unwrap();
+    b.sync_remote(None, None).unwrap();
+    a.sync_remote(None, None).unwrap();
+    let idle = median(
+        (0..5)
+            .map(|_| {
+                let s = Instant::now();
+                a.sync_remote(None, None).unwrap();
+                ms(s)
+            })
+            .collect(),
+    );
+    let idle_git = median(
+        (0..5)
+            .map(|_| {
+                let s = Instant::now();
+                git(&pa, &["pull", "-q", "--no-rebase", "origin", "main"]);
+                git(&pa, &["push", "-q", "origin", "main"]);
+                ms(s)
+            })
+            .collect(),
+    );
+    println!(
+        "{:<52} {:>12.0} {:>16.0}",
+        "nothing to sync (median of 5)", idle, idle_git
+    );
 }
