@@ -49,10 +49,10 @@ pub enum Command {
         #[arg(long)]
         name: String,
         /// One specific line: used to judge relevance.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         description: String,
-        /// Body text.
-        #[arg(long, conflicts_with = "body_file")]
+        /// Body text (may start with `-`: bullets are Mnemo's own format).
+        #[arg(long, conflicts_with = "body_file", allow_hyphen_values = true)]
         body: Option<String>,
         /// Read the body from a file (`-` for stdin).
         #[arg(long, value_name = "FILE")]
@@ -74,8 +74,8 @@ pub enum Command {
         /// New type.
         #[arg(long = "type", value_name = "T")]
         memory_type: Option<String>,
-        /// New body text.
-        #[arg(long, conflicts_with = "body_file")]
+        /// New body text (may start with `-`).
+        #[arg(long, conflicts_with = "body_file", allow_hyphen_values = true)]
         body: Option<String>,
         /// Read the new body from a file (`-` for stdin).
         #[arg(long, value_name = "FILE")]

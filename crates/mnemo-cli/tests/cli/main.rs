@@ -890,3 +890,28 @@ async fn a_killed_chat_leaves_its_extraction_task_interrupted() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn a_body_written_as_bullets_is_taken() {
+    let e = Env::new();
+    let v = e.json(&[
+        "add",
+        "--type",
+        "user",
+        "--name",
+        "Facts",
+        "--description",
+        "a few facts",
+        "--body",
+        "- Likes tea.\n- Lives in Porto.",
+    ]);
+    let path = v["path"].as_str().unwrap();
+    let text = std::fs::read_to_string(e.personal().join(path)).unwrap();
+    assert!(text.contains("- Likes tea.\n- Lives in Porto."), "{text}");
+    e.json(&["edit", path, "--body", "- Lives in Lisbon."]);
+    let text = std::fs::read_to_string(e.personal().join(path)).unwrap();
+    assert!(
+        text.contains("- Lives in Lisbon.") && !text.contains("Porto"),
+        "{text}"
+    );
+}
