@@ -40,6 +40,9 @@ const GROUP_UNDONE_BY: &str = "(SELECT u.id FROM groups u WHERE u.undoes = g.id
     AND NOT EXISTS (SELECT 1 FROM groups r WHERE r.undoes = u.id)
     ORDER BY u.id DESC LIMIT 1) AS undone_by";
 
+/// One change of [`Journal::begin_many`]: workspace, path, bytes before and after.
+pub type PendingRow<'a> = (&'a str, &'a str, Option<&'a [u8]>, Option<&'a [u8]>);
+
 /// Who is writing: the source, and the change group (one job's changes) if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Origin {
@@ -298,11 +301,7 @@ impl Journal {
 
     /// [`Journal::begin`] for many changes of one job in one transaction (one flush): each
     /// `(workspace, path, before, after)` with its hashes. Returns their ids, in order.
-    pub fn begin_many(
-        &self,
-        origin: Origin,
-        rows: &[(&str, &str, Option<&[u8]>, Option<&[u8]>)],
-    ) -> Result<Vec<i64>> {
+    pub fn begin_many(&self, origin: Origin, rows: &[PendingRow<'_>]) -> Result<Vec<i64>> {
         let tx = self
             .conn
             .unchecked_transaction()

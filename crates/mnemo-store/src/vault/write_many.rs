@@ -78,7 +78,7 @@ impl Vault {
         if plan.is_empty() {
             return Ok((Vec::new(), true));
         }
-        let rows: Vec<(&str, &str, Option<&[u8]>, Option<&[u8]>)> = plan
+        let rows: Vec<crate::journal::PendingRow<'_>> = plan
             .iter()
             .map(|(_, rel, cur, new)| (ws.id.as_str(), rel.as_str(), cur.as_deref(), *new))
             .collect();
