@@ -82,9 +82,10 @@ pub fn replace_all_if(items: &[Replacement<'_>]) -> Result<Vec<bool>> {
     Ok(out)
 }
 
-/// How long a writer that opened a file just before it was swapped has to finish writing to
-/// it (an `echo >>` opens, then writes): what it wrote is carried over after that. On Linux,
-/// also until no other open file description may still write to it (at most [`WRITERS`]).
+/// Where open files cannot be listed: how long a writer that opened a file just before it was
+/// swapped has to finish writing to it (an `echo >>` opens, then writes). On Linux a write
+/// waits instead until no other open file description may still write to it (at most
+/// [`WRITERS`]).
 const GRACE: std::time::Duration = std::time::Duration::from_millis(2);
 /// The longest a write waits for other programs to close a file it displaced.
 const WRITERS: std::time::Duration = std::time::Duration::from_millis(250);
@@ -168,8 +169,13 @@ fn settle_late_writes(
     if displaced.is_empty() {
         return Ok(());
     }
-    std::thread::sleep(GRACE);
-    wait_for_writers(&displaced);
+    // On Linux the open files of every process are looked at (a writer still holding the old
+    // file is waited for); elsewhere a short grace is all there is.
+    if cfg!(target_os = "linux") {
+        wait_for_writers(&displaced);
+    } else {
+        std::thread::sleep(GRACE);
+    }
     for (i, d) in displaced {
         let path = items[i].path;
         let now = d.old.metadata().map(|m| m.len()).unwrap_or(d.len);
