@@ -168,12 +168,11 @@ fn sync_killed_at_60_points_leaves_before_or_after_and_converges() {
     let full = start.elapsed();
     let after = snapshot(&personal(&reference));
     assert_ne!(before, after);
-    let runs = 60;
-    let mut mid = 0;
-    for run in 0..runs {
+    let runs: u32 = 60;
+    // Kill a sync after `delay`; returns whether any file had changed, and whether all had.
+    let kill_at = |run: u32, delay: std::time::Duration| -> (bool, bool) {
         let dir = t.path().join(format!("run{run}"));
         copy(&tpl, &dir);
-        let delay = full.mul_f64(1.1 * (f64::from(run) + 0.5) / f64::from(runs));
         let mut c = mnemo(&dir, "a");
         c.arg("sync").process_group(0);
         let mut child = c.spawn().unwrap();
@@ -193,7 +192,7 @@ fn sync_killed_at_60_points_leaves_before_or_after_and_converges() {
             );
             changed |= n != b;
         }
-        mid += usize::from(changed && now != after);
+        let outcome = (changed, now == after);
         // The remote is a whole repository.
         git(&dir.join("remote.git"), &["fsck", "--no-progress"]);
         // The next sync completes, leaves no pending journal row, and converges.
@@ -237,8 +236,44 @@ fn sync_killed_at_60_points_leaves_before_or_after_and_converges() {
             "run {run}: does not converge to the uninterrupted result: {differ:?}"
         );
         let _ = std::fs::remove_dir_all(&dir);
+        outcome
+    };
+    let mut mid = 0;
+    let (mut untouched, mut done) = (std::time::Duration::ZERO, full.mul_f64(1.1));
+    for run in 0..runs {
+        let delay = full.mul_f64(1.1 * (f64::from(run) + 0.5) / f64::from(runs));
+        let (changed, complete) = kill_at(run, delay);
+        mid += usize::from(changed && !complete);
+        if !changed {
+            untouched = untouched.max(delay);
+        }
+        if complete {
+            done = done.min(delay);
+        }
     }
-    eprintln!("sync: {mid} of {runs} kills landed mid-write (full run {full:?})");
+    // A sync writes a workspace's files as one batch, within a few ms: more kills aimed inside
+    // the window the spaced ones found (after the last that found nothing written, before the
+    // first that found everything), until enough land mid-write.
+    let (from, to) = if done > untouched {
+        (untouched, done)
+    } else {
+        (
+            done.saturating_sub(std::time::Duration::from_millis(20)),
+            untouched + std::time::Duration::from_millis(20),
+        )
+    };
+    let mut aimed = 0;
+    while mid < 5 && aimed < 120 {
+        let frac = (f64::from((aimed * 37) % 120) + 0.5) / 120.0;
+        let (changed, complete) = kill_at(runs + aimed, from + (to - from).mul_f64(frac));
+        mid += usize::from(changed && !complete);
+        aimed += 1;
+    }
+    eprintln!(
+        "sync: {mid} of {} kills landed mid-write ({aimed} aimed at the write window \
+         {from:?}–{to:?}; full run {full:?})",
+        runs + aimed
+    );
     // The kills must have hit the writing itself, not only before or after it.
     assert!(mid >= 5, "only {mid} kills landed mid-write");
 }
