@@ -189,7 +189,7 @@ fn a_workspace_that_appears_after_the_first_sync_receives_and_deletes_nothing() 
 /// Make `side`'s next sync stop after its commit and before its push lands, as a sync killed
 /// there would: its repository pushes to a place that is no repository (fetching still works).
 /// Returns what undoes it.
-fn stop_before_push(side: &Side, remote: &Path) -> impl FnOnce() + use<> {
+pub fn stop_before_push(side: &Side, remote: &Path) -> impl FnOnce() + use<> {
     let repo = side.dir.join("home/sync/repo.git");
     if !repo.join("HEAD").exists() {
         std::fs::create_dir_all(&repo).unwrap();

@@ -10,12 +10,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use mnemo_core::ChangeSource;
 use proptest::prelude::*;
 
 use super::gitsync::{Side, bare, files_under};
+use super::gitsync_edges::stop_before_push;
+use super::gitsync_props::entries_of;
 use super::topic;
 
 const HOMES: usize = 3;
@@ -77,14 +79,6 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn entries_of(text: &str) -> Vec<String> {
-    let body = text.splitn(3, "---\n").nth(2).unwrap_or("");
-    body.split("\n\n")
-        .map(|e| e.trim().to_owned())
-        .filter(|e| !e.is_empty())
-        .collect()
-}
-
 /// Every memory file of every workspace of a home, by workspace and path.
 fn everything(side: &Side) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
@@ -103,29 +97,6 @@ fn entries(side: &Side) -> BTreeSet<String> {
         .values()
         .flat_map(|t| entries_of(t))
         .collect()
-}
-
-/// Make `side`'s next sync stop after its commit and before its push lands, as a sync killed
-/// there would: its repository pushes to a place that is no repository (fetching still works).
-/// Returns what undoes it.
-fn stop_before_push(side: &Side, remote: &Path) -> impl FnOnce() + use<> {
-    let repo = side.dir.join("home/sync/repo.git");
-    if !repo.join("HEAD").exists() {
-        std::fs::create_dir_all(&repo).unwrap();
-        super::gitsync::git(&repo, &["init", "-q", "--bare", "--initial-branch", "main"]);
-        super::gitsync::git(
-            &repo,
-            &["remote", "add", "origin", remote.to_str().unwrap()],
-        );
-    }
-    let nowhere = side.dir.join("nowhere.git");
-    super::gitsync::git(
-        &repo,
-        &["config", "remote.origin.pushurl", nowhere.to_str().unwrap()],
-    );
-    move || {
-        super::gitsync::git(&repo, &["config", "--unset", "remote.origin.pushurl"]);
-    }
 }
 
 struct World {

@@ -31,7 +31,7 @@ fn op() -> impl Strategy<Value = (bool, Op)> {
     )
 }
 
-fn entries_of(text: &str) -> Vec<String> {
+pub fn entries_of(text: &str) -> Vec<String> {
     let body = text.splitn(3, "---\n").nth(2).unwrap_or("");
     body.split("\n\n")
         .map(|e| e.trim().to_owned())
