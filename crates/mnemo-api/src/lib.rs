@@ -143,7 +143,6 @@ pub mod reexports {
     pub use mnemo_store::dream_report::{DreamPlan, DreamReport};
     pub use mnemo_store::export::ExportResult;
     pub use mnemo_store::fsutil::printable;
-    pub use mnemo_store::gitsync::{RemoteSync, SyncConflict, SyncSettings};
     pub use mnemo_store::import::{FolderType, ImportFormat, ImportOptions, ImportPreview};
     pub use mnemo_store::index::{DocSummary, Hit};
     pub use mnemo_store::journal::{
@@ -156,6 +155,7 @@ pub mod reexports {
         GroupUndo, MemoryDetail, Status, SyncReport, WorkspaceInfo, WriteOutcome,
     };
     pub use mnemo_store::workspace::Settings;
+    pub use mnemo_sync::{RemoteSync, SyncConflict, SyncSettings};
 }
 
 /// Log targets held at `info` whatever `MNEMO_LOG` asks (each host adds these directives to its

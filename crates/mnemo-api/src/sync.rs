@@ -1,12 +1,13 @@
 //! Sync across machines through git (issue 22): the commands, and automatic sync in a watching
 //! process (the app, `mnemo serve`): after local changes (debounced) and on an interval, when
-//! switched on. The work itself is `mnemo_store::gitsync`.
+//! switched on. The work itself is `mnemo_sync`.
 
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use mnemo_core::{ChangeSource, Result};
-use mnemo_store::gitsync::{RemoteSync, SyncConflict, SyncSettings, state};
+use mnemo_sync::VaultSync;
+use mnemo_sync::{RemoteSync, SyncConflict, SyncSettings, state};
 
 use crate::Api;
 
@@ -36,7 +37,7 @@ impl Api {
     /// A sync, carrying chat sessions when the settings ask for it.
     fn sync_with_sessions(&self, workspace: Option<&str>) -> Result<RemoteSync> {
         let sessions = self.sync_settings()?.sessions;
-        let extras: Option<&dyn mnemo_store::gitsync::extras::Extras> =
+        let extras: Option<&dyn mnemo_sync::extras::Extras> =
             sessions.then_some(&mnemo_engine::chat::SessionSync);
         self.vault.sync_remote(workspace, extras)
     }

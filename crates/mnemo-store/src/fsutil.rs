@@ -351,6 +351,16 @@ pub fn quarantine(path: &Path) -> Result<PathBuf> {
     Ok(aside)
 }
 
+/// The id git gives these bytes as a blob (SHA-1 of `blob <len>\0<bytes>`), computed here so
+/// unchanged files never reach git.
+#[must_use]
+pub fn blob_id(bytes: &[u8]) -> String {
+    let mut h = sha1_smol::Sha1::new();
+    h.update(format!("blob {}\0", bytes.len()).as_bytes());
+    h.update(bytes);
+    h.digest().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

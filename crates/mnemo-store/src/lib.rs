@@ -27,7 +27,6 @@ pub mod events;
 pub mod export;
 pub mod format;
 pub mod fsutil;
-pub mod gitsync;
 pub mod import;
 pub mod index;
 pub mod journal;

@@ -63,6 +63,18 @@ pub fn read_section(home: &Path, key: &str) -> Result<Option<toml::Value>> {
     Ok(read_table(home)?.remove(key))
 }
 
+/// The workspaces shared with a team through sync: `[sync] shared` (workspace id → the team's
+/// remote), as `mnemo-sync` stores it. Empty when absent or unreadable — it only labels writes.
+#[must_use]
+pub fn shared_workspaces(home: &Path) -> std::collections::BTreeMap<String, String> {
+    read_section(home, "sync")
+        .ok()
+        .flatten()
+        .and_then(|v| v.get("shared").cloned())
+        .and_then(|v| v.try_into().ok())
+        .unwrap_or_default()
+}
+
 /// Replace (or, with `None`, remove) one top-level entry, keeping every other one.
 pub fn write_section(home: &Path, key: &str, value: Option<toml::Value>) -> Result<()> {
     update_section(home, key, |_| Ok(value))

@@ -265,10 +265,11 @@ impl Home {
         out.extend(layers);
         // A workspace shared with a team through sync says so with every write, as Qwen Code's
         // team layer does.
-        if let Ok(sync) = crate::gitsync::state::load_settings(&self.root) {
+        {
+            let shared = crate::settings::shared_workspaces(&self.root);
             for w in &mut out {
                 if w.shared.is_none()
-                    && let Some(url) = sync.shared.get(&w.id)
+                    && let Some(url) = shared.get(&w.id)
                 {
                     w.shared = Some(format!(
                         "{} is shared with your team through {}: this change reaches every \

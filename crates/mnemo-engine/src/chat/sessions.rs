@@ -428,15 +428,13 @@ pub(super) fn recent_tools_of(records: &[Record]) -> Vec<String> {
 /// here, their owner, under the same turn-taking as appends and rewrites.
 pub struct SessionSync;
 
-impl mnemo_store::gitsync::extras::Extras for SessionSync {
+impl mnemo_sync::extras::Extras for SessionSync {
     fn list(&self, ws: &Workspace) -> Result<Vec<(String, Vec<u8>)>> {
         let dir = Sessions::of(ws).dir;
         let mut out = Vec::new();
         for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if !mnemo_store::gitsync::extras::valid_name(&name)
-                || !e.file_type().is_ok_and(|t| t.is_file())
-            {
+            if !mnemo_sync::extras::valid_name(&name) || !e.file_type().is_ok_and(|t| t.is_file()) {
                 continue;
             }
             if let fsutil::ReadOutcome::Bytes(b) = fsutil::read_capped(&e.path())? {

@@ -55,7 +55,7 @@ impl Vault {
                 ReadOutcome::Missing => None,
                 ReadOutcome::TooLarge(_) => return Ok((Vec::new(), false)),
             };
-            if current.as_deref().map(crate::gitsync::git::blob_id) != w.expect {
+            if current.as_deref().map(crate::fsutil::blob_id) != w.expect {
                 return Ok((Vec::new(), false));
             }
             if let Some(b) = &w.new

@@ -8,11 +8,6 @@
 )]
 
 mod bad_input;
-mod gitsync;
-mod gitsync_bad;
-mod gitsync_edges;
-mod gitsync_model;
-mod gitsync_props;
 mod import;
 mod lock_processes;
 mod merge;

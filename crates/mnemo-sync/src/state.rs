@@ -1,5 +1,5 @@
 //! Sync's two pieces of state: its settings (`[sync]` in settings.toml, through
-//! [`crate::settings`]) and `sync/state.json` (last runs, flagged files, open conflicts — this
+//! [`mnemo_store::settings`]) and `sync/state.json` (last runs, flagged files, open conflicts — this
 //! home's side of every `conflicts.json`), owned here and written atomically under the sync lock.
 
 use std::collections::BTreeMap;
@@ -9,7 +9,7 @@ use mnemo_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
 use super::meta::SyncConflict;
-use crate::fsutil;
+use mnemo_store::fsutil;
 
 /// `[sync]` in settings.toml.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -42,7 +42,7 @@ fn yes() -> bool {
 
 /// The settings as stored (defaults when absent).
 pub fn load_settings(home: &Path) -> Result<SyncSettings> {
-    match crate::settings::read_section(home, "sync")? {
+    match mnemo_store::settings::read_section(home, "sync")? {
         None => Ok(SyncSettings {
             claude: true,
             qwen: true,
@@ -85,7 +85,7 @@ pub fn save_settings(home: &Path, s: &SyncSettings) -> Result<SyncSettings> {
     }
     let value = toml::Value::try_from(&s)
         .map_err(|e| Error::new(ErrorCode::Io, format!("encoding [sync]: {e}")))?;
-    crate::settings::update_section(home, "sync", |_| Ok(Some(value)))?;
+    mnemo_store::settings::update_section(home, "sync", |_| Ok(Some(value)))?;
     Ok(s)
 }
 
@@ -133,7 +133,11 @@ pub fn check_remote(url: &str) -> Result<()> {
             .any(|w| k.contains(w))
         })
     });
-    if has_password || token_as_user || token_in_query || !crate::secrets::scan(url).is_empty() {
+    if has_password
+        || token_as_user
+        || token_in_query
+        || !mnemo_store::secrets::scan(url).is_empty()
+    {
         return Err(Error::new(
             ErrorCode::InvalidArguments,
             "the sync remote's URL holds a password or token: Mnemo never stores one — use git's \

@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use mnemo_core::ChangeSource;
-use mnemo_store::gitsync::state::{SyncSettings, save_settings};
 use mnemo_store::{Home, Vault};
+use mnemo_sync::VaultSync;
+use mnemo_sync::state::{SyncSettings, save_settings};
 
 use super::topic;
 
@@ -80,7 +81,7 @@ impl Side {
         files_under(&self.root())
     }
 
-    pub fn sync(&self) -> mnemo_store::gitsync::RemoteSync {
+    pub fn sync(&self) -> mnemo_sync::RemoteSync {
         self.vault.sync_remote(None, None).unwrap()
     }
 }
@@ -469,7 +470,7 @@ fn a_workspace_shared_with_a_team_syncs_through_the_teams_remote_only() {
         &cleo_remote,
         &["init", "-q", "--bare", "--initial-branch", "main"],
     );
-    let mut cs = mnemo_store::gitsync::state::load_settings(&c.dir.join("home")).unwrap();
+    let mut cs = mnemo_sync::state::load_settings(&c.dir.join("home")).unwrap();
     cs.remote = Some(cleo_remote.display().to_string());
     let team = t.path().join("team.git");
     std::fs::create_dir_all(&team).unwrap();
@@ -477,7 +478,7 @@ fn a_workspace_shared_with_a_team_syncs_through_the_teams_remote_only() {
     cs.shared.insert("team".into(), team.display().to_string());
     save_settings(&c.dir.join("home"), &cs).unwrap();
     std::fs::create_dir_all(a.dir.join("home/workspaces/team/memory")).unwrap();
-    let mut as_ = mnemo_store::gitsync::state::load_settings(&a.dir.join("home")).unwrap();
+    let mut as_ = mnemo_sync::state::load_settings(&a.dir.join("home")).unwrap();
     as_.shared.insert("team".into(), team.display().to_string());
     save_settings(&a.dir.join("home"), &as_).unwrap();
     // A write there says it reaches the team.

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use mnemo_core::{Error, Result};
 
+use super::Syncer;
 use super::channel::Scope;
 use super::extras::Extras;
 use super::git::{Git, Tree, blob_id};
@@ -12,9 +13,8 @@ use super::layout::{self, Meta, Part, Reach};
 use super::meta::{self, Switches};
 use super::run::{Round, item, remote_flag};
 use super::state::{State, SyncFlag, SyncSettings};
-use crate::fsutil::{self, ReadOutcome};
-use crate::vault::Vault;
-use crate::workspace::Workspace;
+use mnemo_store::fsutil::{self, ReadOutcome};
+use mnemo_store::workspace::Workspace;
 
 /// A local memory file as a sync reads it.
 pub(super) struct LocalFile {
@@ -50,7 +50,7 @@ pub(super) fn local_files(root: &Path) -> Vec<LocalFile> {
                 }
             } else if ft.is_dir() {
                 stack.push((e.path(), rel));
-            } else if crate::doc::doc_kind(&rel).is_some() {
+            } else if mnemo_store::doc::doc_kind(&rel).is_some() {
                 let bytes = match fsutil::read_capped(&e.path()) {
                     Ok(ReadOutcome::Bytes(b)) => Ok(b),
                     Ok(ReadOutcome::TooLarge(n)) => Err(format!(
@@ -68,7 +68,7 @@ pub(super) fn local_files(root: &Path) -> Vec<LocalFile> {
     out
 }
 
-impl Vault {
+impl Syncer<'_> {
     /// This home's side: the head, with each synced workspace's files and bookkeeping overlaid.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn read_ours(
@@ -91,7 +91,9 @@ impl Vault {
             if !scope.covers(&ws.id) {
                 continue;
             }
-            if let Ok(key) = layout::key_of(&ws, reach, &|p| crate::repo::identity(Path::new(p))) {
+            if let Ok(key) =
+                layout::key_of(&ws, reach, &|p| mnemo_store::repo::identity(Path::new(p)))
+            {
                 mapped.entry(key).or_insert(ws);
             }
         }
@@ -240,7 +242,8 @@ impl Vault {
             let forgotten = self.forgotten_keys(&ws.id)?;
             let mut switches = Switches::new();
             for section in ["auto_dream", "auto_extract"] {
-                if let Some(on) = crate::settings::switch(&self.home().root, section, &ws.id) {
+                if let Some(on) = mnemo_store::settings::switch(&self.home().root, section, &ws.id)
+                {
                     switches.insert(section.to_owned(), on);
                 }
             }

@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::doc::{self, DocKind};
-use crate::format::TopicFile;
-use crate::merge::{self, Conflict};
+use mnemo_store::doc::{self, DocKind};
+use mnemo_store::format::TopicFile;
+use mnemo_store::merge::{self, Conflict};
 
 /// One choice of a conflict: a version and who made it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -100,7 +100,7 @@ pub fn refusal(rel: &str, mode: Option<&str>, bytes: Option<&[u8]>) -> Option<St
     if rel
         .split('/')
         .any(|p| p.is_empty() || p == "." || p == "..")
-        || rel.chars().any(crate::fsutil::unsafe_char)
+        || rel.chars().any(mnemo_store::fsutil::unsafe_char)
         || rel.contains('\\')
     {
         return Some("its path would leave the memory folder".to_owned());
@@ -134,21 +134,21 @@ pub fn refusal(rel: &str, mode: Option<&str>, bytes: Option<&[u8]>) -> Option<St
 /// written; a secret that got in anyway stays here); memory files are checked for more.
 #[must_use]
 pub fn content_refusal(bytes: &[u8]) -> Option<String> {
-    if bytes.len() as u64 > crate::fsutil::MAX_FILE_BYTES {
+    if bytes.len() as u64 > mnemo_store::fsutil::MAX_FILE_BYTES {
         return Some(format!(
             "it is {} bytes, over the {} byte limit",
             bytes.len(),
-            crate::fsutil::MAX_FILE_BYTES
+            mnemo_store::fsutil::MAX_FILE_BYTES
         ));
     }
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Some("it is not UTF-8 text".to_owned());
     };
-    let hits = crate::secrets::scan(text);
+    let hits = mnemo_store::secrets::scan(text);
     (!hits.is_empty()).then(|| {
         format!(
             "it holds a secret ({}), and secrets never sync",
-            crate::secrets::describe(&hits)
+            mnemo_store::secrets::describe(&hits)
         )
     })
 }
@@ -326,7 +326,7 @@ pub fn records(
                 key.push_str(v);
             }
             SyncConflict {
-                id: crate::fsutil::hash(key.as_bytes())[..16].to_owned(),
+                id: mnemo_store::fsutil::hash(key.as_bytes())[..16].to_owned(),
                 path: rel.to_owned(),
                 kind: kind.to_owned(),
                 field,
@@ -375,7 +375,7 @@ pub fn decode_conflicts(bytes: &[u8]) -> Vec<SyncConflict> {
 }
 
 fn clean_conflict(c: SyncConflict) -> Option<SyncConflict> {
-    let words = |s: &str| crate::fsutil::printable(&crate::secrets::redact(s).0);
+    let words = |s: &str| mnemo_store::fsutil::printable(&mnemo_store::secrets::redact(s).0);
     let well_formed = c.id.len() == 16
         && c.id.chars().all(|ch| ch.is_ascii_hexdigit())
         && ["edited", "deleted_and_edited", "field"].contains(&c.kind.as_str())
@@ -398,7 +398,7 @@ fn clean_conflict(c: SyncConflict) -> Option<SyncConflict> {
                 texts: ch
                     .texts
                     .iter()
-                    .map(|t| crate::secrets::redact(t).0)
+                    .map(|t| mnemo_store::secrets::redact(t).0)
                     .collect(),
             })
             .collect(),
@@ -525,7 +525,7 @@ pub fn disagreement(
     Some((
         text,
         SyncConflict {
-            id: crate::fsutil::hash(key.as_bytes())[..16].to_owned(),
+            id: mnemo_store::fsutil::hash(key.as_bytes())[..16].to_owned(),
             path: c.path.clone(),
             kind: c.kind.clone(),
             field: None,

@@ -13,6 +13,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use mnemo_core::ChangeSource;
+use mnemo_sync::VaultSync;
 use proptest::prelude::*;
 
 use super::gitsync::{Side, bare, files_under};
@@ -131,7 +132,7 @@ impl World {
         format!("Fact {} from {}.", self.n, NAMES[home])
     }
 
-    fn note_sync(&mut self, home: usize, r: &mnemo_store::gitsync::RemoteSync) {
+    fn note_sync(&mut self, home: usize, r: &mnemo_sync::RemoteSync) {
         if let Some(g) = r.workspaces.iter().filter_map(|w| w.group).max() {
             self.last_group[home] = Some(g);
         }

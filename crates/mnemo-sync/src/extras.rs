@@ -5,7 +5,7 @@
 
 use mnemo_core::Result;
 
-use crate::workspace::Workspace;
+use mnemo_store::workspace::Workspace;
 
 /// A session file's name: `<id>.jsonl`, the id letters, digits and `-`.
 #[must_use]

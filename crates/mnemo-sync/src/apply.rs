@@ -5,20 +5,21 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 
+use super::Syncer;
 use super::extras::Extras;
 use super::git::{Git, Tree};
 use super::layout::{self, Meta};
 use super::meta::{self, Switches};
 use super::run::{Round, remote_flag};
 use super::state::{State, SyncFlag};
-use crate::fsutil::{self};
-use crate::journal::Origin;
-use crate::vault::{Batch, ManyWrite, Vault};
+use mnemo_store::fsutil::{self};
+use mnemo_store::journal::Origin;
+use mnemo_store::vault::{Batch, ManyWrite};
 
 /// A file to write here: key, path, its blob as read (absent: none), the merged blob.
 type Write = (String, String, Option<String>, Option<String>);
 
-impl Vault {
+impl Syncer<'_> {
     /// Bring this home to the merged state: bookkeeping, then files (journaled, one group per
     /// workspace); the files from the remote that may not come here. `Ok(None)`: a file changed
     /// here meanwhile — merge again.
@@ -71,7 +72,7 @@ impl Vault {
             {
                 for (section, on) in sw {
                     if ["auto_dream", "auto_extract"].contains(&section.as_str()) {
-                        crate::settings::set_switch(&self.home().root, &section, &ws.id, on)?;
+                        mnemo_store::settings::set_switch(&self.home().root, &section, &ws.id, on)?;
                     }
                 }
             }

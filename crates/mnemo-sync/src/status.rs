@@ -5,18 +5,18 @@ use std::path::Path;
 
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 
+use super::Syncer;
 use super::channel;
 use super::git::{Git, Tree, blob_id};
 use super::layout::{self, Reach};
 use super::meta::{self, SyncConflict};
 use super::state::{self, State, SyncSettings};
-use crate::fsutil::{self};
-use crate::vault::Vault;
+use mnemo_store::fsutil::{self};
 
 use super::read::{held_paths, local_files};
 use super::run::{RemoteSync, WorkspaceSync};
 
-impl Vault {
+impl Syncer<'_> {
     /// The sync status: no network (incoming counts are as of the last fetch).
     pub fn sync_status(&self) -> Result<RemoteSync> {
         let home = self.home().root.clone();
@@ -81,7 +81,9 @@ impl Vault {
             // No remote carries it: no need to ask git for its repository's identity (the app
             // reads the status every minute).
             let key = match at {
-                Some(_) => layout::key_of(&ws, reach, &|p| crate::repo::identity(Path::new(p))),
+                Some(_) => {
+                    layout::key_of(&ws, reach, &|p| mnemo_store::repo::identity(Path::new(p)))
+                }
                 None => Err(
                     "no sync remote is set: `mnemo sync remote set URL`, or share it with a team"
                         .to_owned(),
@@ -147,7 +149,7 @@ impl Vault {
                 }
                 let why = elsewhere_why(&key, settings);
                 s.elsewhere.push(super::run::RemoteKey {
-                    key: fsutil::printable(&crate::secrets::redact(&key).0),
+                    key: fsutil::printable(&mnemo_store::secrets::redact(&key).0),
                     files: n,
                     why,
                 });
@@ -204,7 +206,7 @@ impl Vault {
             .workspaces()?
             .into_iter()
             .find(|w| {
-                layout::key_of(w, reach, &|p| crate::repo::identity(Path::new(p))).as_deref()
+                layout::key_of(w, reach, &|p| mnemo_store::repo::identity(Path::new(p))).as_deref()
                     == Ok(&key)
             })
             .ok_or_else(|| Error::not_found(format!("no workspace here syncs as {key}")))?;
@@ -242,7 +244,7 @@ impl Vault {
     }
 }
 
-impl Vault {
+impl Syncer<'_> {
     /// Drop this home's copy of the sync history (`sync/repo.git` and the team repositories),
     /// keeping every memory file and the open conflicts: the next sync is a first sync, which
     /// merges the files here with whatever the remote holds and deletes nothing. The cure when

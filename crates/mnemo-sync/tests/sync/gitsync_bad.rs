@@ -7,7 +7,8 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use mnemo_core::ErrorCode;
-use mnemo_store::gitsync::state::{SyncSettings, save_settings};
+use mnemo_sync::VaultSync;
+use mnemo_sync::state::{SyncSettings, save_settings};
 
 use super::gitsync::{Side, bare, files_under, git};
 use super::topic;

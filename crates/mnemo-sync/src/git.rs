@@ -36,15 +36,7 @@ pub struct Item {
 /// A whole tree, path → item (blobs and links; folders are implied).
 pub type Tree = BTreeMap<String, Item>;
 
-/// The id git gives these bytes as a blob (SHA-1 of `blob <len>\0<bytes>`), computed here so
-/// unchanged files never reach git.
-#[must_use]
-pub fn blob_id(bytes: &[u8]) -> String {
-    let mut h = sha1_smol::Sha1::new();
-    h.update(format!("blob {}\0", bytes.len()).as_bytes());
-    h.update(bytes);
-    h.digest().to_string()
-}
+pub use mnemo_store::fsutil::blob_id;
 
 /// The sync repository.
 #[derive(Debug, Clone)]
@@ -354,7 +346,7 @@ impl Git {
             .unwrap_or_default();
         let mut names: Vec<String> = Vec::new();
         for n in String::from_utf8_lossy(&out).lines() {
-            let n = crate::fsutil::printable(n.trim());
+            let n = mnemo_store::fsutil::printable(n.trim());
             if !n.is_empty() && !names.contains(&n) {
                 names.push(n);
             }
@@ -648,7 +640,7 @@ fn last_line(s: &str) -> String {
     if said.chars().count() > 2000 {
         said = said.chars().take(2000).collect::<String>() + "…";
     }
-    crate::fsutil::printable(&crate::secrets::redact(&said).0)
+    mnemo_store::fsutil::printable(&mnemo_store::secrets::redact(&said).0)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 
 use mnemo_core::WorkspaceKind;
 
-use crate::workspace::{PERSONAL, QWEN_USER, Workspace};
+use mnemo_store::workspace::{PERSONAL, QWEN_USER, Workspace};
 
 /// The marker file at the repository's root.
 pub const MARKER: &str = ".mnemo-sync";
@@ -74,7 +74,7 @@ pub fn key_of(
     identity: &dyn Fn(&str) -> Option<String>,
 ) -> std::result::Result<String, String> {
     let project = |tool: &str, encoded: &str| {
-        let (_, path) = crate::workspace::project_name(encoded);
+        let (_, path) = mnemo_store::workspace::project_name(encoded);
         let path = path.ok_or_else(|| {
             "its project folder is not on this machine, so its repository cannot be known"
                 .to_owned()

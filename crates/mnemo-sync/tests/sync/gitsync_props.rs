@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use mnemo_sync::VaultSync;
 use proptest::prelude::*;
 
 use super::gitsync::{Side, bare};

@@ -5,7 +5,7 @@
 //! plain git in a work tree (`git add -A && git commit && git push`, and `git pull` — which
 //! merges lines and stops at conflicts); and a sync with nothing to do (`git pull && git push`).
 //!
-//! `cargo bench -p mnemo-store --bench sync` (`SYNC_BENCH_N` changes the 10,000).
+//! `cargo bench -p mnemo-sync --bench sync` (`SYNC_BENCH_N` changes the 10,000).
 
 #![allow(clippy::unwrap_used, clippy::cast_precision_loss)]
 
@@ -13,8 +13,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use mnemo_store::gitsync::state::{SyncSettings, save_settings};
 use mnemo_store::{Home, Vault};
+use mnemo_sync::VaultSync;
+use mnemo_sync::state::{SyncSettings, save_settings};
 
 fn git(dir: &Path, args: &[&str]) -> std::process::Output {
     let out = Command::new("git")

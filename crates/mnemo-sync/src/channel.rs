@@ -59,7 +59,7 @@ pub fn channels(home: &Path, s: &SyncSettings, only: Option<&str>) -> Vec<Channe
         });
     }
     for (ws, url) in &s.shared {
-        let id = crate::fsutil::hash(url.as_bytes());
+        let id = mnemo_store::fsutil::hash(url.as_bytes());
         out.push(Channel {
             url: url.clone(),
             dir: dir.join("team").join(format!("{}.git", &id[..16])),

@@ -5,16 +5,16 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mnemo_core::Result;
 
+use super::Syncer;
 use super::git::{Git, Item, Tree, blob_id};
 use super::layout::{self, Meta, Part};
 use super::meta::{self, Switches, SyncConflict};
 use super::run::{Round, item, now, remote_flag};
 use super::state::State;
-use crate::fsutil::{self};
-use crate::merge;
-use crate::vault::Vault;
+use mnemo_store::fsutil::{self};
+use mnemo_store::merge;
 
-impl Vault {
+impl Syncer<'_> {
     /// The merged tree; new conflicts land in `st` (this home's copy).
     pub(super) fn merge_round(
         &self,

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::gitsync::{Side, encoded, files_under, git, two};
 use super::topic;
+use mnemo_sync::VaultSync;
 
 /// One repository cloned at a path per home; returns each home's Claude Code memory folder for
 /// it (not created).
@@ -284,7 +285,7 @@ fn a_replaced_remote_is_a_clear_error_and_reset_local_mends_it_keeping_every_fil
     assert_eq!(a.files().len(), 3);
 }
 
-fn conflicts(s: &Side) -> Vec<mnemo_store::gitsync::SyncConflict> {
+fn conflicts(s: &Side) -> Vec<mnemo_sync::SyncConflict> {
     s.vault
         .sync_status()
         .unwrap()
@@ -295,7 +296,7 @@ fn conflicts(s: &Side) -> Vec<mnemo_store::gitsync::SyncConflict> {
         .conflicts
 }
 
-fn choice(c: &mnemo_store::gitsync::SyncConflict, word: &str) -> usize {
+fn choice(c: &mnemo_sync::SyncConflict, word: &str) -> usize {
     c.choices
         .iter()
         .position(|ch| ch.texts.iter().any(|t| t.contains(word)))

@@ -12,15 +12,16 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use mnemo_core::{Error, ErrorCode, Result};
 use serde::Serialize;
 
+use super::Syncer;
 use super::channel::{self, Scope};
 use super::extras::Extras;
 use super::git::{Content, Git, Item, Tree};
 use super::layout::{self};
 use super::meta::SyncConflict;
 use super::state::{self, State, SyncFlag, SyncRun, SyncSettings};
-use crate::fsutil::{self};
-use crate::vault::{Vault, WriteHold};
-use crate::workspace::Workspace;
+use mnemo_store::fsutil::{self};
+use mnemo_store::vault::WriteHold;
+use mnemo_store::workspace::Workspace;
 
 /// A workspace's sync, as a sync left it or as `sync status` sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
@@ -129,7 +130,7 @@ pub(super) fn item(id: String) -> Item {
     }
 }
 
-impl Vault {
+impl Syncer<'_> {
     /// Sync with the home's remote — and each shared workspace with its team's remote — (every
     /// synced workspace, or only `only`): see the module docs. Racing syncs of one home (the app
     /// and the CLI) take turns. A remote that fails does not stop the others; the first error
@@ -183,7 +184,7 @@ impl Vault {
                         format!(
                             "{} (team remote {})",
                             e.message,
-                            crate::fsutil::printable(&ch.url)
+                            mnemo_store::fsutil::printable(&ch.url)
                         )
                     } else {
                         e.message
@@ -196,7 +197,7 @@ impl Vault {
             at: now(),
             error: first_error
                 .as_ref()
-                .map(|e| Error::new(e.code, crate::secrets::redact(&e.message).0)),
+                .map(|e| Error::new(e.code, mnemo_store::secrets::redact(&e.message).0)),
             commit,
         });
         st.save(&home)?;
@@ -436,7 +437,7 @@ impl Vault {
 pub(super) fn remote_flag(rel: &str, why: &str) -> SyncFlag {
     // A name from the remote is shown and stored: printable, and no secret in it.
     SyncFlag {
-        path: fsutil::printable(&crate::secrets::redact(rel).0),
+        path: fsutil::printable(&mnemo_store::secrets::redact(rel).0),
         why: format!("not taken from the remote: {why}"),
         side: "remote".into(),
     }
@@ -500,14 +501,14 @@ fn commit_title(
             _ => n[0] += 1,
         }
     }
-    let by = crate::fsutil::printable(by);
+    let by = mnemo_store::fsutil::printable(by);
     if per.is_empty() {
         return format!("Mnemo sync from {by} (bookkeeping only)");
     }
     let parts: Vec<String> = per
         .iter()
         .map(|(ws, [a, r, m])| {
-            let mut s = format!("{}:", crate::fsutil::printable(ws));
+            let mut s = format!("{}:", mnemo_store::fsutil::printable(ws));
             for (n, sign) in [(a, '+'), (r, '−'), (m, '~')] {
                 if *n > 0 {
                     s.push_str(&format!(" {sign}{n}"));
