@@ -36,10 +36,13 @@ impl Syncer<'_> {
     ) -> Result<Option<Vec<(String, SyncFlag)>>> {
         st.save(&self.home().root)?;
         // Only what this home may write: the synced workspaces' files (another project's
-        // memory, carried along in the repository, is never read here).
+        // memory, carried along in the repository, is never read here) that the merge changed.
         let need: Vec<String> = merged
             .iter()
-            .filter(|(p, _)| layout::split(p).is_some_and(|(k, _)| round.mapped.contains_key(&k)))
+            .filter(|(p, i)| {
+                round.ours.get(*p) != Some(*i)
+                    && layout::split(p).is_some_and(|(k, _)| round.mapped.contains_key(&k))
+            })
             .map(|(_, i)| i.id.clone())
             .filter(|id| !round.bytes.contains_key(id))
             .collect::<BTreeSet<_>>()

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mnemo_core::{Error, ErrorCode, Result};
@@ -37,6 +38,10 @@ pub struct Item {
 pub type Tree = BTreeMap<String, Item>;
 
 pub use mnemo_store::fsutil::blob_id;
+
+/// Trees read lately, by commit id (oldest first): see [`Git::tree`].
+static TREES: Mutex<Vec<(String, Arc<Tree>)>> = Mutex::new(Vec::new());
+const TREES_KEPT: usize = 6;
 
 /// The sync repository.
 #[derive(Debug, Clone)]
@@ -340,6 +345,9 @@ impl Git {
     /// name once (of the last 200 commits).
     #[must_use]
     pub fn authors(&self, from: Option<&str>, to: &str) -> Vec<String> {
+        if from == Some(to) {
+            return Vec::new();
+        }
         let range = from.map_or_else(|| to.to_owned(), |f| format!("{f}..{to}"));
         let out = self
             .local(&["log", "-n", "200", "--format=%an", &range], None)
@@ -355,8 +363,13 @@ impl Git {
     }
 
     /// The best common ancestor of two commits (`None`: unrelated histories).
+    ///
+    /// Callers pass at least one commit that exists here (a commit is its own base).
     #[must_use]
     pub fn merge_base(&self, a: &str, b: &str) -> Option<String> {
+        if a == b {
+            return Some(a.to_owned());
+        }
         self.local(&["merge-base", a, b], None)
             .ok()
             .map(|o| String::from_utf8_lossy(&o).trim().to_owned())
@@ -366,6 +379,9 @@ impl Git {
     /// Commits on `a` not on `b`, and on `b` not on `a`.
     #[must_use]
     pub fn ahead_behind(&self, a: &str, b: &str) -> (usize, usize) {
+        if a == b {
+            return (0, 0);
+        }
         let range = format!("{a}...{b}");
         self.local(&["rev-list", "--left-right", "--count", &range], None)
             .ok()
@@ -377,8 +393,32 @@ impl Git {
             .unwrap_or((0, 0))
     }
 
-    /// Every blob and link of a commit's tree.
+    /// Every blob and link of a commit's tree. A commit named by its full id always has the
+    /// same tree, so the last few read are kept for the process (a sync round and the status
+    /// after it read the same two or three trees several times).
     pub fn tree(&self, commit: &str) -> Result<Tree> {
+        let by_id =
+            matches!(commit.len(), 40 | 64) && commit.bytes().all(|b| b.is_ascii_hexdigit());
+        if by_id
+            && let Some(t) = TREES.lock().ok().and_then(|c| {
+                c.iter()
+                    .find(|(id, _)| id == commit)
+                    .map(|(_, t)| Arc::clone(t))
+            })
+        {
+            return Ok((*t).clone());
+        }
+        let tree = self.read_tree(commit)?;
+        if by_id && let Ok(mut c) = TREES.lock() {
+            if c.len() >= TREES_KEPT {
+                c.remove(0);
+            }
+            c.push((commit.to_owned(), Arc::new(tree.clone())));
+        }
+        Ok(tree)
+    }
+
+    fn read_tree(&self, commit: &str) -> Result<Tree> {
         let out = self.local(&["ls-tree", "-r", "-z", "--full-tree", commit], None)?;
         let mut tree = Tree::new();
         for rec in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {

@@ -26,6 +26,7 @@ mod combine;
 pub mod extras;
 pub mod git;
 pub mod layout;
+mod local;
 pub mod meta;
 mod read;
 pub mod run;

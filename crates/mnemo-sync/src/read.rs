@@ -10,63 +10,12 @@ use super::channel::Scope;
 use super::extras::Extras;
 use super::git::{Git, Tree, blob_id};
 use super::layout::{self, Meta, Part, Reach};
+use super::local::{Found, local_files};
 use super::meta::{self, Switches};
 use super::run::{Round, item, remote_flag};
 use super::state::{State, SyncFlag, SyncSettings};
-use mnemo_store::fsutil::{self, ReadOutcome};
+use mnemo_store::fsutil;
 use mnemo_store::workspace::Workspace;
-
-/// A local memory file as a sync reads it.
-pub(super) struct LocalFile {
-    pub(super) rel: String,
-    pub(super) bytes: std::result::Result<Vec<u8>, String>,
-}
-
-/// Every memory file under `root` (hidden names and symbolic links are not memory).
-pub(super) fn local_files(root: &Path) -> Vec<LocalFile> {
-    let mut out = Vec::new();
-    let mut stack = vec![(root.to_path_buf(), String::new())];
-    while let Some((dir, prefix)) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
-                continue;
-            }
-            let rel = if prefix.is_empty() {
-                name.clone()
-            } else {
-                format!("{prefix}/{name}")
-            };
-            let Ok(ft) = e.file_type() else { continue };
-            if ft.is_symlink() {
-                if name.ends_with(".md") {
-                    out.push(LocalFile {
-                        rel,
-                        bytes: Err("it is a symbolic link".to_owned()),
-                    });
-                }
-            } else if ft.is_dir() {
-                stack.push((e.path(), rel));
-            } else if mnemo_store::doc::doc_kind(&rel).is_some() {
-                let bytes = match fsutil::read_capped(&e.path()) {
-                    Ok(ReadOutcome::Bytes(b)) => Ok(b),
-                    Ok(ReadOutcome::TooLarge(n)) => Err(format!(
-                        "it is {n} bytes, over the {} byte limit",
-                        fsutil::MAX_FILE_BYTES
-                    )),
-                    Ok(ReadOutcome::Missing) => continue,
-                    Err(e) => Err(e.message),
-                };
-                out.push(LocalFile { rel, bytes });
-            }
-        }
-    }
-    out.sort_by(|a, b| a.rel.cmp(&b.rel));
-    out
-}
 
 impl Syncer<'_> {
     /// This home's side: the head, with each synced workspace's files and bookkeeping overlaid.
@@ -155,7 +104,10 @@ impl Syncer<'_> {
         }
         for (key, ws) in &mapped {
             let prefix = format!("{key}/memory/");
-            let files = local_files(&ws.memory_root);
+            let files = local_files(&ws.memory_root, &|rel| {
+                head.get(&layout::memory_path(key, rel))
+                    .map(|i| i.id.clone())
+            });
             let present: BTreeSet<String> = files
                 .iter()
                 .map(|f| layout::memory_path(key, &f.rel))
@@ -199,20 +151,33 @@ impl Syncer<'_> {
             }
             for f in files {
                 let path = layout::memory_path(key, &f.rel);
-                let why = match &f.bytes {
-                    Ok(b) => meta::refusal(&f.rel, None, Some(b)),
-                    Err(why) => Some(why.clone()),
+                let b = match f.found {
+                    // As the head holds it: checked when it was committed, its bytes in git.
+                    Found::Same(id) => {
+                        ours.insert(path, item(id));
+                        continue;
+                    }
+                    Found::Read(b) => b,
+                    Found::Refused(why) => {
+                        flagged.entry(key.clone()).or_default().push(SyncFlag {
+                            path: f.rel.clone(),
+                            why: format!("not sent: {why}"),
+                            side: "here".into(),
+                        });
+                        continue; // ours keeps what was synced before
+                    }
                 };
-                if let Some(why) = why {
+                let id = blob_id(&b);
+                if head.get(&path).map(|i| &i.id) != Some(&id)
+                    && let Some(why) = meta::refusal(&f.rel, None, Some(&b))
+                {
                     flagged.entry(key.clone()).or_default().push(SyncFlag {
                         path: f.rel.clone(),
                         why: format!("not sent: {why}"),
                         side: "here".into(),
                     });
-                    continue; // ours keeps what was synced before
+                    continue;
                 }
-                let b = f.bytes.unwrap_or_default();
-                let id = blob_id(&b);
                 bytes.insert(id.clone(), b);
                 ours.insert(path, item(id));
             }

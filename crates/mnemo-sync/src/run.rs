@@ -311,6 +311,7 @@ impl Syncer<'_> {
         let author = state::author_line(settings.author.as_deref())?;
         let theirs_by = r
             .as_deref()
+            .filter(|r| Some(*r) != h.as_deref())
             .and_then(|r| git.author_of(r))
             .unwrap_or_else(|| "the other machine".to_owned());
         let base = self.key_bases(git, st, base, r.as_deref())?;

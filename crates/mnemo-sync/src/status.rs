@@ -7,13 +7,14 @@ use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 
 use super::Syncer;
 use super::channel;
-use super::git::{Git, Tree, blob_id};
+use super::git::{Git, Tree};
 use super::layout::{self, Reach};
 use super::meta::{self, SyncConflict};
 use super::state::{self, State, SyncSettings};
 use mnemo_store::fsutil::{self};
 
-use super::read::{held_paths, local_files};
+use super::local::{local_ids, read};
+use super::read::held_paths;
 use super::run::{RemoteSync, WorkspaceSync};
 
 impl Syncer<'_> {
@@ -316,11 +317,12 @@ fn counts(root: &Path, key: &str, view: &View, held: &BTreeSet<String>) -> (u32,
     let prefix = format!("{key}/memory/");
     let mut pending = 0usize;
     let mut here = BTreeSet::new();
-    for f in local_files(root) {
+    for f in local_ids(root) {
         let path = layout::memory_path(key, &f.rel);
-        if let Ok(b) = &f.bytes
-            && meta::refusal(&f.rel, None, Some(b)).is_none()
-            && view.head.get(&path).map(|i| &i.id) != Some(&blob_id(b))
+        if let Ok(id) = &f.id
+            && view.head.get(&path).map(|i| &i.id) != Some(id)
+            && let Some(Ok(b)) = read(&f.path)
+            && meta::refusal(&f.rel, None, Some(&b)).is_none()
         {
             pending += 1;
         }

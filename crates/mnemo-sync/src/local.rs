@@ -1,0 +1,255 @@
+//! The memory files of one folder as a sync sees them: read whole for a round, or only named
+//! by their blob id for the status — from a cache keyed by what `stat` says, so a status that
+//! follows a sync (or the app's poll) does not read 2,000 unchanged files again.
+//!
+//! The cache follows git's rule for racy entries: a file is only remembered when its
+//! modification and change times are [`SETTLED`] in the past when it was read (a write in the
+//! same clock tick could otherwise leave the same stamp on new bytes), and the stamp is taken
+//! before the bytes are read (a write in between makes the next stamp differ).
+
+use std::collections::HashMap;
+use std::fs::{DirEntry, Metadata};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use super::git::blob_id;
+use mnemo_store::fsutil::{self, ReadOutcome};
+
+/// How old a file's times must be for its id to be remembered.
+const SETTLED: Duration = Duration::from_secs(2);
+/// Paths remembered at most (then the cache starts again).
+const KEPT: usize = 200_000;
+
+/// A local memory file as a round finds it.
+pub(super) struct LocalFile {
+    pub(super) rel: String,
+    pub(super) found: Found,
+}
+
+/// What a round found in a local memory file.
+pub(super) enum Found {
+    /// Its bytes, read.
+    Read(Vec<u8>),
+    /// Not read: its stamp names a blob the head already holds at this path (git has the bytes).
+    Same(String),
+    /// Why a sync cannot take it (a link, over the size limit, unreadable).
+    Refused(String),
+}
+
+/// Every memory file under `root` (hidden names and symbolic links are not memory), read
+/// unless its stamp says it is still the blob `head(rel)` names.
+pub(super) fn local_files(root: &Path, head: &dyn Fn(&str) -> Option<String>) -> Vec<LocalFile> {
+    let mut out = Vec::new();
+    walk(root, &mut |rel, e, link| {
+        if link {
+            out.push(LocalFile {
+                rel,
+                found: Found::Refused("it is a symbolic link".to_owned()),
+            });
+            return;
+        }
+        let path = e.path();
+        let stamp = e.metadata().ok();
+        if let Some(id) = stamp.as_ref().and_then(|m| known(&path, m))
+            && head(&rel).as_ref() == Some(&id)
+        {
+            out.push(LocalFile {
+                rel,
+                found: Found::Same(id),
+            });
+            return;
+        }
+        let found = match read(&path) {
+            None => return,
+            Some(Ok(b)) => {
+                if let Some(m) = &stamp {
+                    remember(&path, m, blob_id(&b));
+                }
+                Found::Read(b)
+            }
+            Some(Err(why)) => Found::Refused(why),
+        };
+        out.push(LocalFile { rel, found });
+    });
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out
+}
+
+/// A local memory file as the status names it: its blob id, or why it cannot be sent.
+pub(super) struct LocalId {
+    pub(super) rel: String,
+    pub(super) path: PathBuf,
+    pub(super) id: std::result::Result<String, String>,
+}
+
+/// Every memory file under `root` by blob id: from the cache when its stamp is unchanged.
+pub(super) fn local_ids(root: &Path) -> Vec<LocalId> {
+    let mut out = Vec::new();
+    walk(root, &mut |rel, e, link| {
+        let path = e.path();
+        if link {
+            out.push(LocalId {
+                rel,
+                path,
+                id: Err("it is a symbolic link".to_owned()),
+            });
+            return;
+        }
+        let stamp = e.metadata().ok();
+        if let Some(id) = stamp.as_ref().and_then(|m| known(&path, m)) {
+            out.push(LocalId {
+                rel,
+                path,
+                id: Ok(id),
+            });
+            return;
+        }
+        let Some(bytes) = read(&path) else { return };
+        let id = bytes.map(|b| {
+            let id = blob_id(&b);
+            if let Some(m) = &stamp {
+                remember(&path, m, id.clone());
+            }
+            id
+        });
+        out.push(LocalId { rel, path, id });
+    });
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out
+}
+
+/// The file's bytes, or why a sync cannot take them (`None`: gone meanwhile).
+pub(super) fn read(path: &Path) -> Option<std::result::Result<Vec<u8>, String>> {
+    match fsutil::read_capped(path) {
+        Ok(ReadOutcome::Bytes(b)) => Some(Ok(b)),
+        Ok(ReadOutcome::TooLarge(n)) => Some(Err(format!(
+            "it is {n} bytes, over the {} byte limit",
+            fsutil::MAX_FILE_BYTES
+        ))),
+        Ok(ReadOutcome::Missing) => None,
+        Err(e) => Some(Err(e.message)),
+    }
+}
+
+/// Each memory document under `root`: its path relative to the root, its entry, and whether
+/// it is a symbolic link (only `.md` links are reported: they are memory a sync refuses).
+fn walk(root: &Path, f: &mut dyn FnMut(String, &DirEntry, bool)) {
+    let mut stack = vec![(root.to_path_buf(), String::new())];
+    while let Some((dir, prefix)) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let rel = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_symlink() {
+                if name.ends_with(".md") {
+                    f(rel, &e, true);
+                }
+            } else if ft.is_dir() {
+                stack.push((e.path(), rel));
+            } else if mnemo_store::doc::doc_kind(&rel).is_some() {
+                f(rel, &e, false);
+            }
+        }
+    }
+}
+
+/// What `stat` says of a file, as far as a change of its bytes would change it.
+#[derive(Clone, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+#[cfg(unix)]
+fn stamp(m: &Metadata) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    Some(Stamp {
+        dev: m.dev(),
+        ino: m.ino(),
+        len: m.len(),
+        mtime: (m.mtime(), m.mtime_nsec()),
+        ctime: (m.ctime(), m.ctime_nsec()),
+    })
+}
+
+#[cfg(not(unix))]
+fn stamp(_: &Metadata) -> Option<Stamp> {
+    None
+}
+
+static IDS: Mutex<Option<HashMap<PathBuf, (Stamp, String)>>> = Mutex::new(None);
+
+fn known(path: &Path, m: &Metadata) -> Option<String> {
+    let s = stamp(m)?;
+    let ids = IDS.lock().ok()?;
+    let (was, id) = ids.as_ref()?.get(path)?;
+    (*was == s).then(|| id.clone())
+}
+
+fn remember(path: &Path, m: &Metadata, id: String) {
+    let Some(s) = stamp(m) else { return };
+    let settled = SystemTime::now().checked_sub(SETTLED).is_some_and(|line| {
+        let old = |t: (i64, i64)| {
+            u64::try_from(t.0).is_ok_and(|secs| {
+                SystemTime::UNIX_EPOCH + Duration::new(secs, u32::try_from(t.1).unwrap_or(0)) < line
+            })
+        };
+        old(s.mtime) && old(s.ctime)
+    });
+    let Ok(mut ids) = IDS.lock() else { return };
+    let ids = ids.get_or_insert_with(HashMap::new);
+    if !settled {
+        ids.remove(path);
+        return;
+    }
+    if ids.len() >= KEPT {
+        ids.clear();
+    }
+    ids.insert(path.to_owned(), (s, id));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fresh_file_is_read_again_and_a_settled_one_is_named_from_the_cache() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.md");
+        std::fs::write(&p, "one\n").unwrap();
+        // Just written: not remembered (a write in the same tick could keep its stamp).
+        let ids = local_ids(d.path());
+        assert_eq!(ids.len(), 1);
+        assert_eq!(ids[0].id.as_deref().ok(), Some(blob_id(b"one\n").as_str()));
+        let m = std::fs::metadata(&p).unwrap();
+        assert_eq!(known(&p, &m), None);
+        // Settled: remembered; a change of the bytes changes the stamp and is read again.
+        let old = SystemTime::now() - Duration::from_secs(60);
+        let f = std::fs::File::options().write(true).open(&p).unwrap();
+        f.set_modified(old).unwrap();
+        drop(f);
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        let m = std::fs::metadata(&p).unwrap();
+        remember(&p, &m, "cached".to_owned());
+        assert_eq!(local_ids(d.path())[0].id.as_deref().ok(), Some("cached"));
+        std::fs::write(&p, "two\n").unwrap();
+        assert_eq!(
+            local_ids(d.path())[0].id.as_deref().ok(),
+            Some(blob_id(b"two\n").as_str())
+        );
+    }
+}
