@@ -43,6 +43,10 @@ pub use mnemo_store::fsutil::blob_id;
 static TREES: Mutex<Vec<(String, Arc<Tree>)>> = Mutex::new(Vec::new());
 const TREES_KEPT: usize = 6;
 
+/// How old a lock file in a remote on this machine must be to be taken for one a stopped git
+/// left (see [`Git::clear_remote_stale_lock`]).
+const STALE_LOCK: Duration = Duration::from_secs(5);
+
 /// The sync repository.
 #[derive(Debug, Clone)]
 pub struct Git {
@@ -275,10 +279,64 @@ impl Git {
                     .iter()
                     .any(|w| f.stderr.contains(w)) =>
             {
+                self.clear_remote_stale_lock(&f.stderr);
                 Ok(false)
             }
             Err(f) => Err(remote_error("pushing to", &f)),
         }
+    }
+
+    /// A push refused because the remote's ref is locked (`Unable to create '….lock': File
+    /// exists`): when the remote is a folder here and the lock is older than [`STALE_LOCK`] —
+    /// git holds a ref lock for milliseconds — a git killed mid-push (a sync stopped with
+    /// SIGKILL, a machine that lost power with the remote on a shared disk) left it, and it
+    /// would refuse every push from every home. It is removed; the round then pushes again.
+    fn clear_remote_stale_lock(&self, stderr: &str) {
+        let Some(lock) = stderr
+            .split("Unable to create '")
+            .nth(1)
+            .and_then(|rest| rest.split_once("': File exists"))
+            .map(|(p, _)| PathBuf::from(p))
+        else {
+            return;
+        };
+        let Some(remote) = self.local_remote_dir() else {
+            return;
+        };
+        let (Ok(remote), Some(parent), Some(name)) = (
+            remote.canonicalize(),
+            lock.parent().and_then(|p| p.canonicalize().ok()),
+            lock.file_name(),
+        ) else {
+            return;
+        };
+        let lock = parent.join(name);
+        let is_lock = lock.extension().is_some_and(|x| x == "lock");
+        let Ok(meta) = std::fs::symlink_metadata(&lock) else {
+            return;
+        };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age >= STALE_LOCK);
+        if is_lock && lock.starts_with(&remote) && meta.is_file() && old {
+            if let Err(e) = std::fs::remove_file(&lock) {
+                tracing::warn!(lock = %lock.display(), "a stale lock in the sync remote stays: {e}");
+            } else {
+                tracing::warn!(lock = %lock.display(), "removed a lock file a stopped git process left in the sync remote");
+            }
+        }
+    }
+
+    /// The remote's folder, when it is a repository on this machine.
+    fn local_remote_dir(&self) -> Option<PathBuf> {
+        let url = self
+            .local(&["config", "--get", "remote.origin.url"], None)
+            .ok()?;
+        let url = String::from_utf8_lossy(&url).trim().to_owned();
+        let remote = PathBuf::from(url.strip_prefix("file://").unwrap_or(&url));
+        (remote.is_absolute() && remote.join("HEAD").is_file()).then_some(remote)
     }
 
     /// A bare remote on this machine made with a plain `git init --bare` names `master` as its
@@ -286,17 +344,10 @@ impl Git {
     /// remote is a folder here and its HEAD names a branch it does not have, point it at
     /// Mnemo's (best effort; a hosted remote takes the first pushed branch as its default).
     fn point_local_remote_head(&self) {
-        let Ok(url) = self.local(&["config", "--get", "remote.origin.url"], None) else {
+        let Some(remote) = self.local_remote_dir() else {
             return;
         };
-        let url = String::from_utf8_lossy(&url).trim().to_owned();
-        let remote = Path::new(url.strip_prefix("file://").unwrap_or(&url));
-        if !remote.is_absolute() || !remote.join("HEAD").is_file() {
-            return;
-        }
-        let theirs = Self {
-            dir: remote.to_path_buf(),
-        };
+        let theirs = Self { dir: remote };
         let Ok(head) = theirs.local(&["symbolic-ref", "HEAD"], None) else {
             return;
         };

@@ -39,13 +39,7 @@ pub struct Side {
 
 impl Side {
     pub fn new(root: &Path, name: &str, remote: &Path) -> Self {
-        let dir = root.join(name);
-        let home = Home {
-            root: dir.join("home"),
-            claude_dir: dir.join("claude"),
-            qwen_dir: dir.join("qwen"),
-        };
-        let vault = Vault::open(home).unwrap();
+        let Self { dir, vault } = Self::open(&root.join(name));
         save_settings(
             &dir.join("home"),
             &SyncSettings {
@@ -60,6 +54,20 @@ impl Side {
         )
         .unwrap();
         Self { dir, vault }
+    }
+
+    /// The home in `dir` as it is (another process's view of it).
+    pub fn open(dir: &Path) -> Self {
+        let home = Home {
+            root: dir.join("home"),
+            claude_dir: dir.join("claude"),
+            qwen_dir: dir.join("qwen"),
+        };
+        let vault = Vault::open(home).unwrap();
+        Self {
+            dir: dir.to_owned(),
+            vault,
+        }
     }
 
     pub fn root(&self) -> PathBuf {

@@ -302,3 +302,34 @@ fn local_files_that_must_not_leave_are_flagged_not_sent() {
     assert!(!objects.contains("ghp_"));
     assert!(a.read("token.md").is_some(), "the local file is left alone");
 }
+
+/// A git killed mid-push into a remote on this machine leaves the remote's ref locked
+/// (`refs/heads/main.lock`): every later push from every home was refused for good — the model
+/// test found it (a sync's process group killed 97 ms in). A lock older than git ever holds
+/// one is removed and the push goes through; a lock outside the remote is never touched.
+#[test]
+fn a_lock_a_killed_push_left_in_the_remote_does_not_stop_every_home() {
+    let t = tempfile::tempdir().unwrap();
+    let remote = bare(t.path());
+    let a = Side::new(t.path(), "a", &remote);
+    a.write("a.md", &topic("A", "a", "user", "One."));
+    a.sync();
+    let lock = remote.join("refs/heads/main.lock");
+    std::fs::write(&lock, "0000000000000000000000000000000000000000\n").unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(&lock)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let outside = t.path().join("elsewhere.lock");
+    std::fs::write(&outside, "keep\n").unwrap();
+    a.write("b.md", &topic("B", "b", "user", "Two."));
+    a.sync();
+    assert!(!lock.exists(), "the stale lock is gone");
+    assert!(outside.exists());
+    let b = Side::new(t.path(), "b", &remote);
+    b.sync();
+    assert_eq!(b.files(), a.files(), "the push went through");
+}

@@ -10,7 +10,7 @@ use mnemo_sync::VaultSync;
 
 /// One repository cloned at a path per home; returns each home's Claude Code memory folder for
 /// it (not created).
-fn project(t: &Path, sides: &[&Side]) -> Vec<PathBuf> {
+pub fn project(t: &Path, sides: &[&Side]) -> Vec<PathBuf> {
     let seed = t.join("seed");
     std::fs::create_dir_all(&seed).unwrap();
     git(&seed, &["init", "-q"]);
