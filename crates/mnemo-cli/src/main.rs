@@ -364,6 +364,9 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                     o.paths.join(", "),
                     o.group
                 );
+                if let Some(note) = &o.note {
+                    println!("{note}");
+                }
             })
         }
         Command::Undo {

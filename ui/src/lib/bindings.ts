@@ -726,6 +726,11 @@ export type GroupUndo = {
 	workspace: string,
 	/**  Files restored, relative to the memory root. */
 	paths: string[],
+	/**
+	 *  What a person should know about where the undo goes: set when the group was a sync's
+	 *  (changes another machine made): the undo travels with the next sync to every machine.
+	 */
+	note?: string | null,
 };
 
 /**  A search result. */

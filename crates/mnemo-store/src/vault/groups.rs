@@ -22,7 +22,15 @@ pub struct GroupUndo {
     pub workspace: String,
     /// Files restored, relative to the memory root.
     pub paths: Vec<String>,
+    /// What a person should know about where the undo goes: set when the group was a sync's
+    /// (changes another machine made): the undo travels with the next sync to every machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
+
+/// Said when a sync's group is undone (issue 32: it deleted the memory on the machine that wrote
+/// it, with no word).
+pub const SYNC_UNDO_NOTE: &str = "These changes came from another machine through sync. Undoing     them here is a change like any other: the next sync carries it to every machine that syncs,     the one that made them included. To keep them elsewhere, redo this before the next sync.";
 
 /// One file of a group: where it must be now, and what it goes back to.
 struct Restore {
@@ -209,6 +217,7 @@ impl Vault {
             group,
             workspace: ws.id,
             paths,
+            note: (info.kind == "sync").then(|| SYNC_UNDO_NOTE.to_owned()),
         })
     }
 }

@@ -36,7 +36,7 @@ use crate::index::{DocSummary, Index, ProblemOut};
 use crate::journal::Journal;
 use crate::workspace::{Home, Workspace};
 
-pub use groups::GroupUndo;
+pub use groups::{GroupUndo, SYNC_UNDO_NOTE};
 pub use import::{ImportBy, ImportWritten};
 pub use logs::log_path;
 pub use read::{memory_index_for_prompt, memory_index_of};

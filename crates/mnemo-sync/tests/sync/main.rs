@@ -13,6 +13,7 @@ mod gitsync_bad;
 mod gitsync_edges;
 mod gitsync_model;
 mod gitsync_props;
+mod undo;
 
 pub fn topic(name: &str, description: &str, ty: &str, body: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\ntype: {ty}\n---\n{body}\n")

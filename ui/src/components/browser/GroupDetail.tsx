@@ -67,7 +67,8 @@ export function GroupDetail({
       return;
     }
     const files = countFiles(answer.data.paths.length);
-    toast({ message: what === "redo" ? `Brought back: ${files}` : `Undone: ${files} restored` });
+    const done = what === "redo" ? `Brought back: ${files}` : `Undone: ${files} restored`;
+    toast({ message: answer.data.note ? `${done}. ${answer.data.note}` : done });
     // Until the reload says "undone", offer nothing rather than the old button.
     setGroup(null);
     setReload((n) => n + 1);
@@ -122,6 +123,12 @@ export function GroupDetail({
           </div>
         )}
       </div>
+      {group.kind === "sync" && canUndo && undoneBy === null && (
+        <p className="muted" data-testid="sync-undo-note">
+          These changes came from another machine through sync. Undoing them here is a change like any other: the
+          next sync carries it to every machine that syncs, the one that made them included.
+        </p>
+      )}
       {undoError && <InlineError error={undoError} />}
       {group.changes.map((c) => (
         <GroupFile key={c.id} change={c} refreshKey={`${refreshKey}/${reload}`} onOpen={undoneBy === null ? onOpen : undefined} />

@@ -129,6 +129,18 @@ describe("history with change groups", () => {
     await waitFor(() => expect(api.history).toHaveBeenCalledTimes(2));
   });
 
+  it("says where the undo of a sync's changes goes, before and after", async () => {
+    api.changeGroup.mockResolvedValue(ok({ ...GROUP, kind: "sync", task: null, label: "Sync: changes by ben" }));
+    const note = "These changes came from another machine through sync. Undoing them here reaches it too.";
+    api.undoGroup.mockResolvedValue(ok({ undone: 3, group: 4, workspace: "personal", paths: ["tea.md"], note }));
+    renderPanel();
+    fireEvent.click(await screen.findByTestId("history-group"));
+    const detail = await screen.findByTestId("group-detail");
+    expect((await within(detail).findByTestId("sync-undo-note")).textContent).toContain("the next sync carries it");
+    fireEvent.click(await within(detail).findByRole("button", { name: "Undo group" }));
+    expect(await screen.findByText(`Undone: 1 file restored. ${note}`)).toBeTruthy();
+  });
+
   it("shows a conflict inline and changes nothing", async () => {
     api.undoGroup.mockResolvedValue(err("conflict", "tea.md changed since the group; nothing was undone"));
     renderPanel();
