@@ -29,8 +29,8 @@ pub(super) struct LocalFile {
 
 /// What a round found in a local memory file.
 pub(super) enum Found {
-    /// Its bytes, read.
-    Read(Vec<u8>),
+    /// Its bytes, read, and their blob id.
+    Read(Vec<u8>, String),
     /// Not read: its stamp names a blob the head already holds at this path (git has the bytes).
     Same(String),
     /// Why a sync cannot take it (a link, over the size limit, unreadable).
@@ -63,10 +63,11 @@ pub(super) fn local_files(root: &Path, head: &dyn Fn(&str) -> Option<String>) ->
         let found = match read(&path) {
             None => return,
             Some(Ok(b)) => {
+                let id = blob_id(&b);
                 if let Some(m) = &stamp {
-                    remember(&path, m, blob_id(&b));
+                    remember(&path, m, id.clone());
                 }
-                Found::Read(b)
+                Found::Read(b, id)
             }
             Some(Err(why)) => Found::Refused(why),
         };

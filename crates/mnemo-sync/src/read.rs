@@ -151,35 +151,36 @@ impl Syncer<'_> {
             }
             for f in files {
                 let path = layout::memory_path(key, &f.rel);
-                let b = match f.found {
+                let why = match f.found {
                     // As the head holds it: checked when it was committed, its bytes in git.
                     Found::Same(id) => {
                         ours.insert(path, item(id));
                         continue;
                     }
-                    Found::Read(b) => b,
-                    Found::Refused(why) => {
-                        flagged.entry(key.clone()).or_default().push(SyncFlag {
-                            path: f.rel.clone(),
-                            why: format!("not sent: {why}"),
-                            side: "here".into(),
-                        });
-                        continue; // ours keeps what was synced before
+                    Found::Read(b, id) => {
+                        // Bytes the head already holds passed these checks when committed.
+                        let why = if head.get(&path).map(|i| &i.id) == Some(&id) {
+                            None
+                        } else {
+                            meta::refusal(&f.rel, None, Some(&b))
+                        };
+                        if why.is_none() {
+                            bytes.insert(id.clone(), b);
+                            ours.insert(path, item(id));
+                            continue;
+                        }
+                        why
                     }
+                    Found::Refused(why) => Some(why),
                 };
-                let id = blob_id(&b);
-                if head.get(&path).map(|i| &i.id) != Some(&id)
-                    && let Some(why) = meta::refusal(&f.rel, None, Some(&b))
-                {
+                if let Some(why) = why {
+                    // Not sent: ours keeps what was synced before.
                     flagged.entry(key.clone()).or_default().push(SyncFlag {
                         path: f.rel.clone(),
                         why: format!("not sent: {why}"),
                         side: "here".into(),
                     });
-                    continue;
                 }
-                bytes.insert(id.clone(), b);
-                ours.insert(path, item(id));
             }
             // Chat sessions, when asked: added and appended to, never deleted by a sync (one
             // missing here keeps what was synced).
