@@ -186,6 +186,31 @@ pub struct FakeModel {
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
+/// A listener on a port no earlier fake server of this process had. Code under test may remember
+/// a server by its URL (recall stops asking a server whose picks keep failing), and the kernel
+/// hands a just-freed port straight back: without this, a test's new fake could inherit what
+/// another test taught the process about its predecessor at the same address.
+async fn fresh_listener() -> tokio::net::TcpListener {
+    static USED: Mutex<Vec<u16>> = Mutex::new(Vec::new());
+    let mut held = Vec::new();
+    loop {
+        #[allow(clippy::unwrap_used)]
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .unwrap();
+        #[allow(clippy::unwrap_used)]
+        let port = listener.local_addr().unwrap().port();
+        let mut used = USED.lock().unwrap_or_else(PoisonError::into_inner);
+        if !used.contains(&port) {
+            used.push(port);
+            return listener;
+        }
+        drop(used);
+        // Keep it bound so the next bind gets another port.
+        held.push(listener);
+    }
+}
+
 fn lock(s: &Mutex<Script>) -> std::sync::MutexGuard<'_, Script> {
     s.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -204,10 +229,7 @@ impl FakeModel {
             .route("/props", get(props))
             .route("/_requests", get(recorded))
             .with_state(Arc::clone(&script));
-        #[allow(clippy::unwrap_used)]
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .unwrap();
+        let listener = fresh_listener().await;
         #[allow(clippy::unwrap_used)]
         let addr = listener.local_addr().unwrap();
         let (stop, rx) = tokio::sync::oneshot::channel::<()>();
