@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskStatus};
+use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskStatus, WorkspaceKind};
 use mnemo_store::export::{self, ExportResult};
 use mnemo_store::import::plan::{FactPlanner, ImportPlan};
 use mnemo_store::import::{self, ImportFormat, ImportOptions, ImportPreview, memories};
@@ -262,22 +262,41 @@ impl Api {
                 }
                 let single = ids.len() <= 1;
                 let vault = Arc::clone(&self.vault);
-                export::plan_restore(
+                let mut plan = export::plan_restore(
                     files,
                     preview,
                     |w| {
                         if single {
-                            Ok(target.clone())
-                        } else if vault.workspace(w).is_ok() {
-                            Ok(w.to_owned())
-                        } else {
-                            Err(format!(
+                            return Ok(target.clone());
+                        }
+                        // A manifest is anyone's words: it may route files into Mnemo's own
+                        // workspaces, never into another tool's memory (Claude Code and Qwen
+                        // Code load it into every session; a team layer reaches collaborators)
+                        // or an added folder — those only when the person names them.
+                        match vault.workspace(w) {
+                            Ok(ws) if ws.kind == WorkspaceKind::Mnemo => Ok(ws.id),
+                            Ok(ws) => Err(format!(
+                                "{} is not Mnemo's own memory: an export never writes there by \
+                                 itself (import only that workspace's files with --workspace {})",
+                                ws.label, ws.id
+                            )),
+                            Err(_) => Err(format!(
                                 "workspace {w} is not in this home: import just it with --workspace"
-                            ))
+                            )),
                         }
                     },
                     |w| self.vault.import_existing(w).ok(),
-                )
+                );
+                if !single {
+                    // The preview names every workspace the apply writes into.
+                    let into: std::collections::BTreeSet<&str> = plan
+                        .files
+                        .iter()
+                        .filter_map(|f| f.workspace.as_deref())
+                        .collect();
+                    plan.preview.workspace = into.into_iter().collect::<Vec<_>>().join(", ");
+                }
+                return Ok(finish(plan, path, None));
             }
             ImportFormat::Markdown => {
                 let notes = memories::notes(path)?;
@@ -295,10 +314,17 @@ impl Api {
                 planner.finish()
             }
         };
-        plan.preview.workspace = target;
-        plan.preview.source = path.display().to_string();
-        Ok(plan)
+        Ok(finish(plan, path, Some(target)))
     }
+}
+
+/// The preview's target and source (a whole-home restore names its targets itself).
+fn finish(mut plan: ImportPlan, path: &Path, target: Option<String>) -> ImportPlan {
+    if let Some(t) = target {
+        plan.preview.workspace = t;
+    }
+    plan.preview.source = path.display().to_string();
+    plan
 }
 
 /// A new export's default file name: `mnemo-export-YYYY-MM-DD-HHMMSS.zip` (local time).
@@ -310,10 +336,11 @@ pub fn default_export_name() -> String {
     )
 }
 
-/// The last part of a path, for labels.
+/// The last part of a path, for labels (through the secret gate: a file may be named by one).
 pub(crate) fn file_name(path: &Path) -> String {
-    path.file_name().map_or_else(
+    let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
-    )
+    );
+    mnemo_store::secrets::redact(&name).0
 }

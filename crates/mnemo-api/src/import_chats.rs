@@ -54,6 +54,9 @@ pub fn pieces(c: &Conversation, max: usize) -> Vec<Vec<Message>> {
     let mut cur: Vec<Message> = Vec::new();
     let mut size = 0;
     for (user, text) in &c.turns {
+        // Every byte bound for a model passes the secret gate (chat redacts at intake; an
+        // imported conversation is redacted here, whole, before it is cut in parts).
+        let text = mnemo_store::secrets::redact(text).0;
         let mut parts: Vec<String> = Vec::new();
         let mut buf = String::new();
         for ch in text.chars() {

@@ -149,6 +149,7 @@ pub mod reexports {
         AcceptChoice, ChangeSummary, GroupInfo, MemoryUsage, Proposal, ProposalPage,
         ProposalStatus, ProposalSummary,
     };
+    pub use mnemo_store::secrets::redact;
     pub use mnemo_store::tasks::{TaskInfo, TaskResult, ToolStep};
     pub use mnemo_store::vault::{Accepted, Copied};
     pub use mnemo_store::vault::{
@@ -163,7 +164,9 @@ pub mod reexports {
 /// bodies — tool arguments, memory text, keys — or, for `tokenizers`, each character of the text
 /// it embeds. Mnemo's own logs name things, never their text.
 pub const QUIET_LOG_TARGETS: &[&str] = &[
-    "rmcp=info",
+    // rmcp logs what a client sent (tool arguments in its `response error` warnings, whole
+    // messages at debug): never — `mnemo mcp` logs calls itself, redacted and cut (issue 33).
+    "rmcp=off",
     "hyper=info",
     "hyper_util=info",
     "reqwest=info",

@@ -254,3 +254,46 @@ async fn a_conversation_the_model_fails_on_is_tried_again_next_time_and_three_in
     let p = common::blocking(move || a.import_preview(s2, None, None).unwrap()).await;
     assert_eq!(p.conversations.unwrap().done_before, 0);
 }
+
+/// Issue 33: an imported conversation reaches the model redacted (as chat redacts at intake),
+/// and a secret in the source's file name never reaches the journal as the group's label.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_imported_conversation_and_its_file_name_pass_the_secret_gate() {
+    use mnemo_testkit::{FakeModel, Reply};
+    let (d, api) = api();
+    let fake = FakeModel::start().await;
+    common::configure(&api, &fake).await;
+    fake.set_fallback(Reply::SaveFirstUserLine);
+    let token = "ghp_R8x2Kq7Lm3Np9Vt4Wz6Yb1Cd5Fg0Hj2Ks4M";
+    let chats = json!([{"uuid": "c1", "name": "Setup", "chat_messages": [
+        {"sender": "human", "text": format!("My github token is {token}, and I use Helix.")},
+        {"sender": "assistant", "text": format!("Stored {token} for later.")}]}]);
+    let src = d.path().join(format!("{token}.json"));
+    std::fs::write(&src, chats.to_string()).unwrap();
+    let t = run_import(&api, &src.to_string_lossy(), None).await;
+    assert_eq!(t.status, TaskStatus::Completed, "{t:?}");
+    let sent = serde_json::to_string(&fake.requests()).unwrap();
+    assert!(sent.contains("Helix"), "the conversation was sent");
+    assert!(!sent.contains(token), "the token reached the model");
+    let group = t.result.unwrap().group.unwrap();
+    let info = api.change_group(group).unwrap();
+    assert!(!info.label.contains(token), "{}", info.label);
+    // Nowhere in the home: journal, tasks, index, cursors, memory files.
+    let mut stack = vec![api.home_dir().to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            assert!(!p.to_string_lossy().contains(token), "{}", p.display());
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                assert!(
+                    !bytes.windows(token.len()).any(|w| w == token.as_bytes()),
+                    "the token is in {}",
+                    p.display()
+                );
+            }
+        }
+    }
+}

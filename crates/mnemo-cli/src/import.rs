@@ -51,7 +51,15 @@ fn absolute(p: &Path) -> Result<String> {
 }
 
 fn print_preview(p: &ImportPreview) {
-    println!("{} — {} into {}", p.source, p.format_label, p.workspace);
+    // Names, titles and facts come from the source: shown with control characters escaped
+    // (an ESC or a bidirectional override would otherwise act on the terminal).
+    let show = mnemo_api::reexports::printable;
+    println!(
+        "{} — {} into {}",
+        show(&p.source),
+        p.format_label,
+        show(&p.workspace)
+    );
     if let Some(c) = &p.conversations {
         println!(
             "  {} conversations ({} already learnt from), {} messages to read",
@@ -92,11 +100,11 @@ fn print_preview(p: &ImportPreview) {
             println!("  by type: {}", types.join(", "));
         }
         for s in &p.samples {
-            println!("  + {}  {}", s.path, s.text);
+            println!("  + {}  {}", show(&s.path), show(&s.text));
         }
     }
     for r in &p.reasons {
-        println!("  - {}: {}", r.item, r.reason);
+        println!("  - {}: {}", show(&r.item), show(&r.reason));
     }
 }
 

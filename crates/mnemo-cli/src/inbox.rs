@@ -3,12 +3,28 @@
 
 use mnemo_api::Api;
 use mnemo_api::reexports::{AcceptChoice, ProposalStatus};
-use mnemo_core::Result;
+use mnemo_core::{Error, ErrorCode, Result};
 
 use crate::cli::InboxAction;
 use crate::out::emit;
 
 const PERSONAL: &str = "personal";
+
+/// With `-w W`, a proposal of another workspace is refused: the id was meant for `W`.
+fn in_workspace(api: &Api, id: i64, workspace: Option<&str>) -> Result<()> {
+    let Some(w) = workspace else { return Ok(()) };
+    let p = api.proposal(id)?;
+    if p.summary.workspace != w {
+        return Err(Error::new(
+            ErrorCode::NotFound,
+            format!(
+                "proposal {id} is not in workspace {w} (it is in {}): give -w {} or leave -w out",
+                p.summary.workspace, p.summary.workspace
+            ),
+        ));
+    }
+    Ok(())
+}
 
 pub fn run(
     api: &Api,
@@ -58,6 +74,7 @@ pub fn run(
             })
         }
         InboxAction::Show { id } => {
+            in_workspace(api, id, workspace)?;
             let p = api.proposal(id)?;
             emit(json, &p, |p| {
                 let s = &p.summary;
@@ -95,6 +112,7 @@ pub fn run(
             })
         }
         InboxAction::Accept { id, entries } => {
+            in_workspace(api, id, workspace)?;
             let choice = AcceptChoice {
                 entries: (!entries.is_empty()).then_some(entries),
                 edits: Vec::new(),
@@ -114,6 +132,7 @@ pub fn run(
             })
         }
         InboxAction::Reject { id, dont_learn } => {
+            in_workspace(api, id, workspace)?;
             let s = api.inbox_reject(id, Some(dont_learn))?;
             emit(json, &s, |s| {
                 println!(

@@ -71,6 +71,17 @@ impl MnemoMcp {
     }
 }
 
+/// Words a client sent (a tool name, an error quoting its arguments), fit for a log line:
+/// secrets redacted, control characters escaped, at most 200 characters.
+#[must_use]
+pub fn loggable(s: &str) -> String {
+    let shown = mnemo_api::reexports::printable(&mnemo_api::reexports::redact(s).0);
+    match shown.char_indices().nth(200) {
+        Some((at, _)) => format!("{}… ({} characters)", &shown[..at], shown.chars().count()),
+        None => shown,
+    }
+}
+
 /// An error from Mnemo as an MCP error, with Mnemo's code in the message and in `data`.
 #[must_use]
 pub fn mnemo_error(e: &mnemo_core::Error) -> McpError {
@@ -126,10 +137,13 @@ impl ServerHandler for MnemoMcp {
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
         let args = request.arguments.unwrap_or_default();
-        tracing::debug!(tool = %name, "MCP tool call");
-        self.blocking(move |me| tools::call(me, &name, &args))
-            .await
-            .map(Into::into)
+        let tool = loggable(&name);
+        tracing::debug!(%tool, "MCP tool call");
+        let answer = self.blocking(move |me| tools::call(me, &name, &args)).await;
+        if let Err(e) = &answer {
+            tracing::debug!(%tool, error = %loggable(&e.message), "MCP tool call failed");
+        }
+        answer.map(Into::into)
     }
 
     async fn list_resources(

@@ -18,6 +18,9 @@ use crate::import::{ImportFormat, ImportPreview, SkipKind};
 use crate::workspace::Workspace;
 use crate::{doc, memory_md};
 
+/// The most bytes of memory files an import of an export holds at once.
+pub const MAX_HELD_BYTES: u64 = 256 << 20;
+
 /// The manifest's name inside the zip.
 pub const MANIFEST: &str = "manifest.jsonl";
 /// Most files an export may hold when read back.
@@ -295,9 +298,31 @@ pub fn read_zip(path: &Path) -> Result<(Vec<ExportedFile>, ImportPreview)> {
         ..ImportPreview::default()
     };
     let mut out = Vec::new();
+    // A manifest is anyone's words: lines naming one path twice, or one zip entry for several
+    // files (1,000 lines on one 1 MiB entry cost 1 GB when each was read), are left out before
+    // any entry is read, and what is held stays within a budget.
+    let mut paths = std::collections::HashSet::new();
+    let mut entries = std::collections::HashSet::new();
+    let mut held = 0u64;
     for line in lines {
         preview.items += 1;
         let item = format!("{}/{}", line.workspace, line.path);
+        if !paths.insert((line.workspace.clone(), line.path.clone())) {
+            preview.skip(
+                SkipKind::Duplicate,
+                item,
+                "the manifest lists this path twice",
+            );
+            continue;
+        }
+        if !entries.insert(line.zip_path.clone()) {
+            preview.skip(
+                SkipKind::Other,
+                item,
+                "the manifest names the zip entry of another file for it",
+            );
+            continue;
+        }
         let Ok(entry) = zip.by_name(&line.zip_path) else {
             preview.skip(SkipKind::Other, item, "the zip does not hold it");
             continue;
@@ -316,6 +341,16 @@ pub fn read_zip(path: &Path) -> Result<(Vec<ExportedFile>, ImportPreview)> {
                 "it is damaged in the zip (its bytes do not match the manifest)",
             );
             continue;
+        }
+        held += bytes.len() as u64;
+        if held > MAX_HELD_BYTES {
+            return Err(not_export(
+                path,
+                &format!(
+                    "it holds more than {} MiB of memory files: export fewer workspaces at a time",
+                    MAX_HELD_BYTES >> 20
+                ),
+            ));
         }
         out.push(ExportedFile { line, bytes });
     }
@@ -348,7 +383,9 @@ pub fn plan_restore(
         let plain = !p.is_empty()
             && !p.starts_with('/')
             && !p.contains('\\')
-            && p.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
+            && p.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+            // The write path refuses these too: the preview never promises what it refuses.
+            && !p.chars().any(fsutil::unsafe_char);
         if !plain || doc::doc_kind(p).is_none() || crate::secrets::name_holds_secret(p) {
             preview.skip(
                 SkipKind::Other,

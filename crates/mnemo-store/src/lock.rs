@@ -5,6 +5,12 @@
 //!
 //! Invariant: a [`LockGuard`] releases the lock when dropped (every exit path), and only removes
 //! the file if it still holds this process's PID.
+//!
+//! Invariant (issue 33): a lock cannot be aimed. No lock or temp file is ever opened through a
+//! symbolic link at its name — temp files get random names created exclusively, lock files are
+//! read and written with `O_NOFOLLOW`, a linked Claude Code lock is refused — and the lock of a
+//! layer a repository controls (Qwen Code's team memory, `<repo>/.qwen`) is Mnemo's own under
+//! `$MNEMO_HOME`; Qwen Code's lock in the repository is only read, to respect it.
 
 use std::fs;
 use std::io::Write;
@@ -78,15 +84,48 @@ pub fn pid_alive(pid: u32) -> bool {
     }
 }
 
+/// Open `path` without following a symbolic link at its final name (`ELOOP` then).
+fn open_nofollow(path: &Path, opts: &mut fs::OpenOptions) -> std::io::Result<fs::File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        #[allow(clippy::cast_possible_wrap)]
+        opts.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    opts.open(path)
+}
+
+/// Write `bytes` as the whole of the file at `path` (created if missing), never through a link.
+fn write_nofollow(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = open_nofollow(
+        path,
+        fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true),
+    )?;
+    f.write_all(bytes)
+}
+
 fn read_pid(path: &Path) -> Option<u32> {
-    fs::read_to_string(path).ok()?.trim().parse().ok()
+    use std::io::Read;
+    let mut text = String::new();
+    open_nofollow(path, fs::OpenOptions::new().read(true))
+        .ok()?
+        .take(64)
+        .read_to_string(&mut text)
+        .ok()?;
+    text.trim().parse().ok()
+}
+
+/// The lock's times, of the name itself (a link is not followed).
+fn modified(path: &Path) -> Option<SystemTime> {
+    fs::symlink_metadata(path).and_then(|m| m.modified()).ok()
 }
 
 /// Why an existing lock may be taken over, or `None` if it must be respected.
 fn stale_reason(path: &Path) -> Option<String> {
-    let age = fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
+    let age = modified(path)
         .and_then(|t| SystemTime::now().duration_since(t).ok())
         .unwrap_or_default();
     if age > STALE_AFTER {
@@ -114,15 +153,16 @@ pub fn acquire_as(dir: &Path, pid: u32) -> Result<LockGuard> {
     // The lock appears with its PID already in it (written to a temp file, then hard-linked into
     // place — atomic, and refused if the lock exists), so a process killed at any instant never
     // leaves an empty lock that others must wait out.
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!(".{LOCK_FILE}.tmp-{}-{n}", std::process::id()));
-    fs::write(&tmp, pid.to_string())
-        .and_then(|()| fs::File::open(&tmp)?.sync_all())
-        .map_err(|e| Error::io(format!("writing {}", tmp.display()), &e))?;
-    let taken = take_with(&tmp, &path, pid);
-    let _ = fs::remove_file(&tmp);
-    taken
+    // The temp file's name is random and created exclusively: a link planted under any name
+    // cannot receive the PID.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{LOCK_FILE}.tmp-"))
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(format!("creating a temp file in {}", dir.display()), &e))?;
+    tmp.write_all(pid.to_string().as_bytes())
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| Error::io(format!("writing {}", tmp.path().display()), &e))?;
+    take_with(tmp.path(), &path, pid)
 }
 
 fn take_with(tmp: &Path, path: &Path, pid: u32) -> Result<LockGuard> {
@@ -173,14 +213,14 @@ fn take_by_create(path: &Path, pid: u32) -> Result<LockGuard> {
 
 /// Move a stale lock out of the way without clobbering a fresh one that replaced it meanwhile.
 fn reclaim(path: &Path, reason: &str) -> Result<()> {
-    let before = fs::read(path).ok();
+    let before = read_pid(path);
     let aside = path.with_extension(format!("lock.stale-{}", std::process::id()));
     match fs::rename(path, &aside) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(Error::io(format!("reclaiming {}", path.display()), &e)),
     }
-    if fs::read(&aside).ok() != before {
+    if read_pid(&aside) != before {
         // We moved a lock someone else took a moment ago: put it back (never over a newer one).
         let _ = fs::hard_link(&aside, path);
         let _ = fs::remove_file(&aside);
@@ -189,6 +229,16 @@ fn reclaim(path: &Path, reason: &str) -> Result<()> {
     let _ = fs::remove_file(&aside);
     tracing::warn!("reclaimed {} ({reason})", path.display());
     Ok(())
+}
+
+fn held_by(path: &Path, pid: u32) -> Error {
+    Error::new(
+        ErrorCode::Locked,
+        format!(
+            "{} is held by process {pid}: a consolidation is running; try again when it finishes",
+            path.display()
+        ),
+    )
 }
 
 fn held(path: &Path) -> Error {
@@ -216,7 +266,23 @@ pub fn lock_path(ws: &Workspace) -> PathBuf {
     if ws.kind == WorkspaceKind::Claude {
         ws.memory_root.join(CLAUDE_LOCK_FILE)
     } else {
-        ws.lock_dir.join(LOCK_FILE)
+        own_lock_dir(ws).join(LOCK_FILE)
+    }
+}
+
+/// A Qwen Code team memory: its folder (and `.qwen`) come with a repository, so anyone who can
+/// commit to it controls what lies there.
+fn is_team_layer(ws: &Workspace) -> bool {
+    ws.id.starts_with(crate::workspace::QWEN_TEAM_PREFIX)
+}
+
+/// Where Mnemo takes a workspace's lock: the lock dir, except for a layer a repository controls,
+/// whose lock is Mnemo's own under `$MNEMO_HOME` (the workspace's state dir).
+fn own_lock_dir(ws: &Workspace) -> PathBuf {
+    if is_team_layer(ws) {
+        ws.state_dir.clone()
+    } else {
+        ws.lock_dir.clone()
     }
 }
 
@@ -265,12 +331,10 @@ impl Drop for WorkspaceLock {
             return; // someone reclaimed it: theirs now
         }
         let done = match (self.ok, prior) {
-            (true, _) => fs::write(path, b""),
+            (true, _) => write_nofollow(path, b""),
             (false, None) => fs::remove_file(path),
-            (false, Some(t)) => fs::write(path, b"").and_then(|()| {
-                fs::File::options()
-                    .write(true)
-                    .open(path)
+            (false, Some(t)) => write_nofollow(path, b"").and_then(|()| {
+                open_nofollow(path, fs::OpenOptions::new().write(true))
                     .and_then(|f| f.set_modified(*t))
             }),
         };
@@ -284,8 +348,14 @@ impl Drop for WorkspaceLock {
 /// live process has it; stale or corrupt locks are reclaimed with a warning).
 pub fn acquire_workspace(ws: &Workspace) -> Result<WorkspaceLock> {
     if ws.kind != WorkspaceKind::Claude {
+        if is_team_layer(ws) {
+            // Qwen Code's own lock in the repository: respected, only ever read.
+            if let Some(Holder::Pid(pid)) = holder(&ws.lock_dir) {
+                return Err(held_by(&ws.lock_dir.join(LOCK_FILE), pid));
+            }
+        }
         return Ok(WorkspaceLock {
-            inner: Inner::Pid(acquire(&ws.lock_dir)?),
+            inner: Inner::Pid(acquire(&own_lock_dir(ws))?),
             ok: false,
         });
     }
@@ -294,17 +364,27 @@ pub fn acquire_workspace(ws: &Workspace) -> Result<WorkspaceLock> {
     // Mnemo processes take turns at the check-then-write below; Claude Code itself writes and
     // re-reads, and the re-read settles a race with it.
     let _turn = crate::fsutil::lock_file(&ws.state_dir.join(".consolidate-turn.lock"))?;
-    let prior = fs::metadata(&path).and_then(|m| m.modified()).ok();
+    if fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
+        return Err(Error::new(
+            ErrorCode::PathEscape,
+            format!(
+                "{} is not a plain file (a link or a folder): Mnemo never writes through it. \
+                 Remove it and run the dream again",
+                path.display()
+            ),
+        ));
+    }
+    let prior = modified(&path);
     if claude_holder(&path).is_some() {
         return Err(held(&path));
     }
-    if prior.is_some() && !fs::read(&path).is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace)) {
+    if prior.is_some() && read_pid(&path).is_some() {
         tracing::warn!(
             "reclaimed {} (its holder is gone or it is over an hour old)",
             path.display()
         );
     }
-    fs::write(&path, pid.to_string())
+    write_nofollow(&path, pid.to_string().as_bytes())
         .map_err(|e| Error::io(format!("writing {}", path.display()), &e))?;
     if read_pid(&path) != Some(pid) {
         return Err(held(&path));
@@ -317,10 +397,7 @@ pub fn acquire_workspace(ws: &Workspace) -> Result<WorkspaceLock> {
 
 /// Claude Code's rule: held while its body is a live PID and it is under an hour old.
 fn claude_holder(path: &Path) -> Option<Holder> {
-    let age = fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| SystemTime::now().duration_since(t).ok())?;
+    let age = modified(path).and_then(|t| SystemTime::now().duration_since(t).ok())?;
     let pid = read_pid(path)?;
     (age <= STALE_AFTER && pid_alive(pid)).then_some(Holder::Pid(pid))
 }
@@ -330,6 +407,8 @@ fn claude_holder(path: &Path) -> Option<Holder> {
 pub fn holder_for(ws: &Workspace) -> Option<Holder> {
     if ws.kind == WorkspaceKind::Claude {
         claude_holder(&lock_path(ws))
+    } else if is_team_layer(ws) {
+        holder(&ws.state_dir).or_else(|| holder(&ws.lock_dir))
     } else {
         holder(&ws.lock_dir)
     }
@@ -346,14 +425,14 @@ pub fn last_consolidated(ws: &Workspace) -> Option<SystemTime> {
     if claude_holder(&path).is_some() {
         return None;
     }
-    fs::metadata(path).and_then(|m| m.modified()).ok()
+    modified(&path)
 }
 
 /// Who holds the lock in `dir`, if anyone (stale locks count as free).
 #[must_use]
 pub fn holder(dir: &Path) -> Option<Holder> {
     let path = dir.join(LOCK_FILE);
-    if !path.exists() || stale_reason(&path).is_some() {
+    if fs::symlink_metadata(&path).is_err() || stale_reason(&path).is_some() {
         return None;
     }
     read_pid(&path).map(Holder::Pid)

@@ -47,7 +47,10 @@ pub fn identity(dir: &Path) -> Option<String> {
 /// port, scheme, `.git` or trailing slashes; `None` when nothing is left.
 #[must_use]
 pub fn normalise_remote(url: &str) -> Option<String> {
+    // A query or fragment is never part of a repository's identity, and may carry a token
+    // (`?private_token=…`): dropped before anything else (issue 33).
     let url = url.trim();
+    let url = url.split(['?', '#']).next().unwrap_or(url);
     let (host, path) = if let Some((scheme, rest)) = url.split_once("://") {
         if scheme.eq_ignore_ascii_case("file") {
             ("file".to_owned(), rest.to_owned())
@@ -115,6 +118,17 @@ mod tests {
             normalise_remote("https://alice:ghp_abcdef123456@example.com/team/repo.git").unwrap();
         assert_eq!(id, "example.com/team/repo");
         assert!(!id.contains("alice") && !id.contains("ghp_"));
+        // Issue 33: a token in the query was pushed to the remote as part of the key path.
+        for url in [
+            "https://gitlab.example.com/team/repo.git?private_token=glpat-abcdefghij0123456789",
+            "https://gitlab.example.com/team/repo#token=abc",
+        ] {
+            assert_eq!(
+                normalise_remote(url).as_deref(),
+                Some("gitlab.example.com/team/repo"),
+                "{url}"
+            );
+        }
     }
 
     #[test]

@@ -229,7 +229,9 @@ impl Home {
                 if !memory.is_dir() {
                     continue;
                 }
-                if let Some(why) = root_problem(&projects, &[&name, "memory"]) {
+                // From the tool's base: a `projects` folder that is itself a link is refused
+                // like a linked project or memory folder (issue 33).
+                if let Some(why) = root_problem(base, &["projects", &name, "memory"]) {
                     refused.push(format!(
                         "{}'s memory folder {} is not used: {why}",
                         if kind == WorkspaceKind::Claude {

@@ -256,6 +256,55 @@ fn a_500_mb_export_is_read_as_a_stream() {
     std::fs::remove_file(&src).unwrap();
 }
 
+/// Issue 33: a 20 KB export whose manifest names one 1 MiB entry 3,000 times (its hash right)
+/// cost 3 GB at preview; under a 256 MB data limit it previews, reading the entry once.
+#[test]
+fn a_manifest_bomb_previews_within_a_small_memory_limit() {
+    let e = Env::new();
+    let src = e.dir.path().join("bomb.zip");
+    let mut body = b"---\nname: Big\ndescription: big\ntype: user\n---\n".to_vec();
+    body.resize(1 << 20, b'a');
+    let hash = mnemo_store::fsutil::hash(&body);
+    let manifest: Vec<String> = (0..3000)
+        .map(|i| {
+            json!({"workspace": "personal", "path": format!("m{i}.md"), "zip_path": "big.md", "kind": "topic", "hash": hash, "bytes": body.len()})
+                .to_string()
+        })
+        .collect();
+    let mut z = zip::ZipWriter::new(std::fs::File::create(&src).unwrap());
+    let deflate = zip::write::SimpleFileOptions::default();
+    z.start_file("big.md", deflate).unwrap();
+    z.write_all(&body).unwrap();
+    z.start_file("manifest.jsonl", deflate).unwrap();
+    z.write_all(manifest.join("\n").as_bytes()).unwrap();
+    z.finish().unwrap();
+    assert!(std::fs::metadata(&src).unwrap().len() < 100_000);
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -d 262144 && exec \"$@\"")
+        .arg("sh")
+        .arg(super::BIN)
+        .args(["--json", "import", src.to_str().unwrap(), "--dry-run"])
+        .env("MNEMO_HOME", e.home())
+        .env("MNEMO_CLAUDE_DIR", e.dir.path().join("claude"))
+        .env("MNEMO_QWEN_DIR", e.dir.path().join("qwen"))
+        .env("MNEMO_EMBED_MODEL", "off")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (p["items"].as_u64(), p["files"].as_u64()),
+        (Some(3000), Some(1)),
+        "{p}"
+    );
+}
+
 #[test]
 fn every_format_is_told_apart_and_mistakes_are_said_plainly() {
     let e = Env::new();

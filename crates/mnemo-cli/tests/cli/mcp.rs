@@ -385,3 +385,84 @@ fn trace_logs_of_mcp_and_serve_never_carry_memory_text_or_arguments() {
         "HTTP trace logs carry the token"
     );
 }
+
+/// Issue 33: `mnemo mcp` echoed tool arguments (paths, workspace ids holding secrets, a 5 MB
+/// path) to stderr at the default level through rmcp's `response error` warnings. At every
+/// level, nothing a client sent reaches the log unless redacted and cut.
+#[test]
+fn mcp_logs_no_argument_a_client_sent_at_any_level() {
+    let e = Env::new();
+    let secrets = [
+        "sk-ant-api03-Zx8Kq2Lm7Np4Vt9Wy3Bc6Df1Gh5Jk0Ls8Mn2Pq4Rt6Vw9",
+        "AKIAQ7X2M4N6P8R0T2V4",
+        "ghp_R8x2Kq7Lm3Np9Vt4Wz6Yb1Cd5Fg0Hj2Ks4M",
+    ];
+    let huge = "d/".repeat(2_500_000);
+    for level in [
+        None,
+        Some("warn"),
+        Some("info"),
+        Some("debug"),
+        Some("trace"),
+    ] {
+        let mut cmd = e.cmd();
+        if let Some(l) = level {
+            cmd.env("MNEMO_LOG", l);
+        }
+        let mut c = cmd
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = c.stdin.take().unwrap();
+        let mut msgs = vec![
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        ];
+        let calls = [
+            serde_json::json!({"name": "read", "arguments": {"path": format!("password: {}", secrets[0])}}),
+            serde_json::json!({"name": "search", "arguments": {"query": "x", "workspace": secrets[1]}}),
+            serde_json::json!({"name": format!("tool-{}", secrets[2]), "arguments": {}}),
+            serde_json::json!({"name": "read", "arguments": {"path": huge}}),
+        ];
+        for (i, call) in calls.iter().enumerate() {
+            msgs.push(
+                serde_json::json!({"jsonrpc": "2.0", "id": i + 2, "method": "tools/call", "params": call})
+                    .to_string(),
+            );
+        }
+        for m in &msgs {
+            writeln!(stdin, "{m}").unwrap();
+        }
+        let mut out = BufReader::new(c.stdout.take().unwrap());
+        let mut answered = 0;
+        while answered < 5 {
+            let mut l = String::new();
+            if out.read_line(&mut l).unwrap() == 0 {
+                break;
+            }
+            answered += 1;
+        }
+        assert_eq!(answered, 5, "every call answered at {level:?}");
+        drop(stdin);
+        let mut err = String::new();
+        c.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        let _ = c.wait();
+        for s in secrets {
+            assert!(!err.contains(s), "{s} in the log at {level:?}: {err}");
+        }
+        assert!(
+            err.len() < 100_000,
+            "{} bytes of log at {level:?}",
+            err.len()
+        );
+        if level == Some("debug") {
+            assert!(
+                err.contains("MCP tool call failed"),
+                "the failures are logged: {err}"
+            );
+        }
+    }
+}

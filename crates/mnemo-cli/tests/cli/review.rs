@@ -162,6 +162,19 @@ fn a_dream_in_review_mode_is_reviewed_from_the_command_line() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("a.md#1") && text.contains("accept: mnemo inbox accept"));
 
+    // Issue 33: an id typed with another workspace's `-w` is refused, nothing written.
+    for action in ["show", "accept", "reject"] {
+        assert_eq!(
+            e.json_err(
+                &["--workspace", "work", "inbox", action, &id.to_string()],
+                1
+            ),
+            "not_found",
+            "{action}"
+        );
+    }
+    assert_eq!(e.json(&["inbox"])["pending"], 1);
+
     // Accept only a.md's changes: b.md stays as it was.
     let mut args = vec!["inbox".to_owned(), "accept".to_owned(), id.to_string()];
     for c in files.iter().find(|f| f["path"] == "a.md").unwrap()["entries"]

@@ -476,6 +476,9 @@ impl Journal {
         label: &str,
         undoes: Option<i64>,
     ) -> Result<i64> {
+        // A label is built from words a person or a file gave (an import's file name, a chat's
+        // title): it passes the secret gate like every byte kept.
+        let label = crate::secrets::redact(label).0;
         self.conn
             .execute(
                 "INSERT INTO groups (workspace, kind, task, label, at, undoes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",

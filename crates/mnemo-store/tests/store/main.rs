@@ -9,6 +9,7 @@
 
 mod bad_input;
 mod import;
+mod lock_aimed;
 mod lock_processes;
 mod merge;
 mod private;
@@ -18,6 +19,7 @@ mod repo;
 mod review;
 mod round_trip;
 mod search_plan;
+mod secrets_corpus;
 mod vectors;
 mod watcher;
 

@@ -103,6 +103,30 @@ fn symlinked_or_escaping_discovered_roots_are_refused_with_a_reason() {
     assert_eq!(err.code, mnemo_core::ErrorCode::PathEscape);
 }
 
+/// Issue 33: a Claude Code `projects` folder that is itself a link was accepted.
+#[test]
+fn a_linked_claude_projects_folder_is_refused_like_a_linked_memory_folder() {
+    let d = tempfile::tempdir().unwrap();
+    let home = home_in(d.path());
+    let elsewhere = d.path().join("elsewhere/projects");
+    std::fs::create_dir_all(elsewhere.join("-home-u-app/memory")).unwrap();
+    std::fs::write(
+        elsewhere.join("-home-u-app/memory/x.md"),
+        topic("X", "x", "user", "not yours"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(&home.claude_dir).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, home.claude_dir.join("projects")).unwrap();
+    let v = Vault::open(home).unwrap();
+    let ids: Vec<String> = v.workspaces().unwrap().into_iter().map(|w| w.id).collect();
+    assert!(!ids.iter().any(|i| i.starts_with("claude:")), "{ids:?}");
+    let warnings = v.status().unwrap().warnings.join("\n");
+    assert!(
+        warnings.contains("projects is a symbolic link"),
+        "{warnings}"
+    );
+}
+
 #[test]
 fn control_characters_and_bidi_overrides_are_refused_in_paths_and_never_reach_memory_md() {
     let d = tempfile::tempdir().unwrap();
