@@ -248,7 +248,7 @@ impl Api {
         options: &ImportOptions,
     ) -> Result<ImportPlan> {
         let target = self.vault.workspace(workspace.unwrap_or(PERSONAL))?.id;
-        let mut plan = match format {
+        let plan = match format {
             ImportFormat::MnemoExport => {
                 let (files, preview) = export::read_zip(path)?;
                 let ids: std::collections::BTreeSet<String> =

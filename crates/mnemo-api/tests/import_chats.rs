@@ -264,7 +264,7 @@ async fn an_imported_conversation_and_its_file_name_pass_the_secret_gate() {
     let fake = FakeModel::start().await;
     common::configure(&api, &fake).await;
     fake.set_fallback(Reply::SaveFirstUserLine);
-    let token = "ghp_R8x2Kq7Lm3Np9Vt4Wz6Yb1Cd5Fg0Hj2Ks4M";
+    let token = "ghp_R8x2Kq7Lm3Np9Vt4Wz6Yb1Cd5Fg0Hj2Ks4Mx";
     let chats = json!([{"uuid": "c1", "name": "Setup", "chat_messages": [
         {"sender": "human", "text": format!("My github token is {token}, and I use Helix.")},
         {"sender": "assistant", "text": format!("Stored {token} for later.")}]}]);

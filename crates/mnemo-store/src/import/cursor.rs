@@ -51,5 +51,8 @@ pub fn save(ws: &Workspace, source: &Path, c: &ImportCursor) -> Result<()> {
         std::fs::create_dir_all(dir)
             .map_err(|e| mnemo_core::Error::io(format!("creating {}", dir.display()), &e))?;
     }
-    state::save(&p, c)
+    // The source's path is kept for a person reading the file; a file may be named by a secret.
+    let mut kept = c.clone();
+    kept.source = crate::secrets::redact(&kept.source).0;
+    state::save(&p, &kept)
 }
