@@ -42,6 +42,21 @@ pub fn printable(s: &str) -> String {
         .collect()
 }
 
+/// The longest memory path accepted, in bytes (well inside Linux's 4,096 for the whole path).
+pub const MAX_PATH_BYTES: usize = 1024;
+/// The longest file or folder name accepted, in bytes (the file system's own limit).
+pub const MAX_NAME_BYTES: usize = 255;
+
+/// A path as an error message shows it: [`printable`], and cut after 120 characters.
+#[must_use]
+pub fn shown(s: &str) -> String {
+    const SHOWN: usize = 120;
+    match s.char_indices().nth(SHOWN) {
+        Some((i, _)) => format!("{}… ({} bytes)", printable(&s[..i]), s.len()),
+        None => printable(s),
+    }
+}
+
 /// Normalise a user-supplied relative path and check it stays inside `root`.
 ///
 /// Refuses empty paths, absolute paths, `..` components, and paths whose existing part resolves
@@ -51,13 +66,37 @@ pub fn confine(root: &Path, rel: &str) -> Result<(PathBuf, String)> {
     let escape = |why: &str| {
         Error::new(
             ErrorCode::PathEscape,
-            format!("path `{rel}` {why}; use a path relative to the memory folder"),
+            format!(
+                "path `{}` {why}; use a path relative to the memory folder",
+                shown(rel)
+            ),
         )
     };
     let trimmed = rel.trim();
     if trimmed.is_empty() {
         return Err(Error::usage(
             "empty path: name a file inside the memory folder",
+        ));
+    }
+    // Checked before anything walks the path: each later step costs time in its length.
+    if trimmed.len() > MAX_PATH_BYTES {
+        return Err(Error::new(
+            ErrorCode::InvalidPath,
+            format!(
+                "path `{}` is {} bytes long; memory paths are at most {MAX_PATH_BYTES} bytes",
+                shown(rel),
+                trimmed.len()
+            ),
+        ));
+    }
+    if let Some(long) = trimmed.split('/').find(|c| c.len() > MAX_NAME_BYTES) {
+        return Err(Error::new(
+            ErrorCode::InvalidPath,
+            format!(
+                "path `{}` has a name of {} bytes; a file or folder name is at most {MAX_NAME_BYTES} bytes",
+                shown(rel),
+                long.len()
+            ),
         ));
     }
     if trimmed.contains('\0') {
@@ -381,6 +420,23 @@ mod tests {
             assert_eq!(err.code, ErrorCode::PathEscape, "{bad}");
         }
         assert_eq!(confine(dir.path(), " ").unwrap_err().code, ErrorCode::Usage);
+    }
+
+    #[test]
+    fn confine_refuses_overlong_paths_and_names_without_echoing_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = "d/".repeat(2_500_000);
+        let err = confine(dir.path(), &deep).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidPath);
+        assert!(err.message.len() < 400, "{}", err.message.len());
+        assert!(err.message.contains("5000000 bytes"), "{}", err.message);
+        let name = format!("{}.md", "n".repeat(300));
+        assert_eq!(
+            confine(dir.path(), &name).unwrap_err().code,
+            ErrorCode::InvalidPath
+        );
+        let fits = format!("{}/{}.md", "a".repeat(250), "b".repeat(250));
+        assert!(confine(dir.path(), &fits).is_ok());
     }
 
     #[cfg(unix)]

@@ -395,7 +395,7 @@ fn mcp_logs_no_argument_a_client_sent_at_any_level() {
     let secrets = [
         "sk-ant-api03-Zx8Kq2Lm7Np4Vt9Wy3Bc6Df1Gh5Jk0Ls8Mn2Pq4Rt6Vw9",
         "AKIAQ7X2M4N6P8R0T2V4",
-        "ghp_R8x2Kq7Lm3Np9Vt4Wz6Yb1Cd5Fg0Hj2Ks4M",
+        "ghp_R8x2Kq7Lm3Np9Vt4Wz6Yb1Cd5Fg0Hj2Ks4Mx",
     ];
     let huge = "d/".repeat(2_500_000);
     for level in [
