@@ -250,17 +250,34 @@ impl Api {
         let target = self.vault.workspace(workspace.unwrap_or(PERSONAL))?.id;
         let plan = match format {
             ImportFormat::MnemoExport => {
-                let (files, preview) = export::read_zip(path)?;
+                let (mut files, mut preview) = export::read_zip(path)?;
                 let ids: std::collections::BTreeSet<String> =
                     files.iter().map(|f| f.line.workspace.clone()).collect();
-                if workspace.is_some() && ids.len() > 1 {
-                    return Err(Error::usage(format!(
-                        "this export holds {} workspaces ({}): import it without --workspace, and each goes back to the workspace of the same id",
-                        ids.len(),
-                        ids.iter().cloned().collect::<Vec<_>>().join(", ")
-                    )));
+                if let Some(named) = workspace
+                    && ids.len() > 1
+                {
+                    // Naming a workspace of a whole-home export restores just its files, into
+                    // it — another tool's memory included, since the person named it.
+                    if !ids.contains(&target) {
+                        return Err(Error::usage(format!(
+                            "this export holds {} workspaces ({}) and not {}: import it without \
+                             --workspace, and each of Mnemo's own goes back to the workspace of \
+                             the same id, or name one of them",
+                            ids.len(),
+                            ids.iter()
+                                .map(|i| mnemo_store::fsutil::printable(i))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            mnemo_store::fsutil::printable(named)
+                        )));
+                    }
+                    let before = files.len();
+                    files.retain(|f| f.line.workspace == target);
+                    preview.items = preview
+                        .items
+                        .saturating_sub(u32::try_from(before - files.len()).unwrap_or(u32::MAX));
                 }
-                let single = ids.len() <= 1;
+                let single = workspace.is_some() || ids.len() <= 1;
                 let vault = Arc::clone(&self.vault);
                 let mut plan = export::plan_restore(
                     files,
@@ -296,7 +313,7 @@ impl Api {
                         .collect();
                     plan.preview.workspace = into.into_iter().collect::<Vec<_>>().join(", ");
                 }
-                return Ok(finish(plan, path, None));
+                return Ok(finish(plan, path, single.then(|| target.clone())));
             }
             ImportFormat::Markdown => {
                 let notes = memories::notes(path)?;

@@ -95,7 +95,9 @@ fn an_export_s_manifest_cannot_plant_memories_in_claude_code_s_memory() {
         "{:?}",
         p.reasons
     );
-    let t = api.import_start(src, None, None, Some(p.plan)).unwrap();
+    let t = api
+        .import_start(src.clone(), None, None, Some(p.plan))
+        .unwrap();
     let t = api.wait_task(&t.id, Duration::from_secs(60)).unwrap();
     assert_eq!(t.status, TaskStatus::Completed, "{t:?}");
     assert!(
@@ -108,6 +110,13 @@ fn an_export_s_manifest_cannot_plant_memories_in_claude_code_s_memory() {
         before,
         "Claude Code's memory is byte-identical"
     );
+
+    // Named by the person, that workspace's files (and only they) are restored into it.
+    let named = api
+        .import_preview(src, Some(claude_id.clone()), None)
+        .unwrap();
+    assert_eq!((named.files, named.items), (1, 1), "{:?}", named.reasons);
+    assert_eq!(named.workspace, claude_id);
 }
 
 #[test]

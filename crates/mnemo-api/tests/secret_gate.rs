@@ -125,6 +125,56 @@ async fn a_planted_token_is_refused_or_redacted_everywhere() {
     assert!(holding.is_empty(), "{holding:?}");
 }
 
+/// Issue 33: a secret in the model's reply (a model may repeat one it saw elsewhere, or invent
+/// one) is redacted as the reply streams — no piece of it is ever shown — and before it is saved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_in_the_models_reply_is_redacted_as_it_streams_and_when_saved() {
+    let (d, api) = api();
+    let fake = FakeModel::start().await;
+    let a = api.clone();
+    let s = settings(&fake);
+    blocking(move || a.set_model_settings(s)).await.unwrap();
+    let chat_events = api.subscribe_chat();
+    let session = api.chat_create("personal".into(), None).unwrap();
+    fake.push_for(
+        Kind::Stream,
+        Reply::text(format!(
+            "Your token is {TOKEN} and the password for the db is Zq8-mN3-pL0vX2w.\nKeep them safe."
+        )),
+    );
+    let (a, sid) = (api.clone(), session.id.clone());
+    let result = blocking(move || a.chat_send("personal".into(), sid, "what is my token?".into()))
+        .await
+        .unwrap();
+    let mut streamed = String::new();
+    // The reply's deltas were all sent before `chat_send` returned.
+    while let Ok(ev) = chat_events.try_recv() {
+        if let ChatEvent::Delta { text, .. } = &ev {
+            streamed.push_str(text);
+            // Not even the start of it: the token's first characters were never shown.
+            assert!(!streamed.contains("ghp_"), "{streamed}");
+            assert!(!streamed.contains("Zq8-"), "{streamed}");
+        }
+    }
+    assert!(
+        streamed.contains("Your token is [redacted: github_token]"),
+        "{streamed}"
+    );
+    assert!(
+        streamed.ends_with("Keep them safe."),
+        "the whole reply streamed: {streamed}"
+    );
+    let saved = serde_json::to_string(&result).unwrap();
+    assert!(!saved.contains(TOKEN) && !saved.contains("Zq8-"), "{saved}");
+    let transcript = api
+        .chat_transcript("personal".into(), session.id.clone())
+        .unwrap();
+    let t = serde_json::to_string(&transcript).unwrap();
+    assert!(!t.contains(TOKEN) && !t.contains("Zq8-mN3"), "{t}");
+    let holding = files_holding(&d.path().join("home"), TOKEN.as_bytes());
+    assert!(holding.is_empty(), "{holding:?}");
+}
+
 #[test]
 fn names_and_paths_with_control_characters_or_bidi_overrides_are_refused() {
     let (_d, api) = api();

@@ -23,7 +23,7 @@ use mnemo_api::{Api, NewMemory, Patch};
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 
 use cli::{Cli, Command, WorkspaceAction};
-use out::{emit, print_error, read_body};
+use out::{emit, print_error, read_body, term_text};
 
 /// Writes default to this workspace.
 const PERSONAL: &str = "personal";
@@ -81,9 +81,11 @@ fn main() -> ExitCode {
             filter = filter.add_directive(d);
         }
     }
+    // Colours only for a terminal: piped or captured logs stay plain text.
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     match run(cli, json) {
         Ok(()) => ExitCode::SUCCESS,
@@ -108,7 +110,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                     let dir = dir.unwrap_or_else(|| PathBuf::from("."));
                     let ws = api.bind_workspace(dir.to_string_lossy().into_owned())?;
                     if !json {
-                        println!("bound workspace {}", ws.workspace.id);
+                        println!("bound workspace {}", term(&ws.workspace.id));
                     }
                 }
                 None => {}
@@ -118,12 +120,12 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 for w in list {
                     println!(
                         "{:<40} {:<7} {:>6} memories {:>4} invalid {:>4} logs  {}",
-                        w.workspace.id,
+                        term(&w.workspace.id),
                         w.workspace.kind.as_str(),
                         w.counts.topics,
                         w.counts.invalid,
                         w.counts.logs,
-                        w.workspace.memory_root.display()
+                        term(&w.workspace.memory_root.display().to_string())
                     );
                 }
             })
@@ -146,7 +148,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                     // repository): escape sequences in them are shown, never run.
                     println!(
                         "{flag}{ty:<9} {}:{}  {} — {}",
-                        d.workspace,
+                        term(&d.workspace),
                         term(&d.path),
                         term(&d.name),
                         term(&d.description)
@@ -160,7 +162,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
         Command::Show { path } => {
             let d = api.get(ws_write.to_owned(), path)?;
             emit(json, &d, |d| match &d.content {
-                Some(c) => print!("{c}"),
+                Some(c) => print!("{}", term_text(c)),
                 None => println!(
                     "({}: {})",
                     d.summary
@@ -170,7 +172,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                     d.summary
                         .problem
                         .as_ref()
-                        .map_or("", |p| p.message.as_str())
+                        .map_or(String::new(), |p| term(&p.message))
                 ),
             })
         }
@@ -268,7 +270,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                         "{:>5.2}  {:<9} {}:{}  {}{why}",
                         h.score,
                         ty,
-                        h.workspace,
+                        term(&h.workspace),
                         term(&h.path),
                         term(&h.name)
                     );
@@ -305,7 +307,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 for w in &s.workspaces {
                     println!(
                         "  {:<40} {:>6} memories {:>4} invalid {:>4} logs  last extract {}  last dream {}{}",
-                        w.id,
+                        term(&w.id),
                         w.counts.topics,
                         w.counts.invalid,
                         w.counts.logs,
@@ -318,7 +320,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 }
                 println!("semantic search: {}", s.semantic.message);
                 for warning in &s.warnings {
-                    println!("  warning: {warning}");
+                    println!("  warning: {}", term(warning));
                 }
             })
         }
@@ -435,9 +437,15 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                     r.duration_ms
                 );
                 for s in &r.selected {
-                    println!("  {:>7.2}  {}  ({}, {})", s.score, s.path, s.name, s.age);
+                    println!(
+                        "  {:>7.2}  {}  ({}, {})",
+                        s.score,
+                        term(&s.path),
+                        term(&s.name),
+                        s.age
+                    );
                 }
-                println!("\n{}", r.prompt);
+                println!("\n{}", term_text(&r.prompt));
             })
         }
         // The served app and the HTTP API are a person's own window, not the command line.

@@ -10,7 +10,8 @@ pub fn print_error(e: &Error, json: bool) {
     if json {
         println!("{}", serde_json::json!({ "error": e }));
     } else {
-        eprintln!("error[{}]: {}", e.code, e.message);
+        // Messages may quote names from files: escapes are shown, never run.
+        eprintln!("error[{}]: {}", e.code, term_text(&e.message));
     }
 }
 
@@ -48,4 +49,20 @@ pub fn read_body(body: Option<String>, file: Option<PathBuf>) -> Result<Option<S
             format!("{} is not UTF-8 text", path.display()),
         )
     })
+}
+
+/// Many lines of text from files (a memory, a recall prompt), safe for a terminal: each line
+/// [`printable`](mnemo_api::reexports::printable), but line breaks and tabs are kept.
+pub fn term_text(s: &str) -> String {
+    s.split_inclusive('\n')
+        .map(|l| {
+            let (line, end) = l.strip_suffix('\n').map_or((l, ""), |x| (x, "\n"));
+            let shown: String = line
+                .split('\t')
+                .map(mnemo_api::reexports::printable)
+                .collect::<Vec<_>>()
+                .join("\t");
+            shown + end
+        })
+        .collect()
 }

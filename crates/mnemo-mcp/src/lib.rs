@@ -15,8 +15,12 @@
 //!   Mnemo (unknown workspace, a path escaping the root…) are `-32000`. The server never dies
 //!   on a bad call; it exits cleanly when the client closes stdin.
 //!
+//! - A message over 16 MiB is answered with an `invalid_request` error naming its size
+//!   ([`framing`]), not dropped in silence.
+//!
 //! **Invariant:** stdout carries only the protocol; logs go to stderr.
 
+pub mod framing;
 pub mod resources;
 pub mod tools;
 
@@ -166,6 +170,34 @@ impl ServerHandler for MnemoMcp {
         ))
     }
 
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, McpError> {
+        if request.method == framing::TOO_LARGE_METHOD {
+            let bytes = request
+                .params
+                .as_ref()
+                .and_then(|p| p["bytes"].as_u64())
+                .unwrap_or_default();
+            let message = format!(
+                "this message is {bytes} bytes; Mnemo takes messages of at most {} MiB — send \
+                 less at once (a memory is at most 1 MiB)",
+                framing::MAX_MESSAGE_BYTES / (1024 * 1024)
+            );
+            return Err(McpError::invalid_request(
+                format!("too_large: {message}"),
+                Some(json!({"code": "too_large", "message": message, "bytes": bytes})),
+            ));
+        }
+        Err(McpError::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("there is no method `{}`", loggable(&request.method)),
+            None,
+        ))
+    }
+
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
@@ -189,7 +221,15 @@ pub fn run(server: MnemoMcp) -> std::io::Result<()> {
         .build()?;
     rt.block_on(async move {
         tracing::info!(workspace = %server.default_workspace, "MCP server on stdio");
-        let running = match server.serve(rmcp::transport::stdio()).await {
+        // Stdin reaches rmcp through the framing pump (oversized messages answered).
+        let (to_rmcp, from_pump) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(async move {
+            let stdin = tokio::io::BufReader::with_capacity(64 * 1024, tokio::io::stdin());
+            if let Err(e) = framing::pump(stdin, to_rmcp).await {
+                tracing::debug!("reading the MCP client's messages stopped: {e}");
+            }
+        });
+        let running = match server.serve((from_pump, tokio::io::stdout())).await {
             Ok(r) => r,
             // The client left before saying hello: nothing to do.
             Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),

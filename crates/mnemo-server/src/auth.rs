@@ -2,9 +2,11 @@
 //! the `Authorization` header — the only place the token is accepted. A browser logs in once:
 //! `mnemo serve` prints a URL carrying a one-time nonce (random, valid for its first use only and
 //! only until the server stops); that use exchanges it for a random session id with an expiry,
-//! set as an `HttpOnly; SameSite=Strict` cookie. The cookie never carries the token, so another
-//! service on 127.0.0.1 that the browser visits (cookies are not port-scoped) learns nothing
-//! that outlives the session. Login redirects only to a path of this server.
+//! set as an `HttpOnly; SameSite=Strict` cookie. Browsers do not scope cookies by port, so the
+//! cookie is named after the server's port (`mnemo_session_<port>`) and only that name is read:
+//! another local service the browser visits is sent a cookie this server would not take from it,
+//! and a server on another port ignores this one's. The cookie never carries the token. Login
+//! redirects only to a path of this server.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -13,7 +15,7 @@ use std::time::{Duration, Instant};
 use axum::http::{HeaderMap, header};
 use mnemo_core::{Error, ErrorCode, Result};
 
-/// The browser session's cookie.
+/// The browser session's cookie, before the port: `mnemo_session_<port>`.
 pub const SESSION_COOKIE: &str = "mnemo_session";
 /// How long a browser session lasts after its login.
 pub const SESSION_TTL: Duration = Duration::from_secs(12 * 60 * 60);
@@ -34,6 +36,7 @@ pub struct Auth {
     token: String,
     nonce: Arc<Mutex<Option<String>>>,
     sessions: Arc<Mutex<HashMap<String, Instant>>>,
+    cookie_name: String,
 }
 
 fn eq(a: &[u8], b: &[u8]) -> bool {
@@ -41,14 +44,21 @@ fn eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 impl Auth {
-    /// Credentials with this token and login nonce.
+    /// Credentials with this token and login nonce, for a server on `port`.
     #[must_use]
-    pub fn new(token: String, nonce: String) -> Self {
+    pub fn new(token: String, nonce: String, port: u16) -> Self {
         Self {
             token,
             nonce: Arc::new(Mutex::new(Some(nonce))),
             sessions: Arc::default(),
+            cookie_name: format!("{SESSION_COOKIE}_{port}"),
         }
+    }
+
+    /// The session cookie's name on this server.
+    #[must_use]
+    pub fn cookie_name(&self) -> &str {
+        &self.cookie_name
     }
 
     /// `Authorization: Bearer <token>`.
@@ -72,7 +82,8 @@ impl Auth {
             .iter()
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(';'))
-            .filter_map(|kv| kv.trim().strip_prefix(&format!("{SESSION_COOKIE}=")))
+            .filter_map(|kv| kv.trim().strip_prefix(self.cookie_name.as_str()))
+            .filter_map(|rest| rest.strip_prefix('='))
             .any(|id| sessions.keys().any(|k| eq(k.as_bytes(), id.as_bytes())))
     }
 
@@ -103,9 +114,10 @@ impl Auth {
 
     /// The `Set-Cookie` value for a session.
     #[must_use]
-    pub fn cookie(id: &str) -> String {
+    pub fn cookie(&self, id: &str) -> String {
         format!(
-            "{SESSION_COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
+            "{}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
+            self.cookie_name,
             SESSION_TTL.as_secs()
         )
     }
@@ -129,7 +141,7 @@ mod tests {
 
     #[test]
     fn the_nonce_works_once_and_the_session_is_not_the_token() {
-        let a = Auth::new("t".repeat(64), "n0nce".into());
+        let a = Auth::new("t".repeat(64), "n0nce".into(), 4517);
         assert!(a.redeem("wrong").is_none());
         let id = a.redeem("n0nce").unwrap();
         assert_ne!(id, "t".repeat(64));
@@ -137,9 +149,19 @@ mod tests {
         let mut h = HeaderMap::new();
         h.insert(
             header::COOKIE,
-            HeaderValue::from_str(&format!("other=1; {SESSION_COOKIE}={id}")).unwrap(),
+            HeaderValue::from_str(&format!("other=1; {SESSION_COOKIE}_4517={id}")).unwrap(),
         );
         assert!(a.session_ok(&h));
+        // The same session under another port's name (or the bare name) is not this server's.
+        for other in [format!("{SESSION_COOKIE}_4518"), SESSION_COOKIE.to_owned()] {
+            let mut o = HeaderMap::new();
+            o.insert(
+                header::COOKIE,
+                HeaderValue::from_str(&format!("{other}={id}")).unwrap(),
+            );
+            assert!(!a.session_ok(&o), "{other}");
+        }
+        assert!(a.cookie(&id).starts_with("mnemo_session_4517="));
         assert!(!a.bearer_ok(&h));
         let mut t = HeaderMap::new();
         t.insert(

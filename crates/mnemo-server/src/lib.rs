@@ -13,7 +13,10 @@
 //! host (DNS rebinding), are refused; no CORS headers are ever sent. Bodies are capped.
 
 pub mod auth;
+mod conn;
 mod remember;
+
+pub use conn::{FIRST_REQUEST_TIMEOUT, MAX_PENDING, MAX_PENDING_PER_IP, PENDING_GRACE};
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -208,7 +211,7 @@ async fn guard(State(st): State<AppState>, req: Request, next: Next) -> Response
         .and_then(|h| h.to_str().ok())
         .is_some_and(|h| allowed_hosts.iter().any(|a| a == h));
     if !host_ok {
-        return error_response(&Error::new(
+        return refused(&Error::new(
             ErrorCode::Unauthorized,
             "requests must address 127.0.0.1 or localhost",
         ))
@@ -219,7 +222,7 @@ async fn guard(State(st): State<AppState>, req: Request, next: Next) -> Response
             .iter()
             .any(|a| origin == format!("http://{a}"));
         if !same {
-            let mut r = error_response(&Error::new(
+            let mut r = refused(&Error::new(
                 ErrorCode::Unauthorized,
                 format!("origin {origin} may not call this server"),
             ));
@@ -236,22 +239,31 @@ async fn guard(State(st): State<AppState>, req: Request, next: Next) -> Response
         && let Some(n) = q.split('&').find_map(|kv| kv.strip_prefix("login="))
     {
         let Some(id) = st.auth.redeem(n) else {
-            return error_response(&Error::new(
+            return refused(&Error::new(
                 ErrorCode::Unauthorized,
                 "this login link was already used (or is from an earlier run): each link works once — \
                  stop and start `mnemo serve` for a new one",
             ));
         };
         let mut r = Redirect::to(auth::same_origin_path(req.uri().path())).into_response();
-        if let Ok(v) = HeaderValue::from_str(&auth::Auth::cookie(&id)) {
+        if let Ok(v) = HeaderValue::from_str(&st.auth.cookie(&id)) {
             r.headers_mut().insert(header::SET_COOKIE, v);
         }
         return r;
     }
-    error_response(&Error::new(
+    refused(&Error::new(
         ErrorCode::Unauthorized,
         "not logged in: open the login URL `mnemo serve` printed, or send `Authorization: Bearer <$MNEMO_HOME/server.token>`",
     ))
+}
+
+/// A refusal before authentication: the connection closes after it, so a client that is not
+/// logged in cannot keep a connection (and its slot) open between requests.
+fn refused(e: &Error) -> Response {
+    let mut r = error_response(e);
+    r.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    r
 }
 
 async fn api_call(
@@ -432,55 +444,12 @@ pub async fn run(
             ui_dir.display()
         );
     }
-    let auth = auth::Auth::new(serving.token.clone(), serving.nonce.clone());
+    let auth = auth::Auth::new(
+        serving.token.clone(),
+        serving.nonce.clone(),
+        serving.addr.port(),
+    );
     let app = router(api, auth, serving.addr.port(), ui_dir);
-    serve_bounded(listener, app, shutdown).await;
+    conn::serve_bounded(listener, app, shutdown).await;
     Ok(())
-}
-
-/// The accept loop with the limits `axum::serve` does not set: at most [`MAX_CONNECTIONS`]
-/// connections (the next waits for a slot), and [`HEADER_READ_TIMEOUT`] for a request's headers
-/// (hyper's, which needs a timer). On shutdown, open connections finish what they serve.
-async fn serve_bounded(
-    listener: tokio::net::TcpListener,
-    app: Router,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) {
-    use hyper_util::rt::{TokioIo, TokioTimer};
-    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        let permit = tokio::select! {
-            () = &mut shutdown => break,
-            p = Arc::clone(&slots).acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => break,
-            },
-        };
-        let stream = tokio::select! {
-            () = &mut shutdown => break,
-            a = listener.accept() => match a {
-                Ok((s, _)) => s,
-                Err(e) => {
-                    tracing::warn!("accepting a connection: {e}");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-        };
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        let conn = hyper::server::conn::http1::Builder::new()
-            .timer(TokioTimer::new())
-            .header_read_timeout(HEADER_READ_TIMEOUT)
-            .serve_connection(TokioIo::new(stream), service);
-        let conn = graceful.watch(conn);
-        tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!("connection ended: {e}");
-            }
-            drop(permit);
-        });
-    }
-    graceful.shutdown().await;
 }

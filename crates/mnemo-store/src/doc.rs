@@ -244,33 +244,66 @@ pub fn analyze_path(rel: &str, kind: DocKind, abs: &Path) -> Result<Option<DocRe
         return Ok(None);
     }
     let mtime_ms = mtime_ms(&meta);
+    let names = fsutil::link_count(&meta);
+    if names > 1 {
+        // Listed with its problem, never read (see `fsutil::read_capped`).
+        return Ok(Some(problem_record(
+            rel,
+            kind,
+            &meta,
+            mtime_ms,
+            Problem {
+                code: ErrorCode::PathEscape,
+                message: fsutil::hard_link_refusal(Path::new(rel), names).message,
+            },
+        )));
+    }
     match fsutil::read_capped(abs)? {
         ReadOutcome::Missing => Ok(None),
         ReadOutcome::Bytes(b) => Ok(Some(analyze_bytes(rel, kind, &b, mtime_ms))),
-        ReadOutcome::TooLarge(size) => Ok(Some(DocRecord {
+        ReadOutcome::TooLarge(size) => Ok(Some(problem_record(
+            rel,
             kind,
-            memory_type: None,
-            name: stem(rel),
-            description: String::new(),
-            body: String::new(),
-            raw: None,
-            problem: Some(Problem {
+            &meta,
+            mtime_ms,
+            Problem {
                 code: ErrorCode::TooLarge,
                 message: format!(
                     "{size} bytes: larger than the {} byte limit for a memory file; split or trim it",
                     fsutil::MAX_FILE_BYTES
                 ),
-            }),
-            mtime_ms,
-            size: i64::try_from(size).unwrap_or(i64::MAX),
-            // Too big to hash cheaply on every scan: size + mtime identify the version.
-            hash: format!("large:{size}:{mtime_ms}"),
-            entries: Vec::new(),
-            pinned: in_pinned_folder(rel),
-            archived: false,
-            fts: None,
-            secret: None,
-        })),
+            },
+        ))),
+    }
+}
+
+/// A document that is listed with its problem but not read: too large, or a hard link.
+fn problem_record(
+    rel: &str,
+    kind: DocKind,
+    meta: &std::fs::Metadata,
+    mtime_ms: i64,
+    problem: Problem,
+) -> DocRecord {
+    let size = meta.len();
+    let hash = format!("unread:{}:{size}:{mtime_ms}", problem.code.as_str());
+    DocRecord {
+        kind,
+        memory_type: None,
+        name: stem(rel),
+        description: String::new(),
+        body: String::new(),
+        raw: None,
+        problem: Some(problem),
+        mtime_ms,
+        size: i64::try_from(size).unwrap_or(i64::MAX),
+        // Not read, so not hashed: size + mtime (+ the problem) identify the version.
+        hash,
+        entries: Vec::new(),
+        pinned: in_pinned_folder(rel),
+        archived: false,
+        fts: None,
+        secret: None,
     }
 }
 

@@ -354,13 +354,51 @@ pub enum ReadOutcome {
     Missing,
 }
 
+/// How many names a file has (1 for a file of its own; more for a hard link).
+#[must_use]
+pub fn link_count(meta: &fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.nlink()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        1
+    }
+}
+
+/// The refusal of a file that is a hard link: its bytes may be any file of the same disk, so
+/// Mnemo treats it as not its own.
+#[must_use]
+pub fn hard_link_refusal(path: &Path, names: u64) -> Error {
+    Error::new(
+        ErrorCode::PathEscape,
+        format!(
+            "{} is a hard link ({names} names for one file): Mnemo reads only files of their own, \
+             so a link cannot show it a file from elsewhere — replace it with a copy \
+             (`cp --remove-destination <source> <it>`) to use it",
+            shown(&path.display().to_string())
+        ),
+    )
+}
+
 /// Read a file without ever loading more than [`MAX_FILE_BYTES`] (+1 to detect overflow).
+/// A hard link (a file with more than one name) is refused ([`hard_link_refusal`]).
 pub fn read_capped(path: &Path) -> Result<ReadOutcome> {
     let file = match fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(ReadOutcome::Missing),
         Err(e) => return Err(Error::io(format!("opening {}", path.display()), &e)),
     };
+    // Of the file opened, not of the path (which may have changed since).
+    if let Ok(meta) = file.metadata()
+        && meta.is_file()
+        && link_count(&meta) > 1
+    {
+        return Err(hard_link_refusal(path, link_count(&meta)));
+    }
     let mut buf = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut buf)

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 mod dream;
 mod dream_faults;
+mod escaping;
 mod hybrid;
 mod import;
 mod mcp;

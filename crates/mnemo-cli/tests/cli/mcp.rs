@@ -466,3 +466,65 @@ fn mcp_logs_no_argument_a_client_sent_at_any_level() {
         }
     }
 }
+
+#[test]
+fn a_message_over_16_mib_is_answered_and_the_session_goes_on() {
+    let e = Env::new();
+    let mut c = e
+        .cmd()
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = c.stdin.take().unwrap();
+    let big = serde_json::json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "remember", "arguments": {"content": "x".repeat(17 * 1024 * 1024)}}
+    });
+    let after = serde_json::json!({
+        "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "status", "arguments": {}}
+    });
+    let writer = std::thread::spawn(move || {
+        writeln!(
+            stdin,
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"raw","version":"0"}}}}}}"#
+        )
+        .unwrap();
+        writeln!(
+            stdin,
+            r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+        )
+        .unwrap();
+        writeln!(stdin, "{big}").unwrap();
+        writeln!(stdin, "{after}").unwrap();
+        stdin
+    });
+    let mut out = BufReader::new(c.stdout.take().unwrap());
+    let mut answers = std::collections::HashMap::new();
+    while answers.len() < 3 {
+        let mut l = String::new();
+        if out.read_line(&mut l).unwrap() == 0 {
+            break;
+        }
+        let v: serde_json::Value = serde_json::from_str(&l).unwrap();
+        answers.insert(v["id"].as_u64().unwrap(), v);
+    }
+    drop(writer.join().unwrap());
+    let _ = c.wait();
+    let refused = &answers[&2]["error"];
+    assert_eq!(refused["code"], -32600, "{refused}");
+    let message = refused["message"].as_str().unwrap();
+    assert!(
+        message.contains("at most 16 MiB") && message.contains("bytes"),
+        "{message}"
+    );
+    assert_eq!(refused["data"]["code"], "too_large");
+    assert!(
+        answers[&3]["result"].is_object(),
+        "the next call is served: {}",
+        answers[&3]
+    );
+}

@@ -209,7 +209,21 @@ impl Turn {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner))(ev);
         };
-        let mut stream = |d: &Delta| emit(TurnEvent::Delta(d));
+        // The reply is redacted as it streams (a secret the model repeats or invents is never
+        // shown), and the same way before it is saved.
+        let redactor = std::sync::Mutex::new(crate::secrets::StreamRedactor::new());
+        let mut stream = |d: &Delta| match d {
+            Delta::Text(t) => {
+                let shown = redactor
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(t);
+                if !shown.is_empty() {
+                    emit(TurnEvent::Delta(&Delta::Text(shown)));
+                }
+            }
+            other => emit(TurnEvent::Delta(other)),
+        };
         let (outcome, error) = crate::drive(
             client,
             &mut mem_tools,
@@ -224,8 +238,15 @@ impl Turn {
             },
         )
         .await;
+        let rest = redactor
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .finish();
+        if !rest.is_empty() {
+            emit(TurnEvent::Delta(&Delta::Text(rest)));
+        }
         let reply = match outcome {
-            AgentOutcome::Completed { summary, .. } => summary,
+            AgentOutcome::Completed { summary, .. } => crate::secrets::redact(&summary).0,
             AgentOutcome::Cancelled => return Err(model_error(&LlmError::Cancelled)),
             AgentOutcome::Failed(e) => {
                 return Err(match error {

@@ -140,6 +140,11 @@ async fn login_url_sets_a_cookie_that_authorises_the_page() {
         "the cookie never carries the token: {cookie}"
     );
     let pair = cookie.split(';').next().unwrap().to_owned();
+    let port = s.base.rsplit(':').next().unwrap();
+    assert!(
+        pair.starts_with(&format!("mnemo_session_{port}=")),
+        "the cookie is named after this server's port: {pair}"
+    );
     // The login URL works once: a second use is refused.
     let again = client().get(&s.login).send().await.unwrap();
     assert_eq!(again.status(), 401);
@@ -533,23 +538,72 @@ async fn a_client_that_never_finishes_its_headers_is_cut_off() {
 }
 
 #[tokio::test]
-async fn connections_past_the_cap_wait_for_a_slot_and_live_views_are_capped() {
+async fn slow_header_clients_give_way_to_real_requests_and_live_views_are_capped() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let s = start().await;
-    // Every slot held by a connection that sends nothing.
-    let mut idle = Vec::new();
-    for _ in 0..mnemo_server::MAX_CONNECTIONS {
-        idle.push(raw(&s).await);
+    // More connections than there are slots, each sending half a request head and stalling —
+    // from 127.0.0.1 like every real client, and from another loopback address.
+    let mut slow = Vec::new();
+    for i in 0..mnemo_server::MAX_CONNECTIONS + 6 {
+        let sock = tokio::net::TcpSocket::new_v4().unwrap();
+        if i % 2 == 1 {
+            sock.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+        }
+        let addr = s.base.trim_start_matches("http://").parse().unwrap();
+        let mut c = sock.connect(addr).await.unwrap();
+        c.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            .await
+            .unwrap();
+        slow.push(c);
     }
     let capabilities = || {
         client()
             .get(format!("{}/capabilities", s.base))
             .bearer_auth(&s.token)
     };
-    let waiting = capabilities().timeout(Duration::from_secs(2)).send().await;
-    assert!(waiting.is_err(), "served past the connection cap");
-    drop(idle);
-    let r = capabilities().send().await.unwrap();
-    assert_eq!(r.status(), 200, "served once slots are free");
+    // Served well before the header timeout could have freed a single slot: the stalled
+    // connections gave way (the oldest pending ones close as newer ones arrive, and none may
+    // stay pending past FIRST_REQUEST_TIMEOUT).
+    let r = capabilities()
+        .timeout(mnemo_server::HEADER_READ_TIMEOUT / 2)
+        .send()
+        .await
+        .expect("a real request waited behind connections that never sent a request");
+    assert_eq!(r.status(), 200);
+    let mut closed = 0;
+    for c in &mut slow {
+        let mut buf = Vec::new();
+        if tokio::time::timeout(
+            mnemo_server::HEADER_READ_TIMEOUT / 2,
+            c.read_to_end(&mut buf),
+        )
+        .await
+        .is_ok()
+        {
+            closed += 1;
+        }
+    }
+    assert_eq!(closed, slow.len(), "every stalled connection was closed");
+    drop(slow);
+
+    // A refusal before login closes its connection: a client that is not logged in holds no
+    // slot between requests.
+    let mut c = raw(&s).await;
+    let host = s.base.trim_start_matches("http://");
+    c.write_all(format!("GET /capabilities HTTP/1.1\r\nHost: {host}\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(
+        mnemo_server::HEADER_READ_TIMEOUT / 2,
+        c.read_to_end(&mut answer),
+    )
+    .await
+    .expect("the refused connection was kept open")
+    .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert!(answer.contains("not logged in"), "{answer}");
 
     // Live views (SSE): at most MAX_SSE_CLIENTS; the next is told why.
     let view = || {

@@ -225,6 +225,8 @@ pub struct Note {
     pub rel: String,
     /// Its bytes (at most 1 MiB + 1: a bigger note is refused when planned).
     pub bytes: Vec<u8>,
+    /// It is a hard link (more than one name): not read, refused when planned.
+    pub hard_link: bool,
 }
 
 /// Largest note imported.
@@ -237,10 +239,25 @@ pub fn notes(root: &Path) -> Result<Vec<Note>> {
         .into_iter()
         .map(|(rel, path)| {
             let mut bytes = Vec::new();
-            File::open(&path)
-                .and_then(|f| f.take(MAX_NOTE + 1).read_to_end(&mut bytes))
+            let file = File::open(&path)
                 .map_err(|err| Error::io(format!("reading {}", path.display()), &err))?;
-            Ok(Note { rel, bytes })
+            let names = file.metadata().map_or(1, |m| crate::fsutil::link_count(&m));
+            if names > 1 {
+                // Not read: its bytes may be any file of the same disk.
+                return Ok(Note {
+                    rel,
+                    bytes,
+                    hard_link: true,
+                });
+            }
+            file.take(MAX_NOTE + 1)
+                .read_to_end(&mut bytes)
+                .map_err(|err| Error::io(format!("reading {}", path.display()), &err))?;
+            Ok(Note {
+                rel,
+                bytes,
+                hard_link: false,
+            })
         })
         .collect()
 }

@@ -75,6 +75,15 @@ pub fn plan_notes(
     for note in notes {
         plan.preview.items += 1;
         let item = note.rel.clone();
+        if note.hard_link {
+            plan.preview.skip(
+                SkipKind::Other,
+                item,
+                "it is a hard link (another name for a file that may be anywhere on the disk): \
+                 Mnemo imports only files of their own — copy it to import it",
+            );
+            continue;
+        }
         if note.bytes.len() as u64 > MAX_NOTE {
             plan.preview.skip(
                 SkipKind::Other,
@@ -203,18 +212,22 @@ mod tests {
             Note {
                 rel: "work/a.md".into(),
                 bytes: b"---\ntitle: Deploys\ntags: [ops]\n---\nWe deploy on Fridays.\n".to_vec(),
+                hard_link: false,
             },
             Note {
                 rel: "b.md".into(),
                 bytes: b"# Heading\n\nPlain note text.\n".to_vec(),
+                hard_link: false,
             },
             Note {
                 rel: "c.md".into(),
                 bytes: b"token: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n".to_vec(),
+                hard_link: false,
             },
             Note {
                 rel: "d.md".into(),
                 bytes: vec![0xff, 0xfe],
+                hard_link: false,
             },
         ];
         let opts = ImportOptions {

@@ -5,6 +5,10 @@
 //! programs write are kept as they are on disk, but what Mnemo stores or hands out about them
 //! (index text, journal rows, reads, prompts) is redacted or withheld ([`held`]).
 
+mod stream;
+
+pub use stream::StreamRedactor;
+
 use std::sync::OnceLock;
 
 use regex::{Regex, RegexSet};

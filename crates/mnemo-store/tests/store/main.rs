@@ -8,6 +8,7 @@
 )]
 
 mod bad_input;
+mod hard_links;
 mod import;
 mod lock_aimed;
 mod lock_processes;
