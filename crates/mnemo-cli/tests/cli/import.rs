@@ -211,6 +211,24 @@ async fn a_chatgpt_export_killed_midway_resumes_without_repeating_finished_conve
     assert_eq!(p["conversations"]["done_before"], 0);
 }
 
+/// `mnemo <args>` on this home with at most 256 MB of data for the whole process (`ulimit -d`):
+/// a file held whole past that cannot fit.
+fn under_256_mb(e: &Env, args: &[&str]) -> std::process::Output {
+    let mut c = std::process::Command::new("sh");
+    c.arg("-c")
+        .arg("ulimit -d 262144 && exec \"$@\"")
+        .arg("sh")
+        .arg(super::BIN)
+        .args(args);
+    for (k, v) in e.cmd().get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    c.output().unwrap()
+}
+
 #[test]
 fn a_500_mb_export_is_read_as_a_stream() {
     let e = Env::new();
@@ -233,18 +251,10 @@ fn a_500_mb_export_is_read_as_a_stream() {
     w.flush().unwrap();
     drop(w);
     // At most 256 MB of data for the whole process: a file of 500 MB held whole cannot fit.
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -d 262144 && exec \"$@\"")
-        .arg("sh")
-        .arg(super::BIN)
-        .args(["--json", "import", src.to_str().unwrap(), "--dry-run"])
-        .env("MNEMO_HOME", e.home())
-        .env("MNEMO_CLAUDE_DIR", e.dir.path().join("claude"))
-        .env("MNEMO_QWEN_DIR", e.dir.path().join("qwen"))
-        .env("MNEMO_EMBED_MODEL", "off")
-        .output()
-        .unwrap();
+    let out = under_256_mb(
+        &e,
+        &["--json", "import", src.to_str().unwrap(), "--dry-run"],
+    );
     assert!(
         out.status.success(),
         "{}{}",
@@ -254,6 +264,46 @@ fn a_500_mb_export_is_read_as_a_stream() {
     let p: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(p["conversations"]["conversations"].as_u64(), Some(n as u64));
     std::fs::remove_file(&src).unwrap();
+}
+
+/// Issue 33: one 300 MB JSON element, or one 300 MB JSONL line, cost 1.7 GB and aborted under
+/// a data limit. Under 256 MB each is now refused with its number, cleanly (exit 1, a sentence).
+#[test]
+fn one_huge_element_or_line_is_refused_within_a_small_memory_limit() {
+    let e = Env::new();
+    let chunk = vec![b'x'; 1 << 20];
+    for (name, head, tail, which) in [
+        (
+            "element.json",
+            &br#"[{"text": "Likes tea."}, {"text": ""#[..],
+            &br#""}]"#[..],
+            "item 2 ",
+        ),
+        (
+            "line.jsonl",
+            &b"{\"text\": \"Likes tea.\"}\n{\"text\": \""[..],
+            &b"\"}\n"[..],
+            "line 2 ",
+        ),
+    ] {
+        let src = e.dir.path().join(name);
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&src).unwrap());
+        w.write_all(head).unwrap();
+        for _ in 0..300 {
+            w.write_all(&chunk).unwrap();
+        }
+        w.write_all(tail).unwrap();
+        w.flush().unwrap();
+        drop(w);
+        let out = under_256_mb(&e, &["import", src.to_str().unwrap(), "--dry-run"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(
+            err.contains("too_large") && err.contains(which) && err.contains("MiB"),
+            "{name}: {err}"
+        );
+        std::fs::remove_file(&src).unwrap();
+    }
 }
 
 /// Issue 33: a 20 KB export whose manifest names one 1 MiB entry 3,000 times (its hash right)
@@ -279,18 +329,10 @@ fn a_manifest_bomb_previews_within_a_small_memory_limit() {
     z.write_all(manifest.join("\n").as_bytes()).unwrap();
     z.finish().unwrap();
     assert!(std::fs::metadata(&src).unwrap().len() < 100_000);
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -d 262144 && exec \"$@\"")
-        .arg("sh")
-        .arg(super::BIN)
-        .args(["--json", "import", src.to_str().unwrap(), "--dry-run"])
-        .env("MNEMO_HOME", e.home())
-        .env("MNEMO_CLAUDE_DIR", e.dir.path().join("claude"))
-        .env("MNEMO_QWEN_DIR", e.dir.path().join("qwen"))
-        .env("MNEMO_EMBED_MODEL", "off")
-        .output()
-        .unwrap();
+    let out = under_256_mb(
+        &e,
+        &["--json", "import", src.to_str().unwrap(), "--dry-run"],
+    );
     assert!(
         out.status.success(),
         "{}{}",

@@ -2,7 +2,7 @@
 //! session transcripts, one at a time, as plain user / assistant turns.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use mnemo_core::{Error, Result};
@@ -185,6 +185,26 @@ fn transcript_files(path: &Path) -> Result<Vec<(String, PathBuf)>> {
     super::files_under(path, ".jsonl")
 }
 
+/// Read past the rest of the current line without holding it.
+fn skip_line(r: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        match buf.iter().position(|b| *b == b'\n') {
+            Some(i) => {
+                r.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = buf.len();
+                r.consume(n);
+            }
+        }
+    }
+}
+
 /// One transcript's turns: Claude Code lines (`message.content` a string or text blocks; tool
 /// results and meta lines left out) and Qwen Code lines (`message.parts[].text`, role `model`
 /// for the assistant). Lines that are not JSON (a torn last line) are skipped.
@@ -195,11 +215,23 @@ fn transcript(path: &Path) -> Result<Vec<(bool, String)>> {
     let mut turns = Vec::new();
     loop {
         buf.clear();
-        let n = r
+        let cap = super::stream::MAX_ELEMENT_BYTES;
+        let n = (&mut r)
+            .take(cap + 1)
             .read_until(b'\n', &mut buf)
             .map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
         if n == 0 {
             break;
+        }
+        if n as u64 > cap && buf.last() != Some(&b'\n') {
+            // A line over the cap (a huge tool output) is skipped like a torn one, never held.
+            skip_line(&mut r).map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
+            tracing::warn!(
+                "a line of {} over {} MiB was left out",
+                path.display(),
+                cap / (1024 * 1024)
+            );
+            continue;
         }
         let Ok(v) = serde_json::from_slice::<Value>(&buf) else {
             continue;
@@ -287,5 +319,28 @@ mod tests {
                 (false, "Qwen says hi".into())
             ]
         );
+    }
+
+    #[test]
+    fn a_transcript_line_over_the_cap_is_left_out_and_the_next_is_read() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("big.jsonl");
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+        f.write_all(br#"{"type":"user","message":{"role":"user","content":""#)
+            .unwrap();
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..(super::super::stream::MAX_ELEMENT_BYTES >> 20) + 1 {
+            f.write_all(&chunk).unwrap();
+        }
+        f.write_all(b"\"}}\n").unwrap();
+        f.write_all(
+            br#"{"type":"user","message":{"role":"user","content":"We deploy on Fridays"}}"#,
+        )
+        .unwrap();
+        f.write_all(b"\n").unwrap();
+        drop(f);
+        let t = transcript(&p).unwrap();
+        assert_eq!(t, vec![(true, "We deploy on Fridays".into())]);
     }
 }

@@ -47,11 +47,24 @@ pub fn for_each(
         loop {
             buf.clear();
             line += 1;
-            let n = r
+            // A line is read only up to the cap: a bigger one stops the import, never held.
+            let n = (&mut r)
+                .take(super::stream::MAX_ELEMENT_BYTES + 1)
                 .read_until(b'\n', &mut buf)
                 .map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
             if n == 0 {
                 return Ok(());
+            }
+            if n as u64 > super::stream::MAX_ELEMENT_BYTES {
+                return Err(Error::new(
+                    ErrorCode::TooLarge,
+                    format!(
+                        "line {line} of the export is larger than {} MiB, more than any memory \
+                         Mnemo imports, so the import stops there — remove or split that line, then \
+                         import again",
+                        super::stream::MAX_ELEMENT_BYTES / (1024 * 1024)
+                    ),
+                ));
             }
             let text = std::str::from_utf8(&buf).map_err(|_| {
                 Error::new(

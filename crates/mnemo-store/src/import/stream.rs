@@ -23,6 +23,37 @@ pub const ARRAY_KEYS: &[&str] = &[
 /// Marker message of the error used to stop reading early (not a failure).
 const STOP: &str = "\u{0}mnemo-stop";
 
+/// The largest element read (a conversation with all its messages; a fact is far smaller): a
+/// bigger one stops the import with its number, before it is held.
+pub const MAX_ELEMENT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Marker of the read error raised when an element passes [`MAX_ELEMENT_BYTES`].
+const TOO_LARGE: &str = "mnemo-element-too-large";
+
+/// Bytes read since the current element began, while one is being read.
+#[derive(Default)]
+struct Budget {
+    reading: std::cell::Cell<bool>,
+    used: std::cell::Cell<u64>,
+}
+
+/// The file, counted against the current element's budget.
+struct Counted<'a, R> {
+    inner: R,
+    budget: &'a Budget,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.budget.reading.get() && self.budget.used.get() > MAX_ELEMENT_BYTES {
+            return Err(std::io::Error::other(TOO_LARGE));
+        }
+        let n = self.inner.read(buf)?;
+        self.budget.used.set(self.budget.used.get() + n as u64);
+        Ok(n)
+    }
+}
+
 /// What the callback wants next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Next {
@@ -49,13 +80,19 @@ pub fn for_each(
     reader: impl Read,
     mut f: impl FnMut(&Position, Value) -> Result<Next>,
 ) -> Result<()> {
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
+    let budget = Budget::default();
+    let counted = Counted {
+        inner: reader,
+        budget: &budget,
+    };
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, counted);
     skip_bom(&mut reader)?;
     let mut de = serde_json::Deserializer::from_reader(reader);
     let mut failure: Option<Error> = None;
     let outcome = de.deserialize_any(Top {
         f: &mut f,
         failure: &mut failure,
+        budget: &budget,
     });
     if let Some(e) = failure {
         return Err(e);
@@ -117,6 +154,7 @@ fn json_error(e: &serde_json::Error) -> Error {
 struct Top<'a, F> {
     f: &'a mut F,
     failure: &'a mut Option<Error>,
+    budget: &'a Budget,
 }
 
 impl<'de, F: FnMut(&Position, Value) -> Result<Next>> Visitor<'de> for Top<'_, F> {
@@ -127,7 +165,7 @@ impl<'de, F: FnMut(&Position, Value) -> Result<Next>> Visitor<'de> for Top<'_, F
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<(), A::Error> {
-        elements(seq, None, self.f, self.failure)
+        elements(seq, None, self.f, self.failure, self.budget)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
@@ -137,6 +175,7 @@ impl<'de, F: FnMut(&Position, Value) -> Result<Next>> Visitor<'de> for Top<'_, F
                     key,
                     f: &mut *self.f,
                     failure: &mut *self.failure,
+                    budget: self.budget,
                 })?;
             } else {
                 map.next_value::<IgnoredAny>()?;
@@ -150,6 +189,7 @@ struct Array<'a, F> {
     key: String,
     f: &'a mut F,
     failure: &'a mut Option<Error>,
+    budget: &'a Budget,
 }
 
 impl<'de, F: FnMut(&Position, Value) -> Result<Next>> DeserializeSeed<'de> for Array<'_, F> {
@@ -168,7 +208,7 @@ impl<'de, F: FnMut(&Position, Value) -> Result<Next>> Visitor<'de> for Array<'_,
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<(), A::Error> {
-        elements(seq, Some(self.key), self.f, self.failure)
+        elements(seq, Some(self.key), self.f, self.failure, self.budget)
     }
 
     // Anything else under a known key (a count, a string) is not the elements: skip it.
@@ -201,9 +241,32 @@ fn elements<'de, A: SeqAccess<'de>, F: FnMut(&Position, Value) -> Result<Next>>(
     key: Option<String>,
     f: &mut F,
     failure: &mut Option<Error>,
+    budget: &Budget,
 ) -> std::result::Result<(), A::Error> {
     let mut pos = Position { key, index: 0 };
-    while let Some(v) = seq.next_element::<Value>()? {
+    loop {
+        budget.used.set(0);
+        budget.reading.set(true);
+        let next = seq.next_element::<Value>();
+        budget.reading.set(false);
+        let v = match next {
+            Ok(Some(v)) => v,
+            Ok(None) => break,
+            Err(e) if e.to_string().contains(TOO_LARGE) => {
+                *failure = Some(Error::new(
+                    ErrorCode::TooLarge,
+                    format!(
+                        "item {} of the export is larger than {} MiB, more than any memory or \
+                         conversation Mnemo imports, so the import stops there — remove or split \
+                         that item, then import again",
+                        pos.index + 1,
+                        MAX_ELEMENT_BYTES / (1024 * 1024)
+                    ),
+                ));
+                return Err(de::Error::custom(STOP));
+            }
+            Err(e) => return Err(e),
+        };
         match f(&pos, v) {
             Ok(Next::More) => {}
             Ok(Next::Stop) => return Err(de::Error::custom(STOP)),
@@ -250,6 +313,67 @@ mod tests {
         assert!(e.message.contains("UTF-8"), "{}", e.message);
         let e = all(b"[1] trailing").unwrap_err();
         assert!(e.message.contains("not valid JSON"), "{}", e.message);
+    }
+
+    /// `[{"a":1},{"text":"xxx…` with `n` bytes of `x`, made as it is read (never held).
+    struct Huge {
+        head: &'static [u8],
+        left: u64,
+        tail: &'static [u8],
+    }
+
+    impl Read for Huge {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if !self.head.is_empty() {
+                let n = self.head.len().min(buf.len());
+                buf[..n].copy_from_slice(&self.head[..n]);
+                self.head = &self.head[n..];
+                return Ok(n);
+            }
+            if self.left > 0 {
+                let n = usize::try_from(self.left)
+                    .unwrap_or(usize::MAX)
+                    .min(buf.len());
+                buf[..n].fill(b'x');
+                self.left -= n as u64;
+                return Ok(n);
+            }
+            let n = self.tail.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.tail[..n]);
+            self.tail = &self.tail[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn an_element_over_the_cap_stops_the_import_with_its_number() {
+        let huge = Huge {
+            head: br#"{"memories": [{"a":1},{"text":""#,
+            left: MAX_ELEMENT_BYTES * 3,
+            tail: br#""}]}"#,
+        };
+        let mut seen = 0;
+        let e = for_each(huge, |_, _| {
+            seen += 1;
+            Ok(Next::More)
+        })
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::TooLarge);
+        assert!(e.message.contains("item 2 "), "{}", e.message);
+        assert_eq!(seen, 1, "the first item was read, the second never held");
+        // Just under the cap is read.
+        let fits = Huge {
+            head: br#"[{"text":""#,
+            left: MAX_ELEMENT_BYTES - 1024,
+            tail: br#""}]"#,
+        };
+        let mut n = 0;
+        for_each(fits, |_, _| {
+            n += 1;
+            Ok(Next::More)
+        })
+        .unwrap();
+        assert_eq!(n, 1);
     }
 
     #[test]

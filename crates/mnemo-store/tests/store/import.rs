@@ -111,3 +111,35 @@ fn a_file_appearing_midway_or_a_cancel_takes_the_whole_import_back() {
         "the same bytes already there: nothing written, no group left"
     );
 }
+
+/// Issue 33: a JSONL line over the element cap stops the import with its line number, read
+/// only up to the cap (never held whole); the lines before it were read.
+#[test]
+fn a_jsonl_line_over_the_cap_stops_the_import_with_its_number() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memories.jsonl");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(f, r#"{{"text": "Likes mint tea."}}"#).unwrap();
+    write!(f, r#"{{"text": ""#).unwrap();
+    let chunk = vec![b'x'; 1 << 20];
+    let cap = mnemo_store::import::stream::MAX_ELEMENT_BYTES;
+    for _ in 0..(cap >> 20) + 2 {
+        f.write_all(&chunk).unwrap();
+    }
+    writeln!(f, r#""}}"#).unwrap();
+    drop(f);
+    let mut seen = Vec::new();
+    let e = mnemo_store::import::memories::for_each(
+        &path,
+        mnemo_store::import::ImportFormat::Json,
+        |c| {
+            seen.push(c.text);
+            Ok(())
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e.code, mnemo_core::ErrorCode::TooLarge);
+    assert!(e.message.contains("line 2 "), "{}", e.message);
+    assert_eq!(seen, vec!["Likes mint tea.".to_owned()]);
+}
