@@ -15,7 +15,7 @@ use mnemo_api::reexports::{ImportOptions, ImportPreview, TaskInfo};
 use mnemo_core::{ErrorCode, TaskStatus};
 use serde_json::{Value, json};
 
-use common::api;
+use common::{api, zip_of};
 
 fn root(api: &Api, ws: &str) -> PathBuf {
     api.home_dir().join("workspaces").join(ws).join("memory")
@@ -568,19 +568,6 @@ fn memories_move_between_workspaces_with_their_bytes_and_undo_on_each_side() {
             .code,
         ErrorCode::PathEscape
     );
-}
-
-/// A zip with these entries.
-fn zip_of(path: &Path, entries: &[(&str, &[u8])]) -> String {
-    use std::io::Write;
-    let mut z = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
-    for (name, bytes) in entries {
-        z.start_file(*name, zip::write::SimpleFileOptions::default())
-            .unwrap();
-        z.write_all(bytes).unwrap();
-    }
-    z.finish().unwrap();
-    path.to_string_lossy().into_owned()
 }
 
 #[test]

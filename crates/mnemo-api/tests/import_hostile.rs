@@ -11,7 +11,7 @@ use std::time::Duration;
 use mnemo_core::TaskStatus;
 use serde_json::json;
 
-use common::api;
+use common::{api, zip_of};
 
 fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
@@ -27,18 +27,6 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         }
     }
     out
-}
-
-fn zip_of(path: &Path, entries: &[(&str, &[u8])]) -> String {
-    use std::io::Write;
-    let mut z = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
-    for (name, bytes) in entries {
-        z.start_file(*name, zip::write::SimpleFileOptions::default())
-            .unwrap();
-        z.write_all(bytes).unwrap();
-    }
-    z.finish().unwrap();
-    path.to_string_lossy().into_owned()
 }
 
 #[test]

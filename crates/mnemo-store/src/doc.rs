@@ -136,23 +136,7 @@ fn stem(rel: &str) -> String {
 /// Build the record of a file from its bytes.
 #[must_use]
 pub fn analyze_bytes(rel: &str, kind: DocKind, bytes: &[u8], mtime_ms: i64) -> DocRecord {
-    let mut rec = DocRecord {
-        kind,
-        memory_type: None,
-        name: stem(rel),
-        description: String::new(),
-        body: String::new(),
-        raw: None,
-        problem: None,
-        mtime_ms,
-        size: i64::try_from(bytes.len()).unwrap_or(i64::MAX),
-        hash: fsutil::hash(bytes),
-        entries: Vec::new(),
-        pinned: in_pinned_folder(rel),
-        archived: false,
-        fts: None,
-        secret: None,
-    };
+    let mut rec = blank(rel, kind, mtime_ms, bytes.len() as u64, fsutil::hash(bytes));
     // Kept even when not text, so an outside change to it can still be undone exactly.
     rec.raw = Some(bytes.to_vec());
     let text = match format::decode(bytes) {
@@ -286,7 +270,16 @@ fn problem_record(
     problem: Problem,
 ) -> DocRecord {
     let size = meta.len();
+    // Not read, so not hashed: size + mtime (+ the problem) identify the version.
     let hash = format!("unread:{}:{size}:{mtime_ms}", problem.code.as_str());
+    DocRecord {
+        problem: Some(problem),
+        ..blank(rel, kind, mtime_ms, size, hash)
+    }
+}
+
+/// A record with nothing read from the file yet: its name from the path.
+fn blank(rel: &str, kind: DocKind, mtime_ms: i64, size: u64, hash: String) -> DocRecord {
     DocRecord {
         kind,
         memory_type: None,
@@ -294,10 +287,9 @@ fn problem_record(
         description: String::new(),
         body: String::new(),
         raw: None,
-        problem: Some(problem),
+        problem: None,
         mtime_ms,
         size: i64::try_from(size).unwrap_or(i64::MAX),
-        // Not read, so not hashed: size + mtime (+ the problem) identify the version.
         hash,
         entries: Vec::new(),
         pinned: in_pinned_folder(rel),

@@ -72,3 +72,16 @@ pub async fn extraction_calling(
     })
     .await
 }
+
+/// A zip with these entries.
+pub fn zip_of(path: &std::path::Path, entries: &[(&str, &[u8])]) -> String {
+    use std::io::Write;
+    let mut z = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    for (name, bytes) in entries {
+        z.start_file(*name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        z.write_all(bytes).unwrap();
+    }
+    z.finish().unwrap();
+    path.to_string_lossy().into_owned()
+}

@@ -229,6 +229,18 @@ fn under_256_mb(e: &Env, args: &[&str]) -> std::process::Output {
     c.output().unwrap()
 }
 
+/// `mnemo --json import <src> --dry-run` under [`under_256_mb`]: it succeeds; its preview.
+fn preview_under_256_mb(e: &Env, src: &Path) -> Value {
+    let out = under_256_mb(e, &["--json", "import", src.to_str().unwrap(), "--dry-run"]);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 #[test]
 fn a_500_mb_export_is_read_as_a_stream() {
     let e = Env::new();
@@ -251,17 +263,7 @@ fn a_500_mb_export_is_read_as_a_stream() {
     w.flush().unwrap();
     drop(w);
     // At most 256 MB of data for the whole process: a file of 500 MB held whole cannot fit.
-    let out = under_256_mb(
-        &e,
-        &["--json", "import", src.to_str().unwrap(), "--dry-run"],
-    );
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let p = preview_under_256_mb(&e, &src);
     assert_eq!(p["conversations"]["conversations"].as_u64(), Some(n as u64));
     std::fs::remove_file(&src).unwrap();
 }
@@ -329,17 +331,7 @@ fn a_manifest_bomb_previews_within_a_small_memory_limit() {
     z.write_all(manifest.join("\n").as_bytes()).unwrap();
     z.finish().unwrap();
     assert!(std::fs::metadata(&src).unwrap().len() < 100_000);
-    let out = under_256_mb(
-        &e,
-        &["--json", "import", src.to_str().unwrap(), "--dry-run"],
-    );
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let p = preview_under_256_mb(&e, &src);
     assert_eq!(
         (p["items"].as_u64(), p["files"].as_u64()),
         (Some(3000), Some(1)),

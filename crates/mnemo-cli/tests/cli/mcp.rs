@@ -133,6 +133,26 @@ fn wait_exit(child: &mut Child, within: Duration) -> Option<std::process::ExitSt
     None
 }
 
+/// `mnemo mcp` spoken to raw (no SDK), its handshake sent (`initialize` as id 1, whose answer
+/// is the first line out, then `initialized`): the child and its stdin.
+fn raw_mcp(mut cmd: Command) -> (Child, std::process::ChildStdin) {
+    let mut c = cmd
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = c.stdin.take().unwrap();
+    for msg in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    ] {
+        writeln!(stdin, "{msg}").unwrap();
+    }
+    (c, stdin)
+}
+
 #[test]
 fn the_server_exits_cleanly_when_the_client_closes_stdin_and_prints_only_protocol() {
     let e = Env::new();
@@ -270,19 +290,10 @@ fn trace_logs_of_mcp_and_serve_never_carry_memory_text_or_arguments() {
         ),
     );
     // MCP, at trace level: a search for the marker and a read of the file holding it.
-    let mut c = e
-        .cmd()
-        .env("MNEMO_LOG", "trace")
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = c.stdin.take().unwrap();
+    let mut cmd = e.cmd();
+    cmd.env("MNEMO_LOG", "trace");
+    let (mut c, mut stdin) = raw_mcp(cmd);
     for msg in [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#.to_owned(),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
         format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"search","arguments":{{"query":"{PLANTED}"}}}}}}"#),
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":{"path":"planted.md"}}}"#.to_owned(),
     ] {
@@ -409,18 +420,8 @@ fn mcp_logs_no_argument_a_client_sent_at_any_level() {
         if let Some(l) = level {
             cmd.env("MNEMO_LOG", l);
         }
-        let mut c = cmd
-            .arg("mcp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = c.stdin.take().unwrap();
-        let mut msgs = vec![
-            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#.to_owned(),
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
-        ];
+        let (mut c, mut stdin) = raw_mcp(cmd);
+        let mut msgs = Vec::new();
         let calls = [
             serde_json::json!({"name": "read", "arguments": {"path": format!("password: {}", secrets[0])}}),
             serde_json::json!({"name": "search", "arguments": {"query": "x", "workspace": secrets[1]}}),
@@ -470,15 +471,7 @@ fn mcp_logs_no_argument_a_client_sent_at_any_level() {
 #[test]
 fn a_message_over_16_mib_is_answered_and_the_session_goes_on() {
     let e = Env::new();
-    let mut c = e
-        .cmd()
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = c.stdin.take().unwrap();
+    let (mut c, mut stdin) = raw_mcp(e.cmd());
     let big = serde_json::json!({
         "jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "remember", "arguments": {"content": "x".repeat(17 * 1024 * 1024)}}
@@ -488,16 +481,6 @@ fn a_message_over_16_mib_is_answered_and_the_session_goes_on() {
         "params": {"name": "status", "arguments": {}}
     });
     let writer = std::thread::spawn(move || {
-        writeln!(
-            stdin,
-            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"raw","version":"0"}}}}}}"#
-        )
-        .unwrap();
-        writeln!(
-            stdin,
-            r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
-        )
-        .unwrap();
         writeln!(stdin, "{big}").unwrap();
         writeln!(stdin, "{after}").unwrap();
         stdin
