@@ -118,11 +118,12 @@ pub fn candidates(vault: &Vault, ws: &Workspace, query: &str) -> Result<Vec<Forg
         .map(|h| h.path)
         .collect();
     let (mut first, mut second) = (Vec::new(), Vec::new());
+    let root = mnemo_store::rootdir::RootDir::open(&ws.memory_root).ok();
     for (path, mtime, name) in &docs {
-        let Ok((abs, _)) = fsutil::confine(&ws.memory_root, path) else {
+        let (Some(root), Ok(rel)) = (&root, fsutil::normalise(path)) else {
             continue;
         };
-        let Ok(fsutil::ReadOutcome::Bytes(b)) = fsutil::read_capped(&abs) else {
+        let Ok(fsutil::ReadOutcome::Bytes(b)) = root.read_capped(&rel) else {
             continue;
         };
         let Ok(text) = String::from_utf8(b.clone()) else {
@@ -306,11 +307,12 @@ pub fn apply(
     let mut current: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let mut changed = Vec::new();
     for (path, (hash, ids)) in &by_file {
-        let bytes = fsutil::confine(&ws.memory_root, path)
-            .ok()
-            .and_then(|(abs, _)| match fsutil::read_capped(&abs) {
-                Ok(fsutil::ReadOutcome::Bytes(b)) => Some(b),
-                _ => None,
+        let bytes =
+            fsutil::normalise(path).ok().and_then(|rel| {
+                match mnemo_store::rootdir::read_in(&ws.memory_root, &rel) {
+                    Ok(fsutil::ReadOutcome::Bytes(b)) => Some(b),
+                    _ => None,
+                }
             });
         match bytes {
             Some(b) if fsutil::hash(&b) == *hash => {

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::format::{self, Entry, Problem, TopicFile};
 use crate::fsutil::{self, ReadOutcome};
 use crate::memory_md;
+use crate::rootdir::RootDir;
 
 /// What kind of document a file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
@@ -211,17 +212,11 @@ pub fn is_pinned(rel: &str, text: &str) -> bool {
     in_pinned_folder(rel) || TopicFile::parse(text).fields.pinned
 }
 
-/// Build the record of a file on disk. `Ok(None)`: the file is gone (deleted between scan and read).
-pub fn analyze_path(rel: &str, kind: DocKind, abs: &Path) -> Result<Option<DocRecord>> {
-    let meta = match std::fs::metadata(abs) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(mnemo_core::Error::io(
-                format!("reading {}", abs.display()),
-                &e,
-            ));
-        }
+/// Build the record of a file beneath a memory root held open. `Ok(None)`: the file is gone
+/// (deleted between scan and read).
+pub fn analyze_in(root: &RootDir, rel: &str, kind: DocKind) -> Result<Option<DocRecord>> {
+    let Some(meta) = root.metadata(rel)? else {
+        return Ok(None);
     };
     // A folder, FIFO or device named `*.md` is not a document (and opening a FIFO would block).
     if !meta.is_file() {
@@ -242,7 +237,7 @@ pub fn analyze_path(rel: &str, kind: DocKind, abs: &Path) -> Result<Option<DocRe
             },
         )));
     }
-    match fsutil::read_capped(abs)? {
+    match root.read_capped(rel)? {
         ReadOutcome::Missing => Ok(None),
         ReadOutcome::Bytes(b) => Ok(Some(analyze_bytes(rel, kind, &b, mtime_ms))),
         ReadOutcome::TooLarge(size) => Ok(Some(problem_record(

@@ -154,9 +154,14 @@ pub fn write_zip(workspaces: &[(Workspace, Vec<String>)], dest: &Path) -> Result
     for (ws, paths) in workspaces {
         let folder = folder_of(&ws.id, &mut used);
         result.workspaces.push(ws.id.clone());
+        let root = match crate::rootdir::RootDir::open(&ws.memory_root) {
+            Ok(r) => r,
+            Err(e) if e.code == ErrorCode::NotFound => continue,
+            Err(e) => return Err(e),
+        };
         for rel in paths {
-            let (abs, rel) = fsutil::confine(&ws.memory_root, rel)?;
-            let bytes = match fsutil::read_capped(&abs)? {
+            let rel = fsutil::normalise(rel)?;
+            let bytes = match root.read_capped(&rel)? {
                 ReadOutcome::Bytes(b) => b,
                 ReadOutcome::Missing => continue,
                 ReadOutcome::TooLarge(n) => {
@@ -169,7 +174,7 @@ pub fn write_zip(workspaces: &[(Workspace, Vec<String>)], dest: &Path) -> Result
                     ));
                 }
             };
-            let meta = std::fs::metadata(&abs).ok();
+            let meta = root.metadata(&rel).ok().flatten();
             let kind = if rel == memory_md::FILE_NAME {
                 "index"
             } else {

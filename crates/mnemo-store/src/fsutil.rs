@@ -57,12 +57,65 @@ pub fn shown(s: &str) -> String {
     }
 }
 
+/// `p` with every symbolic link on it resolved (its deepest existing folder made canonical,
+/// the missing rest appended): the real path a memory root is held by (see
+/// [`crate::rootdir::RootDir::open`], which refuses a link on it later).
+#[must_use]
+pub fn real_path(p: &Path) -> PathBuf {
+    let mut base = p.to_path_buf();
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    loop {
+        if let Ok(c) = fs::canonicalize(&base) {
+            let mut out = c;
+            out.extend(rest.iter().rev());
+            return out;
+        }
+        match (
+            base.file_name().map(std::ffi::OsStr::to_os_string),
+            base.parent(),
+        ) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                base = parent.to_path_buf();
+            }
+            _ => return p.to_path_buf(),
+        }
+    }
+}
+
 /// Normalise a user-supplied relative path and check it stays inside `root`.
 ///
 /// Refuses empty paths, absolute paths, `..` components, and paths whose existing part resolves
 /// (through symlinks) outside the canonical root. Returns the absolute path and the normalised
 /// relative path (forward slashes).
 pub fn confine(root: &Path, rel: &str) -> Result<(PathBuf, String)> {
+    let norm = normalise(rel)?;
+    let escape = |why: &str| {
+        Error::new(
+            ErrorCode::PathEscape,
+            format!(
+                "path `{}` {why}; use a path relative to the memory folder",
+                shown(rel)
+            ),
+        )
+    };
+    // The root itself must be a real folder: a root that is a link would make everything under
+    // its target count as "inside" (discovery refuses such roots; this holds if one appears later).
+    if fs::symlink_metadata(root).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(escape(
+            "is in a memory folder that is a symbolic link (Mnemo only uses real folders)",
+        ));
+    }
+    let abs = root.join(&norm);
+    check_resolves_inside(root, &abs).map_err(|_| escape("resolves outside the memory folder"))?;
+    Ok((abs, norm))
+}
+
+/// The checks of [`confine`] that need no file system: a relative path's normal form
+/// (`/`-separated, no `.`), or why it is refused (empty, too long, absolute, `..`, NUL, control
+/// characters, bidirectional overrides). Reads and writes beneath a held root
+/// ([`crate::rootdir::RootDir`]) use this; the kernel refuses the rest (links out of the root).
+pub fn normalise(rel: &str) -> Result<String> {
     let escape = |why: &str| {
         Error::new(
             ErrorCode::PathEscape,
@@ -128,17 +181,7 @@ pub fn confine(root: &Path, rel: &str) -> Result<(PathBuf, String)> {
     if parts.is_empty() {
         return Err(escape("names the memory folder itself"));
     }
-    // The root itself must be a real folder: a root that is a link would make everything under
-    // its target count as "inside" (discovery refuses such roots; this holds if one appears later).
-    if fs::symlink_metadata(root).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(escape(
-            "is in a memory folder that is a symbolic link (Mnemo only uses real folders)",
-        ));
-    }
-    let norm = parts.join("/");
-    let abs = root.join(&norm);
-    check_resolves_inside(root, &abs).map_err(|_| escape("resolves outside the memory folder"))?;
-    Ok((abs, norm))
+    Ok(parts.join("/"))
 }
 
 /// Check that the deepest existing ancestor of `abs` (the path itself if it exists) resolves,

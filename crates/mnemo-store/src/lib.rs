@@ -36,6 +36,7 @@ pub mod merge;
 pub mod replace;
 pub mod repo;
 pub mod review;
+pub mod rootdir;
 pub mod secrets;
 pub mod settings;
 pub mod state;

@@ -8,20 +8,23 @@
 //! in between is put back, never lost. Atomic and durable as `fsutil::write_atomic`: the new
 //! bytes are on disk before the rename, the folder after it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
 
 use mnemo_core::{Error, Result};
+use rustix::fs::{OFlags, RenameFlags};
 
-use crate::fsutil::{TEMP_PREFIX, hash, sync_dir};
+use crate::fsutil::{TEMP_PREFIX, hash};
+use crate::rootdir::{Folder, RootDir, Temp};
 
 /// One file of a [`replace_all_if`].
 #[derive(Debug, Clone, Copy)]
 pub struct Replacement<'a> {
-    /// The file.
-    pub path: &'a Path,
+    /// The memory root it is in (held open: every step resolves beneath it).
+    pub root: &'a RootDir,
+    /// Its path relative to the root (`/`-separated, already confined).
+    pub rel: &'a str,
     /// Its new bytes (`None`: remove it).
     pub new: Option<&'a [u8]>,
     /// What it must still hold (`None`: absent).
@@ -31,12 +34,18 @@ pub struct Replacement<'a> {
 /// Above this many files a batch flushes the file system once instead of each file.
 const FLUSH_EACH_UP_TO: usize = 8;
 
-/// Replace (`Some`) or remove (`None`) the file at `path` only if it still holds `expected`
-/// (`None`: absent) at the moment of the swap; `Ok(false)` when another program changed it
-/// since it was read (nothing is written then).
-pub fn replace_if(path: &Path, new: Option<&[u8]>, expected: Option<&[u8]>) -> Result<bool> {
+/// Replace (`Some`) or remove (`None`) the file `rel` beneath `root` only if it still holds
+/// `expected` (`None`: absent) at the moment of the swap; `Ok(false)` when another program
+/// changed it since it was read (nothing is written then).
+pub fn replace_if(
+    root: &RootDir,
+    rel: &str,
+    new: Option<&[u8]>,
+    expected: Option<&[u8]>,
+) -> Result<bool> {
     Ok(replace_all_if(&[Replacement {
-        path,
+        root,
+        rel,
         new,
         expected,
     }])?
@@ -45,39 +54,72 @@ pub fn replace_if(path: &Path, new: Option<&[u8]>, expected: Option<&[u8]>) -> R
     .unwrap_or(false))
 }
 
+/// Where one file of a batch lives: its folder (opened beneath the root, once per folder) and
+/// its name there.
+struct Place {
+    folder: Folder,
+    name: String,
+}
+
 /// [`replace_if`] for many files: each new file's bytes written beside it, one flush, then each
 /// swapped in only over its expected bytes (one result per file, in order), then each folder
 /// flushed once. A file that changed meanwhile is left as it is (`false`) and the rest go on.
 pub fn replace_all_if(items: &[Replacement<'_>]) -> Result<Vec<bool>> {
-    let mut temps = Vec::with_capacity(items.len());
+    // Each folder opened once, beneath its root (created for files being written).
+    let mut folders: BTreeMap<(usize, String), Folder> = BTreeMap::new();
+    let mut places: Vec<Option<Place>> = Vec::with_capacity(items.len());
     for it in items {
-        temps.push(match it.new {
-            Some(b) => Some(stage(it.path, b)?),
-            None => None,
+        let (dir, name) = it.rel.rsplit_once('/').unwrap_or(("", it.rel));
+        let key = (std::ptr::from_ref(it.root) as usize, dir.to_owned());
+        let folder = match folders.get(&key) {
+            Some(f) => Some(f.clone()),
+            None => match it.root.parent(it.rel, it.new.is_some())? {
+                Some((f, _)) => {
+                    folders.insert(key, f.clone());
+                    Some(f)
+                }
+                None => None,
+            },
+        };
+        places.push(folder.map(|folder| Place {
+            folder,
+            name: name.to_owned(),
+        }));
+    }
+    let mut temps = Vec::with_capacity(items.len());
+    for (it, place) in items.iter().zip(&places) {
+        temps.push(match (it.new, place) {
+            (Some(b), Some(p)) => Some(stage(p, b)?),
+            _ => None,
         });
     }
     flush(&temps)?;
     let mut out = Vec::with_capacity(items.len());
     let mut displaced = Vec::new();
-    for (i, (it, tmp)) in items.iter().zip(temps).enumerate() {
+    for (i, ((it, tmp), place)) in items.iter().zip(temps).zip(&places).enumerate() {
+        let Some(place) = place else {
+            // Its folder is not there: nothing to remove, and it held nothing.
+            out.push(it.new.is_none() && it.expected.is_none());
+            continue;
+        };
         let (done, d) = match tmp {
-            Some(tmp) => swap_in(it.path, tmp, it.expected)?,
-            None => remove_if(it.path, it.expected)?,
+            Some(tmp) => swap_in(place, tmp, it.expected)?,
+            None => remove_if(place, it.expected)?,
         };
         out.push(done);
         if let Some(d) = d {
             displaced.push((i, d));
         }
     }
-    settle_late_writes(items, displaced, &mut out)?;
-    let dirs: BTreeSet<PathBuf> = items
-        .iter()
-        .zip(&out)
-        .filter(|(_, done)| **done)
-        .filter_map(|(it, _)| it.path.parent().map(Path::to_path_buf))
-        .collect();
-    for d in dirs {
-        sync_dir(&d);
+    settle_late_writes(&places, displaced, &mut out)?;
+    let mut synced = BTreeSet::new();
+    for (place, done) in places.iter().zip(&out) {
+        if let Some(p) = place
+            && *done
+            && synced.insert(p.folder.path().to_path_buf())
+        {
+            p.folder.sync();
+        }
     }
     Ok(out)
 }
@@ -155,14 +197,14 @@ fn wait_for_writers(displaced: &[(usize, Displaced)]) {
 struct Displaced {
     old: fs::File,
     len: u64,
-    /// For a removal: where it waits until it is let go (put back if it grew).
-    aside: Option<PathBuf>,
+    /// For a removal: the name it waits under until it is let go (put back if it grew).
+    aside: Option<String>,
 }
 
 /// After a short grace, whatever was appended to a displaced file is carried over: appended to
 /// the new file, or — for a removal — the file put back (that write then did not happen).
 fn settle_late_writes(
-    items: &[Replacement<'_>],
+    places: &[Option<Place>],
     displaced: Vec<(usize, Displaced)>,
     out: &mut [bool],
 ) -> Result<()> {
@@ -177,29 +219,33 @@ fn settle_late_writes(
         std::thread::sleep(GRACE);
     }
     for (i, d) in displaced {
-        let path = items[i].path;
+        let Some(place) = &places[i] else { continue };
         let now = d.old.metadata().map(|m| m.len()).unwrap_or(d.len);
         match d.aside {
             Some(aside) if now != d.len => {
-                put_back(&aside, path)?;
+                put_back(place, &aside)?;
                 out[i] = false;
             }
-            Some(aside) => {
-                fs::remove_file(&aside)
-                    .map_err(|e| Error::io(format!("removing {}", aside.display()), &e))?;
-            }
-            None => carry_over(d.old, d.len, path)?,
+            Some(aside) => place.folder.unlink(&aside).map_err(|e| {
+                Error::io(
+                    format!("removing {}", place.folder.shown(&aside).display()),
+                    &e,
+                )
+            })?,
+            None => carry_over(d.old, d.len, place)?,
         }
     }
     Ok(())
 }
 
-/// Whether `p` holds `expected` (sizes first: a file grown huge meanwhile is never read).
-fn holds(p: &Path, expected: Option<&[u8]>) -> Result<bool> {
-    let meta = match fs::metadata(p) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(expected.is_none()),
-        Err(e) => return Err(Error::io(format!("reading {}", p.display()), &e)),
+/// Whether `name` in `folder` holds `expected` (sizes first: a file grown huge meanwhile is
+/// never read). A link or anything but a plain file holds nothing expected.
+fn holds(folder: &Folder, name: &str, expected: Option<&[u8]>) -> Result<bool> {
+    let shown = || folder.shown(name).display().to_string();
+    let meta = match folder.metadata(name) {
+        Ok(Some(m)) => m,
+        Ok(None) => return Ok(expected.is_none()),
+        Err(e) => return Err(Error::io(format!("reading {}", shown()), &e)),
     };
     let Some(exp) = expected else {
         return Ok(false);
@@ -207,63 +253,62 @@ fn holds(p: &Path, expected: Option<&[u8]>) -> Result<bool> {
     if !meta.is_file() || meta.len() != exp.len() as u64 {
         return Ok(false);
     }
-    let b = fs::read(p).map_err(|e| Error::io(format!("reading {}", p.display()), &e))?;
+    let mut b = Vec::with_capacity(exp.len());
+    match folder.open(name, OFlags::RDONLY | OFlags::NONBLOCK) {
+        Ok(Some(f)) => {
+            use std::io::Read;
+            f.take(exp.len() as u64 + 1)
+                .read_to_end(&mut b)
+                .map_err(|e| Error::io(format!("reading {}", shown()), &e))?;
+        }
+        Ok(None) => return Ok(false),
+        Err(e) => return Err(Error::io(format!("reading {}", shown()), &e)),
+    }
     Ok(b == exp)
 }
 
-/// The new bytes in a temp file beside `path` (not yet flushed), with `path`'s mode.
-fn stage(path: &Path, bytes: &[u8]) -> Result<tempfile::TempPath> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| Error::usage(format!("{} has no parent folder", path.display())))?;
-    fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(format!("creating a temp file in {}", dir.display()), &e))?;
-    tmp.write_all(bytes)
-        .map_err(|e| Error::io(format!("writing {}", path.display()), &e))?;
-    if let Ok(meta) = fs::metadata(path) {
-        let _ = fs::set_permissions(tmp.path(), meta.permissions());
-    }
-    Ok(tmp.into_temp_path())
+/// The new bytes in a temp file beside the target (not yet flushed), with the target's mode.
+fn stage(place: &Place, bytes: &[u8]) -> Result<Temp> {
+    let mut tmp = place
+        .folder
+        .create_temp(place.folder.mode_of(&place.name))?;
+    tmp.file.write_all(bytes).map_err(|e| {
+        Error::io(
+            format!("writing {}", place.folder.shown(&place.name).display()),
+            &e,
+        )
+    })?;
+    Ok(tmp)
 }
 
 /// Make the staged bytes durable: each file on its own for a few, else the file system of each
 /// folder once (`syncfs`).
-fn flush(temps: &[Option<tempfile::TempPath>]) -> Result<()> {
-    let staged: Vec<&Path> = temps.iter().flatten().map(|t| t.as_ref()).collect();
-    let each = |p: &Path| {
-        fs::File::open(p)
-            .and_then(|f| f.sync_all())
-            .map_err(|e| Error::io(format!("writing {}", p.display()), &e))
-    };
+fn flush(temps: &[Option<Temp>]) -> Result<()> {
+    let staged: Vec<&Temp> = temps.iter().flatten().collect();
+    let failed = |t: &Temp, e: &io::Error| Error::io(format!("writing {}", t.name), e);
     #[cfg(target_os = "linux")]
     if staged.len() > FLUSH_EACH_UP_TO {
         use std::os::unix::fs::MetadataExt;
         let mut devices = BTreeSet::new();
-        for p in &staged {
-            let dev = fs::metadata(p).map(|m| m.dev()).unwrap_or_default();
+        for t in &staged {
+            let dev = t.file.metadata().map(|m| m.dev()).unwrap_or_default();
             if devices.insert(dev) {
-                let f = fs::File::open(p)
-                    .map_err(|e| Error::io(format!("writing {}", p.display()), &e))?;
-                rustix::fs::syncfs(&f).map_err(|e| {
-                    Error::io(format!("flushing {}", p.display()), &io::Error::from(e))
-                })?;
+                rustix::fs::syncfs(&t.file).map_err(|e| failed(t, &io::Error::from(e)))?;
             }
         }
         return Ok(());
     }
-    for p in staged {
-        each(p)?;
+    for t in staged {
+        t.file.sync_all().map_err(|e| failed(t, &e))?;
     }
     Ok(())
 }
 
 /// What was appended to `file` (a file just swapped out) past its first `len` bytes is appended
-/// to `path`, so no writer's bytes are lost.
-fn carry_over(mut file: fs::File, len: u64, path: &Path) -> Result<()> {
+/// to the file now in its place, so no writer's bytes are lost.
+fn carry_over(mut file: fs::File, len: u64, place: &Place) -> Result<()> {
     use std::io::{Read, Seek, SeekFrom};
+    let shown = place.folder.shown(&place.name);
     let now = file.metadata().map(|m| m.len()).unwrap_or(len);
     if now <= len {
         return Ok(());
@@ -271,48 +316,59 @@ fn carry_over(mut file: fs::File, len: u64, path: &Path) -> Result<()> {
     let mut late = Vec::new();
     file.seek(SeekFrom::Start(len))
         .and_then(|_| file.read_to_end(&mut late))
-        .map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
+        .map_err(|e| Error::io(format!("reading {}", shown.display()), &e))?;
     tracing::info!(
         "{} bytes appended to {} while Mnemo replaced it: carried over",
         late.len(),
-        path.display()
+        shown.display()
     );
-    fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(&late).and_then(|()| f.sync_all()))
-        .map_err(|e| Error::io(format!("writing {}", path.display()), &e))
+    match place
+        .folder
+        .open(&place.name, OFlags::WRONLY | OFlags::APPEND)
+    {
+        Ok(Some(mut f)) => f.write_all(&late).and_then(|()| f.sync_all()),
+        Ok(None) => Err(io::Error::from(io::ErrorKind::NotFound)),
+        Err(e) => Err(e),
+    }
+    .map_err(|e| Error::io(format!("writing {}", shown.display()), &e))
 }
 
-/// Swap the staged file in over `expected`; `None` (and nothing changed) when `path` holds
+/// Swap the staged file in over `expected`; `None` (and nothing changed) when the target holds
 /// something else, else the file it displaced (if any), held open.
 fn swap_in(
-    path: &Path,
-    tmp: tempfile::TempPath,
+    place: &Place,
+    mut tmp: Temp,
     expected: Option<&[u8]>,
 ) -> Result<(bool, Option<Displaced>)> {
-    if !holds(path, expected)? {
+    let (folder, name) = (&place.folder, place.name.as_str());
+    if !holds(folder, name, expected)? {
         return Ok((false, None));
     }
-    let staged = fs::metadata(&tmp)
-        .map_err(|e| Error::io(format!("reading {}", tmp.display()), &e))?
+    let staged = tmp
+        .file
+        .metadata()
+        .map_err(|e| Error::io(format!("reading {}", folder.shown(&tmp.name).display()), &e))?
         .len();
-    if !swap(&tmp, path, expected.is_some())? {
+    if !swap(folder, &tmp.name, name, expected.is_some())? {
         return Ok((false, None));
     }
     let Some(exp) = expected else {
-        let _ = tmp.keep(); // renamed into place: nothing left to remove
+        tmp.keep(); // renamed into place: nothing left to remove
         return Ok((true, None));
     };
-    // The displaced file is at the temp path now: held open before it goes, then checked.
-    let old =
-        fs::File::open(&tmp).map_err(|e| Error::io(format!("reading {}", tmp.display()), &e))?;
-    if !holds(&tmp, expected)? {
+    // The displaced file is at the temp name now: held open before it goes, then checked.
+    let reading = |n: &str| {
+        folder
+            .open(n, OFlags::RDONLY | OFlags::NONBLOCK)
+            .and_then(|f| f.ok_or_else(|| io::Error::from(io::ErrorKind::NotFound)))
+            .map_err(|e| Error::io(format!("reading {}", folder.shown(n).display()), &e))
+    };
+    let old = reading(&tmp.name)?;
+    if !holds(folder, &tmp.name, expected)? {
         // An append landed on the old file: it goes back. Whatever was appended to the new one
         // meanwhile (by path) moves over with it.
-        let new = fs::File::open(path)
-            .map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
-        swap(&tmp, path, true)?;
+        let new = reading(name)?;
+        swap(folder, &tmp.name, name, true)?;
         return Ok((
             false,
             Some(Displaced {
@@ -333,28 +389,41 @@ fn swap_in(
     // `tmp` (the old name) goes when it drops; the open file stays readable.
 }
 
-/// Remove `path` if it still holds `expected`: moved aside and compared (put back if it
+/// Remove the target if it still holds `expected`: moved aside and compared (put back if it
 /// differs); let go after the grace (see [`settle_late_writes`]).
-fn remove_if(path: &Path, expected: Option<&[u8]>) -> Result<(bool, Option<Displaced>)> {
-    if !holds(path, expected)? {
+fn remove_if(place: &Place, expected: Option<&[u8]>) -> Result<(bool, Option<Displaced>)> {
+    let (folder, name) = (&place.folder, place.name.as_str());
+    if !holds(folder, name, expected)? {
         return Ok((false, None));
     }
     let Some(exp) = expected else {
         return Ok((true, None));
     };
-    let dir = path
-        .parent()
-        .ok_or_else(|| Error::usage(format!("{} has no parent folder", path.display())))?;
-    let aside = dir.join(format!(
+    let aside = format!(
         "{TEMP_PREFIX}gone-{}-{}",
         std::process::id(),
-        hash(path.as_os_str().as_encoded_bytes())
-    ));
-    fs::rename(path, &aside).map_err(|e| Error::io(format!("removing {}", path.display()), &e))?;
-    let old = fs::File::open(&aside)
-        .map_err(|e| Error::io(format!("reading {}", aside.display()), &e))?;
-    if !holds(&aside, expected)? {
-        put_back(&aside, path)?;
+        &hash(name.as_bytes())[..16]
+    );
+    folder
+        .rename(name, &aside, RenameFlags::empty())
+        .map_err(|e| Error::io(format!("removing {}", folder.shown(name).display()), &e))?;
+    let old = match folder.open(&aside, OFlags::RDONLY | OFlags::NONBLOCK) {
+        Ok(Some(f)) => f,
+        Ok(None) => {
+            return Err(Error::io(
+                format!("reading {}", folder.shown(&aside).display()),
+                &io::Error::from(io::ErrorKind::NotFound),
+            ));
+        }
+        Err(e) => {
+            return Err(Error::io(
+                format!("reading {}", folder.shown(&aside).display()),
+                &e,
+            ));
+        }
+    };
+    if !holds(folder, &aside, expected)? {
+        put_back(place, &aside)?;
         return Ok((false, None));
     }
     Ok((
@@ -367,48 +436,37 @@ fn remove_if(path: &Path, expected: Option<&[u8]>) -> Result<(bool, Option<Displ
     ))
 }
 
-/// Put `from` back at `to`; if something was created at `to` meanwhile, keep both (the newcomer
-/// is left as it is and the old file stays beside it under its temp name, named in the log).
-fn put_back(from: &Path, to: &Path) -> Result<()> {
-    if !swap(from, to, false)? {
+/// Put `from` back at the target; if something was created there meanwhile, keep both (the
+/// newcomer is left as it is and the old file stays beside it under its temp name, named in
+/// the log).
+fn put_back(place: &Place, from: &str) -> Result<()> {
+    if !swap(&place.folder, from, &place.name, false)? {
         tracing::warn!(
             "{} was recreated while Mnemo removed it; its earlier content is kept at {}",
-            to.display(),
-            from.display()
+            place.folder.shown(&place.name).display(),
+            place.folder.shown(from).display()
         );
     }
     Ok(())
 }
 
-/// Move `from` to `to`: exchanging the two (`exchange`, both must exist) or only when `to` does
-/// not exist (`Ok(false)` when it does). Linux does either atomically; elsewhere a plain rename.
-fn swap(from: &Path, to: &Path, exchange: bool) -> Result<bool> {
-    #[cfg(target_os = "linux")]
-    {
-        use rustix::fs::{CWD, RenameFlags, renameat_with};
-        let flags = if exchange {
-            RenameFlags::EXCHANGE
-        } else {
-            RenameFlags::NOREPLACE
-        };
-        match renameat_with(CWD, from, CWD, to, flags) {
-            Ok(()) => Ok(true),
-            Err(rustix::io::Errno::EXIST) if !exchange => Ok(false),
-            Err(rustix::io::Errno::NOENT) if exchange => Ok(false),
-            Err(e) => Err(Error::io(
-                format!("replacing {}", to.display()),
-                &io::Error::from(e),
-            )),
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        if !exchange && to.exists() {
-            return Ok(false);
-        }
-        fs::rename(from, to)
-            .map(|()| true)
-            .map_err(|e| Error::io(format!("replacing {}", to.display()), &e))
+/// Move `from` to `to` within `folder`: exchanging the two (`exchange`, both must exist) or
+/// only when `to` does not exist (`Ok(false)` when it does). Linux does either atomically;
+/// elsewhere a plain rename.
+fn swap(folder: &Folder, from: &str, to: &str, exchange: bool) -> Result<bool> {
+    let flags = if exchange {
+        RenameFlags::EXCHANGE
+    } else {
+        RenameFlags::NOREPLACE
+    };
+    match folder.rename(from, to, flags) {
+        Ok(()) => Ok(true),
+        Err(e) if !exchange && e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) if exchange && e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(Error::io(
+            format!("replacing {}", folder.shown(to).display()),
+            &e,
+        )),
     }
 }
 
@@ -419,21 +477,22 @@ mod tests {
     #[test]
     fn replaces_only_over_the_bytes_read() {
         let d = tempfile::tempdir().unwrap();
+        let r = RootDir::open(d.path()).unwrap();
         let p = d.path().join("a.md");
         fs::write(&p, "one\n").unwrap();
-        assert!(replace_if(&p, Some(b"two\n"), Some(b"one\n")).unwrap());
+        assert!(replace_if(&r, "a.md", Some(b"two\n"), Some(b"one\n")).unwrap());
         assert_eq!(fs::read(&p).unwrap(), b"two\n");
         // Someone appended since it was read: nothing written, the append kept.
         fs::write(&p, "two\nthree\n").unwrap();
-        assert!(!replace_if(&p, Some(b"four\n"), Some(b"two\n")).unwrap());
+        assert!(!replace_if(&r, "a.md", Some(b"four\n"), Some(b"two\n")).unwrap());
         assert_eq!(fs::read(&p).unwrap(), b"two\nthree\n");
         // Created meanwhile / gone meanwhile / removed.
         let q = d.path().join("b.md");
         fs::write(&q, "x").unwrap();
-        assert!(!replace_if(&q, Some(b"y"), None).unwrap());
-        assert!(!replace_if(&d.path().join("c.md"), Some(b"y"), Some(b"x")).unwrap());
-        assert!(!replace_if(&q, None, Some(b"z")).unwrap());
-        assert!(replace_if(&q, None, Some(b"x")).unwrap());
+        assert!(!replace_if(&r, "b.md", Some(b"y"), None).unwrap());
+        assert!(!replace_if(&r, "c.md", Some(b"y"), Some(b"x")).unwrap());
+        assert!(!replace_if(&r, "b.md", None, Some(b"z")).unwrap());
+        assert!(replace_if(&r, "b.md", None, Some(b"x")).unwrap());
         assert!(!q.exists());
         let names: Vec<_> = fs::read_dir(d.path())
             .unwrap()
@@ -445,16 +504,19 @@ mod tests {
     #[test]
     fn a_batch_goes_on_past_a_file_that_changed() {
         let d = tempfile::tempdir().unwrap();
-        let paths: Vec<PathBuf> = (0..20).map(|i| d.path().join(format!("{i}.md"))).collect();
+        let r = RootDir::open(d.path()).unwrap();
+        let rels: Vec<String> = (0..20).map(|i| format!("{i}.md")).collect();
+        let paths: Vec<std::path::PathBuf> = rels.iter().map(|n| d.path().join(n)).collect();
         for p in &paths[..10] {
             fs::write(p, "old").unwrap();
         }
         fs::write(&paths[3], "changed").unwrap();
-        let items: Vec<Replacement<'_>> = paths
+        let items: Vec<Replacement<'_>> = rels
             .iter()
             .enumerate()
-            .map(|(i, p)| Replacement {
-                path: p,
+            .map(|(i, rel)| Replacement {
+                root: &r,
+                rel,
                 new: Some(b"new"),
                 expected: (i < 10).then_some(&b"old"[..]),
             })

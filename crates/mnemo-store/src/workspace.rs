@@ -283,6 +283,16 @@ impl Home {
             }
         }
         for f in self.settings()?.folders {
+            // A folder the person added is used where it is; one that became a link since is
+            // refused like a discovered one (its target is not what was added).
+            if fs::symlink_metadata(&f.path).is_ok_and(|m| m.file_type().is_symlink()) {
+                refused.push(format!(
+                    "the added folder {} is a symbolic link now: Mnemo only uses real folders — \
+                     replace the link with the folder, or add its target instead",
+                    f.path.display()
+                ));
+                continue;
+            }
             let key = sanitize(&f.path.to_string_lossy());
             let book = self.root.join("external").join("folder").join(&key);
             out.push(Workspace {
@@ -295,6 +305,11 @@ impl Home {
                 lock_dir: book,
                 shared: None,
             });
+        }
+        // Every root by its real path: it is opened with no link on it (`rootdir`), so a link
+        // that appears on it later — a folder swapped meanwhile — is refused, never followed.
+        for w in &mut out {
+            w.memory_root = crate::fsutil::real_path(&w.memory_root);
         }
         Ok((out, refused))
     }
@@ -309,7 +324,7 @@ impl Home {
             } else {
                 id.to_owned()
             },
-            memory_root: state.join("memory"),
+            memory_root: crate::fsutil::real_path(&state.join("memory")),
             origin: state.join("memory").display().to_string(),
             lock_dir: state.clone(),
             state_dir: state,

@@ -8,13 +8,14 @@
 //! before the bytes are read (a write in between makes the next stamp differ).
 
 use std::collections::HashMap;
-use std::fs::{DirEntry, Metadata};
+use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use super::git::blob_id;
 use mnemo_store::fsutil::{self, ReadOutcome};
+use mnemo_store::rootdir::RootDir;
 
 /// How old a file's times must be for its id to be remembered.
 const SETTLED: Duration = Duration::from_secs(2);
@@ -41,7 +42,7 @@ pub(super) enum Found {
 /// unless its stamp says it is still the blob `head(rel)` names.
 pub(super) fn local_files(root: &Path, head: &dyn Fn(&str) -> Option<String>) -> Vec<LocalFile> {
     let mut out = Vec::new();
-    walk(root, &mut |rel, e, link| {
+    walk(root, &mut |rel, handle, stamp, link| {
         if link {
             out.push(LocalFile {
                 rel,
@@ -49,8 +50,7 @@ pub(super) fn local_files(root: &Path, head: &dyn Fn(&str) -> Option<String>) ->
             });
             return;
         }
-        let path = e.path();
-        let stamp = e.metadata().ok();
+        let path = root.join(&rel);
         if let Some(id) = stamp.as_ref().and_then(|m| known(&path, m))
             && head(&rel).as_ref() == Some(&id)
         {
@@ -60,7 +60,7 @@ pub(super) fn local_files(root: &Path, head: &dyn Fn(&str) -> Option<String>) ->
             });
             return;
         }
-        let found = match read(&path) {
+        let found = match read(handle, &rel) {
             None => return,
             Some(Ok(b)) => {
                 let id = blob_id(&b);
@@ -80,33 +80,28 @@ pub(super) fn local_files(root: &Path, head: &dyn Fn(&str) -> Option<String>) ->
 /// A local memory file as the status names it: its blob id, or why it cannot be sent.
 pub(super) struct LocalId {
     pub(super) rel: String,
-    pub(super) path: PathBuf,
     pub(super) id: std::result::Result<String, String>,
 }
 
 /// Every memory file under `root` by blob id: from the cache when its stamp is unchanged.
 pub(super) fn local_ids(root: &Path) -> Vec<LocalId> {
     let mut out = Vec::new();
-    walk(root, &mut |rel, e, link| {
-        let path = e.path();
+    walk(root, &mut |rel, handle, stamp, link| {
+        let path = root.join(&rel);
         if link {
             out.push(LocalId {
                 rel,
-                path,
                 id: Err("it is a symbolic link".to_owned()),
             });
             return;
         }
-        let stamp = e.metadata().ok();
         if let Some(id) = stamp.as_ref().and_then(|m| known(&path, m)) {
-            out.push(LocalId {
-                rel,
-                path,
-                id: Ok(id),
-            });
+            out.push(LocalId { rel, id: Ok(id) });
             return;
         }
-        let Some(bytes) = read(&path) else { return };
+        let Some(bytes) = read(handle, &rel) else {
+            return;
+        };
         let id = bytes.map(|b| {
             let id = blob_id(&b);
             if let Some(m) = &stamp {
@@ -114,15 +109,16 @@ pub(super) fn local_ids(root: &Path) -> Vec<LocalId> {
             }
             id
         });
-        out.push(LocalId { rel, path, id });
+        out.push(LocalId { rel, id });
     });
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
     out
 }
 
-/// The file's bytes, or why a sync cannot take them (`None`: gone meanwhile).
-pub(super) fn read(path: &Path) -> Option<std::result::Result<Vec<u8>, String>> {
-    match fsutil::read_capped(path) {
+/// The file's bytes, read beneath its root's handle, or why a sync cannot take them (`None`:
+/// gone meanwhile).
+pub(super) fn read(root: &RootDir, rel: &str) -> Option<std::result::Result<Vec<u8>, String>> {
+    match root.read_capped(rel) {
         Ok(ReadOutcome::Bytes(b)) => Some(Ok(b)),
         Ok(ReadOutcome::TooLarge(n)) => Some(Err(format!(
             "it is {n} bytes, over the {} byte limit",
@@ -133,12 +129,17 @@ pub(super) fn read(path: &Path) -> Option<std::result::Result<Vec<u8>, String>> 
     }
 }
 
-/// Each memory document under `root`: its path relative to the root, its entry, and whether
-/// it is a symbolic link (only `.md` links are reported: they are memory a sync refuses).
-fn walk(root: &Path, f: &mut dyn FnMut(String, &DirEntry, bool)) {
-    let mut stack = vec![(root.to_path_buf(), String::new())];
+/// Each memory document under `root`: its path relative to the root, the root held open (every
+/// folder is listed and every file read beneath it, so a folder swapped meanwhile is never
+/// read through), its stat, and whether it is a symbolic link (only `.md` links are reported:
+/// they are memory a sync refuses).
+fn walk(root: &Path, f: &mut dyn FnMut(String, &RootDir, Option<Metadata>, bool)) {
+    let Ok(handle) = RootDir::open(root) else {
+        return;
+    };
+    let mut stack = vec![(handle.folder().clone(), String::new())];
     while let Some((dir, prefix)) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else {
+        let Ok(rd) = dir.read_dir() else {
             continue;
         };
         for e in rd.flatten() {
@@ -154,12 +155,14 @@ fn walk(root: &Path, f: &mut dyn FnMut(String, &DirEntry, bool)) {
             let Ok(ft) = e.file_type() else { continue };
             if ft.is_symlink() {
                 if name.ends_with(".md") {
-                    f(rel, &e, true);
+                    f(rel, &handle, None, true);
                 }
             } else if ft.is_dir() {
-                stack.push((e.path(), rel));
+                if let Ok(Some(sub)) = dir.subfolder(&name) {
+                    stack.push((sub, rel));
+                }
             } else if mnemo_store::doc::doc_kind(&rel).is_some() {
-                f(rel, &e, false);
+                f(rel, &handle, e.metadata().ok(), false);
             }
         }
     }

@@ -317,11 +317,13 @@ fn counts(root: &Path, key: &str, view: &View, held: &BTreeSet<String>) -> (u32,
     let prefix = format!("{key}/memory/");
     let mut pending = 0usize;
     let mut here = BTreeSet::new();
+    let handle = mnemo_store::rootdir::RootDir::open(root).ok();
     for f in local_ids(root) {
         let path = layout::memory_path(key, &f.rel);
         if let Ok(id) = &f.id
             && view.head.get(&path).map(|i| &i.id) != Some(id)
-            && let Some(Ok(b)) = read(&f.path)
+            && let Some(handle) = &handle
+            && let Some(Ok(b)) = read(handle, &f.rel)
             && meta::refusal(&f.rel, None, Some(&b)).is_none()
         {
             pending += 1;

@@ -130,27 +130,16 @@ pub struct DreamRequest<'a> {
 #[must_use]
 pub fn read_docs(ws: &Workspace) -> Snapshot {
     let mut out = Snapshot::new();
-    let mut stack = vec![ws.memory_root.clone()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            let Ok(ft) = e.file_type() else { continue };
-            if ft.is_dir() {
-                if !e.file_name().to_string_lossy().starts_with('.') {
-                    stack.push(p);
-                }
-                continue;
-            }
-            let Ok(rel) = p.strip_prefix(&ws.memory_root) else {
-                continue;
-            };
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            if ft.is_file()
-                && doc::doc_kind(&rel).is_some()
-                && let Ok(fsutil::ReadOutcome::Bytes(b)) = fsutil::read_capped(&p)
-            {
-                out.insert(rel, b);
-            }
+    // Listed and read beneath the root's handle: a folder swapped during the dream is never
+    // read through.
+    let Ok(root) = mnemo_store::rootdir::RootDir::open(&ws.memory_root) else {
+        return out;
+    };
+    for (rel, meta) in root.documents() {
+        if meta.is_file()
+            && let Ok(fsutil::ReadOutcome::Bytes(b)) = root.read_capped(&rel)
+        {
+            out.insert(rel, b);
         }
     }
     out

@@ -59,7 +59,7 @@ impl MemoryTools<'_> {
     }
 
     pub(super) fn delete(&mut self, path: &str) -> Result<ToolOutput, Error> {
-        let (abs, rel) = self.confine(path)?;
+        let (_, rel) = self.confine(path)?;
         if doc::doc_kind(&rel) != Some(doc::DocKind::Topic) {
             return Err(Error::new(
                 ErrorCode::InvalidArguments,
@@ -68,7 +68,7 @@ impl MemoryTools<'_> {
                 ),
             ));
         }
-        let bytes = match self.read_rel(&abs, &rel)? {
+        let bytes = match self.read_rel(&rel)? {
             fsutil::ReadOutcome::Bytes(b) => b,
             _ => return Err(Error::not_found(format!("`{rel}` does not exist"))),
         };

@@ -13,11 +13,12 @@ mod checks;
 mod dream;
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use mnemo_core::{Error, ErrorCode};
 use mnemo_store::format::TopicFile;
 use mnemo_store::journal::Origin;
+use mnemo_store::rootdir::{Folder, RootDir};
 use mnemo_store::{Vault, Workspace, doc, fsutil};
 use serde_json::{Value, json};
 
@@ -125,6 +126,9 @@ pub struct MemoryTools<'a> {
     pub escaped: bool,
     /// Content of each touched file before this run first changed it (`None`: it did not exist).
     pub originals: std::collections::BTreeMap<String, Option<String>>,
+    /// The memory root, held open from the run's first read: every read, listing and search
+    /// resolves beneath it (a folder swapped meanwhile is never read through).
+    root: std::sync::OnceLock<RootDir>,
 }
 
 fn arg<'v>(args: &'v Value, name: &str) -> Result<&'v str, Error> {
@@ -151,6 +155,19 @@ impl<'a> MemoryTools<'a> {
             touched: BTreeSet::new(),
             escaped: false,
             originals: std::collections::BTreeMap::new(),
+            root: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The memory root, held (`None` while it does not exist yet).
+    fn root(&self) -> Result<Option<&RootDir>, Error> {
+        if let Some(r) = self.root.get() {
+            return Ok(Some(r));
+        }
+        match RootDir::open(&self.ws.memory_root) {
+            Ok(r) => Ok(Some(self.root.get_or_init(|| r))),
+            Err(e) if e.code == ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(e),
         }
     }
 
@@ -236,21 +253,25 @@ impl<'a> MemoryTools<'a> {
     }
 
     fn confine(&self, path: &str) -> Result<(std::path::PathBuf, String), Error> {
-        fsutil::confine(&self.ws.memory_root, path)
+        // Checked here by form; beneath the held root the kernel refuses links out of it.
+        fsutil::normalise(path).map(|rel| (self.ws.memory_root.join(&rel), rel))
     }
 
     /// A file as this run sees it: its own staged writes (review mode), else the disk.
-    pub(super) fn read_rel(&self, abs: &Path, rel: &str) -> Result<fsutil::ReadOutcome, Error> {
+    pub(super) fn read_rel(&self, rel: &str) -> Result<fsutil::ReadOutcome, Error> {
         match self.vault.staged(self.origin, rel) {
             Some(Some(b)) => Ok(fsutil::ReadOutcome::Bytes(b)),
             Some(None) => Ok(fsutil::ReadOutcome::Missing),
-            None => fsutil::read_capped(abs),
+            None => match self.root()? {
+                Some(root) => root.read_capped(rel),
+                None => Ok(fsutil::ReadOutcome::Missing),
+            },
         }
     }
 
     fn read(&mut self, path: &str) -> Result<ToolOutput, Error> {
-        let (abs, rel) = self.confine(path)?;
-        match self.read_rel(&abs, &rel)? {
+        let (_, rel) = self.confine(path)?;
+        match self.read_rel(&rel)? {
             fsutil::ReadOutcome::Bytes(b) => {
                 self.known.insert(rel, Some(fsutil::hash(&b)));
                 Ok(ToolOutput::ok(String::from_utf8_lossy(&b).into_owned()))
@@ -355,17 +376,30 @@ impl<'a> MemoryTools<'a> {
         Ok(ToolOutput::ok(format!("edited {}", out.path)))
     }
 
-    fn dir(&self, path: &str) -> Result<std::path::PathBuf, Error> {
+    /// A folder argument, relative to the root (`""`: the root).
+    fn dir(&self, path: &str) -> Result<String, Error> {
         let p = path.trim();
         if p.is_empty() || p == "." || p == "./" || p == "/" {
-            return Ok(self.ws.memory_root.clone());
+            return Ok(String::new());
         }
-        Ok(self.confine(p)?.0)
+        Ok(self.confine(p)?.1)
+    }
+
+    /// The folder `rel` beneath the held root (`None`: not there).
+    fn folder(&self, rel: &str) -> Result<Option<Folder>, Error> {
+        match self.root()? {
+            Some(root) => root.subdir(rel),
+            None => Ok(None),
+        }
     }
 
     fn list(&self, path: &str) -> Result<ToolOutput, Error> {
-        let dir = self.dir(path)?;
-        let mut names: Vec<String> = std::fs::read_dir(&dir)
+        let prefix = self.dir(path)?;
+        let listing = match self.folder(&prefix)? {
+            Some(f) => f.read_dir(),
+            None => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+        };
+        let mut names: Vec<String> = listing
             .map_err(|e| Error::io(format!("listing {path}"), &e))?
             .flatten()
             .filter_map(|e| {
@@ -381,10 +415,6 @@ impl<'a> MemoryTools<'a> {
             })
             .collect();
         // This run's staged files (review mode) in that folder.
-        let prefix = dir
-            .strip_prefix(&self.ws.memory_root)
-            .map(|p| p.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_default();
         for (p, now) in self.vault.staged_files(self.origin) {
             let rest = if prefix.is_empty() {
                 Some(p.as_str())
@@ -410,32 +440,39 @@ impl<'a> MemoryTools<'a> {
         }))
     }
 
-    fn files_under(&self, dir: &Path) -> Vec<(String, std::path::PathBuf)> {
+    /// Every file under the folder `dir` (relative to the root), listed beneath the held root.
+    fn files_under(&self, dir: &str) -> Vec<String> {
         let mut out = Vec::new();
-        let mut stack = vec![dir.to_path_buf()];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+        let start = self.folder(dir).ok().flatten();
+        let mut stack: Vec<(Folder, String)> =
+            start.into_iter().map(|f| (f, dir.to_owned())).collect();
+        while let Some((d, prefix)) = stack.pop() {
+            for e in d.read_dir().into_iter().flatten().flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
                 if name.starts_with('.') {
                     continue;
                 }
-                let p = e.path();
+                let rel = if prefix.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{prefix}/{name}")
+                };
                 let Ok(ft) = e.file_type() else { continue };
                 if ft.is_dir() {
-                    stack.push(p);
-                } else if ft.is_file()
-                    && let Ok(rel) = p.strip_prefix(&self.ws.memory_root)
-                {
-                    out.push((rel.to_string_lossy().replace('\\', "/"), p));
+                    if let Ok(Some(sub)) = d.subfolder(&name) {
+                        stack.push((sub, rel));
+                    }
+                } else if ft.is_file() {
+                    out.push(rel);
                 }
             }
         }
         // This run's staged files (review mode) under that folder.
         for (rel, now) in self.vault.staged_files(self.origin) {
-            let abs = self.ws.memory_root.join(&rel);
-            out.retain(|(r, _)| r != &rel);
-            if now.is_some() && abs.starts_with(dir) {
-                out.push((rel, abs));
+            out.retain(|r| r != &rel);
+            let under = dir.is_empty() || rel.starts_with(&format!("{dir}/"));
+            if now.is_some() && under {
+                out.push(rel);
             }
         }
         out.sort();
@@ -450,8 +487,8 @@ impl<'a> MemoryTools<'a> {
             .map_err(|e| Error::new(ErrorCode::InvalidArguments, format!("bad pattern: {e}")))?;
         let dir = self.dir(path.unwrap_or("."))?;
         let mut lines = Vec::new();
-        'files: for (rel, abs) in self.files_under(&dir) {
-            let Ok(fsutil::ReadOutcome::Bytes(b)) = self.read_rel(&abs, &rel) else {
+        'files: for rel in self.files_under(&dir) {
+            let Ok(fsutil::ReadOutcome::Bytes(b)) = self.read_rel(&rel) else {
                 continue;
             };
             let text = String::from_utf8_lossy(&b);
@@ -483,9 +520,8 @@ impl<'a> MemoryTools<'a> {
             ..glob::MatchOptions::new()
         };
         let hits: Vec<String> = self
-            .files_under(&self.ws.memory_root)
+            .files_under("")
             .into_iter()
-            .map(|(rel, _)| rel)
             .filter(|rel| pat.matches_with(rel, opts))
             .take(MAX_MATCHES)
             .collect();

@@ -149,8 +149,8 @@ pub(super) fn rebase_all(ws: &Workspace, targets: &[Target]) -> Result<(Vec<Writ
     let mut writes = Vec::new();
     let mut conflicts = Vec::new();
     for t in targets {
-        let (abs, _) = fsutil::confine(&ws.memory_root, &t.path)?;
-        let current = match fsutil::read_capped(&abs)? {
+        let rel = fsutil::normalise(&t.path)?;
+        let current = match crate::rootdir::read_in(&ws.memory_root, &rel)? {
             ReadOutcome::Bytes(b) => text(Some(&b)),
             ReadOutcome::Missing => None,
             ReadOutcome::TooLarge(n) => {

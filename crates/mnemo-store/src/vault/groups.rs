@@ -128,11 +128,13 @@ impl Vault {
             )));
         }
         let _lock = self.write_lock(&ws)?;
+        let root = crate::rootdir::RootDir::open_or_create(&ws.memory_root)?;
+        let root = &root;
         let mut current = Vec::with_capacity(restores.len());
         let mut changed_since = Vec::new();
         for r in &restores {
-            let (abs, rel) = fsutil::confine(&ws.memory_root, &r.rel)?;
-            let bytes = match fsutil::read_capped(&abs)? {
+            let rel = fsutil::normalise(&r.rel)?;
+            let bytes = match root.read_capped(&rel)? {
                 ReadOutcome::Bytes(b) => Some(b),
                 ReadOutcome::Missing => None,
                 ReadOutcome::TooLarge(_) => {
@@ -143,7 +145,7 @@ impl Vault {
             if bytes.as_deref().map(fsutil::hash) != r.expected {
                 changed_since.push(rel.clone());
             }
-            current.push((abs, rel, bytes));
+            current.push((rel, bytes));
         }
         if !changed_since.is_empty() {
             changed_since.dedup();
@@ -168,10 +170,10 @@ impl Vault {
         };
         let mut done: Vec<usize> = Vec::new();
         for (i, r) in restores.iter().enumerate() {
-            let (abs, rel, now) = &current[i];
+            let (rel, now) = &current[i];
             let wrote = self.write_journaled(
                 &ws,
-                abs,
+                root,
                 rel,
                 origin,
                 Some(r.last),
@@ -181,10 +183,10 @@ impl Vault {
             if let Err(e) = wrote {
                 // All or none: put back what this undo already restored (journaled too).
                 for &j in done.iter().rev() {
-                    let (abs, rel, now) = &current[j];
+                    let (rel, now) = &current[j];
                     let back = self.write_journaled(
                         &ws,
-                        abs,
+                        root,
                         rel,
                         origin,
                         None,
@@ -196,14 +198,14 @@ impl Vault {
                             "putting back {rel} after a failed group undo: {e2}"
                         ));
                     }
-                    self.index_written(&ws, abs, rel, now.as_deref());
+                    self.index_written(&ws, root, rel, now.as_deref());
                 }
                 return Err(e);
             }
-            self.index_written(&ws, abs, rel, r.before.as_deref());
+            self.index_written(&ws, root, rel, r.before.as_deref());
             done.push(i);
         }
-        if let Err(e) = self.write_memory_md(&ws, origin) {
+        if let Err(e) = self.write_memory_md_in(&ws, root, origin) {
             self.warn(format!("regenerating MEMORY.md in {} failed: {e}", ws.id));
         }
         let paths: Vec<String> = restores.into_iter().map(|r| r.rel).collect();

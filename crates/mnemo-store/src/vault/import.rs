@@ -121,11 +121,14 @@ impl Vault {
             forgotten: self.forgotten_keys(workspace)?,
             ..Existing::default()
         };
-        for (rel, _) in scan::walk(&ws.memory_root) {
+        let Ok(root) = crate::rootdir::RootDir::open(&ws.memory_root) else {
+            return Ok(existing);
+        };
+        for (rel, _) in scan::walk(&root) {
             if rel == memory_md::FILE_NAME {
                 continue;
             }
-            if let ReadOutcome::Bytes(b) = fsutil::read_capped(&ws.memory_root.join(&rel))? {
+            if let ReadOutcome::Bytes(b) = root.read_capped(&rel)? {
                 existing.add_file(&rel, &b);
             }
         }

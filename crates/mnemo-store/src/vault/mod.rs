@@ -15,7 +15,7 @@ mod import;
 mod logs;
 mod read;
 mod review;
-mod scan;
+pub(crate) mod scan;
 mod scopes;
 mod sync;
 mod types;
@@ -128,8 +128,8 @@ impl Vault {
                 continue;
             };
             let _lock = self.write_lock(ws)?;
-            let current = match fsutil::confine(&ws.memory_root, &path)
-                .map(|(abs, _)| fsutil::read_capped(&abs))
+            let current = match fsutil::normalise(&path)
+                .map(|rel| crate::rootdir::read_in(&ws.memory_root, &rel))
             {
                 Ok(Ok(ReadOutcome::Bytes(b))) => Some(fsutil::hash(&b)),
                 _ => None,

@@ -2,7 +2,7 @@
 
 use std::fs;
 
-use mnemo_core::{Error, MemoryType, Result};
+use mnemo_core::{Error, ErrorCode, MemoryType, Result};
 
 use super::{
     EntryOut, MemoryDetail, Status, Vault, WorkspaceStatus, guard, not_a_memory, summary_of,
@@ -13,6 +13,7 @@ use crate::fsutil;
 use crate::index::{DocSummary, Hit};
 use crate::journal::{Change, ChangeSummary};
 use crate::lock;
+use crate::rootdir::RootDir;
 use crate::state::{self, Cursor, Loaded, Meta};
 use crate::workspace::Workspace;
 
@@ -111,11 +112,14 @@ impl Vault {
     /// One memory, read from disk.
     pub fn get(&self, workspace: &str, path: &str) -> Result<MemoryDetail> {
         let ws = self.workspace(workspace)?;
-        let (abs, rel) = fsutil::confine(&ws.memory_root, path)?;
+        let rel = fsutil::normalise(path)?;
         let kind = doc::doc_kind(&rel).ok_or_else(|| not_a_memory(&rel))?;
-        let rec = doc::analyze_path(&rel, kind, &abs)?.ok_or_else(|| {
-            Error::not_found(format!("no memory `{rel}` in workspace `{workspace}`"))
-        })?;
+        let missing = || Error::not_found(format!("no memory `{rel}` in workspace `{workspace}`"));
+        let root = match RootDir::open(&ws.memory_root) {
+            Err(e) if e.code == ErrorCode::NotFound => return Err(missing()),
+            other => other?,
+        };
+        let rec = doc::analyze_in(&root, &rel, kind)?.ok_or_else(missing)?;
         Ok(detail_of(&ws.id, &rel, &rec))
     }
 
@@ -128,7 +132,7 @@ impl Vault {
         path: &str,
     ) -> Result<MemoryDetail> {
         let ws = self.workspace(workspace)?;
-        let (_, rel) = fsutil::confine(&ws.memory_root, path)?;
+        let rel = fsutil::normalise(path)?;
         let kind = doc::doc_kind(&rel).ok_or_else(|| not_a_memory(&rel))?;
         match self.staged(origin, &rel) {
             None => self.get(workspace, path),
@@ -189,7 +193,10 @@ impl Vault {
         limit: usize,
     ) -> Result<Vec<ChangeSummary>> {
         let rel = match (workspace, path) {
-            (Some(w), Some(p)) => Some(fsutil::confine(&self.workspace(w)?.memory_root, p)?.1),
+            (Some(w), Some(p)) => {
+                self.workspace(w)?;
+                Some(fsutil::normalise(p)?)
+            }
             (None, Some(p)) => Some(p.trim().trim_start_matches("./").to_owned()),
             _ => None,
         };
@@ -272,9 +279,7 @@ pub fn memory_index_for_prompt(ws: &Workspace) -> crate::memory_md::Loaded {
 /// MEMORY.md of a workspace (see [`Vault::memory_index_text`]).
 #[must_use]
 pub fn memory_index_of(ws: &Workspace) -> String {
-    match fsutil::confine(&ws.memory_root, crate::memory_md::FILE_NAME)
-        .and_then(|(abs, _)| fsutil::read_capped(&abs))
-    {
+    match RootDir::open(&ws.memory_root).and_then(|r| r.read_capped(crate::memory_md::FILE_NAME)) {
         Ok(fsutil::ReadOutcome::Bytes(b)) => String::from_utf8_lossy(&b).into_owned(),
         _ => String::new(),
     }

@@ -6,26 +6,26 @@
 //! resolves inside the root.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
 use crate::doc;
-use crate::fsutil;
+use crate::rootdir::{Folder, RootDir};
 
-/// Every document under `root` (paths relative to it, `/`-separated) with its metadata.
-pub(super) fn walk(root: &Path) -> Vec<(String, fs::Metadata)> {
+/// Every document under `root` (paths relative to it, `/`-separated) with its metadata — read
+/// through the root's handle: a folder swapped meanwhile is never listed through.
+pub(crate) fn walk(root: &RootDir) -> Vec<(String, fs::Metadata)> {
     let mut out = Vec::new();
-    let mut dirs: Vec<(PathBuf, String)> = Vec::new();
-    visit(root, root, "", &mut out, &mut Some(&mut dirs));
+    let mut dirs: Vec<(Folder, String)> = Vec::new();
+    visit(root, root.folder(), "", &mut out, &mut Some(&mut dirs));
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
         .min(dirs.len());
     if threads < 2 {
-        for (abs, rel) in dirs {
-            visit(root, &abs, &rel, &mut out, &mut None);
+        for (dir, rel) in dirs {
+            visit(root, &dir, &rel, &mut out, &mut None);
         }
         return out;
     }
-    let mut shares: Vec<Vec<(PathBuf, String)>> = vec![Vec::new(); threads];
+    let mut shares: Vec<Vec<(Folder, String)>> = vec![Vec::new(); threads];
     for (i, d) in dirs.into_iter().enumerate() {
         shares[i % threads].push(d);
     }
@@ -35,8 +35,8 @@ pub(super) fn walk(root: &Path) -> Vec<(String, fs::Metadata)> {
             .map(|share| {
                 s.spawn(move || {
                     let mut found = Vec::new();
-                    for (abs, rel) in share {
-                        visit(root, &abs, &rel, &mut found, &mut None);
+                    for (dir, rel) in share {
+                        visit(root, &dir, &rel, &mut found, &mut None);
                     }
                     found
                 })
@@ -49,15 +49,21 @@ pub(super) fn walk(root: &Path) -> Vec<(String, fs::Metadata)> {
     out
 }
 
+/// [`walk`] of the folder at `path`: nothing when it does not exist or cannot be held.
+#[cfg(test)]
+pub(super) fn walk_path(path: &std::path::Path) -> Vec<(String, fs::Metadata)> {
+    RootDir::open(path).map(|r| walk(&r)).unwrap_or_default()
+}
+
 /// Read one folder. Sub-folders go to `defer` when given (the top level), else are read now.
 fn visit(
-    root: &Path,
-    abs: &Path,
+    root: &RootDir,
+    dir: &Folder,
     rel: &str,
     out: &mut Vec<(String, fs::Metadata)>,
-    defer: &mut Option<&mut Vec<(PathBuf, String)>>,
+    defer: &mut Option<&mut Vec<(Folder, String)>>,
 ) {
-    let Ok(entries) = fs::read_dir(abs) else {
+    let Ok(entries) = dir.read_dir() else {
         return;
     };
     for entry in entries.flatten() {
@@ -77,9 +83,13 @@ fn visit(
             continue;
         };
         if ft.is_dir() {
+            // Opened beneath this folder, never through a link.
+            let Ok(Some(sub)) = dir.subfolder(name) else {
+                continue;
+            };
             match defer {
-                Some(d) => d.push((entry.path(), child)),
-                None => visit(root, &entry.path(), &child, out, &mut None),
+                Some(d) => d.push((sub, child)),
+                None => visit(root, &sub, &child, out, &mut None),
             }
             continue;
         }
@@ -94,11 +104,9 @@ fn visit(
             continue;
         }
         let meta = if ft.is_symlink() {
-            if fsutil::confine(root, &child).is_err() {
-                continue;
-            }
-            match fs::metadata(entry.path()) {
-                Ok(m) if m.is_file() => m,
+            // Followed only while it stays beneath the root (the kernel refuses the rest).
+            match root.metadata(&child) {
+                Ok(Some(m)) if m.is_file() => m,
                 _ => continue,
             }
         } else if ft.is_file() {
@@ -142,11 +150,14 @@ mod tests {
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(&outside, root.join("user/escape.md")).expect("link");
-            std::os::unix::fs::symlink(root.join("top.md"), root.join("user/inside.md"))
+            // A relative link that stays inside is followed; an absolute one is not, even to a
+            // file inside (it names a place by path, which a swapped folder redirects).
+            std::os::unix::fs::symlink("../top.md", root.join("user/inside.md")).expect("link");
+            std::os::unix::fs::symlink(root.join("top.md"), root.join("user/absolute.md"))
                 .expect("link");
             std::os::unix::fs::symlink(d.path(), root.join("linked-dir")).expect("link");
         }
-        let mut found: Vec<String> = walk(&root).into_iter().map(|(p, _)| p).collect();
+        let mut found: Vec<String> = walk_path(&root).into_iter().map(|(p, _)| p).collect();
         found.sort();
         let mut want = vec![
             "feedback/x/y/z.md",
@@ -166,6 +177,6 @@ mod tests {
     #[test]
     fn a_missing_root_lists_nothing() {
         let d = tempfile::tempdir().expect("tmp");
-        assert!(walk(&d.path().join("nope")).is_empty());
+        assert!(walk_path(&d.path().join("nope")).is_empty());
     }
 }

@@ -59,13 +59,13 @@ impl Vault {
                 "{from} and {to} are the same folder on disk: the memory is already in both"
             )));
         }
-        let (abs, rel) = fsutil::confine(&src.memory_root, path)?;
+        let rel = fsutil::normalise(path)?;
         if doc::doc_kind(&rel) != Some(DocKind::Topic) {
             return Err(Error::usage(format!(
                 "only topic memories move between workspaces; `{rel}` is not one"
             )));
         }
-        let bytes = match fsutil::read_capped(&abs)? {
+        let bytes = match crate::rootdir::read_in(&src.memory_root, &rel)? {
             ReadOutcome::Bytes(b) => b,
             ReadOutcome::Missing => {
                 return Err(Error::not_found(format!(
@@ -96,7 +96,7 @@ impl Vault {
             } else {
                 format!("{stem}-{n}.md")
             };
-            match fsutil::read_capped(&fsutil::confine(&dst.memory_root, &p)?.0)? {
+            match crate::rootdir::read_in(&dst.memory_root, &fsutil::normalise(&p)?)? {
                 ReadOutcome::Missing => break (p, false),
                 ReadOutcome::Bytes(b) if b == bytes => break (p, true),
                 _ => n += 1,
@@ -166,12 +166,21 @@ impl Vault {
     /// The files an export of `workspace` holds: every document and MEMORY.md, by path.
     pub fn export_paths(&self, workspace: &str) -> Result<Vec<String>> {
         let ws = self.workspace(workspace)?;
-        let mut paths: Vec<String> = scan::walk(&ws.memory_root)
+        let Ok(root) = crate::rootdir::RootDir::open(&ws.memory_root) else {
+            return Ok(Vec::new());
+        };
+        let mut paths: Vec<String> = scan::walk(&root)
             .into_iter()
             .map(|(rel, _)| rel)
             .filter(|rel| rel != memory_md::FILE_NAME)
             .collect();
-        if ws.memory_root.join(memory_md::FILE_NAME).is_file() {
+        if root
+            .folder()
+            .metadata(memory_md::FILE_NAME)
+            .ok()
+            .flatten()
+            .is_some_and(|m| m.is_file())
+        {
             paths.push(memory_md::FILE_NAME.to_owned());
         }
         paths.sort();

@@ -3,13 +3,14 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use mnemo_core::{ChangeSource, MemoryChanged, Result, WorkspaceKind};
+use mnemo_core::{ChangeSource, ErrorCode, MemoryChanged, Result, WorkspaceKind};
 
 use super::scan::walk;
 use super::{SyncReport, Vault, guard};
 use crate::doc::{self, DocKind, DocRecord};
 use crate::fsutil;
 use crate::journal::Journal;
+use crate::rootdir::RootDir;
 use crate::workspace::Workspace;
 
 impl Vault {
@@ -80,6 +81,12 @@ impl Vault {
         only: Option<&[String]>,
     ) -> Result<(SyncReport, Vec<(String, ChangeSource)>)> {
         let _lock = self.write_lock(ws)?;
+        // The root held once for the whole pass (a missing root holds nothing).
+        let root = match RootDir::open(&ws.memory_root) {
+            Ok(r) => Some(r),
+            Err(e) if e.code == ErrorCode::NotFound => None,
+            Err(e) => return Err(e),
+        };
         let mut report = SyncReport::default();
         let (candidates, first_time) = {
             let index = guard(&self.index);
@@ -90,7 +97,7 @@ impl Vault {
                 None => {
                     let stats = index.file_stats(&ws.id)?;
                     drop(index);
-                    changed_files(&ws.memory_root, &stats, &mut report)
+                    changed_files(root.as_ref(), &stats, &mut report)
                 }
             };
             (candidates, first_time)
@@ -106,7 +113,7 @@ impl Vault {
                 index.file_states_of(&ws.id, &candidates)?
             }
         };
-        let mut records = self.analyze_all(ws, &known, candidates);
+        let mut records = self.analyze_all(root.as_ref(), &known, candidates);
         // Oldest first, so rowids follow recency after a rebuild too (see `index::search`).
         records.sort_by_key(|(_, r)| r.as_ref().map_or(i64::MIN, |r| r.mtime_ms));
         let mut changed: Vec<(String, ChangeSource)> = Vec::new();
@@ -185,26 +192,34 @@ impl Vault {
     /// reading, hashing and tokenising are most of its time.
     fn analyze_all(
         &self,
-        ws: &Workspace,
+        root: Option<&RootDir>,
         known: &HashMap<String, crate::index::FileState>,
         candidates: Vec<String>,
     ) -> Vec<(String, Option<DocRecord>)> {
         let one = |rel: String| -> Option<(String, Option<DocRecord>)> {
             let kind = doc::doc_kind(&rel)?;
-            let Ok((abs, rel)) = fsutil::confine(&ws.memory_root, &rel) else {
-                // A symlink leading out of the root: never read; forget it if it was indexed.
+            // A name holding control characters, `..` and the like: never read; forgotten if
+            // it was indexed.
+            if fsutil::normalise(&rel).is_err() {
                 return known.contains_key(&rel).then_some((rel, None));
+            }
+            let Some(root) = root else {
+                return Some((rel, None));
             };
-            match doc::analyze_path(&rel, kind, &abs) {
+            match doc::analyze_in(root, &rel, kind) {
                 Ok(mut rec) => {
                     if let Some(r) = rec.as_mut() {
                         r.tokenize(&rel);
                     }
                     Some((rel, rec))
                 }
+                // A link leading out of the root: never read; forget it if it was indexed.
+                Err(e) if e.code == ErrorCode::PathEscape => {
+                    known.contains_key(&rel).then_some((rel, None))
+                }
                 // One unreadable file (permissions, say) must not block the whole workspace.
                 Err(e) => {
-                    self.warn(format!("skipped {}: {e}", abs.display()));
+                    self.warn(format!("skipped {}: {e}", root.shown(&rel).display()));
                     None
                 }
             }
@@ -301,11 +316,11 @@ impl Vault {
 /// The files of a full scan that need reading: new or with other stats than the index has
 /// (`stats`: path → (mtime ms, size)), and indexed paths no longer on disk.
 fn changed_files(
-    root: &std::path::Path,
+    root: Option<&RootDir>,
     stats: &HashMap<String, (i64, i64)>,
     report: &mut SyncReport,
 ) -> Vec<String> {
-    let found = walk(root);
+    let found = root.map(walk).unwrap_or_default();
     report.scanned += found.len();
     let mut candidates = Vec::new();
     let mut still_there = 0;

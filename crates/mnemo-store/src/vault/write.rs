@@ -1,7 +1,6 @@
 //! Writes: create, update, delete, undo — all through [`Vault::mutate`], the one write path.
 
 use std::fs;
-use std::path::Path;
 
 use mnemo_core::{
     ChangeSource, Error, ErrorCode, MemoryChanged, MemoryType, Result, WorkspaceKind,
@@ -13,6 +12,7 @@ use crate::format::{self, TopicFile};
 use crate::fsutil::{self, ReadOutcome};
 use crate::journal::Origin;
 use crate::memory_md;
+use crate::rootdir::RootDir;
 use crate::workspace::Workspace;
 
 impl Vault {
@@ -156,7 +156,7 @@ impl Vault {
         undoes: Option<i64>,
         f: impl FnOnce(Option<&[u8]>, &str) -> Result<Option<Vec<u8>>>,
     ) -> Result<WriteOutcome> {
-        let (_, rel) = fsutil::confine(&ws.memory_root, path)?;
+        let rel = fsutil::normalise(path)?;
         let undoing_index = undoes.is_some() && rel == memory_md::FILE_NAME;
         if doc::doc_kind(&rel).is_none() && !undoing_index {
             return Err(not_a_memory(&rel));
@@ -172,6 +172,8 @@ impl Vault {
         Ok(WriteHold {
             workspace: ws.id.clone(),
             _lock: self.write_lock(ws)?,
+            memory_root: ws.memory_root.clone(),
+            root: std::sync::OnceLock::new(),
         })
     }
 
@@ -192,14 +194,15 @@ impl Vault {
             ));
         }
         let origin = origin.into();
-        let (abs, rel) = fsutil::confine(&ws.memory_root, path)?;
+        let rel = fsutil::normalise(path)?;
         let kind = doc::doc_kind(&rel);
         // MEMORY.md is generated; the only write to it from here is undoing a regeneration.
         let undoing_index = undoes.is_some() && rel == memory_md::FILE_NAME;
         if kind.is_none() && !undoing_index {
             return Err(not_a_memory(&rel));
         }
-        let current = match fsutil::read_capped(&abs)? {
+        let root = hold.root()?;
+        let current = match root.read_capped(&rel)? {
             ReadOutcome::Bytes(b) => Some(b),
             ReadOutcome::Missing => None,
             ReadOutcome::TooLarge(n) => {
@@ -244,14 +247,14 @@ impl Vault {
         }
         let id = self.write_journaled(
             ws,
-            &abs,
+            root,
             &rel,
             origin,
             undoes,
             current.as_deref(),
             new.as_deref(),
         )?;
-        self.index_written(ws, &abs, &rel, new.as_deref());
+        self.index_written(ws, root, &rel, new.as_deref());
         let deferred = kind == Some(DocKind::Topic)
             && guard(&self.deferred)
                 .get_mut(&ws.id)
@@ -259,7 +262,7 @@ impl Vault {
                 .is_some();
         if kind == Some(DocKind::Topic)
             && !deferred
-            && let Err(e) = self.write_memory_md(ws, origin)
+            && let Err(e) = self.write_memory_md_in(ws, root, origin)
         {
             self.warn(format!("regenerating MEMORY.md in {} failed: {e}", ws.id));
         }
@@ -286,7 +289,7 @@ impl Vault {
     pub(super) fn write_journaled(
         &self,
         ws: &Workspace,
-        abs: &Path,
+        root: &RootDir,
         rel: &str,
         origin: Origin,
         undoes: Option<i64>,
@@ -306,7 +309,7 @@ impl Vault {
         )?;
         // Only over the bytes read: another program's edit since (an editor's append) is
         // never overwritten — the write is refused and the caller reads again.
-        let written = fsutil::replace_if(abs, new, current).and_then(|done| {
+        let written = fsutil::replace_if(root, rel, new, current).and_then(|done| {
             if done {
                 Ok(())
             } else {
@@ -328,10 +331,19 @@ impl Vault {
 
     /// After a write: the index entry (a failure is logged; the next sync repairs it) and what
     /// this process has seen of the file.
-    pub(super) fn index_written(&self, ws: &Workspace, abs: &Path, rel: &str, new: Option<&[u8]>) {
+    pub(super) fn index_written(
+        &self,
+        ws: &Workspace,
+        root: &RootDir,
+        rel: &str,
+        new: Option<&[u8]>,
+    ) {
         let kind = doc::doc_kind(rel);
         let record = kind.zip(new).map(|(kind, b)| {
-            let mtime = fs::metadata(abs)
+            let mtime = root
+                .metadata(rel)
+                .ok()
+                .flatten()
                 .map(|m| doc::mtime_ms(&m))
                 .unwrap_or_default();
             doc::analyze_bytes(rel, kind, b, mtime)
@@ -353,14 +365,18 @@ impl Vault {
     pub(super) fn index_written_many(
         &self,
         ws: &Workspace,
-        files: &[(&std::path::PathBuf, &str, Option<&[u8]>)],
+        root: &RootDir,
+        files: &[(&str, Option<&[u8]>)],
     ) {
         let records: Vec<_> = files
             .iter()
-            .map(|(abs, rel, new)| {
+            .map(|(rel, new)| {
                 let kind = doc::doc_kind(rel);
                 let record = kind.zip(*new).map(|(kind, b)| {
-                    let mtime = fs::metadata(abs)
+                    let mtime = root
+                        .metadata(rel)
+                        .ok()
+                        .flatten()
                         .map(|m| doc::mtime_ms(&m))
                         .unwrap_or_default();
                     doc::analyze_bytes(rel, kind, b, mtime)
@@ -388,7 +404,7 @@ impl Vault {
             ));
         }
         let mut seen = guard(&self.seen);
-        for (_, rel, new) in files {
+        for (rel, new) in files {
             seen.insert((ws.id.clone(), (*rel).to_owned()), new.map(fsutil::hash));
         }
     }
@@ -426,6 +442,17 @@ impl Vault {
     /// In another tool's folder the previous MEMORY.md is journaled first (it may hold that
     /// tool's own notes), so the regeneration can be reviewed and undone.
     pub fn write_memory_md(&self, ws: &Workspace, origin: impl Into<Origin>) -> Result<()> {
+        let root = RootDir::open_or_create(&ws.memory_root)?;
+        self.write_memory_md_in(ws, &root, origin)
+    }
+
+    /// [`Vault::write_memory_md`] beneath a root already held.
+    pub(super) fn write_memory_md_in(
+        &self,
+        ws: &Workspace,
+        root: &RootDir,
+        origin: impl Into<Origin>,
+    ) -> Result<()> {
         let lines = guard(&self.index).index_lines(&ws.id)?;
         let items: Vec<memory_md::IndexLine<'_>> = lines
             .iter()
@@ -436,13 +463,16 @@ impl Vault {
             })
             .collect();
         let text = memory_md::render(&items);
-        let path = ws.memory_root.join(memory_md::FILE_NAME);
-        let old = fs::read(&path).ok();
+        let name = memory_md::FILE_NAME;
+        let old = root.open_file(name)?.and_then(|mut f| {
+            let mut b = Vec::new();
+            std::io::Read::read_to_end(&mut f, &mut b).ok().map(|_| b)
+        });
         if old.as_deref() == Some(text.as_bytes()) {
             return Ok(());
         }
         if ws.kind == WorkspaceKind::Mnemo || old.is_none() {
-            return fsutil::write_atomic(&path, text.as_bytes());
+            return root.write_atomic(name, text.as_bytes());
         }
         let journal = guard(&self.journal);
         let (before, after) = (old.as_deref(), Some(text.as_bytes()));
@@ -456,7 +486,7 @@ impl Vault {
             after.map(fsutil::hash).as_deref(),
             None,
         )?;
-        if let Err(e) = fsutil::write_atomic(&path, text.as_bytes()) {
+        if let Err(e) = root.write_atomic(name, text.as_bytes()) {
             journal.abort(id)?;
             return Err(e);
         }
@@ -469,6 +499,21 @@ impl Vault {
 pub struct WriteHold {
     pub(super) workspace: String,
     _lock: fs::File,
+    memory_root: std::path::PathBuf,
+    /// The workspace's root, opened once for everything written under this hold.
+    root: std::sync::OnceLock<RootDir>,
+}
+
+impl WriteHold {
+    /// The workspace's memory root, held open (created when missing) — the first call opens
+    /// it; every later write under this hold resolves beneath the same folder.
+    pub fn root(&self) -> Result<&RootDir> {
+        if let Some(r) = self.root.get() {
+            return Ok(r);
+        }
+        let r = RootDir::open_or_create(&self.memory_root)?;
+        Ok(self.root.get_or_init(|| r))
+    }
 }
 
 /// A batch of writes (see [`Vault::begin_batch`]); MEMORY.md is regenerated when it ends.

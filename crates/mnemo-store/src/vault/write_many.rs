@@ -44,13 +44,14 @@ impl Vault {
             ));
         }
         // Read and check every file first.
+        let root = hold.root()?;
         let mut plan = Vec::new();
         for w in writes {
-            let (abs, rel) = fsutil::confine(&ws.memory_root, &w.path)?;
+            let rel = fsutil::normalise(&w.path)?;
             if doc::doc_kind(&rel).is_none() {
                 return Err(not_a_memory(&rel));
             }
-            let current = match fsutil::read_capped(&abs)? {
+            let current = match root.read_capped(&rel)? {
                 ReadOutcome::Bytes(b) => Some(b),
                 ReadOutcome::Missing => None,
                 ReadOutcome::TooLarge(_) => return Ok((Vec::new(), false)),
@@ -73,21 +74,22 @@ impl Vault {
             if current.as_deref() == w.new.as_deref() {
                 continue;
             }
-            plan.push((abs, rel, current, w.new.as_deref()));
+            plan.push((rel, current, w.new.as_deref()));
         }
         if plan.is_empty() {
             return Ok((Vec::new(), true));
         }
         let rows: Vec<crate::journal::PendingRow<'_>> = plan
             .iter()
-            .map(|(_, rel, cur, new)| (ws.id.as_str(), rel.as_str(), cur.as_deref(), *new))
+            .map(|(rel, cur, new)| (ws.id.as_str(), rel.as_str(), cur.as_deref(), *new))
             .collect();
         let journal = guard(&self.journal);
         let ids = journal.begin_many(origin, &rows)?;
         let items: Vec<Replacement<'_>> = plan
             .iter()
-            .map(|(abs, _, cur, new)| Replacement {
-                path: abs,
+            .map(|(rel, cur, new)| Replacement {
+                root,
+                rel,
                 new: *new,
                 expected: cur.as_deref(),
             })
@@ -114,12 +116,13 @@ impl Vault {
         let written: Vec<usize> = (0..plan.len()).filter(|i| done[*i]).collect();
         self.index_written_many(
             ws,
+            root,
             &written
                 .iter()
-                .map(|i| (&plan[*i].0, plan[*i].1.as_str(), plan[*i].3))
+                .map(|i| (plan[*i].0.as_str(), plan[*i].2))
                 .collect::<Vec<_>>(),
         );
-        let paths: Vec<String> = written.iter().map(|i| plan[*i].1.clone()).collect();
+        let paths: Vec<String> = written.iter().map(|i| plan[*i].0.clone()).collect();
         let topics = paths
             .iter()
             .any(|p| doc::doc_kind(p) == Some(DocKind::Topic));
@@ -128,7 +131,7 @@ impl Vault {
                 .get_mut(&ws.id)
                 .map(|(_, dirty)| *dirty = true)
                 .is_some();
-            if !deferred && let Err(e) = self.write_memory_md(ws, origin) {
+            if !deferred && let Err(e) = self.write_memory_md_in(ws, root, origin) {
                 self.warn(format!("regenerating MEMORY.md in {} failed: {e}", ws.id));
             }
         }

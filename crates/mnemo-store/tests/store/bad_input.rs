@@ -246,10 +246,10 @@ fn a_file_deleted_between_scan_and_read_is_dropped_quietly() {
     assert_eq!(changed.len(), 1);
     assert!(f.vault.list(Some("personal"), None).unwrap().is_empty());
     assert_eq!(
-        mnemo_store::doc::analyze_path(
+        mnemo_store::doc::analyze_in(
+            &mnemo_store::rootdir::RootDir::open(&f.personal()).unwrap(),
             "a.md",
             mnemo_store::doc::DocKind::Topic,
-            &f.personal().join("a.md")
         )
         .unwrap()
         .map(|_| ()),

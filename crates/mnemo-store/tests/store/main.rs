@@ -18,6 +18,7 @@ mod props;
 mod replace_race;
 mod repo;
 mod review;
+mod root_swap;
 mod round_trip;
 mod search_plan;
 mod secrets_corpus;

@@ -17,6 +17,7 @@ fn an_editor_appending_while_mnemo_replaces_the_file_loses_no_line() {
     let d = tempfile::tempdir().unwrap();
     let path = d.path().join("log.md");
     std::fs::write(&path, "start\n").unwrap();
+    let root = mnemo_store::rootdir::RootDir::open(d.path()).unwrap();
     let done = AtomicBool::new(false);
     let (replaced, stepped_back) = (AtomicUsize::new(0), AtomicUsize::new(0));
     std::thread::scope(|s| {
@@ -42,7 +43,7 @@ fn an_editor_appending_while_mnemo_replaces_the_file_loses_no_line() {
                 let read = std::fs::read(&path).unwrap();
                 let mut new = read.clone();
                 new.extend_from_slice(format!("mnemo {n}\n").as_bytes());
-                if replace_if(&path, Some(&new), Some(&read)).unwrap() {
+                if replace_if(&root, "log.md", Some(&new), Some(&read)).unwrap() {
                     replaced.fetch_add(1, Ordering::SeqCst);
                 } else {
                     stepped_back.fetch_add(1, Ordering::SeqCst);
