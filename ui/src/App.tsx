@@ -30,6 +30,7 @@ import { inboxWaiting, proposalTasksKey } from "./lib/inbox";
 import { useSyncStatus } from "./lib/useSyncStatus";
 import { activeDream, dreamDialogReducer, initialDreamDialog, shownDream } from "./lib/dream";
 import { docKey } from "./lib/format";
+import { printable } from "./lib/printable";
 import { loadUnseen, markSeen, noteChange, prune, saveUnseen } from "./lib/unseen";
 import type { Unseen } from "./lib/unseen";
 
@@ -242,7 +243,7 @@ export function App() {
     async (path: string): Promise<UiError | null> => {
       try {
         const ws = unwrap(await commands.addFolder(path));
-        toast({ message: `Added folder “${ws.label}”` });
+        toast({ message: `Added folder “${printable(ws.label)}”` });
         dispatch({ type: "folderAdded", id: ws.id });
         return null;
       } catch (e) {
@@ -253,7 +254,8 @@ export function App() {
   );
 
   const labels = useMemo(() => new Map(workspaces.map((w) => [w.id, w.label])), [workspaces]);
-  const workspaceLabel = useCallback((id: string) => labels.get(id) ?? id, [labels]);
+  // A label or id may come from another tool's folder name: shown escaped (`lib/printable`).
+  const workspaceLabel = useCallback((id: string) => printable(labels.get(id) ?? id), [labels]);
 
   const selectedLabel = selectedWs === null ? "All workspaces" : workspaceLabel(selectedWs);
   const chatWs = selectedWs ?? "personal";

@@ -94,6 +94,31 @@ impl Api {
                 "the source or the workspace changed since the preview: preview the import again",
             ));
         }
+        if !planned.preview.restore.is_empty() {
+            if !planned.preview.restore.iter().any(|c| c.chosen) {
+                return Err(Error::usage(format!(
+                    "this export holds {} workspaces ({}): restore Mnemo's own with \
+                     --all-workspaces, or import one with --workspace ID (in the app, tick them)",
+                    planned.preview.restore.len(),
+                    planned
+                        .preview
+                        .restore
+                        .iter()
+                        .map(|c| mnemo_store::fsutil::printable(&c.workspace))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            // Mnemo's own workspaces the person chose and this home lacks: created now.
+            for c in planned
+                .preview
+                .restore
+                .iter()
+                .filter(|c| c.chosen && !c.exists)
+            {
+                self.vault.home().create_workspace(&c.workspace)?;
+            }
+        }
         let target = planned.preview.workspace.clone();
         let (mut task, token) = self.tasks.create(TaskKind::Import, &target, None);
         let started = task.clone();
@@ -253,6 +278,17 @@ impl Api {
                 let (mut files, mut preview) = export::read_zip(path)?;
                 let ids: std::collections::BTreeSet<String> =
                     files.iter().map(|f| f.line.workspace.clone()).collect();
+                // Workspaces chosen one by one (the app's ticks, `--all-workspaces`) decide
+                // where a whole-home export goes; else a named workspace takes just its files.
+                let choosing =
+                    ids.len() > 1 && (options.all_workspaces || !options.workspaces.is_empty());
+                let workspace = if choosing { None } else { workspace };
+                // Offered from every file of the export (before a named workspace narrows it).
+                let mut choices = if ids.len() > 1 {
+                    self.restore_choices(&files, options)
+                } else {
+                    Vec::new()
+                };
                 if let Some(named) = workspace
                     && ids.len() > 1
                 {
@@ -278,6 +314,19 @@ impl Api {
                         .saturating_sub(u32::try_from(before - files.len()).unwrap_or(u32::MAX));
                 }
                 let single = workspace.is_some() || ids.len() <= 1;
+                if single && let Some(named) = workspace {
+                    // The list still shows what else the export holds, with the named one
+                    // ticked: the app starts from it.
+                    for c in &mut choices {
+                        c.chosen = c.workspace == target;
+                        c.why_not = (!c.chosen).then(|| {
+                            format!(
+                                "not chosen: the import goes into {} only",
+                                mnemo_store::fsutil::printable(named)
+                            )
+                        });
+                    }
+                }
                 let vault = Arc::clone(&self.vault);
                 let mut plan = export::plan_restore(
                     files,
@@ -286,23 +335,17 @@ impl Api {
                         if single {
                             return Ok(target.clone());
                         }
-                        // A manifest is anyone's words: it may route files into Mnemo's own
-                        // workspaces, never into another tool's memory (Claude Code and Qwen
-                        // Code load it into every session; a team layer reaches collaborators)
-                        // or an added folder — those only when the person names them.
-                        match vault.workspace(w) {
-                            Ok(ws) if ws.kind == WorkspaceKind::Mnemo => Ok(ws.id),
-                            Ok(ws) => Err(format!(
-                                "{} is not Mnemo's own memory: an export never writes there by \
-                                 itself (import only that workspace's files with --workspace {})",
-                                ws.label, ws.id
-                            )),
-                            Err(_) => Err(format!(
-                                "workspace {w} is not in this home: import just it with --workspace"
-                            )),
+                        // A manifest is anyone's words: a file goes only where the person
+                        // chose (`--all-workspaces` covers Mnemo's own workspaces; another
+                        // tool's memory — loaded into every session — or an added folder only
+                        // when ticked or named with --workspace).
+                        match choices.iter().find(|c| c.workspace == w) {
+                            Some(c) if c.chosen => Ok(c.workspace.clone()),
+                            Some(c) => Err(c.why_not.clone().unwrap_or_default()),
+                            None => Err(format!("workspace {w} is not offered")),
                         }
                     },
-                    |w| self.vault.import_existing(w).ok(),
+                    |w| vault.import_existing(w).ok(),
                 );
                 if !single {
                     // The preview names every workspace the apply writes into.
@@ -311,8 +354,13 @@ impl Api {
                         .iter()
                         .filter_map(|f| f.workspace.as_deref())
                         .collect();
-                    plan.preview.workspace = into.into_iter().collect::<Vec<_>>().join(", ");
+                    plan.preview.workspace = if into.is_empty() {
+                        "no workspace yet: choose which to restore".to_owned()
+                    } else {
+                        into.into_iter().collect::<Vec<_>>().join(", ")
+                    };
                 }
+                plan.preview.restore = choices;
                 return Ok(finish(plan, path, single.then(|| target.clone())));
             }
             ImportFormat::Markdown => {
@@ -333,6 +381,65 @@ impl Api {
         };
         Ok(finish(plan, path, Some(target)))
     }
+}
+
+impl Api {
+    /// Each workspace of a whole-home export, and whether this import restores it: chosen by
+    /// name (the app's ticks), or — Mnemo's own only — by `all_workspaces`.
+    fn restore_choices(
+        &self,
+        files: &[export::ExportedFile],
+        options: &ImportOptions,
+    ) -> Vec<mnemo_store::import::RestoreChoice> {
+        let mut counts: std::collections::BTreeMap<&str, u32> = std::collections::BTreeMap::new();
+        for f in files.iter().filter(|f| f.line.kind != "index") {
+            *counts.entry(f.line.workspace.as_str()).or_default() += 1;
+        }
+        counts
+            .into_iter()
+            .map(|(w, n)| {
+                let here = self.vault.workspace(w).ok();
+                let mnemo = here.as_ref().map_or_else(
+                    || mnemo_workspace_id(w),
+                    |ws| ws.kind == WorkspaceKind::Mnemo,
+                );
+                let named = options.workspaces.iter().any(|c| c == w);
+                let shown = mnemo_store::fsutil::printable(w);
+                let why_not = if here.is_none() && !mnemo {
+                    Some(format!(
+                        "{shown} is not in this home (another tool's memory or an added folder \
+                         elsewhere): add it here first, then import it with --workspace {shown}"
+                    ))
+                } else if named || (options.all_workspaces && mnemo) {
+                    None
+                } else if mnemo {
+                    Some(format!(
+                        "not chosen: restore it with --all-workspaces (or tick {shown} in the dialog)"
+                    ))
+                } else {
+                    Some(format!(
+                        "{} is another tool's memory: an export never writes there by itself — \
+                         import only its files with --workspace {shown}, or tick it in the dialog",
+                        here.as_ref().map_or_else(|| shown.clone(), |ws| ws.label.clone())
+                    ))
+                };
+                mnemo_store::import::RestoreChoice {
+                    workspace: w.to_owned(),
+                    files: n,
+                    chosen: why_not.is_none(),
+                    exists: here.is_some(),
+                    other_tool: !mnemo,
+                    why_not,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Whether `id` can be one of Mnemo's own workspaces (`personal`, or a repository's key:
+/// letters, digits and `-`, as `workspace::sanitize` makes them), so a restore may create it.
+fn mnemo_workspace_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 200 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
 }
 
 /// The preview's target and source (a whole-home restore names its targets itself).

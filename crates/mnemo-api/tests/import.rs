@@ -488,12 +488,44 @@ fn an_export_imported_into_a_fresh_home_is_byte_exact() {
         (again.files, again.duplicates as usize),
         (0, before.len() - 1)
     );
-    // The whole home: every workspace, each back into its own.
+    // The whole home, restored into a fresh home with `--all-workspaces`: every one of
+    // Mnemo's own workspaces back into its own, a missing one created.
+    let team = api.home_dir().join("workspaces/team-x/memory");
+    std::fs::create_dir_all(&team).unwrap();
+    let team_text =
+        b"---\nname: Standup\ndescription: when\ntype: project\n---\nStandup at 9:30.\n";
+    write(&team, "standup.md", team_text);
+    api.index(None).unwrap();
     let home_zip = d.path().join("home.zip");
     let all = api
         .export_memories(None, home_zip.to_string_lossy().into_owned())
         .unwrap();
-    assert!(all.workspaces.contains(&"personal".to_owned()));
+    assert_eq!(
+        all.workspaces,
+        vec!["personal".to_owned(), "team-x".to_owned()]
+    );
+    let (_d3, restored) = common::api();
+    let src = home_zip.to_string_lossy().into_owned();
+    let opts = mnemo_api::reexports::ImportOptions {
+        all_workspaces: true,
+        ..Default::default()
+    };
+    let p = restored
+        .import_preview(src.clone(), None, Some(opts.clone()))
+        .unwrap();
+    assert_eq!(p.workspace, "personal, team-x", "the header names both");
+    let team_choice = p.restore.iter().find(|c| c.workspace == "team-x").unwrap();
+    assert!(team_choice.chosen && !team_choice.exists && !team_choice.other_tool);
+    let t = restored
+        .import_start(src, None, Some(opts), Some(p.plan))
+        .unwrap();
+    let t = restored.wait_task(&t.id, Duration::from_secs(60)).unwrap();
+    assert_eq!(t.status, TaskStatus::Completed, "{t:?}");
+    assert_eq!(files(&root(&restored, "personal")), before);
+    assert_eq!(
+        std::fs::read(root(&restored, "team-x").join("standup.md")).unwrap(),
+        team_text
+    );
 }
 
 #[test]

@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use mnemo_core::TaskStatus;
+use mnemo_api::reexports::ImportOptions;
+use mnemo_core::{ErrorCode, TaskStatus};
 use serde_json::json;
 
 use common::{api, zip_of};
@@ -70,7 +71,34 @@ fn an_export_s_manifest_cannot_plant_memories_in_claude_code_s_memory() {
             ("manifest.jsonl", manifest.as_bytes()),
         ],
     );
+    // Nothing is chosen until the person chooses: the preview offers each workspace.
     let p = api.import_preview(src.clone(), None, None).unwrap();
+    assert_eq!(p.files, 0, "{:?}", p.reasons);
+    let offered: Vec<(&str, bool, bool)> = p
+        .restore
+        .iter()
+        .map(|c| (c.workspace.as_str(), c.chosen, c.other_tool))
+        .collect();
+    assert_eq!(
+        offered,
+        vec![
+            (claude_id.as_str(), false, true),
+            ("personal", false, false)
+        ]
+    );
+    let refused = api
+        .import_start(src.clone(), None, None, Some(p.plan.clone()))
+        .unwrap_err();
+    assert_eq!(refused.code, ErrorCode::Usage);
+    assert!(refused.message.contains("--all-workspaces"), "{refused:?}");
+    // `--all-workspaces`: Mnemo's own, never another tool's.
+    let all = ImportOptions {
+        all_workspaces: true,
+        ..ImportOptions::default()
+    };
+    let p = api
+        .import_preview(src.clone(), None, Some(all.clone()))
+        .unwrap();
     assert_eq!((p.files, p.skipped), (1, 1), "{:?}", p.reasons);
     assert_eq!(
         p.workspace, "personal",
@@ -79,12 +107,12 @@ fn an_export_s_manifest_cannot_plant_memories_in_claude_code_s_memory() {
     assert!(
         p.reasons
             .iter()
-            .any(|r| r.reason.contains("not Mnemo's own memory")),
+            .any(|r| r.reason.contains("another tool's memory")),
         "{:?}",
         p.reasons
     );
     let t = api
-        .import_start(src.clone(), None, None, Some(p.plan))
+        .import_start(src.clone(), None, Some(all), Some(p.plan))
         .unwrap();
     let t = api.wait_task(&t.id, Duration::from_secs(60)).unwrap();
     assert_eq!(t.status, TaskStatus::Completed, "{t:?}");
@@ -101,10 +129,27 @@ fn an_export_s_manifest_cannot_plant_memories_in_claude_code_s_memory() {
 
     // Named by the person, that workspace's files (and only they) are restored into it.
     let named = api
-        .import_preview(src, Some(claude_id.clone()), None)
+        .import_preview(src.clone(), Some(claude_id.clone()), None)
         .unwrap();
     assert_eq!((named.files, named.items), (1, 1), "{:?}", named.reasons);
     assert_eq!(named.workspace, claude_id);
+    let ticks: Vec<(&str, bool)> = named
+        .restore
+        .iter()
+        .map(|c| (c.workspace.as_str(), c.chosen))
+        .collect();
+    assert_eq!(
+        ticks,
+        vec![(claude_id.as_str(), true), ("personal", false)],
+        "the list shows what else the export holds"
+    );
+    // Ticked in the app's dialog: the same.
+    let ticked = ImportOptions {
+        workspaces: vec![claude_id.clone()],
+        ..ImportOptions::default()
+    };
+    let t = api.import_preview(src, None, Some(ticked)).unwrap();
+    assert_eq!((t.files, t.workspace.as_str()), (1, claude_id.as_str()));
 }
 
 #[test]

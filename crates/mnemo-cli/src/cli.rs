@@ -241,6 +241,11 @@ pub enum Command {
         /// estimate and a quarter more).
         #[arg(long, value_name = "TOKENS")]
         budget: Option<u64>,
+        /// A whole-home export: restore every one of Mnemo's own workspaces it holds, each into
+        /// the workspace of the same id (created if missing). Another tool's memory is restored
+        /// only with --workspace ID.
+        #[arg(long)]
+        all_workspaces: bool,
     },
     /// Export a workspace (with --workspace) or the whole home as a zip of markdown files
     /// (MEMORY.md and daily logs included) with a manifest.jsonl.

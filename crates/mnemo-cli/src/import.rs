@@ -36,6 +36,7 @@ pub fn options(
         memory_type,
         folder_types,
         budget_tokens: budget,
+        ..ImportOptions::default()
     })
 }
 
@@ -98,6 +99,25 @@ fn print_preview(p: &ImportPreview) {
             .collect();
         if !types.is_empty() {
             println!("  by type: {}", types.join(", "));
+        }
+        for c in &p.restore {
+            let what = if c.other_tool {
+                "another tool's memory"
+            } else if c.exists {
+                "Mnemo"
+            } else {
+                "Mnemo, new here"
+            };
+            println!(
+                "  [{}] {} ({what}): {}{}",
+                if c.chosen { "x" } else { " " },
+                show(&c.workspace),
+                count(c.files, "file"),
+                c.why_not
+                    .as_deref()
+                    .map(|w| format!(" — {}", show(w)))
+                    .unwrap_or_default()
+            );
         }
         for s in &p.samples {
             println!("  + {}  {}", show(&s.path), show(&s.text));

@@ -500,8 +500,10 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             memory_type,
             folder_types,
             budget,
+            all_workspaces,
         } => {
-            let options = import::options(memory_type.as_deref(), &folder_types, budget)?;
+            let mut options = import::options(memory_type.as_deref(), &folder_types, budget)?;
+            options.all_workspaces = all_workspaces;
             import::import(&api, &source, ws_read, options, dry_run, json)
         }
         Command::Export { out } => import::export(&api, ws_read, out, json),

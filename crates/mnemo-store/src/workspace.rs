@@ -455,6 +455,25 @@ impl Home {
             .then_some(id)
     }
 
+    /// Create Mnemo's own workspace `id` (a restore of a whole-home export brings back one this
+    /// home lacks): `workspaces/<id>/memory`. The id must be one Mnemo makes (letters, digits
+    /// and `-`).
+    pub fn create_workspace(&self, id: &str) -> Result<Workspace> {
+        if id.is_empty()
+            || id.len() > 200
+            || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            return Err(Error::usage(format!(
+                "`{}` is not a workspace id Mnemo makes (letters, digits and -)",
+                crate::fsutil::printable(id)
+            )));
+        }
+        let memory = self.root.join("workspaces").join(id).join("memory");
+        fs::create_dir_all(&memory)
+            .map_err(|e| Error::io(format!("creating {}", memory.display()), &e))?;
+        self.workspace(id)
+    }
+
     /// Bind a Mnemo workspace to the git repository containing `dir` (worktrees share one).
     pub fn bind_project(&self, dir: &Path) -> Result<Workspace> {
         let root = canonical_git_root(dir)?;

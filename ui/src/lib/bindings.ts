@@ -785,6 +785,17 @@ export type ImportOptions = {
 	folder_types?: FolderType[],
 	/**  Conversations: the most tokens the import may spend (estimated), over all its runs. */
 	budget_tokens?: number | null,
+	/**
+	 *  A whole-home Mnemo export: the workspaces to restore, each into the workspace of the
+	 *  same id (the app's ticks). Another tool's memory or an added folder is written only when
+	 *  named here (or with `--workspace`).
+	 */
+	workspaces?: string[],
+	/**
+	 *  A whole-home Mnemo export: restore every one of Mnemo's own workspaces it holds
+	 *  (`--all-workspaces`; missing ones are created). Never another tool's memory.
+	 */
+	all_workspaces?: boolean,
 };
 
 /**  What an import would do (`--dry-run`, the app's preview); applying writes exactly this. */
@@ -822,6 +833,8 @@ export type ImportPreview = {
 	 *  else (the source or the workspace changed since the preview).
 	 */
 	plan: string,
+	/**  A whole-home Mnemo export: each workspace it holds, chosen or not (empty otherwise). */
+	restore?: RestoreChoice[],
 };
 
 /**  Emitted whenever memory files change, whoever changed them. */
@@ -1240,6 +1253,22 @@ export type RemoteSync = {
 	workspaces: WorkspaceSync[],
 	/**  What the remote carries that no workspace here takes, and why (as last fetched). */
 	elsewhere: RemoteKey[],
+};
+
+/**  One workspace of a whole-home export, as the preview offers it. */
+export type RestoreChoice = {
+	/**  Its id in the export (and here). */
+	workspace: string,
+	/**  Its files in the export. */
+	files: number,
+	/**  Whether this import restores it. */
+	chosen: boolean,
+	/**  Whether the home has it now (Mnemo's own are created when missing). */
+	exists: boolean,
+	/**  Another tool's memory or an added folder: restored only when named or ticked. */
+	other_tool: boolean,
+	/**  Why it is not restored (when it is not), in a sentence. */
+	why_not: string | null,
 };
 
 /**  A workspace's review mode. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Copied } from "./bindings";
+import type { Copied, RestoreChoice } from "./bindings";
 import {
   activeImport,
   asSentence,
@@ -22,6 +22,9 @@ import {
   parseBudget,
   pathProblem,
   phaseProgress,
+  restoreImpossible,
+  restoreNote,
+  retick,
   writesText,
 } from "./transfer";
 import { estimate, memoryPreview, task } from "../test/fixtures";
@@ -36,6 +39,38 @@ describe("an import's preview in words", () => {
     expect(leftOutParts(memoryPreview({ duplicates: 0, secrets: 0, skipped: 3 }))).toEqual(["3 other items left out"]);
     expect(cannotImport(p)).toBeNull();
     expect(cannotImport(memoryPreview({ memories: 0, files: 0 }))).toMatch(/^Nothing to import/);
+  });
+
+  it("waits for a workspace of a whole-home export to be ticked, and says what each one is", () => {
+    const choice = (workspace: string, extra: Partial<RestoreChoice> = {}): RestoreChoice => ({
+      workspace,
+      files: 2,
+      chosen: false,
+      exists: true,
+      other_tool: false,
+      why_not: "not chosen",
+      ...extra,
+    });
+    const restore = [
+      choice("claude-web", { other_tool: true }),
+      choice("personal"),
+      choice("team-x", { exists: false }),
+      choice("gone", { exists: false, other_tool: true, why_not: "gone is not in this home" }),
+    ];
+    const none = memoryPreview({ memories: 0, files: 0, restore });
+    expect(cannotImport(none)).toBe("Tick the workspaces to restore.");
+    expect(cannotImport({ ...none, memories: 2, files: 2, restore: restore.map((r) => (r.workspace === "personal" ? { ...r, chosen: true, why_not: null } : r)) })).toBeNull();
+    expect(restore.map(restoreNote)).toEqual([
+      "Another tool's memory — Claude Code or Qwen Code loads it into every session",
+      "",
+      "Mnemo, new here",
+      "Another tool's memory — Claude Code or Qwen Code loads it into every session",
+    ]);
+    expect(restore.map(restoreImpossible)).toEqual([false, false, false, true]);
+    // Ticks keep the export's order, and never name what cannot be restored.
+    expect(retick(restore, ["team-x"], "claude-web", true)).toEqual(["claude-web", "team-x"]);
+    expect(retick(restore, ["claude-web", "team-x"], "claude-web", false)).toEqual(["team-x"]);
+    expect(retick(restore, ["team-x"], "gone", true)).toEqual(["team-x"]);
   });
 
   it("estimates a conversation import, and refuses it without a model", () => {

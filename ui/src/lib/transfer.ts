@@ -3,7 +3,7 @@
 // ended, where an export goes by default, and what a copy or a move did. Pure: the dialogs in
 // components/transfer/ call the commands.
 
-import type { ConversationEstimate, Copied, ExportResult, ImportPreview, MemoryType, TaskInfo } from "./bindings";
+import type { ConversationEstimate, Copied, ExportResult, ImportPreview, MemoryType, RestoreChoice, TaskInfo } from "./bindings";
 import { isActive } from "./tasks";
 
 /** The formats Import… reads, in one line under its path field. */
@@ -101,10 +101,12 @@ export function parseBudget(text: string): number | null {
 }
 
 /**
- * Why Import cannot start from this preview (`null`: it can): no model for conversations, or
- * nothing to do.
+ * Why Import cannot start from this preview (`null`: it can): no model for conversations, no
+ * workspace of a whole-home export ticked yet, or nothing to do.
  */
 export function cannotImport(p: ImportPreview): string | null {
+  const restore = p.restore ?? [];
+  if (restore.length > 0 && !restore.some((r) => r.chosen)) return NOTHING_TICKED;
   const c = p.conversations;
   if (c) {
     if (!c.model_ready) {
@@ -119,6 +121,33 @@ export function cannotImport(p: ImportPreview): string | null {
   }
   if (p.memories === 0) return "Nothing to import: everything in it is already here or left out.";
   return null;
+}
+
+// ---- A whole-home export: which workspaces to restore ----
+
+/** Import's one line while no workspace of a whole-home export is ticked. */
+export const NOTHING_TICKED = "Tick the workspaces to restore.";
+
+/** The note beside a workspace of a whole-home export ("" for one of Mnemo's own already here). */
+export function restoreNote(r: RestoreChoice): string {
+  if (r.other_tool) return "Another tool's memory — Claude Code or Qwen Code loads it into every session";
+  return r.exists ? "" : "Mnemo, new here";
+}
+
+/** Whether a workspace of a whole-home export cannot be restored here at all (shown, not offered). */
+export function restoreImpossible(r: RestoreChoice): boolean {
+  return r.why_not !== null && !r.exists && r.other_tool;
+}
+
+/**
+ * The ids ticked after one box changed, in the export's order (what the next preview names in
+ * `workspaces`); the ones that cannot be restored are never among them.
+ */
+export function retick(choices: readonly RestoreChoice[], ticked: readonly string[], id: string, on: boolean): string[] {
+  return choices
+    .filter((r) => !restoreImpossible(r))
+    .map((r) => r.workspace)
+    .filter((w) => (w === id ? on : ticked.includes(w)));
 }
 
 // ---- The task ----

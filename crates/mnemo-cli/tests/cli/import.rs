@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use mnemo_testkit::{FakeModel, Reply};
 use serde_json::{Value, json};
 
-use super::Env;
+use super::{Env, topic, write};
 
 /// A ChatGPT conversation whose user says one fact: `The user's favourite number is {k}`.
 fn chatgpt_conversation(k: usize, filler: &str) -> Value {
@@ -457,6 +457,52 @@ fn every_format_is_told_apart_and_mistakes_are_said_plainly() {
         e.json_err(&["export", "-o", &out.to_string_lossy()], 1),
         "conflict"
     );
+}
+
+#[test]
+fn a_whole_home_export_restores_into_a_fresh_home_only_when_confirmed() {
+    let a = Env::new();
+    write(
+        &a.personal().join("tea.md"),
+        &topic("Tea", "tea", "user", "Mint tea."),
+    );
+    write(
+        &a.home().join("workspaces/team-x/memory/standup.md"),
+        &topic("Standup", "when", "project", "Standup at 9:30."),
+    );
+    let zip = a.dir.path().join("home.zip");
+    a.json(&["export", "-o", &zip.to_string_lossy()]);
+    let b = Env::new();
+    let src = zip.to_string_lossy().into_owned();
+    // Not confirmed: the preview lists both, one by one, and nothing is written.
+    let out = b.run(&["import", &src]);
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("[ ] personal") && said.contains("[ ] team-x"),
+        "{said}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--all-workspaces"));
+    assert!(!b.personal().join("tea.md").exists());
+    // Confirmed: each back into its own, the missing one created.
+    let preview = b.json(&["import", &src, "--dry-run", "--all-workspaces"]);
+    assert_eq!(preview["workspace"], "personal, team-x", "{preview}");
+    let done = b.json(&["import", &src, "--all-workspaces"]);
+    assert_eq!(done["status"], "completed", "{done}");
+    assert!(b.personal().join("tea.md").exists());
+    assert!(
+        b.home()
+            .join("workspaces/team-x/memory/standup.md")
+            .exists()
+    );
+    let ids: Vec<String> = b
+        .json(&["workspaces"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(ids.contains(&"team-x".to_owned()), "{ids:?}");
 }
 
 fn count_md(dir: &Path) -> usize {

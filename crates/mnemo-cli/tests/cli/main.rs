@@ -20,6 +20,7 @@ mod memory_jobs;
 mod qwen_layers;
 mod review;
 mod review_faults;
+mod root_swap;
 mod sync;
 mod sync_edges;
 mod sync_faults;

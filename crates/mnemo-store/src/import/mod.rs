@@ -101,6 +101,15 @@ pub struct ImportOptions {
     /// Conversations: the most tokens the import may spend (estimated), over all its runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_tokens: Option<u64>,
+    /// A whole-home Mnemo export: the workspaces to restore, each into the workspace of the
+    /// same id (the app's ticks). Another tool's memory or an added folder is written only when
+    /// named here (or with `--workspace`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workspaces: Vec<String>,
+    /// A whole-home Mnemo export: restore every one of Mnemo's own workspaces it holds
+    /// (`--all-workspaces`; missing ones are created). Never another tool's memory.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub all_workspaces: bool,
 }
 
 /// A type chosen for one folder of a markdown import.
@@ -142,6 +151,23 @@ pub struct Skip {
     pub item: String,
     /// Why, in a sentence.
     pub reason: String,
+}
+
+/// One workspace of a whole-home export, as the preview offers it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct RestoreChoice {
+    /// Its id in the export (and here).
+    pub workspace: String,
+    /// Its files in the export.
+    pub files: u32,
+    /// Whether this import restores it.
+    pub chosen: bool,
+    /// Whether the home has it now (Mnemo's own are created when missing).
+    pub exists: bool,
+    /// Another tool's memory or an added folder: restored only when named or ticked.
+    pub other_tool: bool,
+    /// Why it is not restored (when it is not), in a sentence.
+    pub why_not: Option<String>,
 }
 
 /// How many of a type an import writes.
@@ -221,6 +247,9 @@ pub struct ImportPreview {
     /// A fingerprint of the planned files: `import_start` with it refuses to write anything
     /// else (the source or the workspace changed since the preview).
     pub plan: String,
+    /// A whole-home Mnemo export: each workspace it holds, chosen or not (empty otherwise).
+    #[serde(default)]
+    pub restore: Vec<RestoreChoice>,
 }
 
 /// How many reasons a preview lists (the counts are always whole).

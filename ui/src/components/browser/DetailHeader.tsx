@@ -1,6 +1,7 @@
 import type { MemoryDetail } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { formatTime } from "../../lib/format";
+import { printable } from "../../lib/printable";
 import { ArchiveToggle } from "./ArchiveToggle";
 import { PinToggle } from "./PinToggle";
 import { UsageLine } from "./UsageLine";
@@ -39,13 +40,17 @@ export function DetailHeader(props: Props) {
   const { isNew, title, wsLabel, base, readOnly, dirty, saving, usageKey, onOpenFolder, onPinned, archiving, onArchive, onCopy, onDelete, onSave, onCancel } =
     props;
   const topic = !isNew && !readOnly && base?.kind === "topic";
+  // The name and path may come from a file another tool wrote: bidi overrides and control
+  // characters shown escaped, so a name cannot read as another.
+  const shownTitle = printable(title);
+  const shownWs = printable(wsLabel);
   return (
     <header className="detail-header">
       <div className="detail-title">
-        <h1 title={title}>{title}</h1>
+        <h1 title={shownTitle}>{shownTitle}</h1>
         <div className="muted detail-subtitle">
           {isNew ? (
-            <>New memory in {wsLabel}</>
+            <>New memory in {shownWs}</>
           ) : (
             <>
               {base?.pinned && (
@@ -53,7 +58,7 @@ export function DetailHeader(props: Props) {
                   pinned
                 </span>
               )}
-              <span>{wsLabel}</span> · <code>{base?.path}</code>
+              <span>{shownWs}</span> · <code>{printable(base?.path ?? "")}</code>
               {base?.mtime && <> · modified {formatTime(base.mtime)}</>}
             </>
           )}

@@ -4,6 +4,7 @@ import type { MemoryDetail, WorkspaceInfo, WriteOutcome } from "../../lib/bindin
 import { canRun, toUiError, unwrap } from "../../lib/transport";
 import type { UiError } from "../../lib/transport";
 import { logDay } from "../../lib/format";
+import { printable } from "../../lib/printable";
 import type { ChangeSignal, Draft, Target } from "../../lib/browser";
 import { EMPTY_DRAFT, defaultWorkspace, draftOf, fieldOf, sameDraft, sharedNote } from "../../lib/detail";
 import { useCommand } from "../../lib/useCommand";
@@ -384,7 +385,7 @@ export function DetailPane(props: Props) {
           onCancel={() => setConfirmDelete(false)}
         >
           <p>
-            <strong>{base.name || base.path}</strong> (<code>{base.path}</code>) will be removed from {wsLabel}. You can
+            <strong>{printable(base.name || base.path)}</strong> (<code>{printable(base.path)}</code>) will be removed from {printable(wsLabel)}. You can
             undo this from History.
           </p>
         </ConfirmDialog>

@@ -4,6 +4,7 @@ import type { ChangeDiff, ChangeSummary } from "../../lib/bindings";
 import { toUiError, unwrap } from "../../lib/transport";
 import type { UiError } from "../../lib/transport";
 import { formatTime } from "../../lib/format";
+import { printable } from "../../lib/printable";
 import { OP_LABELS, actorOf, countFiles, groupUndoneBy, historyRows } from "../../lib/history";
 import { useCommand } from "../../lib/useCommand";
 import { DiffView } from "./DiffView";
@@ -127,7 +128,7 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
                 onClick={() => select({ kind: "group", id: row.group })}
               >
                 {path === null && (
-                  <span className="history-name">{[...new Set(row.paths.map((p) => nameOf(row.workspace, p)))].join(", ")}</span>
+                  <span className="history-name">{printable([...new Set(row.paths.map((p) => nameOf(row.workspace, p)))].join(", "))}</span>
                 )}
                 <span className="history-id" aria-hidden="true">
                   <GroupIcon />
@@ -180,9 +181,9 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
               </span>
               <span className="history-time">{formatTime(c.at)}</span>
               {path === null && (
-                <span className="history-path" title={`${c.workspace}/${c.path}`}>
-                  {workspace === null ? `${c.workspace} · ` : ""}
-                  {c.path}
+                <span className="history-path" title={printable(`${c.workspace}/${c.path}`)}>
+                  {workspace === null ? `${printable(c.workspace)} · ` : ""}
+                  {printable(c.path)}
                 </span>
               )}
             </button>
@@ -210,7 +211,7 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
             <div className="history-diff-header">
               <div>
                 <strong>#{current.change.id}</strong> {OP_LABELS[current.change.op] ?? current.change.op}{" "}
-                <code>{current.change.path}</code> by {actorOf(current.change.source).label.toLowerCase()} at{" "}
+                <code>{printable(current.change.path)}</code> by {actorOf(current.change.source).label.toLowerCase()} at{" "}
                 {formatTime(current.change.at)}
                 {current.change.undone_by !== null && <span className="undone-tag"> · undone by #{current.change.undone_by}</span>}
               </div>

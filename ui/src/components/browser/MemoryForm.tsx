@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import type { EntryOut, MemoryType, WorkspaceInfo } from "../../lib/bindings";
 import { MEMORY_TYPES, TYPE_LABELS } from "../../lib/format";
+import { printable } from "../../lib/printable";
 import type { Draft } from "../../lib/browser";
 import { factsOf, replacedNote } from "../../lib/supersede";
 import { FactsView } from "./FactsView";
@@ -55,10 +56,10 @@ export function MemoryForm(props: Props) {
               <select value={newWorkspace} onChange={(e) => onNewWorkspace(e.target.value)} data-testid="detail-workspace">
                 {workspaces.map((w) => (
                   <option key={w.id} value={w.id}>
-                    {w.label}
+                    {printable(w.label)}
                   </option>
                 ))}
-                {!workspaces.some((w) => w.id === newWorkspace) && <option value={newWorkspace}>{newWorkspace}</option>}
+                {!workspaces.some((w) => w.id === newWorkspace) && <option value={newWorkspace}>{printable(newWorkspace)}</option>}
               </select>
             </label>
             <label className="field grow">

@@ -9,6 +9,7 @@ import { actorOf } from "../../lib/history";
 import type { Unseen, UnseenMark } from "../../lib/unseen";
 import { ARCHIVED_MARK, ARCHIVED_MARK_TITLE } from "../../lib/archive";
 import { ArchiveIcon } from "./ArchiveToggle";
+import { printable } from "../../lib/printable";
 
 export const HEADER_HEIGHT = 28;
 export const ROW_HEIGHT = 52;
@@ -136,6 +137,8 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
           }
           const it = row.item;
           const selected = row.key === selectedKey;
+          // Names, descriptions and paths may come from files other tools wrote: shown escaped.
+          const path = printable(it.path);
           return (
             <div
               key={v.key}
@@ -149,7 +152,7 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
               data-testid="memory-row"
               data-path={it.path}
               data-workspace={it.workspace}
-              title={it.valid ? it.path : `${it.path}\n${it.problem?.message ?? "Invalid memory file"}`}
+              title={it.valid ? path : `${path}\n${printable(it.problem?.message ?? "Invalid memory file")}`}
               onMouseDown={(e) => {
                 // Keep keyboard focus in the list so ↑/↓ keep working after a click.
                 e.preventDefault();
@@ -176,7 +179,7 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                   </span>
                 )}
                 <span className="row-name">
-                  <Marked text={it.name || it.path} query={highlight} />
+                  <Marked text={printable(it.name || it.path)} query={highlight} />
                 </span>
                 {it.pinned && (
                   <span className="pin-mark" role="img" aria-label="Pinned" title="Pinned: extraction and dream leave it alone" data-testid="pin-mark">
@@ -203,15 +206,15 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                 )}
               </div>
               <div className="row-line row-sub">
-                {showWorkspace && <span className="row-ws">{workspaceLabel(it.workspace)}</span>}
+                {showWorkspace && <span className="row-ws">{printable(workspaceLabel(it.workspace))}</span>}
                 <span className="row-desc">
                   {!it.valid ? (
-                    (it.problem?.message ?? it.path)
+                    printable(it.problem?.message ?? it.path)
                   ) : it.kind === "log" ? (
-                    <LogDesc description={it.description} mtime={it.mtime} />
+                    <LogDesc description={printable(it.description)} mtime={it.mtime} />
                   ) : (
-                    (it.description && <Marked text={it.description} query={highlight} />) || (
-                      <span className="muted">{it.path}</span>
+                    (it.description && <Marked text={printable(it.description)} query={highlight} />) || (
+                      <span className="muted">{path}</span>
                     )
                   )}
                 </span>

@@ -4,6 +4,7 @@ import type { Status, WorkspaceInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import type { View } from "../../lib/browser";
 import { KIND_LABELS, KIND_ORDER } from "../../lib/format";
+import { printable } from "../../lib/printable";
 import { syncBadge } from "../../lib/sync";
 import { waitingCount, waitingSentence } from "../../lib/inbox";
 import type { Badge } from "../../lib/sync";
@@ -33,8 +34,9 @@ interface Props {
 /** The row's hover text: where the workspace comes from in full, then its counts. */
 export function workspaceTitle(w: WorkspaceInfo): string {
   const { topics, logs, invalid } = w.counts;
-  const lines = [w.origin || w.memory_root];
-  if (w.memory_root && w.memory_root !== w.origin) lines.push(`memory: ${w.memory_root}`);
+  // Folder names and paths may hold bidi overrides or control characters: shown escaped.
+  const lines = [printable(w.origin || w.memory_root)];
+  if (w.memory_root && w.memory_root !== w.origin) lines.push(`memory: ${printable(w.memory_root)}`);
   lines.push(`${topics} memories · ${logs} daily logs · ${invalid} invalid`);
   return lines.join("\n");
 }
@@ -139,7 +141,7 @@ export function Sidebar({
                   title={workspaceTitle(w)}
                   onClick={() => onSelect(w.id)}
                 >
-                  <span className="ws-label">{w.label}</span>
+                  <span className="ws-label">{printable(w.label)}</span>
                   {w.counts.invalid > 0 && (
                     <span className="ws-invalid" aria-label={`${w.counts.invalid} invalid`}>
                       ⚠{w.counts.invalid}

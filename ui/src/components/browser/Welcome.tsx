@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { ModelSettings as Settings, WorkspaceInfo } from "../../lib/bindings";
 import { useCommand } from "../../lib/useCommand";
+import { printable } from "../../lib/printable";
 import { ModelSettings } from "../settings/ModelSettings";
 
 /** localStorage key: the person has seen the welcome (it no longer opens by itself). */
@@ -112,7 +113,7 @@ export function Welcome({ workspaces, onOpenWorkspace, onModelSaved, onClose }: 
             {found.map((w) => (
               <li key={w.id}>
                 <span>
-                  {w.kind === "claude" ? "Claude Code" : "Qwen Code"} · <strong>{w.label}</strong>{" "}
+                  {w.kind === "claude" ? "Claude Code" : "Qwen Code"} · <strong>{printable(w.label)}</strong>{" "}
                   <span className="muted">
                     ({w.counts.topics} memor{w.counts.topics === 1 ? "y" : "ies"})
                   </span>

@@ -2,6 +2,7 @@ import { useState } from "react";
 import type { Recalled, RecallResult, Strategy } from "../../lib/bindings";
 import { countMemories, recallLabel, recallSentence, strategyText, whyRecalled, wroteFiles } from "../../lib/chat";
 import type { ChatMessage } from "../../lib/chat";
+import { printable } from "../../lib/printable";
 import { MemoryCard } from "./MemoryCard";
 
 interface Props {
@@ -99,7 +100,7 @@ function RecallBadge({
           {recall?.selected.map((r) => (
             <div key={r.path} className="recall-item">
               <div className="recall-line">
-                <span className="recall-name">{r.name || r.path}</span>
+                <span className="recall-name">{printable(r.name || r.path)}</span>
                 {r.type && <span className={`type-chip type-${r.type}`}>{r.type}</span>}
               </div>
               <button
@@ -109,7 +110,7 @@ function RecallBadge({
                 data-testid="recall-item"
                 onClick={() => onOpenPath(r.path)}
               >
-                {r.path}
+                {printable(r.path)}
               </button>
               <RecallMeta recalled={r} strategy={recall.strategy} />
             </div>
@@ -120,7 +121,7 @@ function RecallBadge({
               {recall.carried.map((c) => (
                 <div key={c.path} className="recall-item">
                   <div className="recall-line">
-                    <span className="recall-name">{c.name || c.path}</span>
+                    <span className="recall-name">{printable(c.name || c.path)}</span>
                     {c.type && <span className={`type-chip type-${c.type}`}>{c.type}</span>}
                   </div>
                   <button
@@ -130,7 +131,7 @@ function RecallBadge({
                     data-testid="recall-carried-item"
                     onClick={() => onOpenPath(c.path)}
                   >
-                    {c.path}
+                    {printable(c.path)}
                   </button>
                   <div className="recall-meta muted">recalled earlier · about {tokensOf(c.chars_injected)} tokens</div>
                 </div>

@@ -2,6 +2,7 @@ import { useState } from "react";
 import type { RefObject } from "react";
 import type { EntryChange, Proposal, ProposalFile } from "../../lib/bindings";
 import { ENTRY_OP_TEXT, fileOpText } from "../../lib/inbox";
+import { printable } from "../../lib/printable";
 import type { Selection } from "../../lib/inbox";
 import { DiffView } from "../browser/DiffView";
 
@@ -61,7 +62,7 @@ function FileChanges({
   return (
     <section className="proposal-file" data-testid="proposal-file" data-path={f.path} data-op={f.op}>
       <header className="proposal-file-header">
-        <code className="proposal-path">{f.path}</code>
+        <code className="proposal-path">{printable(f.path)}</code>
         <span className="muted">{fileOpText(f.op, f.after)}</span>
         <button type="button" className="link-button" aria-expanded={whole} onClick={() => setWhole((w) => !w)} data-testid="proposal-whole">
           {whole ? "Hide the whole file" : "Show the whole file"}
@@ -69,7 +70,7 @@ function FileChanges({
       </header>
       {editing && text !== undefined ? (
         <label className="proposal-edit">
-          <span className="muted">The text of {f.path} as it will be saved (all of it):</span>
+          <span className="muted">The text of {printable(f.path)} as it will be saved (all of it):</span>
           <textarea
             ref={editRef}
             value={text}

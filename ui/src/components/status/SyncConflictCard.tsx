@@ -1,6 +1,7 @@
 import type { SyncConflict } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { formatFullTime, formatWhen } from "../../lib/format";
+import { printable } from "../../lib/printable";
 import { choiceHeading, conflictSentence, keepAllLabel, keepLabel } from "../../lib/sync";
 import { InlineError } from "../common/InlineError";
 
@@ -26,10 +27,10 @@ export function SyncConflictCard({ conflict: c, busy, error, onResolve, onOpen }
       <p className="muted sync-conflict-where">
         {onOpen ? (
           <button type="button" className="link-button" onClick={onOpen} data-testid="sync-conflict-open">
-            <code>{c.path}</code>
+            <code>{printable(c.path)}</code>
           </button>
         ) : (
-          <code>{c.path}</code>
+          <code>{printable(c.path)}</code>
         )}{" "}
         · found <span title={formatFullTime(c.at)}>{formatWhen(c.at)}</span>
       </p>

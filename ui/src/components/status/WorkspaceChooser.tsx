@@ -1,4 +1,5 @@
 import type { WorkspaceInfo } from "../../lib/bindings";
+import { printable } from "../../lib/printable";
 
 interface Props {
   workspaces: WorkspaceInfo[];
@@ -22,8 +23,8 @@ export function WorkspaceChooser({ workspaces, onSelect, title = "Status", why =
         <ul className="status-chooser">
           {workspaces.map((w) => (
             <li key={w.id}>
-              <button type="button" className="link-button" data-testid={testId} data-id={w.id} title={w.origin} onClick={() => onSelect(w.id)}>
-                {w.label}
+              <button type="button" className="link-button" data-testid={testId} data-id={w.id} title={printable(w.origin)} onClick={() => onSelect(w.id)}>
+                {printable(w.label)}
               </button>{" "}
               <span className="muted">{w.counts.topics} memories</span>
             </li>

@@ -4,6 +4,7 @@ import { commands } from "../../lib/bindings";
 import type { Copied, WorkspaceInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { KIND_LABELS } from "../../lib/format";
+import { printable } from "../../lib/printable";
 import { sharedNote } from "../../lib/detail";
 import { copiedText, copyGroups, copyUndoneText } from "../../lib/transfer";
 import { useCommand } from "../../lib/useCommand";
@@ -97,7 +98,7 @@ export function CopyDialog({ source, workspaces, workspaceLabel, onDone, onUndon
       }}
     >
       <header className="dream-dialog-header">
-        <h2 id="copy-title">Copy or move “{source.name}”</h2>
+        <h2 id="copy-title">Copy or move “{printable(source.name)}”</h2>
         <button type="button" onClick={onClose} data-testid="copy-close">
           Close
         </button>
@@ -105,10 +106,10 @@ export function CopyDialog({ source, workspaces, workspaceLabel, onDone, onUndon
 
       {done ? (
         <div className="copy-done" data-testid="copy-done">
-          <p data-testid="copy-sentence">{copiedText(done.copied, done.moved, source.name, workspaceLabel)}</p>
+          <p data-testid="copy-sentence">{printable(copiedText(done.copied, done.moved, source.name, workspaceLabel))}</p>
           {undo === "undone" ? (
             <p className="dream-undone" data-testid="copy-undone">
-              {copyUndoneText(done.copied, source.name, workspaceLabel)}
+              {printable(copyUndoneText(done.copied, source.name, workspaceLabel))}
             </p>
           ) : null}
           {error && <InlineError error={error} />}
@@ -152,7 +153,7 @@ export function CopyDialog({ source, workspaces, workspaceLabel, onDone, onUndon
             <select id="copy-target" ref={selectRef} data-testid="copy-target" value={to} onChange={(e) => setTo(e.target.value)}>
               {targets.map((w) => (
                 <option key={w.id} value={w.id}>
-                  {w.label} ({kindText(w)})
+                  {printable(w.label)} ({kindText(w)})
                 </option>
               ))}
             </select>
@@ -170,7 +171,7 @@ export function CopyDialog({ source, workspaces, workspaceLabel, onDone, onUndon
             </label>
           </fieldset>
           <p className="muted import-hint">
-            The file goes over exactly as it is (<code>{source.path}</code>); when that name is taken there, it gets a new one.
+            The file goes over exactly as it is (<code>{printable(source.path)}</code>); when that name is taken there, it gets a new one.
           </p>
           {error && <InlineError error={error} />}
           <div className="modal-actions">

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { ImportDialog } from "./ImportDialog";
 import { commands } from "../../lib/bindings";
-import type { TaskInfo } from "../../lib/bindings";
+import type { ImportOptions, RestoreChoice, TaskInfo } from "../../lib/bindings";
 import { err, estimate, memoryPreview, ok, task } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
@@ -34,6 +34,41 @@ const PREVIEW = memoryPreview({
   ],
 });
 const CONVERSATIONS = memoryPreview({ format: "chatgpt", format_label: "ChatGPT export", memories: 0, files: 0, by_type: [], duplicates: 0, secrets: 0, conversations: estimate(), plan: "" });
+
+// A whole-home export of four workspaces, in the export's (sorted) order: another tool's memory
+// here, Mnemo's own here and not here yet, and another tool's memory this home does not have.
+const HOME_EXPORT: Omit<RestoreChoice, "chosen" | "why_not">[] = [
+  { workspace: "claude-web", files: 4, exists: true, other_tool: true },
+  { workspace: "personal", files: 3, exists: true, other_tool: false },
+  { workspace: "team-x", files: 2, exists: false, other_tool: false },
+  { workspace: "qwen-elsewhere", files: 1, exists: false, other_tool: true },
+];
+const NOT_HERE = "qwen-elsewhere is not in this home (another tool's memory or an added folder elsewhere): add it here first, then import it with --workspace qwen-elsewhere";
+
+/** What the server previews for the home export with `options` (as `restore_choices` decides). */
+function homePreview(options: ImportOptions | null) {
+  const named = options?.workspaces ?? [];
+  const restore: RestoreChoice[] = HOME_EXPORT.map((r) => {
+    const impossible = !r.exists && r.other_tool;
+    const chosen = !impossible && named.includes(r.workspace);
+    return { ...r, chosen, why_not: impossible ? NOT_HERE : chosen ? null : "not chosen: restore it with --all-workspaces" };
+  });
+  const files = restore.filter((r) => r.chosen).reduce((n, r) => n + r.files, 0);
+  return memoryPreview({
+    source: "/home/u/mnemo-export.zip",
+    format: "mnemo_export",
+    format_label: "Mnemo export",
+    workspace: files > 0 ? named.join(", ") : "no workspace yet: choose which to restore",
+    items: 10,
+    memories: files,
+    files,
+    by_type: files > 0 ? [{ type: "user", count: files }] : [],
+    duplicates: 0,
+    secrets: 0,
+    plan: `plan:${named.join(",")}`,
+    restore,
+  });
+}
 
 const started = (extra: Partial<TaskInfo> = {}) =>
   task("import-1", { kind: "import", session: null, status: "queued", phase: "Writing 0 / 5 files", result: null, finished_at: null, ...extra });
@@ -214,6 +249,107 @@ describe("Import…", () => {
     expect((await screen.findByTestId("import-target")).textContent).toBe("Each workspace of the same id (as exported)");
     fireEvent.click(screen.getByTestId("import-start"));
     await waitFor(() => expect(api.importStart).toHaveBeenCalledWith("/home/u/mem0.json", null, { type: "user" }, "p1"));
+  });
+
+  it("lists a whole-home export's workspaces, none ticked: Import waits until some are", async () => {
+    api.importPreview.mockImplementation(async (_source, _workspace, options) => ok(homePreview(options)));
+    api.importPreview.mockResolvedValueOnce(err("usage", "this export holds 4 workspaces (claude-web, personal, team-x, qwen-elsewhere) and not work"));
+    renderDialog();
+    fireEvent.change(screen.getByTestId("import-source"), { target: { value: "/home/u/mnemo-export.zip" } });
+    fireEvent.click(screen.getByTestId("import-preview-button"));
+    fireEvent.click(await screen.findByTestId("import-spread"));
+    const list = await screen.findByRole("group", { name: "Workspaces in this export" });
+    expect(api.importPreview).toHaveBeenLastCalledWith("/home/u/mnemo-export.zip", null, { type: "user" });
+
+    const entries = within(list).getAllByTestId("restore-choice");
+    expect(entries.map((e) => e.querySelector("label")!.textContent)).toEqual([
+      "claude-web · 4 files · Another tool's memory — Claude Code or Qwen Code loads it into every session",
+      "personal · 3 files",
+      "team-x · 2 files · Mnemo, new here",
+      "qwen-elsewhere · 1 file · Another tool's memory — Claude Code or Qwen Code loads it into every session",
+    ]);
+    // Real checkboxes named by their labels, none ticked; the one this home lacks says why, and waits.
+    const boxes = within(list).getAllByRole("checkbox") as HTMLInputElement[];
+    expect(boxes.map((b) => b.checked)).toEqual([false, false, false, false]);
+    expect(boxes.map((b) => b.disabled)).toEqual([false, false, false, true]);
+    expect(within(list).getByRole("checkbox", { name: /^personal/ })).toBe(boxes[1]);
+    expect(within(entries[3]).getByTestId("restore-why").textContent).toBe(`${NOT_HERE[0].toUpperCase()}${NOT_HERE.slice(1)}.`);
+    expect(boxes[3].getAttribute("aria-describedby")).toBe(within(entries[3]).getByTestId("restore-why").id);
+    expect(within(list).queryByTestId("restore-warn")).toBeNull();
+
+    expect(screen.getByTestId("import-target").textContent).toBe("No workspace yet");
+    expect(screen.getByTestId("import-blocked").textContent).toBe("Tick the workspaces to restore.");
+    expect((screen.getByTestId("import-start") as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it("previews again with the ticked workspaces, and Import sends the same options and plan", async () => {
+    api.importPreview.mockImplementation(async (_source, _workspace, options) => ok(homePreview(options)));
+    api.importPreview.mockResolvedValueOnce(err("usage", "this export holds 4 workspaces (claude-web, personal, team-x, qwen-elsewhere) and not work"));
+    renderDialog();
+    fireEvent.change(screen.getByTestId("import-type"), { target: { value: "project" } });
+    fireEvent.change(screen.getByTestId("import-source"), { target: { value: "/home/u/mnemo-export.zip" } });
+    fireEvent.click(screen.getByTestId("import-preview-button"));
+    fireEvent.click(await screen.findByTestId("import-spread"));
+    await screen.findByTestId("import-restore");
+
+    const box = (name: RegExp) => screen.getByRole("checkbox", { name }) as HTMLInputElement;
+    fireEvent.click(box(/^team-x/));
+    // The box shows the tick at once, and keeps the focus: the list stays while it reads.
+    expect(box(/^team-x/).checked).toBe(true);
+    await waitFor(() => expect(api.importPreview).toHaveBeenLastCalledWith("/home/u/mnemo-export.zip", null, { type: "project", workspaces: ["team-x"] }));
+    await waitFor(() => expect(screen.getByTestId("import-target").textContent).toBe("team-x"));
+    expect((screen.getByTestId("import-start") as HTMLButtonElement).disabled).toBe(false);
+    expect(screen.queryByTestId("import-blocked")).toBeNull();
+
+    // Another tool's memory: ticked on purpose, with a warning; named in the export's order.
+    fireEvent.click(box(/^claude-web/));
+    await waitFor(() =>
+      expect(api.importPreview).toHaveBeenLastCalledWith("/home/u/mnemo-export.zip", null, { type: "project", workspaces: ["claude-web", "team-x"] }),
+    );
+    await waitFor(() => expect(screen.getByTestId("import-target").textContent).toBe("claude-web, team-x"));
+    const warn = screen.getByTestId("restore-warn");
+    expect(warn.textContent).toContain("written into that tool's memory, which it reads at the start of every session");
+    expect(box(/^claude-web/).getAttribute("aria-describedby")).toBe(warn.id);
+    expect([box(/^claude-web/), box(/^personal/), box(/^team-x/)].map((b) => b.checked)).toEqual([true, false, true]);
+
+    fireEvent.click(screen.getByTestId("import-start"));
+    await waitFor(() =>
+      expect(api.importStart).toHaveBeenCalledWith("/home/u/mnemo-export.zip", null, { type: "project", workspaces: ["claude-web", "team-x"] }, "plan:claude-web,team-x"),
+    );
+
+  });
+
+  it("waits again when every box is unticked", async () => {
+    api.importPreview.mockImplementation(async (_source, _workspace, options) => ok(homePreview(options)));
+    api.importPreview.mockResolvedValueOnce(err("usage", "this export holds 4 workspaces (claude-web, personal, team-x, qwen-elsewhere) and not work"));
+    renderDialog();
+    fireEvent.change(screen.getByTestId("import-source"), { target: { value: "/home/u/mnemo-export.zip" } });
+    fireEvent.click(screen.getByTestId("import-preview-button"));
+    fireEvent.click(await screen.findByTestId("import-spread"));
+    await screen.findByTestId("import-restore");
+    fireEvent.click(screen.getByRole("checkbox", { name: /^personal/ }));
+    await waitFor(() => expect((screen.getByTestId("import-start") as HTMLButtonElement).disabled).toBe(false));
+    fireEvent.click(screen.getByRole("checkbox", { name: /^personal/ }));
+    await waitFor(() => expect(api.importPreview).toHaveBeenLastCalledWith("/home/u/mnemo-export.zip", null, { type: "user" }));
+    await waitFor(() => expect(screen.getByTestId("import-blocked").textContent).toBe("Tick the workspaces to restore."));
+    expect((screen.getByTestId("import-start") as HTMLButtonElement).disabled).toBe(true);
+    expect(api.importStart).not.toHaveBeenCalled();
+  });
+
+  it("shows names, reasons and paths from the source escaped", async () => {
+    api.importPreview.mockResolvedValue(
+      ok(
+        memoryPreview({
+          reasons: [{ item: "notes/invoice\u202Egpj.md", reason: "it holds a secret" }],
+          samples: [{ path: "imported\u202Egpj.md", type: "user", text: "bell\u0007 rings" }],
+        }),
+      ),
+    );
+    renderDialog();
+    const shown = await preview();
+    expect(within(shown).getByTestId("import-reasons").textContent).toBe("notes/invoice\\u{202e}gpj.md: it holds a secret");
+    expect(within(shown).getByTestId("import-samples").textContent).toContain("bell\\u{7} rings → imported\\u{202e}gpj.md");
+    for (const raw of ["\u202e", "\u0007"]) expect(shown.textContent).not.toContain(raw);
   });
 
   it("says how a stopped conversation import ended, and runs it again to go on", async () => {

@@ -4,12 +4,14 @@ import { commands } from "../../lib/bindings";
 import type { ImportOptions, ImportPreview, MemoryType, TaskInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { MEMORY_TYPES, TYPE_LABELS } from "../../lib/format";
-import { IMPORT_FORMATS_HINT, activeImport, cannotImport, conversationsTask, count, parseBudget, pathProblem } from "../../lib/transfer";
+import { IMPORT_FORMATS_HINT, activeImport, cannotImport, conversationsTask, count, parseBudget, pathProblem, retick } from "../../lib/transfer";
+import { printable } from "../../lib/printable";
 import { useCommand } from "../../lib/useCommand";
 import { InlineError } from "../common/InlineError";
 import { ModelSettings } from "../settings/ModelSettings";
 import { ImportSummary } from "./ImportSummary";
 import { ImportProgress } from "./ImportProgress";
+import { RestoreChoices } from "./RestoreChoices";
 
 interface Props {
   workspace: string;
@@ -25,11 +27,20 @@ interface Props {
 
 type Busy = "previewing" | "starting" | null;
 
+/** How a preview was asked for: Import sends the same, or its plan would not match. */
+interface Asked {
+  /** The workspace named (`null`: a whole-home export, each workspace into its own). */
+  target: string | null;
+  options: ImportOptions;
+}
+
 /**
  * Import… (issue 24): the full path of an export file or folder and the type for memories that
  * name none → a preview of what would be written (nothing is written yet; conversations: what
  * reading them would cost, and the token budget) → Import, followed live from the task list, with
- * Cancel, then the summary and "Undo import". Closing it never stops an import.
+ * Cancel, then the summary and "Undo import". Closing it never stops an import. A whole-home Mnemo
+ * export lists its workspaces with a box each: nothing is restored until some are ticked, and each
+ * tick previews again with exactly those (`options.workspaces`), which Import then sends.
  */
 export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUndone, onClose }: Props) {
   const { run } = useCommand();
@@ -38,7 +49,10 @@ export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUn
   const [type, setType] = useState<MemoryType>("user");
   // A Mnemo export of several workspaces: each goes back to the workspace of its own id.
   const [spread, setSpread] = useState(false);
+  // Its workspaces ticked (in the export's order): what the next preview names.
+  const [ticks, setTicks] = useState<string[]>([]);
   const [preview, setPreview] = useState<ImportPreview | null>(null);
+  const [asked, setAsked] = useState<Asked | null>(null);
   const [budget, setBudget] = useState("");
   const [busy, setBusy] = useState<Busy>(null);
   const [error, setError] = useState<UiError | null>(null);
@@ -47,38 +61,64 @@ export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUn
   // The task followed: the one started here, or one under way when the dialog opened.
   const [taskId, setTaskId] = useState<string | null>(() => activeImport(tasks, workspace)?.id ?? null);
   const [started, setStarted] = useState<TaskInfo | null>(null);
-  const [startedFrom, setStartedFrom] = useState<ImportPreview | null>(null);
+  const [startedFrom, setStartedFrom] = useState<{ preview: ImportPreview; asked: Asked } | null>(null);
 
   const task = taskId === null ? null : (tasks.find((t) => t.id === taskId) ?? (started?.id === taskId ? started : null));
-  const target = spread ? null : workspace;
-  const targetText = spread ? "Each workspace of the same id (as exported)" : workspaceLabel(preview?.workspace ?? workspace);
+  const restore = preview?.restore ?? [];
+  const chosen = restore.filter((r) => r.chosen).map((r) => workspaceLabel(r.workspace));
+  const targetText = !spread
+    ? workspaceLabel(preview?.workspace ?? workspace)
+    : restore.length === 0
+      ? "Each workspace of the same id (as exported)"
+      : chosen.length > 0
+        ? chosen.join(", ")
+        : "No workspace yet";
   const budgetTokens = parseBudget(budget);
 
-  const doPreview = async (spreadNow = spread) => {
+  /**
+   * Preview what is typed. `keep`: the preview shown stays while the new one is read (a box of
+   * a whole-home export was ticked: the list keeps its place and the focus).
+   */
+  const doPreview = async (spreadNow = spread, ticksNow: readonly string[] = ticks, keep = false) => {
     const why = pathProblem(source, "the export file or folder");
     setProblem(why);
     if (why) return;
     setBusy("previewing");
     setError(null);
-    setPreview(null);
-    const answer = await run(commands.importPreview(source.trim(), spreadNow ? null : workspace, { type }), "preview");
+    if (!keep) setPreview(null);
+    const how: Asked = {
+      target: spreadNow ? null : workspace,
+      options: spreadNow && ticksNow.length > 0 ? { type, workspaces: [...ticksNow] } : { type },
+    };
+    const answer = await run(commands.importPreview(source.trim(), how.target, how.options), "preview");
     if (!answer) return;
     setBusy(null);
     if (!answer.ok) {
+      setPreview(null);
       setError(answer.error);
       return;
     }
     setPreview(answer.data);
+    setAsked(how);
+    // The boxes show what this preview chose (a workspace that cannot be restored stays unticked).
+    setTicks((answer.data.restore ?? []).filter((r) => r.chosen).map((r) => r.workspace));
     setBudget(answer.data.conversations ? count(answer.data.conversations.budget_tokens) : "");
   };
 
-  const doImport = async (from: ImportPreview | null = preview) => {
-    if (!from || busy) return;
+  const tick = (id: string, on: boolean) => {
+    const next = retick(restore, ticks, id, on);
+    setTicks(next);
+    void doPreview(spread, next, true);
+  };
+
+  const doImport = async (from: ImportPreview | null = preview, how: Asked | null = asked) => {
+    if (!from || !how || busy) return;
     setBusy("starting");
     setError(null);
-    const opts: ImportOptions = { type };
+    // Exactly the options the preview was read with (its plan is checked against them).
+    const opts: ImportOptions = { ...how.options };
     if (from.conversations && budgetTokens !== null) opts.budget_tokens = budgetTokens;
-    const answer = await run(commands.importStart(from.source || source.trim(), target, opts, from.plan || null), "start");
+    const answer = await run(commands.importStart(from.source || source.trim(), how.target, opts, from.plan || null), "start");
     if (!answer) return;
     setBusy(null);
     if (!answer.ok) {
@@ -86,7 +126,7 @@ export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUn
       return;
     }
     setStarted(answer.data);
-    setStartedFrom(from);
+    setStartedFrom({ preview: from, asked: how });
     setTaskId(answer.data.id);
     onUpdated(answer.data);
   };
@@ -109,8 +149,8 @@ export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUn
 
   const blocked = preview ? cannotImport(preview) : null;
   const badBudget = preview?.conversations != null && budgetTokens === null;
-  const several = error?.code === "usage" && /holds \d+ workspaces/i.test(error.message);
-  const conversations = startedFrom ? startedFrom.conversations !== null : conversationsTask(task);
+  const several = !spread && error?.code === "usage" && /holds \d+ workspaces/i.test(error.message);
+  const conversations = startedFrom ? startedFrom.preview.conversations !== null : conversationsTask(task);
 
   return (
     <Modal
@@ -124,7 +164,7 @@ export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUn
       }}
     >
       <header className="dream-dialog-header">
-        <h2 id="import-title">Import into {workspaceLabel(workspace)}</h2>
+        <h2 id="import-title">Import into {printable(workspaceLabel(workspace))}</h2>
         <button type="button" onClick={onClose} data-testid="import-close">
           Close
         </button>
@@ -136,7 +176,7 @@ export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUn
           conversations={conversations}
           onUpdated={onUpdated}
           onUndone={onUndone}
-          onAgain={startedFrom ? () => void doImport(startedFrom) : null}
+          onAgain={startedFrom ? () => void doImport(startedFrom.preview, startedFrom.asked) : null}
           onRestart={restart}
         />
       ) : (
@@ -163,6 +203,7 @@ export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUn
                 onChange={(e) => {
                   setSource(e.target.value);
                   setSpread(false);
+                  setTicks([]);
                   changed();
                 }}
               />
@@ -229,7 +270,9 @@ export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUn
                 onBudget={setBudget}
                 budgetTokens={budgetTokens}
                 onOpenSettings={() => setSettingsOpen(true)}
-              />
+              >
+                {restore.length > 0 && <RestoreChoices choices={restore} ticked={ticks} disabled={busy === "starting"} onTick={tick} />}
+              </ImportSummary>
               <div className="modal-actions">
                 <button type="button" onClick={onClose} disabled={busy !== null}>
                   Cancel

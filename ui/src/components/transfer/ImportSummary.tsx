@@ -1,4 +1,6 @@
+import type { ReactNode } from "react";
 import type { ImportPreview } from "../../lib/bindings";
+import { printable } from "../../lib/printable";
 import {
   budgetText,
   byTypeText,
@@ -21,14 +23,17 @@ interface Props {
   budgetTokens: number | null;
   /** Offered beside the sentence that says no model is set. */
   onOpenSettings: () => void;
+  /** Shown after the facts, before why Import cannot start (a whole-home export's workspaces). */
+  children?: ReactNode;
 }
 
 /**
  * What an import would do, before anything is written: the format and the workspace, what it
  * writes (memories, files, types) or — for conversations — what reading them would cost, what
- * it leaves out and why, and a few samples.
+ * it leaves out and why, and a few samples. Item names, reasons and paths quote the source (files
+ * other tools wrote): shown through `printable`.
  */
-export function ImportSummary({ preview: p, target, budget, onBudget, budgetTokens, onOpenSettings }: Props) {
+export function ImportSummary({ preview: p, target, budget, onBudget, budgetTokens, onOpenSettings, children }: Props) {
   const c = p.conversations;
   const left = leftOutParts(p);
   const blocked = cannotImport(p);
@@ -39,7 +44,7 @@ export function ImportSummary({ preview: p, target, budget, onBudget, budgetToke
         <dt>Format</dt>
         <dd data-testid="import-format">{p.format_label || "Not recognised"}</dd>
         <dt>Into</dt>
-        <dd data-testid="import-target">{target}</dd>
+        <dd data-testid="import-target">{printable(target)}</dd>
         {c ? (
           <>
             <dt>Conversations</dt>
@@ -81,6 +86,8 @@ export function ImportSummary({ preview: p, target, budget, onBudget, budgetToke
         </div>
       )}
 
+      {children}
+
       {blocked && (
         <div className="problem import-blocked" role="note" data-testid="import-blocked">
           {blocked}
@@ -104,7 +111,7 @@ export function ImportSummary({ preview: p, target, budget, onBudget, budgetToke
           <ul data-testid="import-reasons" tabIndex={0} aria-label="Items left out or changed">
             {p.reasons.slice(0, 100).map((r, i) => (
               <li key={i}>
-                <span className="import-item">{r.item}</span>: {r.reason}
+                <span className="import-item">{printable(r.item)}</span>: {printable(r.reason)}
               </li>
             ))}
           </ul>
@@ -117,9 +124,9 @@ export function ImportSummary({ preview: p, target, budget, onBudget, budgetToke
           <ul className="import-samples" data-testid="import-samples">
             {p.samples.map((s, i) => (
               <li key={i}>
-                <span className={`type-chip type-${s.type}`}>{s.type}</span> <span className="import-sample-text">{s.text}</span>{" "}
+                <span className={`type-chip type-${s.type}`}>{s.type}</span> <span className="import-sample-text">{printable(s.text)}</span>{" "}
                 <span className="muted">
-                  → <code>{s.path}</code>
+                  → <code>{printable(s.path)}</code>
                 </span>
               </li>
             ))}

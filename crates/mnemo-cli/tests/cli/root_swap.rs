@@ -1,0 +1,139 @@
+//! A root swapped during a dream (issue 33, the attacker's reproduction): `mnemo dream
+//! --mechanical` on a repository's Qwen Code team layer while `<repo>/.qwen` is exchanged
+//! (`renameat2(RENAME_EXCHANGE)`), over and over, with a link to a copy of it outside the
+//! repository. Every read and write of the dream stays beneath the folder it opened: the outside
+//! copy stays byte-identical, whatever the dream managed to do.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::{Env, topic, write};
+
+/// Every entry under `dir` (links not followed): bytes, a link's target, or a folder mark.
+fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let ft = e.file_type().unwrap();
+            let rel = p.strip_prefix(dir).unwrap().to_path_buf();
+            if ft.is_symlink() {
+                let t = std::fs::read_link(&p).unwrap();
+                out.insert(rel, format!("link -> {}", t.display()).into_bytes());
+            } else if ft.is_dir() {
+                out.insert(rel, b"folder".to_vec());
+                stack.push(p);
+            } else {
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), t).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_team_layer_swapped_for_a_link_during_a_dream_changes_nothing_outside() {
+    const FILES: usize = 300;
+    let e = Env::new();
+    let repo = e.dir.path().join("shop");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let team = repo.join(".qwen/team-memory");
+    // Work for the dream in every file: an entry said twice.
+    for i in 0..FILES {
+        write(
+            &team.join(format!("topic-{i}.md")),
+            &topic(
+                &format!("Topic {i}"),
+                "d",
+                "project",
+                &format!("Rule {i} holds.\n\nrule {i} holds."),
+            ),
+        );
+    }
+    let list = e.json(&["workspaces", "bind", repo.to_str().unwrap()]);
+    let id = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w["id"].as_str())
+        .find(|i| i.starts_with("qwen:@team:"))
+        .unwrap_or_else(|| panic!("{list}"))
+        .to_owned();
+    // The copy outside the repository, and a link to it inside (as a repository can carry).
+    let outside = e.dir.path().join("outside");
+    copy_dir(&repo.join(".qwen"), &outside.join("qwen-copy"));
+    let link = repo.join("swap");
+    std::os::unix::fs::symlink(outside.join("qwen-copy"), &link).unwrap();
+    let before = tree(&outside);
+
+    let qwen = repo.join(".qwen");
+    let flip = || {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        renameat_with(CWD, &qwen, CWD, &link, RenameFlags::EXCHANGE).unwrap();
+    };
+    // The swaps begin once the dream is under way (it found the workspace), at a few moments:
+    // a dream that could follow the link writes outside in most of these runs.
+    let mut swapped = 0;
+    let mut outs = Vec::new();
+    for delay_ms in [100, 250, 500] {
+        let mut child = e
+            .cmd()
+            .args(["--json", "--workspace", &id, "dream", "--mechanical"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let mut n = 0;
+        while child.try_wait().unwrap().is_none() {
+            flip();
+            n += 1;
+            std::thread::sleep(std::time::Duration::from_millis(3));
+        }
+        if n % 2 == 1 {
+            flip();
+        }
+        swapped += n;
+        assert!(
+            std::fs::symlink_metadata(&qwen).unwrap().is_dir(),
+            "the repository's folder is back in place"
+        );
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            tree(&outside),
+            before,
+            "nothing outside the repository changed (swaps from {delay_ms} ms): {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        outs.push(out);
+    }
+    assert!(
+        swapped > 2,
+        "the folder was swapped during the dreams ({swapped})"
+    );
+    let out = outs.pop().unwrap();
+    // The dream said what happened: done, or refused with the reason (never silently partial).
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() || said.contains("symbolic link") || said.contains("outside"),
+        "{said}"
+    );
+    eprintln!("{swapped} swaps during three dreams; outside unchanged");
+}

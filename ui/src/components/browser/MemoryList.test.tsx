@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { render, screen } from "@testing-library/react";
+import { MemoryList } from "./MemoryList";
+import { DetailHeader } from "./DetailHeader";
+import { groupDocs, hitRows } from "../../lib/rows";
+import { DOCS, detailOf } from "../../test/fixtures";
+import type { DocSummary } from "../../lib/bindings";
+
+// A file another tool wrote: U+202E (RIGHT-TO-LEFT OVERRIDE) makes "invoice\u202Egpj.md" read as
+// "invoicedm.jpg", and an ESC could paint what follows it.
+const TRICK: DocSummary = {
+  ...DOCS[0],
+  path: "invoice\u202Egpj.md",
+  name: "invoice\u202Egpj.md",
+  description: "paid \u001b[31mtwice",
+};
+const noop = () => {};
+
+function renderList(rows = groupDocs([TRICK]), highlight = "") {
+  return render(
+    <MemoryList
+      rows={rows}
+      selectedKey={null}
+      openKey={null}
+      showWorkspace
+      workspaceLabel={(id) => (id === "personal" ? "Per\u2066sonal" : id)}
+      collapsed={new Set()}
+      empty="Nothing"
+      onSelect={noop}
+      onOpen={noop}
+      onToggleGroup={noop}
+      highlight={highlight}
+    />,
+  );
+}
+
+describe("names from disk, shown escaped", () => {
+  it("shows a memory name holding U+202E as a visible escape, never as the override", () => {
+    renderList();
+    const row = screen.getByTestId("memory-row");
+    expect(row.querySelector(".row-name")!.textContent).toBe("invoice\\u{202e}gpj.md");
+    expect(row.querySelector(".row-desc")!.textContent).toBe("paid \\u{1b}[31mtwice");
+    expect(row.querySelector(".row-ws")!.textContent).toBe("Per\\u{2066}sonal");
+    expect(row.getAttribute("title")).toBe("invoice\\u{202e}gpj.md");
+    for (const raw of ["\u202e", "\u001b", "\u2066"]) expect(row.textContent).not.toContain(raw);
+    // The path itself is untouched where it is an address, not a label.
+    expect(row.getAttribute("data-path")).toBe("invoice\u202Egpj.md");
+  });
+
+  it("escapes a search result's title too, with the search's words still marked", () => {
+    const hit = { workspace: "personal", path: TRICK.path, score: 0.9, name: TRICK.name, type: TRICK.type, description: "", mtime: TRICK.mtime };
+    renderList(hitRows([hit], new Map()), "invoice");
+    const name = screen.getByTestId("memory-row").querySelector(".row-name")!;
+    expect(name.textContent).toBe("invoice\\u{202e}gpj.md");
+    expect(name.querySelector("mark")!.textContent).toBe("invoice");
+  });
+
+  it("escapes the detail header's name and path", () => {
+    const base = detailOf(TRICK);
+    render(
+      <DetailHeader
+        isNew={false}
+        title={base.name}
+        wsLabel="Personal"
+        base={base}
+        readOnly
+        dirty={false}
+        saving={false}
+        usageKey="0"
+        onOpenFolder={null}
+        onPinned={noop}
+        archiving={false}
+        onArchive={noop}
+        onCopy={null}
+        onDelete={noop}
+        onSave={noop}
+        onCancel={noop}
+      />,
+    );
+    expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("invoice\\u{202e}gpj.md");
+    expect(screen.getByText("invoice\\u{202e}gpj.md", { selector: "code" })).toBeTruthy();
+  });
+});
