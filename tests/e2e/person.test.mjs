@@ -9,7 +9,8 @@
 // replaced twice from the detail pane (the `Superseded:` lines on disk, the chain shot in
 // view-facts-chain-*), then the memory archived and restored. Issue 24: a mem0 export imported
 // through Import… (its preview shot in view-import-preview-*), undone, then the workspace
-// exported to a zip.
+// exported to a zip. Issue 33: a whole-home export (made by the CLI on another home) restored
+// through Import… with the workspace this home lacks ticked (view-import-restore-*).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -841,6 +842,119 @@ test("a person imports a mem0 export (issue 24): the preview's counts, shot at 1
     await page.keyboard.press("Escape");
     await copy.waitFor({ state: "detached" });
     assert.deepEqual(forms, []);
+  } finally {
+    if (chatWasOpen && (await page.getByTestId("chat-input").count()) === 0) await page.getByTestId("chat-toggle").click();
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1440, height: 900 });
+  }
+});
+
+test("a person restores a whole-home export (issue 33): both workspaces listed, the new one ticked, shot at 1,000 px light and dark with axe; imported, team-x created on disk and in the sidebar", async () => {
+  // A second home (another machine) with personal and team-x, exported whole by the CLI; this
+  // home lacks team-x. The personal file's name is the step's own: nothing earlier writes it.
+  const other = join(fixture.dir, "restore-home");
+  const standup = topic("Standup", "when we meet", "project", "Standup at 9:30.");
+  mkdirSync(join(other, "workspaces/personal/memory"), { recursive: true });
+  mkdirSync(join(other, "workspaces/team-x/memory"), { recursive: true });
+  writeFileSync(join(other, "workspaces/personal/memory/restore-tea.md"), topic("Tea", "What the user drinks", "user", "Mint tea."));
+  writeFileSync(join(other, "workspaces/team-x/memory/standup.md"), standup);
+  const folder = join(fixture.dir, "restore");
+  mkdirSync(folder, { recursive: true });
+  const zip = join(folder, "home.zip");
+  otherMachine(other, "export", "-o", zip);
+  assert.ok(existsSync(zip), "the CLI wrote the whole-home export");
+  const landed = join(fixture.home, "workspaces/team-x/memory/standup.md");
+  assert.equal(existsSync(landed), false, "this home has no team-x yet");
+  assert.ok(!(await api("workspaces")).some((w) => w.id === "team-x"), "team-x is not a workspace here yet");
+  let chatWasOpen = false;
+  try {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.emulateMedia({ colorScheme: "light" });
+    await view("memories");
+    await page.locator('[data-testid="workspace-item"][data-id="personal"]').click();
+    // At 1,000 px the chat is a drawer: hidden while the dialog is shot.
+    chatWasOpen = (await page.getByTestId("chat-input").count()) > 0;
+    if (chatWasOpen) await page.getByTestId("chat-toggle").click();
+    const dismiss = page.getByTestId("toast").getByRole("button", { name: "Dismiss" });
+    while ((await dismiss.count()) > 0) await dismiss.first().click();
+
+    // Keyboard only up to the preview: Enter on Import…, the path typed, Enter previews.
+    const opener = page.getByTestId("import-button");
+    await opener.focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByTestId("import-dialog");
+    await dialog.waitFor();
+    const source = dialog.getByTestId("import-source");
+    assert.ok(await source.evaluate((el) => el === document.activeElement), "the path field has the focus");
+    await source.fill(zip);
+    await page.keyboard.press("Enter");
+    const preview = dialog.getByTestId("import-preview");
+    await preview.waitFor({ timeout: 20000 });
+    assert.equal(await preview.getByTestId("import-format").innerText(), "Mnemo export");
+    assert.equal(await preview.getByTestId("import-target").innerText(), "Personal");
+
+    // Both workspaces of the export listed: personal (the dialog's) ticked, team-x new here and not.
+    const restore = preview.getByTestId("import-restore");
+    await restore.waitFor();
+    const entries = restore.getByTestId("restore-choice");
+    assert.deepEqual(await entries.evaluateAll((xs) => xs.map((x) => x.dataset.workspace)), ["personal", "team-x"]);
+    const entry = (id) => restore.locator(`[data-testid="restore-choice"][data-workspace="${id}"]`);
+    const team = entry("team-x");
+    const teamTick = team.getByTestId("restore-tick");
+    assert.equal(await entry("personal").getByTestId("restore-tick").isChecked(), true, "personal ticked");
+    assert.equal(await teamTick.isChecked(), false, "team-x not ticked at first");
+    assert.equal(await team.getAttribute("data-chosen"), "false");
+    assert.match(await team.innerText(), /new here/);
+    assert.equal(existsSync(landed), false, "nothing written by the preview");
+
+    // team-x ticked by keyboard: the dialog previews again with both, the box keeps the focus.
+    await teamTick.focus();
+    await page.keyboard.press("Space");
+    const target = preview.getByTestId("import-target");
+    await waitFor(
+      async () =>
+        (await team.getAttribute("data-chosen").catch(() => null)) === "true" &&
+        (await teamTick.isChecked().catch(() => false)) &&
+        /\bteam-x\b/.test(await target.innerText().catch(() => "")),
+      "the re-preview restoring team-x too",
+      20000,
+    );
+    assert.match(await target.innerText(), /personal/i, "personal is still restored");
+    assert.equal(await entry("personal").getByTestId("restore-tick").isChecked(), true, "personal still ticked");
+    assert.ok(await teamTick.evaluate((el) => el === document.activeElement), "team-x's box keeps the focus");
+    assert.equal(await dialog.getByTestId("import-start").isDisabled(), false, "Import can start");
+    assert.equal(existsSync(landed), false, "nothing written by the second preview either");
+
+    // The choices at 1,000 px, light and dark, axe on each.
+    await page.setViewportSize({ width: 1000, height: 700 });
+    const box = await dialog.getByTestId("import-start").boundingBox();
+    assert.ok(box && box.x + box.width <= 1000, `Import is inside the window at 1,000 px: ${JSON.stringify(box)}`);
+    const found = [];
+    for (const scheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.waitForTimeout(150);
+      await page.screenshot({ path: join(artifacts, `view-import-restore-1000-${scheme}.png`) });
+      const r = await new AxeBuilder({ page }).analyze();
+      for (const x of r.violations.filter((x) => x.impact === "serious" || x.impact === "critical")) {
+        found.push(`import restore (${scheme}): ${x.id} (${x.impact}) — ${x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+      }
+    }
+    assert.deepEqual(found, []);
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    // Imported: team-x created, its file on disk, the workspace in the sidebar.
+    await dialog.getByTestId("import-start").click();
+    const summary = dialog.getByTestId("import-summary");
+    await summary.waitFor({ timeout: 30000 });
+    assert.match(await summary.innerText(), /^Imported \d+ memor(?:y|ies) into \d+ files?\b/);
+    assert.ok(existsSync(landed), "team-x's standup.md restored into this home");
+    assert.equal(readFileSync(landed, "utf8"), standup);
+    await page.locator('[data-testid="workspace-item"][data-id="team-x"]').waitFor({ timeout: 20000 });
+    await page.screenshot({ path: join(artifacts, "import-restore-done-1440-light.png") });
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    assert.ok(await opener.evaluate((b) => b === document.activeElement), "focus back on Import…");
   } finally {
     if (chatWasOpen && (await page.getByTestId("chat-input").count()) === 0) await page.getByTestId("chat-toggle").click();
     await page.emulateMedia({ colorScheme: "light" });

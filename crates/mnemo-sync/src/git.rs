@@ -66,31 +66,85 @@ impl Git {
             dir: dir.to_path_buf(),
         };
         if !dir.join("HEAD").is_file() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
-            let out = Command::new("git")
-                .args(["init", "--bare", "--quiet", "--initial-branch", BRANCH])
-                .arg(dir)
-                .env("GIT_TERMINAL_PROMPT", "0")
-                .output()
-                .map_err(|e| {
-                    Error::io(
-                        "running git (is it installed? Sync needs the `git` command)",
-                        &e,
-                    )
-                })?;
-            if !out.status.success() {
-                return Err(Error::new(
-                    ErrorCode::Io,
-                    format!(
-                        "git could not create {}: {}",
-                        dir.display(),
-                        String::from_utf8_lossy(&out.stderr).trim()
-                    ),
-                ));
-            }
+            git.create()?;
         }
         Ok(git)
+    }
+
+    /// Create the bare repository: `git init` in a folder of its own beside it, renamed into
+    /// place — a `git init` killed midway leaves only that folder, never a half-made repository
+    /// (a `config.lock` in it refused every later init). A folder already at the place without
+    /// a `HEAD` is such a leftover from before: moved aside (kept, named in the log).
+    fn create(&self) -> Result<()> {
+        let dir = &self.dir;
+        let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+            return Err(Error::usage(format!(
+                "{} is not a folder path",
+                dir.display()
+            )));
+        };
+        let name = name.to_string_lossy();
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Error::io(format!("creating {}", parent.display()), &e))?;
+        if std::fs::symlink_metadata(dir).is_ok() {
+            let aside = parent.join(format!(
+                "{name}.incomplete-{}",
+                chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ")
+            ));
+            std::fs::rename(dir, &aside)
+                .map_err(|e| Error::io(format!("moving aside {}", dir.display()), &e))?;
+            tracing::warn!(
+                "{} was an unfinished repository (a sync stopped while creating it): moved to {}",
+                dir.display(),
+                aside.display()
+            );
+        }
+        // Leftovers of inits killed before their rename (a minute old: not being made now).
+        let prefix = format!(".{name}.init-");
+        for e in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > std::time::Duration::from_secs(60));
+            if old && e.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+        let tmp = parent.join(format!("{prefix}{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let out = Command::new("git")
+            .args(["init", "--bare", "--quiet", "--initial-branch", BRANCH])
+            .arg(&tmp)
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .output()
+            .map_err(|e| {
+                Error::io(
+                    "running git (is it installed? Sync needs the `git` command)",
+                    &e,
+                )
+            })?;
+        if !out.status.success() {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(Error::new(
+                ErrorCode::Io,
+                format!(
+                    "git could not create {}: {}",
+                    dir.display(),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+            ));
+        }
+        match std::fs::rename(&tmp, dir) {
+            Ok(()) => Ok(()),
+            // Another process made it meanwhile: theirs is used.
+            Err(_) if dir.join("HEAD").is_file() => {
+                let _ = std::fs::remove_dir_all(&tmp);
+                Ok(())
+            }
+            Err(e) => Err(Error::io(format!("creating {}", dir.display()), &e)),
+        }
     }
 
     /// Remove lock files a git process killed mid-write left behind (`refs/heads/main.lock`,

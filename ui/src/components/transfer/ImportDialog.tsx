@@ -105,10 +105,13 @@ export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUn
     setBudget(answer.data.conversations ? count(answer.data.conversations.budget_tokens) : "");
   };
 
+  // A tick names workspaces one by one: from then on the import goes where the boxes say
+  // (the dialog's own workspace only if it stays ticked).
   const tick = (id: string, on: boolean) => {
     const next = retick(restore, ticks, id, on);
     setTicks(next);
-    void doPreview(spread, next, true);
+    setSpread(true);
+    void doPreview(true, next, true);
   };
 
   const doImport = async (from: ImportPreview | null = preview, how: Asked | null = asked) => {
