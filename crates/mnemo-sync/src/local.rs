@@ -129,11 +129,15 @@ pub(super) fn read(root: &RootDir, rel: &str) -> Option<std::result::Result<Vec<
     }
 }
 
+/// What [`walk`] calls for each memory document: its path, the root held, its stat, whether it
+/// is a link.
+type Visit<'a> = dyn FnMut(String, &RootDir, Option<Metadata>, bool) + 'a;
+
 /// Each memory document under `root`: its path relative to the root, the root held open (every
 /// folder is listed and every file read beneath it, so a folder swapped meanwhile is never
 /// read through), its stat, and whether it is a symbolic link (only `.md` links are reported:
 /// they are memory a sync refuses).
-fn walk(root: &Path, f: &mut dyn FnMut(String, &RootDir, Option<Metadata>, bool)) {
+fn walk(root: &Path, f: &mut Visit<'_>) {
     let Ok(handle) = RootDir::open(root) else {
         return;
     };
