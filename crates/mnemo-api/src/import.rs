@@ -372,10 +372,7 @@ impl Api {
             _ => {
                 let existing = self.vault.import_existing(&target)?;
                 let mut planner = FactPlanner::new(format, options, &existing, chrono::Utc::now());
-                memories::for_each(path, format, |c| {
-                    planner.add(&c);
-                    Ok(())
-                })?;
+                memories::for_each(path, format, |c| planner.add(&c))?;
                 planner.finish()
             }
         };

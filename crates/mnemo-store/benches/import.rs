@@ -93,11 +93,7 @@ fn import(v: &Vault, src: &Path, format: ImportFormat) -> (u32, f64) {
         plan_notes(memories::notes(src).unwrap(), "notes", &opts, &existing)
     } else {
         let mut p = FactPlanner::new(format, &opts, &existing, chrono::Utc::now());
-        memories::for_each(src, format, |c| {
-            p.add(&c);
-            Ok(())
-        })
-        .unwrap();
+        memories::for_each(src, format, |c| p.add(&c)).unwrap();
         p.finish()
     };
     let written = v

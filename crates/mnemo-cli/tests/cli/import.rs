@@ -308,6 +308,38 @@ fn one_huge_element_or_line_is_refused_within_a_small_memory_limit() {
     }
 }
 
+/// Issue 33: a 500 MB array of small, different facts was planned whole (every fact held).
+/// The plan holds at most 64 MiB: under a 256 MB data limit the import is refused at the item
+/// where that ran out, cleanly, long before the end of the file.
+#[test]
+fn a_500_mb_array_of_facts_is_refused_within_a_small_memory_limit() {
+    let e = Env::new();
+    let src = e.dir.path().join("facts.json");
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&src).unwrap());
+    w.write_all(b"[").unwrap();
+    let (mut n, mut size) = (0usize, 0usize);
+    while size < 500 << 20 {
+        let one = format!(
+            "{}{{\"text\": \"Fact {n}: the north fence has {n} tulip bulbs planted along it, red and yellow.\"}}",
+            if n > 0 { "," } else { "" }
+        );
+        w.write_all(one.as_bytes()).unwrap();
+        size += one.len();
+        n += 1;
+    }
+    w.write_all(b"]").unwrap();
+    w.flush().unwrap();
+    drop(w);
+    let out = under_256_mb(&e, &["import", src.to_str().unwrap(), "--dry-run"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("too_large") && err.contains("item ") && err.contains("64 MiB"),
+        "{err}"
+    );
+    std::fs::remove_file(&src).unwrap();
+}
+
 /// Issue 33: a 20 KB export whose manifest names one 1 MiB entry 3,000 times (its hash right)
 /// cost 3 GB at preview; under a 256 MB data limit it previews, reading the entry once.
 #[test]

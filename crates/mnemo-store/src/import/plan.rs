@@ -20,6 +20,12 @@ pub const BYTES_PER_FILE: usize = 200 * 1024;
 pub const MAX_ENTRY: usize = 256 * 1024;
 /// Samples a preview shows.
 pub const SAMPLES: usize = 10;
+/// The most an import's plan holds of the memories it will write (their text, ids and keys):
+/// a source bigger than that is refused at the item where the budget ran out, so a preview
+/// never grows with the source (a 500 MB array of facts is refused in a few tens of MB).
+pub const MAX_PLANNED_BYTES: usize = 64 << 20;
+/// What one held string costs beyond its bytes (map slots, allocation), counted in the budget.
+const HELD_OVERHEAD: usize = 64;
 
 /// What the workspace holds already (for de-duplication).
 #[derive(Debug, Clone, Default)]
@@ -201,6 +207,8 @@ pub struct FactPlanner<'a> {
     keys: HashMap<String, String>,
     groups: BTreeMap<(MemoryType, String), Vec<String>>,
     preview: ImportPreview,
+    /// Bytes held so far (see [`MAX_PLANNED_BYTES`]).
+    held: usize,
 }
 
 impl<'a> FactPlanner<'a> {
@@ -220,6 +228,7 @@ impl<'a> FactPlanner<'a> {
             ids: HashMap::new(),
             keys: HashMap::new(),
             groups: BTreeMap::new(),
+            held: 0,
             preview: ImportPreview {
                 format: Some(format),
                 format_label: format.label().to_owned(),
@@ -228,8 +237,25 @@ impl<'a> FactPlanner<'a> {
         }
     }
 
-    /// Take one candidate: planned, or skipped with its reason.
-    pub fn add(&mut self, c: &Candidate) {
+    /// Take one candidate: planned, or skipped with its reason. `too_large` when the plan would
+    /// hold more than [`MAX_PLANNED_BYTES`]: the import is refused there, naming the item.
+    pub fn add(&mut self, c: &Candidate) -> mnemo_core::Result<()> {
+        self.take(c);
+        if self.held > MAX_PLANNED_BYTES {
+            return Err(mnemo_core::Error::new(
+                mnemo_core::ErrorCode::TooLarge,
+                format!(
+                    "{}: this import would plan more than {} MiB of memories, more than Mnemo \
+                     takes in one import — split the source into smaller files and import each",
+                    c.item,
+                    MAX_PLANNED_BYTES >> 20
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn take(&mut self, c: &Candidate) {
         self.preview.items += 1;
         let item = c.item.clone();
         let mut lines: Vec<String> = c
@@ -280,6 +306,7 @@ impl<'a> FactPlanner<'a> {
                 self.preview.skip(SkipKind::Duplicate, item, reason);
                 return;
             }
+            self.held += id.len() + item.len() + HELD_OVERHEAD;
             self.ids.insert(id.clone(), item.clone());
         }
         let key = format::summary_key(&lines[0]);
@@ -288,7 +315,9 @@ impl<'a> FactPlanner<'a> {
                 .skip(SkipKind::Duplicate, item, "this workspace already holds it");
             return;
         }
-        if let Some(first) = self.keys.get(&key) {
+        // Held by its hash: the plan keeps the entry once, not its text twice.
+        let key_hash = fsutil::hash(key.as_bytes());
+        if let Some(first) = self.keys.get(&key_hash) {
             let reason = format!("the same as {first}");
             self.preview.skip(SkipKind::Duplicate, item, reason);
             return;
@@ -305,7 +334,8 @@ impl<'a> FactPlanner<'a> {
             );
             return;
         }
-        self.keys.insert(key, item.clone());
+        self.held += key_hash.len() + item.len() + HELD_OVERHEAD;
+        self.keys.insert(key_hash, item.clone());
         let memory_type = match c.type_raw.as_deref() {
             Some(raw) => match raw.parse::<MemoryType>() {
                 Ok(t) => t,
@@ -338,6 +368,7 @@ impl<'a> FactPlanner<'a> {
         }
         lines.push(source);
         let topic = c.topic.as_deref().map(slug).unwrap_or_default();
+        self.held += lines.iter().map(|l| l.len() + 1).sum::<usize>() + HELD_OVERHEAD;
         self.groups
             .entry((memory_type, topic))
             .or_default()
@@ -426,6 +457,29 @@ mod tests {
     }
 
     #[test]
+    fn a_plan_past_its_budget_is_refused_at_the_item_that_crossed_it() {
+        let (existing, opts) = (Existing::default(), ImportOptions::default());
+        let mut p = FactPlanner::new(ImportFormat::Mem0, &opts, &existing, Utc::now());
+        let filler = "x".repeat(100_000);
+        let mut refused = None;
+        for i in 1..2_000 {
+            if let Err(e) = p.add(&cand(i, &format!("Fact {i} {filler}"))) {
+                refused = Some((i, e));
+                break;
+            }
+        }
+        let (i, e) = refused.expect("refused before 2,000 facts of 100 KB");
+        assert_eq!(e.code, mnemo_core::ErrorCode::TooLarge);
+        assert!(
+            e.message.starts_with(&format!("item {i}:")),
+            "{}",
+            e.message
+        );
+        // Each fact is held once (its key by hash): about 100 KB apiece.
+        assert!((600..=672).contains(&i), "64 MiB of 100 KB facts: {i}");
+    }
+
+    #[test]
     fn facts_are_grouped_deduplicated_and_skipped_with_reasons() {
         let mut existing = Existing::default();
         existing.add_file(
@@ -435,17 +489,19 @@ mod tests {
         let opts = ImportOptions::default();
         let now = Utc::now();
         let mut p = FactPlanner::new(ImportFormat::Mem0, &opts, &existing, now);
-        p.add(&cand(1, "likes green tea"));
-        p.add(&cand(2, "Lives in Lisbon"));
-        p.add(&cand(3, "lives in  lisbon"));
-        p.add(&cand(4, "api_key = sk-abcdefghijklmnopqrstuvwxyz123456"));
-        p.add(&cand(5, "   "));
+        p.add(&cand(1, "likes green tea")).unwrap();
+        p.add(&cand(2, "Lives in Lisbon")).unwrap();
+        p.add(&cand(3, "lives in  lisbon")).unwrap();
+        p.add(&cand(4, "api_key = sk-abcdefghijklmnopqrstuvwxyz123456"))
+            .unwrap();
+        p.add(&cand(5, "   ")).unwrap();
         p.add(&Candidate {
             created: Some("2999-01-01".into()),
             type_raw: Some("project".into()),
             ..cand(6, "Ships v2 in March")
-        });
-        p.add(&cand(2, "Another with the same id"));
+        })
+        .unwrap();
+        p.add(&cand(2, "Another with the same id")).unwrap();
         let plan = p.finish();
         let pv = &plan.preview;
         assert_eq!(
