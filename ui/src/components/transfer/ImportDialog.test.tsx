@@ -282,6 +282,25 @@ describe("Import…", () => {
     expect((screen.getByTestId("import-start") as HTMLButtonElement).disabled).toBe(true);
   });
 
+  it("a tick on the first preview (named on the dialog's workspace) restores workspace by workspace", async () => {
+    api.importPreview.mockImplementation(async (_source, _workspace, options) => ok(homePreview(options)));
+    // Named on personal: the list comes back with personal ticked.
+    api.importPreview.mockResolvedValueOnce(ok(homePreview({ workspaces: ["personal"] })));
+    renderDialog();
+    fireEvent.change(screen.getByTestId("import-source"), { target: { value: "/home/u/mnemo-export.zip" } });
+    fireEvent.click(screen.getByTestId("import-preview-button"));
+    await screen.findByTestId("import-restore");
+    fireEvent.click(screen.getByRole("checkbox", { name: /^team-x/ }));
+    await waitFor(() =>
+      expect(api.importPreview).toHaveBeenLastCalledWith(
+        "/home/u/mnemo-export.zip",
+        null,
+        expect.objectContaining({ workspaces: ["personal", "team-x"] }),
+      ),
+    );
+    expect(screen.getByRole("dialog", { name: "Import into each workspace of the export" })).toBeTruthy();
+  });
+
   it("previews again with the ticked workspaces, and Import sends the same options and plan", async () => {
     api.importPreview.mockImplementation(async (_source, _workspace, options) => ok(homePreview(options)));
     api.importPreview.mockResolvedValueOnce(err("usage", "this export holds 4 workspaces (claude-web, personal, team-x, qwen-elsewhere) and not work"));

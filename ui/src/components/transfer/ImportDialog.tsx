@@ -167,7 +167,9 @@ export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUn
       }}
     >
       <header className="dream-dialog-header">
-        <h2 id="import-title">Import into {printable(workspaceLabel(workspace))}</h2>
+        <h2 id="import-title">
+          {spread ? "Import into each workspace of the export" : `Import into ${printable(workspaceLabel(workspace))}`}
+        </h2>
         <button type="button" onClick={onClose} data-testid="import-close">
           Close
         </button>
