@@ -46,6 +46,29 @@ async function view(name) {
   await button.click();
 }
 
+/**
+ * The import dialog at 1,000 px, light and dark: Import inside the window, a shot of each
+ * (`view-<shot>-1000-<scheme>.png`), no serious or critical axe finding; back to 1,440 px light.
+ */
+async function importDialogAt1000(dialog, shot) {
+  await page.setViewportSize({ width: 1000, height: 700 });
+  const box = await dialog.getByTestId("import-start").boundingBox();
+  assert.ok(box && box.x + box.width <= 1000, `Import is inside the window at 1,000 px: ${JSON.stringify(box)}`);
+  const found = [];
+  for (const scheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: join(artifacts, `view-${shot}-1000-${scheme}.png`) });
+    const r = await new AxeBuilder({ page }).analyze();
+    for (const x of r.violations.filter((x) => x.impact === "serious" || x.impact === "critical")) {
+      found.push(`${shot} (${scheme}): ${x.id} (${x.impact}) — ${x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+    }
+  }
+  assert.deepEqual(found, []);
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
 async function openMemory(path) {
   await view("memories");
   await page.locator(`[data-testid="memory-row"][data-path="${path}"]`).click();
@@ -711,22 +734,7 @@ test("a person imports a mem0 export (issue 24): the preview's counts, shot at 1
     for (const f of written) assert.equal(existsSync(file(f)), false, `${f} not written by the preview`);
 
     // The preview at 1,000 px, light and dark, axe on each.
-    await page.setViewportSize({ width: 1000, height: 700 });
-    const box = await dialog.getByTestId("import-start").boundingBox();
-    assert.ok(box && box.x + box.width <= 1000, `Import is inside the window at 1,000 px: ${JSON.stringify(box)}`);
-    const found = [];
-    for (const scheme of ["light", "dark"]) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.waitForTimeout(150);
-      await page.screenshot({ path: join(artifacts, `view-import-preview-1000-${scheme}.png`) });
-      const r = await new AxeBuilder({ page }).analyze();
-      for (const x of r.violations.filter((x) => x.impact === "serious" || x.impact === "critical")) {
-        found.push(`import preview (${scheme}): ${x.id} (${x.impact}) — ${x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
-      }
-    }
-    assert.deepEqual(found, []);
-    await page.emulateMedia({ colorScheme: "light" });
-    await page.setViewportSize({ width: 1440, height: 900 });
+    await importDialogAt1000(dialog, "import-preview");
 
     // Imported: the summary, the files on disk, the memories in the list.
     await dialog.getByTestId("import-start").click();
@@ -926,22 +934,7 @@ test("a person restores a whole-home export (issue 33): both workspaces listed, 
     assert.equal(existsSync(landed), false, "nothing written by the second preview either");
 
     // The choices at 1,000 px, light and dark, axe on each.
-    await page.setViewportSize({ width: 1000, height: 700 });
-    const box = await dialog.getByTestId("import-start").boundingBox();
-    assert.ok(box && box.x + box.width <= 1000, `Import is inside the window at 1,000 px: ${JSON.stringify(box)}`);
-    const found = [];
-    for (const scheme of ["light", "dark"]) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.waitForTimeout(150);
-      await page.screenshot({ path: join(artifacts, `view-import-restore-1000-${scheme}.png`) });
-      const r = await new AxeBuilder({ page }).analyze();
-      for (const x of r.violations.filter((x) => x.impact === "serious" || x.impact === "critical")) {
-        found.push(`import restore (${scheme}): ${x.id} (${x.impact}) — ${x.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
-      }
-    }
-    assert.deepEqual(found, []);
-    await page.emulateMedia({ colorScheme: "light" });
-    await page.setViewportSize({ width: 1440, height: 900 });
+    await importDialogAt1000(dialog, "import-restore");
 
     // Imported: team-x created, its file on disk, the workspace in the sidebar.
     await dialog.getByTestId("import-start").click();

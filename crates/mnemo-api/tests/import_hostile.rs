@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::Duration;
 
 use mnemo_api::reexports::ImportOptions;
@@ -13,22 +11,7 @@ use mnemo_core::{ErrorCode, TaskStatus};
 use serde_json::json;
 
 use common::{api, zip_of};
-
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if e.file_type().unwrap().is_dir() {
-                stack.push(p);
-            } else {
-                out.insert(p.display().to_string(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
+use mnemo_testkit::files::tree;
 
 #[test]
 fn an_export_s_manifest_cannot_plant_memories_in_claude_code_s_memory() {

@@ -90,15 +90,7 @@ pub fn real_path(p: &Path) -> PathBuf {
 /// relative path (forward slashes).
 pub fn confine(root: &Path, rel: &str) -> Result<(PathBuf, String)> {
     let norm = normalise(rel)?;
-    let escape = |why: &str| {
-        Error::new(
-            ErrorCode::PathEscape,
-            format!(
-                "path `{}` {why}; use a path relative to the memory folder",
-                shown(rel)
-            ),
-        )
-    };
+    let escape = |why: &str| path_escape(rel, why);
     // The root itself must be a real folder: a root that is a link would make everything under
     // its target count as "inside" (discovery refuses such roots; this holds if one appears later).
     if fs::symlink_metadata(root).is_ok_and(|m| m.file_type().is_symlink()) {
@@ -111,20 +103,23 @@ pub fn confine(root: &Path, rel: &str) -> Result<(PathBuf, String)> {
     Ok((abs, norm))
 }
 
+/// `path_escape` for `rel`, saying `why` and what to give instead.
+fn path_escape(rel: &str, why: &str) -> Error {
+    Error::new(
+        ErrorCode::PathEscape,
+        format!(
+            "path `{}` {why}; use a path relative to the memory folder",
+            shown(rel)
+        ),
+    )
+}
+
 /// The checks of [`confine`] that need no file system: a relative path's normal form
 /// (`/`-separated, no `.`), or why it is refused (empty, too long, absolute, `..`, NUL, control
 /// characters, bidirectional overrides). Reads and writes beneath a held root
 /// ([`crate::rootdir::RootDir`]) use this; the kernel refuses the rest (links out of the root).
 pub fn normalise(rel: &str) -> Result<String> {
-    let escape = |why: &str| {
-        Error::new(
-            ErrorCode::PathEscape,
-            format!(
-                "path `{}` {why}; use a path relative to the memory folder",
-                shown(rel)
-            ),
-        )
-    };
+    let escape = |why: &str| path_escape(rel, why);
     let trimmed = rel.trim();
     if trimmed.is_empty() {
         return Err(Error::usage(

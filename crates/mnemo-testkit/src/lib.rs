@@ -15,6 +15,8 @@
 //! # }
 //! ```
 
+pub mod files;
+
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;

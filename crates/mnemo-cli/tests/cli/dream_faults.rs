@@ -6,6 +6,7 @@
 //! next run reclaims the lock (its holder is dead), completes, and leaves no pending journal row.
 //! A mechanical rerun also converges to exactly the state of an uninterrupted dream.
 
+pub(super) use mnemo_testkit::files::copy_dir;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -181,18 +182,6 @@ fn lost(before: &[(String, BTreeSet<String>)], now: &Files) -> Vec<String> {
         })
         .map(|(k, _)| k.clone())
         .collect()
-}
-
-pub(super) fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let (src, dst) = (e.path(), to.join(e.file_name()));
-        if src.is_dir() {
-            copy_dir(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).unwrap();
-        }
-    }
 }
 
 struct Case {

@@ -4,45 +4,9 @@
 //! repository. Every read and write of the dream stays beneath the folder it opened: the outside
 //! copy stays byte-identical, whatever the dream managed to do.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use mnemo_testkit::files::{copy_dir, tree};
 
 use super::{Env, topic, write};
-
-/// Every entry under `dir` (links not followed): bytes, a link's target, or a folder mark.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            let ft = e.file_type().unwrap();
-            let rel = p.strip_prefix(dir).unwrap().to_path_buf();
-            if ft.is_symlink() {
-                let t = std::fs::read_link(&p).unwrap();
-                out.insert(rel, format!("link -> {}", t.display()).into_bytes());
-            } else if ft.is_dir() {
-                out.insert(rel, b"folder".to_vec());
-                stack.push(p);
-            } else {
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), t).unwrap();
-        }
-    }
-}
 
 #[test]
 fn a_team_layer_swapped_for_a_link_during_a_dream_changes_nothing_outside() {

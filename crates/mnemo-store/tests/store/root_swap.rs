@@ -3,38 +3,15 @@
 //! link to a copy outside. A sync's writes under one hold keep going to the folder they opened;
 //! single writes after a swap are refused; the outside tree stays byte-identical.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use mnemo_core::{ChangeSource, ErrorCode};
 use mnemo_store::fsutil::blob_id;
 use mnemo_store::vault::{ManyWrite, WriteHold};
+use mnemo_testkit::files::{copy_dir, tree};
 
 use super::{Fixture, topic};
-
-/// Every entry under `dir` (links not followed): its bytes, a link's target, or a folder mark.
-pub fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            let ft = e.file_type().unwrap();
-            let rel = p.strip_prefix(dir).unwrap().to_path_buf();
-            if ft.is_symlink() {
-                let t = std::fs::read_link(&p).unwrap();
-                out.insert(rel, format!("link -> {}", t.display()).into_bytes());
-            } else if ft.is_dir() {
-                out.insert(rel, b"folder".to_vec());
-                stack.push(p);
-            } else {
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
 
 /// Exchange `a` and `b` until `stop`; returns how many exchanges were made (even: as before).
 fn swapper(a: &Path, b: &Path, stop: &AtomicBool, swaps: &AtomicUsize) {
@@ -47,18 +24,6 @@ fn swapper(a: &Path, b: &Path, stop: &AtomicBool, swaps: &AtomicUsize) {
     if swaps.load(Ordering::SeqCst) % 2 == 1 {
         renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).unwrap();
         swaps.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), t).unwrap();
-        }
     }
 }
 
