@@ -109,6 +109,8 @@ macro_rules! for_each_command {
             forget(workspace: String, entries: Vec<$crate::reexports::ForgetPick>) -> $crate::reexports::TaskInfo;
             auto_extract(workspace: String) -> bool;
             set_auto_extract(workspace: String, enabled: bool) -> bool;
+            chat_records(workspace: String) -> bool;
+            set_chat_records(workspace: String, enabled: bool) -> bool;
             stats(workspace: String) -> $crate::MemoryStats;
             embed(workspace: Option<String>) -> $crate::reexports::TaskInfo;
             sync_now(workspace: Option<String>) -> $crate::reexports::RemoteSync;

@@ -50,6 +50,13 @@ pub struct ModelSettings {
     /// Read-only: `MNEMO_LLM_*` variables overriding the stored values.
     #[serde(default)]
     pub env_overrides: Vec<String>,
+    /// How extraction and remember write: `auto`, `tools` or `planner` (on write: `null` keeps
+    /// the stored value).
+    #[serde(default)]
+    pub extraction: Option<String>,
+    /// Read-only: the way the model in effect gets now, and why (`None`: no model).
+    #[serde(default)]
+    pub extraction_choice: Option<mnemo_engine::planner::choice::Choice>,
 }
 
 impl std::fmt::Debug for ModelSettings {
@@ -64,6 +71,7 @@ impl std::fmt::Debug for ModelSettings {
             .field("has_key", &self.has_key)
             .field("configured", &self.configured)
             .field("env_overrides", &self.env_overrides)
+            .field("extraction", &self.extraction)
             .finish()
     }
 }
@@ -139,6 +147,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 fn check_settings(s: &ModelSettings) -> Result<()> {
     check_server(s)?;
+    if let Some(e) = &s.extraction {
+        mnemo_llm::Extraction::parse(e)?;
+    }
     if !s.base_url.trim().is_empty() && s.model.trim().is_empty() {
         return Err(Error::usage("name the model to use with this base URL"));
     }
@@ -188,6 +199,10 @@ impl Api {
                 .read()
                 .unwrap_or_else(PoisonError::into_inner)
                 .clone(),
+            extraction: Some(s.extraction.as_str().to_owned()),
+            extraction_choice: s.is_configured().then(|| {
+                mnemo_engine::planner::choice::current(&self.vault.home().root, &client)
+            }),
         })
     }
 
@@ -221,6 +236,9 @@ impl Api {
             }
             s.context_window = settings.context_window;
             s.timeout_secs = u64::from(settings.timeout_secs);
+            if let Some(e) = &settings.extraction {
+                s.extraction = mnemo_llm::Extraction::parse(e)?;
+            }
             if let Some(k) = &settings.api_key
                 && free("MNEMO_LLM_API_KEY")
             {

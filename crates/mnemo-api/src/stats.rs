@@ -34,6 +34,33 @@ impl Api {
         if !self.watching() {
             self.vault.sync(&ws)?;
         }
-        mnemo_engine::stats::compute(&self.vault, &ws)
+        let mut stats = mnemo_engine::stats::compute(&self.vault, &ws)?;
+        let client = self.model.client();
+        if client.settings().is_configured() {
+            stats.extraction = Some(mnemo_engine::planner::choice::current(
+                &self.vault.home().root,
+                &client,
+            ));
+        }
+        Ok(stats)
+    }
+
+    /// Whether chat turns are kept as conversation records in a workspace (SPEC §4.4a).
+    pub fn chat_records(&self, workspace: String) -> Result<bool> {
+        let ws = self.vault.workspace(&workspace)?;
+        Ok(mnemo_engine::extract::records_enabled(&self.vault, &ws))
+    }
+
+    /// Switch conversation records for a workspace; returns the new setting. Records already
+    /// kept stay (forget or delete them like any memory).
+    pub fn set_chat_records(&self, workspace: String, enabled: bool) -> Result<bool> {
+        let ws = self.vault.workspace(&workspace)?;
+        settings::set_switch(
+            &self.vault.home().root,
+            settings::CHAT_RECORDS,
+            &ws.id,
+            enabled,
+        )?;
+        Ok(enabled)
     }
 }

@@ -152,7 +152,25 @@ pub fn stats(api: &Api, workspace: &str, json: bool) -> Result<()> {
             mnemo_api::local_time(s.last_dream_at.as_deref()),
             s.last_dream_status.as_deref().unwrap_or("—")
         );
-        println!("  {} topic files, {} daily logs", s.topics, s.logs);
+        println!(
+            "  {} topic files, {} daily logs, {} conversation records (keeping them: {})",
+            s.topics,
+            s.logs,
+            s.chats,
+            on(s.chat_records)
+        );
+        match &s.extraction {
+            Some(c) => println!(
+                "  extraction writes with the {} ({})",
+                if c.road.as_str() == "planner" {
+                    "planner"
+                } else {
+                    "tool agent"
+                },
+                c.why
+            ),
+            None => println!("  extraction: no model set (conversation records are still kept)"),
+        }
         println!(
             "  MEMORY.md: {}/{} lines, {}/{} bytes",
             s.memory_md_lines, s.memory_md_max_lines, s.memory_md_bytes, s.memory_md_max_bytes

@@ -20,6 +20,7 @@ use serde::Serialize;
 use specta::Type;
 
 use crate::agent::{AgentLimits, AgentMachine, AgentOutcome};
+use crate::planner::{self, Dropped, choice::Road};
 use crate::tools::MemoryTools;
 
 /// Limits of an extraction run.
@@ -35,6 +36,14 @@ pub const LIMITS: AgentLimits = AgentLimits {
 pub fn auto_enabled(vault: &Vault, ws: &mnemo_store::Workspace) -> bool {
     use mnemo_store::settings;
     settings::switch(&vault.home().root, settings::AUTO_EXTRACT, &ws.id).unwrap_or(true)
+}
+
+/// Whether chat turns are kept as conversation records in a workspace (SPEC §4.4a): its switch
+/// in settings.toml (`[chat_records]`), on when absent.
+#[must_use]
+pub fn records_enabled(vault: &Vault, ws: &mnemo_store::Workspace) -> bool {
+    use mnemo_store::settings;
+    settings::switch(&vault.home().root, settings::CHAT_RECORDS, &ws.id).unwrap_or(true)
 }
 
 /// Entries shorter than this are dropped.
@@ -148,12 +157,17 @@ const MOMENT_WORDS: &[&str] = &[
     "right now",
 ];
 
-/// Whether an entry's summary is worth keeping: at least 12 characters, not a question, not
-/// about the moment.
+/// Whether an entry's summary is worth keeping: at least 12 characters (a CJK character counts
+/// as two: "住在上海浦东" is a fact), not a question, not about the moment.
 #[must_use]
 pub fn keep_entry(summary: &str) -> bool {
     let s = summary.trim();
-    if s.chars().count() < MIN_ENTRY_CHARS || s.ends_with('?') || s.ends_with('？') {
+    // A CJK character says about as much as a short word: it counts twice.
+    let width: usize = s
+        .chars()
+        .map(|c| if mnemo_store::tokenize::is_cjk(c) { 2 } else { 1 })
+        .sum();
+    if width < MIN_ENTRY_CHARS || s.ends_with('?') || s.ends_with('？') {
         return false;
     }
     let lower = s.to_lowercase();
@@ -205,6 +219,8 @@ impl ExtractResult {
             touched_types: Vec::new(),
             detail: Some(detail.into()),
             upto: 0,
+            road: None,
+            dropped: Vec::new(),
         }
     }
 }
@@ -247,6 +263,10 @@ pub struct ExtractResult {
     /// How many messages of the session's transcript this run covered (0 when it failed before
     /// reading them): clients attach the result to the reply at that position.
     pub upto: u32,
+    /// Which way wrote (`None`: nothing ran).
+    pub road: Option<Road>,
+    /// Facts the planner proposed but did not write, each with why.
+    pub dropped: Vec<Dropped>,
 }
 
 fn system_prompt(manifest: &str) -> String {
@@ -338,6 +358,8 @@ pub async fn run_extract(
         touched_types: Vec::new(),
         detail: Some(why.into()),
         upto,
+        road: None,
+        dropped: Vec::new(),
     };
     if chat_wrote_memory && !imported {
         // That turn is handled: move past it so it is not extracted again later.
@@ -347,32 +369,48 @@ pub async fn run_extract(
     if transcript_text(slice).trim().is_empty() {
         return Ok(skip("nothing new in the transcript"));
     }
-    let docs = vault.list_indexed(Some(&ws.id), None)?;
-    let manifest = crate::recall::agent_manifest(client, &docs, cancel).await;
-    let task = format!(
-        "{}:\n\n{}",
-        if imported {
-            "A past conversation of the user's, imported from another assistant"
-        } else {
-            "New conversation since the last extraction"
-        },
-        transcript_text(slice)
-    );
-    let machine = AgentMachine::new(LIMITS, system_prompt(&manifest), task);
+    let choice = planner::choice::current(&vault.home().root, client);
     let mut tools = MemoryTools::new(vault, ws.clone(), origin);
-    let outcome = crate::run_agent(client, &mut tools, machine, cancel, |e| {
-        // Names only: tool arguments may hold text the secret scan refused.
-        match e {
-            crate::AgentEvent::ToolCall { name, .. } => tracing::debug!("extract: tool {name}"),
-            other => tracing::debug!("extract: {other:?}"),
+    let said = planner::said_of(slice);
+    let mut planned: Option<planner::Applied> = None;
+    let mut road = choice.road;
+    let (status, mut detail) = if choice.road == Road::Planner {
+        match planner::run(vault, client, &mut tools, &ws.id, &said, false, cancel).await {
+            Ok(a) => {
+                planned = Some(a);
+                (ExtractStatus::Completed, None)
+            }
+            Err(e) => (ExtractStatus::Failed, Some(format!("the model failed: {e}"))),
         }
-        on_event(e);
-    })
-    .await;
-    let (status, mut detail) = match &outcome {
-        // Hitting the turn limit means the slice may not be fully processed: not a success.
-        AgentOutcome::Completed { .. } => (ExtractStatus::Completed, None),
-        other => (ExtractStatus::Failed, Some(outcome_text(other))),
+    } else {
+        let (mut status, mut detail, cancelled) =
+            run_agent_path(vault, client, &ws, &mut tools, imported, slice, cancel, &mut on_event).await?;
+        if choice.then_planner && !cancelled && tools.touched.is_empty() {
+            // `auto`: the agent wrote nothing; the planner reads the same messages.
+            match planner::run(vault, client, &mut tools, &ws.id, &said, false, cancel).await {
+                Ok(a) => {
+                    if a.written > 0 {
+                        planner::choice::learn(
+                            &vault.home().root,
+                            client,
+                            Road::Planner,
+                            &format!(
+                                "the tool agent wrote nothing where the planner found {} fact(s)",
+                                a.written
+                            ),
+                        );
+                        road = Road::Planner;
+                    }
+                    status = ExtractStatus::Completed;
+                    detail = None;
+                    planned = Some(a);
+                }
+                Err(e) => tracing::info!("extract: the planner after the agent failed too: {e}"),
+            }
+        } else if !tools.touched.is_empty() {
+            planner::choice::learn(&vault.home().root, client, Road::Tools, "the tool agent wrote memories");
+        }
+        (status, detail)
     };
     // Post-filter what this run wrote: weak entries and repeats go; what was there stays.
     let mut seen = HashSet::new();
@@ -420,11 +458,17 @@ pub async fn run_extract(
             types.push(t);
         }
     }
+    let dropped = planned.as_ref().map(|a| a.dropped.clone()).unwrap_or_default();
     if written.is_empty() {
         // Said plainly: a run that saved nothing is not dressed up as work done.
-        detail = Some(match detail {
-            Some(why) => format!("nothing written: {why}"),
-            None => "nothing written: the model found nothing worth saving".to_owned(),
+        detail = Some(match (detail, &planned) {
+            (Some(why), _) => format!("nothing written: {why}"),
+            (None, Some(a)) if a.proposed > 0 => format!(
+                "nothing written: the model proposed {} fact(s) and none held up ({})",
+                a.proposed,
+                a.dropped.first().map_or("", |d| d.reason.as_str())
+            ),
+            (None, _) => "nothing written: the model found nothing worth saving".to_owned(),
         });
     }
     let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
@@ -442,6 +486,7 @@ pub async fn run_extract(
         "extract",
         &ws.id,
         &serde_json::json!({"trigger": if imported { "import" } else { "auto" }, "status": status.as_str(), "entries_written": written.len(),
+            "road": road.as_str(), "dropped": dropped.len(),
             "touched_types": types, "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)}),
     )?;
     Ok(ExtractResult {
@@ -450,7 +495,50 @@ pub async fn run_extract(
         touched_types: types,
         detail,
         upto,
+        road: Some(road),
+        dropped,
     })
+}
+
+/// The tool agent's run over the slice: (status, why not completed, cancelled).
+#[allow(clippy::too_many_arguments)]
+async fn run_agent_path(
+    vault: &Vault,
+    client: &Client,
+    ws: &mnemo_store::Workspace,
+    tools: &mut MemoryTools<'_>,
+    imported: bool,
+    slice: &[Message],
+    cancel: &CancellationToken,
+    on_event: &mut impl FnMut(&crate::AgentEvent),
+) -> Result<(ExtractStatus, Option<String>, bool)> {
+    let docs = vault.list_indexed(Some(&ws.id), None)?;
+    let manifest = crate::recall::agent_manifest(client, &docs, cancel).await;
+    let task = format!(
+        "{}:\n\n{}",
+        if imported {
+            "A past conversation of the user's, imported from another assistant"
+        } else {
+            "New conversation since the last extraction"
+        },
+        transcript_text(slice)
+    );
+    let machine = AgentMachine::new(LIMITS, system_prompt(&manifest), task);
+    let outcome = crate::run_agent(client, tools, machine, cancel, |e| {
+        // Names only: tool arguments may hold text the secret scan refused.
+        match e {
+            crate::AgentEvent::ToolCall { name, .. } => tracing::debug!("extract: tool {name}"),
+            other => tracing::debug!("extract: {other:?}"),
+        }
+        on_event(e);
+    })
+    .await;
+    let (status, detail) = match &outcome {
+        // Hitting the turn limit means the slice may not be fully processed: not a success.
+        AgentOutcome::Completed { .. } => (ExtractStatus::Completed, None),
+        other => (ExtractStatus::Failed, Some(outcome_text(other))),
+    };
+    Ok((status, detail, matches!(outcome, AgentOutcome::Cancelled)))
 }
 
 /// How a run that did not complete ended, in words.
@@ -544,6 +632,8 @@ mod tests {
     fn weak_entries_are_dropped() {
         assert!(keep_entry("Prefers terse answers without recaps."));
         assert!(!keep_entry("Likes tea"), "shorter than 12");
+        assert!(keep_entry("住在上海浦东"), "six CJK characters say enough");
+        assert!(!keep_entry("喜欢茶"));
         assert!(!keep_entry("Should we deploy on Friday?"));
         assert!(!keep_entry("Is currently debugging the login flow"));
         assert!(!keep_entry("Working on a temporary branch for the demo"));

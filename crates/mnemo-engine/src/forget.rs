@@ -99,22 +99,23 @@ fn split_id(id: &str) -> (&str, Option<usize>) {
 /// The candidates for a query, best first, at most [`MAX_CANDIDATES`].
 pub fn candidates(vault: &Vault, ws: &Workspace, query: &str) -> Result<Vec<ForgetEntry>> {
     let q = query.trim().to_lowercase();
+    let records = vault.logs(&ws.id).unwrap_or_default();
     let mut docs: Vec<(String, String, String)> = vault
         .list_indexed(Some(&ws.id), None)?
         .into_iter()
-        .filter(|d| d.valid && d.kind == doc::DocKind::Topic)
+        .chain(records)
+        // Topic memories and conversation records (what the person said is forgettable too).
+        .filter(|d| d.valid && matches!(d.kind, doc::DocKind::Topic | doc::DocKind::Chat))
         .map(|d| (d.path, d.mtime, d.name))
         .collect();
     docs.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let hits: Vec<String> = vault
-        .search_kind_indexed(
-            Some(&ws.id),
-            query,
-            MAX_CANDIDATES,
-            Some(doc::DocKind::Topic),
-        )
-        .unwrap_or_default()
+    let hits: Vec<String> = [doc::DocKind::Topic, doc::DocKind::Chat]
         .into_iter()
+        .flat_map(|kind| {
+            vault
+                .search_kind_indexed(Some(&ws.id), query, MAX_CANDIDATES, Some(kind))
+                .unwrap_or_default()
+        })
         .map(|h| h.path)
         .collect();
     let (mut first, mut second) = (Vec::new(), Vec::new());
@@ -133,6 +134,9 @@ pub fn candidates(vault: &Vault, ws: &Workspace, query: &str) -> Result<Vec<Forg
         let entries = file.entries();
         let hash = fsutil::hash(&b);
         for e in &entries {
+            if e.text.starts_with("# Chat on ") && crate::recall::records::is_record(path) {
+                continue; // a record's heading, not something said
+            }
             let c = ForgetEntry {
                 id: format::entry_id(path, e.index, entries.len()),
                 path: path.clone(),

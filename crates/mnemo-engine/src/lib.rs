@@ -14,6 +14,7 @@ mod driver;
 pub mod embed;
 pub mod extract;
 pub mod forget;
+pub mod planner;
 pub mod protocol;
 pub mod recall;
 pub mod remember;

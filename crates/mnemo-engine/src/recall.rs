@@ -14,6 +14,7 @@ mod hybrid;
 mod lexical;
 mod model;
 mod prompt;
+pub mod records;
 
 use mnemo_core::MemoryType;
 use serde::{Deserialize, Serialize};

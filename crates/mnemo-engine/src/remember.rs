@@ -13,6 +13,7 @@ use mnemo_store::Vault;
 use mnemo_store::journal::Origin;
 
 use crate::agent::{AgentLimits, AgentMachine, AgentOutcome};
+use crate::planner::{self, choice::Road};
 use crate::protocol;
 use crate::tools::MemoryTools;
 
@@ -148,6 +149,15 @@ pub async fn run_remember(
     } = req;
     check_content(content)?;
     let ws = vault.workspace(workspace)?;
+    let choice = planner::choice::current(&vault.home().root, client);
+    let said = [planner::Said {
+        user: true,
+        text: content.to_owned(),
+    }];
+    if choice.road == Road::Planner {
+        let mut tools = MemoryTools::new(vault, ws.clone(), origin);
+        return planned(vault, client, &mut tools, &ws, &said, origin, cancel).await;
+    }
     let manifest = match mode {
         ContextMode::Workspace => {
             let docs = vault.list_indexed(Some(&ws.id), None)?;
@@ -185,6 +195,25 @@ pub async fn run_remember(
             ErrorCode::RememberPathEscape,
             "the remember agent named a path outside the memory folder; nothing was written there",
         ));
+    }
+    // `auto`: an agent run that wrote nothing (and was not stopped by the person) hands the
+    // fact to the planner, which learns for this model when it writes.
+    let stopped = cancel.is_cancelled();
+    if choice.then_planner && !stopped && tools.touched.is_empty() && !tools.escaped {
+        let mut fresh = MemoryTools::new(vault, ws.clone(), origin);
+        let r = planned(vault, client, &mut fresh, &ws, &said, origin, cancel).await;
+        if let Ok(done) = &r {
+            planner::choice::learn(
+                &vault.home().root,
+                client,
+                Road::Planner,
+                &format!(
+                    "the tool agent wrote nothing where the planner saved {} file(s)",
+                    done.files.len()
+                ),
+            );
+        }
+        return r;
     }
     let claim = match outcome {
         Ok(AgentOutcome::Completed { summary, .. }) => summary,
@@ -244,6 +273,64 @@ pub async fn run_remember(
                 "the model wrote {} but not the fact, so that was taken back; nothing was saved — \
                  try again, or save it yourself with `mnemo add`",
                 names.join(", ")
+            ),
+        ));
+    }
+    planner::choice::learn(&vault.home().root, client, Road::Tools, "the tool agent wrote the fact");
+    let files: Vec<String> = tools.touched.iter().cloned().collect();
+    let mut types = Vec::new();
+    for f in &files {
+        if let Ok(d) = vault.get_as(origin, &ws.id, f)
+            && let Some(t) = d.summary.memory_type.filter(|t| !types.contains(t))
+        {
+            types.push(t);
+        }
+    }
+    Ok(Remembered {
+        summary: written_summary(vault, origin, &ws.id, &files, &tools.originals),
+        files,
+        types,
+    })
+}
+
+/// The planner's remember: one side query; the fact must come back held by what was given.
+async fn planned(
+    vault: &Vault,
+    client: &Client,
+    tools: &mut MemoryTools<'_>,
+    ws: &mnemo_store::Workspace,
+    said: &[planner::Said],
+    origin: Origin,
+    cancel: &CancellationToken,
+) -> Result<Remembered> {
+    let run = planner::run(vault, client, tools, &ws.id, said, true, cancel);
+    let applied = match tokio::time::timeout(OUTER_TIMEOUT, run).await {
+        Ok(Ok(a)) => a,
+        Ok(Err(e)) => {
+            return Err(Error::new(
+                ErrorCode::RememberFailed,
+                format!("the model failed: {e}"),
+            ));
+        }
+        Err(_) => {
+            return Err(Error::new(
+                ErrorCode::RememberFailed,
+                format!(
+                    "the model did not answer within {} s; nothing was saved",
+                    OUTER_TIMEOUT.as_secs()
+                ),
+            ));
+        }
+    };
+    if tools.touched.is_empty() {
+        let why = applied.dropped.first().map_or_else(
+            || "the model proposed no fact".to_owned(),
+            |d| format!("\"{}\" was dropped: {}", d.fact, d.reason),
+        );
+        return Err(Error::new(
+            ErrorCode::RememberNothingWritten,
+            format!(
+                "nothing was saved ({why}) — try again in other words, or save it yourself with `mnemo add`"
             ),
         ));
     }

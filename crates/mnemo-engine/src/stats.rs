@@ -50,6 +50,13 @@ pub struct MemoryStats {
     pub topics: u32,
     /// Daily logs.
     pub logs: u32,
+    /// Conversation records (SPEC §4.4a).
+    pub chats: u32,
+    /// Chat turns are kept as conversation records in this workspace.
+    pub chat_records: bool,
+    /// Which way extraction and remember write with the model in effect, and why (`None`: no
+    /// model set; filled in by the API, which holds the model).
+    pub extraction: Option<crate::planner::choice::Choice>,
     /// MEMORY.md lines now, and its cap.
     pub memory_md_lines: u32,
     /// MEMORY.md's line cap.
@@ -158,6 +165,9 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
         last_dream_status: meta.last_dream_status,
         topics: to_u32(topics.len()),
         logs: to_u32(docs.iter().filter(|d| d.kind == doc::DocKind::Log).count()),
+        chats: to_u32(docs.iter().filter(|d| d.kind == doc::DocKind::Chat).count()),
+        chat_records: crate::extract::records_enabled(vault, ws),
+        extraction: None,
         memory_md_lines: to_u32(index.lines().count()),
         memory_md_max_lines: to_u32(memory_md::MAX_LINES),
         memory_md_bytes: to_u32(index.len()),

@@ -25,6 +25,6 @@ pub use client::Client;
 pub use error::{LlmError, refuses_tools};
 pub use json::parse_json;
 pub use message::{ChatRequest, ChatResponse, FunctionCall, Message, Role, Tool, ToolCall};
-pub use settings::LlmSettings;
+pub use settings::{Extraction, LlmSettings};
 pub use stream::{Delta, LineSplitter, StreamAccumulator};
 pub use tokio_util::sync::CancellationToken;

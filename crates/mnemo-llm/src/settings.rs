@@ -26,6 +26,47 @@ pub struct LlmSettings {
     pub context_window: u32,
     /// Seconds to wait for an answer.
     pub timeout_secs: u64,
+    /// How extraction and remember write memories: the tool agent, the planner, or `auto`.
+    pub extraction: Extraction,
+}
+
+/// How extraction and remember write memories (SPEC §4.4a).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Extraction {
+    /// Learn per base URL + model which one writes true facts (the tool agent first; the
+    /// planner when the agent writes nothing where the planner finds facts).
+    #[default]
+    Auto,
+    /// Always the tool-calling memory agent.
+    Tools,
+    /// Always the planner: one side query held to a JSON schema.
+    Planner,
+}
+
+impl Extraction {
+    /// The settings value.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Tools => "tools",
+            Self::Planner => "planner",
+        }
+    }
+
+    /// Parse a settings value; a usage error names the three.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s.trim() {
+            "" | "auto" => Ok(Self::Auto),
+            "tools" => Ok(Self::Tools),
+            "planner" => Ok(Self::Planner),
+            other => Err(Error::new(
+                ErrorCode::Usage,
+                format!("extraction `{other}` is not auto, tools or planner"),
+            )),
+        }
+    }
 }
 
 impl Default for LlmSettings {
@@ -37,6 +78,7 @@ impl Default for LlmSettings {
             fast_model: String::new(),
             context_window: 32_768,
             timeout_secs: 120,
+            extraction: Extraction::Auto,
         }
     }
 }
@@ -50,6 +92,7 @@ impl fmt::Debug for LlmSettings {
             .field("fast_model", &self.fast_model)
             .field("context_window", &self.context_window)
             .field("timeout_secs", &self.timeout_secs)
+            .field("extraction", &self.extraction)
             .finish()
     }
 }

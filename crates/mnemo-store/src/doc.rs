@@ -20,6 +20,9 @@ pub enum DocKind {
     Topic,
     /// A daily log under `logs/YYYY/MM/`.
     Log,
+    /// A conversation record under `chats/YYYY/MM/` (SPEC §4.4a): what the person said in one
+    /// chat session on one day.
+    Chat,
 }
 
 impl DocKind {
@@ -29,7 +32,25 @@ impl DocKind {
         match self {
             Self::Topic => "topic",
             Self::Log => "log",
+            Self::Chat => "chat",
         }
+    }
+
+    /// From the wire name (anything else is a topic).
+    #[must_use]
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "log" => Self::Log,
+            "chat" => Self::Chat,
+            _ => Self::Topic,
+        }
+    }
+
+    /// Plain markdown whose text is its body, appended to and merged by appending: a daily log
+    /// or a conversation record (no frontmatter, name or type).
+    #[must_use]
+    pub fn is_record(self) -> bool {
+        matches!(self, Self::Log | Self::Chat)
     }
 }
 
@@ -50,6 +71,8 @@ pub fn doc_kind(rel: &str) -> Option<DocKind> {
     }
     if is_daily_log(rel) {
         Some(DocKind::Log)
+    } else if chat_record_day(rel).is_some() {
+        Some(DocKind::Chat)
     } else {
         Some(DocKind::Topic)
     }
@@ -71,6 +94,30 @@ pub fn is_daily_log(rel: &str) -> bool {
         && day.len() == 10
         && day.starts_with(&format!("{y}-{m}-"))
         && chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_ok()
+}
+
+/// The day of a conversation record, `chats/YYYY/MM/YYYY-MM-DD-<session>.md` (`<session>`:
+/// 1–64 letters, digits, `-` or `_`).
+#[must_use]
+pub fn chat_record_day(rel: &str) -> Option<chrono::NaiveDate> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let ["chats", y, m, file] = parts.as_slice() else {
+        return None;
+    };
+    let stem = file.strip_suffix(".md")?;
+    let (day, session) = (stem.get(..10)?, stem.get(11..)?);
+    let ok = y.len() == 4
+        && m.len() == 2
+        && stem.as_bytes().get(10) == Some(&b'-')
+        && day.starts_with(&format!("{y}-{m}-"))
+        && (1..=64).contains(&session.len())
+        && session
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_');
+    if !ok {
+        return None;
+    }
+    chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").ok()
 }
 
 /// Everything the index stores about one file.
@@ -148,7 +195,7 @@ pub fn analyze_bytes(rel: &str, kind: DocKind, bytes: &[u8], mtime_ms: i64) -> D
         }
     };
     rec.secret = crate::secrets::held(text);
-    read_text(&mut rec, text);
+    read_text(&mut rec, rel, text);
     if rec.secret.is_some() {
         redact_record(&mut rec);
     }
@@ -174,7 +221,16 @@ fn redact_record(rec: &mut DocRecord) {
 }
 
 /// Fill the fields of a record from its (decoded) text.
-fn read_text(rec: &mut DocRecord, text: &str) {
+fn read_text(rec: &mut DocRecord, rel: &str, text: &str) {
+    if rec.kind == DocKind::Chat {
+        let day = chat_record_day(rel)
+            .map_or_else(String::new, |d| d.format("%-d %b %Y").to_string());
+        rec.name = format!("From your chat on {day}");
+        rec.description = format!("What you said in a chat on {day}");
+        rec.body = text.trim_start_matches('\u{feff}').to_owned();
+        rec.entries = format::entries(&rec.body);
+        return;
+    }
     if rec.kind == DocKind::Log {
         rec.description = format!("Daily log {}", rec.name);
         rec.body = text.trim_start_matches('\u{feff}').to_owned();

@@ -140,11 +140,7 @@ fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocSummary> {
     Ok(DocSummary {
         workspace: r.get(0)?,
         path: r.get(1)?,
-        kind: if kind == "log" {
-            DocKind::Log
-        } else {
-            DocKind::Topic
-        },
+        kind: DocKind::parse(&kind),
         memory_type: ty.and_then(|t| t.parse().ok()),
         name: r.get(4)?,
         description: r.get(5)?,
@@ -333,13 +329,13 @@ impl Index {
             .map_err(db::err("reading the index"))
     }
 
-    /// The daily logs of a workspace.
+    /// The daily logs and conversation records of a workspace (plain-markdown records).
     pub fn list_logs(&self, workspace: &str) -> Result<Vec<DocSummary>> {
         let mut st = self
             .conn
             .prepare_cached(
                 "SELECT workspace, path, kind, type, name, description, mtime_ms, valid, problem_code, problem, secret, pinned, archived
-                 FROM docs WHERE kind = 'log' AND workspace = ?1",
+                 FROM docs WHERE kind IN ('log', 'chat') AND workspace = ?1",
             )
             .map_err(db::err("reading the index"))?;
         st.query_map(params![workspace], summary_row)

@@ -349,7 +349,7 @@ pub fn rebase(
             "a file with this name was created after the proposal was made",
         )),
         (b, Some(c), Some(t)) => {
-            if doc::doc_kind(path) == Some(DocKind::Log) {
+            if doc::doc_kind(path).is_some_and(DocKind::is_record) {
                 return Ok(Some(merge::merge_log(b.unwrap_or(""), c, t)));
             }
             let m = merge::merge_topic(b.unwrap_or(""), c, t);

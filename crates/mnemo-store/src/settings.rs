@@ -23,6 +23,8 @@ const KEY_FILE: &str = "llm.key";
 pub const AUTO_DREAM: &str = "auto_dream";
 /// The per-workspace automatic-extraction switches.
 pub const AUTO_EXTRACT: &str = "auto_extract";
+/// The per-workspace conversation-record switches (SPEC §4.4a; on when absent).
+pub const CHAT_RECORDS: &str = "chat_records";
 
 /// The folder list: what `get_settings` / `set_settings` show and change.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, specta::Type)]

@@ -1,4 +1,6 @@
-//! Workspace bookkeeping files: `meta.json` and `extract-cursor.json` (SPEC §1.1).
+//! Workspace bookkeeping files: `meta.json` and `extract-cursor.json` (SPEC §1.1); and the
+//! home's `model-paths.json`: which way of writing memories each model was found to need
+//! (SPEC §4.4a).
 //!
 //! Invariant: reading never fails on bad content. A corrupt file is moved aside as
 //! `<name>.corrupt-<timestamp>`, recreated with defaults, and a warning is logged and returned.
@@ -65,6 +67,30 @@ impl Cursor {
 pub const META_FILE: &str = "meta.json";
 /// File name of the extraction cursor in a state dir.
 pub const CURSOR_FILE: &str = "extract-cursor.json";
+
+/// File name of the learned extraction paths, in the home.
+pub const MODEL_PATHS_FILE: &str = "model-paths.json";
+
+/// `model-paths.json`: for each `<base URL> <model>`, the way of writing memories `auto`
+/// settled on.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct ModelPaths {
+    /// Keyed by `<base URL> <model>`.
+    pub models: std::collections::BTreeMap<String, LearnedPath>,
+}
+
+/// What `auto` learned for one model.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LearnedPath {
+    /// `tools` or `planner`.
+    pub path: String,
+    /// Why, in words.
+    pub why: String,
+    /// When (RFC 3339).
+    pub at: String,
+}
 
 /// A value read from disk plus any recovery that happened on the way.
 #[derive(Debug)]

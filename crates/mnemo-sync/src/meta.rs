@@ -60,7 +60,7 @@ pub fn merge_file(rel: &str, b: Option<&str>, o: Option<&str>, t: Option<&str>) 
     if b == o {
         return keep(t);
     }
-    let log = doc::doc_kind(rel) == Some(DocKind::Log);
+    let log = doc::doc_kind(rel).is_some_and(DocKind::is_record);
     match (o, t) {
         (None, None) => keep(None),
         (None, Some(t)) | (Some(t), None) => {

@@ -145,6 +145,16 @@ pub(super) fn finish(
     started: Instant,
     now: DateTime<Utc>,
 ) -> Result<RecallResult> {
+    // Room left by topic memories goes to conversation records of other chats (SPEC §4.4a).
+    let mut picks = picks;
+    let room = req.limit.unwrap_or(super::MAX_SELECTED).saturating_sub(picks.len());
+    let taken: HashSet<&str> = picks
+        .iter()
+        .map(|p| p.path.as_str())
+        .chain(req.written_this_turn.iter().map(String::as_str))
+        .collect();
+    let records = super::records::picks(vault, &ws.id, req, room, &taken);
+    picks.extend(records);
     // Bodies come from the files (the truth), confined like every read; superseded entries are
     // never injected, and a memory holding nothing else is not recalled at all.
     let (picks, shown): (Vec<Pick>, Vec<Shown>) = picks
@@ -154,6 +164,20 @@ pub(super) fn finish(
                 .get(&ws.id, &p.path)
                 .map(|d| d.body)
                 .unwrap_or_default();
+            if super::records::is_record(&p.path) {
+                let turns = super::records::matching_turns(&body, &req.query);
+                if turns.is_empty() {
+                    return None;
+                }
+                let shown = Shown {
+                    path: p.path.clone(),
+                    name: p.name.clone(),
+                    memory_type: None,
+                    age: age_text(&p.mtime, now),
+                    body: turns,
+                };
+                return Some((p, shown));
+            }
             let current = mnemo_store::supersede::strip(&body);
             if current.trim().is_empty() && !body.trim().is_empty() {
                 return None;
@@ -227,10 +251,11 @@ pub(super) fn finish(
             memory_type: s.memory_type,
         })
         .collect();
-    let strategy = if selected.is_empty() {
-        Strategy::None
-    } else {
-        strategy_when_any
+    let strategy = match (selected.is_empty(), strategy_when_any) {
+        (true, _) => Strategy::None,
+        // Only conversation records matched: found by their words.
+        (false, Strategy::None) => Strategy::Heuristic,
+        (false, s) => s,
     };
     let chars_injected = selected.iter().map(|s| s.chars_injected).sum::<usize>()
         + carried.iter().map(|c| c.chars_injected).sum::<usize>();

@@ -311,6 +311,56 @@ impl<'a> MemoryTools<'a> {
         )))
     }
 
+    /// Write `path` with the text `make` builds from what is there now (`None`: absent),
+    /// through every check of `write_file`: how the planner writes (Mnemo builds the file, the
+    /// tools guard it). A file that changes on disk between the read and the write is refused.
+    pub fn write_from(
+        &mut self,
+        path: &str,
+        make: impl FnOnce(Option<&str>) -> Result<String, Error>,
+    ) -> ToolOutput {
+        match self.write_from_inner(path, make) {
+            Ok(out) => out,
+            Err(e) => {
+                if e.code == ErrorCode::PathEscape {
+                    self.escaped = true;
+                }
+                ToolOutput::err(&e)
+            }
+        }
+    }
+
+    fn write_from_inner(
+        &mut self,
+        path: &str,
+        make: impl FnOnce(Option<&str>) -> Result<String, Error>,
+    ) -> Result<ToolOutput, Error> {
+        let (_, rel) = self.confine(path)?;
+        let current = match self.read_rel(&rel)? {
+            fsutil::ReadOutcome::Bytes(b) => Some(b),
+            fsutil::ReadOutcome::Missing => None,
+            fsutil::ReadOutcome::TooLarge(n) => {
+                return Err(Error::new(
+                    ErrorCode::TooLarge,
+                    format!("`{rel}` is {n} bytes; too large to add to"),
+                ));
+            }
+        };
+        let text = match &current {
+            Some(b) => Some(String::from_utf8(b.clone()).map_err(|_| {
+                Error::new(
+                    ErrorCode::InvalidContent,
+                    format!("`{rel}` is not UTF-8 text: it is left alone"),
+                )
+            })?),
+            None => None,
+        };
+        self.known
+            .insert(rel.clone(), current.as_deref().map(fsutil::hash));
+        let content = make(text.as_deref())?;
+        self.write(&rel, &content)
+    }
+
     fn edit(&mut self, path: &str, old: &str, new: &str) -> Result<ToolOutput, Error> {
         let (_, rel) = self.confine(path)?;
         if old.is_empty() {

@@ -9,6 +9,7 @@ mod extract;
 mod faults;
 mod hybrid;
 mod model_recall;
+mod planner;
 mod prompt_budget;
 mod secret_props;
 

@@ -1,6 +1,7 @@
 //! Daily logs (SPEC §1.5): `logs/YYYY/MM/YYYY-MM-DD.md`, append-only notes of the day
 //! (compaction summaries among them). Appends go through `mutate` like every write: atomic,
-//! journaled, indexed, announced.
+//! journaled, indexed, announced. And conversation records (SPEC §4.4a):
+//! `chats/YYYY/MM/YYYY-MM-DD-<session>.md`, what the person said in one chat on one day.
 
 use chrono::NaiveDate;
 use mnemo_core::Result;
@@ -16,7 +17,63 @@ pub fn log_path(day: NaiveDate) -> String {
     format!("logs/{}", day.format("%Y/%m/%Y-%m-%d.md"))
 }
 
+/// The conversation record of one chat session on one day (SPEC §4.4a):
+/// `chats/YYYY/MM/YYYY-MM-DD-<session>.md`, the session id kept to letters, digits, `-` and `_`
+/// (64 at most).
+#[must_use]
+pub fn chat_record_path(day: NaiveDate, session: &str) -> String {
+    let mut id: String = session
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .take(64)
+        .collect();
+    if id.is_empty() {
+        id.push_str("chat");
+    }
+    format!("chats/{}-{id}.md", day.format("%Y/%m/%Y-%m-%d"))
+}
+
+/// One turn as a record's entry: `HH:MM — text`, the text's blank lines closed up so the turn
+/// stays one entry.
+#[must_use]
+pub fn chat_record_entry(at: chrono::DateTime<chrono::Utc>, text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    format!("{} — {}", at.format("%H:%M"), lines.join("\n"))
+}
+
 impl Vault {
+    /// Append what the person said in a chat turn (already through the secret gate) to that
+    /// session's record of the day, created with a heading when new. Journaled like any write.
+    pub fn append_chat_record(
+        &self,
+        ws: &Workspace,
+        at: chrono::DateTime<chrono::Utc>,
+        session: &str,
+        text: &str,
+        origin: impl Into<Origin>,
+    ) -> Result<WriteOutcome> {
+        let day = at.date_naive();
+        let path = chat_record_path(day, session);
+        let entry = chat_record_entry(at, text);
+        self.mutate(ws, &path, origin, None, |old, _| {
+            let mut text = match old {
+                Some(b) => String::from_utf8_lossy(b).into_owned(),
+                None => format!("# Chat on {} (UTC)\n", day.format("%Y-%m-%d")),
+            };
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push('\n');
+            text.push_str(&entry);
+            text.push('\n');
+            Ok(Some(text.into_bytes()))
+        })
+    }
+
     /// Append `section` to the day's log (created with a `# YYYY-MM-DD` heading when new),
     /// separated from what is there by a blank line.
     pub fn append_log(
@@ -42,12 +99,18 @@ impl Vault {
         })
     }
 
-    /// The daily logs of a workspace, newest day first (index brought up to date first).
+    /// The daily logs and conversation records of a workspace, newest day first (index brought
+    /// up to date first; records by their day too).
     pub fn logs(&self, workspace: &str) -> Result<Vec<DocSummary>> {
         let ws = self.workspace(workspace)?;
         self.sync(&ws)?;
         let mut logs = guard(&self.index).list_logs(&ws.id)?;
-        logs.sort_by(|a, b| b.path.cmp(&a.path));
+        let day = |p: &str| {
+            crate::doc::chat_record_day(p)
+                .map(|d| d.format("%Y-%m-%d").to_string())
+                .unwrap_or_else(|| p.rsplit('/').next().unwrap_or(p).to_owned())
+        };
+        logs.sort_by(|a, b| day(&b.path).cmp(&day(&a.path)).then(b.path.cmp(&a.path)));
         Ok(logs)
     }
 }

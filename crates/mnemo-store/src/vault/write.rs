@@ -68,7 +68,7 @@ impl Vault {
                 ));
             }
             let text = format::decode(current).map_err(format::Problem::into_error)?;
-            if doc::doc_kind(rel) == Some(DocKind::Log) {
+            if doc::doc_kind(rel).is_some_and(DocKind::is_record) {
                 // A daily log is plain markdown: its text is its body.
                 if patch.name.is_some()
                     || patch.description.is_some()

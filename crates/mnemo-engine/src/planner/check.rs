@@ -1,0 +1,421 @@
+//! What the planner's patches must pass before anything is written (SPEC §4.4a), pure: each
+//! fact is held by a user message (its content words appear there, CJK by character pairs), is
+//! not a question the user asked about the world, is worth keeping, and is not already saved.
+//! Every patch that fails is returned with its reason in words.
+
+use std::collections::HashSet;
+
+use mnemo_core::MemoryType;
+use mnemo_store::{format, tokenize};
+
+use super::Patch;
+
+/// Share of a fact's content words that must appear in the user message it comes from.
+pub const MIN_SUPPORT: f64 = 0.5;
+
+/// Words a paraphrase adds around the user's own ("The user prefers…"): not content.
+const FRAME_WORDS: &[&str] = &[
+    "user", "users", "person", "prefer", "prefers", "like", "likes", "want", "wants", "ask",
+    "asks", "asked", "say", "says", "said", "mention", "mentioned", "mentions", "state", "states",
+    "stated", "always", "never", "not", "don't", "doesn't", "is", "are", "am", "has", "have",
+    "their", "them", "they", "name", "named", "called",
+];
+
+/// Words that make a question about the person rather than the world ("my", "I'm", 我, 私, 저…).
+const FIRST_PERSON: &[&str] = &[
+    "i", "i'm", "im", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we", "we're", "our",
+    "ours", "us",
+];
+const FIRST_PERSON_CJK: &[&str] = &[
+    "我", "私", "僕", "俺", "わたし", "うち", "저는", "저의", "제가", "나는", "내가", "제 ", "내 ",
+    "우리",
+];
+
+/// A message of the conversation the planner read, numbered from 1 as the model saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Said {
+    /// Whether the user wrote it.
+    pub user: bool,
+    /// Its text.
+    pub text: String,
+}
+
+/// A patch that passed, with the message that holds it (1-based) and its type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// The patch.
+    pub patch: Patch,
+    /// Its type.
+    pub memory_type: MemoryType,
+    /// The user message whose words it holds.
+    pub source: usize,
+}
+
+/// A patch that was dropped, and why, in words.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, specta::Type)]
+pub struct Dropped {
+    /// The fact as the model gave it (cut to 200 characters).
+    pub fact: String,
+    /// Why it was not written.
+    pub reason: String,
+}
+
+fn content_terms(text: &str) -> HashSet<String> {
+    let frame: HashSet<&str> = FRAME_WORDS.iter().copied().collect();
+    crate::recall::content_query(text)
+        .split_whitespace()
+        .filter(|t| !frame.contains(t))
+        .filter(|t| t.chars().count() > 1 || t.chars().any(tokenize::is_cjk))
+        .map(|t| tokenize::stem(t).unwrap_or_else(|| t.to_owned()))
+        .collect()
+}
+
+/// The sentences of a message that say something about the person: statements, and questions
+/// that speak in the first person ("I'm vegetarian, any idea for dinner?").
+fn statements(text: &str) -> String {
+    let mut out = String::new();
+    let mut sentence = String::new();
+    let flush = |s: &mut String, out: &mut String| {
+        let t = s.trim();
+        if !t.is_empty() {
+            let question = t.ends_with('?') || t.ends_with('？') || t.ends_with("까") || t.ends_with('か');
+            if !question || first_person(t) {
+                out.push_str(t);
+                out.push('\n');
+            }
+        }
+        s.clear();
+    };
+    for c in text.chars() {
+        sentence.push(c);
+        if matches!(c, '.' | '!' | '?' | '。' | '！' | '？' | '\n') {
+            flush(&mut sentence, &mut out);
+        }
+    }
+    flush(&mut sentence, &mut out);
+    out
+}
+
+fn first_person(sentence: &str) -> bool {
+    let folded = tokenize::fold(sentence);
+    let words: HashSet<&str> = folded
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    FIRST_PERSON.iter().any(|w| words.contains(w))
+        || FIRST_PERSON_CJK.iter().any(|w| folded.contains(w))
+}
+
+/// Share of `fact`'s content terms found in `text` (0 when the fact has none).
+fn support(fact: &HashSet<String>, text: &str) -> f64 {
+    if fact.is_empty() {
+        return 0.0;
+    }
+    let have = content_terms(text);
+    let hit = fact
+        .iter()
+        .filter(|t| have.contains(*t) || have.iter().any(|h| same_word(t, h)))
+        .count();
+    #[allow(clippy::cast_precision_loss)]
+    let share = hit as f64 / fact.len() as f64;
+    share
+}
+
+/// Two stems of one English word ("allerg" / "allergi"): a shared start of five letters or more.
+fn same_word(a: &str, b: &str) -> bool {
+    let ascii = |s: &str| s.len() >= 5 && s.bytes().all(|c| c.is_ascii_alphabetic());
+    ascii(a) && ascii(b) && a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count() >= 5
+}
+
+/// The key facts are compared by: [`format::summary_key`] without closing punctuation.
+#[must_use]
+pub fn fact_key(fact: &str) -> String {
+    format::summary_key(fact)
+        .trim_end_matches(['.', '!', '。', '！', ' '])
+        .to_owned()
+}
+
+fn cut(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_owned()
+    } else {
+        s.chars().take(n).collect::<String>() + "…"
+    }
+}
+
+/// Check each patch against the conversation (`said`, numbered from 1) and the summaries
+/// already saved in the workspace (`existing`, as [`fact_key`]s). Returns what may be
+/// written, in order, and what was dropped with its reason.
+#[must_use]
+pub fn check(patches: &[Patch], said: &[Said], existing: &HashSet<String>) -> (Vec<Kept>, Vec<Dropped>) {
+    let mut kept: Vec<Kept> = Vec::new();
+    let mut dropped = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for p in patches {
+        let fact = one_line(&p.fact);
+        let drop = |reason: String| Dropped {
+            fact: cut(&fact, 200),
+            reason,
+        };
+        let Ok(memory_type) = p.r#type.trim().parse::<MemoryType>() else {
+            dropped.push(drop(format!("its type `{}` is not user, feedback, project or reference", cut(&p.r#type, 40))));
+            continue;
+        };
+        // A fact the model copied with the user's question attached keeps its statements.
+        let fact = without_questions(&fact);
+        if !worth_keeping(&fact) {
+            dropped.push(drop(
+                "too short, a question, small talk, or about the moment rather than something to remember".to_owned(),
+            ));
+            continue;
+        }
+        let terms = content_terms(&fact);
+        if terms.is_empty() {
+            dropped.push(drop("it holds no words of substance".to_owned()));
+            continue;
+        }
+        // The message it cites first, then any other user message (small models miscount).
+        let cited = usize::try_from(p.source).ok().filter(|n| (1..=said.len()).contains(n));
+        let mut order: Vec<usize> = cited.into_iter().collect();
+        order.extend((1..=said.len()).filter(|n| Some(*n) != cited));
+        let mut asked_only = false;
+        let mut source = None;
+        for n in order {
+            let m = &said[n - 1];
+            if !m.user {
+                continue;
+            }
+            if support(&terms, &statements(&m.text)) >= MIN_SUPPORT {
+                source = Some(n);
+                break;
+            }
+            if support(&terms, &m.text) >= MIN_SUPPORT {
+                asked_only = true;
+            }
+        }
+        let Some(source) = source else {
+            dropped.push(drop(if asked_only {
+                "it comes from a question the user asked, not from something they said about themselves".to_owned()
+            } else if cited.is_some_and(|n| !said[n - 1].user) {
+                "it is not in anything the user wrote (the message it cites is the assistant's)".to_owned()
+            } else {
+                "the user did not say it: its words are not in their messages".to_owned()
+            }));
+            continue;
+        };
+        let key = fact_key(&fact);
+        if existing.contains(&key) {
+            dropped.push(drop("it is already saved".to_owned()));
+            continue;
+        }
+        if !seen.insert(key) {
+            dropped.push(drop("the same fact came twice".to_owned()));
+            continue;
+        }
+        kept.push(Kept {
+            patch: Patch {
+                fact,
+                ..p.clone()
+            },
+            memory_type,
+            source,
+        });
+    }
+    (kept, dropped)
+}
+
+/// Words that make a fact about the moment. Fewer than extraction's filter: a correction says
+/// "now" ("the beta is now on March 17") and still holds.
+const MOMENT: &[&str] = &[
+    "today",
+    "tonight",
+    "right now",
+    "at the moment",
+    "this session",
+    "temporary",
+    "temporarily",
+];
+
+/// Thanks and greetings: a short fact holding one is small talk.
+const SMALL_TALK: &[&str] = &[
+    "thank", "thanks", "hello", "goodbye", "ありがとう", "こんにちは", "고마워", "감사", "안녕", "谢谢", "你好",
+    "再见",
+];
+
+/// At least 12 characters (a CJK character counts twice), not a question, not about the moment,
+/// not small talk.
+fn worth_keeping(fact: &str) -> bool {
+    let folded = tokenize::fold(fact);
+    if fact.chars().count() < 40 && SMALL_TALK.iter().any(|w| folded.contains(w)) {
+        return false;
+    }
+    let width: usize = fact
+        .chars()
+        .map(|c| if tokenize::is_cjk(c) { 2 } else { 1 })
+        .sum();
+    if width < crate::extract::MIN_ENTRY_CHARS || fact.ends_with('?') || fact.ends_with('？') {
+        return false;
+    }
+    let lower = format!(" {} ", fact.to_lowercase());
+    let words: String = lower
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let words = format!(" {words} ");
+    !MOMENT.iter().any(|m| words.contains(&format!(" {m} ")))
+}
+
+/// The fact without its question sentences ("Adopted a puppy named Biscuit! How often should
+/// she eat?" → the first sentence); all of it when every sentence asks.
+fn without_questions(fact: &str) -> String {
+    let mut kept = Vec::new();
+    let mut sentence = String::new();
+    for c in fact.chars() {
+        sentence.push(c);
+        if matches!(c, '.' | '!' | '?' | '。' | '！' | '？') {
+            if !matches!(c, '?' | '？') {
+                kept.push(sentence.trim().to_owned());
+            }
+            sentence.clear();
+        }
+    }
+    if !sentence.trim().is_empty() {
+        kept.push(sentence.trim().to_owned());
+    }
+    let out = kept.join(" ");
+    if out.trim().is_empty() { fact.to_owned() } else { out }
+}
+
+/// A fact on one line: whitespace runs (newlines too) become one space.
+#[must_use]
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patch(ty: &str, fact: &str, source: i64) -> Patch {
+        Patch {
+            r#type: ty.to_owned(),
+            topic: "t".to_owned(),
+            fact: fact.to_owned(),
+            why: None,
+            how_to_apply: None,
+            source,
+        }
+    }
+
+    fn convo(lines: &[(bool, &str)]) -> Vec<Said> {
+        lines
+            .iter()
+            .map(|(user, t)| Said {
+                user: *user,
+                text: (*t).to_owned(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn facts_the_user_said_pass_in_their_words_and_language() {
+        let said = convo(&[
+            (true, "Hi! I'm Ana, a data engineer in Lisbon. I'm allergic to peanuts, and please keep answers short."),
+            (false, "Nice to meet you, Ana!"),
+            (true, "我住在上海浦东，正在学习日语。"),
+        ]);
+        let (kept, dropped) = check(
+            &[
+                patch("user", "The user is allergic to peanuts", 1),
+                patch("user", "Ana is a data engineer in Lisbon", 1),
+                patch("feedback", "Keep answers short", 1),
+                patch("user", "住在上海浦东", 3),
+                patch("user", "正在学习日语", 2),
+            ],
+            &said,
+            &HashSet::new(),
+        );
+        assert_eq!(dropped, vec![], "{dropped:?}");
+        assert_eq!(kept.len(), 5);
+        assert_eq!(kept[4].source, 3, "a miscounted source is re-pointed to the user message holding it");
+        assert_eq!(kept[2].memory_type, MemoryType::Feedback);
+    }
+
+    #[test]
+    fn world_questions_inventions_and_assistant_words_are_dropped() {
+        let said = convo(&[
+            (true, "What is the capital of France?"),
+            (false, "Paris. Also, hash maps are key-value data structures."),
+            (true, "Thanks, that's all!"),
+        ]);
+        let (kept, dropped) = check(
+            &[
+                patch("reference", "The capital of France is Paris", 1),
+                patch("user", "A hash map is a key-value data structure", 2),
+                patch("user", "The user lives in Berlin and likes cycling", 1),
+                patch("user", "The user says thanks", 3),
+                patch("user", "short", 1),
+                patch("mood", "The user is curious about France", 1),
+            ],
+            &said,
+            &HashSet::new(),
+        );
+        assert!(kept.is_empty(), "{kept:?}");
+        let reasons: Vec<&str> = dropped.iter().map(|d| d.reason.as_str()).collect();
+        assert!(reasons[0].contains("question the user asked"), "{reasons:?}");
+        assert!(reasons[1].contains("assistant"), "{reasons:?}");
+        assert!(reasons[2].contains("did not say it"), "{reasons:?}");
+        assert!(reasons[3].contains("small talk"), "{reasons:?}");
+        assert!(reasons[4].contains("too short"), "{reasons:?}");
+        assert!(reasons[5].contains("type `mood`"), "{reasons:?}");
+    }
+
+    #[test]
+    fn a_question_in_the_first_person_still_carries_the_fact() {
+        let said = convo(&[(true, "I'm vegetarian — any quick dinner idea?"), (true, "저는 땅콩 알레르기가 있어요. 간식 추천해 줄래요?")]);
+        let (kept, dropped) = check(
+            &[patch("user", "User is vegetarian", 1), patch("user", "땅콩 알레르기가 있음", 2)],
+            &said,
+            &HashSet::new(),
+        );
+        assert_eq!((kept.len(), dropped.len()), (2, 0), "{dropped:?}");
+    }
+
+    #[test]
+    fn questions_are_cut_from_a_fact_and_corrections_may_say_now() {
+        let said = convo(&[(true, "Adopted a beagle puppy named Biscuit last weekend! How many times a day should a 10-week-old eat?"), (true, "Actually the Tidepool beta is now on March 17, not March 3.")]);
+        let (kept, dropped) = check(
+            &[
+                patch("user", "Adopted a beagle puppy named Biscuit last weekend! How many times a day should a 10-week-old eat?", 1),
+                patch("project", "The Tidepool beta is now on March 17.", 2),
+                patch("user", "Is debugging the beta right now", 2),
+            ],
+            &said,
+            &HashSet::new(),
+        );
+        assert_eq!(kept[0].patch.fact, "Adopted a beagle puppy named Biscuit last weekend!");
+        assert_eq!(kept.len(), 2, "{dropped:?}");
+        assert!(dropped[0].reason.contains("about the moment"));
+    }
+
+    #[test]
+    fn duplicates_of_saved_or_of_each_other_are_dropped() {
+        let said = convo(&[(true, "I edit code in Helix and always indent with tabs.")]);
+        let existing: HashSet<String> = [fact_key("Edits code in Helix.")].into_iter().collect();
+        let (kept, dropped) = check(
+            &[
+                patch("user", "Edits code in Helix", 1),
+                patch("feedback", "Always indent with tabs", 1),
+                patch("feedback", "always indent with tabs.", 1),
+            ],
+            &said,
+            &existing,
+        );
+        assert_eq!(kept.len(), 1);
+        assert_eq!(dropped[0].reason, "it is already saved");
+        assert_eq!(dropped[1].reason, "the same fact came twice");
+    }
+}

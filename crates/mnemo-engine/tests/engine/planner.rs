@@ -1,0 +1,277 @@
+//! The planner (issue 34) against the fake model: patches checked and written by Mnemo, dropped
+//! ones listed with their reasons, `auto` falling back from an agent that writes nothing and
+//! learning it, remember by plan — and conversation records recalled in a new chat when no
+//! model saves anything.
+
+use mnemo_core::{ChangeSource, MemoryType};
+use mnemo_engine::chat::{Sessions, chat_turn};
+use mnemo_engine::extract::{ExtractRequest, ExtractResult, ExtractStatus, run_extract};
+use mnemo_engine::planner::choice::Road;
+use mnemo_engine::remember::{ContextMode, RememberRequest, run_remember};
+use mnemo_llm::{CancellationToken, Client, Extraction, LlmSettings, Message};
+use mnemo_store::Vault;
+use mnemo_testkit::{FakeModel, Kind, Reply};
+use serde_json::json;
+
+use crate::vault;
+
+fn client_with(fake: &FakeModel, extraction: Extraction) -> Client {
+    let mut c = Client::new(LlmSettings {
+        base_url: fake.base_url().to_owned(),
+        model: "fake-main".into(),
+        fast_model: "fake-fast".into(),
+        timeout_secs: 10,
+        extraction,
+        ..LlmSettings::default()
+    })
+    .unwrap();
+    c.backoff = std::time::Duration::from_millis(5);
+    c
+}
+
+async fn extract(v: &Vault, c: &Client, transcript: &[Message]) -> ExtractResult {
+    let req = ExtractRequest {
+        workspace: "personal",
+        session_id: "s1",
+        messages: transcript,
+        chat_wrote_memory: false,
+        origin: ChangeSource::Extract.into(),
+        imported: false,
+    };
+    run_extract(v, c, &req, &CancellationToken::new(), |_| {})
+        .await
+        .unwrap()
+}
+
+fn ana() -> Vec<Message> {
+    vec![
+        Message::user(
+            "Hi! I'm Ana, a data engineer in Lisbon. I'm allergic to peanuts, and please keep answers short. What is the capital of France?",
+        ),
+        Message::new(mnemo_llm::Role::Assistant, "Paris. Noted, Ana!"),
+    ]
+}
+
+fn plan() -> serde_json::Value {
+    json!({"memories": [
+        {"source": 1, "type": "user", "topic": "Health", "fact": "Allergic to peanuts"},
+        {"source": 1, "type": "feedback", "topic": "Answers", "fact": "Keep answers short", "how_to_apply": "every reply"},
+        {"source": 2, "type": "reference", "topic": "Geography", "fact": "The capital of France is Paris"},
+        {"source": 1, "type": "user", "topic": "Hobbies", "fact": "Plays the cello in an orchestra"}
+    ]})
+}
+
+fn kinds(fake: &FakeModel) -> Vec<Kind> {
+    fake.requests()
+        .iter()
+        .filter(|r| r.get("messages").is_some())
+        .map(Kind::of)
+        .collect()
+}
+
+#[tokio::test]
+async fn the_planner_writes_what_the_user_said_and_lists_what_it_dropped() {
+    let (_d, v) = vault();
+    let fake = FakeModel::start().await;
+    fake.push_for(Kind::Json, Reply::json(&plan()));
+    let c = client_with(&fake, Extraction::Planner);
+    let r = extract(&v, &c, &ana()).await;
+    assert_eq!(r.status, ExtractStatus::Completed, "{:?}", r.detail);
+    assert_eq!(r.road, Some(Road::Planner));
+    assert_eq!(r.files_written, ["feedback_answers.md", "user_health.md"]);
+    let reasons: Vec<(&str, &str)> = r
+        .dropped
+        .iter()
+        .map(|d| (d.fact.as_str(), d.reason.as_str()))
+        .collect();
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    assert!(reasons[0].1.contains("question the user asked") || reasons[0].1.contains("assistant's"), "{reasons:?}");
+    assert!(reasons[1].1.contains("did not say it"), "{reasons:?}");
+    let ws = v.workspace("personal").unwrap();
+    let health = std::fs::read_to_string(ws.memory_root.join("user_health.md")).unwrap();
+    assert_eq!(
+        health,
+        "---\nname: Health\ndescription: Allergic to peanuts\ntype: user\n---\nAllergic to peanuts\n"
+    );
+    let answers = std::fs::read_to_string(ws.memory_root.join("feedback_answers.md")).unwrap();
+    assert!(answers.contains("Keep answers short\nHow to apply: every reply"), "{answers}");
+    assert!(
+        v.history(Some("personal"), Some("user_health.md"), 5)
+            .unwrap()
+            .iter()
+            .all(|h| h.source == ChangeSource::Extract),
+        "journaled as extraction"
+    );
+    // One bounded side query, held to the schema, at temperature 0.
+    let reqs = fake.requests();
+    let asked = reqs.iter().find(|r| Kind::of(r) == Kind::Json).unwrap();
+    assert_eq!(asked["response_format"]["json_schema"]["name"], "memory_plan");
+    assert_eq!(asked["temperature"], 0.0);
+    assert!(asked["max_tokens"].as_u64().unwrap() <= 768);
+    assert!(!kinds(&fake).contains(&Kind::Tools), "no agent ran");
+    // The same message again, in another chat: nothing new is written.
+    fake.push_for(Kind::Json, Reply::json(&plan()));
+    let msgs = ana();
+    let req = ExtractRequest {
+        workspace: "personal",
+        session_id: "s2",
+        messages: &msgs,
+        chat_wrote_memory: false,
+        origin: ChangeSource::Extract.into(),
+        imported: false,
+    };
+    let again = run_extract(&v, &c, &req, &CancellationToken::new(), |_| {})
+        .await
+        .unwrap();
+    assert!(again.files_written.is_empty(), "{:?}", again.files_written);
+    assert!(again.dropped.iter().any(|d| d.reason == "it is already saved"));
+}
+
+#[tokio::test]
+async fn auto_hands_an_agent_that_wrote_nothing_to_the_planner_and_learns_it() {
+    let (d, v) = vault();
+    let fake = FakeModel::start().await;
+    fake.push_for(Kind::Tools, Reply::text("I saved the result of the edit."));
+    fake.push_for(Kind::Json, Reply::json(&plan()));
+    let c = client_with(&fake, Extraction::Auto);
+    let r = extract(&v, &c, &ana()).await;
+    assert_eq!(r.status, ExtractStatus::Completed);
+    assert_eq!(r.road, Some(Road::Planner));
+    assert_eq!(r.files_written.len(), 2);
+    let learned = std::fs::read_to_string(d.path().join("home/model-paths.json")).unwrap();
+    assert!(learned.contains("\"path\": \"planner\""), "{learned}");
+    assert!(learned.contains("the tool agent wrote nothing where the planner found 2 fact(s)"), "{learned}");
+    // From now on this model goes straight to the planner.
+    let before = kinds(&fake).len();
+    fake.push_for(Kind::Json, Reply::json(&json!({"memories": []})));
+    let next = extract(
+        &v,
+        &c,
+        &[ana(), vec![Message::user("I moved to Porto last month.")]].concat(),
+    )
+    .await;
+    assert_eq!(next.road, Some(Road::Planner));
+    assert_eq!(kinds(&fake)[before..], [Kind::Json], "no agent ran");
+    let choice = mnemo_engine::planner::choice::current(&v.home().root, &c);
+    assert_eq!(choice.road, Road::Planner);
+    assert!(choice.why.starts_with("learned on "), "{}", choice.why);
+}
+
+#[tokio::test]
+async fn auto_keeps_the_agent_for_a_model_that_writes() {
+    let (d, v) = vault();
+    let fake = FakeModel::start().await;
+    let role = "---\nname: Role\ndescription: Data engineer in Lisbon\ntype: user\n---\nData engineer in Lisbon.\n";
+    fake.push_for(Kind::Tools, Reply::tool("write_file", json!({"path": "user/role.md", "content": role})));
+    fake.push_for(Kind::Tools, Reply::text("Saved."));
+    let c = client_with(&fake, Extraction::Auto);
+    let r = extract(&v, &c, &ana()).await;
+    assert_eq!((r.road, r.files_written.len()), (Some(Road::Tools), 1));
+    assert!(!kinds(&fake).contains(&Kind::Json), "the planner did not run");
+    let learned = std::fs::read_to_string(d.path().join("home/model-paths.json")).unwrap();
+    assert!(learned.contains("\"path\": \"tools\""), "{learned}");
+}
+
+#[tokio::test]
+async fn remember_by_plan_writes_the_fact_or_says_why_not() {
+    let (_d, v) = vault();
+    let fake = FakeModel::start().await;
+    let c = client_with(&fake, Extraction::Planner);
+    let fact = "The user edits code in the Helix editor and always indents with tabs.";
+    fake.push_for(
+        Kind::Json,
+        Reply::json(&json!({"memories": [
+            {"source": 1, "type": "user", "topic": "Editor", "fact": "Edits code in the Helix editor"},
+            {"source": 1, "type": "feedback", "topic": "Indentation", "fact": "Always indents with tabs"}
+        ]})),
+    );
+    let req = |content| RememberRequest {
+        workspace: "personal",
+        content,
+        mode: ContextMode::Workspace,
+        origin: ChangeSource::Remember.into(),
+    };
+    let done = run_remember(&v, &c, req(fact), &CancellationToken::new(), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(done.files, ["feedback_indentation.md", "user_editor.md"]);
+    assert_eq!(done.types, [MemoryType::Feedback, MemoryType::User]);
+    // A plan that only restates the world: nothing saved, and the error says why.
+    fake.push_for(
+        Kind::Json,
+        Reply::json(&json!({"memories": [{"source": 1, "type": "user", "topic": "X", "fact": "The capital of France is Paris"}]})),
+    );
+    let e = run_remember(&v, &c, req("My sister Inês lives in Coimbra."), &CancellationToken::new(), |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, mnemo_core::ErrorCode::RememberNothingWritten);
+    assert!(e.message.contains("did not say it"), "{}", e.message);
+}
+
+#[tokio::test]
+async fn with_a_model_that_saves_nothing_what_was_said_is_recalled_in_a_new_chat() {
+    let (_d, v) = vault();
+    let fake = FakeModel::start().await;
+    // The model never calls a tool and plans nothing.
+    fake.set_fallback(Reply::text("Noted."));
+    let c = client_with(&fake, Extraction::Tools);
+    let ws = v.workspace("personal").unwrap();
+    let sessions = Sessions::of(&ws);
+    let first = sessions.create("Hello").unwrap();
+    chat_turn(&v, &c, "personal", &first, "I'm allergic to peanuts, by the way.", &CancellationToken::new(), |_| {})
+        .await
+        .unwrap();
+    let topics: Vec<_> = v
+        .list_indexed(Some("personal"), None)
+        .unwrap()
+        .into_iter()
+        .filter(|d| d.kind == mnemo_store::doc::DocKind::Topic)
+        .collect();
+    assert!(topics.is_empty(), "the model saved nothing: {topics:?}");
+    let records: Vec<_> = v
+        .logs("personal")
+        .unwrap()
+        .into_iter()
+        .filter(|d| d.kind == mnemo_store::doc::DocKind::Chat)
+        .collect();
+    assert_eq!(records.len(), 1);
+    assert!(records[0].name.starts_with("From your chat on "), "{}", records[0].name);
+    // A new chat: its first turn's prompt carries what was said.
+    let second = sessions.create("Snacks").unwrap();
+    let before = fake.requests().len();
+    let r = chat_turn(&v, &c, "personal", &second, "What am I allergic to? Suggest a snack.", &CancellationToken::new(), |_| {})
+        .await
+        .unwrap();
+    let recalled = r.recall.unwrap().selected;
+    assert_eq!(recalled.len(), 1, "{recalled:?}");
+    assert_eq!(recalled[0].path, records[0].path);
+    let streamed = fake.requests()[before..]
+        .iter()
+        .find(|q| Kind::of(q) == Kind::Stream)
+        .cloned()
+        .unwrap();
+    let system = streamed["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("allergic to peanuts"), "{system}");
+    // In the chat it was said in, the record is not recalled back (the model has it already).
+    let again = chat_turn(&v, &c, "personal", &first, "Anything with peanuts is out, remember?", &CancellationToken::new(), |_| {})
+        .await
+        .unwrap();
+    let recalled = again.recall.unwrap().selected;
+    assert!(recalled.iter().all(|s| !s.path.contains(&first)), "{recalled:?}");
+}
+
+#[tokio::test]
+async fn a_topic_memory_that_answers_ranks_before_conversation_records() {
+    let (_d, v) = vault();
+    let ws = v.workspace("personal").unwrap();
+    let at = chrono::Utc::now();
+    for (i, s) in ["I'm allergic to peanuts.", "Peanuts again: allergic, truly.", "My allergy to peanuts is serious."].iter().enumerate() {
+        v.append_chat_record(&ws, at, &format!("old{i}"), s, ChangeSource::Chat).unwrap();
+    }
+    crate::add(&v, "health.md", "Allergy", "Allergic to peanuts", MemoryType::User, "Allergic to peanuts: no satay.");
+    let r = mnemo_engine::recall(&v, &crate::req("which allergy do I have? peanuts?"), chrono::Utc::now()).unwrap();
+    let paths: Vec<&str> = r.selected.iter().map(|s| s.path.as_str()).collect();
+    assert_eq!(paths[0], "health.md", "{paths:?}");
+    assert_eq!(paths.len(), 1 + mnemo_engine::recall::records::MAX_RECORDS, "{paths:?}");
+    assert!(r.selected[1].score < r.selected[0].score);
+}
