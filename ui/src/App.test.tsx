@@ -330,6 +330,44 @@ describe("daily logs", () => {
     expect((await screen.findByTestId("logs-error")).textContent).toContain("Daily logs could not be loaded: cannot read logs");
     await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
   });
+
+  it("lists conversation records after the logs with a chat chip, and opens one body-only", async () => {
+    const RECORD = {
+      ...LOG,
+      path: "chats/2026/11/2026-11-27-s1.md",
+      kind: "chat" as const,
+      name: "From your chat on 27 Nov 2026",
+      description: "What you said in a chat on 27 Nov 2026",
+      mtime: "2026-11-27T14:02:00Z",
+    };
+    api.logs.mockResolvedValue(ok([LOG, RECORD]));
+    api.get.mockImplementation(async (workspace, path) => {
+      if (path === RECORD.path) {
+        const body = "# Chat on 2026-11-27 (UTC)\n\n14:02 — I'm allergic to peanuts\n";
+        return ok({ ...RECORD, hash: "hc", content: body, body, entries: [], pinned: false });
+      }
+      const d = DOCS.find((x) => x.workspace === workspace && x.path === path);
+      return d ? ok(detailOf(d)) : err("not_found", `no memory ${path}`);
+    });
+    renderApp();
+    fireEvent.click((await screen.findAllByTestId("workspace-item"))[0]);
+    await waitFor(() => expect(rowPaths()).toContain(RECORD.path));
+    const groups = screen.getAllByTestId("group-header");
+    expect(groups.map((h) => h.getAttribute("data-group"))).toEqual(["user", "feedback", "project", "reference", "log", "chat", "invalid"]);
+    expect(groups[5].textContent).toContain("Conversation records");
+    const row = screen.getAllByTestId("memory-row").find((r) => r.getAttribute("data-path") === RECORD.path)!;
+    const chip = within(row).getByText("chat");
+    expect(chip.className).toBe("type-chip type-chat");
+    expect(within(row).getByText("From your chat on 27 Nov 2026")).toBeTruthy();
+    expect(row.textContent).toContain("What you said in a chat on 27 Nov 2026");
+    expect(row.textContent).toContain("last change");
+
+    fireEvent.click(row);
+    expect(await screen.findByRole("heading", { name: "From your chat on 27 Nov 2026" })).toBeTruthy();
+    expect(screen.queryByTestId("detail-name")).toBeNull();
+    expect(screen.queryByTestId("detail-description")).toBeNull();
+    expect(screen.queryByTestId("detail-type")).toBeNull();
+  });
 });
 
 describe("instant search", () => {

@@ -73,6 +73,9 @@ async fn extraction_in_review_mode_proposes_and_accepting_some_entries_writes_ex
     );
     let mode = api.set_review_mode("personal".into(), true).unwrap();
     assert!(mode.on && mode.decided);
+    // Conversation records land whatever the review mode (they are the person's own words);
+    // this test is about what extraction proposes.
+    api.set_chat_records("personal".into(), false).unwrap();
     let before = files(&root(&api));
 
     let task = extract_writing(&api, &fake, "travel.md", THREE).await;

@@ -39,10 +39,12 @@ impl Drop for Llama {
 /// Start `llama-server` with a context window of `ctx` tokens, with or without `--jinja`;
 /// `None` (after a note) when it is not installed and not required.
 fn llama(ctx: u32, jinja: bool) -> Option<Llama> {
-    let (Some(server), Some(gguf)) = (
-        std::env::var_os("MNEMO_LLAMA_SERVER"),
-        std::env::var_os("MNEMO_LLAMA_GGUF"),
-    ) else {
+    llama_with(std::env::var_os("MNEMO_LLAMA_GGUF"), ctx, jinja)
+}
+
+/// [`llama`] serving another GGUF.
+fn llama_with(gguf: Option<std::ffi::OsString>, ctx: u32, jinja: bool) -> Option<Llama> {
+    let (Some(server), Some(gguf)) = (std::env::var_os("MNEMO_LLAMA_SERVER"), gguf) else {
         assert!(
             std::env::var("MNEMO_REQUIRE_LLAMA").as_deref() != Ok("1"),
             "MNEMO_REQUIRE_LLAMA=1 but MNEMO_LLAMA_SERVER / MNEMO_LLAMA_GGUF are not set: run scripts/llama.sh"
@@ -504,4 +506,81 @@ fn a_conversation_import_ends_and_tells_the_truth_about_what_it_wrote() {
             "{summary}"
         );
     }
+}
+
+/// Issue 34's walk, with the model a person runs on a laptop: Qwen2.5-Coder-1.5B-Instruct (Q4),
+/// opt-in — `. <(scripts/eval-models.sh)` sets `MNEMO_EVAL_QWEN_GGUF` (1.1 GB, not in CI's default
+/// set-up). Chat, a new chat, remember, dream, as a new user would; the embedding model is used
+/// when installed. The second chat's prompt carries the peanut allergy (from a topic memory or
+/// the conversation record), and remember writes the fact.
+#[test]
+fn a_first_session_with_a_small_local_model_remembers() {
+    let Some(gguf) = std::env::var_os("MNEMO_EVAL_QWEN_GGUF") else {
+        eprintln!("note: skipped — set MNEMO_EVAL_QWEN_GGUF (`. <(scripts/eval-models.sh)`) to walk with the 1.5B model");
+        return;
+    };
+    let Some(l) = llama_with(Some(gguf), 8192, true) else { return };
+    let e = Env::new(&l);
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .env("MNEMO_HOME", e.dir.path().join("home"))
+            .env("MNEMO_CLAUDE_DIR", e.dir.path().join("claude"))
+            .env("MNEMO_QWEN_DIR", e.dir.path().join("qwen"))
+            .env("MNEMO_LLM_BASE_URL", &e.base_url)
+            .env("MNEMO_LLM_MODEL", "qwen2.5-coder-1.5b")
+            .env_remove("MNEMO_EMBED_MODEL")
+            .env_remove("MNEMO_LLM_FAST_MODEL")
+            .env_remove("MNEMO_LLM_API_KEY")
+            .arg("--json")
+            .args(args)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code(), v)
+    };
+    let t = Instant::now();
+    let (code, first) = run(&[
+        "chat",
+        "Hi! I'm Ana, a data engineer in Lisbon. I'm allergic to peanuts, and please keep answers short.",
+    ]);
+    assert_eq!(code, Some(0), "{first}");
+    eprintln!(
+        "walk (1.5B): first chat {:.1} s; extraction {} by {}: wrote {}, dropped {}",
+        t.elapsed().as_secs_f64(),
+        first["extract"]["status"],
+        first["extract"]["road"],
+        first["extract"]["files_written"],
+        first["extract"]["dropped"]
+    );
+    let t = Instant::now();
+    let (code, second) = run(&["chat", "Can you suggest a snack for my afternoon break?"]);
+    assert_eq!(code, Some(0), "{second}");
+    let prompt = second["recall"]["prompt"].as_str().unwrap_or_default().to_lowercase();
+    eprintln!(
+        "walk (1.5B): second chat {:.1} s; recalled {}; reply: {}",
+        t.elapsed().as_secs_f64(),
+        second["recall"]["selected"],
+        second["reply"]
+    );
+    assert!(prompt.contains("peanut"), "the new chat's prompt does not carry the allergy: {prompt}");
+    let t = Instant::now();
+    let (code, remembered) = run(&[
+        "remember",
+        "The user edits code in the Helix editor and always indents with tabs.",
+        "--wait",
+    ]);
+    eprintln!("walk (1.5B): remember {:.1} s: {remembered}", t.elapsed().as_secs_f64());
+    assert_eq!(code, Some(0), "{remembered}");
+    assert!(
+        e.files().iter().any(|(_, text)| text.contains("Helix")),
+        "remember exited 0 with the fact in no file"
+    );
+    let t = Instant::now();
+    let (code, dreamt) = run(&["dream"]);
+    eprintln!(
+        "walk (1.5B): dream {:.1} s, exit {code:?}: {}",
+        t.elapsed().as_secs_f64(),
+        dreamt["result"]["summary"]
+    );
+    assert!(matches!(code, Some(0 | 1)), "{dreamt}");
 }

@@ -4,8 +4,9 @@
 //! each path (`planner`, `tools`), against a real `llama-server` per model; then the files on
 //! disk are scored:
 //! - **kept** — expected facts some saved entry holds (every keyword group matched);
-//! - **invented** — saved entries that hold no expected fact (all of them, in a conversation
-//!   with nothing worth saving), as a share of all saved entries;
+//! - **invented** — saved entries that share no keyword group with any expected fact (all of
+//!   them, in a conversation with nothing worth saving), as a share of all saved entries; an
+//!   entry holding part of a fact is partial, not invented;
 //! - **wrong type** — kept facts saved under another type;
 //! - **s/job** — seconds per extraction.
 //!
@@ -116,9 +117,12 @@ impl Score {
             }
         }
         for s in saved {
-            if !c.expect.iter().any(|e| e.held_by(&s.text))
-                && !c.also.iter().any(|a| holds(&a.all, &s.text))
-            {
+            // Invented: it shares no keyword group with any expected fact (one that holds part
+            // of a fact — "has two cats" where the names were expected — is partial, not made up).
+            let related = c.expect.iter().any(|e| {
+                e.all.iter().any(|g| holds(std::slice::from_ref(g), &s.text))
+            });
+            if !related && !c.also.iter().any(|a| holds(&a.all, &s.text)) {
                 self.invented += 1;
                 if verbose {
                     println!("    invented {}: {}", c.id, s.text.replace('\n', " | "));

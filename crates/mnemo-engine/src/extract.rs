@@ -375,7 +375,7 @@ pub async fn run_extract(
     let mut planned: Option<planner::Applied> = None;
     let mut road = choice.road;
     let (status, mut detail) = if choice.road == Road::Planner {
-        match planner::run(vault, client, &mut tools, &ws.id, &said, false, cancel).await {
+        match planner::run(vault, client, &mut tools, &ws.id, &said, false, LIMITS.wall_time, cancel).await {
             Ok(a) => {
                 planned = Some(a);
                 (ExtractStatus::Completed, None)
@@ -385,9 +385,11 @@ pub async fn run_extract(
     } else {
         let (mut status, mut detail, cancelled) =
             run_agent_path(vault, client, &ws, &mut tools, imported, slice, cancel, &mut on_event).await?;
-        if choice.then_planner && !cancelled && tools.touched.is_empty() {
+        // What is left of the run's wall time (the planner gets no more than that).
+        let left = LIMITS.wall_time.saturating_sub(started.elapsed());
+        if choice.then_planner && !cancelled && tools.touched.is_empty() && left.as_secs() >= 10 {
             // `auto`: the agent wrote nothing; the planner reads the same messages.
-            match planner::run(vault, client, &mut tools, &ws.id, &said, false, cancel).await {
+            match planner::run(vault, client, &mut tools, &ws.id, &said, false, left, cancel).await {
                 Ok(a) => {
                     if a.written > 0 {
                         planner::choice::learn(

@@ -154,9 +154,10 @@ pub async fn run_remember(
         user: true,
         text: content.to_owned(),
     }];
+    let started = std::time::Instant::now();
     if choice.road == Road::Planner {
         let mut tools = MemoryTools::new(vault, ws.clone(), origin);
-        return planned(vault, client, &mut tools, &ws, &said, origin, cancel).await;
+        return planned(vault, client, &mut tools, &ws, &said, origin, INNER_TIMEOUT, cancel).await;
     }
     let manifest = match mode {
         ContextMode::Workspace => {
@@ -199,21 +200,32 @@ pub async fn run_remember(
     // `auto`: an agent run that wrote nothing (and was not stopped by the person) hands the
     // fact to the planner, which learns for this model when it writes.
     let stopped = cancel.is_cancelled();
-    if choice.then_planner && !stopped && tools.touched.is_empty() && !tools.escaped {
+    let left = INNER_TIMEOUT.saturating_sub(started.elapsed());
+    if choice.then_planner
+        && !stopped
+        && tools.touched.is_empty()
+        && !tools.escaped
+        && left.as_secs() >= 10
+    {
         let mut fresh = MemoryTools::new(vault, ws.clone(), origin);
-        let r = planned(vault, client, &mut fresh, &ws, &said, origin, cancel).await;
-        if let Ok(done) = &r {
-            planner::choice::learn(
-                &vault.home().root,
-                client,
-                Road::Planner,
-                &format!(
-                    "the tool agent wrote nothing where the planner saved {} file(s)",
-                    done.files.len()
-                ),
-            );
+        match planned(vault, client, &mut fresh, &ws, &said, origin, left, cancel).await {
+            Ok(done) => {
+                planner::choice::learn(
+                    &vault.home().root,
+                    client,
+                    Road::Planner,
+                    &format!(
+                        "the tool agent wrote nothing where the planner saved {} file(s)",
+                        done.files.len()
+                    ),
+                );
+                return Ok(done);
+            }
+            // The planner's own checks refused what it proposed: that is the clearer reason.
+            Err(e) if e.code == ErrorCode::RememberNothingWritten => return Err(e),
+            // The planner could not be asked either: the agent's outcome says what happened.
+            Err(e) => tracing::info!("remember: the planner after the agent failed too: {}", e.message),
         }
-        return r;
     }
     let claim = match outcome {
         Ok(AgentOutcome::Completed { summary, .. }) => summary,
@@ -294,6 +306,7 @@ pub async fn run_remember(
 }
 
 /// The planner's remember: one side query; the fact must come back held by what was given.
+#[allow(clippy::too_many_arguments)]
 async fn planned(
     vault: &Vault,
     client: &Client,
@@ -301,27 +314,17 @@ async fn planned(
     ws: &mnemo_store::Workspace,
     said: &[planner::Said],
     origin: Origin,
+    within: Duration,
     cancel: &CancellationToken,
 ) -> Result<Remembered> {
-    let run = planner::run(vault, client, tools, &ws.id, said, true, cancel);
-    let applied = match tokio::time::timeout(OUTER_TIMEOUT, run).await {
-        Ok(Ok(a)) => a,
-        Ok(Err(e)) => {
-            return Err(Error::new(
+    let applied = planner::run(vault, client, tools, &ws.id, said, true, within, cancel)
+        .await
+        .map_err(|e| {
+            Error::new(
                 ErrorCode::RememberFailed,
-                format!("the model failed: {e}"),
-            ));
-        }
-        Err(_) => {
-            return Err(Error::new(
-                ErrorCode::RememberFailed,
-                format!(
-                    "the model did not answer within {} s; nothing was saved",
-                    OUTER_TIMEOUT.as_secs()
-                ),
-            ));
-        }
-    };
+                format!("the model failed: {e}; nothing was saved"),
+            )
+        })?;
     if tools.touched.is_empty() {
         let why = applied.dropped.first().map_or_else(
             || "the model proposed no fact".to_owned(),

@@ -56,6 +56,8 @@ export const commands = {
 	forget: (workspace: string, entries: ForgetPick[]) => typedError<TaskInfo, ApiError>(__TAURI_INVOKE("forget", { workspace, entries })),
 	autoExtract: (workspace: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("auto_extract", { workspace })),
 	setAutoExtract: (workspace: string, enabled: boolean) => typedError<boolean, ApiError>(__TAURI_INVOKE("set_auto_extract", { workspace, enabled })),
+	chatRecords: (workspace: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("chat_records", { workspace })),
+	setChatRecords: (workspace: string, enabled: boolean) => typedError<boolean, ApiError>(__TAURI_INVOKE("set_chat_records", { workspace, enabled })),
 	stats: (workspace: string) => typedError<MemoryStats, ApiError>(__TAURI_INVOKE("stats", { workspace })),
 	embed: (workspace: string | null) => typedError<TaskInfo, ApiError>(__TAURI_INVOKE("embed", { workspace })),
 	syncNow: (workspace: string | null) => typedError<RemoteSync, ApiError>(__TAURI_INVOKE("sync_now", { workspace })),
@@ -285,6 +287,19 @@ export type ChatTranscript = {
 	compactions: Compaction[],
 };
 
+/**  The way a model gets, and why, in words. */
+export type Choice = {
+	/**  What runs first. */
+	road: Road,
+	/**
+	 *  `auto` still learning: when the agent writes nothing, the planner reads the same
+	 *  messages.
+	 */
+	then_planner: boolean,
+	/**  Why, in a sentence. */
+	why: string,
+};
+
 /**  A compaction of a chat's older messages into a summary (SPEC §5 "Context management"). */
 export type Compaction = {
 	/**
@@ -353,7 +368,12 @@ export type DocKind =
 /**  A topic file (a memory). */
 "topic" | 
 /**  A daily log under `logs/YYYY/MM/`. */
-"log";
+"log" | 
+/**
+ *  A conversation record under `chats/YYYY/MM/` (SPEC §4.4a): what the person said in one
+ *  chat session on one day.
+ */
+"chat";
 
 /**  A doc as `list` shows it. */
 export type DocSummary = {
@@ -463,6 +483,14 @@ export type DreamTrigger =
 "auto" | 
 /**  A person: the Dream button, `mnemo dream`, `/dream`. */
 "manual";
+
+/**  A patch that was dropped, and why, in words. */
+export type Dropped = {
+	/**  The fact as the model gave it (cut to 200 characters). */
+	fact: string,
+	/**  Why it was not written. */
+	reason: string,
+};
 
 /**  One change a person can accept or leave. */
 export type EntryChange = {
@@ -611,6 +639,10 @@ export type ExtractResult = {
 	 *  reading them): clients attach the result to the reply at that position.
 	 */
 	upto: number,
+	/**  Which way wrote (`None`: nothing ran). */
+	road: Road | null,
+	/**  Facts the planner proposed but did not write, each with why. */
+	dropped: Dropped[],
 };
 
 /**  How an extraction run ended. */
@@ -892,6 +924,15 @@ export type MemoryStats = {
 	topics: number,
 	/**  Daily logs. */
 	logs: number,
+	/**  Conversation records (SPEC §4.4a). */
+	chats: number,
+	/**  Chat turns are kept as conversation records in this workspace. */
+	chat_records: boolean,
+	/**
+	 *  Which way extraction and remember write with the model in effect, and why (`None`: no
+	 *  model set; filled in by the API, which holds the model).
+	 */
+	extraction: Choice | null,
 	/**  MEMORY.md lines now, and its cap. */
 	memory_md_lines: number,
 	/**  MEMORY.md's line cap. */
@@ -987,6 +1028,13 @@ export type ModelSettings = {
 	configured?: boolean,
 	/**  Read-only: `MNEMO_LLM_*` variables overriding the stored values. */
 	env_overrides?: string[],
+	/**
+	 *  How extraction and remember write: `auto`, `tools` or `planner` (on write: `null` keeps
+	 *  the stored value).
+	 */
+	extraction?: string | null,
+	/**  Read-only: the way the model in effect gets now, and why (`None`: no model). */
+	extraction_choice?: Choice | null,
 };
 
 /**  The answer to "Test connection". */
@@ -1280,6 +1328,13 @@ export type ReviewMode = {
 	/**  The app should offer it (another tool's folder, or a shared team layer, not yet decided). */
 	offer: boolean,
 };
+
+/**  The two ways of writing. */
+export type Road = 
+/**  The tool-calling memory agent. */
+"tools" | 
+/**  One side query held to a JSON schema; Mnemo writes the files. */
+"planner";
 
 /**  One memory an import would write, as a sample. */
 export type Sample = {

@@ -46,7 +46,7 @@ const extracted = (files: string[], status: ExtractStatus = "completed", upto = 
     workspace: "w",
     session: "s1",
     task: "t1",
-    result: { status, files_written: files, touched_types: [], detail: null, upto },
+    result: { status, files_written: files, touched_types: [], detail: null, upto, road: "tools", dropped: [] },
   });
 
 describe("chat reducer", () => {
@@ -321,5 +321,11 @@ describe("/memory card figures", () => {
     expect(snap).toMatchObject({ total: 6, model: "big", fastModel: "small", ignored: true, at: 5 });
     expect(memorySnapshot(memoryStats(), [], { model: "big", fast_model: "big" }, false).fastModel).toBe("");
     expect(memorySnapshot(memoryStats(), [], null, false)).toMatchObject({ model: "", fastModel: "", total: 0, byType: [] });
+  });
+
+  it("does not count daily logs or conversation records as memories (not valid ones either)", () => {
+    const snap = memorySnapshot(memoryStats(), [...DOCS, { type: null, kind: "chat" }, { type: null, kind: "log" }], null, false, 5);
+    expect(snap.total).toBe(6);
+    expect(snap.byType.find((t) => t.key === "invalid")).toEqual({ key: "invalid", count: 1 });
   });
 });

@@ -15,7 +15,7 @@ import type {
   Strategy,
   TurnResult,
 } from "./bindings";
-import { formatScore, MEMORY_TYPES } from "./format";
+import { formatScore, isRecord, MEMORY_TYPES } from "./format";
 
 export type MessageRole = "user" | "assistant" | "command";
 
@@ -73,14 +73,18 @@ export function isMemoryCommand(text: string): boolean {
   return text.trim() === "/memory";
 }
 
-/** The `/memory` card's figures from `stats`, the workspace's memories and the model settings. */
+/**
+ * The `/memory` card's figures from `stats`, the workspace's memories and the model settings
+ * (daily logs and conversation records, should the list hold them, are not memories: not counted).
+ */
 export function memorySnapshot(
   stats: MemoryStats,
-  docs: readonly Pick<DocSummary, "type">[],
+  allDocs: readonly (Pick<DocSummary, "type"> & Partial<Pick<DocSummary, "kind">>)[],
   model: Pick<ModelSettings, "model" | "fast_model"> | null,
   ignored: boolean,
   at: number = Date.now(),
 ): MemorySnapshot {
+  const docs = allDocs.filter((d) => !isRecord(d.kind));
   const counts = new Map<string, number>();
   for (const d of docs) {
     const key = d.type ?? "invalid";

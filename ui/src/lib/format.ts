@@ -1,4 +1,4 @@
-import type { MemoryType, WorkspaceKind } from "./bindings";
+import type { DocKind, MemoryType, WorkspaceKind } from "./bindings";
 
 export const MEMORY_TYPES: readonly MemoryType[] = ["user", "feedback", "project", "reference"];
 
@@ -131,4 +131,27 @@ export function isLogPath(path: string): boolean {
 /** The day of a daily log, "2026-11-23" for `logs/2026/11/2026-11-23.md`; `null` for other paths. */
 export function logDay(path: string): string | null {
   return LOG_PATH.exec(path)?.[1] ?? null;
+}
+
+const CHAT_PATH = /^chats\/\d{4}\/\d{2}\/\d{4}-\d{2}-\d{2}-[A-Za-z0-9_-]{1,64}\.md$/;
+
+/**
+ * Whether a path is a conversation record, `chats/YYYY/MM/YYYY-MM-DD-<session>.md` (what the
+ * person said in one chat on one day): search hits carry no kind.
+ */
+export function isChatPath(path: string): boolean {
+  return CHAT_PATH.test(path);
+}
+
+/** The kind a search hit's path says, when no listed doc does: a daily log, a conversation record, or unknown. */
+export function kindOfPath(path: string): DocKind | null {
+  return isLogPath(path) ? "log" : isChatPath(path) ? "chat" : null;
+}
+
+/**
+ * Plain markdown whose text is its body — a daily log or a conversation record: no name,
+ * description or type to edit (mirrors the Rust `DocKind::is_record`).
+ */
+export function isRecord(kind: DocKind | null | undefined): kind is "log" | "chat" {
+  return kind === "log" || kind === "chat";
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatAge, isLogPath, logDay } from "./format";
-import { groupDocs, hitRows, nextItemIndex, recentDocs } from "./rows";
+import { formatAge, isChatPath, isLogPath, isRecord, kindOfPath, logDay } from "./format";
+import { groupDocs, hitRows, nextItemIndex, recentDocs, usageDocs } from "./rows";
 import { DOCS } from "../test/fixtures";
 import type { DocSummary } from "./bindings";
 
@@ -117,6 +117,63 @@ describe("daily logs", () => {
       new Map(),
     );
     expect(rows[1]).toMatchObject({ kind: "item", item: { kind: "log", name: "2026-11-23", type: null } });
+  });
+});
+
+describe("conversation records", () => {
+  const record = (day: string, session: string, mtime: string): DocSummary => ({
+    workspace: "personal",
+    path: `chats/${day.slice(0, 4)}/${day.slice(5, 7)}/${day}-${session}.md`,
+    kind: "chat",
+    type: null,
+    name: `From your chat on ${day}`,
+    description: `What you said in a chat on ${day}`,
+    mtime,
+    valid: true,
+    pinned: false,
+    archived: false,
+  });
+  const LOG: DocSummary = { ...record("2026-11-20", "x", "2026-11-20T10:00:00Z"), path: "logs/2026/11/2026-11-20.md", kind: "log", name: "2026-11-20" };
+
+  it("knows a record's path, and that records and logs are plain markdown", () => {
+    expect(isChatPath("chats/2026/11/2026-11-27-s-1a_b.md")).toBe(true);
+    expect(isChatPath("chats/2026/11/2026-11-27.md")).toBe(false);
+    expect(isChatPath("chats/notes.md")).toBe(false);
+    expect(isChatPath("me.md")).toBe(false);
+    expect(kindOfPath("chats/2026/11/2026-11-27-s1.md")).toBe("chat");
+    expect(kindOfPath("logs/2026/11/2026-11-27.md")).toBe("log");
+    expect(kindOfPath("chats/notes.md")).toBeNull();
+    expect(isRecord("chat")).toBe(true);
+    expect(isRecord("log")).toBe(true);
+    expect(isRecord("topic")).toBe(false);
+    expect(isRecord(null)).toBe(false);
+  });
+
+  it("groups records after the daily logs, newest day first, by their own names", () => {
+    const rows = groupDocs([
+      record("2026-11-26", "s2", "2026-11-28T10:00:00Z"),
+      record("2026-11-27", "s1", "2026-11-27T10:00:00Z"),
+      LOG,
+      ...DOCS,
+    ]);
+    const headers = rows.filter((r) => r.kind === "header").map((r) => (r.kind === "header" ? r.group : ""));
+    expect(headers).toEqual(["user", "feedback", "project", "reference", "log", "chat", "invalid"]);
+    expect(rows.find((r) => r.kind === "header" && r.group === "chat")).toMatchObject({ label: "Conversation records", count: 2 });
+    const names = rows.filter((r) => r.kind === "item" && r.item.kind === "chat").map((r) => (r.kind === "item" ? r.item.name : ""));
+    expect(names).toEqual(["From your chat on 2026-11-27", "From your chat on 2026-11-26"]);
+  });
+
+  it("adds no group to a home without records", () => {
+    const headers = groupDocs([LOG, ...DOCS]).filter((r) => r.kind === "header").map((r) => (r.kind === "header" ? r.group : ""));
+    expect(headers).toEqual(["user", "feedback", "project", "reference", "log", "invalid"]);
+  });
+
+  it("treats a search hit under chats/ as a record, and keeps records in the usage sorts (recall picks them)", () => {
+    const r = record("2026-11-27", "s1", "2026-11-27T10:00:00Z");
+    const rows = hitRows([{ workspace: "personal", path: r.path, score: 1, name: r.name, type: null, description: r.description, mtime: r.mtime }], new Map());
+    expect(rows[1]).toMatchObject({ kind: "item", item: { kind: "chat", name: r.name, type: null } });
+    const usage = usageDocs([r, LOG], new Map(), "recalls");
+    expect(usage.filter((x) => x.kind === "item").map((x) => (x.kind === "item" ? x.item.path : ""))).toEqual([r.path]);
   });
 });
 

@@ -1,9 +1,9 @@
 import type { DocKind, DocSummary, Hit, MemoryType, MemoryUsage, ProblemOut } from "./bindings";
-import { docKey, isLogPath, logDay, MEMORY_TYPES, TYPE_LABELS } from "./format";
+import { docKey, kindOfPath, logDay, MEMORY_TYPES, TYPE_LABELS } from "./format";
 import { USAGE_SORT_LABELS, compareUsage, metricText, usageSentence } from "./usage";
 import type { UsageSort } from "./usage";
 
-export type GroupId = MemoryType | "log" | "invalid" | "results" | "recent" | "usage";
+export type GroupId = MemoryType | "log" | "chat" | "invalid" | "results" | "recent" | "usage";
 
 /** What one memory row shows; built from a DocSummary or a search Hit. */
 export interface ListItem {
@@ -39,6 +39,7 @@ export type Row =
 export const GROUP_LABELS: Record<GroupId, string> = {
   ...TYPE_LABELS,
   log: "Daily logs",
+  chat: "Conversation records",
   invalid: "Invalid",
   results: "Results",
   recent: "Last changed first",
@@ -71,6 +72,7 @@ function fromDoc(d: DocSummary): ListItem {
 function groupOf(d: DocSummary): GroupId {
   if (!d.valid) return "invalid";
   if (d.kind === "log") return "log";
+  if (d.kind === "chat") return "chat";
   return d.type ?? "invalid";
 }
 
@@ -78,14 +80,15 @@ function groupOf(d: DocSummary): GroupId {
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
 const byName = (a: ListItem, b: ListItem) =>
   collator.compare(a.name || a.path, b.name || b.path) || collator.compare(a.path, b.path);
-// Daily logs: newest day first (`logs/YYYY/MM/YYYY-MM-DD.md` sorts by day), then last change.
+// Daily logs and conversation records: newest day first (`logs/YYYY/MM/YYYY-MM-DD.md` and
+// `chats/YYYY/MM/YYYY-MM-DD-<session>.md` sort by day), then last change.
 const byNewestDay = (a: ListItem, b: ListItem) =>
   b.path.localeCompare(a.path) || (b.mtime ?? "").localeCompare(a.mtime ?? "");
 const byPath = (a: ListItem, b: ListItem) => collator.compare(a.path, b.path);
 
 /**
  * Rows for the browse list: one header per non-empty group (user, feedback, project, reference,
- * daily logs, invalid), followed by its items unless the group is collapsed.
+ * daily logs, conversation records, invalid), followed by its items unless the group is collapsed.
  */
 export function groupDocs(docs: readonly DocSummary[], collapsed: ReadonlySet<GroupId> = new Set()): Row[] {
   const groups = new Map<GroupId, ListItem[]>();
@@ -95,12 +98,12 @@ export function groupDocs(docs: readonly DocSummary[], collapsed: ReadonlySet<Gr
     if (!list) groups.set(g, (list = []));
     list.push(fromDoc(d));
   }
-  const order: GroupId[] = [...MEMORY_TYPES, "log", "invalid"];
+  const order: GroupId[] = [...MEMORY_TYPES, "log", "chat", "invalid"];
   const rows: Row[] = [];
   for (const g of order) {
     const items = groups.get(g);
     if (!items || items.length === 0) continue;
-    items.sort(g === "log" ? byNewestDay : g === "invalid" ? byPath : byName);
+    items.sort(g === "log" || g === "chat" ? byNewestDay : g === "invalid" ? byPath : byName);
     rows.push({ kind: "header", key: `group:${g}`, group: g, label: GROUP_LABELS[g], count: items.length });
     if (collapsed.has(g)) continue;
     for (const item of items) rows.push({ kind: "item", key: item.key, item });
@@ -119,7 +122,8 @@ export function recentDocs(docs: readonly DocSummary[]): Row[] {
 }
 
 /**
- * Every memory (daily logs are not recalled one by one: left out) in one list ordered by usage —
+ * Every memory (daily logs are not recalled one by one: left out; conversation records are, and
+ * stay) in one list ordered by usage —
  * most recalled, most tokens or last recalled first —, each row with its figure.
  */
 export function usageDocs(
@@ -161,7 +165,7 @@ export function hitRows(hits: readonly Hit[], docs: ReadonlyMap<string, DocSumma
     if (seen.has(key)) continue;
     seen.add(key);
     const d = docs.get(key);
-    const kind = d?.kind ?? (isLogPath(h.path) ? "log" : null);
+    const kind = d?.kind ?? kindOfPath(h.path);
     rows.push({
       kind: "item",
       key,

@@ -102,6 +102,9 @@ export function memoryStats(extra: Partial<MemoryStats> = {}): MemoryStats {
     last_dream_undone_by: null,
     topics: 6,
     logs: 0,
+    chats: 0,
+    chat_records: true,
+    extraction: { road: "tools", then_planner: true, why: "not learned yet for this model: the tool agent first, the planner when it writes nothing" },
     memory_md_lines: 6,
     memory_md_max_lines: 200,
     memory_md_bytes: 400,
@@ -130,6 +133,8 @@ export const MODEL_SETTINGS: ModelSettings = {
   has_key: false,
   configured: true,
   env_overrides: [],
+  extraction: "auto",
+  extraction_choice: { road: "tools", then_planner: true, why: "not learned yet for this model: the tool agent first, the planner when it writes nothing" },
 };
 
 /** Semantic search as `status` reports it without an embedding model. */

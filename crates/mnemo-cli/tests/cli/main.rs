@@ -917,3 +917,53 @@ fn a_body_written_as_bullets_is_taken() {
         "{text}"
     );
 }
+
+/// Issue 34: with a model that saves nothing (it never calls a tool and plans no memory), what
+/// the person said in one chat is found by `mnemo recall` and injected into a new chat's first
+/// turn — from the conversation record, shown as "From your chat on …".
+#[tokio::test(flavor = "multi_thread")]
+async fn with_a_model_that_saves_nothing_a_fact_said_in_chat_is_recalled_in_a_new_session() {
+    use mnemo_testkit::{FakeModel, Kind, Reply};
+    let e = Env::new();
+    let fake = FakeModel::start().await;
+    fake.set_fallback(Reply::text("Noted."));
+    fake.push_for(Kind::Json, Reply::json(&serde_json::json!({"memories": []})));
+    let run = |args: &[&str]| {
+        let out = e
+            .cmd()
+            .arg("--json")
+            .args(args)
+            .env("MNEMO_LLM_BASE_URL", fake.base_url())
+            .env("MNEMO_LLM_MODEL", "fake-main")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let first = run(&["chat", "I'm allergic to peanuts, by the way."]);
+    assert!(
+        first["extract"]["files_written"].as_array().is_none_or(Vec::is_empty),
+        "the model saved nothing: {first}"
+    );
+    let recalled = run(&["recall", "what am I allergic to?"]);
+    let selected = recalled["selected"].as_array().unwrap();
+    assert_eq!(selected.len(), 1, "{recalled}");
+    assert!(selected[0]["path"].as_str().unwrap().starts_with("chats/"), "{recalled}");
+    assert!(selected[0]["name"].as_str().unwrap().starts_with("From your chat on "));
+    assert!(recalled["prompt"].as_str().unwrap().contains("allergic to peanuts"), "{recalled}");
+    let before = fake.requests().len();
+    let second = run(&["chat", "What am I allergic to? Suggest a snack."]);
+    assert_ne!(second["session"], first["session"], "a new session");
+    let streamed = fake.requests()[before..]
+        .iter()
+        .find(|q| Kind::of(q) == Kind::Stream)
+        .cloned()
+        .unwrap();
+    assert!(
+        streamed["messages"][0]["content"].as_str().unwrap().contains("allergic to peanuts"),
+        "{streamed}"
+    );
+    // Forgettable like any memory.
+    let preview = run(&["forget", "peanuts", "--dry-run"]);
+    assert_eq!(preview["selected"].as_array().unwrap().len(), 2, "{preview}");
+}

@@ -161,11 +161,18 @@ pub fn check(patches: &[Patch], said: &[Said], existing: &HashSet<String>) -> (V
             dropped.push(drop(format!("its type `{}` is not user, feedback, project or reference", cut(&p.r#type, 40))));
             continue;
         };
-        // A fact the model copied with the user's question attached keeps its statements.
-        let fact = without_questions(&fact);
+        // A fact the model copied with the user's question or request attached keeps its
+        // statements (a feedback fact keeps its requests: they say how to work).
+        let fact = without_questions(&fact, memory_type != MemoryType::Feedback);
         if !worth_keeping(&fact) {
             dropped.push(drop(
                 "too short, a question, small talk, or about the moment rather than something to remember".to_owned(),
+            ));
+            continue;
+        }
+        if memory_type != MemoryType::Feedback && is_request(&fact) {
+            dropped.push(drop(
+                "it is something the user asked for, not a fact about them".to_owned(),
             ));
             continue;
         }
@@ -236,24 +243,32 @@ const MOMENT: &[&str] = &[
     "temporarily",
 ];
 
-/// Thanks and greetings: a short fact holding one is small talk.
+/// Thanks and greetings: what is left of a fact without them must still say something.
 const SMALL_TALK: &[&str] = &[
     "thank", "thanks", "hello", "goodbye", "ありがとう", "こんにちは", "고마워", "감사", "안녕", "谢谢", "你好",
     "再见",
 ];
 
-/// At least 12 characters (a CJK character counts twice), not a question, not about the moment,
-/// not small talk.
+/// How much a text says: characters, a CJK character counting three (a Chinese fact of four
+/// characters — "住在北京" — says as much as a short sentence), punctuation and spaces nothing.
+fn width(text: &str) -> usize {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .map(|c| if tokenize::is_cjk(c) { 3 } else { 1 })
+        .sum()
+}
+
+/// At least 12 characters' worth (see [`width`]) beside any greeting or thanks, not a question,
+/// not about the moment.
 fn worth_keeping(fact: &str) -> bool {
-    let folded = tokenize::fold(fact);
-    if fact.chars().count() < 40 && SMALL_TALK.iter().any(|w| folded.contains(w)) {
-        return false;
+    let mut rest = tokenize::fold(fact);
+    for w in SMALL_TALK {
+        rest = rest.replace(w, "");
     }
-    let width: usize = fact
-        .chars()
-        .map(|c| if tokenize::is_cjk(c) { 2 } else { 1 })
-        .sum();
-    if width < crate::extract::MIN_ENTRY_CHARS || fact.ends_with('?') || fact.ends_with('？') {
+    if width(&rest) < crate::extract::MIN_ENTRY_CHARS - 2
+        || fact.ends_with('?')
+        || fact.ends_with('？')
+    {
         return false;
     }
     let lower = format!(" {} ", fact.to_lowercase());
@@ -268,23 +283,46 @@ fn worth_keeping(fact: &str) -> bool {
     !MOMENT.iter().any(|m| words.contains(&format!(" {m} ")))
 }
 
+/// Openings and endings of a request to the assistant ("Tell me a joke", "帮我翻译", "教えて").
+const REQUEST_STARTS: &[&str] = &[
+    "can you", "could you", "would you", "will you", "can i", "should i", "how do i", "how can i",
+    "tell me", "give me", "show me", "help me", "explain", "translate", "suggest", "recommend",
+    "write me", "quiz me", "let me know", "请", "帮我", "给我", "告诉我", "把",
+];
+const REQUEST_MARKS: &[&str] = &[
+    "翻译", "教えて", "言って", "ちょうだい", "줄래", "알려줘", "알려 줘", "추천해",
+];
+
+/// Whether a fact is a request to the assistant rather than something about the user.
+fn is_request(fact: &str) -> bool {
+    let f = tokenize::fold(fact);
+    let f = f.trim_start_matches(|c: char| !c.is_alphanumeric());
+    REQUEST_STARTS.iter().any(|w| {
+        f.strip_prefix(w)
+            .is_some_and(|rest| rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_alphanumeric()))
+    }) || REQUEST_MARKS.iter().any(|m| f.contains(m))
+}
+
 /// The fact without its question sentences ("Adopted a puppy named Biscuit! How often should
-/// she eat?" → the first sentence); all of it when every sentence asks.
-fn without_questions(fact: &str) -> String {
+/// she eat?" → the first sentence) and, with `requests`, its requests to the assistant; all of
+/// it when every sentence asks.
+fn without_questions(fact: &str, requests: bool) -> String {
     let mut kept = Vec::new();
     let mut sentence = String::new();
+    let close = |s: &mut String, asked: bool, kept: &mut Vec<String>| {
+        let t = s.trim();
+        if !t.is_empty() && !asked && !(requests && is_request(t)) {
+            kept.push(t.to_owned());
+        }
+        s.clear();
+    };
     for c in fact.chars() {
         sentence.push(c);
         if matches!(c, '.' | '!' | '?' | '。' | '！' | '？') {
-            if !matches!(c, '?' | '？') {
-                kept.push(sentence.trim().to_owned());
-            }
-            sentence.clear();
+            close(&mut sentence, matches!(c, '?' | '？'), &mut kept);
         }
     }
-    if !sentence.trim().is_empty() {
-        kept.push(sentence.trim().to_owned());
-    }
+    close(&mut sentence, false, &mut kept);
     let out = kept.join(" ");
     if out.trim().is_empty() { fact.to_owned() } else { out }
 }
@@ -368,8 +406,14 @@ mod tests {
         assert!(reasons[0].contains("question the user asked"), "{reasons:?}");
         assert!(reasons[1].contains("assistant"), "{reasons:?}");
         assert!(reasons[2].contains("did not say it"), "{reasons:?}");
-        assert!(reasons[3].contains("small talk"), "{reasons:?}");
+        assert!(reasons[3].contains("small talk") || reasons[3].contains("no words of substance"), "{reasons:?}");
         assert!(reasons[4].contains("too short"), "{reasons:?}");
+        let (kept, _) = check(
+            &[patch("user", "对花生过敏", 1), patch("user", "你好！我叫李娜，在上海做产品经理。", 1), patch("user", "谢谢你", 1)],
+            &convo(&[(true, "你好！我叫李娜，在上海做产品经理。我对花生过敏。谢谢你")]),
+            &HashSet::new(),
+        );
+        assert_eq!(kept.len(), 2, "short Chinese facts hold; thanks alone does not");
         assert!(reasons[5].contains("type `mood`"), "{reasons:?}");
     }
 
@@ -399,6 +443,26 @@ mod tests {
         assert_eq!(kept[0].patch.fact, "Adopted a beagle puppy named Biscuit last weekend!");
         assert_eq!(kept.len(), 2, "{dropped:?}");
         assert!(dropped[0].reason.contains("about the moment"));
+    }
+
+    #[test]
+    fn requests_to_the_assistant_are_not_facts_unless_they_say_how_to_work() {
+        let said = convo(&[(true, "Tell me a joke about databases. 请把这句话翻译成英文。 何か面白いダジャレを一つ言って。 Please keep answers short.")]);
+        let (kept, dropped) = check(
+            &[
+                patch("user", "Tell me a joke about databases", 1),
+                patch("user", "把这句话翻译成英文", 1),
+                patch("user", "何か面白いダジャレを一つ言って。", 1),
+                patch("feedback", "Please keep answers short", 1),
+            ],
+            &said,
+            &HashSet::new(),
+        );
+        assert_eq!(kept.len(), 1, "{dropped:?}");
+        assert_eq!(kept[0].memory_type, MemoryType::Feedback);
+        assert!(dropped.iter().all(|d| d.reason.contains("asked for")), "{dropped:?}");
+        assert!(!is_request("Explains maths to students in Leeds") || is_request("Explain this"));
+        assert!(!is_request("Suggestions go to the #ideas channel"));
     }
 
     #[test]

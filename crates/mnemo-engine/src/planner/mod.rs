@@ -25,8 +25,8 @@ use crate::tools::MemoryTools;
 
 /// Output tokens allowed for one plan.
 pub const PLAN_MAX_TOKENS: u32 = 768;
-/// Time allowed for one plan (the one retry included).
-pub const PLAN_TIMEOUT: Duration = Duration::from_secs(150);
+/// Time allowed for one plan (the one retry included): within extraction's 120 s.
+pub const PLAN_TIMEOUT: Duration = Duration::from_secs(110);
 /// Most patches one plan may carry.
 pub const MAX_PATCHES: usize = 12;
 /// Most messages of a conversation one plan reads (the newest).
@@ -100,18 +100,18 @@ Save only what the USER says about:\n\
 - where things are: dashboards, trackers, channels, documents (type \"reference\").\n\
 Never save general knowledge, answers to questions, anything the assistant said, small talk, code, or what the user is doing right now. \
 When the user corrects an earlier fact, save the new one.\n\
-Write each fact as one short sentence in the user's own words and in the language they wrote in: never translate. \
+Copy each fact word for word from the user's message: the clause that says it, in the language they wrote. \
+Never translate it, never rewrite it, never add to it. \
 \"source\" is the number of the message it comes from; \"topic\" is a title of one to three words.\n\
 If nothing is worth saving, answer {\"memories\": []}.\n\n\
 Example.\n[1] user: I'm Tom, I teach maths in Leeds. What's 12 times 13?\n\
-Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"Job\", \"fact\": \"Teaches maths in Leeds\"}, \
-{\"source\": 1, \"type\": \"user\", \"topic\": \"Name\", \"fact\": \"Is called Tom\"}]}\n\n\
+Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"Job\", \"fact\": \"I teach maths in Leeds\"}]}\n\n\
 Example.\n[1] user: 我叫李娜，在杭州做后端开发。回答请用中文，简短一点。\n\
 Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"工作\", \"fact\": \"在杭州做后端开发\"}, \
 {\"source\": 1, \"type\": \"feedback\", \"topic\": \"回答\", \"fact\": \"回答请用中文，简短一点\"}]}\n\n\
 Example.\n[1] user: 저는 부산에 살고 새우 알레르기가 있어요. 오늘 저녁 메뉴 추천해 줘.\n\
-Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"거주지\", \"fact\": \"부산에 살고 있음\"}, \
-{\"source\": 1, \"type\": \"user\", \"topic\": \"알레르기\", \"fact\": \"새우 알레르기가 있음\"}]}\n\n\
+Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"거주지\", \"fact\": \"저는 부산에 살고\"}, \
+{\"source\": 1, \"type\": \"user\", \"topic\": \"알레르기\", \"fact\": \"새우 알레르기가 있어요\"}]}\n\n\
 Example.\n[1] user: 什么是哈希表？\n[2] user: 谢谢！\nAnswer: {\"memories\": []}";
 
 /// The conversation as the planner reads it: what the user wrote — the assistant's replies are
@@ -333,9 +333,10 @@ pub fn apply(
 /// Most topic files whose entries a plan is compared with (the newest).
 pub const MAX_COMPARED_FILES: usize = 400;
 
-/// One planner job: ask, check, write (through `tools`, which carries the run's origin and
-/// change group). `Err` when the model could not be asked or answered unusably; then nothing
-/// was written.
+/// One planner job within `within` (and [`PLAN_TIMEOUT`]): ask, check, write (through `tools`,
+/// which carries the run's origin and change group). `Err` when the model could not be asked,
+/// did not answer in time or answered unusably; then nothing was written.
+#[allow(clippy::too_many_arguments)]
 pub async fn run(
     vault: &mnemo_store::Vault,
     client: &Client,
@@ -343,12 +344,17 @@ pub async fn run(
     workspace: &str,
     said: &[Said],
     remember: bool,
+    within: Duration,
     cancel: &CancellationToken,
 ) -> Result<Applied, LlmError> {
     if !said.iter().any(|s| s.user) {
         return Ok(Applied::default());
     }
-    let patches = ask(client, said, remember, cancel).await?;
+    let within = within.min(PLAN_TIMEOUT);
+    let patches = match tokio::time::timeout(within, ask(client, said, remember, cancel)).await {
+        Ok(r) => r?,
+        Err(_) => return Err(LlmError::Timeout(within.as_secs())),
+    };
     let mut docs = vault
         .list_indexed(Some(workspace), None)
         .unwrap_or_default();

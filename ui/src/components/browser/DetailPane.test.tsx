@@ -219,6 +219,46 @@ describe("daily logs", () => {
     await waitFor(() => expect(save.disabled).toBe(true));
   });
 
+  it("opens a conversation record like a log: its name, its text, no name, description or type to edit", async () => {
+    const path = "chats/2026/11/2026-11-27-s1.md";
+    const text = "# Chat on 2026-11-27 (UTC)\n\n14:02 — I'm allergic to peanuts\n";
+    const record = {
+      ...log("h1", text),
+      path,
+      kind: "chat" as const,
+      name: "From your chat on 27 Nov 2026",
+      description: "What you said in a chat on 27 Nov 2026",
+    };
+    api.get.mockResolvedValue(ok(record));
+    api.update.mockResolvedValue(ok({ workspace: "personal", path, change_id: 5, hash: "h2", shared: null }));
+    renderPane(path);
+    expect(await screen.findByRole("heading", { name: "From your chat on 27 Nov 2026" })).toBeTruthy();
+    expect(screen.getByTestId("body-label").textContent).toBe("Conversation record");
+    expect(screen.queryByTestId("detail-name")).toBeNull();
+    expect(screen.queryByTestId("detail-description")).toBeNull();
+    expect(screen.queryByTestId("detail-type")).toBeNull();
+    expect(screen.queryByTestId("facts-toggle")).toBeNull();
+    expect(screen.queryByTestId("pin-button")).toBeNull();
+    await waitFor(() =>
+      expect(screen.getByTestId("detail-editor").querySelector(".cm-content")?.textContent).toContain("I'm allergic to peanuts"),
+    );
+    typeInBody("14:05 — and to shellfish\n");
+    const save = screen.getByTestId<HTMLButtonElement>("save-button");
+    await waitFor(() => expect(save.disabled).toBe(false));
+    api.get.mockResolvedValue(ok({ ...record, hash: "h2", content: text + "14:05 — and to shellfish\n", body: text + "14:05 — and to shellfish\n" }));
+    fireEvent.click(save);
+    await waitFor(() =>
+      expect(api.update).toHaveBeenCalledWith("personal", path, {
+        name: null,
+        description: null,
+        type: null,
+        body: text + "14:05 — and to shellfish\n",
+        expected_hash: "h1",
+      }),
+    );
+    expect(await screen.findByText("Saved")).toBeTruthy();
+  });
+
   it("says plainly when a save reaches collaborators through git", async () => {
     api.get.mockResolvedValue(ok(log()));
     const shared = "/repo/.qwen/team-memory is Qwen Code's team memory of /repo: it is tracked by git";

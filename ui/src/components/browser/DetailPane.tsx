@@ -3,7 +3,7 @@ import { commands } from "../../lib/bindings";
 import type { MemoryDetail, WorkspaceInfo, WriteOutcome } from "../../lib/bindings";
 import { canRun, toUiError, unwrap } from "../../lib/transport";
 import type { UiError } from "../../lib/transport";
-import { logDay } from "../../lib/format";
+import { isRecord, logDay } from "../../lib/format";
 import { printable } from "../../lib/printable";
 import type { ChangeSignal, Draft, Target } from "../../lib/browser";
 import { EMPTY_DRAFT, defaultWorkspace, draftOf, fieldOf, sameDraft, sharedNote } from "../../lib/detail";
@@ -60,11 +60,12 @@ export function DetailPane(props: Props) {
   const [gone, setGone] = useState(false);
   const [historyKey, setHistoryKey] = useState(0);
 
-  const isLog = base?.kind === "log";
+  // A daily log or a conversation record: plain markdown, its body only (no name, description or type).
+  const record = !isNew && base && isRecord(base.kind) ? base.kind : null;
   const readOnly = !isNew && (!base || base.content === null || !base.valid || gone);
   const dirty = isNew
     ? !sameDraft(form, target.draft ?? EMPTY_DRAFT, false) || !!target.draft
-    : !!base && !readOnly && !sameDraft(form, draftOf(base), isLog);
+    : !!base && !readOnly && !sameDraft(form, draftOf(base), record !== null);
 
   // Latest values for callbacks that outlive a render (window listeners, async completions).
   const live = useRef({ base, form, dirty, saving });
@@ -151,7 +152,7 @@ export function DetailPane(props: Props) {
         return;
       }
       if (!cur) return;
-      const bodyOnly = cur.kind === "log";
+      const bodyOnly = isRecord(cur.kind);
       const outcome = unwrap(
         await commands.update(cur.workspace, cur.path, {
           name: bodyOnly ? null : f.name,
@@ -264,10 +265,10 @@ export function DetailPane(props: Props) {
   const wsLabel = workspaces.find((w) => w.id === workspaceId)?.label ?? workspaceId;
   const title = isNew
     ? form.name || "New memory"
-    : isLog && base
+    : record === "log" && base
       ? `Daily log ${logDay(base.path) ?? base.name}`
       : base?.name || base?.path || "";
-  const what = isLog ? "daily log" : "memory";
+  const what = record === "log" ? "daily log" : record === "chat" ? "conversation record" : "memory";
 
   // The field a refusal is about, so the message sits under it and the field is marked.
   const badField = error ? fieldOf(error) : null;
@@ -341,7 +342,7 @@ export function DetailPane(props: Props) {
       ) : (
         <MemoryForm
           isNew={isNew}
-          isLog={isLog}
+          record={record}
           form={form}
           onField={set}
           onBody={onBody}

@@ -7,7 +7,7 @@ interface Props {
   disk: DiskState;
   /** The file is gone and there were no edits to keep. */
   gone: boolean;
-  /** "memory" or "daily log". */
+  /** "memory", "daily log" or "conversation record". */
   what: string;
   /** Take the version on disk (drop the edits). */
   onReload: (fresh: MemoryDetail) => void;

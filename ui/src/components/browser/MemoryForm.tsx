@@ -13,7 +13,8 @@ export type BodyView = "edit" | "preview" | "facts";
 
 interface Props {
   isNew: boolean;
-  isLog: boolean;
+  /** A daily log or a conversation record: plain markdown, only its body is edited (`null`: a memory). */
+  record: "log" | "chat" | null;
   form: Draft;
   onField: <K extends keyof Draft>(key: K, value: Draft[K]) => void;
   onBody: (body: string) => void;
@@ -29,13 +30,13 @@ interface Props {
   errorBox: ReactNode;
   view: BodyView;
   onView: (view: BodyView) => void;
-  /** A saved memory's facts (`null`: none to show, e.g. a new memory or a daily log). */
+  /** A saved memory's facts (`null`: none to show, e.g. a new memory, a daily log or a conversation record). */
   facts: { entries: readonly EntryOut[]; dirty: boolean; onReplace: (entry: EntryOut) => void } | null;
 }
 
 /** The detail pane's editable part: the frontmatter fields, then the body — Edit, Preview or Facts. */
 export function MemoryForm(props: Props) {
-  const { isNew, isLog, form, onField, onBody, onSubmit, workspaces, newWorkspace, onNewWorkspace, newPath, onNewPath } = props;
+  const { isNew, record, form, onField, onBody, onSubmit, workspaces, newWorkspace, onNewWorkspace, newPath, onNewPath } = props;
   const { badField, errorBox, facts } = props;
   const view = props.view === "facts" && !facts ? "edit" : props.view;
   const replaced = facts ? factsOf(facts.entries).replacedCount : 0;
@@ -74,7 +75,7 @@ export function MemoryForm(props: Props) {
             </label>
           </div>
         )}
-        {!isLog && (
+        {record === null && (
           <>
             <div className="field-row">
               <label className="field grow">
@@ -122,11 +123,13 @@ export function MemoryForm(props: Props) {
             {badField === "description" && errorBox}
           </>
         )}
-        {(isLog || badField === null) && errorBox}
+        {(record !== null || badField === null) && errorBox}
         <button type="submit" hidden />
       </form>
       <div className="body-toolbar">
-        <span className="muted">{isLog ? "Daily log" : view === "facts" ? "Facts" : "Body"}</span>
+        <span className="muted" data-testid="body-label">
+          {record === "log" ? "Daily log" : record === "chat" ? "Conversation record" : view === "facts" ? "Facts" : "Body"}
+        </span>
         <div className="segmented" role="group" aria-label="Body view">
           <button type="button" aria-pressed={view === "edit"} onClick={() => props.onView("edit")}>
             Edit
@@ -162,7 +165,9 @@ export function MemoryForm(props: Props) {
           <MarkdownEditor
             value={form.body}
             onChange={onBody}
-            placeholder={isLog ? "Notes of the day." : "What to remember.\nWhy: …\nHow to apply: …"}
+            placeholder={
+              record === "log" ? "Notes of the day." : record === "chat" ? "14:02 — what you said" : "What to remember.\nWhy: …\nHow to apply: …"
+            }
           />
         ) : (
           <MarkdownPreview source={form.body} />

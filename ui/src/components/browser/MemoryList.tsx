@@ -4,7 +4,8 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import type { GroupId, ListItem, Row } from "../../lib/rows";
 import { nextItemIndex } from "../../lib/rows";
 import { matchPieces } from "../../lib/highlight";
-import { formatAge, formatTime, matchHint, matchScores } from "../../lib/format";
+import type { DocKind, MemoryType } from "../../lib/bindings";
+import { formatAge, formatTime, isRecord, matchHint, matchScores } from "../../lib/format";
 import { actorOf } from "../../lib/history";
 import type { Unseen, UnseenMark } from "../../lib/unseen";
 import { ARCHIVED_MARK, ARCHIVED_MARK_TITLE } from "../../lib/archive";
@@ -193,9 +194,7 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                   </span>
                 )}
                 {unseen[it.key] && <UnseenChip mark={unseen[it.key]} />}
-                {(it.type || it.kind === "log") && (
-                  <span className={`type-chip type-${it.type ?? "log"}`}>{it.type ?? "log"}</span>
-                )}
+                <KindChip type={it.type} kind={it.kind} />
                 <MatchHint score={it.score} vector={it.vector} lexical={it.lexical} />
                 {it.metric ? (
                   <span className="row-age row-usage" data-testid="row-usage" title={it.metric.title}>
@@ -210,8 +209,12 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                 <span className="row-desc">
                   {!it.valid ? (
                     printable(it.problem?.message ?? it.path)
-                  ) : it.kind === "log" ? (
-                    <LogDesc description={printable(it.description)} mtime={it.mtime} />
+                  ) : isRecord(it.kind) ? (
+                    <RecordDesc
+                      description={printable(it.description)}
+                      fallback={it.kind === "chat" ? "Conversation record" : "Daily log"}
+                      mtime={it.mtime}
+                    />
                   ) : (
                     (it.description && <Marked text={printable(it.description)} query={highlight} />) || (
                       <span className="muted">{path}</span>
@@ -227,12 +230,29 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
   );
 });
 
-/** A daily log's line under its day: its description and when it last changed. */
-function LogDesc({ description, mtime }: { description: string; mtime: string | null }) {
+/**
+ * A row's chip: the memory's type, or "log" for a daily log and "chat" for a conversation record
+ * (plain markdown, no type); none for a file without either.
+ */
+function KindChip({ type, kind }: { type: MemoryType | null; kind: DocKind | null }) {
+  const chip = type ?? (isRecord(kind) ? kind : null);
+  if (!chip) return null;
+  return (
+    <span
+      className={`type-chip type-${chip}`}
+      title={kind === "chat" ? "Conversation record: what you said in one chat on one day" : undefined}
+    >
+      {chip}
+    </span>
+  );
+}
+
+/** A daily log's or conversation record's line under its name: its description and when it last changed. */
+function RecordDesc({ description, fallback, mtime }: { description: string; fallback: string; mtime: string | null }) {
   const changed = formatTime(mtime);
   return (
     <>
-      {description || "Daily log"}
+      {description || fallback}
       {changed && <span className="muted"> · last change {changed}</span>}
     </>
   );

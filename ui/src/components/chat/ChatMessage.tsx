@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Recalled, RecallResult, Strategy } from "../../lib/bindings";
+import type { Dropped, Recalled, RecallResult, Strategy } from "../../lib/bindings";
 import { countMemories, recallLabel, recallSentence, strategyText, whyRecalled, wroteFiles } from "../../lib/chat";
 import type { ChatMessage } from "../../lib/chat";
 import { printable } from "../../lib/printable";
@@ -207,7 +207,7 @@ function WriteNotes({ message: m, onOpenPath }: Props) {
                   data-testid="wrote-link"
                   onClick={() => onOpenPath(f)}
                 >
-                  {f}
+                  {printable(f)}
                 </button>
               </li>
             ))}
@@ -229,6 +229,24 @@ function WriteNotes({ message: m, onOpenPath }: Props) {
           No new memories
         </div>
       )}
+      {ex && !ex.running && (ex.last?.dropped?.length ?? 0) > 0 && <DroppedFacts dropped={ex.last?.dropped ?? []} />}
     </>
+  );
+}
+
+/** Facts the planner proposed but did not save, each with why, behind "N not saved". */
+function DroppedFacts({ dropped }: { dropped: readonly Dropped[] }) {
+  return (
+    <details className="chat-dropped" data-testid="extract-dropped">
+      <summary className="chat-note">{dropped.length} not saved</summary>
+      <ul className="chat-dropped-list">
+        {dropped.map((d, i) => (
+          /* Text as the model gave it: React escapes it. */
+          <li key={i} data-testid="extract-dropped-item">
+            {d.fact} <span className="muted">— {d.reason}</span>
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }

@@ -239,7 +239,7 @@ describe("chat pane", () => {
       workspace: "personal",
       session: "s-new",
       task: "t1",
-      result: { status: "completed", files_written: ["travel-prefs.md"], touched_types: ["user"], detail: null, upto: 0 },
+      result: { status: "completed", files_written: ["travel-prefs.md"], touched_types: ["user"], detail: null, upto: 0, road: "tools", dropped: [] },
     });
     expect(within(last).queryByTestId("extracting-indicator")).toBeNull();
     expect(within(last).getByTestId("wrote-badge").textContent).toBe("Wrote 2 memories");
@@ -294,7 +294,7 @@ describe("chat pane", () => {
       workspace: "personal",
       session: "s-new",
       task: "t1",
-      result: { status: "completed", files_written: ["early.md"], touched_types: [], detail: null, upto: 0 },
+      result: { status: "completed", files_written: ["early.md"], touched_types: [], detail: null, upto: 0, road: "tools", dropped: [] },
     });
     await act(async () => reply.resolve(ok(turn())));
     expect(screen.getByTestId("wrote-badge").textContent).toBe("Wrote 1 memory");
@@ -303,9 +303,49 @@ describe("chat pane", () => {
       workspace: "personal",
       session: "s-new",
       task: "t1",
-      result: { status: "failed", files_written: [], touched_types: [], detail: "model timed out", upto: 0 },
+      result: { status: "failed", files_written: [], touched_types: [], detail: "model timed out", upto: 0, road: null, dropped: [] },
     });
     expect(screen.getByTestId("extract-note").textContent).toContain("model timed out");
+  });
+
+  it("lists the facts the planner did not save, each with why, behind a disclosure", async () => {
+    api.chatSend.mockResolvedValue(ok(turn()));
+    renderPane();
+    await loaded();
+    type("I'm allergic to peanuts and my cat is called <b>Tom</b>");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    await waitFor(() => expect(screen.getAllByTestId("recall-badge")).toHaveLength(2));
+    const last = screen.getAllByTestId("chat-message").at(-1)!;
+    expect(within(last).queryByTestId("extract-dropped")).toBeNull();
+    emit({
+      kind: "extracted",
+      workspace: "personal",
+      session: "s-new",
+      task: "t1",
+      result: {
+        status: "completed",
+        files_written: ["allergies.md"],
+        touched_types: ["user"],
+        detail: null,
+        upto: 0,
+        road: "planner",
+        dropped: [
+          { fact: "The user's cat is called <b>Tom</b>", reason: "no message you wrote says so" },
+          { fact: "The user likes peanuts", reason: "it says the opposite of what you wrote" },
+        ],
+      },
+    });
+    const dropped = within(last).getByTestId("extract-dropped");
+    expect(dropped.tagName).toBe("DETAILS");
+    expect(dropped.querySelector("summary")?.textContent).toBe("2 not saved");
+    const items = within(dropped).getAllByTestId("extract-dropped-item");
+    // The fact is text: shown as written, never as markup.
+    expect(items.map((i) => i.textContent)).toEqual([
+      "The user's cat is called <b>Tom</b> — no message you wrote says so",
+      "The user likes peanuts — it says the opposite of what you wrote",
+    ]);
+    expect(dropped.querySelector("b")).toBeNull();
+    expect(within(last).getByTestId("wrote-badge").textContent).toBe("Wrote 1 memory");
   });
 
   it("shows a failed send inline and keeps the message in the input", async () => {

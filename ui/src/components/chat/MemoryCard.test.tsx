@@ -44,13 +44,21 @@ describe("the /memory card", () => {
     expect([...card.querySelectorAll("dt")].map((d) => d.textContent)).toEqual([
       "Memories",
       "Saving from chats",
+      "Conversation records",
       "Last extraction",
       "Dreaming on its own",
       "Last dream",
       "Model",
     ]);
     expect(screen.getByTestId("memory-card-memories").textContent).toBe("6 memories: 2 user, 1 feedback, 1 project, 1 reference, 1 not valid");
-    expect(screen.getByTestId("memory-card-auto-extract").textContent).toBe("On, after each turn");
+    // Which way writes, and why underneath (and on hover).
+    const saving = screen.getByTestId("memory-card-auto-extract");
+    expect(saving.firstChild?.textContent).toBe("On, after each turn · by the tool agent");
+    expect(screen.getByTestId("memory-card-extraction-why").textContent).toBe(
+      "not learned yet for this model: the tool agent first, the planner when it writes nothing",
+    );
+    expect(saving.getAttribute("title")).toContain("not learned yet");
+    expect(screen.getByTestId("memory-card-records").textContent).toBe("Kept (0)");
     expect(screen.getByTestId("memory-card-auto-dream").textContent).toBe("Off (type /dream to run one now)");
     expect(screen.getByTestId("memory-card-model").textContent).toBe("qwen3:8b");
     expect(screen.queryByTestId("memory-card-ignored")).toBeNull();
@@ -77,6 +85,45 @@ describe("the /memory card", () => {
     expect(screen.queryByTestId("memory-card-last-dream-undone")).toBeNull();
     expect(screen.getByTestId("memory-card-ignored").textContent).toContain("ignored for this chat");
     expect(screen.getByTestId("memory-card-auto-extract").textContent).toBe("Off for this chat");
+    expect(screen.getByTestId("memory-card-records").textContent).toBe("Off for this chat");
+  });
+
+  it("says which way writes and why when the planner was learned, and counts the records", () => {
+    renderCard({
+      chats: 3,
+      extraction: {
+        road: "planner",
+        then_planner: false,
+        why: "learned on 2026-11-27: the tool agent wrote nothing where the planner found 2 fact(s)",
+      },
+    });
+    const saving = screen.getByTestId("memory-card-auto-extract");
+    expect(saving.getAttribute("data-state")).toBe("on");
+    expect(saving.firstChild?.textContent).toBe("On, after each turn · by the planner");
+    expect(screen.getByTestId("memory-card-extraction-why").textContent).toBe(
+      "learned on 2026-11-27: the tool agent wrote nothing where the planner found 2 fact(s)",
+    );
+    expect(screen.getByTestId("memory-card-records").textContent).toBe("Kept (3)");
+  });
+
+  it("never claims saving is on without a model: records are still kept, when they are on", () => {
+    const stats = memoryStats({ extraction: null, chats: 2 });
+    const { rerender } = render(<MemoryCard snapshot={memorySnapshot(stats, DOCS, null, false, ASKED)} />);
+    const saving = () => screen.getByTestId("memory-card-auto-extract");
+    expect(saving().textContent).toBe("Needs a model — what you say is still kept as conversation records");
+    expect(saving().getAttribute("data-state")).toBe("no-model");
+    expect(saving().textContent).not.toContain("On, after each turn");
+    expect(screen.queryByTestId("memory-card-extraction-why")).toBeNull();
+    expect(screen.getByTestId("memory-card-records").textContent).toBe("Kept (2)");
+
+    const off = memoryStats({ extraction: null, chat_records: false });
+    rerender(<MemoryCard snapshot={memorySnapshot(off, DOCS, { model: "", fast_model: "" }, false, ASKED)} />);
+    expect(saving().textContent).toBe("Needs a model (see Settings)");
+    expect(screen.getByTestId("memory-card-records").textContent).toBe("Off for this workspace");
+
+    // Extraction switched off says so, model or not.
+    rerender(<MemoryCard snapshot={memorySnapshot({ ...off, auto_extract: false }, DOCS, null, false, ASKED)} />);
+    expect(saving().textContent).toBe("Off for this workspace (recall still runs)");
   });
 
   it("names the model recall uses when it is another, and says when none is set", () => {

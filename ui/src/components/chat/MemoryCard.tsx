@@ -3,6 +3,7 @@ import { countMemories } from "../../lib/chat";
 import { formatFullTime, formatWhen, TYPE_LABELS } from "../../lib/format";
 import type { MemoryType } from "../../lib/bindings";
 import { runStatusLabel, statusTone } from "../../lib/stats";
+import { recordsText, savingFromChats } from "../../lib/extraction";
 
 /** "2 user", "1 not valid". */
 function typeCount(key: string, count: number): string {
@@ -57,12 +58,14 @@ function LastRun({
 
 /**
  * `/memory` as a card in the chat: what memory this chat uses and what happened to it lately —
- * memories by type, whether extraction and dream run on their own, the last extraction and dream
- * (in local time), and the model.
+ * memories by type, whether extraction runs on its own and which way it writes, whether what the
+ * person says is kept as conversation records, whether dream runs on its own, the last extraction
+ * and dream (in local time), and the model.
  */
 export function MemoryCard({ snapshot: s, workspaceLabel }: { snapshot: MemorySnapshot; workspaceLabel?: string }) {
   const now = new Date(s.at);
   const st = s.stats;
+  const saving = savingFromChats(st, s.ignored, s.model);
   return (
     <section className="memory-card" data-testid="memory-card" aria-labelledby={`memory-card-${s.at}`}>
       <h3 className="memory-card-title" id={`memory-card-${s.at}`}>
@@ -81,9 +84,17 @@ export function MemoryCard({ snapshot: s, workspaceLabel }: { snapshot: MemorySn
         </dd>
 
         <dt>Saving from chats</dt>
-        <dd data-testid="memory-card-auto-extract">
-          {s.ignored ? "Off for this chat" : st.auto_extract ? "On, after each turn" : "Off for this workspace (recall still runs)"}
+        <dd data-testid="memory-card-auto-extract" data-state={saving.state} title={saving.why ?? undefined}>
+          {saving.text}
+          {saving.why && (
+            <div className="muted memory-card-why" data-testid="memory-card-extraction-why">
+              {saving.why}
+            </div>
+          )}
         </dd>
+
+        <dt>Conversation records</dt>
+        <dd data-testid="memory-card-records">{recordsText(st, s.ignored)}</dd>
 
         <dt>Last extraction</dt>
         <LastRun testId="memory-card-last-extract" at={st.last_extract_at} status={st.last_extract_status} now={now} />

@@ -78,6 +78,7 @@ describe("model settings", () => {
         context_window: 32768,
         timeout_secs: 60,
         api_key: null,
+        extraction: "auto",
       }),
     );
     await waitFor(() => expect(onSaved).toHaveBeenCalledWith(expect.objectContaining({ model: "llama3.2" })));
@@ -98,6 +99,48 @@ describe("model settings", () => {
     expect(field("model-api-key").placeholder).toContain("removed");
     fireEvent.click(screen.getByTestId("model-save"));
     await waitFor(() => expect(api.setModelSettings).toHaveBeenLastCalledWith(expect.objectContaining({ api_key: "" })));
+  });
+
+  it("chooses how memories are written, saved with the other settings, and says the way the model gets now", async () => {
+    api.getModelSettings.mockResolvedValue(
+      ok({
+        ...STORED,
+        extraction: "auto",
+        extraction_choice: {
+          road: "planner",
+          then_planner: false,
+          why: "learned on 2026-11-27: the tool agent wrote nothing where the planner found 2 fact(s)",
+        },
+      }),
+    );
+    await renderSettings();
+    // A labelled select: found by its label, so the label is tied to it.
+    const select = screen.getByLabelText<HTMLSelectElement>("How memories are written");
+    expect(select).toBe(screen.getByTestId("model-extraction"));
+    expect(select.value).toBe("auto");
+    expect([...select.options].map((o) => [o.value, o.textContent])).toEqual([
+      ["auto", "Automatic (recommended)"],
+      ["tools", "Tool agent"],
+      ["planner", "Planner (one JSON answer; best for small local models)"],
+    ]);
+    const now = screen.getByTestId("model-extraction-now");
+    expect(now.textContent).toBe("Now: the planner — learned on 2026-11-27: the tool agent wrote nothing where the planner found 2 fact(s)");
+    expect(select.getAttribute("aria-describedby")).toBe(now.id);
+
+    fireEvent.change(select, { target: { value: "planner" } });
+    expect(screen.getByTestId<HTMLButtonElement>("model-save").disabled).toBe(false);
+    fireEvent.click(screen.getByTestId("model-save"));
+    await waitFor(() => expect(api.setModelSettings).toHaveBeenCalledWith(expect.objectContaining({ extraction: "planner", model: "qwen3:8b" })));
+    await waitFor(() => expect(screen.getByTestId("model-saved")).toBeTruthy());
+    expect(select.value).toBe("planner");
+  });
+
+  it("starts at Automatic when the server names no way, and says nothing of one without a model", async () => {
+    api.getModelSettings.mockResolvedValue(ok({ ...STORED, extraction: null, extraction_choice: null }));
+    await renderSettings();
+    expect(field("model-extraction").value).toBe("auto");
+    expect(screen.queryByTestId("model-extraction-now")).toBeNull();
+    expect(field("model-extraction").getAttribute("aria-describedby")).toBeNull();
   });
 
   it("lists environment overrides", async () => {

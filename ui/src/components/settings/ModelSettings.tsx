@@ -7,6 +7,8 @@ import type { UiError } from "../../lib/transport";
 import { useCommand } from "../../lib/useCommand";
 import { InlineError } from "../common/InlineError";
 import { SyncSettings } from "./SyncSettings";
+import { choiceHint, EXTRACTION_OPTIONS, extractionSetting } from "../../lib/extraction";
+import type { ExtractionSetting } from "../../lib/extraction";
 
 interface Props {
   onClose: () => void;
@@ -28,6 +30,8 @@ interface Form {
   api_key: string;
   /** Remove the stored key on save. */
   remove_key: boolean;
+  /** How extraction and remember write. */
+  extraction: ExtractionSetting;
 }
 
 /** What each `MNEMO_LLM_*` variable overrides. */
@@ -47,6 +51,7 @@ function formOf(s: Settings): Form {
     timeout_secs: String(s.timeout_secs),
     api_key: "",
     remove_key: false,
+    extraction: extractionSetting(s.extraction),
   };
 }
 
@@ -58,7 +63,8 @@ function sameForm(a: Form, b: Form): boolean {
     a.context_window === b.context_window &&
     a.timeout_secs === b.timeout_secs &&
     a.api_key === b.api_key &&
-    a.remove_key === b.remove_key
+    a.remove_key === b.remove_key &&
+    a.extraction === b.extraction
   );
 }
 
@@ -81,6 +87,7 @@ function settingsToSave(f: Form): Settings | UiError {
     timeout_secs,
     // null keeps the stored key, "" removes it.
     api_key: f.api_key.trim() !== "" ? f.api_key.trim() : f.remove_key ? "" : null,
+    extraction: f.extraction,
   };
 }
 
@@ -336,6 +343,26 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
                   />
                 </label>
               </div>
+              <label className="field">
+                <span>How memories are written</span>
+                <select
+                  value={form.extraction}
+                  onChange={(e) => set("extraction", extractionSetting(e.target.value))}
+                  aria-describedby={loaded?.extraction_choice ? "model-extraction-now" : undefined}
+                  data-testid="model-extraction"
+                >
+                  {EXTRACTION_OPTIONS.map((o) => (
+                    <option key={o.value} value={o.value}>
+                      {o.label}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              {loaded?.extraction_choice && (
+                <p id="model-extraction-now" className="muted model-extraction-now" data-testid="model-extraction-now">
+                  {choiceHint(loaded.extraction_choice)}
+                </p>
+              )}
               {error && <InlineError error={error} />}
               {test && (
                 <div

@@ -11,6 +11,8 @@ vi.mock("../../lib/bindings", () => ({
     stats: vi.fn(),
     setAutoExtract: vi.fn(),
     setAutoDream: vi.fn(),
+    chatRecords: vi.fn(),
+    setChatRecords: vi.fn(),
     dream: vi.fn(),
     tasks: vi.fn(),
     taskCancel: vi.fn(),
@@ -49,6 +51,9 @@ const STATS: MemoryStats = {
   last_dream_undone_by: null,
   topics: 12,
   logs: 2,
+  chats: 3,
+  chat_records: true,
+  extraction: { road: "planner", then_planner: false, why: "learned on 2026-11-27: the tool agent wrote nothing where the planner found 2 fact(s)" },
   memory_md_lines: 190,
   memory_md_max_lines: 200,
   memory_md_bytes: 5000,
@@ -120,13 +125,49 @@ describe("automatic memory", () => {
     expect(screen.getByTestId("last-extract").getAttribute("data-status")).toBe("completed");
     expect(screen.getByTestId("last-extract").textContent).toContain("Completed");
     expect(screen.getByTestId("last-dream").textContent).toBe("Last dream: never");
-    expect(screen.getByTestId("status-auto").textContent).toContain("12 memories · 2 daily logs");
+    expect(screen.getByTestId("status-auto").textContent).toContain("12 memories · 2 daily logs · 3 conversation records");
+    // Which way writes, and why.
+    expect(screen.getByTestId("extract-road").textContent).toBe(
+      "On, after each turn · by the planner — learned on 2026-11-27: the tool agent wrote nothing where the planner found 2 fact(s)",
+    );
 
     fireEvent.click(toggle("auto-extract-toggle"));
     await waitFor(() => expect(api.setAutoExtract).toHaveBeenCalledWith("personal", false));
     await waitFor(() => expect(toggle("auto-extract-toggle").checked).toBe(false));
     // The figures are read again after a change.
     await waitFor(() => expect(api.stats).toHaveBeenCalledTimes(2));
+  });
+
+  it("keeps what the person says as conversation records, switched like the others", async () => {
+    api.setChatRecords.mockResolvedValue(ok(false));
+    renderPanel();
+    await screen.findByTestId("status-auto");
+    const records = screen.getByLabelText<HTMLInputElement>("Keep what I say in chats as conversation records", { exact: false });
+    expect(records).toBe(toggle("chat-records-toggle"));
+    expect(records.checked).toBe(true);
+    expect(screen.getByTestId("chat-records-count").textContent).toBe("3 kept");
+
+    fireEvent.click(records);
+    await waitFor(() => expect(api.setChatRecords).toHaveBeenCalledWith("personal", false));
+    await waitFor(() => expect(toggle("chat-records-toggle").checked).toBe(false));
+    expect(api.setAutoExtract).not.toHaveBeenCalled();
+    await waitFor(() => expect(api.stats).toHaveBeenCalledTimes(2));
+  });
+
+  it("says extraction needs a model when none is set, records still kept; nothing of the way when it is off", async () => {
+    api.stats.mockResolvedValue(ok({ ...STATS, extraction: null, chats: 0, logs: 0 }));
+    const { unmount } = renderPanel();
+    await screen.findByTestId("status-auto");
+    expect(screen.getByTestId("extract-road").textContent).toBe("Needs a model — what you say is still kept as conversation records");
+    expect(screen.getByTestId("chat-records-count").textContent).toBe("none kept yet");
+    // No records: the counts say nothing of them.
+    expect(screen.getByTestId("status-auto").querySelector(".status-section-header")?.textContent).toMatch(/12 memories · 0 daily logs$/);
+    unmount();
+
+    api.stats.mockResolvedValue(ok({ ...STATS, auto_extract: false }));
+    renderPanel();
+    await screen.findByTestId("status-auto");
+    expect(screen.queryByTestId("extract-road")).toBeNull();
   });
 
   it("shows a failed switch inline and keeps the setting", async () => {

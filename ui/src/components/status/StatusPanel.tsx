@@ -5,6 +5,7 @@ import type { UiError } from "../../lib/transport";
 import { activeDream } from "../../lib/dream";
 import { formatAge, formatTime } from "../../lib/format";
 import { parseTelemetry, runStatusLabel, statusTone, strategyMix } from "../../lib/stats";
+import { countRecords, savingFromChats } from "../../lib/extraction";
 import { isActive } from "../../lib/tasks";
 import type { TaskList } from "../../lib/useTaskList";
 import { useCommand } from "../../lib/useCommand";
@@ -34,12 +35,12 @@ interface Props {
   onOpenProposal?: (workspace: string, id: number) => void;
 }
 
-type Switch = "extract" | "dream";
+type Switch = "extract" | "dream" | "records";
 
 /**
- * A workspace's status (SPEC §7): the automatic-memory switches and review mode, the last
- * extraction and dream, memory health, usage per memory (most recalled, most expensive, never
- * recalled), sync across machines, semantic search (the embedding model, for the whole home), recent telemetry as small charts, and its tasks. Mount with `key={workspace}`.
+ * A workspace's status (SPEC §7): the automatic-memory switches (extraction and which way it
+ * writes, conversation records, dream) and review mode, the last extraction and dream, memory
+ * health, usage per memory (most recalled, most expensive, never recalled), sync across machines, semantic search (the embedding model, for the whole home), recent telemetry as small charts, and its tasks. Mount with `key={workspace}`.
  */
 export function StatusPanel(props: Props) {
   const { workspace, label, workspaceLabel, tasks, refreshKey, onOpenMemory, onOpenDream, onDreamStarted, onOpenInbox, onOpenProposal } = props;
@@ -75,7 +76,12 @@ export function StatusPanel(props: Props) {
   const flip = async (which: Switch, enabled: boolean) => {
     setSaving(which);
     setSwitchError(null);
-    const call = which === "extract" ? commands.setAutoExtract(workspace, enabled) : commands.setAutoDream(workspace, enabled);
+    const call =
+      which === "extract"
+        ? commands.setAutoExtract(workspace, enabled)
+        : which === "records"
+          ? commands.setChatRecords(workspace, enabled)
+          : commands.setAutoDream(workspace, enabled);
     const answer = await run(call, "switch");
     if (!answer) return;
     setSaving(null);
@@ -84,7 +90,8 @@ export function StatusPanel(props: Props) {
       return;
     }
     const value = answer.data;
-    setStats((s) => (s ? { ...s, ...(which === "extract" ? { auto_extract: value } : { auto_dream: value }) } : s));
+    const field = which === "extract" ? "auto_extract" : which === "records" ? "chat_records" : "auto_dream";
+    setStats((s) => (s ? { ...s, [field]: value } : s));
     setReloads((n) => n + 1);
   };
 
@@ -106,6 +113,7 @@ export function StatusPanel(props: Props) {
                 <h2 id="auto-title">Automatic memory</h2>
                 <span className="muted">
                   {stats.topics} memor{stats.topics === 1 ? "y" : "ies"} · {stats.logs} daily log{stats.logs === 1 ? "" : "s"}
+                  {stats.chats > 0 && ` · ${countRecords(stats.chats)}`}
                 </span>
               </header>
               <div className="status-switches">
@@ -123,6 +131,23 @@ export function StatusPanel(props: Props) {
                   </span>
                 </label>
                 <LastRun testId="last-extract" what="Last extraction" at={stats.last_extract_at} status={stats.last_extract_status} />
+                {stats.auto_extract && <ExtractionWay stats={stats} />}
+                <label className="status-switch">
+                  <input
+                    type="checkbox"
+                    data-testid="chat-records-toggle"
+                    checked={stats.chat_records}
+                    disabled={saving !== null}
+                    onChange={(e) => void flip("records", e.target.checked)}
+                  />
+                  <span>
+                    <strong>Keep what I say in chats as conversation records</strong>
+                    <span className="muted"> — one plain file per chat and day, kept even without a model; recall finds them</span>
+                  </span>
+                </label>
+                <div className="last-run" data-testid="chat-records-count">
+                  <span className="muted">{stats.chats === 0 ? "none kept yet" : `${stats.chats} kept`}</span>
+                </div>
                 <label className="status-switch">
                   <input
                     type="checkbox"
@@ -214,6 +239,18 @@ export function StatusPanel(props: Props) {
           reloadKey={reloads}
         />
       </div>
+    </div>
+  );
+}
+
+/** Which way extraction writes (or that it needs a model), and why, under its switch. */
+function ExtractionWay({ stats }: { stats: MemoryStats }) {
+  // The panel does not read the model: `extraction` is null exactly when none is set.
+  const saving = savingFromChats(stats, false, "");
+  return (
+    <div className="status-switch-note" data-testid="extract-road" data-state={saving.state}>
+      {saving.text}
+      {saving.why && <span className="muted"> — {saving.why}</span>}
     </div>
   );
 }
