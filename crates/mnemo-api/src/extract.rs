@@ -255,16 +255,41 @@ async fn run_one(
             crate::review::JobEnd::default()
         }
     };
+    let mut summary = match (ended.proposal, result.files_written.len()) {
+        (Some(p), n) => crate::review::proposed_summary(p, n),
+        (None, 0) => result
+            .detail
+            .clone()
+            .unwrap_or_else(|| "nothing written".to_owned()),
+        (None, 1) => "wrote 1 memory".to_owned(),
+        (None, n) => format!("wrote {n} memories"),
+    };
+    if result.road == Some(mnemo_engine::planner::choice::Road::Planner) {
+        summary.push_str(" (planner)");
+    }
+    // Every fact the planner did not save is named in the task, with why (at most three in
+    // words; the chat's result carries them all).
+    if !result.dropped.is_empty() {
+        let shown: Vec<String> = result
+            .dropped
+            .iter()
+            .take(3)
+            .map(|d| {
+                format!(
+                    "\"{}\" ({})",
+                    d.fact.chars().take(80).collect::<String>(),
+                    d.reason
+                )
+            })
+            .collect();
+        let more = result.dropped.len().saturating_sub(3);
+        summary.push_str(&format!("; not saved: {}", shown.join("; ")));
+        if more > 0 {
+            summary.push_str(&format!("; and {more} more"));
+        }
+    }
     task.result = Some(TaskResult {
-        summary: match (ended.proposal, result.files_written.len()) {
-            (Some(p), n) => crate::review::proposed_summary(p, n),
-            (None, 0) => result
-                .detail
-                .clone()
-                .unwrap_or_else(|| "nothing written".to_owned()),
-            (None, 1) => "wrote 1 memory".to_owned(),
-            (None, n) => format!("wrote {n} memories"),
-        },
+        summary,
         // Review mode: nothing was written; the proposal holds the files.
         files: if ended.proposal.is_some() {
             Vec::new()

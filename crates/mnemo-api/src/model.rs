@@ -200,9 +200,9 @@ impl Api {
                 .unwrap_or_else(PoisonError::into_inner)
                 .clone(),
             extraction: Some(s.extraction.as_str().to_owned()),
-            extraction_choice: s.is_configured().then(|| {
-                mnemo_engine::planner::choice::current(&self.vault.home().root, &client)
-            }),
+            extraction_choice: s
+                .is_configured()
+                .then(|| mnemo_engine::planner::choice::current(&self.vault.home().root, &client)),
         })
     }
 

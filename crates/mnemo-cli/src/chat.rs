@@ -84,6 +84,7 @@ fn turn(api: &Api, workspace: &str, session: &str, text: &str, json: bool) -> Re
                 "task": t.id,
                 "status": t.status,
                 "files_written": t.result.as_ref().map(|r| r.files.clone()).unwrap_or_default(),
+                "summary": t.result.as_ref().map(|r| r.summary.clone()),
                 "group": t.result.as_ref().and_then(|r| r.group),
                 "error": t.error,
             });

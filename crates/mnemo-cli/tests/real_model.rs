@@ -516,10 +516,14 @@ fn a_conversation_import_ends_and_tells_the_truth_about_what_it_wrote() {
 #[test]
 fn a_first_session_with_a_small_local_model_remembers() {
     let Some(gguf) = std::env::var_os("MNEMO_EVAL_QWEN_GGUF") else {
-        eprintln!("note: skipped — set MNEMO_EVAL_QWEN_GGUF (`. <(scripts/eval-models.sh)`) to walk with the 1.5B model");
+        eprintln!(
+            "note: skipped — set MNEMO_EVAL_QWEN_GGUF (`. <(scripts/eval-models.sh)`) to walk with the 1.5B model"
+        );
         return;
     };
-    let Some(l) = llama_with(Some(gguf), 8192, true) else { return };
+    let Some(l) = llama_with(Some(gguf), 8192, true) else {
+        return;
+    };
     let e = Env::new(&l);
     let run = |args: &[&str]| {
         let out = Command::new(BIN)
@@ -555,21 +559,30 @@ fn a_first_session_with_a_small_local_model_remembers() {
     let t = Instant::now();
     let (code, second) = run(&["chat", "Can you suggest a snack for my afternoon break?"]);
     assert_eq!(code, Some(0), "{second}");
-    let prompt = second["recall"]["prompt"].as_str().unwrap_or_default().to_lowercase();
+    let prompt = second["recall"]["prompt"]
+        .as_str()
+        .unwrap_or_default()
+        .to_lowercase();
     eprintln!(
         "walk (1.5B): second chat {:.1} s; recalled {}; reply: {}",
         t.elapsed().as_secs_f64(),
         second["recall"]["selected"],
         second["reply"]
     );
-    assert!(prompt.contains("peanut"), "the new chat's prompt does not carry the allergy: {prompt}");
+    assert!(
+        prompt.contains("peanut"),
+        "the new chat's prompt does not carry the allergy: {prompt}"
+    );
     let t = Instant::now();
     let (code, remembered) = run(&[
         "remember",
         "The user edits code in the Helix editor and always indents with tabs.",
         "--wait",
     ]);
-    eprintln!("walk (1.5B): remember {:.1} s: {remembered}", t.elapsed().as_secs_f64());
+    eprintln!(
+        "walk (1.5B): remember {:.1} s: {remembered}",
+        t.elapsed().as_secs_f64()
+    );
     assert_eq!(code, Some(0), "{remembered}");
     assert!(
         e.files().iter().any(|(_, text)| text.contains("Helix")),

@@ -7,13 +7,16 @@
 //! - **invented** — saved entries that share no keyword group with any expected fact (all of
 //!   them, in a conversation with nothing worth saving), as a share of all saved entries; an
 //!   entry holding part of a fact is partial, not invented;
+//! - **outdated** — saved entries holding only what a correction in the same conversation
+//!   replaced (`old`: said, but no longer true);
 //! - **wrong type** — kept facts saved under another type;
 //! - **s/job** — seconds per extraction.
 //!
 //! Models: `MNEMO_EVAL_MODELS="qwen1.5b=/path.gguf,gemma270m=/path.gguf,smollm2=/path.gguf"`
 //! (`. <(scripts/eval-models.sh)` assembles the first two, `scripts/llama.sh` the third), served
 //! by `MNEMO_LLAMA_SERVER`. Options after `--`: `--paths planner,tools`, `--limit N` (first N
-//! conversations), `--only <id prefix>`, `--verbose`.
+//! conversations), `--every N` (every Nth: a subset across the languages), `--only <id prefix>`,
+//! `--verbose`.
 //!
 //! `cargo bench -p mnemo-engine --bench extraction -- --paths planner`. Under `cargo test`
 //! (no models) it checks its own scoring against the fake server with scripted plans.
@@ -45,6 +48,9 @@ struct Conversation {
     /// True facts a model may save unasked (neither kept nor invented).
     #[serde(default)]
     also: Vec<Also>,
+    /// What a correction in the conversation replaced: saved, it is outdated.
+    #[serde(default)]
+    old: Vec<Also>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -89,6 +95,7 @@ struct Score {
     kept: usize,
     saved: usize,
     invented: usize,
+    outdated: usize,
     wrong_type: usize,
     empty_convs: usize,
     empty_written: usize,
@@ -120,9 +127,19 @@ impl Score {
             // Invented: it shares no keyword group with any expected fact (one that holds part
             // of a fact — "has two cats" where the names were expected — is partial, not made up).
             let related = c.expect.iter().any(|e| {
-                e.all.iter().any(|g| holds(std::slice::from_ref(g), &s.text))
+                e.all
+                    .iter()
+                    .any(|g| holds(std::slice::from_ref(g), &s.text))
             });
-            if !related && !c.also.iter().any(|a| holds(&a.all, &s.text)) {
+            if related || c.also.iter().any(|a| holds(&a.all, &s.text)) {
+                continue;
+            }
+            if c.old.iter().any(|a| holds(&a.all, &s.text)) {
+                self.outdated += 1;
+                if verbose {
+                    println!("    outdated {}: {}", c.id, s.text.replace('\n', " | "));
+                }
+            } else {
                 self.invented += 1;
                 if verbose {
                     println!("    invented {}: {}", c.id, s.text.replace('\n', " | "));
@@ -141,13 +158,14 @@ impl Score {
 
     fn row(&self, model: &str, path: &str) -> String {
         format!(
-            "| {model} | {path} | {} ({}/{}) | {} ({}/{}) | {} | {}/{} | {:.1} | {} |",
+            "| {model} | {path} | {} ({}/{}) | {} ({}/{}) | {} | {} | {}/{} | {:.1} | {} |",
             Self::pct(self.kept, self.expected),
             self.kept,
             self.expected,
             Self::pct(self.invented, self.saved),
             self.invented,
             self.saved,
+            Self::pct(self.outdated, self.saved),
             Self::pct(self.wrong_type, self.kept),
             self.empty_written,
             self.empty_convs,
@@ -213,12 +231,13 @@ async fn one(client: &Client, c: &Conversation) -> (Vec<Saved>, f64, bool) {
     let t = Instant::now();
     let r = run_extract(&v, client, &req, &CancellationToken::new(), |_| {}).await;
     let secs = t.elapsed().as_secs_f64();
-    let failed = !matches!(&r, Ok(x) if x.status == mnemo_engine::extract::ExtractStatus::Completed);
-    if std::env::args().any(|a| a == "--verbose") || !std::env::args().any(|a| a == "--bench") {
-        if let Ok(x) = &r {
-            for d in &x.dropped {
-                println!("    dropped {}: {} — {}", c.id, d.fact, d.reason);
-            }
+    let failed =
+        !matches!(&r, Ok(x) if x.status == mnemo_engine::extract::ExtractStatus::Completed);
+    let args: Vec<String> = std::env::args().collect();
+    let show = args.iter().any(|a| a == "--verbose") || !args.iter().any(|a| a == "--bench");
+    if show && let Ok(x) = &r {
+        for d in &x.dropped {
+            println!("    dropped {}: {} — {}", c.id, d.fact, d.reason);
         }
     }
     (saved(&v), secs, failed)
@@ -234,12 +253,26 @@ impl Drop for Server {
 }
 
 fn serve(gguf: &str) -> (Server, String) {
-    let bin = std::env::var("MNEMO_LLAMA_SERVER").expect("MNEMO_LLAMA_SERVER: run scripts/llama.sh");
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let bin =
+        std::env::var("MNEMO_LLAMA_SERVER").expect("MNEMO_LLAMA_SERVER: run scripts/llama.sh");
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let child = Command::new(bin)
         .args(["-m", gguf, "-c", "8192", "--host", "127.0.0.1", "--port"])
         .arg(port.to_string())
-        .args(["-np", "1", "-t", "2", "--no-webui", "--seed", "7", "--jinja"])
+        .args([
+            "-np",
+            "1",
+            "-t",
+            "2",
+            "--no-webui",
+            "--seed",
+            "7",
+            "--jinja",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -247,7 +280,12 @@ fn serve(gguf: &str) -> (Server, String) {
     let server = Server(child);
     let deadline = Instant::now() + Duration::from_secs(180);
     while Command::new("curl")
-        .args(["-sf", "-o", "/dev/null", &format!("http://127.0.0.1:{port}/health")])
+        .args([
+            "-sf",
+            "-o",
+            "/dev/null",
+            &format!("http://127.0.0.1:{port}/health"),
+        ])
         .status()
         .map_or(true, |s| !s.success())
     {
@@ -312,23 +350,45 @@ fn self_check(convs: &[Conversation], rt: &tokio::runtime::Runtime) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let opt = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let opt = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
     let convs = load();
-    assert!(convs.len() >= 55, "the eval holds {} conversations", convs.len());
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    assert!(
+        convs.len() >= 55,
+        "the eval holds {} conversations",
+        convs.len()
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let models = std::env::var("MNEMO_EVAL_MODELS").unwrap_or_default();
     if !args.iter().any(|a| a == "--bench") || models.is_empty() {
         self_check(&convs, &rt);
         if models.is_empty() {
-            println!("note: set MNEMO_EVAL_MODELS (see the file's header) to run the eval against real models");
+            println!(
+                "note: set MNEMO_EVAL_MODELS (see the file's header) to run the eval against real models"
+            );
         }
         return;
     }
     let paths = opt("--paths").unwrap_or_else(|| "planner,tools".to_owned());
-    let limit: usize = opt("--limit").and_then(|n| n.parse().ok()).unwrap_or(usize::MAX);
+    let limit: usize = opt("--limit")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX);
     let only = opt("--only").unwrap_or_default();
     let verbose = args.iter().any(|a| a == "--verbose");
-    let picked: Vec<Conversation> = convs.into_iter().filter(|c| c.id.starts_with(&only)).take(limit).collect();
+    let every: usize = opt("--every").and_then(|n| n.parse().ok()).unwrap_or(1).max(1);
+    let picked: Vec<Conversation> = convs
+        .into_iter()
+        .filter(|c| c.id.starts_with(&only))
+        .step_by(every)
+        .take(limit)
+        .collect();
     println!(
         "extraction eval: {} conversations ({} with facts, {} expected facts, {} with nothing to save)\n",
         picked.len(),
@@ -336,10 +396,14 @@ fn main() {
         picked.iter().map(|c| c.expect.len()).sum::<usize>(),
         picked.iter().filter(|c| c.expect.is_empty()).count()
     );
-    println!("| model | path | facts kept | invented (of saved) | wrong type | wrote on nothing-to-save | s/job | failed |");
+    println!(
+        "| model | path | facts kept | invented (of saved) | wrong type | wrote on nothing-to-save | s/job | failed |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
     for spec in models.split(',').filter(|s| !s.trim().is_empty()) {
-        let (name, gguf) = spec.split_once('=').expect("MNEMO_EVAL_MODELS entries are name=path.gguf");
+        let (name, gguf) = spec
+            .split_once('=')
+            .expect("MNEMO_EVAL_MODELS entries are name=path.gguf");
         let (_server, base) = serve(gguf.trim());
         for path in paths.split(',') {
             let client = client(&base, name, path);

@@ -165,7 +165,13 @@ pub fn keep_entry(summary: &str) -> bool {
     // A CJK character says about as much as a short word: it counts twice.
     let width: usize = s
         .chars()
-        .map(|c| if mnemo_store::tokenize::is_cjk(c) { 2 } else { 1 })
+        .map(|c| {
+            if mnemo_store::tokenize::is_cjk(c) {
+                2
+            } else {
+                1
+            }
+        })
         .sum();
     if width < MIN_ENTRY_CHARS || s.ends_with('?') || s.ends_with('？') {
         return false;
@@ -375,21 +381,58 @@ pub async fn run_extract(
     let mut planned: Option<planner::Applied> = None;
     let mut road = choice.road;
     let (status, mut detail) = if choice.road == Road::Planner {
-        match planner::run(vault, client, &mut tools, &ws.id, &said, false, LIMITS.wall_time, cancel).await {
+        match planner::run(
+            vault,
+            client,
+            &mut tools,
+            &ws.id,
+            &said,
+            false,
+            LIMITS.wall_time,
+            cancel,
+        )
+        .await
+        {
             Ok(a) => {
                 planned = Some(a);
                 (ExtractStatus::Completed, None)
             }
-            Err(e) => (ExtractStatus::Failed, Some(format!("the model failed: {e}"))),
+            Err(e) => (
+                ExtractStatus::Failed,
+                Some(format!("the model failed: {e}")),
+            ),
         }
     } else {
-        let (mut status, mut detail, cancelled) =
-            run_agent_path(vault, client, &ws, &mut tools, imported, slice, cancel, &mut on_event).await?;
+        // `auto` still learning: the agent gets half the run's time, the planner the rest.
+        let limits = if choice.then_planner {
+            AgentLimits {
+                wall_time: LIMITS.wall_time / 2,
+                ..LIMITS
+            }
+        } else {
+            LIMITS
+        };
+        let (mut status, mut detail, cancelled) = run_agent_path(
+            vault,
+            client,
+            &ws,
+            &mut tools,
+            imported,
+            slice,
+            limits,
+            cancel,
+            &mut on_event,
+        )
+        .await?;
         // What is left of the run's wall time (the planner gets no more than that).
         let left = LIMITS.wall_time.saturating_sub(started.elapsed());
         if choice.then_planner && !cancelled && tools.touched.is_empty() && left.as_secs() >= 10 {
             // `auto`: the agent wrote nothing; the planner reads the same messages.
-            match planner::run(vault, client, &mut tools, &ws.id, &said, false, left, cancel).await {
+            match planner::run(
+                vault, client, &mut tools, &ws.id, &said, false, left, cancel,
+            )
+            .await
+            {
                 Ok(a) => {
                     if a.written > 0 {
                         planner::choice::learn(
@@ -410,7 +453,12 @@ pub async fn run_extract(
                 Err(e) => tracing::info!("extract: the planner after the agent failed too: {e}"),
             }
         } else if !tools.touched.is_empty() {
-            planner::choice::learn(&vault.home().root, client, Road::Tools, "the tool agent wrote memories");
+            planner::choice::learn(
+                &vault.home().root,
+                client,
+                Road::Tools,
+                "the tool agent wrote memories",
+            );
         }
         (status, detail)
     };
@@ -460,7 +508,10 @@ pub async fn run_extract(
             types.push(t);
         }
     }
-    let dropped = planned.as_ref().map(|a| a.dropped.clone()).unwrap_or_default();
+    let dropped = planned
+        .as_ref()
+        .map(|a| a.dropped.clone())
+        .unwrap_or_default();
     if written.is_empty() {
         // Said plainly: a run that saved nothing is not dressed up as work done.
         detail = Some(match (detail, &planned) {
@@ -511,6 +562,7 @@ async fn run_agent_path(
     tools: &mut MemoryTools<'_>,
     imported: bool,
     slice: &[Message],
+    limits: AgentLimits,
     cancel: &CancellationToken,
     on_event: &mut impl FnMut(&crate::AgentEvent),
 ) -> Result<(ExtractStatus, Option<String>, bool)> {
@@ -525,7 +577,7 @@ async fn run_agent_path(
         },
         transcript_text(slice)
     );
-    let machine = AgentMachine::new(LIMITS, system_prompt(&manifest), task);
+    let machine = AgentMachine::new(limits, system_prompt(&manifest), task);
     let outcome = crate::run_agent(client, tools, machine, cancel, |e| {
         // Names only: tool arguments may hold text the secret scan refused.
         match e {
@@ -538,19 +590,19 @@ async fn run_agent_path(
     let (status, detail) = match &outcome {
         // Hitting the turn limit means the slice may not be fully processed: not a success.
         AgentOutcome::Completed { .. } => (ExtractStatus::Completed, None),
-        other => (ExtractStatus::Failed, Some(outcome_text(other))),
+        other => (ExtractStatus::Failed, Some(outcome_text(other, limits))),
     };
     Ok((status, detail, matches!(outcome, AgentOutcome::Cancelled)))
 }
 
 /// How a run that did not complete ended, in words.
-fn outcome_text(o: &AgentOutcome) -> String {
+fn outcome_text(o: &AgentOutcome, limits: AgentLimits) -> String {
     match o {
         AgentOutcome::Completed { .. } => "completed".to_owned(),
         AgentOutcome::MaxTurns(n) => format!("the agent used all {n} turns without finishing"),
         AgentOutcome::TimedOut => format!(
             "the agent did not finish within {} s",
-            LIMITS.wall_time.as_secs()
+            limits.wall_time.as_secs()
         ),
         AgentOutcome::Cancelled => "cancelled".to_owned(),
         AgentOutcome::Failed(e) => format!("the model failed: {e}"),

@@ -157,7 +157,17 @@ pub async fn run_remember(
     let started = std::time::Instant::now();
     if choice.road == Road::Planner {
         let mut tools = MemoryTools::new(vault, ws.clone(), origin);
-        return planned(vault, client, &mut tools, &ws, &said, origin, INNER_TIMEOUT, cancel).await;
+        return planned(
+            vault,
+            client,
+            &mut tools,
+            &ws,
+            &said,
+            origin,
+            INNER_TIMEOUT,
+            cancel,
+        )
+        .await;
     }
     let manifest = match mode {
         ContextMode::Workspace => {
@@ -224,7 +234,10 @@ pub async fn run_remember(
             // The planner's own checks refused what it proposed: that is the clearer reason.
             Err(e) if e.code == ErrorCode::RememberNothingWritten => return Err(e),
             // The planner could not be asked either: the agent's outcome says what happened.
-            Err(e) => tracing::info!("remember: the planner after the agent failed too: {}", e.message),
+            Err(e) => tracing::info!(
+                "remember: the planner after the agent failed too: {}",
+                e.message
+            ),
         }
     }
     let claim = match outcome {
@@ -288,7 +301,12 @@ pub async fn run_remember(
             ),
         ));
     }
-    planner::choice::learn(&vault.home().root, client, Road::Tools, "the tool agent wrote the fact");
+    planner::choice::learn(
+        &vault.home().root,
+        client,
+        Road::Tools,
+        "the tool agent wrote the fact",
+    );
     let files: Vec<String> = tools.touched.iter().cloned().collect();
     let mut types = Vec::new();
     for f in &files {

@@ -223,8 +223,8 @@ fn redact_record(rec: &mut DocRecord) {
 /// Fill the fields of a record from its (decoded) text.
 fn read_text(rec: &mut DocRecord, rel: &str, text: &str) {
     if rec.kind == DocKind::Chat {
-        let day = chat_record_day(rel)
-            .map_or_else(String::new, |d| d.format("%-d %b %Y").to_string());
+        let day =
+            chat_record_day(rel).map_or_else(String::new, |d| d.format("%-d %b %Y").to_string());
         rec.name = format!("From your chat on {day}");
         rec.description = format!("What you said in a chat on {day}");
         rec.body = text.trim_start_matches('\u{feff}').to_owned();

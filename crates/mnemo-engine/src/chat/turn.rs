@@ -307,16 +307,17 @@ impl Turn {
         }
         // What the person said stays findable however weak the model (SPEC §4.4a): unless
         // memory is ignored in this chat or records are switched off for the workspace.
-        if !ignore_memory && crate::extract::records_enabled(vault, &self.ws) {
-            if let Err(e) = vault.append_chat_record(
+        if !ignore_memory
+            && crate::extract::records_enabled(vault, &self.ws)
+            && let Err(e) = vault.append_chat_record(
                 &self.ws,
                 Utc::now(),
                 &self.session,
                 &self.text,
                 ChangeSource::Chat,
-            ) {
-                tracing::warn!(session = %self.session, "could not keep the conversation record: {e}");
-            }
+            )
+        {
+            tracing::warn!(session = %self.session, "could not keep the conversation record: {e}");
         }
         let follow = if ignore_memory {
             FollowUp::Nothing

@@ -15,10 +15,43 @@ pub const MIN_SUPPORT: f64 = 0.5;
 
 /// Words a paraphrase adds around the user's own ("The user prefers…"): not content.
 const FRAME_WORDS: &[&str] = &[
-    "user", "users", "person", "prefer", "prefers", "like", "likes", "want", "wants", "ask",
-    "asks", "asked", "say", "says", "said", "mention", "mentioned", "mentions", "state", "states",
-    "stated", "always", "never", "not", "don't", "doesn't", "is", "are", "am", "has", "have",
-    "their", "them", "they", "name", "named", "called",
+    "user",
+    "users",
+    "person",
+    "prefer",
+    "prefers",
+    "like",
+    "likes",
+    "want",
+    "wants",
+    "ask",
+    "asks",
+    "asked",
+    "say",
+    "says",
+    "said",
+    "mention",
+    "mentioned",
+    "mentions",
+    "state",
+    "states",
+    "stated",
+    "always",
+    "never",
+    "not",
+    "don't",
+    "doesn't",
+    "is",
+    "are",
+    "am",
+    "has",
+    "have",
+    "their",
+    "them",
+    "they",
+    "name",
+    "named",
+    "called",
 ];
 
 /// Words that make a question about the person rather than the world ("my", "I'm", 我, 私, 저…).
@@ -26,9 +59,10 @@ const FIRST_PERSON: &[&str] = &[
     "i", "i'm", "im", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we", "we're", "our",
     "ours", "us",
 ];
-const FIRST_PERSON_CJK: &[&str] = &[
-    "我", "私", "僕", "俺", "わたし", "うち", "저는", "저의", "제가", "나는", "내가", "제 ", "내 ",
-    "우리",
+const FIRST_PERSON_CJK: &[&str] = &["我", "私", "僕", "俺", "わたし"];
+/// Korean first-person words, matched at the start of a space-separated word ("언제" holds 제).
+const FIRST_PERSON_KO: &[&str] = &[
+    "저는", "저의", "제가", "저도", "나는", "내가", "나도", "우리",
 ];
 
 /// A message of the conversation the planner read, numbered from 1 as the model saw it.
@@ -71,15 +105,17 @@ fn content_terms(text: &str) -> HashSet<String> {
 }
 
 /// The sentences of a message that say something about the person: statements, and questions
-/// that speak in the first person ("I'm vegetarian, any idea for dinner?").
-fn statements(text: &str) -> String {
+/// that speak in the first person ("I'm vegetarian, any idea for dinner?"); with `requests`
+/// false, not requests to the assistant either ("Tell me when Hangul was made").
+fn statements(text: &str, requests: bool) -> String {
     let mut out = String::new();
     let mut sentence = String::new();
     let flush = |s: &mut String, out: &mut String| {
         let t = s.trim();
         if !t.is_empty() {
-            let question = t.ends_with('?') || t.ends_with('？') || t.ends_with("까") || t.ends_with('か');
-            if !question || first_person(t) {
+            let question =
+                t.ends_with('?') || t.ends_with('？') || t.ends_with("까") || t.ends_with('か');
+            if (!question || first_person(t)) && (requests || !is_request(t)) {
                 out.push_str(t);
                 out.push('\n');
             }
@@ -104,6 +140,9 @@ fn first_person(sentence: &str) -> bool {
         .collect();
     FIRST_PERSON.iter().any(|w| words.contains(w))
         || FIRST_PERSON_CJK.iter().any(|w| folded.contains(w))
+        || folded
+            .split_whitespace()
+            .any(|w| w == "제" || w == "내" || FIRST_PERSON_KO.iter().any(|k| w.starts_with(k)))
 }
 
 /// Share of `fact`'s content terms found in `text` (0 when the fact has none).
@@ -147,7 +186,11 @@ fn cut(s: &str, n: usize) -> String {
 /// already saved in the workspace (`existing`, as [`fact_key`]s). Returns what may be
 /// written, in order, and what was dropped with its reason.
 #[must_use]
-pub fn check(patches: &[Patch], said: &[Said], existing: &HashSet<String>) -> (Vec<Kept>, Vec<Dropped>) {
+pub fn check(
+    patches: &[Patch],
+    said: &[Said],
+    existing: &HashSet<String>,
+) -> (Vec<Kept>, Vec<Dropped>) {
     let mut kept: Vec<Kept> = Vec::new();
     let mut dropped = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
@@ -158,7 +201,10 @@ pub fn check(patches: &[Patch], said: &[Said], existing: &HashSet<String>) -> (V
             reason,
         };
         let Ok(memory_type) = p.r#type.trim().parse::<MemoryType>() else {
-            dropped.push(drop(format!("its type `{}` is not user, feedback, project or reference", cut(&p.r#type, 40))));
+            dropped.push(drop(format!(
+                "its type `{}` is not user, feedback, project or reference",
+                cut(&p.r#type, 40)
+            )));
             continue;
         };
         // A fact the model copied with the user's question or request attached keeps its
@@ -182,7 +228,9 @@ pub fn check(patches: &[Patch], said: &[Said], existing: &HashSet<String>) -> (V
             continue;
         }
         // The message it cites first, then any other user message (small models miscount).
-        let cited = usize::try_from(p.source).ok().filter(|n| (1..=said.len()).contains(n));
+        let cited = usize::try_from(p.source)
+            .ok()
+            .filter(|n| (1..=said.len()).contains(n));
         let mut order: Vec<usize> = cited.into_iter().collect();
         order.extend((1..=said.len()).filter(|n| Some(*n) != cited));
         let mut asked_only = false;
@@ -192,7 +240,9 @@ pub fn check(patches: &[Patch], said: &[Said], existing: &HashSet<String>) -> (V
             if !m.user {
                 continue;
             }
-            if support(&terms, &statements(&m.text)) >= MIN_SUPPORT {
+            // How to work may be said as a request ("keep answers short"); a fact may not.
+            let feedback = memory_type == MemoryType::Feedback;
+            if support(&terms, &statements(&m.text, feedback)) >= MIN_SUPPORT {
                 source = Some(n);
                 break;
             }
@@ -220,10 +270,7 @@ pub fn check(patches: &[Patch], said: &[Said], existing: &HashSet<String>) -> (V
             continue;
         }
         kept.push(Kept {
-            patch: Patch {
-                fact,
-                ..p.clone()
-            },
+            patch: Patch { fact, ..p.clone() },
             memory_type,
             source,
         });
@@ -243,10 +290,32 @@ const MOMENT: &[&str] = &[
     "temporarily",
 ];
 
+/// The same in Chinese, Japanese and Korean (matched anywhere: no spaces between words).
+const MOMENT_CJK: &[&str] = &["今天", "今晚", "现在", "今日", "今夜", "오늘", "지금"];
+
 /// Thanks and greetings: what is left of a fact without them must still say something.
 const SMALL_TALK: &[&str] = &[
-    "thank", "thanks", "hello", "goodbye", "ありがとう", "こんにちは", "고마워", "감사", "안녕", "谢谢", "你好",
+    "thanks",
+    "thank you",
+    "thank",
+    "hello",
+    "goodbye",
+    "that's all",
+    "that is all",
+    "ありがとう",
+    "助かりました",
+    "助かった",
+    "こんにちは",
+    "고마워요",
+    "고마워",
+    "감사합니다",
+    "감사",
+    "안녕",
+    "여기까지",
+    "谢谢",
+    "你好",
     "再见",
+    "就这些",
 ];
 
 /// How much a text says: characters, a CJK character counting three (a Chinese fact of four
@@ -281,16 +350,45 @@ fn worth_keeping(fact: &str) -> bool {
         .join(" ");
     let words = format!(" {words} ");
     !MOMENT.iter().any(|m| words.contains(&format!(" {m} ")))
+        && !MOMENT_CJK.iter().any(|m| fact.contains(m))
 }
 
 /// Openings and endings of a request to the assistant ("Tell me a joke", "帮我翻译", "教えて").
 const REQUEST_STARTS: &[&str] = &[
-    "can you", "could you", "would you", "will you", "can i", "should i", "how do i", "how can i",
-    "tell me", "give me", "show me", "help me", "explain", "translate", "suggest", "recommend",
-    "write me", "quiz me", "let me know", "请", "帮我", "给我", "告诉我", "把",
+    "can you",
+    "could you",
+    "would you",
+    "will you",
+    "can i",
+    "should i",
+    "how do i",
+    "how can i",
+    "tell me",
+    "give me",
+    "show me",
+    "help me",
+    "explain",
+    "translate",
+    "suggest",
+    "recommend",
+    "write me",
+    "quiz me",
+    "let me know",
+    "请",
+    "帮我",
+    "给我",
+    "告诉我",
+    "把",
 ];
 const REQUEST_MARKS: &[&str] = &[
-    "翻译", "教えて", "言って", "ちょうだい", "줄래", "알려줘", "알려 줘", "추천해",
+    "翻译",
+    "教えて",
+    "言って",
+    "ちょうだい",
+    "줄래",
+    "알려줘",
+    "알려 줘",
+    "추천해",
 ];
 
 /// Whether a fact is a request to the assistant rather than something about the user.
@@ -298,8 +396,9 @@ fn is_request(fact: &str) -> bool {
     let f = tokenize::fold(fact);
     let f = f.trim_start_matches(|c: char| !c.is_alphanumeric());
     REQUEST_STARTS.iter().any(|w| {
-        f.strip_prefix(w)
-            .is_some_and(|rest| rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_alphanumeric()))
+        f.strip_prefix(w).is_some_and(|rest| {
+            rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_alphanumeric())
+        })
     }) || REQUEST_MARKS.iter().any(|m| f.contains(m))
 }
 
@@ -311,7 +410,8 @@ fn without_questions(fact: &str, requests: bool) -> String {
     let mut sentence = String::new();
     let close = |s: &mut String, asked: bool, kept: &mut Vec<String>| {
         let t = s.trim();
-        if !t.is_empty() && !asked && !(requests && is_request(t)) {
+        let request = requests && is_request(t);
+        if !t.is_empty() && !asked && !request {
             kept.push(t.to_owned());
         }
         s.clear();
@@ -324,7 +424,11 @@ fn without_questions(fact: &str, requests: bool) -> String {
     }
     close(&mut sentence, false, &mut kept);
     let out = kept.join(" ");
-    if out.trim().is_empty() { fact.to_owned() } else { out }
+    if out.trim().is_empty() {
+        fact.to_owned()
+    } else {
+        out
+    }
 }
 
 /// A fact on one line: whitespace runs (newlines too) become one space.
@@ -361,7 +465,10 @@ mod tests {
     #[test]
     fn facts_the_user_said_pass_in_their_words_and_language() {
         let said = convo(&[
-            (true, "Hi! I'm Ana, a data engineer in Lisbon. I'm allergic to peanuts, and please keep answers short."),
+            (
+                true,
+                "Hi! I'm Ana, a data engineer in Lisbon. I'm allergic to peanuts, and please keep answers short.",
+            ),
             (false, "Nice to meet you, Ana!"),
             (true, "我住在上海浦东，正在学习日语。"),
         ]);
@@ -378,7 +485,10 @@ mod tests {
         );
         assert_eq!(dropped, vec![], "{dropped:?}");
         assert_eq!(kept.len(), 5);
-        assert_eq!(kept[4].source, 3, "a miscounted source is re-pointed to the user message holding it");
+        assert_eq!(
+            kept[4].source, 3,
+            "a miscounted source is re-pointed to the user message holding it"
+        );
         assert_eq!(kept[2].memory_type, MemoryType::Feedback);
     }
 
@@ -386,7 +496,10 @@ mod tests {
     fn world_questions_inventions_and_assistant_words_are_dropped() {
         let said = convo(&[
             (true, "What is the capital of France?"),
-            (false, "Paris. Also, hash maps are key-value data structures."),
+            (
+                false,
+                "Paris. Also, hash maps are key-value data structures.",
+            ),
             (true, "Thanks, that's all!"),
         ]);
         let (kept, dropped) = check(
@@ -403,25 +516,48 @@ mod tests {
         );
         assert!(kept.is_empty(), "{kept:?}");
         let reasons: Vec<&str> = dropped.iter().map(|d| d.reason.as_str()).collect();
-        assert!(reasons[0].contains("question the user asked"), "{reasons:?}");
+        assert!(
+            reasons[0].contains("question the user asked"),
+            "{reasons:?}"
+        );
         assert!(reasons[1].contains("assistant"), "{reasons:?}");
         assert!(reasons[2].contains("did not say it"), "{reasons:?}");
-        assert!(reasons[3].contains("small talk") || reasons[3].contains("no words of substance"), "{reasons:?}");
+        assert!(
+            reasons[3].contains("small talk") || reasons[3].contains("no words of substance"),
+            "{reasons:?}"
+        );
         assert!(reasons[4].contains("too short"), "{reasons:?}");
         let (kept, _) = check(
-            &[patch("user", "对花生过敏", 1), patch("user", "你好！我叫李娜，在上海做产品经理。", 1), patch("user", "谢谢你", 1)],
-            &convo(&[(true, "你好！我叫李娜，在上海做产品经理。我对花生过敏。谢谢你")]),
+            &[
+                patch("user", "对花生过敏", 1),
+                patch("user", "你好！我叫李娜，在上海做产品经理。", 1),
+                patch("user", "谢谢你", 1),
+            ],
+            &convo(&[(
+                true,
+                "你好！我叫李娜，在上海做产品经理。我对花生过敏。谢谢你",
+            )]),
             &HashSet::new(),
         );
-        assert_eq!(kept.len(), 2, "short Chinese facts hold; thanks alone does not");
+        assert_eq!(
+            kept.len(),
+            2,
+            "short Chinese facts hold; thanks alone does not"
+        );
         assert!(reasons[5].contains("type `mood`"), "{reasons:?}");
     }
 
     #[test]
     fn a_question_in_the_first_person_still_carries_the_fact() {
-        let said = convo(&[(true, "I'm vegetarian — any quick dinner idea?"), (true, "저는 땅콩 알레르기가 있어요. 간식 추천해 줄래요?")]);
+        let said = convo(&[
+            (true, "I'm vegetarian — any quick dinner idea?"),
+            (true, "저는 땅콩 알레르기가 있어요. 간식 추천해 줄래요?"),
+        ]);
         let (kept, dropped) = check(
-            &[patch("user", "User is vegetarian", 1), patch("user", "땅콩 알레르기가 있음", 2)],
+            &[
+                patch("user", "User is vegetarian", 1),
+                patch("user", "땅콩 알레르기가 있음", 2),
+            ],
             &said,
             &HashSet::new(),
         );
@@ -430,24 +566,43 @@ mod tests {
 
     #[test]
     fn questions_are_cut_from_a_fact_and_corrections_may_say_now() {
-        let said = convo(&[(true, "Adopted a beagle puppy named Biscuit last weekend! How many times a day should a 10-week-old eat?"), (true, "Actually the Tidepool beta is now on March 17, not March 3.")]);
+        let said = convo(&[
+            (
+                true,
+                "Adopted a beagle puppy named Biscuit last weekend! How many times a day should a 10-week-old eat?",
+            ),
+            (
+                true,
+                "Actually the Tidepool beta is now on March 17, not March 3.",
+            ),
+        ]);
         let (kept, dropped) = check(
             &[
-                patch("user", "Adopted a beagle puppy named Biscuit last weekend! How many times a day should a 10-week-old eat?", 1),
+                patch(
+                    "user",
+                    "Adopted a beagle puppy named Biscuit last weekend! How many times a day should a 10-week-old eat?",
+                    1,
+                ),
                 patch("project", "The Tidepool beta is now on March 17.", 2),
                 patch("user", "Is debugging the beta right now", 2),
             ],
             &said,
             &HashSet::new(),
         );
-        assert_eq!(kept[0].patch.fact, "Adopted a beagle puppy named Biscuit last weekend!");
+        assert_eq!(
+            kept[0].patch.fact,
+            "Adopted a beagle puppy named Biscuit last weekend!"
+        );
         assert_eq!(kept.len(), 2, "{dropped:?}");
         assert!(dropped[0].reason.contains("about the moment"));
     }
 
     #[test]
     fn requests_to_the_assistant_are_not_facts_unless_they_say_how_to_work() {
-        let said = convo(&[(true, "Tell me a joke about databases. 请把这句话翻译成英文。 何か面白いダジャレを一つ言って。 Please keep answers short.")]);
+        let said = convo(&[(
+            true,
+            "Tell me a joke about databases. 请把这句话翻译成英文。 何か面白いダジャレを一つ言って。 Please keep answers short.",
+        )]);
         let (kept, dropped) = check(
             &[
                 patch("user", "Tell me a joke about databases", 1),
@@ -460,9 +615,33 @@ mod tests {
         );
         assert_eq!(kept.len(), 1, "{dropped:?}");
         assert_eq!(kept[0].memory_type, MemoryType::Feedback);
-        assert!(dropped.iter().all(|d| d.reason.contains("asked for")), "{dropped:?}");
+        assert!(
+            dropped.iter().all(|d| d.reason.contains("asked for")),
+            "{dropped:?}"
+        );
         assert!(!is_request("Explains maths to students in Leeds") || is_request("Explain this"));
         assert!(!is_request("Suggestions go to the #ideas channel"));
+    }
+
+    #[test]
+    fn korean_questions_and_thanks_are_not_facts() {
+        let said = convo(&[
+            (true, "훈민정음은 언제 반포됐어요?"),
+            (true, "고마워요, 오늘은 여기까지 할게요!"),
+            (true, "ありがとう、助かりました！"),
+        ]);
+        let (kept, dropped) = check(
+            &[
+                patch("reference", "훈민정음은 1446년에 반포됐어요.", 1),
+                patch("feedback", "고마워요, 오늘은 여기까지 할게요!", 2),
+                patch("feedback", "ありがとう、助かりました！", 3),
+            ],
+            &said,
+            &HashSet::new(),
+        );
+        assert!(kept.is_empty(), "{kept:?}");
+        assert!(dropped[0].reason.contains("question"), "{dropped:?}");
+        assert!(first_person("저는 부산에 살아요") && !first_person("언제 반포됐어요?"));
     }
 
     #[test]

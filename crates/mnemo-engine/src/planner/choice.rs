@@ -88,7 +88,11 @@ fn day(at: &str) -> &str {
 #[must_use]
 pub fn key(client: &Client) -> String {
     let s = client.settings();
-    format!("{} {}", s.base_url.trim().trim_end_matches('/'), s.model.trim())
+    format!(
+        "{} {}",
+        s.base_url.trim().trim_end_matches('/'),
+        s.model.trim()
+    )
 }
 
 /// What was learned for the client's model.
@@ -114,7 +118,11 @@ pub fn learn(home: &Path, client: &Client, road: Road, why: &str) {
         return;
     };
     let k = key(client);
-    if paths.models.get(&k).is_some_and(|l| l.path == road.as_str()) {
+    if paths
+        .models
+        .get(&k)
+        .is_some_and(|l| l.path == road.as_str())
+    {
         return;
     }
     tracing::info!("extraction for {k}: {} from now on ({why})", road.as_str());
@@ -152,7 +160,16 @@ mod tests {
         assert_eq!((fresh.road, fresh.then_planner), (Road::Tools, true));
         let learned = choose(Extraction::Auto, Some(&planner));
         assert_eq!((learned.road, learned.then_planner), (Road::Planner, false));
-        assert!(learned.why.starts_with("learned on 2026-11-27: the tool agent wrote nothing"), "{}", learned.why);
-        assert_eq!(choose(Extraction::Auto, Some(&learned_as("tools"))).road, Road::Tools);
+        assert!(
+            learned
+                .why
+                .starts_with("learned on 2026-11-27: the tool agent wrote nothing"),
+            "{}",
+            learned.why
+        );
+        assert_eq!(
+            choose(Extraction::Auto, Some(&learned_as("tools"))).road,
+            Road::Tools
+        );
     }
 }

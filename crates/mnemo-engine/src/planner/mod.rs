@@ -126,7 +126,10 @@ pub fn said_of(messages: &[Message]) -> Vec<Said> {
             let text = m.content.as_deref()?.trim();
             (!text.is_empty()).then(|| Said {
                 user: m.role == Role::User,
-                text: crate::secrets::redact(&text.chars().take(MAX_MESSAGE_CHARS).collect::<String>()).0,
+                text: crate::secrets::redact(
+                    &text.chars().take(MAX_MESSAGE_CHARS).collect::<String>(),
+                )
+                .0,
             })
         })
         .collect();
@@ -138,7 +141,12 @@ fn numbered(said: &[Said]) -> String {
     said.iter()
         .enumerate()
         .map(|(i, s)| {
-            format!("[{}] {}: {}", i + 1, if s.user { "user" } else { "assistant" }, s.text)
+            format!(
+                "[{}] {}: {}",
+                i + 1,
+                if s.user { "user" } else { "assistant" },
+                s.text
+            )
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -162,7 +170,10 @@ pub async fn ask(
         model: None,
         messages: vec![
             Message::system(SYSTEM),
-            Message::user(format!("{task}\n\n{}\n\nAnswer with JSON only.", numbered(said))),
+            Message::user(format!(
+                "{task}\n\n{}\n\nAnswer with JSON only.",
+                numbered(said)
+            )),
         ],
         tools: Vec::new(),
         temperature: Some(0.0),
@@ -193,7 +204,11 @@ pub fn targets(kept: &[Kept], docs: &[DocSummary]) -> BTreeMap<String, Target> {
     let taken: HashSet<&str> = docs.iter().map(|d| d.path.as_str()).collect();
     for k in kept {
         let topic = one_line(&k.patch.topic);
-        let topic = if topic.is_empty() { k.memory_type.as_str().to_owned() } else { topic };
+        let topic = if topic.is_empty() {
+            k.memory_type.as_str().to_owned()
+        } else {
+            topic
+        };
         let existing = docs.iter().find(|d| {
             d.valid
                 && d.kind == mnemo_store::doc::DocKind::Topic
@@ -276,14 +291,24 @@ pub fn render(current: Option<&str>, t: &Target) -> mnemo_core::Result<String> {
         Some(text) => {
             let mut file = TopicFile::parse(text);
             let body = file.body().trim_end();
-            let body = if body.trim().is_empty() { added } else { format!("{body}\n\n{added}") };
+            let body = if body.trim().is_empty() {
+                added
+            } else {
+                format!("{body}\n\n{added}")
+            };
             file.set_body(&format!("{body}\n"));
             Ok(file.render())
         }
         None => {
-            let first = t.entries.first().map_or("", |e| e.lines().next().unwrap_or(""));
+            let first = t
+                .entries
+                .first()
+                .map_or("", |e| e.lines().next().unwrap_or(""));
             let description: String = first.chars().take(150).collect();
-            Ok(TopicFile::new(&t.name, &description, t.memory_type, &format!("{added}\n"))?.render())
+            Ok(
+                TopicFile::new(&t.name, &description, t.memory_type, &format!("{added}\n"))?
+                    .render(),
+            )
         }
     }
 }
@@ -426,8 +451,20 @@ mod tests {
             text,
             "---\nname: Health\ndescription: Allergic to peanuts\ntype: user\n---\nAllergic to peanuts\nHow to apply: Any snack or recipe\n\nAllergic to shellfish\nHow to apply: Any snack or recipe\n"
         );
-        let again = render(Some(&text), &Target { entries: vec!["Avoids gluten".into()], ..t["user_health.md"].clone() }).unwrap();
-        assert!(again.ends_with("Allergic to shellfish\nHow to apply: Any snack or recipe\n\nAvoids gluten\n"), "{again}");
+        let again = render(
+            Some(&text),
+            &Target {
+                entries: vec!["Avoids gluten".into()],
+                ..t["user_health.md"].clone()
+            },
+        )
+        .unwrap();
+        assert!(
+            again.ends_with(
+                "Allergic to shellfish\nHow to apply: Any snack or recipe\n\nAvoids gluten\n"
+            ),
+            "{again}"
+        );
         assert_eq!(TopicFile::parse(&again).entries().len(), 3);
     }
 }

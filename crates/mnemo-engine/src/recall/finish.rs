@@ -147,7 +147,10 @@ pub(super) fn finish(
 ) -> Result<RecallResult> {
     // Room left by topic memories goes to conversation records of other chats (SPEC §4.4a).
     let mut picks = picks;
-    let room = req.limit.unwrap_or(super::MAX_SELECTED).saturating_sub(picks.len());
+    let room = req
+        .limit
+        .unwrap_or(super::MAX_SELECTED)
+        .saturating_sub(picks.len());
     let taken: HashSet<&str> = picks
         .iter()
         .map(|p| p.path.as_str())

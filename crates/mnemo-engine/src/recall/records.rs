@@ -93,11 +93,7 @@ pub fn matching_turns(body: &str, query: &str) -> String {
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     scored.truncate(MAX_TURNS);
     scored.sort_by_key(|s| s.1);
-    scored
-        .iter()
-        .map(|s| s.2)
-        .collect::<Vec<_>>()
-        .join("\n\n")
+    scored.iter().map(|s| s.2).collect::<Vec<_>>().join("\n\n")
 }
 
 #[cfg(test)]
