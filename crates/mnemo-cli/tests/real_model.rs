@@ -549,12 +549,12 @@ fn a_first_session_with_a_small_local_model_remembers() {
     ]);
     assert_eq!(code, Some(0), "{first}");
     eprintln!(
-        "walk (1.5B): first chat {:.1} s; extraction {} by {}: wrote {}, dropped {}",
+        "walk (1.5B): first chat {:.1} s; extraction {}: wrote {}; {}; {}",
         t.elapsed().as_secs_f64(),
         first["extract"]["status"],
-        first["extract"]["road"],
         first["extract"]["files_written"],
-        first["extract"]["dropped"]
+        first["extract"]["summary"],
+        first["extract"]["error"]
     );
     let t = Instant::now();
     let (code, second) = run(&["chat", "Can you suggest a snack for my afternoon break?"]);
