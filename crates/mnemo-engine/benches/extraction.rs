@@ -382,7 +382,10 @@ fn main() {
         .unwrap_or(usize::MAX);
     let only = opt("--only").unwrap_or_default();
     let verbose = args.iter().any(|a| a == "--verbose");
-    let every: usize = opt("--every").and_then(|n| n.parse().ok()).unwrap_or(1).max(1);
+    let every: usize = opt("--every")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1)
+        .max(1);
     let picked: Vec<Conversation> = convs
         .into_iter()
         .filter(|c| c.id.starts_with(&only))
@@ -397,9 +400,9 @@ fn main() {
         picked.iter().filter(|c| c.expect.is_empty()).count()
     );
     println!(
-        "| model | path | facts kept | invented (of saved) | wrong type | wrote on nothing-to-save | s/job | failed |"
+        "| model | path | facts kept | invented (of saved) | outdated | wrong type | wrote on nothing-to-save | s/job | failed |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for spec in models.split(',').filter(|s| !s.trim().is_empty()) {
         let (name, gguf) = spec
             .split_once('=')
