@@ -307,20 +307,7 @@ pub async fn run_remember(
         Road::Tools,
         "the tool agent wrote the fact",
     );
-    let files: Vec<String> = tools.touched.iter().cloned().collect();
-    let mut types = Vec::new();
-    for f in &files {
-        if let Ok(d) = vault.get_as(origin, &ws.id, f)
-            && let Some(t) = d.summary.memory_type.filter(|t| !types.contains(t))
-        {
-            types.push(t);
-        }
-    }
-    Ok(Remembered {
-        summary: written_summary(vault, origin, &ws.id, &files, &tools.originals),
-        files,
-        types,
-    })
+    Ok(remembered(vault, origin, &ws.id, &tools))
 }
 
 /// The planner's remember: one side query; the fact must come back held by what was given.
@@ -355,20 +342,26 @@ async fn planned(
             ),
         ));
     }
+    Ok(remembered(vault, origin, &ws.id, tools))
+}
+
+/// What a run wrote, read from the disk (as the run's origin sees it): files, their types and
+/// the summary.
+fn remembered(vault: &Vault, origin: Origin, ws: &str, tools: &MemoryTools<'_>) -> Remembered {
     let files: Vec<String> = tools.touched.iter().cloned().collect();
     let mut types = Vec::new();
     for f in &files {
-        if let Ok(d) = vault.get_as(origin, &ws.id, f)
+        if let Ok(d) = vault.get_as(origin, ws, f)
             && let Some(t) = d.summary.memory_type.filter(|t| !types.contains(t))
         {
             types.push(t);
         }
     }
-    Ok(Remembered {
-        summary: written_summary(vault, origin, &ws.id, &files, &tools.originals),
+    Remembered {
+        summary: written_summary(vault, origin, ws, &files, &tools.originals),
         files,
         types,
-    })
+    }
 }
 
 /// One run of the agent under the inner abort and the outer limit.
