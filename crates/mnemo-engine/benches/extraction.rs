@@ -16,7 +16,7 @@
 //! (`. <(scripts/eval-models.sh)` assembles the first two, `scripts/llama.sh` the third), served
 //! by `MNEMO_LLAMA_SERVER`. Options after `--`: `--paths planner,tools`, `--limit N` (first N
 //! conversations), `--every N` (every Nth: a subset across the languages), `--only <id prefix>`,
-//! `--verbose`.
+//! `--lang en|zh|ja|ko`, `--verbose`.
 //!
 //! `cargo bench -p mnemo-engine --bench extraction -- --paths planner`. Under `cargo test`
 //! (no models) it checks its own scoring against the fake server with scripted plans.
@@ -313,28 +313,57 @@ fn load() -> Vec<Conversation> {
     eval.conversations
 }
 
+/// The clause of the user's messages that holds every keyword group of `e`, word for word (as
+/// the planner's prompt asks a model to copy), or the whole sentence when no clause holds them.
+fn quoted(c: &Conversation, e: &Expected) -> String {
+    let holds = |t: &str| e.held_by(t);
+    let sentences: Vec<&str> = c
+        .messages
+        .iter()
+        .filter(|m| m.role == "user")
+        .flat_map(|m| m.content.split_inclusive(['.', '!', '?']))
+        .map(str::trim)
+        .collect();
+    let clause = sentences
+        .iter()
+        .flat_map(|s| s.split([',', ':']))
+        .map(str::trim)
+        .find(|t| holds(t));
+    clause
+        .or_else(|| sentences.iter().copied().find(|t| holds(t)))
+        .unwrap_or_else(|| panic!("{}: no sentence of the user holds {:?}", c.id, e.all))
+        .to_owned()
+}
+
+/// Conversations whose facts the user states (not only asks about), for the self-check.
+const SELF_CHECK: &[&str] = &[
+    "en-allergy-lisbon",
+    "en-vegetarian-dinner",
+    "en-postgres-billing",
+    "en-linear-mob",
+    "en-python-style",
+];
+
 /// Under `cargo test`: the scoring itself, against the fake server answering each job with a
-/// plan that states the expected facts in the user's words (and one invented fact).
+/// plan that quotes the user's own clauses for the expected facts (and one invented fact).
 fn self_check(convs: &[Conversation], rt: &tokio::runtime::Runtime) {
     rt.block_on(async {
         let fake = mnemo_testkit::FakeModel::start().await;
         let client = client(fake.base_url(), "fake", "planner");
         let mut score = Score::default();
-        let picked: Vec<&Conversation> = convs.iter().filter(|c| c.lang == "en").take(4).collect();
-        for c in &picked {
+        for id in SELF_CHECK {
+            let c = convs.iter().find(|c| c.id == *id).unwrap();
             let user = c.messages.iter().position(|m| m.role == "user").unwrap() + 1;
-            let mut memories: Vec<serde_json::Value> = c
-                .expect
+            let mut facts: Vec<(String, &str)> = Vec::new();
+            for e in &c.expect {
+                let fact = quoted(c, e);
+                if !facts.iter().any(|(f, _)| *f == fact) {
+                    facts.push((fact, e.memory_type.as_str()));
+                }
+            }
+            let mut memories: Vec<serde_json::Value> = facts
                 .iter()
-                .map(|e| {
-                    let said: String = c.messages.iter().filter(|m| m.role == "user").map(|m| m.content.to_lowercase()).collect();
-                    let fact: Vec<&str> = e
-                        .all
-                        .iter()
-                        .map(|g| g.iter().find(|k| said.contains(&k.to_lowercase())).unwrap_or(&g[0]).as_str())
-                        .collect();
-                    serde_json::json!({"source": user, "type": e.memory_type, "topic": "Eval", "fact": format!("{} (said so)", fact.join(", "))})
-                })
+                .map(|(fact, ty)| serde_json::json!({"source": user, "type": ty, "topic": "Eval", "fact": fact}))
                 .collect();
             memories.push(serde_json::json!({"source": user, "type": "user", "topic": "Other", "fact": "Owns a yellow submarine in Liverpool"}));
             fake.push_for(mnemo_testkit::Kind::Json, mnemo_testkit::Reply::json(&serde_json::json!({"memories": memories})));
@@ -342,8 +371,10 @@ fn self_check(convs: &[Conversation], rt: &tokio::runtime::Runtime) {
             score.add(c, &s, secs, failed, true);
         }
         println!("{}", score.row("fake", "planner"));
-        assert_eq!(score.kept, score.expected, "a plan of the expected facts keeps them all");
+        assert!(score.expected >= 10, "the self-check covers {} facts", score.expected);
+        assert_eq!(score.kept, score.expected, "a plan quoting the user's words keeps every expected fact");
         assert_eq!(score.invented, 0, "an invented fact the user never said is dropped");
+        assert_eq!(score.wrong_type, 0);
         assert_eq!(score.failed, 0);
     });
 }
@@ -381,6 +412,7 @@ fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(usize::MAX);
     let only = opt("--only").unwrap_or_default();
+    let lang = opt("--lang");
     let verbose = args.iter().any(|a| a == "--verbose");
     let every: usize = opt("--every")
         .and_then(|n| n.parse().ok())
@@ -389,6 +421,7 @@ fn main() {
     let picked: Vec<Conversation> = convs
         .into_iter()
         .filter(|c| c.id.starts_with(&only))
+        .filter(|c| lang.as_ref().is_none_or(|l| *l == c.lang))
         .step_by(every)
         .take(limit)
         .collect();

@@ -46,8 +46,8 @@ pub fn records_enabled(vault: &Vault, ws: &mnemo_store::Workspace) -> bool {
     settings::switch(&vault.home().root, settings::CHAT_RECORDS, &ws.id).unwrap_or(true)
 }
 
-/// Entries shorter than this are dropped.
-pub const MIN_ENTRY_CHARS: usize = 12;
+/// Entries saying less than this ([`fact_width`]) are dropped.
+pub const MIN_FACT_WIDTH: usize = 10;
 
 /// What the scheduler should do with a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,23 +157,31 @@ const MOMENT_WORDS: &[&str] = &[
     "right now",
 ];
 
-/// Whether an entry's summary is worth keeping: at least 12 characters (a CJK character counts
-/// as two: "住在上海浦东" is a fact), not a question, not about the moment.
+/// How much a text says: letters and digits, a CJK character counting three (a Chinese fact
+/// of four characters — "住在北京" — says as much as a short sentence); punctuation and spaces
+/// count nothing. One measure for both roads (the planner's check and the agent's filter).
 #[must_use]
-pub fn keep_entry(summary: &str) -> bool {
-    let s = summary.trim();
-    // A CJK character says about as much as a short word: it counts twice.
-    let width: usize = s
-        .chars()
+pub fn fact_width(text: &str) -> usize {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
         .map(|c| {
             if mnemo_store::tokenize::is_cjk(c) {
-                2
+                3
             } else {
                 1
             }
         })
-        .sum();
-    if width < MIN_ENTRY_CHARS || s.ends_with('?') || s.ends_with('？') {
+        .sum()
+}
+
+/// Whether an entry's summary is worth keeping: at least [`MIN_FACT_WIDTH`] (see
+/// [`fact_width`]: "four spaces" and "住在上海浦东" are facts, "Likes tea" and "喜欢茶" are
+/// not), not a question, not about the moment.
+#[must_use]
+pub fn keep_entry(summary: &str) -> bool {
+    let s = summary.trim();
+    let width = fact_width(s);
+    if width < MIN_FACT_WIDTH || s.ends_with('?') || s.ends_with('？') {
         return false;
     }
     let lower = s.to_lowercase();
@@ -685,7 +693,8 @@ mod tests {
     #[test]
     fn weak_entries_are_dropped() {
         assert!(keep_entry("Prefers terse answers without recaps."));
-        assert!(!keep_entry("Likes tea"), "shorter than 12");
+        assert!(!keep_entry("Likes tea"), "says less than ten letters");
+        assert!(keep_entry("Four spaces"), "ten letters are a fact");
         assert!(keep_entry("住在上海浦东"), "six CJK characters say enough");
         assert!(!keep_entry("喜欢茶"));
         assert!(!keep_entry("Should we deploy on Friday?"));

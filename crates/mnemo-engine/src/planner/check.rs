@@ -9,6 +9,7 @@ use mnemo_core::MemoryType;
 use mnemo_store::{format, tokenize};
 
 use super::Patch;
+use crate::extract::fact_width;
 
 /// Share of a fact's content words that must appear in the user message it comes from.
 pub const MIN_SUPPORT: f64 = 0.5;
@@ -318,23 +319,14 @@ const SMALL_TALK: &[&str] = &[
     "就这些",
 ];
 
-/// How much a text says: characters, a CJK character counting three (a Chinese fact of four
-/// characters — "住在北京" — says as much as a short sentence), punctuation and spaces nothing.
-fn width(text: &str) -> usize {
-    text.chars()
-        .filter(|c| c.is_alphanumeric())
-        .map(|c| if tokenize::is_cjk(c) { 3 } else { 1 })
-        .sum()
-}
-
-/// At least 12 characters' worth (see [`width`]) beside any greeting or thanks, not a question,
+/// At least [`MIN_FACT_WIDTH`](crate::extract::MIN_FACT_WIDTH) (see [`fact_width`]) beside any greeting or thanks, not a question,
 /// not about the moment.
 fn worth_keeping(fact: &str) -> bool {
     let mut rest = tokenize::fold(fact);
     for w in SMALL_TALK {
         rest = rest.replace(w, "");
     }
-    if width(&rest) < crate::extract::MIN_ENTRY_CHARS - 2
+    if fact_width(&rest) < crate::extract::MIN_FACT_WIDTH
         || fact.ends_with('?')
         || fact.ends_with('？')
     {
