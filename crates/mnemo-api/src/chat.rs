@@ -277,7 +277,9 @@ impl Api {
             Err(e) => return format!("Could not look for it: {}", e.message),
         };
         if preview.selected.is_empty() {
-            return format!("Nothing in `{workspace}` matches \"{query}\": nothing to forget.");
+            return format!(
+                "No memory in `{workspace}` has \"{query}\" in its name, description or entries: nothing to forget."
+            );
         }
         let list: String = preview
             .selected

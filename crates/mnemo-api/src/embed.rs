@@ -135,6 +135,13 @@ impl Api {
         match model.embed_query(text) {
             Ok(e) => Some(QueryVector {
                 model: model.model_id().to_owned(),
+                null: model
+                    .null(&e.vector)
+                    .map(|n| mnemo_engine::recall::QueryNull {
+                        mean: n.mean,
+                        sd: n.sd,
+                    }),
+                background: model.background_queries(),
                 vector: e.vector,
             }),
             Err(e) => {

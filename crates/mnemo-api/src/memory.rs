@@ -301,7 +301,9 @@ impl Api {
             if let Some(hits) =
                 mnemo_engine::recall::search_hybrid(&self.vault, ws, words, &qv, limit)?
             {
-                return Ok(mnemo_engine::recall::above_search_floor(hits));
+                let mut hits = mnemo_engine::recall::above_search_floor(hits);
+                mnemo_engine::recall::mark_matches(words, &mut hits);
+                return Ok(hits);
             }
         }
         let mut hits = self.vault.search_indexed(ws, words, limit)?;
@@ -310,7 +312,9 @@ impl Api {
             h.score = share;
             h.lexical = Some(share);
         }
-        Ok(mnemo_engine::recall::above_search_floor(hits))
+        let mut hits = mnemo_engine::recall::above_search_floor(hits);
+        mnemo_engine::recall::mark_matches(words, &mut hits);
+        Ok(hits)
     }
 
     /// The journal, newest first.

@@ -86,10 +86,17 @@ pub fn forget(
     if dry_run || preview.selected.is_empty() {
         return emit(json, &preview, |p| {
             if p.selected.is_empty() {
-                println!(
-                    "nothing in {} matches \"{}\": nothing to forget",
-                    p.workspace, p.query
-                );
+                if p.strategy == "model" && p.candidates > 0 {
+                    println!(
+                        "the model chose none of the {} entries found in {} for \"{}\": nothing to forget",
+                        p.candidates, p.workspace, p.query
+                    );
+                } else {
+                    println!(
+                        "no memory in {} has \"{}\" in its name, description or entries: nothing to forget",
+                        p.workspace, p.query
+                    );
+                }
                 return;
             }
             println!(

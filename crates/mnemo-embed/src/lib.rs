@@ -8,6 +8,7 @@
 //! wrong file is an [`EmbedError`] with a message saying what to do; callers fall back to
 //! lexical search.
 
+pub mod background;
 pub mod e5;
 /// How a memory becomes the text that is embedded (`mnemo-store`'s `embedding_text`): part of
 /// every model id, so changing it re-embeds existing indexes. 2: `name: body`.
@@ -98,6 +99,14 @@ pub struct Embedding {
     pub truncated: bool,
 }
 
+/// The background set embedded both ways.
+struct Backgrounds {
+    /// As passages (what memories are): a query's null.
+    passages: background::Background,
+    /// As queries: a memory's null.
+    queries: std::sync::Arc<Vec<f32>>,
+}
+
 enum Backend {
     E5(Box<e5::E5>),
     MiniLm(Box<minilm::MiniLm>),
@@ -109,6 +118,9 @@ pub struct Embedder {
     id: String,
     dim: usize,
     dir: PathBuf,
+    /// The background set as passages and as queries, embedded on first use
+    /// ([`Embedder::null`], [`Embedder::background_queries`]).
+    background: std::sync::OnceLock<Option<Backgrounds>>,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -166,6 +178,7 @@ impl Embedder {
                 dim: m.dim(),
                 dir: file,
                 backend: Backend::E5(Box::new(m)),
+                background: std::sync::OnceLock::new(),
             }
         } else {
             let m = minilm::MiniLm::load(path)?;
@@ -174,6 +187,7 @@ impl Embedder {
                 dim: m.dim,
                 dir: path.to_path_buf(),
                 backend: Backend::MiniLm(Box::new(m)),
+                background: std::sync::OnceLock::new(),
             }
         };
         let bad = |reason: String| EmbedError::BadModel {
@@ -241,6 +255,101 @@ impl Embedder {
                 .collect()),
             Backend::MiniLm(m) => m.embed(texts),
         }
+    }
+
+    /// The query's null distribution ([`background`]): its cosines to the background passages
+    /// this model reads. The background is embedded once per model and cached beside the
+    /// model's files (else in the user's cache folder); `None` when it cannot be embedded.
+    #[must_use]
+    pub fn null(&self, query: &[f32]) -> Option<background::Null> {
+        self.backgrounds().and_then(|b| b.passages.null_of(query))
+    }
+
+    /// The background embedded as queries (rows of [`Self::dim`] numbers): a memory's cosines
+    /// to them are the memory's own null (`Index::vector_search_against`).
+    #[must_use]
+    pub fn background_queries(&self) -> Option<std::sync::Arc<Vec<f32>>> {
+        self.backgrounds().map(|b| b.queries.clone())
+    }
+
+    fn backgrounds(&self) -> Option<&Backgrounds> {
+        self.background
+            .get_or_init(|| {
+                let passages = self.load_background("passage")?;
+                let queries = self.load_background("query")?;
+                Some(Backgrounds {
+                    passages,
+                    queries: std::sync::Arc::new(queries.rows().to_vec()),
+                })
+            })
+            .as_ref()
+    }
+
+    /// Where the background's cache may live: beside the model, then the user's cache folder.
+    fn background_dirs(&self) -> Vec<PathBuf> {
+        let beside = if self.dir.is_file() {
+            self.dir.parent().map(Path::to_path_buf)
+        } else {
+            Some(self.dir.clone())
+        };
+        beside
+            .into_iter()
+            .chain(dirs::cache_dir().map(|d| d.join("mnemo")))
+            .collect()
+    }
+
+    /// The background embedded in one role (`passage` or `query`), from its cache or embedded
+    /// now and cached.
+    fn load_background(&self, role: &str) -> Option<background::Background> {
+        use background::Background;
+        let dirs = self.background_dirs();
+        for d in &dirs {
+            if let Some(b) = Background::read(&Background::cache_path(d, &self.id, role), self.dim)
+            {
+                return Some(b);
+            }
+        }
+        let started = std::time::Instant::now();
+        let texts = background::passages(|t| self.reads(t));
+        let mut rows = Vec::with_capacity(texts.len());
+        let failed = |e: EmbedError| {
+            tracing::warn!(
+                "embedding the background set failed ({e}); meaning is read by the model's fixed floors"
+            );
+        };
+        if role == "query" {
+            for t in &texts {
+                match self.embed_query(t) {
+                    Ok(e) => rows.push(e.vector),
+                    Err(e) => {
+                        failed(e);
+                        return None;
+                    }
+                }
+            }
+        } else {
+            for chunk in texts.chunks(32) {
+                match self.embed(chunk) {
+                    Ok(v) => rows.extend(v.into_iter().map(|e| e.vector)),
+                    Err(e) => {
+                        failed(e);
+                        return None;
+                    }
+                }
+            }
+        }
+        let b = Background::new(self.dim, &rows);
+        tracing::info!(model = %self.id, role, passages = b.len(), ms = started.elapsed().as_millis(), "background set embedded");
+        let saved = dirs.iter().find(|d| {
+            std::fs::create_dir_all(d).is_ok()
+                && b.write(&Background::cache_path(d, &self.id, role)).is_ok()
+        });
+        if saved.is_none() {
+            tracing::debug!(
+                "the background set could not be cached; it is embedded again next start"
+            );
+        }
+        Some(b)
     }
 
     /// Embed one query (a search, a chat message).

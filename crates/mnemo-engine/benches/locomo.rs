@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use mnemo_core::MemoryType;
 use mnemo_embed::Embedder;
-use mnemo_engine::recall::{Fusion, QueryVector};
+use mnemo_engine::recall::{Fusion, QueryNull, QueryVector};
 use mnemo_engine::{RecallRequest, recall};
 use mnemo_store::format::TopicFile;
 use mnemo_store::{Home, Vault};
@@ -53,7 +53,18 @@ fn pct(v: &mut [Duration], p: f64) -> Duration {
 /// The recall variants compared: lexical, and hybrid with each fusion.
 /// The modes compared: name, fusion (`None`: lexical), and whether the question is embedded as
 /// a passage (in batches, as memories are) instead of as a query, as search embeds it.
-fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>, bool)> {
+/// How a question is embedded for a mode.
+#[derive(Clone, Copy, PartialEq)]
+enum Embed {
+    /// As a query, its meaning read against its null over the background set (issue 35).
+    Query,
+    /// As a query, read against the model's fixed floors (before issue 35).
+    FixedFloors,
+    /// As a passage, in batches.
+    Passage,
+}
+
+fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>, Embed)> {
     let mut m: Vec<(&'static str, Option<Fusion>)> = vec![("lexical (Mnemo's BM25)", None)];
     if with_model {
         m.extend([
@@ -85,15 +96,23 @@ fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>, bool)> {
             ("vectors only", Some(Fusion::Weighted { vector: 1.0 })),
         ]);
     }
-    let mut out: Vec<(&'static str, Option<Fusion>, bool)> =
-        m.into_iter().map(|(n, f)| (n, f, false)).collect();
+    let mut out: Vec<(&'static str, Option<Fusion>, Embed)> =
+        m.into_iter().map(|(n, f)| (n, f, Embed::Query)).collect();
     if with_model {
         out.insert(
-            3,
+            2,
+            (
+                "hybrid standardised, the model's fixed floors (before issue 35)",
+                Some(Fusion::default()),
+                Embed::FixedFloors,
+            ),
+        );
+        out.insert(
+            4,
             (
                 "hybrid 0.5 / 0.5, question embedded as a passage",
                 Some(Fusion::default()),
-                true,
+                Embed::Passage,
             ),
         );
     }
@@ -121,8 +140,8 @@ fn embed_all(vault: &Vault, model: &Embedder) -> (u64, f64) {
 }
 
 /// The questions' vectors: as queries (as search embeds them), or as passages in batches.
-fn query_vectors(model: &Embedder, questions: &[&str], as_passage: bool) -> Vec<QueryVector> {
-    let vectors: Vec<Vec<f32>> = if as_passage {
+fn query_vectors(model: &Embedder, questions: &[&str], how: Embed) -> Vec<QueryVector> {
+    let vectors: Vec<Vec<f32>> = if how == Embed::Passage {
         questions
             .chunks(64)
             .flat_map(|c| model.embed(c).unwrap())
@@ -136,11 +155,27 @@ fn query_vectors(model: &Embedder, questions: &[&str], as_passage: bool) -> Vec<
     };
     vectors
         .into_iter()
-        .map(|vector| QueryVector {
-            model: model.model_id().to_owned(),
-            vector,
-        })
+        .map(|vector| query_vector(model, vector, how))
         .collect()
+}
+
+/// A question's vector as recall gets it: with its null unless the mode reads fixed floors.
+fn query_vector(model: &Embedder, vector: Vec<f32>, how: Embed) -> QueryVector {
+    let null = (how != Embed::FixedFloors)
+        .then(|| model.null(&vector))
+        .flatten()
+        .map(|n| QueryNull {
+            mean: n.mean,
+            sd: n.sd,
+        });
+    QueryVector {
+        model: model.model_id().to_owned(),
+        background: (how != Embed::FixedFloors)
+            .then(|| model.background_queries())
+            .flatten(),
+        vector,
+        null,
+    }
 }
 
 fn run(name: &str, convs: &[Value], items_of: fn(&Value) -> Vec<Item>, model: Option<&Embedder>) {
@@ -179,13 +214,18 @@ fn run(name: &str, convs: &[Value], items_of: fn(&Value) -> Vec<Item>, model: Op
             .iter()
             .map(|q| q["question"].as_str().unwrap_or_default())
             .collect();
-        let qvs = model.map(|m| query_vectors(m, &texts, false));
-        let qvs_passage = model.map(|m| query_vectors(m, &texts, true));
+        let qvs = model.map(|m| query_vectors(m, &texts, Embed::Query));
+        let qvs_fixed = model.map(|m| query_vectors(m, &texts, Embed::FixedFloors));
+        let qvs_passage = model.map(|m| query_vectors(m, &texts, Embed::Passage));
         for (qi, q) in qs.iter().enumerate() {
             let ev: HashSet<String> = evidence(q).into_iter().collect();
             let cat = q["category"].as_i64().unwrap_or(0);
-            for (mi, (_, fusion, as_passage)) in modes.iter().enumerate() {
-                let qv = if *as_passage { &qvs_passage } else { &qvs };
+            for (mi, (_, fusion, how)) in modes.iter().enumerate() {
+                let qv = match how {
+                    Embed::Query => &qvs,
+                    Embed::FixedFloors => &qvs_fixed,
+                    Embed::Passage => &qvs_passage,
+                };
                 let req = RecallRequest {
                     workspace: format!("conv{i}"),
                     query: texts[qi].to_owned(),
@@ -344,10 +384,7 @@ fn latency_at(sizes: &[usize], convs: &[Value], model: Option<&Embedder>) {
                 let req = RecallRequest {
                     workspace: "personal".into(),
                     query: q.clone(),
-                    query_vector: Some(QueryVector {
-                        model: m.model_id().to_owned(),
-                        vector: v.vector,
-                    }),
+                    query_vector: Some(query_vector(m, v.vector, Embed::Query)),
                     ..RecallRequest::default()
                 };
                 let r = recall(&vault, &req, Utc::now()).unwrap();
@@ -446,7 +483,7 @@ fn cjk_cases(model: Option<&Embedder>) {
         questions.len()
     );
     println!("| recall | found at rank 1 | found in top 5 |\n|---|---:|---:|");
-    for (label, fusion, as_passage) in modes(model.is_some()) {
+    for (label, fusion, how) in modes(model.is_some()) {
         let (mut first, mut top5) = (0, 0);
         for (q, want) in questions {
             let req = RecallRequest {
@@ -454,13 +491,13 @@ fn cjk_cases(model: Option<&Embedder>) {
                 query: (*q).to_owned(),
                 limit: Some(5),
                 query_vector: fusion.and_then(|_| {
-                    model.map(|m| QueryVector {
-                        model: m.model_id().to_owned(),
-                        vector: if as_passage {
+                    model.map(|m| {
+                        let vector = if how == Embed::Passage {
                             m.embed(&[q]).unwrap().remove(0).vector
                         } else {
                             m.embed_query(q).unwrap().vector
-                        },
+                        };
+                        query_vector(m, vector, how)
                     })
                 }),
                 fusion: fusion.unwrap_or_default(),

@@ -1,7 +1,8 @@
 //! Forget (SPEC §4.4): candidates are entries with their stable ids (at most 200 per workspace:
-//! entries containing the query first, then those of the best full-text hits, newest first); the
-//! main model picks (temperature 0, the query wrapped as user content, 8 s) or, without one or
-//! when it fails, the heuristic (exact substring, newest first); the preview shows exactly what
+//! entries whose memory's name, description or text says what the request says first, then
+//! those of the best full-text hits, newest first); the main model picks (temperature 0, the
+//! query wrapped as user content, 8 s) or, without one or when it fails, the heuristic (the same
+//! test: the whole request, or every content word of it, newest first); the preview shows exactly what
 //! will go; `apply` removes exactly those entries — a multi-entry file rewritten without them, a
 //! file left empty deleted — after checking every file is still as previewed (else `conflict`,
 //! nothing written), and remembers each forgotten summary as a hash so agents do not write it
@@ -34,6 +35,9 @@ pub struct ForgetEntry {
     pub path: String,
     /// The memory's name (its frontmatter `name`).
     pub name: String,
+    /// The memory's description (its frontmatter `description`).
+    #[serde(default)]
+    pub description: String,
     /// Its summary line.
     pub summary: String,
     /// The whole entry.
@@ -98,15 +102,14 @@ fn split_id(id: &str) -> (&str, Option<usize>) {
 
 /// The candidates for a query, best first, at most [`MAX_CANDIDATES`].
 pub fn candidates(vault: &Vault, ws: &Workspace, query: &str) -> Result<Vec<ForgetEntry>> {
-    let q = query.trim().to_lowercase();
     let records = vault.logs(&ws.id).unwrap_or_default();
-    let mut docs: Vec<(String, String, String)> = vault
+    let mut docs: Vec<(String, String, String, String)> = vault
         .list_indexed(Some(&ws.id), None)?
         .into_iter()
         .chain(records)
         // Topic memories and conversation records (what the person said is forgettable too).
         .filter(|d| d.valid && matches!(d.kind, doc::DocKind::Topic | doc::DocKind::Chat))
-        .map(|d| (d.path, d.mtime, d.name))
+        .map(|d| (d.path, d.mtime, d.name, d.description))
         .collect();
     docs.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let hits: Vec<String> = [doc::DocKind::Topic, doc::DocKind::Chat]
@@ -120,7 +123,7 @@ pub fn candidates(vault: &Vault, ws: &Workspace, query: &str) -> Result<Vec<Forg
         .collect();
     let (mut first, mut second) = (Vec::new(), Vec::new());
     let root = mnemo_store::rootdir::RootDir::open(&ws.memory_root).ok();
-    for (path, mtime, name) in &docs {
+    for (path, mtime, name, description) in &docs {
         let (Some(root), Ok(rel)) = (&root, fsutil::normalise(path)) else {
             continue;
         };
@@ -137,18 +140,20 @@ pub fn candidates(vault: &Vault, ws: &Workspace, query: &str) -> Result<Vec<Forg
             if e.text.starts_with("# Chat on ") && crate::recall::records::is_record(path) {
                 continue; // a record's heading, not something said
             }
-            let c = ForgetEntry {
+            let mut c = ForgetEntry {
                 id: format::entry_id(path, e.index, entries.len()),
                 path: path.clone(),
                 name: name.clone(),
+                description: description.clone(),
                 summary: e.summary.clone(),
                 text: e.text.clone(),
                 memory_type: file.memory_type(),
                 hash: hash.clone(),
                 mtime: mtime.clone(),
-                confident: says_what_was_asked(query, &e.text),
+                confident: false,
             };
-            if !q.is_empty() && e.text.to_lowercase().contains(&q) {
+            c.confident = says_what_was_asked(query, &c.searched());
+            if c.confident {
                 first.push(c);
             } else if hits.contains(path) {
                 second.push(c);
@@ -160,33 +165,41 @@ pub fn candidates(vault: &Vault, ws: &Workspace, query: &str) -> Result<Vec<Forg
     Ok(first)
 }
 
-/// Whether `text` carries the request itself: the whole query (case-folded), or every one of
-/// its content words (function words dropped; CJK by character pairs).
-#[must_use]
-pub fn says_what_was_asked(query: &str, text: &str) -> bool {
-    let q = query.trim().to_lowercase();
-    if q.is_empty() {
-        return false;
+impl ForgetEntry {
+    /// What forget searches for a request: the memory's name and description (`forget
+    /// "coffee"` finds the memory named Coffee) and the entry itself.
+    #[must_use]
+    pub fn searched(&self) -> String {
+        let record = crate::recall::records::is_record(&self.path);
+        if record {
+            // A conversation record's name is its day, not what was said.
+            return self.text.clone();
+        }
+        format!("{}\n{}\n{}", self.name, self.description, self.text)
     }
-    let t = text.to_lowercase();
-    if t.contains(&q) {
-        return true;
-    }
-    let content = crate::recall::content_query(query);
-    let words: Vec<&str> = content.split_whitespace().collect();
-    !words.is_empty() && words.iter().all(|w| t.contains(w))
 }
 
-/// The heuristic: candidates containing the query (case-folded), newest first.
+/// Whether `text` carries the request itself: every one of its content words as a word of the
+/// text, in any order, case and width (function words dropped; English words by their stems,
+/// so "coffees" finds "coffee" but "cat" not "category"; CJK by character pairs).
+#[must_use]
+pub fn says_what_was_asked(query: &str, text: &str) -> bool {
+    let content = crate::recall::content_query(query);
+    let wanted = mnemo_store::tokenize::search_terms(&content);
+    let has: HashSet<String> = mnemo_store::tokenize::index_tokens(text)
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    !wanted.is_empty() && wanted.iter().all(|w| has.contains(w))
+}
+
+/// The heuristic: candidates whose name, description or entry says what the request says (see
+/// [`says_what_was_asked`]), newest first.
 #[must_use]
 pub fn heuristic(query: &str, candidates: &[ForgetEntry]) -> Vec<ForgetEntry> {
-    let q = query.trim().to_lowercase();
-    if q.is_empty() {
-        return Vec::new();
-    }
     candidates
         .iter()
-        .filter(|c| c.text.to_lowercase().contains(&q))
+        .filter(|c| says_what_was_asked(query, &c.searched()))
         .cloned()
         .collect()
 }
@@ -423,6 +436,7 @@ mod tests {
             id: id.into(),
             path: split_id(id).0.into(),
             name: "n".into(),
+            description: String::new(),
             summary: text.lines().next().unwrap_or("").into(),
             text: text.into(),
             memory_type: None,
@@ -450,6 +464,43 @@ mod tests {
         assert!(!says_what_was_asked("dog vet", "Walks the dog at seven."));
         assert!(!says_what_was_asked("  ", "anything"));
         assert!(!says_what_was_asked("the", "nothing of substance asked"));
+        // Words, not pieces of words.
+        assert!(!says_what_was_asked("cat", "Category theory reading group"));
+        assert!(says_what_was_asked("coffees", "Drinks coffee at nine."));
+        assert!(says_what_was_asked(
+            "ＣＯＦＦＥＥ",
+            "Drinks coffee at nine."
+        ));
+    }
+
+    #[test]
+    fn forget_finds_a_memory_by_its_name_and_description() {
+        let mut named = entry(
+            "coffee.md",
+            "Two espressos every morning, none after noon.",
+            "2026-03-01",
+        );
+        named.name = "Coffee".into();
+        let mut described = entry("sleep.md", "In bed by eleven.", "2026-02-01");
+        described.description = "Bedtime routine".into();
+        let c = vec![
+            named,
+            described,
+            entry("tea.md", "Likes green tea.", "2026-01-01"),
+        ];
+        let ids = |q: &str| -> Vec<String> { heuristic(q, &c).into_iter().map(|e| e.id).collect() };
+        assert_eq!(ids("coffee"), ["coffee.md"]);
+        assert_eq!(ids("my bedtime routine"), ["sleep.md"]);
+        assert_eq!(ids("espressos"), ["coffee.md"]);
+        assert!(ids("cocoa").is_empty());
+        // A conversation record's name is its day: only what was said counts.
+        let mut record = entry(
+            "chats/2026/11/2026-11-27-s1.md:2",
+            "[10:00] Booked the dentist.",
+            "2026-11-27",
+        );
+        record.name = "Chat on 27 November coffee".into();
+        assert!(heuristic("coffee", &[record]).is_empty());
     }
 
     #[test]
@@ -460,7 +511,7 @@ mod tests {
     }
 
     #[test]
-    fn the_heuristic_keeps_substring_matches_in_candidate_order() {
+    fn the_heuristic_keeps_matches_in_candidate_order() {
         let c = vec![
             entry("b.md:1", "Likes green tea.", "2026-02-01"),
             entry("a.md", "Drives a Volvo.", "2026-03-01"),

@@ -22,10 +22,13 @@ use specta::Type;
 
 pub use hybrid::{
     Calibration, E5_CALIBRATION, Fusion, LEXICAL_WEIGHT, MAX_CANDIDATES, MIN_COSINE, MIN_SCORE,
-    MINILM_CALIBRATION, SEARCH_FUSION, SEARCH_RELATIVE_FLOOR, VECTOR_WEIGHT, above_search_floor,
-    calibration_of, candidates_for, fuse, normalise_cosine, normalise_lexical,
+    MINILM_CALIBRATION, Meaning, QueryNull, SEARCH_FUSION, SEARCH_RELATIVE_FLOOR, VECTOR_WEIGHT,
+    above_search_floor, calibration_of, candidates_for, fuse, meaning_for, normalise_cosine,
+    normalise_lexical,
 };
-pub use lexical::{content_query, has_substance, rank_lexical, recall, search_hybrid};
+pub use lexical::{
+    content_query, has_substance, mark_matches, matched_words, rank_lexical, recall, search_hybrid,
+};
 pub use model::{
     MANIFEST_MAX_BYTES, MANIFEST_MAX_ITEMS, MAX_FAILED_SELECTIONS, SELECTION_MAX_TOKENS,
     agent_manifest, manifest, manifest_within, model_selection_usable, recall_with_model,
@@ -90,6 +93,11 @@ pub struct QueryVector {
     pub model: String,
     /// Unit vector.
     pub vector: Vec<f32>,
+    /// Its null distribution over the model's background set, when known: meaning is then
+    /// read as standings over it ([`hybrid::Meaning::Null`]).
+    pub null: Option<QueryNull>,
+    /// The model's background queries (rows of its dimension), for each memory's own null.
+    pub background: Option<std::sync::Arc<Vec<f32>>>,
 }
 
 /// One recalled memory and why.

@@ -93,6 +93,15 @@ pub struct Hit {
     /// BM25 as 0–1 of the best match (when it shared words with the query).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lexical: Option<f64>,
+    /// The words of its name and description that match the query's content words, as they
+    /// are written there (folded): what a list highlights. Function words never count; a
+    /// memory found by meaning alone has none.
+    #[serde(default)]
+    pub matched: Vec<String>,
+    /// The doc's null over the model's background (mean and spread of its cosines to text not
+    /// about it), when the vector search was given one; internal to ranking, never sent.
+    #[serde(skip)]
+    pub doc_null: Option<(f64, f64)>,
 }
 
 /// What the index knows of a file, to decide whether to re-read it.

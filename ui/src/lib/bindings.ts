@@ -684,6 +684,8 @@ export type ForgetEntry = {
 	path: string,
 	/**  The memory's name (its frontmatter `name`). */
 	name: string,
+	/**  The memory's description (its frontmatter `description`). */
+	description?: string,
 	/**  Its summary line. */
 	summary: string,
 	/**  The whole entry. */
@@ -788,6 +790,12 @@ export type Hit = {
 	vector?: number | null,
 	/**  BM25 as 0–1 of the best match (when it shared words with the query). */
 	lexical?: number | null,
+	/**
+	 *  The words of its name and description that match the query's content words, as they
+	 *  are written there (folded): what a list highlights. Function words never count; a
+	 *  memory found by meaning alone has none.
+	 */
+	matched?: string[],
 };
 
 /**  The formats Mnemo imports. */

@@ -28,6 +28,8 @@ export interface ListItem {
   /** Search hits only: how the hit matched (cosine similarity, BM25 share of the best match). */
   vector?: number | null;
   lexical?: number | null;
+  /** Search hits only: the words of its name and description that matched (what is highlighted). */
+  matched?: readonly string[];
   /** Usage sorts only: the figure sorted by ("14 recalls") and its sentence (the tooltip). */
   metric?: { text: string; title: string };
 }
@@ -185,6 +187,7 @@ export function hitRows(hits: readonly Hit[], docs: ReadonlyMap<string, DocSumma
         score: h.score ?? null,
         vector: h.vector ?? null,
         lexical: h.lexical ?? null,
+        matched: h.matched ?? [],
       },
     });
   }

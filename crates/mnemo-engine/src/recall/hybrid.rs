@@ -57,7 +57,127 @@ impl Calibration {
     }
 }
 
-/// The calibration for a model id.
+/// A query's null distribution: how its cosines to a background of neutral passages spread
+/// (`mnemo_embed::background`, issue 35). Whether a memory is about the query is read as how
+/// many standard deviations its cosine stands above this — not as an absolute cosine, which
+/// says more about the query's wording than about the memories.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct QueryNull {
+    /// Mean cosine to the background.
+    pub mean: f64,
+    /// Their standard deviation.
+    pub sd: f64,
+}
+
+/// A memory's *standing* for a query, read against both nulls: how many standard deviations
+/// its cosine stands above the query's null (its cosines to background passages) plus how many
+/// above the memory's own (its cosines to background queries). The second side keeps a short,
+/// generic memory — close to everything — from standing out for every query. Measured on the
+/// issue 35 eval (60 memories, paraphrases vs questions about nothing, multilingual-e5-small):
+/// at the same share of quiet no-result queries, two-sided standing finds about three times the
+/// paraphrases a raw cosine floor or the query's null alone does.
+///
+/// The best memory needs a standing of `QUERY_BASE + QUERY_SPREAD · √(2 ln N)` for the query's
+/// meaning side to count, N the memories searched: the best of N memories unrelated to a query
+/// stands higher the more there are (the expected maximum of N draws grows as √(2 ln N)).
+/// Fitted on the issue 35 sets (Qwen Code's fixture, the six-memory home, the eval's homes of
+/// 5, 25 and 60): 3.2 for 5 memories, 4.7 for 22, 5.7 for 60, 9.2 for 10,000.
+pub const NULL_QUERY_BASE: f64 = -1.5;
+/// See [`NULL_QUERY_BASE`].
+pub const NULL_QUERY_SPREAD: f64 = 2.5;
+/// The least standing a memory needs to count by meaning; it also needs to be within
+/// [`NULL_DOC_BELOW`] of the query floor.
+pub const NULL_DOC_FLOOR: f64 = 3.0;
+/// How far under the query floor a memory may stand and still count.
+pub const NULL_DOC_BELOW: f64 = 1.5;
+/// The standing scored 1, above the memory floor.
+pub const NULL_SCALE: f64 = 5.5;
+
+/// The query floor for a search over `memories` memories ([`NULL_QUERY_BASE`]).
+#[must_use]
+pub fn null_query_floor(memories: usize) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    let n = memories.max(2) as f64;
+    NULL_QUERY_BASE + NULL_QUERY_SPREAD * (2.0 * n.ln()).sqrt()
+}
+
+/// How a query's cosines are read: against the model's fixed floors, or as standings over the
+/// nulls (when the embedder gave the query's null).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Meaning {
+    /// Absolute cosines, the model's [`Calibration`].
+    Fixed(Calibration),
+    /// Standings over the query's null and each memory's (when the search gave it; a memory
+    /// without one counts its query-side z twice), among `memories` searched.
+    Null {
+        /// The query's null.
+        null: QueryNull,
+        /// How many memories were searched (the query floor rises with them).
+        memories: usize,
+    },
+}
+
+impl From<Calibration> for Meaning {
+    fn from(c: Calibration) -> Self {
+        Self::Fixed(c)
+    }
+}
+
+impl Meaning {
+    /// A vector hit's standing (`cos` its cosine).
+    #[must_use]
+    pub fn standing(&self, cos: f64, doc_null: Option<(f64, f64)>) -> f64 {
+        match self {
+            Self::Fixed(_) => cos,
+            Self::Null { null: q, .. } => {
+                let zq = (cos - q.mean) / q.sd.max(1e-6);
+                let zm = doc_null.map_or(zq, |(mean, sd)| (cos - mean) / sd.max(1e-6));
+                zq + zm
+            }
+        }
+    }
+
+    fn query_floor(&self) -> f64 {
+        match self {
+            Self::Fixed(c) => c.query_floor,
+            Self::Null { memories, .. } => null_query_floor(*memories),
+        }
+    }
+
+    fn doc_floor(&self) -> f64 {
+        match self {
+            Self::Fixed(c) => c.doc_floor,
+            Self::Null { .. } => (self.query_floor() - NULL_DOC_BELOW).max(NULL_DOC_FLOOR),
+        }
+    }
+
+    /// A standing as a 0–1 score.
+    fn score(&self, standing: f64) -> f64 {
+        match self {
+            Self::Fixed(c) => c.score(standing),
+            Self::Null { .. } => {
+                let zero = self.doc_floor() - 0.5;
+                ((standing - zero) / NULL_SCALE).clamp(0.0, 1.0)
+            }
+        }
+    }
+
+    fn of(&self, h: &Hit) -> f64 {
+        self.standing(h.vector.unwrap_or(h.score), h.doc_null)
+    }
+}
+
+/// How a query's meaning is read: over its null when the embedder gave one, else by the
+/// model's fixed floors ([`calibration_of`]).
+#[must_use]
+pub fn meaning_for(model_id: &str, null: Option<QueryNull>, memories: usize) -> Meaning {
+    match null {
+        Some(n) if n.sd > 0.0 && n.mean.is_finite() => Meaning::Null { null: n, memories },
+        _ => Meaning::Fixed(calibration_of(model_id)),
+    }
+}
+
+/// The calibration for a model id, when no null is known (fixed floors, measured by hand).
 #[must_use]
 pub fn calibration_of(model_id: &str) -> Calibration {
     // Ids are `<name>@<hash>`; e5's name is `multilingual-e5-small-q4` (see `mnemo-embed`).
@@ -177,11 +297,12 @@ pub fn fuse(
     lexical: &[Hit],
     vector: &[Hit],
     fusion: Fusion,
-    cal: Calibration,
+    meaning: impl Into<Meaning>,
     limit: usize,
 ) -> Vec<Hit> {
-    let best = vector.iter().map(|h| h.score).fold(f64::MIN, f64::max);
-    let vector = if best >= cal.query_floor { vector } else { &[] };
+    let m: Meaning = meaning.into();
+    let best = vector.iter().map(|h| m.of(h)).fold(f64::MIN, f64::max);
+    let vector = if best >= m.query_floor() { vector } else { &[] };
     let mut merged: HashMap<(String, String), Hit> = HashMap::new();
     let lex_norm = normalise_lexical(lexical);
     for (rank, (h, n)) in lexical.iter().zip(&lex_norm).enumerate() {
@@ -192,7 +313,7 @@ pub fn fuse(
         e.lexical = Some(*n);
         e.score = rank_part(fusion, rank, 1.0 - vector_weight(fusion), *n);
     }
-    let best_cos = vector.iter().map(|h| h.score).fold(cal.doc_floor, f64::max);
+    let best_standing = vector.iter().map(|h| m.of(h)).fold(m.doc_floor(), f64::max);
     for (rank, h) in vector.iter().enumerate() {
         let e = merged.entry(key(h)).or_insert_with(|| Hit {
             lexical: None,
@@ -200,11 +321,13 @@ pub fn fuse(
         });
         let base = if e.lexical.is_some() { e.score } else { 0.0 };
         e.vector = Some(h.score);
+        e.doc_null = h.doc_null;
+        let standing = m.of(h);
         let norm = match fusion {
-            Fusion::Relative { .. } => (cal.score(h.score) / cal.score(best_cos)).clamp(0.0, 1.0),
-            _ => cal.score(h.score),
+            Fusion::Relative { .. } => (m.score(standing) / m.score(best_standing)).clamp(0.0, 1.0),
+            _ => m.score(standing),
         };
-        let part = if h.score >= cal.doc_floor {
+        let part = if standing >= m.doc_floor() {
             rank_part(fusion, rank, vector_weight(fusion), norm)
         } else {
             0.0
@@ -213,11 +336,11 @@ pub fn fuse(
     }
     let out: Vec<Hit> = merged
         .into_values()
-        .filter(|s| s.lexical.is_some() || s.vector.is_some_and(|c| c >= cal.doc_floor))
+        .filter(|s| s.lexical.is_some() || (s.vector.is_some() && m.of(s) >= m.doc_floor()))
         .filter(|s| s.score >= MIN_SCORE)
         .collect();
     let order: Vec<f64> = match fusion {
-        Fusion::Standardised { vector: w } => standardised(&out, lexical, vector, w, cal.doc_floor),
+        Fusion::Standardised { vector: w } => standardised(&out, lexical, vector, w, &m),
         _ => out.iter().map(|h| h.score).collect(),
     };
     let mut ranked: Vec<(f64, Hit)> = order.into_iter().zip(out).collect();
@@ -250,9 +373,17 @@ fn z_scores(hits: &[&Hit]) -> HashMap<(String, String), f64> {
 }
 
 /// The ordering key of each kept document under [`Fusion::Standardised`].
-fn standardised(kept: &[Hit], lexical: &[Hit], vector: &[Hit], w: f64, doc_floor: f64) -> Vec<f64> {
+fn standardised(kept: &[Hit], lexical: &[Hit], vector: &[Hit], w: f64, m: &Meaning) -> Vec<f64> {
     let lex: Vec<&Hit> = lexical.iter().filter(|h| h.score > 0.0).collect();
-    let vec: Vec<&Hit> = vector.iter().collect();
+    // The vector side by standing (for fixed floors: the cosine itself).
+    let standings: Vec<Hit> = vector
+        .iter()
+        .map(|h| Hit {
+            score: m.of(h),
+            ..h.clone()
+        })
+        .collect();
+    let vec: Vec<&Hit> = standings.iter().collect();
     let (zl, zv) = (z_scores(&lex), z_scores(&vec));
     let lowest = |m: &HashMap<(String, String), f64>| m.values().copied().fold(0.0_f64, f64::min);
     let (l_miss, v_miss) = (lowest(&zl), lowest(&zv));
@@ -260,8 +391,8 @@ fn standardised(kept: &[Hit], lexical: &[Hit], vector: &[Hit], w: f64, doc_floor
         .map(|h| {
             let k = key(h);
             let l = zl.get(&k).copied().unwrap_or(l_miss);
-            let v = match (zv.get(&k), h.vector) {
-                (Some(z), Some(c)) if c >= doc_floor => *z,
+            let v = match zv.get(&k) {
+                Some(z) if h.vector.is_some() && m.of(h) >= m.doc_floor() => *z,
                 _ => v_miss,
             };
             (1.0 - w) * l + w * v
@@ -308,6 +439,8 @@ mod tests {
             mtime: "2026-01-01T00:00:00Z".into(),
             vector: None,
             lexical: None,
+            matched: Vec::new(),
+            doc_null: None,
         }
     }
 

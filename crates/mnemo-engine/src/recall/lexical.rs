@@ -24,18 +24,139 @@ const POOL: usize = 50;
 /// A query naming a memory's type adds this share of the best score.
 const TYPE_BONUS: f64 = 0.05;
 
-/// English function words that carry no topic (dropped from the lexical query).
+/// Words that carry no topic (dropped from the lexical query, never highlighted): English
+/// function words; the words every memory of this kind holds ("user", "memory"); chat filler;
+/// the pieces an apostrophe leaves ("I'm" → "i", "m"). Issue 35: "which pet does the user own"
+/// ranked "Dog named Biscuit" 7th under memories that shared "user" and "the".
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
-    "been", "before", "but", "by", "can", "could", "did", "do", "does", "doing", "for", "from",
-    "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if",
-    "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "she", "should", "so",
-    "some", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
-    "those", "to", "was", "we", "were", "what", "when", "where", "which", "who", "whom", "why",
-    "will", "with", "would", "you", "your",
+    "a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at",
+    "be", "been", "before", "being", "both", "but", "by", "can", "could", "d", "did", "do", "does",
+    "doing", "don", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he",
+    "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just",
+    "ll", "m", "me", "more", "most", "my", "nor", "not", "of", "on", "once", "only", "or", "other",
+    "our", "re", "s", "same", "she", "should", "so", "some", "such", "t", "than", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "until", "up",
+    "ve", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
+    "why", "will", "with", "would", "you", "your", // What every memory here is about.
+    "user", "users", "memory", "memories",
     // Chat filler: a greeting or an acknowledgement is not a topic.
     "hi", "hello", "hey", "thanks", "thank", "ok", "okay", "yes", "no", "yeah", "please", "sure",
     "cool", "great", "nice", "bye", "lol", "hmm",
+];
+
+/// Particles that split a CJK query into words: no character pair holding one is searched
+/// ("们的", "の名").
+const PARTICLES: &[char] = &['的', '了', '吗', '呢', '吧', '啊', 'の', 'を'];
+
+/// Chinese, Japanese and Korean function words and pronouns, as the character pairs (or single
+/// characters) a CJK query is searched by: "我的", "什么", "です", "어떤"…
+const CJK_STOP: &[&str] = &[
+    // Chinese
+    "我",
+    "你",
+    "他",
+    "她",
+    "它",
+    "的",
+    "了",
+    "是",
+    "在",
+    "吗",
+    "呢",
+    "吧",
+    "啊",
+    "和",
+    "也",
+    "都",
+    "就",
+    "有",
+    "我的",
+    "你的",
+    "他的",
+    "她的",
+    "我们",
+    "你们",
+    "他们",
+    "什么",
+    "怎么",
+    "哪个",
+    "哪里",
+    "哪儿",
+    "一个",
+    "这个",
+    "那个",
+    "是不",
+    "不是",
+    "可以",
+    "告诉",
+    "用户",
+    "记忆",
+    // Japanese
+    "の",
+    "は",
+    "を",
+    "が",
+    "に",
+    "で",
+    "と",
+    "も",
+    "か",
+    "よ",
+    "ね",
+    "私",
+    "です",
+    "ます",
+    "でし",
+    "した",
+    "して",
+    "しま",
+    "ません",
+    "こと",
+    "もの",
+    "これ",
+    "それ",
+    "あれ",
+    "どこ",
+    "なに",
+    "なん",
+    "何を",
+    "何が",
+    "私の",
+    "私は",
+    "わた",
+    "たし",
+    "ある",
+    "いる",
+    "には",
+    "のは",
+    "とは",
+    "ですか",
+    "すか",
+    "ユー",
+    "ーザ",
+    "ザー",
+    // Korean
+    "어떤",
+    "무엇",
+    "뭐야",
+    "저는",
+    "나는",
+    "제가",
+    "내가",
+    "우리",
+    "있어",
+    "해요",
+    "합니",
+    "니다",
+    "입니",
+    "이야",
+    "뭐예",
+    "예요",
+    "에요",
+    "저의",
+    "나의",
+    "사용",
+    "용자",
 ];
 
 /// Whether a content query (see [`content_query`]) says enough to recall on: a CJK pair, a
@@ -66,12 +187,50 @@ fn is_cjk_char(c: char) -> bool {
 /// The query with function words removed (CJK and other scripts untouched).
 #[must_use]
 pub fn content_query(query: &str) -> String {
-    let stop: HashSet<&str> = STOP_WORDS.iter().copied().collect();
-    tokenize::query_terms(query)
+    let stop: HashSet<&str> = STOP_WORDS.iter().chain(CJK_STOP).copied().collect();
+    // A particle splits its run, so the word beside it stays whole ("猫の名前" → 猫, 名前).
+    let split: String = query
+        .chars()
+        .map(|c| if PARTICLES.contains(&c) { ' ' } else { c })
+        .collect();
+    tokenize::query_terms(&split)
         .into_iter()
         .filter(|t| !stop.contains(t.as_str()))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The words of `text` that match a content query ([`content_query`]), as written there
+/// (folded): English words by their stems ("deploys" marks "Deploy"), CJK by the query's
+/// character pairs. What a result list highlights: never a function word.
+#[must_use]
+pub fn matched_words(content: &str, text: &str) -> Vec<String> {
+    let terms = tokenize::search_terms(content);
+    // A last word still being typed marks the words it begins, as search matches them.
+    let typing = tokenize::ends_in_word(content)
+        .then(|| tokenize::query_terms(content).pop())
+        .flatten()
+        .filter(|t| t.chars().count() >= 3);
+    let wanted: HashSet<String> = terms.into_iter().collect();
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    tokenize::query_terms(text)
+        .into_iter()
+        .filter(|t| {
+            wanted.contains(t)
+                || tokenize::stem(t).is_some_and(|s| wanted.contains(&s))
+                || typing.as_ref().is_some_and(|p| t.starts_with(p.as_str()))
+        })
+        .collect()
+}
+
+/// Set each hit's [`Hit::matched`]: its name's and description's words that match the content
+/// query.
+pub fn mark_matches(content: &str, hits: &mut [Hit]) {
+    for h in hits {
+        h.matched = matched_words(content, &format!("{} {}", h.name, h.description));
+    }
 }
 
 /// Re-rank index hits: drop excluded paths and non-positive scores, add the type bonus, order
@@ -196,8 +355,14 @@ fn hybrid_candidates(
     fusion: super::Fusion,
 ) -> Result<Option<Vec<Hit>>> {
     let n = candidates_for(limit).max(POOL.min(super::MAX_CANDIDATES));
-    let vec =
-        vault.vector_search_indexed(workspace, &qv.model, &qv.vector, n, Some(DocKind::Topic))?;
+    let (vec, memories) = vault.vector_search_against(
+        workspace,
+        &qv.model,
+        &qv.vector,
+        n,
+        Some(DocKind::Topic),
+        qv.background.as_deref().map(Vec::as_slice),
+    )?;
     if vec.is_empty() {
         return Ok(None);
     }
@@ -210,7 +375,7 @@ fn hybrid_candidates(
         &lex,
         &vec,
         fusion,
-        super::calibration_of(&qv.model),
+        super::meaning_for(&qv.model, qv.null, memories),
         limit,
     )))
 }
@@ -247,7 +412,14 @@ pub fn search_hybrid(
     limit: usize,
 ) -> Result<Option<Vec<Hit>>> {
     let n = candidates_for(limit);
-    let vec = vault.vector_search_indexed(workspace, &qv.model, &qv.vector, n, None)?;
+    let (vec, memories) = vault.vector_search_against(
+        workspace,
+        &qv.model,
+        &qv.vector,
+        n,
+        None,
+        qv.background.as_deref().map(Vec::as_slice),
+    )?;
     if vec.is_empty() {
         return Ok(None);
     }
@@ -256,7 +428,7 @@ pub fn search_hybrid(
         &lex,
         &vec,
         super::hybrid::SEARCH_FUSION,
-        super::calibration_of(&qv.model),
+        super::meaning_for(&qv.model, qv.null, memories),
         limit,
     )))
 }
@@ -278,6 +450,8 @@ mod tests {
             mtime: mtime.into(),
             vector: None,
             lexical: None,
+            matched: Vec::new(),
+            doc_null: None,
         }
     }
 
@@ -287,12 +461,28 @@ mod tests {
             content_query("What did Caroline do at the support group?"),
             "caroline support group"
         );
-        assert_eq!(
-            content_query("我们的部署流程"),
-            "我们 们的 的部 部署 署流 流程"
-        );
+        assert_eq!(content_query("我们的部署流程"), "部署 署流 流程");
+        assert_eq!(content_query("Which pet does the user own?"), "pet own");
+        assert_eq!(content_query("私の猫の名前は？"), "猫 名前 前は");
+        assert_eq!(content_query("어떤 언어를 공부해?"), "언어 어를 공부 부해");
         assert_eq!(content_query("what is it"), "");
         assert_eq!(content_query("ok thanks!"), "");
+    }
+
+    #[test]
+    fn only_content_words_are_marked_as_written_in_the_memory() {
+        let q = content_query("which pet does the user own");
+        assert!(matched_words(&q, "user (JSON memories) Notes the user keeps").is_empty());
+        assert_eq!(matched_words(&q, "Pets: a dog"), ["pets"]);
+        let q = content_query("deploying to production");
+        assert_eq!(
+            matched_words(&q, "Deploy checklist for Production"),
+            ["deploy", "production"]
+        );
+        let q = content_query("我的部署流程");
+        assert_eq!(matched_words(&q, "生产部署流程"), ["部署", "署流", "流程"]);
+        assert!(matched_words("", "anything").is_empty());
+        assert_eq!(matched_words("grafa", "Grafana board"), ["grafana"]);
     }
 
     #[test]

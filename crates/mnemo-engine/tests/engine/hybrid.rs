@@ -50,6 +50,8 @@ fn with_vector(q: &str, vec: [f32; 3]) -> mnemo_engine::RecallRequest {
         query_vector: Some(QueryVector {
             model: MODEL.into(),
             vector: unit(vec),
+            null: None,
+            background: None,
         }),
         ..req(q)
     }

@@ -11,6 +11,7 @@ mod hybrid;
 mod model_recall;
 mod planner;
 mod prompt_budget;
+mod recall_eval;
 mod secret_props;
 
 use chrono::{Duration, Utc};

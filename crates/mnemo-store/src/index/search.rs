@@ -198,6 +198,8 @@ impl Index {
                 mtime: ms_to_rfc3339(r.get(6)?),
                 vector: None,
                 lexical: None,
+                matched: Vec::new(),
+                doc_null: None,
             })
         })
         .and_then(Iterator::collect)

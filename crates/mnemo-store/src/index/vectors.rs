@@ -43,6 +43,11 @@ pub(super) struct VecCache {
     meta: Vec<Hit>,
     dim: usize,
     mat: Vec<f32>,
+    /// Each doc's null over the background (mean and spread of its cosines to the background
+    /// queries), computed when first asked for; `background` is the (length, first value) of
+    /// the background they were computed against.
+    nulls: Vec<Option<(f64, f64)>>,
+    background: Option<(usize, u32)>,
 }
 
 fn to_blob(v: &[f32]) -> Vec<u8> {
@@ -202,6 +207,25 @@ impl Index {
         limit: usize,
         kind: Option<DocKind>,
     ) -> Result<Vec<Hit>> {
+        Ok(self
+            .vector_search_against(workspace, model, query, limit, kind, None)?
+            .0)
+    }
+
+    /// [`Self::vector_search`], each hit with its doc's null over `background` (rows of
+    /// background queries embedded by the same model, one after another; issue 35): how close
+    /// the doc sits to text that is not about it, so a memory close to everything (a short,
+    /// generic one) does not stand out for every query. Computed once per doc and kept while
+    /// the vectors are. Also returns how many docs of the scope have a vector.
+    pub fn vector_search_against(
+        &mut self,
+        workspace: Option<&str>,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+        kind: Option<DocKind>,
+        background: Option<&[f32]>,
+    ) -> Result<(Vec<Hit>, usize)> {
         let key = (workspace.map(str::to_owned), model.to_owned(), kind);
         let stamp = (self.data_version()?, self.generation);
         let fresh = self
@@ -211,10 +235,26 @@ impl Index {
         if !fresh {
             self.vec_cache = Some(self.load_matrix(key, stamp, query.len())?);
         }
-        let Some(cache) = self.vec_cache.as_ref() else {
-            return Ok(Vec::new());
+        let Some(cache) = self.vec_cache.as_mut() else {
+            return Ok((Vec::new(), 0));
         };
-        Ok(nearest(cache, query, limit))
+        let mut hits = nearest(cache, query, limit);
+        if let Some(bg) =
+            background.filter(|b| cache.dim > 0 && b.len() % cache.dim == 0 && !b.is_empty())
+        {
+            let id = (bg.len(), bg[0].to_bits());
+            if cache.background != Some(id) {
+                cache.nulls = vec![None; cache.meta.len()];
+                cache.background = Some(id);
+            }
+            for (h, i) in &mut hits {
+                let dim = cache.dim;
+                let null = *cache.nulls[*i]
+                    .get_or_insert_with(|| doc_null(&cache.mat[*i * dim..(*i + 1) * dim], bg, dim));
+                h.doc_null = Some(null);
+            }
+        }
+        Ok((hits.into_iter().map(|(h, _)| h).collect(), cache.meta.len()))
     }
 
     fn load_matrix(
@@ -254,15 +294,19 @@ impl Index {
                 mtime: ms_to_rfc3339(r.get(5).map_err(&e)?),
                 vector: None,
                 lexical: None,
+                matched: Vec::new(),
+                doc_null: None,
             });
             mat.extend_from_slice(&v);
         }
         Ok(VecCache {
             key,
             stamp,
+            nulls: vec![None; meta.len()],
             meta,
             dim,
             mat,
+            background: None,
         })
     }
 
@@ -299,8 +343,22 @@ impl Index {
     }
 }
 
-/// Exact top-`limit` by dot product (the vectors are unit length, so this is cosine).
-fn nearest(cache: &VecCache, query: &[f32], limit: usize) -> Vec<Hit> {
+/// Mean and spread of a doc's cosines to the background rows.
+fn doc_null(doc: &[f32], background: &[f32], dim: usize) -> (f64, f64) {
+    let cos: Vec<f64> = background
+        .chunks_exact(dim)
+        .map(|row| f64::from(dot(row, doc)))
+        .collect();
+    #[allow(clippy::cast_precision_loss)]
+    let n = cos.len().max(1) as f64;
+    let mean = cos.iter().sum::<f64>() / n;
+    let var = cos.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+/// Exact top-`limit` by dot product (the vectors are unit length, so this is cosine), each with
+/// its row in the cache.
+fn nearest(cache: &VecCache, query: &[f32], limit: usize) -> Vec<(Hit, usize)> {
     if cache.dim == 0 || limit == 0 {
         return Vec::new();
     }
@@ -323,10 +381,13 @@ fn nearest(cache: &VecCache, query: &[f32], limit: usize) -> Vec<Hit> {
         .filter_map(|(s, i)| {
             let m = &cache.meta[i];
             seen.insert((m.workspace.as_str(), m.path.as_str()))
-                .then(|| Hit {
-                    score: f64::from(s),
-                    vector: Some(f64::from(s)),
-                    ..m.clone()
+                .then(|| {
+                    let hit = Hit {
+                        score: f64::from(s),
+                        vector: Some(f64::from(s)),
+                        ..m.clone()
+                    };
+                    (hit, i)
                 })
         })
         .collect()

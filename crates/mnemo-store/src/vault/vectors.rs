@@ -62,4 +62,18 @@ impl Vault {
     ) -> Result<Vec<Hit>> {
         guard(&self.index).vector_search(workspace, model, query, limit, kind)
     }
+
+    /// [`Self::vector_search_indexed`], each hit with its doc's null over `background`
+    /// (`Index::vector_search_against`), and how many docs of the scope have a vector.
+    pub fn vector_search_against(
+        &self,
+        workspace: Option<&str>,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+        kind: Option<DocKind>,
+        background: Option<&[f32]>,
+    ) -> Result<(Vec<Hit>, usize)> {
+        guard(&self.index).vector_search_against(workspace, model, query, limit, kind, background)
+    }
 }

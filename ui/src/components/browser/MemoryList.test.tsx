@@ -48,11 +48,23 @@ describe("names from disk, shown escaped", () => {
   });
 
   it("escapes a search result's title too, with the search's words still marked", () => {
-    const hit = { workspace: "personal", path: TRICK.path, score: 0.9, name: TRICK.name, type: TRICK.type, description: "", mtime: TRICK.mtime };
+    const hit = { workspace: "personal", path: TRICK.path, score: 0.9, name: TRICK.name, type: TRICK.type, description: "", mtime: TRICK.mtime, matched: ["invoice"] };
     renderList(hitRows([hit], new Map()), "invoice");
     const name = screen.getByTestId("memory-row").querySelector(".row-name")!;
     expect(name.textContent).toBe("invoice\\u{202e}gpj.md");
     expect(name.querySelector("mark")!.textContent).toBe("invoice");
+  });
+
+  it("marks only the words search matched: never “the” or “user”, nothing for a match by meaning", () => {
+    const base = { workspace: "personal", score: 0.5, type: "user" as const, mtime: TRICK.mtime };
+    const hits = [
+      { ...base, path: "dog.md", name: "Dog named Biscuit", description: "the user walks the beagle", matched: [] },
+      { ...base, path: "pets.md", name: "Pets the user owns", description: "", matched: ["pets"] },
+    ];
+    renderList(hitRows(hits, new Map()), "which pet does the user own");
+    const [dog, pets] = screen.getAllByTestId("memory-row");
+    expect(dog.querySelectorAll("mark")).toHaveLength(0);
+    expect([...pets.querySelectorAll("mark")].map((m) => m.textContent)).toEqual(["Pets"]);
   });
 
   it("escapes the detail header's name and path", () => {

@@ -180,7 +180,7 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                   </span>
                 )}
                 <span className="row-name">
-                  <Marked text={printable(it.name || it.path)} query={highlight} />
+                  <Marked text={printable(it.name || it.path)} query={marks(it, highlight)} />
                 </span>
                 {it.pinned && (
                   <span className="pin-mark" role="img" aria-label="Pinned" title="Pinned: extraction and dream leave it alone" data-testid="pin-mark">
@@ -216,7 +216,7 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                       mtime={it.mtime}
                     />
                   ) : (
-                    (it.description && <Marked text={printable(it.description)} query={highlight} />) || (
+                    (it.description && <Marked text={printable(it.description)} query={marks(it, highlight)} />) || (
                       <span className="muted">{path}</span>
                     )
                   )}
@@ -304,6 +304,12 @@ function PinIcon() {
 }
 
 /** A text with the search's words marked. */
+/** What a row highlights: the words search says it matched (never "the" or "user"), else the query. */
+function marks(it: ListItem, highlight: string): string {
+  if (!highlight.trim()) return "";
+  return it.matched ? it.matched.join(" ") : highlight;
+}
+
 function Marked({ text, query }: { text: string; query: string }) {
   if (!query.trim()) return <>{text}</>;
   return (

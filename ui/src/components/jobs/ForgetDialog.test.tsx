@@ -126,7 +126,7 @@ describe("Forget…", () => {
     renderDialog();
     await preview("kubernetes");
     const empty = await screen.findByTestId("forget-empty");
-    expect(empty.textContent).toContain("Nothing matches “staging”");
+    expect(empty.textContent).toContain("No memory has “staging” in its name, description or entries");
     expect(empty.textContent).toContain("matched the words instead");
     expect(screen.queryByTestId("forget-confirm")).toBeNull();
   });

@@ -114,7 +114,9 @@ export function ForgetDialog({ workspace, workspaceLabel, onClose, onForgot, onU
 
         {showPreview && selected.length === 0 && (
           <div className="empty" data-testid="forget-empty">
-            Nothing matches “<strong>{preview.query}</strong>”: no memory would be forgotten.
+            {preview.strategy === "model" && preview.candidates > 0
+              ? <>The model chose none of the {preview.candidates} entries found for “<strong>{preview.query}</strong>”: no memory would be forgotten.</>
+              : <>No memory has “<strong>{preview.query}</strong>” in its name, description or entries: no memory would be forgotten.</>}
             {preview.note && <div className="muted">{preview.note}</div>}
           </div>
         )}
