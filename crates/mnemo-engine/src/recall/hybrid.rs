@@ -85,10 +85,12 @@ pub struct QueryNull {
 pub const NULL_QUERY_BASE: f64 = -1.5;
 /// See [`NULL_QUERY_BASE`].
 pub const NULL_QUERY_SPREAD: f64 = 2.5;
-/// The least standing a memory needs to count by meaning; it also needs to be within
-/// [`NULL_DOC_BELOW`] of the query floor.
-pub const NULL_DOC_FLOOR: f64 = 3.0;
-/// How far under the query floor a memory may stand and still count.
+/// The query floor never goes under this: in a home of four or five memories a short generic
+/// one ("Terse answers — prefers short replies") stood 3.2–3.6 for "quantum chromodynamics
+/// lecture notes" and "quarterly tax filing deadline".
+pub const NULL_QUERY_MIN: f64 = 3.8;
+/// How far under the query floor a memory may stand and still count (never under
+/// [`NULL_QUERY_MIN`]).
 pub const NULL_DOC_BELOW: f64 = 1.5;
 /// The standing scored 1, above the memory floor.
 pub const NULL_SCALE: f64 = 5.5;
@@ -98,7 +100,7 @@ pub const NULL_SCALE: f64 = 5.5;
 pub fn null_query_floor(memories: usize) -> f64 {
     #[allow(clippy::cast_precision_loss)]
     let n = memories.max(2) as f64;
-    NULL_QUERY_BASE + NULL_QUERY_SPREAD * (2.0 * n.ln()).sqrt()
+    (NULL_QUERY_BASE + NULL_QUERY_SPREAD * (2.0 * n.ln()).sqrt()).max(NULL_QUERY_MIN)
 }
 
 /// How a query's cosines are read: against the model's fixed floors, or as standings over the
@@ -147,7 +149,7 @@ impl Meaning {
     fn doc_floor(&self) -> f64 {
         match self {
             Self::Fixed(c) => c.doc_floor,
-            Self::Null { .. } => (self.query_floor() - NULL_DOC_BELOW).max(NULL_DOC_FLOOR),
+            Self::Null { .. } => (self.query_floor() - NULL_DOC_BELOW).max(NULL_QUERY_MIN),
         }
     }
 
@@ -569,6 +571,41 @@ mod tests {
         let r = fuse(&lex, &vec, Fusion::Rrf, MINILM_CALIBRATION, 10);
         assert_eq!(r[0].path, "b.md");
         assert!(r[0].score <= 1.0);
+    }
+
+    #[test]
+    fn background_standings_add_both_nulls_and_the_bar_rises_with_the_home() {
+        let null = QueryNull {
+            mean: 0.80,
+            sd: 0.02,
+        };
+        let m = Meaning::Null { null, memories: 5 };
+        // 0.88: 4 sd above the query's null; the memory's own null puts it 2 sd up.
+        let s = m.standing(0.88, Some((0.84, 0.02)));
+        assert!((s - 6.0).abs() < 1e-9, "{s}");
+        // Without the memory's null the query side counts twice.
+        assert!((m.standing(0.88, None) - 8.0).abs() < 1e-9);
+        assert!(
+            (null_query_floor(5) - NULL_QUERY_MIN).abs() < 1e-9,
+            "never under the minimum"
+        );
+        assert!(null_query_floor(60) > 5.5 && null_query_floor(10_000) > 9.0);
+        // A generic memory close to everything does not stand out; a specific one does.
+        let mut generic = hit("generic.md", 0.86);
+        generic.vector = Some(0.86);
+        generic.doc_null = Some((0.85, 0.02));
+        let mut specific = hit("specific.md", 0.86);
+        specific.vector = Some(0.86);
+        specific.doc_null = Some((0.76, 0.02));
+        let r = fuse(&[], &[generic.clone()], Fusion::default(), m, 10);
+        assert!(r.is_empty(), "3 + 0.5 sd: under the bar");
+        let r = fuse(&[], &[generic, specific], Fusion::default(), m, 10);
+        let paths: Vec<&str> = r.iter().map(|h| h.path.as_str()).collect();
+        assert_eq!(paths, ["specific.md"]);
+        assert_eq!(
+            meaning_for("x", None, 5),
+            Meaning::Fixed(MINILM_CALIBRATION)
+        );
     }
 
     #[test]

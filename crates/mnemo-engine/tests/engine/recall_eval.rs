@@ -16,7 +16,7 @@ use std::path::Path;
 use chrono::Utc;
 use mnemo_core::MemoryType;
 use mnemo_embed::Embedder;
-use mnemo_engine::recall::{QueryNull, QueryVector};
+use mnemo_engine::recall::QueryVector;
 use mnemo_engine::{RecallRequest, recall};
 use mnemo_store::format::TopicFile;
 use mnemo_store::{Home, Vault};
@@ -176,17 +176,12 @@ fn recall_with(
     limit: usize,
     meaning: bool,
 ) -> Vec<String> {
-    let query_vector = (meaning && model.reads(query)).then(|| {
-        let vector = model.embed_query(query).unwrap().vector;
-        QueryVector {
-            model: model.model_id().to_owned(),
-            null: model.null(&vector).map(|n| QueryNull {
-                mean: n.mean,
-                sd: n.sd,
-            }),
-            background: model.background_queries(),
-            vector,
-        }
+    // As the API asks: the model's fixed floors (see `mnemo-api`'s `query_vector`).
+    let query_vector = (meaning && model.reads(query)).then(|| QueryVector {
+        model: model.model_id().to_owned(),
+        vector: model.embed_query(query).unwrap().vector,
+        null: None,
+        background: None,
     });
     let req = RecallRequest {
         workspace: "personal".into(),
@@ -323,10 +318,11 @@ fn report(model: &str, rows: &[(usize, HashMap<String, Tally>)]) {
 }
 
 /// What each home must keep (shares, 0–1): questions about nothing (that share no word with a
-/// memory) recalling nothing, and paraphrases found in the top 3. Today's figures with a small
-/// margin, so a change that makes recall noisier or blinder fails; issue 35 asked for 100 % and
-/// 85 %, which multilingual-e5-small's cosines do not allow on this eval (see ARCHITECTURE.md,
-/// "Reading meaning").
+/// memory) recalling nothing, and paraphrases found in the top 3. Today's figures (the model's
+/// fixed floors, as the API reads meaning) with a margin, so a change that makes recall noisier
+/// or blinder fails; issue 35 asked for 100 % and 85 %, which multilingual-e5-small's cosines do
+/// not allow on this eval (see ARCHITECTURE.md, "Reading meaning"). MiniLM's five-memory home
+/// has two paraphrases it reads and finds neither: reported, not held.
 struct Floors {
     size: usize,
     quiet: f64,
@@ -378,23 +374,23 @@ fn e5_recall_stays_quiet_for_nothing_and_finds_paraphrases_in_homes_of_5_to_1000
     let floors = [
         Floors {
             size: 5,
-            quiet: 0.85,
-            paraphrase: 0.8,
+            quiet: 0.9,
+            paraphrase: 0.4,
         },
         Floors {
             size: 25,
-            quiet: 0.9,
-            paraphrase: 0.5,
+            quiet: 0.8,
+            paraphrase: 0.2,
         },
         Floors {
             size: 60,
-            quiet: 0.8,
-            paraphrase: 0.25,
+            quiet: 0.6,
+            paraphrase: 0.2,
         },
         Floors {
             size: 10_000,
-            quiet: 1.0,
-            paraphrase: 0.0,
+            quiet: 0.45,
+            paraphrase: 0.15,
         },
     ];
     check("multilingual-e5-small", &rows, &floors);
@@ -411,13 +407,13 @@ fn minilm_recall_stays_quiet_for_nothing_and_finds_paraphrases_in_small_homes() 
     let floors = [
         Floors {
             size: 5,
-            quiet: 1.0,
-            paraphrase: 0.5,
+            quiet: 0.9,
+            paraphrase: 0.0,
         },
         Floors {
             size: 25,
             quiet: 0.9,
-            paraphrase: 0.5,
+            paraphrase: 0.4,
         },
         Floors {
             size: 60,
