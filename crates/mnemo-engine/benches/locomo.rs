@@ -35,6 +35,8 @@ use serde_json::Value;
 
 #[path = "locomo/data.rs"]
 mod data;
+#[path = "shared/embed.rs"]
+mod shared;
 use data::{Item, data_path, evidence, observations, turns, write_items};
 
 const KS: [usize; 4] = [5, 10, 25, 50];
@@ -121,22 +123,9 @@ fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>, Embed)> {
 
 /// Embed every memory of the vault with the model; returns (contents, seconds).
 fn embed_all(vault: &Vault, model: &Embedder) -> (u64, f64) {
-    let embed = |texts: &[&str]| -> mnemo_core::Result<Vec<(Vec<f32>, bool)>> {
-        Ok(model
-            .embed(texts)
-            .unwrap()
-            .into_iter()
-            .map(|e| (e.vector, e.truncated))
-            .collect())
-    };
-    let m = mnemo_engine::embed::Model {
-        id: model.model_id(),
-        dim: model.dim(),
-        embed: &embed,
-    };
     let t = Instant::now();
-    let f = mnemo_engine::embed::fill(vault, &m, None, &|| false, &mut |_, _| {}).unwrap();
-    (f.embedded, t.elapsed().as_secs_f64())
+    let n = shared::embed_all(vault, model);
+    (n, t.elapsed().as_secs_f64())
 }
 
 /// The questions' vectors: as queries (as search embeds them), or as passages in batches.

@@ -23,6 +23,9 @@ use mnemo_store::format::TopicFile;
 use mnemo_store::{Home, Vault};
 use serde::Deserialize;
 
+#[path = "shared/embed.rs"]
+mod shared;
+
 #[derive(Deserialize)]
 struct Fixture {
     docs: Vec<Doc>,
@@ -74,20 +77,7 @@ fn vault_of(f: &Fixture, model: Option<&Embedder>) -> (tempfile::TempDir, Vault)
     let vault = Vault::open(home).unwrap();
     vault.rebuild().unwrap();
     if let Some(model) = model {
-        let embed = |texts: &[&str]| -> mnemo_core::Result<Vec<(Vec<f32>, bool)>> {
-            Ok(model
-                .embed(texts)
-                .unwrap()
-                .into_iter()
-                .map(|e| (e.vector, e.truncated))
-                .collect())
-        };
-        let m = mnemo_engine::embed::Model {
-            id: model.model_id(),
-            dim: model.dim(),
-            embed: &embed,
-        };
-        mnemo_engine::embed::fill(&vault, &m, None, &|| false, &mut |_, _| {}).unwrap();
+        shared::embed_all(&vault, model);
     }
     (d, vault)
 }

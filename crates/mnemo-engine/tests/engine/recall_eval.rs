@@ -22,6 +22,9 @@ use mnemo_store::format::TopicFile;
 use mnemo_store::{Home, Vault};
 use serde::Deserialize;
 
+#[path = "../../benches/shared/embed.rs"]
+mod shared;
+
 #[derive(Deserialize)]
 struct Eval {
     memories: Vec<Memory>,
@@ -146,20 +149,7 @@ fn home(eval: &Eval, n: usize, extra: usize, model: &Embedder) -> (tempfile::Tem
     }
     let vault = Vault::open(home).unwrap();
     vault.rebuild().unwrap();
-    let embed = |texts: &[&str]| -> mnemo_core::Result<Vec<(Vec<f32>, bool)>> {
-        Ok(model
-            .embed(texts)
-            .unwrap()
-            .into_iter()
-            .map(|e| (e.vector, e.truncated))
-            .collect())
-    };
-    let m = mnemo_engine::embed::Model {
-        id: model.model_id(),
-        dim: model.dim(),
-        embed: &embed,
-    };
-    mnemo_engine::embed::fill(&vault, &m, None, &|| false, &mut |_, _| {}).unwrap();
+    shared::embed_all(&vault, model);
     (d, vault)
 }
 

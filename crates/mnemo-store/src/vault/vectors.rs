@@ -60,7 +60,9 @@ impl Vault {
         limit: usize,
         kind: Option<DocKind>,
     ) -> Result<Vec<Hit>> {
-        guard(&self.index).vector_search(workspace, model, query, limit, kind)
+        Ok(self
+            .vector_search_against(workspace, model, query, limit, kind, None)?
+            .0)
     }
 
     /// [`Self::vector_search_indexed`], each hit with its doc's null over `background`
