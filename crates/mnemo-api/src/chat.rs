@@ -11,6 +11,7 @@ use mnemo_engine::chat::{
 };
 use mnemo_engine::extract::ExtractResult;
 use mnemo_llm::{CancellationToken, Delta, Role};
+use mnemo_sync::VaultSync;
 use serde::Serialize;
 use specta::Type;
 
@@ -355,6 +356,7 @@ impl Api {
             turn
         } else {
             turn.with_query_vector(self.query_vector(&message))
+                .with_conflicts(self.vault.open_conflicts(&workspace))
         };
         let (vault, model, client) = (
             Arc::clone(&self.vault),

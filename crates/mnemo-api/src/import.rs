@@ -365,6 +365,7 @@ impl Api {
             }
             ImportFormat::Markdown => {
                 let notes = memories::notes(path)?;
+                import::notes::check_folder_types(&notes, options)?;
                 let existing = self.vault.import_existing(&target)?;
                 let folder = file_name(path);
                 import::notes::plan_notes(notes, &folder, options, &existing)

@@ -13,6 +13,7 @@ use mnemo_llm::{CancellationToken, Client, LlmError, LlmSettings};
 use mnemo_store::Vault;
 use mnemo_store::events::EventBus;
 use mnemo_store::settings as stored;
+use mnemo_sync::VaultSync;
 use serde::{Deserialize, Serialize};
 use specta::Type;
 
@@ -372,6 +373,7 @@ impl Api {
             self.embed_inline(Some(&workspace));
         }
         let req = RecallRequest {
+            conflicted: self.vault.open_conflicts(&workspace),
             workspace,
             query,
             already_surfaced: already_surfaced.unwrap_or_default(),

@@ -221,6 +221,14 @@ fn a_stale_preview_is_refused_and_every_format_imports() {
         ..ImportOptions::default()
     };
     let src = vault.to_string_lossy().into_owned();
+    // Issue 37: a folder named otherwise than on disk is refused, not ignored.
+    let mut wrong = opts.clone();
+    wrong.folder_types[0].folder = "Work".into();
+    let e = api
+        .import_preview(src.clone(), None, Some(wrong))
+        .unwrap_err();
+    assert_eq!(e.code, mnemo_core::ErrorCode::InvalidArguments);
+    assert!(e.message.contains("`Work`") && e.message.contains("its folders: daily, work"), "{e}");
     let p = api
         .import_preview(src.clone(), None, Some(opts.clone()))
         .unwrap();

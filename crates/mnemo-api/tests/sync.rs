@@ -175,3 +175,83 @@ async fn chat_sessions_sync_only_when_asked() {
     let on_a = a.chat_sessions("personal".into()).unwrap();
     assert_eq!(on_a[0].title, "Trip to Kyoto");
 }
+
+/// Edit a memory's body through the API (the hash the person saw).
+fn set_body(api: &Api, rel: &str, body: &str) {
+    let m = api.get("personal".into(), rel.into()).unwrap();
+    api.update(
+        "personal".into(),
+        rel.into(),
+        mnemo_api::Patch {
+            body: Some(body.into()),
+            expected_hash: Some(m.hash),
+            ..mnemo_api::Patch::default()
+        },
+    )
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recall_says_when_a_memory_holds_an_open_sync_conflict() {
+    // Issue 36: two homes change one fact differently; the merge keeps both versions and the
+    // conflict waits for a person. Until then recall must not pass either off as the truth.
+    let t = tempfile::tempdir().unwrap();
+    let remote = bare_remote(t.path());
+    let a = home(t.path(), "ana", &remote);
+    let b = home(t.path(), "ben", &remote);
+    a.create("personal".into(), memory("Home city", "Lives in Braga."))
+        .unwrap();
+    a.create("personal".into(), memory("Editor", "Edits in Helix."))
+        .unwrap();
+    a.sync_now(None).unwrap();
+    b.sync_now(None).unwrap();
+    set_body(&a, "home-city.md", "Lives in Lisbon since 2021.");
+    set_body(&b, "home-city.md", "Lives in Porto since 2024.");
+    a.sync_now(None).unwrap();
+    let r = b.sync_now(None).unwrap();
+    let conflicts: Vec<_> = r.workspaces.iter().flat_map(|w| &w.conflicts).collect();
+    assert_eq!(conflicts.len(), 1, "{r:?}");
+    assert_eq!(conflicts[0].path, "home-city.md");
+
+    let got = b
+        .recall(
+            "personal".into(),
+            "where does the user live, Lisbon or Porto".into(),
+            None,
+            Some(true),
+        )
+        .unwrap();
+    let city = got
+        .selected
+        .iter()
+        .find(|m| m.path == "home-city.md")
+        .unwrap_or_else(|| panic!("{got:?}"));
+    assert!(city.conflict);
+    assert!(
+        got.prompt.contains(mnemo_engine::recall::CONFLICT_NOTE),
+        "{}",
+        got.prompt
+    );
+    let other = b
+        .recall(
+            "personal".into(),
+            "which editor, Helix".into(),
+            None,
+            Some(true),
+        )
+        .unwrap();
+    assert!(other.selected.iter().all(|m| !m.conflict), "{other:?}");
+    assert!(!other.prompt.contains("disagree"));
+
+    // Settled: recall reads it as one fact again.
+    b.sync_resolve(conflicts[0].id.clone(), Some(1)).unwrap();
+    let got = b
+        .recall(
+            "personal".into(),
+            "Lisbon or Porto".into(),
+            None,
+            Some(true),
+        )
+        .unwrap();
+    assert!(got.selected.iter().all(|m| !m.conflict), "{got:?}");
+}

@@ -12,8 +12,15 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub home: Option<PathBuf>,
     /// Workspace id (see `mnemo workspaces`). Writes default to `personal`; list, search,
-    /// history and status cover every workspace when it is not given.
-    #[arg(long, short = 'w', global = true, value_name = "ID")]
+    /// history and status cover every workspace when it is not given. An id may begin with `-`
+    /// (a bound repository's: `-w -home-me-app`).
+    #[arg(
+        long,
+        short = 'w',
+        global = true,
+        value_name = "ID",
+        allow_hyphen_values = true
+    )]
     pub workspace: Option<String>,
     /// Machine-readable output.
     #[arg(long, global = true)]

@@ -54,16 +54,23 @@ fn print_report(t: &TaskInfo) {
         return;
     };
     println!("{} — task {}", r.summary, t.id);
+    // Review mode: the dream's changes are a proposal, nothing was written — say what it
+    // proposes, never "wrote".
+    let (wrote, deleted, merged, w) = if r.proposal.is_some() {
+        ("would write", "would delete", "would merge", 12)
+    } else {
+        ("wrote", "deleted", "merged", 7)
+    };
     if let Some(d) = &r.dream {
         for p in &d.files_touched {
-            println!("  wrote   {p}");
+            println!("  {wrote:<w$} {p}");
         }
         for p in &d.files_deleted {
-            println!("  deleted {p}");
+            println!("  {deleted:<w$} {p}");
         }
         for m in &d.merges {
             println!(
-                "  merged  \"{}\" into {} (from {})",
+                "  {merged:<w$} \"{}\" into {} (from {})",
                 m.summary,
                 m.into,
                 m.from.join(", ")
@@ -73,7 +80,9 @@ fn print_report(t: &TaskInfo) {
             println!("  note: {n}");
         }
     }
-    if let Some(g) = r.group {
+    if let Some(p) = r.proposal {
+        println!("accept or reject it with `mnemo inbox accept {p}` / `mnemo inbox reject {p}`");
+    } else if let Some(g) = r.group {
         println!("undo it all with `mnemo undo --group {g}`");
     }
 }

@@ -34,7 +34,8 @@ pub use model::{
     agent_manifest, manifest, manifest_within, model_selection_usable, recall_with_model,
 };
 pub use prompt::{
-    MAX_BODY_CHARS, PromptMemory, age_text, build_block, build_prompt, cut_body, cut_body_to,
+    CONFLICT_NOTE, MAX_BODY_CHARS, PromptMemory, age_text, build_block, build_prompt, cut_body,
+    cut_body_to,
 };
 
 /// Most memories injected per turn.
@@ -84,6 +85,9 @@ pub struct RecallRequest {
     pub budget_tokens: Option<usize>,
     /// The chat session recalling (recorded with each memory's usage).
     pub session: Option<String>,
+    /// Memory files holding an open sync conflict (`mnemo_sync::VaultSync::open_conflicts`):
+    /// injected with a note that their versions disagree, and marked in the result.
+    pub conflicted: Vec<String>,
 }
 
 /// A query's embedding and the model that made it (vectors of other models are not compared).
@@ -125,6 +129,8 @@ pub struct Recalled {
     pub chars_injected: usize,
     /// Tokens (estimated) of this memory in the prompt: what its usage records.
     pub tokens_injected: u32,
+    /// It holds a sync conflict not yet settled (the prompt says its versions disagree).
+    pub conflict: bool,
 }
 
 /// A memory recalled on an earlier turn of the chat and sent again with this one.

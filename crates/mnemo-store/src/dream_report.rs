@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 pub enum DreamStatus {
     /// It changed memory files.
     Updated,
+    /// Review mode: it proposed changes (one proposal in the inbox); nothing was written until
+    /// a person accepts them.
+    Proposed,
     /// Nothing needed changing.
     Noop,
     /// It could not run to the end (what it wrote before that is kept, checked, and undoable).
@@ -22,6 +25,7 @@ impl DreamStatus {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Updated => "updated",
+            Self::Proposed => "proposed",
             Self::Noop => "noop",
             Self::Failed => "failed",
         }

@@ -69,6 +69,11 @@ pub trait VaultSync {
     /// Unreadable settings.
     fn sync_status(&self) -> Result<RemoteSync>;
 
+    /// The memory files of `workspace` holding a sync conflict still open in them (relative
+    /// paths): cheap — the state file and those files, no git — so recall can read it every
+    /// turn and say that a memory's versions disagree. Empty when nothing syncs it.
+    fn open_conflicts(&self, workspace: &str) -> Vec<String>;
+
     /// Settle open conflict `id`: keep choice `keep`, or `None` to keep every version as it is;
     /// the file changes through the journaled write path and the choice travels with the next sync.
     ///
@@ -95,6 +100,10 @@ impl VaultSync for Vault {
 
     fn sync_status(&self) -> Result<RemoteSync> {
         Syncer { vault: self }.sync_status()
+    }
+
+    fn open_conflicts(&self, workspace: &str) -> Vec<String> {
+        Syncer { vault: self }.open_conflicts(workspace)
     }
 
     fn sync_resolve(

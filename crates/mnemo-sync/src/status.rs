@@ -26,6 +26,42 @@ impl Syncer<'_> {
         self.status_of(&settings, &st)
     }
 
+    /// See [`crate::VaultSync::open_conflicts`].
+    pub fn open_conflicts(&self, workspace: &str) -> Vec<String> {
+        let home = self.home().root.clone();
+        let st = State::load(&home);
+        if st.keys.values().all(|k| k.conflicts.is_empty()) {
+            return Vec::new();
+        }
+        let (Ok(settings), Ok(ws)) = (state::load_settings(&home), self.workspace(workspace))
+        else {
+            return Vec::new();
+        };
+        let reach = Reach {
+            claude: settings.claude,
+            qwen: settings.qwen,
+        };
+        let Ok(key) = layout::key_of(&ws, reach, &|p| mnemo_store::repo::identity(Path::new(p)))
+        else {
+            return Vec::new();
+        };
+        let Some(ks) = st.keys.get(&key) else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = ks
+            .conflicts
+            .iter()
+            .filter(|c| {
+                let t = std::fs::read_to_string(ws.memory_root.join(&c.path)).ok();
+                meta::still_open(c, t.as_deref())
+            })
+            .map(|c| c.path.clone())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The status from the settings, the state and each remote's repository here.
     pub(super) fn status_of(&self, settings: &SyncSettings, st: &State) -> Result<RemoteSync> {
         let reach = Reach {

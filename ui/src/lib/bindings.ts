@@ -465,6 +465,11 @@ export type DreamReport = {
 export type DreamStatus = 
 /**  It changed memory files. */
 "updated" | 
+/**
+ *  Review mode: it proposed changes (one proposal in the inbox); nothing was written until
+ *  a person accepts them.
+ */
+"proposed" | 
 /**  Nothing needed changing. */
 "noop" | 
 /**  It could not run to the end (what it wrote before that is kept, checked, and undoable). */
@@ -1242,6 +1247,8 @@ export type Recalled = {
 	chars_injected: number,
 	/**  Tokens (estimated) of this memory in the prompt: what its usage records. */
 	tokens_injected: number,
+	/**  It holds a sync conflict not yet settled (the prompt says its versions disagree). */
+	conflict: boolean,
 };
 
 /**  What a completed remember wrote. */

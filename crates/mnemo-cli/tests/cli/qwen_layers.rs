@@ -283,3 +283,35 @@ fn a_team_layer_committed_as_a_symlink_out_of_its_repository_is_refused_and_said
     // Byte for byte, the outside folder is as it was.
     assert_eq!(snapshot(&outside), before);
 }
+
+#[test]
+fn a_bound_workspace_whose_id_begins_with_a_dash_is_named_with_dash_w() {
+    // Issue 37: a bound repository's id is its path with `-` for `/` ("-tmp-…-app"); clap took
+    // `-w -tmp-…` for flags ("unexpected argument '-t'").
+    let e = Env::new();
+    let repo = e.dir.path().join("app");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let list = e.json(&["workspaces", "bind", repo.to_str().unwrap()]);
+    let id = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "mnemo" && w["id"] != "personal")
+        .and_then(|w| w["id"].as_str())
+        .unwrap()
+        .to_owned();
+    assert!(id.starts_with('-'), "{id}");
+    let out = add(&e, &id, "project", "Build", "cargo build --workspace");
+    assert!(out.status.success(), "{out:?}");
+    let out = e
+        .cmd()
+        .args(["-w", &id, "show", "build.md"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("cargo build --workspace"),
+        "{out:?}"
+    );
+    let listed = e.json(&["list", "-w", &id]);
+    assert!(listed.to_string().contains("Build"), "{listed}");
+}

@@ -144,9 +144,32 @@ fn a_dream_in_review_mode_is_reviewed_from_the_command_line() {
     assert_eq!(e.json(&["review"])["on"], false);
     assert_eq!(e.json(&["review", "on"])["on"], true);
 
+    // Issue 36: the text report says what the dream proposes, never "wrote".
+    let text = e.run(&["dream", "--mechanical"]);
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert!(
+        text.contains("would write  a.md")
+            && text.contains("would merge  \"Ship v2 in May\" into a.md")
+            && text.contains("note: a.md: 1 entry repeated in it merged into one copy")
+            && text.contains("mnemo inbox accept"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("  wrote") && !text.contains("  merged") && !text.contains("undo it"),
+        "{text}"
+    );
+    let first = e.json(&["inbox"])["items"][0]["id"].as_i64().unwrap();
+    assert_eq!(
+        e.json(&["inbox", "reject", &first.to_string()])["status"],
+        "rejected"
+    );
+
     let d = e.json(&["dream", "--mechanical"]);
     let id = d["result"]["proposal"].as_i64().expect("a proposal");
     assert!(d["result"]["group"].is_null());
+    // Counted as proposed, not "updated", in the report, the status and the Dreams chart.
+    assert_eq!(d["result"]["dream"]["status"], "proposed", "{d}");
+    assert_eq!(e.json(&["stats"])["last_dream_status"], "proposed");
     assert_eq!(
         std::fs::read_to_string(e.personal().join("a.md")).unwrap(),
         before_a,
@@ -227,5 +250,6 @@ fn a_dream_in_review_mode_is_reviewed_from_the_command_line() {
     let rejected = e.json(&["inbox", "reject", &id2.to_string(), "--dont-learn"]);
     assert_eq!(rejected["status"], "rejected");
     assert_eq!(e.json(&["inbox"])["pending"], 0);
-    assert_eq!(e.json(&["inbox", "list", "--status", "all"])["total"], 2);
+    // The text report's proposal (rejected above), this one and the one accepted.
+    assert_eq!(e.json(&["inbox", "list", "--status", "all"])["total"], 3);
 }

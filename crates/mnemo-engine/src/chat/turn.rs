@@ -63,6 +63,7 @@ pub struct Turn {
     records: Vec<Record>,
     query_vector: Option<crate::recall::QueryVector>,
     redacted: Option<String>,
+    conflicted: Vec<String>,
 }
 
 impl Turn {
@@ -95,8 +96,16 @@ impl Turn {
             text: text.to_owned(),
             records,
             query_vector: None,
+            conflicted: Vec::new(),
             redacted,
         })
+    }
+
+    /// The memory files holding an open sync conflict: recall says their versions disagree.
+    #[must_use]
+    pub fn with_conflicts(mut self, paths: Vec<String>) -> Self {
+        self.conflicted = paths;
+        self
     }
 
     /// The message's embedding: recall is hybrid where the workspace has vectors for its model.
@@ -464,6 +473,7 @@ impl Turn {
             recent_tools: recent_tools_of(&self.records),
             query_vector: self.query_vector.clone(),
             session: Some(self.session.clone()),
+            conflicted: self.conflicted.clone(),
             ..RecallRequest::default()
         };
         match recall_with_model(vault, client, &req, Utc::now(), RECALL_TIMEOUT, cancel).await {

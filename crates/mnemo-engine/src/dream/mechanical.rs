@@ -31,6 +31,9 @@ pub struct FileChange {
     pub entries_after: usize,
     /// The file's type.
     pub memory_type: Option<MemoryType>,
+    /// Why it changes, for people ("2 duplicate entries merged into one; entries put in A–Z
+    /// order"; a delete says where every entry it held is kept). Every rewritten file has one.
+    pub reason: String,
 }
 
 /// What the mechanical dream would do.
@@ -151,6 +154,12 @@ struct FileState {
     before: usize,
     kept: Vec<Draft>,
     dirty: bool,
+    /// Entries folded into an earlier copy in this same file.
+    merged_within: usize,
+    /// Entries dropped here because an earlier file holds them: those files.
+    moved_to: Vec<String>,
+    /// Copies from later files folded into this file's entries.
+    took_in: usize,
 }
 
 /// Plan the mechanical dream over a workspace's topic files (`(path, text)`; other files are
@@ -173,6 +182,9 @@ pub fn plan(files: &[(String, String)]) -> Plan {
                 before: entries.len(),
                 kept: Vec::new(),
                 dirty: false,
+                merged_within: 0,
+                moved_to: Vec::new(),
+                took_in: 0,
                 file,
             })
         })
@@ -197,10 +209,18 @@ pub fn plan(files: &[(String, String)]) -> Plan {
             {
                 if states[tf].kept[ti].absorb(&d) {
                     states[tf].dirty = true;
+                    if tf != fi {
+                        states[tf].took_in += 1;
+                    }
                 }
                 states[fi].dirty = true;
                 out.entries_merged += 1;
                 let into = states[tf].path.clone();
+                if tf == fi {
+                    states[fi].merged_within += 1;
+                } else if !states[fi].moved_to.contains(&into) {
+                    states[fi].moved_to.push(into.clone());
+                }
                 let summary = states[tf].kept[ti].summary.clone();
                 merges
                     .entry((tf, ti))
@@ -235,6 +255,7 @@ pub fn plan(files: &[(String, String)]) -> Plan {
                 entries_before: s.before,
                 entries_after: 0,
                 memory_type: s.memory_type,
+                reason: reason(s, false),
             });
             continue;
         }
@@ -258,10 +279,45 @@ pub fn plan(files: &[(String, String)]) -> Plan {
             entries_before: s.before,
             entries_after: ordered.len(),
             memory_type: s.memory_type,
+            reason: reason(s, reordered),
         });
     }
     out.changes.extend(deletes);
     out
+}
+
+fn entries(n: usize) -> String {
+    format!("{n} entr{}", if n == 1 { "y" } else { "ies" })
+}
+
+/// Why the mechanical dream changes a file, in words: what it merged where, and whether it only
+/// put the entries in order.
+fn reason(s: &FileState, reordered: bool) -> String {
+    let moved = s.moved_to.join(", ");
+    if s.kept.is_empty() {
+        return format!("deleted {}: every entry it held is kept in {moved}", s.path);
+    }
+    let mut parts = Vec::new();
+    if s.merged_within > 0 {
+        parts.push(format!(
+            "{} repeated in it merged into one copy",
+            entries(s.merged_within)
+        ));
+    }
+    if !s.moved_to.is_empty() {
+        let n = s.before - s.kept.len() - s.merged_within;
+        parts.push(format!("{} already in {moved} left only there", entries(n)));
+    }
+    if s.took_in > 0 {
+        parts.push(format!(
+            "the Why / How to apply of {} from other files added to its copies",
+            entries(s.took_in)
+        ));
+    }
+    if reordered {
+        parts.push("entries put in A–Z order by their first line (no text changed)".to_owned());
+    }
+    format!("{}: {}", s.path, parts.join("; "))
 }
 
 #[cfg(test)]
@@ -310,6 +366,12 @@ mod tests {
         );
         assert_eq!(p.merges[0].summary, "Zed likes tea.");
         assert_eq!(p.merges[0].from, vec!["a.md"]);
+        // Issue 36: every rewritten file says why, the reordering included.
+        assert_eq!(
+            p.changes[0].reason,
+            "a.md: 1 entry repeated in it merged into one copy; entries put in A–Z order by their \
+             first line (no text changed)"
+        );
         // A second run is a noop.
         assert_eq!(plan(&apply(&input, &p)), Plan::default());
     }
@@ -333,6 +395,15 @@ mod tests {
             .collect();
         // The target is written before the emptied source is deleted; another type is untouched.
         assert_eq!(paths, vec![("a.md", true), ("b.md", false)]);
+        assert_eq!(
+            p.changes[0].reason,
+            "a.md: the Why / How to apply of 1 entry from other files added to its copies"
+        );
+        // A deletion says where what it held went.
+        assert_eq!(
+            p.changes[1].reason,
+            "deleted b.md: every entry it held is kept in a.md"
+        );
         assert_eq!(p.sources_of("a.md"), vec!["b.md"]);
         assert!(p.sources_of("b.md").is_empty());
         assert!(
@@ -343,6 +414,28 @@ mod tests {
                 .contains("Ship v2 in May.\nWhy: board.\n")
         );
         assert_eq!(plan(&apply(&input, &p)), Plan::default());
+    }
+
+    #[test]
+    fn a_file_only_put_in_order_says_so_and_one_that_lost_an_entry_says_where_it_is() {
+        let input = files(&[
+            ("a.md", topic("user", "Likes tea.\n")),
+            (
+                "b.md",
+                topic("user", "Zed codes.\n\nLikes tea.\n\nAmy sings.\n"),
+            ),
+            ("c.md", topic("user", "Walks daily.\n\nBikes to work.\n")),
+        ]);
+        let p = plan(&input);
+        let reasons: Vec<&str> = p.changes.iter().map(|c| c.reason.as_str()).collect();
+        assert_eq!(
+            reasons,
+            vec![
+                "b.md: 1 entry already in a.md left only there; entries put in A–Z order by \
+                 their first line (no text changed)",
+                "c.md: entries put in A–Z order by their first line (no text changed)",
+            ]
+        );
     }
 
     #[test]

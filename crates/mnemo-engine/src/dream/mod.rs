@@ -278,6 +278,8 @@ fn apply_plan(
             Ok(_) => {
                 merged += u32::try_from(c.entries_before.saturating_sub(c.entries_after))
                     .unwrap_or(u32::MAX);
+                // "What changed and why": every file it rewrote or deleted, with its reason.
+                notes.push(c.reason.clone());
                 on_progress(Progress::File(&c.path));
             }
             Err(e) if e.code == mnemo_core::ErrorCode::Conflict => {
@@ -435,6 +437,8 @@ fn finish(
         Ok(()) if report.files_touched.is_empty() && report.files_deleted.is_empty() => {
             DreamStatus::Noop
         }
+        // Review mode: its writes wait in the inbox as one proposal.
+        Ok(()) if vault.is_staged(req.origin) => DreamStatus::Proposed,
         Ok(()) => DreamStatus::Updated,
     };
     if let Err(e) = outcome
@@ -480,7 +484,7 @@ pub fn summary_line(r: &DreamReport) -> String {
             "dream failed{}",
             r.notes.last().map(|n| format!(": {n}")).unwrap_or_default()
         ),
-        DreamStatus::Updated => {
+        DreamStatus::Updated | DreamStatus::Proposed => {
             let mut parts = Vec::new();
             if r.entries_merged > 0 {
                 parts.push(format!(

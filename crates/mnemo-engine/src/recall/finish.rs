@@ -32,6 +32,7 @@ struct Shown {
     memory_type: Option<MemoryType>,
     age: String,
     body: String,
+    conflict: bool,
 }
 
 impl Shown {
@@ -42,6 +43,7 @@ impl Shown {
             memory_type: self.memory_type,
             age: &self.age,
             body: &self.body,
+            conflict: self.conflict,
         }
     }
 }
@@ -178,6 +180,7 @@ pub(super) fn finish(
                     memory_type: None,
                     age: age_text(&p.mtime, now),
                     body: turns,
+                    conflict: false,
                 };
                 return Some((p, shown));
             }
@@ -191,6 +194,7 @@ pub(super) fn finish(
                 memory_type: p.memory_type,
                 age: age_text(&p.mtime, now),
                 body: current,
+                conflict: req.conflicted.contains(&p.path),
             };
             Some((p, shown))
         })
@@ -210,6 +214,7 @@ pub(super) fn finish(
                 memory_type: d.summary.memory_type,
                 age: age_text(&d.summary.mtime, now),
                 body: mnemo_store::supersede::strip(&d.body),
+                conflict: req.conflicted.contains(p),
             })
         })
         .collect();
@@ -233,6 +238,7 @@ pub(super) fn finish(
         .map(|(p, s)| Recalled {
             chars_injected: cut_body_to(&s.body, &p.path, chars).chars().count(),
             tokens_injected: memory_tokens(&s, chars),
+            conflict: s.conflict,
             path: p.path,
             name: p.name,
             memory_type: p.memory_type,

@@ -36,7 +36,14 @@ pub struct PromptMemory<'a> {
     pub age: &'a str,
     /// Body (cut here when longer than [`MAX_BODY_CHARS`]).
     pub body: &'a str,
+    /// The file holds a sync conflict not yet settled: its versions disagree.
+    pub conflict: bool,
 }
+
+/// What the model is told under a memory whose versions disagree (an open sync conflict).
+pub const CONFLICT_NOTE: &str = "Two versions of this memory disagree (a sync conflict the user \
+     has not settled yet): do not treat either as certain; if it matters, ask the user which is \
+     true.";
 
 /// Cut a body at [`MAX_BODY_CHARS`] characters, with a note naming how much was left out.
 #[must_use]
@@ -71,6 +78,10 @@ fn push_memory(p: &mut String, m: &PromptMemory<'_>, max_chars: usize) {
         "\n### {} ({ty}, {}) — saved {}\n",
         m.name, m.path, m.age
     ));
+    if m.conflict {
+        p.push_str(CONFLICT_NOTE);
+        p.push('\n');
+    }
     if m.age != "today" {
         p.push_str(&format!(
             "This is a point-in-time observation from {}; things may have changed since.\n",
@@ -156,6 +167,7 @@ mod tests {
     fn prompt_carries_rules_index_ages_and_bodies() {
         let mems = [
             PromptMemory {
+                conflict: false,
                 path: "a.md",
                 name: "Style",
                 memory_type: Some(MemoryType::Feedback),
@@ -163,6 +175,7 @@ mod tests {
                 body: "Be terse.",
             },
             PromptMemory {
+                conflict: false,
                 path: "b.md",
                 name: "Board",
                 memory_type: Some(MemoryType::Reference),

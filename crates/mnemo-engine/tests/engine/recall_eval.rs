@@ -149,7 +149,13 @@ fn home(eval: &Eval, n: usize, extra: usize, model: &Embedder) -> (tempfile::Tem
     }
     let vault = Vault::open(home).unwrap();
     vault.rebuild().unwrap();
-    shared::embed_all(&vault, model);
+    // The generated records are the same every run: their vectors are kept per model outside
+    // the clone (embedding 10,000 texts takes minutes on two cores).
+    shared::embed_all_cached(
+        &vault,
+        model,
+        shared::cache_file(model, "recall-eval").as_deref(),
+    );
     (d, vault)
 }
 

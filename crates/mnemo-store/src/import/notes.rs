@@ -48,6 +48,50 @@ fn first_prose(body: &str) -> Option<String> {
         .map(|l| l.trim_start_matches("- ").chars().take(150).collect())
 }
 
+/// Every folder given a type (`--folder-type DIR=TYPE`, the app's folder choices) must hold
+/// some of the notes, spelt as on disk: a misspelt or differently-cased folder would otherwise
+/// be ignored without a word and its notes typed by the default (issue 37).
+///
+/// # Errors
+/// `invalid_arguments` naming the folders that hold no note and listing the folders that do.
+pub fn check_folder_types(notes: &[Note], options: &ImportOptions) -> mnemo_core::Result<()> {
+    let dirs: std::collections::BTreeSet<&str> = notes
+        .iter()
+        .flat_map(|n| {
+            n.rel
+                .match_indices('/')
+                .map(|(i, _)| &n.rel[..i])
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let unknown: Vec<&str> = options
+        .folder_types
+        .iter()
+        .map(|f| f.folder.trim_matches('/'))
+        .filter(|f| !dirs.contains(f))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let top: Vec<&str> = dirs.iter().copied().filter(|d| !d.contains('/')).collect();
+    let listed = if top.is_empty() {
+        "it has no folders, only notes at its top".to_owned()
+    } else {
+        format!("its folders: {}", top.join(", "))
+    };
+    Err(mnemo_core::Error::new(
+        mnemo_core::ErrorCode::InvalidArguments,
+        format!(
+            "no note is in the folder {} (names are matched exactly, case included); {listed}",
+            unknown
+                .iter()
+                .map(|u| format!("`{u}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    ))
+}
+
 /// Plan a folder of notes: each note one topic file under `<folder>/`, its frontmatter mapped
 /// (`title` → name; `description` / `summary` / the first line of prose → description; a
 /// valid `type`, else the folder's chosen type, else the default) and every other key kept.
@@ -205,6 +249,37 @@ pub fn plan_notes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_type_for_a_folder_holding_no_note_is_refused_with_the_folders_there() {
+        let note = |rel: &str| Note {
+            rel: rel.into(),
+            bytes: b"x\n".to_vec(),
+            hard_link: false,
+        };
+        let notes = vec![note("Journal/a.md"), note("work/clients/b.md"), note("c.md")];
+        let with = |dirs: &[&str]| ImportOptions {
+            folder_types: dirs
+                .iter()
+                .map(|d| super::super::FolderType {
+                    folder: (*d).into(),
+                    memory_type: MemoryType::User,
+                })
+                .collect(),
+            ..ImportOptions::default()
+        };
+        assert!(check_folder_types(&notes, &with(&["Journal", "work/clients/", "work"])).is_ok());
+        let e = check_folder_types(&notes, &with(&["journal", "Journal", "nope"])).unwrap_err();
+        assert_eq!(e.code, mnemo_core::ErrorCode::InvalidArguments);
+        assert_eq!(
+            e.message,
+            "no note is in the folder `journal`, `nope` (names are matched exactly, case \
+             included); its folders: Journal, work"
+        );
+        let flat = [note("a.md")];
+        let e = check_folder_types(&flat, &with(&["x"])).unwrap_err();
+        assert!(e.message.ends_with("it has no folders, only notes at its top"), "{e}");
+    }
 
     #[test]
     fn notes_keep_their_keys_and_take_a_type() {
