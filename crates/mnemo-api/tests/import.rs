@@ -228,7 +228,10 @@ fn a_stale_preview_is_refused_and_every_format_imports() {
         .import_preview(src.clone(), None, Some(wrong))
         .unwrap_err();
     assert_eq!(e.code, mnemo_core::ErrorCode::InvalidArguments);
-    assert!(e.message.contains("`Work`") && e.message.contains("its folders: daily, work"), "{e}");
+    assert!(
+        e.message.contains("`Work`") && e.message.contains("its folders: daily, work"),
+        "{e}"
+    );
     let p = api
         .import_preview(src.clone(), None, Some(opts.clone()))
         .unwrap();

@@ -257,7 +257,11 @@ mod tests {
             bytes: b"x\n".to_vec(),
             hard_link: false,
         };
-        let notes = vec![note("Journal/a.md"), note("work/clients/b.md"), note("c.md")];
+        let notes = vec![
+            note("Journal/a.md"),
+            note("work/clients/b.md"),
+            note("c.md"),
+        ];
         let with = |dirs: &[&str]| ImportOptions {
             folder_types: dirs
                 .iter()
@@ -278,7 +282,11 @@ mod tests {
         );
         let flat = [note("a.md")];
         let e = check_folder_types(&flat, &with(&["x"])).unwrap_err();
-        assert!(e.message.ends_with("it has no folders, only notes at its top"), "{e}");
+        assert!(
+            e.message
+                .ends_with("it has no folders, only notes at its top"),
+            "{e}"
+        );
     }
 
     #[test]
