@@ -40,6 +40,66 @@ fn note_fields(text: &str) -> HashMap<String, String> {
         .collect()
 }
 
+/// A note's frontmatter as an ordered YAML mapping, when it has a readable block.
+fn note_mapping(text: &str) -> Option<serde_yaml_ng::Mapping> {
+    let rest = text.trim_start_matches('\u{feff}');
+    let after = rest
+        .strip_prefix("---\n")
+        .or_else(|| rest.strip_prefix("---\r\n"))?;
+    let end = after.find("\n---")?;
+    match serde_yaml_ng::from_str(&after[..end]) {
+        Ok(serde_yaml_ng::Value::Mapping(m)) => Some(m),
+        _ => None,
+    }
+}
+
+/// A frontmatter value as words: a list joined with ", ", Obsidian's `[[links]]` as their text;
+/// `None` for nested maps and empty values.
+fn value_words(v: &serde_yaml_ng::Value) -> Option<String> {
+    use serde_yaml_ng::Value;
+    let unlink = |s: &str| s.replace("[[", "").replace("]]", "").trim().to_owned();
+    let out = match v {
+        Value::String(s) => unlink(s),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Sequence(items) => items
+            .iter()
+            .filter_map(value_words)
+            .collect::<Vec<_>>()
+            .join(", "),
+        Value::Tagged(t) => return value_words(&t.value),
+        _ => return None,
+    };
+    (!out.is_empty()).then_some(out)
+}
+
+/// The note's own `type` when it is not one of Mnemo's (basic-memory's `Person`, Obsidian's
+/// `[[Authors]]`): kept as `source_type` when Mnemo's type replaces it (issue 37).
+fn foreign_type(m: &serde_yaml_ng::Mapping) -> Option<String> {
+    let v = m.get("type")?;
+    let words = value_words(v)?;
+    words.parse::<MemoryType>().is_err().then_some(words)
+}
+
+/// A note holding only frontmatter (an Obsidian film card: director, cast, year, rating): its
+/// fields, one `Key: value` line each, become the body, so what it says is kept and found.
+fn fields_as_body(m: &serde_yaml_ng::Mapping) -> Option<String> {
+    let lines: Vec<String> = m
+        .iter()
+        .filter_map(|(k, v)| {
+            let k = k.as_str()?;
+            if matches!(
+                k.to_lowercase().as_str(),
+                "title" | "name" | "description" | "summary"
+            ) {
+                return None;
+            }
+            Some(format!("{k}: {}", value_words(v)?))
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n") + "\n")
+}
+
 /// The first line of prose of a body (no heading, no list dash), cut to 150 characters.
 fn first_prose(body: &str) -> Option<String> {
     body.lines()
@@ -167,6 +227,12 @@ pub fn plan_notes(
                 .or_else(|| fields.get("name"))
                 .cloned()
                 .unwrap_or(stem);
+            let mapping = note_mapping(text);
+            if file.body().trim().is_empty()
+                && let Some(body) = mapping.as_ref().and_then(fields_as_body)
+            {
+                file.set_body(&body);
+            }
             let body_prose = first_prose(file.body());
             let description = fields
                 .get("description")
@@ -179,10 +245,15 @@ pub fn plan_notes(
                 .and_then(|t| t.parse::<MemoryType>().ok())
                 .unwrap_or(rel_type);
             let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+            let foreign = mapping.as_ref().and_then(foreign_type);
             let mapped = file
                 .set_field("name", &flat(&name))
                 .and_then(|()| file.set_field("description", &flat(&description)))
-                .and_then(|()| file.set_field("type", t.as_str()));
+                .and_then(|()| file.set_field("type", t.as_str()))
+                .and_then(|()| match &foreign {
+                    Some(f) => file.set_field("source_type", &flat(f)),
+                    None => Ok(()),
+                });
             if file.body().trim().is_empty() {
                 plan.preview
                     .skip(SkipKind::Other, item, "the note is empty");
@@ -249,6 +320,67 @@ pub fn plan_notes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frontmatter_only_notes_keep_their_fields_and_a_foreign_type_is_kept_as_source_type() {
+        // Issue 37: an Obsidian film card (frontmatter only) was dropped as "empty"; a
+        // basic-memory `type: Person` and Obsidian's `type: ["[[Authors]]"]` were overwritten.
+        let note = |rel: &str, text: &str| Note {
+            rel: rel.into(),
+            bytes: text.as_bytes().to_vec(),
+            hard_link: false,
+        };
+        let notes = vec![
+            note(
+                "References/Blade Runner.md",
+                "---\ncategories:\n  - \"[[Movies]]\"\ndirector: \"[[Ridley Scott]]\"\ncast:\n  - Harrison Ford\n  - Sean Young\nyear: 1982\nrating: 9\n---\n",
+            ),
+            note(
+                "people/ana.md",
+                "---\ntitle: Ana Lima\ntype: Person\npermalink: ana-lima\n---\nData engineer in Lisbon.\n",
+            ),
+            note(
+                "Authors/Ursula.md",
+                "---\ntype:\n  - \"[[Authors]]\"\n---\nWrote The Dispossessed.\n",
+            ),
+        ];
+        let plan = plan_notes(
+            notes,
+            "Vault",
+            &ImportOptions::default(),
+            &Existing::default(),
+        );
+        assert_eq!(plan.files.len(), 3, "{:?}", plan.preview);
+        let text = |p: &str| {
+            String::from_utf8(
+                plan.files
+                    .iter()
+                    .find(|f| f.path == p)
+                    .unwrap_or_else(|| panic!("{p}"))
+                    .bytes
+                    .clone(),
+            )
+            .unwrap()
+        };
+        let film = text("vault/References/Blade Runner.md");
+        assert!(
+            film.contains(
+                "director: Ridley Scott\ncast: Harrison Ford, Sean Young\nyear: 1982\nrating: 9\n"
+            ) && (film.contains("description: \"categories: Movies\"")
+                || film.contains("description: 'categories: Movies'")),
+            "{film}"
+        );
+        let ana = text("vault/people/ana.md");
+        assert!(
+            ana.contains("type: user")
+                && ana.contains("source_type: Person")
+                && ana.contains("permalink: ana-lima"),
+            "{ana}"
+        );
+        let ursula = text("vault/Authors/Ursula.md");
+        assert!(ursula.contains("source_type: Authors"), "{ursula}");
+        assert!(TopicFile::parse(&ursula).check().is_ok(), "{ursula}");
+    }
 
     #[test]
     fn a_folder_type_for_a_folder_holding_no_note_is_refused_with_the_folders_there() {
