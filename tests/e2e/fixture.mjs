@@ -49,7 +49,9 @@ export function makeHome({ extra = 0 } = {}) {
 /** Start `mnemo serve` on a free port; resolves with the login URL and the child. */
 export function startServer(fixture) {
   const bin = process.env.MNEMO_BIN || join(targetDir, "debug/mnemo");
-  const child = spawn(bin, ["serve", "--port", "0", "--ui", join(repoRoot, "ui/dist")], { env: fixture.env, stdio: ["ignore", "pipe", "pipe"] });
+  // MNEMO_UI_DIST: a UI built elsewhere (e.g. `vite build --outDir /tmp/ui`), so a run need not rebuild ui/dist.
+  const ui = process.env.MNEMO_UI_DIST || join(repoRoot, "ui/dist");
+  const child = spawn(bin, ["serve", "--port", "0", "--ui", ui], { env: fixture.env, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   child.stderr.on("data", (d) => { err += d; });
   return new Promise((resolveUrl, reject) => {

@@ -159,9 +159,21 @@ test("Test connection tries the typed values and saves nothing; Escape closes th
     assert.ok(await dialog.evaluate((d) => d.contains(document.activeElement)), `focus left the dialog at step ${i}`);
   }
   await page.screenshot({ path: join(artifacts, "settings-test-unsaved.png") });
-  // Escape from wherever focus is closes it, and focus goes back to the button that opened it.
+  // Escape from wherever focus is asks first: typed values are not dropped unasked (issue 36).
   await page.evaluate(() => document.activeElement?.blur());
   await page.keyboard.press("Escape");
+  const ask = page.getByRole("dialog", { name: "Discard your changes?" });
+  await ask.waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Keep editing", "the safe choice has the focus");
+  await page.keyboard.press("Enter");
+  await ask.waitFor({ state: "detached" });
+  assert.equal(await page.getByTestId("model-name").inputValue(), "a-mistyped-model", "kept editing: the typed values stay");
+  // Asked again, Discard closes it, and focus goes back to the button that opened it.
+  await page.keyboard.press("Escape");
+  await ask.waitFor();
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Discard");
+  await page.keyboard.press("Enter");
   await dialog.waitFor({ state: "detached" });
   assert.equal(await opener.evaluate((b) => b === document.activeElement), true, "focus restored to the opener");
 });
@@ -186,7 +198,10 @@ test("an undone dream reads as undone: Redo offered, no link to a file that is g
   await waitFor(async () => (await detail.getByRole("button", { name: "Open memory" }).count()) > 0, "links while the dream is in effect");
   await detail.getByTestId("undo-group-button").click();
   await page.getByTestId("redo-group-button").waitFor();
-  assert.match(await page.getByTestId("group-undone").innerText(), /undone by #\d+/);
+  // The group that undid it, named as a group in words: "#4" would read like a change (issue 36).
+  assert.match(await page.getByTestId("group-undone").innerText(), /undone by change group \d+/);
+  // The focus moved to Redo, not to the page.
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), "redo-group-button");
   assert.equal(await detail.getByRole("button", { name: "Open memory" }).count(), 0, "no link to a file the undo removed");
   assert.equal(await page.getByTestId("undo-group-button").count(), 0);
   assert.equal((await api("task", { id })).result.undone_by !== null, true, "the task says so too");
@@ -347,7 +362,8 @@ test("sync in the Status view and in the settings: a conflict between two machin
     await page.getByTestId("sync-now").click();
     const conflict = page.getByTestId("sync-conflict");
     await conflict.waitFor({ timeout: 30000 });
-    assert.match(await conflict.innerText(), /Response style: the same entry was edited on two machines; both versions are kept until you choose\./);
+    // Named by the memory's name (its frontmatter, read with the memory list; issue 36), never its file name made a title.
+    await waitFor(async () => /Response style: the same entry was edited on two machines; both versions are kept until you choose\./.test(await conflict.innerText()), "the conflict named by its memory's name");
     assert.deepEqual(await conflict.getByTestId("sync-keep").allInnerTexts(), ["Keep Ana's version", "Keep Bo's version"]);
     assert.match(await page.getByTestId("sync-sentence").innerText(), /^1 conflict waits for your choice\.$/);
     const badge = page.locator('[data-testid="workspace-item"][data-id="personal"] [data-testid="sync-badge"]');
@@ -361,6 +377,8 @@ test("sync in the Status view and in the settings: a conflict between two machin
     const waiting = page.getByTestId("inbox-conflicts");
     await waiting.waitFor({ timeout: 20000 });
     assert.match(await waiting.innerText(), /Sync conflicts waiting for you/);
+    // One count everywhere (issue 36): the inbox says what the sidebar said.
+    assert.equal(await page.getByTestId("inbox-filter-pending").innerText(), "Waiting (1)");
     assert.equal(await waiting.getByTestId("sync-conflict").count(), 1);
     await page.screenshot({ path: join(artifacts, "view-inbox-conflict-1440-light.png") });
     await view("status");
@@ -750,7 +768,11 @@ test("a person imports a mem0 export (issue 24): the preview's counts, shot at 1
     // Undo import: every file it wrote goes, and the list follows.
     await dialog.getByTestId("import-undo").click();
     await dialog.getByTestId("import-undone").waitFor({ timeout: 20000 });
-    assert.match(await dialog.getByTestId("import-undone").innerText(), /^Import undone: 5 files taken back\.$/);
+    assert.match(await dialog.getByTestId("import-undone").innerText(), /^5 files taken back: nothing of this import stays\.$/);
+    // An undone import never reads as a success (issue 36): no "Imported" above it.
+    assert.equal(await dialog.getByTestId("import-outcome").innerText(), "Import undone");
+    assert.equal(await dialog.getByTestId("import-summary").count(), 0);
+    await page.screenshot({ path: join(artifacts, "import-undone-1440-light.png") });
     for (const f of written) assert.equal(existsSync(file(f)), false, `${f} taken back`);
     await travel.waitFor({ state: "detached", timeout: 20000 });
     await page.keyboard.press("Escape");

@@ -165,17 +165,23 @@ describe("memory list", () => {
     expect(await screen.findByText("No memories yet")).toBeTruthy();
   });
 
-  it("moves the selection with arrow keys and opens with Enter", async () => {
+  it("moves the cursor with arrow keys and opens with Enter; the selected row is always the open memory", async () => {
     renderApp();
     await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
     const list = screen.getByTestId("memory-list");
     fireEvent.keyDown(list, { key: "ArrowDown" });
     fireEvent.keyDown(list, { key: "ArrowDown" });
-    const selected = screen.getAllByTestId("memory-row").filter((r) => r.getAttribute("aria-selected") === "true");
-    expect(selected.map((r) => r.getAttribute("data-path"))).toEqual(["zeta.md"]);
+    const rows = () => screen.getAllByTestId("memory-row");
+    const cursor = () => rows().filter((r) => r.getAttribute("data-cursor") === "true").map((r) => r.getAttribute("data-path"));
+    const selected = () => rows().filter((r) => r.getAttribute("aria-selected") === "true").map((r) => r.getAttribute("data-path"));
+    expect(cursor()).toEqual(["zeta.md"]);
+    expect(list.getAttribute("aria-activedescendant")).toBe(rows().find((r) => r.getAttribute("data-path") === "zeta.md")?.id);
+    // Nothing open yet: nothing selected.
+    expect(selected()).toEqual([]);
     fireEvent.keyDown(list, { key: "Enter" });
     await waitFor(() => expect(api.get).toHaveBeenCalledWith("personal", "zeta.md"));
     expect(await screen.findByDisplayValue("Zeta user fact")).toBeTruthy();
+    expect(selected()).toEqual(["zeta.md"]);
   });
 });
 
@@ -547,10 +553,16 @@ describe("detail pane", () => {
     fireEvent.change(screen.getByTestId("detail-name"), { target: { value: "My edit" } });
 
     fireEvent.click(screen.getByText((_, el) => el?.getAttribute("data-path") === "proj.md"));
-    expect(screen.getByRole("dialog").textContent).toContain("Discard unsaved changes?");
+    const dialog = screen.getByRole("dialog");
+    expect(dialog.textContent).toContain("Discard your changes?");
+    // The safe choice has the focus (Enter by reflex keeps the edits).
+    expect(document.activeElement).toBe(within(dialog).getByRole("button", { name: "Keep editing" }));
     fireEvent.click(screen.getByRole("button", { name: "Keep editing" }));
     expect(screen.queryByRole("dialog")).toBeNull();
     expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("My edit");
+    // Issue 36: the list highlights the memory still open, not the one clicked.
+    const selected = screen.getAllByTestId("memory-row").filter((r) => r.getAttribute("aria-selected") === "true");
+    expect(selected.map((r) => r.getAttribute("data-path"))).toEqual(["response-style.md"]);
 
     fireEvent.click(screen.getByTestId("history-view"));
     fireEvent.click(screen.getByRole("button", { name: "Discard" }));

@@ -3,16 +3,17 @@ import { commands } from "./lib/bindings";
 import type { TaskInfo, WriteOutcome } from "./lib/bindings";
 import { onMemoryChanged, toUiError, unwrap } from "./lib/transport";
 import type { UiError } from "./lib/transport";
-import { browserReducer, initialBrowser, listMode } from "./lib/browser";
+import { browserReducer, initialBrowser, listMode, openKey } from "./lib/browser";
 import type { ChangeSignal, Intent, Target } from "./lib/browser";
 import { useCommand } from "./lib/useCommand";
 import { Sidebar } from "./components/browser/Sidebar";
 import { ListPane } from "./components/browser/ListPane";
 import { DetailPane } from "./components/browser/DetailPane";
 import { HistoryPanel } from "./components/browser/HistoryPanel";
-import { ConfirmDialog } from "./components/common/ConfirmDialog";
+import { DiscardDialog } from "./components/common/ConfirmDialog";
 import { useToast } from "./components/common/Toasts";
 import { ChatPane } from "./components/chat/ChatPane";
+import { ModelSettings } from "./components/settings/ModelSettings";
 import { TaskStatusBar } from "./components/jobs/TasksPanel";
 import { DreamControls } from "./components/jobs/DreamControls";
 import { DreamDialog } from "./components/jobs/DreamDialog";
@@ -33,22 +34,16 @@ import { docKey } from "./lib/format";
 import { printable } from "./lib/printable";
 import { loadUnseen, markSeen, noteChange, prune, saveUnseen } from "./lib/unseen";
 import type { Unseen } from "./lib/unseen";
+import { readChatOpen, readWorkspace, saveChatOpen, saveWorkspace } from "./lib/prefs";
+import { useNarrow } from "./lib/useNarrow";
+import { useShortcuts } from "./lib/useShortcuts";
+
+export { CHAT_OPEN_KEY } from "./lib/prefs";
 
 export const SEARCH_DEBOUNCE_MS = 120;
 export const SEARCH_LIMIT = 200;
 /** memory_changed events arriving within this window cause one reload. */
 const EVENT_COALESCE_MS = 150;
-
-/** localStorage key remembering whether the chat pane is shown. */
-export const CHAT_OPEN_KEY = "mnemo.chatOpen";
-
-function readChatOpen(): boolean {
-  try {
-    return localStorage.getItem(CHAT_OPEN_KEY) !== "0";
-  } catch {
-    return true;
-  }
-}
 
 const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
 const MOD_KEY = isMac ? "⌘" : "Ctrl+";
@@ -56,7 +51,7 @@ const MOD_KEY = isMac ? "⌘" : "Ctrl+";
 export function App() {
   const toast = useToast();
   const { run, cancel } = useCommand();
-  const [state, dispatch] = useReducer(browserReducer, undefined, () => initialBrowser(readChatOpen()));
+  const [state, dispatch] = useReducer(browserReducer, undefined, () => initialBrowser(readChatOpen(), readWorkspace()));
   const { workspaces, selectedWs, view, tick, chatOpen, dirty } = state;
   const searchRef = useRef<HTMLInputElement>(null);
   const tasks = useTaskList();
@@ -66,8 +61,18 @@ export function App() {
   const [transfer, setTransfer] = useState<TransferOpen | null>(null);
   // The first-run welcome, until the person closes it (the empty detail pane offers it again).
   const [welcomeOpen, setWelcomeOpen] = useState(() => !welcomed());
-  // Bumped when the welcome saves model settings: the chat pane reads them afresh.
+  // Bumped when model settings are saved (Settings, the welcome): the chat pane reads them afresh.
   const [modelSeq, setModelSeq] = useState(0);
+  // The one Settings dialog: the sidebar's button, Ctrl/⌘+, and the chat's ⚙ open it.
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const openSettings = useCallback(() => setSettingsOpen(true), []);
+  // Below 1,200 px the chat is a modal drawer, closed until asked for (issue 36); wider, the
+  // side pane shows as last chosen.
+  const narrow = useNarrow();
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  const chatShown = narrow ? drawerOpen : chatOpen;
+  // A memory brought back by Undo: its heading takes the focus once it opens.
+  const [focusRestored, setFocusRestored] = useState<string | null>(null);
   // New and changed memories, marked until opened; the list as last loaded tells new from changed.
   const [unseen, setUnseen] = useState<Unseen>(loadUnseen);
   const listedRef = useRef<{ ws: string | null; keys: ReadonlySet<string> }>({ ws: null, keys: new Set() });
@@ -85,12 +90,14 @@ export function App() {
       setUnseen((u) => prune(u, new Set(data.map((d) => docKey(d.workspace, d.path))), ws, Date.now()));
     }
   }
-  const openedKey = state.detail?.target.mode === "existing" ? docKey(state.detail.target.workspace, state.detail.target.path) : null;
+  const openedKey = openKey(state);
   const [seenKey, setSeenKey] = useState<string | null>(null);
   if (openedKey !== seenKey) {
     setSeenKey(openedKey);
     if (openedKey !== null) setUnseen((u) => markSeen(u, openedKey));
   }
+  // The heading takes the focus once, for the memory Undo brought back; another memory opening ends it.
+  if (focusRestored !== null && openedKey !== null && openedKey !== focusRestored) setFocusRestored(null);
 
   // Workspaces (with counts) and status.
   useEffect(() => {
@@ -168,27 +175,19 @@ export function App() {
     };
   }, []);
 
-  useEffect(() => {
-    try {
-      localStorage.setItem(CHAT_OPEN_KEY, chatOpen ? "1" : "0");
-    } catch {
-      // Storage unavailable (private mode): the choice lasts for this session only.
-    }
-  }, [chatOpen]);
+  useEffect(() => saveChatOpen(chatOpen), [chatOpen]);
+  // The workspace chosen is remembered across reloads (one gone since falls back to all of them).
+  useEffect(() => saveWorkspace(selectedWs), [selectedWs]);
 
-  // Ctrl/Cmd+K focuses search.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "k") {
-        e.preventDefault();
-        dispatch({ type: "view", view: "memories" });
-        searchRef.current?.focus();
-        searchRef.current?.select();
-      }
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  // Ctrl/⌘+K focuses search; Ctrl/⌘+, opens Settings.
+  useShortcuts({
+    search: () => {
+      dispatch({ type: "view", view: "memories" });
+      searchRef.current?.focus();
+      searchRef.current?.select();
+    },
+    settings: openSettings,
+  });
 
   // Warn before closing the page with unsaved edits.
   useEffect(() => {
@@ -219,6 +218,7 @@ export function App() {
         toast({ message: "Restored" });
         refresh();
         openPath(workspace, path);
+        setFocusRestored(docKey(workspace, path));
       } catch (e) {
         toast({ kind: "error", message: `Undo failed: ${toUiError(e).message}` });
       }
@@ -229,6 +229,8 @@ export function App() {
   const onDeleted = useCallback(
     (o: WriteOutcome, name: string) => {
       dispatch({ type: "deleted" });
+      // The pane that had the focus is gone: the list takes it (else the search box), not the page.
+      requestAnimationFrame(() => (document.querySelector<HTMLElement>(".list-scroll") ?? searchRef.current)?.focus());
       const id = o.change_id;
       toast({
         message: `Deleted “${name}”`,
@@ -322,6 +324,7 @@ export function App() {
         onExport={() => setTransfer({ kind: "export", workspace: selectedWs })}
         onStatus={() => request({ type: "view", view: "status" })}
         onInbox={() => openInbox(selectedWs)}
+        onOpenSettings={openSettings}
         waiting={waiting}
         onOpenMemory={openPath}
       />
@@ -329,7 +332,7 @@ export function App() {
   const chooseWorkspace = (id: string) => dispatch({ type: "selectWorkspace", id });
 
   return (
-    <div className={chatOpen ? "app with-chat" : "app"}>
+    <div className={chatShown && !narrow ? "app with-chat" : "app"}>
       <Sidebar
         workspaces={workspaces}
         status={state.status}
@@ -338,8 +341,10 @@ export function App() {
         onSelect={(id) => dispatch({ type: "selectWorkspace", id })}
         onView={(v) => request({ type: "view", view: v })}
         onAddFolder={addFolder}
-        chatOpen={chatOpen}
-        onToggleChat={() => dispatch({ type: "toggleChat" })}
+        chatOpen={chatShown}
+        onToggleChat={() => (narrow ? setDrawerOpen((o) => !o) : dispatch({ type: "toggleChat" }))}
+        onOpenSettings={openSettings}
+        settingsKey={MOD_KEY}
         inbox={waiting}
         onOpenInbox={() => openInbox(selectedWs)}
         footer={
@@ -379,6 +384,8 @@ export function App() {
                 onClose={() => open(null)}
                 onRecreate={open}
                 onCopy={(source) => setTransfer({ kind: "copy", source })}
+                sync={syncState}
+                focusHeading={focusRestored !== null && focusRestored === openedKey}
               />
             ) : (
               welcomeOpen ? (
@@ -461,15 +468,23 @@ export function App() {
           />
         </main>
       )}
-      {chatOpen && (
+      {chatShown && (
         <ChatPane
-          key={`${chatWs}/${modelSeq}`}
+          key={chatWs}
           workspace={chatWs}
           workspaceLabel={workspaceLabel(chatWs)}
-          onOpenMemory={openPath}
-          onClose={() => dispatch({ type: "setChatOpen", open: false })}
+          onOpenMemory={(ws, path) => {
+            // In the drawer, the memory opens where it can be seen.
+            if (narrow) setDrawerOpen(false);
+            openPath(ws, path);
+          }}
+          onClose={() => (narrow ? setDrawerOpen(false) : dispatch({ type: "setChatOpen", open: false }))}
+          drawer={narrow}
+          onOpenSettings={openSettings}
+          modelKey={modelSeq}
         />
       )}
+      {settingsOpen && <ModelSettings onClose={() => setSettingsOpen(false)} onSaved={() => setModelSeq((n) => n + 1)} />}
       {dreamId !== null && (
         <DreamDialog
           key={dreamId}
@@ -483,6 +498,7 @@ export function App() {
             openPath(ws, path);
           }}
           onUndone={refresh}
+          fallbackFocus={() => document.querySelector<HTMLElement>('[data-testid="dream-button"]') ?? searchRef.current}
         />
       )}
       {forgetOpen && selectedWs !== null && (
@@ -508,16 +524,9 @@ export function App() {
         onOpenMemory={openPath}
       />
       {state.pending && (
-        <ConfirmDialog
-          title="Discard unsaved changes?"
-          confirmLabel="Discard"
-          cancelLabel="Keep editing"
-          danger
-          onConfirm={() => dispatch({ type: "discard" })}
-          onCancel={() => dispatch({ type: "keepEditing" })}
-        >
+        <DiscardDialog onDiscard={() => dispatch({ type: "discard" })} onKeepEditing={() => dispatch({ type: "keepEditing" })}>
           <p>The open memory has edits that are not saved.</p>
-        </ConfirmDialog>
+        </DiscardDialog>
       )}
     </div>
   );

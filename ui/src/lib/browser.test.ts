@@ -176,27 +176,29 @@ describe("opening memories", () => {
     expect(s.detail).toBeNull();
   });
 
-  it("activating a row selects it and opens it, unless it is open already", () => {
+  it("activating a row puts the cursor on it and opens it, unless it is open already", () => {
     const item = { key: key("me.md"), workspace: "personal", path: "me.md" };
     let s = run({ type: "activate", item });
-    expect(s.selectedKey).toBe(key("me.md"));
+    expect(s.cursorKey).toBe(key("me.md"));
     expect(s.detail?.seq).toBe(1);
-    s = browserReducer(s, { type: "select", key: key("zeta.md") });
+    // ↑/↓ move the cursor only: what is open (the selected row) stays.
+    s = browserReducer(s, { type: "cursor", key: key("zeta.md") });
+    expect(openKey(s)).toBe(key("me.md"));
     s = browserReducer(s, { type: "activate", item });
-    expect(s.selectedKey).toBe(key("me.md"));
+    expect(s.cursorKey).toBe(key("me.md"));
     expect(s.detail?.seq).toBe(1);
   });
 
-  it("goes to a memory from elsewhere: memories view, selected, open", () => {
+  it("goes to a memory from elsewhere: memories view, the cursor on it, open", () => {
     const s = run({ type: "view", view: "history" }, request({ type: "showMemory", workspace: "personal", path: "proj.md" }));
     expect(s.view).toBe("memories");
-    expect(s.selectedKey).toBe(key("proj.md"));
+    expect(s.cursorKey).toBe(key("proj.md"));
     expect(openKey(s)).toBe(key("proj.md"));
   });
 
   it("selects and opens a created memory, closes a deleted one, and reloads", () => {
     let s = run({ type: "open", target: { mode: "new", workspace: null } }, dirty, { type: "created", workspace: "personal", path: "new.md" });
-    expect(s).toMatchObject({ selectedKey: key("new.md"), dirty: false, tick: 1 });
+    expect(s).toMatchObject({ cursorKey: key("new.md"), dirty: false, tick: 1 });
     expect(openKey(s)).toBe(key("new.md"));
     s = browserReducer(s, { type: "deleted" });
     expect(s).toMatchObject({ detail: null, tick: 2 });
@@ -224,12 +226,24 @@ describe("unsaved edits", () => {
     expect(dropped.detail).toEqual({ seq: 2, target: { mode: "new", workspace: null } });
   });
 
-  it("selects an activated row at once, but opens it only after consent", () => {
+  it("opens an activated row only after consent; kept editing, the cursor goes back to the open memory", () => {
     const item = { key: key("zeta.md"), workspace: "personal", path: "zeta.md" };
     const s = run(openExisting("me.md"), dirty, { type: "activate", item });
-    expect(s.selectedKey).toBe(key("zeta.md"));
     expect(openKey(s)).toBe(key("me.md"));
     expect(openKey(browserReducer(s, { type: "discard" }))).toBe(key("zeta.md"));
+    // Issue 36: after "Keep editing" the list shows the memory that stays open, nowhere else.
+    const kept = browserReducer(s, { type: "keepEditing" });
+    expect(openKey(kept)).toBe(key("me.md"));
+    expect(kept.cursorKey).toBe(key("me.md"));
+  });
+
+  it("leaves no row selected once a new memory is cancelled", () => {
+    let s = run(openExisting("me.md"), request({ type: "open", target: { mode: "new", workspace: null } }));
+    expect(openKey(s)).toBeNull();
+    s = browserReducer(s, { type: "open", target: null });
+    expect(s.detail).toBeNull();
+    // The selected row is the open memory: none now.
+    expect(openKey(s)).toBeNull();
   });
 
   it("asks nothing for a switch to the view already shown", () => {
@@ -255,6 +269,20 @@ describe("reloads and the chat toggle", () => {
     expect(s.change?.seq).toBe(2);
     s = browserReducer(s, { type: "refresh" });
     expect(s).toMatchObject({ tick: 3, change: { seq: 2 } });
+  });
+
+  it("starts in the workspace remembered, and falls back to all workspaces when it is gone", () => {
+    const remembered = initialBrowser(true, "claude-proj");
+    expect(remembered.selectedWs).toBe("claude-proj");
+    const kept = browserReducer(remembered, { type: "workspaces", answer: { ok: true, data: WORKSPACES } });
+    expect(kept.selectedWs).toBe("claude-proj");
+    // A folder removed since: all workspaces, and its list's answer (an error) is not shown.
+    let gone = browserReducer(initialBrowser(true, "removed-folder"), { type: "list", ws: "removed-folder", answer: { ok: false, error: NETWORK } });
+    gone = browserReducer(gone, { type: "workspaces", answer: { ok: true, data: WORKSPACES } });
+    expect(gone).toMatchObject({ selectedWs: null, docsError: null });
+    expect(emptyList(gone)).toEqual({ kind: "loading" });
+    // An answer for a workspace no longer chosen is dropped.
+    expect(browserReducer(gone, listed("removed-folder")).docs).toBeNull();
   });
 
   it("shows an added folder and reloads", () => {

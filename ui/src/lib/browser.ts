@@ -83,8 +83,12 @@ export interface BrowserState {
   wordsOnly: boolean;
   search: SearchResult | null;
   searchError: UiError | null;
-  /** The highlighted row. */
-  selectedKey: string | null;
+  /**
+   * The list's keyboard cursor (↑/↓ move it, Enter opens it): shown as a focus ring while the
+   * list has the focus. The highlighted (selected) row is always the open memory (`openKey`),
+   * never this: one state, so the list and the detail pane cannot disagree.
+   */
+  cursorKey: string | null;
   /** What the detail pane shows; a new `seq` is a fresh pane. */
   detail: { seq: number; target: Target } | null;
   /** Bumped to reload workspaces, list, search and history. */
@@ -107,9 +111,10 @@ export type BrowserAction =
   | { type: "discard" }
   /** The user declined: the held intent is forgotten. */
   | { type: "keepEditing" }
-  /** Click or Enter on a row: select it and (guarded) open it, unless it is open already. */
+  /** Click or Enter on a row: put the cursor on it and (guarded) open it, unless it is open already. */
   | { type: "activate"; item: { key: string; workspace: string; path: string } }
-  | { type: "select"; key: string | null }
+  /** ↑/↓ in the list: the cursor moves; nothing opens. */
+  | { type: "cursor"; key: string | null }
   | { type: "selectWorkspace"; id: string | null }
   | { type: "query"; query: string }
   | { type: "wordsOnly"; on: boolean }
@@ -132,11 +137,11 @@ export type BrowserAction =
   | { type: "logs"; ws: string; answer: Answer<DocSummary[]> }
   | { type: "search"; ws: string | null; q: string; wordsOnly: boolean; answer: Answer<Hit[]> };
 
-export function initialBrowser(chatOpen = true): BrowserState {
+export function initialBrowser(chatOpen = true, selectedWs: string | null = null): BrowserState {
   return {
     workspaces: [],
     status: null,
-    selectedWs: null,
+    selectedWs,
     view: "memories",
     docs: null,
     docsError: null,
@@ -146,7 +151,7 @@ export function initialBrowser(chatOpen = true): BrowserState {
     wordsOnly: false,
     search: null,
     searchError: null,
-    selectedKey: null,
+    cursorKey: null,
     detail: null,
     tick: 0,
     change: null,
@@ -163,10 +168,12 @@ export function openKey(state: BrowserState): string | null {
   return t?.mode === "existing" ? docKey(t.workspace, t.path) : null;
 }
 
+/** Opens `target` (`null`: closes the pane); the list's cursor goes to a memory that opens. */
 function open(state: BrowserState, target: Target | null): BrowserState {
   return {
     ...state,
     dirty: false,
+    cursorKey: target?.mode === "existing" ? docKey(target.workspace, target.path) : state.cursorKey,
     detail: target ? { seq: (state.detail?.seq ?? 0) + 1, target } : null,
   };
 }
@@ -176,14 +183,11 @@ function apply(state: BrowserState, intent: Intent): BrowserState {
     case "open":
       return open(state, intent.target);
     case "showMemory":
-      return open(
-        { ...state, view: "memories", selectedKey: docKey(intent.workspace, intent.path) },
-        { mode: "existing", workspace: intent.workspace, path: intent.path },
-      );
+      return open({ ...state, view: "memories" }, { mode: "existing", workspace: intent.workspace, path: intent.path });
     case "view":
       return { ...state, view: intent.view };
     case "workspace":
-      return open({ ...state, selectedWs: intent.id, selectedKey: null }, null);
+      return open({ ...state, selectedWs: intent.id, cursorKey: null }, null);
   }
 }
 
@@ -212,15 +216,16 @@ export function browserReducer(state: BrowserState, action: BrowserAction): Brow
     case "discard":
       return state.pending ? apply({ ...state, pending: null, dirty: false }, state.pending) : state;
     case "keepEditing":
-      return { ...state, pending: null };
+      // The cursor goes back to what stays open.
+      return { ...state, pending: null, cursorKey: openKey(state) ?? state.cursorKey };
     case "activate": {
       const { key, workspace, path } = action.item;
-      const selected = { ...state, selectedKey: key };
-      if (key === openKey(state)) return selected;
-      return request(selected, { type: "open", target: { mode: "existing", workspace, path } });
+      const moved = { ...state, cursorKey: key };
+      if (key === openKey(state)) return moved;
+      return request(moved, { type: "open", target: { mode: "existing", workspace, path } });
     }
-    case "select":
-      return { ...state, selectedKey: action.key };
+    case "cursor":
+      return { ...state, cursorKey: action.key };
     case "selectWorkspace":
       // "All workspaces" shows every memory: whatever is open stays.
       if (!closesDetail(state, action.id)) return { ...state, selectedWs: action.id };
@@ -248,23 +253,23 @@ export function browserReducer(state: BrowserState, action: BrowserAction): Brow
       return reload({ ...state, change: { seq: (state.change?.seq ?? 0) + 1, changes: action.changes } });
     }
     case "created":
-      return reload(
-        open(
-          { ...state, selectedKey: docKey(action.workspace, action.path) },
-          { mode: "existing", workspace: action.workspace, path: action.path },
-        ),
-      );
+      return reload(open(state, { mode: "existing", workspace: action.workspace, path: action.path }));
     case "deleted":
       return reload(open(state, null));
     case "folderAdded":
       return reload({ ...state, selectedWs: action.id });
-    case "workspaces":
-      return action.answer.ok
-        ? { ...state, workspaces: action.answer.data }
-        : { ...state, docsError: action.answer.error };
+    case "workspaces": {
+      if (!action.answer.ok) return { ...state, docsError: action.answer.error };
+      const workspaces = action.answer.data;
+      // A workspace remembered from last time that is gone (a folder removed): all workspaces.
+      const gone = state.selectedWs !== null && !workspaces.some((w) => w.id === state.selectedWs);
+      return gone ? { ...state, workspaces, selectedWs: null, docs: null, docsError: null } : { ...state, workspaces };
+    }
     case "status":
       return { ...state, status: action.status };
     case "list":
+      // An answer for a workspace no longer chosen (the one remembered was gone) is dropped.
+      if (action.ws !== state.selectedWs) return state;
       return action.answer.ok
         ? { ...state, docs: { ws: action.ws, data: action.answer.data }, docsError: null }
         : { ...state, docsError: action.answer.error };

@@ -18,7 +18,7 @@ import type { ChatAction, ChatState } from "./chat";
 const RECALL: RecallResult = {
   strategy: "heuristic",
   selected: [
-    { path: "a.md", name: "A", type: "user", score: 0.5, vector: null, lexical: null, mtime: "2026-01-01T00:00:00Z", age: "today", chars_injected: 10, tokens_injected: 3 },
+    { path: "a.md", name: "A", type: "user", score: 0.5, vector: null, lexical: null, mtime: "2026-01-01T00:00:00Z", age: "today", chars_injected: 10, tokens_injected: 3, conflict: false },
   ],
   docs_scanned: 3,
   prompt: "",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EMPTY_DRAFT, defaultWorkspace, draftOf, fieldOf, sameDraft, sharedNote } from "./detail";
+import { EMPTY_DRAFT, defaultWorkspace, draftOf, fieldOf, nameClash, sameDraft, sharedNote } from "./detail";
 import { DOCS, WORKSPACES, detailOf } from "../test/fixtures";
 
 describe("the detail pane's draft", () => {
@@ -28,5 +28,18 @@ describe("the detail pane's draft", () => {
     expect(fieldOf({ code: "invalid_content", message: "the description is too long" })).toBe("description");
     expect(fieldOf({ code: "conflict", message: "name" })).toBeNull();
     expect(sharedNote("it is tracked by git")).toBe("Shared through git: it is tracked by git.");
+  });
+
+  it("puts a new memory's clash under its name (its file is named after it), or under the file typed (issue 36)", () => {
+    const refused = { code: "conflict", message: "`response-style.md` already exists: edit it, or pick another path" };
+    expect(fieldOf(refused, { path: "" })).toBe("name");
+    expect(fieldOf(refused, { path: "style.md" })).toBe("path");
+    // Editing an existing memory: a conflict is about the whole file.
+    expect(fieldOf(refused)).toBeNull();
+    expect(nameClash(refused, "")?.message).toBe(
+      "This workspace already has a memory of that name (response-style.md): choose another name, or open that memory and edit it.",
+    );
+    expect(nameClash(refused, "style.md")?.message).toMatch(/^This workspace already has a file of that name \(response-style\.md\)/);
+    expect(nameClash({ code: "conflict", message: "the file changed since you opened it" }, "")).toBeNull();
   });
 });

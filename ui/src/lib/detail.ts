@@ -35,8 +35,35 @@ export function sharedNote(shared: string): string {
   return `Shared through git: ${shared}.`;
 }
 
-/** Which form field an error is about (`null`: the whole file). */
-export function fieldOf(error: UiError): "name" | "type" | "description" | null {
+/** A form field an error can sit under. */
+export type FormField = "name" | "type" | "description" | "path";
+
+/** A new memory's file is already there: the refusal says "already exists". */
+function isClash(error: UiError): boolean {
+  // The server's words, or `nameClash`'s own once it said them for a person.
+  return error.code === "conflict" && /\balready exists\b|\balready has a (?:memory|file) of that name\b/i.test(error.message);
+}
+
+/**
+ * A new memory refused because its file is already there, in a person's words: the file is named
+ * after the memory, so it is the name that clashes — unless a file name was typed (`typedPath`).
+ * `null` for any other error.
+ */
+export function nameClash(error: UiError, typedPath: string): UiError | null {
+  if (!isClash(error)) return null;
+  const file = /[`“]([^`”]+)[`”]/.exec(error.message)?.[1];
+  const which = file ? ` (${file})` : "";
+  return typedPath.trim()
+    ? { code: "conflict", message: `This workspace already has a file of that name${which}: choose another file name, or leave it empty.` }
+    : { code: "conflict", message: `This workspace already has a memory of that name${which}: choose another name, or open that memory and edit it.` };
+}
+
+/**
+ * Which form field an error is about (`null`: the whole file). A new memory's clash sits under
+ * its name, or under its file name when one was typed.
+ */
+export function fieldOf(error: UiError, created?: { path: string }): FormField | null {
+  if (created && isClash(error)) return created.path.trim() ? "path" : "name";
   if (error.code === "invalid_type") return "type";
   if (error.code !== "invalid_frontmatter" && error.code !== "invalid_content" && error.code !== "invalid_path") return null;
   if (/\bname\b/i.test(error.message)) return "name";

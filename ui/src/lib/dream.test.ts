@@ -3,6 +3,7 @@ import {
   activeDream,
   changedFiles,
   dreamDialogReducer,
+  OUTCOME_TITLES,
   dreamOutcome,
   initialDreamDialog,
   outcomeDetail,
@@ -96,6 +97,11 @@ describe("outcome", () => {
     const noop = { summary: "nothing to consolidate", files: [], group: null, dream: { ...REPORT, status: "noop" as const } };
     expect(outcomeDetail(dream("a", { result: noop }))).toMatch(/nothing was changed/);
     expect(outcomeDetail(dream("a", { result: { summary: "s", files: [], group: 4, dream: REPORT } }))).toBeNull();
+    // Review mode: a proposal, not "consolidated" (issue 36).
+    const proposed = { summary: "s", files: [], group: null, proposal: 9, dream: { ...REPORT, status: "proposed" as const } };
+    expect(dreamOutcome(dream("a", { result: proposed }))).toBe("proposed");
+    expect(OUTCOME_TITLES.proposed).toBe("Changes proposed for review");
+    expect(outcomeDetail(dream("a", { result: proposed }))).toMatch(/Nothing was written yet.*Inbox/);
   });
 
   it("lists a report's facts", () => {

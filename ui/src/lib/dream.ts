@@ -38,7 +38,7 @@ export function changedFiles(tools: readonly ToolStep[]): ChangedFile[] {
 }
 
 /** How a dream task reads. */
-export type DreamOutcome = "queued" | "running" | "updated" | "noop" | "failed" | "skipped";
+export type DreamOutcome = "queued" | "running" | "updated" | "proposed" | "noop" | "failed" | "skipped";
 
 export function dreamOutcome(t: TaskInfo): DreamOutcome {
   if (t.status === "queued" || t.status === "running") return t.status;
@@ -51,6 +51,7 @@ export const OUTCOME_TITLES: Record<DreamOutcome, string> = {
   queued: "Waiting to start…",
   running: "Dreaming…",
   updated: "Memory consolidated",
+  proposed: "Changes proposed for review",
   noop: "Nothing to consolidate",
   failed: "Dream failed",
   skipped: "Dream did not run",
@@ -60,6 +61,8 @@ export const OUTCOME_TITLES: Record<DreamOutcome, string> = {
 export function outcomeDetail(t: TaskInfo): string | null {
   const outcome = dreamOutcome(t);
   if (outcome === "noop") return "Every memory file was already consolidated; nothing was changed.";
+  if (outcome === "proposed")
+    return "Nothing was written yet: review mode is on, so the changes wait in the Inbox for you to accept or reject.";
   if (outcome === "skipped") {
     if (t.error) return t.error;
     if (t.reason === "locked") return "Another process holds this workspace's consolidation lock.";

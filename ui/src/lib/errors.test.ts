@@ -43,6 +43,21 @@ describe("errors in a person's words", () => {
     expect(refused.sentence).not.toMatch(/mnemo sync|`/);
   });
 
+  it("inside Settings never sends the person to Settings (issue 36): the fields are above", () => {
+    const none = explain({ code: "model_not_configured", message: "no model is configured: set a base URL and model in Settings (or MNEMO_LLM_BASE_URL and MNEMO_LLM_MODEL)" }, "settings");
+    expect(none).toEqual({ sentence: "No model is set up yet: enter the server's base URL and a model above, then try again.", next: "none" });
+    const key = explain({ code: "model_not_configured", message: "the model server refused the API key (HTTP 401): check the key in Settings" }, "settings");
+    expect(key.sentence).toBe("The model server refused the API key (HTTP 401): check the key above.");
+    const missing = explain({ code: "model_unreachable", message: "model `qwen9` was not found on the server: check the model name in Settings" }, "settings");
+    expect(missing.sentence).toMatch(/check the model name above\.$/);
+    const refused = explain({ code: "remote_refused", message: "the sync remote is not a git repository" }, "settings");
+    expect(refused.sentence).toMatch(/^The sync remote refused Mnemo, or it isn't a memory repository Mnemo can use: check the address above\. /);
+    expect(refused.next).toBe("none");
+    for (const e of [none, key, missing, refused]) expect(e.sentence).not.toMatch(/\bSettings\b/);
+    // Outside Settings the same errors still say where to go.
+    expect(explain({ code: "remote_refused", message: "x" }).sentence).toMatch(/in Settings/);
+  });
+
   it("never shows a code", () => {
     for (const code of ["conflict", "not_found", "invalid_frontmatter", "io", "remote_unreachable", "remote_refused"]) {
       expect(explain({ code, message: "" }).sentence).not.toContain(code);

@@ -59,7 +59,7 @@ export function plainMessage(message: string): string {
 }
 
 /** What an error is about when its code alone reads differently there. */
-export type About = "proposal" | "replace" | "import";
+export type About = "proposal" | "replace" | "import" | "settings";
 
 /**
  * A proposal that collides with the files as they are now: the server names each file and why
@@ -147,8 +147,27 @@ function explainImport(error: UiError): Explained | null {
   }
 }
 
+/**
+ * Inside Settings itself (issue 36): never "…in Settings" — the fields are right there — and no
+ * "Open settings" step.
+ */
+function explainInSettings(error: UiError): Explained {
+  const here = (text: string) => text.replace(/\s+in Settings(?:\s*(?:→|>)\s*[A-Z]\w*)?(?=[\s.,;:)]|$)/g, " above");
+  if (error.code === "model_not_configured") {
+    // No model at all, or its key or name refused: the server's words say which.
+    const detail = here(plainMessage(error.message));
+    if (!detail || /^no model is configured\b/i.test(detail)) {
+      return { sentence: "No model is set up yet: enter the server's base URL and a model above, then try again.", next: "none" };
+    }
+    return { sentence: detail, next: "none" };
+  }
+  const { sentence, next } = explain(error);
+  return { sentence: here(sentence), next: next === "settings" ? "none" : next };
+}
+
 /** One error, explained for the person in front of the app (`about`: where it happened). */
 export function explain(error: UiError, about?: About): Explained {
+  if (about === "settings") return explainInSettings(error);
   const special =
     about === "proposal" ? explainProposal(error) : about === "replace" ? explainReplace(error) : about === "import" ? explainImport(error) : null;
   if (special) return special;

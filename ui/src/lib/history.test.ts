@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { actorOf, countFiles, historyRows } from "./history";
+import { actorOf, changesById, countFiles, groupUndoneText, historyRows, undoNote, undoneText } from "./history";
 import { change } from "../test/fixtures";
 
 const summary = (rows: ReturnType<typeof historyRows>) =>
@@ -50,6 +50,16 @@ describe("historyRows", () => {
     expect(rows[0]).toMatchObject({ kind: "group", label: "undo" });
   });
 
+  it("labels the undo of a group undo (Redo) as a redo, not as a second undo", () => {
+    const rows = historyRows([
+      change(20, "a.md", { group: 9, undoes: 12 }),
+      change(19, "b.md", { group: 9, undoes: 11 }),
+      change(12, "a.md", { group: 7, undoes: 8 }),
+      change(11, "b.md", { group: 7, undoes: 6 }),
+    ]);
+    expect(rows.map((r) => (r.kind === "group" ? r.label : null))).toEqual(["redo", "undo"]);
+  });
+
   it("is empty for no changes", () => {
     expect(historyRows([])).toEqual([]);
   });
@@ -70,5 +80,32 @@ describe("who made a change", () => {
     expect(actorOf("sync")).toEqual({ label: "Sync", icon: "⇅" });
     // A source this build does not know yet (a newer server): its own name.
     expect(actorOf("robot").label).toBe("robot");
+  });
+});
+
+describe("undone and redone, in words (issue 36)", () => {
+  const items = [
+    change(13, "a.md", { undoes: 12 }),
+    change(12, "a.md", { undoes: 9, undone_by: 13 }),
+    change(9, "a.md", { undone_by: 12 }),
+    change(8, "c.md", { group: 4, undoes: 5 }),
+    change(7, "b.md", { group: 4, undoes: 3 }),
+    change(6, "x.md", { group: 4, undoes: 2 }),
+    change(5, "c.md", { undone_by: 8 }),
+  ];
+  const byId = changesById(items);
+
+  it("names a single undo by its change, and a group's undo by how many changes went with it", () => {
+    expect(undoneText(12, byId)).toBe("undone by change #12");
+    expect(undoneText(8, byId)).toBe("undone with 2 other changes");
+    // The undo is not listed (older than the page): its number, said to be a change.
+    expect(undoneText(99, byId)).toBe("undone by change #99");
+    expect(groupUndoneText(4)).toBe("undone by change group 4");
+  });
+
+  it("says a redo brings a change back, and an undo what it undid", () => {
+    expect(undoNote(byId.get(13)!, byId)).toBe("redo of #9");
+    expect(undoNote(byId.get(12)!, byId)).toBe("undoes #9");
+    expect(undoNote(byId.get(9)!, byId)).toBeNull();
   });
 });

@@ -11,7 +11,10 @@ export type HistoryRow =
       /** The change group id (for `change_group` / `undo_group`). */
       group: number;
       workspace: string;
-      /** What made it: the source of its changes (`extract`, `dream`…), or `undo` for a group undo. */
+      /**
+       * What made it: the source of its changes (`extract`, `dream`…), `undo` for a group undo,
+       * `redo` for the undo of a group undo (Redo).
+       */
       label: string;
       /** When its newest listed change happened. */
       at: string;
@@ -26,17 +29,18 @@ export function groupOf(c: ChangeSummary): number | null {
   return c.group ?? null;
 }
 
-function groupRow(changes: ChangeSummary[]): HistoryRow {
+function groupRow(changes: ChangeSummary[], byId: ReadonlyMap<number, ChangeSummary>): HistoryRow {
   const first = changes[0];
   const group = groupOf(first) as number;
   const paths = [...new Set(changes.map((c) => c.path))];
   const isUndo = changes.every((c) => c.undoes !== undefined && c.undoes !== null);
+  const isRedoGroup = isUndo && changes.some((c) => isRedo(c, byId));
   return {
     kind: "group",
     key: `g${group}:${first.id}`,
     group,
     workspace: first.workspace,
-    label: isUndo ? "undo" : first.source,
+    label: isRedoGroup ? "redo" : isUndo ? "undo" : first.source,
     at: first.at,
     changes,
     paths,
@@ -49,9 +53,10 @@ function groupRow(changes: ChangeSummary[]): HistoryRow {
  */
 export function historyRows(items: readonly ChangeSummary[]): HistoryRow[] {
   const rows: HistoryRow[] = [];
+  const byId = changesById(items);
   let run: ChangeSummary[] = [];
   const flush = () => {
-    if (run.length > 0) rows.push(groupRow(run));
+    if (run.length > 0) rows.push(groupRow(run, byId));
     run = [];
   };
   for (const c of items) {
@@ -106,4 +111,49 @@ export function groupUndoneBy(changes: readonly ChangeSummary[]): number | null 
   }
   const by = [...newest.values()].map((c) => c.undone_by);
   return by.length > 0 && by.every((b) => b !== null && b !== undefined) ? Math.max(...(by as number[])) : null;
+}
+
+/** The listed changes by id. */
+export function changesById(items: readonly ChangeSummary[]): Map<number, ChangeSummary> {
+  return new Map(items.map((c) => [c.id, c]));
+}
+
+/**
+ * Whether a change is a redo: Redo undoes an undo, so it is a change that undid a change which
+ * itself undid another. Known only when the undo it undid is listed.
+ */
+export function isRedo(c: ChangeSummary, byId: ReadonlyMap<number, ChangeSummary>): boolean {
+  if (c.undoes === undefined || c.undoes === null) return false;
+  const target = byId.get(c.undoes);
+  return target !== undefined && target.undoes !== undefined && target.undoes !== null;
+}
+
+/**
+ * What an undo or a redo did, beside its operation: "undoes #9", or for a redo the change it
+ * brought back, "redo of #9" (`null`: an ordinary change).
+ */
+export function undoNote(c: ChangeSummary, byId: ReadonlyMap<number, ChangeSummary>): string | null {
+  if (c.undoes === undefined || c.undoes === null) return null;
+  if (isRedo(c, byId)) return `redo of #${byId.get(c.undoes)?.undoes}`;
+  return `undoes #${c.undoes}`;
+}
+
+/**
+ * How an undone change says so, in words: the undo by its number when it was a single change
+ * ("undone by change #12"), or — an undo of a whole group, whose number would read like a change
+ * of its own — how many changes went with it ("undone with 3 other changes").
+ */
+export function undoneText(undoneBy: number, byId: ReadonlyMap<number, ChangeSummary>): string {
+  const by = byId.get(undoneBy);
+  const group = by ? groupOf(by) : null;
+  if (by && group !== null) {
+    const others = [...byId.values()].filter((x) => x.group === group).length - 1;
+    if (others > 0) return `undone with ${others} other change${others === 1 ? "" : "s"}`;
+  }
+  return `undone by change #${undoneBy}`;
+}
+
+/** How an undone change group says so: the group that undid it named as a group, never as "#4". */
+export function groupUndoneText(undoneBy: number): string {
+  return `undone by change group ${undoneBy}`;
 }

@@ -96,15 +96,18 @@ describe("figures", () => {
   });
 
   it("tones and names how runs ended", () => {
-    expect(["completed", "updated", "noop", "skipped", "failed", null].map(statusTone)).toEqual([
+    expect(["completed", "updated", "proposed", "noop", "skipped", "failed", null].map(statusTone)).toEqual([
       "ok",
       "ok",
+      "neutral",
       "neutral",
       "neutral",
       "bad",
       "neutral",
     ]);
     expect(runStatusLabel("noop")).toBe("Nothing to do");
+    // A dream in review mode wrote nothing: it is not counted as "Updated" (issue 36).
+    expect(runStatusLabel("proposed")).toBe("Proposed, waiting in the Inbox");
     expect(runStatusLabel("weird")).toBe("weird");
     expect(runStatusLabel(null)).toBe("");
     const { extracts } = parseTelemetry([

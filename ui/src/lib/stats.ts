@@ -16,7 +16,7 @@ export interface RecallPoint {
 /** One extraction or dream run. */
 export interface RunPoint {
   at: number;
-  /** extract: `completed | failed | skipped`; dream: `updated | noop | failed`. */
+  /** extract: `completed | failed | skipped`; dream: `updated | proposed | noop | failed`. */
   status: string;
   durationMs: number;
   /** Entries written (extract) or merged (dream). */
@@ -225,6 +225,7 @@ export const RUN_STATUS_LABELS: Record<string, string> = {
   failed: "Failed",
   skipped: "Skipped",
   updated: "Updated",
+  proposed: "Proposed, waiting in the Inbox",
   noop: "Nothing to do",
 };
 

@@ -6,7 +6,7 @@ import {
   changedText,
   conflictSentence,
   elsewhereLine,
-  fileWords,
+  conflictName,
   flagSentence,
   keepAllLabel,
   keepLabel,
@@ -81,15 +81,20 @@ describe("the sidebar badge", () => {
 });
 
 describe("conflicts in words", () => {
-  it("names the file and says what was kept meanwhile", () => {
-    expect(conflictSentence(syncConflict())).toBe("Prefs: the same entry was edited on two machines; both versions are kept until you choose.");
-    expect(conflictSentence(syncConflict({ kind: "deleted_and_edited", path: "team/deploy-rules.md" }))).toBe(
+  it("names the memory by its name, else by its path, and says what was kept meanwhile", () => {
+    const home = syncConflict({ path: "lives-in-lisbon.md" });
+    expect(conflictSentence(home, "Where I live")).toBe("Where I live: the same entry was edited on two machines; both versions are kept until you choose.");
+    // No name known: the path as it is, never "Lives in lisbon".
+    expect(conflictSentence(home)).toBe("lives-in-lisbon.md: the same entry was edited on two machines; both versions are kept until you choose.");
+    expect(conflictSentence(home, "  ")).toMatch(/^lives-in-lisbon\.md: /);
+    expect(conflictName(home, null)).toBe("lives-in-lisbon.md");
+    expect(conflictSentence(syncConflict({ kind: "deleted_and_edited", path: "team/deploy-rules.md" }), "Deploy rules")).toBe(
       "Deploy rules: an entry was deleted on one machine and edited on another; the edit is kept until you choose.",
     );
     expect(conflictSentence(syncConflict({ kind: "field", field: "description" }))).toBe(
-      "Prefs: its description was changed differently on two machines; this machine's is kept until you choose.",
+      "prefs.md: its description was changed differently on two machines; this machine's is kept until you choose.",
     );
-    expect(conflictSentence(syncConflict({ kind: "new_kind", path: "发布冻结.md" }))).toMatch(/^发布冻结: two machines changed it/);
+    expect(conflictSentence(syncConflict({ kind: "new_kind", path: "发布冻结.md" }), "发布冻结")).toMatch(/^发布冻结: two machines changed it/);
   });
 
   it("turns each choice into a button", () => {
@@ -98,7 +103,6 @@ describe("conflicts in words", () => {
     expect(keepLabel("delete it, as Bo did")).toBe("Delete it, as Bo did");
     expect(keepAllLabel(syncConflict())).toBe("Keep both");
     expect(keepAllLabel(syncConflict({ kind: "field" }))).toBe("Keep it as it is");
-    expect(fileWords("notes/team_rules.md")).toBe("Team rules");
   });
 });
 

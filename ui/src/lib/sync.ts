@@ -109,25 +109,27 @@ export function syncBadge(s: RemoteSync | null, workspace: string): Badge {
   return NO_BADGE;
 }
 
-/** A memory file's name in words: "prefs.md" → "Prefs", "notes/team-rules.md" → "Team rules". */
-export function fileWords(path: string): string {
-  const base = path.split("/").pop() ?? path;
-  const words = base.replace(/\.md$/i, "").replace(/[-_]+/g, " ").trim() || base;
-  return words[0].toUpperCase() + words.slice(1);
+/**
+ * How a conflict names its memory: the memory's name (its frontmatter `name`, as the memory list
+ * reads it), else its file path as it is — never a name made up from the file name.
+ */
+export function conflictName(c: SyncConflict, name?: string | null): string {
+  const n = name?.trim();
+  return n ? n : c.path;
 }
 
-/** What a conflict is, in words, and what Mnemo kept meanwhile. */
-export function conflictSentence(c: SyncConflict): string {
-  const name = fileWords(c.path);
+/** What a conflict is, in words, and what Mnemo kept meanwhile; `name` is the memory's name, when known. */
+export function conflictSentence(c: SyncConflict, name?: string | null): string {
+  const what = conflictName(c, name);
   switch (c.kind) {
     case "edited":
-      return `${name}: the same entry was edited on two machines; both versions are kept until you choose.`;
+      return `${what}: the same entry was edited on two machines; both versions are kept until you choose.`;
     case "deleted_and_edited":
-      return `${name}: an entry was deleted on one machine and edited on another; the edit is kept until you choose.`;
+      return `${what}: an entry was deleted on one machine and edited on another; the edit is kept until you choose.`;
     case "field":
-      return `${name}: its ${c.field ?? "frontmatter"} was changed differently on two machines; this machine's is kept until you choose.`;
+      return `${what}: its ${c.field ?? "frontmatter"} was changed differently on two machines; this machine's is kept until you choose.`;
     default:
-      return `${name}: two machines changed it differently; what is there now stays until you choose.`;
+      return `${what}: two machines changed it differently; what is there now stays until you choose.`;
   }
 }
 

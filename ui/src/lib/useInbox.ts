@@ -43,23 +43,54 @@ function useInboxSignal(pollMs?: number): number {
 }
 
 /**
+ * The pending count per workspace as last read by anyone — the poll below, the inbox's own list —
+ * so the sidebar, the Inbox button and the inbox itself always say the same number (issue 36).
+ */
+const pendingCounts = new Map<string, number>();
+const countListeners = new Set<() => void>();
+
+/** A fresh pending count for `workspace` (`null`: the read failed, nothing is known). */
+export function notePending(workspace: string, pending: number | null): void {
+  const had = pendingCounts.get(workspace) ?? null;
+  if (had === pending) return;
+  if (pending === null) pendingCounts.delete(workspace);
+  else pendingCounts.set(workspace, pending);
+  for (const l of [...countListeners]) l();
+}
+
+/** The pending count last read for `workspace`, kept current (`null`: not read). */
+export function usePendingCount(workspace: string | null): number | null {
+  const [, setSeq] = useState(0);
+  useEffect(() => {
+    const bump = () => setSeq((n) => n + 1);
+    countListeners.add(bump);
+    return () => {
+      countListeners.delete(bump);
+      // Nobody shows a count any more (the window's views are gone): nothing stale is kept.
+      if (countListeners.size === 0) pendingCounts.clear();
+    };
+  }, []);
+  return workspace === null ? null : (pendingCounts.get(workspace) ?? null);
+}
+
+/**
  * How many proposals of `workspace` wait for a decision; `null` for no workspace, until read, or
  * when the read fails (the badge then shows nothing).
  */
 export function useInboxCount(workspace: string | null, reloadKey: unknown = 0): { workspace: string; pending: number } | null {
   const { run, cancel } = useCommand();
-  const [count, setCount] = useState<{ workspace: string; pending: number } | null>(null);
+  const pending = usePendingCount(workspace);
   const seq = useInboxSignal(INBOX_POLL_MS);
 
   useEffect(() => {
     if (workspace === null) return;
     void run(commands.inbox(workspace, "pending", 0, 1), "inbox-count").then((answer) => {
-      if (answer) setCount(answer.ok ? { workspace, pending: answer.data.pending } : null);
+      if (answer) notePending(workspace, answer.ok ? answer.data.pending : null);
     });
     return () => cancel("inbox-count");
   }, [run, cancel, workspace, reloadKey, seq]);
 
-  return count && count.workspace === workspace ? count : null;
+  return workspace !== null && pending !== null ? { workspace, pending } : null;
 }
 
 /**

@@ -26,19 +26,34 @@ export function onSyncChanged(cb: () => void): () => void {
 }
 
 /**
+ * The status as last read by any reader: every reader shows the same (issue 36 — the sidebar's
+ * inbox count and the inbox's own list of conflicts never disagree). Kept while someone shows it.
+ */
+let shared: RemoteSync | null = null;
+const readers = new Set<(s: RemoteSync | null) => void>();
+
+function publish(s: RemoteSync | null): void {
+  shared = s;
+  for (const r of [...readers]) r(s);
+}
+
+/**
  * The sync status, `null` until read or when the read fails (a badge then shows nothing).
  * `reloadKey` reads it again when it changes.
  */
 export function useSyncStatus(reloadKey: unknown = 0): RemoteSync | null {
   const { run, cancel } = useCommand();
-  const [status, setStatus] = useState<RemoteSync | null>(null);
+  const [status, setStatus] = useState<RemoteSync | null>(shared);
   const [seq, setSeq] = useState(0);
 
   useEffect(() => {
+    readers.add(setStatus);
     const bump = () => setSeq((n) => n + 1);
     const off = onSyncChanged(bump);
     const timer = setInterval(bump, SYNC_POLL_MS);
     return () => {
+      readers.delete(setStatus);
+      if (readers.size === 0) shared = null;
       off();
       clearInterval(timer);
     };
@@ -46,7 +61,7 @@ export function useSyncStatus(reloadKey: unknown = 0): RemoteSync | null {
 
   useEffect(() => {
     void run(commands.syncStatus(), "sync-status").then((answer) => {
-      if (answer) setStatus(answer.ok ? answer.data : null);
+      if (answer) publish(answer.ok ? answer.data : null);
     });
     return () => cancel("sync-status");
   }, [run, cancel, seq, reloadKey]);

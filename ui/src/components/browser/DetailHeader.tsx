@@ -1,4 +1,7 @@
+import { useRef } from "react";
+import type { Ref } from "react";
 import type { MemoryDetail } from "../../lib/bindings";
+import { useRoving } from "../../lib/useRoving";
 import type { UiError } from "../../lib/transport";
 import { formatTime } from "../../lib/format";
 import { printable } from "../../lib/printable";
@@ -29,6 +32,8 @@ interface Props {
   onDelete: () => void;
   onSave: () => void;
   onCancel: () => void;
+  /** The heading, for focus to land on (a memory brought back by Undo). */
+  headingRef?: Ref<HTMLHeadingElement>;
 }
 
 /**
@@ -37,8 +42,11 @@ interface Props {
  * and Cancel for a new one).
  */
 export function DetailHeader(props: Props) {
-  const { isNew, title, wsLabel, base, readOnly, dirty, saving, usageKey, onOpenFolder, onPinned, archiving, onArchive, onCopy, onDelete, onSave, onCancel } =
+  const { isNew, title, wsLabel, base, readOnly, dirty, saving, usageKey, onOpenFolder, onPinned, archiving, onArchive, onCopy, onDelete, onSave, onCancel, headingRef } =
     props;
+  // The actions are one Tab stop (←/→ inside): from the list, Tab reaches the fields quickly.
+  const actionsRef = useRef<HTMLDivElement>(null);
+  useRoving(actionsRef, { items: "button", orientation: "horizontal" });
   const topic = !isNew && !readOnly && base?.kind === "topic";
   // The name and path may come from a file another tool wrote: bidi overrides and control
   // characters shown escaped, so a name cannot read as another.
@@ -47,7 +55,9 @@ export function DetailHeader(props: Props) {
   return (
     <header className="detail-header">
       <div className="detail-title">
-        <h1 title={shownTitle}>{shownTitle}</h1>
+        <h1 title={shownTitle} ref={headingRef} tabIndex={-1} data-testid="detail-heading">
+          {shownTitle}
+        </h1>
         <div className="muted detail-subtitle">
           {isNew ? (
             <>New memory in {shownWs}</>
@@ -65,7 +75,7 @@ export function DetailHeader(props: Props) {
         </div>
         {!isNew && base?.kind === "topic" && <UsageLine workspace={base.workspace} path={base.path} reloadKey={usageKey} />}
       </div>
-      <div className="actions">
+      <div className="actions" role="toolbar" aria-label="Memory actions" ref={actionsRef}>
         {!isNew && onOpenFolder && (
           <button type="button" onClick={onOpenFolder} title="Show the memory folder">
             Open folder
@@ -114,8 +124,11 @@ export function DetailHeader(props: Props) {
 
 /** Memory / History, under the header of a saved memory. */
 export function DetailTabs({ tab, onTab }: { tab: "memory" | "history"; onTab: (tab: "memory" | "history") => void }) {
+  // One Tab stop; ←/→ choose the tab.
+  const ref = useRef<HTMLDivElement>(null);
+  useRoving(ref, { items: '[role="tab"]', orientation: "horizontal", preferred: '[aria-selected="true"]', activate: true });
   return (
-    <div className="tabs" role="tablist">
+    <div className="tabs" role="tablist" aria-label="Memory or its history" ref={ref}>
       <button type="button" role="tab" aria-selected={tab === "memory"} onClick={() => onTab("memory")}>
         Memory
       </button>

@@ -12,6 +12,7 @@ vi.mock("../../lib/bindings", () => ({
   commands: {
     get: vi.fn(),
     update: vi.fn(),
+    create: vi.fn(),
     remove: vi.fn(),
     history: vi.fn(),
     openFolder: vi.fn(),
@@ -270,5 +271,44 @@ describe("daily logs", () => {
     await waitFor(() => expect(save.disabled).toBe(false));
     fireEvent.click(save);
     expect(await screen.findByText(`Saved. Shared through git: ${shared}.`)).toBeTruthy();
+  });
+});
+
+describe("a new memory", () => {
+  function renderNew() {
+    const noop = () => {};
+    return render(
+      <ToastProvider>
+        <DetailPane
+          target={{ mode: "new", workspace: "personal" }}
+          workspaces={WORKSPACES}
+          change={null}
+          onDirtyChange={noop}
+          onCreated={noop}
+          onSaved={noop}
+          onDeleted={noop}
+          onClose={noop}
+          onRecreate={noop}
+        />
+      </ToastProvider>,
+    );
+  }
+
+  it("hints with a placeholder that cannot pass for a value, and says a name clash under the Name field (issue 36)", async () => {
+    api.create.mockResolvedValue(err("conflict", "`response-style.md` already exists: edit it, or pick another path"));
+    renderNew();
+    const name = screen.getByTestId<HTMLInputElement>("detail-name");
+    expect(name.placeholder).toBe("e.g. Response style");
+    fireEvent.change(name, { target: { value: "Response style" } });
+    fireEvent.click(screen.getByTestId("save-button"));
+    const error = await screen.findByTestId("inline-error");
+    expect(error.textContent).toBe(
+      "This workspace already has a memory of that name (response-style.md): choose another name, or open that memory and edit it.",
+    );
+    expect(name.getAttribute("aria-invalid")).toBe("true");
+    // Right under the Name row, before the Description field.
+    const description = screen.getByTestId("detail-description");
+    expect(error.compareDocumentPosition(description) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(name.compareDocumentPosition(error) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
   });
 });

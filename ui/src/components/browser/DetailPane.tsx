@@ -1,13 +1,15 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
-import type { MemoryDetail, WorkspaceInfo, WriteOutcome } from "../../lib/bindings";
+import type { MemoryDetail, RemoteSync, SyncConflict, WorkspaceInfo, WriteOutcome } from "../../lib/bindings";
 import { canRun, toUiError, unwrap } from "../../lib/transport";
 import type { UiError } from "../../lib/transport";
 import { isRecord, logDay } from "../../lib/format";
 import { printable } from "../../lib/printable";
 import type { ChangeSignal, Draft, Target } from "../../lib/browser";
-import { EMPTY_DRAFT, defaultWorkspace, draftOf, fieldOf, sameDraft, sharedNote } from "../../lib/detail";
+import { EMPTY_DRAFT, defaultWorkspace, draftOf, fieldOf, nameClash, sameDraft, sharedNote } from "../../lib/detail";
 import { useCommand } from "../../lib/useCommand";
+import { conflictsFor } from "../../lib/memoryConflicts";
+import { settledSentence } from "../../lib/inbox";
 import { ConfirmDialog } from "../common/ConfirmDialog";
 import { HistoryPanel } from "./HistoryPanel";
 import { InlineError } from "../common/InlineError";
@@ -19,6 +21,8 @@ import { MemoryForm } from "./MemoryForm";
 import type { BodyView } from "./MemoryForm";
 import { NotLoaded, ReadOnlyBody } from "./ReadOnlyBody";
 import { ReplaceDialog } from "./ReplaceDialog";
+import { SyncConflictBanner } from "./SyncConflictBanner";
+import { useConflictChoice } from "./useConflictChoice";
 import { useCuration } from "./useCuration";
 import { useToast } from "../common/Toasts";
 import type { CopySource } from "../transfer/CopyDialog";
@@ -37,10 +41,14 @@ interface Props {
   onRecreate: (target: Target) => void;
   /** Copy / Move… the memory to another workspace. */
   onCopy?: (source: CopySource) => void;
+  /** The home's sync status as the app last read it: the open memory's sync conflicts come from it. */
+  sync?: RemoteSync | null;
+  /** Put the focus on the memory's heading once it is read (it came back by Undo). */
+  focusHeading?: boolean;
 }
 
 export function DetailPane(props: Props) {
-  const { target, workspaces, change, onDirtyChange, onCreated, onSaved, onDeleted, onClose, onRecreate, onCopy } = props;
+  const { target, workspaces, change, onDirtyChange, onCreated, onSaved, onDeleted, onClose, onRecreate, onCopy, sync = null, focusHeading = false } = props;
   const toast = useToast();
   const { run, cancel } = useCommand();
   const isNew = target.mode === "new";
@@ -59,6 +67,11 @@ export function DetailPane(props: Props) {
   const [disk, setDisk] = useState<DiskState>(null);
   const [gone, setGone] = useState(false);
   const [historyKey, setHistoryKey] = useState(0);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const loaded = base !== null;
+  useEffect(() => {
+    if (focusHeading && loaded) headingRef.current?.focus();
+  }, [focusHeading, loaded]);
 
   // A daily log or a conversation record: plain markdown, its body only (no name, description or type).
   const record = !isNew && base && isRecord(base.kind) ? base.kind : null;
@@ -137,15 +150,19 @@ export function DetailPane(props: Props) {
     setError(null);
     try {
       if (target.mode === "new") {
-        const outcome = unwrap(
-          await commands.create(newWorkspace, {
-            path: newPath.trim() || null,
-            name: f.name,
-            description: f.description,
-            type: f.type || "user",
-            body: f.body,
-          }),
-        );
+        const answer = await commands.create(newWorkspace, {
+          path: newPath.trim() || null,
+          name: f.name,
+          description: f.description,
+          type: f.type || "user",
+          body: f.body,
+        });
+        if (answer.status === "error") {
+          const e = toUiError(answer.error);
+          setError(nameClash(e, newPath) ?? e);
+          return;
+        }
+        const outcome = answer.data;
         onDirtyChange(false);
         toast({ message: outcome.shared ? `Created. ${sharedNote(outcome.shared)}` : "Created" });
         onCreated(outcome);
@@ -256,6 +273,32 @@ export function DetailPane(props: Props) {
   }, [run]);
   const curation = useCuration({ base, adopt, reread, checkDisk: () => void checkDisk(), onSaved, onError: setError });
 
+  // Sync conflicts of this memory: a banner with the choices, and their facts kept out of the current ones.
+  const conflicts = useMemo(
+    () => (target.mode === "existing" ? conflictsFor(sync, target.workspace, target.path) : []),
+    [sync, target],
+  );
+  // The button pressed went with its conflict: the focus then goes to the memory's heading, not nowhere.
+  const refocus = useRef(false);
+  const onSettled = useCallback(
+    (c: SyncConflict, keep: number | null) => {
+      toast({ message: settledSentence(c, keep) });
+      refocus.current = true;
+      // The choice may have rewritten the file: take it as it is now.
+      void reread().then((fresh) => {
+        if (fresh) adopt(fresh);
+      });
+    },
+    [toast, reread, adopt],
+  );
+  const choice = useConflictChoice(conflicts, dirty, onSettled);
+  const openConflicts = choice.open.length;
+  useEffect(() => {
+    if (!refocus.current) return;
+    refocus.current = false;
+    if (!document.activeElement || document.activeElement === document.body) headingRef.current?.focus();
+  }, [openConflicts]);
+
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setForm((f) => ({ ...f, [key]: value }));
   const onBody = useCallback((body: string) => setForm((f) => (f.body === body ? f : { ...f, body })), []);
 
@@ -271,7 +314,7 @@ export function DetailPane(props: Props) {
   const what = record === "log" ? "daily log" : record === "chat" ? "conversation record" : "memory";
 
   // The field a refusal is about, so the message sits under it and the field is marked.
-  const badField = error ? fieldOf(error) : null;
+  const badField = error ? fieldOf(error, isNew ? { path: newPath } : undefined) : null;
   const errorBox = error && (
     <InlineError error={error}>
       {error.code === "conflict" && !isNew && (
@@ -303,7 +346,10 @@ export function DetailPane(props: Props) {
         onDelete={() => setConfirmDelete(true)}
         onSave={() => void save()}
         onCancel={onClose}
+        headingRef={headingRef}
       />
+
+      {!isNew && <SyncConflictBanner choice={choice} />}
 
       {!isNew && <DetailTabs tab={tab} onTab={setTab} />}
 
@@ -356,7 +402,7 @@ export function DetailPane(props: Props) {
           errorBox={errorBox}
           view={bodyView}
           onView={setBodyView}
-          facts={topic && base ? { entries: base.entries, dirty, onReplace: curation.startReplace } : null}
+          facts={topic && base ? { entries: base.entries, dirty, onReplace: curation.startReplace, conflicts: choice } : null}
         />
       )}
 

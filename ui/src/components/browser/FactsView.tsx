@@ -1,6 +1,9 @@
 import { useId, useMemo } from "react";
 import type { EntryOut } from "../../lib/bindings";
 import { factsHeading, factsOf, replacedSentence } from "../../lib/supersede";
+import { splitByConflicts } from "../../lib/memoryConflicts";
+import { FactsConflicts } from "./FactsConflicts";
+import type { ConflictChoice } from "./useConflictChoice";
 
 interface Props {
   /** The memory's entries as last saved. */
@@ -9,6 +12,8 @@ interface Props {
   dirty: boolean;
   /** Replace a current fact (`null`: replacing is not offered here). */
   onReplace: ((entry: EntryOut) => void) | null;
+  /** The memory's open sync conflicts and their choices: facts they hold are not current. */
+  conflicts?: ConflictChoice | null;
 }
 
 /**
@@ -16,9 +21,13 @@ interface Props {
  * the replaced ones, kept in the file and never recalled, each chain read oldest first — struck
  * through, with when, by what and why they were replaced — down to the fact that stands now.
  * Which is which is said in words (headings, a "Replaced" / "Now" tag), not by colour alone.
+ * Facts that are versions of an open sync conflict are not current: they come first, under
+ * "In conflict — choose one", with the conflict's choices.
  */
-export function FactsView({ entries, dirty, onReplace }: Props) {
-  const facts = useMemo(() => factsOf(entries), [entries]);
+export function FactsView({ entries, dirty, onReplace, conflicts = null }: Props) {
+  const all = useMemo(() => factsOf(entries), [entries]);
+  const split = splitByConflicts(all.current, conflicts?.open ?? []);
+  const facts = { ...all, current: split.current };
   const id = useId();
 
   return (
@@ -28,16 +37,19 @@ export function FactsView({ entries, dirty, onReplace }: Props) {
           These are the facts as last saved. Save or discard your edits to replace one.
         </p>
       )}
+      {conflicts && <FactsConflicts groups={split.inConflict} choice={conflicts} />}
       <section className="facts-section" aria-labelledby={`${id}-current`} data-testid="facts-current">
-        <h3 id={`${id}-current`}>
+        <h2 id={`${id}-current`}>
           <span className="facts-icon" aria-hidden="true">
             ●
           </span>{" "}
           {factsHeading("current", facts.current.length)}
-        </h3>
+        </h2>
         <p className="muted facts-lead">
           {facts.current.length === 0
-            ? "No current fact: every fact here was replaced. Add one in Edit."
+            ? split.inConflict.length > 0
+              ? "No other fact: choose a version above, and it becomes current."
+              : "No current fact: every fact here was replaced. Add one in Edit."
             : "What recall uses. Replace one to correct it: the old fact is kept, marked as replaced, and never recalled again."}
         </p>
         {facts.current.length > 0 && (
@@ -71,12 +83,12 @@ export function FactsView({ entries, dirty, onReplace }: Props) {
       </section>
       {facts.chains.length > 0 && (
         <section className="facts-section" aria-labelledby={`${id}-replaced`} data-testid="facts-replaced">
-          <h3 id={`${id}-replaced`}>
+          <h2 id={`${id}-replaced`}>
             <span className="facts-icon" aria-hidden="true">
               ↺
             </span>{" "}
             {factsHeading("replaced", facts.replacedCount)}
-          </h3>
+          </h2>
           <p className="muted facts-lead">Kept in the file, never recalled. Each history reads from the oldest fact to the one that stands now.</p>
           <ul className="fact-chains">
             {facts.chains.map((chain) => (

@@ -1,9 +1,9 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { ChangeDiff, ChangeSummary, GroupInfo, GroupUndo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { formatTime } from "../../lib/format";
-import { OP_LABELS, countFiles } from "../../lib/history";
+import { OP_LABELS, countFiles, groupUndoneText } from "../../lib/history";
 import { useCommand } from "../../lib/useCommand";
 import { DiffView } from "./DiffView";
 import { InlineError } from "../common/InlineError";
@@ -43,6 +43,15 @@ export function GroupDetail({
   const [undoError, setUndoError] = useState<UiError | null>(null);
   const [undoing, setUndoing] = useState(false);
   const [reload, setReload] = useState(0);
+  // After Undo or Redo the group is read again and its button gives way to the other: the focus
+  // goes to that one, never to the page.
+  const refocus = useRef(false);
+  const actionsRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!refocus.current || !group) return;
+    refocus.current = false;
+    actionsRef.current?.querySelector<HTMLButtonElement>("button:not([disabled])")?.focus();
+  }, [group]);
 
   useEffect(() => {
     void run(commands.changeGroup(id), "group").then((answer) => {
@@ -71,6 +80,7 @@ export function GroupDetail({
     toast({ message: answer.data.note ? `${done}. ${answer.data.note}` : done });
     // Until the reload says "undone", offer nothing rather than the old button.
     setGroup(null);
+    refocus.current = true;
     setReload((n) => n + 1);
     onUndone(answer.data);
   };
@@ -87,17 +97,17 @@ export function GroupDetail({
           <strong>{group.label}</strong>{" "}
           <span className="muted">
             {group.kind} · {countFiles(files)} · {formatTime(group.at)}
-            {group.undoes !== null && <> · undoes group {group.undoes}</>}
+            {group.undoes !== null && <> · undoes change group {group.undoes}</>}
             {undoneBy !== null && (
               <span className="undone-tag" data-testid="group-undone">
                 {" "}
-                · undone by #{undoneBy}
+                · {groupUndoneText(undoneBy)}
               </span>
             )}
           </span>
         </div>
         {canUndo && undoneBy === null && (
-          <div className="actions">
+          <div className="actions" ref={actionsRef}>
             <button
               type="button"
               data-testid={undoTestId}
@@ -110,13 +120,13 @@ export function GroupDetail({
           </div>
         )}
         {undoneBy !== null && (
-          <div className="actions">
+          <div className="actions" ref={actionsRef}>
             <button
               type="button"
               data-testid="redo-group-button"
               onClick={() => void undo(undoneBy, "redo")}
               disabled={undoing}
-              title={`Bring these changes back (undo #${undoneBy})`}
+              title="Bring these changes back"
             >
               {undoing ? "Redoing…" : "Redo"}
             </button>

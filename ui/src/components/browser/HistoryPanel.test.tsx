@@ -129,6 +129,40 @@ describe("history with change groups", () => {
     await waitFor(() => expect(api.history).toHaveBeenCalledTimes(2));
   });
 
+  it("is one Tab stop: ↑/↓ move through the changes and show each (issue 36)", async () => {
+    renderPanel();
+    await waitFor(() => expect(rowKinds()).toHaveLength(3));
+    const options = () => within(screen.getByRole("listbox", { name: "Changes" })).getAllByRole("option");
+    expect(options().filter((o) => o.tabIndex === 0)).toHaveLength(1);
+    const first = options()[0];
+    first.focus();
+    fireEvent.keyDown(first, { key: "ArrowDown" });
+    // The group row: focused, selected, its files shown.
+    expect(document.activeElement).toBe(options()[1]);
+    expect(options()[1].getAttribute("aria-selected")).toBe("true");
+    expect(await screen.findByTestId("group-detail")).toBeTruthy();
+    expect(options().filter((o) => o.tabIndex === 0)).toEqual([options()[1]]);
+    fireEvent.keyDown(options()[1], { key: "End" });
+    expect(document.activeElement).toBe(options()[2]);
+    expect(await screen.findByText("go")).toBeTruthy();
+  });
+
+  it("gives the focus to Redo once a group is undone, never to the page", async () => {
+    api.undoGroup.mockImplementation(async () => {
+      api.changeGroup.mockResolvedValue(ok({ ...GROUP, undone_by: 4 }));
+      return ok({ undone: 3, group: 4, workspace: "personal", paths: ["tea.md", "travel-prefs.md"] });
+    });
+    renderPanel();
+    fireEvent.click(await screen.findByTestId("history-group"));
+    const detail = await screen.findByTestId("group-detail");
+    const undo = await within(detail).findByRole("button", { name: "Undo group" });
+    undo.focus();
+    fireEvent.click(undo);
+    const redo = await screen.findByTestId("redo-group-button");
+    await waitFor(() => expect(document.activeElement).toBe(redo));
+    expect(screen.getByTestId("group-undone").textContent).toBe(" · undone by change group 4");
+  });
+
   it("says where the undo of a sync's changes goes, before and after", async () => {
     api.changeGroup.mockResolvedValue(ok({ ...GROUP, kind: "sync", task: null, label: "Sync: changes by ben" }));
     const note = "These changes came from another machine through sync. Undoing them here reaches it too.";
@@ -176,7 +210,8 @@ describe("history with change groups", () => {
     api.undo.mockResolvedValue(ok({ workspace: "personal", path: "me.md", hash: "h3", change_id: 13, shared: null }));
     renderPanel();
     const item = await screen.findByText((_, el) => el?.getAttribute("data-testid") === "history-item" && el.getAttribute("data-id") === "9");
-    expect(item.textContent).toContain("undone by #12");
+    // A single undo names its change as a change, in words.
+    expect(item.textContent).toContain("undone by change #12");
     expect(item.className).toContain("undone");
     const outside = screen.getAllByTestId("history-item").find((e) => e.getAttribute("data-id") === "6");
     expect(outside?.textContent).toContain("Outside editor");
@@ -184,7 +219,7 @@ describe("history with change groups", () => {
     fireEvent.click(await screen.findByTestId("redo-button"));
     expect(screen.queryByTestId("undo-button")).toBeNull();
     await waitFor(() => expect(api.undo).toHaveBeenCalledWith(12));
-    expect(await screen.findByText("Change brought back (undid #12)")).toBeTruthy();
+    expect(await screen.findByText("Change brought back")).toBeTruthy();
   });
 
   it("says why a change's text is missing and offers no undo it cannot do", async () => {

@@ -1,12 +1,13 @@
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { ChangeDiff, ChangeSummary } from "../../lib/bindings";
 import { toUiError, unwrap } from "../../lib/transport";
 import type { UiError } from "../../lib/transport";
 import { formatTime } from "../../lib/format";
 import { printable } from "../../lib/printable";
-import { OP_LABELS, actorOf, countFiles, groupUndoneBy, historyRows } from "../../lib/history";
+import { OP_LABELS, actorOf, changesById, countFiles, groupUndoneBy, historyRows, undoNote, undoneText } from "../../lib/history";
 import { useCommand } from "../../lib/useCommand";
+import { useRoving } from "../../lib/useRoving";
 import { DiffView } from "./DiffView";
 import { GroupDetail } from "./GroupDetail";
 import { InlineError } from "../common/InlineError";
@@ -77,6 +78,15 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
   }, [run, cancel, selected, refreshKey]);
 
   const rows = useMemo(() => (items ? historyRows(items) : null), [items]);
+  const byId = useMemo(() => changesById(items ?? []), [items]);
+
+  // The list is one Tab stop: ↑/↓ move through the changes and show each (selection follows focus).
+  const listRef = useRef<HTMLDivElement>(null);
+  useRoving(listRef, { items: '[role="option"]', orientation: "vertical", preferred: '[aria-selected="true"]', activate: true });
+
+  // After Undo or Redo its button gives way to the other: the focus goes to that one, not to the page.
+  const actionsRef = useRef<HTMLDivElement>(null);
+  const refocus = useRef(false);
 
   const select = (next: NonNullable<Selection>) => {
     if (next.kind === selection?.kind && next.id === selection.id) return;
@@ -91,7 +101,8 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
     setUndoError(null);
     try {
       unwrap(await commands.undo(id));
-      toast({ message: what === "redo" ? `Change brought back (undid #${id})` : `Change #${id} undone` });
+      toast({ message: what === "redo" ? "Change brought back" : `Change #${id} undone` });
+      refocus.current = true;
       setReload((n) => n + 1);
       setDiff(null);
       onUndone?.();
@@ -103,10 +114,21 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
   };
 
   const current = diff && diff.change.id === selected ? diff : null;
+  // The selected change as the list has it now (its diff's copy is read before the undo).
+  const currentUndoneBy = current ? (byId.get(current.change.id)?.undone_by ?? current.change.undone_by) : null;
+
+  useEffect(() => {
+    if (!refocus.current || !current || undoing) return;
+    const button = actionsRef.current?.querySelector<HTMLButtonElement>('[data-testid="redo-button"], [data-testid="undo-button"]');
+    if (button && !button.disabled) {
+      refocus.current = false;
+      button.focus();
+    }
+  }, [current, undoing, currentUndoneBy]);
 
   return (
     <div className={`history ${wide ? "history-wide" : ""}`}>
-      <div className="history-list" role={rows && rows.length > 0 ? "listbox" : undefined} aria-label="Changes">
+      <div className="history-list" role={rows && rows.length > 0 ? "listbox" : undefined} aria-label="Changes" ref={listRef}>
         {loadError && <InlineError error={loadError} />}
         {items && items.length === 0 && <div className="empty">No changes recorded yet.</div>}
         {!items && !loadError && <div className="empty">Loading…</div>}
@@ -168,11 +190,16 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
               <span className="history-id">#{c.id}</span>
               <span className="history-op">
                 {OP_LABELS[c.op] ?? c.op}
-                {c.undoes !== undefined && c.undoes !== null && <span className="muted"> (undoes #{c.undoes})</span>}
+                {undoNote(c, byId) && (
+                  <span className="muted" data-testid="undo-note">
+                    {" "}
+                    ({undoNote(c, byId)})
+                  </span>
+                )}
                 {c.undone_by !== null && (
                   <span className="undone-tag" data-testid="undone-tag">
                     {" "}
-                    · undone by #{c.undone_by}
+                    · {undoneText(c.undone_by, byId)}
                   </span>
                 )}
               </span>
@@ -213,21 +240,21 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
                 <strong>#{current.change.id}</strong> {OP_LABELS[current.change.op] ?? current.change.op}{" "}
                 <code>{printable(current.change.path)}</code> by {actorOf(current.change.source).label.toLowerCase()} at{" "}
                 {formatTime(current.change.at)}
-                {current.change.undone_by !== null && <span className="undone-tag"> · undone by #{current.change.undone_by}</span>}
+                {currentUndoneBy !== null && <span className="undone-tag"> · {undoneText(currentUndoneBy, byId)}</span>}
               </div>
-              <div className="actions">
-                {onOpen && current.change.op !== "delete" && current.change.undone_by === null && (
+              <div className="actions" ref={actionsRef}>
+                {onOpen && current.change.op !== "delete" && currentUndoneBy === null && (
                   <button type="button" onClick={() => onOpen(current.change.workspace, current.change.path)}>
                     Open memory
                   </button>
                 )}
-                {current.change.undone_by !== null ? (
+                {currentUndoneBy !== null ? (
                   <button
                     type="button"
                     data-testid="redo-button"
-                    onClick={() => void undo(current.change.undone_by as number, "redo")}
+                    onClick={() => void undo(currentUndoneBy, "redo")}
                     disabled={undoing}
-                    title={`Bring this change back (undo #${current.change.undone_by})`}
+                    title="Bring this change back"
                   >
                     {undoing ? "Redoing…" : "Redo"}
                   </button>

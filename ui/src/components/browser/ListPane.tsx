@@ -201,13 +201,13 @@ export function ListPane({
       <MemoryList
         ref={listRef}
         rows={rows}
-        selectedKey={state.selectedKey}
+        cursorKey={state.cursorKey}
         openKey={openKey(state)}
         showWorkspace={selectedWs === null}
         workspaceLabel={workspaceLabel}
         collapsed={collapsed}
         empty={<EmptyListView empty={emptyList(state)} />}
-        onSelect={(it) => dispatch({ type: "select", key: it.key })}
+        onCursor={(it) => dispatch({ type: "cursor", key: it.key })}
         onOpen={(item) => dispatch({ type: "activate", item })}
         onToggleGroup={(group) => dispatch({ type: "toggleGroup", group })}
         highlight={searching ? query : ""}

@@ -1,12 +1,16 @@
+import { useRef } from "react";
 import type { ReactNode } from "react";
+import { useRoving } from "../../lib/useRoving";
 import type { EntryOut, MemoryType, WorkspaceInfo } from "../../lib/bindings";
 import { MEMORY_TYPES, TYPE_LABELS } from "../../lib/format";
 import { printable } from "../../lib/printable";
 import type { Draft } from "../../lib/browser";
+import type { FormField } from "../../lib/detail";
 import { factsOf, replacedNote } from "../../lib/supersede";
 import { FactsView } from "./FactsView";
 import { MarkdownEditor } from "./MarkdownEditor";
 import { MarkdownPreview } from "./MarkdownPreview";
+import type { ConflictChoice } from "./useConflictChoice";
 
 /** How the body shows: the editor, the rendered preview, or the facts (current and replaced). */
 export type BodyView = "edit" | "preview" | "facts";
@@ -26,12 +30,12 @@ interface Props {
   newPath: string;
   onNewPath: (path: string) => void;
   /** The form field an error is about (the error shows under it); `null`: the whole file. */
-  badField: "name" | "type" | "description" | null;
+  badField: FormField | null;
   errorBox: ReactNode;
   view: BodyView;
   onView: (view: BodyView) => void;
   /** A saved memory's facts (`null`: none to show, e.g. a new memory, a daily log or a conversation record). */
-  facts: { entries: readonly EntryOut[]; dirty: boolean; onReplace: (entry: EntryOut) => void } | null;
+  facts: { entries: readonly EntryOut[]; dirty: boolean; onReplace: (entry: EntryOut) => void; conflicts?: ConflictChoice | null } | null;
 }
 
 /** The detail pane's editable part: the frontmatter fields, then the body — Edit, Preview or Facts. */
@@ -40,6 +44,9 @@ export function MemoryForm(props: Props) {
   const { badField, errorBox, facts } = props;
   const view = props.view === "facts" && !facts ? "edit" : props.view;
   const replaced = facts ? factsOf(facts.entries).replacedCount : 0;
+  // Edit / Preview / Facts: one Tab stop between the fields and the body.
+  const viewsRef = useRef<HTMLDivElement>(null);
+  useRoving(viewsRef, { items: "button", orientation: "horizontal", preferred: '[aria-pressed="true"]' });
 
   return (
     <div className="detail-body">
@@ -70,11 +77,14 @@ export function MemoryForm(props: Props) {
                 onChange={(e) => onNewPath(e.target.value)}
                 placeholder="automatic, from the name"
                 data-testid="detail-path"
+                aria-invalid={badField === "path" || undefined}
+                className={badField === "path" ? "invalid-field" : undefined}
                 spellCheck={false}
               />
             </label>
           </div>
         )}
+        {isNew && badField === "path" && errorBox}
         {record === null && (
           <>
             <div className="field-row">
@@ -86,7 +96,7 @@ export function MemoryForm(props: Props) {
                   data-testid="detail-name"
                   aria-invalid={badField === "name" || undefined}
                   className={badField === "name" ? "invalid-field" : undefined}
-                  placeholder="Response style"
+                  placeholder="e.g. Response style"
                   autoFocus={isNew}
                 />
               </label>
@@ -130,7 +140,7 @@ export function MemoryForm(props: Props) {
         <span className="muted" data-testid="body-label">
           {record === "log" ? "Daily log" : record === "chat" ? "Conversation record" : view === "facts" ? "Facts" : "Body"}
         </span>
-        <div className="segmented" role="group" aria-label="Body view">
+        <div className="segmented" role="toolbar" aria-label="Body view" ref={viewsRef}>
           <button type="button" aria-pressed={view === "edit"} onClick={() => props.onView("edit")}>
             Edit
           </button>
@@ -160,7 +170,7 @@ export function MemoryForm(props: Props) {
       )}
       <div className="body-area">
         {view === "facts" && facts ? (
-          <FactsView entries={facts.entries} dirty={facts.dirty} onReplace={facts.onReplace} />
+          <FactsView entries={facts.entries} dirty={facts.dirty} onReplace={facts.onReplace} conflicts={facts.conflicts} />
         ) : view === "edit" ? (
           <MarkdownEditor
             value={form.body}

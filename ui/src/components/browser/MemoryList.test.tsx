@@ -20,13 +20,13 @@ function renderList(rows = groupDocs([TRICK]), highlight = "") {
   return render(
     <MemoryList
       rows={rows}
-      selectedKey={null}
+      cursorKey={null}
       openKey={null}
       showWorkspace
       workspaceLabel={(id) => (id === "personal" ? "Per\u2066sonal" : id)}
       collapsed={new Set()}
       empty="Nothing"
-      onSelect={noop}
+      onCursor={noop}
       onOpen={noop}
       onToggleGroup={noop}
       highlight={highlight}

@@ -14,24 +14,29 @@ import { printable } from "../../lib/printable";
 
 export const HEADER_HEIGHT = 28;
 export const ROW_HEIGHT = 52;
+/** A search result's row: its name may take two lines (beside the chat the list is narrow). */
+export const HIT_ROW_HEIGHT = 72;
 
 export interface MemoryListHandle {
-  /** Moves the selection by one item (headers skipped). */
+  /** Moves the cursor by one item (headers skipped). */
   move: (delta: 1 | -1) => void;
-  /** Opens the selected item. */
+  /** Opens the item under the cursor. */
   openSelected: () => void;
   focus: () => void;
 }
 
 interface Props {
   rows: Row[];
-  selectedKey: string | null;
+  /** The keyboard cursor (`null`: on the open memory, else the first item when moved). */
+  cursorKey: string | null;
+  /** The open memory: the one row shown selected. */
   openKey: string | null;
   showWorkspace: boolean;
   workspaceLabel: (id: string) => string;
   collapsed: ReadonlySet<GroupId>;
   empty: ReactNode;
-  onSelect: (item: ListItem) => void;
+  /** The cursor moved onto `item`. */
+  onCursor: (item: ListItem) => void;
   onOpen: (item: ListItem) => void;
   onToggleGroup: (group: GroupId) => void;
   /** The search's words, marked in names and descriptions (empty: not searching). */
@@ -41,19 +46,27 @@ interface Props {
 }
 
 export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryList(
-  { rows, selectedKey, openKey, showWorkspace, workspaceLabel, collapsed, empty, onSelect, onOpen, onToggleGroup, highlight = "", unseen = {} },
+  { rows, cursorKey, openKey, showWorkspace, workspaceLabel, collapsed, empty, onCursor, onOpen, onToggleGroup, highlight = "", unseen = {} },
   ref,
 ) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  const results = rows[0]?.kind === "header" && rows[0].group === "results";
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: (i) => (rows[i]?.kind === "header" ? HEADER_HEIGHT : ROW_HEIGHT),
+    estimateSize: (i) => (rows[i]?.kind === "header" ? HEADER_HEIGHT : results ? HIT_ROW_HEIGHT : ROW_HEIGHT),
     getItemKey: (i) => rows[i]?.key ?? i,
     overscan: 12,
   });
+  // Rows change height between browsing and search results: lay them out again.
+  useEffect(() => {
+    virtualizer.measure();
+  }, [results, virtualizer]);
 
-  const selectedIndex = selectedKey === null ? -1 : rows.findIndex((r) => r.key === selectedKey);
+  const find = (key: string | null) => (key === null ? -1 : rows.findIndex((r) => r.key === key));
+  // The cursor, else the open memory's row: where ↑/↓ start from.
+  const cursorIndex = find(cursorKey) >= 0 ? find(cursorKey) : find(openKey);
+  const selectedIndex = cursorIndex;
 
   useEffect(() => {
     if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
@@ -63,7 +76,7 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
     let i = nextItemIndex(rows, selectedIndex < 0 && delta === -1 ? rows.length : selectedIndex, delta);
     if (i < 0 && selectedIndex < 0) i = nextItemIndex(rows, -1, 1);
     const row = i >= 0 ? rows[i] : null;
-    if (row?.kind === "item") onSelect(row.item);
+    if (row?.kind === "item") onCursor(row.item);
   };
 
   const openSelected = () => {
@@ -84,7 +97,7 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
       e.preventDefault();
       const i = e.key === "Home" ? nextItemIndex(rows, -1, 1) : nextItemIndex(rows, rows.length, -1);
       const row = i >= 0 ? rows[i] : null;
-      if (row?.kind === "item") onSelect(row.item);
+      if (row?.kind === "item") onCursor(row.item);
     }
   };
 
@@ -137,7 +150,8 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
             );
           }
           const it = row.item;
-          const selected = row.key === selectedKey;
+          const selected = row.key === openKey;
+          const cursor = v.index === cursorIndex;
           // Names, descriptions and paths may come from files other tools wrote: shown escaped.
           const path = printable(it.path);
           return (
@@ -146,11 +160,12 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
               id={`row-${v.index}`}
               role="option"
               aria-selected={selected}
-              className={`memory-row ${selected ? "selected" : ""} ${row.key === openKey ? "open" : ""} ${
-                it.valid ? "" : "invalid"
-              } ${it.archived ? "archived" : ""}`}
+              className={`memory-row ${selected ? "selected" : ""} ${cursor ? "cursor" : ""} ${it.valid ? "" : "invalid"} ${
+                it.archived ? "archived" : ""
+              } ${results ? "hit" : ""}`}
               style={style}
               data-testid="memory-row"
+              data-cursor={cursor ? "true" : undefined}
               data-path={it.path}
               data-workspace={it.workspace}
               title={it.valid ? path : `${path}\n${printable(it.problem?.message ?? "Invalid memory file")}`}
@@ -159,10 +174,7 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                 e.preventDefault();
                 scrollRef.current?.focus();
               }}
-              onClick={() => {
-                onSelect(it);
-                onOpen(it);
-              }}
+              onClick={() => onOpen(it)}
             >
               <div className="row-line">
                 {!it.valid && (
@@ -195,7 +207,8 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                 )}
                 {unseen[it.key] && <UnseenChip mark={unseen[it.key]} />}
                 <KindChip type={it.type} kind={it.kind} />
-                <MatchHint score={it.score} vector={it.vector} lexical={it.lexical} />
+                {/* A search result's title keeps the first line: its relevance goes under it. */}
+                {!results && <MatchHint score={it.score} vector={it.vector} lexical={it.lexical} />}
                 {it.metric ? (
                   <span className="row-age row-usage" data-testid="row-usage" title={it.metric.title}>
                     {it.metric.text}
@@ -221,6 +234,7 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                     )
                   )}
                 </span>
+                {results && <MatchHint score={it.score} vector={it.vector} lexical={it.lexical} />}
               </div>
             </div>
           );

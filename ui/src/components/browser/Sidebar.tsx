@@ -26,6 +26,10 @@ interface Props {
   onToggleChat?: () => void;
   /** Shown above the status line (the memory-task bar). */
   footer?: ReactNode;
+  /** Open Settings (the footer's button; absent: no button). */
+  onOpenSettings?: () => void;
+  /** "⌘" or "Ctrl+", for the shortcut shown on the Settings button. */
+  settingsKey?: string;
   /** What waits in the selected workspace's inbox: proposals and sync conflicts (`null`: not known). */
   inbox?: { workspace: string; pending: number; conflicts?: number } | null;
   onOpenInbox?: () => void;
@@ -52,6 +56,8 @@ export function Sidebar({
   chatOpen,
   onToggleChat,
   footer,
+  onOpenSettings,
+  settingsKey = "Ctrl+",
   inbox = null,
   onOpenInbox,
 }: Props) {
@@ -216,15 +222,29 @@ export function Sidebar({
         )}
       </div>
       {footer}
-      <footer className="status-line" title={status ? [status.home, ...status.warnings].join("\n") : undefined}>
-        {status ? (
-          <>
-            {status.warnings.length > 0 && <span className="ws-invalid">⚠{status.warnings.length} </span>}
-            <span className="status-home">{status.home}</span>
-          </>
-        ) : (
-          <span className="muted">Connecting…</span>
+      <footer className="status-line">
+        {onOpenSettings && (
+          <button
+            type="button"
+            className="settings-button"
+            data-testid="settings-button"
+            aria-keyshortcuts={settingsKey === "⌘" ? "Meta+Comma" : "Control+Comma"}
+            title={`The model, and sync across machines (${settingsKey},)`}
+            onClick={onOpenSettings}
+          >
+            <span aria-hidden="true">⚙</span> Settings
+          </button>
         )}
+        <span className="status-where" title={status ? [status.home, ...status.warnings].join("\n") : undefined}>
+          {status ? (
+            <>
+              {status.warnings.length > 0 && <span className="ws-invalid">⚠{status.warnings.length} </span>}
+              <span className="status-home">{status.home}</span>
+            </>
+          ) : (
+            <span className="muted">Connecting…</span>
+          )}
+        </span>
       </footer>
     </nav>
   );

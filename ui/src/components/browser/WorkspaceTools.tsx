@@ -1,4 +1,6 @@
+import { useRef } from "react";
 import type { TaskInfo } from "../../lib/bindings";
+import { useRoving } from "../../lib/useRoving";
 import { waitingCount, waitingSentence } from "../../lib/inbox";
 import { RememberBox } from "../jobs/RememberBox";
 import { ReviewOffer } from "../inbox/ReviewOffer";
@@ -19,6 +21,8 @@ interface Props {
   onExport: () => void;
   onStatus: () => void;
   onInbox: () => void;
+  /** Open Settings (Remember… offers it when no model is connected). */
+  onOpenSettings?: () => void;
   /** What waits in the workspace's inbox: proposals and sync conflicts (`null`: not known). */
   waiting: { pending: number; conflicts: number } | null;
   onOpenMemory: (workspace: string, path: string) => void;
@@ -42,14 +46,18 @@ export function WorkspaceTools({
   onExport,
   onStatus,
   onInbox,
+  onOpenSettings,
   waiting: inbox,
   onOpenMemory,
 }: Props) {
   const waiting = waitingCount(inbox);
   const sentence = waitingSentence(inbox);
+  // One Tab stop, ←/→ inside: the editor is a few Tabs away from the search box.
+  const toolsRef = useRef<HTMLDivElement>(null);
+  useRoving(toolsRef, { items: "button", orientation: "horizontal" });
   return (
     <>
-      <div className="ws-tools" role="group" aria-label="Workspace memory">
+      <div className="ws-tools" role="toolbar" aria-label="Workspace memory" ref={toolsRef}>
         <button
           type="button"
           data-testid="remember-button"
@@ -88,14 +96,14 @@ export function WorkspaceTools({
           data-pending={inbox?.pending ?? 0}
           data-conflicts={inbox?.conflicts ?? 0}
           title={`Proposals of memory jobs and assistants to accept or reject, and sync conflicts to settle. ${sentence}`}
-          aria-label={waiting > 0 ? `Inbox: ${sentence}` : "Inbox"}
           onClick={onInbox}
         >
           Inbox
           {waiting > 0 && (
-            <span className="inbox-count-chip" aria-hidden="true">
-              {waiting > 999 ? "999+" : waiting}
-            </span>
+            <>
+              {" "}
+              <span className="inbox-count-chip">{waiting > 999 ? "999+" : waiting}</span>
+            </>
           )}
         </button>
       </div>
@@ -110,6 +118,7 @@ export function WorkspaceTools({
           onOpenMemory={onOpenMemory}
           onClose={onCloseRemember}
           onOpenInbox={onInbox}
+          onOpenSettings={onOpenSettings}
         />
       )}
     </>

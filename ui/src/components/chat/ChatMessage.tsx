@@ -103,6 +103,12 @@ function RecallBadge({
                 <span className="recall-name">{printable(r.name || r.path)}</span>
                 {r.type && <span className={`type-chip type-${r.type}`}>{r.type}</span>}
               </div>
+              {r.conflict && (
+                <div className="recall-conflict" data-testid="recall-conflict">
+                  Its versions disagree (a sync conflict you have not settled): the model was told not to treat
+                  either as certain. Open it to choose one.
+                </div>
+              )}
               <button
                 type="button"
                 className="link-button chat-path"

@@ -11,6 +11,7 @@ import { CompactionMarker } from "./CompactionMarker";
 import { ConfirmDialog } from "../common/ConfirmDialog";
 import { InlineError } from "../common/InlineError";
 import { ModelSettings } from "../settings/ModelSettings";
+import { useModal } from "../common/Modal";
 
 interface Props {
   /** The workspace whose memory the chat uses. */
@@ -19,12 +20,21 @@ interface Props {
   onOpenMemory: (workspace: string, path: string) => void;
   /** Hide the pane (absent: no close button). */
   onClose?: () => void;
+  /**
+   * A narrow window's drawer: modal over the app (a backdrop, Escape and a click outside close
+   * it, focus kept inside and given back to the opener). Needs `onClose`.
+   */
+  drawer?: boolean;
+  /** Open the one Settings dialog (absent: the pane opens its own). */
+  onOpenSettings?: () => void;
+  /** Changes when the model settings were saved elsewhere: read them again. */
+  modelKey?: number;
 }
 
 /** Within this many pixels of the bottom, new text keeps the view scrolled to the end. */
 const STICK_PX = 80;
 
-export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: Props) {
+export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, drawer = false, onOpenSettings, modelKey = 0 }: Props) {
   const [sessions, setSessions] = useState<SessionInfo[] | null>(null);
   const [chat, dispatch] = useReducer(chatReducer, EMPTY_CHAT);
   const [loading, setLoading] = useState(false);
@@ -33,6 +43,8 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
   const [sendError, setSendError] = useState<UiError | null>(null);
   const [paneError, setPaneError] = useState<UiError | null>(null);
   const [model, setModel] = useState<Settings | null>(null);
+  const [needsModel, setNeedsModel] = useState(false);
+  const noModelButton = useRef<HTMLButtonElement>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -44,6 +56,10 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
   const messagesRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const inputRef = useRef<HTMLTextAreaElement>(null);
+  const paneRef = useRef<HTMLElement>(null);
+  const closeDrawer = useCallback(() => onClose?.(), [onClose]);
+  useModal(paneRef, { onClose: closeDrawer, initialFocus: inputRef, active: drawer && !!onClose });
+  const openSettings = () => (onOpenSettings ? onOpenSettings() : setSettingsOpen(true));
 
   const sessionId = chat.session;
   const current = sessions?.find((s) => s.id === sessionId) ?? null;
@@ -95,13 +111,15 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
     return () => cancel("sessions");
   }, [run, cancel, workspace, openSession]);
 
-  // Whether a model is configured (for the banner).
+  // Whether a model is configured (for the banner); read again when Settings saved one.
   useEffect(() => {
     void run(commands.getModelSettings(), "model").then((answer) => {
-      if (answer?.ok) setModel(answer.data);
+      if (!answer?.ok) return;
+      setModel(answer.data);
+      if (isConfigured(answer.data)) setSendError((e) => (e?.code === "model_not_configured" ? null : e));
     });
     return () => cancel("model");
-  }, [run, cancel]);
+  }, [run, cancel, modelKey]);
 
   // Replies streaming, recall, tool use and extraction for this workspace.
   useEffect(
@@ -121,6 +139,15 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
   const send = async () => {
     const text = input;
     if (!text.trim() || sending.current || loading) return;
+    // No model: a message would make an empty "New chat" and fail (issue 36). Commands
+    // (`/memory`, `/remember`, `/forget`) still run; a message stays in the box, and the banner's
+    // "Open settings" takes the focus.
+    if (model !== null && !isConfigured(model) && !text.trim().startsWith("/")) {
+      setNeedsModel(true);
+      noModelButton.current?.focus();
+      return;
+    }
+    setNeedsModel(false);
     sending.current = true;
     setSendError(null);
     setRedactedNote(null);
@@ -229,7 +256,25 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
   const items = useMemo(() => chatItems(chat), [chat]);
 
   return (
-    <aside className="chat-pane" aria-label="Chat" data-testid="chat-pane">
+    <>
+    {drawer && onClose && (
+      <div
+        className="drawer-backdrop"
+        data-testid="chat-backdrop"
+        aria-hidden="true"
+        onMouseDown={(e) => {
+          e.preventDefault();
+          onClose();
+        }}
+      />
+    )}
+    <aside
+      ref={paneRef}
+      className={drawer ? "chat-pane chat-drawer" : "chat-pane"}
+      aria-label="Chat"
+      data-testid="chat-pane"
+      {...(drawer && onClose ? { role: "dialog", "aria-modal": true, "data-drawer": "true" } : {})}
+    >
       <header className="chat-header">
         <div className="chat-title-row">
           <h2 className="chat-title" title={workspace}>
@@ -241,7 +286,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
             title="Settings: the model, and sync across machines"
             aria-label="Settings"
             data-testid="chat-settings-button"
-            onClick={() => setSettingsOpen(true)}
+            onClick={openSettings}
           >
             ⚙
           </button>
@@ -336,7 +381,13 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
             set <code>MNEMO_LLM_BASE_URL</code> and <code>MNEMO_LLM_MODEL</code>). Browsing, search and recall keep
             working without one.
           </div>
-          <button type="button" data-testid="chat-no-model-settings" onClick={() => setSettingsOpen(true)}>
+          {needsModel && (
+            <p data-testid="chat-needs-model">
+              Your message was not sent: chatting needs a model. It is still in the box, ready to send once one is
+              connected.
+            </p>
+          )}
+          <button type="button" ref={noModelButton} data-testid="chat-no-model-settings" onClick={openSettings}>
             Open settings
           </button>
         </div>
@@ -393,7 +444,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
 
       {sendError && (
         <div className="chat-error" data-testid="chat-error">
-          <InlineError error={sendError} onRetry={() => void send()} onOpenSettings={() => setSettingsOpen(true)} />
+          <InlineError error={sendError} onRetry={() => void send()} onOpenSettings={openSettings} />
         </div>
       )}
 
@@ -478,6 +529,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose }: P
         </ConfirmDialog>
       )}
     </aside>
+    </>
   );
 }
 

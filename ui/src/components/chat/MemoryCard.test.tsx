@@ -69,8 +69,9 @@ describe("the /memory card", () => {
     // Local days: 01:30 on the day it was asked is "today", though it was the day before in UTC.
     expect(screen.getByTestId("memory-card-last-extract").textContent).toBe(`today at ${clock(EXTRACTED)} · Completed`);
     expect(clock(EXTRACTED)).toMatch(/01:30|1:30/);
-    expect(screen.getByTestId("memory-card-last-dream").textContent).toBe(`yesterday at ${clock(DREAMED)} · Updated · undone by #12`);
-    expect(screen.getByTestId("memory-card-last-dream-undone").textContent).toBe("· undone by #12");
+    // Undone, in words: the group's number would read like a change's.
+    expect(screen.getByTestId("memory-card-last-dream").textContent).toBe(`yesterday at ${clock(DREAMED)} · Updated · undone since`);
+    expect(screen.getByTestId("memory-card-last-dream-undone").textContent).toBe("· undone since");
     // Never the UTC wall time or an ISO stamp.
     expect(card.textContent).not.toMatch(/20:00|10:00|T\d\d:|Z\b/);
     const time = screen.getByTestId("memory-card-last-extract").querySelector("time");

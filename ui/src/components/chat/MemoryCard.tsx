@@ -48,7 +48,7 @@ function LastRun({
         <>
           {" "}
           <span className="undone-tag" data-testid={`${testId}-undone`}>
-            · undone by #{undoneBy}
+            · undone since
           </span>
         </>
       )}

@@ -2,37 +2,39 @@ import { useEffect, useRef } from "react";
 import type { ReactNode, RefObject } from "react";
 
 const FOCUSABLE =
-  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [contenteditable="true"], [tabindex]:not([tabindex="-1"])';
 
-/** Open modals, innermost last: Escape closes only the top one. */
+/** Open modals (dialogs and the narrow window's chat drawer), innermost last: Escape closes only the top one. */
 const stack: symbol[] = [];
 
-interface Props {
-  /** Id of the heading that names the dialog. */
-  labelledBy: string;
-  className?: string;
-  testId?: string;
-  /** Extra attributes tests and styles read (`data-*`). */
-  data?: Record<string, string>;
+interface Behaviour {
+  /** Escape, or a click outside. */
+  onClose: () => void;
   /** Where focus goes when it opens (else the first focusable element). */
   initialFocus?: RefObject<HTMLElement | null>;
-  /** Escape, a click outside, or the dialog's own close button. */
-  onClose: () => void;
-  children: ReactNode;
+  /**
+   * Where focus goes when it closes and the element that had focus before it opened is gone, or
+   * was nothing (the page itself: a report that opened on its own).
+   */
+  fallbackFocus?: () => HTMLElement | null;
+  /** The behaviour holds only while true (the chat is a modal drawer only in narrow windows). */
+  active?: boolean;
 }
 
 /**
- * Every dialog's frame: Escape (wherever focus is) and a click outside close it; Tab and
- * Shift+Tab stay inside; focus returns to where it was when the dialog closes.
+ * What makes `ref` modal while `active`: Escape (wherever focus is) closes the top one; Tab and
+ * Shift+Tab stay inside; focus goes in when it opens and back to where it was when it closes.
  */
-export function Modal({ labelledBy, className, testId, data, initialFocus, onClose, children }: Props) {
-  const ref = useRef<HTMLDivElement>(null);
+export function useModal(ref: RefObject<HTMLElement | null>, { onClose, initialFocus, fallbackFocus, active = true }: Behaviour) {
   const close = useRef(onClose);
+  const fallback = useRef(fallbackFocus);
   useEffect(() => {
     close.current = onClose;
-  }, [onClose]);
+    fallback.current = fallbackFocus;
+  }, [onClose, fallbackFocus]);
 
   useEffect(() => {
+    if (!active) return;
     const id = Symbol("modal");
     stack.push(id);
     const before = document.activeElement as HTMLElement | null;
@@ -65,17 +67,46 @@ export function Modal({ labelledBy, className, testId, data, initialFocus, onClo
     return () => {
       document.removeEventListener("keydown", onKey, true);
       stack.splice(stack.indexOf(id), 1);
-      if (before && document.contains(before)) before.focus();
+      if (before && before !== document.body && document.contains(before)) before.focus();
+      else fallback.current?.()?.focus();
     };
-    // Opened once; `initialFocus` is read at open only.
+    // Opened once per activation; `initialFocus` is read at open only.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+  }, [active]);
+}
+
+interface Props {
+  /** Id of the heading that names the dialog. */
+  labelledBy: string;
+  className?: string;
+  testId?: string;
+  /** Extra attributes tests and styles read (`data-*`). */
+  data?: Record<string, string>;
+  /** Where focus goes when it opens (else the first focusable element). */
+  initialFocus?: RefObject<HTMLElement | null>;
+  /** Where focus goes when it closes if what had it before is gone (see `useModal`). */
+  fallbackFocus?: () => HTMLElement | null;
+  /** Escape, a click outside, or the dialog's own close button. */
+  onClose: () => void;
+  children: ReactNode;
+}
+
+/**
+ * Every dialog's frame: Escape (wherever focus is) and a click outside close it; Tab and
+ * Shift+Tab stay inside; focus returns to where it was when the dialog closes.
+ */
+export function Modal({ labelledBy, className, testId, data, initialFocus, fallbackFocus, onClose, children }: Props) {
+  const ref = useRef<HTMLDivElement>(null);
+  useModal(ref, { onClose, initialFocus, fallbackFocus });
 
   return (
     <div
       className="modal-backdrop"
       onMouseDown={(e) => {
-        if (e.target === e.currentTarget) onClose();
+        if (e.target !== e.currentTarget) return;
+        // No focus moves to the page: a question this raises ("Discard your changes?") keeps it.
+        e.preventDefault();
+        onClose();
       }}
     >
       <div

@@ -25,6 +25,17 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
   const nextId = useRef(1);
   const timers = useRef(new Map<number, ReturnType<typeof setTimeout>>());
+  // Where the focus was before it came to a toast (Tab, or a click): when the toast goes — its
+  // action done (Undo), or dismissed — the focus goes back there instead of to the page.
+  const regionRef = useRef<HTMLDivElement>(null);
+  const cameFrom = useRef<HTMLElement | null>(null);
+  const giveBackFocus = useCallback(() => {
+    const back = cameFrom.current;
+    cameFrom.current = null;
+    if (!regionRef.current?.contains(document.activeElement)) return;
+    if (back && document.contains(back) && !regionRef.current.contains(back)) back.focus();
+    else document.querySelector<HTMLElement>("input[type='search']")?.focus();
+  }, []);
 
   const dismiss = useCallback((id: number) => {
     setToasts((ts) => ts.filter((t) => t.id !== id));
@@ -59,7 +70,16 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   return (
     <ToastContext.Provider value={value}>
       {children}
-      <div className="toasts" role="status" aria-live="polite">
+      <div
+        className="toasts"
+        role="status"
+        aria-live="polite"
+        ref={regionRef}
+        onFocus={(e) => {
+          const from = e.relatedTarget as HTMLElement | null;
+          if (from && from !== document.body && !e.currentTarget.contains(from)) cameFrom.current = from;
+        }}
+      >
         {toasts.map((t) => (
           <div key={t.id} className={`toast toast-${t.kind ?? "info"}`} data-testid="toast">
             <span className="toast-message">{t.message}</span>
@@ -68,6 +88,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
                 type="button"
                 className="link-button"
                 onClick={() => {
+                  giveBackFocus();
                   t.action?.run();
                   dismiss(t.id);
                 }}
@@ -79,7 +100,10 @@ export function ToastProvider({ children }: { children: ReactNode }) {
               type="button"
               className="icon-button"
               aria-label="Dismiss"
-              onClick={() => dismiss(t.id)}
+              onClick={() => {
+                giveBackFocus();
+                dismiss(t.id);
+              }}
             >
               ×
             </button>

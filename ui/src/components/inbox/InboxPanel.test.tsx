@@ -17,6 +17,8 @@ vi.mock("../../lib/bindings", () => ({
     setReviewMode: vi.fn(),
     syncStatus: vi.fn(),
     syncResolve: vi.fn(),
+    list: vi.fn(),
+    task: vi.fn(),
   },
 }));
 
@@ -29,6 +31,8 @@ beforeEach(() => {
   api.inbox.mockResolvedValue(ok(proposalPage([proposalSummary(7)])));
   api.proposal.mockImplementation(async (id) => ok(proposalOf(id)));
   api.syncStatus.mockResolvedValue(ok(remoteSync()));
+  api.list.mockResolvedValue(ok([]));
+  api.task.mockResolvedValue(err("not_found", "no task t-1"));
 });
 
 const onOpenMemory = vi.fn();
@@ -224,7 +228,9 @@ describe("the inbox", () => {
     api.setReviewMode.mockResolvedValue(ok(reviewMode({ on: true, decided: true })));
     api.inbox.mockResolvedValue(ok(proposalPage()));
     renderInbox();
-    expect((await screen.findByTestId("inbox-empty")).textContent).toBe("Nothing to review here.");
+    // One sentence says the inbox is empty (issue 36), not two.
+    expect((await screen.findByTestId("inbox-empty")).textContent).toBe("Nothing waits for your review.");
+    expect(screen.queryByTestId("inbox-count")).toBeNull();
     expect((await screen.findByTestId("inbox-review")).textContent).toMatch(/^Review is off:/);
     api.reviewMode.mockResolvedValue(ok(reviewMode({ on: true, decided: true })));
     fireEvent.click(screen.getByTestId("inbox-review-on"));
@@ -298,15 +304,18 @@ describe("sync conflicts in the inbox", () => {
     api.inbox.mockResolvedValue(ok(proposalPage([])));
     renderInbox();
     await screen.findByTestId("inbox-conflicts");
-    expect((await screen.findByTestId("inbox-count")).textContent).toBe("No proposal waits for your review.");
-    expect(screen.getByTestId("inbox-empty").textContent).toBe("Only the sync conflicts above wait for you.");
+    // What waits counts the conflicts, as the sidebar and the Inbox button do (issue 36).
+    expect((await screen.findByTestId("inbox-count")).textContent).toBe("2 sync conflicts wait for your choice.");
+    expect(screen.getByTestId("inbox-filter-pending").textContent).toBe("Waiting (2)");
+    expect(screen.getByTestId("inbox-empty").textContent).toBe("No proposal waits for your review.");
   });
 
   it("shows no conflicts section when none is open or sync is not set up, and says plainly no proposal waits", async () => {
     api.syncStatus.mockResolvedValue(ok(remoteSync({ remote: null })));
     api.inbox.mockResolvedValue(ok(proposalPage([])));
     renderInbox();
-    expect((await screen.findByTestId("inbox-count")).textContent).toBe("Nothing waits for your review.");
+    expect((await screen.findByTestId("inbox-empty")).textContent).toBe("Nothing waits for your review.");
+    expect(screen.queryByTestId("inbox-count")).toBeNull();
     expect(screen.queryByTestId("inbox-conflicts")).toBeNull();
     expect(screen.queryByRole("heading", { name: "Proposals" })).toBeNull();
   });

@@ -15,10 +15,12 @@ import {
   settledSentence,
   shownProposals,
   statusFor,
+  waitingCount,
+  waitingSentence,
 } from "../../lib/inbox";
 import type { InboxFilter } from "../../lib/inbox";
 import { workspaceSync } from "../../lib/sync";
-import { inboxChanged, useReviewMode } from "../../lib/useInbox";
+import { inboxChanged, notePending, usePendingCount, useReviewMode } from "../../lib/useInbox";
 import { useCommand } from "../../lib/useCommand";
 import { useSyncStatus } from "../../lib/useSyncStatus";
 import { InlineError } from "../common/InlineError";
@@ -71,6 +73,10 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
   const [switching, setSwitching] = useState(false);
   const [switchError, setSwitchError] = useState<UiError | null>(null);
   const conflicts = workspaceSync(useSyncStatus(), workspace)?.conflicts ?? [];
+  // What waits, as everyone shows it (the sidebar, the Inbox button): the same count, from the
+  // same read — this list's read is one of them.
+  const sharedPending = usePendingCount(workspace);
+  const waiting = { pending: sharedPending ?? pending, conflicts: conflicts.length };
 
   useEffect(() => {
     void run(commands.inbox(workspace, statusFor(filter), 0, INBOX_PAGE), "inbox").then((answer) => {
@@ -79,6 +85,7 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
         setItems(answer.data.items);
         setTotal(answer.data.total);
         setPending(answer.data.pending);
+        notePending(workspace, answer.data.pending);
         setError(null);
       } else setError(answer.error);
     });
@@ -94,6 +101,7 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
       setItems((xs) => appendPage(xs ?? [], answer.data.items));
       setTotal(answer.data.total);
       setPending(answer.data.pending);
+      notePending(workspace, answer.data.pending);
       setMore({ busy: false, error: null });
     } else setMore({ busy: false, error: answer.error });
   };
@@ -116,7 +124,10 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
 
   const decided = (next: ProposalSummary) => {
     setItems((xs) => (xs ? replaceSummary(xs, next) : xs));
-    if (next.status !== "pending") setPending((n) => Math.max(0, n - 1));
+    if (next.status !== "pending") {
+      setPending((n) => Math.max(0, n - 1));
+      notePending(workspace, Math.max(0, waiting.pending - 1));
+    }
     inboxChanged();
   };
 
@@ -183,7 +194,7 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
               onClick={() => choose(f.id)}
             >
               {f.label}
-              {f.id === "pending" && items !== null ? ` (${pending.toLocaleString("en-US")})` : ""}
+              {f.id === "pending" && items !== null ? ` (${waitingCount(waiting).toLocaleString("en-US")})` : ""}
             </button>
           ))}
         </div>
@@ -204,6 +215,7 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
               conflicts={conflicts}
               onOpenMemory={onOpenMemory}
               onResolved={settled}
+              headingLevel={3}
             />
           </section>
         )}
@@ -231,17 +243,22 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
                 </button>
               </p>
             )}
-            <p className="inbox-count" data-testid="inbox-count">
-              {filter === "pending" ? (conflicts.length > 0 && pending === 0 ? "No proposal waits for your review." : pendingSentence(pending)) : `${total.toLocaleString("en-US")} proposal${total === 1 ? "" : "s"} in all; ${pendingSentence(pending).toLowerCase()}`}
-            </p>
+            {/* One sentence says what waits; an empty inbox says so once, below. */}
+            {(filter === "pending" ? waitingCount(waiting) > 0 || shown.length > 0 : total > 0) && (
+              <p className="inbox-count" data-testid="inbox-count">
+                {filter === "pending"
+                  ? waitingSentence(waiting)
+                  : `${total.toLocaleString("en-US")} proposal${total === 1 ? "" : "s"} in all; ${pendingSentence(waiting.pending).toLowerCase()}`}
+              </p>
+            )}
             {shown.length === 0 ? (
               <div className="empty" data-testid="inbox-empty">
                 {filter === "decided"
                   ? "Nothing decided yet."
                   : filter === "pending"
                     ? conflicts.length > 0
-                      ? "Only the sync conflicts above wait for you."
-                      : "Nothing to review here."
+                      ? "No proposal waits for your review."
+                      : pendingSentence(0)
                     : "No proposals yet."}
               </div>
             ) : (
@@ -255,6 +272,7 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
                     onDecided={decided}
                     onAccepted={accepted}
                     onRejected={rejected}
+                    headingLevel={conflicts.length > 0 ? 3 : 2}
                   />
                 ))}
               </ul>

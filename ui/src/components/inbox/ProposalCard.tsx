@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
 import type { KeyboardEvent } from "react";
 import { commands } from "../../lib/bindings";
 import type { Proposal, ProposalSummary } from "../../lib/bindings";
@@ -22,9 +22,12 @@ import {
   whenText,
 } from "../../lib/inbox";
 import type { Selection } from "../../lib/inbox";
+import { proposalWhy } from "../../lib/proposalWhy";
 import { useCommand } from "../../lib/useCommand";
 import { InlineError } from "../common/InlineError";
 import { ProposalFiles } from "./ProposalFiles";
+import { ProposalWhyNotes, useDreamReport } from "./ProposalWhy";
+import type { WhyHeading } from "./ProposalWhy";
 
 interface Props {
   summary: ProposalSummary;
@@ -36,6 +39,8 @@ interface Props {
   onAccepted: (paths: string[], group: number) => void;
   /** Rejected here (`dontLearn`: its entries will not be proposed again). */
   onRejected: (dontLearn: boolean) => void;
+  /** The level of the "Why" heading inside: one below the heading over the list (default 2, under the Inbox's h1). */
+  headingLevel?: WhyHeading;
 }
 
 type Busy = "accept" | "reject" | null;
@@ -45,7 +50,7 @@ type Busy = "accept" | "reject" | null;
  * change with a box ticked for each, and the decisions — Accept all, Accept selected (N of M),
  * Edit then accept, Reject, Reject and don't learn this. Escape closes it (or stops editing).
  */
-export function ProposalCard({ summary: s, open, onToggle, onDecided, onAccepted, onRejected }: Props) {
+export function ProposalCard({ summary: s, open, onToggle, onDecided, onAccepted, onRejected, headingLevel = 2 }: Props) {
   const { run, cancel } = useCommand();
   const bodyId = useId();
   const headRef = useRef<HTMLButtonElement>(null);
@@ -58,6 +63,9 @@ export function ProposalCard({ summary: s, open, onToggle, onDecided, onAccepted
   const [error, setError] = useState<UiError | null>(null);
   const pending = s.status === "pending";
   const loaded = proposal !== null && proposal.id === s.id;
+  // A dream's proposal: its task's report says where what it removes went, and why.
+  const report = useDreamReport(s, open);
+  const why = useMemo(() => (loaded && report ? proposalWhy(proposal, report) : null), [loaded, proposal, report]);
 
   // Read once opened (and again after a failed read's Retry).
   useEffect(() => {
@@ -174,8 +182,10 @@ export function ProposalCard({ summary: s, open, onToggle, onDecided, onAccepted
                   </button>
                 </div>
               )}
+              {why && <ProposalWhyNotes notes={why.notes} headingLevel={headingLevel} />}
               <ProposalFiles
                 proposal={proposal}
+                why={why}
                 selection={selection}
                 choosing={choosing}
                 firstEditRef={editRef}

@@ -4,6 +4,7 @@ import type { EntryChange, Proposal, ProposalFile } from "../../lib/bindings";
 import { ENTRY_OP_TEXT, fileOpText } from "../../lib/inbox";
 import { printable } from "../../lib/printable";
 import type { Selection } from "../../lib/inbox";
+import type { ProposalWhy } from "../../lib/proposalWhy";
 import { DiffView } from "../browser/DiffView";
 
 interface Props {
@@ -15,6 +16,8 @@ interface Props {
   onEdit: (path: string, text: string) => void;
   /** The first text area while editing (focused when editing starts). */
   firstEditRef?: RefObject<HTMLTextAreaElement | null>;
+  /** A dream's report read for this proposal: where deleted files and removed entries went. */
+  why?: ProposalWhy | null;
 }
 
 /**
@@ -22,7 +25,7 @@ interface Props {
  * a box to tick for each while the proposal waits —, the whole file's diff on request, and while
  * editing a text area per file with the text that will be saved.
  */
-export function ProposalFiles({ proposal, selection, choosing, onToggle, onEdit, firstEditRef }: Props) {
+export function ProposalFiles({ proposal, selection, choosing, onToggle, onEdit, firstEditRef, why = null }: Props) {
   const editable = proposal.files.filter((f) => f.after !== null);
   return (
     <div className="proposal-files">
@@ -35,6 +38,7 @@ export function ProposalFiles({ proposal, selection, choosing, onToggle, onEdit,
           onToggle={onToggle}
           onEdit={onEdit}
           editRef={editable[0]?.path === f.path ? firstEditRef : undefined}
+          why={why}
         />
       ))}
     </div>
@@ -48,8 +52,10 @@ function FileChanges({
   onToggle,
   onEdit,
   editRef,
+  why,
 }: {
   file: ProposalFile;
+  why: ProposalWhy | null;
   selection: Selection;
   choosing: boolean;
   onToggle: (id: string, on: boolean) => void;
@@ -68,6 +74,11 @@ function FileChanges({
           {whole ? "Hide the whole file" : "Show the whole file"}
         </button>
       </header>
+      {why?.files.get(f.path) && (
+        <p className="proposal-went" data-testid="proposal-file-went">
+          {printable(why.files.get(f.path) ?? "")}
+        </p>
+      )}
       {editing && text !== undefined ? (
         <label className="proposal-edit">
           <span className="muted">The text of {printable(f.path)} as it will be saved (all of it):</span>
@@ -86,7 +97,14 @@ function FileChanges({
           {editing && <p className="muted">This file is deleted by the proposal: there is nothing to edit.</p>}
           <ul className="proposal-entries">
             {f.entries.map((e) => (
-              <EntryRow key={e.id} entry={e} checked={selection.checked.has(e.id)} choosing={choosing && !editing} onToggle={onToggle} />
+              <EntryRow
+                key={e.id}
+                entry={e}
+                went={why?.entries.get(e.id) ?? null}
+                checked={selection.checked.has(e.id)}
+                choosing={choosing && !editing}
+                onToggle={onToggle}
+              />
             ))}
           </ul>
         </>
@@ -104,11 +122,14 @@ function firstLine(e: EntryChange): string {
 
 function EntryRow({
   entry: e,
+  went,
   checked,
   choosing,
   onToggle,
 }: {
   entry: EntryChange;
+  /** Where a removed entry went (a dream's merge), as a sentence. */
+  went: string | null;
   checked: boolean;
   choosing: boolean;
   onToggle: (id: string, on: boolean) => void;
@@ -136,6 +157,11 @@ function EntryRow({
           </label>
         ) : (
           <span className="proposal-entry-op">{what}</span>
+        )}
+        {went && (
+          <span className="proposal-went" data-testid="proposal-entry-went">
+            {printable(went)}
+          </span>
         )}
       </div>
       {e.op === "move" ? (

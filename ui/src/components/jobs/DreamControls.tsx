@@ -1,8 +1,9 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { TaskInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { useCommand } from "../../lib/useCommand";
+import { useRoving } from "../../lib/useRoving";
 import { InlineError } from "../common/InlineError";
 
 interface Props {
@@ -26,6 +27,8 @@ export function DreamControls({ workspace, active, onStarted, onShow }: Props) {
   const [error, setError] = useState<UiError | null>(null);
   const [auto, setAuto] = useState<boolean | null>(null);
   const [savingAuto, setSavingAuto] = useState(false);
+  const rowRef = useRef<HTMLDivElement>(null);
+  useRoving(rowRef, { items: "button, input", orientation: "horizontal" });
 
   useEffect(() => {
     void run(commands.autoDream(workspace), "auto").then((answer) => {
@@ -66,7 +69,7 @@ export function DreamControls({ workspace, active, onStarted, onShow }: Props) {
   const busy = starting || active !== null;
   return (
     <div className="dream-controls">
-      <div className="dream-controls-row">
+      <div className="dream-controls-row" role="toolbar" aria-label="Dream" ref={rowRef}>
         <button
           type="button"
           className={`dream-button ${busy ? "busy" : ""}`}

@@ -187,14 +187,16 @@ describe("the dream report", () => {
     expect(screen.queryByRole("button", { name: "Undo dream" })).toBeNull();
     // Undone is a state: Redo is offered, and no link leads to a file that no longer exists.
     expect(await screen.findByTestId("redo-group-button")).toBeTruthy();
-    expect((await screen.findByTestId("group-undone")).textContent).toContain("undone by #8");
+    // The group that undid it, named as a group: never "#8", which reads like a change.
+    expect((await screen.findByTestId("group-undone")).textContent).toContain("undone by change group 8");
+    expect(screen.getByTestId("group-undone").textContent).not.toContain("#");
     expect(screen.queryByRole("button", { name: "Open memory" })).toBeNull();
   });
 
   it("reads an undone dream as undone when it is opened later", async () => {
     api.changeGroup.mockResolvedValue(ok({ ...GROUP, undone_by: 8 }));
     renderDialog({ ...DONE, result: DONE.result && { ...DONE.result, undone_by: 8 } });
-    expect((await screen.findByTestId("dream-undone")).textContent).toContain("This dream was undone (#8)");
+    expect((await screen.findByTestId("dream-undone")).textContent).toBe("This dream was undone: its files are as they were before it.");
     expect(await screen.findByTestId("redo-group-button")).toBeTruthy();
     expect(screen.queryByRole("button", { name: "Undo dream" })).toBeNull();
     expect(screen.queryByRole("button", { name: "Open memory" })).toBeNull();

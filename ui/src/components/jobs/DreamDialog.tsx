@@ -22,13 +22,15 @@ interface Props {
   onOpenMemory: (workspace: string, path: string) => void;
   /** The dream was undone (reload what shows memories). */
   onUndone: () => void;
+  /** Where the focus goes on close when nothing had it before (a report that opened on its own). */
+  fallbackFocus?: () => HTMLElement | null;
 }
 
 /**
  * One dream: its live progress while it runs (phase, each tool call, the files changed so far),
  * then its report. Closing it never stops the dream.
  */
-export function DreamDialog({ id, task: listedTask, workspaceLabel, onUpdated, onClose, onOpenMemory, onUndone }: Props) {
+export function DreamDialog({ id, task: listedTask, workspaceLabel, onUpdated, onClose, onOpenMemory, onUndone, fallbackFocus }: Props) {
   const { run, cancel } = useCommand();
   const closeRef = useRef<HTMLButtonElement>(null);
   const [loadError, setLoadError] = useState<UiError | null>(null);
@@ -60,6 +62,7 @@ export function DreamDialog({ id, task: listedTask, workspaceLabel, onUpdated, o
       testId="dream-dialog"
       data={{ id, outcome: outcome ?? "" }}
       initialFocus={closeRef}
+      fallbackFocus={fallbackFocus}
       onClose={onClose}
     >
         <header className="dream-dialog-header">

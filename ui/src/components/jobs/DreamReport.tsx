@@ -97,7 +97,7 @@ export function DreamReport({ task, onOpenMemory, onUndone }: Props) {
           ) : (
             result?.undone_by != null && (
               <div className="dream-undone" role="status" data-testid="dream-undone">
-                This dream was undone (#{result.undone_by}): its files are as they were before it.
+                This dream was undone: its files are as they were before it.
               </div>
             )
           )}

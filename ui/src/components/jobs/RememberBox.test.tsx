@@ -3,13 +3,14 @@ import { fireEvent, render, screen, waitFor, within } from "@testing-library/rea
 import { RememberBox } from "./RememberBox";
 import { commands } from "../../lib/bindings";
 import type { RememberTask, TaskInfo } from "../../lib/bindings";
-import { err, ok, task } from "../../test/fixtures";
+import { MODEL_SETTINGS, err, ok, task } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
     remember: vi.fn(),
     rememberTask: vi.fn(),
     taskCancel: vi.fn(),
+    getModelSettings: vi.fn(),
   },
 }));
 
@@ -43,6 +44,7 @@ beforeEach(() => {
   for (const f of [onQueued, onOpenMemory, onClose]) f.mockReset();
   api.remember.mockResolvedValue(ok(QUEUED));
   api.rememberTask.mockResolvedValue(ok(QUEUED));
+  api.getModelSettings.mockResolvedValue(ok({ ...MODEL_SETTINGS, base_url: "http://127.0.0.1:8080/v1", model: "qwen", configured: true }));
 });
 
 function renderBox(tasks: TaskInfo[] = []) {
@@ -119,6 +121,22 @@ describe("the Remember… box", () => {
     expect(input().value).toBe("Keep this");
     expect(submit().disabled).toBe(false);
     expect(screen.queryByTestId("remember-task")).toBeNull();
+  });
+
+  it("says before anything is typed that remembering needs a model, and offers to connect one (issue 36)", async () => {
+    api.getModelSettings.mockResolvedValue(ok({ ...MODEL_SETTINGS, base_url: "", model: "", configured: false }));
+    const onOpenSettings = vi.fn();
+    render(
+      <RememberBox workspace="personal" workspaceLabel="Personal" tasks={[]} onQueued={onQueued} onOpenMemory={onOpenMemory} onClose={onClose} onOpenSettings={onOpenSettings} />,
+    );
+    const note = await screen.findByTestId("remember-no-model");
+    expect(note.textContent).toMatch(/Remembering needs a model/);
+    fireEvent.change(input(), { target: { value: "Deploys go out on Tuesdays." } });
+    expect(submit().disabled).toBe(true);
+    fireEvent.keyDown(input(), { key: "Enter", ctrlKey: true });
+    expect(api.remember).not.toHaveBeenCalled();
+    fireEvent.click(within(note).getByTestId("remember-open-settings"));
+    expect(onOpenSettings).toHaveBeenCalledTimes(1);
   });
 
   it("polls a task the list does not know about", async () => {

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { RememberTask, TaskInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
+import { isConfigured } from "../../lib/chat";
 import { REMEMBER_STATUS_TEXT, contentProblem, failure, fileToOpen, isSettled } from "../../lib/remember";
 import { useCommand } from "../../lib/useCommand";
 import { InlineError } from "../common/InlineError";
@@ -22,6 +23,8 @@ interface Props {
   onClose: () => void;
   /** Review mode: what it would write waits in the workspace's inbox. */
   onOpenInbox?: () => void;
+  /** Open Settings (to connect a model: remembering needs one). */
+  onOpenSettings?: () => void;
 }
 
 /**
@@ -30,7 +33,7 @@ interface Props {
  * message); once completed, the first memory it wrote opens in the browser. Mount with
  * `key={workspace}`.
  */
-export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpenMemory, onClose, onOpenInbox }: Props) {
+export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpenMemory, onClose, onOpenInbox, onOpenSettings }: Props) {
   const { run, cancel } = useCommand();
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const [content, setContent] = useState("");
@@ -41,6 +44,15 @@ export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpen
   const [readError, setReadError] = useState<UiError | null>(null);
   const [cancelling, setCancelling] = useState(false);
   const opened = useRef<string | null>(null);
+  // Remembering asks the model to write the fact: with none set, say so before anything is typed
+  // (issue 36: it used to accept the text and then fail). `null` while unknown.
+  const [hasModel, setHasModel] = useState<boolean | null>(null);
+  useEffect(() => {
+    void run(commands.getModelSettings(), "model").then((answer) => {
+      if (answer?.ok) setHasModel(isConfigured(answer.data));
+    });
+    return () => cancel("model");
+  }, [run, cancel]);
 
   const listed = task ? (tasks.find((t) => t.id === task.taskId) ?? null) : null;
   const taskId = task?.taskId ?? null;
@@ -82,7 +94,7 @@ export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpen
   const problem = contentProblem(content);
 
   const submit = async () => {
-    if (problem || sending) return;
+    if (problem || sending || hasModel === false) return;
     setSending(true);
     setError(null);
     const answer = await run(commands.remember(workspace, content, clean ? "clean" : "workspace", null), "remember");
@@ -133,6 +145,19 @@ export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpen
           ×
         </button>
       </header>
+      {hasModel === false && task === null && (
+        <div className="remember-no-model" role="status" data-testid="remember-no-model">
+          <p>
+            Remembering needs a model: Mnemo asks it to write the fact down as a memory, and no model is connected yet. You
+            can still write the memory yourself with <strong>New memory</strong>.
+          </p>
+          {onOpenSettings && (
+            <button type="button" data-testid="remember-open-settings" onClick={onOpenSettings}>
+              Connect a model
+            </button>
+          )}
+        </div>
+      )}
       {task === null ? (
         <form
           className="remember-form"
@@ -168,8 +193,10 @@ export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpen
               type="submit"
               className="primary"
               data-testid="remember-submit"
-              disabled={problem !== null || sending}
-              title={problem ?? "Let the memory agent write it down (Ctrl+Enter)"}
+              disabled={problem !== null || sending || hasModel === false}
+              title={
+                hasModel === false ? "Connect a model first" : (problem ?? "Let the memory agent write it down (Ctrl+Enter)")
+              }
             >
               {sending ? "Sending…" : "Remember"}
             </button>

@@ -296,7 +296,7 @@ export function TaskRow({ task: t, now, onUpdated, onOpenMemory, onOpenDream, on
           {t.result.undone_by != null && (
             <span className="undone-tag" data-testid="task-undone">
               {" "}
-              · undone since (#{t.result.undone_by})
+              · undone since
             </span>
           )}
         </div>

@@ -6,6 +6,7 @@ import type { ModelSettings as Settings, SyncSettings as SyncSettingsValue } fro
 import type { UiError } from "../../lib/transport";
 import { useCommand } from "../../lib/useCommand";
 import { InlineError } from "../common/InlineError";
+import { DiscardDialog } from "../common/ConfirmDialog";
 import { SyncSettings } from "./SyncSettings";
 import { choiceHint, EXTRACTION_OPTIONS, extractionSetting } from "../../lib/extraction";
 import type { ExtractionSetting } from "../../lib/extraction";
@@ -99,7 +100,7 @@ type ModelList = { url: string; models: string[] } | { url: string; error: UiErr
 /** One sentence on the server's model list, under the Model field. */
 export function offeredText(list: ModelList, model: string): string {
   if (!list) return "Enter the server's address to see the models it offers.";
-  if ("error" in list) return `Could not list this server's models: ${explain(list.error).sentence} You can still type a model's name.`;
+  if ("error" in list) return `Could not list this server's models: ${explain(list.error, "settings").sentence} You can still type a model's name.`;
   const n = list.models.length;
   if (n === 0) return "The server lists no models: type the model's name.";
   const listed = model.trim() === "" || list.models.includes(model.trim());
@@ -107,7 +108,10 @@ export function offeredText(list: ModelList, model: string): string {
   return listed ? offer : `${offer} It does not list “${model.trim()}”.`;
 }
 
-/** The settings dialog: the model (chat and extraction), then sync across machines. */
+/**
+ * The settings dialog: the model (chat and extraction), then sync across machines. Closing it
+ * with typed values not saved (Escape, a click outside, Close) asks first, like the memory editor.
+ */
 export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }: Props) {
   const [loaded, setLoaded] = useState<Settings | null>(null);
   const [loadError, setLoadError] = useState<UiError | null>(null);
@@ -117,6 +121,8 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
   const [saved, setSaved] = useState(false);
   const [test, setTest] = useState<TestState>(null);
   const [offered, setOffered] = useState<ModelList>(null);
+  const [syncDirty, setSyncDirty] = useState(false);
+  const [asking, setAsking] = useState(false);
   const { run, cancel } = useCommand();
 
   /** Asks the server at the typed base URL for its models (nothing is saved). */
@@ -151,6 +157,11 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
   }, [run, cancel, listModels]);
 
   const dirty = !!form && !!loaded && !sameForm(form, formOf(loaded));
+  /** Close, or first ask whether typed values may be dropped. */
+  const requestClose = () => {
+    if (dirty || syncDirty) setAsking(true);
+    else onClose();
+  };
 
   const set = <K extends keyof Form>(k: K, v: Form[K]) => {
     setForm((f) => (f ? { ...f, [k]: v } : f));
@@ -210,7 +221,7 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
   const overridden = (name: string) => overrides.includes(name);
 
   return (
-    <Modal labelledBy="model-settings-title" className="model-settings" testId="model-settings" onClose={onClose}>
+    <Modal labelledBy="model-settings-title" className="model-settings" testId="model-settings" onClose={requestClose}>
         <h2 id="model-settings-title">Settings</h2>
         <section className="settings-section" aria-labelledby="model-section-title" data-testid="model-section">
           <h3 id="model-section-title">Model</h3>
@@ -363,7 +374,7 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
                   {choiceHint(loaded.extraction_choice)}
                 </p>
               )}
-              {error && <InlineError error={error} />}
+              {error && <InlineError error={error} about="settings" />}
               {test && (
                 <div
                   className={`model-test-result ${test.state === "failed" ? "failed" : ""}`}
@@ -373,7 +384,7 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
                 >
                   {test.state === "running" && "Testing…"}
                   {test.state === "ok" && test.text}
-                  {test.state === "failed" && explain(test.error).sentence}
+                  {test.state === "failed" && explain(test.error, "settings").sentence}
                 </div>
               )}
               <div className="modal-actions">
@@ -392,12 +403,17 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
             </form>
           )}
         </section>
-        <SyncSettings autoFocus={focus === "sync"} onSaved={onSyncSaved} />
+        <SyncSettings autoFocus={focus === "sync"} onSaved={onSyncSaved} onDirtyChange={setSyncDirty} />
         <div className="modal-actions settings-close">
-          <button type="button" onClick={onClose} data-testid="model-close">
+          <button type="button" onClick={requestClose} data-testid="model-close">
             Close
           </button>
         </div>
+        {asking && (
+          <DiscardDialog onDiscard={onClose} onKeepEditing={() => setAsking(false)}>
+            <p>You typed settings that are not saved. Discarding them keeps the settings as they were.</p>
+          </DiscardDialog>
+        )}
     </Modal>
   );
 }

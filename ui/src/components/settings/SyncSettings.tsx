@@ -13,6 +13,8 @@ interface Props {
   autoFocus?: boolean;
   /** The settings in effect after a save. */
   onSaved?: (settings: Settings) => void;
+  /** Whether the form holds typed values not saved (the dialog asks before dropping them). */
+  onDirtyChange?: (dirty: boolean) => void;
 }
 
 type Busy = "saving" | "syncing" | null;
@@ -21,7 +23,7 @@ type Busy = "saving" | "syncing" | null;
  * The settings dialog's Sync section: the git remote memory syncs through, who this machine's
  * changes are by, automatic sync, which coding assistants' memories go along; Save and Sync now.
  */
-export function SyncSettings({ autoFocus = false, onSaved }: Props) {
+export function SyncSettings({ autoFocus = false, onSaved, onDirtyChange }: Props) {
   const { run, cancel } = useCommand();
   const [loaded, setLoaded] = useState<Settings | null>(null);
   const [loadError, setLoadError] = useState<UiError | null>(null);
@@ -59,6 +61,9 @@ export function SyncSettings({ autoFocus = false, onSaved }: Props) {
   };
 
   const dirty = !!form && !!loaded && !sameSyncForm(form, syncFormOf(loaded));
+  useEffect(() => {
+    onDirtyChange?.(dirty);
+  }, [dirty, onDirtyChange]);
 
   const set = <K extends keyof SyncForm>(k: K, v: SyncForm[K]) => {
     setForm((f) => (f ? { ...f, [k]: v } : f));
@@ -111,7 +116,7 @@ export function SyncSettings({ autoFocus = false, onSaved }: Props) {
         helper or an SSH key signs in. Qwen Code's team memory is already shared through its own repository and is left
         out.
       </p>
-      {loadError && <InlineError error={loadError} onRetry={reload} />}
+      {loadError && <InlineError error={loadError} onRetry={reload} about="settings" />}
       {!form && !loadError && <div className="muted">Loading…</div>}
       {form && (
         <form
@@ -162,7 +167,7 @@ export function SyncSettings({ autoFocus = false, onSaved }: Props) {
               Include chat sessions<span className="muted"> — whole conversations, to every machine on the remote</span>
             </span>
           </label>
-          {error && <InlineError error={error} onRetry={() => void syncNow()} />}
+          {error && <InlineError error={error} onRetry={() => void syncNow()} about="settings" />}
           {busy === "syncing" && (
             <div className="model-test-result" role="status" data-state="running" data-testid="sync-result">
               Syncing…

@@ -284,7 +284,7 @@ function LastRun({
             <>
               {" "}
               <span className="undone-tag" data-testid={`${testId}-undone`}>
-                · undone since (#{undoneBy})
+                · undone since
               </span>
             </>
           )}

@@ -5,8 +5,15 @@ import { printable } from "../../lib/printable";
 import { choiceHeading, conflictSentence, keepAllLabel, keepLabel } from "../../lib/sync";
 import { InlineError } from "../common/InlineError";
 
+/** The level of each version's heading: one below the heading the list sits under. */
+export type VersionHeading = 3 | 4;
+
 interface Props {
   conflict: SyncConflict;
+  /** The memory's name (its frontmatter `name`), when known: the card names the memory by it, else by its path. */
+  name?: string | null;
+  /** Each version's heading level (default 4, under the Status view's "Conflicts" heading). */
+  headingLevel?: VersionHeading;
   /** A choice is being saved (this conflict's or another's): the buttons wait. */
   busy: boolean;
   /** The last failed choice for this conflict. */
@@ -20,10 +27,11 @@ interface Props {
  * One conflict a sync could not decide alone: what happened in words, each version side by side
  * (an empty version deletes the entry) with a button to keep it, and one to keep them all.
  */
-export function SyncConflictCard({ conflict: c, busy, error, onResolve, onOpen }: Props) {
+export function SyncConflictCard({ conflict: c, name = null, headingLevel = 4, busy, error, onResolve, onOpen }: Props) {
+  const Heading = headingLevel === 3 ? "h3" : "h4";
   return (
     <li className="sync-conflict" data-testid="sync-conflict" data-id={c.id} data-kind={c.kind}>
-      <p className="sync-conflict-what">{conflictSentence(c)}</p>
+      <p className="sync-conflict-what">{printable(conflictSentence(c, name))}</p>
       <p className="muted sync-conflict-where">
         {onOpen ? (
           <button type="button" className="link-button" onClick={onOpen} data-testid="sync-conflict-open">
@@ -37,7 +45,7 @@ export function SyncConflictCard({ conflict: c, busy, error, onResolve, onOpen }
       <div className="sync-versions">
         {c.choices.map((ch, i) => (
           <div className="sync-version" key={i} data-testid="sync-version" data-deletes={ch.texts.length === 0 ? "true" : "false"}>
-            <h4>{choiceHeading(ch.label)}</h4>
+            <Heading className="sync-version-label">{choiceHeading(ch.label)}</Heading>
             {ch.texts.length === 0 ? (
               <p className="muted">Deleted: keeping this removes the entry here and on your other machines.</p>
             ) : (

@@ -5,11 +5,12 @@ import { commands } from "../../lib/bindings";
 import type { ApiError, RemoteSync } from "../../lib/bindings";
 import type { Result } from "../../lib/transport";
 import { formatTime } from "../../lib/format";
-import { MODEL_SETTINGS, SYNC_SETTINGS, err, ok, remoteSync, syncConflict, workspaceSync } from "../../test/fixtures";
+import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, err, ok, remoteSync, syncConflict, workspaceSync } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
     syncStatus: vi.fn(),
+    list: vi.fn(),
     syncNow: vi.fn(),
     syncResolve: vi.fn(),
     undoGroup: vi.fn(),
@@ -33,6 +34,8 @@ beforeEach(() => {
   api.syncSettings.mockResolvedValue(ok(SYNC_SETTINGS));
   api.getModelSettings.mockResolvedValue(ok(MODEL_SETTINGS));
   api.modelList.mockResolvedValue(ok([]));
+  // The memory list names prefs.md; 发布冻结.md is not in it (its conflict names it by its path).
+  api.list.mockResolvedValue(ok([{ ...DOCS[0], path: "prefs.md", name: "Editor preferences" }]));
 });
 
 function renderSync(workspace = "personal") {
@@ -130,7 +133,10 @@ describe("sync status", () => {
     renderSync();
     expect(await sentence()).toBe("2 conflicts wait for your choice.");
     const [edited, gone] = screen.getAllByTestId("sync-conflict");
-    expect(within(edited).getByText(/^Prefs: the same entry was edited on two machines/)).toBeTruthy();
+    // Named by its memory's name (from the memory list), else by its path: never a made-up title.
+    expect(await within(edited).findByText(/^Editor preferences: the same entry was edited on two machines/)).toBeTruthy();
+    expect(within(gone).getByText(/^发布冻结\.md: an entry was deleted on one machine/)).toBeTruthy();
+    expect(api.list).toHaveBeenCalledWith("personal", null);
     const versions = within(edited).getAllByTestId("sync-version");
     expect(versions.map((v) => v.querySelector("h4")?.textContent)).toEqual(["Ana's version", "Laptop's version"]);
     expect(versions[0].textContent).toContain("Tabs, width 4.");

@@ -162,7 +162,11 @@ describe("Import…", () => {
     api.task.mockResolvedValue(ok(reread));
     fireEvent.click(screen.getByTestId("import-undo"));
     await waitFor(() => expect(api.undoGroup).toHaveBeenCalledWith(9));
-    expect((await screen.findByTestId("import-undone")).textContent).toBe("Import undone: 2 files taken back.");
+    expect((await screen.findByTestId("import-undone")).textContent).toBe("2 files taken back: nothing of this import stays.");
+    // An undone import never reads as a success: the headline says undone, the summary goes.
+    expect(screen.getByTestId("import-outcome").textContent).toBe("Import undone");
+    expect(screen.getByTestId("import-progress").getAttribute("data-outcome")).toBe("undone");
+    expect(screen.queryByTestId("import-summary")).toBeNull();
     expect(onUndone).toHaveBeenCalled();
     await waitFor(() => expect(onUpdated).toHaveBeenCalledWith(reread));
     expect(screen.queryByTestId("import-undo")).toBeNull();

@@ -39,6 +39,9 @@ export function ImportProgress({ task, conversations, onUpdated, onUndone, onAga
   const group = task.result?.group ?? null;
   // Undone is the journal's fact (the task re-read after the undo says so), never guessed here.
   const undoneBy = task.result?.undone_by ?? null;
+  // An undone import never reads as a success: no green "Imported" above the undo.
+  const isUndone = undoneBy !== null || undone !== null;
+  const shown = isUndone ? "undone" : outcome;
 
   const stop = async () => {
     setCancelling(true);
@@ -69,14 +72,14 @@ export function ImportProgress({ task, conversations, onUpdated, onUndone, onAga
   };
 
   return (
-    <section className="import-progress" data-testid="import-progress" data-status={task.status} data-outcome={outcome} aria-live="polite">
-      <div className={`import-headline import-outcome-${outcome}`}>
+    <section className="import-progress" data-testid="import-progress" data-status={task.status} data-outcome={shown} aria-live="polite">
+      <div className={`import-headline import-outcome-${shown}`}>
         {active && (
           <span className="task-spark" aria-hidden="true">
             ✦{" "}
           </span>
         )}
-        <strong data-testid="import-outcome">{OUTCOME_TITLES[outcome]}</strong>
+        <strong data-testid="import-outcome">{isUndone ? "Import undone" : OUTCOME_TITLES[outcome]}</strong>
         {active && (
           <>
             {" "}
@@ -108,7 +111,7 @@ export function ImportProgress({ task, conversations, onUpdated, onUndone, onAga
         </>
       )}
 
-      {outcome === "completed" && task.result && (
+      {outcome === "completed" && !isUndone && task.result && (
         <p className="import-summary" data-testid="import-summary">
           {asSentence(task.result.summary)}
         </p>
@@ -123,9 +126,11 @@ export function ImportProgress({ task, conversations, onUpdated, onUndone, onAga
 
       {!active && (
         <div className="modal-actions">
-          {undoneBy !== null || undone !== null ? (
-            <span className="dream-undone" data-testid="import-undone">
-              Import undone{undone !== null ? `: ${plural(undone, "file")} taken back` : ""}.
+          {isUndone ? (
+            <span className="import-undone muted" data-testid="import-undone">
+              {undone !== null
+                ? `${plural(undone, "file")} taken back: nothing of this import stays.`
+                : "Its files were taken back: nothing of this import stays."}
             </span>
           ) : (
             group !== null && (

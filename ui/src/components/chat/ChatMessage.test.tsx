@@ -1,0 +1,60 @@
+import { fireEvent, render, screen, within } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import type { RecallResult, Recalled } from "../../lib/bindings";
+import type { ChatMessage } from "../../lib/chat";
+import { ChatMessageView } from "./ChatMessage";
+
+const recalled = (path: string, name: string, conflict: boolean): Recalled => ({
+  path,
+  name,
+  type: "user",
+  score: 0.8,
+  vector: null,
+  lexical: 1,
+  mtime: "2026-11-20T10:00:00Z",
+  age: "7 days ago",
+  chars_injected: 30,
+  tokens_injected: 10,
+  conflict,
+});
+
+const recall: RecallResult = {
+  strategy: "heuristic",
+  selected: [recalled("home-city.md", "Home city", true), recalled("editor.md", "Editor", false)],
+  docs_scanned: 2,
+  prompt: "",
+  chars_injected: 60,
+  duration_ms: 3,
+  carried: [],
+  tokens_injected: 20,
+  budget_tokens: null,
+  cuts: [],
+};
+
+const reply: ChatMessage = {
+  key: "r1",
+  role: "assistant",
+  text: "You live in Lisbon or Porto — which is it now?",
+  streaming: false,
+  stopped: false,
+  unsaved: false,
+  recall,
+  recalledPaths: [],
+  tools: [],
+  wrote: [],
+  extraction: null,
+  memory: null,
+} as ChatMessage;
+
+describe("a recalled memory holding a sync conflict", () => {
+  it("says its versions disagree, on that memory only (issue 36)", () => {
+    render(<ChatMessageView message={reply} onOpenPath={vi.fn()} />);
+    fireEvent.click(screen.getByTestId("recall-badge"));
+    const items = screen.getByTestId("recall-details").querySelectorAll(".recall-item");
+    expect(items).toHaveLength(2);
+    expect(within(items[0] as HTMLElement).getByTestId("recall-conflict").textContent).toMatch(
+      /Its versions disagree \(a sync conflict you have not settled\)/,
+    );
+    expect(within(items[1] as HTMLElement).queryByTestId("recall-conflict")).toBeNull();
+  });
+});

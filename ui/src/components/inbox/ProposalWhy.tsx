@@ -1,0 +1,58 @@
+import { useEffect, useState } from "react";
+import { commands } from "../../lib/bindings";
+import type { DreamReport, ProposalSummary } from "../../lib/bindings";
+import type { WhyNote } from "../../lib/proposalWhy";
+import { explainingTask } from "../../lib/proposalWhy";
+import { printable } from "../../lib/printable";
+import { useCommand } from "../../lib/useCommand";
+
+/**
+ * The report of the dream a proposal came from, read once the proposal is open (`task`); `null`
+ * until then, for a proposal of another job, and when the task is gone (nothing is said then).
+ */
+export function useDreamReport(summary: ProposalSummary, open: boolean): DreamReport | null {
+  const { run, cancel } = useCommand();
+  const task = explainingTask(summary);
+  const [read, setRead] = useState<{ task: string; report: DreamReport | null } | null>(null);
+
+  useEffect(() => {
+    if (!open || task === null || read?.task === task) return;
+    void run(commands.task(task), "dream-report").then((answer) => {
+      if (answer) setRead({ task, report: answer.ok ? (answer.data.result?.dream ?? null) : null });
+    });
+    return () => cancel("dream-report");
+  }, [run, cancel, open, task, read]);
+
+  return read && read.task === task ? read.report : null;
+}
+
+export type WhyHeading = 2 | 3;
+
+interface Props {
+  notes: readonly WhyNote[];
+  /** The heading's level: one below the heading the proposal list sits under. */
+  headingLevel: WhyHeading;
+}
+
+/** "Why": the dream's note for each file it rewrote or deleted (and any other note), in its words. */
+export function ProposalWhyNotes({ notes, headingLevel }: Props) {
+  if (notes.length === 0) return null;
+  const Heading = headingLevel === 2 ? "h2" : "h3";
+  return (
+    <section className="proposal-why" data-testid="proposal-why">
+      <Heading className="proposal-why-title">Why</Heading>
+      <ul className="proposal-why-notes">
+        {notes.map((n, i) => (
+          <li key={i} data-testid="proposal-why-note" data-path={n.path ?? undefined}>
+            {n.path !== null && (
+              <>
+                <code>{printable(n.path)}</code>:{" "}
+              </>
+            )}
+            {printable(n.text)}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
