@@ -29,7 +29,7 @@ impl Syncer<'_> {
     /// See [`crate::VaultSync::open_conflicts`].
     pub fn open_conflicts(&self, workspace: &str) -> Vec<String> {
         let home = self.home().root.clone();
-        let st = State::load(&home);
+        let mut st = State::load(&home);
         if st.keys.values().all(|k| k.conflicts.is_empty()) {
             return Vec::new();
         }
@@ -45,17 +45,12 @@ impl Syncer<'_> {
         else {
             return Vec::new();
         };
-        let Some(ks) = st.keys.get(&key) else {
+        let Some(ks) = st.keys.remove(&key) else {
             return Vec::new();
         };
-        let mut out: Vec<String> = ks
-            .conflicts
-            .iter()
-            .filter(|c| {
-                let t = std::fs::read_to_string(ws.memory_root.join(&c.path)).ok();
-                meta::still_open(c, t.as_deref())
-            })
-            .map(|c| c.path.clone())
+        let mut out: Vec<String> = still_open_in(&ws, ks.conflicts)
+            .into_iter()
+            .map(|c| c.path)
             .collect();
         out.sort();
         out.dedup();
@@ -151,14 +146,7 @@ impl Syncer<'_> {
                     w.last_synced = ks.last_synced;
                     w.flagged = ks.flagged;
                     // Conflicts still open in the files as they are now.
-                    w.conflicts = ks
-                        .conflicts
-                        .into_iter()
-                        .filter(|c| {
-                            let t = std::fs::read_to_string(ws.memory_root.join(&c.path)).ok();
-                            meta::still_open(c, t.as_deref())
-                        })
-                        .collect();
+                    w.conflicts = still_open_in(&ws, ks.conflicts);
                     if let Some(view) = at.and_then(|i| views[i].as_ref()) {
                         let held = held_paths(&view.git, st, &k, &mut held_trees);
                         (w.pending, w.incoming) = counts(&ws.memory_root, &k, view, &held);
@@ -398,4 +386,16 @@ fn counts(root: &Path, key: &str, view: &View, held: &BTreeSet<String>) -> (u32,
         u32::try_from(pending).unwrap_or(u32::MAX),
         u32::try_from(incoming).unwrap_or(u32::MAX),
     )
+}
+
+/// The conflicts still open in the workspace's files as they are now (a person may have settled
+/// one by editing the file).
+fn still_open_in(ws: &mnemo_store::Workspace, conflicts: Vec<SyncConflict>) -> Vec<SyncConflict> {
+    conflicts
+        .into_iter()
+        .filter(|c| {
+            let t = std::fs::read_to_string(ws.memory_root.join(&c.path)).ok();
+            meta::still_open(c, t.as_deref())
+        })
+        .collect()
 }

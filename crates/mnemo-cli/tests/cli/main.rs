@@ -32,6 +32,23 @@ struct Env {
 }
 
 impl Env {
+    /// `mnemo workspaces bind` a new repository folder `name` (a `.git` inside); its repository
+    /// folder and the bound workspace's id.
+    fn bind_repo(&self, name: &str) -> (PathBuf, String) {
+        let repo = self.dir.path().join(name);
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        let list = self.json(&["workspaces", "bind", repo.to_str().unwrap()]);
+        let id = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["kind"] == "mnemo" && w["id"] != "personal")
+            .and_then(|w| w["id"].as_str())
+            .unwrap()
+            .to_owned();
+        (repo, id)
+    }
+
     fn new() -> Self {
         Self {
             dir: tempfile::tempdir().unwrap(),

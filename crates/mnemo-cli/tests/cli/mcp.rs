@@ -232,17 +232,7 @@ fn an_unknown_workspace_is_refused_at_start() {
 #[test]
 fn calls_default_to_the_workspace_bound_to_the_clients_repository() {
     let e = Env::new();
-    let repo = e.dir.path().join("app");
-    std::fs::create_dir_all(repo.join(".git")).unwrap();
-    let list = e.json(&["workspaces", "bind", repo.to_str().unwrap()]);
-    let id = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|w| w["kind"] == "mnemo" && w["id"] != "personal")
-        .and_then(|w| w["id"].as_str())
-        .unwrap()
-        .to_owned();
+    let (repo, id) = e.bind_repo("app");
     let mut c = e.cmd();
     c.arg("mcp")
         .current_dir(repo.join(".git"))

@@ -289,17 +289,7 @@ fn a_bound_workspace_whose_id_begins_with_a_dash_is_named_with_dash_w() {
     // Issue 37: a bound repository's id is its path with `-` for `/` ("-tmp-…-app"); clap took
     // `-w -tmp-…` for flags ("unexpected argument '-t'").
     let e = Env::new();
-    let repo = e.dir.path().join("app");
-    std::fs::create_dir_all(repo.join(".git")).unwrap();
-    let list = e.json(&["workspaces", "bind", repo.to_str().unwrap()]);
-    let id = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|w| w["kind"] == "mnemo" && w["id"] != "personal")
-        .and_then(|w| w["id"].as_str())
-        .unwrap()
-        .to_owned();
+    let (_repo, id) = e.bind_repo("app");
     assert!(id.starts_with('-'), "{id}");
     let out = add(&e, &id, "project", "Build", "cargo build --workspace");
     assert!(out.status.success(), "{out:?}");
