@@ -400,6 +400,16 @@ test("one state: Keep editing leaves the open memory selected; a cancelled new m
   await page.getByTestId("inbox-empty").waitFor({ timeout: 20000 });
   assert.equal(await page.getByTestId("inbox-empty").innerText(), "Nothing waits for your review.");
   assert.equal(await page.getByTestId("inbox-count").count(), 0);
+  // The dream's task, its proposal decided: it says what became of it, not "Review it in the Inbox".
+  await toMemories();
+  await activate(page.getByTestId("tasks-button"));
+  const decided = page.locator('[data-testid="task-row"]').filter({ has: page.getByTestId("task-proposal-fate") }).first();
+  await decided.waitFor({ timeout: 20000 });
+  assert.equal(await decided.getByTestId("task-proposal-fate").innerText(), "You rejected it in the Inbox: nothing was saved.");
+  assert.equal(await decided.getByTestId("task-proposal").innerText(), "See it in the Inbox");
+  assert.equal(await page.getByText("Review it in the Inbox").count(), 0);
+  await shot("task-proposal-decided-1440-light");
+  await page.keyboard.press("Escape");
   assert.deepEqual(found, []);
 });
 

@@ -826,10 +826,10 @@ test("a person imports a mem0 export (issue 24): the preview's counts, shot at 1
     await page.getByTestId("export-button").click();
     const exp = page.getByTestId("export-dialog");
     await exp.waitFor();
-    const d = new Date();
-    const day = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
-    const zip = join(fixture.dir, `mnemo-export-${day}.zip`);
-    assert.equal(await exp.getByTestId("export-dest").inputValue(), zip);
+    const zip = await exp.getByTestId("export-dest").inputValue();
+    // Named to the second (a second export the same day must not collide with the first).
+    assert.match(zip, /\/mnemo-export-\d{4}-\d{2}-\d{2}-\d{6}\.zip$/);
+    assert.equal(zip.slice(0, zip.lastIndexOf("/")), fixture.dir);
     await exp.getByTestId("export-start").click();
     const said = exp.getByTestId("export-sentence");
     await said.waitFor({ timeout: 20000 });
@@ -847,6 +847,16 @@ test("a person imports a mem0 export (issue 24): the preview's counts, shot at 1
     await refused.waitFor({ timeout: 20000 });
     assert.match(await refused.innerText(), /already exists: choose another name/);
     assert.doesNotMatch(await refused.innerText(), /conflict/);
+    await page.keyboard.press("Escape");
+    await exp.waitFor({ state: "detached" });
+    // A second export later the same day, to the default it offers: a new name, and it is written.
+    await page.waitForTimeout(1100);
+    await page.getByTestId("export-button").click();
+    const second = await exp.getByTestId("export-dest").inputValue();
+    assert.notEqual(second, zip);
+    await exp.getByTestId("export-start").click();
+    await exp.getByTestId("export-sentence").waitFor({ timeout: 20000 });
+    assert.ok(existsSync(second), "the second zip is there");
     await page.keyboard.press("Escape");
     await exp.waitFor({ state: "detached" });
 

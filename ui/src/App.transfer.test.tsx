@@ -6,7 +6,6 @@ import { act, fireEvent, render, screen, waitFor, within } from "@testing-librar
 import { App } from "./App";
 import { ToastProvider } from "./components/common/Toasts";
 import { commands } from "./lib/bindings";
-import { isoDay } from "./lib/transfer";
 import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, WORKSPACES, detailOf, err, memoryPreview, ok, proposalPage, remoteSync, reviewMode, status, task } from "./test/fixtures";
 
 vi.mock("./lib/bindings", () => ({
@@ -88,6 +87,7 @@ beforeEach(() => {
 
 afterEach(() => {
   vi.unstubAllGlobals();
+  vi.useRealTimers();
 });
 
 function renderApp() {
@@ -141,7 +141,9 @@ describe("import and export in the workspace tools", () => {
   });
 
   it("exports to a dated zip beside the person's files by default", async () => {
-    const dest = `/home/u/mnemo-export-${isoDay(new Date())}.zip`;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date(2026, 2, 4, 15, 30, 0));
+    const dest = "/home/u/mnemo-export-2026-03-04-153000.zip";
     api.exportMemories.mockResolvedValue(ok({ path: dest, workspaces: ["personal"], files: 5, bytes: 1200 }));
     renderApp();
     await selectPersonal();

@@ -140,7 +140,8 @@ impl Api {
 
     /// `/memory` without a chat: what memory a workspace uses and what happened to it lately.
     pub fn memory_status(&self, workspace: String, session: Option<String>) -> Result<String> {
-        mnemo_engine::chat::memory_status(&self.vault, &workspace, session.as_deref())
+        let model_set = self.model.client().settings().is_configured();
+        mnemo_engine::chat::memory_status(&self.vault, &workspace, session.as_deref(), model_set)
     }
 
     /// Chat sessions of a workspace, most recent first.

@@ -39,7 +39,7 @@ use serde::Deserialize;
 pub use chat::{ChatEvent, ChatLine, ChatTranscript, MAX_MESSAGE_BYTES};
 pub use import::default_export_name;
 pub use memory::{ChangeDiff, NewMemory, Patch};
-pub use mnemo_engine::chat::local_time;
+pub use mnemo_engine::chat::{extraction_state, local_time};
 pub use mnemo_engine::stats::{MemoryStats, TelemetryEvent};
 pub use model::{ModelSettings, ModelTest};
 pub use remember::{

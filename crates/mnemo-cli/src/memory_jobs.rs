@@ -148,10 +148,10 @@ pub fn stats(api: &Api, workspace: &str, json: bool) -> Result<()> {
         let on = |b: bool| if b { "on" } else { "off" };
         println!("workspace {}", s.workspace);
         println!(
-            "  auto-extraction {}, auto-dream {}",
-            on(s.auto_extract),
-            on(s.auto_dream)
+            "  auto-extraction {}",
+            mnemo_api::extraction_state(s.auto_extract, s.extraction.is_some(), s.chat_records)
         );
+        println!("  auto-dream {}", on(s.auto_dream));
         println!(
             "  last extraction {} ({}), last dream {} ({})",
             mnemo_api::local_time(s.last_extract_at.as_deref()),
@@ -166,8 +166,9 @@ pub fn stats(api: &Api, workspace: &str, json: bool) -> Result<()> {
             s.chats,
             on(s.chat_records)
         );
-        match &s.extraction {
-            Some(c) => println!(
+        // Without a model the auto-extraction line above says so.
+        if let Some(c) = &s.extraction {
+            println!(
                 "  extraction writes with the {} ({})",
                 if c.road.as_str() == "planner" {
                     "planner"
@@ -175,8 +176,7 @@ pub fn stats(api: &Api, workspace: &str, json: bool) -> Result<()> {
                     "tool agent"
                 },
                 c.why
-            ),
-            None => println!("  extraction: no model set (conversation records are still kept)"),
+            );
         }
         println!(
             "  MEMORY.md: {}/{} lines, {}/{} bytes",

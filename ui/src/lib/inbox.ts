@@ -81,6 +81,25 @@ export const STATUS_TEXT: Record<ProposalStatus, string> = {
   expired: "Expired",
 };
 
+/**
+ * What became of the proposal a job made, in a sentence (`null` status: not known yet, so it is
+ * taken to wait). A decided proposal never says "review it" again (issue 36).
+ */
+export function proposalFate(status: ProposalStatus | null): { sentence: string; link: string; decided: boolean } {
+  switch (status) {
+    case "accepted":
+      return { sentence: "You accepted it in the Inbox: its changes are saved.", link: "See it in the Inbox", decided: true };
+    case "rejected":
+      return { sentence: "You rejected it in the Inbox: nothing was saved.", link: "See it in the Inbox", decided: true };
+    case "expired":
+      return { sentence: "Nobody reviewed it in time, so it expired: nothing was saved.", link: "See it in the Inbox", decided: true };
+    case "accepting":
+      return { sentence: "It is being saved from the Inbox.", link: "See it in the Inbox", decided: false };
+    default:
+      return { sentence: "It waits in the Inbox for your review: nothing is saved until you accept it.", link: "Review it in the Inbox", decided: false };
+  }
+}
+
 /** "1 change" / "3 changes". */
 export function changesText(n: number): string {
   return n === 1 ? "1 change" : `${n.toLocaleString("en-US")} changes`;

@@ -158,11 +158,11 @@ describe("export", () => {
   const day = new Date(2026, 2, 4, 15, 30);
 
   it("goes by default to the person's folder, or beside the Mnemo home", () => {
-    expect(defaultExportPath("/home/ana/.local/share/mnemo", day)).toBe("/home/ana/mnemo-export-2026-03-04.zip");
-    expect(defaultExportPath("/Users/ana/Library/Application Support/mnemo", day)).toBe("/Users/ana/mnemo-export-2026-03-04.zip");
-    expect(defaultExportPath("/tmp/mnemo-e2e-x/home", day)).toBe("/tmp/mnemo-e2e-x/mnemo-export-2026-03-04.zip");
-    expect(defaultExportPath("/srv/mnemo/", day)).toBe("/srv/mnemo-export-2026-03-04.zip");
-    expect(defaultExportPath("C:\\Users\\Ana\\AppData\\Roaming\\mnemo", day)).toBe("C:\\Users\\Ana\\mnemo-export-2026-03-04.zip");
+    expect(defaultExportPath("/home/ana/.local/share/mnemo", day)).toBe("/home/ana/mnemo-export-2026-03-04-153000.zip");
+    expect(defaultExportPath("/Users/ana/Library/Application Support/mnemo", day)).toBe("/Users/ana/mnemo-export-2026-03-04-153000.zip");
+    expect(defaultExportPath("/tmp/mnemo-e2e-x/home", day)).toBe("/tmp/mnemo-e2e-x/mnemo-export-2026-03-04-153000.zip");
+    expect(defaultExportPath("/srv/mnemo/", day)).toBe("/srv/mnemo-export-2026-03-04-153000.zip");
+    expect(defaultExportPath("C:\\Users\\Ana\\AppData\\Roaming\\mnemo", day)).toBe("C:\\Users\\Ana\\mnemo-export-2026-03-04-153000.zip");
     expect(defaultExportPath(null, day)).toBe("");
   });
 

@@ -231,12 +231,21 @@ export function isoDay(d: Date): string {
 }
 
 /**
+ * "2026-03-04-153000" in local time: an export's stamp, to the second, so a second export the
+ * same day does not collide with the first (the CLI's `default_export_name` names it the same way).
+ */
+export function exportStamp(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${isoDay(d)}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+/**
  * Where an export goes unless a person says otherwise: the person's own folder when the Mnemo
  * home is under it (`/home/ana/.local/share/mnemo` → `/home/ana`), else the home's parent
- * folder, and `mnemo-export-YYYY-MM-DD.zip` there.
+ * folder, and `mnemo-export-YYYY-MM-DD-HHMMSS.zip` there.
  */
 export function defaultExportPath(home: string | null | undefined, now: Date = new Date()): string {
-  const name = `mnemo-export-${isoDay(now)}.zip`;
+  const name = `mnemo-export-${exportStamp(now)}.zip`;
   const h = (home ?? "").trim();
   if (!h) return "";
   const windows = /^[A-Za-z]:\\/.test(h) || (h.includes("\\") && !h.includes("/"));
@@ -272,7 +281,7 @@ export function formatBytes(bytes: number): string {
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
 }
 
-/** "Exported 12 files (8 KB) to /home/ana/mnemo-export-2026-03-04.zip." */
+/** "Exported 12 files (8 KB) to /home/ana/mnemo-export-2026-03-04-153000.zip." */
 export function exportedText(r: ExportResult): string {
   return `Exported ${plural(r.files, "file")} (${formatBytes(r.bytes)}) to ${r.path}.`;
 }

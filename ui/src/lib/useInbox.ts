@@ -6,7 +6,8 @@
 
 import { useCallback, useEffect, useState } from "react";
 import { commands } from "./bindings";
-import type { ReviewMode } from "./bindings";
+import type { ProposalStatus, ReviewMode } from "./bindings";
+import { isDecided } from "./inbox";
 import { useCommand } from "./useCommand";
 
 /** How often the pending count is read again (jobs of other processes send no events here). */
@@ -117,4 +118,40 @@ export function useReviewMode(workspace: string): [ReviewMode | null, (mode: Rev
     [cancel, workspace],
   );
   return [mode && mode.workspace === workspace ? mode.mode : null, set];
+}
+
+/**
+ * Where a proposal stands now (issue 36: a task that proposed says so only while it waits).
+ * Decided is final: once read it is kept here and never read again.
+ */
+const decidedStatus = new Map<number, ProposalStatus>();
+
+/**
+ * The status of proposal `id` (`null`: no proposal, not read yet, or the read failed), read again
+ * whenever this window decides something in the inbox and every `INBOX_POLL_MS` while it waits.
+ */
+export function useProposalStatus(id: number | null): ProposalStatus | null {
+  const { run, cancel } = useCommand();
+  const [read, setRead] = useState<{ id: number; status: ProposalStatus } | null>(null);
+  const seq = useInboxSignal(INBOX_POLL_MS);
+  const known = id === null ? undefined : decidedStatus.get(id);
+  const key = `proposal-status-${id ?? "none"}`;
+
+  useEffect(() => {
+    if (id === null || known !== undefined) return;
+    void run(commands.proposal(id), key).then((answer) => {
+      if (!answer) return;
+      if (!answer.ok) {
+        setRead(null);
+        return;
+      }
+      const status = answer.data.status;
+      if (isDecided(status)) decidedStatus.set(id, status);
+      setRead({ id, status });
+    });
+    return () => cancel(key);
+  }, [run, cancel, id, known, key, seq]);
+
+  if (id === null) return null;
+  return known ?? (read && read.id === id ? read.status : null);
 }

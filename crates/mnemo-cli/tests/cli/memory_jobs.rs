@@ -87,9 +87,35 @@ fn stats_print_the_status_figures() {
     let out = e.run(&["stats"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("auto-extraction on, auto-dream on") && text.contains("1 invalid"),
+        text.contains("auto-dream on") && text.contains("1 invalid"),
         "{text}"
     );
+    // No model here: extraction is switched on but says it needs one (issue 36), as /memory does.
+    assert!(
+        text.contains("auto-extraction on, but it needs a model and none is set"),
+        "{text}"
+    );
+    assert!(!text.contains("extraction writes with"), "{text}");
+    let memory = e.run(&["chat", "/memory"]);
+    let memory = String::from_utf8_lossy(&memory.stdout);
+    assert!(
+        memory.contains("Auto-extraction: on, but it needs a model and none is set"),
+        "{memory}"
+    );
+    // With a model: plainly on, and which way it writes.
+    let out = e
+        .cmd()
+        .args(["stats"])
+        .env("MNEMO_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("MNEMO_LLM_MODEL", "some-model")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("auto-extraction on, after each chat turn"),
+        "{text}"
+    );
+    assert!(text.contains("extraction writes with the"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

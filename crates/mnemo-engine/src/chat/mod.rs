@@ -144,23 +144,49 @@ where
     }
 }
 
-/// `/memory`: what memory this chat uses and what happened to it lately. Needs no model.
-pub fn memory_status(vault: &Vault, workspace: &str, session_id: Option<&str>) -> Result<String> {
+/// `/memory`: what memory this chat uses and what happened to it lately. Needs no model, but
+/// says when extraction waits for one (`model_set`: a model is configured).
+pub fn memory_status(
+    vault: &Vault,
+    workspace: &str,
+    session_id: Option<&str>,
+    model_set: bool,
+) -> Result<String> {
     let ws = vault.workspace(workspace)?;
     let ignored = match session_id {
         Some(id) => Sessions::of(&ws).info(id)?.ignore_memory,
         None => false,
     };
-    status_text(vault, &ws, ignored)
+    status_text(vault, &ws, ignored, model_set)
 }
 
-fn status_text(vault: &Vault, ws: &Workspace, ignored: bool) -> Result<String> {
+/// Auto-extraction in words, the same in `/memory`, `mnemo stats` and the status panel (issue
+/// 36): switched on without a model is not "on" — nothing is extracted until one is set.
+#[must_use]
+pub fn extraction_state(auto_extract: bool, model_set: bool, chat_records: bool) -> String {
+    match (auto_extract, model_set) {
+        (false, _) => "off".to_owned(),
+        (true, true) => "on, after each chat turn".to_owned(),
+        (true, false) => format!(
+            "on, but it needs a model and none is set: nothing is extracted until one is (Settings \
+             in the app, or MNEMO_LLM_BASE_URL and MNEMO_LLM_MODEL){}",
+            if chat_records {
+                "; conversation records are still kept"
+            } else {
+                ""
+            }
+        ),
+    }
+}
+
+fn status_text(vault: &Vault, ws: &Workspace, ignored: bool, model_set: bool) -> Result<String> {
     let st = crate::stats::compute(vault, ws)?;
-    let on_off = |b: bool| if b { "on" } else { "off" };
     let mut out = format!(
         "Auto-memory: {} — workspace `{}` ({})\n",
         if ignored {
             "off for this chat (memory ignored: no recall, no extraction)"
+        } else if st.auto_extract && !model_set {
+            "waiting for a model (recall runs; extraction needs a model)"
         } else if st.auto_extract {
             "on"
         } else {
@@ -192,7 +218,7 @@ fn status_text(vault: &Vault, ws: &Workspace, ignored: bool) -> Result<String> {
     ));
     out.push_str(&format!(
         "Auto-extraction: {}\nAuto-dream: {}\nLast extraction: {} ({})\nLast dream: {}{}\n",
-        on_off(st.auto_extract),
+        extraction_state(st.auto_extract, model_set, st.chat_records),
         if st.auto_dream {
             "on (after chat turns, at most once a day, after 5 sessions)"
         } else {

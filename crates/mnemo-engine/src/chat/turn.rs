@@ -159,7 +159,8 @@ impl Turn {
             ));
         }
         if is_command(&self.text) {
-            let reply = status_text(vault, &self.ws, ignore_memory)?;
+            let model_set = client.settings().is_configured();
+            let reply = status_text(vault, &self.ws, ignore_memory, model_set)?;
             return Ok((
                 self.result(reply, true, None, Vec::new()),
                 FollowUp::Nothing,

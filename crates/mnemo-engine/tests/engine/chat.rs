@@ -196,9 +196,19 @@ async fn ignore_memory_and_missing_model() {
     );
     assert_eq!(sessions.messages(&id).unwrap().len(), 2);
     assert!(
-        memory_status(&v, "personal", None)
+        memory_status(&v, "personal", None, true)
             .unwrap()
             .starts_with("Auto-memory: on")
+    );
+    // Without a model, switched-on extraction is not called "on" (issue 36): it waits for one.
+    let waiting = memory_status(&v, "personal", None, false).unwrap();
+    assert!(
+        waiting.starts_with("Auto-memory: waiting for a model"),
+        "{waiting}"
+    );
+    assert!(
+        waiting.contains("Auto-extraction: on, but it needs a model and none is set"),
+        "{waiting}"
     );
     // Sessions: rename, list, delete; ids are validated.
     sessions.update_meta(&id, Some("Renamed"), None).unwrap();

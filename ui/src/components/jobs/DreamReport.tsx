@@ -1,6 +1,8 @@
 import { useState } from "react";
 import type { GroupUndo, TaskInfo } from "../../lib/bindings";
 import { OUTCOME_TITLES, dreamOutcome, outcomeDetail, reportFacts } from "../../lib/dream";
+import { proposalFate } from "../../lib/inbox";
+import { useProposalStatus } from "../../lib/useInbox";
 import { countFiles } from "../../lib/history";
 import { formatDuration } from "../../lib/tasks";
 import { GroupDetail } from "../browser/GroupDetail";
@@ -23,7 +25,9 @@ export function DreamReport({ task, onOpenMemory, onUndone }: Props) {
   const outcome = dreamOutcome(task);
   const result = task.result;
   const report = result?.dream ?? null;
-  const detail = outcomeDetail(task);
+  // A proposed dream, once decided in the inbox, says what became of it (not "wait in the Inbox").
+  const proposalStatus = useProposalStatus(outcome === "proposed" ? (result?.proposal ?? null) : null);
+  const detail = proposalStatus !== null && proposalStatus !== "pending" ? proposalFate(proposalStatus).sentence : outcomeDetail(task);
   const group = result?.group ?? null;
   const duration = report ? formatDuration(report.duration_ms) : "";
 

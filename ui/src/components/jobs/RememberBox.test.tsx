@@ -1,9 +1,10 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { RememberBox } from "./RememberBox";
 import { commands } from "../../lib/bindings";
 import type { RememberTask, TaskInfo } from "../../lib/bindings";
-import { MODEL_SETTINGS, err, ok, task } from "../../test/fixtures";
+import { MODEL_SETTINGS, err, ok, proposalOf, task } from "../../test/fixtures";
+import { inboxChanged } from "../../lib/useInbox";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
@@ -11,6 +12,7 @@ vi.mock("../../lib/bindings", () => ({
     rememberTask: vi.fn(),
     taskCancel: vi.fn(),
     getModelSettings: vi.fn(),
+    proposal: vi.fn(),
   },
 }));
 
@@ -163,15 +165,23 @@ describe("the Remember… box", () => {
     };
     api.remember.mockResolvedValue(ok(proposed));
     api.rememberTask.mockResolvedValue(ok(proposed));
+    api.proposal.mockResolvedValue(ok(proposalOf(3)));
     render(<RememberBox workspace="personal" workspaceLabel="Personal" tasks={[]} onQueued={onQueued} onOpenMemory={onOpenMemory} onClose={onClose} onOpenInbox={onOpenInbox} />);
     fireEvent.change(input(), { target: { value: "Keep this" } });
     fireEvent.click(submit());
     const said = await screen.findByTestId("remember-proposal");
     expect(said.textContent).toContain("It waits in the Inbox for your review: nothing is saved until you accept it.");
+    await waitFor(() => expect(api.proposal).toHaveBeenCalledWith(3));
     expect(screen.queryByText(/Nothing new was written/)).toBeNull();
     fireEvent.click(screen.getByTestId("remember-inbox"));
     expect(onOpenInbox).toHaveBeenCalled();
     expect(onOpenMemory).not.toHaveBeenCalled();
+
+    // Decided in the inbox (here, by another window): the box says so when it reads again.
+    api.proposal.mockResolvedValue(ok(proposalOf(3, { status: "accepted", resolved_at: "2026-03-01T11:00:00Z" })));
+    act(() => inboxChanged());
+    await waitFor(() => expect(screen.getByTestId("remember-proposal").textContent).toContain("You accepted it in the Inbox: its changes are saved."));
+    expect(screen.getByTestId("remember-inbox").textContent).toBe("See it in the Inbox");
   });
 
   it("closes with Escape or the close button", () => {

@@ -5,6 +5,8 @@ import type { UiError } from "../../lib/transport";
 import { isConfigured } from "../../lib/chat";
 import { REMEMBER_STATUS_TEXT, contentProblem, failure, fileToOpen, isSettled } from "../../lib/remember";
 import { useCommand } from "../../lib/useCommand";
+import { proposalFate } from "../../lib/inbox";
+import { useProposalStatus } from "../../lib/useInbox";
 import { InlineError } from "../common/InlineError";
 import { ToolSteps } from "./TasksPanel";
 
@@ -126,6 +128,7 @@ export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpen
 
   const fail = task ? failure(task, listed) : null;
   const files = task?.result?.filesTouched ?? [];
+  const fate = proposalFate(useProposalStatus(task?.status === "completed" ? (task.result?.proposal ?? null) : null));
 
   return (
     <section
@@ -230,10 +233,10 @@ export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpen
               )}
               {task.result.proposal != null ? (
                 <p data-testid="remember-proposal">
-                  It waits in the Inbox for your review: nothing is saved until you accept it.{" "}
+                  {fate.sentence}{" "}
                   {onOpenInbox && (
                     <button type="button" className="link-button" onClick={onOpenInbox} data-testid="remember-inbox">
-                      Open the Inbox
+                      {fate.decided ? fate.link : "Open the Inbox"}
                     </button>
                   )}
                 </p>

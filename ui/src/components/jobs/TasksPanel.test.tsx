@@ -211,6 +211,28 @@ describe("memory task bar", () => {
     expect(panel.isConnected).toBe(false);
   });
 
+  it("lists an undone import's files by name, not as links to memories that are gone", async () => {
+    const undone = task("t-import", {
+      kind: "import",
+      session: null,
+      created_at: "2026-03-01T09:30:00Z",
+      finished_at: "2026-03-01T09:30:04Z",
+      result: { summary: "imported 5 memories into 2 files", files: ["notes.md", "tea.md"], group: 7, undone_by: 8 },
+    });
+    api.tasks.mockResolvedValue(ok([undone, DONE]));
+    renderBar();
+    fireEvent.click(screen.getByRole("button", { name: "Memory tasks" }));
+    await waitFor(() => expect(rows()).toHaveLength(2));
+    const row = rows().find((r) => r.getAttribute("data-id") === "t-import")!;
+    expect(within(row).getByTestId("task-undone").textContent).toContain("undone since");
+    expect(within(row).queryByTestId("task-file")).toBeNull();
+    const list = within(row).getByRole("list", { name: "Files it had touched (undone)" });
+    expect(within(list).getAllByRole("listitem").map((li) => li.textContent)).toEqual(["notes.md", "tea.md"]);
+    // A task that was not undone still links its files.
+    const done = rows().find((r) => r.getAttribute("data-id") === "t-done")!;
+    expect(within(done).getAllByTestId("task-file")).toHaveLength(2);
+  });
+
   it("shows a running task's tool calls and cancels it", async () => {
     api.tasks.mockResolvedValue(ok([RUNNING, DONE]));
     const cancelled: TaskInfo = {

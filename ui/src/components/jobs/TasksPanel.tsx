@@ -17,6 +17,8 @@ import type { TasksState } from "../../lib/tasks";
 import type { TaskList } from "../../lib/useTaskList";
 import { useCommand } from "../../lib/useCommand";
 import { InlineError } from "../common/InlineError";
+import { proposalFate } from "../../lib/inbox";
+import { useProposalStatus } from "../../lib/useInbox";
 
 interface BarProps {
   /** The shared task list (`useTaskList`). */
@@ -243,6 +245,15 @@ export function TaskRow({ task: t, now, onUpdated, onOpenMemory, onOpenDream, on
   const kind = TASK_KIND_LABELS[t.kind] ?? t.kind;
   // Review mode: its writes wait in the inbox, so its files are not links to what it wrote.
   const proposal = t.result?.proposal ?? null;
+  // What became of that proposal: once decided, the row says so instead of "Review it".
+  const proposalStatus = useProposalStatus(proposal);
+  const fate = proposalFate(proposalStatus);
+  // Names, not links, where the files are not what the task left: a forget removed them, a
+  // proposal waits (or was decided in the inbox), an undone task's writes were taken back.
+  const undone = t.result?.undone_by != null;
+  const linkFiles = t.kind !== "forget" && proposal === null && !undone;
+  const filesLabel =
+    proposal !== null ? (fate.decided ? "Files it proposed to change" : "Files it proposes to change") : undone ? "Files it had touched (undone)" : "Files touched";
 
   const cancelTask = async () => {
     setCancelling(true);
@@ -303,15 +314,20 @@ export function TaskRow({ task: t, now, onUpdated, onOpenMemory, onOpenDream, on
       )}
       {/* A stopped import says the same in its summary and its error: once is enough. */}
       {t.error && t.error !== t.result?.summary && <div className="task-error">{t.error}</div>}
+      {proposal !== null && proposalStatus !== null && proposalStatus !== "pending" && (
+        <div className="task-fate muted" data-testid="task-proposal-fate">
+          {fate.sentence}
+        </div>
+      )}
       {proposal !== null && onOpenInbox && (
         <button type="button" className="link-button task-proposal" data-testid="task-proposal" onClick={() => onOpenInbox(t.workspace, proposal)}>
-          Review it in the Inbox
+          {fate.link}
         </button>
       )}
       {files.length > 0 && (
-        <ul className="task-files" aria-label={proposal !== null ? "Files it proposes to change" : "Files touched"}>
+        <ul className="task-files" aria-label={filesLabel}>
           {files.map((f) =>
-            t.kind === "forget" || proposal !== null ? (
+            !linkFiles ? (
               <li key={f}>
                 <code>{f}</code>
               </li>

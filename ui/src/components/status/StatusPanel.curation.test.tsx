@@ -8,7 +8,7 @@ import { ToastProvider } from "../common/Toasts";
 import { commands } from "../../lib/bindings";
 import type { TaskInfo } from "../../lib/bindings";
 import type { TaskList } from "../../lib/useTaskList";
-import { err, memoryStats, ok, proposalPage, remoteSync, reviewMode, status, task } from "../../test/fixtures";
+import { err, memoryStats, ok, proposalOf, proposalPage, remoteSync, reviewMode, status, task } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
@@ -20,6 +20,7 @@ vi.mock("../../lib/bindings", () => ({
     syncStatus: vi.fn(),
     reviewMode: vi.fn(),
     inbox: vi.fn(),
+    proposal: vi.fn(),
     memoryUsage: vi.fn(),
     list: vi.fn(),
     setArchived: vi.fn(),
@@ -147,12 +148,35 @@ describe("memory health: pruning by use", () => {
   });
 
   it("offers Review it in the Inbox on a task whose writes became a proposal", async () => {
+    api.proposal.mockResolvedValue(ok(proposalOf(9)));
     api.tasks.mockResolvedValue(ok([task("e7", { result: { summary: "proposed changes to 1 file for review (proposal 9)", files: ["travel.md"], group: null, proposal: 9 } }), DREAM]));
     renderWithToasts();
     const row = (await screen.findAllByTestId("task-row")).find((r) => r.getAttribute("data-id") === "e7")!;
+    await waitFor(() => expect(api.proposal).toHaveBeenCalledWith(9));
     fireEvent.click(within(row).getByTestId("task-proposal"));
     expect(onOpenProposal).toHaveBeenCalledWith("personal", 9);
     expect(within(row).getByTestId("task-proposal").textContent).toBe("Review it in the Inbox");
+    expect(within(row).queryByTestId("task-proposal-fate")).toBeNull();
+  });
+
+  it("says what became of a decided proposal instead of asking for a review", async () => {
+    api.proposal.mockImplementation(async (id: number) =>
+      ok(proposalOf(id, { status: id === 11 ? "accepted" : "rejected", resolved_at: "2026-03-01T11:00:00Z" })),
+    );
+    api.tasks.mockResolvedValue(
+      ok([
+        task("e8", { result: { summary: "proposed changes to 1 file for review (proposal 11)", files: ["travel.md"], group: null, proposal: 11 } }),
+        task("e9", { result: { summary: "proposed changes to 1 file for review (proposal 12)", files: ["travel.md"], group: null, proposal: 12 } }),
+      ]),
+    );
+    renderWithToasts();
+    const rowOf = async (id: string) => (await screen.findAllByTestId("task-row")).find((r) => r.getAttribute("data-id") === id)!;
+    const accepted = await rowOf("e8");
+    await waitFor(() => expect(within(accepted).getByTestId("task-proposal-fate").textContent).toBe("You accepted it in the Inbox: its changes are saved."));
+    expect(within(accepted).getByTestId("task-proposal").textContent).toBe("See it in the Inbox");
+    const rejected = await rowOf("e9");
+    await waitFor(() => expect(within(rejected).getByTestId("task-proposal-fate").textContent).toBe("You rejected it in the Inbox: nothing was saved."));
+    expect(screen.queryByText("Review it in the Inbox")).toBeNull();
   });
 });
 

@@ -1,9 +1,8 @@
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { ExportDialog } from "./ExportDialog";
 import { commands } from "../../lib/bindings";
 import { err, ok } from "../../test/fixtures";
-import { isoDay } from "../../lib/transfer";
 
 vi.mock("../../lib/bindings", () => ({
   commands: { exportMemories: vi.fn() },
@@ -11,11 +10,18 @@ vi.mock("../../lib/bindings", () => ({
 
 const api = vi.mocked(commands);
 const onClose = vi.fn();
-const today = isoDay(new Date());
+// The clock is pinned (Date only: timers stay real for waitFor): 2026-03-04 15:30:00 local time.
+const today = "2026-03-04-153000";
 
 beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(new Date(2026, 2, 4, 15, 30, 0));
   onClose.mockReset();
   api.exportMemories.mockReset();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 function renderDialog(home: string | null = "/home/u/.local/share/mnemo") {
@@ -46,6 +52,15 @@ describe("Export…", () => {
     fireEvent.click(screen.getByTestId("export-start"));
     await waitFor(() => expect(api.exportMemories).toHaveBeenCalledWith(null, "/srv/all.zip"));
     expect((await screen.findByTestId("export-done")).textContent).toContain("It holds 2 workspaces");
+  });
+
+  it("names a second export the same day afresh, so it does not collide with the first", () => {
+    const first = renderDialog();
+    expect(dest().value).toBe("/home/u/mnemo-export-2026-03-04-153000.zip");
+    first.unmount();
+    vi.setSystemTime(new Date(2026, 2, 4, 17, 5, 9));
+    renderDialog();
+    expect(dest().value).toBe("/home/u/mnemo-export-2026-03-04-170509.zip");
   });
 
   it("fills the destination once the home is known", () => {
