@@ -98,7 +98,9 @@ impl Api {
             if !planned.preview.restore.iter().any(|c| c.chosen) {
                 return Err(Error::usage(format!(
                     "this export holds {} workspaces ({}): restore Mnemo's own with \
-                     --all-workspaces, or import one with --workspace ID (in the app, tick them)",
+                     --all-workspaces and another tool's or an added folder with --restore ID \
+                     (each goes where the preview shows), or import one with --workspace ID (in \
+                     the app, tick them)",
                     planned.preview.restore.len(),
                     planned
                         .preview
@@ -109,14 +111,16 @@ impl Api {
                         .join(", ")
                 )));
             }
-            // Mnemo's own workspaces the person chose and this home lacks: created now.
+            // The workspaces the person chose and this home lacks: made now, each where the
+            // preview said (Mnemo's own under the home; another tool's project folder or an
+            // added folder where it lived — the person confirmed that target by choosing it).
             for c in planned
                 .preview
                 .restore
                 .iter()
                 .filter(|c| c.chosen && !c.exists)
             {
-                self.vault.home().create_workspace(&c.workspace)?;
+                self.make_restore_target(c)?;
             }
         }
         let target = planned.preview.workspace.clone();
@@ -159,6 +163,12 @@ impl Api {
                     progress,
                     stop,
                 );
+                // A workspace this restore made gets back its MEMORY.md as exported (the
+                // files are all there: the index is theirs, byte for byte).
+                let out = out.and_then(|written| {
+                    api.restore_indexes(&path, &planned.preview.restore, &written)?;
+                    Ok(written)
+                });
                 match out {
                     Ok(written) => {
                         let memories: u32 = written.iter().map(|w| w.memories).sum();
@@ -285,7 +295,7 @@ impl Api {
                 let workspace = if choosing { None } else { workspace };
                 // Offered from every file of the export (before a named workspace narrows it).
                 let mut choices = if ids.len() > 1 {
-                    self.restore_choices(&files, options)
+                    self.restore_choices(&files, &export::read_workspaces(path)?, options)
                 } else {
                     Vec::new()
                 };
@@ -381,12 +391,58 @@ impl Api {
     }
 }
 
+/// Where a workspace of an export that this home lacks would be made again.
+enum Place {
+    /// Mnemo's own: `workspaces/<id>/memory` under the home.
+    Mnemo,
+    /// Claude Code's or Qwen Code's memory of a project: `<tool>/projects/<encoded>/memory`.
+    Project(PathBuf),
+    /// An added folder, where it lived.
+    Folder(PathBuf),
+}
+
 impl Api {
+    /// Where workspace `id` of an export would be made again on this computer (`None`: nowhere
+    /// it can be told — an export written before it listed its workspaces, a Qwen layer, an
+    /// id that is not one of the forms Mnemo makes).
+    fn restore_place(&self, id: &str, listed: Option<&export::ExportedWorkspace>) -> Option<Place> {
+        let encoded = |rest: &str| {
+            (!rest.is_empty()
+                && rest.len() <= 255
+                && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+            .then(|| rest.to_owned())
+        };
+        let home = self.vault.home();
+        if let Some(rest) = id.strip_prefix("claude:") {
+            return encoded(rest)
+                .map(|e| Place::Project(home.claude_dir.join("projects").join(e).join("memory")));
+        }
+        if let Some(rest) = id.strip_prefix("qwen:") {
+            return encoded(rest)
+                .map(|e| Place::Project(home.qwen_dir.join("projects").join(e).join("memory")));
+        }
+        if id.starts_with("folder:") {
+            // Only where the export says it lived, and only a path that makes this very id
+            // (a manifest cannot point one folder's files at another place).
+            let root = PathBuf::from(listed?.root.as_deref()?);
+            let same = root.is_absolute()
+                && format!(
+                    "folder:{}",
+                    mnemo_store::workspace::sanitize(&root.to_string_lossy())
+                ) == id;
+            return same.then_some(Place::Folder(root));
+        }
+        mnemo_workspace_id(id).then_some(Place::Mnemo)
+    }
+
     /// Each workspace of a whole-home export, and whether this import restores it: chosen by
-    /// name (the app's ticks), or — Mnemo's own only — by `all_workspaces`.
+    /// name (the app's ticks, `--restore`), or — Mnemo's own only — by `all_workspaces`.
+    /// Another tool's memory and an added folder are restored only when named, into the
+    /// target the preview shows.
     fn restore_choices(
         &self,
         files: &[export::ExportedFile],
+        listed: &[export::ExportedWorkspace],
         options: &ImportOptions,
     ) -> Vec<mnemo_store::import::RestoreChoice> {
         let mut counts: std::collections::BTreeMap<&str, u32> = std::collections::BTreeMap::new();
@@ -397,16 +453,47 @@ impl Api {
             .into_iter()
             .map(|(w, n)| {
                 let here = self.vault.workspace(w).ok();
+                let about = listed.iter().find(|l| l.id == w);
+                let place = if here.is_some() {
+                    None
+                } else {
+                    self.restore_place(w, about)
+                };
                 let mnemo = here.as_ref().map_or_else(
-                    || mnemo_workspace_id(w),
+                    || matches!(place, Some(Place::Mnemo)),
                     |ws| ws.kind == WorkspaceKind::Mnemo,
+                );
+                let target = here.as_ref().map_or_else(
+                    || match &place {
+                        Some(Place::Mnemo) => Some(
+                            self.vault
+                                .home()
+                                .root
+                                .join("workspaces")
+                                .join(w)
+                                .join("memory"),
+                        ),
+                        Some(Place::Project(p) | Place::Folder(p)) => Some(p.clone()),
+                        None => None,
+                    },
+                    |ws| Some(ws.memory_root.clone()),
                 );
                 let named = options.workspaces.iter().any(|c| c == w);
                 let shown = mnemo_store::fsutil::printable(w);
-                let why_not = if here.is_none() && !mnemo {
+                let label = here.as_ref().map_or_else(
+                    || {
+                        about.map_or_else(
+                            || shown.clone(),
+                            |a| mnemo_store::fsutil::printable(&a.label),
+                        )
+                    },
+                    |ws| ws.label.clone(),
+                );
+                let why_not = if here.is_none() && place.is_none() {
                     Some(format!(
-                        "{shown} is not in this home (another tool's memory or an added folder \
-                         elsewhere): add it here first, then import it with --workspace {shown}"
+                        "{shown} is not in this home and the export does not say where it lived \
+                         (another tool's memory or an added folder): add it here first, then \
+                         import it with --workspace {shown}"
                     ))
                 } else if named || (options.all_workspaces && mnemo) {
                     None
@@ -414,11 +501,21 @@ impl Api {
                     Some(format!(
                         "not chosen: restore it with --all-workspaces (or tick {shown} in the dialog)"
                     ))
+                } else if here.is_none() {
+                    Some(format!(
+                        "{label} is another tool's memory or an added folder, not on this \
+                         computer yet: restoring it makes {} again — confirm with --restore \
+                         {shown} (or tick it in the dialog)",
+                        target
+                            .as_ref()
+                            .map(|t| mnemo_store::fsutil::printable(&t.display().to_string()))
+                            .unwrap_or_default()
+                    ))
                 } else {
                     Some(format!(
-                        "{} is another tool's memory: an export never writes there by itself — \
-                         import only its files with --workspace {shown}, or tick it in the dialog",
-                        here.as_ref().map_or_else(|| shown.clone(), |ws| ws.label.clone())
+                        "{label} is another tool's memory: an export never writes there by itself — \
+                         confirm with --restore {shown}, import only its files with --workspace \
+                         {shown}, or tick it in the dialog"
                     ))
                 };
                 mnemo_store::import::RestoreChoice {
@@ -428,9 +525,76 @@ impl Api {
                     exists: here.is_some(),
                     other_tool: !mnemo,
                     why_not,
+                    target: target.map(|t| t.display().to_string()),
                 }
             })
             .collect()
+    }
+
+    /// After a whole-home restore: each workspace it made (chosen, not here before) and wrote
+    /// into gets the export's MEMORY.md, in that workspace's change group.
+    fn restore_indexes(
+        &self,
+        zip: &Path,
+        choices: &[mnemo_store::import::RestoreChoice],
+        written: &[mnemo_store::vault::ImportWritten],
+    ) -> Result<()> {
+        let made: Vec<&str> = choices
+            .iter()
+            .filter(|c| c.chosen && !c.exists)
+            .map(|c| c.workspace.as_str())
+            .collect();
+        if made.is_empty() {
+            return Ok(());
+        }
+        let (files, _) = export::read_zip(zip)?;
+        for f in files.iter().filter(|f| f.line.kind == "index") {
+            let Some(w) = written
+                .iter()
+                .find(|w| w.workspace == f.line.workspace && made.contains(&w.workspace.as_str()))
+            else {
+                continue;
+            };
+            self.vault
+                .restore_index(&w.workspace, &f.bytes, w.group, self.person)?;
+        }
+        Ok(())
+    }
+
+    /// Make a chosen workspace this home lacks, where its preview said, and check it is then
+    /// the workspace of that id (a folder that resolves elsewhere, a link on the way, is
+    /// refused by discovery and so here).
+    fn make_restore_target(&self, c: &mnemo_store::import::RestoreChoice) -> Result<()> {
+        let home = self.vault.home();
+        let made = match self.restore_place(&c.workspace, None) {
+            Some(Place::Mnemo) => return home.create_workspace(&c.workspace).map(|_| ()),
+            Some(Place::Project(p)) => std::fs::create_dir_all(&p)
+                .map_err(|e| Error::io(format!("creating {}", p.display()), &e)),
+            _ => {
+                let root = PathBuf::from(c.target.as_deref().unwrap_or_default());
+                if !c.workspace.starts_with("folder:") || !root.is_absolute() {
+                    return Err(Error::usage(format!(
+                        "{} cannot be made on this computer: preview the import again",
+                        mnemo_store::fsutil::printable(&c.workspace)
+                    )));
+                }
+                std::fs::create_dir_all(&root)
+                    .map_err(|e| Error::io(format!("creating {}", root.display()), &e))
+                    .and_then(|()| home.add_folder(&root).map(|_| ()))
+            }
+        };
+        made?;
+        self.vault.workspace(&c.workspace).map(|_| ()).map_err(|_| {
+            Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "{} was made at {} but this home does not find it there (a link on the way, \
+                     or the folder resolves elsewhere): nothing was imported",
+                    mnemo_store::fsutil::printable(&c.workspace),
+                    c.target.as_deref().unwrap_or("?")
+                ),
+            )
+        })
     }
 }
 

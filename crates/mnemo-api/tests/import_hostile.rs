@@ -163,3 +163,62 @@ fn a_manifest_naming_one_entry_a_thousand_times_reads_it_once() {
     );
     assert!(p.reasons[0].reason.contains("zip entry of another file"));
 }
+
+#[test]
+fn an_export_s_workspace_list_cannot_send_a_restore_anywhere_but_where_that_id_lives() {
+    let (d, api) = api();
+    let note = b"---\nname: Note\ndescription: n\ntype: user\n---\nA note.\n".as_slice();
+    let h = mnemo_store::fsutil::hash;
+    let elsewhere = d.path().join("victim");
+    let honest = d.path().join("notes");
+    let honest_id = format!(
+        "folder:{}",
+        mnemo_store::workspace::sanitize(&honest.to_string_lossy())
+    );
+    let ids = [
+        // A folder id whose listed root is another place: not offered anywhere.
+        "folder:-home-ana-notes".to_owned(),
+        // Encoded project names that would climb out of the tool's projects folder.
+        "claude:..".to_owned(),
+        "claude:a/../../x".to_owned(),
+        "qwen:@team:-srv-repo".to_owned(),
+        honest_id.clone(),
+    ];
+    let mut manifest = Vec::new();
+    let mut listed = Vec::new();
+    let mut entries: Vec<(String, &[u8])> = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        manifest.push(json!({"workspace": id, "path": "note.md", "zip_path": format!("w{i}/note.md"), "kind": "topic", "hash": h(note), "bytes": note.len()}).to_string());
+        let root = if id == &honest_id { &honest } else { &elsewhere };
+        listed.push(json!({"id": id, "kind": "folder", "label": "x", "root": root.display().to_string()}).to_string());
+        entries.push((format!("w{i}/note.md"), note));
+    }
+    let manifest = manifest.join("\n");
+    let listed = listed.join("\n");
+    let mut files: Vec<(&str, &[u8])> = entries.iter().map(|(p, b)| (p.as_str(), *b)).collect();
+    files.push(("manifest.jsonl", manifest.as_bytes()));
+    files.push(("workspaces.jsonl", listed.as_bytes()));
+    let src = zip_of(&d.path().join("places.zip"), &files);
+    let every = ImportOptions {
+        workspaces: ids.to_vec(),
+        all_workspaces: true,
+        ..ImportOptions::default()
+    };
+    let p = api.import_preview(src.clone(), None, Some(every.clone())).unwrap();
+    for c in &p.restore {
+        if c.workspace == honest_id {
+            assert!(c.chosen, "{c:?}");
+            assert_eq!(c.target.as_deref(), Some(honest.to_str().unwrap()));
+        } else {
+            assert!(!c.chosen && c.target.is_none(), "{c:?}");
+        }
+    }
+    let t = api
+        .import_start(src, None, Some(every), Some(p.plan))
+        .unwrap();
+    let t = api.wait_task(&t.id, Duration::from_secs(60)).unwrap();
+    assert_eq!(t.status, TaskStatus::Completed, "{t:?}");
+    assert!(honest.join("note.md").exists());
+    assert!(!elsewhere.exists(), "nothing made where the list pointed");
+    assert!(!d.path().join("c/projects").join("..").join("note.md").exists());
+}

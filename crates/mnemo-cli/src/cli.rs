@@ -249,10 +249,15 @@ pub enum Command {
         #[arg(long, value_name = "TOKENS")]
         budget: Option<u64>,
         /// A whole-home export: restore every one of Mnemo's own workspaces it holds, each into
-        /// the workspace of the same id (created if missing). Another tool's memory is restored
-        /// only with --workspace ID.
+        /// the workspace of the same id (created if missing). Another tool's memory or an added
+        /// folder is restored only with --restore ID.
         #[arg(long)]
         all_workspaces: bool,
+        /// A whole-home export: restore this workspace of it (repeatable) into the folder the
+        /// preview shows for it — another tool's project memory or an added folder is made
+        /// again where it lived. Naming it is the confirmation: look at `--dry-run` first.
+        #[arg(long = "restore", value_name = "ID", allow_hyphen_values = true)]
+        restore: Vec<String>,
     },
     /// Export a workspace (with --workspace) or the whole home as a zip of markdown files
     /// (MEMORY.md and daily logs included) with a manifest.jsonl.

@@ -101,18 +101,21 @@ fn print_preview(p: &ImportPreview) {
             println!("  by type: {}", types.join(", "));
         }
         for c in &p.restore {
-            let what = if c.other_tool {
-                "another tool's memory"
-            } else if c.exists {
-                "Mnemo"
-            } else {
-                "Mnemo, new here"
+            let what = match (c.other_tool, c.exists) {
+                (true, true) => "another tool's memory or an added folder",
+                (true, false) => "another tool's memory or an added folder, made again",
+                (false, true) => "Mnemo",
+                (false, false) => "Mnemo, new here",
             };
             println!(
-                "  [{}] {} ({what}): {}{}",
+                "  [{}] {} ({what}): {}{}{}",
                 if c.chosen { "x" } else { " " },
                 show(&c.workspace),
                 count(c.files, "file"),
+                c.target
+                    .as_deref()
+                    .map(|t| format!(" → {}", show(t)))
+                    .unwrap_or_default(),
                 c.why_not
                     .as_deref()
                     .map(|w| format!(" — {}", show(w)))

@@ -501,9 +501,11 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             folder_types,
             budget,
             all_workspaces,
+            restore,
         } => {
             let mut options = import::options(memory_type.as_deref(), &folder_types, budget)?;
             options.all_workspaces = all_workspaces;
+            options.workspaces = restore;
             import::import(&api, &source, ws_read, options, dry_run, json)
         }
         Command::Export { out } => import::export(&api, ws_read, out, json),

@@ -25,6 +25,26 @@ pub const MAX_HELD_BYTES: u64 = 256 << 20;
 pub const MANIFEST: &str = "manifest.jsonl";
 /// Most files an export may hold when read back.
 pub const MAX_FILES: usize = 500_000;
+/// The list of the export's workspaces inside the zip: where each lived, so a whole-home
+/// restore can put another tool's memory and an added folder back where they were.
+pub const WORKSPACES: &str = "workspaces.jsonl";
+/// Most workspaces an export lists (more is not an export Mnemo wrote).
+const MAX_WORKSPACES: usize = 10_000;
+
+/// One workspace of an export: what it was and where it lived.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportedWorkspace {
+    /// Its id (`personal`, `claude:-home-ana-app`, `folder:-home-ana-notes`).
+    pub id: String,
+    /// `mnemo`, `claude`, `qwen` or `folder`.
+    pub kind: String,
+    /// Its label.
+    pub label: String,
+    /// Its memory folder on the machine that exported it (absent when the path held what
+    /// looks like a secret).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
+}
 
 /// One file of an export, as its manifest line says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,9 +171,22 @@ pub fn write_zip(workspaces: &[(Workspace, Vec<String>)], dest: &Path) -> Result
         files: 0,
         bytes: 0,
     };
+    let mut listed = String::new();
     for (ws, paths) in workspaces {
         let folder = folder_of(&ws.id, &mut used);
         result.workspaces.push(ws.id.clone());
+        let root = ws.memory_root.display().to_string();
+        let about = ExportedWorkspace {
+            id: ws.id.clone(),
+            kind: ws.kind.as_str().to_owned(),
+            label: crate::secrets::redact(&ws.label).0,
+            // Every byte written passes the secret gate: a path holding one is left out.
+            root: crate::secrets::held(&root).is_none().then_some(root),
+        };
+        listed.push_str(
+            &serde_json::to_string(&about).map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?,
+        );
+        listed.push('\n');
         let root = match crate::rootdir::RootDir::open(&ws.memory_root) {
             Ok(r) => r,
             Err(e) if e.code == ErrorCode::NotFound => continue,
@@ -214,6 +247,9 @@ pub fn write_zip(workspaces: &[(Workspace, Vec<String>)], dest: &Path) -> Result
     }
     zip.start_file(MANIFEST, options).map_err(zerr)?;
     zip.write_all(manifest.as_bytes())
+        .map_err(|e| Error::io("writing the zip", &e))?;
+    zip.start_file(WORKSPACES, options).map_err(zerr)?;
+    zip.write_all(listed.as_bytes())
         .map_err(|e| Error::io("writing the zip", &e))?;
     let mut w = zip.finish().map_err(zerr)?;
     w.flush().map_err(|e| Error::io("writing the zip", &e))?;
@@ -360,6 +396,32 @@ pub fn read_zip(path: &Path) -> Result<(Vec<ExportedFile>, ImportPreview)> {
         out.push(ExportedFile { line, bytes });
     }
     Ok((out, preview))
+}
+
+/// The workspaces an export lists with where they lived ([`WORKSPACES`]); empty for an export
+/// written before it was kept. Lines that do not read are left out: this only helps a restore
+/// find a place, it never decides one (the person confirms each).
+pub fn read_workspaces(path: &Path) -> Result<Vec<ExportedWorkspace>> {
+    let f = File::open(path).map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
+    let mut zip = zip::ZipArchive::new(BufReader::new(f))
+        .map_err(|e| not_export(path, &format!("the zip is damaged: {e}")))?;
+    let Ok(entry) = zip.by_name(WORKSPACES) else {
+        return Ok(Vec::new());
+    };
+    let mut out: Vec<ExportedWorkspace> = Vec::new();
+    for line in BufReader::new(entry.take(4 << 20)).lines() {
+        let Ok(line) = line else { break };
+        let Ok(w) = serde_json::from_str::<ExportedWorkspace>(line.trim()) else {
+            continue;
+        };
+        if out.len() >= MAX_WORKSPACES {
+            break;
+        }
+        if !out.iter().any(|o| o.id == w.id) {
+            out.push(w);
+        }
+    }
+    Ok(out)
 }
 
 /// Plan restoring an export: every file at its own path, byte for byte. `target` is where a

@@ -133,7 +133,34 @@ pub fn sanitize(s: &str) -> String {
         .collect()
 }
 
+/// The id of the Mnemo workspace bound to the repository at `root`: its path sanitized, without
+/// the leading `-` a path's `/` makes (`/home/ana/app` → `home-ana-app`), so `-w <id>` is never
+/// read as a flag (issue 37). A home bound before keeps its `-home-ana-app` (see
+/// [`Home::project_id`]).
+#[must_use]
+pub fn project_key(root: &Path) -> String {
+    let id = sanitize(&root.to_string_lossy());
+    let trimmed = id.trim_start_matches('-');
+    if trimmed.is_empty() {
+        "project".to_owned()
+    } else {
+        trimmed.to_owned()
+    }
+}
+
 impl Home {
+    /// The id of the workspace bound to the repository at `root` (canonical): the one this home
+    /// already has for it — an id made before issue 37 begins with `-` and keeps working — else
+    /// [`project_key`].
+    fn project_id(&self, root: &Path) -> String {
+        let legacy = sanitize(&root.to_string_lossy());
+        let mine = self.root.join("workspaces");
+        if legacy.starts_with('-') && mine.join(&legacy).join("memory").is_dir() {
+            return legacy;
+        }
+        project_key(root)
+    }
+
     /// Resolve the home: the `--home` flag wins over `MNEMO_HOME`, else the platform data dir.
     pub fn resolve(flag: Option<PathBuf>) -> Result<Self> {
         let env_path = |k: &str| {
@@ -446,7 +473,7 @@ impl Home {
     #[must_use]
     pub fn bound_project(&self, dir: &Path) -> Option<String> {
         let root = canonical_git_root(dir).ok()?;
-        let id = sanitize(&root.to_string_lossy());
+        let id = self.project_id(&root);
         self.root
             .join("workspaces")
             .join(&id)
@@ -477,7 +504,7 @@ impl Home {
     /// Bind a Mnemo workspace to the git repository containing `dir` (worktrees share one).
     pub fn bind_project(&self, dir: &Path) -> Result<Workspace> {
         let root = canonical_git_root(dir)?;
-        let id = sanitize(&root.to_string_lossy());
+        let id = self.project_id(&root);
         let memory = self.root.join("workspaces").join(&id).join("memory");
         fs::create_dir_all(&memory)
             .map_err(|e| Error::io(format!("creating {}", memory.display()), &e))?;

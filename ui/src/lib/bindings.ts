@@ -1332,6 +1332,12 @@ export type RestoreChoice = {
 	other_tool: boolean,
 	/**  Why it is not restored (when it is not), in a sentence. */
 	why_not: string | null,
+	/**
+	 *  The memory folder a restore writes it into (here now, or where it lived and will be
+	 *  made again: another tool's project folder, an added folder), shown so the person
+	 *  confirms each target; `None` when there is no place for it on this computer.
+	 */
+	target: string | null,
 };
 
 /**  A workspace's review mode. */

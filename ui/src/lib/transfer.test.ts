@@ -49,13 +49,16 @@ describe("an import's preview in words", () => {
       exists: true,
       other_tool: false,
       why_not: "not chosen",
+      target: `/home/u/${workspace}`,
       ...extra,
     });
     const restore = [
       choice("claude-web", { other_tool: true }),
       choice("personal"),
       choice("team-x", { exists: false }),
-      choice("gone", { exists: false, other_tool: true, why_not: "gone is not in this home" }),
+      choice("gone", { exists: false, other_tool: true, why_not: "gone is not in this home", target: null }),
+      choice("claude:-home-u-app", { exists: false, other_tool: true, why_not: "confirm it" }),
+      choice("folder:-home-u-notes", { exists: false, other_tool: true, why_not: "confirm it" }),
     ];
     const none = memoryPreview({ memories: 0, files: 0, restore });
     expect(cannotImport(none)).toBe("Tick the workspaces to restore.");
@@ -64,9 +67,13 @@ describe("an import's preview in words", () => {
       "Another tool's memory — Claude Code or Qwen Code loads it into every session",
       "",
       "Mnemo, new here",
-      "Another tool's memory — Claude Code or Qwen Code loads it into every session",
+      "Another tool's memory or an added folder, with no place on this computer",
+      "Another tool's memory, not on this computer yet — made again in its folder; that tool loads it into every session",
+      "An added folder, made again where it was",
     ]);
-    expect(restore.map(restoreImpossible)).toEqual([false, false, false, true]);
+    // Only one with no place on this computer cannot be restored (issue 37: another tool's
+    // project memory and an added folder are made again where they lived, once ticked).
+    expect(restore.map(restoreImpossible)).toEqual([false, false, false, true, false, false]);
     // Ticks keep the export's order, and never name what cannot be restored.
     expect(retick(restore, ["team-x"], "claude-web", true)).toEqual(["claude-web", "team-x"]);
     expect(retick(restore, ["claude-web", "team-x"], "claude-web", false)).toEqual(["team-x"]);

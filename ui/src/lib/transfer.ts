@@ -130,13 +130,18 @@ export const NOTHING_TICKED = "Tick the workspaces to restore.";
 
 /** The note beside a workspace of a whole-home export ("" for one of Mnemo's own already here). */
 export function restoreNote(r: RestoreChoice): string {
-  if (r.other_tool) return "Another tool's memory — Claude Code or Qwen Code loads it into every session";
+  if (r.workspace.startsWith("folder:")) return r.exists ? "An added folder" : "An added folder, made again where it was";
+  if (r.other_tool && !r.exists && r.target === null) return "Another tool's memory or an added folder, with no place on this computer";
+  if (r.other_tool)
+    return r.exists
+      ? "Another tool's memory — Claude Code or Qwen Code loads it into every session"
+      : "Another tool's memory, not on this computer yet — made again in its folder; that tool loads it into every session";
   return r.exists ? "" : "Mnemo, new here";
 }
 
 /** Whether a workspace of a whole-home export cannot be restored here at all (shown, not offered). */
 export function restoreImpossible(r: RestoreChoice): boolean {
-  return r.why_not !== null && !r.exists && r.other_tool;
+  return !r.exists && r.other_tool && r.target === null;
 }
 
 /**

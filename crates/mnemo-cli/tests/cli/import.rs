@@ -537,6 +537,135 @@ fn a_whole_home_export_restores_into_a_fresh_home_only_when_confirmed() {
     assert!(ids.contains(&"team-x".to_owned()), "{ids:?}");
 }
 
+/// Every file under `dir`, relative, with its bytes.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn add_to(e: &Env, ws: &str, ty: &str, name: &str, body: &str) {
+    let out = e
+        .cmd()
+        .args([
+            "--workspace",
+            ws,
+            "add",
+            "--type",
+            ty,
+            "--name",
+            name,
+            "--description",
+            &format!("{name} in a few words"),
+            "--body",
+            body,
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
+fn a_whole_home_of_three_workspaces_comes_back_byte_for_byte_after_each_target_is_confirmed() {
+    // Home A: its own memory, a Claude Code project's memory and an added folder.
+    let a = Env::new();
+    let claude_a = a.dir.path().join("claude/projects/-home-ana-app/memory");
+    std::fs::create_dir_all(&claude_a).unwrap();
+    let notes = a.dir.path().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    let listed = a.json(&["workspaces", "add-folder", notes.to_str().unwrap()]);
+    let folder = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "folder")
+        .and_then(|w| w["id"].as_str())
+        .unwrap()
+        .to_owned();
+    add_to(&a, "personal", "user", "Tea", "Mint tea, no sugar.");
+    add_to(&a, "personal", "feedback", "Answers", "Short answers; 中文 is fine.");
+    add_to(&a, "claude:-home-ana-app", "project", "Build", "cargo build --workspace");
+    add_to(&a, &folder, "reference", "Dashboards", "Grafana at grafana.example/d/api.");
+    // Claude Code wrote one itself, CRLF and all.
+    write(
+        &claude_a.join("deploy_notes.md"),
+        "---\r\nname: Deploy\r\ndescription: how we ship\r\ntype: project\r\n---\r\nShip on Tuesdays.\r\n",
+    );
+    a.json(&["index"]);
+    let personal_a = tree(&a.personal());
+    let app_a = tree(&claude_a);
+    let notes_a = tree(&notes);
+    assert!(app_a.iter().any(|(p, _)| p == "MEMORY.md"), "{app_a:?}");
+    let zip = a.dir.path().join("home.zip");
+    a.json(&["export", "-o", &zip.to_string_lossy()]);
+    let src = zip.to_string_lossy().into_owned();
+    // The added folder is not on the new machine.
+    std::fs::rename(&notes, a.dir.path().join("notes-from-a")).unwrap();
+
+    // Home B, fresh, with its own (empty) Claude Code folder.
+    let b = Env::new();
+    let claude_b = b.dir.path().join("claude/projects/-home-ana-app/memory");
+    // The preview lists each workspace with where it would go; only Mnemo's own is chosen by
+    // --all-workspaces, the other two wait for the person to confirm them.
+    let preview = b.json(&["import", &src, "--dry-run", "--all-workspaces"]);
+    let restore = preview["restore"].as_array().unwrap();
+    assert_eq!(restore.len(), 3, "{preview}");
+    let choice = |id: &str| restore.iter().find(|c| c["workspace"] == id).unwrap().clone();
+    assert_eq!(choice("personal")["chosen"], true);
+    let app = choice("claude:-home-ana-app");
+    assert_eq!(app["chosen"], false, "{app}");
+    assert_eq!(app["exists"], false);
+    assert_eq!(app["target"], claude_b.display().to_string(), "{app}");
+    assert!(app["why_not"].as_str().unwrap().contains("--restore claude:-home-ana-app"), "{app}");
+    let f = choice(&folder);
+    assert_eq!(f["chosen"], false, "{f}");
+    assert_eq!(f["target"], notes.display().to_string(), "{f}");
+    let said = String::from_utf8_lossy(&b.run(&["import", &src, "--dry-run", "--all-workspaces"]).stdout).into_owned();
+    assert!(said.contains(&format!("→ {}", claude_b.display())), "{said}");
+    assert!(said.contains(&format!("→ {}", notes.display())), "{said}");
+    assert!(!claude_b.exists() && !notes.exists(), "a preview makes nothing");
+
+    // Confirmed, each by name: all three come back, byte for byte.
+    let done = b.json(&[
+        "import",
+        &src,
+        "--all-workspaces",
+        "--restore",
+        "claude:-home-ana-app",
+        "--restore",
+        &folder,
+    ]);
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(tree(&b.personal()), personal_a);
+    assert_eq!(tree(&claude_b), app_a);
+    assert_eq!(tree(&notes), notes_a);
+    let ids: Vec<String> = b
+        .json(&["workspaces"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["id"].as_str().unwrap().to_owned())
+        .collect();
+    for id in ["personal", "claude:-home-ana-app", folder.as_str()] {
+        assert!(ids.iter().any(|i| i == id), "{id} in {ids:?}");
+    }
+    // One change group per workspace, undone whole: the made folders hold no memory after.
+    let show = b.json(&["list", "-w", "claude:-home-ana-app"]);
+    assert!(show.to_string().contains("Deploy"), "{show}");
+}
+
 fn count_md(dir: &Path) -> usize {
     std::fs::read_dir(dir).map_or(0, |rd| {
         rd.flatten()

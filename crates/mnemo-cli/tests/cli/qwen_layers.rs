@@ -285,11 +285,43 @@ fn a_team_layer_committed_as_a_symlink_out_of_its_repository_is_refused_and_said
 }
 
 #[test]
-fn a_bound_workspace_whose_id_begins_with_a_dash_is_named_with_dash_w() {
-    // Issue 37: a bound repository's id is its path with `-` for `/` ("-tmp-…-app"); clap took
-    // `-w -tmp-…` for flags ("unexpected argument '-t'").
+fn a_new_bind_never_makes_an_id_that_begins_with_a_dash() {
+    // Issue 37: a bound repository's id was its path with `-` for `/` ("-tmp-…-app").
     let e = Env::new();
+    let (repo, id) = e.bind_repo("app");
+    assert!(!id.starts_with('-'), "{id}");
+    assert!(id.ends_with("-app"), "{id}");
+    let out = add(&e, &id, "project", "Build", "cargo build --workspace");
+    assert!(out.status.success(), "{out:?}");
+    // Bound again (from inside the repository): the same workspace, not a second one.
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    let again = e.json(&["workspaces", "bind", repo.join("src").to_str().unwrap()]);
+    let mine: Vec<&str> = again
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["kind"] == "mnemo" && w["id"] != "personal")
+        .filter_map(|w| w["id"].as_str())
+        .collect();
+    assert_eq!(mine, vec![id.as_str()]);
+}
+
+#[test]
+fn a_bound_workspace_whose_id_begins_with_a_dash_is_named_with_dash_w() {
+    // Issue 37: a home bound before keeps its id "-tmp-…-app", and clap took `-w -tmp-…` for
+    // flags ("unexpected argument '-t'"). Binding the same repository again keeps that id.
+    let e = Env::new();
+    let repo = e.dir.path().join("app");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let legacy: String = std::fs::canonicalize(&repo)
+        .unwrap()
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    std::fs::create_dir_all(e.home().join("workspaces").join(&legacy).join("memory")).unwrap();
     let (_repo, id) = e.bind_repo("app");
+    assert_eq!(id, legacy);
     assert!(id.starts_with('-'), "{id}");
     let out = add(&e, &id, "project", "Build", "cargo build --workspace");
     assert!(out.status.success(), "{out:?}");

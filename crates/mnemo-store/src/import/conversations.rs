@@ -1,6 +1,7 @@
 //! Past conversations from ChatGPT's and Claude.ai's exports and from Claude Code / Qwen Code
 //! session transcripts, one at a time, as plain user / assistant turns.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -42,18 +43,7 @@ pub fn for_each(
     mut f: impl FnMut(Conversation) -> Result<Next>,
 ) -> Result<()> {
     match format {
-        ImportFormat::Chatgpt | ImportFormat::ClaudeAi => {
-            let file = File::open(path)
-                .map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
-            stream::for_each(file, |pos, v| {
-                let c = if format == ImportFormat::Chatgpt {
-                    chatgpt(&v, pos.index)
-                } else {
-                    claude_ai(&v, pos.index)
-                };
-                f(c)
-            })
-        }
+        ImportFormat::Chatgpt | ImportFormat::ClaudeAi => export(path, format, f),
         ImportFormat::Transcripts => {
             for (id, file) in transcript_files(path)? {
                 let turns = transcript(&file)?;
@@ -75,64 +65,42 @@ pub fn for_each(
     }
 }
 
-fn text_of(v: &Value) -> Option<String> {
+/// A `conversations.json`, streamed one conversation at a time. A file holding a single
+/// conversation (one object, no array around it) is read as that one: the stream finds no
+/// array in it, so it is read again as one element (still within the element cap).
+fn export(
+    path: &Path,
+    format: ImportFormat,
+    mut f: impl FnMut(Conversation) -> Result<Next>,
+) -> Result<()> {
+    let read = |v: &Value, index: usize| {
+        if format == ImportFormat::Chatgpt {
+            super::chatgpt::conversation(v, index)
+        } else {
+            claude_ai(v, index)
+        }
+    };
+    let file = File::open(path).map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
+    let mut any = false;
+    stream::for_each(file, |pos, v| {
+        any = true;
+        f(read(&v, pos.index))
+    })?;
+    if !any
+        && let Some(v) = super::detect::single_object(path)?
+        && super::detect::classify(None, &v) == Some(format)
+    {
+        f(read(&v, 0))?;
+    }
+    Ok(())
+}
+
+/// A JSON string's text, trimmed; `None` when it is not a string or holds only blanks.
+pub(super) fn text_of(v: &Value) -> Option<String> {
     v.as_str()
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
-}
-
-/// ChatGPT: the `mapping` tree walked from `current_node` up to the root (the branch the person
-/// last saw), else every message by time; text parts of user and assistant messages only.
-fn chatgpt(v: &Value, index: usize) -> Conversation {
-    let id = ["conversation_id", "id"]
-        .iter()
-        .find_map(|k| v.get(*k).and_then(Value::as_str))
-        .map_or_else(|| format!("#{}", index + 1), str::to_owned);
-    let title = v
-        .get("title")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let empty = serde_json::Map::new();
-    let mapping = v
-        .get("mapping")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    let mut chain: Vec<&Value> = Vec::new();
-    let mut node = v.get("current_node").and_then(Value::as_str);
-    let mut guard = 0;
-    while let Some(n) = node.and_then(|id| mapping.get(id)) {
-        chain.push(n);
-        node = n.get("parent").and_then(Value::as_str);
-        guard += 1;
-        if guard > mapping.len() {
-            break; // a cycle: stop rather than loop
-        }
-    }
-    if chain.is_empty() {
-        chain = mapping.values().collect();
-        chain.sort_by(|a, b| {
-            let t = |n: &Value| n["message"]["create_time"].as_f64().unwrap_or(0.0);
-            t(b).total_cmp(&t(a))
-        });
-    }
-    chain.reverse();
-    let turns = chain
-        .into_iter()
-        .filter_map(|n| {
-            let m = n.get("message")?;
-            let user = match m["author"]["role"].as_str()? {
-                "user" => true,
-                "assistant" => false,
-                _ => return None,
-            };
-            let parts = m["content"]["parts"].as_array()?;
-            let text: Vec<String> = parts.iter().filter_map(text_of).collect();
-            (!text.is_empty()).then(|| (user, text.join("\n")))
-        })
-        .collect();
-    Conversation { id, title, turns }
 }
 
 /// Claude.ai: `chat_messages` with `sender` human / assistant and `text` (or text `content`).
@@ -205,14 +173,15 @@ fn skip_line(r: &mut impl BufRead) -> std::io::Result<()> {
     }
 }
 
-/// One transcript's turns: Claude Code lines (`message.content` a string or text blocks; tool
-/// results and meta lines left out) and Qwen Code lines (`message.parts[].text`, role `model`
-/// for the assistant). Lines that are not JSON (a torn last line) are skipped.
+/// One transcript's turns: Claude Code lines (`message.content` a string or text blocks; see
+/// [`line_turn`] for what is left out) and Qwen Code lines (`message.parts[].text`, role
+/// `model` for the assistant). Lines that are not JSON (a torn last line) are skipped.
 fn transcript(path: &Path) -> Result<Vec<(bool, String)>> {
     let f = File::open(path).map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
     let mut r = BufReader::new(f);
     let mut buf = Vec::new();
     let mut turns = Vec::new();
+    let mut seen = HashSet::new();
     loop {
         buf.clear();
         let cap = super::stream::MAX_ELEMENT_BYTES;
@@ -236,24 +205,55 @@ fn transcript(path: &Path) -> Result<Vec<(bool, String)>> {
         let Ok(v) = serde_json::from_slice::<Value>(&buf) else {
             continue;
         };
-        if v["isMeta"].as_bool() == Some(true) || v["isSidechain"].as_bool() == Some(true) {
+        // A resumed or compacted session repeats earlier lines, `uuid` and all: read once.
+        if let Some(id) = v["uuid"].as_str()
+            && !seen.insert(id.to_owned())
+        {
             continue;
         }
-        let m = &v["message"];
-        let role = m["role"].as_str().or_else(|| v["type"].as_str());
-        let user = match role {
-            Some("user") => true,
-            Some("assistant" | "model") => false,
-            _ => continue,
-        };
-        let text = text_of(&m["content"])
-            .or_else(|| blocks(&m["content"], "text"))
-            .or_else(|| blocks(&m["parts"], ""));
-        if let Some(t) = text {
-            turns.push((user, t));
-        }
+        turns.extend(line_turn(&v));
     }
     Ok(turns)
+}
+
+/// A transcript line as a turn, or `None` when it holds neither the person's words nor the
+/// assistant's reply: meta, sidechain and compaction-summary lines, tool calls and results,
+/// thinking, bookkeeping lines (`summary`, `system`…), and the notices Claude Code records as
+/// the user's (see [`from_person`]).
+fn line_turn(v: &Value) -> Option<(bool, String)> {
+    if ["isMeta", "isSidechain", "isCompactSummary"]
+        .iter()
+        .any(|k| v[*k].as_bool() == Some(true))
+    {
+        return None;
+    }
+    let m = &v["message"];
+    let user = match m["role"].as_str().or_else(|| v["type"].as_str())? {
+        "user" => true,
+        "assistant" | "model" => false,
+        _ => return None,
+    };
+    let text = text_of(&m["content"])
+        .or_else(|| blocks(&m["content"], "text"))
+        .or_else(|| blocks(&m["parts"], ""))?;
+    (!user || from_person(&text)).then_some((user, text))
+}
+
+/// Whether a user line's text is the person's own: Claude Code also records as the user's the
+/// `Caveat:` notice put before local commands' output, slash commands (`<command-name>`,
+/// `<command-message>`, `<command-args>`), their output (`<local-command-stdout>`,
+/// `<local-command-stderr>`) and the note left when a reply is interrupted.
+fn from_person(text: &str) -> bool {
+    const NOTICES: &[&str] = &[
+        "Caveat:",
+        "<command-name>",
+        "<command-message>",
+        "<command-args>",
+        "<local-command-stdout>",
+        "<local-command-stderr>",
+        "[Request interrupted by user",
+    ];
+    !NOTICES.iter().any(|n| text.starts_with(n))
 }
 
 /// The text of content blocks: those of `kind` (any with `text` when `kind` is empty).
@@ -272,24 +272,6 @@ fn blocks(v: &Value, kind: &str) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn chatgpt_follows_the_branch_last_seen() {
-        let v = json!({"id": "c1", "title": "Trip", "current_node": "c",
-        "mapping": {
-            "root": {"message": null, "parent": null},
-            "a": {"parent": "root", "message": {"author": {"role": "user"}, "content": {"parts": ["I live in Lisbon"]}}},
-            "b": {"parent": "a", "message": {"author": {"role": "assistant"}, "content": {"parts": ["Nice!"]}}},
-            "x": {"parent": "a", "message": {"author": {"role": "assistant"}, "content": {"parts": ["abandoned branch"]}}},
-            "c": {"parent": "b", "message": {"author": {"role": "system"}, "content": {"parts": ["sys"]}}}
-        }});
-        let c = chatgpt(&v, 0);
-        assert_eq!(c.id, "c1");
-        assert_eq!(
-            c.turns,
-            vec![(true, "I live in Lisbon".into()), (false, "Nice!".into())]
-        );
-    }
 
     #[test]
     fn claude_ai_and_transcript_lines() {

@@ -9,6 +9,7 @@
 //!   (basic-memory, Obsidian) → [`Note`]s.
 //! - [`plan`]: candidates → the topic files an import writes, with its [`ImportPreview`].
 
+mod chatgpt;
 pub mod conversations;
 pub mod cursor;
 pub mod detect;
@@ -168,6 +169,11 @@ pub struct RestoreChoice {
     pub other_tool: bool,
     /// Why it is not restored (when it is not), in a sentence.
     pub why_not: Option<String>,
+    /// The memory folder a restore writes it into (here now, or where it lived and will be
+    /// made again: another tool's project folder, an added folder), shown so the person
+    /// confirms each target; `None` when there is no place for it on this computer.
+    #[serde(default)]
+    pub target: Option<String>,
 }
 
 /// How many of a type an import writes.

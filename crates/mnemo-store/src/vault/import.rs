@@ -39,6 +39,52 @@ pub struct ImportBy<'a> {
 }
 
 impl Vault {
+    /// A restored workspace's MEMORY.md as the export holds it, so a whole-home restore gives
+    /// back every byte (another tool's index is its own words, not Mnemo's rendering). Written
+    /// into the import's change group, journaled, so undoing the import takes it back too; a
+    /// MEMORY.md already the same is left alone, one holding a secret is refused.
+    pub fn restore_index(
+        &self,
+        workspace: &str,
+        bytes: &[u8],
+        group: i64,
+        source: ChangeSource,
+    ) -> Result<bool> {
+        if crate::secrets::held(&String::from_utf8_lossy(bytes)).is_some() {
+            return Ok(false);
+        }
+        let ws = self.workspace(workspace)?;
+        let root = crate::rootdir::RootDir::open(&ws.memory_root)?;
+        let name = memory_md::FILE_NAME;
+        let old = match root.read_capped(name)? {
+            ReadOutcome::Bytes(b) => Some(b),
+            _ => None,
+        };
+        if old.as_deref() == Some(bytes) {
+            return Ok(false);
+        }
+        let journal = super::guard(&self.journal);
+        let id = journal.begin(
+            &ws.id,
+            name,
+            Origin {
+                source,
+                group: Some(group),
+            },
+            old.as_deref(),
+            old.as_deref().map(fsutil::hash).as_deref(),
+            Some(bytes),
+            Some(fsutil::hash(bytes)).as_deref(),
+            None,
+        )?;
+        if let Err(e) = root.write_atomic(name, bytes) {
+            journal.abort(id)?;
+            return Err(e);
+        }
+        journal.commit(id)?;
+        Ok(true)
+    }
+
     /// Where the markers of imports being written live: `<home>/imports/applying-<group>.lock`,
     /// each locked (an OS lock) by the process writing that group for as long as it writes.
     fn marker(&self, group: i64) -> std::path::PathBuf {

@@ -419,7 +419,7 @@ fn user_folders_and_project_bound_workspaces() {
     assert_eq!(a.id, b.id);
     assert_eq!(
         a.id,
-        mnemo_store::workspace::sanitize(&std::fs::canonicalize(&repo).unwrap().to_string_lossy())
+        mnemo_store::workspace::project_key(&std::fs::canonicalize(&repo).unwrap())
     );
     assert!(f.vault.workspaces().unwrap().iter().any(|w| w.id == a.id));
     assert_eq!(

@@ -38,10 +38,10 @@ const CONVERSATIONS = memoryPreview({ format: "chatgpt", format_label: "ChatGPT 
 // A whole-home export of four workspaces, in the export's (sorted) order: another tool's memory
 // here, Mnemo's own here and not here yet, and another tool's memory this home does not have.
 const HOME_EXPORT: Omit<RestoreChoice, "chosen" | "why_not">[] = [
-  { workspace: "claude-web", files: 4, exists: true, other_tool: true },
-  { workspace: "personal", files: 3, exists: true, other_tool: false },
-  { workspace: "team-x", files: 2, exists: false, other_tool: false },
-  { workspace: "qwen-elsewhere", files: 1, exists: false, other_tool: true },
+  { workspace: "claude-web", files: 4, exists: true, other_tool: true, target: "/home/u/.claude/projects/-web/memory" },
+  { workspace: "personal", files: 3, exists: true, other_tool: false, target: "/home/u/.local/share/mnemo/workspaces/personal/memory" },
+  { workspace: "team-x", files: 2, exists: false, other_tool: false, target: "/home/u/.local/share/mnemo/workspaces/team-x/memory" },
+  { workspace: "qwen-elsewhere", files: 1, exists: false, other_tool: true, target: null },
 ];
 const NOT_HERE = "qwen-elsewhere is not in this home (another tool's memory or an added folder elsewhere): add it here first, then import it with --workspace qwen-elsewhere";
 
@@ -270,7 +270,7 @@ describe("Import…", () => {
       "claude-web · 4 files · Another tool's memory — Claude Code or Qwen Code loads it into every session",
       "personal · 3 files",
       "team-x · 2 files · Mnemo, new here",
-      "qwen-elsewhere · 1 file · Another tool's memory — Claude Code or Qwen Code loads it into every session",
+      "qwen-elsewhere · 1 file · Another tool's memory or an added folder, with no place on this computer",
     ]);
     // Real checkboxes named by their labels, none ticked; the one this home lacks says why, and waits.
     const boxes = within(list).getAllByRole("checkbox") as HTMLInputElement[];
@@ -280,6 +280,13 @@ describe("Import…", () => {
     expect(within(entries[3]).getByTestId("restore-why").textContent).toBe(`${NOT_HERE[0].toUpperCase()}${NOT_HERE.slice(1)}.`);
     expect(boxes[3].getAttribute("aria-describedby")).toBe(within(entries[3]).getByTestId("restore-why").id);
     expect(within(list).queryByTestId("restore-warn")).toBeNull();
+    // Each target is shown before anything is ticked: the person confirms where it goes.
+    expect(entries.map((e) => within(e).queryByTestId("restore-target")?.textContent ?? null)).toEqual([
+      "Into /home/u/.claude/projects/-web/memory",
+      "Into /home/u/.local/share/mnemo/workspaces/personal/memory",
+      "Made at /home/u/.local/share/mnemo/workspaces/team-x/memory",
+      null,
+    ]);
 
     expect(screen.getByTestId("import-target").textContent).toBe("No workspace yet");
     expect(screen.getByTestId("import-blocked").textContent).toBe("Tick the workspaces to restore.");

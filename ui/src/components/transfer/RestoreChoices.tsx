@@ -24,7 +24,8 @@ export function RestoreChoices({ choices, ticked, disabled, onTick }: Props) {
     <fieldset className="transfer-choice restore-choices" data-testid="import-restore">
       <legend>Workspaces in this export</legend>
       <p className="muted import-hint">
-        Each ticked workspace goes back into the workspace of the same id here; Mnemo&apos;s own that this home lacks are created.
+        Each ticked workspace goes back into the folder shown under it: the workspace of the same id here, or — when this home
+        lacks it — made again (Mnemo&apos;s own under the home, another tool&apos;s project memory or an added folder where it lived).
       </p>
       <ul className="restore-list">
         {choices.map((r, i) => {
@@ -61,6 +62,11 @@ export function RestoreChoices({ choices, ticked, disabled, onTick }: Props) {
                   </>
                 )}
               </label>
+              {r.target && !impossible && (
+                <p className="muted restore-target" data-testid="restore-target">
+                  {r.exists ? "Into" : "Made at"} <code>{printable(r.target)}</code>
+                </p>
+              )}
               {why && (
                 <p className="muted restore-why" id={why} data-testid="restore-why">
                   {printable(asSentence(r.why_not ?? ""))}
