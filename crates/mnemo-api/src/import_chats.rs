@@ -251,6 +251,16 @@ struct Outcome {
 /// do the job).
 const FAILURES_IN_A_ROW: usize = 3;
 
+/// "1 conversation", "3 conversations".
+fn conversations(n: impl Into<u64>) -> String {
+    let n = n.into();
+    if n == 1 {
+        "1 conversation".to_owned()
+    } else {
+        format!("{} conversations", thousands(n))
+    }
+}
+
 /// How a run ended.
 enum End {
     Finished,
@@ -302,11 +312,27 @@ impl Job {
                     ),
                 )
             }
+            // The budget was spent on conversations the model failed on: that is the cause,
+            // said first (issue 37: it was only a log line).
+            End::Budget(spent) if !failed.is_empty() => {
+                let (name, why) = &failed[failed.len() - 1];
+                (
+                    TaskStatus::Failed,
+                    Some("budget"),
+                    format!(
+                        "stopped at the budget after {} (about {} tokens spent): the model failed on {} of them (last \"{name}\": {why}), and those tried used the budget too: {wrote}; check the model, then run the import again (with a bigger budget) to go on",
+                        conversations(learnt),
+                        thousands(*spent),
+                        failed.len()
+                    ),
+                )
+            }
             End::Budget(spent) => (
                 TaskStatus::Failed,
                 Some("budget"),
                 format!(
-                    "stopped at the budget after {learnt} conversations (about {} tokens spent): {wrote}; run the import again with a bigger budget to go on",
+                    "stopped at the budget after {} (about {} tokens spent): {wrote}; run the import again with a bigger budget to go on",
+                    conversations(learnt),
                     thousands(*spent)
                 ),
             ),

@@ -186,8 +186,14 @@ fn a_stale_preview_is_refused_and_every_format_imports() {
         ("claude-mem export", 2)
     );
     assert_eq!(run(&api, &src, None, None).status, TaskStatus::Completed);
-    let t = std::fs::read_to_string(root(&api, "personal").join("claude-mem-mnemo.md")).unwrap();
-    assert!(t.contains("type: project") && t.contains("Use SQLite for the index\nnot Postgres\nWe chose SQLite because it is embedded.\nFacts: bundled; WAL mode\nSource: claude-mem export 1, 2025-01-01"), "{t}");
+    // Issue 37: named from its project, described by what is inside, every field kept.
+    let t = std::fs::read_to_string(root(&api, "personal").join("mnemo.md")).unwrap();
+    assert!(
+        t.contains("name: Mnemo\n")
+            && t.contains("description: 2 observations about mnemo, imported from claude-mem on "),
+        "{t}"
+    );
+    assert!(t.contains("type: project") && t.contains("Use SQLite for the index\nnot Postgres\nWe chose SQLite because it is embedded.\nFacts: bundled; WAL mode\nSource: claude-mem export 1, 2025-01-01 · decision · project: mnemo"), "{t}");
 
     // Plain JSON and JSONL of {text, type?, created?}.
     let src = write(d.path(), "plain.json", br#"[{"text": "Prefers dark roast coffee", "type": "feedback", "created": "2024-02-03"}, {"text": "Works at Acme"}]"#);

@@ -297,3 +297,47 @@ async fn an_imported_conversation_and_its_file_name_pass_the_secret_gate() {
         }
     }
 }
+
+/// Issue 37: when the budget was spent on conversations the model failed on, the stop says so
+/// first — the cause is the model, not the budget alone (it was only a log line).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_spent_on_failures_says_the_model_failed() {
+    use mnemo_testkit::{FakeModel, Reply};
+    let (d, api) = api();
+    let fake = FakeModel::start().await;
+    common::configure(&api, &fake).await;
+    // The first conversation is learnt from; then the model refuses every request.
+    fake.push(Reply::SaveFirstUserLine);
+    fake.push(Reply::SaveFirstUserLine);
+    fake.set_fallback(Reply::Status(
+        400,
+        json!({"error": {"message": "context length exceeded"}}),
+    ));
+    let src = d.path().join("conversations.json");
+    std::fs::write(&src, claude_ai(6).to_string()).unwrap();
+    let src = src.to_string_lossy().into_owned();
+    let (a, s2) = (api.clone(), src.clone());
+    let est = common::blocking(move || a.import_preview(s2, None, None).unwrap())
+        .await
+        .conversations
+        .unwrap();
+    let per = est.tokens / 6;
+    let opts = ImportOptions {
+        budget_tokens: Some(per * 2 + per / 2),
+        ..ImportOptions::default()
+    };
+    let t = run_import(&api, &src, Some(opts)).await;
+    assert_eq!(t.reason.as_deref(), Some("budget"), "{t:?}");
+    let summary = t.result.as_ref().unwrap().summary.clone();
+    assert!(
+        summary.starts_with("stopped at the budget after 1 conversation ("),
+        "{summary}"
+    );
+    // Failed conversations cost less than learnt ones: two were tried before the budget.
+    assert!(
+        summary.contains("the model failed on 2 of them (last \"Chat 3\""),
+        "{summary}"
+    );
+    assert!(summary.contains("check the model"), "{summary}");
+    assert_eq!(t.error.as_deref(), Some(summary.as_str()));
+}

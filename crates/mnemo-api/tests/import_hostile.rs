@@ -189,8 +189,15 @@ fn an_export_s_workspace_list_cannot_send_a_restore_anywhere_but_where_that_id_l
     let mut entries: Vec<(String, &[u8])> = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         manifest.push(json!({"workspace": id, "path": "note.md", "zip_path": format!("w{i}/note.md"), "kind": "topic", "hash": h(note), "bytes": note.len()}).to_string());
-        let root = if id == &honest_id { &honest } else { &elsewhere };
-        listed.push(json!({"id": id, "kind": "folder", "label": "x", "root": root.display().to_string()}).to_string());
+        let root = if id == &honest_id {
+            &honest
+        } else {
+            &elsewhere
+        };
+        listed.push(
+            json!({"id": id, "kind": "folder", "label": "x", "root": root.display().to_string()})
+                .to_string(),
+        );
         entries.push((format!("w{i}/note.md"), note));
     }
     let manifest = manifest.join("\n");
@@ -204,7 +211,9 @@ fn an_export_s_workspace_list_cannot_send_a_restore_anywhere_but_where_that_id_l
         all_workspaces: true,
         ..ImportOptions::default()
     };
-    let p = api.import_preview(src.clone(), None, Some(every.clone())).unwrap();
+    let p = api
+        .import_preview(src.clone(), None, Some(every.clone()))
+        .unwrap();
     for c in &p.restore {
         if c.workspace == honest_id {
             assert!(c.chosen, "{c:?}");
@@ -220,5 +229,11 @@ fn an_export_s_workspace_list_cannot_send_a_restore_anywhere_but_where_that_id_l
     assert_eq!(t.status, TaskStatus::Completed, "{t:?}");
     assert!(honest.join("note.md").exists());
     assert!(!elsewhere.exists(), "nothing made where the list pointed");
-    assert!(!d.path().join("c/projects").join("..").join("note.md").exists());
+    assert!(
+        !d.path()
+            .join("c/projects")
+            .join("..")
+            .join("note.md")
+            .exists()
+    );
 }

@@ -168,8 +168,13 @@ pub fn import(
     let t = follow(api, &updates, &started.id, json)?;
     match t.status {
         TaskStatus::Completed => emit(json, &t, print_done),
+        // The code says why it stopped (issue 37: a budget stop read `error[io]`).
         _ => Err(Error::new(
-            ErrorCode::Io,
+            match t.reason.as_deref() {
+                Some("budget") => ErrorCode::BudgetSpent,
+                Some("cancelled") => ErrorCode::Conflict,
+                _ => ErrorCode::Io,
+            },
             format!(
                 "the import {}: {} (see `mnemo task {}`)",
                 t.status.as_str(),

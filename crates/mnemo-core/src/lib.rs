@@ -344,6 +344,9 @@ pub enum ErrorCode {
     /// Sync: the remote refused or is not a Mnemo memory repository (wrong URL, authentication
     /// refused, another history): fix the remote setting.
     RemoteRefused,
+    /// An import of conversations stopped at its token budget (what it learnt is kept): run it
+    /// again with a bigger budget to go on.
+    BudgetSpent,
 }
 
 impl ErrorCode {
@@ -380,6 +383,7 @@ impl ErrorCode {
             Self::InvalidPath => "invalid_path",
             Self::RemoteUnreachable => "remote_unreachable",
             Self::RemoteRefused => "remote_refused",
+            Self::BudgetSpent => "budget_spent",
         }
     }
 }

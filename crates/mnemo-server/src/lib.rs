@@ -116,6 +116,7 @@ fn status_of(code: ErrorCode) -> StatusCode {
             StatusCode::NOT_FOUND
         }
         ErrorCode::Conflict
+        | ErrorCode::BudgetSpent
         | ErrorCode::ModelNotConfigured
         | ErrorCode::ManagedMemoryUnavailable
         | ErrorCode::EmbeddingUnavailable => StatusCode::CONFLICT,

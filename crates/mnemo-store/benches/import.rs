@@ -84,8 +84,8 @@ fn write_source(dir: &Path, format: ImportFormat, n: usize) -> std::path::PathBu
     p
 }
 
-/// Read, plan and write one import; memories written and seconds taken.
-fn import(v: &Vault, src: &Path, format: ImportFormat) -> (u32, f64) {
+/// Read, plan and write one import; memories written, seconds taken and its change groups.
+fn import(v: &Vault, src: &Path, format: ImportFormat) -> (u32, f64, Vec<i64>) {
     let t = Instant::now();
     let opts = ImportOptions::default();
     let existing = v.import_existing("personal").unwrap();
@@ -110,7 +110,26 @@ fn import(v: &Vault, src: &Path, format: ImportFormat) -> (u32, f64) {
         )
         .unwrap();
     let n: u32 = written.iter().map(|w| w.memories).sum();
-    (n, t.elapsed().as_secs_f64())
+    (
+        n,
+        t.elapsed().as_secs_f64(),
+        written.iter().map(|w| w.group).collect(),
+    )
+}
+
+/// Every file and folder under `dir` (an undone import must leave none).
+fn entries(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |rd| {
+        rd.flatten()
+            .map(|e| {
+                1 + if e.path().is_dir() {
+                    entries(&e.path())
+                } else {
+                    0
+                }
+            })
+            .sum()
+    })
 }
 
 fn main() {
@@ -131,7 +150,7 @@ fn main() {
         let dir = tempfile::tempdir().unwrap();
         let src = write_source(dir.path(), format, n);
         let v = vault(dir.path());
-        let (written, secs) = import(&v, &src, format);
+        let (written, secs, groups) = import(&v, &src, format);
         assert_eq!(written as usize, n, "{format:?}");
         println!(
             "{:<22} {:>10} {:>10.2} {:>14.0}",
@@ -142,7 +161,7 @@ fn main() {
         );
         // Again: every memory is a duplicate, nothing written.
         let t = Instant::now();
-        let (again, _) = import(&v, &src, format);
+        let (again, _, _) = import(&v, &src, format);
         assert_eq!(again, 0);
         println!(
             "{:<22} {:>10} {:>10.2} {:>14}",
@@ -151,7 +170,42 @@ fn main() {
             t.elapsed().as_secs_f64(),
             "(all duplicates)"
         );
+        // Undone: every file taken back, and the folder left as the import found it (empty).
+        let t = Instant::now();
+        for g in groups {
+            v.undo_group(g, ChangeSource::Cli).unwrap();
+        }
+        let secs = t.elapsed().as_secs_f64();
+        let root = dir.path().join("home/workspaces/personal/memory");
+        println!(
+            "{:<22} {:>10} {:>10.2} {:>14.0}   ({} files or folders left)",
+            "  undone",
+            written,
+            secs,
+            f64::from(written) / secs,
+            entries(&root)
+        );
     }
+    // Baseline for the notes row: the file system alone — the same number of files written
+    // with plain `fs::write` into a fresh folder (no journal, no index, no flush). Creating
+    // inodes is most of a notes import's time (perf: ext4_create).
+    let dir = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    for i in 0..n {
+        let f = dir.path().join(format!("folder{}/note-{i}.md", i % 50));
+        if i < 50 {
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        }
+        std::fs::write(f, fact(i)).unwrap();
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "{:<22} {:>10} {:>10.2} {:>14.0}   (baseline: the file system alone, fs::write)",
+        "plain files",
+        n,
+        secs,
+        n as f64 / secs
+    );
     // Baseline: one create per memory.
     let base_n = if smoke { 100 } else { 1_000 };
     let dir = tempfile::tempdir().unwrap();

@@ -467,6 +467,12 @@ impl Folder {
         rustix::fs::unlinkat(&self.fd, name, rustix::fs::AtFlags::empty()).map_err(io_err)
     }
 
+    /// Remove the folder `name` here if it is empty (`false`: it holds something, or is not
+    /// there). Never follows a link: a link is not a folder to `rmdir`.
+    pub fn remove_empty_dir(&self, name: &str) -> bool {
+        rustix::fs::unlinkat(&self.fd, name, rustix::fs::AtFlags::REMOVEDIR).is_ok()
+    }
+
     /// Make renames and removals here durable (best effort, as `fsutil::sync_dir`).
     pub fn sync(&self) {
         let _ = rustix::fs::fsync(&self.fd);

@@ -11,6 +11,26 @@
 
 use unicode_normalization::UnicodeNormalization;
 
+/// Words that carry no topic (dropped from the lexical query, never highlighted): English
+/// function words; the words every memory of this kind holds ("user", "memory"); chat filler;
+/// the pieces an apostrophe leaves ("I'm" → "i", "m"). Issue 35: "which pet does the user own"
+/// ranked "Dog named Biscuit" 7th under memories that shared "user" and "the".
+pub const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at",
+    "be", "been", "before", "being", "both", "but", "by", "can", "could", "d", "did", "do", "does",
+    "doing", "don", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he",
+    "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just",
+    "ll", "m", "me", "more", "most", "my", "nor", "not", "of", "on", "once", "only", "or", "other",
+    "our", "re", "s", "same", "she", "should", "so", "some", "such", "t", "than", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "until", "up",
+    "ve", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
+    "why", "will", "with", "would", "you", "your", // What every memory here is about.
+    "user", "users", "memory", "memories",
+    // Chat filler: a greeting or an acknowledgement is not a topic.
+    "hi", "hello", "hey", "thanks", "thank", "ok", "okay", "yes", "no", "yeah", "please", "sure",
+    "cool", "great", "nice", "bye", "lol", "hmm",
+];
+
 /// NFKC + lowercase. Text already in NFKC (all ASCII text, most text of any script) skips the
 /// normalisation pass — it was the largest cost of indexing.
 #[must_use]

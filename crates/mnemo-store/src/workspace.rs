@@ -133,19 +133,27 @@ pub fn sanitize(s: &str) -> String {
         .collect()
 }
 
-/// The id of the Mnemo workspace bound to the repository at `root`: its path sanitized, without
-/// the leading `-` a path's `/` makes (`/home/ana/app` → `home-ana-app`), so `-w <id>` is never
-/// read as a flag (issue 37). A home bound before keeps its `-home-ana-app` (see
-/// [`Home::project_id`]).
+/// The id of the Mnemo workspace bound to the repository at `root`: `repo` and its path
+/// sanitized (`/home/ana/app` → `repo-home-ana-app`), so `-w <id>` is never read as a flag
+/// (issue 37). A home bound before keeps its `-home-ana-app` (see [`Home::project_id`]); both
+/// forms are told by [`bound_encoded`].
 #[must_use]
 pub fn project_key(root: &Path) -> String {
-    let id = sanitize(&root.to_string_lossy());
-    let trimmed = id.trim_start_matches('-');
-    if trimmed.is_empty() {
-        "project".to_owned()
-    } else {
-        trimmed.to_owned()
+    format!("{BOUND_PREFIX}{}", sanitize(&root.to_string_lossy()))
+}
+
+/// What begins the id of a workspace bound to a repository (before it, ids began with `-`).
+const BOUND_PREFIX: &str = "repo";
+
+/// The repository path, encoded as Claude Code encodes a project (`-home-ana-app`), of a Mnemo
+/// workspace bound to one — `repo-home-ana-app`, or an id made before issue 37 that is the
+/// encoded path itself; `None` for any other workspace.
+#[must_use]
+pub fn bound_encoded(id: &str) -> Option<&str> {
+    if id.starts_with('-') {
+        return Some(id);
     }
+    id.strip_prefix(BOUND_PREFIX).filter(|r| r.starts_with('-'))
 }
 
 impl Home {
@@ -390,7 +398,7 @@ impl Home {
         let mut repos: Vec<PathBuf> = Vec::new();
         for w in known {
             let repo = match w.kind {
-                WorkspaceKind::Mnemo if w.id != PERSONAL => project_name_cached(&w.id).1,
+                WorkspaceKind::Mnemo => bound_encoded(&w.id).and_then(|e| project_name_cached(e).1),
                 WorkspaceKind::Qwen => {
                     w.id.strip_prefix("qwen:")
                         .and_then(|name| project_name_cached(name).1)

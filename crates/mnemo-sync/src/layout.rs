@@ -87,9 +87,9 @@ pub fn key_of(
     match ws.kind {
         WorkspaceKind::Mnemo if ws.id == PERSONAL => Ok(format!("mnemo/{PERSONAL}")),
         WorkspaceKind::Mnemo => {
-            if ws.id.starts_with('-') {
-                // Bound to a repository (its id is the encoded path).
-                project("mnemo", &ws.id)
+            if let Some(encoded) = mnemo_store::workspace::bound_encoded(&ws.id) {
+                // Bound to a repository (its id holds the encoded path).
+                project("mnemo", encoded)
             } else {
                 Ok(format!("mnemo/{}", slug(&ws.id)))
             }

@@ -615,7 +615,12 @@ export type ErrorCode =
  *  Sync: the remote refused or is not a Mnemo memory repository (wrong URL, authentication
  *  refused, another history): fix the remote setting.
  */
-"remote_refused";
+"remote_refused" | 
+/**
+ *  An import of conversations stopped at its token budget (what it learnt is kept): run it
+ *  again with a bigger budget to go on.
+ */
+"budget_spent";
 
 /**  What an export wrote. */
 export type ExportResult = {

@@ -19,6 +19,7 @@ const LEAD: Partial<Record<string, string>> = {
   remote_unreachable: "The sync remote can't be reached right now. Your changes wait here and go out with the next sync.",
   remote_refused:
     "The sync remote refused Mnemo, or it isn't a memory repository Mnemo can use: check the address in Settings.",
+  budget_spent: "The import stopped at its token budget. What it learnt is kept; run it again with a bigger budget to go on.",
 };
 
 const NEXT: Partial<Record<string, NextStep>> = {

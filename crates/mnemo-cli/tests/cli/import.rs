@@ -595,9 +595,27 @@ fn a_whole_home_of_three_workspaces_comes_back_byte_for_byte_after_each_target_i
         .unwrap()
         .to_owned();
     add_to(&a, "personal", "user", "Tea", "Mint tea, no sugar.");
-    add_to(&a, "personal", "feedback", "Answers", "Short answers; 中文 is fine.");
-    add_to(&a, "claude:-home-ana-app", "project", "Build", "cargo build --workspace");
-    add_to(&a, &folder, "reference", "Dashboards", "Grafana at grafana.example/d/api.");
+    add_to(
+        &a,
+        "personal",
+        "feedback",
+        "Answers",
+        "Short answers; 中文 is fine.",
+    );
+    add_to(
+        &a,
+        "claude:-home-ana-app",
+        "project",
+        "Build",
+        "cargo build --workspace",
+    );
+    add_to(
+        &a,
+        &folder,
+        "reference",
+        "Dashboards",
+        "Grafana at grafana.example/d/api.",
+    );
     // Claude Code wrote one itself, CRLF and all.
     write(
         &claude_a.join("deploy_notes.md"),
@@ -622,20 +640,42 @@ fn a_whole_home_of_three_workspaces_comes_back_byte_for_byte_after_each_target_i
     let preview = b.json(&["import", &src, "--dry-run", "--all-workspaces"]);
     let restore = preview["restore"].as_array().unwrap();
     assert_eq!(restore.len(), 3, "{preview}");
-    let choice = |id: &str| restore.iter().find(|c| c["workspace"] == id).unwrap().clone();
+    let choice = |id: &str| {
+        restore
+            .iter()
+            .find(|c| c["workspace"] == id)
+            .unwrap()
+            .clone()
+    };
     assert_eq!(choice("personal")["chosen"], true);
     let app = choice("claude:-home-ana-app");
     assert_eq!(app["chosen"], false, "{app}");
     assert_eq!(app["exists"], false);
     assert_eq!(app["target"], claude_b.display().to_string(), "{app}");
-    assert!(app["why_not"].as_str().unwrap().contains("--restore claude:-home-ana-app"), "{app}");
+    assert!(
+        app["why_not"]
+            .as_str()
+            .unwrap()
+            .contains("--restore claude:-home-ana-app"),
+        "{app}"
+    );
     let f = choice(&folder);
     assert_eq!(f["chosen"], false, "{f}");
     assert_eq!(f["target"], notes.display().to_string(), "{f}");
-    let said = String::from_utf8_lossy(&b.run(&["import", &src, "--dry-run", "--all-workspaces"]).stdout).into_owned();
-    assert!(said.contains(&format!("→ {}", claude_b.display())), "{said}");
+    let said = String::from_utf8_lossy(
+        &b.run(&["import", &src, "--dry-run", "--all-workspaces"])
+            .stdout,
+    )
+    .into_owned();
+    assert!(
+        said.contains(&format!("→ {}", claude_b.display())),
+        "{said}"
+    );
     assert!(said.contains(&format!("→ {}", notes.display())), "{said}");
-    assert!(!claude_b.exists() && !notes.exists(), "a preview makes nothing");
+    assert!(
+        !claude_b.exists() && !notes.exists(),
+        "a preview makes nothing"
+    );
 
     // Confirmed, each by name: all three come back, byte for byte.
     let done = b.json(&[
@@ -679,7 +719,9 @@ fn a_memory_import_killed_midway_is_taken_back_by_the_next_process() {
     let e = Env::new();
     let notes = e.dir.path().join("garden");
     std::fs::create_dir_all(&notes).unwrap();
-    let n = 8000;
+    // Sixteen steps of 1,024 files: the import is paused (SIGSTOP) until its marker is older
+    // than 2 s, looked at by another process while it runs, then frozen again and killed.
+    let n = 16_000;
     for i in 0..n {
         std::fs::write(
             notes.join(format!("note-{i:04}.md")),
@@ -704,12 +746,41 @@ fn a_memory_import_killed_midway_is_taken_back_by_the_next_process() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    // Another process opening the home meanwhile leaves the running import alone.
+    let pid = child.id().to_string();
+    let signal = |sig: &str| {
+        let ok = std::process::Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .unwrap();
+        assert!(ok.success(), "kill {sig}");
+    };
+    // Another process opening the home meanwhile leaves the live import alone (its marker is
+    // older than 2 s, but its lock is held by a process that is there).
+    signal("-STOP");
     std::thread::sleep(Duration::from_millis(2100));
-    let mid = count_md(&target);
+    let before_status = count_md(&target);
+    signal("-CONT");
     e.json(&["status"]);
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(count_md(&target) > mid, "the running import went on");
+    signal("-STOP");
+    let mid = count_md(&target);
+    assert!(
+        mid >= before_status,
+        "nothing of the live import taken back"
+    );
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "still importing after the other process looked"
+    );
+    signal("-CONT");
+    let went_on = Instant::now();
+    while count_md(&target) <= mid {
+        assert!(
+            went_on.elapsed() < Duration::from_secs(120),
+            "the import did not go on"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    signal("-STOP");
     assert!(
         child.try_wait().unwrap().is_none(),
         "still importing when killed"
@@ -731,4 +802,43 @@ fn a_memory_import_killed_midway_is_taken_back_by_the_next_process() {
     let t = e.json(&["import", notes.to_str().unwrap()]);
     assert_eq!(t["status"], "completed", "{t}");
     assert_eq!(count_md(&target), n);
+}
+
+/// Issue 37: an import stopped at its budget says so in its code (`budget_spent`, not `io`) and
+/// its message says the model failed when that is what spent it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_stop_is_named_for_what_it_is() {
+    let e = Env::new();
+    let fake = FakeModel::start().await;
+    // The first conversation is learnt from; then the model refuses every request.
+    fake.push(Reply::SaveFirstUserLine);
+    fake.push(Reply::SaveFirstUserLine);
+    fake.set_fallback(Reply::Status(
+        400,
+        json!({"error": {"message": "context length exceeded"}}),
+    ));
+    let convs: Vec<Value> = (1..=6).map(|k| chatgpt_conversation(k, "")).collect();
+    let src = e.dir.path().join("conversations.json");
+    std::fs::write(&src, serde_json::to_vec(&convs).unwrap()).unwrap();
+    let src = src.to_string_lossy().into_owned();
+    // A budget for about two and a half conversations.
+    let mut c = e.cmd();
+    c.env("MNEMO_LLM_BASE_URL", fake.base_url())
+        .env("MNEMO_LLM_MODEL", "fake-main");
+    let p = e.json_of(c, &["import", &src, "--dry-run"]);
+    let per = p["conversations"]["tokens"].as_u64().unwrap() / 6;
+    let budget = per * 2 + per / 2;
+    let out = e
+        .cmd()
+        .env("MNEMO_LLM_BASE_URL", fake.base_url())
+        .env("MNEMO_LLM_MODEL", "fake-main")
+        .args(["--json", "import", &src, "--budget", &budget.to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "budget_spent", "{v}");
+    let said = v["error"]["message"].as_str().unwrap();
+    assert!(said.contains("the model failed on"), "{said}");
+    assert!(said.contains("context length exceeded"), "{said}");
 }

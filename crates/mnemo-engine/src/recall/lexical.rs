@@ -13,7 +13,7 @@ use mnemo_core::Result;
 use mnemo_store::Vault;
 use mnemo_store::doc::DocKind;
 use mnemo_store::index::Hit;
-use mnemo_store::tokenize;
+use mnemo_store::tokenize::{self, STOP_WORDS};
 
 use super::finish::{Pick, finish};
 use super::hybrid::{candidates_for, fuse, normalise_lexical};
@@ -23,26 +23,6 @@ use super::{MAX_SELECTED, QueryVector, RecallRequest, RecallResult, Strategy};
 const POOL: usize = 50;
 /// A query naming a memory's type adds this share of the best score.
 const TYPE_BONUS: f64 = 0.05;
-
-/// Words that carry no topic (dropped from the lexical query, never highlighted): English
-/// function words; the words every memory of this kind holds ("user", "memory"); chat filler;
-/// the pieces an apostrophe leaves ("I'm" → "i", "m"). Issue 35: "which pet does the user own"
-/// ranked "Dog named Biscuit" 7th under memories that shared "user" and "the".
-const STOP_WORDS: &[&str] = &[
-    "a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at",
-    "be", "been", "before", "being", "both", "but", "by", "can", "could", "d", "did", "do", "does",
-    "doing", "don", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he",
-    "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just",
-    "ll", "m", "me", "more", "most", "my", "nor", "not", "of", "on", "once", "only", "or", "other",
-    "our", "re", "s", "same", "she", "should", "so", "some", "such", "t", "than", "that", "the",
-    "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "until", "up",
-    "ve", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
-    "why", "will", "with", "would", "you", "your", // What every memory here is about.
-    "user", "users", "memory", "memories",
-    // Chat filler: a greeting or an acknowledgement is not a topic.
-    "hi", "hello", "hey", "thanks", "thank", "ok", "okay", "yes", "no", "yeah", "please", "sure",
-    "cool", "great", "nice", "bye", "lol", "hmm",
-];
 
 /// Particles that split a CJK query into words: no character pair holding one is searched
 /// ("们的", "の名").

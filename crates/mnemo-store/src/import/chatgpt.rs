@@ -148,34 +148,15 @@ fn part_text(p: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
-
     use serde_json::json;
 
     use super::*;
     use crate::import::ImportFormat;
-    use crate::import::conversations::for_each;
-    use crate::import::stream::Next;
+    use crate::import::testing::turns;
 
-    fn fixture(name: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/import")
-            .join(name)
-    }
-
-    /// Every conversation of a fixture, as the importer reads it.
+    /// Every conversation of a ChatGPT fixture, as the importer reads it.
     fn read(name: &str) -> Vec<Conversation> {
-        let mut out = Vec::new();
-        for_each(&fixture(name), ImportFormat::Chatgpt, |c| {
-            out.push(c);
-            Ok(Next::More)
-        })
-        .unwrap();
-        out
-    }
-
-    fn turns(list: &[(bool, &str)]) -> Vec<(bool, String)> {
-        list.iter().map(|(u, t)| (*u, (*t).to_owned())).collect()
+        crate::import::testing::read(name, ImportFormat::Chatgpt)
     }
 
     #[test]
@@ -190,7 +171,10 @@ mod tests {
         }});
         let c = conversation(&v, 0);
         assert_eq!(c.id, "c1");
-        assert_eq!(c.turns, turns(&[(true, "I live in Lisbon"), (false, "Nice!")]));
+        assert_eq!(
+            c.turns,
+            turns(&[(true, "I live in Lisbon"), (false, "Nice!")])
+        );
     }
 
     #[test]
@@ -221,10 +205,7 @@ mod tests {
         assert_eq!(
             all[1].turns,
             turns(&[
-                (
-                    true,
-                    "Which houseplants survive a dark north-facing room?"
-                ),
+                (true, "Which houseplants survive a dark north-facing room?"),
                 (
                     false,
                     "A ZZ plant, a snake plant or a cast-iron plant will all cope with low light."

@@ -80,7 +80,8 @@ fn export(
             claude_ai(v, index)
         }
     };
-    let file = File::open(path).map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
+    let file =
+        File::open(path).map_err(|e| Error::io(format!("reading {}", path.display()), &e))?;
     let mut any = false;
     stream::for_each(file, |pos, v| {
         any = true;
@@ -271,7 +272,100 @@ fn blocks(v: &Value, kind: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::import::testing::{read, turns};
     use serde_json::json;
+
+    #[test]
+    fn a_file_holding_one_claude_ai_conversation_is_read_as_that_one() {
+        for name in ["claude_ai_single.json", "claude_ai_single_line.json"] {
+            let all = read(name, ImportFormat::ClaudeAi);
+            assert_eq!(all.len(), 1, "{name}");
+            assert_eq!(all[0].id, "2d8f4b1e-7a3c-4e59-b6d0-9c1e5a7f3b82", "{name}");
+            assert_eq!(all[0].name(), "Sourdough starter schedule", "{name}");
+            assert_eq!(
+                all[0].turns,
+                turns(&[
+                    (
+                        true,
+                        "I feed my starter at 8am. When should I mix the dough if I want to bake on Saturday evening?"
+                    ),
+                    (
+                        false,
+                        "Mix the dough on Saturday around 1pm, once the starter has peaked, and bake after a four-hour rise."
+                    ),
+                    (true, "My kitchen is cold, about 17 degrees."),
+                    (
+                        false,
+                        "Then give it six hours instead, or proof it in the oven with only the light on."
+                    ),
+                ]),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_transcript_opening_with_many_summaries_is_read_whole() {
+        let all = read(
+            "claude_code_summaries_first.jsonl",
+            ImportFormat::Transcripts,
+        );
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].id, "claude_code_summaries_first.jsonl");
+        assert_eq!(
+            all[0].turns,
+            turns(&[
+                (
+                    true,
+                    "Our release notes live in docs/CHANGES.md, please keep them in British English."
+                ),
+                (
+                    false,
+                    "Understood: I'll write release notes in docs/CHANGES.md in British English."
+                ),
+                (true, "And we tag releases as vYYYY.MM, not semver."),
+                (false, "Got it, calendar versions such as v2025.08."),
+            ])
+        );
+    }
+
+    #[test]
+    fn transcript_lines_that_are_not_the_persons_words_are_left_out() {
+        let all = read("claude_code_noise.jsonl", ImportFormat::Transcripts);
+        assert_eq!(
+            all[0].turns,
+            turns(&[
+                (
+                    true,
+                    "The integration tests fail on CI but pass locally. Can you find out why?"
+                ),
+                (false, "Let me look at the CI workflow first."),
+                (
+                    false,
+                    "CI runs in UTC while your machine is on Europe/Lisbon time, and tests/dates.rs reads the local date."
+                ),
+                (true, "Then make that test use a fixed timezone."),
+                (
+                    false,
+                    "I pinned tests/dates.rs to UTC with a fixed clock, so it passes anywhere."
+                ),
+            ])
+        );
+    }
+
+    #[test]
+    fn repeated_transcript_lines_are_read_once() {
+        let all = read("claude_code_resumed.jsonl", ImportFormat::Transcripts);
+        assert_eq!(
+            all[0].turns,
+            turns(&[
+                (true, "Use pnpm in this repo, never npm."),
+                (false, "Noted, I'll use pnpm for installs and scripts here."),
+                (true, "And Node 22 is the minimum we support."),
+                (false, "Understood: Node 22 or newer."),
+            ])
+        );
+    }
 
     #[test]
     fn claude_ai_and_transcript_lines() {

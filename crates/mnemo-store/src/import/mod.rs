@@ -13,10 +13,17 @@ mod chatgpt;
 pub mod conversations;
 pub mod cursor;
 pub mod detect;
+pub mod facts;
+#[cfg(test)]
+mod facts_fixtures;
 pub mod memories;
+pub mod naming;
 pub mod notes;
 pub mod plan;
+mod prose;
 pub mod stream;
+#[cfg(test)]
+mod testing;
 
 use std::path::{Path, PathBuf};
 
@@ -172,7 +179,6 @@ pub struct RestoreChoice {
     /// The memory folder a restore writes it into (here now, or where it lived and will be
     /// made again: another tool's project folder, an added folder), shown so the person
     /// confirms each target; `None` when there is no place for it on this computer.
-    #[serde(default)]
     pub target: Option<String>,
 }
 

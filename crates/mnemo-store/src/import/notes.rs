@@ -6,6 +6,7 @@ use mnemo_core::MemoryType;
 
 use super::memories::{MAX_NOTE, Note};
 use super::plan::{Existing, ImportPlan, PlannedFile, slug};
+use super::prose;
 use super::{ImportFormat, ImportOptions, ImportPreview, SkipKind};
 use crate::format::TopicFile;
 use crate::{doc, fsutil, secrets};
@@ -100,14 +101,6 @@ fn fields_as_body(m: &serde_yaml_ng::Mapping) -> Option<String> {
     (!lines.is_empty()).then(|| lines.join("\n") + "\n")
 }
 
-/// The first line of prose of a body (no heading, no list dash), cut to 150 characters.
-fn first_prose(body: &str) -> Option<String> {
-    body.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("---"))
-        .map(|l| l.trim_start_matches("- ").chars().take(150).collect())
-}
-
 /// Every folder given a type (`--folder-type DIR=TYPE`, the app's folder choices) must hold
 /// some of the notes, spelt as on disk: a misspelt or differently-cased folder would otherwise
 /// be ignored without a word and its notes typed by the default (issue 37).
@@ -153,8 +146,9 @@ pub fn check_folder_types(notes: &[Note], options: &ImportOptions) -> mnemo_core
 }
 
 /// Plan a folder of notes: each note one topic file under `<folder>/`, its frontmatter mapped
-/// (`title` → name; `description` / `summary` / the first line of prose → description; a
-/// valid `type`, else the folder's chosen type, else the default) and every other key kept.
+/// (`title`, else the first `# heading` → name; `description` / `summary`, else the first
+/// sentence of prose → description; a valid `type`, else the folder's chosen type, else the
+/// default) and every other key kept.
 #[must_use]
 pub fn plan_notes(
     notes: Vec<Note>,
@@ -222,10 +216,14 @@ pub fn plan_notes(
                 .unwrap_or(&note.rel)
                 .trim_end_matches(".md")
                 .to_owned();
+            // Its title, else its first `# heading` (what its author called it), else its
+            // file's name.
             let name = fields
                 .get("title")
                 .or_else(|| fields.get("name"))
+                .filter(|n| !n.trim().is_empty())
                 .cloned()
+                .or_else(|| prose::first_heading(file.body()))
                 .unwrap_or(stem);
             let mapping = note_mapping(text);
             if file.body().trim().is_empty()
@@ -233,11 +231,12 @@ pub fn plan_notes(
             {
                 file.set_body(&body);
             }
-            let body_prose = first_prose(file.body());
+            let body_prose = prose::first_sentence(file.body());
             let description = fields
                 .get("description")
                 .or_else(|| fields.get("summary"))
-                .cloned()
+                .and_then(|d| prose::meaningful(d))
+                .map(str::to_owned)
                 .or(body_prose)
                 .unwrap_or_else(|| name.clone());
             let t = fields
@@ -320,6 +319,68 @@ pub fn plan_notes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_note_is_named_by_its_heading_and_described_by_its_first_real_sentence() {
+        // Descriptions were `![[Books.base#Author]]`, `-` or a sentence cut at a line's end;
+        // a note without a title was named after its file.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/import-facts/notes");
+        let notes = super::super::memories::notes(&root).unwrap();
+        let plan = plan_notes(
+            notes,
+            "Vault",
+            &ImportOptions::default(),
+            &Existing::default(),
+        );
+        let got: Vec<(String, String, String)> = plan
+            .files
+            .iter()
+            .map(|f| {
+                let file = TopicFile::parse(std::str::from_utf8(&f.bytes).unwrap());
+                (
+                    f.path.clone(),
+                    file.fields.name.unwrap_or_default(),
+                    file.fields.description.unwrap_or_default(),
+                )
+            })
+            .collect();
+        let want = [
+            (
+                "vault/Books/Left Hand.md",
+                "The Left Hand of Darkness",
+                "An envoy from a league of worlds spends two winters on a planet whose people \
+                 have no fixed sex.",
+            ),
+            (
+                "vault/Garden/compost.md",
+                "Compost heap",
+                "Turn the heap every two weeks and keep it as damp as a wrung-out sponge; add dry \
+                 leaves when it starts to smell.",
+            ),
+            (
+                "vault/Reading list.md",
+                "Reading list",
+                "The Lathe of Heaven",
+            ),
+            (
+                "vault/inbox.md",
+                "inbox",
+                "Call the plumber about the dripping kitchen tap before Friday.",
+            ),
+        ];
+        let want: Vec<(String, String, String)> = want
+            .iter()
+            .map(|(p, n, d)| ((*p).to_owned(), (*n).to_owned(), (*d).to_owned()))
+            .collect();
+        assert_eq!(got, want);
+        // The note's own keys are kept.
+        let book = String::from_utf8(plan.files[0].bytes.clone()).unwrap();
+        assert!(
+            book.contains("author: \"[[Ursula K. Le Guin]]\"") && book.contains("year: 1969"),
+            "{book}"
+        );
+    }
 
     #[test]
     fn frontmatter_only_notes_keep_their_fields_and_a_foreign_type_is_kept_as_source_type() {
@@ -457,7 +518,7 @@ mod tests {
         let a = String::from_utf8(plan.files[1].bytes.clone()).unwrap();
         assert_eq!(plan.files[1].path, "my-vault/b.md");
         assert!(
-            a.contains("name: b")
+            a.contains("name: Heading")
                 && a.contains("description: Plain note text.")
                 && a.contains("type: user"),
             "{a}"

@@ -1,16 +1,16 @@
 //! Planning an import (pure): candidate facts and notes → the topic files it writes, and its
 //! preview — counts by type, duplicates, secrets refused, reasons, samples. Applying a plan
-//! writes exactly its files (`vault/import.rs`).
+//! writes exactly its files (`vault/import.rs`). Facts are planned by [`FactPlanner`]
+//! (`facts.rs`), notes by `notes.rs`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use mnemo_core::MemoryType;
 
-use super::memories::Candidate;
-use super::{ImportFormat, ImportOptions, ImportPreview, Sample, SkipKind, TypeCount};
+pub use super::facts::FactPlanner;
+use super::{ImportPreview, Sample, TypeCount};
 use crate::format::{self, TopicFile};
-use crate::{fsutil, secrets};
+use crate::fsutil;
 
 /// Entries per imported topic file (a bigger import spreads over `-2`, `-3`… files).
 pub const ENTRIES_PER_FILE: usize = 100;
@@ -24,8 +24,6 @@ pub const SAMPLES: usize = 10;
 /// a source bigger than that is refused at the item where the budget ran out, so a preview
 /// never grows with the source (a 500 MB array of facts is refused in a few tens of MB).
 pub const MAX_PLANNED_BYTES: usize = 64 << 20;
-/// What one held string costs beyond its bytes (map slots, allocation), counted in the budget.
-const HELD_OVERHEAD: usize = 64;
 
 /// What the workspace holds already (for de-duplication).
 #[derive(Debug, Clone, Default)]
@@ -38,6 +36,13 @@ pub struct Existing {
     pub hashes: HashSet<String>,
     /// Forgotten summaries' keys ([`crate::journal::forgotten_key`]).
     pub forgotten: BTreeSet<String>,
+    /// Hashes of every entry's whole-text key ([`entry_key`]): what a claude-mem observation is
+    /// compared by, its title alone being shared by different observations.
+    pub texts: HashSet<String>,
+    /// Every topic file's `name`, case-folded: an import names no file the same.
+    pub names: HashSet<String>,
+    /// Every topic file's `description`, case-folded: an import describes no file the same.
+    pub descriptions: HashSet<String>,
 }
 
 impl Existing {
@@ -47,11 +52,35 @@ impl Existing {
         self.hashes.insert(h.clone());
         self.files.insert(path.to_owned(), h);
         if let Ok(text) = std::str::from_utf8(bytes) {
-            for e in TopicFile::parse(text).entries() {
+            let file = TopicFile::parse(text);
+            if let Some(n) = &file.fields.name {
+                self.names.insert(n.trim().to_lowercase());
+            }
+            if let Some(d) = &file.fields.description {
+                self.descriptions.insert(d.trim().to_lowercase());
+            }
+            for e in file.entries() {
                 self.keys.insert(format::summary_key(&e.summary));
+                let whole = entry_key(e.text.lines());
+                self.texts.insert(fsutil::hash(whole.as_bytes()));
             }
         }
     }
+}
+
+/// The key an entry is compared by when all its text counts (claude-mem): its lines but the
+/// `Source:` line an import adds under them (its id and date differ between two exports of the
+/// same observation), folded as [`format::summary_key`] folds a summary.
+#[must_use]
+pub fn entry_key<'a>(lines: impl IntoIterator<Item = &'a str>) -> String {
+    let kept: Vec<&str> = lines
+        .into_iter()
+        .map(str::trim)
+        .enumerate()
+        .filter(|(i, l)| *i == 0 || !l.starts_with("Source:"))
+        .map(|(_, l)| l)
+        .collect();
+    format::summary_key(&kept.join("\n"))
 }
 
 /// One file an import writes.
@@ -130,7 +159,8 @@ impl ImportPlan {
     }
 }
 
-fn short(s: &str) -> String {
+/// A text's first line, at most 200 characters (for samples and reasons).
+pub(super) fn short(s: &str) -> String {
     let line = s.lines().next().unwrap_or_default().trim();
     if line.chars().count() > 200 {
         let mut t: String = line.chars().take(199).collect();
@@ -158,372 +188,4 @@ pub fn slug(s: &str) -> String {
         .take(48)
         .collect::<String>();
     out.trim_end_matches('-').to_owned()
-}
-
-/// A date as a day (`YYYY-MM-DD`), or why it is not kept.
-fn day_of(raw: &str, now: DateTime<Utc>) -> Result<String, String> {
-    let t = raw.trim();
-    let parsed = DateTime::parse_from_rfc3339(t)
-        .map(|d| d.with_timezone(&Utc))
-        .ok()
-        .or_else(|| {
-            [
-                "%Y-%m-%dT%H:%M:%S%.f",
-                "%Y-%m-%d %H:%M:%S%.f",
-                "%Y-%m-%dT%H:%M:%S",
-                "%Y-%m-%d %H:%M:%S",
-            ]
-            .iter()
-            .find_map(|f| NaiveDateTime::parse_from_str(t, f).ok())
-            .map(|d| d.and_utc())
-        })
-        .or_else(|| {
-            NaiveDate::parse_from_str(t, "%Y-%m-%d")
-                .ok()
-                .and_then(|d| d.and_hms_opt(0, 0, 0))
-                .map(|d| d.and_utc())
-        });
-    match parsed {
-        None => Err(format!(
-            "its date \"{}\" is not a date Mnemo reads: imported without it",
-            short(t)
-        )),
-        Some(d) if d > now + chrono::Duration::days(1) => Err(format!(
-            "its date {} is in the future: imported without it",
-            d.format("%Y-%m-%d")
-        )),
-        Some(d) => Ok(d.format("%Y-%m-%d").to_string()),
-    }
-}
-
-/// Plans facts (mem0, claude-mem, JSON): one entry each, grouped by type and topic into topic
-/// files named after the source, de-duplicated against the workspace and within the import.
-pub struct FactPlanner<'a> {
-    format: ImportFormat,
-    options: &'a ImportOptions,
-    existing: &'a Existing,
-    now: DateTime<Utc>,
-    ids: HashMap<String, String>,
-    keys: HashMap<String, String>,
-    groups: BTreeMap<(MemoryType, String), Vec<String>>,
-    preview: ImportPreview,
-    /// Bytes held so far (see [`MAX_PLANNED_BYTES`]).
-    held: usize,
-}
-
-impl<'a> FactPlanner<'a> {
-    /// A planner for one import.
-    #[must_use]
-    pub fn new(
-        format: ImportFormat,
-        options: &'a ImportOptions,
-        existing: &'a Existing,
-        now: DateTime<Utc>,
-    ) -> Self {
-        Self {
-            format,
-            options,
-            existing,
-            now,
-            ids: HashMap::new(),
-            keys: HashMap::new(),
-            groups: BTreeMap::new(),
-            held: 0,
-            preview: ImportPreview {
-                format: Some(format),
-                format_label: format.label().to_owned(),
-                ..ImportPreview::default()
-            },
-        }
-    }
-
-    /// Take one candidate: planned, or skipped with its reason. `too_large` when the plan would
-    /// hold more than [`MAX_PLANNED_BYTES`]: the import is refused there, naming the item.
-    pub fn add(&mut self, c: &Candidate) -> mnemo_core::Result<()> {
-        self.take(c);
-        if self.held > MAX_PLANNED_BYTES {
-            return Err(mnemo_core::Error::new(
-                mnemo_core::ErrorCode::TooLarge,
-                format!(
-                    "{}: this import would plan more than {} MiB of memories, more than Mnemo \
-                     takes in one import — split the source into smaller files and import each",
-                    c.item,
-                    MAX_PLANNED_BYTES >> 20
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    fn take(&mut self, c: &Candidate) {
-        self.preview.items += 1;
-        let item = c.item.clone();
-        let mut lines: Vec<String> = c
-            .text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .map(str::to_owned)
-            .collect();
-        if lines.is_empty() {
-            self.preview.skip(SkipKind::Other, item, "it has no text");
-            return;
-        }
-        for l in &c.lines {
-            let flat = l.split_whitespace().collect::<Vec<_>>().join(" ");
-            if !flat.is_empty() {
-                lines.push(flat);
-            }
-        }
-        let entry_bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
-        if entry_bytes > MAX_ENTRY {
-            self.preview.skip(
-                SkipKind::Other,
-                item,
-                "it is longer than 256 KiB, more than one memory should hold: split it first",
-            );
-            return;
-        }
-        // Everything of it that reaches the disk: its text, its id (in the `Source:` line) and
-        // its topic (in a file name).
-        let probe = format!(
-            "{}\n{}\n{}",
-            lines.join("\n"),
-            c.id.as_deref().unwrap_or_default(),
-            c.topic.as_deref().unwrap_or_default()
-        );
-        if let Some(what) = secrets::held(&probe) {
-            self.preview.skip(
-                SkipKind::Secret,
-                item,
-                format!("it holds a secret ({what}): Mnemo never stores one"),
-            );
-            return;
-        }
-        if let Some(id) = &c.id {
-            if let Some(first) = self.ids.get(id) {
-                let reason = format!("its id {id} appears twice (first at {first}): kept once");
-                self.preview.skip(SkipKind::Duplicate, item, reason);
-                return;
-            }
-            self.held += id.len() + item.len() + HELD_OVERHEAD;
-            self.ids.insert(id.clone(), item.clone());
-        }
-        let key = format::summary_key(&lines[0]);
-        if self.existing.keys.contains(&key) {
-            self.preview
-                .skip(SkipKind::Duplicate, item, "this workspace already holds it");
-            return;
-        }
-        // Held by its hash: the plan keeps the entry once, not its text twice.
-        let key_hash = fsutil::hash(key.as_bytes());
-        if let Some(first) = self.keys.get(&key_hash) {
-            let reason = format!("the same as {first}");
-            self.preview.skip(SkipKind::Duplicate, item, reason);
-            return;
-        }
-        if self
-            .existing
-            .forgotten
-            .contains(&crate::journal::forgotten_key(&lines[0]))
-        {
-            self.preview.skip(
-                SkipKind::Other,
-                item,
-                "you asked Mnemo to forget this: add it by hand to bring it back",
-            );
-            return;
-        }
-        self.held += key_hash.len() + item.len() + HELD_OVERHEAD;
-        self.keys.insert(key_hash, item.clone());
-        let memory_type = match c.type_raw.as_deref() {
-            Some(raw) => match raw.parse::<MemoryType>() {
-                Ok(t) => t,
-                Err(_) => {
-                    let t = c.inferred.unwrap_or_else(|| self.options.default_type());
-                    let reason = format!(
-                        "its type \"{}\" is not one of user, feedback, project, reference: imported as {t}",
-                        short(raw)
-                    );
-                    self.preview.skip(SkipKind::Note, item.clone(), reason);
-                    t
-                }
-            },
-            None => c.inferred.unwrap_or_else(|| self.options.default_type()),
-        };
-        let day = match c.created.as_deref().map(|d| day_of(d, self.now)) {
-            Some(Ok(d)) => Some(d),
-            Some(Err(why)) => {
-                self.preview.skip(SkipKind::Note, item, why);
-                None
-            }
-            None => None,
-        };
-        let mut source = format!("Source: {}", self.format.label());
-        if let Some(id) = &c.id {
-            source.push_str(&format!(" {}", short(id)));
-        }
-        if let Some(d) = day {
-            source.push_str(&format!(", {d}"));
-        }
-        lines.push(source);
-        let topic = c.topic.as_deref().map(slug).unwrap_or_default();
-        self.held += lines.iter().map(|l| l.len() + 1).sum::<usize>() + HELD_OVERHEAD;
-        self.groups
-            .entry((memory_type, topic))
-            .or_default()
-            .push(lines.join("\n"));
-    }
-
-    /// The plan: topic files of at most [`ENTRIES_PER_FILE`] entries / [`BYTES_PER_FILE`]
-    /// bytes, at paths free in the workspace.
-    #[must_use]
-    pub fn finish(self) -> ImportPlan {
-        let mut plan = ImportPlan {
-            files: Vec::new(),
-            preview: self.preview,
-        };
-        let mut taken: HashSet<String> = self.existing.files.keys().cloned().collect();
-        let src = self.format.slug();
-        for ((t, topic), entries) in self.groups {
-            let base = if topic.is_empty() {
-                format!("{src}-{t}")
-            } else {
-                format!("{src}-{topic}")
-            };
-            let mut chunks: Vec<Vec<String>> = vec![Vec::new()];
-            let mut size = 0;
-            for e in entries {
-                let last = chunks.last_mut().expect("one chunk");
-                if !last.is_empty()
-                    && (last.len() >= ENTRIES_PER_FILE || size + e.len() > BYTES_PER_FILE)
-                {
-                    chunks.push(Vec::new());
-                    size = 0;
-                }
-                size += e.len() + 2;
-                chunks.last_mut().expect("one chunk").push(e);
-            }
-            for chunk in chunks {
-                let mut n = 1;
-                let path = loop {
-                    let p = if n == 1 {
-                        format!("{base}.md")
-                    } else {
-                        format!("{base}-{n}.md")
-                    };
-                    if !taken.contains(&p) {
-                        break p;
-                    }
-                    n += 1;
-                };
-                taken.insert(path.clone());
-                let label = if topic.is_empty() {
-                    t.to_string()
-                } else {
-                    topic.replace('-', " ")
-                };
-                let name = format!("{label} ({})", self.format.label());
-                let description = format!("{t} memories imported from a {}", self.format.label());
-                let body = chunk.join("\n\n");
-                let Ok(file) = TopicFile::new(&name, &description, t, &body) else {
-                    continue;
-                };
-                plan.files.push(PlannedFile {
-                    workspace: None,
-                    path,
-                    bytes: file.render().into_bytes(),
-                    memories: u32::try_from(chunk.len()).unwrap_or(u32::MAX),
-                    memory_type: Some(t),
-                });
-            }
-        }
-        plan.finish();
-        plan
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cand(i: usize, text: &str) -> Candidate {
-        Candidate {
-            item: format!("item {i}"),
-            id: Some(format!("id{i}")),
-            text: text.to_owned(),
-            ..Candidate::default()
-        }
-    }
-
-    #[test]
-    fn a_plan_past_its_budget_is_refused_at_the_item_that_crossed_it() {
-        let (existing, opts) = (Existing::default(), ImportOptions::default());
-        let mut p = FactPlanner::new(ImportFormat::Mem0, &opts, &existing, Utc::now());
-        let filler = "x".repeat(100_000);
-        let mut refused = None;
-        for i in 1..2_000 {
-            if let Err(e) = p.add(&cand(i, &format!("Fact {i} {filler}"))) {
-                refused = Some((i, e));
-                break;
-            }
-        }
-        let (i, e) = refused.expect("refused before 2,000 facts of 100 KB");
-        assert_eq!(e.code, mnemo_core::ErrorCode::TooLarge);
-        assert!(
-            e.message.starts_with(&format!("item {i}:")),
-            "{}",
-            e.message
-        );
-        // Each fact is held once (its key by hash): about 100 KB apiece.
-        assert!((600..=672).contains(&i), "64 MiB of 100 KB facts: {i}");
-    }
-
-    #[test]
-    fn facts_are_grouped_deduplicated_and_skipped_with_reasons() {
-        let mut existing = Existing::default();
-        existing.add_file(
-            "mem0-user.md",
-            b"---\nname: a\ndescription: b\ntype: user\n---\nLikes green tea\n",
-        );
-        let opts = ImportOptions::default();
-        let now = Utc::now();
-        let mut p = FactPlanner::new(ImportFormat::Mem0, &opts, &existing, now);
-        p.add(&cand(1, "likes green tea")).unwrap();
-        p.add(&cand(2, "Lives in Lisbon")).unwrap();
-        p.add(&cand(3, "lives in  lisbon")).unwrap();
-        p.add(&cand(4, "api_key = sk-abcdefghijklmnopqrstuvwxyz123456"))
-            .unwrap();
-        p.add(&cand(5, "   ")).unwrap();
-        p.add(&Candidate {
-            created: Some("2999-01-01".into()),
-            type_raw: Some("project".into()),
-            ..cand(6, "Ships v2 in March")
-        })
-        .unwrap();
-        p.add(&cand(2, "Another with the same id")).unwrap();
-        let plan = p.finish();
-        let pv = &plan.preview;
-        assert_eq!(
-            (pv.items, pv.memories, pv.duplicates, pv.secrets, pv.skipped),
-            (7, 2, 3, 1, 1)
-        );
-        let paths: Vec<&str> = plan.files.iter().map(|f| f.path.as_str()).collect();
-        assert_eq!(
-            paths,
-            vec!["mem0-user-2.md", "mem0-project.md"],
-            "a free name, by type"
-        );
-        assert!(
-            pv.reasons
-                .iter()
-                .any(|r| r.reason.contains("in the future"))
-        );
-        let text = String::from_utf8(plan.files[1].bytes.clone()).unwrap();
-        assert!(
-            text.ends_with("Ships v2 in March\nSource: mem0 export id6\n"),
-            "{text}"
-        );
-        assert_eq!(pv.plan.len(), 16);
-    }
 }

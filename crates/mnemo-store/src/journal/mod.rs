@@ -302,12 +302,23 @@ impl Journal {
     /// [`Journal::begin`] for many changes of one job in one transaction (one flush): each
     /// `(workspace, path, before, after)` with its hashes. Returns their ids, in order.
     pub fn begin_many(&self, origin: Origin, rows: &[PendingRow<'_>]) -> Result<Vec<i64>> {
+        self.begin_many_undoing(origin, rows, &[])
+    }
+
+    /// [`Journal::begin_many`] where row `i` undoes change `undoes[i]` (an undo of a group
+    /// written in steps; a shorter `undoes` leaves the rest undoing nothing).
+    pub fn begin_many_undoing(
+        &self,
+        origin: Origin,
+        rows: &[PendingRow<'_>],
+        undoes: &[Option<i64>],
+    ) -> Result<Vec<i64>> {
         let tx = self
             .conn
             .unchecked_transaction()
             .map_err(db::err("writing the journal"))?;
         let mut ids = Vec::with_capacity(rows.len());
-        for (workspace, path, before, after) in rows {
+        for (i, (workspace, path, before, after)) in rows.iter().enumerate() {
             let (bh, ah) = (
                 before.map(crate::fsutil::hash),
                 after.map(crate::fsutil::hash),
@@ -318,7 +329,7 @@ impl Journal {
                 origin,
                 (*before, bh.as_deref(), None),
                 (*after, ah.as_deref()),
-                None,
+                undoes.get(i).copied().flatten(),
             )?);
         }
         tx.commit().map_err(db::err("writing the journal"))?;

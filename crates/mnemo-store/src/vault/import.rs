@@ -38,7 +38,68 @@ pub struct ImportBy<'a> {
     pub task: Option<&'a str>,
 }
 
+/// Files an import writes in one step (one journal transaction, one flush, one index
+/// transaction): 1,024 keeps a step's fsyncs rare and its lock short.
+pub const IMPORT_STEP: usize = 1024;
+
 impl Vault {
+    /// Write one chunk of an import's new files: each must be absent (or already hold the same
+    /// bytes, then it is left alone); one that holds other bytes appeared since the plan and
+    /// fails the import (`conflict`), which then takes back what it wrote. Returns the paths
+    /// written.
+    fn write_chunk(
+        &self,
+        ws: &crate::workspace::Workspace,
+        origin: Origin,
+        chunk: &[&PlannedFile],
+    ) -> Result<std::collections::HashSet<String>> {
+        let appeared = |rel: &str| {
+            Error::new(
+                ErrorCode::Conflict,
+                format!("`{rel}` appeared while importing: preview the import again"),
+            )
+        };
+        let hold = self.hold_writes(ws)?;
+        let writes: Vec<super::ManyWrite> = chunk
+            .iter()
+            .map(|f| super::ManyWrite {
+                path: f.path.clone(),
+                expect: None,
+                new: Some(f.bytes.clone()),
+            })
+            .collect();
+        let (paths, all_expected) = self.write_many_held(&hold, ws, origin, &writes)?;
+        if all_expected {
+            return Ok(paths.into_iter().collect());
+        }
+        if !paths.is_empty() {
+            // Some were written before one was found changed: that one appeared meanwhile.
+            let wrote: std::collections::HashSet<&str> = paths.iter().map(String::as_str).collect();
+            let odd = chunk
+                .iter()
+                .find(|f| !wrote.contains(f.path.as_str()))
+                .map_or("a file", |f| f.path.as_str());
+            return Err(appeared(odd));
+        }
+        // Nothing written: a file is already there. The same bytes are fine (left alone); other
+        // bytes fail the import. The rest is written again without those.
+        let root = hold.root()?;
+        let mut rest = Vec::new();
+        for (f, w) in chunk.iter().zip(writes) {
+            let rel = fsutil::normalise(&f.path)?;
+            match root.read_capped(&rel)? {
+                ReadOutcome::Missing => rest.push(w),
+                ReadOutcome::Bytes(b) if b == f.bytes => {}
+                _ => return Err(appeared(&rel)),
+            }
+        }
+        let (paths, all_expected) = self.write_many_held(&hold, ws, origin, &rest)?;
+        if !all_expected {
+            return Err(appeared("a file"));
+        }
+        Ok(paths.into_iter().collect())
+    }
+
     /// A restored workspace's MEMORY.md as the export holds it, so a whole-home restore gives
     /// back every byte (another tool's index is its own words, not Mnemo's rendering). Written
     /// into the import's change group, journaled, so undoing the import takes it back too; a
@@ -228,27 +289,23 @@ impl Vault {
                     group: Some(group),
                 };
                 let _batch = self.begin_batch(&ws, origin);
-                for f in files {
+                // Written a step at a time (issue 37): one journal transaction, one flush and
+                // one index transaction per chunk, not per file; the write lock is held for a
+                // chunk only, so other processes go on between chunks.
+                for chunk in files.chunks(IMPORT_STEP) {
                     if stop() {
                         return Err(Error::new(
                             ErrorCode::Conflict,
                             "the import was cancelled: nothing of it was kept",
                         ));
                     }
-                    let out = self.mutate(&ws, &f.path, origin, None, |cur, rel| match cur {
-                        None => Ok(Some(f.bytes.clone())),
-                        Some(b) if b == f.bytes.as_slice() => Ok(Some(b.to_vec())),
-                        Some(_) => Err(Error::new(
-                            ErrorCode::Conflict,
-                            format!("`{rel}` appeared while importing: preview the import again"),
-                        )),
-                    })?;
+                    let wrote = self.write_chunk(&ws, origin, chunk)?;
                     let w = written.last_mut().expect("pushed above");
-                    if out.change_id.is_some() {
+                    for f in chunk.iter().filter(|f| wrote.contains(&f.path)) {
                         w.files.push(f.path.clone());
                         w.memories += f.memories;
                     }
-                    done += 1;
+                    done += chunk.len();
                     progress(done, total);
                 }
             }

@@ -37,7 +37,7 @@ use crate::journal::Journal;
 use crate::workspace::{Home, Workspace};
 
 pub use groups::{GroupUndo, SYNC_UNDO_NOTE};
-pub use import::{ImportBy, ImportWritten};
+pub use import::{IMPORT_STEP, ImportBy, ImportWritten};
 pub use logs::{chat_record_entry, chat_record_path, log_path};
 pub use read::{memory_index_for_prompt, memory_index_of};
 pub use review::{Accepted, DEFAULT_EXPIRE_DAYS};

@@ -471,11 +471,22 @@ impl Vault {
         if old.as_deref() == Some(text.as_bytes()) {
             return Ok(());
         }
+        // An index of nothing is no file (issue 37: undoing an import into an empty workspace
+        // left a 0-byte MEMORY.md): none is made, and Mnemo's own is removed.
+        let empty = text.is_empty();
+        if empty && old.is_none() {
+            return Ok(());
+        }
         if ws.kind == WorkspaceKind::Mnemo || old.is_none() {
+            if empty {
+                return root.folder().unlink(name).map_err(|e| {
+                    Error::io(format!("removing {}", root.shown(name).display()), &e)
+                });
+            }
             return root.write_atomic(name, text.as_bytes());
         }
         let journal = guard(&self.journal);
-        let (before, after) = (old.as_deref(), Some(text.as_bytes()));
+        let (before, after) = (old.as_deref(), (!empty).then_some(text.as_bytes()));
         let id = journal.begin(
             &ws.id,
             memory_md::FILE_NAME,
@@ -486,7 +497,14 @@ impl Vault {
             after.map(fsutil::hash).as_deref(),
             None,
         )?;
-        if let Err(e) = root.write_atomic(name, text.as_bytes()) {
+        let wrote = if empty {
+            root.folder()
+                .unlink(name)
+                .map_err(|e| Error::io(format!("removing {}", root.shown(name).display()), &e))
+        } else {
+            root.write_atomic(name, text.as_bytes())
+        };
+        if let Err(e) = wrote {
             journal.abort(id)?;
             return Err(e);
         }

@@ -58,36 +58,42 @@ fn a_file_appearing_midway_or_a_cancel_takes_the_whole_import_back() {
     f.write("keep.md", topic("Keep", "kept", "user", "Kept as it is"));
     f.vault.sync_all().unwrap();
     let before = listing(&f);
-    let files = planned(5);
-    // Another program writes the fourth file's path with other bytes while the import runs.
+    // Written in steps (issue 37): two and a half steps.
+    let step = mnemo_store::vault::IMPORT_STEP;
+    let n = step * 2 + step / 2;
+    let files = planned(n);
+    // Another program writes a path of the second step with other bytes while the first is
+    // being reported.
     let written = Cell::new(0);
     let e = apply(
         &f,
         &files,
         |done, _| {
-            written.set(done);
-            if done == 3 {
+            if written.get() == 0 {
                 f.write(
-                    "imp-3.md",
+                    &format!("imp-{}.md", step + 7),
                     topic("Other", "someone else's", "user", "Not ours"),
                 );
             }
+            written.set(done);
         },
         || false,
     )
     .unwrap_err();
     assert_eq!(e.code, ErrorCode::Conflict, "{}", e.message);
-    assert_eq!(written.get(), 3);
+    let other = format!("imp-{}.md", step + 7);
+    assert!(e.message.contains(&other), "{}", e.message);
+    assert_eq!(written.get(), step, "the first step was written");
     let mut expect = before.clone();
-    expect.push("imp-3.md".into());
+    expect.push(other.clone());
     expect.sort();
     assert_eq!(
         listing(&f),
         expect,
-        "the three written are taken back; the other program's file stays"
+        "the first step's files are taken back; the other program's file stays"
     );
-    std::fs::remove_file(f.personal().join("imp-3.md")).unwrap();
-    // Cancelled after two files: none kept.
+    std::fs::remove_file(f.personal().join(&other)).unwrap();
+    // Cancelled after two steps: none kept.
     let calls = Cell::new(0);
     let e = apply(
         &f,
@@ -103,8 +109,8 @@ fn a_file_appearing_midway_or_a_cancel_takes_the_whole_import_back() {
     assert_eq!(listing(&f), before);
     // Uninterrupted: all five, in one group, and the same import again writes nothing.
     let w = apply(&f, &files, |_, _| {}, || false).unwrap();
-    assert_eq!((w.len(), w[0].files.len(), w[0].memories), (1, 5, 5));
-    assert_eq!(f.vault.group(w[0].group).unwrap().changes.len(), 5);
+    assert_eq!((w.len(), w[0].files.len(), w[0].memories), (1, n, n as u32));
+    assert_eq!(f.vault.group(w[0].group).unwrap().changes.len(), n);
     let again = apply(&f, &files, |_, _| {}, || false).unwrap();
     assert!(
         again.is_empty(),
@@ -142,4 +148,57 @@ fn a_jsonl_line_over_the_cap_stops_the_import_with_its_number() {
     assert_eq!(e.code, mnemo_core::ErrorCode::TooLarge);
     assert!(e.message.contains("line 2 "), "{}", e.message);
     assert_eq!(seen, vec!["Likes mint tea.".to_owned()]);
+}
+
+/// Issue 37: undoing an import into an empty workspace leaves it as the import found it — no
+/// 0-byte MEMORY.md, no empty folders — while a folder that holds something else stays.
+#[test]
+fn undoing_an_import_leaves_the_folder_as_it_found_it() {
+    let f = Fixture::new();
+    std::fs::create_dir_all(f.personal()).unwrap();
+    std::fs::create_dir_all(f.personal().join("journal")).unwrap();
+    std::fs::write(f.personal().join("journal/keep.txt"), "not a memory\n").unwrap();
+    let before = files_under(&f.personal());
+    let mut files = planned(300);
+    for (i, p) in files.iter_mut().enumerate() {
+        p.path = match i % 3 {
+            0 => format!("garden/beds/{}", p.path),
+            1 => format!("journal/{}", p.path),
+            _ => p.path.clone(),
+        };
+    }
+    let w = apply(&f, &files, |_, _| {}, || false).unwrap();
+    assert!(f.personal().join("MEMORY.md").exists());
+    assert!(f.personal().join("garden/beds").is_dir());
+    let undo = f.vault.undo_group(w[0].group, ChangeSource::Cli).unwrap();
+    assert_eq!(undo.paths.len(), 300);
+    assert_eq!(files_under(&f.personal()), before);
+    // The undo is one group too, and undoing it brings all 300 back.
+    let redo = f.vault.undo_group(undo.group, ChangeSource::Cli).unwrap();
+    assert_eq!(redo.paths.len(), 300);
+    assert!(f.personal().join("garden/beds/imp-0.md").exists());
+    assert!(f.personal().join("MEMORY.md").exists());
+}
+
+/// Every file and folder under `dir`, relative (folders end in `/`).
+fn files_under(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
+            if rel.starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                out.push(format!("{rel}/"));
+                stack.push(p);
+            } else {
+                out.push(rel);
+            }
+        }
+    }
+    out.sort();
+    out
 }
