@@ -711,7 +711,7 @@ test("a person imports a mem0 export (issue 24): the preview's counts, shot at 1
   const source = join(folder, "mem0.json");
   const memories = [
     { id: "m1", memory: "Prefers dark mode in every editor.", categories: ["preferences"] },
-    { id: "m2", memory: "喜欢靠窗的座位，长途飞行时尤其如此。", categories: ["travel", "preferences"] },
+    { id: "m2", memory: "喜欢靠窗的座位，长途飞行时尤其如此。", categories: ["window seats", "travel", "preferences"] },
     { id: "m3", memory: "Deploys go out on Tuesdays.", categories: ["work"] },
     { id: "m4", memory: "Answer in short bullet points.", categories: ["style"] },
     { id: "m5", memory: "The latency dashboard is https://grafana.example/d/api", categories: ["tools"] },
@@ -719,7 +719,9 @@ test("a person imports a mem0 export (issue 24): the preview's counts, shot at 1
     { id: "m7", memory: `The deploy token is ${token}`, categories: ["work"] },
   ];
   writeFileSync(source, JSON.stringify({ results: memories }));
-  const written = ["mem0-preferences.md", "mem0-travel.md", "mem0-work.md", "mem0-style.md", "mem0-tools.md"];
+  // Each file named by its first mem0 category (issue 37), not by the tool it came from (an
+  // earlier step's travel.md is why the seats are not filed under "travel" here).
+  const written = ["preferences.md", "window-seats.md", "work.md", "style.md", "tools.md"];
   let chatWasOpen = false;
   try {
     await page.setViewportSize({ width: 1440, height: 900 });
@@ -760,8 +762,10 @@ test("a person imports a mem0 export (issue 24): the preview's counts, shot at 1
     await summary.waitFor({ timeout: 30000 });
     assert.match(await summary.innerText(), /^Imported 5 memories into 5 files\b/);
     for (const f of written) assert.ok(existsSync(file(f)), `${f} written`);
-    assert.match(readFileSync(file("mem0-travel.md"), "utf8"), /喜欢靠窗的座位/);
-    const travel = page.locator('[data-testid="memory-row"][data-path="mem0-travel.md"]');
+    const seats = readFileSync(file("window-seats.md"), "utf8");
+    assert.match(seats, /喜欢靠窗的座位/);
+    assert.match(seats, /^name: Window seats$/m);
+    const travel = page.locator('[data-testid="memory-row"][data-path="window-seats.md"]');
     await travel.waitFor({ timeout: 20000 });
     await page.screenshot({ path: join(artifacts, "import-done-1440-light.png") });
 
