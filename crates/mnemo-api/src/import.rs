@@ -166,7 +166,7 @@ impl Api {
                 // A workspace this restore made gets back its MEMORY.md as exported (the
                 // files are all there: the index is theirs, byte for byte).
                 let out = out.and_then(|written| {
-                    api.restore_indexes(&path, &planned.preview.restore, &written)?;
+                    api.restore_indexes(&planned, &written)?;
                     Ok(written)
                 });
                 match out {
@@ -535,28 +535,21 @@ impl Api {
     /// into gets the export's MEMORY.md, in that workspace's change group.
     fn restore_indexes(
         &self,
-        zip: &Path,
-        choices: &[mnemo_store::import::RestoreChoice],
+        planned: &ImportPlan,
         written: &[mnemo_store::vault::ImportWritten],
     ) -> Result<()> {
-        let made: Vec<&str> = choices
-            .iter()
-            .filter(|c| c.chosen && !c.exists)
-            .map(|c| c.workspace.as_str())
-            .collect();
-        if made.is_empty() {
-            return Ok(());
-        }
-        let (files, _) = export::read_zip(zip)?;
-        for f in files.iter().filter(|f| f.line.kind == "index") {
-            let Some(w) = written
+        let made = |w: &str| {
+            planned
+                .preview
+                .restore
                 .iter()
-                .find(|w| w.workspace == f.line.workspace && made.contains(&w.workspace.as_str()))
-            else {
-                continue;
-            };
-            self.vault
-                .restore_index(&w.workspace, &f.bytes, w.group, self.person)?;
+                .any(|c| c.chosen && !c.exists && c.workspace == w)
+        };
+        for (ws, bytes) in &planned.indexes {
+            if let Some(w) = written.iter().find(|w| &w.workspace == ws && made(ws)) {
+                self.vault
+                    .restore_index(&w.workspace, bytes, w.group, self.person)?;
+            }
         }
         Ok(())
     }

@@ -426,7 +426,8 @@ pub fn read_workspaces(path: &Path) -> Result<Vec<ExportedWorkspace>> {
 
 /// Plan restoring an export: every file at its own path, byte for byte. `target` is where a
 /// file of workspace `w` goes (`None`: skipped, with the reason given). MEMORY.md is not
-/// written (it is rebuilt from the files, the same bytes for Mnemo's own index). A file already
+/// written with them (it is rebuilt from the files); it is kept in `indexes` for a workspace the
+/// restore makes. A file already
 /// there with the same bytes is a duplicate; with other bytes it is kept and the export's left
 /// out, with the reason.
 pub fn plan_restore(
@@ -439,9 +440,13 @@ pub fn plan_restore(
     let mut paths = std::collections::HashSet::new();
     let mut cache: std::collections::HashMap<String, Option<Existing>> =
         std::collections::HashMap::new();
+    let mut indexes = Vec::new();
     for f in files {
         let item = format!("{}/{}", f.line.workspace, f.line.path);
         if f.line.kind == "index" {
+            if f.line.path == crate::memory_md::FILE_NAME {
+                indexes.push((f.line.workspace, f.bytes));
+            }
             continue;
         }
         // The manifest is read from a file anyone could have written: its paths are checked
@@ -510,6 +515,7 @@ pub fn plan_restore(
     let mut plan = ImportPlan {
         files: plan_files,
         preview,
+        indexes,
     };
     plan.finish();
     plan

@@ -10,6 +10,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use mnemo_testkit::files::tree;
 use mnemo_testkit::{FakeModel, Reply};
 use serde_json::{Value, json};
 
@@ -527,53 +528,12 @@ fn a_whole_home_export_restores_into_a_fresh_home_only_when_confirmed() {
             .join("workspaces/team-x/memory/standup.md")
             .exists()
     );
-    let ids: Vec<String> = b
-        .json(&["workspaces"])
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w["id"].as_str().unwrap().to_owned())
-        .collect();
+    let ids = b.workspace_ids();
     assert!(ids.contains(&"team-x".to_owned()), "{ids:?}");
 }
 
-/// Every file under `dir`, relative, with its bytes.
-fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                out.push((rel, std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 fn add_to(e: &Env, ws: &str, ty: &str, name: &str, body: &str) {
-    let out = e
-        .cmd()
-        .args([
-            "--workspace",
-            ws,
-            "add",
-            "--type",
-            ty,
-            "--name",
-            name,
-            "--description",
-            &format!("{name} in a few words"),
-            "--body",
-            body,
-        ])
-        .output()
-        .unwrap();
+    let out = e.add_in(ws, ty, name, body);
     assert!(out.status.success(), "{out:?}");
 }
 
@@ -625,7 +585,7 @@ fn a_whole_home_of_three_workspaces_comes_back_byte_for_byte_after_each_target_i
     let personal_a = tree(&a.personal());
     let app_a = tree(&claude_a);
     let notes_a = tree(&notes);
-    assert!(app_a.iter().any(|(p, _)| p == "MEMORY.md"), "{app_a:?}");
+    assert!(app_a.contains_key(Path::new("MEMORY.md")), "{app_a:?}");
     let zip = a.dir.path().join("home.zip");
     a.json(&["export", "-o", &zip.to_string_lossy()]);
     let src = zip.to_string_lossy().into_owned();
@@ -691,13 +651,7 @@ fn a_whole_home_of_three_workspaces_comes_back_byte_for_byte_after_each_target_i
     assert_eq!(tree(&b.personal()), personal_a);
     assert_eq!(tree(&claude_b), app_a);
     assert_eq!(tree(&notes), notes_a);
-    let ids: Vec<String> = b
-        .json(&["workspaces"])
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w["id"].as_str().unwrap().to_owned())
-        .collect();
+    let ids = b.workspace_ids();
     for id in ["personal", "claude:-home-ana-app", folder.as_str()] {
         assert!(ids.iter().any(|i| i == id), "{id} in {ids:?}");
     }

@@ -60,6 +60,35 @@ impl Env {
     fn personal(&self) -> PathBuf {
         self.home().join("workspaces/personal/memory")
     }
+    /// `mnemo --json --workspace WS add …` (a description is filled in).
+    fn add_in(&self, ws: &str, ty: &str, name: &str, body: &str) -> Output {
+        self.cmd()
+            .args([
+                "--json",
+                "--workspace",
+                ws,
+                "add",
+                "--type",
+                ty,
+                "--name",
+                name,
+                "--description",
+                "d",
+                "--body",
+                body,
+            ])
+            .output()
+            .unwrap()
+    }
+    /// The ids `mnemo workspaces` lists.
+    fn workspace_ids(&self) -> Vec<String> {
+        self.json(&["workspaces"])
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["id"].as_str().unwrap().to_owned())
+            .collect()
+    }
     fn cmd(&self) -> Command {
         let mut c = Command::new(BIN);
         c.env("MNEMO_HOME", self.home())

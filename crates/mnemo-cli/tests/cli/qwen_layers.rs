@@ -13,27 +13,6 @@ fn ids(list: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// `mnemo --json --workspace WS add …` (a description is filled in).
-fn add(e: &Env, ws: &str, ty: &str, name: &str, body: &str) -> std::process::Output {
-    e.cmd()
-        .args([
-            "--json",
-            "--workspace",
-            ws,
-            "add",
-            "--type",
-            ty,
-            "--name",
-            name,
-            "--description",
-            "d",
-            "--body",
-            body,
-        ])
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn the_user_layer_is_its_own_workspace_and_follows_qwen_code_s_base_dir() {
     let e = Env::new();
@@ -101,13 +80,7 @@ fn a_bound_repository_s_team_layer_is_shown_and_writes_say_they_are_shared() {
     let mems = e.json(&["--workspace", &team, "list"]);
     assert_eq!(mems[0]["path"], "project/conventions.md");
 
-    let out = add(
-        &e,
-        &team,
-        "project",
-        "Reviews",
-        "Every PR needs two approvals.",
-    );
+    let out = e.add_in(&team, "project", "Reviews", "Every PR needs two approvals.");
     assert!(
         out.status.success(),
         "{}",
@@ -123,8 +96,7 @@ fn a_bound_repository_s_team_layer_is_shown_and_writes_say_they_are_shared() {
     assert!(repo.join(".qwen/team-memory/reviews.md").exists());
 
     // Secret-scanned like every write: refused, nothing written.
-    let out = add(
-        &e,
+    let out = e.add_in(
         &team,
         "reference",
         "Deploy key",
@@ -290,7 +262,7 @@ fn a_new_bind_never_makes_an_id_that_begins_with_a_dash() {
     let e = Env::new();
     let (repo, id) = e.bind_repo("app");
     assert!(id.starts_with("repo-") && id.ends_with("-app"), "{id}");
-    let out = add(&e, &id, "project", "Build", "cargo build --workspace");
+    let out = e.add_in(&id, "project", "Build", "cargo build --workspace");
     assert!(out.status.success(), "{out:?}");
     // Bound again (from inside the repository): the same workspace, not a second one.
     std::fs::create_dir_all(repo.join("src")).unwrap();
@@ -322,7 +294,7 @@ fn a_bound_workspace_whose_id_begins_with_a_dash_is_named_with_dash_w() {
     let (_repo, id) = e.bind_repo("app");
     assert_eq!(id, legacy);
     assert!(id.starts_with('-'), "{id}");
-    let out = add(&e, &id, "project", "Build", "cargo build --workspace");
+    let out = e.add_in(&id, "project", "Build", "cargo build --workspace");
     assert!(out.status.success(), "{out:?}");
     let out = e
         .cmd()

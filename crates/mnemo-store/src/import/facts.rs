@@ -291,6 +291,7 @@ impl<'a> FactPlanner<'a> {
         let mut plan = ImportPlan {
             files: Vec::new(),
             preview: self.preview,
+            indexes: Vec::new(),
         };
         let mut taken: HashSet<String> = self.existing.files.keys().cloned().collect();
         let mut namer = naming::Namer::new(

@@ -105,6 +105,10 @@ pub struct ImportPlan {
     pub files: Vec<PlannedFile>,
     /// What a person is shown.
     pub preview: ImportPreview,
+    /// A Mnemo export's MEMORY.md per workspace it holds (`(workspace, bytes)`): not written
+    /// with the files (the index is rebuilt from them), only back into a workspace the restore
+    /// made, so a whole home comes back byte for byte.
+    pub indexes: Vec<(String, Vec<u8>)>,
 }
 
 impl ImportPlan {

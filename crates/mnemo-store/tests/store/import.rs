@@ -180,25 +180,10 @@ fn undoing_an_import_leaves_the_folder_as_it_found_it() {
     assert!(f.personal().join("MEMORY.md").exists());
 }
 
-/// Every file and folder under `dir`, relative (folders end in `/`).
-fn files_under(dir: &std::path::Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            let rel = p.strip_prefix(dir).unwrap().display().to_string();
-            if rel.starts_with('.') {
-                continue;
-            }
-            if p.is_dir() {
-                out.push(format!("{rel}/"));
-                stack.push(p);
-            } else {
-                out.push(rel);
-            }
-        }
-    }
-    out.sort();
-    out
+/// Every file and folder under `dir`, relative (hidden ones left out).
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    mnemo_testkit::files::tree(dir)
+        .into_keys()
+        .filter(|p| !p.to_string_lossy().starts_with('.'))
+        .collect()
 }
