@@ -84,8 +84,9 @@ fn write_source(dir: &Path, format: ImportFormat, n: usize) -> std::path::PathBu
     p
 }
 
-/// Read, plan and write one import; memories written, seconds taken and its change groups.
-fn import(v: &Vault, src: &Path, format: ImportFormat) -> (u32, f64, Vec<i64>) {
+/// Read, plan and write one import; memories written, seconds taken in all and in reading and
+/// planning, and its change groups.
+fn import(v: &Vault, src: &Path, format: ImportFormat) -> (u32, f64, f64, Vec<i64>) {
     let t = Instant::now();
     let opts = ImportOptions::default();
     let existing = v.import_existing("personal").unwrap();
@@ -96,6 +97,7 @@ fn import(v: &Vault, src: &Path, format: ImportFormat) -> (u32, f64, Vec<i64>) {
         memories::for_each(src, format, |c| p.add(&c)).unwrap();
         p.finish()
     };
+    let planned = t.elapsed().as_secs_f64();
     let written = v
         .apply_import(
             "personal",
@@ -113,6 +115,7 @@ fn import(v: &Vault, src: &Path, format: ImportFormat) -> (u32, f64, Vec<i64>) {
     (
         n,
         t.elapsed().as_secs_f64(),
+        planned,
         written.iter().map(|w| w.group).collect(),
     )
 }
@@ -132,6 +135,44 @@ fn entries(dir: &Path) -> usize {
     })
 }
 
+/// Baseline for the notes row: the file system alone — `n` files written with plain
+/// `fs::write` into fresh folders (no journal, no index), then flushed once, as an import is.
+/// Creating inodes is most of a notes import's time (perf: `ext4_create`); on an ext4 without a
+/// journal (this machine's) the allocator also skips every inode freed in the last 30 s
+/// (`recently_deleted`), so both rows slow down alike after a mass delete: run beside each
+/// other, they are compared under the same conditions.
+fn plain_files(n: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    for i in 0..n {
+        let f = dir.path().join(format!("folder{}/note-{i}.md", i % 50));
+        if i < 50 {
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        }
+        std::fs::write(f, fact(i)).unwrap();
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "{:<22} {:>10} {:>10.2} {:>14.0}   (baseline: the file system alone, fs::write)",
+        "plain files",
+        n,
+        secs,
+        n as f64 / secs
+    );
+    let root = std::fs::File::open(dir.path()).unwrap();
+    rustix::fs::syncfs(&root).unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "{:<22} {:>10} {:>10.2} {:>14.0}   (baseline: the same, then flushed to disk once)",
+        "  plain files, flushed",
+        n,
+        secs,
+        n as f64 / secs
+    );
+    // Kept until the import beside it is done: deleting them now would slow it down.
+    dir
+}
+
 fn main() {
     // `cargo test --all-targets` runs this as a smoke test: small sizes.
     let smoke = !std::env::args().any(|a| a == "--bench");
@@ -149,11 +190,12 @@ fn main() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         let src = write_source(dir.path(), format, n);
+        let _plain = (format == ImportFormat::Markdown).then(|| plain_files(n));
         let v = vault(dir.path());
-        let (written, secs, groups) = import(&v, &src, format);
+        let (written, secs, planned, groups) = import(&v, &src, format);
         assert_eq!(written as usize, n, "{format:?}");
         println!(
-            "{:<22} {:>10} {:>10.2} {:>14.0}",
+            "{:<22} {:>10} {:>10.2} {:>14.0}   (reading and planning {planned:.2} s)",
             format.label(),
             written,
             secs,
@@ -161,7 +203,7 @@ fn main() {
         );
         // Again: every memory is a duplicate, nothing written.
         let t = Instant::now();
-        let (again, _, _) = import(&v, &src, format);
+        let (again, _, _, _) = import(&v, &src, format);
         assert_eq!(again, 0);
         println!(
             "{:<22} {:>10} {:>10.2} {:>14}",
@@ -186,37 +228,6 @@ fn main() {
             entries(&root)
         );
     }
-    // Baseline for the notes row: the file system alone — the same number of files written
-    // with plain `fs::write` into a fresh folder (no journal, no index, no flush). Creating
-    // inodes is most of a notes import's time (perf: ext4_create).
-    let dir = tempfile::tempdir().unwrap();
-    let t = Instant::now();
-    for i in 0..n {
-        let f = dir.path().join(format!("folder{}/note-{i}.md", i % 50));
-        if i < 50 {
-            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        }
-        std::fs::write(f, fact(i)).unwrap();
-    }
-    let secs = t.elapsed().as_secs_f64();
-    println!(
-        "{:<22} {:>10} {:>10.2} {:>14.0}   (baseline: the file system alone, fs::write)",
-        "plain files",
-        n,
-        secs,
-        n as f64 / secs
-    );
-    // …and made durable, as an import must be (it flushes once per step).
-    let root = std::fs::File::open(dir.path()).unwrap();
-    rustix::fs::syncfs(&root).unwrap();
-    let secs = t.elapsed().as_secs_f64();
-    println!(
-        "{:<22} {:>10} {:>10.2} {:>14.0}   (baseline: the same, then flushed to disk once)",
-        "  plain files, flushed",
-        n,
-        secs,
-        n as f64 / secs
-    );
     // Baseline: one create per memory.
     let base_n = if smoke { 100 } else { 1_000 };
     let dir = tempfile::tempdir().unwrap();

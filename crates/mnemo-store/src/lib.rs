@@ -33,6 +33,7 @@ pub mod journal;
 pub mod lock;
 pub mod memory_md;
 pub mod merge;
+mod par;
 pub mod replace;
 pub mod repo;
 pub mod review;

@@ -285,7 +285,7 @@ impl Home {
                     kind,
                     label,
                     origin: origin.unwrap_or_else(|| project.display().to_string()),
-                    memory_root: memory.clone(),
+                    memory_root: anchored(base, &["projects", &name, "memory"]),
                     // Qwen Code keeps its lock in the project state dir, Claude Code in the memory
                     // folder (`lock::lock_path`); Mnemo honours and takes theirs.
                     lock_dir: if kind == WorkspaceKind::Qwen {
@@ -335,16 +335,14 @@ impl Home {
                 kind: WorkspaceKind::Folder,
                 label: f.path.display().to_string(),
                 origin: f.path.display().to_string(),
-                memory_root: f.path,
+                memory_root: anchored(
+                    f.path.parent().unwrap_or(&f.path),
+                    &[&f.path.file_name().unwrap_or_default().to_string_lossy()],
+                ),
                 state_dir: book.clone(),
                 lock_dir: book,
                 shared: None,
             });
-        }
-        // Every root by its real path: it is opened with no link on it (`rootdir`), so a link
-        // that appears on it later — a folder swapped meanwhile — is refused, never followed.
-        for w in &mut out {
-            w.memory_root = crate::fsutil::real_path(&w.memory_root);
         }
         Ok((out, refused))
     }
@@ -359,7 +357,7 @@ impl Home {
             } else {
                 id.to_owned()
             },
-            memory_root: crate::fsutil::real_path(&state.join("memory")),
+            memory_root: anchored(&self.root, &["workspaces", id, "memory"]),
             origin: state.join("memory").display().to_string(),
             lock_dir: state.clone(),
             state_dir: state,
@@ -389,7 +387,7 @@ impl Home {
                 kind: WorkspaceKind::Qwen,
                 label: "Qwen Code — you, in every project".to_owned(),
                 origin: user.display().to_string(),
-                memory_root: user,
+                memory_root: anchored(&self.qwen_dir, &["memories"]),
                 state_dir: self.root.join("external/qwen/@user"),
                 lock_dir: self.qwen_dir.clone(),
                 shared: None,
@@ -440,7 +438,7 @@ impl Home {
                     team.display(),
                     repo.display()
                 )),
-                memory_root: team,
+                memory_root: anchored(&repo, &[".qwen", "team-memory"]),
                 state_dir: self.root.join("external/qwen").join(format!("@team-{key}")),
                 lock_dir: repo.join(".qwen"),
             });
@@ -560,6 +558,18 @@ pub fn root_problem(base: &Path, parts: &[&str]) -> Option<String> {
     })
 }
 
+/// A root by its real path, for [`crate::rootdir`] to open with no link on it: `base` (the
+/// home, a tool's folder, a repository, an added folder's parent) resolved — a link there is
+/// the person's own set-up — and `parts`, the folders found or made inside it, kept as they
+/// are. A link that is, or appears, on those is then refused when the root is opened, never
+/// followed: resolving the whole path would take a folder swapped for a link at the moment
+/// it is found (a sync, a dream starting) to wherever the link points (issue 33).
+fn anchored(base: &Path, parts: &[&str]) -> PathBuf {
+    let mut p = crate::fsutil::real_path(base);
+    p.extend(parts);
+    p
+}
+
 fn absolute(p: &Path) -> PathBuf {
     if p.is_absolute() {
         p.to_path_buf()
@@ -651,5 +661,33 @@ mod tests {
             ("webapp".to_owned(), None)
         );
         assert_eq!(project_name("plain"), ("plain".to_owned(), None));
+    }
+
+    /// A root is resolved only above the folders Mnemo finds or makes: a memory folder that is
+    /// a link when it is found (swapped for one at that moment) keeps its own path, so opening
+    /// it is refused instead of following the link (issue 33). A home that is itself reached
+    /// through a link is the person's set-up, resolved.
+    #[test]
+    fn a_memory_folder_that_is_a_link_when_found_is_not_resolved_to_its_target() {
+        let d = tempfile::tempdir().unwrap();
+        let real_home = d.path().join("real-home");
+        let outside = d.path().join("outside");
+        std::fs::create_dir_all(real_home.join("workspaces/personal")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, real_home.join("workspaces/personal/memory")).unwrap();
+        std::os::unix::fs::symlink(&real_home, d.path().join("home-link")).unwrap();
+        let home = Home {
+            root: d.path().join("home-link"),
+            claude_dir: d.path().join("claude"),
+            qwen_dir: d.path().join("qwen"),
+        };
+        let personal = &home.workspaces().unwrap()[0];
+        let canonical = std::fs::canonicalize(&real_home).unwrap();
+        assert_eq!(
+            personal.memory_root,
+            canonical.join("workspaces/personal/memory")
+        );
+        let err = crate::rootdir::RootDir::open(&personal.memory_root).unwrap_err();
+        assert_eq!(err.code, mnemo_core::ErrorCode::PathEscape, "{err}");
     }
 }

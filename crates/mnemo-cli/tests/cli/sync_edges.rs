@@ -26,7 +26,10 @@ fn git(dir: &Path, args: &[&str]) -> String {
 
 /// A bare remote whose one commit holds what `files` gives (path, bytes), written with
 /// `git fast-import` so big blobs never touch the disk unpacked.
-fn crafted_remote(dir: &Path, files: &mut dyn Iterator<Item = (String, Vec<u8>)>) -> String {
+pub(super) fn crafted_remote(
+    dir: &Path,
+    files: &mut dyn Iterator<Item = (String, Vec<u8>)>,
+) -> String {
     let r = dir.join("remote.git");
     std::fs::create_dir_all(&r).unwrap();
     git(&r, &["init", "-q", "--bare", "--initial-branch", "main"]);
@@ -55,7 +58,7 @@ fn crafted_remote(dir: &Path, files: &mut dyn Iterator<Item = (String, Vec<u8>)>
     r.display().to_string()
 }
 
-fn setup(e: &Env, remote: &str) {
+pub(super) fn setup(e: &Env, remote: &str) {
     for args in [
         &["sync", "remote", "set", remote][..],
         &["sync", "author", "Ana <ana@example.com>"][..],

@@ -11,27 +11,17 @@ use super::{ImportFormat, ImportOptions, ImportPreview, SkipKind};
 use crate::format::TopicFile;
 use crate::{doc, fsutil, secrets};
 
-/// Frontmatter fields of a note as plain strings (`title`, `type`, `description`…), when it
-/// has a readable YAML block.
-fn note_fields(text: &str) -> HashMap<String, String> {
-    let rest = text.trim_start_matches('\u{feff}');
-    let Some(after) = rest
-        .strip_prefix("---\n")
-        .or_else(|| rest.strip_prefix("---\r\n"))
-    else {
+/// Frontmatter fields of a note as plain strings (`title`, `type`, `description`…), from its
+/// YAML block as [`note_mapping`] read it (once).
+fn note_fields(mapping: Option<&serde_yaml_ng::Mapping>) -> HashMap<String, String> {
+    let Some(m) = mapping else {
         return HashMap::new();
     };
-    let Some(end) = after.find("\n---") else {
-        return HashMap::new();
-    };
-    let Ok(serde_yaml_ng::Value::Mapping(m)) = serde_yaml_ng::from_str(&after[..end]) else {
-        return HashMap::new();
-    };
-    m.into_iter()
+    m.iter()
         .filter_map(|(k, v)| {
             let k = k.as_str()?.to_lowercase();
             let v = match v {
-                serde_yaml_ng::Value::String(s) => s,
+                serde_yaml_ng::Value::String(s) => s.clone(),
                 serde_yaml_ng::Value::Number(n) => n.to_string(),
                 serde_yaml_ng::Value::Bool(b) => b.to_string(),
                 _ => return None,
@@ -41,7 +31,6 @@ fn note_fields(text: &str) -> HashMap<String, String> {
         .collect()
 }
 
-/// A note's frontmatter as an ordered YAML mapping, when it has a readable block.
 fn note_mapping(text: &str) -> Option<serde_yaml_ng::Mapping> {
     let rest = text.trim_start_matches('\u{feff}');
     let after = rest
@@ -170,119 +159,31 @@ pub fn plan_notes(
     };
     let mut taken: HashSet<String> = existing.files.keys().cloned().collect();
     let mut seen: HashSet<String> = HashSet::new();
-    for note in notes {
+    // Each note read, checked and mapped on its own (on every core for a big folder), then
+    // placed in order: duplicates and names depend on the notes before it.
+    let prepared = crate::par::map(notes, 256, |note| {
+        let p = prepare(&note, options);
+        (note.rel, p)
+    });
+    for (rel, prepared) in prepared {
         plan.preview.items += 1;
-        let item = note.rel.clone();
-        if note.hard_link {
-            plan.preview.skip(
-                SkipKind::Other,
-                item,
-                "it is a hard link (another name for a file that may be anywhere on the disk): \
-                 Mnemo imports only files of their own — copy it to import it",
-            );
-            continue;
-        }
-        if note.bytes.len() as u64 > MAX_NOTE {
-            plan.preview.skip(
-                SkipKind::Other,
-                item,
-                "it is larger than 1 MiB: split it first",
-            );
-            continue;
-        }
-        let Ok(text) = std::str::from_utf8(&note.bytes) else {
-            plan.preview
-                .skip(SkipKind::Other, item, "it is not UTF-8 text");
-            continue;
+        let (bytes, hash, memory_type) = match prepared {
+            Prepared::Skip(kind, reason) => {
+                plan.preview.skip(kind, rel, reason);
+                continue;
+            }
+            Prepared::Ready {
+                bytes,
+                hash,
+                memory_type,
+            } => (bytes, hash, memory_type),
         };
-        let held = secrets::held(text);
-        if held.is_some() || secrets::name_holds_secret(&note.rel) {
-            let what = held.unwrap_or_else(|| "its name".to_owned());
-            plan.preview.skip(
-                SkipKind::Secret,
-                item,
-                format!("it holds a secret ({what}): remove it from the note and import again"),
-            );
-            continue;
-        }
-        let mut file = TopicFile::parse(text);
-        let rel_type = options.type_for(&note.rel);
-        if file.check().is_err() {
-            let fields = note_fields(text);
-            let stem = note
-                .rel
-                .rsplit('/')
-                .next()
-                .unwrap_or(&note.rel)
-                .trim_end_matches(".md")
-                .to_owned();
-            // Its title, else its first `# heading` (what its author called it), else its
-            // file's name.
-            let name = fields
-                .get("title")
-                .or_else(|| fields.get("name"))
-                .filter(|n| !n.trim().is_empty())
-                .cloned()
-                .or_else(|| prose::first_heading(file.body()))
-                .unwrap_or(stem);
-            let mapping = note_mapping(text);
-            if file.body().trim().is_empty()
-                && let Some(body) = mapping.as_ref().and_then(fields_as_body)
-            {
-                file.set_body(&body);
-            }
-            let body_prose = prose::first_sentence(file.body());
-            let description = fields
-                .get("description")
-                .or_else(|| fields.get("summary"))
-                .and_then(|d| prose::meaningful(d))
-                .map(str::to_owned)
-                .or(body_prose)
-                .unwrap_or_else(|| name.clone());
-            let t = fields
-                .get("type")
-                .and_then(|t| t.parse::<MemoryType>().ok())
-                .unwrap_or(rel_type);
-            let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-            let foreign = mapping.as_ref().and_then(foreign_type);
-            let mapped = file
-                .set_field("name", &flat(&name))
-                .and_then(|()| file.set_field("description", &flat(&description)))
-                .and_then(|()| file.set_field("type", t.as_str()))
-                .and_then(|()| match &foreign {
-                    Some(f) => file.set_field("source_type", &flat(f)),
-                    None => Ok(()),
-                });
-            if file.body().trim().is_empty() {
-                plan.preview
-                    .skip(SkipKind::Other, item, "the note is empty");
-                continue;
-            }
-            if let Err(e) = mapped.and_then(|()| file.check()) {
-                plan.preview.skip(
-                    SkipKind::Other,
-                    item,
-                    format!("its frontmatter could not be mapped: {}", e.message),
-                );
-                continue;
-            }
-        }
-        let bytes = file.render().into_bytes();
-        if bytes.len() as u64 > fsutil::MAX_FILE_BYTES {
-            plan.preview.skip(
-                SkipKind::Other,
-                item,
-                "with its frontmatter it is larger than 1 MiB: split it first",
-            );
-            continue;
-        }
-        let h = fsutil::hash(&bytes);
-        if existing.hashes.contains(&h) || !seen.insert(h) {
+        if existing.hashes.contains(&hash) || !seen.insert(hash) {
             plan.preview
-                .skip(SkipKind::Duplicate, item, "the same note is already there");
+                .skip(SkipKind::Duplicate, rel, "the same note is already there");
             continue;
         }
-        let base = format!("{prefix}/{}", note.rel.trim_end_matches(".md"));
+        let base = format!("{prefix}/{}", rel.trim_end_matches(".md"));
         let mut n = 1;
         let path = loop {
             let p = if n == 1 {
@@ -298,7 +199,7 @@ pub fn plan_notes(
         if doc::doc_kind(&path) != Some(doc::DocKind::Topic) {
             plan.preview.skip(
                 SkipKind::Other,
-                item,
+                rel,
                 "its name is not one Mnemo can store as a memory",
             );
             continue;
@@ -309,11 +210,118 @@ pub fn plan_notes(
             path,
             bytes,
             memories: 1,
-            memory_type: file.memory_type(),
+            memory_type,
         });
     }
     plan.finish();
     plan
+}
+
+/// One note as it would be written, or why it is left out.
+enum Prepared {
+    Skip(SkipKind, String),
+    Ready {
+        bytes: Vec<u8>,
+        hash: String,
+        memory_type: Option<MemoryType>,
+    },
+}
+
+/// Check one note and map its frontmatter (see [`plan_notes`]); no other note is looked at.
+fn prepare(note: &Note, options: &ImportOptions) -> Prepared {
+    let skip = |kind, reason: &str| Prepared::Skip(kind, reason.to_owned());
+    if note.hard_link {
+        return skip(
+            SkipKind::Other,
+            "it is a hard link (another name for a file that may be anywhere on the disk): \
+             Mnemo imports only files of their own — copy it to import it",
+        );
+    }
+    if note.bytes.len() as u64 > MAX_NOTE {
+        return skip(SkipKind::Other, "it is larger than 1 MiB: split it first");
+    }
+    let Ok(text) = std::str::from_utf8(&note.bytes) else {
+        return skip(SkipKind::Other, "it is not UTF-8 text");
+    };
+    let held = secrets::held(text);
+    if held.is_some() || secrets::name_holds_secret(&note.rel) {
+        let what = held.unwrap_or_else(|| "its name".to_owned());
+        return skip(
+            SkipKind::Secret,
+            &format!("it holds a secret ({what}): remove it from the note and import again"),
+        );
+    }
+    let mut file = TopicFile::parse(text);
+    if file.check().is_err() {
+        let mapping = note_mapping(text);
+        let fields = note_fields(mapping.as_ref());
+        let stem = note
+            .rel
+            .rsplit('/')
+            .next()
+            .unwrap_or(&note.rel)
+            .trim_end_matches(".md")
+            .to_owned();
+        // Its title, else its first `# heading` (what its author called it), else its file's
+        // name.
+        let name = fields
+            .get("title")
+            .or_else(|| fields.get("name"))
+            .filter(|n| !n.trim().is_empty())
+            .cloned()
+            .or_else(|| prose::first_heading(file.body()))
+            .unwrap_or(stem);
+        if file.body().trim().is_empty()
+            && let Some(body) = mapping.as_ref().and_then(fields_as_body)
+        {
+            file.set_body(&body);
+        }
+        let body_prose = prose::first_sentence(file.body());
+        let description = fields
+            .get("description")
+            .or_else(|| fields.get("summary"))
+            .and_then(|d| prose::meaningful(d))
+            .map(str::to_owned)
+            .or(body_prose)
+            .unwrap_or_else(|| name.clone());
+        let t = fields
+            .get("type")
+            .and_then(|t| t.parse::<MemoryType>().ok())
+            .unwrap_or_else(|| options.type_for(&note.rel));
+        let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let (name, description) = (flat(&name), flat(&description));
+        let foreign = mapping.as_ref().and_then(foreign_type).map(|f| flat(&f));
+        let mut pairs = vec![
+            ("name", name.as_str()),
+            ("description", description.as_str()),
+            ("type", t.as_str()),
+        ];
+        if let Some(f) = &foreign {
+            pairs.push(("source_type", f.as_str()));
+        }
+        let mapped = file.set_fields(&pairs);
+        if file.body().trim().is_empty() {
+            return skip(SkipKind::Other, "the note is empty");
+        }
+        if let Err(e) = mapped.and_then(|()| file.check()) {
+            return skip(
+                SkipKind::Other,
+                &format!("its frontmatter could not be mapped: {}", e.message),
+            );
+        }
+    }
+    let bytes = file.render().into_bytes();
+    if bytes.len() as u64 > fsutil::MAX_FILE_BYTES {
+        return skip(
+            SkipKind::Other,
+            "with its frontmatter it is larger than 1 MiB: split it first",
+        );
+    }
+    Prepared::Ready {
+        hash: fsutil::hash(&bytes),
+        bytes,
+        memory_type: file.memory_type(),
+    }
 }
 
 #[cfg(test)]

@@ -224,30 +224,10 @@ impl Vault {
                 }
             }
         };
-        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-        if candidates.len() < 256 || threads < 2 {
-            return candidates.into_iter().filter_map(one).collect();
-        }
-        let per = candidates.len().div_ceil(threads);
-        let mut parts: Vec<Vec<String>> = Vec::new();
-        let mut it = candidates.into_iter();
-        loop {
-            let part: Vec<String> = it.by_ref().take(per).collect();
-            if part.is_empty() {
-                break;
-            }
-            parts.push(part);
-        }
-        std::thread::scope(|s| {
-            let handles: Vec<_> = parts
-                .into_iter()
-                .map(|part| s.spawn(move || part.into_iter().filter_map(one).collect::<Vec<_>>()))
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
-                .collect()
-        })
+        crate::par::map(candidates, 256, one)
+            .into_iter()
+            .flatten()
+            .collect()
     }
 
     /// For a watched workspace during a full re-scan: files another Mnemo process changed (the

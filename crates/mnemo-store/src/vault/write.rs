@@ -368,22 +368,22 @@ impl Vault {
         root: &RootDir,
         files: &[(&str, Option<&[u8]>)],
     ) {
-        let records: Vec<_> = files
-            .iter()
-            .map(|(rel, new)| {
-                let kind = doc::doc_kind(rel);
-                let record = kind.zip(*new).map(|(kind, b)| {
-                    let mtime = root
-                        .metadata(rel)
-                        .ok()
-                        .flatten()
-                        .map(|m| doc::mtime_ms(&m))
-                        .unwrap_or_default();
-                    doc::analyze_bytes(rel, kind, b, mtime)
-                });
-                (*rel, kind, record)
-            })
-            .collect();
+        // Read and tokenised before the index is locked, on every core for a big batch.
+        let records: Vec<_> = crate::par::map(files.to_vec(), 256, |(rel, new)| {
+            let kind = doc::doc_kind(rel);
+            let record = kind.zip(new).map(|(kind, b)| {
+                let mtime = root
+                    .metadata(rel)
+                    .ok()
+                    .flatten()
+                    .map(|m| doc::mtime_ms(&m))
+                    .unwrap_or_default();
+                let mut r = doc::analyze_bytes(rel, kind, b, mtime);
+                r.tokenize(rel);
+                r
+            });
+            (rel, kind, record)
+        });
         let indexed = guard(&self.index).batch(|b| {
             for (rel, kind, record) in &records {
                 match (record, kind) {
