@@ -5,6 +5,10 @@
 //! copy stays byte-identical, whatever the dream managed to do. The same for a real `mnemo
 //! sync` writing what it received while its memory folder is exchanged the same way.
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
 use mnemo_testkit::files::{copy_dir, tree};
 
 use super::sync_edges::{crafted_remote, setup};
@@ -46,52 +50,79 @@ fn a_team_layer_swapped_for_a_link_during_a_dream_changes_nothing_outside() {
     let before = tree(&outside);
 
     let qwen = repo.join(".qwen");
-    let flip = || {
-        use rustix::fs::{CWD, RenameFlags, renameat_with};
-        renameat_with(CWD, &qwen, CWD, &link, RenameFlags::EXCHANGE).unwrap();
-    };
     // The swaps begin once the dream is under way (it found the workspace), at a few moments:
     // a dream that could follow the link writes outside in most of these runs.
     let mut swapped = 0;
-    let mut outs = Vec::new();
     for delay_ms in [100, 250, 500] {
-        let mut child = e
-            .cmd()
-            .args(["--json", "--workspace", &id, "dream", "--mechanical"])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        let mut n = 0;
-        while child.try_wait().unwrap().is_none() {
-            flip();
-            n += 1;
-            std::thread::sleep(std::time::Duration::from_millis(3));
-        }
-        if n % 2 == 1 {
-            flip();
-        }
+        let mut cmd = e.cmd();
+        cmd.args(["--json", "--workspace", &id, "dream", "--mechanical"]);
+        let (out, n) = run_swapping(cmd, delay_ms, &qwen, &link, 3);
         swapped += n;
-        assert!(
-            std::fs::symlink_metadata(&qwen).unwrap().is_dir(),
-            "the repository's folder is back in place"
-        );
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(
-            tree(&outside),
-            before,
-            "nothing outside the repository changed (swaps from {delay_ms} ms): {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-        outs.push(out);
+        unchanged(&outside, &before, delay_ms, &out);
+        said_what_happened(&out);
     }
     assert!(
         swapped > 2,
         "the folder was swapped during the dreams ({swapped})"
     );
-    let out = outs.pop().unwrap();
-    // The dream said what happened: done, or refused with the reason (never silently partial).
+    eprintln!("{swapped} swaps during three dreams; outside unchanged");
+}
+
+/// Exchange `a` and `b` (`renameat2(RENAME_EXCHANGE)`).
+fn exchange(a: &Path, b: &Path) {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).unwrap();
+}
+
+/// Run `cmd`; from `delay_ms` after its start until it ends, exchange `a` and `b` every
+/// `every_ms`, then put them back. Its output and the number of exchanges.
+fn run_swapping(
+    mut cmd: Command,
+    delay_ms: u64,
+    a: &Path,
+    b: &Path,
+    every_ms: u64,
+) -> (Output, usize) {
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+    let mut n = 0;
+    while child.try_wait().unwrap().is_none() {
+        exchange(a, b);
+        n += 1;
+        std::thread::sleep(std::time::Duration::from_millis(every_ms));
+    }
+    if n % 2 == 1 {
+        exchange(a, b);
+    }
+    assert!(
+        std::fs::symlink_metadata(a).unwrap().is_dir(),
+        "the real folder is back in place"
+    );
+    (child.wait_with_output().unwrap(), n)
+}
+
+/// Nothing under `outside` differs from `before` (the first few paths that do are named).
+fn unchanged(outside: &Path, before: &BTreeMap<PathBuf, Vec<u8>>, delay_ms: u64, out: &Output) {
+    let after = tree(outside);
+    let changed: Vec<_> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|k| before.get(*k) != after.get(*k))
+        .take(5)
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "nothing outside changed (swaps from {delay_ms} ms), but: {changed:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The command said what happened: done, or refused with the reason (never silently partial).
+fn said_what_happened(out: &Output) {
     let said = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -101,13 +132,6 @@ fn a_team_layer_swapped_for_a_link_during_a_dream_changes_nothing_outside() {
         out.status.success() || said.contains("symbolic link") || said.contains("outside"),
         "{said}"
     );
-    eprintln!("{swapped} swaps during three dreams; outside unchanged");
-}
-
-/// Exchange `a` and `b` (`renameat2(RENAME_EXCHANGE)`).
-fn exchange(a: &std::path::Path, b: &std::path::Path) {
-    use rustix::fs::{CWD, RenameFlags, renameat_with};
-    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).unwrap();
 }
 
 /// Issue 33, "the root swap during a sync's write": a real `mnemo sync` receiving 400 memories
@@ -146,61 +170,18 @@ fn a_memory_folder_swapped_for_a_link_during_a_sync_s_write_changes_nothing_outs
     let real = e.personal();
 
     let mut swapped = 0;
-    let mut said = Vec::new();
     for delay_ms in [0, 40, 120] {
-        let mut child = e
-            .cmd()
-            .args(["--json", "sync"])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        let mut n = 0;
-        while child.try_wait().unwrap().is_none() {
-            exchange(&real, &link);
-            n += 1;
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-        if n % 2 == 1 {
-            exchange(&real, &link);
-        }
+        let mut cmd = e.cmd();
+        cmd.args(["--json", "sync"]);
+        let (out, n) = run_swapping(cmd, delay_ms, &real, &link, 2);
         swapped += n;
-        assert!(
-            std::fs::symlink_metadata(&real).unwrap().is_dir(),
-            "the memory folder is back in place"
-        );
-        let out = child.wait_with_output().unwrap();
-        let after = tree(&outside);
-        let changed: Vec<_> = before
-            .keys()
-            .chain(after.keys())
-            .filter(|k| before.get(*k) != after.get(*k))
-            .take(5)
-            .collect();
-        assert!(
-            changed.is_empty(),
-            "nothing outside the home changed (swaps from {delay_ms} ms), but: {changed:?}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        said.push(out);
+        unchanged(&outside, &before, delay_ms, &out);
+        said_what_happened(&out);
     }
     assert!(
         swapped > 2,
         "the folder was swapped during the syncs ({swapped})"
     );
-    // Each sync said what happened: done, or refused with the reason.
-    for out in &said {
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            out.status.success() || text.contains("symbolic link") || text.contains("outside"),
-            "{text}"
-        );
-    }
     // The swaps over, a sync brings everything the remote holds into the real folder.
     let out = e.run(&["sync"]);
     assert!(

@@ -339,15 +339,9 @@ impl Vault {
         new: Option<&[u8]>,
     ) {
         let kind = doc::doc_kind(rel);
-        let record = kind.zip(new).map(|(kind, b)| {
-            let mtime = root
-                .metadata(rel)
-                .ok()
-                .flatten()
-                .map(|m| doc::mtime_ms(&m))
-                .unwrap_or_default();
-            doc::analyze_bytes(rel, kind, b, mtime)
-        });
+        let record = kind
+            .zip(new)
+            .map(|(kind, b)| written_record(root, rel, kind, b));
         let indexed = guard(&self.index).batch(|b| match (&record, kind) {
             (Some(r), _) => b.upsert(&ws.id, rel, r),
             (None, Some(_)) => b.remove(&ws.id, rel).map(|_| ()),
@@ -372,13 +366,7 @@ impl Vault {
         let records: Vec<_> = crate::par::map(files.to_vec(), 256, |(rel, new)| {
             let kind = doc::doc_kind(rel);
             let record = kind.zip(new).map(|(kind, b)| {
-                let mtime = root
-                    .metadata(rel)
-                    .ok()
-                    .flatten()
-                    .map(|m| doc::mtime_ms(&m))
-                    .unwrap_or_default();
-                let mut r = doc::analyze_bytes(rel, kind, b, mtime);
+                let mut r = written_record(root, rel, kind, b);
                 r.tokenize(rel);
                 r
             });
@@ -572,4 +560,15 @@ impl Drop for Batch<'_> {
             ));
         }
     }
+}
+
+/// The index record of a file just written with `bytes` (its mtime read beneath the root).
+fn written_record(root: &RootDir, rel: &str, kind: doc::DocKind, bytes: &[u8]) -> doc::DocRecord {
+    let mtime = root
+        .metadata(rel)
+        .ok()
+        .flatten()
+        .map(|m| doc::mtime_ms(&m))
+        .unwrap_or_default();
+    doc::analyze_bytes(rel, kind, bytes, mtime)
 }
