@@ -158,7 +158,7 @@ pub mod reexports {
         GroupUndo, MemoryDetail, Status, SyncReport, WorkspaceInfo, WriteOutcome,
     };
     pub use mnemo_store::workspace::Settings;
-    pub use mnemo_sync::{RemoteSync, SyncConflict, SyncSettings};
+    pub use mnemo_sync::{FileCounts, RemoteSync, SyncConflict, SyncSettings};
 }
 
 /// Log targets held at `info` whatever `MNEMO_LOG` asks (each host adds these directives to its

@@ -192,6 +192,7 @@ pub fn stats(api: &Api, workspace: &str, json: bool) -> Result<()> {
             println!("    invalid  {p}  (fix: mnemo show {p})");
         }
         for p in &s.stale {
+            // padded: a column, "stale" lined up with "invalid" above
             println!("    stale    {p}");
         }
         if s.duplicates > 0 {

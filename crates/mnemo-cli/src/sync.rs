@@ -2,7 +2,7 @@
 //! conflicts. A client of the API like every other command.
 
 use mnemo_api::Api;
-use mnemo_api::reexports::{RemoteSync, printable};
+use mnemo_api::reexports::{FileCounts, RemoteSync, printable};
 use mnemo_core::Result;
 
 use crate::cli::{RemoteAction, SyncAction};
@@ -177,10 +177,16 @@ fn report(r: &RemoteSync, ran: bool) {
             e.message
         );
     }
-    if r.ahead > 0 || r.behind > 0 {
+    if !ran && r.ahead > 0 {
         println!(
-            "{} commit(s) here not yet on the remote, {} there not yet merged here",
-            r.ahead, r.behind
+            "{} sync commit(s) here are not on the remote yet: `mnemo sync` sends them",
+            r.ahead
+        );
+    }
+    if !ran && r.behind > 0 {
+        println!(
+            "{} commit(s) on the remote are not merged here yet: `mnemo sync` takes them",
+            r.behind
         );
     }
     for w in &r.workspaces {
@@ -209,9 +215,15 @@ fn report(r: &RemoteSync, ran: bool) {
             mnemo_api::local_time(w.last_synced.as_deref())
         );
         if ran {
-            line.push_str(&format!(", {} file(s) changed here", w.changed.len()));
+            line.push_str(&format!(
+                ": sent {}, received {}",
+                counts(&w.sent),
+                counts(&w.received)
+            ));
             if let Some(g) = w.group {
-                line.push_str(&format!(" (`mnemo undo --group {g}` takes them back)"));
+                line.push_str(&format!(
+                    " (`mnemo undo --group {g}` takes back what was received)"
+                ));
             }
         } else {
             line.push_str(&format!(
@@ -220,6 +232,34 @@ fn report(r: &RemoteSync, ran: bool) {
             ));
         }
         println!("{line}");
+        if !w.shares_with.is_empty() {
+            let others: Vec<String> = w.shares_with.iter().map(|o| printable(o)).collect();
+            println!(
+                "  shares one memory with {}: checkouts of one project, their files merged as one \
+                 set (deleting a file in one deletes it in all)",
+                others.join(", ")
+            );
+        }
+        if ran && w.sent.removed >= FEW_DELETIONS {
+            println!(
+                "  warning: this sync deleted {} memories on the remote, so every machine that \
+                 syncs deletes them at its next sync. Not meant? Bring them back here \
+                 (`mnemo history` lists the deletions, `mnemo undo ID` restores each) and sync \
+                 again before the other machines do",
+                w.sent.removed
+            );
+        }
+        if ran && w.received.removed >= FEW_DELETIONS {
+            let undo = w
+                .group
+                .map_or_else(String::new, |g| format!(" `mnemo undo --group {g}`"));
+            println!(
+                "  warning: this sync deleted {} memories here because the remote no longer holds \
+                 them. Not meant?{undo} brings them back, and the next sync restores them on every \
+                 machine",
+                w.received.removed
+            );
+        }
         for c in &w.conflicts {
             println!(
                 "  conflict {}  in {} ({}):",
@@ -257,4 +297,21 @@ fn report(r: &RemoteSync, ran: bool) {
             printable(&k.why)
         );
     }
+}
+
+/// From this many deletions on, a sync's report warns.
+const FEW_DELETIONS: u32 = 3;
+
+/// "+2 −1 ~3", or "nothing".
+fn counts(c: &FileCounts) -> String {
+    if c.is_empty() {
+        return "nothing".to_owned();
+    }
+    let mut parts = Vec::new();
+    for (n, sign) in [(c.added, '+'), (c.removed, '−'), (c.changed, '~')] {
+        if n > 0 {
+            parts.push(format!("{sign}{n}"));
+        }
+    }
+    parts.join(" ")
 }

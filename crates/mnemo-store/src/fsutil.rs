@@ -344,7 +344,7 @@ fn replace(path: &Path, bytes: &[u8], private: bool) -> Result<()> {
     Ok(())
 }
 
-pub use crate::replace::{replace_all_if, replace_if};
+pub use crate::replace::{open_for_writing, replace_all_if, replace_if};
 
 /// Take an exclusive OS advisory lock on `path` (created if missing, with its folder); held until
 /// the returned file is dropped. Blocks until free. Per open file: one process must not take the

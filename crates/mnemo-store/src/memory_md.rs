@@ -1,6 +1,10 @@
 //! The generated `MEMORY.md` index (SPEC §1.4): one line per valid topic file, sorted by path,
 //! each at most 150 characters; at most 200 lines and 25,000 bytes in all, cut at a line boundary
 //! with a warning line naming the cap.
+//!
+//! That whole file is Mnemo's only in its own workspaces. Another tool's MEMORY.md (Claude
+//! Code's, Qwen Code's, an added folder's) is that tool's: Mnemo only keeps its own marked block
+//! there ([`with_block`], issue 46).
 
 /// File name of the index inside a memory root.
 pub const FILE_NAME: &str = "MEMORY.md";
@@ -10,6 +14,9 @@ pub const MAX_LINE_CHARS: usize = 150;
 pub const MAX_LINES: usize = 200;
 /// Most bytes, warning included.
 pub const MAX_BYTES: usize = 25_000;
+
+mod block;
+pub use block::{BLOCK_BEGIN, BLOCK_END, mentions, with_block, without_block};
 
 /// One topic file as the index lists it.
 #[derive(Debug, Clone)]
@@ -25,9 +32,19 @@ pub struct IndexLine<'a> {
 /// Render MEMORY.md. Output depends only on the input set (sorted here), so it is deterministic.
 #[must_use]
 pub fn render(items: &[IndexLine<'_>]) -> String {
+    let mut out = String::new();
+    for line in fit(&entry_lines(items), MAX_LINES, MAX_BYTES, 1) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The index lines of `items`, sorted by path, each within [`MAX_LINE_CHARS`].
+fn entry_lines(items: &[IndexLine<'_>]) -> Vec<String> {
     let mut sorted: Vec<&IndexLine<'_>> = items.iter().collect();
     sorted.sort_by(|a, b| a.path.cmp(b.path));
-    let lines: Vec<String> = sorted
+    sorted
         .iter()
         .map(|i| {
             let name = one_line(i.name);
@@ -43,35 +60,41 @@ pub fn render(items: &[IndexLine<'_>]) -> String {
                 MAX_LINE_CHARS,
             )
         })
-        .collect();
+        .collect()
+}
+
+/// As many of `lines` as fit in `max_lines` lines and `max_bytes` bytes (each line followed by
+/// a line end of `eol_bytes` bytes), in order, ending with a warning line naming the cap when
+/// some were left out (room for it is kept). The warning names the file's caps: `max_*` are
+/// what is left of them.
+fn fit(lines: &[String], max_lines: usize, max_bytes: usize, eol_bytes: usize) -> Vec<String> {
     let total = lines.len();
-    let mut out = String::new();
-    let mut kept = 0;
+    let mut out = Vec::new();
+    let mut used = 0;
     let mut capped: Option<&str> = None;
-    for line in &lines {
+    for line in lines {
+        let kept = out.len();
         let remaining_after = total - kept - 1;
         // Room is reserved for the warning line whenever something would be left out.
-        let reserve = if remaining_after > 0 { 1 } else { 0 };
-        if kept + 1 + reserve > MAX_LINES {
+        let reserve = usize::from(remaining_after > 0);
+        if kept + 1 + reserve > max_lines {
             capped = Some("200 lines");
             break;
         }
         let warn_bytes = if remaining_after > 0 {
-            warning(total - kept - 1, "25,000 bytes").len() + 1
+            warning(remaining_after, "25,000 bytes").len() + eol_bytes
         } else {
             0
         };
-        if out.len() + line.len() + 1 + warn_bytes > MAX_BYTES {
+        if used + line.len() + eol_bytes + warn_bytes > max_bytes {
             capped = Some("25,000 bytes");
             break;
         }
-        out.push_str(line);
-        out.push('\n');
-        kept += 1;
+        used += line.len() + eol_bytes;
+        out.push(line.clone());
     }
     if let Some(cap) = capped {
-        out.push_str(&warning(total - kept, cap));
-        out.push('\n');
+        out.push(warning(total - out.len(), cap));
     }
     out
 }

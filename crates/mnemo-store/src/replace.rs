@@ -144,45 +144,7 @@ fn wait_for_writers(displaced: &[(usize, Displaced)]) {
             .iter()
             .filter_map(|(_, d)| d.old.metadata().ok().map(|m| (m.dev(), m.ino())))
             .collect();
-        let me = std::process::id().to_string();
-        let writing = || -> bool {
-            let Ok(procs) = fs::read_dir("/proc") else {
-                return false;
-            };
-            for p in procs.flatten() {
-                let pid = p.file_name().to_string_lossy().into_owned();
-                if !pid.bytes().all(|b| b.is_ascii_digit()) {
-                    continue;
-                }
-                let Ok(fds) = fs::read_dir(p.path().join("fd")) else {
-                    continue;
-                };
-                for fd in fds.flatten() {
-                    let name = fd.file_name().to_string_lossy().into_owned();
-                    if pid == me && name.parse().is_ok_and(|n: i32| ours.contains(&n)) {
-                        continue;
-                    }
-                    let Ok(m) = fs::metadata(fd.path()) else {
-                        continue;
-                    };
-                    if !inodes.contains(&(m.dev(), m.ino())) {
-                        continue;
-                    }
-                    // Only writers matter (a pager reading it does not).
-                    let info =
-                        fs::read_to_string(p.path().join("fdinfo").join(&name)).unwrap_or_default();
-                    let flags = info
-                        .lines()
-                        .find_map(|l| l.strip_prefix("flags:"))
-                        .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
-                        .unwrap_or(0o2);
-                    if flags & 0o3 != 0 {
-                        return true;
-                    }
-                }
-            }
-            false
-        };
+        let writing = || !open_for_writing(&inodes, &ours).is_empty();
         let until = std::time::Instant::now() + WRITERS;
         while writing() && std::time::Instant::now() < until {
             std::thread::sleep(std::time::Duration::from_millis(1));
@@ -190,6 +152,64 @@ fn wait_for_writers(displaced: &[(usize, Displaced)]) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = displaced;
+}
+
+/// Which of `inodes` (device, inode) some process of this user holds open for writing, other
+/// than through this process's descriptors `own_fds` (`/proc/*/fd` and `fdinfo`; a reader does
+/// not count). Empty where open files cannot be listed.
+#[must_use]
+pub fn open_for_writing(
+    inodes: &BTreeSet<(u64, u64)>,
+    own_fds: &BTreeSet<i32>,
+) -> BTreeSet<(u64, u64)> {
+    let mut out = BTreeSet::new();
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if inodes.is_empty() {
+            return out;
+        }
+        let me = std::process::id().to_string();
+        let Ok(procs) = fs::read_dir("/proc") else {
+            return out;
+        };
+        for p in procs.flatten() {
+            let pid = p.file_name().to_string_lossy().into_owned();
+            if !pid.bytes().all(|b| b.is_ascii_digit()) {
+                continue;
+            }
+            let Ok(fds) = fs::read_dir(p.path().join("fd")) else {
+                continue;
+            };
+            for fd in fds.flatten() {
+                let name = fd.file_name().to_string_lossy().into_owned();
+                if pid == me && name.parse().is_ok_and(|n: i32| own_fds.contains(&n)) {
+                    continue;
+                }
+                let Ok(m) = fs::metadata(fd.path()) else {
+                    continue;
+                };
+                let ino = (m.dev(), m.ino());
+                if !inodes.contains(&ino) || out.contains(&ino) {
+                    continue;
+                }
+                // Only writers matter (a pager reading it does not).
+                let info =
+                    fs::read_to_string(p.path().join("fdinfo").join(&name)).unwrap_or_default();
+                let flags = info
+                    .lines()
+                    .find_map(|l| l.strip_prefix("flags:"))
+                    .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+                    .unwrap_or(0o2);
+                if flags & 0o3 != 0 {
+                    out.insert(ino);
+                }
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (inodes, own_fds);
+    out
 }
 
 /// The file a swap displaced, held open for a moment: an editor that opened it just before the

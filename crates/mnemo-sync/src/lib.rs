@@ -38,7 +38,7 @@ use mnemo_store::Vault;
 
 pub use extras::Extras;
 pub use meta::{SyncChoice, SyncConflict};
-pub use run::{RemoteKey, RemoteSync, WorkspaceSync};
+pub use run::{FileCounts, RemoteKey, RemoteSync, WorkspaceSync};
 pub use state::{SyncFlag, SyncRun, SyncSettings};
 
 /// One vault seen by sync: the rounds, the status and the conflict commands are its methods.

@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use super::git::blob_id;
+use super::meta;
 use mnemo_store::fsutil::{self, ReadOutcome};
 use mnemo_store::rootdir::RootDir;
 
@@ -34,7 +35,7 @@ pub(super) enum Found {
     Read(Vec<u8>, String),
     /// Not read: its stamp names a blob the head already holds at this path (git has the bytes).
     Same(String),
-    /// Why a sync cannot take it (a link, over the size limit, unreadable).
+    /// Why a sync cannot take it (a link, named `….MD`, over the size limit, unreadable).
     Refused(String),
 }
 
@@ -42,11 +43,11 @@ pub(super) enum Found {
 /// unless its stamp says it is still the blob `head(rel)` names.
 pub(super) fn local_files(root: &Path, head: &dyn Fn(&str) -> Option<String>) -> Vec<LocalFile> {
     let mut out = Vec::new();
-    walk(root, &mut |rel, handle, stamp, link| {
-        if link {
+    walk(root, &mut |rel, handle, stamp, refused| {
+        if let Some(why) = refused {
             out.push(LocalFile {
                 rel,
-                found: Found::Refused("it is a symbolic link".to_owned()),
+                found: Found::Refused(why),
             });
             return;
         }
@@ -86,13 +87,10 @@ pub(super) struct LocalId {
 /// Every memory file under `root` by blob id: from the cache when its stamp is unchanged.
 pub(super) fn local_ids(root: &Path) -> Vec<LocalId> {
     let mut out = Vec::new();
-    walk(root, &mut |rel, handle, stamp, link| {
+    walk(root, &mut |rel, handle, stamp, refused| {
         let path = root.join(&rel);
-        if link {
-            out.push(LocalId {
-                rel,
-                id: Err("it is a symbolic link".to_owned()),
-            });
+        if let Some(why) = refused {
+            out.push(LocalId { rel, id: Err(why) });
             return;
         }
         if let Some(id) = stamp.as_ref().and_then(|m| known(&path, m)) {
@@ -129,14 +127,16 @@ pub(super) fn read(root: &RootDir, rel: &str) -> Option<std::result::Result<Vec<
     }
 }
 
-/// What [`walk`] calls for each memory document: its path, the root held, its stat, whether it
-/// is a link.
-type Visit<'a> = dyn FnMut(String, &RootDir, Option<Metadata>, bool) + 'a;
+/// What [`walk`] calls for each memory document: its path, the root held, its stat, and why a
+/// sync cannot take it whatever it holds (a link, a misnamed file), if so.
+type Visit<'a> = dyn FnMut(String, &RootDir, Option<Metadata>, Option<String>) + 'a;
 
 /// Each memory document under `root`: its path relative to the root, the root held open (every
 /// folder is listed and every file read beneath it, so a folder swapped meanwhile is never
-/// read through), its stat, and whether it is a symbolic link (only `.md` links are reported:
-/// they are memory a sync refuses).
+/// read through), its stat, and why a sync cannot take it unread — a symbolic link (only links
+/// named as memory are reported), or a file that would be memory if its name ended in `.md`
+/// rather than `.MD` (`meta::misnamed`: reported, not skipped, so a person learns why it does
+/// not sync).
 fn walk(root: &Path, f: &mut Visit<'_>) {
     let Ok(handle) = RootDir::open(root) else {
         return;
@@ -158,15 +158,18 @@ fn walk(root: &Path, f: &mut Visit<'_>) {
             };
             let Ok(ft) = e.file_type() else { continue };
             if ft.is_symlink() {
-                if name.ends_with(".md") {
-                    f(rel, &handle, None, true);
+                if name.ends_with(".md") || meta::misnamed(&rel).is_some() {
+                    f(rel, &handle, None, Some("it is a symbolic link".to_owned()));
                 }
             } else if ft.is_dir() {
                 if let Ok(Some(sub)) = dir.subfolder(&name) {
                     stack.push((sub, rel));
                 }
             } else if mnemo_store::doc::doc_kind(&rel).is_some() {
-                f(rel, &handle, e.metadata().ok(), false);
+                f(rel, &handle, e.metadata().ok(), None);
+            } else if let Some(why) = meta::misnamed(&rel) {
+                let why = meta::refusal(&rel, None, None).unwrap_or(why);
+                f(rel, &handle, None, Some(why));
             }
         }
     }
@@ -259,5 +262,67 @@ mod tests {
             local_ids(d.path())[0].id.as_deref().ok(),
             Some(blob_id(b"two\n").as_str())
         );
+    }
+
+    #[test]
+    fn a_file_named_upper_case_md_is_reported_with_its_fix_not_skipped() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("UPPER.MD"), "x\n").unwrap();
+        std::fs::create_dir(d.path().join("notes")).unwrap();
+        std::fs::write(d.path().join("notes/Work.Md"), "x\n").unwrap();
+        // Not memory whatever its case: still passed over without a word.
+        std::fs::write(d.path().join("MEMORY.MD"), "x\n").unwrap();
+        std::fs::write(d.path().join("notes.txt"), "x\n").unwrap();
+        std::fs::write(d.path().join("good.md"), "x\n").unwrap();
+        let files = local_files(d.path(), &|_| None);
+        let got: Vec<(&str, Option<&str>)> = files
+            .iter()
+            .map(|f| {
+                let why = match &f.found {
+                    Found::Refused(why) => Some(why.as_str()),
+                    _ => None,
+                };
+                (f.rel.as_str(), why)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "UPPER.MD",
+                    Some("its name ends in `.MD`, not `.md`: rename it to `UPPER.md` to sync it")
+                ),
+                ("good.md", None),
+                (
+                    "notes/Work.Md",
+                    Some("its name ends in `.Md`, not `.md`: rename it to `Work.md` to sync it")
+                ),
+            ]
+        );
+        let ids: Vec<(String, bool)> = local_ids(d.path())
+            .into_iter()
+            .map(|f| (f.rel, f.id.is_err()))
+            .collect();
+        assert_eq!(
+            ids,
+            vec![
+                ("UPPER.MD".to_owned(), true),
+                ("good.md".to_owned(), false),
+                ("notes/Work.Md".to_owned(), true),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_name_with_a_tab_is_read_and_refused_for_the_tab() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a\tb.md"), "x\n").unwrap();
+        let files = local_files(d.path(), &|_| None);
+        assert_eq!(files.len(), 1);
+        let Found::Read(b, _) = &files[0].found else {
+            panic!("read")
+        };
+        let why = meta::refusal(&files[0].rel, None, Some(b)).unwrap();
+        assert!(why.starts_with("its name holds a tab"), "{why}");
     }
 }

@@ -100,10 +100,11 @@ pub fn refusal(rel: &str, mode: Option<&str>, bytes: Option<&[u8]>) -> Option<St
     if rel
         .split('/')
         .any(|p| p.is_empty() || p == "." || p == "..")
-        || rel.chars().any(mnemo_store::fsutil::unsafe_char)
-        || rel.contains('\\')
     {
         return Some("its path would leave the memory folder".to_owned());
+    }
+    if let Some(why) = name_refusal(rel) {
+        return Some(why);
     }
     match mode {
         Some("120000") => return Some("it is a symbolic link".to_owned()),
@@ -111,7 +112,9 @@ pub fn refusal(rel: &str, mode: Option<&str>, bytes: Option<&[u8]>) -> Option<St
         _ => {}
     }
     if doc::doc_kind(rel).is_none() {
-        return Some("it is not a memory file (only visible `.md` files sync)".to_owned());
+        return Some(misnamed(rel).unwrap_or_else(|| {
+            "it is not a memory file (only visible `.md` files sync)".to_owned()
+        }));
     }
     let bytes = bytes?;
     if let Some(why) = content_refusal(bytes) {
@@ -127,6 +130,61 @@ pub fn refusal(rel: &str, mode: Option<&str>, bytes: Option<&[u8]>) -> Option<St
         ));
     }
     None
+}
+
+/// Why a path's characters may not cross, or `None`: a tab, a line break, another control
+/// character, a character that turns text around, or a backslash (a folder separator on
+/// Windows) in one of its names.
+fn name_refusal(rel: &str) -> Option<String> {
+    let names: Vec<&str> = rel.split('/').collect();
+    let (at, c) = names.iter().enumerate().find_map(|(i, name)| {
+        name.chars()
+            .find(|&c| mnemo_store::fsutil::unsafe_char(c) || c == '\\')
+            .map(|c| (i, c))
+    })?;
+    let whose = if at + 1 == names.len() {
+        "its name".to_owned()
+    } else {
+        format!(
+            "the folder `{}` in its path",
+            mnemo_store::fsutil::printable(names[at])
+        )
+    };
+    let what = match c {
+        '\t' => "a tab".to_owned(),
+        '\n' | '\r' => "a line break".to_owned(),
+        '\\' => "a backslash (a folder separator on Windows)".to_owned(),
+        c if c.is_control() => format!("a control character ({})", c.escape_unicode()),
+        c => {
+            return Some(format!(
+                "{whose} holds a character that turns text around ({}), which can make a name \
+                 read as another: rename it to sync it",
+                c.escape_unicode()
+            ));
+        }
+    };
+    Some(format!(
+        "{whose} holds {what}, which other machines' file systems and tools may not take: \
+         rename it to sync it"
+    ))
+}
+
+/// Why a file named `….MD` (or `.Md`, `.mD`) is not synced, when it would be a memory file
+/// named `….md`; `None` for any other name.
+#[must_use]
+pub fn misnamed(rel: &str) -> Option<String> {
+    let cut = rel.len().checked_sub(3)?;
+    let (stem, ext) = (rel.get(..cut)?, rel.get(cut..)?);
+    if ext == ".md" || !ext.eq_ignore_ascii_case(".md") {
+        return None;
+    }
+    doc::doc_kind(&format!("{stem}.md"))?;
+    let name = stem.rsplit('/').next().unwrap_or(stem);
+    Some(format!(
+        "its name ends in `{}`, not `.md`: rename it to `{}.md` to sync it",
+        mnemo_store::fsutil::printable(ext),
+        mnemo_store::fsutil::printable(name)
+    ))
 }
 
 /// Why a file's bytes may not cross whatever its path, or `None` when they may: over the cap,
@@ -594,7 +652,10 @@ mod tests {
 
     #[test]
     fn refusals_name_the_problem() {
-        assert!(refusal("../x.md", None, None).is_some());
+        assert_eq!(
+            refusal("../x.md", None, None).as_deref(),
+            Some("its path would leave the memory folder")
+        );
         assert!(
             refusal("a.md", Some("120000"), None)
                 .unwrap()
@@ -612,5 +673,82 @@ mod tests {
             refusal("logs/2026/01/2026-01-02.md", None, Some(b"free")),
             None
         );
+    }
+
+    #[test]
+    fn a_name_other_systems_cannot_take_is_refused_for_what_it_holds() {
+        let why = |rel: &str| refusal(rel, None, None).unwrap_or_default();
+        assert_eq!(
+            why("a\tb.md"),
+            "its name holds a tab, which other machines' file systems and tools may not take: \
+             rename it to sync it"
+        );
+        assert!(
+            why("a\nb.md").starts_with("its name holds a line break, "),
+            "{}",
+            why("a\nb.md")
+        );
+        assert!(why("a\rb.md").starts_with("its name holds a line break, "));
+        assert!(
+            why("a\u{7}b.md").starts_with("its name holds a control character (\\u{7}), "),
+            "{}",
+            why("a\u{7}b.md")
+        );
+        assert!(
+            why("a\\b.md")
+                .starts_with("its name holds a backslash (a folder separator on Windows), "),
+            "{}",
+            why("a\\b.md")
+        );
+        assert!(
+            why("evil\u{202e}dm.txt.md")
+                .starts_with("its name holds a character that turns text around (\\u{202e})"),
+            "{}",
+            why("evil\u{202e}dm.txt.md")
+        );
+        // In a folder's name: that folder is named, printably.
+        assert_eq!(
+            why("tab\there/a.md"),
+            "the folder `tab\\u{9}here` in its path holds a tab, which other machines' file \
+             systems and tools may not take: rename it to sync it"
+        );
+        for rel in ["a\tb.md", "a\\b.md", "x/a\nb.md"] {
+            assert!(!why(rel).contains("leave"), "{rel}: {}", why(rel));
+        }
+        // Still a climb out of the folder, whatever else it holds.
+        assert_eq!(why("../a\tb.md"), "its path would leave the memory folder");
+    }
+
+    #[test]
+    fn a_name_ending_in_upper_case_md_is_named_with_its_fix() {
+        let why = |rel: &str| refusal(rel, None, None);
+        assert_eq!(
+            why("UPPER.MD").as_deref(),
+            Some("its name ends in `.MD`, not `.md`: rename it to `UPPER.md` to sync it")
+        );
+        assert_eq!(
+            why("notes/Work.Md").as_deref(),
+            Some("its name ends in `.Md`, not `.md`: rename it to `Work.md` to sync it")
+        );
+        assert_eq!(
+            misnamed("x.mD").as_deref(),
+            Some("its name ends in `.mD`, not `.md`: rename it to `x.md` to sync it")
+        );
+        // Not a memory file even as `.md`: the general reason, and `misnamed` says nothing.
+        for rel in ["MEMORY.MD", "memory.MD", "notes.txt", "a.md.bak"] {
+            assert_eq!(misnamed(rel), None, "{rel}");
+            assert_eq!(
+                why(rel).as_deref(),
+                Some("it is not a memory file (only visible `.md` files sync)"),
+                "{rel}"
+            );
+        }
+        assert_eq!(misnamed("a.md"), None);
+        assert_eq!(
+            misnamed("é.MD").as_deref(),
+            Some("its name ends in `.MD`, not `.md`: rename it to `é.md` to sync it")
+        );
+        assert_eq!(misnamed("MD"), None);
+        assert_eq!(misnamed("éM"), None);
     }
 }

@@ -52,6 +52,48 @@ pub struct WorkspaceSync {
     pub conflicts: Vec<SyncConflict>,
     /// Files left out, and why.
     pub flagged: Vec<SyncFlag>,
+    /// Other workspaces here that sync as the same memory (checkouts of one project, a
+    /// worktree): their files are merged as one set and each holds all of them.
+    pub shares_with: Vec<String>,
+    /// What this sync changed on the remote, for every machine (on the first workspace of a key).
+    pub sent: FileCounts,
+    /// What this sync changed here.
+    pub received: FileCounts,
+}
+
+/// What a sync did to one workspace, by workspace id.
+pub(super) type Groups = BTreeMap<String, Done>;
+
+/// What a sync did to one workspace.
+#[derive(Debug, Default)]
+pub(super) struct Done {
+    /// The change group holding what it wrote here.
+    pub(super) group: Option<i64>,
+    /// The files it wrote here.
+    pub(super) changed: Vec<String>,
+    /// What it wrote here, counted.
+    pub(super) received: FileCounts,
+    /// What it changed on the remote (on the first workspace of each key).
+    pub(super) sent: FileCounts,
+}
+
+/// Memory files added, removed and changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, specta::Type)]
+pub struct FileCounts {
+    /// Added.
+    pub added: u32,
+    /// Removed.
+    pub removed: u32,
+    /// Changed.
+    pub changed: u32,
+}
+
+impl FileCounts {
+    /// Nothing at all.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.added == 0 && self.removed == 0 && self.changed == 0
+    }
 }
 
 /// The home's sync: a run's report, or the status.
@@ -109,13 +151,20 @@ pub(super) struct Round {
     pub(super) ours: Tree,
     /// Bytes of blobs not (necessarily) in git: local files, merge results, bookkeeping.
     pub(super) bytes: HashMap<String, Vec<u8>>,
-    /// Per key: the workspace it maps to.
+    /// Per key: the workspace it maps to (the first of its folders).
     pub(super) mapped: BTreeMap<String, Workspace>,
+    /// Per key: every folder here that syncs as it (checkouts of one project share a key).
+    pub(super) folders: BTreeMap<String, Vec<Workspace>>,
+    /// Per workspace id: its memory files as read (path → blob id), those it may send.
+    pub(super) local: BTreeMap<String, BTreeMap<String, String>>,
+    /// Per workspace id: files that were not sent, never overwritten by this round.
+    pub(super) flagged_here: BTreeMap<String, BTreeSet<String>>,
     /// Per key: files left out.
     pub(super) flagged: BTreeMap<String, Vec<SyncFlag>>,
     /// Paths never written here (refused on the remote).
     pub(super) refused_theirs: BTreeSet<String>,
-    /// Each synced workspace's write lock, from reading its files to writing the merge.
+    /// Each synced workspace's write lock (by workspace id), from reading its files to writing
+    /// the merge.
     pub(super) holds: BTreeMap<String, WriteHold>,
     /// Chat sessions as they are here (repository path → blob id), when carried.
     pub(super) local_sessions: BTreeMap<String, String>,
@@ -162,7 +211,7 @@ impl Syncer<'_> {
             .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
         let _lock = fsutil::lock_file(&dir.join(".sync.lock"))?;
         let mut st = State::load(&home);
-        let mut groups: BTreeMap<String, (i64, Vec<String>)> = BTreeMap::new();
+        let mut groups: Groups = BTreeMap::new();
         let mut first_error = None;
         let mut commit = None;
         for ch in &chans {
@@ -206,9 +255,11 @@ impl Syncer<'_> {
         }
         let mut report = self.status_of(&settings, &st)?;
         for w in &mut report.workspaces {
-            if let Some((g, changed)) = groups.get(&w.workspace) {
-                w.group = Some(*g);
-                w.changed.clone_from(changed);
+            if let Some(d) = groups.get(&w.workspace) {
+                w.group = d.group;
+                w.changed.clone_from(&d.changed);
+                w.received = d.received;
+                w.sent = d.sent;
             }
         }
         Ok(report)
@@ -222,7 +273,7 @@ impl Syncer<'_> {
         scope: &Scope,
         extras: Option<&dyn Extras>,
         st: &mut State,
-        groups: &mut BTreeMap<String, (i64, Vec<String>)>,
+        groups: &mut Groups,
     ) -> Result<()> {
         let start = std::time::Instant::now();
         let mut attempt = 0u32;
@@ -258,7 +309,7 @@ impl Syncer<'_> {
         scope: &Scope,
         extras: Option<&dyn Extras>,
         st: &mut State,
-        groups: &mut BTreeMap<String, (i64, Vec<String>)>,
+        groups: &mut Groups,
     ) -> Result<bool> {
         git.fetch()?;
         let (h, r) = (git.local_head(), git.remote_head());
@@ -290,7 +341,11 @@ impl Syncer<'_> {
                 None => {
                     return Err(Error::new(
                         ErrorCode::RemoteRefused,
-                        "the sync remote now holds another history than the one this home synced                          with (no commit in common: it was replaced or rewritten). If it is the                          right remote, run `mnemo sync reset-local` — it keeps every memory file                          here and drops only this home's copy of the sync history — then sync                          again; otherwise point this home at its old remote",
+                        "the sync remote now holds another history than the one this home synced \
+                         with (no commit in common: it was replaced or rewritten). If it is the \
+                         right remote, run `mnemo sync reset-local` — it keeps every memory file \
+                         here and drops only this home's copy of the sync history — then sync \
+                         again; otherwise point this home at its old remote",
                     ));
                 }
             },
@@ -337,7 +392,11 @@ impl Syncer<'_> {
         let Some(refused_here) = applied? else {
             return Ok(false);
         };
-        for (key, flag) in refused_here {
+        let mut deferred: BTreeMap<String, Vec<super::apply::Deferred>> = BTreeMap::new();
+        for (key, flag, held) in refused_here {
+            if let Some(held) = held {
+                deferred.entry(key.clone()).or_default().push(held);
+            }
             round.flagged.entry(key).or_default().push(flag);
         }
         // Commit what this home now holds, unless the remote or the head already is it.
@@ -370,11 +429,34 @@ impl Syncer<'_> {
             git.set_local_head(c, h.as_deref())?;
         }
         let synced_at = now();
-        for key in round.mapped.keys() {
+        for (key, group) in &round.folders {
             let ks = st.keys.entry(key.clone()).or_default();
             ks.last_synced = Some(synced_at.clone());
             ks.base.clone_from(&new_head);
             ks.flagged = round.flagged.get(key).cloned().unwrap_or_default();
+            ks.folders = Some(group.iter().map(|w| w.id.clone()).collect());
+            // Files not brought up to date here keep the blob they were last in step with
+            // (from the first sync that left them behind); the others are in step again.
+            // A file not sent is in step with what was synced before it was left out; a file
+            // held open is in step with what this round read of it and sent.
+            let not_sent: BTreeSet<String> = group
+                .iter()
+                .flat_map(|w| round.flagged_here.get(&w.id).into_iter().flatten().cloned())
+                .collect();
+            let was = std::mem::take(&mut ks.behind);
+            for rel in not_sent {
+                let at = match was.get(&rel) {
+                    Some(at) => at.clone(),
+                    None => round
+                        .base
+                        .get(&layout::memory_path(key, &rel))
+                        .map(|i| i.id.clone()),
+                };
+                ks.behind.insert(rel, at);
+            }
+            for (rel, read) in deferred.get(key).into_iter().flatten() {
+                ks.behind.insert(rel.clone(), read.clone());
+            }
         }
         // A key this repository carries that no folder here maps (a project whose memory folder
         // is gone, a switched-off tool): this home holds none of its files any more, so when
@@ -400,6 +482,20 @@ impl Syncer<'_> {
         let pushed = git.push()?;
         if pushed && let Some(c) = &new_head {
             git.mark_met(c)?;
+            // What every other machine will take from this push.
+            let remote_before = if r.is_some() {
+                &round.theirs
+            } else {
+                &Tree::new()
+            };
+            for (key, n) in sent_counts(remote_before, &merged) {
+                if let Some(ws) = round.mapped.get(&key) {
+                    let d = groups.entry(ws.id.clone()).or_default();
+                    d.sent.added += n.added;
+                    d.sent.removed += n.removed;
+                    d.sent.changed += n.changed;
+                }
+            }
         }
         Ok(pushed)
     }
@@ -473,8 +569,33 @@ fn diff(from: &Tree, to: &Tree, bytes: &HashMap<String, Vec<u8>>) -> Vec<(String
     out
 }
 
-fn groups_summary(groups: &BTreeMap<String, (i64, Vec<String>)>) -> String {
-    let n: usize = groups.values().map(|(_, c)| c.len()).sum();
+/// Per key: the memory files `to` adds, removes and changes against `from`.
+fn sent_counts(from: &Tree, to: &Tree) -> BTreeMap<String, FileCounts> {
+    let mut out: BTreeMap<String, FileCounts> = BTreeMap::new();
+    let memory = |p: &str| match layout::split(p) {
+        Some((k, layout::Part::Memory(_))) => Some(k),
+        _ => None,
+    };
+    for (p, i) in to {
+        let Some(k) = memory(p) else { continue };
+        match from.get(p) {
+            None => out.entry(k).or_default().added += 1,
+            Some(f) if f.id != i.id => out.entry(k).or_default().changed += 1,
+            Some(_) => {}
+        }
+    }
+    for p in from.keys() {
+        if let Some(k) = memory(p)
+            && !to.contains_key(p)
+        {
+            out.entry(k).or_default().removed += 1;
+        }
+    }
+    out
+}
+
+fn groups_summary(groups: &Groups) -> String {
+    let n: usize = groups.values().map(|d| d.changed.len()).sum();
     if n == 0 {
         String::new()
     } else {

@@ -231,6 +231,18 @@ pub struct KeyState {
     /// Conflicts waiting for a choice (this home's copy of the key's `conflicts.json`).
     #[serde(default)]
     pub conflicts: Vec<SyncConflict>,
+    /// The workspaces (folders) here that synced as this key last time (`None`: a state from
+    /// before issue 46). A folder in it held every file of the key after that sync, so a file
+    /// missing from it was deleted there; a folder not in it (a second checkout, a worktree, a
+    /// project moved) has deleted nothing.
+    #[serde(default)]
+    pub folders: Option<Vec<String>>,
+    /// Files not brought up to date here by the last syncs (left out because they could not be
+    /// sent, or held open by a writer): each with the blob it was last in step with (`None`:
+    /// none). When such a file is read again, its changes are taken against that blob and what
+    /// other homes wrote since is merged in, never dropped.
+    #[serde(default)]
+    pub behind: BTreeMap<String, Option<String>>,
 }
 
 /// `sync/state.json`.

@@ -15,7 +15,7 @@ use mnemo_store::fsutil::{self};
 
 use super::local::{local_ids, read};
 use super::read::held_paths;
-use super::run::{RemoteSync, WorkspaceSync};
+use super::run::{FileCounts, RemoteSync, WorkspaceSync};
 
 impl Syncer<'_> {
     /// The sync status: no network (incoming counts are as of the last fetch).
@@ -107,6 +107,7 @@ impl Syncer<'_> {
             views.push(view);
         }
         let mut seen_keys = BTreeSet::new();
+        let mut ids: Vec<String> = Vec::new();
         let mut held_trees = std::collections::HashMap::new();
         for ws in self.workspaces()? {
             let at = chans.iter().position(|c| c.scope.covers(&ws.id));
@@ -135,13 +136,14 @@ impl Syncer<'_> {
                 group: None,
                 conflicts: Vec::new(),
                 flagged: Vec::new(),
+                shares_with: Vec::new(),
+                sent: FileCounts::default(),
+                received: FileCounts::default(),
             };
             match key {
                 Err(why) => w.not_synced = Some(why),
-                Ok(k) if !seen_keys.insert((at, k.clone())) => {
-                    w.not_synced = Some(format!("another workspace here already syncs as {k}"));
-                }
                 Ok(k) => {
+                    seen_keys.insert((at, k.clone()));
                     let ks = st.keys.get(&k).cloned().unwrap_or_default();
                     w.last_synced = ks.last_synced;
                     w.flagged = ks.flagged;
@@ -154,7 +156,15 @@ impl Syncer<'_> {
                     w.key = Some(k);
                 }
             }
+            ids.push(w.workspace.clone());
             s.workspaces.push(w);
+        }
+        // Folders here that sync as one key (a project cloned twice, a worktree) share one memory.
+        let keys: Vec<Option<String>> = s.workspaces.iter().map(|w| w.key.clone()).collect();
+        for (i, w) in s.workspaces.iter_mut().enumerate() {
+            if let Some(k) = &keys[i] {
+                w.shares_with = s_ids(&keys, k, i, &ids);
+            }
         }
         // What the home's remote carries that no workspace here takes.
         for (i, ch) in chans.iter().enumerate() {
@@ -397,5 +407,14 @@ fn still_open_in(ws: &mnemo_store::Workspace, conflicts: Vec<SyncConflict>) -> V
             let t = std::fs::read_to_string(ws.memory_root.join(&c.path)).ok();
             meta::still_open(c, t.as_deref())
         })
+        .collect()
+}
+
+/// The other workspaces (of `ids`, by position) whose key is `key`.
+fn s_ids(keys: &[Option<String>], key: &str, me: usize, ids: &[String]) -> Vec<String> {
+    keys.iter()
+        .enumerate()
+        .filter(|(j, k)| *j != me && k.as_deref() == Some(key))
+        .map(|(j, _)| ids[j].clone())
         .collect()
 }

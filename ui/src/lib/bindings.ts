@@ -664,6 +664,16 @@ export type ExtractStatus =
 /**  It failed or was stopped. */
 "failed";
 
+/**  Memory files added, removed and changed. */
+export type FileCounts = {
+	/**  Added. */
+	added: number,
+	/**  Removed. */
+	removed: number,
+	/**  Changed. */
+	changed: number,
+};
+
 /**  A file's text as a person edited it in a proposal. */
 export type FileEdit = {
 	/**  Relative to the memory root. */
@@ -1757,6 +1767,15 @@ export type WorkspaceSync = {
 	conflicts: SyncConflict[],
 	/**  Files left out, and why. */
 	flagged: SyncFlag[],
+	/**
+	 *  Other workspaces here that sync as the same memory (checkouts of one project, a
+	 *  worktree): their files are merged as one set and each holds all of them.
+	 */
+	shares_with: string[],
+	/**  What this sync changed on the remote, for every machine (on the first workspace of a key). */
+	sent: FileCounts,
+	/**  What this sync changed here. */
+	received: FileCounts,
 };
 
 /**  What a write did. */

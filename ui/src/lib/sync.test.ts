@@ -14,6 +14,7 @@ import {
   memoriesText,
   remoteKeyName,
   runSummary,
+  sentText,
   sameSyncForm,
   syncBadge,
   syncFormOf,
@@ -190,5 +191,24 @@ describe("the settings form", () => {
     expect(sameSyncForm(f, { ...f })).toBe(true);
     expect(sameSyncForm(f, { ...f, qwen: false })).toBe(false);
     expect(sameSyncForm(f, { ...f, sessions: true })).toBe(false);
+  });
+});
+
+describe("what a sync sent to the other machines", () => {
+  it("says nothing when nothing went out, counts what did, and warns of many deletions", () => {
+    expect(sentText({ added: 0, removed: 0, changed: 0 })).toBe("");
+    expect(sentText({ added: 1, removed: 1, changed: 0 })).toBe(
+      "Sent 2 files to your other machines (1 deletion).",
+    );
+    const many = sentText({ added: 0, removed: 4, changed: 0 });
+    expect(many).toContain("Sent 4 files to your other machines (4 deletions).");
+    expect(many).toContain("undo the deletions in History");
+  });
+
+  it("adds what went out to the summary of a sync", () => {
+    const s = remoteSync({
+      workspaces: [workspaceSync({ changed: ["a.md"], sent: { added: 2, removed: 0, changed: 1 } })],
+    });
+    expect(runSummary(s)).toBe("Synced: 1 file changed here. Sent 3 files to your other machines.");
   });
 });

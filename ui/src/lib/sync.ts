@@ -2,7 +2,7 @@
 // sidebar's badge and its tooltip, a conflict and its choices, the last error, and the settings
 // form. Pure.
 
-import type { RemoteKey, RemoteSync, SyncConflict, SyncSettings, WorkspaceSync } from "./bindings";
+import type { FileCounts, RemoteKey, RemoteSync, SyncConflict, SyncSettings, WorkspaceSync } from "./bindings";
 import { explain, plainMessage } from "./errors";
 import { formatAge } from "./format";
 
@@ -211,12 +211,38 @@ export function changedText(n: number): string {
   return n === 0 ? "Nothing changed here." : `${count(n, "file", "files")} changed here`;
 }
 
+/** From this many deletions sent to the other machines on, a sync's summary warns. */
+export const FEW_DELETIONS = 3;
+
+/**
+ * What a sync sent to the other machines: "Sent 3 files to your other machines (2 deletions)."
+ * Empty when it sent nothing; a warning when it deleted a few memories everywhere.
+ */
+export function sentText(c: FileCounts): string {
+  const n = c.added + c.removed + c.changed;
+  if (n === 0) return "";
+  const gone = c.removed > 0 ? ` (${count(c.removed, "deletion", "deletions")})` : "";
+  const sent = `Sent ${count(n, "file", "files")} to your other machines${gone}.`;
+  return c.removed >= FEW_DELETIONS
+    ? `${sent} They delete those memories at their next sync: if that was not meant, undo the deletions in History and sync again.`
+    : sent;
+}
+
 /** What a sync of the whole home did, for the settings: "Synced: 4 files changed here." */
 export function runSummary(s: RemoteSync): string {
   const changed = s.workspaces.reduce((n, w) => n + w.changed.length, 0);
   const conflicts = s.workspaces.reduce((n, w) => n + w.conflicts.length, 0);
+  const sent = s.workspaces.reduce(
+    (n, w) => ({
+      added: n.added + w.sent.added,
+      removed: n.removed + w.sent.removed,
+      changed: n.changed + w.sent.changed,
+    }),
+    { added: 0, removed: 0, changed: 0 },
+  );
   const what = changed === 0 ? "Synced: nothing changed here." : `Synced: ${changedText(changed)}.`;
-  return conflicts > 0 ? `${what} ${conflictsSentence(conflicts)} Open Status to choose.` : what;
+  const both = [what, sentText(sent)].filter((x) => x !== "").join(" ");
+  return conflicts > 0 ? `${both} ${conflictsSentence(conflicts)} Open Status to choose.` : both;
 }
 
 /** The settings form: text fields as typed. */

@@ -194,6 +194,9 @@ export function workspaceSync(extra: Partial<WorkspaceSync> = {}): WorkspaceSync
     group: null,
     conflicts: [],
     flagged: [],
+    shares_with: [],
+    sent: { added: 0, removed: 0, changed: 0 },
+    received: { added: 0, removed: 0, changed: 0 },
     ...extra,
   };
 }

@@ -30,7 +30,9 @@ pub struct GroupUndo {
 
 /// Said when a sync's group is undone (issue 32: it deleted the memory on the machine that wrote
 /// it, with no word).
-pub const SYNC_UNDO_NOTE: &str = "These changes came from another machine through sync. Undoing     them here is a change like any other: the next sync carries it to every machine that syncs,     the one that made them included. To keep them elsewhere, redo this before the next sync.";
+pub const SYNC_UNDO_NOTE: &str = "These changes came from another machine through sync. Undoing \
+    them here is a change like any other: the next sync carries it to every machine that syncs, \
+    the one that made them included. To keep them elsewhere, redo this before the next sync.";
 
 /// One file of a group: where it must be now, and what it goes back to.
 struct Restore {

@@ -316,7 +316,8 @@ impl Vault {
                 Err(Error::new(
                     ErrorCode::Conflict,
                     format!(
-                        "`{rel}` changed on disk while Mnemo was writing it (another program                          edited it): nothing was overwritten; try again"
+                        "`{rel}` changed on disk while Mnemo was writing it (another program \
+                         edited it): nothing was overwritten; try again"
                     ),
                 ))
             }
@@ -427,8 +428,11 @@ impl Vault {
 
     /// Regenerate MEMORY.md from the index; writes only when the text changes.
     ///
-    /// In another tool's folder the previous MEMORY.md is journaled first (it may hold that
-    /// tool's own notes), so the regeneration can be reviewed and undone.
+    /// The whole file only in Mnemo's own workspaces. Another tool's MEMORY.md (Claude Code's,
+    /// Qwen Code's, an added folder's) is that tool's: there Mnemo only keeps its own marked
+    /// block, listing the files the tool's text does not mention (see
+    /// [`memory_md::with_block`]); every change to an existing one is journaled, so it can be
+    /// reviewed and undone.
     pub fn write_memory_md(&self, ws: &Workspace, origin: impl Into<Origin>) -> Result<()> {
         let root = RootDir::open_or_create(&ws.memory_root)?;
         self.write_memory_md_in(ws, &root, origin)
@@ -450,6 +454,9 @@ impl Vault {
                 description: d,
             })
             .collect();
+        if ws.kind != WorkspaceKind::Mnemo {
+            return self.keep_memory_md_block(ws, root, &items, origin.into());
+        }
         let text = memory_md::render(&items);
         let name = memory_md::FILE_NAME;
         let old = root.open_file(name)?.and_then(|mut f| {
@@ -461,42 +468,103 @@ impl Vault {
         }
         // An index of nothing is no file (issue 37: undoing an import into an empty workspace
         // left a 0-byte MEMORY.md): none is made, and Mnemo's own is removed.
-        let empty = text.is_empty();
-        if empty && old.is_none() {
+        if text.is_empty() {
+            if old.is_none() {
+                return Ok(());
+            }
+            return root
+                .folder()
+                .unlink(name)
+                .map_err(|e| Error::io(format!("removing {}", root.shown(name).display()), &e));
+        }
+        root.write_atomic(name, text.as_bytes())
+    }
+
+    /// Another tool's MEMORY.md (issue 46): read beneath the root, its own text kept byte for
+    /// byte and only Mnemo's block changed; written (or removed, when it held nothing but the
+    /// block) only over the bytes read — a line the tool adds meanwhile is never overwritten
+    /// (`conflict`; the next write keeps the block). A change to an existing file is journaled
+    /// first; making one is not (nothing of the tool's is in it). A file over the read cap or
+    /// not UTF-8 is left as it is.
+    fn keep_memory_md_block(
+        &self,
+        ws: &Workspace,
+        root: &RootDir,
+        items: &[memory_md::IndexLine<'_>],
+        origin: Origin,
+    ) -> Result<()> {
+        let name = memory_md::FILE_NAME;
+        let shown = || crate::fsutil::shown(&root.shown(name).display().to_string());
+        let old = match root.read_capped(name)? {
+            ReadOutcome::Bytes(b) => Some(b),
+            ReadOutcome::Missing => None,
+            ReadOutcome::TooLarge(n) => {
+                return Err(Error::new(
+                    ErrorCode::TooLarge,
+                    format!(
+                        "{} is {n} bytes, over the {} byte limit: Mnemo left it as it is; trim \
+                         it to list the files Mnemo wrote there",
+                        shown(),
+                        fsutil::MAX_FILE_BYTES
+                    ),
+                ));
+            }
+        };
+        let existing = old
+            .as_deref()
+            .map(std::str::from_utf8)
+            .transpose()
+            .map_err(|_| {
+                Error::usage(format!(
+                    "{} is not UTF-8 text: Mnemo left it as it is; save it as UTF-8 to list the \
+                     files Mnemo wrote there",
+                    shown()
+                ))
+            })?;
+        let new = memory_md::with_block(existing, items);
+        if new.as_deref().map(str::as_bytes) == old.as_deref() {
             return Ok(());
         }
-        if ws.kind == WorkspaceKind::Mnemo || old.is_none() {
-            if empty {
-                return root.folder().unlink(name).map_err(|e| {
-                    Error::io(format!("removing {}", root.shown(name).display()), &e)
-                });
+        let new = new.as_deref().map(str::as_bytes);
+        let changed_meanwhile = || {
+            Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "{} changed while Mnemo was updating its block there: nothing was \
+                     overwritten; the next write updates it",
+                    shown()
+                ),
+            )
+        };
+        let Some(before) = old.as_deref() else {
+            // Made only where none is: one the tool makes meanwhile is its own.
+            if fsutil::replace_if(root, name, new, None)? {
+                return Ok(());
             }
-            return root.write_atomic(name, text.as_bytes());
-        }
+            return Err(changed_meanwhile());
+        };
         let journal = guard(&self.journal);
-        let (before, after) = (old.as_deref(), (!empty).then_some(text.as_bytes()));
         let id = journal.begin(
             &ws.id,
-            memory_md::FILE_NAME,
+            name,
             origin,
-            before,
-            before.map(fsutil::hash).as_deref(),
-            after,
-            after.map(fsutil::hash).as_deref(),
+            Some(before),
+            Some(fsutil::hash(before).as_str()),
+            new,
+            new.map(fsutil::hash).as_deref(),
             None,
         )?;
-        let wrote = if empty {
-            root.folder()
-                .unlink(name)
-                .map_err(|e| Error::io(format!("removing {}", root.shown(name).display()), &e))
-        } else {
-            root.write_atomic(name, text.as_bytes())
-        };
-        if let Err(e) = wrote {
-            journal.abort(id)?;
-            return Err(e);
+        match fsutil::replace_if(root, name, new, Some(before)) {
+            Ok(true) => journal.commit(id),
+            Ok(false) => {
+                journal.abort(id)?;
+                Err(changed_meanwhile())
+            }
+            Err(e) => {
+                journal.abort(id)?;
+                Err(e)
+            }
         }
-        journal.commit(id)
     }
 }
 

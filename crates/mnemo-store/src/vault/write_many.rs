@@ -37,6 +37,33 @@ impl Vault {
         origin: Origin,
         writes: &[ManyWrite],
     ) -> Result<(Vec<String>, bool)> {
+        let (written, left) = self.write_many(hold, ws, origin, writes, false)?;
+        Ok((written, left.is_empty()))
+    }
+
+    /// As [`Vault::write_many_held`], but a file that does not hold what the caller expected
+    /// (another program changed it) is left as it is and the others are written: returns the
+    /// files that changed and the paths left as they were (a sync merges those at its next
+    /// round instead of starting this one again).
+    pub fn write_many_held_each(
+        &self,
+        hold: &WriteHold,
+        ws: &Workspace,
+        origin: Origin,
+        writes: &[ManyWrite],
+    ) -> Result<(Vec<String>, Vec<String>)> {
+        self.write_many(hold, ws, origin, writes, true)
+    }
+
+    fn write_many(
+        &self,
+        hold: &WriteHold,
+        ws: &Workspace,
+        origin: Origin,
+        writes: &[ManyWrite],
+        each: bool,
+    ) -> Result<(Vec<String>, Vec<String>)> {
+        let mut left: Vec<String> = Vec::new();
         if hold.workspace != ws.id {
             return Err(Error::new(
                 ErrorCode::Locked,
@@ -54,10 +81,18 @@ impl Vault {
             let current = match root.read_capped(&rel)? {
                 ReadOutcome::Bytes(b) => Some(b),
                 ReadOutcome::Missing => None,
-                ReadOutcome::TooLarge(_) => return Ok((Vec::new(), false)),
+                ReadOutcome::TooLarge(_) if each => {
+                    left.push(rel);
+                    continue;
+                }
+                ReadOutcome::TooLarge(_) => return Ok((Vec::new(), vec![rel])),
             };
             if current.as_deref().map(crate::fsutil::blob_id) != w.expect {
-                return Ok((Vec::new(), false));
+                if each {
+                    left.push(rel);
+                    continue;
+                }
+                return Ok((Vec::new(), vec![rel]));
             }
             if let Some(b) = &w.new
                 && b.len() as u64 > fsutil::MAX_FILE_BYTES
@@ -77,7 +112,7 @@ impl Vault {
             plan.push((rel, current, w.new.as_deref()));
         }
         if plan.is_empty() {
-            return Ok((Vec::new(), true));
+            return Ok((Vec::new(), left));
         }
         let rows: Vec<crate::journal::PendingRow<'_>> = plan
             .iter()
@@ -142,6 +177,11 @@ impl Vault {
                 source: origin.source,
             });
         }
-        Ok((paths, dropped.is_empty()))
+        left.extend(
+            (0..plan.len())
+                .filter(|i| !done[*i])
+                .map(|i| plan[i].0.clone()),
+        );
+        Ok((paths, left))
     }
 }

@@ -8,6 +8,7 @@
 )]
 
 mod bad_input;
+mod foreign_memory_md;
 mod hard_links;
 mod import;
 mod lock_aimed;

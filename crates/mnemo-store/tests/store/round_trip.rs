@@ -448,6 +448,8 @@ fn a_foreign_memory_md_is_journaled_before_it_is_regenerated() {
         )
         .unwrap();
     let regenerated = std::fs::read_to_string(claude.join("MEMORY.md")).unwrap();
+    // Issue 46: the tool's own lines stay; only Mnemo's block is added.
+    assert!(regenerated.starts_with(notes), "{regenerated}");
     assert!(regenerated.contains("style.md"));
     let h = f
         .vault

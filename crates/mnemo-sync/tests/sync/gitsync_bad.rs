@@ -275,6 +275,10 @@ fn local_files_that_must_not_leave_are_flagged_not_sent() {
         &topic("Big", "big", "user", &"y".repeat(1024 * 1024 + 1)),
     );
     std::os::unix::fs::symlink("/etc/hostname", a.root().join("linked.md")).unwrap();
+    // Issue 46: a name another machine may not take is flagged for what it holds, and a file
+    // named `.MD` is flagged with its fix rather than passed over.
+    a.write("tab\there.md", &topic("Tab", "tab", "user", "Tabbed."));
+    a.write("UPPER.MD", &topic("Upper", "upper", "user", "Shouted."));
     let r = a.sync();
     let p = r
         .workspaces
@@ -282,9 +286,32 @@ fn local_files_that_must_not_leave_are_flagged_not_sent() {
         .find(|w| w.workspace == "personal")
         .unwrap();
     let flagged: Vec<&str> = p.flagged.iter().map(|f| f.path.as_str()).collect();
-    for bad in ["token.md", "big.md", "linked.md"] {
+    for bad in [
+        "token.md",
+        "big.md",
+        "linked.md",
+        "tab\there.md",
+        "UPPER.MD",
+    ] {
         assert!(flagged.contains(&bad), "{bad}: {:?}", p.flagged);
     }
+    let why = |path: &str| {
+        p.flagged
+            .iter()
+            .find(|f| f.path == path)
+            .map(|f| f.why.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        why("tab\there.md").contains("its name holds a tab"),
+        "{}",
+        why("tab\there.md")
+    );
+    assert!(
+        why("UPPER.MD").contains("rename it to `UPPER.md` to sync it"),
+        "{}",
+        why("UPPER.MD")
+    );
     let w = t.path().join("w");
     git(
         t.path(),

@@ -76,6 +76,30 @@ enum Op {
         home: usize,
         after_ms: u64,
     },
+    /// A `git worktree` of the project on a home, its Claude Code memory folder holding a new
+    /// fact (a second folder for the same sync key; issue 46).
+    Worktree {
+        home: usize,
+    },
+    /// A token pasted into a file as an entry of its own: the file is flagged, not sent.
+    Flag {
+        home: usize,
+        file: usize,
+    },
+    /// The token taken out again.
+    Unflag {
+        home: usize,
+    },
+    /// A program holds a file open for appending (`exec 3>>`) and writes a fact before and
+    /// after a sync of its home.
+    Held {
+        home: usize,
+        file: usize,
+    },
+    /// A line of Claude Code's own in its `MEMORY.md` (never synced, never dropped).
+    ClaudeIndex {
+        home: usize,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -96,7 +120,12 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (h.clone(), 0..3usize, 0..4usize)
             .prop_map(|(home, file, entry)| Op::Forget { home, file, entry }),
         1 => h.clone().prop_map(|home| Op::LateClaude { home }),
-        2 => (h, 0..400u64).prop_map(|(home, after_ms)| Op::KilledSync { home, after_ms }),
+        2 => (h.clone(), 0..400u64).prop_map(|(home, after_ms)| Op::KilledSync { home, after_ms }),
+        1 => h.clone().prop_map(|home| Op::Worktree { home }),
+        1 => (h.clone(), 0..3usize).prop_map(|(home, file)| Op::Flag { home, file }),
+        1 => h.clone().prop_map(|home| Op::Unflag { home }),
+        1 => (h.clone(), 0..3usize).prop_map(|(home, file)| Op::Held { home, file }),
+        1 => h.prop_map(|home| Op::ClaudeIndex { home }),
     ]
 }
 
@@ -126,7 +155,14 @@ struct World {
     live: BTreeSet<String>,
     n: usize,
     last_group: Vec<Option<i64>>,
+    /// Each home's worktree of the project, once made, and its Claude Code memory folder.
+    worktree: Vec<Option<PathBuf>>,
+    /// Lines Claude Code wrote in each home's `MEMORY.md` of the project.
+    index_lines: Vec<Vec<String>>,
 }
+
+/// The entry a `Flag` pastes: a secret, so the file holding it is never sent.
+const TOKEN: &str = "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789";
 
 impl World {
     fn new() -> Self {
@@ -145,11 +181,22 @@ impl World {
             live: BTreeSet::new(),
             n: 0,
             last_group: vec![None; HOMES],
+            worktree: vec![None; HOMES],
+            index_lines: vec![Vec::new(); HOMES],
         }
     }
 
     fn everything(&self, home: usize) -> BTreeMap<String, String> {
         everything(&self.homes[home], &self.claude[home])
+    }
+
+    /// The checkout `project` made on `home`.
+    fn checkout(&self, home: usize) -> PathBuf {
+        self.claude_root().join(format!("clone-{home}/code/webapp"))
+    }
+
+    fn claude_root(&self) -> PathBuf {
+        self.remote.parent().unwrap().to_owned()
     }
 
     fn entries(&self, home: usize) -> BTreeSet<String> {
@@ -325,8 +372,114 @@ impl World {
                 self.live.insert(e);
             }
             Op::KilledSync { home, after_ms } => self.killed_sync(home, after_ms),
+            Op::Worktree { home } => {
+                if self.worktree[home].is_some() {
+                    return Ok(());
+                }
+                let tree = self
+                    .claude_root()
+                    .join(format!("clone-{home}/code/a-feature"));
+                super::gitsync::git(
+                    &self.checkout(home),
+                    &["worktree", "add", "-q", tree.to_str().unwrap()],
+                );
+                let memory = self.homes[home]
+                    .dir
+                    .join("claude/projects")
+                    .join(super::gitsync::encoded(&tree))
+                    .join("memory");
+                std::fs::create_dir_all(&memory).unwrap();
+                let e = self.fresh(home);
+                std::fs::write(
+                    memory.join(format!("t{}.md", self.n)),
+                    topic("T", "t", "project", &e),
+                )
+                .unwrap();
+                self.live.insert(e);
+                self.worktree[home] = Some(memory);
+            }
+            Op::Flag { home, file } => {
+                let side = &self.homes[home];
+                let Some(text) = side.read(&format!("f{file}.md")) else {
+                    return Ok(());
+                };
+                let mut es = entries_of(&text);
+                es.push(TOKEN.to_owned());
+                side.write(
+                    &format!("f{file}.md"),
+                    &topic(&format!("F{file}"), "facts", "user", &es.join("\n\n")),
+                );
+            }
+            Op::Unflag { home } => self.unflag(home),
+            Op::Held { home, file } => self.held(home, file)?,
+            Op::ClaudeIndex { home } => {
+                if !self.claude[home].exists() {
+                    return Ok(());
+                }
+                self.n += 1;
+                let line = format!("Tool line {}.", self.n);
+                let path = self.claude[home].join("MEMORY.md");
+                let mut f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
+                f.write_all(format!("{line}\n").as_bytes()).unwrap();
+                self.index_lines[home].push(line);
+            }
         }
         Ok(())
+    }
+
+    /// Every token a `Flag` pasted on `home`, taken out (as a person fixing the file would).
+    fn unflag(&mut self, home: usize) {
+        let side = &self.homes[home];
+        for (rel, text) in side.files() {
+            if !text.contains(TOKEN) {
+                continue;
+            }
+            let es: Vec<String> = entries_of(&text)
+                .into_iter()
+                .filter(|e| !e.contains("GITHUB_TOKEN"))
+                .collect();
+            let name = rel.trim_end_matches(".md").to_uppercase();
+            side.write(&rel, &topic(&name, "facts", "user", &es.join("\n\n")));
+        }
+    }
+
+    /// A program holding `f<file>.md` open for appending writes a fact, the home syncs, it
+    /// writes another, then closes the file.
+    fn held(&mut self, home: usize, file: usize) -> Result<(), TestCaseError> {
+        use std::io::{BufRead as _, BufReader};
+        let path = self.homes[home].root().join(format!("f{file}.md"));
+        if !path.exists() {
+            return Ok(());
+        }
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "exec 3>>'{}'; while IFS= read -r l; do printf '\n%s\n' \"$l\" >&3; echo ok; done",
+                path.display()
+            ))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        let mut output = BufReader::new(child.stdout.take().unwrap());
+        let mut say = |w: &mut Self, home: usize| {
+            let e = w.fresh(home);
+            writeln!(input, "{e}").unwrap();
+            let mut ok = String::new();
+            output.read_line(&mut ok).unwrap();
+            w.live.insert(e);
+        };
+        say(self, home);
+        let synced = self.sync(home);
+        say(self, home);
+        drop(input);
+        let _ = child.wait();
+        synced
     }
 
     /// Forget one entry as `mnemo forget` does: the file rewritten through the vault, the
@@ -391,10 +544,14 @@ impl World {
     }
 
     fn settle(&mut self) -> Result<(), TestCaseError> {
+        // Every token is taken out again: each flagged file can be sent.
+        for home in 0..HOMES {
+            self.unflag(home);
+        }
         // Once one home has a Claude Code memory for the repository, the person uses Claude
         // Code there on every machine (a home without the folder is told what waits, and
         // receives it when the folder appears).
-        if self.claude.iter().any(|c| c.exists()) {
+        if self.claude.iter().any(|c| c.exists()) || self.worktree.iter().any(Option::is_some) {
             for c in &self.claude {
                 std::fs::create_dir_all(c).unwrap();
             }
@@ -438,6 +595,18 @@ proptest! {
         let have = w.entries(0);
         let lost: Vec<&String> = w.live.iter().filter(|e| !have.contains(*e)).collect();
         prop_assert!(lost.is_empty(), "lost: {:?}", lost);
+        prop_assert!(!have.iter().any(|e| e.contains("GITHUB_TOKEN")), "a token was sent");
+        // A worktree's memory folder holds the project's memory, as the first checkout's.
+        for h in 0..HOMES {
+            if let Some(tree) = &w.worktree[h] {
+                prop_assert_eq!(&files_under(tree), &files_under(&w.claude[h]), "worktree of {}", NAMES[h]);
+            }
+            // Claude Code's own lines in its MEMORY.md stay.
+            let index = std::fs::read_to_string(w.claude[h].join("MEMORY.md")).unwrap_or_default();
+            for line in &w.index_lines[h] {
+                prop_assert!(index.contains(line.as_str()), "{} lost {:?}: {}", NAMES[h], line, index);
+            }
+        }
     }
 }
 
