@@ -109,6 +109,13 @@ impl RootDir {
         crate::vault::scan::walk(self)
     }
 
+    /// Remove the temp files (`.mnemo-tmp-…`) a writer killed midway left anywhere beneath
+    /// the root; returns how many. Only for a caller holding the workspace's write lock: every
+    /// Mnemo writer makes its temp files under it, so none of them is in use then.
+    pub fn sweep_temps(&self) -> usize {
+        crate::vault::scan::sweep_temps(&self.dir)
+    }
+
     /// The root folder itself.
     #[must_use]
     pub fn folder(&self) -> &Folder {

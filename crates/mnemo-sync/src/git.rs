@@ -425,6 +425,28 @@ impl Git {
             .filter(|s| !s.is_empty())
     }
 
+    /// The remote's other branches as last fetched (name, commit): Mnemo syncs through `main`
+    /// only, so memory committed to another branch is named, never taken silently.
+    #[must_use]
+    pub fn other_remote_branches(&self) -> Vec<(String, String)> {
+        let Ok(out) = self.local(
+            &[
+                "for-each-ref",
+                "--format=%(refname:strip=3) %(objectname)",
+                "refs/remotes/origin/",
+            ],
+            None,
+        ) else {
+            return Vec::new();
+        };
+        String::from_utf8_lossy(&out)
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .filter(|(name, _)| *name != BRANCH && *name != "HEAD")
+            .map(|(n, c)| (n.to_owned(), c.to_owned()))
+            .collect()
+    }
+
     /// This home's last synced commit.
     #[must_use]
     pub fn local_head(&self) -> Option<String> {

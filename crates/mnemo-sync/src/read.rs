@@ -90,6 +90,14 @@ impl Syncer<'_> {
             // and before its indexing left it behind.
             self.sync(ws)?;
             let hold = self.hold_writes(ws)?;
+            // Under the lock no Mnemo writer is midway: a temp file now is one a killed writer
+            // left behind.
+            if ws.memory_root.is_dir() {
+                let swept = hold.root()?.sweep_temps();
+                if swept > 0 {
+                    tracing::info!(workspace = %ws.id, swept, "removed temp files a killed write left");
+                }
+            }
             // Mnemo's own MEMORY.md, rebuilt if a killed sync left it behind its files (writes
             // only when it differs; another tool's MEMORY.md is rebuilt only after a write).
             if ws.kind == mnemo_core::WorkspaceKind::Mnemo {

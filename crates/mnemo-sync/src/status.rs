@@ -178,6 +178,30 @@ impl Syncer<'_> {
                     *files.entry(k).or_default() += 1;
                 }
             }
+            // Memory on another branch of the remote (a `master` someone committed to by hand).
+            for (branch, commit) in view.git.other_remote_branches() {
+                let Ok(t) = view.git.tree(&commit) else {
+                    continue;
+                };
+                let n = t
+                    .keys()
+                    .filter(|p| matches!(layout::split(p), Some((_, layout::Part::Memory(_)))))
+                    .count();
+                if n > 0 {
+                    let branch = fsutil::printable(&mnemo_store::secrets::redact(&branch).0);
+                    s.elsewhere.push(super::run::RemoteKey {
+                        key: format!("branch {branch}"),
+                        files: u32::try_from(n).unwrap_or(u32::MAX),
+                        why: format!(
+                            "memory committed to the remote's branch `{branch}`, which Mnemo does \
+                             not read: it syncs through `{}`. Merge `{branch}` into `{}` with git \
+                             (or commit there) to bring it to every machine",
+                            super::git::BRANCH,
+                            super::git::BRANCH
+                        ),
+                    });
+                }
+            }
             for (key, n) in files {
                 if seen_keys.contains(&(Some(i), key.clone())) {
                     continue;

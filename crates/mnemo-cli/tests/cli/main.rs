@@ -24,6 +24,7 @@ mod root_swap;
 mod sync;
 mod sync_edges;
 mod sync_faults;
+mod sync_report;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mnemo");
 

@@ -49,6 +49,32 @@ pub(crate) fn walk(root: &RootDir) -> Vec<(String, fs::Metadata)> {
     out
 }
 
+/// Remove every `.mnemo-tmp-…` file beneath `top` (see `RootDir::sweep_temps`).
+pub(crate) fn sweep_temps(top: &Folder) -> usize {
+    let mut gone = 0;
+    let mut stack = vec![top.clone()];
+    while let Some(folder) = stack.pop() {
+        let Ok(entries) = folder.read_dir() else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() && !name.starts_with('.') {
+                if let Ok(Some(sub)) = folder.subfolder(&name) {
+                    stack.push(sub);
+                }
+            } else if kind.is_file()
+                && name.starts_with(crate::fsutil::TEMP_PREFIX)
+                && folder.unlink(&name).is_ok()
+            {
+                gone += 1;
+            }
+        }
+    }
+    gone
+}
+
 /// [`walk`] of the folder at `path`: nothing when it does not exist or cannot be held.
 #[cfg(test)]
 pub(super) fn walk_path(path: &std::path::Path) -> Vec<(String, fs::Metadata)> {

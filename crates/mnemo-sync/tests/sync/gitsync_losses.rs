@@ -343,3 +343,50 @@ fn print_report(when: &str, r: &mnemo_sync::RemoteSync) {
         );
     }
 }
+
+#[test]
+fn memory_committed_to_another_branch_of_the_remote_is_named() {
+    let t = tempfile::tempdir().unwrap();
+    // A remote whose `master` already holds a README.
+    let remote = t.path().join("remote.git");
+    std::fs::create_dir_all(&remote).unwrap();
+    git(
+        &remote,
+        &["init", "-q", "--bare", "--initial-branch", "master"],
+    );
+    let seed = t.path().join("seed");
+    git(
+        t.path(),
+        &[
+            "clone",
+            "-q",
+            remote.to_str().unwrap(),
+            seed.to_str().unwrap(),
+        ],
+    );
+    std::fs::write(seed.join("README"), "my memory\n").unwrap();
+    git(&seed, &["add", "README"]);
+    git(&seed, &["commit", "-q", "-m", "readme"]);
+    git(&seed, &["push", "-q", "origin", "HEAD:master"]);
+    let a = Side::new(t.path(), "ana", &remote);
+    a.write("a.md", &topic("A", "a", "user", "One."));
+    a.sync();
+    // Someone commits a memory to `master` by hand.
+    std::fs::create_dir_all(seed.join("mnemo/personal/memory")).unwrap();
+    std::fs::write(
+        seed.join("mnemo/personal/memory/hand.md"),
+        topic("Hand", "by hand", "user", "Written on master."),
+    )
+    .unwrap();
+    git(&seed, &["add", "."]);
+    git(&seed, &["commit", "-q", "-m", "by hand"]);
+    git(&seed, &["push", "-q", "origin", "HEAD:master"]);
+    let r = a.sync();
+    let k = r
+        .elsewhere
+        .iter()
+        .find(|k| k.key == "branch master")
+        .unwrap_or_else(|| panic!("the branch is named: {:?}", r.elsewhere));
+    assert_eq!(k.files, 1);
+    assert!(k.why.contains("Merge `master` into `main`"), "{}", k.why);
+}

@@ -565,6 +565,23 @@ impl World {
     }
 }
 
+/// Every `.mnemo-tmp-…` file in a home's memory folders (its own and Claude Code's).
+fn temp_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.join("home/workspaces"), dir.join("claude/projects")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(e.path());
+            } else if name.starts_with(".mnemo-tmp-") {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
+
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
@@ -596,6 +613,11 @@ proptest! {
         let lost: Vec<&String> = w.live.iter().filter(|e| !have.contains(*e)).collect();
         prop_assert!(lost.is_empty(), "lost: {:?}", lost);
         prop_assert!(!have.iter().any(|e| e.contains("GITHUB_TOKEN")), "a token was sent");
+        // No temp file a killed write left survives the next sync of its folder.
+        for h in 0..HOMES {
+            let temps = temp_files(&w.homes[h].dir);
+            prop_assert!(temps.is_empty(), "{} keeps {:?}", NAMES[h], temps);
+        }
         // A worktree's memory folder holds the project's memory, as the first checkout's.
         for h in 0..HOMES {
             if let Some(tree) = &w.worktree[h] {
