@@ -192,6 +192,20 @@ describe("sync status", () => {
     ]);
   });
 
+  it("names the other checkouts that share the workspace's memory", async () => {
+    api.syncStatus.mockResolvedValue(
+      ok(
+        remoteSync({
+          workspaces: [workspaceSync({ shares_with: ["claude:-home-ana-code-a-feature"] })],
+        }),
+      ),
+    );
+    renderSync();
+    expect((await screen.findByTestId("sync-shares")).textContent).toBe(
+      "Shares one memory with claude:-home-ana-code-a-feature: checkouts of one project sync as one set of files, so a memory deleted in one is deleted in all.",
+    );
+  });
+
   it("lists what the remote carries that this computer does not take, and why; nothing when there is none", async () => {
     const why =
       "a Claude Code project memory from another machine: it arrives once a clone of that repository on this computer has a Claude Code memory folder (use Claude Code there once), and nothing of it is deleted meanwhile";

@@ -6,6 +6,7 @@ import { formatFullTime, formatTime } from "../../lib/format";
 import { NOT_SET_UP, ago, changedText, elsewhereLine, flagSentence, remoteOf, syncSentence, workspaceSync } from "../../lib/sync";
 import { useCommand } from "../../lib/useCommand";
 import { onSyncChanged, syncChanged } from "../../lib/useSyncStatus";
+import { printable } from "../../lib/printable";
 import { InlineError } from "../common/InlineError";
 import { ModelSettings } from "../settings/ModelSettings";
 import { SyncConflictList } from "./SyncConflictList";
@@ -185,6 +186,12 @@ export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
               <h3>Conflicts</h3>
               <SyncConflictList workspace={workspace} conflicts={w.conflicts} onOpenMemory={onOpenMemory} />
             </>
+          )}
+          {w.shares_with.length > 0 && (
+            <p className="muted" data-testid="sync-shares">
+              Shares one memory with {w.shares_with.map(printable).join(", ")}: checkouts of one project sync as one
+              set of files, so a memory deleted in one is deleted in all.
+            </p>
           )}
           {w.flagged.length > 0 && (
             <>
