@@ -128,6 +128,9 @@ pub struct RemoteKey {
     pub why: String,
 }
 
+/// Added to a flag when another machine's changes to the file wait for it.
+const WAITS: &str = "; another machine's changes to it wait, and are merged in once it can be sent";
+
 /// How long a sync keeps merging again while the remote (or a file here) keeps moving under it.
 const MAX_CONTENTION: std::time::Duration = std::time::Duration::from_secs(120);
 
@@ -445,13 +448,19 @@ impl Syncer<'_> {
                 .collect();
             let was = std::mem::take(&mut ks.behind);
             for rel in not_sent {
+                let p = layout::memory_path(key, &rel);
                 let at = match was.get(&rel) {
                     Some(at) => at.clone(),
-                    None => round
-                        .base
-                        .get(&layout::memory_path(key, &rel))
-                        .map(|i| i.id.clone()),
+                    None => round.base.get(&p).map(|i| i.id.clone()),
                 };
+                // Another machine changed it meanwhile: say that its version waits.
+                if merged.get(&p).map(|i| &i.id) != at.as_ref() {
+                    for f in &mut ks.flagged {
+                        if f.side == "here" && f.path == rel && !f.why.contains(WAITS) {
+                            f.why.push_str(WAITS);
+                        }
+                    }
+                }
                 ks.behind.insert(rel, at);
             }
             for (rel, read) in deferred.get(key).into_iter().flatten() {

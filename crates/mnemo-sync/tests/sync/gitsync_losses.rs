@@ -193,11 +193,23 @@ fn an_edit_from_another_home_survives_a_file_flagged_here_and_fixed_later() {
         let from_b = format!("{}\n\nFact from B.\n", ok.trim_end());
         b.write("travel.md", &from_b);
         b.sync();
-        a.sync();
+        let r = a.sync();
         assert_eq!(
             a.read("travel.md").unwrap(),
             bad,
             "{what}: a flagged file is left alone"
+        );
+        let ws = r
+            .workspaces
+            .iter()
+            .find(|w| w.workspace == "personal")
+            .unwrap();
+        assert!(
+            ws.flagged
+                .iter()
+                .any(|f| f.path == "travel.md"
+                    && f.why.contains("another machine's changes to it wait")),
+            "{what}: the flag says B's edit waits: {ws:?}"
         );
         let fixed = format!("{}\n\nFact from A.\n", ok.trim_end());
         a.write("travel.md", &fixed);

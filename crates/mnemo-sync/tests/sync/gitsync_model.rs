@@ -582,6 +582,36 @@ fn temp_files(dir: &std::path::Path) -> Vec<PathBuf> {
     out
 }
 
+/// What the soak covered so far (printed with `--nocapture`): cases, steps, facts required
+/// at the end, and how many steps made worktrees, flagged files and held files.
+static TALLY: [std::sync::atomic::AtomicUsize; 6] =
+    [const { std::sync::atomic::AtomicUsize::new(0) }; 6];
+
+fn tally(op: &Op) {
+    use std::sync::atomic::Ordering::Relaxed;
+    TALLY[1].fetch_add(1, Relaxed);
+    let i = match op {
+        Op::Worktree { .. } => 3,
+        Op::Flag { .. } => 4,
+        Op::Held { .. } => 5,
+        _ => return,
+    };
+    TALLY[i].fetch_add(1, Relaxed);
+}
+
+fn report_case(facts: usize) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let cases = TALLY[0].fetch_add(1, Relaxed) + 1;
+    let facts = TALLY[2].fetch_add(facts, Relaxed) + facts;
+    println!(
+        "soak: {cases} cases × {HOMES} homes, {} steps, {facts} facts required and kept; {} worktrees, {} flags, {} held files",
+        TALLY[1].load(Relaxed),
+        TALLY[3].load(Relaxed),
+        TALLY[4].load(Relaxed),
+        TALLY[5].load(Relaxed)
+    );
+}
+
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
@@ -603,6 +633,7 @@ proptest! {
         let mut w = World::new();
         for op in &script {
             w.apply(op)?;
+            tally(op);
         }
         w.settle()?;
         let first = w.everything(0);
@@ -612,6 +643,7 @@ proptest! {
         let have = w.entries(0);
         let lost: Vec<&String> = w.live.iter().filter(|e| !have.contains(*e)).collect();
         prop_assert!(lost.is_empty(), "lost: {:?}", lost);
+        report_case(w.live.len());
         prop_assert!(!have.iter().any(|e| e.contains("GITHUB_TOKEN")), "a token was sent");
         // No temp file a killed write left survives the next sync of its folder.
         for h in 0..HOMES {
