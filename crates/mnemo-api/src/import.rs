@@ -4,7 +4,7 @@
 //! per workspace, all or nothing; conversations learnt from one by one, see `import_chats.rs`),
 //! `export_memories` (a zip of markdown + manifest), `copy_memory` (between workspaces).
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskStatus, WorkspaceKind};
@@ -502,15 +502,25 @@ impl Api {
                         "not chosen: restore it with --all-workspaces (or tick {shown} in the dialog)"
                     ))
                 } else if here.is_none() {
-                    Some(format!(
-                        "{label} is another tool's memory or an added folder, not on this \
-                         computer yet: restoring it makes {} again — confirm with --restore \
-                         {shown} (or tick it in the dialog)",
-                        target
-                            .as_ref()
-                            .map(|t| mnemo_store::fsutil::printable(&t.display().to_string()))
-                            .unwrap_or_default()
-                    ))
+                    let at = target
+                        .as_ref()
+                        .map(|t| mnemo_store::fsutil::printable(&t.display().to_string()))
+                        .unwrap_or_default();
+                    let exists = target.as_ref().is_some_and(|t| t.is_dir());
+                    Some(if exists {
+                        format!(
+                            "{label} is another tool's memory or an added folder: its folder {at} \
+                             exists on this computer but is not part of this home — restoring \
+                             adds it and writes the export's files there; confirm with --restore \
+                             {shown} (or tick it in the dialog)"
+                        )
+                    } else {
+                        format!(
+                            "{label} is another tool's memory or an added folder, not on this \
+                             computer yet: restoring it makes {at} (it will be made) — confirm \
+                             with --restore {shown} (or tick it in the dialog)"
+                        )
+                    })
                 } else {
                     Some(format!(
                         "{label} is another tool's memory: an export never writes there by itself — \
@@ -559,36 +569,99 @@ impl Api {
     /// refused by discovery and so here).
     fn make_restore_target(&self, c: &mnemo_store::import::RestoreChoice) -> Result<()> {
         let home = self.vault.home();
-        let made = match self.restore_place(&c.workspace, None) {
+        let shown = mnemo_store::fsutil::printable(&c.workspace);
+        let (dir, folder) = match self.restore_place(&c.workspace, None) {
             Some(Place::Mnemo) => return home.create_workspace(&c.workspace).map(|_| ()),
-            Some(Place::Project(p)) => std::fs::create_dir_all(&p)
-                .map_err(|e| Error::io(format!("creating {}", p.display()), &e)),
+            Some(Place::Project(p)) => (p, false),
             _ => {
                 let root = PathBuf::from(c.target.as_deref().unwrap_or_default());
                 if !c.workspace.starts_with("folder:") || !root.is_absolute() {
                     return Err(Error::usage(format!(
-                        "{} cannot be made on this computer: preview the import again",
-                        mnemo_store::fsutil::printable(&c.workspace)
+                        "{shown} cannot be made on this computer: preview the import again"
                     )));
                 }
-                std::fs::create_dir_all(&root)
-                    .map_err(|e| Error::io(format!("creating {}", root.display()), &e))
-                    .and_then(|()| home.add_folder(&root).map(|_| ()))
+                (root, true)
             }
         };
-        made?;
-        self.vault.workspace(&c.workspace).map(|_| ()).map_err(|_| {
-            Error::new(
-                ErrorCode::Conflict,
-                format!(
-                    "{} was made at {} but this home does not find it there (a link on the way, \
-                     or the folder resolves elsewhere): nothing was imported",
-                    mnemo_store::fsutil::printable(&c.workspace),
-                    c.target.as_deref().unwrap_or("?")
-                ),
-            )
-        })
+        // Checked before anything is written: a link on the way or a `..` refuses the restore
+        // with nothing made and nothing listed in the settings.
+        let made = make_dirs_checked(&dir, &shown)?;
+        let listed = folder && !home.workspaces()?.iter().any(|w| w.memory_root == dir);
+        let done = if folder {
+            home.add_folder(&dir).map(|_| ())
+        } else {
+            Ok(())
+        };
+        let found = done.and_then(|()| {
+            self.vault.workspace(&c.workspace).map(|_| ()).map_err(|_| {
+                Error::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "{shown} was made at {} but this home does not find it there (a link on \
+                         the way, or the folder resolves elsewhere): nothing was imported, and \
+                         nothing it made is left",
+                        mnemo_store::fsutil::printable(&dir.display().to_string())
+                    ),
+                )
+            })
+        });
+        if found.is_err() {
+            // Put everything back as it was: the settings' list, then the folders it made.
+            if listed {
+                let _ = mnemo_store::settings::remove_folder(&home.root, &dir);
+            }
+            for d in made.iter().rev() {
+                let _ = std::fs::remove_dir(d);
+            }
+        }
+        found
     }
+}
+
+/// Make `dir` and its missing parents after checking that the deepest folder already there is
+/// where its path says (no link, no `..` on the way); the folders made, outermost first.
+fn make_dirs_checked(dir: &Path, shown: &str) -> Result<Vec<PathBuf>> {
+    let refuse = |why: &str| {
+        Error::new(
+            ErrorCode::PathEscape,
+            format!(
+                "{shown} cannot be restored at {}: {why}. Nothing was imported or written; \
+                 preview the import again, or import its files into a workspace with --workspace",
+                mnemo_store::fsutil::printable(&dir.display().to_string())
+            ),
+        )
+    };
+    if !dir.is_absolute()
+        || dir
+            .components()
+            .any(|c| !matches!(c, Component::RootDir | Component::Normal(_)))
+    {
+        return Err(refuse("its path is not a plain absolute path"));
+    }
+    let mut missing = Vec::new();
+    let mut at = dir.to_path_buf();
+    while std::fs::symlink_metadata(&at).is_err() {
+        missing.push(at.clone());
+        if !at.pop() {
+            break;
+        }
+    }
+    match std::fs::canonicalize(&at) {
+        Ok(real) if real == at => {}
+        _ => return Err(refuse("a symbolic link is on the way")),
+    }
+    if !std::fs::metadata(&at).is_ok_and(|m| m.is_dir()) {
+        return Err(refuse("something that is not a folder is on the way"));
+    }
+    missing.reverse();
+    for d in &missing {
+        if let Err(e) = std::fs::create_dir(d)
+            && e.kind() != std::io::ErrorKind::AlreadyExists
+        {
+            return Err(Error::io(format!("creating {}", d.display()), &e));
+        }
+    }
+    Ok(missing)
 }
 
 /// Whether `id` can be one of Mnemo's own workspaces (`personal`, or a repository's key:

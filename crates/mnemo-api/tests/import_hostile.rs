@@ -237,3 +237,76 @@ fn an_export_s_workspace_list_cannot_send_a_restore_anywhere_but_where_that_id_l
             .exists()
     );
 }
+
+#[test]
+fn a_restore_target_swapped_for_a_link_after_the_preview_leaves_no_trace() {
+    let (d, api) = api();
+    let note = b"---\nname: Note\ndescription: n\ntype: user\n---\nA note.\n".as_slice();
+    let h = mnemo_store::fsutil::hash;
+    let place = d.path().join("place");
+    let honest = place.join("notes");
+    let id = format!(
+        "folder:{}",
+        mnemo_store::workspace::sanitize(&honest.to_string_lossy())
+    );
+    let manifest = [
+        json!({"workspace": id, "path": "note.md", "zip_path": "w/note.md", "kind": "topic", "hash": h(note), "bytes": note.len()}),
+        json!({"workspace": "personal", "path": "note.md", "zip_path": "p/note.md", "kind": "topic", "hash": h(note), "bytes": note.len()}),
+    ]
+    .map(|l| l.to_string())
+    .join("\n");
+    let listed =
+        json!({"id": id, "kind": "folder", "label": "notes", "root": honest.display().to_string()})
+            .to_string();
+    let src = zip_of(
+        &d.path().join("home.zip"),
+        &[
+            ("w/note.md", note),
+            ("p/note.md", note),
+            ("manifest.jsonl", manifest.as_bytes()),
+            ("workspaces.jsonl", listed.as_bytes()),
+        ],
+    );
+    let chosen = ImportOptions {
+        workspaces: vec![id.clone()],
+        ..ImportOptions::default()
+    };
+    let p = api
+        .import_preview(src.clone(), None, Some(chosen.clone()))
+        .unwrap();
+    assert!(
+        p.restore.iter().any(|c| c.workspace == id && c.chosen),
+        "{p:?}"
+    );
+    // Between the preview and the apply, the folder on the way becomes a link elsewhere.
+    let victim = d.path().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::os::unix::fs::symlink(&victim, &place).unwrap();
+    let before = tree(&victim);
+    let settings = std::fs::read_to_string(d.path().join("home/settings.toml")).unwrap_or_default();
+    let e = api
+        .import_start(src, None, Some(chosen), Some(p.plan))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::PathEscape, "{e:?}");
+    assert!(
+        e.message.contains("Nothing was imported or written"),
+        "{e:?}"
+    );
+    assert_eq!(
+        tree(&victim),
+        before,
+        "nothing made inside the link's target"
+    );
+    assert!(!victim.join("notes").exists());
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("home/settings.toml")).unwrap_or_default(),
+        settings,
+        "the settings list no new folder"
+    );
+    assert!(
+        !api.workspaces()
+            .unwrap()
+            .iter()
+            .any(|w| w.workspace.id == id)
+    );
+}

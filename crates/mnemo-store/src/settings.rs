@@ -146,6 +146,16 @@ pub fn add_folder(home: &Path, folder: &Path) -> Result<()> {
     })
 }
 
+/// Take a folder off the list (a restore that made it and then found it elsewhere puts the
+/// settings back as they were); read and written under the lock.
+pub fn remove_folder(home: &Path, folder: &Path) -> Result<()> {
+    update_section(home, "folders", |old| {
+        let mut folders = parse_folders(home, old)?;
+        folders.retain(|f| f.path != folder);
+        encode_folders(&folders).map(Some)
+    })
+}
+
 /// One workspace's switch in a switch table (`[auto_dream]`, `[auto_extract]`): `None` when it
 /// is not set — the caller's default applies. An unreadable table counts as unset, with a warning.
 #[must_use]
