@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use mnemo_core::{Error, ErrorCode, Result};
+use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 use mnemo_engine::RecallResult;
 use mnemo_engine::chat::{
     FollowUp, NEW_CHAT_TITLE, Record, SessionInfo, Sessions, Turn, TurnEvent, TurnResult,
@@ -359,6 +359,24 @@ impl Api {
             turn.with_query_vector(self.query_vector(&message))
                 .with_conflicts(self.vault.open_conflicts(&workspace))
         };
+        // The chat model's own memory writes pass the one gate every automatic writer does:
+        // one change group for the turn, or — review mode — a staged one that becomes a
+        // proposal (nothing written).
+        let job = crate::review::open_group(
+            &self.vault,
+            &workspace,
+            "chat",
+            None,
+            "Chat: the assistant's own writes",
+            ChangeSource::Chat,
+        );
+        let turn = turn.with_writes(
+            mnemo_store::journal::Origin {
+                source: ChangeSource::Chat,
+                group: job.id,
+            },
+            job.staged,
+        );
         let (vault, model, client) = (
             Arc::clone(&self.vault),
             Arc::clone(&self.model),
@@ -391,7 +409,29 @@ impl Api {
             turn.run(&vault, &client, &cancel, emit).await
         });
         drop(running);
+        let turn_ok = matches!(&result, Ok(Ok(_)));
+        let ended = crate::review::close_group(
+            &self.vault,
+            job,
+            ChangeSource::Chat,
+            "chat",
+            "Chat: the assistant's own writes",
+            &mnemo_store::journal::ProposalOrigin {
+                session: Some(session.clone()),
+                message: Some(
+                    mnemo_store::secrets::redact(&message)
+                        .0
+                        .chars()
+                        .take(300)
+                        .collect(),
+                ),
+                client: Some("the chat model".to_owned()),
+                task: None,
+            },
+            turn_ok,
+        );
         let (mut result, follow) = result??;
+        result.proposal = ended?.proposal;
         match follow {
             FollowUp::Extract { chat_wrote } => {
                 let extract = self.schedule_extract(&workspace, &session, chat_wrote);

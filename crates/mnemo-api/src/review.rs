@@ -65,7 +65,11 @@ pub(crate) fn open_group(
 ) -> JobGroup {
     let reviewable = matches!(
         source,
-        ChangeSource::Extract | ChangeSource::Dream | ChangeSource::Remember | ChangeSource::Mcp
+        ChangeSource::Extract
+            | ChangeSource::Dream
+            | ChangeSource::Remember
+            | ChangeSource::Mcp
+            | ChangeSource::Chat
     );
     if reviewable && review_on(vault, workspace) {
         let id = NEXT_STAGE.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);

@@ -410,3 +410,44 @@ async fn a_secret_never_reaches_a_proposal() {
         0
     );
 }
+
+/// Issue 47: the chat model's own tools are an automatic writer like any other — in review
+/// mode what it writes in a turn is one proposal, nothing lands, and the turn says so (no
+/// "wrote" claim).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chat_model_s_own_write_in_review_mode_is_a_proposal() {
+    use mnemo_testkit::Kind;
+    let (_d, api) = api();
+    let fake = FakeModel::start().await;
+    configure(&api, &fake).await;
+    api.set_review_mode("personal".into(), true).unwrap();
+    api.set_chat_records("personal".into(), false).unwrap();
+    api.set_auto_extract("personal".into(), false).unwrap();
+    let before = files(&root(&api));
+    fake.push_for(Kind::Json, Reply::json(&json!({"paths": []})));
+    fake.push_for(
+        Kind::Stream,
+        Reply::tool("write_file", json!({"path": "pet.md", "content": OTHER})),
+    );
+    fake.push_for(Kind::Stream, Reply::text("Noted."));
+    let turn = common::send(&api, "Remember what I eat.").await;
+    assert!(
+        turn.wrote.is_empty(),
+        "nothing claimed as written: {turn:?}"
+    );
+    let id = turn
+        .proposal
+        .expect("the chat model's write became a proposal");
+    assert_eq!(files(&root(&api)), before, "no file changed");
+    let p = api.proposal(id).unwrap();
+    assert_eq!(p.summary.kind, "chat");
+    assert_eq!(p.files.len(), 1);
+    assert_eq!(p.files[0].path, "pet.md");
+    // The transcript keeps no "wrote" badge either.
+    let session = api.chat_sessions("personal".into()).unwrap()[0].id.clone();
+    let t = api.chat_transcript("personal".into(), session).unwrap();
+    assert!(t.messages.iter().all(|m| m.wrote.is_empty()), "{t:?}");
+    // Accepted, it lands as the person's choice.
+    api.inbox_accept(id, None).unwrap();
+    assert!(root(&api).join("pet.md").exists());
+}

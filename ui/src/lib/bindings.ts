@@ -1651,8 +1651,10 @@ export type TurnResult = {
 	command: boolean,
 	/**  What recall injected (absent when memory is ignored for this chat). */
 	recall: RecallResult | null,
-	/**  Memory files the chat model wrote itself this turn. */
+	/**  Memory files the chat model wrote itself this turn (none in review mode: see `proposal`). */
 	wrote: string[],
+	/**  In review mode: the proposal the chat model's own writes became (nothing was written). */
+	proposal: number | null,
 	/**
 	 *  What extraction did after the turn (`null`: not run inline — it runs in the background,
 	 *  or memory is ignored for this chat).

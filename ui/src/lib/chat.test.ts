@@ -31,7 +31,7 @@ const RECALL: RecallResult = {
 };
 
 function turn(extra: Partial<TurnResult> = {}): TurnResult {
-  return { session: "s1", reply: "final", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, compacted: null, redacted: null, ...extra };
+  return { session: "s1", reply: "final", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, compacted: null, redacted: null, proposal: null, ...extra };
 }
 
 function run(...actions: ChatAction[]): ChatState {

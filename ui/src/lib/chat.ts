@@ -46,6 +46,8 @@ export interface ChatMessage {
   tools: string[];
   /** Files the chat model wrote itself. */
   wrote: string[];
+  /** Review mode: the proposal the chat model's own writes became (nothing was written). */
+  proposal: number | null;
   extraction: Extraction | null;
   /** A `/memory` answer as figures, drawn as a card (`null`: show the text). */
   memory: MemorySnapshot | null;
@@ -145,6 +147,7 @@ function message(key: string, role: MessageRole, text: string, extra: Partial<Ch
     recalledPaths: [],
     tools: [],
     wrote: [],
+    proposal: null,
     extraction: null,
     memory: null,
     ...extra,
@@ -271,6 +274,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         streaming: false,
         recall: result.recall ?? m.recall,
         wrote: union(m.wrote, result.wrote),
+        proposal: result.proposal ?? m.proposal,
         extraction: result.extract
           ? { running: false, files: union(m.extraction?.files ?? [], result.extract.files_written), last: result.extract }
           : m.extraction,

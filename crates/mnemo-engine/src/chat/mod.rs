@@ -40,8 +40,10 @@ pub struct TurnResult {
     pub command: bool,
     /// What recall injected (absent when memory is ignored for this chat).
     pub recall: Option<RecallResult>,
-    /// Memory files the chat model wrote itself this turn.
+    /// Memory files the chat model wrote itself this turn (none in review mode: see `proposal`).
     pub wrote: Vec<String>,
+    /// In review mode: the proposal the chat model's own writes became (nothing was written).
+    pub proposal: Option<i64>,
     /// What extraction did after the turn (`null`: not run inline — it runs in the background,
     /// or memory is ignored for this chat).
     pub extract: Option<ExtractResult>,

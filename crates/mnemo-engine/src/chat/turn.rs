@@ -64,6 +64,10 @@ pub struct Turn {
     query_vector: Option<crate::recall::QueryVector>,
     redacted: Option<String>,
     conflicted: Vec<String>,
+    /// How the chat model's own writes land: as `Chat`, or within a change group — a staged
+    /// one in review mode (`staged`: its writes become a proposal, nothing is written).
+    writes: Origin,
+    staged: bool,
 }
 
 impl Turn {
@@ -98,7 +102,18 @@ impl Turn {
             query_vector: None,
             conflicted: Vec::new(),
             redacted,
+            writes: ChangeSource::Chat.into(),
+            staged: false,
         })
+    }
+
+    /// Where the chat model's own writes go: the API opens the job's group through its one
+    /// review gate (`staged`: review mode is on, they become a proposal).
+    #[must_use]
+    pub fn with_writes(mut self, origin: Origin, staged: bool) -> Self {
+        self.writes = origin;
+        self.staged = staged;
+        self
     }
 
     /// The memory files holding an open sync conflict: recall says their versions disagree.
@@ -210,7 +225,7 @@ impl Turn {
             total_tokens: u32::MAX,
         };
         let machine = AgentMachine::conversation(limits, messages, !ignore_memory);
-        let mut mem_tools = MemoryTools::new(vault, self.ws.clone(), ChangeSource::Chat);
+        let mut mem_tools = MemoryTools::new(vault, self.ws.clone(), self.writes);
         let mut used_tools: Vec<String> = Vec::new();
         // The reply's deltas and the tool events both reach the caller's callback.
         let on_event = std::sync::Mutex::new(&mut on_event);
@@ -271,7 +286,13 @@ impl Turn {
                 ));
             }
         };
-        let wrote: Vec<String> = mem_tools.touched.iter().cloned().collect();
+        let touched: Vec<String> = mem_tools.touched.iter().cloned().collect();
+        // Staged (review mode): nothing was written — the API says what was proposed instead.
+        let wrote: Vec<String> = if self.staged {
+            Vec::new()
+        } else {
+            touched.clone()
+        };
         let upto = u64::try_from(history.len() + 2).unwrap_or(u64::MAX);
         let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
         let mut new_records = vec![
@@ -335,7 +356,7 @@ impl Turn {
             FollowUp::ExtractOff
         } else {
             FollowUp::Extract {
-                chat_wrote: !wrote.is_empty(),
+                chat_wrote: !touched.is_empty(),
             }
         };
         let mut result = self.result(reply, false, recalled, wrote);
@@ -520,6 +541,7 @@ impl Turn {
             command_task: None,
             compacted: None,
             redacted: self.redacted.clone(),
+            proposal: None,
         }
     }
 }

@@ -42,6 +42,7 @@ const reply: ChatMessage = {
   recalledPaths: [],
   tools: [],
   wrote: [],
+  proposal: null,
   extraction: null,
   memory: null,
 } as ChatMessage;
@@ -56,5 +57,15 @@ describe("a recalled memory holding a sync conflict", () => {
       /Its versions disagree \(a sync conflict you have not settled\)/,
     );
     expect(within(items[1] as HTMLElement).queryByTestId("recall-conflict")).toBeNull();
+  });
+});
+
+describe("the chat model's own write in review mode (issue 47)", () => {
+  it("says it was proposed, never that it was written", () => {
+    render(<ChatMessageView message={{ ...reply, proposal: 7 }} onOpenPath={vi.fn()} />);
+    expect(screen.getByTestId("proposal-note").textContent).toBe(
+      "Proposed a change to your memory for review: nothing is written until you accept it in the Inbox.",
+    );
+    expect(screen.queryByTestId("wrote-badge")).toBeNull();
   });
 });

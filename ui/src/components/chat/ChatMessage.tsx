@@ -220,6 +220,11 @@ function WriteNotes({ message: m, onOpenPath }: Props) {
           </ul>
         </div>
       )}
+      {m.proposal !== null && (
+        <div className="chat-note" data-testid="proposal-note">
+          Proposed a change to your memory for review: nothing is written until you accept it in the Inbox.
+        </div>
+      )}
       {ex?.running && (
         <div className="chat-note" data-testid="extracting-indicator">
           Saving memories…

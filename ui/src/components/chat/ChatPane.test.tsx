@@ -91,7 +91,7 @@ const RECALL: RecallResult = {
 };
 
 function turn(extra: Partial<TurnResult> = {}): TurnResult {
-  return { session: "s-new", reply: "Hello there.\nSecond line", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, compacted: null, redacted: null, ...extra };
+  return { session: "s-new", reply: "Hello there.\nSecond line", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, compacted: null, redacted: null, proposal: null, ...extra };
 }
 
 const onOpenMemory = vi.fn();
