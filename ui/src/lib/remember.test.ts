@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_CONTENT_BYTES, contentBytes, contentProblem, failure, fileToOpen, isSettled, listedAhead } from "./remember";
+import { MAX_CONTENT_BYTES, contentBytes, contentProblem, failure, fileToOpen, isSettled, listedAhead, rememberStatus } from "./remember";
 import type { RememberTask } from "./bindings";
 import { task } from "../test/fixtures";
 
@@ -32,6 +32,18 @@ describe("remember", () => {
     };
     expect(fileToOpen(done)).toBe("project/deploy.md");
     expect(fileToOpen({ ...done, result: { ...done.result!, filesTouched: [] } })).toBeNull();
+  });
+
+  it("says a task whose writes became a proposal was proposed, not remembered (issue 47)", () => {
+    const done: RememberTask = {
+      ...queued,
+      status: "completed",
+      result: { summary: "saved", filesTouched: ["user/pet.md"], touchedTypes: ["user"], group: 3, proposal: null },
+    };
+    expect(rememberStatus(done)).toEqual({ text: "Remembered", tone: "completed" });
+    const proposed: RememberTask = { ...done, result: { ...done.result!, filesTouched: [], group: null, proposal: 12 } };
+    expect(rememberStatus(proposed)).toEqual({ text: "Proposed for review", tone: "proposed" });
+    expect(rememberStatus(queued).text).toBe("Waiting for its turn…");
   });
 
   it("says why a task failed: its own error, else the list's", () => {

@@ -29,6 +29,17 @@ export const REMEMBER_STATUS_TEXT: Record<TaskStatus, string> = {
   skipped: "Did not run",
 };
 
+/**
+ * What the box says of a task, from its state: a completed task whose writes became a proposal
+ * (review mode) says so — never "Remembered" while nothing was written.
+ */
+export function rememberStatus(t: RememberTask): { text: string; tone: string } {
+  if (t.status === "completed" && t.result?.proposal != null) {
+    return { text: "Proposed for review", tone: "proposed" };
+  }
+  return { text: REMEMBER_STATUS_TEXT[t.status], tone: t.status };
+}
+
 /** Finished: nothing will change any more. */
 export function isSettled(status: TaskStatus): boolean {
   return status === "completed" || status === "failed" || status === "skipped";

@@ -3,7 +3,7 @@ import { commands } from "../../lib/bindings";
 import type { RememberTask, TaskInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { isConfigured } from "../../lib/chat";
-import { REMEMBER_STATUS_TEXT, contentProblem, failure, fileToOpen, isSettled } from "../../lib/remember";
+import { contentProblem, failure, fileToOpen, isSettled, rememberStatus } from "../../lib/remember";
 import { useCommand } from "../../lib/useCommand";
 import { proposalFate } from "../../lib/inbox";
 import { useProposalStatus } from "../../lib/useInbox";
@@ -208,13 +208,13 @@ export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpen
         </form>
       ) : (
         <div className="remember-task" data-testid="remember-task" data-id={task.taskId} data-status={task.status} aria-live="polite">
-          <div className={`remember-status status-${task.status}`} data-testid="remember-status">
+          <div className={`remember-status status-${rememberStatus(task).tone}`} data-testid="remember-status">
             {!settled && (
               <span className="task-spark" aria-hidden="true">
                 ✦{" "}
               </span>
             )}
-            {REMEMBER_STATUS_TEXT[task.status]}
+            {rememberStatus(task).text}
             {task.contextMode === "clean" && <span className="muted"> · clean context</span>}
             {!settled && (
               <button type="button" className="task-cancel" onClick={() => void stop()} disabled={cancelling}>
