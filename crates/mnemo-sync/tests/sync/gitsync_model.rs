@@ -199,9 +199,12 @@ impl World {
         self.remote.parent().unwrap().to_owned()
     }
 
+    /// Every entry a home holds: its workspaces, its Claude Code folder and its worktree's.
     fn entries(&self, home: usize) -> BTreeSet<String> {
+        let tree = self.worktree[home].as_deref().map(files_under).unwrap_or_default();
         self.everything(home)
             .values()
+            .chain(tree.values())
             .flat_map(|t| entries_of(t))
             .collect()
     }
