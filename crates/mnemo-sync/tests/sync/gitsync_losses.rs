@@ -231,10 +231,10 @@ fn an_edit_from_another_home_survives_a_file_flagged_here_and_fixed_later() {
 }
 
 /// A shell that holds `file` open for appending (`exec 3>>`) and writes a numbered line every
-/// 20 ms until `stop` exists.
+/// 20 ms until `stop` exists (or 6,000 lines: a failed test never leaves it running).
 fn appender(file: &Path, stop: &Path) -> Child {
     let script = format!(
-        "exec 3>>'{}'; i=0; while [ ! -e '{}' ]; do i=$((i+1)); printf 'Held line %d.\\n' $i >&3; sleep 0.02; done; echo $i",
+        "exec 3>>'{}'; i=0; while [ ! -e '{}' ] && [ $i -lt 6000 ]; do i=$((i+1)); printf 'Held line %d.\\n' $i >&3; sleep 0.02; done; echo $i",
         file.display(),
         stop.display()
     );
@@ -265,6 +265,14 @@ fn a_file_held_open_for_appending_is_not_replaced_under_its_writer() {
     b.sync();
     let stop = t.path().join("stop");
     let child = appender(&a.root().join("held.md"), &stop);
+    // However the test ends, the writer is told to stop.
+    struct Stop(PathBuf);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            let _ = std::fs::write(&self.0, "");
+        }
+    }
+    let _stop = Stop(stop.clone());
     while !a.read("held.md").unwrap().contains("Held line 1.") {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
