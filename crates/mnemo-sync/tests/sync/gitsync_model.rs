@@ -201,7 +201,10 @@ impl World {
 
     /// Every entry a home holds: its workspaces, its Claude Code folder and its worktree's.
     fn entries(&self, home: usize) -> BTreeSet<String> {
-        let tree = self.worktree[home].as_deref().map(files_under).unwrap_or_default();
+        let tree = self.worktree[home]
+            .as_deref()
+            .map(files_under)
+            .unwrap_or_default();
         self.everything(home)
             .values()
             .chain(tree.values())
@@ -649,19 +652,19 @@ proptest! {
         report_case(w.live.len());
         prop_assert!(!have.iter().any(|e| e.contains("GITHUB_TOKEN")), "a token was sent");
         // No temp file a killed write left survives the next sync of its folder.
-        for h in 0..HOMES {
-            let temps = temp_files(&w.homes[h].dir);
-            prop_assert!(temps.is_empty(), "{} keeps {:?}", NAMES[h], temps);
+        for (name, side) in NAMES.iter().zip(&w.homes) {
+            let temps = temp_files(&side.dir);
+            prop_assert!(temps.is_empty(), "{} keeps {:?}", name, temps);
         }
         // A worktree's memory folder holds the project's memory, as the first checkout's.
-        for h in 0..HOMES {
+        for (h, name) in NAMES.iter().enumerate() {
             if let Some(tree) = &w.worktree[h] {
-                prop_assert_eq!(&files_under(tree), &files_under(&w.claude[h]), "worktree of {}", NAMES[h]);
+                prop_assert_eq!(&files_under(tree), &files_under(&w.claude[h]), "worktree of {}", name);
             }
             // Claude Code's own lines in its MEMORY.md stay.
             let index = std::fs::read_to_string(w.claude[h].join("MEMORY.md")).unwrap_or_default();
             for line in &w.index_lines[h] {
-                prop_assert!(index.contains(line.as_str()), "{} lost {:?}: {}", NAMES[h], line, index);
+                prop_assert!(index.contains(line.as_str()), "{} lost {:?}: {}", name, line, index);
             }
         }
     }
