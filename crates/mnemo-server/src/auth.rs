@@ -37,7 +37,15 @@ pub struct Auth {
     nonce: Arc<Mutex<Option<String>>>,
     sessions: Arc<Mutex<HashMap<String, Instant>>>,
     cookie_name: String,
+    /// When recent attempts with wrong credentials were made (the last [`FAILURE_WINDOW`]).
+    failures: Arc<Mutex<std::collections::VecDeque<Instant>>>,
 }
+
+/// Wrong credentials allowed within [`FAILURE_WINDOW`] before every credentialed request is
+/// refused until the window has passed (a token or login link is not guessed by trying).
+pub const MAX_FAILURES: usize = 20;
+/// See [`MAX_FAILURES`].
+pub const FAILURE_WINDOW: Duration = Duration::from_secs(60);
 
 fn eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
@@ -52,7 +60,48 @@ impl Auth {
             nonce: Arc::new(Mutex::new(Some(nonce))),
             sessions: Arc::default(),
             cookie_name: format!("{SESSION_COOKIE}_{port}"),
+            failures: Arc::default(),
         }
+    }
+
+    /// Whether wrong credentials came too often: how long until attempts are taken again.
+    #[must_use]
+    pub fn locked_for(&self) -> Option<Duration> {
+        let now = Instant::now();
+        let mut f = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
+        while f
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > FAILURE_WINDOW)
+        {
+            f.pop_front();
+        }
+        (f.len() >= MAX_FAILURES).then(|| {
+            f.front().map_or(FAILURE_WINDOW, |t| {
+                FAILURE_WINDOW.saturating_sub(now.duration_since(*t))
+            })
+        })
+    }
+
+    /// Count one attempt with wrong credentials.
+    pub fn failed(&self) {
+        let mut f = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
+        f.push_back(Instant::now());
+        while f.len() > MAX_FAILURES {
+            f.pop_front();
+        }
+    }
+
+    /// Whether a request offers credentials at all (a bearer token, a session cookie of this
+    /// server or a login link): only those count as attempts.
+    #[must_use]
+    pub fn offers_credentials(&self, headers: &HeaderMap, query: Option<&str>) -> bool {
+        headers.contains_key(header::AUTHORIZATION)
+            || headers
+                .get_all(header::COOKIE)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .any(|v| v.contains(self.cookie_name.as_str()))
+            || query.is_some_and(|q| q.split('&').any(|kv| kv.starts_with("login=")))
     }
 
     /// The session cookie's name on this server.

@@ -231,8 +231,27 @@ async fn guard(State(st): State<AppState>, req: Request, next: Next) -> Response
             return r;
         }
     }
+    let offered = st.auth.offers_credentials(headers, req.uri().query());
+    if offered && let Some(wait) = st.auth.locked_for() {
+        let mut r = refused(&Error::new(
+            ErrorCode::Unauthorized,
+            format!(
+                "too many attempts with a wrong token or login link: try again in {} s (the \
+                 token is in $MNEMO_HOME/server.token; `mnemo serve` prints a new login link)",
+                wait.as_secs().max(1)
+            ),
+        ));
+        *r.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+        if let Ok(v) = HeaderValue::from_str(&wait.as_secs().max(1).to_string()) {
+            r.headers_mut().insert(header::RETRY_AFTER, v);
+        }
+        return r;
+    }
     if st.auth.bearer_ok(headers) || st.auth.session_ok(headers) {
         return next.run(req).await;
+    }
+    if offered {
+        st.auth.failed();
     }
     // The one-time login URL: `/?login=<nonce>` becomes a session cookie, once.
     if req.method() == axum::http::Method::GET

@@ -701,3 +701,59 @@ async fn the_inbox_over_http() {
         .await;
     assert_eq!((st, usage[0]["path"].as_str()), (200, Some("tea.md")));
 }
+
+/// Issue 47: wrong tokens or login links are not tried without end — after
+/// `auth::MAX_FAILURES` within a minute every credentialed request is refused with 429 and
+/// `Retry-After` (the right token too, until the window passes); requests without credentials
+/// are not counted and keep their plain 401.
+#[tokio::test]
+async fn guessing_the_token_is_stopped_after_a_few_attempts() {
+    let s = start().await;
+    let mut statuses = Vec::new();
+    for i in 0..mnemo_server::auth::MAX_FAILURES + 3 {
+        let r = client()
+            .post(format!("{}/api/list", s.base))
+            .bearer_auth(format!("guess-{i}"))
+            .send()
+            .await
+            .unwrap();
+        statuses.push(r.status().as_u16());
+    }
+    assert!(
+        statuses[..mnemo_server::auth::MAX_FAILURES]
+            .iter()
+            .all(|s| *s == 401),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses[mnemo_server::auth::MAX_FAILURES..]
+            .iter()
+            .all(|s| *s == 429),
+        "{statuses:?}"
+    );
+    let r = client()
+        .post(format!("{}/api/list", s.base))
+        .bearer_auth(&s.token)
+        .json(&serde_json::json!({"workspace": null, "type": null}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status(),
+        429,
+        "locked for everyone who offers a credential"
+    );
+    assert!(r.headers().contains_key("retry-after"));
+    let body: Value = r.json().await.unwrap();
+    assert!(
+        body["message"].as_str().unwrap().contains("try again in"),
+        "{body}"
+    );
+    // No credential at all: a plain refusal, not counted.
+    let r = client()
+        .post(format!("{}/api/list", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+}
