@@ -64,6 +64,18 @@ impl Syncer<'_> {
                 }
             }
         }
+        // The key's chat sessions the merge changed (when carried).
+        for key in round.folders.keys() {
+            let prefix = format!("{key}/sessions/");
+            for (p, i) in merged.range(prefix.clone()..) {
+                if !p.starts_with(&prefix) {
+                    break;
+                }
+                if round.local_sessions.get(p) != Some(&i.id) && !round.bytes.contains_key(&i.id) {
+                    need.insert(i.id.clone());
+                }
+            }
+        }
         // The key's bookkeeping the merge changed.
         for key in round.folders.keys() {
             for m in Meta::ALL {
