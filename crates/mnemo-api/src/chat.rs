@@ -359,17 +359,24 @@ impl Api {
             turn.with_query_vector(self.query_vector(&message))
                 .with_conflicts(self.vault.open_conflicts(&workspace))
         };
-        // The chat model's own memory writes pass the one gate every automatic writer does:
-        // one change group for the turn, or — review mode — a staged one that becomes a
-        // proposal (nothing written).
-        let job = crate::review::open_group(
-            &self.vault,
-            &workspace,
-            "chat",
-            None,
-            "Chat: the assistant's own writes",
-            ChangeSource::Chat,
-        );
+        // The chat model's own memory writes pass the one gate every automatic writer does: in
+        // review mode a staged group that becomes a proposal (nothing written).
+        // Outside review mode its writes land one by one, as before (no group per turn).
+        let job = if crate::review::review_on(&self.vault, &workspace) {
+            crate::review::open_group(
+                &self.vault,
+                &workspace,
+                "chat",
+                None,
+                "Chat: the assistant's own writes",
+                ChangeSource::Chat,
+            )
+        } else {
+            crate::review::JobGroup {
+                id: None,
+                staged: false,
+            }
+        };
         let turn = turn.with_writes(
             mnemo_store::journal::Origin {
                 source: ChangeSource::Chat,

@@ -10,6 +10,8 @@ use mnemo_api::reexports::{TaskInfo, TurnResult};
 use mnemo_api::{Api, ChatEvent};
 use mnemo_core::{Error, ErrorCode, Result};
 
+use crate::out::{term, term_list, term_text};
+
 /// How long a one-shot chat waits for the extraction after its turn.
 const EXTRACT_WAIT: Duration = Duration::from_secs(300);
 
@@ -40,7 +42,9 @@ fn turn(api: &Api, workspace: &str, session: &str, text: &str, json: bool) -> Re
             && !json
             && s == session
         {
-            let _ = write!(out, "{text}");
+            // Each piece through the gate on its own: an escape split over two pieces is
+            // escaped in both (issue 47: a reply's OSC 52 wrote the clipboard).
+            let _ = write!(out, "{}", term_text(&text));
             let _ = out.flush();
         }
     };
@@ -94,42 +98,41 @@ fn turn(api: &Api, workspace: &str, session: &str, text: &str, json: bool) -> Re
     }
     println!();
     if result.command {
-        println!("{}", result.reply);
+        println!("{}", term_text(&result.reply));
         if let Some(r) = dream.as_ref().and_then(|t| t.result.as_ref()) {
-            println!("{}", r.summary);
+            println!("{}", term_text(&r.summary));
         }
         return Ok(());
     }
     if let Some(r) = &result.recall {
-        let paths: Vec<&str> = r.selected.iter().map(|s| s.path.as_str()).collect();
+        let paths: Vec<String> = r.selected.iter().map(|s| s.path.clone()).collect();
         eprintln!(
             "[recalled {} memories ({:?}): {}]",
             paths.len(),
             r.strategy,
-            paths.join(", ")
+            term_list(&paths)
         );
     }
-    let wrote: Vec<&str> = result
+    let wrote: Vec<String> = result
         .wrote
         .iter()
-        .map(String::as_str)
-        .chain(task.iter().flat_map(|t| {
-            t.result
-                .iter()
-                .flat_map(|r| r.files.iter().map(String::as_str))
-        }))
+        .cloned()
+        .chain(
+            task.iter()
+                .flat_map(|t| t.result.iter().flat_map(|r| r.files.iter().cloned())),
+        )
         .collect();
     if !wrote.is_empty() {
-        eprintln!("[wrote {} memories: {}]", wrote.len(), wrote.join(", "));
+        eprintln!("[wrote {} memories: {}]", wrote.len(), term_list(&wrote));
     }
     if let Some(t) = task.filter(|t| t.error.is_some()) {
         eprintln!(
             "[extraction {}: {}]",
             t.status.as_str(),
-            t.error.unwrap_or_default()
+            term_text(&t.error.unwrap_or_default())
         );
     }
-    eprintln!("[session {session}]");
+    eprintln!("[session {}]", term(session));
     Ok(())
 }
 
@@ -192,13 +195,13 @@ fn wait_extraction(api: &Api, id: &str, json: bool) -> Result<TaskInfo> {
         };
         if !json && (t.phase != shown.0 || t.tools.len() != shown.1) {
             if let Some(step) = t.tools.get(shown.1..).and_then(|s| s.last()) {
-                eprintln!("[extraction: {} {}]", step.name, step.detail);
+                eprintln!("[extraction: {} {}]", term(&step.name), term(&step.detail));
             } else if let Some(p) = t
                 .phase
                 .as_deref()
                 .filter(|p| Some(*p) != shown.0.as_deref())
             {
-                eprintln!("[extraction: {p}]");
+                eprintln!("[extraction: {}]", term(p));
             }
             shown = (t.phase.clone(), t.tools.len());
         }
@@ -233,7 +236,7 @@ pub fn chat(
         if json {
             println!("{}", serde_json::json!({"command": true, "reply": reply}));
         } else {
-            println!("{reply}");
+            println!("{}", term_text(&reply));
         }
         return Ok(());
     }
@@ -253,7 +256,10 @@ pub fn chat(
     if let Some(m) = message {
         return turn(api, workspace, &id, &m, json);
     }
-    eprintln!("chatting in session {id}; /memory for status, /quit to leave");
+    eprintln!(
+        "chatting in session {}; /memory for status, /quit to leave",
+        term(&id)
+    );
     let stdin = std::io::stdin();
     let mut line = String::new();
     loop {

@@ -8,19 +8,19 @@ use mnemo_api::Api;
 use mnemo_api::reexports::{DreamPlan, TaskInfo};
 use mnemo_core::{Error, ErrorCode, Result, TaskStatus};
 
-use crate::out::emit;
+use crate::out::{emit, term, term_list, term_text};
 
 /// Longest a dream is waited for (the agent's own limit is 5 minutes).
 pub const DREAM_WAIT: Duration = Duration::from_secs(600);
 
 fn print_plan(p: &DreamPlan) {
     if p.changes.is_empty() {
-        println!("nothing to consolidate in {}", p.workspace);
+        println!("nothing to consolidate in {}", term(&p.workspace));
         return;
     }
     println!(
         "a mechanical dream of {} would merge {} duplicate entr{} and change {} file(s) (nothing written):",
-        p.workspace,
+        term(&p.workspace),
         p.entries_merged,
         if p.entries_merged == 1 { "y" } else { "ies" },
         p.changes.len()
@@ -29,31 +29,35 @@ fn print_plan(p: &DreamPlan) {
         if c.delete {
             println!(
                 "  delete {} ({} entries, all kept elsewhere)",
-                c.path, c.entries_before
+                term(&c.path),
+                c.entries_before
             );
         } else {
             println!(
                 "  write  {} ({} → {} entries)",
-                c.path, c.entries_before, c.entries_after
+                term(&c.path),
+                c.entries_before,
+                c.entries_after
             );
         }
     }
     for m in &p.merges {
         println!(
             "  merge  \"{}\" into {} (from {})",
-            m.summary,
-            m.into,
-            m.from.join(", ")
+            term(&m.summary),
+            term(&m.into),
+            term_list(&m.from)
         );
     }
 }
 
 fn print_report(t: &TaskInfo) {
     let Some(r) = &t.result else {
-        println!("dream {}: {}", t.id, t.status.as_str());
+        println!("dream {}: {}", term(&t.id), t.status.as_str());
         return;
     };
-    println!("{} — task {}", r.summary, t.id);
+    // The agent's own last words are a model's text (issue 47): gated like every reply.
+    println!("{} — task {}", term_text(&r.summary), term(&t.id));
     // Review mode: the dream's changes are a proposal, nothing was written — say what it
     // proposes, never "wrote".
     let (wrote, deleted, merged, w) = if r.proposal.is_some() {
@@ -63,21 +67,22 @@ fn print_report(t: &TaskInfo) {
     };
     if let Some(d) = &r.dream {
         for p in &d.files_touched {
-            println!("  {wrote:<w$} {p}");
+            println!("  {wrote:<w$} {}", term(p));
         }
         for p in &d.files_deleted {
-            println!("  {deleted:<w$} {p}");
+            println!("  {deleted:<w$} {}", term(p));
         }
         for m in &d.merges {
             println!(
                 "  {merged:<w$} \"{}\" into {} (from {})",
-                m.summary,
-                m.into,
-                m.from.join(", ")
+                term(&m.summary),
+                term(&m.into),
+                term_list(&m.from)
             );
         }
         for n in &d.notes {
-            println!("  note: {n}");
+            // Mnemo's sentence, naming files: one line, a newline in a name shown escaped.
+            println!("  note: {}", term(n));
         }
     }
     if let Some(p) = r.proposal {
@@ -100,7 +105,7 @@ pub fn dream(
     }
     let started = api.dream(workspace.to_owned(), Some(mechanical))?;
     if !json {
-        eprintln!("dreaming {workspace} (task {})…", started.id);
+        eprintln!("dreaming {} (task {})…", term(workspace), term(&started.id));
     }
     let t = api.wait_task(&started.id, DREAM_WAIT)?;
     match (t.status, t.reason.as_deref()) {

@@ -9,7 +9,7 @@ use mnemo_api::Api;
 use mnemo_api::reexports::{FolderType, ImportOptions, ImportPreview, TaskInfo};
 use mnemo_core::{Error, ErrorCode, MemoryType, Result, TaskStatus};
 
-use crate::out::emit;
+use crate::out::{emit, term, term_list, term_text};
 
 /// The options from the command line.
 pub fn options(
@@ -54,7 +54,7 @@ fn absolute(p: &Path) -> Result<String> {
 fn print_preview(p: &ImportPreview) {
     // Names, titles and facts come from the source: shown with control characters escaped
     // (an ESC or a bidirectional override would otherwise act on the terminal).
-    let show = mnemo_api::reexports::printable;
+    let show = term;
     println!(
         "{} — {} into {}",
         show(&p.source),
@@ -201,7 +201,8 @@ fn follow(
     loop {
         if !json && t.phase != last {
             if let Some(p) = &t.phase {
-                eprintln!("{p}");
+                // "Conversation 3 / 20: <its title>": the title is the source's.
+                eprintln!("{}", term(p));
             }
             last.clone_from(&t.phase);
         }
@@ -218,12 +219,12 @@ fn follow(
 
 fn print_done(t: &TaskInfo) {
     let Some(r) = &t.result else {
-        println!("import {}: {}", t.id, t.status.as_str());
+        println!("import {}: {}", term(&t.id), t.status.as_str());
         return;
     };
-    println!("{} — task {}", r.summary, t.id);
+    println!("{} — task {}", term_text(&r.summary), term(&t.id));
     for f in &r.files {
-        println!("  wrote {f}");
+        println!("  wrote {}", term(f));
     }
     if let Some(g) = r.group {
         println!("undo it all with `mnemo undo --group {g}`");
@@ -238,8 +239,8 @@ pub fn export(api: &Api, workspace: Option<&str>, out: Option<PathBuf>, json: bo
             "exported {} files ({} bytes) of {} to {}",
             r.files,
             r.bytes,
-            r.workspaces.join(", "),
-            r.path
+            term_list(&r.workspaces),
+            term(&r.path)
         );
     })
 }
@@ -256,17 +257,17 @@ pub fn copy(api: &Api, from: &str, path: &str, to: &str, move_it: bool, json: bo
         match c.group {
             Some(g) => println!(
                 "{verb} {}/{} to {}/{} (undo: mnemo undo --group {g}{})",
-                c.from_workspace,
-                c.from_path,
-                c.workspace,
-                c.path,
+                term(&c.from_workspace),
+                term(&c.from_path),
+                term(&c.workspace),
+                term(&c.path),
                 c.removed_group
                     .map_or_else(String::new, |r| format!(" and mnemo undo --group {r}"))
             ),
             None => println!(
                 "{}/{} already holds the same memory{}",
-                c.workspace,
-                c.path,
+                term(&c.workspace),
+                term(&c.path),
                 c.removed_group.map_or_else(String::new, |r| format!(
                     "; removed the original (undo: mnemo undo --group {r})"
                 ))

@@ -6,7 +6,7 @@ use mnemo_api::reexports::{AcceptChoice, ProposalStatus};
 use mnemo_core::{Error, ErrorCode, Result};
 
 use crate::cli::InboxAction;
-use crate::out::emit;
+use crate::out::{emit, term, term_list};
 
 const PERSONAL: &str = "personal";
 
@@ -19,7 +19,8 @@ fn in_workspace(api: &Api, id: i64, workspace: Option<&str>) -> Result<()> {
             ErrorCode::NotFound,
             format!(
                 "proposal {id} is not in workspace {w} (it is in {}): give -w {} or leave -w out",
-                p.summary.workspace, p.summary.workspace
+                term(&p.summary.workspace),
+                term(&p.summary.workspace)
             ),
         ));
     }
@@ -50,7 +51,7 @@ pub fn run(
             let page = api.inbox(ws.clone(), status, Some(offset), Some(limit))?;
             emit(json, &page, |p| {
                 if p.items.is_empty() {
-                    println!("no proposals here ({} pending in {ws})", p.pending);
+                    println!("no proposals here ({} pending in {})", p.pending, term(&ws));
                     return;
                 }
                 for s in &p.items {
@@ -58,9 +59,9 @@ pub fn run(
                         "{:>5}  {:<9} {:<8} {}  {} ({} {})",
                         s.id,
                         s.status.as_str(),
-                        s.kind,
+                        term(&s.kind),
                         mnemo_api::local_time(Some(&s.at)),
-                        s.paths.join(", "),
+                        term_list(&s.paths),
                         s.changes,
                         if s.changes == 1 { "change" } else { "changes" }
                     );
@@ -81,26 +82,27 @@ pub fn run(
                 println!(
                     "proposal {} — {} by {} ({}), {}",
                     s.id,
-                    s.label,
+                    term(&s.label),
                     s.source.as_str(),
                     s.status.as_str(),
                     mnemo_api::local_time(Some(&s.at))
                 );
+                // What a proposal holds is a model's or a client's words (issue 47).
                 if let Some(m) = &s.origin.message {
-                    println!("  from: \"{m}\"");
+                    println!("  from: \"{}\"", term(m));
                 }
                 if let Some(n) = &s.note {
-                    println!("  {n}");
+                    println!("  {}", term(n));
                 }
                 for f in &p.files {
-                    println!("\n{} ({})", f.path, f.op.as_str());
+                    println!("\n{} ({})", term(&f.path), f.op.as_str());
                     for e in &f.entries {
-                        println!("  [{}] {:?}", e.id, e.op);
+                        println!("  [{}] {:?}", term(&e.id), e.op);
                         for l in e.before.as_deref().unwrap_or("").lines() {
-                            println!("    - {l}");
+                            println!("    - {}", term(l));
                         }
                         for l in e.after.as_deref().unwrap_or("").lines() {
-                            println!("    + {l}");
+                            println!("    + {}", term(l));
                         }
                     }
                 }
@@ -121,11 +123,11 @@ pub fn run(
             emit(json, &done, |d| {
                 println!(
                     "accepted proposal {id}: wrote {}{}",
-                    d.paths.join(", "),
+                    term_list(&d.paths),
                     d.proposal
                         .note
                         .as_deref()
-                        .map(|n| format!(" ({n})"))
+                        .map(|n| format!(" ({})", term(n)))
                         .unwrap_or_default()
                 );
                 println!("undo it with `mnemo undo --group {}`", d.group);
@@ -139,7 +141,7 @@ pub fn run(
                     "rejected proposal {id}{}",
                     s.note
                         .as_deref()
-                        .map(|n| format!(": {n}"))
+                        .map(|n| format!(": {}", term(n)))
                         .unwrap_or_default()
                 );
             })
@@ -155,8 +157,9 @@ pub fn review(api: &Api, workspace: Option<&str>, state: Option<&str>, json: boo
     };
     emit(json, &mode, |m| {
         println!(
-            "review mode is {} for {ws}{}",
+            "review mode is {} for {}{}",
             if m.on { "on" } else { "off" },
+            term(&ws),
             if m.on {
                 ": extraction, dream, remember and MCP writes wait in `mnemo inbox`"
             } else {
@@ -189,7 +192,7 @@ pub fn usage(api: &Api, workspace: Option<&str>, json: bool) -> Result<()> {
                 u.last_recalled
                     .as_deref()
                     .map_or_else(|| "never".to_owned(), |t| mnemo_api::local_time(Some(t))),
-                u.path
+                term(&u.path)
             );
         }
     })

@@ -23,7 +23,7 @@ use mnemo_api::{Api, NewMemory, Patch};
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 
 use cli::{Cli, Command, WorkspaceAction};
-use out::{emit, print_error, read_body, term_text};
+use out::{emit, print_error, read_body, term, term_list, term_text};
 
 /// Writes default to this workspace.
 const PERSONAL: &str = "personal";
@@ -197,7 +197,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             emit(json, &out, |o| {
                 println!(
                     "created {} (change {})",
-                    o.path,
+                    term(&o.path),
                     o.change_id.unwrap_or_default()
                 );
             })
@@ -226,8 +226,8 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             let out = api.update(ws_write.to_owned(), path, patch)?;
             say_shared(&out);
             emit(json, &out, |o| match o.change_id {
-                Some(id) => println!("updated {} (change {id})", o.path),
-                None => println!("{} already says that; nothing changed", o.path),
+                Some(id) => println!("updated {} (change {id})", term(&o.path)),
+                None => println!("{} already says that; nothing changed", term(&o.path)),
             })
         }
         Command::Rm { path } => {
@@ -236,7 +236,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             emit(json, &out, |o| {
                 println!(
                     "deleted {} (change {}; `mnemo undo {}` brings it back)",
-                    o.path,
+                    term(&o.path),
                     o.change_id.unwrap_or_default(),
                     o.change_id.unwrap_or_default()
                 );
@@ -257,7 +257,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             )?;
             emit(json, &hits, |hits| {
                 if hits.is_empty() {
-                    println!("no matches for “{query}”");
+                    println!("no matches for “{}”", term(&query));
                 }
                 for h in hits {
                     let ty = h.memory_type.map_or("log", MemoryType::as_str);
@@ -303,7 +303,11 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 ..status
             };
             emit(json, &shown, |s| {
-                println!("home: {}  (index {} KiB)", s.home, s.index_bytes / 1024);
+                println!(
+                    "home: {}  (index {} KiB)",
+                    term(&s.home),
+                    s.index_bytes / 1024
+                );
                 for w in &s.workspaces {
                     println!(
                         "  {:<40} {:>6} memories {:>4} invalid {:>4} logs  last extract {}  last dream {}{}",
@@ -311,14 +315,14 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                         w.counts.topics,
                         w.counts.invalid,
                         w.counts.logs,
-                        w.last_extract_at.as_deref().unwrap_or("never"),
-                        w.last_dream_at.as_deref().unwrap_or("never"),
+                        term(w.last_extract_at.as_deref().unwrap_or("never")),
+                        term(w.last_dream_at.as_deref().unwrap_or("never")),
                         w.consolidation_locked_by
                             .map(|p| format!("  ✦ locked by {p}"))
                             .unwrap_or_default()
                     );
                 }
-                println!("semantic search: {}", s.semantic.message);
+                println!("semantic search: {}", term(&s.semantic.message));
                 for warning in &s.warnings {
                     println!("  warning: {}", term(warning));
                 }
@@ -340,11 +344,11 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                     println!(
                         "{:>6}  {}  {:<8} {:<6} {}:{}{}",
                         c.id,
-                        c.at,
+                        term(&c.at),
                         c.source.as_str(),
                         c.op,
-                        c.workspace,
-                        c.path,
+                        term(&c.workspace),
+                        term(&c.path),
                         c.group
                             .map(|g| format!("  (group {g})"))
                             .unwrap_or_default()
@@ -362,12 +366,12 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 println!(
                     "undid group {group}: restored {} files in {} ({}; undo it with `mnemo undo --group {}`)",
                     o.paths.len(),
-                    o.workspace,
-                    o.paths.join(", "),
+                    term(&o.workspace),
+                    term_list(&o.paths),
                     o.group
                 );
                 if let Some(note) = &o.note {
-                    println!("{note}");
+                    println!("{}", term(note));
                 }
             })
         }
@@ -381,7 +385,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             emit(json, &out, |o| {
                 println!(
                     "undid change {change_id} on {} (change {})",
-                    o.path,
+                    term(&o.path),
                     o.change_id.unwrap_or_default()
                 );
             })
@@ -412,7 +416,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             emit(json, &t, |t| {
                 print_task_line(t);
                 if let Some(e) = &t.error {
-                    println!("  error: {e}");
+                    println!("  error: {}", term_text(e));
                 }
                 for s in &t.tools {
                     let mark = match s.ok {
@@ -420,7 +424,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                         Some(false) => "failed",
                         None => "…",
                     };
-                    println!("  {} {} {mark}", s.name, s.detail);
+                    println!("  {} {} {mark}", term(&s.name), term(&s.detail));
                 }
             })
         }
@@ -472,7 +476,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 println!(
                     "{} {} (undo: mnemo undo {})",
                     if restore { "restored" } else { "archived" },
-                    o.path,
+                    term(&o.path),
                     o.change_id
                         .map_or_else(|| "—".to_owned(), |c| c.to_string())
                 );
@@ -488,7 +492,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             emit(json, &out, |o| {
                 println!(
                     "replaced the fact in {}; the old one is kept as superseded (undo: mnemo undo {})",
-                    o.path,
+                    term(&o.path),
                     o.change_id
                         .map_or_else(|| "—".to_owned(), |c| c.to_string())
                 );
@@ -522,15 +526,15 @@ fn print_task_line(t: &TaskInfo) {
     let files = t.result.as_ref().map_or(0, |r| r.files.len());
     println!(
         "{}  {:<8} {:<10} {:<24} {}  {} files{}",
-        t.id,
+        term(&t.id),
         t.kind.as_str(),
         t.status.as_str(),
-        t.workspace,
-        t.created_at,
+        term(&t.workspace),
+        term(&t.created_at),
         files,
         t.reason
             .as_deref()
-            .map(|r| format!("  ({r})"))
+            .map(|r| format!("  ({})", term(r)))
             .unwrap_or_default()
     );
 }
@@ -544,7 +548,7 @@ fn watch(api: &Api, workspace: Option<&str>) -> Result<()> {
         "watching {}; Ctrl+C to stop",
         workspace.map_or_else(
             || format!("{count} workspaces"),
-            |w| format!("workspace {w}")
+            |w| format!("workspace {}", term(w))
         )
     );
     let mut out = std::io::stdout().lock();
@@ -564,7 +568,7 @@ fn watch(api: &Api, workspace: Option<&str>) -> Result<()> {
 /// A write to a workspace shared through git says so (on stderr: `--json` output stays clean).
 fn say_shared(out: &mnemo_api::reexports::WriteOutcome) {
     if let Some(note) = &out.shared {
-        eprintln!("note: {note}");
+        eprintln!("note: {}", term(note));
     }
 }
 
@@ -600,9 +604,4 @@ fn serve(api: Api, port: u16, ui: Option<PathBuf>) -> Result<()> {
         };
         mnemo_server::run(listener, &serving, api, &ui_dir, shutdown).await
     })
-}
-
-/// Text from files, safe for a terminal: control characters and bidi overrides escaped.
-fn term(s: &str) -> String {
-    mnemo_api::reexports::printable(s)
 }

@@ -7,7 +7,7 @@ use mnemo_api::Api;
 use mnemo_api::reexports::ForgetPick;
 use mnemo_core::{Error, ErrorCode, Result, TaskStatus};
 
-use crate::out::emit;
+use crate::out::{emit, term, term_list, term_text};
 
 /// Longest `--wait` waits (the remember lane's own limit is 300 s per task).
 const REMEMBER_WAIT: Duration = Duration::from_secs(330);
@@ -44,15 +44,16 @@ pub fn remember(
     }
     emit(json, &view, |v| match &v.result {
         Some(r) if wait || !json => {
-            println!("{} — task {}", r.summary, v.task_id);
+            // A planner's topic, an agent's summary: a model's words (issue 47).
+            println!("{} — task {}", term_text(&r.summary), term(&v.task_id));
             for f in &r.files_touched {
-                println!("  wrote {f}");
+                println!("  wrote {}", term(f));
             }
             if let Some(g) = r.group {
                 println!("undo it with `mnemo undo --group {g}`");
             }
         }
-        _ => println!("task {}: {}", v.task_id, v.status.as_str()),
+        _ => println!("task {}: {}", term(&v.task_id), v.status.as_str()),
     })
 }
 
@@ -89,12 +90,15 @@ pub fn forget(
                 if p.strategy == "model" && p.candidates > 0 {
                     println!(
                         "the model chose none of the {} entries found in {} for \"{}\": nothing to forget",
-                        p.candidates, p.workspace, p.query
+                        p.candidates,
+                        term(&p.workspace),
+                        term(&p.query)
                     );
                 } else {
                     println!(
                         "no memory in {} has \"{}\" in its name, description or entries: nothing to forget",
-                        p.workspace, p.query
+                        term(&p.workspace),
+                        term(&p.query)
                     );
                 }
                 return;
@@ -105,7 +109,7 @@ pub fn forget(
                 p.strategy
             );
             for e in &p.selected {
-                println!("  {}  {}", e.id, e.summary);
+                println!("  {}  {}", term(&e.id), term(&e.summary));
             }
         });
     }
@@ -116,7 +120,7 @@ pub fn forget(
             preview.strategy
         );
         for e in &preview.selected {
-            println!("  {}  {}", e.id, e.summary);
+            println!("  {}  {}", term(&e.id), term(&e.summary));
         }
     }
     if !yes && !confirm(preview.selected.len())? {
@@ -134,7 +138,7 @@ pub fn forget(
     let task = api.forget(workspace.to_owned(), picks)?;
     emit(json, &task, |t| {
         if let Some(r) = &t.result {
-            println!("{} ({} files)", r.summary, r.files.len());
+            println!("{} ({} files)", term_text(&r.summary), r.files.len());
             if let Some(g) = r.group {
                 println!("undo it with `mnemo undo --group {g}`");
             }
@@ -146,7 +150,7 @@ pub fn stats(api: &Api, workspace: &str, json: bool) -> Result<()> {
     let s = api.stats(workspace.to_owned())?;
     emit(json, &s, |s| {
         let on = |b: bool| if b { "on" } else { "off" };
-        println!("workspace {}", s.workspace);
+        println!("workspace {}", term(&s.workspace));
         println!(
             "  auto-extraction {}",
             mnemo_api::extraction_state(s.auto_extract, s.extraction.is_some(), s.chat_records)
@@ -155,9 +159,9 @@ pub fn stats(api: &Api, workspace: &str, json: bool) -> Result<()> {
         println!(
             "  last extraction {} ({}), last dream {} ({})",
             mnemo_api::local_time(s.last_extract_at.as_deref()),
-            s.last_extract_status.as_deref().unwrap_or("—"),
+            term(s.last_extract_status.as_deref().unwrap_or("—")),
             mnemo_api::local_time(s.last_dream_at.as_deref()),
-            s.last_dream_status.as_deref().unwrap_or("—")
+            term(s.last_dream_status.as_deref().unwrap_or("—"))
         );
         println!(
             "  {} topic files, {} daily logs, {} conversation records (keeping them: {})",
@@ -175,7 +179,7 @@ pub fn stats(api: &Api, workspace: &str, json: bool) -> Result<()> {
                 } else {
                     "tool agent"
                 },
-                c.why
+                term(&c.why)
             );
         }
         println!(
@@ -188,17 +192,17 @@ pub fn stats(api: &Api, workspace: &str, json: bool) -> Result<()> {
             s.stale.len(),
             s.duplicates
         );
-        for p in &s.invalid {
+        for p in s.invalid.iter().map(|p| term(p)) {
             println!("    invalid  {p}  (fix: mnemo show {p})");
         }
         for p in &s.stale {
             // padded: a column, "stale" lined up with "invalid" above
-            println!("    stale    {p}");
+            println!("    stale    {}", term(p));
         }
         if s.duplicates > 0 {
             println!(
                 "    duplicates in {} (merge: mnemo dream --mechanical)",
-                s.duplicate_files.join(", ")
+                term_list(&s.duplicate_files)
             );
         }
         let count = |k: &str| s.telemetry.iter().filter(|e| e.kind == k).count();
@@ -227,7 +231,7 @@ pub fn embed(api: &Api, workspace: Option<&str>, json: bool) -> Result<()> {
             && p != last_phase
             && !json
         {
-            eprint!("\r{p}   ");
+            eprint!("\r{}   ", term(p));
             last_phase = p.to_owned();
         }
     }
@@ -242,9 +246,11 @@ pub fn embed(api: &Api, workspace: Option<&str>, json: bool) -> Result<()> {
         _ => emit(json, &task, |t| {
             println!(
                 "{}",
-                t.result
-                    .as_ref()
-                    .map_or("nothing to embed", |r| r.summary.as_str())
+                term(
+                    t.result
+                        .as_ref()
+                        .map_or("nothing to embed", |r| r.summary.as_str())
+                )
             );
         }),
     }

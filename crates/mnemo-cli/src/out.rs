@@ -51,18 +51,30 @@ pub fn read_body(body: Option<String>, file: Option<PathBuf>) -> Result<Option<S
     })
 }
 
-/// Many lines of text from files (a memory, a recall prompt), safe for a terminal: each line
-/// [`printable`](mnemo_api::reexports::printable), but line breaks and tabs are kept.
+/// The one gate for words Mnemo did not write itself — a model's reply or summary, a file's
+/// name or text, a remote's, a zip's or a client's — on their way to a terminal (issues 33, 47):
+/// control characters (ESC, BEL: OSC 52 clipboard writes, window titles, CSI screen clears) and
+/// bidirectional overrides shown escaped ([`printable`](mnemo_api::reexports::printable)), never
+/// run. One line; [`term_text`] keeps line breaks and tabs. Every `print!` / `eprint!` of such
+/// words goes through one of the two.
+pub fn term(s: &str) -> String {
+    mnemo_api::reexports::printable(s)
+}
+
+/// [`term`] for many lines of text (a memory, a recall prompt, a chat reply, a piece of one as
+/// it streams): each line gated, line breaks and tabs kept. A piece holds no state, so an
+/// escape sequence split over two pieces is escaped in both.
 pub fn term_text(s: &str) -> String {
     s.split_inclusive('\n')
         .map(|l| {
             let (line, end) = l.strip_suffix('\n').map_or((l, ""), |x| (x, "\n"));
-            let shown: String = line
-                .split('\t')
-                .map(mnemo_api::reexports::printable)
-                .collect::<Vec<_>>()
-                .join("\t");
+            let shown: String = line.split('\t').map(term).collect::<Vec<_>>().join("\t");
             shown + end
         })
         .collect()
+}
+
+/// [`term`] over a list, joined with `, `.
+pub fn term_list(items: &[String]) -> String {
+    items.iter().map(|i| term(i)).collect::<Vec<_>>().join(", ")
 }

@@ -2,11 +2,11 @@
 //! conflicts. A client of the API like every other command.
 
 use mnemo_api::Api;
-use mnemo_api::reexports::{FileCounts, RemoteSync, printable};
+use mnemo_api::reexports::{FileCounts, RemoteSync};
 use mnemo_core::Result;
 
 use crate::cli::{RemoteAction, SyncAction};
-use crate::out::emit;
+use crate::out::{emit, term, term_text};
 
 pub fn run(
     api: &Api,
@@ -26,7 +26,7 @@ pub fn run(
         Some(SyncAction::Remote { action: None }) => {
             let s = api.sync_settings()?;
             emit(json, &s, |s| match &s.remote {
-                Some(r) => println!("{}", printable(r)),
+                Some(r) => println!("{}", term(r)),
                 None => println!("no sync remote: `mnemo sync remote set URL` sets one"),
             })
         }
@@ -38,10 +38,7 @@ pub fn run(
             };
             let s = api.set_sync_settings(s)?;
             emit(json, &s, |s| match &s.remote {
-                Some(r) => println!(
-                    "sync remote set to {}; `mnemo sync` syncs now",
-                    printable(r)
-                ),
+                Some(r) => println!("sync remote set to {}; `mnemo sync` syncs now", term(r)),
                 None => println!("sync is off; nothing was deleted here or on the remote"),
             })
         }
@@ -58,8 +55,8 @@ pub fn run(
                 println!(
                     "{} is shared through {}; `mnemo sync` sends it there, and teammates who share it \
                      get your changes",
-                    printable(ws),
-                    printable(s.shared.get(ws).map_or("", String::as_str))
+                    term(ws),
+                    term(s.shared.get(ws).map_or("", String::as_str))
                 );
             })
         }
@@ -71,12 +68,12 @@ pub fn run(
             if s.shared.remove(ws).is_none() {
                 return Err(mnemo_core::Error::not_found(format!(
                     "{} is not shared",
-                    printable(ws)
+                    term(ws)
                 )));
             }
             let s = api.set_sync_settings(s)?;
             emit(json, &s, |_| {
-                println!("{} syncs with this home's remote again", printable(ws));
+                println!("{} syncs with this home's remote again", term(ws));
             })
         }
         Some(SyncAction::Author { author }) => {
@@ -86,7 +83,7 @@ pub fn run(
             emit(json, &s, |s| {
                 println!(
                     "sync commits are by {}",
-                    printable(s.author.as_deref().unwrap_or(""))
+                    term(s.author.as_deref().unwrap_or(""))
                 );
             })
         }
@@ -146,7 +143,7 @@ pub fn run(
                 );
                 println!(
                     "resolved the conflict in {}: {what}; the next sync takes it to your other machines",
-                    printable(&c.path)
+                    term(&c.path)
                 );
             })
         }
@@ -157,7 +154,7 @@ fn report(r: &RemoteSync, ran: bool) {
     match &r.remote {
         Some(remote) => println!(
             "remote {}{}",
-            printable(remote),
+            term(remote),
             if r.auto { " (automatic sync on)" } else { "" }
         ),
         None if r.workspaces.iter().any(|w| w.shared) => {
@@ -174,7 +171,7 @@ fn report(r: &RemoteSync, ran: bool) {
         println!(
             "last sync {} failed: {}",
             mnemo_api::local_time(Some(&run.at)),
-            e.message
+            term_text(&e.message)
         );
     }
     if !ran && r.ahead > 0 {
@@ -194,20 +191,20 @@ fn report(r: &RemoteSync, ran: bool) {
             if !ran {
                 println!(
                     "{}  not synced: {}",
-                    printable(&w.workspace),
-                    w.not_synced.as_deref().unwrap_or("")
+                    term(&w.workspace),
+                    term(w.not_synced.as_deref().unwrap_or(""))
                 );
             }
             continue;
         };
         let mut line = format!(
             "{}  as {}{}  last synced {}",
-            printable(&w.workspace),
-            printable(key),
+            term(&w.workspace),
+            term(key),
             if w.shared {
                 format!(
                     " (shared with a team through {})",
-                    printable(w.remote.as_deref().unwrap_or(""))
+                    term(w.remote.as_deref().unwrap_or(""))
                 )
             } else {
                 String::new()
@@ -233,7 +230,7 @@ fn report(r: &RemoteSync, ran: bool) {
         }
         println!("{line}");
         if !w.shares_with.is_empty() {
-            let others: Vec<String> = w.shares_with.iter().map(|o| printable(o)).collect();
+            let others: Vec<String> = w.shares_with.iter().map(|o| term(o)).collect();
             println!(
                 "  shares one memory with {}: checkouts of one project, their files merged as one \
                  set (deleting a file in one deletes it in all)",
@@ -264,8 +261,8 @@ fn report(r: &RemoteSync, ran: bool) {
             println!(
                 "  conflict {}  in {} ({}):",
                 c.id,
-                printable(&c.path),
-                c.kind.replace('_', " ")
+                term(&c.path),
+                term(&c.kind.replace('_', " "))
             );
             for (i, ch) in c.choices.iter().enumerate() {
                 let text = if ch.texts.is_empty() {
@@ -273,12 +270,7 @@ fn report(r: &RemoteSync, ran: bool) {
                 } else {
                     ch.texts.join(" / ")
                 };
-                println!(
-                    "    {}. {}: {}",
-                    i + 1,
-                    printable(&ch.label),
-                    printable(&text)
-                );
+                println!("    {}. {}: {}", i + 1, term(&ch.label), term(&text));
             }
             println!(
                 "    choose with `mnemo sync resolve {} --keep N` (or --keep-all)",
@@ -286,15 +278,15 @@ fn report(r: &RemoteSync, ran: bool) {
             );
         }
         for f in &w.flagged {
-            println!("  flagged {}: {}", printable(&f.path), printable(&f.why));
+            println!("  flagged {}: {}", term(&f.path), term(&f.why));
         }
     }
     for k in &r.elsewhere {
         println!(
             "on the remote, not here: {} ({} file(s)): {}",
-            printable(&k.key),
+            term(&k.key),
             k.files,
-            printable(&k.why)
+            term(&k.why)
         );
     }
 }

@@ -466,6 +466,17 @@ pub fn plan_restore(
             );
             continue;
         }
+        // Records belong to Mnemo (issue 47): a zip is anyone's words, and a record it held
+        // would be recalled as what the person said.
+        if crate::vault::in_records_folder(p) {
+            preview.skip(
+                SkipKind::Other,
+                item,
+                "it is under chats/, which holds the conversation records Mnemo keeps itself: \
+                 an import never writes there",
+            );
+            continue;
+        }
         if !paths.insert((f.line.workspace.clone(), p.to_owned())) {
             preview.skip(
                 SkipKind::Duplicate,

@@ -44,6 +44,7 @@ pub mod state;
 pub mod supersede;
 pub mod tasks;
 pub mod tokenize;
+pub mod transcripts;
 pub mod vault;
 pub mod watch;
 pub mod workspace;

@@ -154,7 +154,10 @@ pub fn read_docs_as(vault: &Vault, ws: &Workspace, origin: Origin) -> Snapshot {
     docs
 }
 
-/// Where a workspace's chat transcripts are (read-only to a dream; their mtimes count sessions).
+/// Where a workspace's chat transcripts are (read-only to a dream; their mtimes count sessions):
+/// only where the person's own tools keep them — Mnemo's sessions, Claude Code's and Qwen Code's
+/// folders under their own base dirs —, never a repository's (issue 47: a repository's
+/// `.qwen/chats` is anyone's, so Qwen Code's team memory has none).
 #[must_use]
 pub fn transcript_dirs(ws: &Workspace) -> Vec<PathBuf> {
     match ws.kind {
@@ -166,20 +169,23 @@ pub fn transcript_dirs(ws: &Workspace) -> Vec<PathBuf> {
             .map(PathBuf::from)
             .into_iter()
             .collect(),
+        WorkspaceKind::Qwen if ws.id.starts_with(mnemo_store::workspace::QWEN_TEAM_PREFIX) => {
+            Vec::new()
+        }
         WorkspaceKind::Qwen => vec![ws.lock_dir.join("chats")],
         WorkspaceKind::Folder => Vec::new(),
     }
 }
 
-/// Sessions whose transcript changed after `since` (all of them when `None`).
+/// Sessions whose transcript changed after `since` (all of them when `None`); regular files
+/// only, as [`mnemo_store::transcripts::list`] sees them (a link is not followed).
 #[must_use]
 pub fn sessions_touched_since(ws: &Workspace, since: Option<DateTime<Utc>>) -> usize {
     transcript_dirs(ws)
         .iter()
-        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
-        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-        .filter_map(|e| e.metadata().ok()?.modified().ok())
-        .filter(|t| since.is_none_or(|s| DateTime::<Utc>::from(*t) > s))
+        .flat_map(|d| mnemo_store::transcripts::list(d))
+        .filter(|t| t.regular)
+        .filter(|t| since.is_none_or(|s| DateTime::<Utc>::from(t.modified) > s))
         .count()
 }
 

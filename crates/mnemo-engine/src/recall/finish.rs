@@ -165,11 +165,13 @@ pub(super) fn finish(
     let (picks, shown): (Vec<Pick>, Vec<Shown>) = picks
         .into_iter()
         .filter_map(|p| {
-            let body = vault
-                .get(&ws.id, &p.path)
-                .map(|d| d.body)
-                .unwrap_or_default();
+            let detail = vault.get(&ws.id, &p.path).ok();
             if super::records::is_record(&p.path) {
+                // Recalled as "From your chat on …" only when the journal says the person's
+                // words are what it holds (issue 47): never text a model or a program put there.
+                let detail =
+                    detail.filter(|d| vault.record_is_persons(&ws.id, &p.path, &d.hash))?;
+                let body = detail.body;
                 let turns = super::records::matching_turns(&body, &req.query);
                 if turns.is_empty() {
                     return None;
@@ -184,6 +186,7 @@ pub(super) fn finish(
                 };
                 return Some((p, shown));
             }
+            let body = detail.map(|d| d.body).unwrap_or_default();
             let current = mnemo_store::supersede::strip(&body);
             if current.trim().is_empty() && !body.trim().is_empty() {
                 return None;
@@ -208,6 +211,9 @@ pub(super) fn finish(
         .filter(|p| seen.insert(p.as_str()))
         .filter_map(|p| {
             let d = vault.get(&ws.id, p).ok()?;
+            if super::records::is_record(p) && !vault.record_is_persons(&ws.id, p, &d.hash) {
+                return None;
+            }
             Some(Shown {
                 path: p.clone(),
                 name: d.summary.name.clone(),

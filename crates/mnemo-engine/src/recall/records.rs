@@ -1,6 +1,7 @@
 //! Conversation records in recall (SPEC §4.4a): when topic memories leave room, the records of
 //! other chats whose words match the message come after them — never before, so a topic memory
-//! that answers still ranks first — each cut to the turns that match.
+//! that answers still ranks first — each cut to the turns that match. A record counts only when
+//! the journal attributes its text to the person ([`Vault::record_is_persons`]).
 
 use std::collections::HashSet;
 
@@ -53,7 +54,17 @@ pub(super) fn picks(
         .into_iter()
         .filter(|h| own.as_deref().is_none_or(|o| !h.path.ends_with(o)))
         .collect();
-    let ranked = rank_lexical(&req.query, hits, &exclude, room);
+    // Only records whose text the journal gives the person (issue 47): a file a model or
+    // another program put under `chats/` takes no place from them.
+    let ranked: Vec<_> = rank_lexical(&req.query, hits, &exclude, usize::MAX)
+        .into_iter()
+        .filter(|h| {
+            vault
+                .get(ws, &h.path)
+                .is_ok_and(|d| vault.record_is_persons(ws, &h.path, &d.hash))
+        })
+        .take(room)
+        .collect();
     let best = ranked.iter().map(|h| h.score).fold(0.0_f64, f64::max);
     ranked
         .into_iter()

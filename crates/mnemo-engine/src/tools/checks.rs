@@ -1,6 +1,6 @@
-//! What every write of the memory tools must pass: the pinned / secret / changed-on-disk guard,
-//! the content checks (secrets, frontmatter), forgotten facts — and corrections, which retire the
-//! old fact (issue 23) instead of rewriting it silently.
+//! What every write of the memory tools must pass: never under `chats/` (issue 47), the pinned /
+//! secret / changed-on-disk guard, the content checks (secrets, frontmatter), forgotten facts —
+//! and corrections, which retire the old fact (issue 23) instead of rewriting it silently.
 
 use mnemo_core::{Error, ErrorCode};
 use mnemo_store::format::TopicFile;
@@ -10,6 +10,15 @@ use super::MemoryTools;
 use crate::secrets;
 
 impl MemoryTools<'_> {
+    /// [`Self::confine`] for a path this run would change: never under `chats/`, whose
+    /// conversation records only Mnemo's record writer writes (issue 47: a model writing one
+    /// would put words in the person's mouth).
+    pub(super) fn confine_write(&self, path: &str) -> Result<(std::path::PathBuf, String), Error> {
+        let (full, rel) = self.confine(path)?;
+        mnemo_store::vault::refuse_records_folder(&rel)?;
+        Ok((full, rel))
+    }
+
     /// Refuse a change to `rel` whose current bytes are `cur`: pinned, or changed on disk since
     /// this run saw it.
     pub(super) fn guard(&self, rel: &str, cur: Option<&[u8]>) -> Result<(), Error> {

@@ -1,13 +1,12 @@
 //! The two tools only a dream run gets: `delete_file` (a topic file, and only when every one of
 //! its entries survives in another valid file — so a merge is written before its source is
 //! removed, and a kill at any instant loses no fact) and `grep_transcripts` (narrow, read-only
-//! searches of recent chat transcripts; they live outside the memory root and are never written).
-
-use std::path::PathBuf;
+//! searches of recent chat transcripts; they live outside the memory root and are never written,
+//! and only regular files among them are read — see [`mnemo_store::transcripts`]).
 
 use mnemo_core::{Error, ErrorCode};
 use mnemo_store::format::TopicFile;
-use mnemo_store::{doc, fsutil};
+use mnemo_store::{doc, fsutil, transcripts};
 use serde_json::json;
 
 use super::{MemoryTools, ToolOutput};
@@ -59,7 +58,7 @@ impl MemoryTools<'_> {
     }
 
     pub(super) fn delete(&mut self, path: &str) -> Result<ToolOutput, Error> {
-        let (_, rel) = self.confine(path)?;
+        let (_, rel) = self.confine_write(path)?;
         if doc::doc_kind(&rel) != Some(doc::DocKind::Topic) {
             return Err(Error::new(
                 ErrorCode::InvalidArguments,
@@ -123,41 +122,43 @@ impl MemoryTools<'_> {
             .size_limit(1 << 20)
             .build()
             .map_err(|e| Error::new(ErrorCode::InvalidArguments, format!("bad pattern: {e}")))?;
-        let mut files: Vec<(std::time::SystemTime, PathBuf)> = self
+        let mut files: Vec<transcripts::Listed> = self
             .dream
             .iter()
             .flatten()
-            .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
-            .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .flat_map(|d| transcripts::list(d))
             .collect();
-        files.sort_by(|a, b| b.cmp(a));
+        files.sort_by(|a, b| b.modified.cmp(&a.modified).then(b.path.cmp(&a.path)));
         let mut lines = Vec::new();
-        'files: for (_, path) in files.into_iter().take(MAX_TRANSCRIPTS) {
-            // Transcripts may be far larger than a memory file: read up to 16 MiB, say so past it.
-            let Ok(b) = std::fs::File::open(&path).and_then(|f| {
-                let mut b = Vec::new();
-                std::io::Read::read_to_end(
-                    &mut std::io::Read::take(f, MAX_TRANSCRIPT_BYTES),
-                    &mut b,
-                )
-                .map(|_| b)
-            }) else {
-                continue;
+        'files: for listed in files.into_iter().take(MAX_TRANSCRIPTS) {
+            let path = listed.path;
+            let name = fsutil::printable(
+                &path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            );
+            // Another program's file (issue 47): a regular file only, never through a link,
+            // never waiting on a FIFO, at most 16 MiB — anything else is skipped and said.
+            let b = match transcripts::read(&path, MAX_TRANSCRIPT_BYTES) {
+                transcripts::Reading::Text { bytes, cut } => {
+                    if cut {
+                        lines.push(format!(
+                            "({name} is larger than 16 MiB: only its start was searched)"
+                        ));
+                    }
+                    bytes
+                }
+                transcripts::Reading::Skipped(why) => {
+                    tracing::warn!(
+                        transcript = %fsutil::printable(&path.display().to_string()),
+                        "a dream skipped a transcript: {why}"
+                    );
+                    lines.push(format!("({name} was skipped: {why})"));
+                    continue;
+                }
             };
-            if b.len() as u64 == MAX_TRANSCRIPT_BYTES {
-                lines.push(format!(
-                    "({} is larger than 16 MiB: only its start was searched)",
-                    path.file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default()
-                ));
-            }
             let text = String::from_utf8_lossy(&b);
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
             for (i, l) in text.lines().enumerate() {
                 if let Some(m) = re.find(l) {
                     let start = l[..m.start()]

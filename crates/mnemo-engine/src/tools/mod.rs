@@ -6,8 +6,9 @@
 //!
 //! Guards on every write: a pinned memory (§1.2) is never changed or deleted; a file that changed
 //! on disk since this run read it (or since the run's snapshot) is not overwritten — the agent
-//! must read it again. A dream run also gets `delete_file` (refused unless every entry of the
-//! file survives in another valid file) and `grep_transcripts` (read-only): see [`dream`].
+//! must read it again; nothing under `chats/` (the conversation records) is written at all. A
+//! dream run also gets `delete_file` (refused unless every entry of the file survives in another
+//! valid file) and `grep_transcripts` (read-only): see [`dream`].
 
 mod checks;
 mod dream;
@@ -252,7 +253,7 @@ impl<'a> MemoryTools<'a> {
         }
     }
 
-    fn confine(&self, path: &str) -> Result<(std::path::PathBuf, String), Error> {
+    pub(super) fn confine(&self, path: &str) -> Result<(std::path::PathBuf, String), Error> {
         // Checked here by form; beneath the held root the kernel refuses links out of it.
         fsutil::normalise(path).map(|rel| (self.ws.memory_root.join(&rel), rel))
     }
@@ -287,7 +288,7 @@ impl<'a> MemoryTools<'a> {
     }
 
     fn write(&mut self, path: &str, content: &str) -> Result<ToolOutput, Error> {
-        let (_, rel) = self.confine(path)?;
+        let (_, rel) = self.confine_write(path)?;
         Self::check_content(&rel, content)?;
         let mut before = None;
         let out = self
@@ -362,7 +363,7 @@ impl<'a> MemoryTools<'a> {
     }
 
     fn edit(&mut self, path: &str, old: &str, new: &str) -> Result<ToolOutput, Error> {
-        let (_, rel) = self.confine(path)?;
+        let (_, rel) = self.confine_write(path)?;
         if old.is_empty() {
             return Err(Error::new(
                 ErrorCode::InvalidArguments,

@@ -12,7 +12,9 @@ mod model_recall;
 mod planner;
 mod prompt_budget;
 mod recall_eval;
+mod records;
 mod secret_props;
+mod transcripts;
 
 use chrono::{Duration, Utc};
 use mnemo_core::ChangeSource;

@@ -155,6 +155,8 @@ pub fn plan_notes(
     };
     let prefix = match slug(folder) {
         s if s.is_empty() => "notes".to_owned(),
+        // `chats/` holds Mnemo's conversation records, which no import writes (issue 47).
+        s if crate::vault::in_records_folder(&s) => format!("{s}-notes"),
         s => s,
     };
     let mut taken: HashSet<String> = existing.files.keys().cloned().collect();

@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use crate::db::{self, MigrateOutcome};
 
+mod authors;
 mod forgotten;
 mod proposals;
 mod schema;

@@ -62,6 +62,10 @@ impl Vault {
                 format!("`{rel}` appeared while importing: preview the import again"),
             )
         };
+        // The plans never hold one (issue 47); nor does what is written.
+        if let Some(f) = chunk.iter().find(|f| super::in_records_folder(&f.path)) {
+            return Err(super::records_refusal(&f.path));
+        }
         let hold = self.hold_writes(ws)?;
         let writes: Vec<super::ManyWrite> = chunk
             .iter()

@@ -2,9 +2,14 @@
 //! (compaction summaries among them). Appends go through `mutate` like every write: atomic,
 //! journaled, indexed, announced. And conversation records (SPEC §4.4a):
 //! `chats/YYYY/MM/YYYY-MM-DD-<session>.md`, what the person said in one chat on one day.
+//!
+//! Records belong to Mnemo (issue 47): only [`Vault::append_chat_record`] writes under `chats/`
+//! — the memory tools, a new memory and imports are refused there ([`records_refusal`]) — and a
+//! record whose present text the journal does not attribute to it (or to the person's own hand)
+//! is never recalled as the person's words ([`Vault::record_is_persons`]).
 
 use chrono::NaiveDate;
-use mnemo_core::Result;
+use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 
 use super::{Vault, WriteOutcome, guard};
 use crate::index::DocSummary;
@@ -31,6 +36,37 @@ pub fn chat_record_path(day: NaiveDate, session: &str) -> String {
         id.push_str("chat");
     }
     format!("chats/{}-{id}.md", day.format("%Y/%m/%Y-%m-%d"))
+}
+
+/// Whether `rel` (a normalised path) is under `chats/`, the folder of conversation records.
+#[must_use]
+pub fn in_records_folder(rel: &str) -> bool {
+    rel.trim_start_matches("./")
+        .split('/')
+        .next()
+        .is_some_and(|c| c.eq_ignore_ascii_case("chats"))
+}
+
+/// `invalid_path` for a write under `chats/` by anything but the record writer, in words a
+/// model reads as a tool error too.
+#[must_use]
+pub fn records_refusal(rel: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidPath,
+        format!(
+            "`{}`: chats/ holds the conversation records Mnemo keeps itself; write memories \
+             elsewhere",
+            crate::fsutil::shown(rel)
+        ),
+    )
+}
+
+/// [`records_refusal`] when `rel` is under `chats/`.
+pub fn refuse_records_folder(rel: &str) -> Result<()> {
+    if in_records_folder(rel) {
+        return Err(records_refusal(rel));
+    }
+    Ok(())
 }
 
 /// One turn as a record's entry: `HH:MM — text`, the text's blank lines closed up so the turn
@@ -72,6 +108,33 @@ impl Vault {
             text.push('\n');
             Ok(Some(text.into_bytes()))
         })
+    }
+
+    /// Whether the conversation record `rel` of `workspace`, holding bytes of hash `hash` now,
+    /// is the person's words: the journal attributes them to the record writer (source `chat`:
+    /// the chat model's own tools never write under `chats/`), to the person's own hand (`user`,
+    /// `cli`: an edit in the app or at the command line) or to a forget, which only takes text
+    /// out — an undo followed back to what it put back — or to a sync, which brings the records
+    /// the record writer kept on the person's other machines (a sync remote is the person's
+    /// own). Bytes no journaled change made (there before Mnemo first looked, or written by
+    /// another program or an assistant) are not.
+    #[must_use]
+    pub fn record_is_persons(&self, workspace: &str, rel: &str, hash: &str) -> bool {
+        match guard(&self.journal).author_of(workspace, rel, hash) {
+            Ok(Some(by)) => matches!(
+                by,
+                ChangeSource::Chat
+                    | ChangeSource::User
+                    | ChangeSource::Cli
+                    | ChangeSource::Forget
+                    | ChangeSource::Sync
+            ),
+            Ok(None) => false,
+            Err(e) => {
+                tracing::warn!("reading who wrote {rel}: {e}");
+                false
+            }
+        }
     }
 
     /// Append `section` to the day's log (created with a `# YYYY-MM-DD` heading when new),

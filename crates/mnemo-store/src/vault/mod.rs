@@ -38,7 +38,10 @@ use crate::workspace::{Home, Workspace};
 
 pub use groups::{GroupUndo, SYNC_UNDO_NOTE};
 pub use import::{IMPORT_STEP, ImportBy, ImportWritten};
-pub use logs::{chat_record_entry, chat_record_path, log_path};
+pub use logs::{
+    chat_record_entry, chat_record_path, in_records_folder, log_path, records_refusal,
+    refuse_records_folder,
+};
 pub use read::{memory_index_for_prompt, memory_index_of};
 pub use review::{Accepted, DEFAULT_EXPIRE_DAYS};
 pub use scopes::Copied;

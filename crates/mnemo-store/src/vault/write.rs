@@ -18,7 +18,7 @@ use crate::workspace::Workspace;
 impl Vault {
     // ----- writes ----------------------------------------------------------------------------
 
-    /// Create a memory. `conflict` if the file exists.
+    /// Create a memory. `conflict` if the file exists; `invalid_path` under `chats/`.
     pub fn create(
         &self,
         workspace: &str,
@@ -33,6 +33,8 @@ impl Vault {
         if !rel.ends_with(".md") {
             rel.push_str(".md");
         }
+        // Conversation records are the record writer's alone (issue 47), whoever asks.
+        super::refuse_records_folder(&fsutil::normalise(&rel)?)?;
         let file = TopicFile::new(&new.name, &new.description, new.memory_type, &new.body)?;
         let bytes = file.render().into_bytes();
         self.mutate(&ws, &rel, source, None, |current, rel| match current {
