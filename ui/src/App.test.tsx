@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { App, CHAT_OPEN_KEY, SEARCH_DEBOUNCE_MS } from "./App";
+import { formatClock } from "./lib/format";
 import { ToastProvider } from "./components/common/Toasts";
 import { commands } from "./lib/bindings";
 import type { TaskInfo } from "./lib/bindings";
@@ -138,8 +139,7 @@ describe("memory list", () => {
     expect(within(row).getByText("feedback")).toBeTruthy();
     // Changed today: its local time, not "today" on every row.
     const d = new Date(DOCS.find((x) => x.path === row.getAttribute("data-path"))!.mtime);
-    const hhmm = `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
-    expect(within(row).getByText(hhmm)).toBeTruthy();
+    expect(within(row).getByText(formatClock(d))).toBeTruthy();
     // "All workspaces" shows which workspace a row belongs to.
     expect(within(row).getByText("Personal")).toBeTruthy();
 
@@ -433,6 +433,31 @@ describe("instant search", () => {
     expect(screen.getAllByTestId("match-hint").map((h) => h.textContent)).toEqual(["words"]);
   });
 
+  it("opens the top hit with ↓ then Enter after a query, not the row after the memory already open (issue 47)", async () => {
+    const mtime = "2026-01-01T00:00:00Z";
+    api.search.mockResolvedValue(
+      ok([
+        { workspace: "personal", path: "links.md", score: 9, name: "Dashboards", type: "reference", description: "Grafana", mtime },
+        { workspace: "personal", path: "zeta.md", score: 5, name: "Zeta user fact", type: "user", description: "", mtime },
+        { workspace: "personal", path: "me.md", score: 3, name: "Alpha role", type: "user", description: "Rust", mtime },
+      ]),
+    );
+    renderApp();
+    await openRow("zeta.md");
+    const input = screen.getByTestId("search-input");
+    input.focus();
+    fireEvent.change(input, { target: { value: "a" } });
+    await waitFor(() => expect(rowPaths()).toEqual(["links.md", "zeta.md", "me.md"]));
+    fireEvent.keyDown(input, { key: "ArrowDown" });
+    const cursor = () => screen.getAllByTestId("memory-row").filter((r) => r.getAttribute("data-cursor") === "true").map((r) => r.getAttribute("data-path"));
+    expect(cursor()).toEqual(["links.md"]);
+    api.get.mockClear();
+    fireEvent.keyDown(input, { key: "Enter" });
+    await waitFor(() => expect(api.get).toHaveBeenCalledWith("personal", "links.md"));
+    expect(api.get).not.toHaveBeenCalledWith("personal", "me.md");
+    expect(await screen.findByDisplayValue("Dashboards")).toBeTruthy();
+  });
+
   it("says so when nothing matches, and Ctrl+K focuses the box", async () => {
     renderApp();
     await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
@@ -448,7 +473,7 @@ describe("instant search", () => {
 
 describe("detail pane", () => {
   it("saves with the expected hash and shows a failed save inline", async () => {
-    api.update.mockResolvedValue(err("invalid_frontmatter", "name must not be empty"));
+    api.update.mockResolvedValue(err("invalid_frontmatter", "`name` must not be empty"));
     renderApp();
     await openRow("response-style.md");
     expect(screen.getByTestId<HTMLInputElement>("detail-description").value).toBe("Keep answers terse");
@@ -462,7 +487,9 @@ describe("detail pane", () => {
     fireEvent.click(screen.getByTestId("save-button"));
 
     const error = await screen.findByTestId("inline-error");
-    expect(error.textContent).toContain("Name must not be empty.");
+    // A sentence with what to do, never the server's “name” must not be empty. (issue 47).
+    expect(error.textContent).toContain("The name must not be empty: write one, then save again.");
+    expect(error.textContent).not.toContain("“name”");
     expect(error.getAttribute("data-code")).toBe("invalid_frontmatter");
     // Under the field it is about (not under Description), with the field marked.
     const name = screen.getByTestId("detail-name");
@@ -490,6 +517,23 @@ describe("detail pane", () => {
     expect(screen.queryByTestId("inline-error")).toBeNull();
   });
 
+  it("never says Saved for Ctrl+S with nothing changed, nor for Ctrl+S in a dialog over the memory (issue 47)", async () => {
+    api.update.mockResolvedValue(ok({ workspace: "personal", path: "proj.md", change_id: 7, hash: "h2", shared: null }));
+    renderApp();
+    await openRow("proj.md");
+    fireEvent.keyDown(window, { key: "s", ctrlKey: true });
+    expect((await screen.findByTestId("toast")).textContent).toContain("No changes to save.");
+    // Edited, then Ctrl+S while the Settings dialog is open: the memory is not saved behind it.
+    fireEvent.change(screen.getByTestId("detail-type"), { target: { value: "reference" } });
+    fireEvent.keyDown(window, { key: ",", ctrlKey: true });
+    const dialog = await screen.findByTestId("model-settings");
+    fireEvent.keyDown(await within(dialog).findByTestId("model-base-url"), { key: "s", ctrlKey: true });
+    fireEvent.keyDown(document.body, { key: "s", ctrlKey: true });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(api.update).not.toHaveBeenCalled();
+    expect(screen.queryAllByTestId("toast").map((t) => t.textContent)).not.toContainEqual(expect.stringContaining("Saved"));
+  });
+
   it("asks before deleting, and offers undo afterwards", async () => {
     api.remove.mockResolvedValue(ok({ workspace: "personal", path: "response-style.md", change_id: 42, hash: null, shared: null }));
     api.undo.mockResolvedValue(ok({ workspace: "personal", path: "response-style.md", change_id: 43, hash: "h1", shared: null }));
@@ -513,6 +557,22 @@ describe("detail pane", () => {
     await waitFor(() => expect(api.undo).toHaveBeenCalledWith(42));
   });
 
+  it("does not bring the welcome back after the memory opened over it is deleted (issue 47)", async () => {
+    api.remove.mockResolvedValue(ok({ workspace: "personal", path: "response-style.md", change_id: 42, hash: null, shared: null }));
+    renderApp();
+    // Fresh storage: the welcome shows where a memory would open.
+    expect(await screen.findByTestId("welcome")).toBeTruthy();
+    await openRow("response-style.md");
+    fireEvent.click(screen.getByTestId("delete-button"));
+    fireEvent.click(screen.getByTestId("confirm-delete"));
+    await waitFor(() => expect(api.remove).toHaveBeenCalled());
+    await waitFor(() => expect(screen.queryByTestId("detail-name")).toBeNull());
+    expect(screen.queryByTestId("welcome")).toBeNull();
+    // Still there on request.
+    fireEvent.click(screen.getByTestId("welcome-reopen"));
+    expect(screen.getByTestId("welcome")).toBeTruthy();
+  });
+
   it("creates a new memory and opens it", async () => {
     api.create.mockResolvedValue(ok({ workspace: "personal", path: "proj.md", change_id: 9, hash: "h1", shared: null }));
     renderApp();
@@ -532,6 +592,29 @@ describe("detail pane", () => {
       }),
     );
     await waitFor(() => expect(api.get).toHaveBeenCalledWith("personal", "proj.md"));
+  });
+
+  it("asks before Cancel drops a new memory with something typed; an empty one just closes (issue 47)", async () => {
+    renderApp();
+    await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
+    fireEvent.click(screen.getByTestId("new-memory-button"));
+    // Nothing typed: Cancel closes at once.
+    fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    await waitFor(() => expect(screen.queryByTestId("detail-name")).toBeNull());
+    expect(screen.queryByTestId("discard-confirm")).toBeNull();
+
+    fireEvent.click(screen.getByTestId("new-memory-button"));
+    fireEvent.change(screen.getByTestId("detail-name"), { target: { value: "Launch date" } });
+    fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    const dialog = await screen.findByRole("dialog", { name: "Discard your changes?" });
+    expect(dialog.textContent).toContain("The new memory is not saved yet: discarding it drops what you typed.");
+    fireEvent.click(within(dialog).getByTestId("discard-keep"));
+    expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("Launch date");
+
+    fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    fireEvent.click(await screen.findByTestId("discard-confirm"));
+    await waitFor(() => expect(screen.queryByTestId("detail-name")).toBeNull());
+    expect(api.create).not.toHaveBeenCalled();
   });
 
   it("shows invalid files read-only with their problem", async () => {

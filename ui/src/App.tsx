@@ -29,6 +29,7 @@ import { useTaskList } from "./lib/useTaskList";
 import { useInboxCount } from "./lib/useInbox";
 import { inboxWaiting, proposalTasksKey } from "./lib/inbox";
 import { useSyncStatus } from "./lib/useSyncStatus";
+import { conflictedKeys } from "./lib/sync";
 import { activeDream, dreamDialogReducer, initialDreamDialog, shownDream } from "./lib/dream";
 import { docKey } from "./lib/format";
 import { printable } from "./lib/printable";
@@ -61,6 +62,9 @@ export function App() {
   const [transfer, setTransfer] = useState<TransferOpen | null>(null);
   // The first-run welcome, until the person closes it (the empty detail pane offers it again).
   const [welcomeOpen, setWelcomeOpen] = useState(() => !welcomed());
+  // A memory opened over the welcome ends it for this window: closing or deleting that memory
+  // shows the empty pane (with its way back to the welcome), not the welcome again (issue 47).
+  if (welcomeOpen && state.detail !== null) setWelcomeOpen(false);
   // Bumped when model settings are saved (Settings, the welcome): the chat pane reads them afresh.
   const [modelSeq, setModelSeq] = useState(0);
   // The one Settings dialog: the sidebar's button, Ctrl/⌘+, and the chat's ⚙ open it.
@@ -296,6 +300,8 @@ export function App() {
   // The inbox holds the workspace's open sync conflicts too: its badge counts both.
   const syncState = useSyncStatus();
   const waiting = inboxWaiting(selectedWs, inboxCount, syncState);
+  // Memories with an open sync conflict: their rows are marked.
+  const conflicted = useMemo(() => conflictedKeys(syncState), [syncState]);
   const [inboxFocus, setInboxFocus] = useState<number | null>(null);
   const openInbox = useCallback(
     (workspace: string | null, id: number | null = null) => {
@@ -369,6 +375,7 @@ export function App() {
             workspaceActions={dreamControls}
             workspacePanel={workspacePanel}
             unseen={unseen}
+            conflicted={conflicted}
           />
           <main className="detail-pane">
             {detail ? (
@@ -382,6 +389,7 @@ export function App() {
                 onSaved={refresh}
                 onDeleted={onDeleted}
                 onClose={() => open(null)}
+                onCancel={() => request({ type: "open", target: null })}
                 onRecreate={open}
                 onCopy={(source) => setTransfer({ kind: "copy", source })}
                 sync={syncState}
@@ -525,7 +533,11 @@ export function App() {
       />
       {state.pending && (
         <DiscardDialog onDiscard={() => dispatch({ type: "discard" })} onKeepEditing={() => dispatch({ type: "keepEditing" })}>
-          <p>The open memory has edits that are not saved.</p>
+          <p>
+            {state.detail?.target.mode === "new"
+              ? "The new memory is not saved yet: discarding it drops what you typed."
+              : "The open memory has edits that are not saved."}
+          </p>
         </DiscardDialog>
       )}
     </div>

@@ -129,6 +129,15 @@ describe("search", () => {
     expect(listMode(s).searchDone).toBe(false);
   });
 
+  it("starts the cursor over with a new query: ↓ goes to its top hit, not past the memory open (issue 47)", () => {
+    let s = run(listed(), { type: "activate", item: { key: key("me.md"), workspace: "personal", path: "me.md" } });
+    expect(s.cursorKey).toBe(key("me.md"));
+    s = browserReducer(s, { type: "query", query: "gra" });
+    expect(s.cursorKey).toBeNull();
+    // The memory stays open.
+    expect(openKey(s)).toBe(key("me.md"));
+  });
+
   it("results are done only for the current words-only setting", () => {
     let s = run(listed(), { type: "query", query: "gra" }, searched("gra", [hit("links.md")]));
     expect(listMode(s).searchDone).toBe(true);

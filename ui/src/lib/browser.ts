@@ -231,7 +231,9 @@ export function browserReducer(state: BrowserState, action: BrowserAction): Brow
       if (!closesDetail(state, action.id)) return { ...state, selectedWs: action.id };
       return request(state, { type: "workspace", id: action.id });
     case "query":
-      return { ...state, query: action.query };
+      // A new query is a new list: ↓ starts from its top hit, not from the memory open before
+      // (issue 47: ↓ then Enter opened the row after it).
+      return action.query === state.query ? state : { ...state, query: action.query, cursorKey: null };
     case "wordsOnly":
       return { ...state, wordsOnly: action.on };
     case "toggleGroup": {

@@ -10,6 +10,7 @@ import type {
   ExtractResult,
   MemoryStats,
   ModelSettings,
+  ProposalSummary,
   RecallResult,
   SessionInfo,
   Strategy,
@@ -68,6 +69,11 @@ export interface MemorySnapshot {
   fastModel: string;
   /** Memory is ignored for this chat. */
   ignored: boolean;
+  /**
+   * The workspace's newest proposals when it was asked (`null`: not read): where the last runs'
+   * proposals stood then, never "waiting" for one already decided (issue 47).
+   */
+  proposals: ProposalSummary[] | null;
 }
 
 /** Whether the text is the `/memory` command (its answer can be drawn as a card). */
@@ -85,6 +91,7 @@ export function memorySnapshot(
   model: Pick<ModelSettings, "model" | "fast_model"> | null,
   ignored: boolean,
   at: number = Date.now(),
+  proposals: ProposalSummary[] | null = null,
 ): MemorySnapshot {
   const docs = allDocs.filter((d) => !isRecord(d.kind));
   const counts = new Map<string, number>();
@@ -103,6 +110,7 @@ export function memorySnapshot(
     model: name,
     fastModel: fast !== name ? fast : "",
     ignored,
+    proposals,
   };
 }
 

@@ -58,6 +58,17 @@ describe("errors in a person's words", () => {
     expect(explain({ code: "remote_refused", message: "x" }).sentence).toMatch(/in Settings/);
   });
 
+  it("says a frontmatter field's problem in a sentence with what to do, never “name” must not be empty. (issue 47)", () => {
+    const empty = explain({ code: "invalid_frontmatter", message: "`name` must not be empty" });
+    expect(empty.sentence).toBe("The name must not be empty: write one, then save again.");
+    expect(explain({ code: "invalid_frontmatter", message: "`description` must be a single line" }).sentence).toBe(
+      "The description must be one line: take out its line breaks, then save again.",
+    );
+    expect(empty.sentence).not.toMatch(/[“”"`]/);
+    // Other messages as before.
+    expect(explain({ code: "invalid_frontmatter", message: "missing name in frontmatter" }).sentence).not.toMatch(/save again/);
+  });
+
   it("never shows a code", () => {
     for (const code of ["conflict", "not_found", "invalid_frontmatter", "io", "remote_unreachable", "remote_refused"]) {
       expect(explain({ code, message: "" }).sentence).not.toContain(code);

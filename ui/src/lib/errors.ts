@@ -166,9 +166,28 @@ function explainInSettings(error: UiError): Explained {
   return { sentence: here(sentence), next: next === "settings" ? "none" : next };
 }
 
+/** A memory's frontmatter fields as a sentence names them. */
+const FIELD_WORDS: Record<string, string> = { name: "name", description: "description", type: "type" };
+
+/**
+ * A frontmatter field's problem as a sentence with what to do (issue 47: the server's
+ * "`name` must not be empty" showed as “name” must not be empty.): "The name must not be empty:
+ * write one, then save again." `null` for any other message.
+ */
+export function fieldSentence(message: string): string | null {
+  const m = /^[`“"']?([a-z_]+)[`”"']? must (not be empty|be a single line)\.?$/i.exec(message.trim());
+  if (!m) return null;
+  const field = FIELD_WORDS[m[1].toLowerCase()] ?? m[1].replace(/_/g, " ");
+  return m[2].toLowerCase() === "not be empty"
+    ? `The ${field} must not be empty: write one, then save again.`
+    : `The ${field} must be one line: take out its line breaks, then save again.`;
+}
+
 /** One error, explained for the person in front of the app (`about`: where it happened). */
 export function explain(error: UiError, about?: About): Explained {
   if (about === "settings") return explainInSettings(error);
+  const field = error.code === "invalid_frontmatter" ? fieldSentence(error.message) : null;
+  if (field) return { sentence: field, next: "none" };
   const special =
     about === "proposal" ? explainProposal(error) : about === "replace" ? explainReplace(error) : about === "import" ? explainImport(error) : null;
   if (special) return special;

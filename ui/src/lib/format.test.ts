@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatAge, formatAxisTime, formatScore, formatWhen, matchHint, matchScores } from "./format";
+import { formatAge, formatAxisTime, formatClock, formatScore, formatTime, formatWhen, matchHint, matchScores } from "./format";
 
 describe("scores", () => {
   it("reads a 0–1 score with two decimals, never in exponent notation", () => {
@@ -25,10 +25,22 @@ describe("scores", () => {
 describe("how long ago a memory changed", () => {
   it("says the time for today, then days, weeks, months and years", () => {
     const now = new Date(2026, 10, 25, 15, 30);
-    expect(formatAge(new Date(2026, 10, 25, 9, 5).toISOString(), now)).toBe("09:05");
+    expect(formatAge(new Date(2026, 10, 25, 9, 5).toISOString(), now)).toBe(formatClock(new Date(2026, 10, 25, 9, 5)));
     expect(formatAge(new Date(2026, 10, 24, 23, 0).toISOString(), now)).toBe("yesterday");
     expect(formatAge(new Date(2026, 10, 20).toISOString(), now)).toBe("5 days ago");
     expect(formatAge(null, now)).toBe("");
+  });
+});
+
+describe("one way of writing a time of day (issue 47)", () => {
+  it("is formatClock's, in every formatter: never “17:12” beside “05:12 PM” on one page", () => {
+    const t = new Date(2026, 2, 10, 17, 12);
+    const now = new Date(2026, 2, 10, 18, 0);
+    const clock = formatClock(t);
+    expect(formatAge(t.toISOString(), now)).toBe(clock);
+    expect(formatTime(t.toISOString())).toBe(`2026-03-10 ${clock}`);
+    expect(formatWhen(t.toISOString(), now)).toBe(`today at ${clock}`);
+    expect(formatAxisTime(t.getTime(), now)).toBe(clock);
   });
 });
 

@@ -28,14 +28,17 @@ function plural(n: number, unit: string): string {
   return `${n} ${unit}${n === 1 ? "" : "s"} ago`;
 }
 
-/** "14:05" (today, local), "yesterday", "3 days ago", "2 weeks ago", "5 months ago", "2 years ago" (local calendar days). */
+/**
+ * "14:05" (today: the time of day as `formatClock` writes it), "yesterday", "3 days ago", "2 weeks
+ * ago", "5 months ago", "2 years ago" (local calendar days).
+ */
 export function formatAge(iso: string | null | undefined, now: Date = new Date()): string {
   if (!iso) return "";
   const t = new Date(iso);
   if (Number.isNaN(t.getTime())) return "";
   const days = Math.round((startOfDay(now) - startOfDay(t)) / DAY_MS);
   // Today: the time it changed (local), so rows changed today are told apart.
-  if (days <= 0) return `${String(t.getHours()).padStart(2, "0")}:${String(t.getMinutes()).padStart(2, "0")}`;
+  if (days <= 0) return formatClock(t);
   if (days === 1) return "yesterday";
   if (days < 14) return plural(days, "day");
   if (days < 60) return plural(Math.floor(days / 7), "week");
@@ -43,16 +46,19 @@ export function formatAge(iso: string | null | undefined, now: Date = new Date()
   return plural(Math.floor(days / 365), "year");
 }
 
-/** A compact local date-time, e.g. "2025-03-04 14:07". */
+/** A compact local date-time, e.g. "2025-03-04 14:07" (the time of day as `formatClock` writes it). */
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return "";
   const t = new Date(iso);
   if (Number.isNaN(t.getTime())) return iso;
   const p = (n: number) => String(n).padStart(2, "0");
-  return `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())} ${p(t.getHours())}:${p(t.getMinutes())}`;
+  return `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())} ${formatClock(t)}`;
 }
 
-/** The time of day in the person's locale and time zone, e.g. "14:05". */
+/**
+ * The time of day in the person's locale and time zone, e.g. "14:05" or "02:05 PM": the app's one
+ * way of writing a time, so a page never shows "17:12" beside "05:12 PM" (issue 47).
+ */
 export function formatClock(t: Date): string {
   return new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" }).format(t);
 }

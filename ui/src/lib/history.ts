@@ -2,6 +2,7 @@
 // (one job: an extraction run, a dream, a group undo…) folded into one row.
 
 import type { ChangeSource, ChangeSummary } from "./bindings";
+import { isChatPath, logDay } from "./format";
 
 export type HistoryRow =
   | { kind: "change"; key: string; change: ChangeSummary }
@@ -156,4 +157,61 @@ export function undoneText(undoneBy: number, byId: ReadonlyMap<number, ChangeSum
 /** How an undone change group says so: the group that undid it named as a group, never as "#4". */
 export function groupUndoneText(undoneBy: number): string {
   return `undone by change group ${undoneBy}`;
+}
+
+/** A day as a person reads it: "20 Nov 2026" (`null` for a day that is not one). */
+function dayWords(day: string): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return null;
+  const t = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  if (Number.isNaN(t.getTime())) return null;
+  return new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", year: "numeric" }).format(t);
+}
+
+/**
+ * A daily log's or a conversation record's title from its path: "Daily log, 20 Nov 2026",
+ * "Conversation record, 20 Nov 2026" (`null` for any other file).
+ */
+export function recordTitle(path: string): string | null {
+  const log = logDay(path);
+  if (log) {
+    const day = dayWords(log);
+    return day ? `Daily log, ${day}` : null;
+  }
+  if (isChatPath(path)) {
+    const day = dayWords(path.split("/").pop()?.slice(0, 10) ?? "");
+    return day ? `Conversation record, ${day}` : null;
+  }
+  return null;
+}
+
+/** The `name:` of a memory file's frontmatter (`null`: none, or not a memory file's text). */
+export function frontmatterName(text: string | null | undefined): string | null {
+  if (!text) return null;
+  const m = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
+  if (!m) return null;
+  for (const line of m[1].split(/\r?\n/)) {
+    const n = /^name:\s*(.*)$/.exec(line);
+    if (n) {
+      const v = n[1].trim().replace(/^(["'])(.*)\1$/, "$2").trim();
+      return v || null;
+    }
+  }
+  return null;
+}
+
+/**
+ * What a history row calls a file (issue 47: deleted files and records were titled by their raw
+ * path): the memory's name as the list reads it, else the name it had when it was deleted, else
+ * a record's title, else its path. Shown through `printable` by the caller.
+ */
+export function historyName(path: string, listed: string | null | undefined, deleted: string | null | undefined): string {
+  return listed?.trim() || deleted?.trim() || recordTitle(path) || path;
+}
+
+/** A group row's words for what made it: "Undo", "Redo", else who ("Extraction", "You"…) — never a raw source. */
+export function groupWords(label: string): string {
+  if (label === "undo") return "Undo";
+  if (label === "redo") return "Redo";
+  return actorOf(label).label;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { CONFLICT_RECALL } from "./sync";
 import {
   acceptChoice,
   acceptSelectedLabel,
@@ -200,6 +201,9 @@ describe("what waits in the inbox: proposals and sync conflicts", () => {
     expect(waitingSentence({ pending: 1, conflicts: 1200 })).toBe("1 proposal and 1,200 sync conflicts wait for you.");
     expect(conflictsIntro(1)).toMatch(/^Syncing with your other machines left one change it could not merge alone: choose the version to keep, or keep both\./);
     expect(conflictsIntro(2)).toMatch(/left 2 changes/);
+    // What a conflict means for recall: the one sentence, never a rule of the Inbox's own.
+    expect(conflictsIntro(1).endsWith(CONFLICT_RECALL)).toBe(true);
+    expect(conflictsIntro(1)).not.toContain("what is here now stays");
     expect(settledSentence(syncConflict(), 0)).toBe("Chosen: Ana's version. Your other machines get this choice with their next sync.");
     expect(settledSentence(syncConflict(), null)).toBe("Both versions are kept. Your other machines get this choice with their next sync.");
     expect(settledSentence(syncConflict({ kind: "field", field: "description" }), null)).toBe("Kept as it is. Your other machines get this choice with their next sync.");

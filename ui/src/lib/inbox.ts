@@ -6,7 +6,7 @@
 
 import type { AcceptChoice, EntryOp, Proposal, ProposalStatus, ProposalSummary, RemoteSync, ReviewMode, SyncConflict, TaskInfo } from "./bindings";
 import { formatWhen } from "./format";
-import { choiceHeading } from "./sync";
+import { CONFLICT_RECALL, choiceHeading } from "./sync";
 import { isActive } from "./tasks";
 
 /** How many proposals one read of the inbox brings ("Show more" reads the next ones). */
@@ -309,7 +309,7 @@ export const CONFLICTS_HEADING = "Sync conflicts waiting for you";
 /** The line under it. */
 export function conflictsIntro(n: number): string {
   const what = n === 1 ? "one change" : `${n.toLocaleString("en-US")} changes`;
-  return `Syncing with your other machines left ${what} it could not merge alone: choose the version to keep, or keep both. Until you choose, what is here now stays.`;
+  return `Syncing with your other machines left ${what} it could not merge alone: choose the version to keep, or keep both. ${CONFLICT_RECALL}`;
 }
 
 /** The toast after a sync conflict is settled in the inbox: choice `keep` (`null`: every version, as it stands). */

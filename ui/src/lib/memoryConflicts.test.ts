@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EntryOut, SyncConflict } from "./bindings";
 import { conflictsFor, disagreeSentence, entryParts, inConflictLead, isVersion, splitByConflicts } from "./memoryConflicts";
+import { CONFLICT_RECALL } from "./sync";
 import { remoteSync, syncConflict, workspaceSync } from "../test/fixtures";
 
 /** Two homes wrote where the user lives differently; the merge kept both in home.md. */
@@ -73,15 +74,20 @@ describe("the conflicts of one memory", () => {
     expect(split.inConflict[0].versions[1]).toEqual({ index: 1, label: "delete it, as laptop did", entries: [], deletes: true });
   });
 
-  it("says in a sentence that the machines disagree, and what stays until the person chooses", () => {
+  it("says in a sentence that the machines disagree and what the file holds; what that means for recall is the one sentence", () => {
     expect(disagreeSentence(home)).toBe(
-      "Your machines disagree about this memory: the same fact was changed differently on two of them. Both versions are in the file, and recall reads both, until you choose one.",
+      "Your machines disagree about this memory: the same fact was changed differently on two of them. Both versions are in the file.",
     );
-    expect(disagreeSentence({ ...home, kind: "deleted_and_edited" })).toMatch(/^Your machines disagree about this memory: one deleted a fact that another changed\./);
-    expect(disagreeSentence({ ...home, kind: "field", field: "description" })).toBe(
-      "Your machines disagree about this memory's description: this machine's is kept until you choose.",
-    );
-    expect(inConflictLead(1)).toMatch(/^Two machines disagree on this fact, so neither version counts as current yet\./);
-    expect(inConflictLead(2)).toMatch(/\.$/);
+    expect(disagreeSentence({ ...home, kind: "deleted_and_edited" })).toMatch(/^Your machines disagree about this memory: one deleted a fact that another changed\. The changed fact stays in the file\.$/);
+    expect(disagreeSentence({ ...home, kind: "field", field: "description" })).toBe("Your machines disagree about this memory's description: this machine's is kept.");
+    // Issue 47: three places gave three rules ("recall reads both", "neither counts as current",
+    // "what is here now stays"). The Facts lead says the one sentence, and no rule of its own.
+    for (const n of [1, 2]) {
+      expect(inConflictLead(n)).toContain(CONFLICT_RECALL);
+      expect(inConflictLead(n)).not.toMatch(/counts as current|recall reads both/);
+    }
+    for (const c of [home, { ...home, kind: "deleted_and_edited" as const }, { ...home, kind: "field" as const }]) {
+      expect(disagreeSentence(c)).not.toMatch(/recall|counts as current/);
+    }
   });
 });

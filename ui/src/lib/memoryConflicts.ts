@@ -4,7 +4,7 @@
 
 import type { EntryOut, RemoteSync, SyncConflict } from "./bindings";
 import { summaryKey } from "./supersede";
-import { workspaceSync } from "./sync";
+import { CONFLICT_RECALL, workspaceSync } from "./sync";
 
 /** The open sync conflicts of one memory file (none when the status is not read or sync is off). */
 export function conflictsFor(s: RemoteSync | null | undefined, workspace: string, path: string): SyncConflict[] {
@@ -93,17 +93,20 @@ export function splitByConflicts(current: readonly EntryOut[], conflicts: readon
   return { current: current.filter((e) => !taken.has(e.id)), inConflict };
 }
 
-/** The banner's sentence: the machines disagree, and what the file holds until the person chooses. */
+/**
+ * The banner's sentence: the machines disagree, and what the file holds until the person
+ * chooses. What that means for recall is `CONFLICT_RECALL`, said once under it.
+ */
 export function disagreeSentence(c: SyncConflict): string {
   switch (c.kind) {
     case "edited":
-      return "Your machines disagree about this memory: the same fact was changed differently on two of them. Both versions are in the file, and recall reads both, until you choose one.";
+      return "Your machines disagree about this memory: the same fact was changed differently on two of them. Both versions are in the file.";
     case "deleted_and_edited":
-      return "Your machines disagree about this memory: one deleted a fact that another changed. The changed fact stays in the file until you choose.";
+      return "Your machines disagree about this memory: one deleted a fact that another changed. The changed fact stays in the file.";
     case "field":
-      return `Your machines disagree about this memory's ${c.field ?? "frontmatter"}: this machine's is kept until you choose.`;
+      return `Your machines disagree about this memory's ${c.field ?? "frontmatter"}: this machine's is kept.`;
     default:
-      return "Your machines disagree about this memory: two of them changed it differently. What is in the file now stays until you choose.";
+      return "Your machines disagree about this memory: two of them changed it differently. What is in the file now stays.";
   }
 }
 
@@ -113,9 +116,9 @@ export const SAVE_FIRST = "Save or discard your edits first: choosing rewrites t
 /** The heading of the Facts view's group of conflicting versions. */
 export const IN_CONFLICT_HEADING = "In conflict — choose one";
 
-/** The line under it. */
+/** The line under it: the versions are both in the file, and what that means for recall (`CONFLICT_RECALL`). */
 export function inConflictLead(n: number): string {
   return n === 1
-    ? "Two machines disagree on this fact, so neither version counts as current yet. Keep the one that is true."
-    : "Two machines disagree on these facts, so no version counts as current yet. Keep the one that is true for each.";
+    ? `Two machines disagree on this fact, and both versions are in the file. ${CONFLICT_RECALL} Keep the one that is true.`
+    : `Two machines disagree on these facts, and every version is in the file. ${CONFLICT_RECALL} Keep the one that is true for each.`;
 }

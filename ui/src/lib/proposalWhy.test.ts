@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { explainingTask, listOf, proposalWhy } from "./proposalWhy";
-import { proposalSummary } from "../test/fixtures";
+import { entryReasons, explainingTask, listOf, proposalWhy, sourceSentence } from "./proposalWhy";
+import { proposalOf, proposalSummary } from "../test/fixtures";
 import { FREEZE, freezeProposal, freezeReport } from "../test/dreamProposal";
 
 describe("where a dream's proposal sends what it removes", () => {
@@ -55,5 +55,21 @@ describe("where a dream's proposal sends what it removes", () => {
     expect(listOf(["a.md"])).toBe("a.md");
     expect(listOf(["a.md", "b.md"])).toBe("a.md and b.md");
     expect(listOf(["a.md", "b.md", "c.md"])).toBe("a.md, b.md and c.md");
+  });
+});
+
+describe("an extraction's or a remember request's why and source (issue 47)", () => {
+  it("says where it came from only from what the proposal holds", () => {
+    const p = proposalSummary(1);
+    expect(sourceSentence(p, "Tokyo trip")).toBe("What you said: “我下个月去东京，记得我只坐靠窗的座位”, in your chat “Tokyo trip”.");
+    expect(sourceSentence({ ...p, origin: { session: "s-1", message: null, client: null, task: null } })).toBeNull();
+    const asked = proposalSummary(2, { kind: "remember", source: "remember", origin: { session: null, message: "I take the train to work", client: "claude-code", task: null } });
+    expect(sourceSentence(asked)).toBe("What was asked: “I take the train to work”, from claude-code.");
+    expect(sourceSentence(proposalSummary(3, { kind: "dream", source: "dream" }))).toBeNull();
+  });
+
+  it("gives each new or rewritten entry's own Why, and none for a dream", () => {
+    expect(entryReasons(proposalOf(7))).toEqual([{ path: "travel.md", text: "“只坐靠窗的座位。”: 喜欢看风景。" }]);
+    expect(entryReasons(proposalOf(7, { kind: "dream" }))).toEqual([]);
   });
 });

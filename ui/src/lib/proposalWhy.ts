@@ -100,3 +100,44 @@ export function proposalWhy(p: Proposal, report: DreamReport): ProposalWhy {
   // Each file's reason first, in the dream's order; then what it said of the whole run.
   return { files, entries, notes: [...notes.filter((n) => n.path !== null), ...notes.filter((n) => n.path === null)] };
 }
+
+/** Jobs whose proposals carry their reasons in their entries (`Why:` lines) and came from a chat or a request. */
+const FROM_WORDS = new Set(["extract", "remember"]);
+
+/**
+ * Why an extraction's (or a remember request's) proposal saves what it saves, from its own data
+ * (issue 47: they showed no why and no source): each new or rewritten entry's `Why:` line, beside
+ * the entry's first line. None when no entry has one.
+ */
+export function entryReasons(p: Proposal): WhyNote[] {
+  if (!FROM_WORDS.has(p.kind)) return [];
+  const notes: WhyNote[] = [];
+  for (const f of p.files) {
+    for (const e of f.entries) {
+      if (e.after === null || (e.op !== "add" && e.op !== "edit")) continue;
+      const parts = entryParts(e.after);
+      if (!parts.why || !parts.summary) continue;
+      notes.push({ path: f.path, text: `“${parts.summary}”: ${parts.why}` });
+    }
+  }
+  return notes;
+}
+
+/**
+ * Where an extraction's or a remember request's proposal came from, in a sentence: the chat
+ * message in full (as kept, up to 300 characters), the chat by its title when known, the client
+ * that asked; `null` when the proposal holds none of them (nothing is made up).
+ */
+export function sourceSentence(p: ProposalSummary, chatTitle: string | null = null): string | null {
+  if (!FROM_WORDS.has(p.kind) && p.source !== "mcp") return null;
+  const message = p.origin.message?.replace(/\s+/g, " ").trim() || null;
+  const title = chatTitle?.trim() || null;
+  const client = p.origin.client?.trim() || null;
+  const parts: string[] = [];
+  if (message) parts.push(`${p.kind === "extract" ? "What you said" : "What was asked"}: “${message}”`);
+  if (title) parts.push(`in your chat “${title}”`);
+  if (client) parts.push(`from ${client}`);
+  if (parts.length === 0) return null;
+  const s = parts.join(", ");
+  return `${s[0].toUpperCase()}${s.slice(1)}.`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatAge, isChatPath, isLogPath, isRecord, kindOfPath, logDay } from "./format";
+import { formatAge, formatClock, isChatPath, isLogPath, isRecord, kindOfPath, logDay } from "./format";
 import { groupDocs, hitRows, nextItemIndex, recentDocs, usageDocs } from "./rows";
 import { DOCS } from "../test/fixtures";
 import type { DocSummary } from "./bindings";
@@ -7,7 +7,7 @@ import type { DocSummary } from "./bindings";
 describe("formatAge", () => {
   const now = new Date(2025, 5, 20, 15, 0);
   it("counts calendar days", () => {
-    expect(formatAge(new Date(2025, 5, 20, 0, 5).toISOString(), now)).toBe("00:05");
+    expect(formatAge(new Date(2025, 5, 20, 0, 5).toISOString(), now)).toBe(formatClock(new Date(2025, 5, 20, 0, 5)));
     expect(formatAge(new Date(2025, 5, 19, 23, 59).toISOString(), now)).toBe("yesterday");
     expect(formatAge(new Date(2025, 5, 17).toISOString(), now)).toBe("3 days ago");
     expect(formatAge(new Date(2025, 5, 1).toISOString(), now)).toBe("2 weeks ago");

@@ -10,11 +10,14 @@ import {
   outcomeCounts,
   parseTelemetry,
   percentile,
+  lastRunStatus,
   runStatusLabel,
   statusTone,
+  withProposals,
   strategyMix,
 } from "./stats";
-import type { TelemetryEvent } from "./bindings";
+import type { ProposalSummary, TelemetryEvent } from "./bindings";
+import { proposalSummary } from "../test/fixtures";
 
 const ev = (at: string, kind: string, data: object | string): TelemetryEvent => ({
   at,
@@ -106,8 +109,11 @@ describe("figures", () => {
       "neutral",
     ]);
     expect(runStatusLabel("noop")).toBe("Nothing to do");
-    // A dream in review mode wrote nothing: it is not counted as "Updated" (issue 36).
-    expect(runStatusLabel("proposed")).toBe("Proposed, waiting in the Inbox");
+    // A dream in review mode wrote nothing: it is not counted as "Updated" (issue 36); where its
+    // proposal stands is said only when it is known (issue 47).
+    expect(runStatusLabel("proposed")).toBe("Proposed for review");
+    expect(runStatusLabel("proposal_pending")).toBe("Proposed, waiting in the Inbox");
+    expect(runStatusLabel("proposal_rejected")).toBe("Proposed, then rejected: nothing written");
     expect(runStatusLabel("weird")).toBe("weird");
     expect(runStatusLabel(null)).toBe("");
     const { extracts } = parseTelemetry([
@@ -145,5 +151,46 @@ describe("chart axes", () => {
     expect(formatAxisMs(1200)).toBe("1.2 s");
     expect(formatAxisMs(1250)).toBe("1.25 s");
     expect(formatAxisMs(12000)).toBe("12 s");
+  });
+});
+
+describe("runs whose writes became proposals (issue 47)", () => {
+  const dreamProposal = (id: number, at: string, status: ProposalSummary["status"]) => proposalSummary(id, { kind: "dream", source: "dream", at, status });
+  const extractProposal = (id: number, at: string, status: ProposalSummary["status"]) => proposalSummary(id, { at, status });
+
+  it("says where the last dream's proposal stands now, not where it stood when the dream ended", () => {
+    const at = "2026-03-01T10:00:00Z";
+    // Made just after the dream recorded its end.
+    expect(lastRunStatus("dream", "proposed", at, [dreamProposal(7, "2026-03-01T10:00:01Z", "pending")])).toBe("proposal_pending");
+    expect(lastRunStatus("dream", "proposed", at, [dreamProposal(7, "2026-03-01T10:00:01Z", "accepted")])).toBe("proposal_accepted");
+    expect(runStatusLabel(lastRunStatus("dream", "proposed", at, [dreamProposal(8, "2026-03-01T10:00:00Z", "rejected"), dreamProposal(7, "2026-02-28T10:00:00Z", "accepted")]))).toBe(
+      "Proposed, then rejected: nothing written",
+    );
+    // Another job's proposal, or one from long before, is not this dream's.
+    expect(lastRunStatus("dream", "proposed", at, [extractProposal(9, at, "pending"), dreamProposal(7, "2026-02-28T10:00:00Z", "accepted")])).toBe("proposed");
+    // Proposals not read: nothing more is claimed.
+    expect(lastRunStatus("dream", "proposed", at, null)).toBe("proposed");
+    expect(lastRunStatus("dream", "failed", at, [dreamProposal(7, at, "pending")])).toBe("failed");
+  });
+
+  it("counts a rejected extraction as nothing written, an accepted one as written", () => {
+    const { extracts } = parseTelemetry([
+      ev("2026-03-01T10:00:00Z", "extract", { status: "completed", entries_written: 1 }),
+      ev("2026-03-01T10:05:00Z", "extract", { status: "completed", entries_written: 2 }),
+      ev("2026-03-01T10:09:00Z", "extract", { status: "completed", entries_written: 3 }),
+      ev("2026-03-01T10:10:00Z", "extract", { status: "failed" }),
+    ]);
+    const runs = withProposals(
+      extracts,
+      [extractProposal(1, "2026-03-01T10:00:01Z", "rejected"), extractProposal(2, "2026-03-01T10:05:00Z", "accepted")],
+      "extract",
+    );
+    expect(runs.map((r) => [r.status, r.entries, r.proposed])).toEqual([
+      ["proposal_rejected", 0, 1],
+      ["proposal_accepted", 2, 2],
+      ["completed", 3, undefined],
+      ["failed", 0, undefined],
+    ]);
+    expect(runs.map((r) => statusTone(r.status))).toEqual(["neutral", "ok", "ok", "bad"]);
   });
 });

@@ -3,7 +3,7 @@
 // extraction and dream runs ended, the MEMORY.md budget, and the memory-health list. Pure: the
 // components only draw what these return.
 
-import type { MemoryStats, TelemetryEvent } from "./bindings";
+import type { MemoryStats, ProposalSummary, TelemetryEvent } from "./bindings";
 
 /** One recall: how it chose (`model`, `hybrid`, `heuristic`, `none`) and how long it took. */
 export interface RecallPoint {
@@ -25,6 +25,11 @@ export interface RunPoint {
   trigger: string | null;
   /** dream: `agent | mechanical`. */
   strategy: string | null;
+  /**
+   * Review mode: the entries the run proposed instead of writing (`entries` is then what was
+   * written: the same once the proposal is accepted, none while it waits or once rejected).
+   */
+  proposed?: number;
 }
 
 export interface Telemetry {
@@ -158,6 +163,7 @@ export function statusTone(status: string | null | undefined): Tone {
   switch (status) {
     case "completed":
     case "updated":
+    case "proposal_accepted":
       return "ok";
     case "failed":
       return "bad";
@@ -225,11 +231,92 @@ export const RUN_STATUS_LABELS: Record<string, string> = {
   failed: "Failed",
   skipped: "Skipped",
   updated: "Updated",
-  proposed: "Proposed, waiting in the Inbox",
+  // Where its proposal stands is not known here: nothing more is claimed (issue 47).
+  proposed: "Proposed for review",
+  proposal_pending: "Proposed, waiting in the Inbox",
+  proposal_accepted: "Proposed, then accepted",
+  proposal_rejected: "Proposed, then rejected: nothing written",
+  proposal_expired: "Proposed, not decided in time: nothing written",
   noop: "Nothing to do",
 };
 
 export function runStatusLabel(status: string | null | undefined): string {
   if (!status) return "";
   return RUN_STATUS_LABELS[status] ?? status;
+}
+
+/**
+ * How far from a run's recorded end its proposal may be made: the run records its end (telemetry,
+ * the last-run time), then its staged writes become the proposal, at once.
+ */
+export const RUN_PROPOSAL_SLACK_MS = 60_000;
+
+/** A proposal's time may read a little before its run's: both are kept to the second. */
+const CLOCK_SLACK_MS = 2_000;
+
+/** The job kinds a run is: extraction's telemetry is `extract`, a dream's `dream` (as a proposal's `kind`). */
+export type RunKind = "extract" | "dream";
+
+/**
+ * The proposal a run of `kind` ending at `at` (ms) made, among `proposals` (any order): the first
+ * of that kind made from just before to `RUN_PROPOSAL_SLACK_MS` after it, and before `before`
+ * (the next run's end) when given; `null` when none is found (none made, or not among those read).
+ */
+export function proposalOfRun(
+  proposals: readonly ProposalSummary[],
+  kind: RunKind,
+  at: number,
+  before: number | null = null,
+  taken: ReadonlySet<number> = new Set(),
+): ProposalSummary | null {
+  let best: { p: ProposalSummary; t: number } | null = null;
+  for (const p of proposals) {
+    if (p.kind !== kind || taken.has(p.id)) continue;
+    const t = Date.parse(p.at);
+    if (Number.isNaN(t) || t < at - CLOCK_SLACK_MS || t > at + RUN_PROPOSAL_SLACK_MS) continue;
+    if (before !== null && t > before) continue;
+    if (!best || t < best.t) best = { p, t };
+  }
+  return best?.p ?? null;
+}
+
+/** A run's status once where its proposal stands is known: `proposal_pending`, `proposal_accepted`, … */
+export function proposalRunStatus(p: ProposalSummary): string {
+  return `proposal_${p.status === "accepting" ? "pending" : p.status}`;
+}
+
+/**
+ * A last run's status as the data says now (issue 47): a run whose writes became a proposal says
+ * where the proposal stands (waiting, accepted, rejected), never "waiting in the Inbox" after it
+ * was decided; `at` is the run's recorded time.
+ */
+export function lastRunStatus(
+  kind: RunKind,
+  status: string | null,
+  at: string | null,
+  proposals: readonly ProposalSummary[] | null,
+): string | null {
+  if (!status || !at || !proposals) return status;
+  if (status !== "proposed" && status !== "completed" && status !== "updated") return status;
+  const t = Date.parse(at);
+  if (Number.isNaN(t)) return status;
+  const p = proposalOfRun(proposals, kind, t);
+  return p ? proposalRunStatus(p) : status;
+}
+
+/**
+ * Runs (oldest first) with what their proposals became (issue 47): a run whose writes became a
+ * proposal counts as written only once it is accepted — a rejected one wrote nothing.
+ */
+export function withProposals(runs: readonly RunPoint[], proposals: readonly ProposalSummary[] | null, kind: RunKind): RunPoint[] {
+  if (!proposals || proposals.length === 0) return [...runs];
+  const taken = new Set<number>();
+  return runs.map((r, i) => {
+    if (r.status === "failed" || r.status === "skipped" || r.status === "noop") return r;
+    const p = proposalOfRun(proposals, kind, r.at, runs[i + 1]?.at ?? null, taken);
+    if (!p) return r;
+    taken.add(p.id);
+    const status = proposalRunStatus(p);
+    return { ...r, status, proposed: r.entries, entries: status === "proposal_accepted" ? r.entries : 0 };
+  });
 }

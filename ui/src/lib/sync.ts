@@ -4,7 +4,7 @@
 
 import type { FileCounts, RemoteKey, RemoteSync, SyncConflict, SyncSettings, WorkspaceSync } from "./bindings";
 import { explain, plainMessage } from "./errors";
-import { formatAge } from "./format";
+import { docKey, formatAge } from "./format";
 
 const MINUTE_MS = 60 * 1000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -30,6 +30,16 @@ function asSentence(text: string): string {
   return t ? `${t}.` : "";
 }
 
+/**
+ * What an open sync conflict means for recall, in one sentence said the same everywhere (the
+ * detail pane's banner, the Facts view, the Inbox, Status, a chat's recall details). The truth is
+ * the engine's: recall reads the file as it is on this machine (where both versions were kept,
+ * both are in it) and, for a file with an open conflict, tells the model its versions disagree and
+ * not to treat either as certain (`mnemo_engine::recall::CONFLICT_NOTE`).
+ */
+export const CONFLICT_RECALL =
+  "Until you choose, recall reads the memory as it is here now (both versions, where both are kept) and tells the model they disagree, so neither is taken as certain.";
+
 /** "1 conflict waits for your choice." / "2 conflicts wait for your choice." */
 export function conflictsSentence(n: number): string {
   return n === 1 ? "1 conflict waits for your choice." : `${n.toLocaleString()} conflicts wait for your choice.`;
@@ -51,6 +61,13 @@ export const NOT_SET_UP = "Sync is not set up: this memory stays on this compute
 /** The workspace's entry in a sync status (`undefined`: none, e.g. added since the status was read). */
 export function workspaceSync(s: RemoteSync | null, workspace: string): WorkspaceSync | undefined {
   return s?.workspaces.find((w) => w.workspace === workspace);
+}
+
+/** The memories with an open sync conflict, as `docKey`s (workspace and path), in every workspace. */
+export function conflictedKeys(s: RemoteSync | null): ReadonlySet<string> {
+  const keys = new Set<string>();
+  for (const w of s?.workspaces ?? []) for (const c of w.conflicts) keys.add(docKey(w.workspace, c.path));
+  return keys;
 }
 
 /** The remote a workspace syncs through: a team's when it is shared, else the home's. */

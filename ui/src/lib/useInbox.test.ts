@@ -1,14 +1,38 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, renderHook } from "@testing-library/react";
-import { INBOX_POLL_MS, inboxChanged, useInboxCount, useReviewMode } from "./useInbox";
+import { INBOX_EVENT_DELAY_MS, INBOX_POLL_MS, inboxChanged, useInboxCount, useReviewMode } from "./useInbox";
 import { commands } from "./bindings";
+import type { MemoryChanged, TaskInfo } from "./bindings";
+import { onMemoryChanged, onTaskUpdated } from "./transport";
 import { err, ok, proposalPage, proposalSummary, reviewMode } from "../test/fixtures";
 
 vi.mock("./bindings", () => ({ commands: { inbox: vi.fn(), reviewMode: vi.fn() } }));
+vi.mock("./transport", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("./transport")>()),
+  onMemoryChanged: vi.fn(),
+  onTaskUpdated: vi.fn(),
+}));
 
 const api = vi.mocked(commands);
 
+let memoryListeners: ((e: MemoryChanged) => void)[] = [];
+let taskListeners: ((t: TaskInfo) => void)[] = [];
+
 beforeEach(() => {
+  memoryListeners = [];
+  taskListeners = [];
+  vi.mocked(onMemoryChanged).mockImplementation((cb) => {
+    memoryListeners.push(cb);
+    return () => {
+      memoryListeners = memoryListeners.filter((x) => x !== cb);
+    };
+  });
+  vi.mocked(onTaskUpdated).mockImplementation((cb) => {
+    taskListeners.push(cb);
+    return () => {
+      taskListeners = taskListeners.filter((x) => x !== cb);
+    };
+  });
   vi.useFakeTimers();
   api.inbox.mockReset();
   api.reviewMode.mockReset();
@@ -66,5 +90,39 @@ describe("a workspace's review mode", () => {
     // What this window chose shows at once.
     act(() => result.current[1](reviewMode({ decided: true })));
     expect(result.current[0]).toEqual(reviewMode({ decided: true }));
+  });
+});
+
+describe("a proposal made elsewhere (issue 47: the Inbox did not update when the CLI proposed)", () => {
+  it("is counted soon after memories or a task changed, or the window came back into focus", async () => {
+    const { result, unmount } = renderHook(() => useInboxCount("personal"));
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(result.current?.pending).toBe(3);
+    const reads = () => api.inbox.mock.calls.length;
+    const before = reads();
+
+    // `mnemo remember` in a terminal proposed: no event here; the person comes back to the window.
+    api.inbox.mockResolvedValue(ok(proposalPage([proposalSummary(2), proposalSummary(1)], { pending: 4 })));
+    act(() => {
+      window.dispatchEvent(new Event("focus"));
+    });
+    await act(() => vi.advanceTimersByTimeAsync(INBOX_EVENT_DELAY_MS));
+    expect(reads()).toBe(before + 1);
+    expect(result.current?.pending).toBe(4);
+
+    // A burst of memory changes and a task's updates: one read.
+    expect(memoryListeners).toHaveLength(1);
+    expect(taskListeners).toHaveLength(1);
+    act(() => {
+      memoryListeners[0]({ workspace: "personal", paths: ["a.md"], source: "cli" });
+      memoryListeners[0]({ workspace: "personal", paths: ["b.md"], source: "cli" });
+      taskListeners[0]({} as TaskInfo);
+    });
+    await act(() => vi.advanceTimersByTimeAsync(INBOX_EVENT_DELAY_MS));
+    expect(reads()).toBe(before + 2);
+
+    unmount();
+    expect(memoryListeners).toHaveLength(0);
+    expect(taskListeners).toHaveLength(0);
   });
 });

@@ -1,13 +1,16 @@
 // The inbox's pending count and a workspace's review mode, read by whoever shows them — the
 // sidebar and the workspace bar's Inbox button, the first-use offer, the Status switch, the inbox
 // itself — on mount, every 30 s (the count), when a memory job that may have proposed something
-// ends (`reloadKey`), and whenever this window accepted, rejected or switched review mode
-// (`inboxChanged()`).
+// ends (`reloadKey`), whenever this window accepted, rejected or switched review mode
+// (`inboxChanged()`), and soon after the events this window has: memories changed, a task of
+// this process changed, the window came back into focus (a `mnemo remember` or `mnemo dream` in a
+// terminal proposes without an event here: the person comes back to the window, issue 47).
 
 import { useCallback, useEffect, useState } from "react";
 import { commands } from "./bindings";
-import type { ProposalStatus, ReviewMode } from "./bindings";
+import type { ProposalStatus, ProposalSummary, ReviewMode } from "./bindings";
 import { isDecided } from "./inbox";
+import { onMemoryChanged, onTaskUpdated } from "./transport";
 import { useCommand } from "./useCommand";
 
 /** How often the pending count is read again (jobs of other processes send no events here). */
@@ -28,15 +31,62 @@ export function onInboxChanged(cb: () => void): () => void {
   };
 }
 
+/** How long after a burst of events (or the window's focus) the inbox is read again: one read a burst. */
+export const INBOX_EVENT_DELAY_MS = 500;
+
+/** The one set of event subscriptions while anyone reads the inbox (`null`: nobody does). */
+let watching: { users: number; off: () => void } | null = null;
+
+function watchEvents(): () => void {
+  if (!watching) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const soon = () => {
+      if (timer !== undefined) return;
+      timer = setTimeout(() => {
+        timer = undefined;
+        inboxChanged();
+      }, INBOX_EVENT_DELAY_MS);
+    };
+    const onVisible = () => {
+      if (document.visibilityState === "visible") soon();
+    };
+    const offMemory = onMemoryChanged(soon, soon);
+    const offTasks = onTaskUpdated(soon, soon);
+    window.addEventListener("focus", soon);
+    document.addEventListener("visibilitychange", onVisible);
+    watching = {
+      users: 0,
+      off: () => {
+        offMemory();
+        offTasks();
+        window.removeEventListener("focus", soon);
+        document.removeEventListener("visibilitychange", onVisible);
+        if (timer !== undefined) clearTimeout(timer);
+      },
+    };
+  }
+  const w = watching;
+  w.users += 1;
+  return () => {
+    w.users -= 1;
+    if (w.users === 0 && watching === w) {
+      w.off();
+      watching = null;
+    }
+  };
+}
+
 /** A counter bumped on every `inboxChanged()` (and every `pollMs`, when given). */
 function useInboxSignal(pollMs?: number): number {
   const [seq, setSeq] = useState(0);
   useEffect(() => {
     const bump = () => setSeq((n) => n + 1);
+    const unwatch = watchEvents();
     const off = onInboxChanged(bump);
     const timer = pollMs ? setInterval(bump, pollMs) : undefined;
     return () => {
       off();
+      unwatch();
       if (timer !== undefined) clearInterval(timer);
     };
   }, [pollMs]);
@@ -154,4 +204,27 @@ export function useProposalStatus(id: number | null): ProposalStatus | null {
 
   if (id === null) return null;
   return known ?? (read && read.id === id ? read.status : null);
+}
+
+/** How many of a workspace's newest proposals the Status view reads to say what became of its runs. */
+export const RECENT_PROPOSALS = 50;
+
+/**
+ * A workspace's newest proposals, any status (`null`: not read, or the read failed): what the last
+ * runs' proposals became (issue 47). Read again with `reloadKey`, on `inboxChanged()` and every
+ * `INBOX_POLL_MS` (a proposal decided elsewhere).
+ */
+export function useRecentProposals(workspace: string, reloadKey: unknown = 0): ProposalSummary[] | null {
+  const { run, cancel } = useCommand();
+  const [read, setRead] = useState<{ workspace: string; items: ProposalSummary[] } | null>(null);
+  const seq = useInboxSignal(INBOX_POLL_MS);
+
+  useEffect(() => {
+    void run(commands.inbox(workspace, null, 0, RECENT_PROPOSALS), "recent-proposals").then((answer) => {
+      if (answer) setRead(answer.ok ? { workspace, items: answer.data.items } : null);
+    });
+    return () => cancel("recent-proposals");
+  }, [run, cancel, workspace, reloadKey, seq]);
+
+  return read && read.workspace === workspace ? read.items : null;
 }

@@ -1,14 +1,29 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, renderHook } from "@testing-library/react";
-import { SYNC_POLL_MS, syncChanged, useSyncStatus } from "./useSyncStatus";
+import { SYNC_EVENT_DELAY_MS, SYNC_POLL_MS, syncChanged, useSyncStatus } from "./useSyncStatus";
 import { commands } from "./bindings";
-import { err, ok, remoteSync } from "../test/fixtures";
+import type { MemoryChanged } from "./bindings";
+import { onMemoryChanged } from "./transport";
+import { err, ok, remoteSync, syncConflict, workspaceSync } from "../test/fixtures";
 
 vi.mock("./bindings", () => ({ commands: { syncStatus: vi.fn() } }));
+vi.mock("./transport", async (importOriginal) => ({ ...(await importOriginal<typeof import("./transport")>()), onMemoryChanged: vi.fn() }));
 
 const api = vi.mocked(commands);
 
+/** The `memory_changed` listeners subscribed, and their unsubscribe calls. */
+let listeners: ((e: MemoryChanged) => void)[] = [];
+let unsubscribed = 0;
+
 beforeEach(() => {
+  listeners = [];
+  unsubscribed = 0;
+  vi.mocked(onMemoryChanged).mockImplementation((cb) => {
+    listeners.push(cb);
+    return () => {
+      unsubscribed += 1;
+    };
+  });
   vi.useFakeTimers();
   api.syncStatus.mockReset();
   api.syncStatus.mockResolvedValue(ok(remoteSync()));
@@ -39,5 +54,45 @@ describe("the shared sync status", () => {
     act(() => syncChanged());
     await act(() => vi.advanceTimersByTimeAsync(SYNC_POLL_MS * 2));
     expect(api.syncStatus).toHaveBeenCalledTimes(3);
+  });
+});
+
+describe("a conflict a sync left (issue 47)", () => {
+  it("shows without a reload: memory_changed events are followed by one read of the status", async () => {
+    const { result, unmount } = renderHook(() => useSyncStatus());
+    const second = renderHook(() => useSyncStatus());
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    const reads = api.syncStatus.mock.calls.length;
+    // One subscription, however many show the status.
+    expect(listeners).toHaveLength(1);
+    expect(result.current?.workspaces[0]?.conflicts ?? []).toEqual([]);
+
+    // A sync (here, or `mnemo sync` in a terminal) merged files and left a conflict.
+    api.syncStatus.mockResolvedValue(ok(remoteSync({ workspaces: [workspaceSync({ conflicts: [syncConflict()] })] })));
+    act(() => {
+      for (const path of ["home.md", "prefs.md"]) listeners[0]({ workspace: "personal", paths: [path], source: "sync" });
+    });
+    await act(() => vi.advanceTimersByTimeAsync(SYNC_EVENT_DELAY_MS));
+    // Each reader reads once for the burst, and every one shows the conflict.
+    expect(api.syncStatus.mock.calls.length).toBe(reads + 2);
+    expect(result.current?.workspaces[0]?.conflicts.map((c) => c.id)).toEqual(["k1"]);
+    expect(second.result.current?.workspaces[0]?.conflicts.map((c) => c.id)).toEqual(["k1"]);
+
+    // Nobody shows it any more: the subscription ends.
+    unmount();
+    expect(unsubscribed).toBe(0);
+    second.unmount();
+    expect(unsubscribed).toBe(1);
+  });
+
+  it("reads nothing on memory changes while no remote is set: no sync can leave a conflict then", async () => {
+    api.syncStatus.mockResolvedValue(ok(remoteSync({ remote: null })));
+    const { unmount } = renderHook(() => useSyncStatus());
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    const reads = api.syncStatus.mock.calls.length;
+    act(() => listeners[0]({ workspace: "personal", paths: ["a.md"], source: "user" }));
+    await act(() => vi.advanceTimersByTimeAsync(SYNC_EVENT_DELAY_MS * 2));
+    expect(api.syncStatus.mock.calls.length).toBe(reads);
+    unmount();
   });
 });

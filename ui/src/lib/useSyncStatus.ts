@@ -1,10 +1,13 @@
 // The home's sync status (no network: `sync_status`), read by whoever shows it — the sidebar's
-// badges, the Status view — once, every minute, and whenever this window synced, saved the sync
-// settings or resolved a conflict (`syncChanged()`).
+// badges, the Status view — once, every minute, whenever this window synced, saved the sync
+// settings or resolved a conflict (`syncChanged()`), and soon after memories changed (a
+// `memory_changed` event: a sync here or in another process — an automatic one, `mnemo sync` —
+// writes the files it merged, and a conflict it left must show without a reload, issue 47).
 
 import { useEffect, useState } from "react";
 import { commands } from "./bindings";
 import type { RemoteSync } from "./bindings";
+import { onMemoryChanged } from "./transport";
 import { useCommand } from "./useCommand";
 
 /** How often the status is read again (automatic syncs happen in the background). */
@@ -15,6 +18,41 @@ const listeners = new Set<() => void>();
 /** Tells every reader to read the status again: a sync ran, the settings changed, a conflict closed. */
 export function syncChanged(): void {
   for (const l of [...listeners]) l();
+}
+
+/**
+ * How long after a burst of `memory_changed` events the status is read again (one read a burst:
+ * a read asks git for the remotes' trees, and an import or a sync writes many files at once).
+ */
+export const SYNC_EVENT_DELAY_MS = 1500;
+
+/** Whether any remote is set (the home's or a team's): without one no sync can leave a conflict. */
+function syncing(s: RemoteSync | null): boolean {
+  return s === null || s.remote !== null || s.workspaces.some((w) => w.remote !== null || w.conflicts.length > 0);
+}
+
+/** The one `memory_changed` subscription while anyone shows the status (`null`: nobody does). */
+let events: { off: () => void; timer: ReturnType<typeof setTimeout> | undefined } | null = null;
+
+function watchEvents(): void {
+  if (events) return;
+  const e: { off: () => void; timer: ReturnType<typeof setTimeout> | undefined } = { off: () => {}, timer: undefined };
+  const soon = () => {
+    if (e.timer !== undefined || !syncing(shared)) return;
+    e.timer = setTimeout(() => {
+      e.timer = undefined;
+      syncChanged();
+    }, SYNC_EVENT_DELAY_MS);
+  };
+  e.off = onMemoryChanged(soon, soon);
+  events = e;
+}
+
+function unwatchEvents(): void {
+  if (!events) return;
+  events.off();
+  if (events.timer !== undefined) clearTimeout(events.timer);
+  events = null;
 }
 
 /** Calls `cb` on every `syncChanged()`; returns the unsubscribe function. */
@@ -48,12 +86,16 @@ export function useSyncStatus(reloadKey: unknown = 0): RemoteSync | null {
 
   useEffect(() => {
     readers.add(setStatus);
+    watchEvents();
     const bump = () => setSeq((n) => n + 1);
     const off = onSyncChanged(bump);
     const timer = setInterval(bump, SYNC_POLL_MS);
     return () => {
       readers.delete(setStatus);
-      if (readers.size === 0) shared = null;
+      if (readers.size === 0) {
+        shared = null;
+        unwatchEvents();
+      }
       off();
       clearInterval(timer);
     };

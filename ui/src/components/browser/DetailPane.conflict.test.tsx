@@ -5,6 +5,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { DetailPane } from "./DetailPane";
+import { CONFLICT_RECALL } from "../../lib/sync";
 import { ToastProvider } from "../common/Toasts";
 import { commands } from "../../lib/bindings";
 import type { MemoryDetail, RemoteSync, SyncConflict } from "../../lib/bindings";
@@ -98,8 +99,10 @@ describe("the detail pane's sync conflict banner", () => {
     await loaded();
     const banner = screen.getByTestId("conflict-banner");
     expect(screen.getByTestId("conflict-banner-sentence").textContent).toBe(
-      "Your machines disagree about this memory: the same fact was changed differently on two of them. Both versions are in the file, and recall reads both, until you choose one.",
+      "Your machines disagree about this memory: the same fact was changed differently on two of them. Both versions are in the file.",
     );
+    // What that means for recall: the one sentence, as the Facts view and the Inbox say it (issue 47).
+    expect(within(banner).getByTestId("conflict-recall").textContent).toBe(CONFLICT_RECALL);
     const versions = within(banner).getAllByTestId("conflict-banner-version");
     expect(versions.map((v) => v.querySelector(".sync-version-label")?.textContent)).toEqual(["Ana's version", "Laptop's version"]);
     expect(versions[0].textContent).toContain("Lives in Lisbon since 2021");
@@ -185,6 +188,11 @@ describe("the Facts view of a memory in conflict", () => {
     const view = await openFacts(withConflict());
     const group = within(view).getByTestId("facts-conflict");
     expect(within(group).getByRole("heading").textContent).toContain("In conflict — choose one");
+    // The banner above and the Facts lead say what a conflict means for recall in the same
+    // sentence; neither has a rule of its own ("neither counts as current", issue 47).
+    expect(group.querySelector(".facts-lead")?.textContent).toContain(CONFLICT_RECALL);
+    expect(screen.getByTestId("conflict-recall").textContent).toBe(CONFLICT_RECALL);
+    expect(document.body.textContent).not.toMatch(/counts as current|recall reads both|here now stays/);
     const versions = within(group).getAllByTestId("conflict-fact");
     expect(versions.map((v) => v.textContent)).toEqual([
       expect.stringMatching(/^Ana's versionLives in Lisbon since 2021Why: said so in chat/),

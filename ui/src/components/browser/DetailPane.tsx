@@ -37,6 +37,11 @@ interface Props {
   onDeleted: (outcome: WriteOutcome, name: string) => void;
   /** Close the pane; the user has already agreed to lose edits, if any. */
   onClose: () => void;
+  /**
+   * Cancel on a new memory: close it, asking first when something was typed (issue 47: it was
+   * dropped without asking). Absent: `onClose`.
+   */
+  onCancel?: () => void;
   /** Re-open as a new memory (the file was deleted on disk but the user keeps the edits). */
   onRecreate: (target: Target) => void;
   /** Copy / Move… the memory to another workspace. */
@@ -48,7 +53,7 @@ interface Props {
 }
 
 export function DetailPane(props: Props) {
-  const { target, workspaces, change, onDirtyChange, onCreated, onSaved, onDeleted, onClose, onRecreate, onCopy, sync = null, focusHeading = false } = props;
+  const { target, workspaces, change, onDirtyChange, onCreated, onSaved, onDeleted, onClose, onCancel = onClose, onRecreate, onCopy, sync = null, focusHeading = false } = props;
   const toast = useToast();
   const { run, cancel } = useCommand();
   const isNew = target.mode === "new";
@@ -211,17 +216,23 @@ export function DetailPane(props: Props) {
     }
   }, [target, readOnly, newWorkspace, newPath, onDirtyChange, onCreated, onSaved, toast]);
 
-  // Ctrl/Cmd+S anywhere while the pane is open.
+  // Ctrl/Cmd+S anywhere while the pane is open — but not over a dialog (issue 47: Ctrl+S in
+  // Settings saved this memory and said "Saved" while the typed URL was not), nor for an
+  // existing memory without changes (nothing to save: nothing is written, nothing claimed).
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "s") {
-        e.preventDefault();
-        void save();
+      if (!(e.ctrlKey || e.metaKey) || e.altKey || e.key.toLowerCase() !== "s") return;
+      if (e.defaultPrevented || document.querySelector('[aria-modal="true"]')) return;
+      e.preventDefault();
+      if (!isNew && !live.current.dirty) {
+        if (live.current.base && !readOnly) toast({ message: "No changes to save." });
+        return;
       }
+      void save();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [save]);
+  }, [save, isNew, readOnly, toast]);
 
   const doDelete = async () => {
     if (!base) return;
@@ -345,7 +356,7 @@ export function DetailPane(props: Props) {
         onCopy={onCopy && base ? () => onCopy({ workspace: base.workspace, path: base.path, name: base.name || base.path }) : null}
         onDelete={() => setConfirmDelete(true)}
         onSave={() => void save()}
-        onCancel={onClose}
+        onCancel={onCancel}
         headingRef={headingRef}
       />
 

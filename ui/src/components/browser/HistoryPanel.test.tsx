@@ -92,12 +92,41 @@ describe("history with change groups", () => {
     expect(screen.getAllByTestId("history-item")[1].querySelector(".history-name")?.textContent).toBe("go-engineer.md");
   });
 
+  it("titles a deleted memory by the name it had and a record by its day, each shown escaped (issue 47)", async () => {
+    const PET = change(12, "user/pet.md", { op: "delete" });
+    const RECORD = change(11, "chats/2026/11/2026-11-20-s1.md", { op: "delete" });
+    const LOG = change(10, "logs/2026/11/2026-11-21.md", { op: "modify" });
+    const TRICK = change(13, "trick.md", { op: "delete" });
+    const items = [TRICK, PET, RECORD, LOG];
+    api.history.mockResolvedValue(ok(items));
+    const before: Record<number, string> = {
+      12: "---\nname: \"The user's pet\"\ndescription: A cat\ntype: user\n---\nA cat called Xiaomi.\n",
+      13: "---\nname: evil\u202Egpj.md\ntype: user\n---\nx\n",
+    };
+    api.diff.mockImplementation(async (id) => {
+      const c = items.find((x) => x.id === id)!;
+      return ok({ change: c, before: before[id] ?? "text\n", after: null, withheld: null, undoable: true });
+    });
+    renderPanel();
+    const name = (id: number) => screen.getAllByTestId("history-item").find((r) => r.getAttribute("data-id") === String(id))?.querySelector(".history-name")?.textContent;
+    await waitFor(() => expect(name(12)).toBe("The user's pet"));
+    expect(name(13)).toBe("evil\\u{202e}gpj.md");
+    const day = (d: number) => new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", year: "numeric" }).format(new Date(2026, 10, d));
+    expect(name(11)).toBe(`Conversation record, ${day(20)}`);
+    expect(name(10)).toBe(`Daily log, ${day(21)}`);
+    // Records are not read: their title comes from their path.
+    expect(api.diff).not.toHaveBeenCalledWith(11);
+    for (const raw of ["\u202e"]) expect(document.body.textContent).not.toContain(raw);
+  });
+
   it("shows a change group as one row, opening to its files with their diffs", async () => {
     renderPanel();
     await waitFor(() => expect(rowKinds()).toEqual(["history-item", "history-group", "history-item"]));
     const group = screen.getByTestId("history-group");
     expect(group.getAttribute("data-group")).toBe("3");
-    expect(group.textContent).toContain("extract · 2 files");
+    // Who made it is the chip's ("Extraction"), never the raw source word ("extract", issue 47).
+    expect(group.querySelector(".history-op")?.textContent).toBe("2 files changed together");
+    expect(group.querySelector(".source-chip")?.textContent).toBe("Extraction");
     expect(group.textContent).toContain("travel-prefs.md, tea.md");
 
     fireEvent.click(group);
@@ -241,7 +270,8 @@ describe("history with change groups", () => {
       </ToastProvider>,
     );
     const group = await screen.findByTestId("history-group");
-    expect(group.textContent).toContain("modified · extract");
+    expect(group.querySelector(".history-op")?.textContent).toBe("modified · with its group");
+    expect(group.querySelector(".source-chip")?.textContent).toBe("Extraction");
     expect(group.querySelector(".history-path")).toBeNull();
   });
 });

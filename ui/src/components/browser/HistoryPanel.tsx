@@ -5,7 +5,7 @@ import { toUiError, unwrap } from "../../lib/transport";
 import type { UiError } from "../../lib/transport";
 import { formatTime } from "../../lib/format";
 import { printable } from "../../lib/printable";
-import { OP_LABELS, actorOf, changesById, countFiles, groupUndoneBy, historyRows, undoNote, undoneText } from "../../lib/history";
+import { OP_LABELS, actorOf, changesById, countFiles, frontmatterName, groupUndoneBy, groupWords, historyName, historyRows, recordTitle, undoNote, undoneText } from "../../lib/history";
 import { useCommand } from "../../lib/useCommand";
 import { useRoving } from "../../lib/useRoving";
 import { DiffView } from "./DiffView";
@@ -28,6 +28,9 @@ interface Props {
 
 /** What the right side shows: one change's diff, or a change group's files. */
 type Selection = { kind: "change"; id: number } | { kind: "group"; id: number } | null;
+
+/** How many deleted memories' names are read for the history list (one `diff` each). */
+const DELETED_NAMES_READ = 20;
 
 export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndone }: Props) {
   const toast = useToast();
@@ -52,7 +55,43 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
     });
     return () => cancel("names");
   }, [run, cancel, workspace, path, refreshKey, reload]);
-  const nameOf = (ws: string, p: string) => names.get(`${ws}/${p}`) ?? p;
+  /** The names deleted memories had (read from their deletion's "before"), by `workspace/path`. */
+  const [deletedNames, setDeletedNames] = useState<ReadonlyMap<string, string>>(new Map());
+  const nameOf = (ws: string, p: string) => historyName(p, names.get(`${ws}/${p}`), deletedNames.get(`${ws}/${p}`));
+
+  // A deleted memory is titled by the name it had (issue 47), read from what its deletion removed:
+  // the newest deletion of each file the list no longer holds (a few, only in the whole history).
+  const deletions = useMemo(() => {
+    if (path !== null || !items) return [];
+    const seen = new Set<string>();
+    const out: ChangeSummary[] = [];
+    for (const c of items) {
+      const key = `${c.workspace}/${c.path}`;
+      if (c.op !== "delete" || seen.has(key) || names.has(key) || recordTitle(c.path) !== null) continue;
+      seen.add(key);
+      out.push(c);
+    }
+    return out.slice(0, DELETED_NAMES_READ);
+  }, [path, items, names]);
+  const deletionKey = deletions.map((c) => c.id).join(",");
+  useEffect(() => {
+    if (deletions.length === 0) return;
+    let alive = true;
+    void Promise.all(deletions.map((c) => commands.diff(c.id).catch(() => null))).then((answers) => {
+      if (!alive) return;
+      const found = new Map<string, string>();
+      answers.forEach((a, i) => {
+        const name = a && a.status === "ok" ? frontmatterName(a.data.before) : null;
+        if (name) found.set(`${deletions[i].workspace}/${deletions[i].path}`, name);
+      });
+      setDeletedNames(found);
+    });
+    return () => {
+      alive = false;
+    };
+    // Read again only when the deletions listed change.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [deletionKey]);
 
   useEffect(() => {
     void run(commands.history(workspace, path, 100), "history").then((answer) => {
@@ -146,7 +185,7 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
                 className={`history-item history-group ${path === null ? "named" : ""} ${isSelected ? "selected" : ""} ${undoneBy !== null ? "undone" : ""}`}
                 data-testid="history-group"
                 data-group={row.group}
-                title={`Change group: ${row.paths.join(", ")}`}
+                title={printable(`Change group: ${row.paths.join(", ")}`)}
                 onClick={() => select({ kind: "group", id: row.group })}
               >
                 {path === null && (
@@ -157,8 +196,10 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
                 </span>
                 <span className="history-op">
                   {path === null
-                    ? `${row.label} · ${countFiles(row.paths.length)}`
-                    : `${OP_LABELS[newest.op] ?? newest.op} · ${row.label}`}
+                    ? row.label === "undo" || row.label === "redo"
+                      ? `${groupWords(row.label)} · ${countFiles(row.paths.length)}`
+                      : `${countFiles(row.paths.length)} changed together`
+                    : `${OP_LABELS[newest.op] ?? newest.op} · ${row.label === "undo" || row.label === "redo" ? groupWords(row.label) : "with its group"}`}
                   {undoneBy !== null && <span className="undone-tag"> · undone</span>}
                 </span>
                 <span className="source-chip actor-chip source-group" title="Several files changed by one job">
@@ -166,9 +207,9 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
                 </span>
                 <span className="history-time">{formatTime(row.at)}</span>
                 {path === null && (
-                  <span className="history-path" title={row.paths.map((p) => `${row.workspace}/${p}`).join("\n")}>
-                    {workspace === null ? `${row.workspace} · ` : ""}
-                    {row.paths.join(", ")}
+                  <span className="history-path" title={row.paths.map((p) => printable(`${row.workspace}/${p}`)).join("\n")}>
+                    {workspace === null ? `${printable(row.workspace)} · ` : ""}
+                    {row.paths.map(printable).join(", ")}
                   </span>
                 )}
               </button>
@@ -186,7 +227,7 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
               data-id={c.id}
               onClick={() => select({ kind: "change", id: c.id })}
             >
-              {path === null && <span className="history-name">{nameOf(c.workspace, c.path)}</span>}
+              {path === null && <span className="history-name">{printable(nameOf(c.workspace, c.path))}</span>}
               <span className="history-id">#{c.id}</span>
               <span className="history-op">
                 {OP_LABELS[c.op] ?? c.op}

@@ -46,6 +46,8 @@ interface Props {
   workspacePanel?: ReactNode;
   /** New and changed memories not opened yet. */
   unseen?: Unseen;
+  /** Memories (`docKey`) with an open sync conflict. */
+  conflicted?: ReadonlySet<string>;
 }
 
 function EmptyListView({ empty }: { empty: EmptyList }): ReactNode {
@@ -83,6 +85,7 @@ export function ListPane({
   workspaceActions,
   workspacePanel,
   unseen,
+  conflicted,
 }: Props) {
   const listRef = useRef<MemoryListHandle>(null);
   const { query, selectedWs, docs, search, collapsed, wordsOnly } = state;
@@ -212,6 +215,7 @@ export function ListPane({
         onToggleGroup={(group) => dispatch({ type: "toggleGroup", group })}
         highlight={searching ? query : ""}
         unseen={unseen}
+        conflicted={conflicted}
       />
     </section>
   );

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { render, screen } from "@testing-library/react";
-import { MemoryList } from "./MemoryList";
+import { CONFLICT_MARK_TITLE, MemoryList } from "./MemoryList";
+import { docKey } from "../../lib/format";
+import { CONFLICT_RECALL } from "../../lib/sync";
 import { DetailHeader } from "./DetailHeader";
 import { groupDocs, hitRows } from "../../lib/rows";
 import { DOCS, detailOf } from "../../test/fixtures";
@@ -91,5 +93,32 @@ describe("names from disk, shown escaped", () => {
     );
     expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("invoice\\u{202e}gpj.md");
     expect(screen.getByText("invoice\\u{202e}gpj.md", { selector: "code" })).toBeTruthy();
+  });
+});
+
+describe("a memory with an open sync conflict (issue 47)", () => {
+  it("has a mark on its row saying so, and what it means for recall; other rows none", () => {
+    const docs = [DOCS[0], DOCS[1]];
+    render(
+      <MemoryList
+        rows={groupDocs(docs)}
+        cursorKey={null}
+        openKey={null}
+        showWorkspace={false}
+        workspaceLabel={(id) => id}
+        collapsed={new Set()}
+        empty="Nothing"
+        onCursor={noop}
+        onOpen={noop}
+        onToggleGroup={noop}
+        conflicted={new Set([docKey(DOCS[1].workspace, DOCS[1].path)])}
+      />,
+    );
+    const rows = screen.getAllByTestId("memory-row");
+    const marked = rows.filter((r) => r.querySelector('[data-testid="conflict-mark"]'));
+    expect(marked.map((r) => r.getAttribute("data-path"))).toEqual([DOCS[1].path]);
+    const mark = screen.getByRole("img", { name: "Sync conflict" });
+    expect(mark.getAttribute("title")).toBe(CONFLICT_MARK_TITLE);
+    expect(CONFLICT_MARK_TITLE).toContain(CONFLICT_RECALL);
   });
 });

@@ -11,6 +11,7 @@ import type { Unseen, UnseenMark } from "../../lib/unseen";
 import { ARCHIVED_MARK, ARCHIVED_MARK_TITLE } from "../../lib/archive";
 import { ArchiveIcon } from "./ArchiveToggle";
 import { printable } from "../../lib/printable";
+import { CONFLICT_RECALL } from "../../lib/sync";
 
 export const HEADER_HEIGHT = 28;
 export const ROW_HEIGHT = 52;
@@ -43,10 +44,17 @@ interface Props {
   highlight?: string;
   /** New and changed memories the person has not opened yet. */
   unseen?: Unseen;
+  /** Memories (`docKey`) with an open sync conflict: their rows are marked. */
+  conflicted?: ReadonlySet<string>;
 }
 
+const NO_CONFLICTS: ReadonlySet<string> = new Set();
+
+/** The conflict mark's tooltip: what it is, what to do, and what it means for recall (the one sentence). */
+export const CONFLICT_MARK_TITLE = `Sync conflict: two of your machines changed this memory differently. Open it to choose. ${CONFLICT_RECALL}`;
+
 export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryList(
-  { rows, cursorKey, openKey, showWorkspace, workspaceLabel, collapsed, empty, onCursor, onOpen, onToggleGroup, highlight = "", unseen = {} },
+  { rows, cursorKey, openKey, showWorkspace, workspaceLabel, collapsed, empty, onCursor, onOpen, onToggleGroup, highlight = "", unseen = {}, conflicted = NO_CONFLICTS },
   ref,
 ) {
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -64,8 +72,9 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
   }, [results, virtualizer]);
 
   const find = (key: string | null) => (key === null ? -1 : rows.findIndex((r) => r.key === key));
-  // The cursor, else the open memory's row: where ↑/↓ start from.
-  const cursorIndex = find(cursorKey) >= 0 ? find(cursorKey) : find(openKey);
+  // The cursor, else the open memory's row: where ↑/↓ start from. Search results start above
+  // their top hit (↓ then Enter opens it), wherever the open memory ranks among them.
+  const cursorIndex = find(cursorKey) >= 0 ? find(cursorKey) : results ? -1 : find(openKey);
   const selectedIndex = cursorIndex;
 
   useEffect(() => {
@@ -194,6 +203,11 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                 <span className="row-name">
                   <Marked text={printable(it.name || it.path)} query={marks(it, highlight)} />
                 </span>
+                {conflicted.has(it.key) && (
+                  <span className="conflict-mark" role="img" aria-label="Sync conflict" title={CONFLICT_MARK_TITLE} data-testid="conflict-mark">
+                    ⇅
+                  </span>
+                )}
                 {it.pinned && (
                   <span className="pin-mark" role="img" aria-label="Pinned" title="Pinned: extraction and dream leave it alone" data-testid="pin-mark">
                     <PinIcon />

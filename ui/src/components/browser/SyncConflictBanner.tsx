@@ -1,4 +1,4 @@
-import { choiceHeading, keepAllLabel, keepLabel } from "../../lib/sync";
+import { CONFLICT_RECALL, choiceHeading, keepAllLabel, keepLabel } from "../../lib/sync";
 import { SAVE_FIRST, disagreeSentence } from "../../lib/memoryConflicts";
 import { printable } from "../../lib/printable";
 import { InlineError } from "../common/InlineError";
@@ -30,6 +30,9 @@ export function SyncConflictBanner({ choice }: Props) {
           <div className="sync-banner-conflict" key={c.id} data-testid="conflict-banner-item" data-id={c.id} data-kind={c.kind}>
             <p className="sync-banner-what" data-testid="conflict-banner-sentence">
               {disagreeSentence(c)}
+            </p>
+            <p className="sync-banner-recall" data-testid="conflict-recall">
+              {CONFLICT_RECALL}
             </p>
             <div className="sync-versions">
               {c.choices.map((ch, i) => (

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { RecallResult, Recalled } from "../../lib/bindings";
 import type { ChatMessage } from "../../lib/chat";
 import { ChatMessageView } from "./ChatMessage";
+import { CONFLICT_RECALL } from "../../lib/sync";
 
 const recalled = (path: string, name: string, conflict: boolean): Recalled => ({
   path,
@@ -53,8 +54,9 @@ describe("a recalled memory holding a sync conflict", () => {
     fireEvent.click(screen.getByTestId("recall-badge"));
     const items = screen.getByTestId("recall-details").querySelectorAll(".recall-item");
     expect(items).toHaveLength(2);
-    expect(within(items[0] as HTMLElement).getByTestId("recall-conflict").textContent).toMatch(
-      /Its versions disagree \(a sync conflict you have not settled\)/,
+    // What a conflict means for recall: the one sentence every place says (issue 47).
+    expect(within(items[0] as HTMLElement).getByTestId("recall-conflict").textContent).toBe(
+      `A sync conflict you have not settled. ${CONFLICT_RECALL} Open it to choose.`,
     );
     expect(within(items[1] as HTMLElement).queryByTestId("recall-conflict")).toBeNull();
   });

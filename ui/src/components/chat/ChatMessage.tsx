@@ -3,6 +3,7 @@ import type { Dropped, Recalled, RecallResult, Strategy } from "../../lib/bindin
 import { countMemories, recallLabel, recallSentence, strategyText, whyRecalled, wroteFiles } from "../../lib/chat";
 import type { ChatMessage } from "../../lib/chat";
 import { printable } from "../../lib/printable";
+import { CONFLICT_RECALL } from "../../lib/sync";
 import { MemoryCard } from "./MemoryCard";
 
 interface Props {
@@ -105,8 +106,7 @@ function RecallBadge({
               </div>
               {r.conflict && (
                 <div className="recall-conflict" data-testid="recall-conflict">
-                  Its versions disagree (a sync conflict you have not settled): the model was told not to treat
-                  either as certain. Open it to choose one.
+                  A sync conflict you have not settled. {CONFLICT_RECALL} Open it to choose.
                 </div>
               )}
               <button

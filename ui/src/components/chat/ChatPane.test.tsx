@@ -2,10 +2,11 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { ChatPane } from "./ChatPane";
 import { commands } from "../../lib/bindings";
+import { RECENT_PROPOSALS } from "../../lib/useInbox";
 import type { ApiError, ChatEvent, Compaction, RecallResult, SessionInfo, TurnResult } from "../../lib/bindings";
 import { onChatEvent } from "../../lib/transport";
 import type { Result } from "../../lib/transport";
-import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, err, memoryStats, ok } from "../../test/fixtures";
+import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, err, memoryStats, ok, proposalPage, proposalSummary } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
@@ -25,6 +26,7 @@ vi.mock("../../lib/bindings", () => ({
     chatCancel: vi.fn(),
     stats: vi.fn(),
     list: vi.fn(),
+    inbox: vi.fn(),
   },
 }));
 
@@ -106,6 +108,7 @@ beforeEach(() => {
   });
   api.getModelSettings.mockResolvedValue(ok(MODEL_SETTINGS));
   api.syncSettings.mockResolvedValue(ok(SYNC_SETTINGS));
+  api.inbox.mockResolvedValue(ok(proposalPage()));
   api.chatSessions.mockResolvedValue(ok([OLD, NEW]));
   api.chatTranscript.mockImplementation(async (_ws, id) =>
     ok({
@@ -190,6 +193,23 @@ describe("chat pane", () => {
     await waitFor(() => expect(screen.queryByTestId("chat-no-model")).toBeNull());
     fireEvent.click(screen.getByTestId("model-close"));
     expect(screen.queryByTestId("model-settings")).toBeNull();
+  });
+
+  it("as a drawer, sits below a dialog opened over it: one backdrop dims it like the rest (issue 47)", async () => {
+    render(<ChatPane workspace="personal" workspaceLabel="Personal" onOpenMemory={onOpenMemory} onClose={() => {}} drawer />);
+    await loaded();
+    const backdrop = screen.getByTestId("chat-backdrop");
+    expect(backdrop.className).toBe("drawer-backdrop");
+    fireEvent.click(screen.getByTestId("chat-settings-button"));
+    const dialog = await screen.findByTestId("model-settings");
+    // The dialog is on top: the drawer's own dimming steps aside, the dialog's backdrop covers both.
+    await waitFor(() => expect(screen.getByTestId("chat-backdrop").getAttribute("data-covered")).toBe("true"));
+    expect(screen.getByTestId("chat-backdrop").classList.contains("covered")).toBe(true);
+    expect(screen.getByTestId("chat-pane").getAttribute("data-covered")).toBe("true");
+    expect(dialog.closest(".modal-backdrop")).toBeTruthy();
+    fireEvent.click(within(dialog).getByTestId("model-close"));
+    await waitFor(() => expect(screen.queryByTestId("model-settings")).toBeNull());
+    expect(screen.getByTestId("chat-backdrop").classList.contains("covered")).toBe(false);
   });
 
   it("streams a reply, then shows the final one with recall details, tool use and what was written", async () => {
@@ -444,6 +464,22 @@ describe("chat pane", () => {
     expect(within(card).getByTestId("memory-card-last-dream").textContent).not.toContain(dreamed);
     expect(within(card).getByTestId("memory-card-last-dream-undone").textContent).toBe("· undone since");
     expect(within(card).getByTestId("memory-card-model").textContent).toBe("qwen3:8b");
+  });
+
+  it("shows in /memory where the last dream's proposal stands, read when asked (issue 47)", async () => {
+    api.chatSend.mockResolvedValue(ok(turn({ command: true, recall: null, reply: "Memory: Personal" })));
+    const dreamed = "2026-02-28T10:00:00Z";
+    api.stats.mockResolvedValue(ok(memoryStats({ last_dream_at: dreamed, last_dream_status: "proposed" })));
+    api.list.mockResolvedValue(ok(DOCS));
+    api.inbox.mockResolvedValue(ok(proposalPage([proposalSummary(4, { kind: "dream", source: "dream", at: "2026-02-28T10:00:01Z", status: "accepted" })])));
+    renderPane();
+    await loaded();
+    type("/memory");
+    fireEvent.click(screen.getByTestId("chat-send"));
+    const card = await screen.findByTestId("memory-card");
+    expect(api.inbox).toHaveBeenCalledWith("personal", null, 0, RECENT_PROPOSALS);
+    expect(within(card).getByTestId("memory-card-last-dream").textContent).toContain("Proposed, then accepted");
+    expect(within(card).getByTestId("memory-card-last-dream").textContent).not.toContain("waiting in the Inbox");
   });
 
   it("shows /memory's text when its figures cannot be read", async () => {

@@ -6,6 +6,7 @@ import type { UiError } from "../../lib/transport";
 import { chatItems, chatReducer, EMPTY_CHAT, isConfigured, isMemoryCommand, memorySnapshot, restoreInput, sortSessions } from "../../lib/chat";
 import type { MemorySnapshot } from "../../lib/chat";
 import { useCommand } from "../../lib/useCommand";
+import { RECENT_PROPOSALS } from "../../lib/useInbox";
 import { ChatMessageView } from "./ChatMessage";
 import { CompactionMarker } from "./CompactionMarker";
 import { ConfirmDialog } from "../common/ConfirmDialog";
@@ -58,7 +59,9 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const paneRef = useRef<HTMLElement>(null);
   const closeDrawer = useCallback(() => onClose?.(), [onClose]);
-  useModal(paneRef, { onClose: closeDrawer, initialFocus: inputRef, active: drawer && !!onClose });
+  // A dialog over the drawer (Settings, from its ⚙ or Ctrl+,): its backdrop covers the drawer
+  // too, and the drawer's own dimming of the app steps aside, so nothing looks above the dialog.
+  const covered = useModal(paneRef, { onClose: closeDrawer, initialFocus: inputRef, active: drawer && !!onClose });
   const openSettings = () => (onOpenSettings ? onOpenSettings() : setSettingsOpen(true));
 
   const sessionId = chat.session;
@@ -175,9 +178,15 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
         let memory: MemorySnapshot | null = null;
         if (answer.data.command && isMemoryCommand(text)) {
           // The figures behind the answer, to draw it as a card; without them the text shows.
-          const [stats, docs] = await Promise.all([run(commands.stats(workspace)), run(commands.list(workspace, null))]);
-          if (!stats || !docs) return;
-          if (stats.ok && docs.ok) memory = memorySnapshot(stats.data, docs.data, model, ignored);
+          const [stats, docs, proposals] = await Promise.all([
+            run(commands.stats(workspace)),
+            run(commands.list(workspace, null)),
+            run(commands.inbox(workspace, null, 0, RECENT_PROPOSALS)),
+          ]);
+          if (!stats || !docs || !proposals) return;
+          // Where the last runs' proposals stand (not read: the card claims no more than the run's status).
+          const recent = proposals.ok ? proposals.data.items : null;
+          if (stats.ok && docs.ok) memory = memorySnapshot(stats.data, docs.data, model, ignored, Date.now(), recent);
         }
         dispatch({ type: "done", session: id, result: answer.data, memory });
         setRedactedNote(answer.data.redacted);
@@ -259,8 +268,9 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
     <>
     {drawer && onClose && (
       <div
-        className="drawer-backdrop"
+        className={covered ? "drawer-backdrop covered" : "drawer-backdrop"}
         data-testid="chat-backdrop"
+        data-covered={covered ? "true" : undefined}
         aria-hidden="true"
         onMouseDown={(e) => {
           e.preventDefault();
@@ -273,6 +283,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
       className={drawer ? "chat-pane chat-drawer" : "chat-pane"}
       aria-label="Chat"
       data-testid="chat-pane"
+      data-covered={covered ? "true" : undefined}
       {...(drawer && onClose ? { role: "dialog", "aria-modal": true, "data-drawer": "true" } : {})}
     >
       <header className="chat-header">

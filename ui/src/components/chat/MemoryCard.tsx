@@ -2,7 +2,7 @@ import type { MemorySnapshot } from "../../lib/chat";
 import { countMemories } from "../../lib/chat";
 import { formatFullTime, formatWhen, TYPE_LABELS } from "../../lib/format";
 import type { MemoryType } from "../../lib/bindings";
-import { runStatusLabel, statusTone } from "../../lib/stats";
+import { lastRunStatus, runStatusLabel, statusTone } from "../../lib/stats";
 import { recordsText, savingFromChats } from "../../lib/extraction";
 
 /** "2 user", "1 not valid". */
@@ -97,7 +97,12 @@ export function MemoryCard({ snapshot: s, workspaceLabel }: { snapshot: MemorySn
         <dd data-testid="memory-card-records">{recordsText(st, s.ignored)}</dd>
 
         <dt>Last extraction</dt>
-        <LastRun testId="memory-card-last-extract" at={st.last_extract_at} status={st.last_extract_status} now={now} />
+        <LastRun
+          testId="memory-card-last-extract"
+          at={st.last_extract_at}
+          status={lastRunStatus("extract", st.last_extract_status, st.last_extract_at, s.proposals)}
+          now={now}
+        />
 
         <dt>Dreaming on its own</dt>
         <dd data-testid="memory-card-auto-dream">
@@ -108,7 +113,7 @@ export function MemoryCard({ snapshot: s, workspaceLabel }: { snapshot: MemorySn
         <LastRun
           testId="memory-card-last-dream"
           at={st.last_dream_at}
-          status={st.last_dream_status}
+          status={lastRunStatus("dream", st.last_dream_status, st.last_dream_at, s.proposals)}
           undoneBy={st.last_dream_undone_by}
           now={now}
         />

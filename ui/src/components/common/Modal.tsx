@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ReactNode, RefObject } from "react";
 
 const FOCUSABLE =
@@ -6,6 +6,13 @@ const FOCUSABLE =
 
 /** Open modals (dialogs and the narrow window's chat drawer), innermost last: Escape closes only the top one. */
 const stack: symbol[] = [];
+
+/** Told whenever a modal opens or closes (whether one is covered by another changes). */
+const stackListeners = new Set<() => void>();
+
+function stackChanged(): void {
+  for (const l of [...stackListeners]) l();
+}
 
 interface Behaviour {
   /** Escape, or a click outside. */
@@ -24,8 +31,11 @@ interface Behaviour {
 /**
  * What makes `ref` modal while `active`: Escape (wherever focus is) closes the top one; Tab and
  * Shift+Tab stay inside; focus goes in when it opens and back to where it was when it closes.
+ * Returns whether another modal is open over this one (the chat drawer then drops its own dimming,
+ * so the dialog's backdrop covers the drawer like the rest of the app, issue 47).
  */
-export function useModal(ref: RefObject<HTMLElement | null>, { onClose, initialFocus, fallbackFocus, active = true }: Behaviour) {
+export function useModal(ref: RefObject<HTMLElement | null>, { onClose, initialFocus, fallbackFocus, active = true }: Behaviour): boolean {
+  const [covered, setCovered] = useState(false);
   const close = useRef(onClose);
   const fallback = useRef(fallbackFocus);
   useEffect(() => {
@@ -37,6 +47,9 @@ export function useModal(ref: RefObject<HTMLElement | null>, { onClose, initialF
     if (!active) return;
     const id = Symbol("modal");
     stack.push(id);
+    const onStack = () => setCovered(stack.includes(id) && stack[stack.length - 1] !== id);
+    stackListeners.add(onStack);
+    stackChanged();
     const before = document.activeElement as HTMLElement | null;
     const first = initialFocus?.current ?? ref.current?.querySelector<HTMLElement>(FOCUSABLE) ?? ref.current;
     first?.focus();
@@ -67,12 +80,16 @@ export function useModal(ref: RefObject<HTMLElement | null>, { onClose, initialF
     return () => {
       document.removeEventListener("keydown", onKey, true);
       stack.splice(stack.indexOf(id), 1);
+      stackListeners.delete(onStack);
+      setCovered(false);
+      stackChanged();
       if (before && before !== document.body && document.contains(before)) before.focus();
       else fallback.current?.()?.focus();
     };
     // Opened once per activation; `initialFocus` is read at open only.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [active]);
+  return covered;
 }
 
 interface Props {

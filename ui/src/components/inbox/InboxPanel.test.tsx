@@ -4,6 +4,7 @@ import { InboxPanel } from "./InboxPanel";
 import { ToastProvider } from "../common/Toasts";
 import { commands } from "../../lib/bindings";
 import { formatWhen } from "../../lib/format";
+import { CONFLICT_RECALL } from "../../lib/sync";
 import { err, ok, proposalOf, proposalPage, proposalSummary, remoteSync, reviewMode, syncConflict, workspaceSync } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
@@ -19,6 +20,7 @@ vi.mock("../../lib/bindings", () => ({
     syncResolve: vi.fn(),
     list: vi.fn(),
     task: vi.fn(),
+    chatSessions: vi.fn(),
   },
 }));
 
@@ -32,6 +34,7 @@ beforeEach(() => {
   api.proposal.mockImplementation(async (id) => ok(proposalOf(id)));
   api.syncStatus.mockResolvedValue(ok(remoteSync()));
   api.list.mockResolvedValue(ok([]));
+  api.chatSessions.mockResolvedValue(ok([]));
   api.task.mockResolvedValue(err("not_found", "no task t-1"));
 });
 
@@ -65,6 +68,28 @@ describe("the inbox", () => {
     expect(screen.getByTestId("inbox-review").textContent).toMatch(/^Review is on:/);
     // Nothing raw: no ids, codes or JSON.
     expect(card.textContent).not.toMatch(/[{}]|extract-1|s-1/);
+  });
+
+  it("shows an extraction's why and source when its data has them (issue 47)", async () => {
+    api.chatSessions.mockResolvedValue(ok([{ id: "s-1", title: "Tokyo trip", messages: 4, updated_at: "2026-03-01T10:00:00Z", ignore_memory: false }]));
+    renderInbox();
+    await openFirst();
+    const body = screen.getByTestId("proposal-body");
+    await waitFor(() =>
+      expect(within(body).getByTestId("proposal-source").textContent).toBe("What you said: “我下个月去东京，记得我只坐靠窗的座位”, in your chat “Tokyo trip”."),
+    );
+    expect(api.chatSessions).toHaveBeenCalledWith("personal");
+    const why = within(body).getByTestId("proposal-why");
+    expect(within(why).getAllByTestId("proposal-why-note").map((n) => n.textContent)).toEqual(["travel.md: “只坐靠窗的座位。”: 喜欢看风景。"]);
+  });
+
+  it("says no source it does not have: a chat gone, no message kept", async () => {
+    api.inbox.mockResolvedValue(ok(proposalPage([proposalSummary(7, { origin: { session: "s-9", message: null, client: null, task: null } })])));
+    api.proposal.mockImplementation(async (id) => ok(proposalOf(id, { origin: { session: "s-9", message: null, client: null, task: null } })));
+    renderInbox();
+    await openFirst();
+    await waitFor(() => expect(api.chatSessions).toHaveBeenCalled());
+    expect(screen.queryByTestId("proposal-source")).toBeNull();
   });
 
   it("reads 50 at a time and shows more on request", async () => {
@@ -238,9 +263,18 @@ describe("the inbox", () => {
     await waitFor(() => expect(screen.getByTestId("inbox-review").getAttribute("data-on")).toBe("true"));
   });
 
-  it("says when new proposals came in since it was read, and reads them on request", async () => {
+  it("reads new proposals at once while nothing is open or decided here (a CLI's proposal too, issue 47)", async () => {
     const { polled } = renderInbox(null, 1);
     await screen.findByTestId("proposal");
+    api.inbox.mockResolvedValue(ok(proposalPage([proposalSummary(9), proposalSummary(8), proposalSummary(7)])));
+    polled(3);
+    await waitFor(() => expect(screen.getAllByTestId("proposal")).toHaveLength(3));
+    expect(screen.queryByTestId("inbox-new")).toBeNull();
+  });
+
+  it("says when new proposals came in while one is open, and reads them on request", async () => {
+    const { polled } = renderInbox(null, 1);
+    await openFirst();
     expect(screen.queryByTestId("inbox-new")).toBeNull();
     api.inbox.mockResolvedValue(ok(proposalPage([proposalSummary(9), proposalSummary(8), proposalSummary(7)])));
     polled(3);
@@ -274,6 +308,9 @@ describe("sync conflicts in the inbox", () => {
     const section = await screen.findByTestId("inbox-conflicts");
     expect(within(section).getByRole("heading", { name: "Sync conflicts waiting for you" })).toBeTruthy();
     expect(section.getAttribute("data-count")).toBe("2");
+    // What a conflict means for recall, in the one sentence the banner and Facts say too (issue 47).
+    expect(section.textContent).toContain(CONFLICT_RECALL);
+    expect(section.textContent).not.toContain("what is here now stays");
     // Only this workspace's.
     expect(within(section).getAllByTestId("sync-conflict").map((c) => c.getAttribute("data-id"))).toEqual(["k1", "k2"]);
     expect(within(section).getAllByTestId("sync-keep").map((b) => b.textContent)).toContain("Keep Ana's version");

@@ -122,7 +122,21 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
       return next;
     });
 
+  // New proposals came in (the count is read on events, focus and every 30 s: a CLI's proposal
+  // too, issue 47): read at once while the person is not in the middle of a review here (nothing
+  // open, nothing decided in this view); else offered ("Show them"), so nothing moves under them.
+  const [decidedHere, setDecidedHere] = useState(0);
+  const [autoRead, setAutoRead] = useState<number | null>(null);
+  const grew = items !== null && pendingNow !== null && pendingNow > pending;
+  const untouched = open.size === 0 && decidedHere === 0 && !more.busy;
+  if (grew && untouched && autoRead !== pendingNow) {
+    // Once per new count (state adjusted while rendering, not in an effect).
+    setAutoRead(pendingNow);
+    setReads((n) => n + 1);
+  }
+
   const decided = (next: ProposalSummary) => {
+    setDecidedHere((n) => n + 1);
     setItems((xs) => (xs ? replaceSummary(xs, next) : xs));
     if (next.status !== "pending") {
       setPending((n) => Math.max(0, n - 1));

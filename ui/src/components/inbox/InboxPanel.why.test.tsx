@@ -22,6 +22,7 @@ vi.mock("../../lib/bindings", () => ({
     syncResolve: vi.fn(),
     list: vi.fn(),
     task: vi.fn(),
+    chatSessions: vi.fn(),
   },
 }));
 
@@ -36,6 +37,7 @@ beforeEach(() => {
   api.task.mockResolvedValue(ok(freezeTask()));
   api.syncStatus.mockResolvedValue(ok(remoteSync()));
   api.list.mockResolvedValue(ok([]));
+  api.chatSessions.mockResolvedValue(ok([]));
 });
 
 function renderInbox() {
@@ -123,7 +125,10 @@ describe("a dream's proposal", () => {
     renderInbox();
     await openDream();
     expect(api.task).not.toHaveBeenCalled();
-    expect(screen.queryByTestId("proposal-why")).toBeNull();
+    // An extraction's "Why" is its entries' own reasons (issue 47), never a dream's report.
+    const why = screen.getByTestId("proposal-why");
+    expect(why.textContent).not.toMatch(/merged|kept in/i);
+    expect(within(why).getAllByTestId("proposal-why-note").map((n) => n.getAttribute("data-path"))).toEqual(["travel.md"]);
   });
 });
 

@@ -22,11 +22,12 @@ import {
   whenText,
 } from "../../lib/inbox";
 import type { Selection } from "../../lib/inbox";
-import { proposalWhy } from "../../lib/proposalWhy";
+import { entryReasons, proposalWhy, sourceSentence } from "../../lib/proposalWhy";
+import { printable } from "../../lib/printable";
 import { useCommand } from "../../lib/useCommand";
 import { InlineError } from "../common/InlineError";
 import { ProposalFiles } from "./ProposalFiles";
-import { ProposalWhyNotes, useDreamReport } from "./ProposalWhy";
+import { ProposalWhyNotes, useChatTitle, useDreamReport } from "./ProposalWhy";
 import type { WhyHeading } from "./ProposalWhy";
 
 interface Props {
@@ -66,6 +67,10 @@ export function ProposalCard({ summary: s, open, onToggle, onDecided, onAccepted
   // A dream's proposal: its task's report says where what it removes went, and why.
   const report = useDreamReport(s, open);
   const why = useMemo(() => (loaded && report ? proposalWhy(proposal, report) : null), [loaded, proposal, report]);
+  // An extraction's or a remember request's: the reasons its entries give, and what it came from.
+  const reasons = useMemo(() => (loaded ? entryReasons(proposal) : []), [loaded, proposal]);
+  const chatTitle = useChatTitle(s, open);
+  const source = sourceSentence(s, chatTitle);
 
   // Read once opened (and again after a failed read's Retry).
   useEffect(() => {
@@ -154,7 +159,7 @@ export function ProposalCard({ summary: s, open, onToggle, onDecided, onAccepted
         </span>
         <span className="proposal-title">
           <span className="proposal-origin" data-testid="proposal-origin">
-            {originSentence(s)}
+            {printable(originSentence(s))}
           </span>
           <span className="proposal-meta muted">
             <span title={formatFullTime(s.at)}>{whenText(s)}</span> · {sizeText(s)}
@@ -182,7 +187,13 @@ export function ProposalCard({ summary: s, open, onToggle, onDecided, onAccepted
                   </button>
                 </div>
               )}
+              {source && (
+                <p className="proposal-source" data-testid="proposal-source">
+                  {printable(source)}
+                </p>
+              )}
               {why && <ProposalWhyNotes notes={why.notes} headingLevel={headingLevel} />}
+              {!why && reasons.length > 0 && <ProposalWhyNotes notes={reasons} headingLevel={headingLevel} />}
               <ProposalFiles
                 proposal={proposal}
                 why={why}

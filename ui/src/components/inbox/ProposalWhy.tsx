@@ -26,6 +26,26 @@ export function useDreamReport(summary: ProposalSummary, open: boolean): DreamRe
   return read && read.task === task ? read.report : null;
 }
 
+/**
+ * The title of the chat an extraction's proposal came from, read once the proposal is open;
+ * `null` until then, for other proposals, and when the chat is gone (nothing is said then).
+ */
+export function useChatTitle(summary: ProposalSummary, open: boolean): string | null {
+  const { run, cancel } = useCommand();
+  const session = summary.kind === "extract" ? (summary.origin.session?.trim() ?? null) : null;
+  const [read, setRead] = useState<{ session: string; title: string | null } | null>(null);
+
+  useEffect(() => {
+    if (!open || !session || read?.session === session) return;
+    void run(commands.chatSessions(summary.workspace), "chat-title").then((answer) => {
+      if (answer) setRead({ session, title: answer.ok ? (answer.data.find((c) => c.id === session)?.title ?? null) : null });
+    });
+    return () => cancel("chat-title");
+  }, [run, cancel, open, session, summary.workspace, read]);
+
+  return read && read.session === session ? read.title : null;
+}
+
 export type WhyHeading = 2 | 3;
 
 interface Props {

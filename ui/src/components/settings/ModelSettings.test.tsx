@@ -217,4 +217,54 @@ describe("model settings", () => {
     expect(result.getAttribute("data-state")).toBe("failed");
     expect(api.setModelSettings).not.toHaveBeenCalled();
   });
+
+  it("has one Save for the whole dialog: it saves the model's and sync's changes (issue 47)", async () => {
+    api.setSyncSettings.mockImplementation(async (v) => ok({ ...SYNC_SETTINGS, ...v }));
+    await renderSettings();
+    await screen.findByTestId("sync-remote");
+    const dialog = screen.getByTestId("model-settings");
+    expect([...dialog.querySelectorAll("button")].filter((b) => b.textContent === "Save")).toHaveLength(1);
+    fireEvent.change(field("model-name"), { target: { value: "llama3.2" } });
+    fireEvent.change(field("sync-remote"), { target: { value: "git@git.example:me/memory.git" } });
+    fireEvent.click(screen.getByTestId("model-save"));
+    await waitFor(() => expect(api.setSyncSettings).toHaveBeenCalledWith(expect.objectContaining({ remote: "git@git.example:me/memory.git" })));
+    expect(api.setModelSettings).toHaveBeenCalledWith(expect.objectContaining({ model: "llama3.2" }));
+    await screen.findByTestId("model-saved");
+    expect(screen.getByTestId<HTMLButtonElement>("model-save").disabled).toBe(true);
+  });
+
+  it("saves with Ctrl+S only the form that has the focus, and never says Saved when nothing was (issue 47)", async () => {
+    api.setSyncSettings.mockImplementation(async (v) => ok({ ...SYNC_SETTINGS, ...v }));
+    // The memory editor behind the dialog listens for Ctrl+S on the window: it must not hear it.
+    const behind = vi.fn();
+    window.addEventListener("keydown", behind);
+    try {
+      await renderSettings();
+      const remote = await screen.findByTestId("sync-remote");
+      // Nothing typed: nothing saved, nothing claimed.
+      fireEvent.keyDown(field("model-base-url"), { key: "s", ctrlKey: true });
+      expect(await screen.findByTestId("settings-unchanged")).toBeTruthy();
+      expect(screen.queryByTestId("model-saved")).toBeNull();
+      expect(api.setModelSettings).not.toHaveBeenCalled();
+
+      // A URL typed in Sync, and a model typed too: Ctrl+S in the sync field saves sync only.
+      fireEvent.change(field("model-name"), { target: { value: "llama3.2" } });
+      fireEvent.change(remote, { target: { value: "git@git.example:me/memory.git" } });
+      fireEvent.keyDown(remote, { key: "s", ctrlKey: true });
+      await waitFor(() => expect(api.setSyncSettings).toHaveBeenCalledWith(expect.objectContaining({ remote: "git@git.example:me/memory.git" })));
+      expect(api.setModelSettings).not.toHaveBeenCalled();
+      // The model's change still waits: no "Saved" over it.
+      expect(screen.queryByTestId("model-saved")).toBeNull();
+      expect(screen.getByTestId<HTMLButtonElement>("model-save").disabled).toBe(false);
+
+      // Ctrl+S in the model's form saves the model.
+      fireEvent.keyDown(field("model-name"), { key: "s", ctrlKey: true });
+      await waitFor(() => expect(api.setModelSettings).toHaveBeenCalledWith(expect.objectContaining({ model: "llama3.2" })));
+      expect(await screen.findByTestId("model-saved")).toBeTruthy();
+      expect(api.setSyncSettings).toHaveBeenCalledTimes(1);
+      expect(behind).not.toHaveBeenCalled();
+    } finally {
+      window.removeEventListener("keydown", behind);
+    }
+  });
 });

@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { KeyboardEvent } from "react";
 import { Modal } from "../common/Modal";
 import { explain } from "../../lib/errors";
 import { commands } from "../../lib/bindings";
@@ -8,6 +9,7 @@ import { useCommand } from "../../lib/useCommand";
 import { InlineError } from "../common/InlineError";
 import { DiscardDialog } from "../common/ConfirmDialog";
 import { SyncSettings } from "./SyncSettings";
+import type { SyncSettingsHandle } from "./SyncSettings";
 import { choiceHint, EXTRACTION_OPTIONS, extractionSetting } from "../../lib/extraction";
 import type { ExtractionSetting } from "../../lib/extraction";
 
@@ -94,6 +96,12 @@ function settingsToSave(f: Form): Settings | UiError {
 
 type TestState = { state: "running" } | { state: "ok"; text: string } | { state: "failed"; error: UiError } | null;
 
+/** What the dialog's last save did: saved something, or found nothing changed (never "Saved" then). */
+type SaveNote = "saved" | "unchanged" | null;
+
+/** The note beside Save when Ctrl+S or Save found nothing to save. */
+export const NOTHING_TO_SAVE = "Nothing to save: no setting was changed.";
+
 /** The server's own model list (`GET /models`) for the base URL it was asked at. */
 type ModelList = { url: string; models: string[] } | { url: string; error: UiError } | null;
 
@@ -109,8 +117,11 @@ export function offeredText(list: ModelList, model: string): string {
 }
 
 /**
- * The settings dialog: the model (chat and extraction), then sync across machines. Closing it
- * with typed values not saved (Escape, a click outside, Close) asks first, like the memory editor.
+ * The settings dialog: the model (chat and extraction), then sync across machines, and one Save
+ * for both. Ctrl/⌘+S saves the section that has the focus (the whole dialog's changes from
+ * elsewhere in it), never the memory behind the dialog, and says "Saved" only when something was.
+ * Closing it with typed values not saved (Escape, a click outside, Close) asks first, like the
+ * memory editor.
  */
 export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }: Props) {
   const [loaded, setLoaded] = useState<Settings | null>(null);
@@ -118,8 +129,10 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
   const [form, setForm] = useState<Form | null>(null);
   const [error, setError] = useState<UiError | null>(null);
   const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState(false);
+  const [note, setNote] = useState<SaveNote>(null);
   const [test, setTest] = useState<TestState>(null);
+  const syncRef = useRef<SyncSettingsHandle>(null);
+  const modelFormRef = useRef<HTMLFormElement>(null);
   const [offered, setOffered] = useState<ModelList>(null);
   const [syncDirty, setSyncDirty] = useState(false);
   const [asking, setAsking] = useState(false);
@@ -157,6 +170,10 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
   }, [run, cancel, listModels]);
 
   const dirty = !!form && !!loaded && !sameForm(form, formOf(loaded));
+  const onSyncDirty = useCallback((d: boolean) => {
+    setSyncDirty(d);
+    if (d) setNote(null);
+  }, []);
   /** Close, or first ask whether typed values may be dropped. */
   const requestClose = () => {
     if (dirty || syncDirty) setAsking(true);
@@ -165,7 +182,7 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
 
   const set = <K extends keyof Form>(k: K, v: Form[K]) => {
     setForm((f) => (f ? { ...f, [k]: v } : f));
-    setSaved(false);
+    setNote(null);
     // A result about other values would mislead.
     setTest(null);
   };
@@ -190,10 +207,42 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
     const s = answer.data;
     setLoaded(s);
     setForm(formOf(s));
-    setSaved(true);
+    setNote("saved");
     setTest(null);
     onSaved(s);
     return true;
+  };
+
+  /** Saves the sync section's form; true when it was saved. */
+  const saveSync = async (): Promise<boolean> => {
+    const saved = await syncRef.current?.save();
+    if (saved) setNote("saved");
+    return !!saved;
+  };
+
+  /**
+   * Saves what changed — `which` section only (Ctrl+S in it), else both — and says so; with
+   * nothing changed nothing is written and nothing claimed.
+   */
+  const saveChanged = async (which: "model" | "sync" | "all") => {
+    const model = (which === "model" || which === "all") && dirty;
+    const sync = (which === "sync" || which === "all") && syncDirty;
+    if (!model && !sync) {
+      setNote("unchanged");
+      return;
+    }
+    if (model && !(await save())) return;
+    if (sync) await saveSync();
+  };
+
+  /** Ctrl/⌘+S inside the dialog: the section with the focus, never the memory behind it. */
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (!(e.ctrlKey || e.metaKey) || e.altKey || e.key.toLowerCase() !== "s") return;
+    e.preventDefault();
+    e.stopPropagation();
+    if (busy) return;
+    const at = e.target as Node;
+    void saveChanged(modelFormRef.current?.contains(at) ? "model" : syncRef.current?.contains(at) ? "sync" : "all");
   };
 
   /** Tries the values as typed; never saves them (Save does). */
@@ -222,6 +271,7 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
 
   return (
     <Modal labelledBy="model-settings-title" className="model-settings" testId="model-settings" onClose={requestClose}>
+      <div className="settings-body" onKeyDown={onKeyDown}>
         <h2 id="model-settings-title">Settings</h2>
         <section className="settings-section" aria-labelledby="model-section-title" data-testid="model-section">
           <h3 id="model-section-title">Model</h3>
@@ -233,10 +283,12 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
           {!form && !loadError && <div className="muted">Loading…</div>}
           {form && (
             <form
+              ref={modelFormRef}
               className="model-form"
+              data-testid="model-form"
               onSubmit={(e) => {
                 e.preventDefault();
-                void save();
+                void saveChanged("model");
               }}
             >
               {overrides.length > 0 && (
@@ -294,7 +346,7 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
                         className="danger-outline"
                         onClick={() => {
                           setForm((f) => (f ? { ...f, api_key: "", remove_key: true } : f));
-                          setSaved(false);
+                          setNote(null);
                         }}
                         data-testid="model-remove-key"
                       >
@@ -388,25 +440,45 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
                 </div>
               )}
               <div className="modal-actions">
-                {saved && !dirty && (
-                  <span className="muted model-saved" data-testid="model-saved">
-                    Saved
-                  </span>
-                )}
                 <button type="button" onClick={() => void testConnection()} disabled={busy} data-testid="model-test">
                   Test connection
-                </button>
-                <button type="submit" className="primary" disabled={busy || !dirty} data-testid="model-save">
-                  Save
                 </button>
               </div>
             </form>
           )}
         </section>
-        <SyncSettings autoFocus={focus === "sync"} onSaved={onSyncSaved} onDirtyChange={setSyncDirty} />
+        <SyncSettings
+          ref={syncRef}
+          autoFocus={focus === "sync"}
+          onSaved={(v) => {
+            setNote("saved");
+            onSyncSaved?.(v);
+          }}
+          onDirtyChange={onSyncDirty}
+        />
         <div className="modal-actions settings-close">
+          {note === "saved" && !dirty && !syncDirty && (
+            <span className="muted model-saved" role="status" data-testid="model-saved">
+              Saved
+            </span>
+          )}
+          {note === "unchanged" && (
+            <span className="muted model-saved" role="status" data-testid="settings-unchanged">
+              {NOTHING_TO_SAVE}
+            </span>
+          )}
           <button type="button" onClick={requestClose} data-testid="model-close">
             Close
+          </button>
+          <button
+            type="button"
+            className="primary"
+            disabled={busy || (!dirty && !syncDirty)}
+            onClick={() => void saveChanged("all")}
+            title="Save the model and sync settings you changed"
+            data-testid="model-save"
+          >
+            Save
           </button>
         </div>
         {asking && (
@@ -414,6 +486,7 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
             <p>You typed settings that are not saved. Discarding them keeps the settings as they were.</p>
           </DiscardDialog>
         )}
+      </div>
     </Modal>
   );
 }

@@ -56,7 +56,8 @@ describe("sync settings", () => {
     expect(field("sync-qwen").checked).toBe(true);
     expect(field("sync-auto").checked).toBe(false);
     expect(field("sync-sessions").checked).toBe(false);
-    expect(button("sync-save").disabled).toBe(true);
+    // Saved by the dialog's one Save (or Enter in a field): no Save of its own (issue 47).
+    expect(screen.queryByTestId("sync-save")).toBeNull();
     // Nothing to sync with yet.
     expect(button("sync-settings-now").disabled).toBe(true);
 
@@ -65,14 +66,12 @@ describe("sync settings", () => {
     fireEvent.click(field("sync-auto"));
     fireEvent.click(field("sync-qwen"));
     fireEvent.click(field("sync-sessions"));
-    fireEvent.click(button("sync-save"));
+    fireEvent.submit(screen.getByTestId("sync-form"));
     await waitFor(() =>
       expect(api.setSyncSettings).toHaveBeenCalledWith({ remote: REMOTE, author: "Ana <ana@example.org>", auto: true, claude: true, qwen: false, sessions: true, shared: {} }),
     );
-    await screen.findByTestId("sync-saved");
-    expect(onSaved).toHaveBeenCalledWith(expect.objectContaining({ remote: REMOTE, auto: true }));
+    await waitFor(() => expect(onSaved).toHaveBeenCalledWith(expect.objectContaining({ remote: REMOTE, auto: true })));
     expect(field("sync-remote").value).toBe(REMOTE);
-    expect(button("sync-save").disabled).toBe(true);
     // The badges and the Status view read the status again.
     expect(changed).toHaveBeenCalled();
     off();
@@ -87,7 +86,7 @@ describe("sync settings", () => {
     );
     await renderSettings();
     fireEvent.change(field("sync-remote"), { target: { value: "https://ana:hunter2@git.example/memory.git" } });
-    fireEvent.click(button("sync-save"));
+    fireEvent.submit(screen.getByTestId("sync-form"));
     const error = await screen.findByTestId("inline-error");
     expect(error.textContent).toMatch(/^The sync remote's URL holds a password or token/);
     expect(error.textContent).not.toContain("invalid_arguments");

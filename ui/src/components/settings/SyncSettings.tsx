@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { forwardRef, useEffect, useImperativeHandle, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { SyncSettings as Settings } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
@@ -19,19 +19,30 @@ interface Props {
 
 type Busy = "saving" | "syncing" | null;
 
+/** What the dialog around the section does with it: its one Save button saves this form too. */
+export interface SyncSettingsHandle {
+  /** Saves the form: the settings in effect, or null when the save failed (or nothing is loaded). */
+  save: () => Promise<Settings | null>;
+  /** The form holds typed values not saved. */
+  dirty: () => boolean;
+  /** Whether `node` is inside this section's form (Ctrl+S saves the form that has the focus). */
+  contains: (node: Node | null) => boolean;
+}
+
 /**
  * The settings dialog's Sync section: the git remote memory syncs through, who this machine's
- * changes are by, automatic sync, which coding assistants' memories go along; Save and Sync now.
+ * changes are by, automatic sync, which coding assistants' memories go along; Sync now. Saved by
+ * the dialog's one Save button (through the handle), or Enter in one of its fields.
  */
-export function SyncSettings({ autoFocus = false, onSaved, onDirtyChange }: Props) {
+export const SyncSettings = forwardRef<SyncSettingsHandle, Props>(function SyncSettings({ autoFocus = false, onSaved, onDirtyChange }, ref) {
   const { run, cancel } = useCommand();
   const [loaded, setLoaded] = useState<Settings | null>(null);
   const [loadError, setLoadError] = useState<UiError | null>(null);
   const [form, setForm] = useState<SyncForm | null>(null);
   const [busy, setBusy] = useState<Busy>(null);
   const [error, setError] = useState<UiError | null>(null);
-  const [saved, setSaved] = useState(false);
   const [result, setResult] = useState<string | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
 
   // Bumped by Retry after a failed load.
   const [loads, setLoads] = useState(0);
@@ -67,7 +78,6 @@ export function SyncSettings({ autoFocus = false, onSaved, onDirtyChange }: Prop
 
   const set = <K extends keyof SyncForm>(k: K, v: SyncForm[K]) => {
     setForm((f) => (f ? { ...f, [k]: v } : f));
-    setSaved(false);
     setResult(null);
   };
 
@@ -85,7 +95,6 @@ export function SyncSettings({ autoFocus = false, onSaved, onDirtyChange }: Prop
     }
     setLoaded(answer.data);
     setForm(syncFormOf(answer.data));
-    setSaved(true);
     syncChanged();
     onSaved?.(answer.data);
     return answer.data;
@@ -106,6 +115,19 @@ export function SyncSettings({ autoFocus = false, onSaved, onDirtyChange }: Prop
   };
 
   const remoteSet = form !== null && form.remote.trim() !== "";
+  const live = useRef({ save, dirty });
+  useEffect(() => {
+    live.current = { save, dirty };
+  });
+  useImperativeHandle(
+    ref,
+    () => ({
+      save: () => live.current.save(),
+      dirty: () => live.current.dirty,
+      contains: (node) => !!node && !!formRef.current?.contains(node),
+    }),
+    [],
+  );
 
   return (
     <section ref={sectionRef} className="settings-section" aria-labelledby="sync-settings-title" data-testid="sync-settings">
@@ -120,7 +142,9 @@ export function SyncSettings({ autoFocus = false, onSaved, onDirtyChange }: Prop
       {!form && !loadError && <div className="muted">Loading…</div>}
       {form && (
         <form
+          ref={formRef}
           className="model-form"
+          data-testid="sync-form"
           onSubmit={(e) => {
             e.preventDefault();
             void save();
@@ -179,11 +203,6 @@ export function SyncSettings({ autoFocus = false, onSaved, onDirtyChange }: Prop
             </div>
           )}
           <div className="modal-actions">
-            {saved && !dirty && (
-              <span className="muted model-saved" data-testid="sync-saved">
-                Saved
-              </span>
-            )}
             <button
               type="button"
               onClick={() => void syncNow()}
@@ -193,12 +212,9 @@ export function SyncSettings({ autoFocus = false, onSaved, onDirtyChange }: Prop
             >
               {busy === "syncing" ? "Syncing…" : "Sync now"}
             </button>
-            <button type="submit" className="primary" disabled={busy !== null || !dirty} data-testid="sync-save">
-              Save
-            </button>
           </div>
         </form>
       )}
     </section>
   );
-}
+});

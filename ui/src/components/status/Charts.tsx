@@ -303,7 +303,7 @@ export function RunTimeline({
       <Plot
         className="chart-timeline"
         height={HEIGHT}
-        label={`${runs.length} runs from ${formatTime(iso(first))} to ${formatTime(iso(last))}: ${[...counts].map(([s, n]) => `${n} ${s}`).join(", ")}`}
+        label={`${runs.length} runs from ${formatTime(iso(first))} to ${formatTime(iso(last))}: ${[...counts].map(([s, n]) => `${n} ${runStatusLabel(s).toLowerCase()}`).join(", ")}`}
         draw={(width) => {
           const plotW = Math.max(1, width - PAD.left - PAD.right);
           const barW = Math.max(2, Math.min(MAX_RUN, (plotW / runs.length) * 0.6));
@@ -330,7 +330,7 @@ export function RunTimeline({
                   height={h(r)}
                 >
                   <title>
-                    {`${formatTime(iso(r.at))} · ${r.status}${r.trigger ? ` (${r.trigger})` : ""} · ${r.entries} ${entriesWord} · ${formatMs(r.durationMs)}`}
+                    {`${formatTime(iso(r.at))} · ${runStatusLabel(r.status)}${r.trigger ? ` (${r.trigger})` : ""} · ${entriesText(r, entriesWord)} · ${formatMs(r.durationMs)}`}
                   </title>
                 </rect>
               ))}
@@ -348,6 +348,13 @@ export function RunTimeline({
       </ul>
     </Frame>
   );
+}
+
+/** "2 entries written"; a run whose writes became a proposal: "2 proposed, none written" until it is accepted. */
+export function entriesText(r: RunPoint, entriesWord: string): string {
+  const n = (k: number) => `${k} ${k === 1 ? "entry" : "entries"}`;
+  if (r.proposed === undefined) return `${n(r.entries)} ${entriesWord}`;
+  return `${n(r.proposed)} proposed, ${r.entries === 0 ? "none" : r.entries} ${entriesWord}`;
 }
 
 /** A used-against-cap bar (MEMORY.md lines, bytes). */

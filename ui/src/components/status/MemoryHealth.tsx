@@ -8,6 +8,10 @@ import { useCommand } from "../../lib/useCommand";
 import { BudgetBar } from "./Charts";
 import { InlineError } from "../common/InlineError";
 import { HealthCuration } from "./HealthCuration";
+import { CONFLICT_RECALL, workspaceSync } from "../../lib/sync";
+import { useSyncStatus } from "../../lib/useSyncStatus";
+import { useMemoryNames } from "../../lib/useMemoryNames";
+import { printable } from "../../lib/printable";
 
 interface Props {
   stats: MemoryStats;
@@ -29,7 +33,8 @@ const KIND_TEXT: Record<HealthItem["kind"], string> = {
 /**
  * Memory health: MEMORY.md against its caps (lines, bytes), then each finding with its action —
  * invalid files to open and fix, likely duplicates to dream away, memories that may disagree to
- * compare; then pruning by use (`HealthCuration`): memories not recalled in 90 days to archive,
+ * compare, memories whose sync conflict waits for a choice (issue 47: a page listing a conflict
+ * never says nothing is contradictory); then pruning by use (`HealthCuration`): memories not recalled in 90 days to archive,
  * the most expensive to trim, the archived ones to restore.
  */
 export function MemoryHealth({ stats, activeDream, onOpenMemory, onDreamStarted, onOpenDream, onChanged }: Props) {
@@ -39,6 +44,11 @@ export function MemoryHealth({ stats, activeDream, onOpenMemory, onDreamStarted,
   const lines = budget(stats.memory_md_lines, stats.memory_md_max_lines);
   const bytes = budget(stats.memory_md_bytes, stats.memory_md_max_bytes);
   const items = healthItems(stats);
+  // Open sync conflicts: two machines disagree on these memories (the shared status, as the
+  // Sync section below and the Inbox read it).
+  const conflicts = workspaceSync(useSyncStatus(), stats.workspace)?.conflicts ?? [];
+  const conflicted = [...new Set(conflicts.map((c) => c.path))];
+  const names = useMemoryNames(stats.workspace, conflicted);
 
   const dream = async () => {
     setDreamError(null);
@@ -59,7 +69,7 @@ export function MemoryHealth({ stats, activeDream, onOpenMemory, onDreamStarted,
     <ul className="health-list">
       {group(kind).map((i) => (
         <li key={i.path} data-testid="health-item" data-kind={i.kind} data-path={i.path}>
-          <code>{i.path}</code>{" "}
+          <code>{printable(i.path)}</code>{" "}
           <button
             type="button"
             className="link-button"
@@ -101,10 +111,38 @@ export function MemoryHealth({ stats, activeDream, onOpenMemory, onDreamStarted,
           prunes.
         </p>
       )}
-      {items.length === 0 && stats.same_name.length === 0 && stats.same_subject.length === 0 && (
+      {items.length === 0 && stats.same_name.length === 0 && stats.same_subject.length === 0 && conflicted.length === 0 && (
         <p className="health-ok" data-testid="health-ok">
           No problems found: every file is valid, nothing looks duplicated, contradictory or stale.
         </p>
+      )}
+      {conflicted.length > 0 && (
+        <div className="health-group" data-testid="health-conflicts" data-count={conflicted.length}>
+          <h3>
+            Sync conflicts <span className="muted">{conflicted.length}</span>
+          </h3>
+          <p className="muted">
+            Two of your machines changed {conflicted.length === 1 ? "this memory" : "these memories"} differently. {CONFLICT_RECALL}{" "}
+            Open one to choose.
+          </p>
+          <ul className="health-list">
+            {conflicted.map((path) => (
+              <li key={path} data-testid="health-conflict" data-path={path}>
+                {names.get(path) ? <span>{printable(names.get(path) ?? "")} </span> : null}
+                <code>{printable(path)}</code>{" "}
+                <button
+                  type="button"
+                  className="link-button"
+                  data-testid="health-conflict-open"
+                  title="Open it to choose the version to keep"
+                  onClick={() => onOpenMemory(stats.workspace, path)}
+                >
+                  Open
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
       )}
       {group("invalid").length > 0 && (
         <div className="health-group" data-testid="health-invalid">
@@ -176,7 +214,7 @@ function PathGroups(props: {
             {paths.map((p, i) => (
               <span key={p}>
                 {i > 0 && " · "}
-                <code>{p}</code>{" "}
+                <code>{printable(p)}</code>{" "}
                 <button type="button" className="link-button" onClick={() => props.onOpen(p)}>
                   Open
                 </button>

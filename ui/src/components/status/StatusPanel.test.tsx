@@ -4,7 +4,8 @@ import { StatusPanel } from "./StatusPanel";
 import { commands } from "../../lib/bindings";
 import type { MemoryStats, Semantic, TaskInfo } from "../../lib/bindings";
 import type { TaskList } from "../../lib/useTaskList";
-import { SEMANTIC_NOT_INSTALLED, err, ok, proposalPage, remoteSync, reviewMode, status, task } from "../../test/fixtures";
+import { DOCS, SEMANTIC_NOT_INSTALLED, err, ok, proposalPage, proposalSummary, remoteSync, reviewMode, status, syncConflict, task, workspaceSync } from "../../test/fixtures";
+import { CONFLICT_RECALL } from "../../lib/sync";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
@@ -191,9 +192,42 @@ describe("sync", () => {
   it("has its section for the workspace, read again on Refresh", async () => {
     renderPanel();
     expect((await screen.findByTestId("sync-sentence")).textContent).toBe("Sync is not set up: this memory stays on this computer.");
-    expect(api.syncStatus).toHaveBeenCalledTimes(1);
-    fireEvent.click(screen.getByTestId("status-refresh"));
+    // Read by the Sync section and by Memory health (which counts the open conflicts).
     await waitFor(() => expect(api.syncStatus).toHaveBeenCalledTimes(2));
+    fireEvent.click(screen.getByTestId("status-refresh"));
+    await waitFor(() => expect(api.syncStatus).toHaveBeenCalledTimes(3));
+  });
+});
+
+describe("runs whose writes became proposals (issue 47)", () => {
+  it("says where each proposal stands now: an accepted dream is not “waiting in the Inbox”, a rejected extraction wrote nothing", async () => {
+    api.stats.mockResolvedValue(
+      ok({
+        ...STATS,
+        last_extract_at: "2026-03-01T10:03:00Z",
+        last_extract_status: "completed",
+        last_dream_at: "2026-03-01T11:00:00Z",
+        last_dream_status: "proposed",
+        telemetry: [
+          tel("2026-03-01T11:00:00Z", "dream", { status: "proposed", entries_merged: 2, duration_ms: 900, trigger: "manual" }),
+          tel("2026-03-01T10:03:00Z", "extract", { status: "completed", entries_written: 1, duration_ms: 1200 }),
+        ],
+      }),
+    );
+    const page = proposalPage([
+      proposalSummary(8, { kind: "dream", source: "dream", at: "2026-03-01T11:00:01Z", status: "accepted", resolved_at: "2026-03-01T11:05:00Z" }),
+      proposalSummary(7, { at: "2026-03-01T10:03:00Z", status: "rejected", resolved_at: "2026-03-01T10:04:00Z" }),
+    ]);
+    api.inbox.mockImplementation(async (_ws, status) => ok(status === null ? page : proposalPage()));
+    renderPanel();
+    await waitFor(() => expect(screen.getByTestId("last-dream").textContent).toContain("Proposed, then accepted"));
+    expect(screen.getByTestId("last-dream").textContent).not.toContain("waiting in the Inbox");
+    expect(screen.getByTestId("last-extract").textContent).toContain("Proposed, then rejected: nothing written");
+    const extract = screen.getByTestId("chart-extract");
+    expect([...extract.querySelectorAll("svg rect")].map((r) => r.getAttribute("data-status"))).toEqual(["proposal_rejected"]);
+    expect(extract.querySelector("title")?.textContent).toContain("Proposed, then rejected: nothing written · 1 entry proposed, none written");
+    expect(extract.textContent).not.toContain("Completed");
+    expect(screen.getByTestId("chart-dream").textContent).toContain("Proposed, then accepted 1");
   });
 });
 
@@ -257,6 +291,21 @@ describe("memory health", () => {
     expect(screen.queryByTestId("health-item")).toBeNull();
     expect(screen.queryByText(/close to its cap/)).toBeNull();
   });
+
+  it("counts an open sync conflict: never “nothing contradictory” on the page that lists one (issue 47)", async () => {
+    api.stats.mockResolvedValue(ok({ ...STATS, invalid: [], stale: [], duplicates: 0, duplicate_files: [], same_name: [], same_subject: [], memory_md_lines: 3 }));
+    api.list.mockResolvedValue(ok([{ ...DOCS[0], path: "home.md", name: "Where I live" }]));
+    api.syncStatus.mockResolvedValue(ok(remoteSync({ workspaces: [workspaceSync({ conflicts: [syncConflict({ path: "home.md" })] })] })));
+    renderPanel();
+    const group = await screen.findByTestId("health-conflicts");
+    expect(group.textContent).toContain("Sync conflicts 1");
+    expect(group.textContent).toContain(CONFLICT_RECALL);
+    await waitFor(() => expect(within(group).getByTestId("health-conflict").textContent).toContain("Where I live"));
+    expect(screen.queryByTestId("health-ok")).toBeNull();
+    expect(screen.getByTestId("memory-health").textContent).not.toMatch(/No problems found|contradictory/);
+    fireEvent.click(within(group).getByTestId("health-conflict-open"));
+    expect(onOpenMemory).toHaveBeenCalledWith("personal", "home.md");
+  });
 });
 
 describe("telemetry charts", () => {
@@ -282,7 +331,7 @@ describe("telemetry charts", () => {
     const extract = screen.getByTestId("chart-extract");
     expect([...extract.querySelectorAll("svg rect")].map((r) => r.getAttribute("data-status"))).toEqual(["failed", "completed"]);
     expect(extract.querySelector('rect[data-status="failed"]')?.classList.contains("tone-bad")).toBe(true);
-    expect(extract.querySelector("title")?.textContent).toContain("failed");
+    expect(extract.querySelector("title")?.textContent).toContain("Failed");
     // The legend in words.
     expect(extract.textContent).toContain("Completed 1");
     expect(extract.textContent).toContain("Failed 1");

@@ -4,7 +4,8 @@ import type { MemoryStats, TaskInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { activeDream } from "../../lib/dream";
 import { formatAge, formatTime } from "../../lib/format";
-import { parseTelemetry, runStatusLabel, statusTone, strategyMix } from "../../lib/stats";
+import { lastRunStatus, parseTelemetry, runStatusLabel, statusTone, strategyMix, withProposals } from "../../lib/stats";
+import { useRecentProposals } from "../../lib/useInbox";
 import { countRecords, savingFromChats } from "../../lib/extraction";
 import { isActive } from "../../lib/tasks";
 import type { TaskList } from "../../lib/useTaskList";
@@ -70,7 +71,11 @@ export function StatusPanel(props: Props) {
     return () => cancel("stats");
   }, [run, cancel, workspace, refreshKey, reloads, ended]);
 
+  // What the runs' proposals became (review mode): a run's claim follows its proposal's status.
+  const proposals = useRecentProposals(workspace, `${refreshKey}:${reloads}:${ended}`);
   const telemetry = useMemo(() => parseTelemetry(stats?.telemetry ?? []), [stats]);
+  const extracts = useMemo(() => withProposals(telemetry.extracts, proposals, "extract"), [telemetry, proposals]);
+  const dreams = useMemo(() => withProposals(telemetry.dreams, proposals, "dream"), [telemetry, proposals]);
   const mix = useMemo(() => strategyMix(telemetry.recalls), [telemetry]);
 
   const flip = async (which: Switch, enabled: boolean) => {
@@ -130,7 +135,12 @@ export function StatusPanel(props: Props) {
                     <span className="muted"> — the memory agent saves what is worth keeping from each turn</span>
                   </span>
                 </label>
-                <LastRun testId="last-extract" what="Last extraction" at={stats.last_extract_at} status={stats.last_extract_status} />
+                <LastRun
+                  testId="last-extract"
+                  what="Last extraction"
+                  at={stats.last_extract_at}
+                  status={lastRunStatus("extract", stats.last_extract_status, stats.last_extract_at, proposals)}
+                />
                 {stats.auto_extract && <ExtractionWay stats={stats} />}
                 <label className="status-switch">
                   <input
@@ -165,7 +175,7 @@ export function StatusPanel(props: Props) {
                   testId="last-dream"
                   what="Last dream"
                   at={stats.last_dream_at}
-                  status={stats.last_dream_status}
+                  status={lastRunStatus("dream", stats.last_dream_status, stats.last_dream_at, proposals)}
                   undoneBy={stats.last_dream_undone_by}
                 />
                 <ReviewSwitch workspace={workspace} onOpenInbox={onOpenInbox} />
@@ -213,7 +223,7 @@ export function StatusPanel(props: Props) {
                   title="Extraction runs"
                   caption={(n) => `Entries written by ${lastOf(n, "extraction run")}, along time; the colour says how each ended.`}
                   empty="No extraction runs yet."
-                  runs={telemetry.extracts}
+                  runs={extracts}
                   entriesWord="written"
                 />
                 <RunTimeline
@@ -221,7 +231,7 @@ export function StatusPanel(props: Props) {
                   title="Dreams"
                   caption={(n) => `Entries merged by ${lastOf(n, "dream")}, along time; the colour says how each ended.`}
                   empty="No dreams yet."
-                  runs={telemetry.dreams}
+                  runs={dreams}
                   entriesWord="merged"
                 />
               </div>

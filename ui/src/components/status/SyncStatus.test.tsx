@@ -6,6 +6,7 @@ import type { ApiError, RemoteSync } from "../../lib/bindings";
 import type { Result } from "../../lib/transport";
 import { formatTime } from "../../lib/format";
 import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, err, ok, remoteSync, syncConflict, workspaceSync } from "../../test/fixtures";
+import { CONFLICT_RECALL } from "../../lib/sync";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
@@ -133,6 +134,8 @@ describe("sync status", () => {
     renderSync();
     expect(await sentence()).toBe("2 conflicts wait for your choice.");
     const [edited, gone] = screen.getAllByTestId("sync-conflict");
+    // What a conflict means for recall: the one sentence every place says (issue 47).
+    expect(screen.getByTestId("sync-conflicts-recall").textContent).toBe(CONFLICT_RECALL);
     // Named by its memory's name (from the memory list), else by its path: never a made-up title.
     expect(await within(edited).findByText(/^Editor preferences: the same entry was edited on two machines/)).toBeTruthy();
     expect(within(gone).getByText(/^发布冻结\.md: an entry was deleted on one machine/)).toBeTruthy();

@@ -3,7 +3,7 @@ import { commands } from "../../lib/bindings";
 import type { RemoteSync } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { formatFullTime, formatTime } from "../../lib/format";
-import { NOT_SET_UP, ago, changedText, elsewhereLine, flagSentence, remoteOf, syncSentence, workspaceSync } from "../../lib/sync";
+import { CONFLICT_RECALL, NOT_SET_UP, ago, changedText, elsewhereLine, flagSentence, remoteOf, syncSentence, workspaceSync } from "../../lib/sync";
 import { useCommand } from "../../lib/useCommand";
 import { onSyncChanged, syncChanged } from "../../lib/useSyncStatus";
 import { printable } from "../../lib/printable";
@@ -184,6 +184,9 @@ export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
           {w.conflicts.length > 0 && (
             <>
               <h3>Conflicts</h3>
+              <p className="muted" data-testid="sync-conflicts-recall">
+                {CONFLICT_RECALL}
+              </p>
               <SyncConflictList workspace={workspace} conflicts={w.conflicts} onOpenMemory={onOpenMemory} />
             </>
           )}

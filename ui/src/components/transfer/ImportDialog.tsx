@@ -194,7 +194,7 @@ export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUn
             }}
           >
             <div className="field">
-              <label htmlFor="import-source">Export file or folder (its full path)</label>
+              <label htmlFor="import-source">File or folder to import (its full path)</label>
               <input
                 id="import-source"
                 ref={inputRef}
