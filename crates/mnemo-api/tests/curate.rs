@@ -197,3 +197,28 @@ fn an_archived_memory_leaves_recall_and_memory_md_but_stays_searchable() {
     assert_eq!(usage[0].recalls, 1);
     assert_eq!(usage[0].tokens, u64::from(r.selected[0].tokens_injected));
 }
+
+/// Issue 47: the status counts the daily logs and conversation records there are (it said
+/// "none kept yet" while records existed: the index's list holds topic files only).
+#[test]
+fn the_status_counts_daily_logs_and_conversation_records() {
+    let (d, api) = common::api();
+    let root = d.path().join("home/workspaces/personal/memory");
+    for (p, text) in [
+        (
+            "chats/2026/11/2026-11-20-abc.md",
+            "# 2026-11-20\n\nI moved to Porto.\n",
+        ),
+        (
+            "chats/2026/11/2026-11-21-def.md",
+            "# 2026-11-21\n\nI walk the dog.\n",
+        ),
+        ("logs/2026/11/2026-11-21.md", "# 2026-11-21\n\nA log.\n"),
+    ] {
+        let f = root.join(p);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, text).unwrap();
+    }
+    let s = api.stats("personal".into()).unwrap();
+    assert_eq!((s.chats, s.logs), (2, 1), "{s:?}");
+}

@@ -101,6 +101,7 @@ fn parse_time(s: &str) -> Option<DateTime<Utc>> {
 pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
     let meta = vault.meta(ws)?.value;
     let docs = vault.list_indexed(Some(&ws.id), None)?;
+    let records = vault.logs(&ws.id)?;
     let events: Vec<TelemetryEvent> = vault
         .events(None, 5_000)?
         .into_iter()
@@ -164,8 +165,19 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
         last_dream_undone_by: last_dream_undone_by(vault, ws, meta.last_dream_status.as_deref()),
         last_dream_status: meta.last_dream_status,
         topics: to_u32(topics.len()),
-        logs: to_u32(docs.iter().filter(|d| d.kind == doc::DocKind::Log).count()),
-        chats: to_u32(docs.iter().filter(|d| d.kind == doc::DocKind::Chat).count()),
+        // The index's list holds topic files only: logs and records are counted from theirs.
+        logs: to_u32(
+            records
+                .iter()
+                .filter(|d| d.kind == doc::DocKind::Log)
+                .count(),
+        ),
+        chats: to_u32(
+            records
+                .iter()
+                .filter(|d| d.kind == doc::DocKind::Chat)
+                .count(),
+        ),
         chat_records: crate::extract::records_enabled(vault, ws),
         extraction: None,
         memory_md_lines: to_u32(index.lines().count()),
