@@ -69,6 +69,11 @@ fn every_corpus_secret_is_found_and_redacted() {
         );
         let (out, _) = redact(&format!("before {secret} after"));
         assert!(scan(&out).is_empty(), "{rule}: left in {out}");
+        if *rule == "private_key" {
+            // A key's first line with no last line takes the rest of the text (issue 47).
+            assert_eq!(out, "before [redacted: private_key]");
+            continue;
+        }
         assert!(
             out.starts_with("before ") && out.ends_with(" after"),
             "{out}"

@@ -23,6 +23,7 @@ mod root_swap;
 mod round_trip;
 mod search_plan;
 mod secrets_corpus;
+mod secrets_measured;
 mod vectors;
 mod watcher;
 
