@@ -29,6 +29,7 @@ pub mod layout;
 mod local;
 pub mod meta;
 mod read;
+mod report;
 pub mod run;
 pub mod state;
 mod status;

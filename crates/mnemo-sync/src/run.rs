@@ -10,123 +10,20 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mnemo_core::{Error, ErrorCode, Result};
-use serde::Serialize;
 
 use super::Syncer;
 use super::channel::{self, Scope};
 use super::extras::Extras;
 use super::git::{Content, Git, Item, Tree};
 use super::layout::{self};
-use super::meta::SyncConflict;
 use super::state::{self, State, SyncFlag, SyncRun, SyncSettings};
 use mnemo_store::fsutil::{self};
 use mnemo_store::vault::WriteHold;
 use mnemo_store::workspace::Workspace;
 
-/// A workspace's sync, as a sync left it or as `sync status` sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
-pub struct WorkspaceSync {
-    /// Workspace id.
-    pub workspace: String,
-    /// Its label.
-    pub label: String,
-    /// Where it lives in the remote (`None`: it does not sync).
-    pub key: Option<String>,
-    /// The remote it syncs through (a team's, when it is shared).
-    pub remote: Option<String>,
-    /// It is shared with a team through its own remote.
-    pub shared: bool,
-    /// Why it does not sync.
-    pub not_synced: Option<String>,
-    /// When it last synced (RFC 3339).
-    pub last_synced: Option<String>,
-    /// Files changed here since the last sync, not yet sent.
-    pub pending: u32,
-    /// Files changed on the remote (as last fetched), not yet merged here.
-    pub incoming: u32,
-    /// Files this sync changed here.
-    pub changed: Vec<String>,
-    /// The change group holding them (undo it to take the sync's changes back).
-    pub group: Option<i64>,
-    /// What waits for a choice.
-    pub conflicts: Vec<SyncConflict>,
-    /// Files left out, and why.
-    pub flagged: Vec<SyncFlag>,
-    /// Other workspaces here that sync as the same memory (checkouts of one project, a
-    /// worktree): their files are merged as one set and each holds all of them.
-    pub shares_with: Vec<String>,
-    /// What this sync changed on the remote, for every machine (on the first workspace of a key).
-    pub sent: FileCounts,
-    /// What this sync changed here.
-    pub received: FileCounts,
-}
-
-/// What a sync did to one workspace, by workspace id.
-pub(super) type Groups = BTreeMap<String, Done>;
-
-/// What a sync did to one workspace.
-#[derive(Debug, Default)]
-pub(super) struct Done {
-    /// The change group holding what it wrote here.
-    pub(super) group: Option<i64>,
-    /// The files it wrote here.
-    pub(super) changed: Vec<String>,
-    /// What it wrote here, counted.
-    pub(super) received: FileCounts,
-    /// What it changed on the remote (on the first workspace of each key).
-    pub(super) sent: FileCounts,
-}
-
-/// Memory files added, removed and changed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, specta::Type)]
-pub struct FileCounts {
-    /// Added.
-    pub added: u32,
-    /// Removed.
-    pub removed: u32,
-    /// Changed.
-    pub changed: u32,
-}
-
-impl FileCounts {
-    /// Nothing at all.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.added == 0 && self.removed == 0 && self.changed == 0
-    }
-}
-
-/// The home's sync: a run's report, or the status.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
-pub struct RemoteSync {
-    /// The remote (`None`: sync is not set up).
-    pub remote: Option<String>,
-    /// Automatic sync is on.
-    pub auto: bool,
-    /// The commit this home is at.
-    pub commit: Option<String>,
-    /// Commits here the remote lacks / on the remote not merged here (as last fetched).
-    pub ahead: u32,
-    /// See `ahead`.
-    pub behind: u32,
-    /// How the last attempt ended.
-    pub last_run: Option<SyncRun>,
-    /// Per workspace.
-    pub workspaces: Vec<WorkspaceSync>,
-    /// What the remote carries that no workspace here takes, and why (as last fetched).
-    pub elsewhere: Vec<RemoteKey>,
-}
-
-/// Memory the remote carries that this home does not take (yet).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
-pub struct RemoteKey {
-    /// Where it lives in the remote.
-    pub key: String,
-    /// Its memory files.
-    pub files: u32,
-    /// Why it is not here, and what brings it.
-    pub why: String,
-}
+pub(super) use super::report::Groups;
+pub use super::report::{FileCounts, RemoteKey, RemoteSync, WorkspaceSync};
+use super::report::{commit_message, commit_title, groups_summary, sent_counts};
 
 /// Added to a flag when another machine's changes to the file wait for it.
 const WAITS: &str = "; another machine's changes to it wait, and are merged in once it can be sent";
@@ -576,87 +473,6 @@ fn diff(from: &Tree, to: &Tree, bytes: &HashMap<String, Vec<u8>>) -> Vec<(String
         }
     }
     out
-}
-
-/// Per key: the memory files `to` adds, removes and changes against `from`.
-fn sent_counts(from: &Tree, to: &Tree) -> BTreeMap<String, FileCounts> {
-    let mut out: BTreeMap<String, FileCounts> = BTreeMap::new();
-    let memory = |p: &str| match layout::split(p) {
-        Some((k, layout::Part::Memory(_))) => Some(k),
-        _ => None,
-    };
-    for (p, i) in to {
-        let Some(k) = memory(p) else { continue };
-        match from.get(p) {
-            None => out.entry(k).or_default().added += 1,
-            Some(f) if f.id != i.id => out.entry(k).or_default().changed += 1,
-            Some(_) => {}
-        }
-    }
-    for p in from.keys() {
-        if let Some(k) = memory(p)
-            && !to.contains_key(p)
-        {
-            out.entry(k).or_default().removed += 1;
-        }
-    }
-    out
-}
-
-fn groups_summary(groups: &Groups) -> String {
-    let n: usize = groups.values().map(|d| d.changed.len()).sum();
-    if n == 0 {
-        String::new()
-    } else {
-        format!("{n} file(s) merged here from the remote")
-    }
-}
-
-/// What a commit carries, per workspace: "personal: +2 −1 ~3 from ana".
-fn commit_title(
-    from: &Tree,
-    changes: &[(String, Content)],
-    mapped: &BTreeMap<String, Workspace>,
-    by: &str,
-) -> String {
-    let mut per: BTreeMap<String, [usize; 3]> = BTreeMap::new();
-    for (p, c) in changes {
-        let Some((key, layout::Part::Memory(_))) = layout::split(p) else {
-            continue;
-        };
-        let name = mapped.get(&key).map_or(key, |w| w.id.clone());
-        let n = per.entry(name).or_default();
-        match c {
-            Content::Removed => n[1] += 1,
-            _ if from.contains_key(p) => n[2] += 1,
-            _ => n[0] += 1,
-        }
-    }
-    let by = mnemo_store::fsutil::printable(by);
-    if per.is_empty() {
-        return format!("Mnemo sync from {by} (bookkeeping only)");
-    }
-    let parts: Vec<String> = per
-        .iter()
-        .map(|(ws, [a, r, m])| {
-            let mut s = format!("{}:", mnemo_store::fsutil::printable(ws));
-            for (n, sign) in [(a, '+'), (r, '−'), (m, '~')] {
-                if *n > 0 {
-                    s.push_str(&format!(" {sign}{n}"));
-                }
-            }
-            s
-        })
-        .collect();
-    format!("{} from {by}", parts.join("; "))
-}
-
-fn commit_message(title: &str, summary: &str) -> String {
-    if summary.is_empty() {
-        format!("{title}\n")
-    } else {
-        format!("{title}\n\n{summary}\n")
-    }
 }
 
 pub(super) fn now() -> String {
