@@ -139,7 +139,15 @@ pub fn run(
             emit(json, &c, |c| {
                 let what = keep.and_then(|k| c.choices.get(k as usize)).map_or_else(
                     || "every version kept".to_owned(),
-                    |ch| format!("kept {}", ch.label),
+                    |ch| {
+                        // A choice's label is a phrase ("ana's version", "delete it, as ben
+                        // did"): said as what was chosen.
+                        if ch.texts.is_empty() {
+                            format!("chose to {}", term(&ch.label))
+                        } else {
+                            format!("kept {}", term(&ch.label))
+                        }
+                    },
                 );
                 println!(
                     "resolved the conflict in {}: {what}; the next sync takes it to your other machines",
