@@ -99,14 +99,8 @@ impl Syncer<'_> {
             if round.ours.get(&fpath) != merged.get(&fpath) || group.len() > 1 {
                 let want = merged
                     .get(&fpath)
-                    .and_then(|i| {
-                        content_of(&i.id).cloned().or_else(|| {
-                            git.blobs(std::slice::from_ref(&i.id), fsutil::MAX_FILE_BYTES)
-                                .ok()?
-                                .remove(&i.id)
-                        })
-                    })
-                    .map(|b| meta::decode_set(&b))
+                    .and_then(|i| content_of(&i.id))
+                    .map(|b| meta::decode_set(b))
                     .unwrap_or_default();
                 for ws in group {
                     let have = self.forgotten_keys(&ws.id)?;

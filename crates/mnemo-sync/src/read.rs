@@ -181,12 +181,13 @@ impl Syncer<'_> {
                                 // and what came from other homes since is kept.
                                 let id = match behind.and_then(|b| b.get(&f.rel)) {
                                     Some(was) if was.as_ref() != base.get(&path).map(|i| &i.id) => {
-                                        catch_up(
+                                        // Its changes since `was`, rebased onto the base.
+                                        merge_versions(
                                             git,
                                             &mut bytes,
                                             &f.rel,
                                             was.as_ref(),
-                                            &id,
+                                            Some(&id),
                                             base.get(&path).map(|i| &i.id),
                                         )?
                                     }
@@ -428,18 +429,4 @@ fn merge_versions(
         bytes.insert(id.clone(), b);
         id
     }))
-}
-
-/// A file left behind by earlier syncs (its last common blob `was`), read again as `now`:
-/// brought up to the key's base `base` — what other homes wrote meanwhile merged in — so the
-/// round sees only what changed here.
-fn catch_up(
-    git: &Git,
-    bytes: &mut HashMap<String, Vec<u8>>,
-    rel: &str,
-    was: Option<&String>,
-    now: &String,
-    base: Option<&String>,
-) -> Result<Option<String>> {
-    merge_versions(git, bytes, rel, was, Some(now), base)
 }

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 
 use super::{Env, topic, write};
 
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(super) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)

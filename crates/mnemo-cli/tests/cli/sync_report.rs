@@ -3,26 +3,9 @@
 //! than a few memories — for a second checkout of a project and for a deletion made on the
 //! remote with plain git. The reports print (`--nocapture`) as a person sees them.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
+use super::sync_edges::git;
 use super::{Env, topic, write};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=Eve", "-c", "user.email=eve@example.com"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use std::path::{Path, PathBuf};
 
 fn bare(dir: &Path, name: &str) -> PathBuf {
     let r = dir.join(name);
