@@ -86,8 +86,10 @@ export function DetailPane(props: Props) {
     : !!base && !readOnly && !sameDraft(form, draftOf(base), record !== null);
 
   // Latest values for callbacks that outlive a render (window listeners, async completions).
+  // A layout effect: a key pressed right after the memory appears must already see it (a passive
+  // effect could still be pending, and Ctrl+S would then do nothing and say nothing).
   const live = useRef({ base, form, dirty, saving });
-  useEffect(() => {
+  useLayoutEffect(() => {
     live.current = { base, form, dirty, saving };
   });
 

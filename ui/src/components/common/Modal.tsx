@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { ReactNode, RefObject } from "react";
 
 const FOCUSABLE =
@@ -38,7 +38,7 @@ export function useModal(ref: RefObject<HTMLElement | null>, { onClose, initialF
   const [covered, setCovered] = useState(false);
   const close = useRef(onClose);
   const fallback = useRef(fallbackFocus);
-  useEffect(() => {
+  useLayoutEffect(() => {
     close.current = onClose;
     fallback.current = fallbackFocus;
   }, [onClose, fallbackFocus]);

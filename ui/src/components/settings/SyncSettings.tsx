@@ -1,4 +1,4 @@
-import { forwardRef, useEffect, useImperativeHandle, useRef, useState } from "react";
+import { forwardRef, useEffect, useImperativeHandle, useLayoutEffect, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { SyncSettings as Settings } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
@@ -116,7 +116,7 @@ export const SyncSettings = forwardRef<SyncSettingsHandle, Props>(function SyncS
 
   const remoteSet = form !== null && form.remote.trim() !== "";
   const live = useRef({ save, dirty });
-  useEffect(() => {
+  useLayoutEffect(() => {
     live.current = { save, dirty };
   });
   useImperativeHandle(
