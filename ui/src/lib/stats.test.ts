@@ -166,6 +166,10 @@ describe("runs whose writes became proposals (issue 47)", () => {
     expect(runStatusLabel(lastRunStatus("dream", "proposed", at, [dreamProposal(8, "2026-03-01T10:00:00Z", "rejected"), dreamProposal(7, "2026-02-28T10:00:00Z", "accepted")]))).toBe(
       "Proposed, then rejected: nothing written",
     );
+    // Two dreams ending within the same seconds: the last one's is the newer proposal.
+    expect(
+      lastRunStatus("dream", "proposed", at, [dreamProposal(6, "2026-03-01T09:59:59.400Z", "accepted"), dreamProposal(7, "2026-03-01T10:00:00.300Z", "rejected")]),
+    ).toBe("proposal_rejected");
     // Another job's proposal, or one from long before, is not this dream's.
     expect(lastRunStatus("dream", "proposed", at, [extractProposal(9, at, "pending"), dreamProposal(7, "2026-02-28T10:00:00Z", "accepted")])).toBe("proposed");
     // Proposals not read: nothing more is claimed.

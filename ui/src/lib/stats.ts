@@ -268,6 +268,7 @@ export function proposalOfRun(
   at: number,
   before: number | null = null,
   taken: ReadonlySet<number> = new Set(),
+  newest = false,
 ): ProposalSummary | null {
   let best: { p: ProposalSummary; t: number } | null = null;
   for (const p of proposals) {
@@ -275,7 +276,7 @@ export function proposalOfRun(
     const t = Date.parse(p.at);
     if (Number.isNaN(t) || t < at - CLOCK_SLACK_MS || t > at + RUN_PROPOSAL_SLACK_MS) continue;
     if (before !== null && t > before) continue;
-    if (!best || t < best.t) best = { p, t };
+    if (!best || (newest ? t > best.t || (t === best.t && p.id > best.p.id) : t < best.t)) best = { p, t };
   }
   return best?.p ?? null;
 }
@@ -300,7 +301,10 @@ export function lastRunStatus(
   if (status !== "proposed" && status !== "completed" && status !== "updated") return status;
   const t = Date.parse(at);
   if (Number.isNaN(t)) return status;
-  const p = proposalOfRun(proposals, kind, t);
+  // The last run's proposal is the newest of its kind from then on: an earlier run ending within
+  // the same seconds made the older one (issue 47: a dream rejected a second after an accepted
+  // one read as "Proposed, then accepted").
+  const p = proposalOfRun(proposals, kind, t, null, new Set(), true);
   return p ? proposalRunStatus(p) : status;
 }
 
