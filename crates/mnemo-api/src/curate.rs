@@ -82,13 +82,6 @@ impl Api {
                 "the new fact is empty: write what replaces it",
             ));
         }
-        let hits = mnemo_store::secrets::scan(&text);
-        if !hits.is_empty() {
-            return Err(Error::new(
-                ErrorCode::InvalidContent,
-                mnemo_store::secrets::describe(&hits),
-            ));
-        }
         let ws = self.vault.workspace(&workspace)?;
         let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
         self.vault.mutate(&ws, &path, self.person, None, |cur, rel| {

@@ -242,6 +242,8 @@ struct Outcome {
     learnt: u32,
     files: Vec<String>,
     group: Option<i64>,
+    /// The proposal it became (review mode).
+    proposal: Option<i64>,
     /// Conversations the model could not finish (name, why): not marked done, so the next
     /// run tries them again.
     failed: Vec<(String, String)>,
@@ -278,6 +280,7 @@ impl Job {
             learnt,
             files,
             group,
+            proposal,
             failed,
         } = match self.learn(&mut task, &token).await {
             Ok(r) => r,
@@ -286,14 +289,24 @@ impl Job {
                 learnt: 0,
                 files: Vec::new(),
                 group: None,
+                proposal: None,
                 failed: Vec::new(),
             },
         };
         let total = thousands(u64::from(self.total));
-        let wrote = if files.is_empty() {
-            "nothing written".to_owned()
+        // What is on disk, or waiting in the Inbox: never "wrote" for a proposal.
+        let wrote = match proposal {
+            Some(id) => format!(
+                "proposed changes to {} memory files for review (proposal {id}, in the Inbox)",
+                files.len()
+            ),
+            None if files.is_empty() => "nothing written".to_owned(),
+            None => format!("wrote {} memory files", files.len()),
+        };
+        let files = if proposal.is_some() {
+            Vec::new()
         } else {
-            format!("wrote {} memory files", files.len())
+            files
         };
         let (status, reason, summary) = match &end {
             End::Finished if failed.is_empty() => (
@@ -361,7 +374,7 @@ impl Job {
             touched_types: Vec::new(),
             dream: None,
             undone_by: None,
-            proposal: None,
+            proposal,
         });
         self.tasks.finish(&mut task, status, reason);
     }
@@ -400,7 +413,31 @@ impl Job {
         let mut cur = cursor::load(&self.ws, &self.path)?;
         reset_if_undone(&self.vault, &mut cur)?;
         cur.budget_tokens = self.budget;
-        let group = self.group(&mut cur, task)?;
+        // Review mode (issue 47): what this run learns is staged and becomes one proposal, like
+        // every automatic writer's; else it lands in the import's one change group.
+        let label = format!(
+            "Learnt from an import of {} ({})",
+            self.format.label(),
+            file_name(&self.path)
+        );
+        let job = if crate::review::review_on(&self.vault, &self.ws.id) {
+            crate::review::open_group(
+                &self.vault,
+                &self.ws.id,
+                "import",
+                Some(&task.id),
+                &label,
+                ChangeSource::Extract,
+            )
+        } else {
+            crate::review::JobGroup {
+                id: Some(self.group(&mut cur, task)?),
+                staged: false,
+            }
+        };
+        let group = job
+            .id
+            .ok_or_else(|| Error::new(ErrorCode::Io, "could not open the import's change group"))?;
         let done: HashSet<String> = cur.done.iter().cloned().collect();
         let max = piece_tokens(self.client.context_window(token).await);
         // Conversations are read on their own thread, two ahead: never the whole file.
@@ -523,6 +560,28 @@ impl Job {
             }
         };
         drop(rx);
+        if job.staged {
+            let ended = crate::review::close_group(
+                &self.vault,
+                job,
+                ChangeSource::Extract,
+                "import",
+                &label,
+                &mnemo_store::journal::ProposalOrigin {
+                    task: Some(task.id.clone()),
+                    ..Default::default()
+                },
+                true,
+            )?;
+            return Ok(Outcome {
+                end,
+                learnt,
+                files,
+                group: None,
+                proposal: ended.proposal,
+                failed: failures,
+            });
+        }
         let kept = if self.vault.discard_group_if_empty(group)? {
             cur.group = None;
             cursor::save(&self.ws, &self.path, &cur)?;
@@ -535,6 +594,7 @@ impl Job {
             learnt,
             files,
             group: kept,
+            proposal: None,
             failed: failures,
         })
     }

@@ -47,8 +47,6 @@ pub struct Patch {
     pub expected_hash: Option<String>,
 }
 
-/// Every write is scanned for secrets (SPEC §4.6), people's too: a refusal names the rule and
-/// the line, never the secret.
 /// A name or description must be printable: no control character, no bidi override.
 fn check_printable(parts: &[&str]) -> Result<()> {
     match parts
@@ -63,21 +61,6 @@ fn check_printable(parts: &[&str]) -> Result<()> {
             ),
         )),
         None => Ok(()),
-    }
-}
-
-fn check_secrets(parts: &[&str]) -> Result<()> {
-    let hits: Vec<mnemo_engine::secrets::SecretHit> = parts
-        .iter()
-        .flat_map(|p| mnemo_engine::secrets::scan(p))
-        .collect();
-    if hits.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::new(
-            ErrorCode::InvalidContent,
-            mnemo_engine::secrets::describe(&hits),
-        ))
     }
 }
 
@@ -161,12 +144,6 @@ impl Api {
             &memory.name,
             &memory.description,
         ])?;
-        check_secrets(&[
-            memory.path.as_deref().unwrap_or(""),
-            &memory.name,
-            &memory.description,
-            &memory.body,
-        ])?;
         let new = mnemo_store::NewMemory {
             path: memory.path.filter(|p| !p.trim().is_empty()),
             name: memory.name,
@@ -206,11 +183,6 @@ impl Api {
         check_printable(&[
             patch.name.as_deref().unwrap_or(""),
             patch.description.as_deref().unwrap_or(""),
-        ])?;
-        check_secrets(&[
-            patch.name.as_deref().unwrap_or(""),
-            patch.description.as_deref().unwrap_or(""),
-            patch.body.as_deref().unwrap_or(""),
         ])?;
         let body = patch.body.clone();
         let p = mnemo_store::Patch {

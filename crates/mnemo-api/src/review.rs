@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::Api;
 
 /// The settings table holding each workspace's review switch.
-pub const REVIEW: &str = "review";
+pub use mnemo_store::settings::REVIEW;
 
 /// A workspace's review mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -46,7 +46,7 @@ pub(crate) struct JobEnd {
 
 /// Whether review mode is on for `workspace`.
 pub(crate) fn review_on(vault: &Vault, workspace: &str) -> bool {
-    settings::switch(&vault.home().root, REVIEW, workspace) == Some(true)
+    vault.review_on(workspace)
 }
 
 /// Ids of staged groups: negative, so they never meet a journal group (a staged job journals
@@ -63,15 +63,7 @@ pub(crate) fn open_group(
     label: &str,
     source: ChangeSource,
 ) -> JobGroup {
-    let reviewable = matches!(
-        source,
-        ChangeSource::Extract
-            | ChangeSource::Dream
-            | ChangeSource::Remember
-            | ChangeSource::Mcp
-            | ChangeSource::Chat
-    );
-    if reviewable && review_on(vault, workspace) {
+    if source.is_automatic() && review_on(vault, workspace) {
         let id = NEXT_STAGE.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         vault.stage_group(id, workspace);
         return JobGroup {

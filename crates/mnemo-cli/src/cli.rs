@@ -169,7 +169,8 @@ pub enum Command {
     /// Remember a fact without a chat (needs a model): queued in the workspace's remember lane;
     /// `--wait` waits for it and prints what was written. TEXT `-` reads stdin.
     Remember {
-        /// The fact (`-`: read it from stdin).
+        /// The fact (`-`: read it from stdin). It may begin with dashes (`-----BEGIN …`).
+        #[arg(allow_hyphen_values = true)]
         text: String,
         /// Wait for the task to finish.
         #[arg(long)]

@@ -117,6 +117,17 @@ pub enum ChangeSource {
 }
 
 impl ChangeSource {
+    /// Whether this is an automatic writer — a model or a job acting on its own, whose writes to
+    /// memories review mode turns into proposals (issue 47). People (the app, the CLI, a
+    /// forget they chose), other programs and syncs are not.
+    #[must_use]
+    pub fn is_automatic(self) -> bool {
+        match self {
+            Self::Extract | Self::Dream | Self::Remember | Self::Chat | Self::Mcp => true,
+            Self::User | Self::Cli | Self::Watcher | Self::Forget | Self::Sync => false,
+        }
+    }
+
     /// The lowercase name used on every wire.
     #[must_use]
     pub fn as_str(self) -> &'static str {

@@ -1,46 +1,123 @@
-//! A project's identity across machines (issue 22, not yet wired to a sync): the same repository
-//! checked out at `/home/a/webapp` and `/Users/a/code/webapp` must share one memory, so a project
-//! is keyed by its repository, not its path — the `origin` remote's URL normalised, else the
-//! repository's first commit.
+//! A project's identity across machines (issue 22): the same repository checked out at
+//! `/home/a/webapp` and `/Users/a/code/webapp` must share one memory, so a project is keyed by
+//! its repository, not its path — the `origin` remote's URL normalised *and* the repository's
+//! first commit (issue 47: two unrelated repositories given the same URL must never share a
+//! memory; a fork, whose URL differs, shares only when the person says so with
+//! `git config mnemo.shareWith <the other URL>`). Without a remote: the first commit alone;
+//! without a commit yet: the URL alone.
 //!
 //! Normalising drops what differs between clones of one remote and must never be stored:
 //! scheme, user name and password, port, a trailing `.git` or `/`, the host's case. So
 //! `git@github.com:Acme/webapp.git`, `https://user:token@GitHub.com/Acme/webapp` and
 //! `ssh://git@github.com:22/Acme/webapp.git` are all `github.com/Acme/webapp`.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
-/// The identity of the repository at `dir`: `remote:<host/path>` from `origin`, else
-/// `root:<first commit id>`; `None` when `dir` is not in a git repository with either (or `git`
-/// cannot run).
+/// How many hex digits of the first commit an identity carries (48 bits: two unrelated
+/// repositories never meet by chance).
+const ROOT_DIGITS: usize = 12;
+
+/// What identifies a repository: its remote (normalised) and its first commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoId {
+    /// `origin`'s URL normalised (or the URL `mnemo.shareWith` names), if any.
+    pub remote: Option<String>,
+    /// The oldest root commit, if any.
+    pub root: Option<String>,
+}
+
+impl RepoId {
+    /// The identity: `remote:<host/path>@<first commit, 12 digits>`, or `remote:<host/path>`
+    /// before the first commit, or `root:<first commit>` without a remote.
+    #[must_use]
+    pub fn key(&self) -> Option<String> {
+        match (&self.remote, &self.root) {
+            (Some(r), Some(c)) => Some(format!("remote:{r}@{}", &c[..ROOT_DIGITS.min(c.len())])),
+            (Some(r), None) => Some(format!("remote:{r}")),
+            (None, Some(c)) => Some(format!("root:{c}")),
+            (None, None) => None,
+        }
+    }
+
+    /// The identity Mnemo gave this repository before issue 47 (the URL alone), when it differs
+    /// from [`RepoId::key`]: a sync adopts what was kept under it.
+    #[must_use]
+    pub fn legacy_key(&self) -> Option<String> {
+        match (&self.remote, &self.root) {
+            (Some(r), Some(_)) => Some(format!("remote:{r}")),
+            _ => None,
+        }
+    }
+}
+
+fn git_in(dir: &Path, args: &[&str]) -> Option<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// The repository at `dir`, or `None` when `dir` is not in a git repository with a remote or a
+/// commit (or `git` cannot run). The remote is read every time (a person may add one); the
+/// first commit, which walks the history, once per folder and head in a process.
+#[must_use]
+pub fn repo_id(dir: &Path) -> Option<RepoId> {
+    type Roots = HashMap<(PathBuf, String), Option<String>>;
+    static ROOTS: OnceLock<Mutex<Roots>> = OnceLock::new();
+    let remote = git_in(dir, &["config", "--get", "mnemo.shareWith"])
+        .and_then(|u| normalise_remote(&u))
+        .or_else(|| {
+            git_in(dir, &["config", "--get", "remote.origin.url"])
+                .and_then(|u| normalise_remote(&u))
+        });
+    let root = git_in(dir, &["rev-parse", "--verify", "-q", "HEAD"]).and_then(|head| {
+        let roots = ROOTS.get_or_init(Default::default);
+        let at = (dir.to_path_buf(), head);
+        if let Some(hit) = roots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&at)
+        {
+            return hit.clone();
+        }
+        // The oldest root (a repository can have several): the smallest id, a stable choice.
+        let found = git_in(dir, &["rev-list", "--max-parents=0", "HEAD"]).and_then(|roots| {
+            roots
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.len() >= 40 && l.chars().all(|c| c.is_ascii_hexdigit()))
+                .min()
+                .map(str::to_owned)
+        });
+        roots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(at, found.clone());
+        found
+    });
+    let id = RepoId { remote, root };
+    id.key().is_some().then_some(id)
+}
+
+/// The identity of the repository at `dir` ([`RepoId::key`]).
 #[must_use]
 pub fn identity(dir: &Path) -> Option<String> {
-    let git = |args: &[&str]| -> Option<String> {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .output()
-            .ok()?;
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
-    };
-    if let Some(url) = git(&["config", "--get", "remote.origin.url"])
-        && let Some(id) = normalise_remote(&url)
-    {
-        return Some(format!("remote:{id}"));
-    }
-    // The oldest root (a repository can have several): the smallest id, for a stable choice.
-    let roots = git(&["rev-list", "--max-parents=0", "HEAD"])?;
-    roots
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.len() >= 40 && l.chars().all(|c| c.is_ascii_hexdigit()))
-        .min()
-        .map(|r| format!("root:{r}"))
+    repo_id(dir)?.key()
+}
+
+/// The identity the repository at `dir` had before issue 47 ([`RepoId::legacy_key`]).
+#[must_use]
+pub fn legacy_identity(dir: &Path) -> Option<String> {
+    repo_id(dir)?.legacy_key()
 }
 
 /// A remote URL as `host/path` (or `file/path` for a remote on disk), without credentials,

@@ -156,6 +156,10 @@ pub fn remove_folder(home: &Path, folder: &Path) -> Result<()> {
     })
 }
 
+/// The switch table holding each workspace's review mode (issue 23): automatic writes to its
+/// memories become proposals.
+pub const REVIEW: &str = "review";
+
 /// One workspace's switch in a switch table (`[auto_dream]`, `[auto_extract]`): `None` when it
 /// is not set — the caller's default applies. An unreadable table counts as unset, with a warning.
 #[must_use]

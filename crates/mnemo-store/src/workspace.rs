@@ -98,11 +98,22 @@ pub fn project_name(encoded: &str) -> (String, Option<String>) {
             Some(found.display().to_string()),
         );
     }
-    let last = encoded
-        .rsplit('-')
-        .find(|p| !p.is_empty())
-        .unwrap_or(encoded);
-    (last.to_owned(), None)
+    (name_without_home(encoded).to_owned(), None)
+}
+
+/// A project folder's name when its folder is not on this machine: the encoded path after the
+/// home folder (`-home-ana-infra-tools` is `infra-tools`, not `tools` — the encoding cannot tell
+/// `infra-tools` from `infra/tools`, so everything below the home is kept).
+fn name_without_home(encoded: &str) -> &str {
+    let e = encoded.trim_start_matches('-');
+    let below = ["home-", "Users-"]
+        .iter()
+        .find_map(|h| e.strip_prefix(h))
+        .and_then(|rest| rest.split_once('-').map(|(_, tail)| tail))
+        .or_else(|| e.strip_prefix("root-"))
+        .filter(|t| !t.trim_matches('-').is_empty());
+    let name = below.unwrap_or(e).trim_matches('-');
+    if name.is_empty() { encoded } else { name }
 }
 
 /// [`project_name`], worked out once per process (workspaces are listed on every command).
@@ -655,11 +666,20 @@ mod tests {
         let (name, path) = project_name(&sanitize(&real.to_string_lossy()));
         assert_eq!(name, "my-app");
         assert_eq!(path.as_deref(), Some(real.to_string_lossy().as_ref()));
-        // Not on this machine: the last segment.
+        // Not on this machine: everything below the home folder (issue 47: `infra-tools` was
+        // named `tools`).
         assert_eq!(
             project_name("-home-nobody-zz-webapp"),
-            ("webapp".to_owned(), None)
+            ("zz-webapp".to_owned(), None)
         );
+        assert_eq!(
+            project_name("-home-ana-infra-tools"),
+            ("infra-tools".to_owned(), None)
+        );
+        assert_eq!(project_name("-Users-bo-code-app").0, "code-app");
+        assert_eq!(project_name("-root-svc").0, "svc");
+        assert_eq!(project_name("-home-ana").0, "home-ana");
+        assert_eq!(project_name("-srv-git-api").0, "srv-git-api");
         assert_eq!(project_name("plain"), ("plain".to_owned(), None));
     }
 

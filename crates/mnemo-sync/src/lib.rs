@@ -20,6 +20,7 @@
 //! # Ok::<(), mnemo_core::Error>(())
 //! ```
 
+mod adopt;
 mod apply;
 pub mod channel;
 mod combine;

@@ -262,14 +262,16 @@ impl Syncer<'_> {
             Some(b) => git.tree(b)?,
             None => Tree::new(),
         };
-        let theirs = if r.is_some() { theirs } else { head.clone() };
+        let mut theirs = if r.is_some() { theirs } else { head.clone() };
+        let adopted = self.adopt_legacy_keys(settings, scope, st, &mut theirs)?;
         let author = state::author_line(settings.author.as_deref())?;
         let theirs_by = r
             .as_deref()
             .filter(|r| Some(*r) != h.as_deref())
             .and_then(|r| git.author_of(r))
             .unwrap_or_else(|| "the other machine".to_owned());
-        let base = self.key_bases(git, st, base, r.as_deref())?;
+        let mut base = self.key_bases(git, st, base, r.as_deref())?;
+        super::adopt::rebase_adopted(&mut base, &adopted);
         let mut round = self.read_ours(git, settings, scope, extras, st, base, head, theirs)?;
         if let Some(r) = &r {
             let names = git.authors(base_commit.as_deref(), r);

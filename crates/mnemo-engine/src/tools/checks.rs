@@ -1,5 +1,6 @@
 //! What every write of the memory tools must pass: never under `chats/` (issue 47), the pinned /
-//! secret / changed-on-disk guard, the content checks (secrets, frontmatter), forgotten facts —
+//! secret / changed-on-disk guard, the content check (frontmatter; a secret is refused by the vault's
+//! one write gate), forgotten facts —
 //! and corrections, which retire the old fact (issue 23) instead of rewriting it silently.
 
 use mnemo_core::{Error, ErrorCode};
@@ -64,15 +65,6 @@ impl MemoryTools<'_> {
     }
 
     pub(super) fn check_content(rel: &str, content: &str) -> Result<(), Error> {
-        // A file name is kept too (MEMORY.md, the journal): it is scanned like the text.
-        let mut hits = secrets::scan(rel);
-        hits.extend(secrets::scan(content));
-        if !hits.is_empty() {
-            return Err(Error::new(
-                ErrorCode::InvalidContent,
-                secrets::describe(&hits),
-            ));
-        }
         if doc::doc_kind(rel) == Some(doc::DocKind::Topic) {
             TopicFile::parse(content).check()?;
         }

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use mnemo_core::{Error, ErrorCode, Result};
 
-use super::review::{check_secret, text};
+use super::review::text;
 use crate::format;
 use crate::fsutil::{self, ReadOutcome};
 use crate::journal::{AcceptChoice, Proposal};
@@ -60,7 +60,11 @@ pub(super) fn targets(p: &Proposal, choice: &AcceptChoice) -> Result<Vec<Target>
             None => review::select(f, &chosen),
         };
         let Some(theirs) = theirs else { continue };
-        check_secret(&f.path, theirs.as_deref().map(str::as_bytes))?;
+        super::gate::refuse_added_secrets(
+            &f.path,
+            f.before.as_deref().map(str::as_bytes),
+            theirs.as_deref().map(str::as_bytes),
+        )?;
         if let Some(t) = &theirs
             && crate::doc::doc_kind(&f.path) == Some(crate::doc::DocKind::Topic)
         {

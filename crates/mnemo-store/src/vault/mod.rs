@@ -10,6 +10,7 @@
 //! - Files are the truth: a failed index update is logged and repaired by the next sync.
 
 mod accept;
+mod gate;
 mod groups;
 mod import;
 mod logs;

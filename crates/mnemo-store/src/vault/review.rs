@@ -17,7 +17,7 @@ use crate::journal::{
 };
 use crate::review::EntryOp;
 use crate::workspace::Workspace;
-use crate::{format, secrets, settings};
+use crate::{doc, format, settings};
 
 /// Days a proposal waits for a decision before it expires (`review_expire_days` in settings).
 pub const DEFAULT_EXPIRE_DAYS: u32 = 30;
@@ -46,24 +46,6 @@ pub(super) fn text(b: Option<&[u8]>) -> Option<String> {
     b.map(|b| String::from_utf8_lossy(b).into_owned())
 }
 
-/// Refuse text that holds a secret (a proposal is kept in the journal and shown to people).
-pub(super) fn check_secret(rel: &str, content: Option<&[u8]>) -> Result<()> {
-    let mut hits = secrets::scan(rel);
-    if let Some(b) = content {
-        hits.extend(secrets::scan(&String::from_utf8_lossy(b)));
-    }
-    if hits.is_empty() {
-        return Ok(());
-    }
-    Err(Error::new(
-        ErrorCode::InvalidContent,
-        format!(
-            "a proposal may not hold a secret: {}",
-            secrets::describe(&hits)
-        ),
-    ))
-}
-
 impl Vault {
     /// Hold group `group`'s writes to `ws` as a proposal instead of writing them.
     pub fn stage_group(&self, group: i64, ws: &str) {
@@ -76,7 +58,42 @@ impl Vault {
         );
     }
 
-    /// Whether `origin`'s writes are staged.
+    /// Whether review mode is on for `workspace`.
+    #[must_use]
+    pub fn review_on(&self, workspace: &str) -> bool {
+        settings::switch(&self.home().root, settings::REVIEW, workspace) == Some(true)
+    }
+
+    /// The one write gate of review mode, under every write to a memory: with review mode on, an
+    /// automatic writer ([`ChangeSource::is_automatic`]) writes only into a staged group (its
+    /// job opened one, and it becomes a proposal). A writer that did not is refused, never
+    /// let through, so a new writer cannot bypass review by forgetting to ask.
+    pub(super) fn refuse_unreviewed(&self, ws: &str, origin: Origin, rel: &str) -> Result<()> {
+        if !origin.source.is_automatic()
+            || doc::doc_kind(rel) != Some(doc::DocKind::Topic)
+            || self.is_staged(origin)
+            || !self.review_on(ws)
+        {
+            return Ok(());
+        }
+        // A proposal a person accepted is written in a `review` group, with its writer's source.
+        if let Some(g) = origin.group
+            && guard(&self.journal)
+                .group(g)
+                .is_ok_and(|info| info.kind == "review")
+        {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorCode::Conflict,
+            format!(
+                "review mode is on for {ws}: the {} write to `{rel}` must be proposed for review, not written (nothing was changed)",
+                origin.source.as_str()
+            ),
+        ))
+    }
+
+    /// Whether `origin`'s group is staged (its writes become a proposal).
     #[must_use]
     pub fn is_staged(&self, origin: Origin) -> bool {
         origin
@@ -160,7 +177,7 @@ impl Vault {
                 ),
             ));
         }
-        check_secret(rel, new.as_deref())?;
+        super::gate::refuse_added_secrets(rel, cur.as_deref(), new.as_deref())?;
         let hash = new.as_deref().map(fsutil::hash);
         let mut stages = guard(&self.stages);
         if let Some(stage) = stages.get_mut(&group) {
@@ -197,8 +214,8 @@ impl Vault {
         if stage.files.is_empty() {
             return Ok(None);
         }
-        for (p, (_, now)) in &stage.files {
-            check_secret(p, now.as_deref())?;
+        for (p, (before, now)) in &stage.files {
+            super::gate::refuse_added_secrets(p, before.as_deref(), now.as_deref())?;
         }
         let id = guard(&self.journal).add_proposal(&NewProposal {
             workspace: &stage.workspace,

@@ -161,6 +161,7 @@ impl Vault {
         let rel = fsutil::normalise(path)?;
         let undoing_index = undoes.is_some() && rel == memory_md::FILE_NAME;
         if doc::doc_kind(&rel).is_none() && !undoing_index {
+            super::gate::refuse_secret_name(&rel)?;
             return Err(not_a_memory(&rel));
         }
         let hold = self.hold_writes(ws)?;
@@ -217,12 +218,14 @@ impl Vault {
                 ));
             }
         };
-        // Review mode: a staged group's writes become a proposal, not a file change.
+        // Review mode: a staged group's writes become a proposal, not a file change; an
+        // automatic writer outside one is refused.
         if let Some(group) = origin.group
             && self.is_staged(origin)
         {
             return self.stage_write(ws, group, &rel, current, f);
         }
+        self.refuse_unreviewed(&ws.id, origin, &rel)?;
         let new = f(current.as_deref(), &rel)?;
         if let Some(b) = &new
             && b.len() as u64 > fsutil::MAX_FILE_BYTES
@@ -235,6 +238,10 @@ impl Vault {
                     b.len()
                 ),
             ));
+        }
+        // Undo puts back bytes that were on disk; every other write passes the secret gate.
+        if undoes.is_none() {
+            super::gate::refuse_added_secrets(&rel, current.as_deref(), new.as_deref())?;
         }
         let before_hash = current.as_deref().map(fsutil::hash);
         let after_hash = new.as_deref().map(fsutil::hash);

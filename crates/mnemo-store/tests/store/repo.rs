@@ -71,3 +71,76 @@ fn two_clones_at_different_paths_are_one_project() {
     git(&empty, &["init", "-q"]);
     assert_eq!(identity(&empty), None);
 }
+
+/// Issue 47: identity was the URL alone, so two unrelated repositories given the same `origin`
+/// (a scratch URL reused, a template re-initialised) shared one memory across homes. Now the
+/// first commit is part of it; a fork (another URL, the same first commit) shares only when the
+/// person says so with `git config mnemo.shareWith <URL>`.
+#[test]
+fn unrelated_repositories_with_one_url_are_two_projects_and_a_fork_shares_only_when_asked() {
+    let t = tempfile::tempdir().unwrap();
+    let make = |name: &str, text: &str| {
+        let d = t.path().join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        git(&d, &["init", "-q"]);
+        std::fs::write(d.join("README"), text).unwrap();
+        git(&d, &["add", "README"]);
+        git(&d, &["commit", "-q", "-m", text]);
+        d
+    };
+    let one = make("one", "first project\n");
+    let two = make("two", "an unrelated project\n");
+    for d in [&one, &two] {
+        git(
+            d,
+            &["remote", "add", "origin", "git@example.com:me/scratch.git"],
+        );
+    }
+    let (a, b) = (identity(&one).unwrap(), identity(&two).unwrap());
+    assert_ne!(a, b, "same URL, unrelated histories");
+    assert!(a.starts_with("remote:example.com/me/scratch@"), "{a}");
+    // What Mnemo called them before: the URL alone (a sync adopts what was kept under it).
+    assert_eq!(
+        mnemo_store::repo::legacy_identity(&one).as_deref(),
+        Some("remote:example.com/me/scratch")
+    );
+    // A fork: the same first commit under another URL is another project…
+    let fork = t.path().join("fork");
+    git(
+        t.path(),
+        &["clone", "-q", one.to_str().unwrap(), fork.to_str().unwrap()],
+    );
+    git(
+        &fork,
+        &[
+            "remote",
+            "set-url",
+            "origin",
+            "https://example.com/someone-else/scratch",
+        ],
+    );
+    let f = identity(&fork).unwrap();
+    assert_ne!(f, a);
+    // …until the person says it shares the upstream's memory.
+    git(
+        &fork,
+        &[
+            "config",
+            "mnemo.shareWith",
+            "https://example.com/me/scratch.git",
+        ],
+    );
+    assert_eq!(identity(&fork).unwrap(), a);
+    // A remote added later is seen at once (nothing stale is kept in the process).
+    let three = make("three", "no remote yet\n");
+    assert!(identity(&three).unwrap().starts_with("root:"));
+    git(
+        &three,
+        &["remote", "add", "origin", "https://example.com/me/three"],
+    );
+    assert!(
+        identity(&three)
+            .unwrap()
+            .starts_with("remote:example.com/me/three@")
+    );
+}

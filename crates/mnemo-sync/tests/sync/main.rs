@@ -11,6 +11,7 @@
 mod gitsync;
 mod gitsync_bad;
 mod gitsync_edges;
+mod gitsync_identity;
 mod gitsync_losses;
 mod gitsync_model;
 mod gitsync_props;
