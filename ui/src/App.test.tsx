@@ -822,8 +822,8 @@ describe("chat pane", () => {
       ok({
         session: s,
         messages: [
-          { role: "user", text: "When do we ship?", at: "2026-01-01T00:00:00Z", recalled: [], wrote: [] },
-          { role: "assistant", text: "In March.", at: "2026-01-01T00:00:01Z", recalled: ["proj.md"], wrote: [] },
+          { role: "user", text: "When do we ship?", at: "2026-01-01T00:00:00Z", recalled: [], wrote: [], proposal: null },
+          { role: "assistant", text: "In March.", at: "2026-01-01T00:00:01Z", recalled: ["proj.md"], wrote: [], proposal: null },
         ],
         compactions: [],
       }),

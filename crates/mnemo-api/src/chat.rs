@@ -87,6 +87,9 @@ pub struct ChatLine {
     /// For an assistant message: memory files written after it (by the chat model itself or
     /// by extraction).
     pub wrote: Vec<String>,
+    /// For an assistant message, in review mode: the proposal the chat model's own writes in
+    /// that turn became (nothing was written until it is accepted).
+    pub proposal: Option<i64>,
 }
 
 /// A session with its messages.
@@ -176,6 +179,7 @@ impl Api {
                         at,
                         recalled: Vec::new(),
                         wrote: Vec::new(),
+                        proposal: None,
                     });
                 }
                 Record::Recalled { paths } => {
@@ -198,6 +202,18 @@ impl Api {
                                 reply.wrote.push(p);
                             }
                         }
+                    }
+                }
+                Record::Proposed { upto, proposal } => {
+                    let at = usize::try_from(upto)
+                        .unwrap_or(usize::MAX)
+                        .min(messages.len());
+                    if let Some(reply) = messages[..at]
+                        .iter_mut()
+                        .rev()
+                        .find(|m| m.role == "assistant")
+                    {
+                        reply.proposal = Some(proposal);
                     }
                 }
                 Record::Compacted {
@@ -439,6 +455,20 @@ impl Api {
         );
         let (mut result, follow) = result??;
         result.proposal = ended?.proposal;
+        if let Some(proposal) = result.proposal {
+            // Kept with the reply, so the chat says it after a reload too.
+            let sessions = self.sessions(&workspace)?;
+            let upto = sessions.messages(&session).map_or(0, |m| m.len());
+            if let Err(e) = sessions.append(
+                &session,
+                &[Record::Proposed {
+                    upto: u64::try_from(upto).unwrap_or(u64::MAX),
+                    proposal,
+                }],
+            ) {
+                tracing::warn!("could not keep the turn's proposal with the chat: {e}");
+            }
+        }
         match follow {
             FollowUp::Extract { chat_wrote } => {
                 let extract = self.schedule_extract(&workspace, &session, chat_wrote);

@@ -272,6 +272,11 @@ export type ChatLine = {
 	 *  by extraction).
 	 */
 	wrote: string[],
+	/**
+	 *  For an assistant message, in review mode: the proposal the chat model's own writes in
+	 *  that turn became (nothing was written until it is accepted).
+	 */
+	proposal: number | null,
 };
 
 /**  A session with its messages. */

@@ -144,8 +144,8 @@ describe("chat reducer", () => {
       type: "loaded",
       session: "s1",
       lines: [
-        { role: "user", text: "q", at: "", recalled: [], wrote: [] },
-        { role: "assistant", text: "a", at: "", recalled: ["a.md"], wrote: [] },
+        { role: "user", text: "q", at: "", recalled: [], wrote: [], proposal: null },
+        { role: "assistant", text: "a", at: "", recalled: ["a.md"], wrote: [], proposal: null },
       ],
     });
     expect(s.messages.map((m) => [m.role, m.recalledPaths])).toEqual([
@@ -193,8 +193,8 @@ describe("extraction results find their turn", () => {
       type: "loaded",
       session: "s1",
       lines: [
-        { role: "user", text: "q", at: "", recalled: [], wrote: [] },
-        { role: "assistant", text: "a", at: "", recalled: [], wrote: ["n.md"] },
+        { role: "user", text: "q", at: "", recalled: [], wrote: [], proposal: null },
+        { role: "assistant", text: "a", at: "", recalled: [], wrote: ["n.md"], proposal: null },
       ],
     });
     expect(wroteFiles(s.messages[1])).toEqual(["n.md"]);
@@ -210,9 +210,19 @@ describe("compaction markers", () => {
     log: null,
     ...extra,
   });
-  const line = (role: string, text: string): ChatLine => ({ role, text, at: "", recalled: [], wrote: [] });
+  const line = (role: string, text: string): ChatLine => ({ role, text, at: "", recalled: [], wrote: [], proposal: null });
   const shape = (s: ChatState) =>
     chatItems(s).map((it) => (it.kind === "message" ? it.message.text : `--${it.compaction.upto}--`));
+
+  it("keeps a reply's proposal through a reload (issue 47: the drawer lost \"Proposed …\")", () => {
+    const s = run({
+      type: "loaded",
+      session: "s1",
+      lines: [line("user", "my cat is Miso"), { ...line("assistant", "Noted."), proposal: 7 }],
+      compactions: [],
+    });
+    expect(s.messages.map((m) => m.proposal)).toEqual([null, 7]);
+  });
 
   it("draws a loaded transcript's markers after the messages they count up to", () => {
     const s = run({

@@ -254,6 +254,8 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
           message(`${action.session}:${i}`, l.role === "user" ? "user" : "assistant", l.text, {
             recalledPaths: l.role === "user" ? [] : l.recalled,
             wrote: l.role === "user" ? [] : l.wrote,
+            // Kept with the reply (issue 47): a reloaded chat still says what was proposed.
+            proposal: l.role === "user" ? null : (l.proposal ?? null),
           }),
         ),
       };

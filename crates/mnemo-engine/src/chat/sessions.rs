@@ -46,6 +46,14 @@ pub enum Record {
         /// Paths relative to the memory root.
         paths: Vec<String>,
     },
+    /// In review mode: the proposal the chat model's own writes in a turn became (nothing was
+    /// written), for the reply at message position `upto` — so a reloaded chat still says so.
+    Proposed {
+        /// Messages in the transcript when it was proposed.
+        upto: u64,
+        /// The proposal's id.
+        proposal: i64,
+    },
     /// Memory tools the chat model used in a turn (fed back to recall as `recentTools`).
     Tools {
         /// Tool names, in order of use.
@@ -302,6 +310,7 @@ impl Sessions {
                 Record::Recalled { .. }
                 | Record::Extracted { .. }
                 | Record::Wrote { .. }
+                | Record::Proposed { .. }
                 | Record::Tools { .. }
                 | Record::Compacted { .. } => {}
             }

@@ -116,10 +116,10 @@ beforeEach(() => {
       messages:
         id === NEW.id
           ? [
-              { role: "user", text: "How should you answer?", at: "2026-02-01T10:00:00Z", recalled: [], wrote: [] },
-              { role: "assistant", text: "Tersely.", at: "2026-02-01T10:00:01Z", recalled: ["response-style.md"], wrote: [] },
+              { role: "user", text: "How should you answer?", at: "2026-02-01T10:00:00Z", recalled: [], wrote: [], proposal: null },
+              { role: "assistant", text: "Tersely.", at: "2026-02-01T10:00:01Z", recalled: ["response-style.md"], wrote: [], proposal: null },
             ]
-          : [{ role: "user", text: "old question", at: "2026-01-01T10:00:00Z", recalled: [], wrote: [] }],
+          : [{ role: "user", text: "old question", at: "2026-01-01T10:00:00Z", recalled: [], wrote: [], proposal: null }],
       compactions: [],
     }),
   );
@@ -536,7 +536,7 @@ describe("chat pane", () => {
   it("creates, renames and deletes chats", async () => {
     api.chatCreate.mockResolvedValue(ok(session("s-3", "New chat", "2026-03-01T00:00:00Z", { messages: 0 })));
     api.chatTranscript.mockResolvedValueOnce(
-      ok({ session: NEW, messages: [{ role: "user", text: "q", at: "", recalled: [], wrote: [] }, { role: "assistant", text: "a", at: "", recalled: [], wrote: [] }], compactions: [] }),
+      ok({ session: NEW, messages: [{ role: "user", text: "q", at: "", recalled: [], wrote: [], proposal: null }, { role: "assistant", text: "a", at: "", recalled: [], wrote: [], proposal: null }], compactions: [] }),
     );
     api.chatUpdate.mockResolvedValue(ok(session("s-3", "Packing list", "2026-03-01T00:00:01Z", { messages: 0 })));
     api.chatDelete.mockResolvedValue(ok(null));
@@ -595,10 +595,10 @@ describe("compaction marker", () => {
       ok({
         session: NEW,
         messages: [
-          { role: "user", text: "How should you answer?", at: "", recalled: [], wrote: [] },
-          { role: "assistant", text: "Tersely.", at: "", recalled: [], wrote: [] },
-          { role: "user", text: "And now?", at: "", recalled: [], wrote: [] },
-          { role: "assistant", text: "Still tersely.", at: "", recalled: [], wrote: [] },
+          { role: "user", text: "How should you answer?", at: "", recalled: [], wrote: [], proposal: null },
+          { role: "assistant", text: "Tersely.", at: "", recalled: [], wrote: [], proposal: null },
+          { role: "user", text: "And now?", at: "", recalled: [], wrote: [], proposal: null },
+          { role: "assistant", text: "Still tersely.", at: "", recalled: [], wrote: [], proposal: null },
         ],
         compactions: [SUMMARY],
       }),
@@ -636,8 +636,8 @@ describe("compaction marker", () => {
       ok({
         session: NEW,
         messages: [
-          { role: "user", text: "q", at: "", recalled: [], wrote: [] },
-          { role: "assistant", text: "a", at: "", recalled: [], wrote: [] },
+          { role: "user", text: "q", at: "", recalled: [], wrote: [], proposal: null },
+          { role: "assistant", text: "a", at: "", recalled: [], wrote: [], proposal: null },
         ],
         compactions: [{ ...SUMMARY, by: "extractive", log: null }],
       }),
