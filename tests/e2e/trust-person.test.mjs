@@ -284,6 +284,8 @@ test("review mode: the chat model's own write is a proposal — the file unchang
       assert.equal(await card.getByTestId("proposal-status").innerText(), "Waiting for you");
       if ((await card.getByTestId("proposal-body").count()) === 0) await activate(card.getByTestId("proposal-open"));
       await card.getByTestId("proposal-body").waitFor();
+      // The body loads after it opens ("Loading…" first): wait for its text.
+      await card.getByText(/Has a cat named Miso\./).first().waitFor({ timeout: 20000 });
       assert.match(await card.innerText(), /pet\.md/);
       assert.match(await card.innerText(), /Has a cat named Miso\./);
       await shootBoth("chat-proposal-inbox", width, found);
