@@ -377,7 +377,7 @@ async fn run_one(
         Ok(mut r) => {
             if let Some(p) = proposal {
                 r.summary = format!(
-                    "{} {}",
+                    "{}. {}",
                     crate::review::proposed_summary(p, r.files.len()),
                     r.summary.replacen("Saved:", "Would save:", 1)
                 );
