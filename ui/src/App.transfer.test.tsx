@@ -144,7 +144,7 @@ describe("import and export in the workspace tools", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(new Date(2026, 2, 4, 15, 30, 0));
     const dest = "/home/u/mnemo-export-2026-03-04-153000.zip";
-    api.exportMemories.mockResolvedValue(ok({ path: dest, workspaces: ["personal"], files: 5, bytes: 1200 }));
+    api.exportMemories.mockResolvedValue(ok({ path: dest, workspaces: ["personal"], files: 5, bytes: 1200, left_out: [] }));
     renderApp();
     await selectPersonal();
     fireEvent.click(screen.getByTestId("export-button"));

@@ -712,3 +712,45 @@ fn tampered_exports_other_zips_and_secrets_in_ids_are_refused_with_reasons() {
         assert!(root(&api, "personal").join("tea.md").exists());
     }
 }
+
+/// Issue 47: one hard link anywhere made the whole-home export fail. It is left out and named;
+/// everything else is exported.
+#[test]
+fn a_hard_link_is_left_out_of_an_export_and_named_the_rest_exported() {
+    let (d, api) = api();
+    let r = root(&api, "personal");
+    write(
+        &r,
+        "a.md",
+        b"---\nname: A\ndescription: a\ntype: user\n---\nOne.\n",
+    );
+    write(
+        &r,
+        "b.md",
+        b"---\nname: B\ndescription: b\ntype: user\n---\nTwo.\n",
+    );
+    let outside = d.path().join("outside.md");
+    std::fs::write(
+        &outside,
+        b"---\nname: X\ndescription: x\ntype: user\n---\nNot the home's.\n",
+    )
+    .unwrap();
+    std::fs::hard_link(&outside, r.join("linked.md")).unwrap();
+    let zip = d.path().join("all.zip");
+    let out = api
+        .export_memories(None, zip.to_string_lossy().into_owned())
+        .unwrap();
+    assert_eq!(out.left_out.len(), 1, "{out:?}");
+    assert!(
+        out.left_out[0].starts_with("personal/linked.md: a hard link"),
+        "{out:?}"
+    );
+    let archive = zip::ZipArchive::new(std::fs::File::open(&zip).unwrap()).unwrap();
+    let names: Vec<String> = archive
+        .file_names()
+        .map(|n| n.unwrap().into_owned())
+        .collect();
+    assert!(names.iter().any(|n| n.ends_with("/a.md")), "{names:?}");
+    assert!(names.iter().any(|n| n.ends_with("/b.md")), "{names:?}");
+    assert!(!names.iter().any(|n| n.ends_with("linked.md")), "{names:?}");
+}

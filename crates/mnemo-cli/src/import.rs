@@ -242,6 +242,12 @@ pub fn export(api: &Api, workspace: Option<&str>, out: Option<PathBuf>, json: bo
             term_list(&r.workspaces),
             term(&r.path)
         );
+        if !r.left_out.is_empty() {
+            println!("left out {} file(s):", r.left_out.len());
+            for l in &r.left_out {
+                println!("  {}", term(l));
+            }
+        }
     })
 }
 

@@ -95,6 +95,9 @@ pub struct ExportResult {
     pub files: u32,
     /// Bytes of those files.
     pub bytes: u64,
+    /// Files left out, each `workspace/path: why` (a hard link: its bytes may be another file's,
+    /// so it is never copied out) — the rest is exported.
+    pub left_out: Vec<String>,
 }
 
 fn rfc3339(t: std::io::Result<std::time::SystemTime>) -> Option<String> {
@@ -170,6 +173,7 @@ pub fn write_zip(workspaces: &[(Workspace, Vec<String>)], dest: &Path) -> Result
         workspaces: Vec::new(),
         files: 0,
         bytes: 0,
+        left_out: Vec::new(),
     };
     let mut listed = String::new();
     for (ws, paths) in workspaces {
@@ -194,7 +198,20 @@ pub fn write_zip(workspaces: &[(Workspace, Vec<String>)], dest: &Path) -> Result
         };
         for rel in paths {
             let rel = fsutil::normalise(rel)?;
-            let bytes = match root.read_capped(&rel)? {
+            let read = match root.read_capped(&rel) {
+                // One file that is not the home's own (a hard link) is left out and named;
+                // it does not fail the whole export (issue 47).
+                Err(e) if e.code == ErrorCode::PathEscape => {
+                    result.left_out.push(format!(
+                        "{}/{}: a hard link (its bytes may be another file's); replace it with a copy to export it",
+                        ws.id,
+                        fsutil::printable(&rel)
+                    ));
+                    continue;
+                }
+                r => r?,
+            };
+            let bytes = match read {
                 ReadOutcome::Bytes(b) => b,
                 ReadOutcome::Missing => continue,
                 ReadOutcome::TooLarge(n) => {

@@ -637,6 +637,11 @@ export type ExportResult = {
 	files: number,
 	/**  Bytes of those files. */
 	bytes: number,
+	/**
+	 *  Files left out, each `workspace/path: why` (a hard link: its bytes may be another file's,
+	 *  so it is never copied out) — the rest is exported.
+	 */
+	left_out: string[],
 };
 
 /**  The outcome of an extraction run. */

@@ -183,7 +183,11 @@ describe("export", () => {
     expect(formatBytes(512)).toBe("512 bytes");
     expect(formatBytes(2048)).toBe("2.0 KB");
     expect(formatBytes(3_400_000)).toBe("3.4 MB");
-    expect(exportedText({ path: "/home/ana/备份.zip", workspaces: ["personal"], files: 12, bytes: 8200 })).toBe("Exported 12 files (8.2 KB) to /home/ana/备份.zip.");
+    expect(exportedText({ path: "/home/ana/备份.zip", workspaces: ["personal"], files: 12, bytes: 8200, left_out: [] })).toBe("Exported 12 files (8.2 KB) to /home/ana/备份.zip.");
+    // Issue 47: a hard link is left out and named, the rest exported.
+    expect(
+      exportedText({ path: "/tmp/e.zip", workspaces: ["personal"], files: 2, bytes: 900, left_out: ["personal/x.md: a hard link"] }),
+    ).toBe("Exported 2 files (900 bytes) to /tmp/e.zip. Left out 1 file: personal/x.md: a hard link.");
   });
 });
 

@@ -288,7 +288,10 @@ export function formatBytes(bytes: number): string {
 
 /** "Exported 12 files (8 KB) to /home/ana/mnemo-export-2026-03-04-153000.zip." */
 export function exportedText(r: ExportResult): string {
-  return `Exported ${plural(r.files, "file")} (${formatBytes(r.bytes)}) to ${r.path}.`;
+  const done = `Exported ${plural(r.files, "file")} (${formatBytes(r.bytes)}) to ${r.path}.`;
+  const left = r.left_out ?? [];
+  if (left.length === 0) return done;
+  return `${done} Left out ${plural(left.length, "file")}: ${left.join("; ")}.`;
 }
 
 // ---- Copy and move ----

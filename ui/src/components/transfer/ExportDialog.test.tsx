@@ -32,7 +32,7 @@ const dest = () => screen.getByTestId("export-dest") as HTMLInputElement;
 
 describe("Export…", () => {
   it("exports this workspace to a dated zip in the person's folder, and says where", async () => {
-    api.exportMemories.mockResolvedValue(ok({ path: `/home/u/mnemo-export-${today}.zip`, workspaces: ["personal"], files: 6, bytes: 4200 }));
+    api.exportMemories.mockResolvedValue(ok({ path: `/home/u/mnemo-export-${today}.zip`, workspaces: ["personal"], files: 6, bytes: 4200, left_out: [] }));
     renderDialog();
     expect(screen.getByRole("dialog", { name: "Export memories" })).toBeTruthy();
     expect(dest().value).toBe(`/home/u/mnemo-export-${today}.zip`);
@@ -45,7 +45,7 @@ describe("Export…", () => {
   });
 
   it("exports the whole home with no workspace", async () => {
-    api.exportMemories.mockResolvedValue(ok({ path: "/srv/all.zip", workspaces: ["personal", "work"], files: 9, bytes: 900 }));
+    api.exportMemories.mockResolvedValue(ok({ path: "/srv/all.zip", workspaces: ["personal", "work"], files: 9, bytes: 900, left_out: [] }));
     renderDialog();
     fireEvent.click(screen.getByTestId("export-scope-home"));
     fireEvent.change(dest(), { target: { value: "/srv/all.zip" } });
