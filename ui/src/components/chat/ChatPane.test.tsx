@@ -166,6 +166,15 @@ describe("chat pane", () => {
     expect(api.chatTranscript).toHaveBeenLastCalledWith("personal", "s-old");
   });
 
+  it("sees a model another program set once the window is back in focus (issue 47)", async () => {
+    api.getModelSettings.mockResolvedValue(ok({ ...MODEL_SETTINGS, base_url: "", model: "", configured: false }));
+    renderPane();
+    await screen.findByTestId("chat-no-model");
+    api.getModelSettings.mockResolvedValue(ok(MODEL_SETTINGS));
+    fireEvent.focus(window);
+    await waitFor(() => expect(screen.queryByTestId("chat-no-model")).toBeNull());
+  });
+
   it("says when no model is configured, and updates once settings are saved", async () => {
     api.getModelSettings.mockResolvedValue(ok({ ...MODEL_SETTINGS, base_url: "", model: "", configured: false }));
     api.setModelSettings.mockResolvedValue(ok(MODEL_SETTINGS));

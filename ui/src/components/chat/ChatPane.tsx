@@ -114,7 +114,15 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
     return () => cancel("sessions");
   }, [run, cancel, workspace, openSession]);
 
-  // Whether a model is configured (for the banner); read again when Settings saved one.
+  // Whether a model is configured (for the banner); read again when Settings saved one, and when
+  // the window comes back into focus (another program — the CLI, a script over HTTP — may have set
+  // one meanwhile; issue 47).
+  const [focusSeq, setFocusSeq] = useState(0);
+  useEffect(() => {
+    const onFocus = () => setFocusSeq((n) => n + 1);
+    window.addEventListener("focus", onFocus);
+    return () => window.removeEventListener("focus", onFocus);
+  }, []);
   useEffect(() => {
     void run(commands.getModelSettings(), "model").then((answer) => {
       if (!answer?.ok) return;
@@ -122,7 +130,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
       if (isConfigured(answer.data)) setSendError((e) => (e?.code === "model_not_configured" ? null : e));
     });
     return () => cancel("model");
-  }, [run, cancel, modelKey]);
+  }, [run, cancel, modelKey, focusSeq]);
 
   // Replies streaming, recall, tool use and extraction for this workspace.
   useEffect(
