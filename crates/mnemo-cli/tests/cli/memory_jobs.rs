@@ -127,6 +127,18 @@ async fn remember_writes_the_fact_and_reads_stdin() {
         e.json_err(&["remember", "tea"], 1),
         "managed_memory_unavailable"
     );
+    // A fact may begin with dashes (issue 47: `-----BEGIN …` was taken for an option).
+    assert_eq!(
+        e.json_err(
+            &[
+                "remember",
+                "-----BEGIN marks where a PEM block starts",
+                "--wait"
+            ],
+            1
+        ),
+        "managed_memory_unavailable"
+    );
     let fake = FakeModel::start().await;
     fake.push_for(Kind::Tools, Reply::SaveFact);
     fake.push_for(Kind::Tools, Reply::text("Saved it."));
