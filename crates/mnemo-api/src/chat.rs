@@ -188,15 +188,7 @@ impl Api {
                     }
                 }
                 Record::Wrote { upto, paths } => {
-                    // The reply at that position (or the last one before it).
-                    let at = usize::try_from(upto)
-                        .unwrap_or(usize::MAX)
-                        .min(messages.len());
-                    if let Some(reply) = messages[..at]
-                        .iter_mut()
-                        .rev()
-                        .find(|m| m.role == "assistant")
-                    {
+                    if let Some(reply) = reply_at(&mut messages, upto) {
                         for p in paths {
                             if !reply.wrote.contains(&p) {
                                 reply.wrote.push(p);
@@ -205,14 +197,7 @@ impl Api {
                     }
                 }
                 Record::Proposed { upto, proposal } => {
-                    let at = usize::try_from(upto)
-                        .unwrap_or(usize::MAX)
-                        .min(messages.len());
-                    if let Some(reply) = messages[..at]
-                        .iter_mut()
-                        .rev()
-                        .find(|m| m.role == "assistant")
-                    {
+                    if let Some(reply) = reply_at(&mut messages, upto) {
                         reply.proposal = Some(proposal);
                     }
                 }
@@ -517,4 +502,16 @@ impl Api {
         }
         Ok(result)
     }
+}
+
+/// The reply at transcript position `upto` (a 1-based count of messages), or the last one before
+/// it: where a record about a turn (files written, a proposal) belongs.
+fn reply_at(messages: &mut [ChatLine], upto: u64) -> Option<&mut ChatLine> {
+    let at = usize::try_from(upto)
+        .unwrap_or(usize::MAX)
+        .min(messages.len());
+    messages[..at]
+        .iter_mut()
+        .rev()
+        .find(|m| m.role == "assistant")
 }
