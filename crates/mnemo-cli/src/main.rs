@@ -28,9 +28,9 @@ use out::{emit, print_error, read_body, term, term_list, term_text};
 /// Writes default to this workspace.
 const PERSONAL: &str = "personal";
 
-/// `mnemo … | head`: once the reader is gone, printing fails with a broken pipe. That is the
-/// reader's choice, not an error: end at once and quietly, as a shell tool killed by SIGPIPE
-/// would (exit 141), instead of a panic message.
+/// `mnemo … | head`, `mnemo … 2>&1 | true`: once the reader is gone, printing to stdout or
+/// stderr fails with a broken pipe. That is the reader's choice, not an error: end at once and
+/// quietly, as a shell tool killed by SIGPIPE would (exit 141), instead of a panic message.
 fn quiet_on_broken_pipe() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -40,7 +40,9 @@ fn quiet_on_broken_pipe() {
             .map(String::as_str)
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
-        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
+        let printing =
+            msg.contains("failed printing to stdout") || msg.contains("failed printing to stderr");
+        if printing && msg.contains("Broken pipe") {
             std::process::exit(141);
         }
         default(info);

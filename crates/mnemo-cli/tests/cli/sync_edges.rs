@@ -280,6 +280,41 @@ fn output_into_a_reader_that_went_away_ends_quietly() {
     }
 }
 
+/// `mnemo … 2>&1 | true`: both streams go to a reader that is gone. A command that says its
+/// error, or its progress, on stderr ends as quietly as one that prints on stdout.
+#[test]
+fn errors_and_progress_into_a_reader_that_went_away_end_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let e = Env::new();
+    write(
+        &e.personal().join("kept.md"),
+        &topic("Kept", "k", "user", "Fact."),
+    );
+    let zip = e.dir.path().join("out.zip");
+    let zip = zip.to_str().unwrap();
+    for args in [
+        &["show", "no-such-memory"][..],
+        &["export", zip][..],
+        &["import", "/no/such/file.zip"][..],
+    ] {
+        let mut child = e
+            .cmd()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        let status = child.wait().unwrap();
+        // Exit 101 is Rust's panic: what a closed stderr used to give.
+        assert!(
+            status.code().is_some_and(|c| c != 101) || status.signal() == Some(13),
+            "{args:?}: {status:?}"
+        );
+    }
+}
+
 #[test]
 fn reset_local_keeps_every_file_and_the_next_sync_deletes_nothing() {
     let e = Env::new();
