@@ -219,7 +219,6 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                     {ARCHIVED_MARK}
                   </span>
                 )}
-                {unseen[it.key] && <UnseenChip mark={unseen[it.key]} />}
                 <KindChip type={it.type} kind={it.kind} />
                 {/* A search result's title keeps the first line: its relevance goes under it. */}
                 {!results && <MatchHint score={it.score} vector={it.vector} lexical={it.lexical} />}
@@ -232,6 +231,8 @@ export const MemoryList = forwardRef<MemoryListHandle, Props>(function MemoryLis
                 )}
               </div>
               <div className="row-line row-sub">
+                {/* "New" / "Changed" opens the second line: at 1,000 px the title keeps the first. */}
+                {unseen[it.key] && <UnseenChip mark={unseen[it.key]} />}
                 {showWorkspace && <span className="row-ws">{printable(workspaceLabel(it.workspace))}</span>}
                 <span className="row-desc">
                   {!it.valid ? (
