@@ -69,6 +69,13 @@ fn any_rule() -> &'static RegexSet {
 /// Every rule that matches, with its line (one hit per rule and line).
 #[must_use]
 pub fn scan(text: &str) -> Vec<SecretHit> {
+    scan_marked(text).into_iter().map(|(h, _)| h).collect()
+}
+
+/// [`scan`], each hit with a mark of *which* secret it is: a hash of the text the rule matched on
+/// that line (of the whole block for a key). Two hits of one rule with one mark are the same
+/// secret; the write gate uses it to tell a secret kept from one swapped for another.
+pub(crate) fn scan_marked(text: &str) -> Vec<(SecretHit, u64)> {
     let mut hits = Vec::new();
     let mut seen = HashSet::new();
     // A key block is a secret over many lines: each is a hit at the line its key starts.
@@ -77,6 +84,23 @@ pub fn scan(text: &str) -> Vec<SecretHit> {
     if blocks.is_empty() && !any_rule().is_match(text) {
         return hits;
     }
+    // Blocks first, so a key's first line is marked by its whole block (a rule for that line
+    // alone would call two keys with one first line the same). Blocks come in order: count
+    // lines from one to the next.
+    let (mut pos, mut line) = (0, 1);
+    for b in &blocks {
+        line += text.as_bytes()[pos..b.at]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count();
+        pos = b.at;
+        if seen.insert((line, b.rule)) {
+            hits.push((
+                SecretHit { rule: b.rule, line },
+                mark(&[&text[b.range.clone()]]),
+            ));
+        }
+    }
     for (i, line) in text.lines().enumerate() {
         // The set says which rules match the line at all; only those run, and only a rule with
         // a check looks at its captures.
@@ -84,31 +108,25 @@ pub fn scan(text: &str) -> Vec<SecretHit> {
             let (rule, Some(re), check) = &compiled()[at] else {
                 continue;
             };
-            let hit = match check {
-                None => true,
-                Some(check) => re
-                    .captures_iter(line)
-                    .any(|c| secret_of(&c, Some(*check)).is_some()),
-            };
-            if hit && seen.insert((i + 1, *rule)) {
-                hits.push(SecretHit { rule, line: i + 1 });
+            let found: Vec<&str> = re
+                .captures_iter(line)
+                .filter_map(|c| secret_of(&c, *check).map(|m| m.as_str()))
+                .collect();
+            if !found.is_empty() && seen.insert((i + 1, *rule)) {
+                hits.push((SecretHit { rule, line: i + 1 }, mark(&found)));
             }
         }
     }
-    // Blocks come in order: count lines from one to the next.
-    let (mut pos, mut line) = (0, 1);
-    for b in blocks {
-        line += text.as_bytes()[pos..b.at]
-            .iter()
-            .filter(|&&c| c == b'\n')
-            .count();
-        pos = b.at;
-        if seen.insert((line, b.rule)) {
-            hits.push(SecretHit { rule: b.rule, line });
-        }
-    }
-    hits.sort_by_key(|h| h.line);
+    hits.sort_by_key(|(h, _)| h.line);
     hits
+}
+
+/// Which secret(s) a hit is: a hash of the matched texts, in the order found.
+fn mark(found: &[&str]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    found.hash(&mut h);
+    h.finish()
 }
 
 /// `text` with every secret replaced by `[redacted: rule]`, and what was found. Where a rule

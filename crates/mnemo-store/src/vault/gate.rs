@@ -10,20 +10,22 @@ use mnemo_core::{Error, ErrorCode, Result};
 
 use crate::secrets::{self, SecretHit};
 
-fn hits_of(rel: &str, bytes: Option<&[u8]>, with_name: bool) -> Vec<SecretHit> {
+fn hits_of(rel: &str, bytes: Option<&[u8]>, with_name: bool) -> Vec<(SecretHit, u64)> {
     let mut hits = if with_name {
-        secrets::scan(rel)
+        secrets::scan_marked(rel)
     } else {
         Vec::new()
     };
     if let Some(b) = bytes {
-        hits.extend(secrets::scan(&String::from_utf8_lossy(b)));
+        hits.extend(secrets::scan_marked(&String::from_utf8_lossy(b)));
     }
     hits
 }
 
-/// Refuse `after` when it holds more matches of a secret rule than `before` did (the file's
-/// name counts for a new file). The error names the rules and lines, never the secret.
+/// Refuse `after` when it holds a secret `before` did not: each hit is a rule and which secret
+/// it matched, counted, so a second copy and a secret swapped for another of the same kind are
+/// both new (the file's name counts for a new file). The error names the rules and lines, never
+/// the secret.
 pub(crate) fn refuse_added_secrets(
     rel: &str,
     before: Option<&[u8]>,
@@ -37,17 +39,20 @@ pub(crate) fn refuse_added_secrets(
     if now.is_empty() {
         return Ok(());
     }
-    let mut had: HashMap<&'static str, usize> = HashMap::new();
-    for h in hits_of(rel, before, false) {
-        *had.entry(h.rule).or_default() += 1;
+    let mut had: HashMap<(&'static str, u64), usize> = HashMap::new();
+    for (h, mark) in hits_of(rel, before, false) {
+        *had.entry((h.rule, mark)).or_default() += 1;
     }
-    let mut count: HashMap<&'static str, usize> = HashMap::new();
-    for h in &now {
-        *count.entry(h.rule).or_default() += 1;
-    }
+    // Each hit before pays for one after with its rule and mark; the rest are added.
     let added: Vec<SecretHit> = now
         .into_iter()
-        .filter(|h| count[h.rule] > had.get(h.rule).copied().unwrap_or(0))
+        .filter_map(|(h, mark)| match had.get_mut(&(h.rule, mark)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                None
+            }
+            _ => Some(h),
+        })
         .collect();
     if added.is_empty() {
         return Ok(());
@@ -137,6 +142,37 @@ mod tests {
         assert!(
             refuse_added_secrets("a.md", Some(before.as_bytes()), Some(twice.as_bytes())).is_err()
         );
+    }
+
+    #[test]
+    fn a_secret_swapped_for_another_of_its_kind_is_refused_an_edit_beside_it_is_not() {
+        const OTHER: &str = "token ghp_ZZZZ456789abcdefghijABCDEFGHIJ012345";
+        let before = format!("note: {KEY}\n");
+        let swapped = format!("note: {OTHER}\n");
+        let e = refuse_added_secrets("a.md", Some(before.as_bytes()), Some(swapped.as_bytes()))
+            .unwrap_err();
+        assert!(e.message.contains("github"), "{}", e.message);
+        // The same secret, its line edited around it: kept, not added.
+        let edited = format!("old note, edited: {KEY} (rotate soon)\n");
+        refuse_added_secrets("a.md", Some(before.as_bytes()), Some(edited.as_bytes())).unwrap();
+        // Moved to another line: the same secret.
+        let moved = format!("first\nnote: {KEY}\n");
+        refuse_added_secrets("a.md", Some(before.as_bytes()), Some(moved.as_bytes())).unwrap();
+        // A private key's body changed under the same first and last lines: another key.
+        let key = |body: &str| {
+            format!(
+                "-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n-----END OPENSSH PRIVATE KEY-----\n"
+            )
+        };
+        let a = key("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW");
+        let b = key("QyNTUxOQAAACDkV1o5bWJ2eXZ0ZmJ1c2V0aGlzaXNub3RhcmVhbGtleWZvcnRlc3RzAAAA");
+        assert!(refuse_added_secrets("a.md", Some(a.as_bytes()), Some(b.as_bytes())).is_err());
+        refuse_added_secrets(
+            "a.md",
+            Some(a.as_bytes()),
+            Some(format!("x\n{a}").as_bytes()),
+        )
+        .unwrap();
     }
 
     #[test]
