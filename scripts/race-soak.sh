@@ -7,13 +7,12 @@
 #
 #   scripts/race-soak.sh [N=20]
 #
-# Uses the debug test binaries in $CARGO_TARGET_DIR (built first) and a release target of its
-# own for the load, rebuilt from mnemo-core up on every lap.
+# Uses the debug test binaries in $CARGO_TARGET_DIR (built first); the load is
+# scripts/under-load.sh's (a release target of its own, rebuilt from mnemo-core up each round).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 laps="${1:-20}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/mnemo-target}"
-load_dir="${XDG_CACHE_HOME:-$HOME/.cache}/mnemo-race-load"
 export MNEMO_REQUIRE_MODEL="${MNEMO_REQUIRE_MODEL:-0}"
 
 # package  test-target  filter
@@ -30,19 +29,13 @@ tests=(
   "mnemo-cli cli dream_faults::"
 )
 
-printf '[race-soak] building the test binaries\n' >&2
-cargo test --workspace --all-targets --locked --no-run -q 2>/dev/null
+# The load is scripts/under-load.sh's: started here unless this already runs under it.
+if [ -z "${MNEMO_UNDER_LOAD:-}" ]; then
+  exec scripts/under-load.sh -j2 -- "$(pwd)/scripts/race-soak.sh" "$@"
+fi
 
-printf '[race-soak] starting the load: a -j2 release build of the workspace, looping\n' >&2
-(
-  while :; do
-    cargo clean -q --release -p mnemo-core --target-dir "$load_dir" 2>/dev/null || true
-    cargo build -q --release --workspace --locked -j2 --target-dir "$load_dir" >/dev/null 2>&1 || true
-  done
-) &
-load=$!
-trap 'kill -- -$load 2>/dev/null || kill $load 2>/dev/null || true; pkill -f "target-dir $load_dir" 2>/dev/null || true' EXIT
-sleep 20
+printf '[race-soak] building the test binaries\n' >&2
+cargo test --locked -p mnemo-store -p mnemo-sync -p mnemo-api -p mnemo-cli --all-targets --no-run -q 2>/dev/null
 
 declare -A runs fails slowest
 log="$(mktemp -d)/race-soak"

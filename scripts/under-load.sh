@@ -2,6 +2,7 @@
 # Runs a command while a release build of the workspace loops beside it — how a test suite is
 # proven not to fail under load (issues 47, 50). The load rebuilds from mnemo-core up on every
 # round, in a target dir of its own, and stops when the command ends. Prints the command's time.
+# The command sees MNEMO_UNDER_LOAD=1 (scripts/race-soak.sh starts no load of its own then).
 #
 #   scripts/under-load.sh [-jN] -- command args…     (default -j2)
 set -euo pipefail
@@ -25,6 +26,6 @@ trap stop EXIT
 printf '[under-load] a -j%s release build loops beside: %s\n' "$jobs" "$*" >&2
 t0=$(date +%s)
 rc=0
-"$@" || rc=$?
+MNEMO_UNDER_LOAD=1 "$@" || rc=$?
 printf '[under-load] %s ended with %s after %ss\n' "$*" "$rc" "$(( $(date +%s) - t0 ))" >&2
 exit "$rc"
