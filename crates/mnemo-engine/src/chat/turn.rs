@@ -282,7 +282,7 @@ impl Turn {
             AgentOutcome::TimedOut | AgentOutcome::MaxTurns(_) => {
                 return Err(Error::new(
                     ErrorCode::Io,
-                    "the reply took too long and was stopped; nothing was saved",
+                    "the reply took too long and was stopped; nothing was saved. Try again, or pick a faster model in Settings.",
                 ));
             }
         };
