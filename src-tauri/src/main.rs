@@ -74,6 +74,9 @@ fn main() {
     let task_events = api.subscribe_tasks();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_shell::init())
+        // The native file chooser beside a typed path (Import…, Export…): the window asks, the
+        // person picks, Mnemo gets a path — nothing else of the file system is opened to the page.
+        .plugin(tauri_plugin_dialog::init())
         .manage(api.clone())
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {

@@ -110,3 +110,21 @@ test("the window lists the fixture's memories and saves an edit to disk, and nev
   // The embedder's tokenizer logs every character it normalises at trace: held at info.
   assert.doesNotMatch(logs, /TRACE tokenizers/);
 });
+
+test("in the window, Import… and Export… offer the native file chooser beside the typed path", async () => {
+  await wd("POST", s(`/element/${await find('[data-testid="workspace-item"][data-id="personal"]')}/click`), {});
+  await waitFor(async () => (await findAll('[data-testid="import-button"]')).length > 0, "the workspace's tools");
+  await wd("POST", s(`/element/${await find('[data-testid="import-button"]')}/click`), {});
+  await waitFor(async () => (await findAll('[data-testid="import-source"]')).length > 0, "the Import dialog");
+  const labels = await js("return [...document.querySelectorAll('.choose-path button')].map(b => b.textContent)");
+  assert.deepEqual(labels, ["Choose file…", "Choose folder…"]);
+  const png = await wd("GET", s("/screenshot"));
+  writeFileSync(join(artifacts, "app-import-choose.png"), Buffer.from(png, "base64"));
+  await js("document.querySelector('[data-testid=import-source]').dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))");
+  await waitFor(async () => (await findAll('[data-testid="import-source"]')).length === 0, "the Import dialog closed");
+  await wd("POST", s(`/element/${await find('[data-testid="export-button"]')}/click`), {});
+  await waitFor(async () => (await findAll('[data-testid="export-dest"]')).length > 0, "the Export dialog");
+  assert.deepEqual(await js("return [...document.querySelectorAll('.choose-path button')].map(b => b.textContent)"), ["Choose where…"]);
+  await js("document.querySelector('[data-testid=export-dest]').dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))");
+  await waitFor(async () => (await findAll('[data-testid="export-dest"]')).length === 0, "the Export dialog closed");
+});

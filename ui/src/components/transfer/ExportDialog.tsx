@@ -1,5 +1,6 @@
 import { useRef, useState } from "react";
 import { Modal } from "../common/Modal";
+import { ChoosePath } from "../common/ChoosePath";
 import { commands } from "../../lib/bindings";
 import type { ExportResult } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
@@ -120,6 +121,17 @@ export function ExportDialog({ workspace, workspaceLabel, home, onClose }: Props
               aria-invalid={problem !== null}
               onChange={(e) => {
                 setDest(e.target.value);
+                setProblem(null);
+                setError(null);
+              }}
+            />
+            <ChoosePath
+              kinds={[{ kind: "save", label: "Choose where…" }]}
+              current={dest}
+              filters={[{ name: "Zip archive", extensions: ["zip"] }]}
+              disabled={busy}
+              onPick={(path) => {
+                setDest(path);
                 setProblem(null);
                 setError(null);
               }}

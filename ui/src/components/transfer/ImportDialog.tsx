@@ -1,5 +1,6 @@
 import { useRef, useState } from "react";
 import { Modal } from "../common/Modal";
+import { ChoosePath } from "../common/ChoosePath";
 import { commands } from "../../lib/bindings";
 import type { ImportOptions, ImportPreview, MemoryType, TaskInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
@@ -207,6 +208,20 @@ export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUn
                 aria-invalid={problem !== null}
                 onChange={(e) => {
                   setSource(e.target.value);
+                  setSpread(false);
+                  setTicks([]);
+                  changed();
+                }}
+              />
+              <ChoosePath
+                kinds={[
+                  { kind: "file", label: "Choose file…" },
+                  { kind: "folder", label: "Choose folder…" },
+                ]}
+                current={source}
+                disabled={busy !== null}
+                onPick={(path) => {
+                  setSource(path);
                   setSpread(false);
                   setTicks([]);
                   changed();
