@@ -235,8 +235,9 @@ fn control_characters_and_tokens_from_a_remote_never_reach_the_terminal_or_the_d
     );
 }
 
-/// Run `mnemo ARGS` with its output going to a reader that is already gone.
-fn into_closed_pipe(e: &Env, args: &[&str]) -> std::process::Output {
+/// Run `mnemo ARGS` with its output (and with `stderr_too`, its errors) going to a reader that
+/// is already gone.
+fn into_closed_pipe_with(e: &Env, args: &[&str], stderr_too: bool) -> std::process::Output {
     let mut c = e.cmd();
     let mut child = c
         .args(args)
@@ -245,7 +246,14 @@ fn into_closed_pipe(e: &Env, args: &[&str]) -> std::process::Output {
         .spawn()
         .unwrap();
     drop(child.stdout.take());
+    if stderr_too {
+        drop(child.stderr.take());
+    }
     child.wait_with_output().unwrap()
+}
+
+fn into_closed_pipe(e: &Env, args: &[&str]) -> std::process::Output {
+    into_closed_pipe_with(e, args, false)
 }
 
 #[test]
@@ -297,16 +305,7 @@ fn errors_and_progress_into_a_reader_that_went_away_end_quietly() {
         &["export", zip][..],
         &["import", "/no/such/file.zip"][..],
     ] {
-        let mut child = e
-            .cmd()
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stdout.take());
-        drop(child.stderr.take());
-        let status = child.wait().unwrap();
+        let status = into_closed_pipe_with(&e, args, true).status;
         // Exit 101 is Rust's panic: what a closed stderr used to give.
         assert!(
             status.code().is_some_and(|c| c != 101) || status.signal() == Some(13),
