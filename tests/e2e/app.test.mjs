@@ -82,7 +82,11 @@ after(async () => {
 });
 
 test("the window lists the fixture's memories and saves an edit to disk, and never logs memory text", async () => {
-  await waitFor(async () => (await findAll('[data-testid="memory-row"]')).length >= 6, "memory rows", 60000);
+  // The window remembers the workspace chosen last (in the webview's own storage, which outlives a
+  // fixture home and this run): choose "All workspaces" rather than assume a first start.
+  await waitFor(async () => (await findAll('[data-testid="workspace-all"]')).length > 0, "the sidebar", 60000);
+  await wd("POST", s(`/element/${await find('[data-testid="workspace-all"]')}/click`), {});
+  await waitFor(async () => (await findAll('[data-testid="memory-row"]')).length >= 6, "memory rows");
   const paths = await js(
     "return [...document.querySelectorAll('[data-testid=memory-row]')].map(e => e.getAttribute('data-path'))",
   );
