@@ -100,7 +100,9 @@ export function App() {
     setSeenKey(openedKey);
     if (openedKey !== null) setUnseen((u) => markSeen(u, openedKey));
   }
-  // The heading takes the focus once, for the memory Undo brought back; another memory opening ends it.
+  // The heading takes the focus once, for the memory Undo brought back; taking it, or another
+  // memory opening, ends the request.
+  const headingFocused = useCallback(() => setFocusRestored(null), []);
   if (focusRestored !== null && openedKey !== null && openedKey !== focusRestored) setFocusRestored(null);
 
   // Workspaces (with counts) and status.
@@ -394,6 +396,7 @@ export function App() {
                 onCopy={(source) => setTransfer({ kind: "copy", source })}
                 sync={syncState}
                 focusHeading={focusRestored !== null && focusRestored === openedKey}
+                onHeadingFocused={headingFocused}
               />
             ) : (
               welcomeOpen ? (

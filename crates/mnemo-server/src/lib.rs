@@ -321,7 +321,22 @@ async fn api_call(
         }
     };
     let api = st.api.clone();
-    let result = tokio::task::spawn_blocking(move || api.call(&command, args)).await;
+    // How long a command waited for a thread and how long it ran, at debug: a slow answer under
+    // load is then found in the log, never guessed. Only the command's name: never its arguments.
+    let queued = std::time::Instant::now();
+    let result = tokio::task::spawn_blocking(move || {
+        let started = std::time::Instant::now();
+        let waited = started.duration_since(queued);
+        let out = api.call(&command, args);
+        tracing::debug!(
+            command = %command,
+            waited_ms = waited.as_millis(),
+            ran_ms = started.elapsed().as_millis(),
+            "command answered"
+        );
+        out
+    })
+    .await;
     match result {
         Ok(Ok(v)) => Json(v).into_response(),
         Ok(Err(e)) => error_response(&e),

@@ -312,3 +312,39 @@ describe("a new memory", () => {
     expect(name.compareDocumentPosition(error) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
   });
 });
+
+describe("the heading's focus after Undo", () => {
+  it("takes the focus once and spends the request, so a remount of the same memory leaves the focus where the person put it", async () => {
+    const spent = vi.fn();
+    const noop = () => {};
+    const pane = (key: number, focusHeading: boolean) => (
+      <ToastProvider>
+        <DetailPane
+          key={key}
+          target={{ mode: "existing", workspace: "personal", path: DOCS[0].path }}
+          workspaces={WORKSPACES}
+          change={null}
+          onDirtyChange={noop}
+          onCreated={noop}
+          onSaved={noop}
+          onDeleted={noop}
+          onClose={noop}
+          onRecreate={noop}
+          focusHeading={focusHeading}
+          onHeadingFocused={spent}
+        />
+        <button type="button">Dream</button>
+      </ToastProvider>
+    );
+    const { rerender } = render(pane(1, true));
+    await loaded();
+    await waitFor(() => expect(document.activeElement?.getAttribute("data-testid")).toBe("detail-heading"));
+    expect(spent).toHaveBeenCalledTimes(1);
+    // The app clears its request when told; the person moves on; the memory is read again.
+    screen.getByRole("button", { name: "Dream" }).focus();
+    rerender(pane(2, false));
+    await loaded();
+    expect(document.activeElement?.textContent).toBe("Dream");
+    expect(spent).toHaveBeenCalledTimes(1);
+  });
+});

@@ -50,10 +50,12 @@ interface Props {
   sync?: RemoteSync | null;
   /** Put the focus on the memory's heading once it is read (it came back by Undo). */
   focusHeading?: boolean;
+  /** The heading took the focus: the request is spent (a later reload or remount must not take it again). */
+  onHeadingFocused?: () => void;
 }
 
 export function DetailPane(props: Props) {
-  const { target, workspaces, change, onDirtyChange, onCreated, onSaved, onDeleted, onClose, onCancel = onClose, onRecreate, onCopy, sync = null, focusHeading = false } = props;
+  const { target, workspaces, change, onDirtyChange, onCreated, onSaved, onDeleted, onClose, onCancel = onClose, onRecreate, onCopy, sync = null, focusHeading = false, onHeadingFocused } = props;
   const toast = useToast();
   const { run, cancel } = useCommand();
   const isNew = target.mode === "new";
@@ -74,9 +76,13 @@ export function DetailPane(props: Props) {
   const [historyKey, setHistoryKey] = useState(0);
   const headingRef = useRef<HTMLHeadingElement>(null);
   const loaded = base !== null;
+  // Once per restore: the request is spent here, so a reload or a remount of the same memory
+  // (after a dream or a sync changed it) never pulls the focus back from where the person went.
   useEffect(() => {
-    if (focusHeading && loaded) headingRef.current?.focus();
-  }, [focusHeading, loaded]);
+    if (!focusHeading || !loaded) return;
+    headingRef.current?.focus();
+    onHeadingFocused?.();
+  }, [focusHeading, loaded, onHeadingFocused]);
 
   // A daily log or a conversation record: plain markdown, its body only (no name, description or type).
   const record = !isNew && base && isRecord(base.kind) ? base.kind : null;
