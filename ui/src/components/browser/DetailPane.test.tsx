@@ -1,3 +1,4 @@
+import { Fragment, type ComponentProps } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { EditorView } from "@codemirror/view";
@@ -37,23 +38,27 @@ afterEach(() => {
   delete (window as W).__TAURI_INTERNALS__;
 });
 
-function renderPane(path = DOCS[0].path) {
+/** The pane on one memory, every callback a no-op unless `extra` gives it. */
+function pane(path = DOCS[0].path, extra: Partial<ComponentProps<typeof DetailPane>> = {}) {
   const noop = () => {};
-  return render(
-    <ToastProvider>
-      <DetailPane
-        target={{ mode: "existing", workspace: "personal", path }}
-        workspaces={WORKSPACES}
-        change={null}
-        onDirtyChange={noop}
-        onCreated={noop}
-        onSaved={noop}
-        onDeleted={noop}
-        onClose={noop}
-        onRecreate={noop}
-      />
-    </ToastProvider>,
+  return (
+    <DetailPane
+      target={{ mode: "existing", workspace: "personal", path }}
+      workspaces={WORKSPACES}
+      change={null}
+      onDirtyChange={noop}
+      onCreated={noop}
+      onSaved={noop}
+      onDeleted={noop}
+      onClose={noop}
+      onRecreate={noop}
+      {...extra}
+    />
   );
+}
+
+function renderPane(path = DOCS[0].path) {
+  return render(<ToastProvider>{pane(path)}</ToastProvider>);
 }
 
 async function loaded() {
@@ -316,33 +321,19 @@ describe("a new memory", () => {
 describe("the heading's focus after Undo", () => {
   it("takes the focus once and spends the request, so a remount of the same memory leaves the focus where the person put it", async () => {
     const spent = vi.fn();
-    const noop = () => {};
-    const pane = (key: number, focusHeading: boolean) => (
+    const opened = (key: number, focusHeading: boolean) => (
       <ToastProvider>
-        <DetailPane
-          key={key}
-          target={{ mode: "existing", workspace: "personal", path: DOCS[0].path }}
-          workspaces={WORKSPACES}
-          change={null}
-          onDirtyChange={noop}
-          onCreated={noop}
-          onSaved={noop}
-          onDeleted={noop}
-          onClose={noop}
-          onRecreate={noop}
-          focusHeading={focusHeading}
-          onHeadingFocused={spent}
-        />
+        <Fragment key={key}>{pane(DOCS[0].path, { focusHeading, onHeadingFocused: spent })}</Fragment>
         <button type="button">Dream</button>
       </ToastProvider>
     );
-    const { rerender } = render(pane(1, true));
+    const { rerender } = render(opened(1, true));
     await loaded();
     await waitFor(() => expect(document.activeElement?.getAttribute("data-testid")).toBe("detail-heading"));
     expect(spent).toHaveBeenCalledTimes(1);
     // The app clears its request when told; the person moves on; the memory is read again.
     screen.getByRole("button", { name: "Dream" }).focus();
-    rerender(pane(2, false));
+    rerender(opened(2, false));
     await loaded();
     expect(document.activeElement?.textContent).toBe("Dream");
     expect(spent).toHaveBeenCalledTimes(1);
