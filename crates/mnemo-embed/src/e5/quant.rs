@@ -15,8 +15,8 @@
 //! activations at each quantisation. A tile is 2 weight rows × up to 4 tokens. Without AVX2 and
 //! FMA (checked at run time) a portable loop computes the same lanes.
 //!
-//! This module is the crate's only `unsafe` code: SIMD intrinsics behind a run-time CPU check,
-//! loads only from slices whose bounds were checked first.
+//! This module and `use_ml::kernel` are the crate's only `unsafe` code; here, SIMD intrinsics
+//! behind a run-time CPU check, loads only from slices whose bounds were checked first.
 #![allow(unsafe_code)]
 
 use rayon::prelude::*;
