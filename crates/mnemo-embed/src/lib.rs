@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 
 pub use locate::{
     E5_DIR_NAME, E5_PY_PACKAGE, ENV_MODEL, INSTALL_HINT, Located, MODEL_DIR_NAME, PY_PACKAGE,
-    REQUIRED_FILES, e5_install_path, locate, locate_e5, models_dir,
+    REQUIRED_FILES, e5_install_path, locate, locate_e5, locate_sparse_head, models_dir,
+    sae_install_path,
 };
 
 /// Why the model cannot be used.

