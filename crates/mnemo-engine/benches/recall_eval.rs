@@ -1,9 +1,11 @@
 //! Recall eval (issue 48): homes of 5, 25, 60 and 10,000 memories in five languages, with
 //! conversation records, and queries of ten kinds split into a training half and a held-out half
-//! (`benches/recall_eval/`, described in its README.md). The scoring comes next; for now this
-//! checks the data against the rules it was written to (`recall_eval::check`) and prints its
-//! counts, under `cargo test` (`cargo test -p mnemo-engine --bench recall_eval`) and under
-//! `cargo bench -p mnemo-engine --bench recall_eval` alike.
+//! (`benches/recall_eval/`, described in its README.md). It checks the data against the rules it
+//! was written to (`recall_eval::check`) and prints its counts, under `cargo test` (`cargo test
+//! -p mnemo-engine --bench recall_eval`) and under `cargo bench -p mnemo-engine --bench
+//! recall_eval` alike. Under `cargo bench` it then measures the three meaning signals and their
+//! z-scored sum on the train queries of h5, h25 and h60 (`recall_eval::signals`; `-- --10k` adds
+//! h10k); under `cargo test` it checks that scoring on made-up numbers, without a model.
 
 use std::fmt::Write as _;
 
@@ -20,6 +22,16 @@ fn main() {
         println!(
             "  {} [{}, {}] {}: {}",
             m.id, m.lang, m.memory_type, m.name, m.body
+        );
+    }
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--bench") {
+        recall_eval::signals::run(args.iter().any(|a| a == "--10k"));
+    } else {
+        recall_eval::signals::self_check();
+        println!(
+            "note: the meaning signals are measured under `cargo bench -p mnemo-engine --bench \
+             recall_eval` (`-- --10k` for h10k too), with the models installed"
         );
     }
 }
