@@ -22,7 +22,6 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use mnemo_embed::e5::{E5, Role, SparseVec, sparse_dot};
 use mnemo_embed::use_ml::{UseModel, locate_use};
@@ -136,7 +135,7 @@ impl Models {
         };
         let use_ml = match locate_use() {
             None => {
-                let at = mnemo_embed::use_ml::use_install_path().unwrap_or_else(PathBuf::new);
+                let at = mnemo_embed::use_ml::use_install_path().unwrap_or_default();
                 notes.push(format!(
                     "USE: skipped, no weights.safetensors and tokenizer.json in {} \
                      (scripts/install-use.py)",
