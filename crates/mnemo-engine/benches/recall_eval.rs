@@ -26,7 +26,12 @@ fn main() {
     }
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--bench") {
-        recall_eval::signals::run(args.iter().any(|a| a == "--10k"));
+        let with_10k = args.iter().any(|a| a == "--10k");
+        let fit = args.iter().any(|a| a == "--fit");
+        if !fit && !args.iter().any(|a| a == "--gate") {
+            recall_eval::signals::run(with_10k);
+        }
+        recall_eval::gate::run(with_10k, fit);
     } else {
         recall_eval::signals::self_check();
         println!(

@@ -10,6 +10,7 @@
 //! telemetry (`finish`).
 
 mod finish;
+pub mod gate;
 mod hybrid;
 mod lexical;
 mod model;

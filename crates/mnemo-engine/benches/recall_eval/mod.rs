@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod check;
+pub mod gate;
 pub mod signals;
 pub mod synthetic;
 

@@ -86,22 +86,22 @@ pub fn documents(h: &Home) -> Vec<Doc> {
 
 /// A text's vectors under each model that is there.
 #[derive(Clone, Default)]
-struct Vectors {
-    dense: Option<Vec<f32>>,
-    sparse: Option<SparseVec>,
-    use_ml: Option<Vec<f32>>,
+pub(super) struct Vectors {
+    pub(super) dense: Option<Vec<f32>>,
+    pub(super) sparse: Option<SparseVec>,
+    pub(super) use_ml: Option<Vec<f32>>,
 }
 
 /// The models found, and why any is missing.
-struct Models {
+pub(super) struct Models {
     e5: Option<E5>,
     sparse: bool,
     use_ml: Option<UseModel>,
-    notes: Vec<String>,
+    pub(super) notes: Vec<String>,
 }
 
 impl Models {
-    fn load() -> Self {
+    pub(super) fn load() -> Self {
         let mut notes = Vec::new();
         let mut sparse = false;
         let e5 = match mnemo_embed::locate_e5() {
@@ -160,7 +160,7 @@ impl Models {
     }
 
     /// Which of the first three signals are there.
-    fn present(&self) -> [bool; 3] {
+    pub(super) fn present(&self) -> [bool; 3] {
         [self.e5.is_some(), self.sparse, self.use_ml.is_some()]
     }
 
@@ -189,7 +189,13 @@ impl Models {
     }
 
     /// Vectors of every text not yet in `cache`, in batches, saying how far it got.
-    fn fill(&self, cache: &mut HashMap<String, Vectors>, texts: &[&str], role: Role, what: &str) {
+    pub(super) fn fill(
+        &self,
+        cache: &mut HashMap<String, Vectors>,
+        texts: &[&str],
+        role: Role,
+        what: &str,
+    ) {
         let mut todo: Vec<&str> = texts
             .iter()
             .copied()
@@ -219,7 +225,7 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// The three signals of a query against one document (`None` where the model is missing).
-fn raw(q: &Vectors, d: &Vectors) -> [Option<f32>; 3] {
+pub(super) fn raw(q: &Vectors, d: &Vectors) -> [Option<f32>; 3] {
     [
         q.dense
             .as_ref()
@@ -311,7 +317,7 @@ impl Ranked {
 }
 
 /// The AUC of `pos` against `neg` (ties count half); `None` when either is empty.
-fn auc(pos: &[f64], neg: &[f64]) -> Option<f64> {
+pub(super) fn auc(pos: &[f64], neg: &[f64]) -> Option<f64> {
     if pos.is_empty() || neg.is_empty() {
         return None;
     }
@@ -329,7 +335,7 @@ fn auc(pos: &[f64], neg: &[f64]) -> Option<f64> {
 }
 
 /// The lowest threshold at or below which ≥ [`QUIET`] of `neg` lie.
-fn quiet_threshold(neg: &[f64]) -> Option<f64> {
+pub(super) fn quiet_threshold(neg: &[f64]) -> Option<f64> {
     if neg.is_empty() {
         return None;
     }
@@ -391,7 +397,7 @@ fn measure(ranked: &[Ranked]) -> Measured {
     }
 }
 
-fn pct(n: usize, of: usize) -> String {
+pub(super) fn pct(n: usize, of: usize) -> String {
     if of == 0 {
         "–".to_owned()
     } else {
