@@ -344,8 +344,9 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
             if f == 0.0 {
                 continue;
             }
-            for j in c..k {
-                a[r][j] -= f * a[c][j];
+            let (top, rest) = a.split_at_mut(r);
+            for (x, p) in rest[0][c..].iter_mut().zip(&top[c][c..]) {
+                *x -= f * p;
             }
             b[r] -= f * b[c];
         }
