@@ -357,7 +357,8 @@ impl Api {
         let turn = if turn.ignores_memory() {
             turn
         } else {
-            turn.with_query_vector(self.query_vector(&message))
+            let query = turn.recall_query();
+            turn.with_query_vector(self.query_vector(&query))
                 .with_conflicts(self.vault.open_conflicts(&workspace))
         };
         // The chat model's own memory writes pass the one gate every automatic writer does: in

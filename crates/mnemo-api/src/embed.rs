@@ -37,6 +37,8 @@ pub(crate) struct Unavailable {
 pub(crate) struct Embeddings {
     model: OnceLock<std::result::Result<Arc<Embedder>, Unavailable>>,
     running: Mutex<Option<String>>,
+    /// The background fill loop was started (once per process).
+    looping: std::sync::atomic::AtomicBool,
 }
 
 impl Embeddings {
@@ -355,9 +357,24 @@ impl Api {
         }
     }
 
-    /// Keep vectors filled while this process watches: once now, then after each burst of
-    /// changes. Large fills show as `embed` tasks.
+    /// Keep vectors filled in the background in a long-lived process that does not watch the
+    /// folders (the MCP server): what is written or imported through it is embedded (batched,
+    /// as an `embed` task with progress when large), and the model is loaded before the first
+    /// search needs it. A watching process does this already ([`Api::start_watching`]).
+    pub fn start_background_embedding(&self) {
+        self.start_embedding_loop();
+    }
+
+    /// Keep vectors filled: once now, then after each burst of changes. Large fills show as
+    /// `embed` tasks. Started once per process.
     pub(crate) fn start_embedding_loop(&self) {
+        if self
+            .embeddings
+            .looping
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
         let api = self.clone();
         let rx = self.vault.subscribe();
         let spawned = std::thread::Builder::new()
@@ -366,7 +383,15 @@ impl Api {
                 let Ok(model) = api.embeddings.model(api.home_dir()) else {
                     return;
                 };
+                // The first search should not pay for the encoder's first pass.
+                let _ = model.embed_query("warm");
                 loop {
+                    // Without a watcher the index learns of files only when it is synced.
+                    if !api.watching()
+                        && let Err(e) = api.vault.sync_all()
+                    {
+                        tracing::warn!("cannot bring the index up to date to embed: {e}");
+                    }
                     api.fill_in_background(&model);
                     // Wait for a change, then let the burst settle.
                     if rx.recv().is_err() {

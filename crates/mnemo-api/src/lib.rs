@@ -146,7 +146,7 @@ pub mod reexports {
     pub use mnemo_store::export::ExportResult;
     pub use mnemo_store::fsutil::printable;
     pub use mnemo_store::import::{FolderType, ImportFormat, ImportOptions, ImportPreview};
-    pub use mnemo_store::index::{DocSummary, Hit};
+    pub use mnemo_store::index::{DocSummary, Hit, Passage};
     pub use mnemo_store::journal::{
         AcceptChoice, ChangeSummary, GroupInfo, MemoryUsage, Proposal, ProposalPage,
         ProposalStatus, ProposalSummary,

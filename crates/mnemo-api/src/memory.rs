@@ -238,7 +238,9 @@ impl Api {
         self.vault.delete(&workspace, &path, self.person)
     }
 
-    /// Full-text search, best first.
+    /// Search, best first: as many hits as asked when there are that many candidates — the
+    /// matches, then (flagged `weak`) the rest by meaning — each with the passage that matched
+    /// and its line (issue 48).
     pub fn search(
         &self,
         workspace: Option<String>,
@@ -262,6 +264,7 @@ impl Api {
         // Function words match everything; they count only when nothing else is typed yet.
         let content = mnemo_engine::recall::content_query(&query);
         let words = if content.is_empty() { &query } else { &content };
+        let mut hits = None;
         if lexical != Some(true)
             && !query.trim().is_empty()
             && self.hybrid_worthwhile(ws)
@@ -270,22 +273,26 @@ impl Api {
             if !self.watching() {
                 self.embed_inline(ws);
             }
-            if let Some(hits) =
-                mnemo_engine::recall::search_hybrid(&self.vault, ws, words, &qv, limit)?
-            {
-                let mut hits = mnemo_engine::recall::above_search_floor(hits);
-                mnemo_engine::recall::mark_matches(words, &mut hits);
-                return Ok(hits);
+            hits = mnemo_engine::recall::search_hybrid(&self.vault, ws, words, &qv, limit)?;
+        }
+        let mut hits = match hits {
+            Some(h) => h,
+            None => {
+                let mut hits = self.vault.search_indexed(ws, words, limit)?;
+                let shares = mnemo_engine::recall::normalise_lexical(&hits);
+                for (h, share) in hits.iter_mut().zip(shares) {
+                    h.score = share;
+                    h.lexical = Some(share);
+                }
+                mnemo_engine::recall::mark_search_floor(hits)
+            }
+        };
+        mnemo_engine::recall::mark_matches(words, &mut hits);
+        for h in &mut hits {
+            if let Some((body, line)) = self.vault.body_indexed(&h.workspace, &h.path)? {
+                h.passage = mnemo_engine::recall::passage(&body, line, words);
             }
         }
-        let mut hits = self.vault.search_indexed(ws, words, limit)?;
-        let shares = mnemo_engine::recall::normalise_lexical(&hits);
-        for (h, share) in hits.iter_mut().zip(shares) {
-            h.score = share;
-            h.lexical = Some(share);
-        }
-        let mut hits = mnemo_engine::recall::above_search_floor(hits);
-        mnemo_engine::recall::mark_matches(words, &mut hits);
         Ok(hits)
     }
 

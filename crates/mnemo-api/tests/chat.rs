@@ -207,7 +207,11 @@ async fn without_a_model_chat_says_what_to_configure_and_the_rest_works() {
         .unwrap();
     assert_eq!(r.selected[0].path, "deploy.md");
     assert_eq!(
-        api.search(None, "smoke".into(), None, None).unwrap().len(),
+        api.search(None, "smoke".into(), None, None)
+            .unwrap()
+            .iter()
+            .filter(|h| !h.weak)
+            .count(),
         1
     );
     assert_eq!(

@@ -23,7 +23,7 @@ use mnemo_api::{Api, NewMemory, Patch};
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 
 use cli::{Cli, Command, WorkspaceAction};
-use out::{emit, print_error, read_body, term, term_list, term_text};
+use out::{emit, print_error, print_hit, read_body, term, term_list, term_text};
 
 /// Writes default to this workspace.
 const PERSONAL: &str = "personal";
@@ -258,24 +258,21 @@ fn run(cli: Cli, json: bool) -> Result<()> {
                 Some(lexical),
             )?;
             emit(json, &hits, |hits| {
-                if hits.is_empty() {
+                let (matches, weak): (Vec<_>, Vec<_>) = hits.iter().partition(|h| !h.weak);
+                if matches.is_empty() {
                     println!("no matches for “{}”", term(&query));
                 }
-                for h in hits {
-                    let ty = h.memory_type.map_or("log", MemoryType::as_str);
-                    let why = match (h.vector, h.lexical) {
-                        (Some(v), Some(l)) => format!("  (meaning {v:.2}, words {l:.2})"),
-                        (Some(v), None) => format!("  (meaning {v:.2})"),
-                        _ => String::new(),
-                    };
+                for h in matches {
+                    print_hit(h);
+                }
+                if !weak.is_empty() {
                     println!(
-                        "{:>5.2}  {:<9} {}:{}  {}{why}",
-                        h.score,
-                        ty,
-                        term(&h.workspace),
-                        term(&h.path),
-                        term(&h.name)
+                        "{} less likely (near in meaning, under the match floor):",
+                        weak.len()
                     );
+                    for h in weak {
+                        print_hit(h);
+                    }
                 }
             })
         }
@@ -584,6 +581,8 @@ fn mcp(api: Api, workspace: Option<String>) -> Result<()> {
     };
     // An unknown workspace is a usage error now, not at every call.
     api.memory_index(ws.clone())?;
+    // What a client writes or imports is embedded as it lands, and the first search is warm.
+    api.start_background_embedding();
     let server = mnemo_mcp::MnemoMcp::new(api.acting_for(ChangeSource::Mcp), ws);
     mnemo_mcp::run(server).map_err(|e| Error::io("serving MCP on stdio", &e))
 }

@@ -78,3 +78,29 @@ pub fn term_text(s: &str) -> String {
 pub fn term_list(items: &[String]) -> String {
     items.iter().map(|i| term(i)).collect::<Vec<_>>().join(", ")
 }
+
+/// One search hit on a line, and the passage that matched (its first line) under it.
+pub fn print_hit(h: &mnemo_api::reexports::Hit) {
+    let ty = h
+        .memory_type
+        .map_or("log", mnemo_api::reexports::MemoryType::as_str);
+    let why = match (h.vector, h.lexical) {
+        (Some(v), Some(l)) => format!("  (meaning {v:.2}, words {l:.2})"),
+        (Some(v), None) => format!("  (meaning {v:.2})"),
+        _ => String::new(),
+    };
+    println!(
+        "{:>5.2}  {:<9} {}:{}  {}{why}",
+        h.score,
+        ty,
+        term(&h.workspace),
+        term(&h.path),
+        term(&h.name)
+    );
+    if let Some(p) = &h.passage {
+        let first = p.text.lines().next().unwrap_or_default();
+        let cut: String = first.chars().take(100).collect();
+        let more = if cut.len() < p.text.len() { "…" } else { "" };
+        println!("       line {}: {}{more}", p.line, term(&cut));
+    }
+}

@@ -143,7 +143,7 @@ fn score(
             let searched = match &qv {
                 Some(qv) => mnemo_engine::recall::search_hybrid(vault, None, &words, qv, 10)
                     .unwrap()
-                    .map(mnemo_engine::recall::above_search_floor)
+                    .map(|hits| hits.into_iter().filter(|h| !h.weak).collect())
                     .unwrap_or_default(),
                 None => vault.search_indexed(None, &words, 10).unwrap(),
             };

@@ -16,6 +16,7 @@ mod lexical;
 mod model;
 mod prompt;
 pub mod records;
+mod search;
 
 use mnemo_core::MemoryType;
 use serde::{Deserialize, Serialize};
@@ -24,11 +25,10 @@ use specta::Type;
 pub use hybrid::{
     Calibration, E5_CALIBRATION, Fusion, LEXICAL_WEIGHT, MAX_CANDIDATES, MIN_COSINE, MIN_SCORE,
     MINILM_CALIBRATION, Meaning, QueryNull, SEARCH_FUSION, SEARCH_RELATIVE_FLOOR, VECTOR_WEIGHT,
-    above_search_floor, calibration_of, candidates_for, fuse, meaning_for, normalise_cosine,
-    normalise_lexical,
+    calibration_of, candidates_for, fuse, meaning_for, normalise_cosine, normalise_lexical,
 };
 pub use lexical::{
-    content_query, has_substance, mark_matches, matched_words, rank_lexical, recall, search_hybrid,
+    content_query, has_substance, mark_matches, matched_words, rank_lexical, recall,
 };
 pub use model::{
     MANIFEST_MAX_BYTES, MANIFEST_MAX_ITEMS, MAX_FAILED_SELECTIONS, SELECTION_MAX_TOKENS,
@@ -38,6 +38,7 @@ pub use prompt::{
     CONFLICT_NOTE, MAX_BODY_CHARS, PromptMemory, age_text, build_block, build_prompt, cut_body,
     cut_body_to,
 };
+pub use search::{PASSAGE_CHARS, fill_weak, mark_search_floor, passage, search_hybrid};
 
 /// Most memories injected per turn.
 pub const MAX_SELECTED: usize = 5;

@@ -46,10 +46,10 @@ fn specs() -> Vec<Spec> {
         Spec {
             name: "search",
             title: "Search memories",
-            description: "Search memories by meaning and by words. Returns paths, names, descriptions and scores (0-1, best first); open one with `read`.",
+            description: "Search memories by meaning and by words. Returns as many hits as asked when the memory holds that many: paths, names, descriptions, scores (0-1, best first) and the passage that matched with its line; hits marked `weak` are only near in meaning, ranked after every match. Open one with `read`.",
             properties: json!({
                 "query": {"type": "string", "description": "Words or a question."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "At most this many hits (default 20)."}
+                "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "This many hits (default 20), fewer only when there are not that many candidates."}
             }),
             required: &["query"],
             hints: (true, false, true),

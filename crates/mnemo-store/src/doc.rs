@@ -149,6 +149,8 @@ pub struct DocRecord {
     pub pinned: bool,
     /// `archived: true`: out of recall and MEMORY.md, still searchable.
     pub archived: bool,
+    /// The 1-based line of the file where its body starts (after the frontmatter).
+    pub body_line: u32,
     /// Its full-text tokens when already computed (a rebuild tokenises on every core);
     /// `None`: the index tokenises when it stores the record.
     pub fts: Option<crate::tokenize::FtsText>,
@@ -238,6 +240,8 @@ fn read_text(rec: &mut DocRecord, rel: &str, text: &str) {
         return;
     }
     let file = TopicFile::parse(text);
+    let head = &text[..text.len() - file.body().len()];
+    rec.body_line = u32::try_from(head.matches('\n').count() + 1).unwrap_or(u32::MAX);
     rec.body = file.body().to_owned();
     rec.entries = file.entries();
     if let Some(n) = file.fields.name.as_deref().filter(|n| !n.trim().is_empty()) {
@@ -345,6 +349,7 @@ fn blank(rel: &str, kind: DocKind, mtime_ms: i64, size: u64, hash: String) -> Do
         entries: Vec::new(),
         pinned: in_pinned_folder(rel),
         archived: false,
+        body_line: 1,
         fts: None,
         secret: None,
     }

@@ -102,6 +102,23 @@ pub struct Hit {
     /// about it), when the vector search was given one; internal to ranking, never sent.
     #[serde(skip)]
     pub doc_null: Option<(f64, f64)>,
+    /// The part of its text that matched best, with its place in the file (search fills it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passage: Option<Passage>,
+    /// Below where search stops counting it a match (its fused score far under the best, or
+    /// its meaning under the model's floor): ranked after every match, returned only to give a
+    /// client as many hits as it asked for. The app's list leaves them out.
+    #[serde(default)]
+    pub weak: bool,
+}
+
+/// The passage of a memory that matched a search.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+pub struct Passage {
+    /// Its text (one paragraph of the body, cut with `…` when long).
+    pub text: String,
+    /// The 1-based line of the file it starts on.
+    pub line: u32,
 }
 
 /// What the index knows of a file, to decide whether to re-read it.
@@ -516,13 +533,13 @@ impl Batch<'_> {
         let id: i64 = self
             .conn
             .prepare_cached(
-                "INSERT INTO docs (workspace, path, kind, type, name, description, body, raw, valid, problem_code, problem, mtime_ms, size, hash, secret, pinned, archived)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                "INSERT INTO docs (workspace, path, kind, type, name, description, body, raw, valid, problem_code, problem, mtime_ms, size, hash, secret, pinned, archived, body_line)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
                  ON CONFLICT (workspace, path) DO UPDATE SET kind = excluded.kind, type = excluded.type,
                    name = excluded.name, description = excluded.description, body = excluded.body, raw = excluded.raw,
                    valid = excluded.valid, problem_code = excluded.problem_code, problem = excluded.problem,
                    mtime_ms = excluded.mtime_ms, size = excluded.size, hash = excluded.hash, secret = excluded.secret,
-                   pinned = excluded.pinned, archived = excluded.archived
+                   pinned = excluded.pinned, archived = excluded.archived, body_line = excluded.body_line
                  RETURNING id",
             )
             .map_err(&e)?
@@ -545,6 +562,7 @@ impl Batch<'_> {
                     d.secret,
                     d.pinned,
                     d.archived,
+                    d.body_line,
                 ],
                 |r| r.get(0),
             )

@@ -826,6 +826,14 @@ export type Hit = {
 	 *  memory found by meaning alone has none.
 	 */
 	matched?: string[],
+	/**  The part of its text that matched best, with its place in the file (search fills it). */
+	passage?: Passage | null,
+	/**
+	 *  Below where search stops counting it a match (its fused score far under the best, or
+	 *  its meaning under the model's floor): ranked after every match, returned only to give a
+	 *  client as many hits as it asked for. The app's list leaves them out.
+	 */
+	weak?: boolean,
 };
 
 /**  The formats Mnemo imports. */
@@ -1097,6 +1105,14 @@ export type NewMemory = {
 	type: MemoryType,
 	/**  Body text. */
 	body: string,
+};
+
+/**  The passage of a memory that matched a search. */
+export type Passage = {
+	/**  Its text (one paragraph of the body, cut with `…` when long). */
+	text: string,
+	/**  The 1-based line of the file it starts on. */
+	line: number,
 };
 
 /**  Changes to a memory, as clients send them; `null` fields stay as they are. */

@@ -158,6 +158,13 @@ describe("search", () => {
     expect(s.searchError).toBeNull();
   });
 
+  it("lists the matches, not the weak hits a client may ask for", () => {
+    const s = run({ type: "query", query: "tax" }, searched("tax", [hit("a.md"), { ...hit("b.md"), score: 0, weak: true }]));
+    expect(s.search?.hits.map((h) => h.path)).toEqual(["a.md"]);
+    const none = run({ type: "query", query: "tax" }, searched("tax", [{ ...hit("b.md"), weak: true }]));
+    expect(emptyList(none)).toEqual({ kind: "noMatches", q: "tax" });
+  });
+
   it("fills search rows from the loaded list (kind, age, validity)", () => {
     const s = run(listed(), { type: "query", query: "x" }, searched("x", [hit("broken.md")]));
     const { searching, docsLoading } = listMode(s);

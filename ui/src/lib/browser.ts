@@ -283,7 +283,14 @@ export function browserReducer(state: BrowserState, action: BrowserAction): Brow
       return action.answer.ok
         ? {
             ...state,
-            search: { ws: action.ws, q: action.q, wordsOnly: action.wordsOnly, hits: action.answer.data },
+            // The list shows matches; the weak hits (near in meaning, under the floor) a
+            // client may ask for stay out of it.
+            search: {
+              ws: action.ws,
+              q: action.q,
+              wordsOnly: action.wordsOnly,
+              hits: action.answer.data.filter((h) => !h.weak),
+            },
             searchError: null,
           }
         : { ...state, searchError: action.answer.error };

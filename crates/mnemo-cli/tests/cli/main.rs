@@ -21,6 +21,7 @@ mod qwen_layers;
 mod review;
 mod review_faults;
 mod root_swap;
+mod search_hits;
 mod sync;
 mod sync_edges;
 mod sync_faults;

@@ -135,7 +135,7 @@ fn wait_exit(child: &mut Child, within: Duration) -> Option<std::process::ExitSt
 
 /// `mnemo mcp` spoken to raw (no SDK), its handshake sent (`initialize` as id 1, whose answer
 /// is the first line out, then `initialized`): the child and its stdin.
-fn raw_mcp(mut cmd: Command) -> (Child, std::process::ChildStdin) {
+pub(super) fn raw_mcp(mut cmd: Command) -> (Child, std::process::ChildStdin) {
     let mut c = cmd
         .arg("mcp")
         .stdin(Stdio::piped())

@@ -412,6 +412,32 @@ pub(super) fn surfaced_of(records: &[Record]) -> Vec<String> {
         .collect()
 }
 
+/// A message with fewer content words than this is read as a follow-up ("and for dinner?").
+pub(super) const FOLLOW_UP_WORDS: usize = 4;
+
+/// What recall searches by for a message (issue 48: the query is the conversation, not one
+/// line): the message itself, and — when it is a follow-up, with fewer than
+/// [`FOLLOW_UP_WORDS`] content words — the person's previous message before it, so "and for
+/// dinner?" recalls what "what should I eat for lunch?" did.
+#[must_use]
+pub fn recall_query(records: &[Record], text: &str) -> String {
+    let words = crate::recall::content_query(text);
+    if words.split_whitespace().count() >= FOLLOW_UP_WORDS {
+        return text.to_owned();
+    }
+    let previous = records.iter().rev().find_map(|r| match r {
+        Record::Message { message, .. } if message.role == mnemo_llm::Role::User => message
+            .content
+            .as_deref()
+            .filter(|c| !c.trim().is_empty() && !c.trim_start().starts_with('/')),
+        _ => None,
+    });
+    match previous {
+        Some(p) => format!("{}\n{text}", p.trim()),
+        None => text.to_owned(),
+    }
+}
+
 /// Tools used in the last three tool-using turns, most recent first, without repeats.
 pub(super) fn recent_tools_of(records: &[Record]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -485,5 +511,37 @@ impl mnemo_sync::extras::Extras for SessionSync {
             .map_err(|e| Error::io(format!("creating {}", sessions.dir.display()), &e))?;
         fsutil::write_atomic(&path, new)?;
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said(role: mnemo_llm::Role, text: &str) -> Record {
+        Record::Message {
+            at: String::new(),
+            message: Message::new(role, text),
+        }
+    }
+
+    #[test]
+    fn a_follow_up_is_read_with_the_message_before_it() {
+        use mnemo_llm::Role::{Assistant, User};
+        let records = [
+            said(User, "what should I eat for lunch today, given my diet?"),
+            said(Assistant, "A salad would suit you."),
+        ];
+        assert_eq!(
+            recall_query(&records, "and for dinner?"),
+            "what should I eat for lunch today, given my diet?\nand for dinner?"
+        );
+        // A message that says enough stands alone.
+        let full = "which restaurants near the office serve vegetarian food";
+        assert_eq!(recall_query(&records, full), full);
+        // The first message of a chat, and a command before it, add nothing.
+        assert_eq!(recall_query(&[], "and for dinner?"), "and for dinner?");
+        let command = [said(User, "/ignore memory")];
+        assert_eq!(recall_query(&command, "and then?"), "and then?");
     }
 }

@@ -123,6 +123,14 @@ impl Turn {
         self
     }
 
+    /// What recall searches by for this message ([`super::sessions::recall_query`]): the
+    /// message, with the previous one before it when it is a follow-up. Its embedding is what
+    /// [`Turn::with_query_vector`] wants.
+    #[must_use]
+    pub fn recall_query(&self) -> String {
+        super::sessions::recall_query(&self.records, &self.text)
+    }
+
     /// The message's embedding: recall is hybrid where the workspace has vectors for its model.
     #[must_use]
     pub fn with_query_vector(mut self, v: Option<crate::recall::QueryVector>) -> Self {
@@ -488,7 +496,7 @@ impl Turn {
         let window = usize::try_from(client.context_window(cancel).await).unwrap_or(usize::MAX);
         let req = RecallRequest {
             workspace: self.ws.id.clone(),
-            query: self.text.clone(),
+            query: self.recall_query(),
             carried: surfaced.iter().rev().cloned().collect(),
             budget_tokens: Some((window / 4).max(512)),
             already_surfaced: surfaced,

@@ -260,16 +260,6 @@ fn key(h: &Hit) -> (String, String) {
     (h.workspace.clone(), h.path.clone())
 }
 
-/// Search results without the tail far below the best one ([`SEARCH_RELATIVE_FLOOR`]); order
-/// kept.
-#[must_use]
-pub fn above_search_floor(hits: Vec<Hit>) -> Vec<Hit> {
-    let best = hits.iter().map(|h| h.score).fold(0.0_f64, f64::max);
-    hits.into_iter()
-        .filter(|h| h.score >= best * SEARCH_RELATIVE_FLOOR)
-        .collect()
-}
-
 /// BM25 scores as 0–1, the best candidate at 1.
 #[must_use]
 pub fn normalise_lexical(hits: &[Hit]) -> Vec<f64> {
@@ -443,6 +433,8 @@ mod tests {
             lexical: None,
             matched: Vec::new(),
             doc_null: None,
+            passage: None,
+            weak: false,
         }
     }
 
@@ -472,23 +464,6 @@ mod tests {
         let got: Vec<&str> = r.iter().map(|h| h.path.as_str()).collect();
         assert_eq!(got, ["a.md", "b.md", "c.md"]);
         assert!(r.iter().all(|h| h.vector.is_none()));
-    }
-
-    #[test]
-    fn search_leaves_out_results_far_below_the_best() {
-        let hits = vec![
-            hit("pet.md", 0.77),
-            hit("cat.md", 0.64),
-            hit("edge.md", 0.77 * SEARCH_RELATIVE_FLOOR),
-            hit("hobby.md", 0.054),
-            hit("birthday.md", 0.051),
-        ];
-        let kept: Vec<String> = above_search_floor(hits)
-            .into_iter()
-            .map(|h| h.path)
-            .collect();
-        assert_eq!(kept, ["pet.md", "cat.md", "edge.md"]);
-        assert!(above_search_floor(Vec::new()).is_empty());
     }
 
     #[test]

@@ -380,39 +380,6 @@ pub(super) fn ranked_paths(vault: &Vault, req: &RecallRequest, n: usize) -> Resu
         .collect())
 }
 
-/// Search (the `search` command): hybrid when a query vector is given and the scope has vectors
-/// for its model, else `None` (the caller searches lexically). Logs are searched too. Unlike
-/// recall, a short query is not refused — search as you type matches single characters
-/// lexically; vectors still need the model's floors ([`super::Calibration`]).
-pub fn search_hybrid(
-    vault: &Vault,
-    workspace: Option<&str>,
-    query: &str,
-    qv: &QueryVector,
-    limit: usize,
-) -> Result<Option<Vec<Hit>>> {
-    let n = candidates_for(limit);
-    let (vec, memories) = vault.vector_search_against(
-        workspace,
-        &qv.model,
-        &qv.vector,
-        n,
-        None,
-        qv.background.as_deref().map(Vec::as_slice),
-    )?;
-    if vec.is_empty() {
-        return Ok(None);
-    }
-    let lex = vault.search_indexed(workspace, query, n)?;
-    Ok(Some(fuse(
-        &lex,
-        &vec,
-        super::hybrid::SEARCH_FUSION,
-        super::meaning_for(&qv.model, qv.null, memories),
-        limit,
-    )))
-}
-
 #[cfg(test)]
 mod tests {
     use mnemo_core::MemoryType;
@@ -432,6 +399,8 @@ mod tests {
             lexical: None,
             matched: Vec::new(),
             doc_null: None,
+            passage: None,
+            weak: false,
         }
     }
 

@@ -20,7 +20,7 @@ pub mod memories;
 pub mod naming;
 pub mod notes;
 pub mod plan;
-mod prose;
+pub(crate) mod prose;
 pub mod stream;
 #[cfg(test)]
 mod testing;

@@ -254,7 +254,9 @@ fn prepare(note: &Note, options: &ImportOptions) -> Prepared {
         );
     }
     let mut file = TopicFile::parse(text);
-    if file.check().is_err() {
+    // A note its tool wrote reads as a memory where it is (`Fields::foreign`); a copy gets
+    // Mnemo's own fields.
+    if file.check().is_err() || file.fields.foreign {
         let mapping = note_mapping(text);
         let fields = note_fields(mapping.as_ref());
         let stem = note

@@ -100,4 +100,11 @@ ALTER TABLE docs ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX docs_archived ON docs(workspace) WHERE archived = 1;
 UPDATE docs SET mtime_ms = -1;
 ",
+    r"
+-- Where a file's body starts (1-based line), so a search hit can say where its passage is
+-- (issue 48); and notes other tools wrote (`title:`) now read as memories. Every file is read
+-- again at the next sync.
+ALTER TABLE docs ADD COLUMN body_line INTEGER NOT NULL DEFAULT 1;
+UPDATE docs SET mtime_ms = -1;
+",
 ];

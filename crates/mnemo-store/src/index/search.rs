@@ -200,9 +200,23 @@ impl Index {
                 lexical: None,
                 matched: Vec::new(),
                 doc_null: None,
+                passage: None,
+                weak: false,
             })
         })
         .and_then(Iterator::collect)
         .map_err(db::err("searching the index"))
+    }
+
+    /// A document's body as the index holds it (redacted when the file holds a secret) and the
+    /// line of the file it starts on; `None` when the index has no such document.
+    pub fn body_of(&self, workspace: &str, path: &str) -> Result<Option<(String, u32)>> {
+        self.conn
+            .prepare_cached("SELECT body, body_line FROM docs WHERE workspace = ?1 AND path = ?2")
+            .and_then(|mut s| {
+                s.query_row([workspace, path], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+            })
+            .map_err(db::err("reading a document's body"))
     }
 }

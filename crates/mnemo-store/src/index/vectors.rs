@@ -296,6 +296,8 @@ impl Index {
                 lexical: None,
                 matched: Vec::new(),
                 doc_null: None,
+                passage: None,
+                weak: false,
             });
             mat.extend_from_slice(&v);
         }

@@ -69,6 +69,11 @@ impl Vault {
         guard(&self.index).search(workspace, query, limit)
     }
 
+    /// A document's body as the index holds it and the line of the file it starts on.
+    pub fn body_indexed(&self, workspace: &str, path: &str) -> Result<Option<(String, u32)>> {
+        guard(&self.index).body_of(workspace, path)
+    }
+
     /// Full-text search over one kind of doc, from the index as it is (recall's candidates).
     pub fn search_kind_indexed(
         &self,

@@ -698,8 +698,8 @@ fn the_list_says_what_is_pinned_even_for_an_index_from_before() {
     let db = f.dir.path().join("home/index.db");
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute_batch(
-        "ALTER TABLE docs DROP COLUMN pinned; DROP INDEX docs_archived;
-         ALTER TABLE docs DROP COLUMN archived; PRAGMA user_version = 8;",
+        "ALTER TABLE docs DROP COLUMN body_line; ALTER TABLE docs DROP COLUMN pinned;
+         DROP INDEX docs_archived; ALTER TABLE docs DROP COLUMN archived; PRAGMA user_version = 8;",
     )
     .unwrap();
     drop(conn);
@@ -732,7 +732,7 @@ fn an_index_from_before_stems_learns_them_at_the_next_sync() {
          INSERT INTO docs_fts (rowid, name, description, body)
            SELECT id, 'mood a', 'a mood', 'the user is happy at work' FROM docs;
          DROP INDEX docs_archived; ALTER TABLE docs DROP COLUMN archived;
-         PRAGMA user_version = 9;",
+         ALTER TABLE docs DROP COLUMN body_line; PRAGMA user_version = 9;",
     )
     .unwrap();
     drop(conn);
@@ -769,7 +769,8 @@ fn an_index_from_before_archiving_learns_it_at_the_next_sync() {
     let db = f.dir.path().join("home/index.db");
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute_batch(
-        "DROP INDEX docs_archived; ALTER TABLE docs DROP COLUMN archived; PRAGMA user_version = 10;",
+        "DROP INDEX docs_archived; ALTER TABLE docs DROP COLUMN archived;
+         ALTER TABLE docs DROP COLUMN body_line; PRAGMA user_version = 10;",
     )
     .unwrap();
     drop(conn);
@@ -777,4 +778,49 @@ fn an_index_from_before_archiving_learns_it_at_the_next_sync() {
     assert_eq!(archived(&v), ["old.md"]);
     let md = std::fs::read_to_string(f.personal().join("MEMORY.md")).unwrap();
     assert!(md.contains("new.md") && !md.contains("old.md"), "{md}");
+}
+
+#[test]
+fn an_index_from_before_body_lines_learns_them_and_reads_notes_other_tools_wrote() {
+    let f = Fixture::new();
+    std::fs::write(
+        f.personal().join("a.md"),
+        topic("Mood", "a mood", "user", "The user is happy at work."),
+    )
+    .unwrap();
+    // A note as basic-memory writes it: read as a memory (its title the name) since schema 12.
+    std::fs::write(
+        f.personal().join("note.md"),
+        "---\ntitle: Kettle\ntype: note\npermalink: kettle\n---\n\n# Kettle\n\nThe kettle is broken.\n",
+    )
+    .unwrap();
+    let read = |v: &mnemo_store::Vault| {
+        let ws = v.workspace("personal").unwrap();
+        v.sync(&ws).unwrap();
+        let note = v
+            .list(Some("personal"), None)
+            .unwrap()
+            .into_iter()
+            .find(|d| d.path == "note.md")
+            .unwrap();
+        (
+            note.name,
+            note.valid,
+            v.body_indexed("personal", "a.md").unwrap().map(|b| b.1),
+        )
+    };
+    let want = ("Kettle".to_owned(), true, Some(6));
+    assert_eq!(read(&f.vault), want);
+    // Back to schema 11: no body lines, and the note was flagged then.
+    let db = f.dir.path().join("home/index.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "ALTER TABLE docs DROP COLUMN body_line;
+         UPDATE docs SET valid = 0, name = 'note' WHERE path = 'note.md';
+         PRAGMA user_version = 11;",
+    )
+    .unwrap();
+    drop(conn);
+    let v = f.reopen();
+    assert_eq!(read(&v), want, "every file is read again");
 }
