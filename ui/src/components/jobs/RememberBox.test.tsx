@@ -149,8 +149,15 @@ describe("the Remember… box", () => {
       fireEvent.click(submit());
       await screen.findByTestId("remember-task");
       api.rememberTask.mockResolvedValue(ok(DONE));
-      await vi.advanceTimersByTimeAsync(1600);
-      await waitFor(() => expect(screen.getByTestId("remember-task").getAttribute("data-status")).toBe("completed"));
+      // Each try moves the clock past a poll: under load a poll may land before the answer
+      // changed, so one step of the clock is not always enough.
+      await waitFor(
+        async () => {
+          await vi.advanceTimersByTimeAsync(1600);
+          expect(screen.getByTestId("remember-task").getAttribute("data-status")).toBe("completed");
+        },
+        { timeout: 10_000 },
+      );
       expect(onOpenMemory).toHaveBeenCalledWith("personal", "project/deploy.md");
     } finally {
       vi.useRealTimers();
