@@ -417,10 +417,11 @@ fn rank_part(f: Fusion, rank: usize, weight: f64, normalised: f64) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn hit(path: &str, score: f64) -> Hit {
+    /// A hit of workspace `w` with a score and nothing else (the recall tests' one builder).
+    pub(in crate::recall) fn hit(path: &str, score: f64) -> Hit {
         Hit {
             workspace: "w".into(),
             path: path.into(),

@@ -168,24 +168,7 @@ pub fn passage(body: &str, body_line: u32, content: &str) -> Option<Passage> {
 mod tests {
     use super::*;
     use crate::recall::content_query;
-
-    fn hit(path: &str, score: f64) -> Hit {
-        Hit {
-            workspace: "w".into(),
-            path: path.into(),
-            score,
-            name: path.into(),
-            memory_type: None,
-            description: String::new(),
-            mtime: String::new(),
-            vector: None,
-            lexical: None,
-            matched: Vec::new(),
-            doc_null: None,
-            passage: None,
-            weak: false,
-        }
-    }
+    use crate::recall::hybrid::tests::hit;
 
     #[test]
     fn search_flags_results_far_below_the_best() {
