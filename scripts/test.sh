@@ -5,7 +5,7 @@
 # Installs what a fresh machine lacks first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Each step is timed; the table is printed at the end, also when a step fails (issue 50). The
+# Each step is timed; the table is printed at the end, also when a step fails. The
 # set-up below (models, venvs, llama-server) is its first row.
 steps=() times=()
 mark=$(date +%s)

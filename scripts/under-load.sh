@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a command while a release build of the workspace loops beside it — how a test suite is
-# proven not to fail under load (issues 47, 50). The load rebuilds from mnemo-core up on every
+# proven not to fail under load. The load rebuilds from mnemo-core up on every
 # round, in a target dir of its own, and stops when the command ends. Prints the command's time.
 # The command sees MNEMO_UNDER_LOAD=1 (scripts/race-soak.sh starts no load of its own then).
 #

@@ -1,5 +1,6 @@
-//! Mnemo's desktop app: a Tauri 2 window whose webview (`ui/`) is the memory browser.
-//! Setup and the handler list only; commands live in `commands.rs`, logic in `mnemo-api`.
+//! Mnemo's desktop app: a Tauri 2 window whose webview (`ui/`) is the memory browser, chat,
+//! inbox, status and settings. Setup only: the typed events bridged to the webview, the command
+//! list and the bindings test; commands live in `commands.rs`, logic in `mnemo-api`.
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 

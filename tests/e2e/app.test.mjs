@@ -1,7 +1,7 @@
 // The real desktop window: the built `mnemo-app` under Xvfb, driven through tauri-driver and
 // WebKitWebDriver (W3C WebDriver over HTTP). Opens a fixture home, sees the memory list, edits a
 // memory in the UI and reads the change back from disk. The window runs with MNEMO_LOG=trace: a
-// text typed into a memory never appears in its logs (issue 19).
+// text typed into a memory never appears in its logs.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";

@@ -74,7 +74,7 @@ test("the model is configured in settings: tested without saving, then saved", a
   await waitFor(async () => /Connected/.test(await result.innerText().catch(() => "")), "a successful connection test");
   assert.match(await result.innerText(), /fake-main/);
   await shot("settings");
-  // Testing saved nothing (issue 20): Save does.
+  // Testing saved nothing: Save does.
   const tomlPath = join(fixture.home, "settings.toml");
   assert.ok(!existsSync(tomlPath) || !/fake-main/.test(readFileSync(tomlPath, "utf8")), "Test wrote nothing");
   await page.getByTestId("model-save").click();

@@ -1,4 +1,4 @@
-// Issue 36, "the app tells one truth", walked as a person at 1,000 and 1,440 px, light and dark,
+// "The app tells one truth", walked as a person at 1,000 and 1,440 px, light and dark,
 // by keyboard, in Debian's Chromium against `mnemo serve`, axe-core on every view it visits:
 // the first run at 1,000 px with fresh storage reaches a memory's body and Save by keyboard alone
 // (nothing to close first) and the edit lands on disk; below 1,200 px the chat is a modal drawer
@@ -561,7 +561,7 @@ test("small things: switches keep their size, search titles are whole beside the
       found.push(...(await axe(`name clash ${width} (${scheme})`)));
     }
     await windowOf(width, "light");
-    // Cancel on a new memory with typed words asks first (issue 47); discarding drops it:
+    // Cancel on a new memory with typed words asks first; discarding drops it:
     // nothing is written, nothing stays selected.
     await activate(page.getByRole("button", { name: "Cancel", exact: true }));
     await activate(page.getByTestId("discard-confirm"));

@@ -1,4 +1,4 @@
-// Issue 36, "the app tells one truth": a real sync conflict shown where the facts live. This home
+// "The app tells one truth": a real sync conflict shown where the facts live. This home
 // (Ana) and a second one (Bo, the CLI on another home) sync through a bare repository; each edits
 // the same fact of lives-in-lisbon.md (name "Where I live") — "Lives in Lisbon since 2021" here,
 // "Lives in Porto since 2024" there — and the merge keeps both. The Status view's card names the
@@ -196,7 +196,7 @@ test("a dream's proposal says where a deleted file's fact went and why each file
     const notes = await why.getByTestId("proposal-why-note").allInnerTexts();
     assert.ok(notes.length > 0, "the dream's notes under Why");
     assert.ok(notes.every((n) => !/^Review mode: these changes are proposal/.test(n)), `no note restating the inbox: ${notes.join(" | ")}`);
-    // A dream that writes a reason per file (issue 36) says the deleted file's under Why too.
+    // A dream that writes a reason per file says the deleted file's under Why too.
     const about = notes.find((n) => n.startsWith("mobile-release-freeze.md:"));
     assert.equal(about, "mobile-release-freeze.md: Deleted: every entry it held is kept in freeze-window.md.", notes.join(" | "));
     for (const scheme of ["light", "dark"]) {

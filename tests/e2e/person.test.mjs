@@ -1,15 +1,15 @@
-// Issue 20, the app as a person meets it, in Debian's Chromium against `mnemo serve`: the layout
+// The app as a person meets it, in Debian's Chromium against `mnemo serve`: the layout
 // at 1,440 and 1,000 px in light and dark (the detail pane keeps ≥ 420 px with the chat open),
 // "Test connection" that saves nothing, dialogs by keyboard only (Escape anywhere, Tab kept
 // inside, focus back where it was), an undone dream that offers Redo and no link to a file that
 // is gone, and an axe-core pass with no serious violations. Screenshots of every view land in
-// tests/e2e/artifacts/ (view-<view>-<width>-<scheme>.png); sync (issue 22) as the Status view and
+// tests/e2e/artifacts/ (view-<view>-<width>-<scheme>.png); sync as the Status view and
 // the settings show it — synced with a bare repository that a second home (the CLI) edited too, so
-// a conflict waits — in view-status-sync-* and settings-sync-*. Issue 23's curation: a fact
+// a conflict waits — in view-status-sync-* and settings-sync-*. Curation: a fact
 // replaced twice from the detail pane (the `Superseded:` lines on disk, the chain shot in
-// view-facts-chain-*), then the memory archived and restored. Issue 24: a mem0 export imported
+// view-facts-chain-*), then the memory archived and restored. Import: a mem0 export imported
 // through Import… (its preview shot in view-import-preview-*), undone, then the workspace
-// exported to a zip. Issue 33: a whole-home export (made by the CLI on another home) restored
+// exported to a zip. Restore: a whole-home export (made by the CLI on another home) restored
 // through Import… with the workspace this home lacks ticked (view-import-restore-*).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -159,7 +159,7 @@ test("Test connection tries the typed values and saves nothing; Escape closes th
     assert.ok(await dialog.evaluate((d) => d.contains(document.activeElement)), `focus left the dialog at step ${i}`);
   }
   await page.screenshot({ path: join(artifacts, "settings-test-unsaved.png") });
-  // Escape from wherever focus is asks first: typed values are not dropped unasked (issue 36).
+  // Escape from wherever focus is asks first: typed values are not dropped unasked.
   await page.evaluate(() => document.activeElement?.blur());
   await page.keyboard.press("Escape");
   const ask = page.getByRole("dialog", { name: "Discard your changes?" });
@@ -198,7 +198,7 @@ test("an undone dream reads as undone: Redo offered, no link to a file that is g
   await waitFor(async () => (await detail.getByRole("button", { name: "Open memory" }).count()) > 0, "links while the dream is in effect");
   await detail.getByTestId("undo-group-button").click();
   await page.getByTestId("redo-group-button").waitFor();
-  // The group that undid it, named as a group in words: "#4" would read like a change (issue 36).
+  // The group that undid it, named as a group in words: "#4" would read like a change.
   assert.match(await page.getByTestId("group-undone").innerText(), /undone by change group \d+/);
   // The focus moved to Redo, not to the page.
   assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), "redo-group-button");
@@ -362,14 +362,15 @@ test("sync in the Status view and in the settings: a conflict between two machin
     await page.getByTestId("sync-now").click();
     const conflict = page.getByTestId("sync-conflict");
     await conflict.waitFor({ timeout: 30000 });
-    // Named by the memory's name (its frontmatter, read with the memory list; issue 36), never its file name made a title.
+    // Named by the memory's name (its frontmatter, read with the memory list), never its file
+    // name made a title.
     await waitFor(async () => /Response style: the same entry was edited on two machines; both versions are kept until you choose\./.test(await conflict.innerText()), "the conflict named by its memory's name");
     assert.deepEqual(await conflict.getByTestId("sync-keep").allInnerTexts(), ["Keep Ana's version", "Keep Bo's version"]);
     assert.match(await page.getByTestId("sync-sentence").innerText(), /^1 conflict waits for your choice\.$/);
     const badge = page.locator('[data-testid="workspace-item"][data-id="personal"] [data-testid="sync-badge"]');
     await badge.waitFor();
     assert.equal(await badge.getAttribute("title"), "1 conflict waits for your choice. Open Status to choose.");
-    // The inbox holds the conflict too (issue 23): counted in its badge, listed above the proposals.
+    // The inbox holds the conflict too: counted in its badge, listed above the proposals.
     const inboxBadge = page.getByTestId("inbox-badge");
     await waitFor(async () => (await inboxBadge.getAttribute("data-conflicts").catch(() => null)) === "1", "the conflict counted in the inbox badge");
     assert.equal(await inboxBadge.innerText(), "Inbox: 1 to review");
@@ -377,7 +378,7 @@ test("sync in the Status view and in the settings: a conflict between two machin
     const waiting = page.getByTestId("inbox-conflicts");
     await waiting.waitFor({ timeout: 20000 });
     assert.match(await waiting.innerText(), /Sync conflicts waiting for you/);
-    // One count everywhere (issue 36): the inbox says what the sidebar said.
+    // One count everywhere: the inbox says what the sidebar said.
     assert.equal(await page.getByTestId("inbox-filter-pending").innerText(), "Waiting (1)");
     assert.equal(await waiting.getByTestId("sync-conflict").count(), 1);
     await page.screenshot({ path: join(artifacts, "view-inbox-conflict-1440-light.png") });
@@ -719,7 +720,7 @@ test("a person imports a mem0 export (issue 24): the preview's counts, shot at 1
     { id: "m7", memory: `The deploy token is ${token}`, categories: ["work"] },
   ];
   writeFileSync(source, JSON.stringify({ results: memories }));
-  // Each file named by its first mem0 category (issue 37), not by the tool it came from (an
+  // Each file named by its first mem0 category, not by the tool it came from (an
   // earlier step's travel.md is why the seats are not filed under "travel" here).
   const written = ["preferences.md", "window-seats.md", "work.md", "style.md", "tools.md"];
   let chatWasOpen = false;
@@ -773,7 +774,7 @@ test("a person imports a mem0 export (issue 24): the preview's counts, shot at 1
     await dialog.getByTestId("import-undo").click();
     await dialog.getByTestId("import-undone").waitFor({ timeout: 20000 });
     assert.match(await dialog.getByTestId("import-undone").innerText(), /^5 files taken back: nothing of this import stays\.$/);
-    // An undone import never reads as a success (issue 36): no "Imported" above it.
+    // An undone import never reads as a success: no "Imported" above it.
     assert.equal(await dialog.getByTestId("import-outcome").innerText(), "Import undone");
     assert.equal(await dialog.getByTestId("import-summary").count(), 0);
     await page.screenshot({ path: join(artifacts, "import-undone-1440-light.png") });

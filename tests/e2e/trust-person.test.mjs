@@ -1,4 +1,4 @@
-// Issue 47, "nothing unseen, nothing false", the Truth points walked as a person at 1,000 and
+// "Nothing unseen, nothing false", point by point, walked as a person at 1,000 and
 // 1,440 px, light and dark, in Debian's Chromium against `mnemo serve` (and the scripted fake model
 // server where a model is needed), axe-core on every view visited: in review mode the chat model's
 // own write is a proposal (the file unchanged, the Inbox holds it, the line under the reply says
@@ -18,7 +18,7 @@ import { join, relative } from "node:path";
 import { AxeBuilder } from "@axe-core/playwright";
 import { makeHome, startServer, startFakeModel, topic, artifacts, waitFor, launchChromium, targetDir } from "./fixture.mjs";
 
-/** What a sync conflict means for recall: the one sentence every place that shows a conflict says (issue 47). */
+/** What a sync conflict means for recall: the one sentence every place showing a conflict says. */
 const CONFLICT_RECALL =
   "Until you choose, recall reads the memory as it is here now (both versions, where both are kept) and tells the model they disagree, so neither is taken as certain.";
 

@@ -1,4 +1,4 @@
-// Review mode and usage as the app wires them (issue 23): the pending count in the sidebar and
+// Review mode and usage as the app wires them: the pending count in the sidebar and
 // the workspace bar, the inbox view, the count read again when a job ends, the first-use offer,
 // a task's proposal opening the inbox, and the list sorted by usage.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -172,7 +172,7 @@ describe("the inbox in the app", () => {
     expect(button.getAttribute("title")).toContain("1 proposal and 2 sync conflicts wait for you.");
     fireEvent.click(button);
     const conflicts = await screen.findByTestId("inbox-conflicts");
-    // The inbox says the same number as the sidebar and the button (issue 36: one state).
+    // The inbox says the same number as the sidebar and the button (one state).
     await waitFor(() => expect(screen.getByTestId("inbox-filter-pending").textContent).toBe("Waiting (3)"));
     expect(screen.getByTestId("inbox-count").textContent).toBe("1 proposal and 2 sync conflicts wait for you.");
     expect(within(conflicts).getAllByTestId("sync-conflict")).toHaveLength(2);

@@ -1,5 +1,5 @@
-// Issue 36, "the app tells one truth", as the app wires it: below 1,200 px the chat is a modal
-// drawer that starts closed; Settings has a home in the sidebar and Ctrl+, (and asks before it
+// "The app tells one truth", as the app wires it: below 1,200 px the chat is a modal drawer
+// that starts closed; Settings has a home in the sidebar and Ctrl+, (and asks before it
 // drops typed values); the workspace chosen survives a reload; Undo gives the focus to what it
 // brought back; the keyboard reaches the editor in a few Tabs.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";

@@ -487,7 +487,7 @@ describe("detail pane", () => {
     fireEvent.click(screen.getByTestId("save-button"));
 
     const error = await screen.findByTestId("inline-error");
-    // A sentence with what to do, never the server's “name” must not be empty. (issue 47).
+    // A sentence with what to do, never the server's “name” must not be empty.
     expect(error.textContent).toContain("The name must not be empty: write one, then save again.");
     expect(error.textContent).not.toContain("“name”");
     expect(error.getAttribute("data-code")).toBe("invalid_frontmatter");
@@ -643,7 +643,7 @@ describe("detail pane", () => {
     fireEvent.click(screen.getByRole("button", { name: "Keep editing" }));
     expect(screen.queryByRole("dialog")).toBeNull();
     expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("My edit");
-    // Issue 36: the list highlights the memory still open, not the one clicked.
+    // The list highlights the memory still open, not the one clicked.
     const selected = screen.getAllByTestId("memory-row").filter((r) => r.getAttribute("aria-selected") === "true");
     expect(selected.map((r) => r.getAttribute("data-path"))).toEqual(["response-style.md"]);
 

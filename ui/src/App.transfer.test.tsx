@@ -1,4 +1,4 @@
-// Import, export, copy and move as the app wires them (issue 24): Import… and Export… in the
+// Import, export, copy and move as the app wires them: Import… and Export… in the
 // workspace tools, an import followed through the task updates the app already listens to (and
 // named in the tasks panel), Copy / Move… in the detail header, the moved memory left behind.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";

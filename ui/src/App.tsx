@@ -63,14 +63,14 @@ export function App() {
   // The first-run welcome, until the person closes it (the empty detail pane offers it again).
   const [welcomeOpen, setWelcomeOpen] = useState(() => !welcomed());
   // A memory opened over the welcome ends it for this window: closing or deleting that memory
-  // shows the empty pane (with its way back to the welcome), not the welcome again (issue 47).
+  // shows the empty pane (with its way back to the welcome), not the welcome again.
   if (welcomeOpen && state.detail !== null) setWelcomeOpen(false);
   // Bumped when model settings are saved (Settings, the welcome): the chat pane reads them afresh.
   const [modelSeq, setModelSeq] = useState(0);
   // The one Settings dialog: the sidebar's button, Ctrl/⌘+, and the chat's ⚙ open it.
   const [settingsOpen, setSettingsOpen] = useState(false);
   const openSettings = useCallback(() => setSettingsOpen(true), []);
-  // Below 1,200 px the chat is a modal drawer, closed until asked for (issue 36); wider, the
+  // Below 1,200 px the chat is a modal drawer, closed until asked for; wider, the
   // side pane shows as last chosen.
   const narrow = useNarrow();
   const [drawerOpen, setDrawerOpen] = useState(false);

@@ -1,4 +1,4 @@
-//! A person's curation (issue 23): archive a memory (out of recall and MEMORY.md, still
+//! A person's curation: archive a memory (out of recall and MEMORY.md, still
 //! searchable, restored by un-archiving) and replace a fact (the old entry kept as superseded).
 //! Both are a person's own edits: they land whatever the review mode.
 

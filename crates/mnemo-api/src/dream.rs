@@ -1,4 +1,4 @@
-//! Dream as memory tasks (SPEC §4.3): a manual dream (`dream`: the Dream button, `mnemo dream`,
+//! Dream as memory tasks: a manual dream (`dream`: the Dream button, `mnemo dream`,
 //! `/dream`) skips the time and session gates but never the lock; after each chat turn the gates
 //! decide whether an automatic one is queued (each skip is a recorded task with its reason). One
 //! dream per workspace in this process at a time; the consolidation lock keeps other processes —

@@ -1,4 +1,4 @@
-//! Extraction after chat turns, scheduled as memory tasks (SPEC §4.1): one run per workspace at a
+//! Extraction after chat turns, scheduled as memory tasks: one run per workspace at a
 //! time; while one runs, one job per session waits — a newer request for the same session
 //! replaces the waiting one (that task reads `skipped`, reason `replaced`). Each run writes in
 //! one change group tied to its task.

@@ -1,4 +1,4 @@
-//! Forget on request (SPEC §4.4): `forget_preview` shows exactly which entries would go (the
+//! Forget on request: `forget_preview` shows exactly which entries would go (the
 //! main model picks when one is configured, else the heuristic); `forget` removes exactly the
 //! previewed entries as one memory task and one change group — or nothing, with `conflict`, when
 //! a file changed since the preview.

@@ -1,4 +1,4 @@
-//! Import and export (issue 24): `import_preview` (what an import would do: counts by type,
+//! Import and export: `import_preview` (what an import would do: counts by type,
 //! duplicates, secrets refused, reasons, samples — or for conversations the estimate of model
 //! calls and tokens), `import_start` (the same as a task: memories written in one change group
 //! per workspace, all or nothing; conversations learnt from one by one, see `import_chats.rs`),

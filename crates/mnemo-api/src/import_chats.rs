@@ -1,4 +1,4 @@
-//! Learning from past conversations (issue 24): ChatGPT / Claude.ai exports and Claude Code /
+//! Learning from past conversations: ChatGPT / Claude.ai exports and Claude Code /
 //! Qwen Code transcripts, each conversation run through extraction as one `import` task with
 //! progress ("Conversation 312 / 1,840"). Resumable: the source's cursor
 //! (`mnemo_store::import::cursor`) records each finished conversation, the one change group
@@ -326,7 +326,7 @@ impl Job {
                 )
             }
             // The budget was spent on conversations the model failed on: that is the cause,
-            // said first (issue 37: it was only a log line).
+            // said first (it used to be only a log line).
             End::Budget(spent) if !failed.is_empty() => {
                 let (name, why) = &failed[failed.len() - 1];
                 (
@@ -413,7 +413,7 @@ impl Job {
         let mut cur = cursor::load(&self.ws, &self.path)?;
         reset_if_undone(&self.vault, &mut cur)?;
         cur.budget_tokens = self.budget;
-        // Review mode (issue 47): what this run learns is staged and becomes one proposal, like
+        // Review mode: what this run learns is staged and becomes one proposal, like
         // every automatic writer's; else it lands in the import's one change group.
         let label = format!(
             "Learnt from an import of {} ({})",

@@ -1,7 +1,9 @@
 //! The one API over Mnemo's memory: every operation a client needs — memories, search, history
-//! and undo (single changes and change groups), the index, settings, recall, model settings,
-//! chat, and background memory tasks. The Tauri shell, the HTTP server, the CLI (and the MCP
-//! server to come) are thin layers over [`Api`]; none of them touches the store directly.
+//! and undo (single changes and change groups), curation (archive, replace a fact), the index
+//! and its embeddings, settings, recall, model settings, chat, background memory tasks
+//! (extraction, remember, dream, forget, import), import and export, review mode and the inbox,
+//! sync, and the status panel's figures. The Tauri shell, the HTTP server, the CLI and the MCP
+//! server (`mnemo-mcp`) are thin layers over [`Api`]; none of them touches the store directly.
 //!
 //! Commands are declared once, in [`for_each_command!`]: that list generates the JSON
 //! dispatcher used by HTTP ([`Api::call`]), [`COMMANDS`] (names, argument names, where each
@@ -167,7 +169,7 @@ pub mod reexports {
 /// it embeds. Mnemo's own logs name things, never their text.
 pub const QUIET_LOG_TARGETS: &[&str] = &[
     // rmcp logs what a client sent (tool arguments in its `response error` warnings, whole
-    // messages at debug): never — `mnemo mcp` logs calls itself, redacted and cut (issue 33).
+    // messages at debug): never — `mnemo mcp` logs calls itself, redacted and cut.
     "rmcp=off",
     "hyper=info",
     "hyper_util=info",

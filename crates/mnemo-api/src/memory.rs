@@ -203,7 +203,7 @@ impl Api {
         Ok(out)
     }
 
-    /// Pin or unpin a memory (SPEC §1.2): `pinned: true` is added to, or removed from, its
+    /// Pin or unpin a memory: `pinned: true` is added to, or removed from, its
     /// frontmatter; nothing else changes. Extraction and dream never change or delete a pinned
     /// memory. A file in Qwen Code's `pinned/` folder is pinned by where it is: `conflict`.
     pub fn set_pinned(
@@ -240,7 +240,7 @@ impl Api {
 
     /// Search, best first: as many hits as asked when there are that many candidates — the
     /// matches, then (flagged `weak`) the rest by meaning — each with the passage that matched
-    /// and its line (issue 48).
+    /// and its line.
     pub fn search(
         &self,
         workspace: Option<String>,

@@ -1,4 +1,4 @@
-//! The remember lane (SPEC §4.2, seed 002): per workspace, serial; tasks queued → running →
+//! The remember lane: per workspace, serial; tasks queued → running →
 //! completed | failed; at most 16 pending (the 17th → `remember_queue_full`); each run one change
 //! group; a completed run announces `memory_changed` with scope `managed`, source
 //! `workspace_memory_remember`, its task id and touched types. Tasks are memory tasks (listed,

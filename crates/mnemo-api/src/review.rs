@@ -1,4 +1,4 @@
-//! Review mode and the inbox (issue 23). In a workspace with review mode on, the writes of
+//! Review mode and the inbox. In a workspace with review mode on, the writes of
 //! extraction, dream, remember and MCP are staged (`Vault::stage_group`) and saved as one
 //! proposal per job instead of landing; people's own edits always land. The inbox lists,
 //! shows, accepts (all, some changes, or edited first) and rejects proposals.

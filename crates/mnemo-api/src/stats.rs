@@ -45,7 +45,7 @@ impl Api {
         Ok(stats)
     }
 
-    /// Whether chat turns are kept as conversation records in a workspace (SPEC §4.4a).
+    /// Whether chat turns are kept as conversation records in a workspace.
     pub fn chat_records(&self, workspace: String) -> Result<bool> {
         let ws = self.vault.workspace(&workspace)?;
         Ok(mnemo_engine::extract::records_enabled(&self.vault, &ws))

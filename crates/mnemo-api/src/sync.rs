@@ -1,4 +1,4 @@
-//! Sync across machines through git (issue 22): the commands, and automatic sync in a watching
+//! Sync across machines through git: the commands, and automatic sync in a watching
 //! process (the app, `mnemo serve`): after local changes (debounced) and on an interval, when
 //! switched on. The work itself is `mnemo_sync`.
 

@@ -1,5 +1,5 @@
-//! Memory tasks (SPEC §4.0): one runtime for background memory jobs — extraction today; dream,
-//! remember and forget plug in the same way. Each task is recorded in the task store
+//! Memory tasks: one runtime for background memory jobs — extraction, remember, dream, forget,
+//! embedding and import all run through it. Each task is recorded in the task store
 //! (`tasks.db`, shared by every process on the home) and announced as `task_updated` on every
 //! change. Cancelling a task of this process stops it through its token; a task of another
 //! process gets a cancel request its owner sees at its next step.

@@ -266,7 +266,7 @@ async fn unreachable_model_and_test_connection() {
     assert!(e.message.contains("unreachable"), "{}", e.message);
 }
 
-/// Issue 20: "Test connection" tries what the person typed and saves nothing.
+/// "Test connection" tries what the person typed and saves nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn testing_unsaved_settings_writes_nothing() {
     let (_d, api) = api();
@@ -450,7 +450,7 @@ fn sessions_rename_ignore_memory_delete_and_bad_input() {
     );
 }
 
-/// Issue 20: Settings offers the server's own model list (`GET /models`) for what is typed,
+/// Settings offers the server's own model list (`GET /models`) for what is typed,
 /// before a model is named, and writes nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_server_lists_its_models_for_unsaved_settings() {

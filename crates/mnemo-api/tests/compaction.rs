@@ -1,4 +1,4 @@
-//! Context compaction (SPEC §5; issue 12): a chat driven past a small context window keeps
+//! Context compaction: a chat driven past a small context window keeps
 //! working — every request stays under the window, older turns are replaced by a summary (the
 //! model's, else extractive) that is appended to today's daily log, extraction still saw the
 //! turns before they were compacted, and the whole transcript stays on disk. A newest message

@@ -1,4 +1,4 @@
-//! Corrections and pruning (issue 23): replacing a fact — by extraction or by a person — keeps
+//! Corrections and pruning: replacing a fact — by extraction or by a person — keeps
 //! the old entry as superseded and recall injects only the new one; archiving takes a memory
 //! out of recall and MEMORY.md but keeps it searchable and restorable; usage drives health.
 #![allow(clippy::unwrap_used)]
@@ -143,7 +143,7 @@ fn a_person_replacing_a_fact_supersedes_it() {
 fn an_archived_memory_leaves_recall_and_memory_md_but_stays_searchable() {
     let (_d, api) = api();
     seed(&api);
-    // An index of nothing is no file (issue 37): read as empty when it is not there.
+    // An index of nothing is no file: read as empty when it is not there.
     let memory_md = || std::fs::read_to_string(root(&api).join("MEMORY.md")).unwrap_or_default();
     assert!(memory_md().contains("home.md"));
     api.set_archived("personal".into(), "home.md".into(), true)
@@ -198,7 +198,7 @@ fn an_archived_memory_leaves_recall_and_memory_md_but_stays_searchable() {
     assert_eq!(usage[0].tokens, u64::from(r.selected[0].tokens_injected));
 }
 
-/// Issue 47: the status counts the daily logs and conversation records there are (it said
+/// The status counts the daily logs and conversation records there are (it once said
 /// "none kept yet" while records existed: the index's list holds topic files only).
 #[test]
 fn the_status_counts_daily_logs_and_conversation_records() {

@@ -1,4 +1,4 @@
-//! Dream through the API (SPEC §4.3): the mechanical path merges duplicates in one change group
+//! Dream through the API: the mechanical path merges duplicates in one change group
 //! that undoes byte-exact; the agent path runs against the fake model with every guard holding
 //! (MEMORY.md, paths outside the root, invalid frontmatter, deletes that would lose an entry,
 //! pinned memories, files changed on disk meanwhile); a failing or slow model falls back to the
@@ -147,7 +147,7 @@ async fn mechanical_dream_merges_in_one_group_that_undoes_byte_exact() {
     for (p, text) in &before {
         assert_eq!(&read(&api, p), text, "{p} is back byte-exact");
     }
-    // Undone is a state every reader sees (issue 20): the task, Status and `/memory`.
+    // Undone is a state every reader sees: the task, Status and `/memory`.
     let read_back = api.task(t.id.clone()).unwrap();
     assert_eq!(read_back.result.unwrap().undone_by, Some(undo.group));
     let stats = api.stats("personal".into()).unwrap();
@@ -630,7 +630,7 @@ async fn pinned_memories_are_never_merged_and_can_be_pinned_from_the_api() {
             .unwrap()
             .pinned
     );
-    // The list says so too (issue 20: the pin shows in the list).
+    // The list says so too (the pin shows in the list).
     let pinned_in_list = |api: &Api| -> Vec<String> {
         let mut p: Vec<String> = api
             .list(Some("personal".into()), None)
@@ -884,7 +884,7 @@ async fn an_auto_dream_waiting_for_extraction_can_be_cancelled() {
     assert_ne!(manual.id, done.id);
 }
 
-/// Issue 20: a file the dream wrote that did not exist before is reported as created, not as
+/// A file the dream wrote that did not exist before is reported as created, not as
 /// "updated", in the report and in the task's summary.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dream_tells_what_it_created_from_what_it_changed() {

@@ -1,4 +1,4 @@
-//! Import and export (issue 24): every documented format previewed and applied through the
+//! Import and export: every documented format previewed and applied through the
 //! normal write path, one change group per import (undone as one), de-duplication, secrets
 //! refused, bad input refused with nothing half-imported, export → import byte-exact, memories
 //! moved between workspaces. Test data: small exports written here in each format.
@@ -186,7 +186,7 @@ fn a_stale_preview_is_refused_and_every_format_imports() {
         ("claude-mem export", 2)
     );
     assert_eq!(run(&api, &src, None, None).status, TaskStatus::Completed);
-    // Issue 37: named from its project, described by what is inside, every field kept.
+    // Named from its project, described by what is inside, every field kept.
     let t = std::fs::read_to_string(root(&api, "personal").join("mnemo.md")).unwrap();
     assert!(
         t.contains("name: Mnemo\n")
@@ -227,7 +227,7 @@ fn a_stale_preview_is_refused_and_every_format_imports() {
         ..ImportOptions::default()
     };
     let src = vault.to_string_lossy().into_owned();
-    // Issue 37: a folder named otherwise than on disk is refused, not ignored.
+    // A folder named otherwise than on disk is refused, not ignored.
     let mut wrong = opts.clone();
     wrong.folder_types[0].folder = "Work".into();
     let e = api
@@ -713,7 +713,7 @@ fn tampered_exports_other_zips_and_secrets_in_ids_are_refused_with_reasons() {
     }
 }
 
-/// Issue 47: one hard link anywhere made the whole-home export fail. It is left out and named;
+/// One hard link anywhere used to make the whole-home export fail. It is left out and named;
 /// everything else is exported.
 #[test]
 fn a_hard_link_is_left_out_of_an_export_and_named_the_rest_exported() {

@@ -1,4 +1,4 @@
-//! Learning from past conversations (issue 24) through the API with the fake model: the
+//! Learning from past conversations through the API with the fake model: the
 //! estimate, a budget that stops the run before a conversation would pass it, a cancel midway,
 //! and the next run finishing in the same change group without resending finished
 //! conversations.
@@ -255,7 +255,7 @@ async fn a_conversation_the_model_fails_on_is_tried_again_next_time_and_three_in
     assert_eq!(p.conversations.unwrap().done_before, 0);
 }
 
-/// Issue 33: an imported conversation reaches the model redacted (as chat redacts at intake),
+/// An imported conversation reaches the model redacted (as chat redacts at intake),
 /// and a secret in the source's file name never reaches the journal as the group's label.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_imported_conversation_and_its_file_name_pass_the_secret_gate() {
@@ -298,7 +298,7 @@ async fn an_imported_conversation_and_its_file_name_pass_the_secret_gate() {
     }
 }
 
-/// Issue 37: when the budget was spent on conversations the model failed on, the stop says so
+/// When the budget was spent on conversations the model failed on, the stop says so
 /// first — the cause is the model, not the budget alone (it was only a log line).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_budget_spent_on_failures_says_the_model_failed() {

@@ -1,4 +1,4 @@
-//! Imports that stay where the person points (issue 33): an export's manifest cannot route
+//! Imports that stay where the person points: an export's manifest cannot route
 //! files into another tool's memory, and the preview names every workspace the apply writes.
 #![allow(clippy::unwrap_used)]
 

@@ -1,4 +1,4 @@
-//! Remember and forget through the API (SPEC §4.2, §4.4, §4.6, §7): the remember lane's codes
+//! Remember and forget through the API: the remember lane's codes
 //! and limits, a remembered fact in a file and one group, a path outside the root failing the
 //! task; forget's preview and exact removal, complete (files, index, MEMORY.md, recall) and not
 //! written back by an agent unless a person adds it again; secrets refused on people's writes;

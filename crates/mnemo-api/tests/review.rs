@@ -1,4 +1,4 @@
-//! Review mode and the inbox (issue 23), against the fake model: an extraction in review mode
+//! Review mode and the inbox, against the fake model: an extraction in review mode
 //! proposes and writes nothing; accepting some of a proposal's entries writes exactly those as
 //! one group; "reject and don't learn this" stops the same proposal coming back; a dream's
 //! whole diff is one proposal whose acceptance equals what the dream would have written; stale
@@ -411,7 +411,7 @@ async fn a_secret_never_reaches_a_proposal() {
     );
 }
 
-/// Issue 47: the chat model's own tools are an automatic writer like any other — in review
+/// The chat model's own tools are an automatic writer like any other — in review
 /// mode what it writes in a turn is one proposal, nothing lands, and the turn says so (no
 /// "wrote" claim).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,4 +1,4 @@
-//! Issue 47: one write gate for review mode. Every change source is classified here by an
+//! One write gate for review mode. Every change source is classified here by an
 //! exhaustive match — a new writer does not compile until it is — and, with review mode on,
 //! every automatic writer is proven to land as a proposal: directly at the vault (a write
 //! outside a staged group is refused, nothing changed), and through each job that writes —

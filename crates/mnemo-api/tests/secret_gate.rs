@@ -1,4 +1,4 @@
-//! Issue 19: a planted GitHub token — in a chat that gets compacted (and echoed by the model's
+//! A planted GitHub token — in a chat that gets compacted (and echoed by the model's
 //! summary), in a remember request, in a file name and in a chat title — is refused or redacted
 //! everywhere: no file under the home, no request to the model, no event holds it.
 #![allow(clippy::unwrap_used)]
@@ -125,7 +125,7 @@ async fn a_planted_token_is_refused_or_redacted_everywhere() {
     assert!(holding.is_empty(), "{holding:?}");
 }
 
-/// Issue 33: a secret in the model's reply (a model may repeat one it saw elsewhere, or invent
+/// A secret in the model's reply (a model may repeat one it saw elsewhere, or invent
 /// one) is redacted as the reply streams — no piece of it is ever shown — and before it is saved.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_secret_in_the_models_reply_is_redacted_as_it_streams_and_when_saved() {
@@ -200,7 +200,7 @@ fn names_and_paths_with_control_characters_or_bidi_overrides_are_refused() {
     assert!(api.list(None, None).unwrap().is_empty());
 }
 
-/// Issue 19, files other programs write: an outside editor puts a token in a memory. The file
+/// Files other programs write: an outside editor puts a token in a memory. The file
 /// stays as it is on disk (it is the person's), but nothing Mnemo stores or hands out holds the
 /// token: the index keeps its text redacted and none of its bytes, the journal keeps hashes only,
 /// a read, a recall and a search give it redacted, and undoing the change that removed it says

@@ -1,4 +1,4 @@
-//! Sync through the API (issue 22): a fact forgotten on one home is gone on the other after a
+//! Sync through the API: a fact forgotten on one home is gone on the other after a
 //! sync, and an extraction there that tries to write it back is refused.
 #![allow(clippy::unwrap_used)]
 
@@ -193,7 +193,7 @@ fn set_body(api: &Api, rel: &str, body: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn recall_says_when_a_memory_holds_an_open_sync_conflict() {
-    // Issue 36: two homes change one fact differently; the merge keeps both versions and the
+    // Two homes change one fact differently; the merge keeps both versions and the
     // conflict waits for a person. Until then recall must not pass either off as the truth.
     let t = tempfile::tempdir().unwrap();
     let remote = bare_remote(t.path());

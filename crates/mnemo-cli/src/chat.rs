@@ -43,7 +43,7 @@ fn turn(api: &Api, workspace: &str, session: &str, text: &str, json: bool) -> Re
             && s == session
         {
             // Each piece through the gate on its own: an escape split over two pieces is
-            // escaped in both (issue 47: a reply's OSC 52 wrote the clipboard).
+            // escaped in both (a reply's OSC 52 once wrote the clipboard).
             let _ = write!(out, "{}", term_text(&text));
             let _ = out.flush();
         }

@@ -56,7 +56,7 @@ fn print_report(t: &TaskInfo) {
         println!("dream {}: {}", term(&t.id), t.status.as_str());
         return;
     };
-    // The agent's own last words are a model's text (issue 47): gated like every reply.
+    // The agent's own last words are a model's text: gated like every reply.
     println!("{} — task {}", term_text(&r.summary), term(&t.id));
     // Review mode: the dream's changes are a proposal, nothing was written — say what it
     // proposes, never "wrote".

@@ -168,7 +168,7 @@ pub fn import(
     let t = follow(api, &updates, &started.id, json)?;
     match t.status {
         TaskStatus::Completed => emit(json, &t, print_done),
-        // The code says why it stopped (issue 37: a budget stop read `error[io]`).
+        // The code says why it stopped (a budget stop once read `error[io]`).
         _ => Err(Error::new(
             match t.reason.as_deref() {
                 Some("budget") => ErrorCode::BudgetSpent,

@@ -87,7 +87,7 @@ pub fn run(
                     s.status.as_str(),
                     mnemo_api::local_time(Some(&s.at))
                 );
-                // What a proposal holds is a model's or a client's words (issue 47).
+                // What a proposal holds is a model's or a client's words.
                 if let Some(m) = &s.origin.message {
                     println!("  from: \"{}\"", term(m));
                 }

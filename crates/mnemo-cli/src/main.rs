@@ -1,8 +1,10 @@
-//! `mnemo`: the command line over a Mnemo home — workspaces, memories, search, the index,
-//! history and undo (changes and change groups), memory tasks, recall, chat, a live view of
-//! changes, and `serve`. A client like the others: it calls only `mnemo-api` (and
-//! `mnemo-server` for `serve`). `--json` makes every command machine-readable, errors included
-//! (`{"error":{"code","message"}}` on stdout; exit 1, or 2 for usage errors).
+//! `mnemo`: the command line over a Mnemo home — workspaces, memories, search, the index and
+//! embeddings, history and undo (changes and change groups), memory tasks, remember, dream,
+//! forget, curation (archive, replace), import and export, review mode and the inbox, stats,
+//! recall, chat, sync, a live view of changes, `serve` and `mcp`. A client like the others: it
+//! calls only `mnemo-api` (and `mnemo-server` for `serve`, `mnemo-mcp` for `mcp`). `--json`
+//! makes every command machine-readable, errors included (`{"error":{"code","message"}}` on
+//! stdout; exit 1, or 2 for usage errors).
 
 mod chat;
 mod cli;

@@ -44,7 +44,7 @@ pub fn remember(
     }
     emit(json, &view, |v| match &v.result {
         Some(r) if wait || !json => {
-            // A planner's topic, an agent's summary: a model's words (issue 47).
+            // A planner's topic, an agent's summary: a model's words.
             println!("{} — task {}", term_text(&r.summary), term(&v.task_id));
             for f in &r.files_touched {
                 println!("  wrote {}", term(f));

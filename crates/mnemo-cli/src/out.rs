@@ -52,7 +52,7 @@ pub fn read_body(body: Option<String>, file: Option<PathBuf>) -> Result<Option<S
 }
 
 /// The one gate for words Mnemo did not write itself — a model's reply or summary, a file's
-/// name or text, a remote's, a zip's or a client's — on their way to a terminal (issues 33, 47):
+/// name or text, a remote's, a zip's or a client's — on their way to a terminal:
 /// control characters (ESC, BEL: OSC 52 clipboard writes, window titles, CSI screen clears) and
 /// bidirectional overrides shown escaped ([`printable`](mnemo_api::reexports::printable)), never
 /// run. One line; [`term_text`] keeps line breaks and tabs. Every `print!` / `eprint!` of such

@@ -451,7 +451,7 @@ fn dream_forget_and_compaction_end_within_their_bounds() {
     );
 }
 
-/// Issue 24: past conversations learnt from through the real server — one long enough to be
+/// Past conversations learnt from through the real server — one long enough to be
 /// cut into pieces of a third of a 4,096-token window. The import ends; what it says it wrote
 /// is on disk and in its one group; a finished import has every conversation in its cursor.
 #[test]
@@ -530,7 +530,7 @@ fn a_conversation_import_ends_and_tells_the_truth_about_what_it_wrote() {
     }
 }
 
-/// Issue 34's walk, with the model a person runs on a laptop: Qwen2.5-Coder-1.5B-Instruct (Q4),
+/// A new user's walk, with the model a person runs on a laptop: Qwen2.5-Coder-1.5B-Instruct (Q4),
 /// opt-in — `. <(scripts/eval-models.sh)` sets `MNEMO_EVAL_QWEN_GGUF` (1.1 GB, not in CI's default
 /// set-up). Chat, a new chat, remember, dream, as a new user would; the embedding model is used
 /// when installed. The second chat's prompt carries the peanut allergy (from a topic memory or

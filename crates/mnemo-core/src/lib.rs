@@ -1,5 +1,6 @@
 //! Mnemo's shared vocabulary: the closed set of memory types, workspace kinds, change sources,
-//! stable error codes and the `memory_changed` event. Every other crate speaks in these types.
+//! memory task kinds and statuses, stable error codes and the `memory_changed` event. Every other
+//! crate speaks in these types.
 //!
 //! This crate performs no IO; it is safe to use from any layer (store, engine, API, transports).
 
@@ -8,7 +9,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// The closed set of memory types (SPEC §1.2).
+/// The closed set of memory types.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, specta::Type,
 )]
@@ -63,7 +64,7 @@ impl FromStr for MemoryType {
     }
 }
 
-/// Where a workspace comes from (SPEC §1.1).
+/// Where a workspace comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkspaceKind {
@@ -118,7 +119,7 @@ pub enum ChangeSource {
 
 impl ChangeSource {
     /// Whether this is an automatic writer — a model or a job acting on its own, whose writes to
-    /// memories review mode turns into proposals (issue 47). People (the app, the CLI, a
+    /// memories review mode turns into proposals. People (the app, the CLI, a
     /// forget they chose), other programs and syncs are not.
     #[must_use]
     pub fn is_automatic(self) -> bool {
@@ -178,21 +179,21 @@ pub struct MemoryChanged {
     pub source: ChangeSource,
 }
 
-/// What a background memory task does (SPEC §4.0).
+/// What a background memory task does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskKind {
-    /// Extraction after a chat turn (§4.1).
+    /// Extraction after a chat turn.
     Extract,
-    /// Consolidation (§4.3).
+    /// Consolidation.
     Dream,
-    /// The sessionless remember lane (§4.2).
+    /// The sessionless remember lane.
     Remember,
-    /// Forgetting on request (§4.4).
+    /// Forgetting on request.
     Forget,
-    /// Computing embedding vectors for hybrid recall (§3.4).
+    /// Computing embedding vectors for hybrid recall.
     Embed,
-    /// Importing memories or past conversations (issue 24).
+    /// Importing memories or past conversations.
     Import,
 }
 

@@ -1,4 +1,4 @@
-//! No padded sentences (issue 46): a string literal broken across lines without a trailing `\`
+//! No padded sentences: a string literal broken across lines without a trailing `\`
 //! keeps the newline and the next line's indentation ("Undoing     them"), and a later reflow
 //! of such a literal onto one line leaves a run of spaces in the middle of a sentence. This test
 //! reads the workspace's Rust sources (`crates/*/src`, `src-tauri`) and fails on every ordinary
@@ -254,7 +254,7 @@ fn the_scanner_reads_literals_as_rustc_does() {
 
 #[test]
 fn padding_is_found_and_only_where_meant() {
-    // The shapes issue 46 found.
+    // The shapes once found in the sources.
     assert!(padding("Undoing     them here").is_some());
     assert!(padding("this home synced\n                          with").is_some());
     assert!(padding("first line\n    indented second").is_some());

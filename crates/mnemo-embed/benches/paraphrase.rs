@@ -1,4 +1,4 @@
-//! Paraphrases across four languages (issue 21): 44 memories in English, Chinese, Japanese and
+//! Paraphrases across four languages: 44 memories in English, Chinese, Japanese and
 //! Korean; 36 questions that share no word with the memory they ask about (no character, for
 //! Chinese and Japanese), a third of them in another language than their memory, and
 //! distractors on the same subjects in every language. Reported: hit@1, hit@3 and MRR by

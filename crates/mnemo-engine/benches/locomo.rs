@@ -1,4 +1,4 @@
-//! LoCoMo retrieval benchmark for the lexical and hybrid recall paths (SPEC §3.3–3.4), with the
+//! LoCoMo retrieval benchmark for the lexical and hybrid recall paths, with the
 //! paper's protocol:
 //! for each question, recall@k = the fraction of its evidence dialog ids found among the top-k
 //! retrieved items (a question without evidence counts as 1), retrieving only within the
@@ -7,7 +7,7 @@
 //! recall latency at 1,000 and 10,000 memories, lexical and hybrid (with the query's embedding),
 //! embedding throughput and the index's size. Hybrid rows need the local model (the README's
 //! set-up installs it); without it they are skipped, saying so. Each fusion is measured side by
-//! side: the seed's 0.7 · vector + 0.3 · BM25, other weights, reciprocal-rank fusion, vectors
+//! side: the original 0.7 · vector + 0.3 · BM25, other weights, reciprocal-rank fusion, vectors
 //! alone.
 //!
 //! Data is read from `../shared/bench-data/locomo10.json` (or `$LOCOMO_PATH`); it is CC BY-NC
@@ -58,9 +58,9 @@ fn pct(v: &mut [Duration], p: f64) -> Duration {
 /// How a question is embedded for a mode.
 #[derive(Clone, Copy, PartialEq)]
 enum Embed {
-    /// As a query, its meaning read against its null over the background set (issue 35).
+    /// As a query, its meaning read against its null over the background set.
     Query,
-    /// As a query, read against the model's fixed floors (before issue 35).
+    /// As a query, read against the model's fixed floors (the reading before the background set).
     FixedFloors,
     /// As a passage, in batches.
     Passage,
@@ -506,8 +506,9 @@ fn cjk_cases(model: Option<&Embedder>) {
     }
 }
 
-/// Added latency of the model path (SPEC §3.2) against the local fake model server, which
-/// answers at once: what remains is manifest building, HTTP, JSON, validation and file reads.
+/// Added latency of the model path (the fast model picks memories) against the local fake model
+/// server, which answers at once: what remains is manifest building, HTTP, JSON, validation and
+/// file reads.
 fn model_path_latency(n: usize, convs: &[Value]) {
     let pool: Vec<Item> = convs.iter().flat_map(turns).collect();
     let (_dir, vault) = synthetic_vault(n, &pool);

@@ -1,4 +1,4 @@
-//! Recall eval (issue 48): homes of 5, 25, 60 and 10,000 memories in five languages, with
+//! Recall eval: homes of 5, 25, 60 and 10,000 memories in five languages, with
 //! conversation records, and queries of ten kinds split into a training half and a held-out half
 //! (`benches/recall_eval/`, described in its README.md). It checks the data against the rules it
 //! was written to (`recall_eval::check`) and prints its counts, under `cargo test` (`cargo test

@@ -1,8 +1,9 @@
-//! Qwen Code's public recall fixture (issue 35), run through Mnemo's recall and search: 22
-//! memories in five languages and 48 queries — exact, Chinese, Japanese, Korean, mixed,
-//! full-width (NFKC), body-only, semantic with no shared word, and no-result. Reported for each
-//! model beside the model's fixed floors (before issue 35): top-1 of the cases with an expected
-//! top memory, semantic hit@5, and how many no-result queries recall (and search) nothing.
+//! Qwen Code's public recall fixture, run through Mnemo's recall and search: 22 memories in five
+//! languages and 48 queries — exact, Chinese, Japanese, Korean, mixed, full-width (NFKC),
+//! body-only, semantic with no shared word, and no-result. Reported for each model beside the
+//! model's fixed floors (the reading before the background set): top-1 of the cases with an
+//! expected top memory, semantic hit@5, and how many no-result queries recall (and search)
+//! nothing.
 //!
 //! The fixture is QwenLM/qwen-code's
 //! `packages/core/src/memory/__fixtures__/auto-memory-recall-eval.json` (Apache-2.0), read at

@@ -1,4 +1,4 @@
-//! The memory agent's decision logic as a pure state machine (SPEC §4.5): it never performs IO;
+//! The memory agent's decision logic as a pure state machine: it never performs IO;
 //! it takes what happened (a model reply, a tool result, elapsed time, a cancel) and returns the
 //! effects to perform. The async driver ([`crate::run_agent`]) carries them out, so the rules —
 //! max turns, wall time, cancellation, one event per tool call — are tested without a network.

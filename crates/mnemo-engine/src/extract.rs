@@ -1,4 +1,4 @@
-//! Extraction (SPEC §4.1): after an assistant turn, a headless memory agent reads the
+//! Extraction: after an assistant turn, a headless memory agent reads the
 //! unprocessed slice of the transcript (after `extract-cursor.json`) with the existing manifest
 //! preloaded and writes memories; weak entries are filtered out afterwards; the cursor moves only
 //! after a successful run; meta.json and telemetry record what happened.
@@ -38,7 +38,7 @@ pub fn auto_enabled(vault: &Vault, ws: &mnemo_store::Workspace) -> bool {
     settings::switch(&vault.home().root, settings::AUTO_EXTRACT, &ws.id).unwrap_or(true)
 }
 
-/// Whether chat turns are kept as conversation records in a workspace (SPEC §4.4a): its switch
+/// Whether chat turns are kept as conversation records in a workspace: its switch
 /// in settings.toml (`[chat_records]`), on when absent.
 #[must_use]
 pub fn records_enabled(vault: &Vault, ws: &mnemo_store::Workspace) -> bool {
@@ -335,12 +335,12 @@ pub struct ExtractRequest<'a> {
     pub chat_wrote_memory: bool,
     /// How writes are journaled (source `extract`, in the run's change group).
     pub origin: Origin,
-    /// A past conversation brought in by an import (issue 24): every message is read, and the
+    /// A past conversation brought in by an import: every message is read, and the
     /// workspace's extraction cursor and last-extraction fields are left alone.
     pub imported: bool,
 }
 
-/// Run one extraction for a session's transcript (SPEC §4.1). Every agent event (each tool
+/// Run one extraction for a session's transcript. Every agent event (each tool
 /// call) is passed to `on_event`, for the task's progress.
 pub async fn run_extract(
     vault: &Vault,

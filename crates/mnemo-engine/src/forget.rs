@@ -1,4 +1,4 @@
-//! Forget (SPEC §4.4): candidates are entries with their stable ids (at most 200 per workspace:
+//! Forget: candidates are entries with their stable ids (at most 200 per workspace:
 //! entries whose memory's name, description or text says what the request says first, then
 //! those of the best full-text hits, newest first); the main model picks (temperature 0, the
 //! query wrapped as user content, 8 s) or, without one or when it fails, the heuristic (the same

@@ -1,10 +1,20 @@
-//! Mnemo's memory loop. So far: **recall** (SPEC §3, lexical path), the **memory agent** (§4.5:
-//! a pure state machine in [`agent`], its confined tools in [`tools`], the async driver
-//! [`run_agent`]) and **secret scanning** (§4.6). Extract, remember, dream and forget build on
-//! these.
+//! Mnemo's memory loop:
 //!
-//! Decision logic is pure and tested without IO; only [`recall()`] and [`run_agent`] touch the
-//! vault and the model.
+//! - **Recall** ([`recall()`]): lexical, hybrid (words and meaning) or picked by the
+//!   fast model, past a calibrated gate, plus conversation records; the prompt block; search.
+//! - The **memory agent**: a pure state machine in [`agent`], its confined tools in [`tools`],
+//!   the async driver [`run_agent`] (context budgets in `budget`, a text tool protocol in
+//!   `protocol` for servers without tool calls), and the `planner` for models that do not call
+//!   tools well.
+//! - The writers built on it: **extraction** after chat turns (`extract`), **remember**,
+//!   **dream** (consolidation: the agent or the mechanical path) and **forget**.
+//! - **Chat** (`chat`): sessions, one turn (recall, a streamed reply, extraction after) and
+//!   context compaction.
+//! - Filling the index's vectors (`embed`), the status panel's figures (`stats`), and
+//!   **secret scanning** (`secrets`, from `mnemo-store`).
+//!
+//! Decision logic is pure and tested without IO (the agent machine, budgets, scheduling, the
+//! mechanical dream, compaction); the runs around it touch the vault and the model.
 
 pub mod agent;
 pub mod budget;

@@ -1,13 +1,14 @@
-//! Recall (SPEC §3): candidates from the index (never by reading every file), lexical scoring
+//! Recall: candidates from the index (never by reading every file), lexical scoring
 //! (name and description weigh more than the body — the index's bm25 weights; a query naming the
 //! memory's type adds a little; ties go to the newest), score 0 dropped, top five; then the
 //! prompt block with ages, the "Before recommending from memory" rule, ignore-memory semantics
 //! and the MEMORY.md index. Every recall records a telemetry event.
 //!
 //! This module holds what recall takes and returns; the work is split by concern: lexical
-//! ranking and the lexical path (`lexical`), the prompt block with ages and cut bodies
-//! (`prompt`), model selection (`model`) and the tail every strategy shares — bodies, prompt,
-//! telemetry (`finish`).
+//! ranking and the lexical path (`lexical`), hybrid ranking with vectors (`hybrid`), the
+//! calibrated gate (`gate`), conversation records (`records`), the `search` command's ranking
+//! (`search`), the prompt block with ages and cut bodies (`prompt`), model selection (`model`)
+//! and the tail every strategy shares — bodies, prompt, telemetry (`finish`).
 
 mod finish;
 pub mod gate;
@@ -70,13 +71,14 @@ pub struct RecallRequest {
     pub written_this_turn: Vec<String>,
     /// How many to select (default [`MAX_SELECTED`]; benchmarks ask for more).
     pub limit: Option<usize>,
-    /// Tools the conversation has been using (§3.2 `recentTools`): model selection skips
+    /// Tools the conversation has been using: model selection skips
     /// memories that merely document them, unless they hold warnings or gotchas.
     pub recent_tools: Vec<String>,
     /// The query's embedding, when a model is loaded: recall is hybrid (vectors fused with
     /// BM25) where the workspace has vectors for that model, lexical otherwise.
     pub query_vector: Option<QueryVector>,
-    /// How hybrid lists are merged (the default is the seed's weights; benches compare).
+    /// How hybrid lists are merged (by default standardised scores, half and half; benches
+    /// compare others).
     pub fusion: Fusion,
     /// Memories surfaced earlier in this chat session, newest first: the model no longer sees
     /// the turn that recalled them (the system prompt is rebuilt each turn), so they are sent

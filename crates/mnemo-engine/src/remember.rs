@@ -1,4 +1,4 @@
-//! Remember (SPEC §4.2): a fact from a script, the chat or the app, written by the memory agent
+//! Remember: a fact from a script, the chat or the app, written by the memory agent
 //! without a chat session — 6 turns, a 295 s abort inside the 300 s outer limit. `workspace`
 //! mode preloads the manifest so the agent updates what exists; `clean` shows it nothing. A path
 //! outside the memory root fails the task with `remember_path_escape` (nothing is written there:

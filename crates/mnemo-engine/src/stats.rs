@@ -1,4 +1,4 @@
-//! The status panel's figures (SPEC §7): per workspace, the automatic-memory switches, last
+//! The status panel's figures: per workspace, the automatic-memory switches, last
 //! extraction and dream, MEMORY.md's budget, memory health (stale, likely duplicates, invalid
 //! files) and recent telemetry. The API's `stats`, `mnemo stats` and `/memory` all show these.
 
@@ -50,7 +50,7 @@ pub struct MemoryStats {
     pub topics: u32,
     /// Daily logs.
     pub logs: u32,
-    /// Conversation records (SPEC §4.4a).
+    /// Conversation records (`chats/`).
     pub chats: u32,
     /// Chat turns are kept as conversation records in this workspace.
     pub chat_records: bool,

@@ -10,7 +10,8 @@
 //!
 //! One concern per module: [`LlmError`] (`error`), the conversation types (`message`), the HTTP
 //! [`Client`] with its retries (`client`), streaming (`stream`), structured output (`json`),
-//! embeddings (`embeddings`) and [`LlmSettings`] ([`settings`]).
+//! embeddings (`embeddings`), the server's real context window (`window`) and [`LlmSettings`]
+//! ([`settings`]).
 
 mod client;
 mod embeddings;

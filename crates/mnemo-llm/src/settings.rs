@@ -30,7 +30,7 @@ pub struct LlmSettings {
     pub extraction: Extraction,
 }
 
-/// How extraction and remember write memories (SPEC §4.4a).
+/// How extraction and remember write memories.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Extraction {

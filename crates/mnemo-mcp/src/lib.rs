@@ -1,10 +1,10 @@
-//! `mnemo mcp`: a Model Context Protocol server on stdio (SPEC §6.5), built on the official Rust
+//! `mnemo mcp`: a Model Context Protocol server on stdio, built on the official Rust
 //! SDK (`rmcp`). It is a thin layer over [`mnemo_api::Api`], like the HTTP server and the CLI:
 //! every tool calls one API command, and every write goes the API's one road (validated, atomic,
 //! journaled — as source `mcp` — and announced, so the app and `mnemo serve`'s SSE show it).
 //!
 //! - Tools ([`tools`]): `recall`, `search`, `list`, `read`, `remember`, `forget`, `dream`,
-//!   `status`; each takes an optional `workspace`.
+//!   `proposals`, `status`; each takes an optional `workspace`.
 //! - Resources ([`resources`]): each memory as `mnemo://{workspace}/{path}` and each
 //!   workspace's `mnemo://{workspace}/MEMORY.md`.
 //! - The workspace a call means: its `workspace` argument, else the server's default — the
@@ -243,7 +243,7 @@ pub fn run(server: MnemoMcp) -> std::io::Result<()> {
         Ok(())
     })?;
     // Tasks still running in the API (a remember the client did not wait for) end with the
-    // process; they are recorded as interrupted by the next reader (SPEC §4.0).
+    // process; they are recorded as interrupted by the next reader.
     rt.shutdown_timeout(Duration::from_secs(1));
     Ok(())
 }

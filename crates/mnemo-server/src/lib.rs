@@ -5,6 +5,8 @@
 //! - `GET /events` streams `memory_changed` and `chat` (reply deltas, recall, extraction) as
 //!   Server-Sent Events.
 //! - `GET /capabilities` names the version, commands and features.
+//! - `POST /workspace/memory/remember` queues a sessionless remember, and
+//!   `GET /workspace/memory/remember/{taskId}` reads its task (`remember.rs`).
 //! - Everything else serves the built web UI (single-page app).
 //!
 //! Every request needs the bearer token from `$MNEMO_HOME/server.token` (created 0600) as an
@@ -384,7 +386,7 @@ async fn events(State(st): State<AppState>) -> Response {
     bridge(st.api.subscribe_tasks(), "task_updated", tx.clone(), |_| {
         true
     });
-    // A dream's updates also as `dream_progress` (SPEC §6.2): phase, tool calls, files, report.
+    // A dream's updates also as `dream_progress`: phase, tool calls, files, report.
     bridge(st.api.subscribe_tasks(), "dream_progress", tx, |t| {
         t.kind == mnemo_core::TaskKind::Dream
     });

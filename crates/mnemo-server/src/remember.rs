@@ -1,4 +1,4 @@
-//! The sessionless remember endpoints (SPEC §6.2, seed 002): `POST /workspace/memory/remember`
+//! The sessionless remember endpoints: `POST /workspace/memory/remember`
 //! → 202 with the queued task; `GET /workspace/memory/remember/{taskId}` → the task, its
 //! `result` / `error` null until it ends. `X-Mnemo-Workspace` picks the workspace (default
 //! `personal`), `X-Mnemo-Client-Id` scopes who may read a task.

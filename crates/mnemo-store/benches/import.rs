@@ -1,4 +1,4 @@
-//! Import benchmark (issue 24), figures side by side in one run: 10,000 memories in each
+//! Import benchmark, figures side by side in one run: 10,000 memories in each
 //! memory-tool format (mem0 JSON, JSONL of {text}, claude-mem, a folder of markdown notes)
 //! read, planned (de-duplicated against the workspace, secret-scanned) and written through
 //! `Vault::mutate` in one change group — memories per second — against the baseline of the

@@ -1,4 +1,4 @@
-//! Merge benchmark (issue 22): one topic file of 2,000 entries, 1,000 of them edited on one side
+//! Merge benchmark: one topic file of 2,000 entries, 1,000 of them edited on one side
 //! and 1,000 others on the other side (plus 50 added on each side, at the same places), merged three ways by
 //! Mnemo's entry-level merge and, as the baseline, by `git merge-file` (line level, the real git
 //! binary — what a plain git sync would do). Reports time and whether the baseline needed a person

@@ -1,4 +1,4 @@
-//! Review benchmark (issue 23), figures side by side in one run:
+//! Review benchmark, figures side by side in one run:
 //! - the inbox at 10,000 pending proposals: one page of 50 (what the app and `mnemo inbox` read)
 //!   against reading every pending summary (an inbox without paging: every page of 500);
 //! - accepting a 300-file proposal (checks, rebase of every file under the write lock, one

@@ -1,4 +1,4 @@
-//! The secret gate against a corpus (issue 33), beside the rules before it in one run: the
+//! The secret gate against a corpus, beside the older ten rules in one run: the
 //! share of secrets caught (every shape `tests/store/secrets_corpus.rs` makes, five bodies each,
 //! three sentences each) and the share of ordinary text flagged (its hand-written sentences,
 //! plus LoCoMo's conversation turns and observations from `../shared/bench-data/locomo10.json`
@@ -16,7 +16,7 @@ use regex::Regex;
 #[allow(dead_code, unused_imports)]
 mod corpus;
 
-/// The ten rules before issue 33, as they were, for the baseline column.
+/// The ten rules the gate had before, as they were, for the baseline column.
 #[rustfmt::skip]
 const BEFORE: &[(&str, &str)] = &[
     (

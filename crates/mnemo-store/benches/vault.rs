@@ -1,8 +1,8 @@
 //! Vault benchmark: synthetic workspaces of 1,000 / 10,000 / 100,000 topic files (mixed English,
 //! Chinese, Japanese, Korean; 300–1,500 bytes each). For each size it measures, in one run:
 //! full index rebuild; indexed search latency (p50/p99); the naive approach (read and score every
-//! file per query, as the seed's recall does) and the ratio; watcher latency from a file write to
-//! its `memory_changed` event (p50/p99); and the CLI's start-up time.
+//! file per query, as a recall without an index does) and the ratio; watcher latency from a file
+//! write to its `memory_changed` event (p50/p99); and the CLI's start-up time.
 //!
 //! `cargo build --release -p mnemo-cli && cargo bench -p mnemo-store --bench vault [-- --sizes 1000,10000] [--hybrid]`
 //! (`--hybrid`: also embed every memory with `mnemo embed` and time one-shot hybrid searches;
@@ -199,7 +199,7 @@ fn stats(mut v: Vec<Duration>) -> (Duration, Duration) {
     (pct(&v, 0.5), pct(&v, 0.99))
 }
 
-/// The seed's approach: read every file and score it by term occurrences.
+/// The naive approach: read every file and score it by term occurrences.
 fn naive_search(root: &Path, query: &str, limit: usize) -> Vec<(f64, String)> {
     let terms = tokenize::query_terms(query);
     let mut scored = Vec::new();

@@ -20,7 +20,7 @@ pub enum DocKind {
     Topic,
     /// A daily log under `logs/YYYY/MM/`.
     Log,
-    /// A conversation record under `chats/YYYY/MM/` (SPEC §4.4a): what the person said in one
+    /// A conversation record under `chats/YYYY/MM/`: what the person said in one
     /// chat session on one day.
     Chat,
 }
@@ -266,7 +266,7 @@ pub fn in_pinned_folder(rel: &str) -> bool {
     rel.starts_with("pinned/")
 }
 
-/// Whether a memory is pinned (SPEC §1.2): under `pinned/`, or `pinned: true` in its frontmatter.
+/// Whether a memory is pinned: under `pinned/`, or `pinned: true` in its frontmatter.
 #[must_use]
 pub fn is_pinned(rel: &str, text: &str) -> bool {
     in_pinned_folder(rel) || TopicFile::parse(text).fields.pinned

@@ -1,4 +1,4 @@
-//! What a dream did (SPEC §4.3), as its task records it and every client shows it: the dream
+//! What a dream did, as its task records it and every client shows it: the dream
 //! report. A type only — the engine's `dream` module fills it in.
 
 use mnemo_core::MemoryType;

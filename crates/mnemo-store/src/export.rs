@@ -1,4 +1,4 @@
-//! Export (issue 24): workspaces as a zip of their markdown files as they are on disk —
+//! Export: workspaces as a zip of their markdown files as they are on disk —
 //! topic files, daily logs, MEMORY.md — plus `manifest.jsonl` (one line per file: workspace,
 //! path, kind, type, name, description, timestamps, pinned, archived, hash). Reading one back
 //! for import: every file checked against its manifest line, never more than 1 MiB each.
@@ -200,7 +200,7 @@ pub fn write_zip(workspaces: &[(Workspace, Vec<String>)], dest: &Path) -> Result
             let rel = fsutil::normalise(rel)?;
             let read = match root.read_capped(&rel) {
                 // One file that is not the home's own (a hard link) is left out and named;
-                // it does not fail the whole export (issue 47).
+                // it does not fail the whole export.
                 Err(e) if e.code == ErrorCode::PathEscape => {
                     result.left_out.push(format!(
                         "{}/{}: a hard link (its bytes may be another file's); replace it with a copy to export it",
@@ -483,7 +483,7 @@ pub fn plan_restore(
             );
             continue;
         }
-        // Records belong to Mnemo (issue 47): a zip is anyone's words, and a record it held
+        // Records belong to Mnemo: a zip is anyone's words, and a record it held
         // would be recalled as what the person said.
         if crate::vault::in_records_folder(p) {
             preview.skip(

@@ -1,4 +1,4 @@
-//! Topic-file format (SPEC §1.2): YAML frontmatter (`name`, `description`, `type`) and a body of
+//! Topic-file format: YAML frontmatter (`name`, `description`, `type`) and a body of
 //! blank-line separated entries.
 //!
 //! Invariant: [`TopicFile::parse`] never fails and never loses bytes — `parse(x).render() == x`
@@ -61,9 +61,9 @@ pub struct Fields {
     pub description: Option<String>,
     /// The raw `type` value (may be outside the closed set: then the file is flagged).
     pub type_raw: Option<String>,
-    /// `pinned: true`: extraction and dream never change or delete the memory (SPEC §1.2).
+    /// `pinned: true`: extraction and dream never change or delete the memory.
     pub pinned: bool,
-    /// `archived: true` (issue 23): out of recall and MEMORY.md, still searchable; a person
+    /// `archived: true`: out of recall and MEMORY.md, still searchable; a person
     /// restores it by removing the flag.
     pub archived: bool,
     /// `title`: how notes other tools write (basic-memory, Obsidian) name themselves.
@@ -300,7 +300,7 @@ impl TopicFile {
         Ok(())
     }
 
-    /// The entries of the body (SPEC §1.2).
+    /// The entries of the body (blank-line separated blocks).
     #[must_use]
     pub fn entries(&self) -> Vec<Entry> {
         entries(&self.body)

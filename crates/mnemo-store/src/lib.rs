@@ -4,11 +4,20 @@
 //! - [`format`], [`doc`], [`memory_md`]: topic files, entries, daily logs, the MEMORY.md index.
 //! - [`fsutil`]: path confinement, atomic writes, capped reads.
 //! - [`journal`]: every change with before/after content; undo.
-//! - [`index`], [`tokenize`]: the SQLite + FTS5 index (CJK-aware, NFKC-folded).
+//! - [`index`], [`tokenize`]: the SQLite + FTS5 index (CJK-aware, NFKC-folded), embeddings.
 //! - [`watch`]: the debounced watcher that applies outside edits and emits `memory_changed`.
 //! - [`lock`]: the consolidation lock shared with Qwen Code.
 //! - [`settings`]: the owner of `settings.toml` and `llm.key`.
 //! - [`tasks`]: `tasks.db`, background memory tasks seen by every process.
+//! - `secrets`: the one secret gate every write Mnemo makes passes.
+//! - `review`, `merge`, `supersede`: a proposal's changes entry by entry, the three-way entry
+//!   merge that sync and the inbox share, a replaced fact kept as superseded.
+//! - `import`, `export`, `transcripts`: other tools' exports read in, zips written out, chat
+//!   transcripts (Mnemo's and other tools') read for a dream.
+//! - `repo`, `rootdir`, `replace`: a project keyed by its repository across machines, memory
+//!   roots held by handle, files replaced only over the bytes a write read.
+//! - `state`, `dream_report`, `events`, `db`: bookkeeping files, the dream report, the change
+//!   event channel, SQLite plumbing.
 //! - [`vault`]: the facade tying these together — start here.
 //!
 //! ```no_run

@@ -1,4 +1,4 @@
-//! The consolidation lock (SPEC §4.3): `consolidation.lock` in a workspace's lock dir holds the
+//! The consolidation lock: `consolidation.lock` in a workspace's lock dir holds the
 //! owner's PID. Taken atomically (create-exclusive, then re-read to confirm); a lock whose PID is
 //! dead, whose content is unreadable, or that is older than an hour is reclaimed. The same file
 //! name and format as Qwen Code, so the two tools never consolidate one folder at once.
@@ -6,7 +6,7 @@
 //! Invariant: a [`LockGuard`] releases the lock when dropped (every exit path), and only removes
 //! the file if it still holds this process's PID.
 //!
-//! Invariant (issue 33): a lock cannot be aimed. No lock or temp file is ever opened through a
+//! Invariant: a lock cannot be aimed. No lock or temp file is ever opened through a
 //! symbolic link at its name — temp files get random names created exclusively, lock files are
 //! read and written with `O_NOFOLLOW`, a linked Claude Code lock is refused — and the lock of a
 //! layer a repository controls (Qwen Code's team memory, `<repo>/.qwen`) is Mnemo's own under
@@ -257,8 +257,8 @@ fn held(path: &Path) -> Error {
 /// Claude Code's "last consolidated" time, and the file stays after a consolidation.
 pub const CLAUDE_LOCK_FILE: &str = ".consolidate-lock";
 
-/// The consolidation lock of a workspace, whichever tool's convention it follows
-/// (SPEC §4.3): Mnemo's and Qwen Code's `consolidation.lock` in the lock dir (deleted on
+/// The consolidation lock of a workspace, whichever tool's convention it follows:
+/// Mnemo's and Qwen Code's `consolidation.lock` in the lock dir (deleted on
 /// release), or Claude Code's `.consolidate-lock` in the memory folder (kept; see
 /// [`WorkspaceLock::succeeded`]).
 #[must_use]

@@ -1,10 +1,10 @@
-//! The generated `MEMORY.md` index (SPEC §1.4): one line per valid topic file, sorted by path,
+//! The generated `MEMORY.md` index: one line per valid topic file, sorted by path,
 //! each at most 150 characters; at most 200 lines and 25,000 bytes in all, cut at a line boundary
 //! with a warning line naming the cap.
 //!
 //! That whole file is Mnemo's only in its own workspaces. Another tool's MEMORY.md (Claude
 //! Code's, Qwen Code's, an added folder's) is that tool's: Mnemo only keeps its own marked block
-//! there ([`with_block`], issue 46).
+//! there ([`with_block`]).
 
 /// File name of the index inside a memory root.
 pub const FILE_NAME: &str = "MEMORY.md";
@@ -120,7 +120,7 @@ fn cut(s: &str, max: usize) -> String {
 
 /// A MEMORY.md as a prompt loads it — Mnemo's own, Claude Code's or Qwen Code's, whatever its
 /// size: cut at a line boundary so that, with the warning, it stays within [`MAX_LINES`] lines
-/// and [`MAX_BYTES`] bytes (seed 001's `truncateEntrypointContent`).
+/// and [`MAX_BYTES`] bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Loaded {
     /// The text to inject (the warning is its last line when it was cut).

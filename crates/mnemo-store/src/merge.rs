@@ -1,4 +1,4 @@
-//! Three-way merge of memory files (issue 22, the part sync builds on): a pure function of the
+//! Three-way merge of memory files (the part sync builds on): a pure function of the
 //! last synced state (`base`) and the two sides, by **entry**, not by line.
 //!
 //! A topic body is a list of entries (blank-line separated blocks, [`crate::format::entries`]).

@@ -1,4 +1,4 @@
-//! Replacing memory files only over the bytes a write read (issue 32): an editor's append that
+//! Replacing memory files only over the bytes a write read: an editor's append that
 //! lands while Mnemo writes is never overwritten. One file ([`replace_if`]) or many with one flush
 //! to disk ([`replace_all_if`]: a sync receiving thousands of files).
 //!

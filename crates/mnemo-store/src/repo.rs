@@ -1,7 +1,7 @@
-//! A project's identity across machines (issue 22): the same repository checked out at
+//! A project's identity across machines: the same repository checked out at
 //! `/home/a/webapp` and `/Users/a/code/webapp` must share one memory, so a project is keyed by
 //! its repository, not its path — the `origin` remote's URL normalised *and* the repository's
-//! first commit (issue 47: two unrelated repositories given the same URL must never share a
+//! first commit (two unrelated repositories given the same URL must never share a
 //! memory; a fork, whose URL differs, shares only when the person says so with
 //! `git config mnemo.shareWith <the other URL>`). Without a remote: the first commit alone;
 //! without a commit yet: the URL alone.
@@ -42,7 +42,7 @@ impl RepoId {
         }
     }
 
-    /// The identity Mnemo gave this repository before issue 47 (the URL alone), when it differs
+    /// The identity older versions of Mnemo gave this repository (the URL alone), when it differs
     /// from [`RepoId::key`]: a sync adopts what was kept under it.
     #[must_use]
     pub fn legacy_key(&self) -> Option<String> {
@@ -114,7 +114,7 @@ pub fn identity(dir: &Path) -> Option<String> {
     repo_id(dir)?.key()
 }
 
-/// The identity the repository at `dir` had before issue 47 ([`RepoId::legacy_key`]).
+/// The identity older versions of Mnemo gave the repository at `dir` ([`RepoId::legacy_key`]).
 #[must_use]
 pub fn legacy_identity(dir: &Path) -> Option<String> {
     repo_id(dir)?.legacy_key()
@@ -125,7 +125,7 @@ pub fn legacy_identity(dir: &Path) -> Option<String> {
 #[must_use]
 pub fn normalise_remote(url: &str) -> Option<String> {
     // A query or fragment is never part of a repository's identity, and may carry a token
-    // (`?private_token=…`): dropped before anything else (issue 33).
+    // (`?private_token=…`): dropped before anything else.
     let url = url.trim();
     let url = url.split(['?', '#']).next().unwrap_or(url);
     let (host, path) = if let Some((scheme, rest)) = url.split_once("://") {
@@ -195,7 +195,7 @@ mod tests {
             normalise_remote("https://alice:ghp_abcdef123456@example.com/team/repo.git").unwrap();
         assert_eq!(id, "example.com/team/repo");
         assert!(!id.contains("alice") && !id.contains("ghp_"));
-        // Issue 33: a token in the query was pushed to the remote as part of the key path.
+        // A token in the query was once pushed to the remote as part of the key path.
         for url in [
             "https://gitlab.example.com/team/repo.git?private_token=glpat-abcdefghij0123456789",
             "https://gitlab.example.com/team/repo#token=abc",

@@ -1,4 +1,4 @@
-//! Review (issue 23), the pure parts: what a proposal changes, entry by entry, which of those
+//! Review, the pure parts: what a proposal changes, entry by entry, which of those
 //! changes a person picked, and how a proposal made against older bytes is rebased onto the
 //! file as it is now. No IO: the vault (`vault/review.rs`) stages writes and applies proposals,
 //! the journal (`journal/proposals.rs`) keeps them.

@@ -1,4 +1,4 @@
-//! Memory roots held by handle (issue 33): a root is opened once as a directory handle, and
+//! Memory roots held by handle: a root is opened once as a directory handle, and
 //! every read, write, rename and delete under it resolves beneath that handle, never by path
 //! again. A folder swapped or replaced by a link after the open — the root itself, any
 //! ancestor, any folder inside — cannot redirect a write: the handle still names the folder

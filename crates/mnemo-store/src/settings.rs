@@ -23,7 +23,7 @@ const KEY_FILE: &str = "llm.key";
 pub const AUTO_DREAM: &str = "auto_dream";
 /// The per-workspace automatic-extraction switches.
 pub const AUTO_EXTRACT: &str = "auto_extract";
-/// The per-workspace conversation-record switches (SPEC §4.4a; on when absent).
+/// The per-workspace conversation-record switches (on when absent).
 pub const CHAT_RECORDS: &str = "chat_records";
 
 /// The folder list: what `get_settings` / `set_settings` show and change.
@@ -156,7 +156,7 @@ pub fn remove_folder(home: &Path, folder: &Path) -> Result<()> {
     })
 }
 
-/// The switch table holding each workspace's review mode (issue 23): automatic writes to its
+/// The switch table holding each workspace's review mode: automatic writes to its
 /// memories become proposals.
 pub const REVIEW: &str = "review";
 

@@ -1,6 +1,5 @@
-//! Workspace bookkeeping files: `meta.json` and `extract-cursor.json` (SPEC §1.1); and the
-//! home's `model-paths.json`: which way of writing memories each model was found to need
-//! (SPEC §4.4a).
+//! Workspace bookkeeping files: `meta.json` and `extract-cursor.json`; and the
+//! home's `model-paths.json`: which way of writing memories each model was found to need.
 //!
 //! Invariant: reading never fails on bad content. A corrupt file is moved aside as
 //! `<name>.corrupt-<timestamp>`, recreated with defaults, and a warning is logged and returned.

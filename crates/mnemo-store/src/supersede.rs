@@ -1,4 +1,4 @@
-//! Corrections retire the old fact (issue 23). When a fact is replaced — an agent rewrites an
+//! Corrections retire the old fact. When a fact is replaced — an agent rewrites an
 //! entry ("Moved to Lisbon" where "Lives in Berlin" was), or a person uses Replace — the old
 //! entry stays in the file, just before its successor, with one more line:
 //!

@@ -1,6 +1,6 @@
-//! The task store (SPEC §4.0): every background memory task — extract, dream, remember, forget —
-//! with its status and progress, in `$MNEMO_HOME/tasks.db`, so the app, `mnemo serve` and the
-//! CLI all see one list.
+//! The task store: every background memory task — extract, dream, remember, forget, embed,
+//! import — with its status and progress, in `$MNEMO_HOME/tasks.db`, so the app, `mnemo serve`
+//! and the CLI all see one list.
 //!
 //! Invariants:
 //! - A task whose process died while it was queued or running reads `failed` (`interrupted`):

@@ -1,4 +1,4 @@
-//! Text folding and tokenisation for the full-text index (SPEC §2).
+//! Text folding and tokenisation for the full-text index.
 //!
 //! Text is folded with NFKC + lowercase (so `ＱＷＥＮ` matches `qwen`), then split into tokens:
 //! runs of letters/digits become one token; runs of CJK characters (Han, kana, Hangul) become
@@ -13,8 +13,8 @@ use unicode_normalization::UnicodeNormalization;
 
 /// Words that carry no topic (dropped from the lexical query, never highlighted): English
 /// function words; the words every memory of this kind holds ("user", "memory"); chat filler;
-/// the pieces an apostrophe leaves ("I'm" → "i", "m"). Issue 35: "which pet does the user own"
-/// ranked "Dog named Biscuit" 7th under memories that shared "user" and "the".
+/// the pieces an apostrophe leaves ("I'm" → "i", "m"). Without them, "which pet does the user
+/// own" ranked "Dog named Biscuit" 7th under memories that shared "user" and "the".
 pub const STOP_WORDS: &[&str] = &[
     "a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at",
     "be", "been", "before", "being", "both", "but", "by", "can", "could", "d", "did", "do", "does",

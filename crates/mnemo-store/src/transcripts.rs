@@ -1,5 +1,5 @@
 //! Chat transcripts other tools keep (`<session>.jsonl`: Claude Code's beside a project's memory
-//! folder, Qwen Code's under `~/.qwen`) and Mnemo's own sessions, read for a dream (issue 47).
+//! folder, Qwen Code's under `~/.qwen`) and Mnemo's own sessions, read for a dream.
 //! They are other programs' files: only regular files are read — opened `O_NOFOLLOW |
 //! O_NONBLOCK`, so a link is never followed and a FIFO or a device never blocks the reader —,
 //! and each read is bounded. A link, FIFO or device is skipped with the reason, for the caller

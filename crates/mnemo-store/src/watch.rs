@@ -1,4 +1,4 @@
-//! The file watcher (SPEC §2): a debounced `notify` watcher over every workspace's memory root.
+//! The file watcher: a debounced `notify` watcher over every workspace's memory root.
 //! Outside edits (create, modify, delete, rename) are applied to the index and journal through
 //! [`Vault::apply_paths`], which also emits `memory_changed` on the vault's event bus.
 //!

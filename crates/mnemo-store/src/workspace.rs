@@ -1,4 +1,4 @@
-//! `MNEMO_HOME` and workspaces (SPEC §1.1): Mnemo's own (`personal`, project-bound), discovered
+//! `MNEMO_HOME` and workspaces: Mnemo's own (`personal`, project-bound), discovered
 //! Claude Code / Qwen Code memory folders, and folders the user added in `settings.toml`.
 //!
 //! Invariant: a workspace id is stable across runs — it is derived from names on disk, never
@@ -136,7 +136,7 @@ fn project_name_cached(encoded: &str) -> (String, Option<String>) {
     found
 }
 
-/// Replace every character outside `[A-Za-z0-9]` with `-` (SPEC §1.1).
+/// Replace every character outside `[A-Za-z0-9]` with `-`.
 #[must_use]
 pub fn sanitize(s: &str) -> String {
     s.chars()
@@ -145,8 +145,8 @@ pub fn sanitize(s: &str) -> String {
 }
 
 /// The id of the Mnemo workspace bound to the repository at `root`: `repo` and its path
-/// sanitized (`/home/ana/app` → `repo-home-ana-app`), so `-w <id>` is never read as a flag
-/// (issue 37). A home bound before keeps its `-home-ana-app` (see [`Home::project_id`]); both
+/// sanitized (`/home/ana/app` → `repo-home-ana-app`), so `-w <id>` is never read as a flag.
+/// A home bound before keeps its `-home-ana-app` (see [`Home::project_id`]); both
 /// forms are told by [`bound_encoded`].
 #[must_use]
 pub fn project_key(root: &Path) -> String {
@@ -157,7 +157,7 @@ pub fn project_key(root: &Path) -> String {
 const BOUND_PREFIX: &str = "repo";
 
 /// The repository path, encoded as Claude Code encodes a project (`-home-ana-app`), of a Mnemo
-/// workspace bound to one — `repo-home-ana-app`, or an id made before issue 37 that is the
+/// workspace bound to one — `repo-home-ana-app`, or an id made by older versions that is the
 /// encoded path itself; `None` for any other workspace.
 #[must_use]
 pub fn bound_encoded(id: &str) -> Option<&str> {
@@ -169,7 +169,7 @@ pub fn bound_encoded(id: &str) -> Option<&str> {
 
 impl Home {
     /// The id of the workspace bound to the repository at `root` (canonical): the one this home
-    /// already has for it — an id made before issue 37 begins with `-` and keeps working — else
+    /// already has for it — an id made by older versions begins with `-` and keeps working — else
     /// [`project_key`].
     fn project_id(&self, root: &Path) -> String {
         let legacy = sanitize(&root.to_string_lossy());
@@ -276,7 +276,7 @@ impl Home {
                     continue;
                 }
                 // From the tool's base: a `projects` folder that is itself a link is refused
-                // like a linked project or memory folder (issue 33).
+                // like a linked project or memory folder.
                 if let Some(why) = root_problem(base, &["projects", &name, "memory"]) {
                     refused.push(format!(
                         "{}'s memory folder {} is not used: {why}",
@@ -574,7 +574,7 @@ pub fn root_problem(base: &Path, parts: &[&str]) -> Option<String> {
 /// the person's own set-up — and `parts`, the folders found or made inside it, kept as they
 /// are. A link that is, or appears, on those is then refused when the root is opened, never
 /// followed: resolving the whole path would take a folder swapped for a link at the moment
-/// it is found (a sync, a dream starting) to wherever the link points (issue 33).
+/// it is found (a sync, a dream starting) to wherever the link points.
 fn anchored(base: &Path, parts: &[&str]) -> PathBuf {
     let mut p = crate::fsutil::real_path(base);
     p.extend(parts);
@@ -666,8 +666,8 @@ mod tests {
         let (name, path) = project_name(&sanitize(&real.to_string_lossy()));
         assert_eq!(name, "my-app");
         assert_eq!(path.as_deref(), Some(real.to_string_lossy().as_ref()));
-        // Not on this machine: everything below the home folder (issue 47: `infra-tools` was
-        // named `tools`).
+        // Not on this machine: everything below the home folder (`infra-tools` was once named
+        // `tools`).
         assert_eq!(
             project_name("-home-nobody-zz-webapp"),
             ("zz-webapp".to_owned(), None)
@@ -685,7 +685,7 @@ mod tests {
 
     /// A root is resolved only above the folders Mnemo finds or makes: a memory folder that is
     /// a link when it is found (swapped for one at that moment) keeps its own path, so opening
-    /// it is refused instead of following the link (issue 33). A home that is itself reached
+    /// it is refused instead of following the link. A home that is itself reached
     /// through a link is the person's set-up, resolved.
     #[test]
     fn a_memory_folder_that_is_a_link_when_found_is_not_resolved_to_its_target() {

@@ -1,4 +1,4 @@
-//! Sync benchmark (issue 22), two homes on this machine and a bare repository on local disk, the
+//! Sync benchmark, two homes on this machine and a bare repository on local disk, the
 //! real `git`: the first sync of 10,000 memories; an incremental sync of one changed memory at
 //! 10,000 (sending it, and receiving it on the other home); a sync merging 1,000 entry edits
 //! made on each home. Side by side, in the same run, the baseline a person would otherwise use:

@@ -1,4 +1,4 @@
-//! A project's key moved (issue 47): a repository was known by its URL alone and is now known by
+//! A project's key moved: a repository was known by its URL alone and is now known by
 //! its URL and its first commit. What a home or the remote kept under the old key is adopted
 //! under the new one — the remote's files as the new key's remote side until the new key is
 //! written there, and this home's sync state and merge base as the new key's — so the first sync

@@ -1,14 +1,17 @@
-//! Sync across machines (and teammates) through git (issue 22), above the vault: each home
+//! Sync across machines (and teammates) through git, above the vault: each home
 //! keeps a bare repository of its own (`$MNEMO_HOME/sync/repo.git`, no work tree) and syncs it
-//! with one remote. Memory merges three-way against the last synced state by entry
-//! ([`mnemo_store::merge`], the same entry merge the review inbox uses); every change a sync
-//! makes here goes through the vault's journaled writes (one change group per workspace,
-//! source `sync`).
+//! with one remote; a workspace shared with a team syncs through the team's remote instead, in a
+//! bare repository of its own under `sync/team/`. Memory merges three-way against the last
+//! synced state by entry ([`mnemo_store::merge`], the same entry merge the review inbox uses);
+//! every change a sync makes here goes through the vault's journaled writes (one change group
+//! per workspace, source `sync`).
 //!
 //! - [`layout`]: where each workspace lives in the repository (keyed by repository identity).
 //! - [`meta`]: pure merges of whole files and bookkeeping; what may cross; conflict records.
 //! - [`git`]: the `git` binary, plumbing only, every call time-limited.
 //! - [`state`]: `[sync]` settings and `sync/state.json` (this crate owns `sync/`).
+//! - `channel`: which remote each workspace syncs through (the home's, or a team's).
+//! - `extras`: files a sync may carry that the store does not own (chat sessions, when asked).
 //! - [`run`]: a sync; `status`: the status, resolving a conflict, `reset-local`.
 //!
 //! ```no_run

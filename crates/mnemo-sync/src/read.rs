@@ -37,7 +37,7 @@ impl Syncer<'_> {
         };
         // Every folder here that syncs as each key: a project cloned twice, a worktree, a
         // project moved — their memories are one set of files, merged, never one folder
-        // replacing another (issue 46).
+        // replacing another.
         let mut folders: BTreeMap<String, Vec<Workspace>> = BTreeMap::new();
         for ws in self.workspaces()? {
             if !scope.covers(&ws.id) {

@@ -232,7 +232,7 @@ pub struct KeyState {
     #[serde(default)]
     pub conflicts: Vec<SyncConflict>,
     /// The workspaces (folders) here that synced as this key last time (`None`: a state from
-    /// before issue 46). A folder in it held every file of the key after that sync, so a file
+    /// an older Mnemo). A folder in it held every file of the key after that sync, so a file
     /// missing from it was deleted there; a folder not in it (a second checkout, a worktree, a
     /// project moved) has deleted nothing.
     #[serde(default)]

@@ -4,6 +4,8 @@
 //! It listens on 127.0.0.1, speaks Chat Completions (plain and streamed as SSE, text and tool
 //! calls, JSON answers), Embeddings and `GET /models`, plays a per-test script of replies
 //! (errors and delays included), and records every request body so tests can assert on prompts.
+//! The `mnemo-fake-model` binary runs it as a process for the end-to-end tests; `files` takes
+//! folder snapshots that prove a tree outside Mnemo's roots was left alone.
 //!
 //! ```no_run
 //! # async fn demo() {

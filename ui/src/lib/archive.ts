@@ -1,4 +1,4 @@
-// Archiving (issue 23) in a person's words: an archived memory (`archived: true` in its
+// Archiving in a person's words: an archived memory (`archived: true` in its
 // frontmatter) is left out of recall and MEMORY.md but stays listed and searchable; restoring
 // brings it back. The sentences of the detail pane, the list, the toasts and memory health. Pure.
 

@@ -305,7 +305,7 @@ export type Choice = {
 	why: string,
 };
 
-/**  A compaction of a chat's older messages into a summary (SPEC §5 "Context management"). */
+/**  A compaction of a chat's older messages into a summary. */
 export type Compaction = {
 	/**
 	 *  Messages (from the session's start) the summary stands for; the chat pane draws its
@@ -375,7 +375,7 @@ export type DocKind =
 /**  A daily log under `logs/YYYY/MM/`. */
 "log" | 
 /**
- *  A conversation record under `chats/YYYY/MM/` (SPEC §4.4a): what the person said in one
+ *  A conversation record under `chats/YYYY/MM/`: what the person said in one
  *  chat session on one day.
  */
 "chat";
@@ -970,7 +970,7 @@ export type MemoryStats = {
 	topics: number,
 	/**  Daily logs. */
 	logs: number,
-	/**  Conversation records (SPEC §4.4a). */
+	/**  Conversation records (`chats/`). */
 	chats: number,
 	/**  Chat turns are kept as conversation records in this workspace. */
 	chat_records: boolean,
@@ -1020,7 +1020,7 @@ export type MemoryStats = {
 	telemetry: TelemetryEvent[],
 };
 
-/**  The closed set of memory types (SPEC §1.2). */
+/**  The closed set of memory types. */
 export type MemoryType = 
 /**  Who the user is: role, skills, habits. */
 "user" | 
@@ -1592,19 +1592,19 @@ export type TaskInfo = {
 	finished_at: string | null,
 };
 
-/**  What a background memory task does (SPEC §4.0). */
+/**  What a background memory task does. */
 export type TaskKind = 
-/**  Extraction after a chat turn (§4.1). */
+/**  Extraction after a chat turn. */
 "extract" | 
-/**  Consolidation (§4.3). */
+/**  Consolidation. */
 "dream" | 
-/**  The sessionless remember lane (§4.2). */
+/**  The sessionless remember lane. */
 "remember" | 
-/**  Forgetting on request (§4.4). */
+/**  Forgetting on request. */
 "forget" | 
-/**  Computing embedding vectors for hybrid recall (§3.4). */
+/**  Computing embedding vectors for hybrid recall. */
 "embed" | 
-/**  Importing memories or past conversations (issue 24). */
+/**  Importing memories or past conversations. */
 "import";
 
 /**  What a task did. */
@@ -1740,7 +1740,7 @@ export type WorkspaceInfo = {
 	counts: Counts,
 } & Workspace;
 
-/**  Where a workspace comes from (SPEC §1.1). */
+/**  Where a workspace comes from. */
 export type WorkspaceKind = 
 /**  Created and owned by Mnemo under `$MNEMO_HOME/workspaces/`. */
 "mnemo" | 

@@ -247,7 +247,7 @@ describe("unsaved edits", () => {
     const s = run(openExisting("me.md"), dirty, { type: "activate", item });
     expect(openKey(s)).toBe(key("me.md"));
     expect(openKey(browserReducer(s, { type: "discard" }))).toBe(key("zeta.md"));
-    // Issue 36: after "Keep editing" the list shows the memory that stays open, nowhere else.
+    // After "Keep editing" the list shows the memory that stays open, nowhere else.
     const kept = browserReducer(s, { type: "keepEditing" });
     expect(openKey(kept)).toBe(key("me.md"));
     expect(kept.cursorKey).toBe(key("me.md"));

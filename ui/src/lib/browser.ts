@@ -232,7 +232,7 @@ export function browserReducer(state: BrowserState, action: BrowserAction): Brow
       return request(state, { type: "workspace", id: action.id });
     case "query":
       // A new query is a new list: ↓ starts from its top hit, not from the memory open before
-      // (issue 47: ↓ then Enter opened the row after it).
+      // (↓ then Enter once opened the row after it).
       return action.query === state.query ? state : { ...state, query: action.query, cursorKey: null };
     case "wordsOnly":
       return { ...state, wordsOnly: action.on };

@@ -71,7 +71,7 @@ export interface MemorySnapshot {
   ignored: boolean;
   /**
    * The workspace's newest proposals when it was asked (`null`: not read): where the last runs'
-   * proposals stood then, never "waiting" for one already decided (issue 47).
+   * proposals stood then, never "waiting" for one already decided.
    */
   proposals: ProposalSummary[] | null;
 }
@@ -254,7 +254,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
           message(`${action.session}:${i}`, l.role === "user" ? "user" : "assistant", l.text, {
             recalledPaths: l.role === "user" ? [] : l.recalled,
             wrote: l.role === "user" ? [] : l.wrote,
-            // Kept with the reply (issue 47): a reloaded chat still says what was proposed.
+            // Kept with the reply: a reloaded chat still says what was proposed.
             proposal: l.role === "user" ? null : (l.proposal ?? null),
           }),
         ),

@@ -97,7 +97,7 @@ describe("outcome", () => {
     const noop = { summary: "nothing to consolidate", files: [], group: null, dream: { ...REPORT, status: "noop" as const } };
     expect(outcomeDetail(dream("a", { result: noop }))).toMatch(/nothing was changed/);
     expect(outcomeDetail(dream("a", { result: { summary: "s", files: [], group: 4, dream: REPORT } }))).toBeNull();
-    // Review mode: a proposal, not "consolidated" (issue 36).
+    // Review mode: a proposal, not "consolidated".
     const proposed = { summary: "s", files: [], group: null, proposal: 9, dream: { ...REPORT, status: "proposed" as const } };
     expect(dreamOutcome(dream("a", { result: proposed }))).toBe("proposed");
     expect(OUTCOME_TITLES.proposed).toBe("Changes proposed for review");

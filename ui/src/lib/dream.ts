@@ -1,4 +1,4 @@
-// Dream (consolidation, SPEC §4.3) as the UI shows it: which dream a workspace has under way,
+// Dream (consolidation) as the UI shows it: which dream a workspace has under way,
 // the files a running dream has changed so far, how a finished one reads, and which dream the
 // report dialog shows — the one the user opened, or a dream the user started that has ended.
 

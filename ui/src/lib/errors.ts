@@ -116,7 +116,7 @@ function explainReplace(error: UiError): Explained | null {
 }
 
 /**
- * Importing (issue 24): conversations need a model (`model_not_configured`: nothing was queued),
+ * Importing: conversations need a model (`model_not_configured`: nothing was queued),
  * the source or workspace changed since the preview (`conflict`), a Mnemo export of several
  * workspaces cannot all go into one (`usage`); a path that is not there (`not_found`). Other
  * codes (`invalid_content`: a damaged or unknown export, the message says what) read as said.
@@ -149,7 +149,7 @@ function explainImport(error: UiError): Explained | null {
 }
 
 /**
- * Inside Settings itself (issue 36): never "…in Settings" — the fields are right there — and no
+ * Inside Settings itself: never "…in Settings" — the fields are right there — and no
  * "Open settings" step.
  */
 function explainInSettings(error: UiError): Explained {
@@ -170,8 +170,8 @@ function explainInSettings(error: UiError): Explained {
 const FIELD_WORDS: Record<string, string> = { name: "name", description: "description", type: "type" };
 
 /**
- * A frontmatter field's problem as a sentence with what to do (issue 47: the server's
- * "`name` must not be empty" showed as “name” must not be empty.): "The name must not be empty:
+ * A frontmatter field's problem as a sentence with what to do (the server's "`name` must not
+ * be empty" once showed as “name” must not be empty.): "The name must not be empty:
  * write one, then save again." `null` for any other message.
  */
 export function fieldSentence(message: string): string | null {

@@ -1,4 +1,4 @@
-// How memories are written from chats (SPEC §4.4a), in words: the setting (`auto`, `tools`,
+// How memories are written from chats, in words: the setting (`auto`, `tools`,
 // `planner`), the way the model in effect gets now and why, what the `/memory` card and the
 // status panel say about saving from chats, and conversation records. Pure.
 

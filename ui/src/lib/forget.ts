@@ -1,4 +1,4 @@
-// The Forget… dialog (SPEC §4.4) as a pure reducer: a query → its preview (exactly the entries
+// The Forget… dialog as a pure reducer: a query → its preview (exactly the entries
 // that would go, all checked) → the checked ones forgotten as one task and one change group →
 // what was forgotten, with undo. A file changed since the preview answers `conflict`: nothing was
 // written, and the dialog offers to preview again.

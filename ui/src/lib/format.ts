@@ -57,7 +57,7 @@ export function formatTime(iso: string | null | undefined): string {
 
 /**
  * The time of day in the person's locale and time zone, e.g. "14:05" or "02:05 PM": the app's one
- * way of writing a time, so a page never shows "17:12" beside "05:12 PM" (issue 47).
+ * way of writing a time, so a page never shows "17:12" beside "05:12 PM".
  */
 export function formatClock(t: Date): string {
   return new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" }).format(t);

@@ -201,7 +201,7 @@ export function frontmatterName(text: string | null | undefined): string | null 
 }
 
 /**
- * What a history row calls a file (issue 47: deleted files and records were titled by their raw
+ * What a history row calls a file (deleted files and records were once titled by their raw
  * path): the memory's name as the list reads it, else the name it had when it was deleted, else
  * a record's title, else its path. Shown through `printable` by the caller.
  */

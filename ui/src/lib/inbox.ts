@@ -1,4 +1,4 @@
-// The inbox of proposals (review mode, issue 23) in words, and the choice a person makes in it:
+// The inbox of proposals (review mode) in words, and the choice a person makes in it:
 // where a proposal came from as one sentence, its status and size, which changes are ticked (all
 // by default) and the files edited before accepting, folded into the `AcceptChoice` the server
 // takes; the pending count's tooltip; and which finished tasks may have made a proposal. The
@@ -83,7 +83,7 @@ export const STATUS_TEXT: Record<ProposalStatus, string> = {
 
 /**
  * What became of the proposal a job made, in a sentence (`null` status: not known yet, so it is
- * taken to wait). A decided proposal never says "review it" again (issue 36).
+ * taken to wait). A decided proposal never says "review it" again.
  */
 export function proposalFate(status: ProposalStatus | null): { sentence: string; link: string; decided: boolean } {
   switch (status) {

@@ -80,7 +80,7 @@ describe("the conflicts of one memory", () => {
     );
     expect(disagreeSentence({ ...home, kind: "deleted_and_edited" })).toMatch(/^Your machines disagree about this memory: one deleted a fact that another changed\. The changed fact stays in the file\.$/);
     expect(disagreeSentence({ ...home, kind: "field", field: "description" })).toBe("Your machines disagree about this memory's description: this machine's is kept.");
-    // Issue 47: three places gave three rules ("recall reads both", "neither counts as current",
+    // Three places once gave three rules ("recall reads both", "neither counts as current",
     // "what is here now stays"). The Facts lead says the one sentence, and no rule of its own.
     for (const n of [1, 2]) {
       expect(inConflictLead(n)).toContain(CONFLICT_RECALL);

@@ -1,4 +1,4 @@
-// A sync conflict where the facts live (issue 36): the open conflicts of one memory file, which
+// A sync conflict where the facts live: the open conflicts of one memory file, which
 // of its entries are versions a person still has to choose between (so they are never listed
 // as current facts), and the detail pane's banner in words. Pure.
 

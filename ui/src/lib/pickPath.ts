@@ -1,4 +1,4 @@
-// The native file chooser (issue 47): in the desktop app, Import… and Export… offer "Choose…"
+// The native file chooser: in the desktop app, Import… and Export… offer "Choose…"
 // beside the typed path. The dialog only hands back a path; the command that reads or writes is
 // the same one a typed path goes to. In a browser (`mnemo serve`) a page cannot learn a path on
 // the server's disk, so there the field stays typed only.

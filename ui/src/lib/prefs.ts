@@ -1,5 +1,5 @@
 // What the window remembers across reloads (localStorage): whether the chat pane is shown (wide
-// windows) and the workspace last chosen (issue 36). Storage may be unavailable (private mode):
+// windows) and the workspace last chosen. Storage may be unavailable (private mode):
 // then each lasts for the session only.
 
 /** localStorage key remembering whether the chat pane is shown. */

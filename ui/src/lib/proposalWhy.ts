@@ -1,4 +1,4 @@
-// Where a dream's proposal sends what it removes (issue 36): a dream in review mode becomes one
+// Where a dream's proposal sends what it removes: a dream in review mode becomes one
 // proposal; its task's report (`TaskResult.dream`) holds what was merged where and a note per
 // file it rewrote or deleted. From them, beside each deleted file and removed entry, where the
 // fact is kept, and the notes as sentences under "Why". Pure.
@@ -106,7 +106,7 @@ const FROM_WORDS = new Set(["extract", "remember"]);
 
 /**
  * Why an extraction's (or a remember request's) proposal saves what it saves, from its own data
- * (issue 47: they showed no why and no source): each new or rewritten entry's `Why:` line, beside
+ * (they once showed no why and no source): each new or rewritten entry's `Why:` line, beside
  * the entry's first line. None when no entry has one.
  */
 export function entryReasons(p: Proposal): WhyNote[] {

@@ -1,4 +1,4 @@
-// The "Remember…" box (SPEC §4.2): what a remember task's state reads as, and what to open when
+// The "Remember…" box: what a remember task's state reads as, and what to open when
 // it is done. The task is read with `remember_task` (its result and `{code, message}` error) and
 // followed live through the shared task list.
 

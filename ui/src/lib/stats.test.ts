@@ -109,8 +109,8 @@ describe("figures", () => {
       "neutral",
     ]);
     expect(runStatusLabel("noop")).toBe("Nothing to do");
-    // A dream in review mode wrote nothing: it is not counted as "Updated" (issue 36); where its
-    // proposal stands is said only when it is known (issue 47).
+    // A dream in review mode wrote nothing: it is not counted as "Updated"; where its
+    // proposal stands is said only when it is known.
     expect(runStatusLabel("proposed")).toBe("Proposed for review");
     expect(runStatusLabel("proposal_pending")).toBe("Proposed, waiting in the Inbox");
     expect(runStatusLabel("proposal_rejected")).toBe("Proposed, then rejected: nothing written");

@@ -1,4 +1,4 @@
-// The status panel's figures as the UI draws them (SPEC §7): telemetry events (JSON object text,
+// The status panel's figures as the UI draws them: telemetry events (JSON object text,
 // newest first) read into typed points oldest first, the recall strategy mix and latency, how
 // extraction and dream runs ended, the MEMORY.md budget, and the memory-health list. Pure: the
 // components only draw what these return.
@@ -231,7 +231,7 @@ export const RUN_STATUS_LABELS: Record<string, string> = {
   failed: "Failed",
   skipped: "Skipped",
   updated: "Updated",
-  // Where its proposal stands is not known here: nothing more is claimed (issue 47).
+  // Where its proposal stands is not known here: nothing more is claimed.
   proposed: "Proposed for review",
   proposal_pending: "Proposed, waiting in the Inbox",
   proposal_accepted: "Proposed, then accepted",
@@ -287,7 +287,7 @@ export function proposalRunStatus(p: ProposalSummary): string {
 }
 
 /**
- * A last run's status as the data says now (issue 47): a run whose writes became a proposal says
+ * A last run's status as the data says now: a run whose writes became a proposal says
  * where the proposal stands (waiting, accepted, rejected), never "waiting in the Inbox" after it
  * was decided; `at` is the run's recorded time.
  */
@@ -302,14 +302,14 @@ export function lastRunStatus(
   const t = Date.parse(at);
   if (Number.isNaN(t)) return status;
   // The last run's proposal is the newest of its kind from then on: an earlier run ending within
-  // the same seconds made the older one (issue 47: a dream rejected a second after an accepted
+  // the same seconds made the older one (a dream rejected a second after an accepted
   // one read as "Proposed, then accepted").
   const p = proposalOfRun(proposals, kind, t, null, new Set(), true);
   return p ? proposalRunStatus(p) : status;
 }
 
 /**
- * Runs (oldest first) with what their proposals became (issue 47): a run whose writes became a
+ * Runs (oldest first) with what their proposals became: a run whose writes became a
  * proposal counts as written only once it is accepted — a rejected one wrote nothing.
  */
 export function withProposals(runs: readonly RunPoint[], proposals: readonly ProposalSummary[] | null, kind: RunKind): RunPoint[] {

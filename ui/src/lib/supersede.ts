@@ -1,4 +1,4 @@
-// Replaced facts (issue 23) in a person's words. When a fact is replaced — a person's Replace…,
+// Replaced facts in a person's words. When a fact is replaced — a person's Replace…,
 // or extraction, dream, remember rewriting an entry in place — the old entry stays in the file,
 // just before its successor, with a line `Superseded: 2026-11-26 by "<new summary>"; <why>`;
 // recall never injects it. Here: which facts are current and which were replaced, each replaced

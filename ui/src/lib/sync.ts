@@ -1,4 +1,4 @@
-// Sync across machines (issue 22) in a person's words: a workspace's state as one sentence, the
+// Sync across machines in a person's words: a workspace's state as one sentence, the
 // sidebar's badge and its tooltip, a conflict and its choices, the last error, and the settings
 // form. Pure.
 

@@ -52,7 +52,7 @@ const DOING: Record<Exclude<TaskKind, "dream">, string> = {
   import: "Importing…",
 };
 
-/** The status bar's words for "a dream is queued or running" (SPEC §4.3), after the spark. */
+/** The status bar's words for "a dream is queued or running", after the spark. */
 export const DREAMING_TEXT = "dreaming";
 
 /** Queued or running: it may still change memories, and it can be cancelled. */

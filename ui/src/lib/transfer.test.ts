@@ -71,7 +71,7 @@ describe("an import's preview in words", () => {
       "Another tool's memory, not on this computer yet — made again in its folder; that tool loads it into every session",
       "An added folder, made again where it was",
     ]);
-    // Only one with no place on this computer cannot be restored (issue 37: another tool's
+    // Only one with no place on this computer cannot be restored (another tool's
     // project memory and an added folder are made again where they lived, once ticked).
     expect(restore.map(restoreImpossible)).toEqual([false, false, false, true, false, false]);
     // Ticks keep the export's order, and never name what cannot be restored.
@@ -184,7 +184,7 @@ describe("export", () => {
     expect(formatBytes(2048)).toBe("2.0 KB");
     expect(formatBytes(3_400_000)).toBe("3.4 MB");
     expect(exportedText({ path: "/home/ana/备份.zip", workspaces: ["personal"], files: 12, bytes: 8200, left_out: [] })).toBe("Exported 12 files (8.2 KB) to /home/ana/备份.zip.");
-    // Issue 47: a hard link is left out and named, the rest exported.
+    // A hard link is left out and named, the rest exported.
     expect(
       exportedText({ path: "/tmp/e.zip", workspaces: ["personal"], files: 2, bytes: 900, left_out: ["personal/x.md: a hard link"] }),
     ).toBe("Exported 2 files (900 bytes) to /tmp/e.zip. Left out 1 file: personal/x.md: a hard link.");

@@ -1,4 +1,4 @@
-// Import, export, copy and move (issue 24) as the dialogs say them: what a preview will do, how
+// Import, export, copy and move as the dialogs say them: what a preview will do, how
 // far an import task has got (its phase "Writing 3 / 10 files", "Conversation 12 / 20"), how it
 // ended, where an export goes by default, and what a copy or a move did. Pure: the dialogs in
 // components/transfer/ call the commands.

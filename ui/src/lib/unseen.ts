@@ -1,4 +1,4 @@
-// New and changed memories, marked in the list until the person opens them (issue 20): what
+// New and changed memories, marked in the list until the person opens them: what
 // extraction, Remember, a dream, the chat model, an assistant over MCP or an outside editor wrote
 // while the person was looking elsewhere. A person's own edits are not marked. Pure functions
 // over a small record kept per browser in localStorage, capped so it cannot grow without bound.

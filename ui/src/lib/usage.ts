@@ -1,4 +1,4 @@
-// Usage per memory (issue 23) in words: how often a memory was recalled, when last, and what it
+// Usage per memory in words: how often a memory was recalled, when last, and what it
 // cost in tokens injected into prompts — as one sentence for the detail pane, short figures for
 // the list's usage sorts, and the Status view's top lists.
 

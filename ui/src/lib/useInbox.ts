@@ -4,7 +4,7 @@
 // ends (`reloadKey`), whenever this window accepted, rejected or switched review mode
 // (`inboxChanged()`), and soon after the events this window has: memories changed, a task of
 // this process changed, the window came back into focus (a `mnemo remember` or `mnemo dream` in a
-// terminal proposes without an event here: the person comes back to the window, issue 47).
+// terminal proposes without an event here: the person comes back to the window).
 
 import { useCallback, useEffect, useState } from "react";
 import { commands } from "./bindings";
@@ -95,7 +95,7 @@ function useInboxSignal(pollMs?: number): number {
 
 /**
  * The pending count per workspace as last read by anyone — the poll below, the inbox's own list —
- * so the sidebar, the Inbox button and the inbox itself always say the same number (issue 36).
+ * so the sidebar, the Inbox button and the inbox itself always say the same number.
  */
 const pendingCounts = new Map<string, number>();
 const countListeners = new Set<() => void>();
@@ -171,7 +171,7 @@ export function useReviewMode(workspace: string): [ReviewMode | null, (mode: Rev
 }
 
 /**
- * Where a proposal stands now (issue 36: a task that proposed says so only while it waits).
+ * Where a proposal stands now (a task that proposed says so only while it waits).
  * Decided is final: once read it is kept here and never read again.
  */
 const decidedStatus = new Map<number, ProposalStatus>();
@@ -211,7 +211,7 @@ export const RECENT_PROPOSALS = 50;
 
 /**
  * A workspace's newest proposals, any status (`null`: not read, or the read failed): what the last
- * runs' proposals became (issue 47). Read again with `reloadKey`, on `inboxChanged()` and every
+ * runs' proposals became. Read again with `reloadKey`, on `inboxChanged()` and every
  * `INBOX_POLL_MS` (a proposal decided elsewhere).
  */
 export function useRecentProposals(workspace: string, reloadKey: unknown = 0): ProposalSummary[] | null {

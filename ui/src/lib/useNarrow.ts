@@ -1,5 +1,5 @@
 // Whether the window is narrow (below 1,200 px): the chat is then a modal drawer over the app
-// instead of a fourth column (issue 36). The same width as the stylesheet's `max-width: 1199px`.
+// instead of a fourth column. The same width as the stylesheet's `max-width: 1199px`.
 
 import { useEffect, useState } from "react";
 

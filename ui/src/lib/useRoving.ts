@@ -1,5 +1,5 @@
 // A group of controls that is one Tab stop, with the arrow keys inside (WAI-ARIA's "roving
-// tabindex"): toolbars, tab lists, the history list (issue 36: Tab reaches the editor in a few
+// tabindex"): toolbars, tab lists, the history list (Tab reaches the editor in a few
 // presses instead of twenty). The group's remembered item keeps `tabindex="0"`, every other
 // `-1`; arrows, Home and End move the focus; Tab leaves the group.
 

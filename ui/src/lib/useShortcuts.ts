@@ -1,4 +1,4 @@
-// The window's keyboard shortcuts: Ctrl/⌘+K (search) and Ctrl/⌘+, (Settings, issue 36).
+// The window's keyboard shortcuts: Ctrl/⌘+K (search) and Ctrl/⌘+, (Settings).
 
 import { useEffect, useRef } from "react";
 

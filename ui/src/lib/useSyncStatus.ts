@@ -2,7 +2,7 @@
 // badges, the Status view — once, every minute, whenever this window synced, saved the sync
 // settings or resolved a conflict (`syncChanged()`), and soon after memories changed (a
 // `memory_changed` event: a sync here or in another process — an automatic one, `mnemo sync` —
-// writes the files it merged, and a conflict it left must show without a reload, issue 47).
+// writes the files it merged, and a conflict it left must show without a reload).
 
 import { useEffect, useState } from "react";
 import { commands } from "./bindings";
@@ -64,7 +64,7 @@ export function onSyncChanged(cb: () => void): () => void {
 }
 
 /**
- * The status as last read by any reader: every reader shows the same (issue 36 — the sidebar's
+ * The status as last read by any reader: every reader shows the same (the sidebar's
  * inbox count and the inbox's own list of conflicts never disagree). Kept while someone shows it.
  */
 let shared: RemoteSync | null = null;

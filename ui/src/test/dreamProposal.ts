@@ -1,4 +1,4 @@
-// A dream's proposal and its task's report (issue 36), for the inbox's tests: a mechanical dream
+// A dream's proposal and its task's report, for the inbox's tests: a mechanical dream
 // in review mode found mobile-release-freeze.md's one entry already in freeze-window.md (so it
 // deletes the file), a repeated entry in team.md, and put freeze-window.md in A–Z order.
 import type { DreamReport, Proposal, TaskInfo } from "../lib/bindings";

@@ -1,4 +1,4 @@
-//! Issue 33: names anyone may have written — a Claude Code project folder, a memory's
+//! Names anyone may have written — a Claude Code project folder, a memory's
 //! frontmatter, its body — never reach the terminal raw. An OSC sequence in them would set the
 //! terminal's title (or worse); every human-readable output shows it escaped.
 
@@ -64,7 +64,7 @@ fn control_characters_in_names_and_bodies_are_printed_escaped() {
     assert!(text.contains("\\u{1b}]0;pwned\\u{7}"), "{text}");
 }
 
-/// Issue 47: what a model says reaches the terminal escaped too — OSC 52 (a clipboard write),
+/// What a model says reaches the terminal escaped too — OSC 52 (a clipboard write),
 /// OSC 0 (the window title), CSI 2J (a cleared screen), BEL and an RLO, in a streamed chat
 /// reply (split over the stream's pieces), a planner's topic printed by `remember --wait`, and a
 /// dream agent's last words; and a Claude Code file name holding a newline and an ESC, printed

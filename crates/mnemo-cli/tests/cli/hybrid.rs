@@ -207,7 +207,7 @@ fn without_a_usable_model_search_is_lexical_and_status_says_how_to_install() {
     }
 }
 
-/// Issue 20: nothing unrelated is offered as a match "by meaning". An English model
+/// Nothing unrelated is offered as a match "by meaning". An English model
 /// (all-MiniLM-L6-v2, still served through MNEMO_EMBED_MODEL) places every two Chinese texts
 /// close together, so a Chinese query is searched by its words; and a result far below the best
 /// one is cut off.
@@ -244,7 +244,7 @@ fn search_offers_nothing_unrelated_by_meaning() {
     assert_eq!(paths(&pet), ["dog.md"], "{pet}");
 }
 
-/// Issue 21's must-show: with the model the set-up installs (multilingual-e5-small, in the
+/// With the model the set-up installs (multilingual-e5-small, in the
 /// models folder every home shares), a brand-new home finds its model, a Chinese paraphrase finds
 /// the Chinese memory it shares no word with, an English question finds the pet — and searching
 /// by words alone finds neither.

@@ -1,4 +1,4 @@
-//! `mnemo import` / `mnemo export` from the command line (issue 24): a ChatGPT export of 20
+//! `mnemo import` / `mnemo export` from the command line: a ChatGPT export of 20
 //! conversations learnt from with live progress, killed with SIGKILL midway and run again —
 //! finished conversations are never sent to the model again and every memory lands in one
 //! change group; a 500 MB export read as a stream under a data-size limit far below its size;
@@ -213,7 +213,7 @@ async fn a_chatgpt_export_killed_midway_resumes_without_repeating_finished_conve
 }
 
 /// `mnemo <args>` on this home within 512 MiB of address space for the whole process
-/// (`ulimit -v`, issue 33): a 500 MB file held whole cannot fit. glibc's arena per thread would
+/// (`ulimit -v`): a 500 MB file held whole cannot fit. glibc's arena per thread would
 /// reserve address space the test is not about, so two arenas, as in `sync_edges.rs`.
 fn under_512_mb(e: &Env, args: &[&str]) -> std::process::Output {
     let mut c = std::process::Command::new("sh");
@@ -272,7 +272,7 @@ fn a_500_mb_export_is_read_as_a_stream() {
     std::fs::remove_file(&src).unwrap();
 }
 
-/// Issue 33: one 400 MB JSON element, or one 400 MB JSONL line, cost 1.7 GB and aborted under
+/// One 400 MB JSON element, or one 400 MB JSONL line, used to cost 1.7 GB and abort under
 /// a memory limit. One of 500 MB under 512 MiB of address space is now refused with its
 /// number, cleanly (exit 1, a sentence).
 #[test]
@@ -313,7 +313,7 @@ fn one_huge_element_or_line_is_refused_within_a_small_memory_limit() {
     }
 }
 
-/// Issue 33: a 500 MB array of small, different facts was planned whole (every fact held).
+/// A 500 MB array of small, different facts used to be planned whole (every fact held).
 /// The plan holds at most 64 MiB: under 512 MiB of address space the import is refused at the
 /// item where that ran out, cleanly, long before the end of the file.
 #[test]
@@ -345,7 +345,7 @@ fn a_500_mb_array_of_facts_is_refused_within_a_small_memory_limit() {
     std::fs::remove_file(&src).unwrap();
 }
 
-/// Issue 33: a 20 KB export whose manifest names one 1 MiB entry 3,000 times (its hash right)
+/// A 20 KB export whose manifest names one 1 MiB entry 3,000 times (its hash right) once
 /// cost 3 GB at preview; under 512 MiB of address space it previews, reading the entry once.
 #[test]
 fn a_manifest_bomb_previews_within_a_small_memory_limit() {
@@ -762,7 +762,7 @@ fn a_memory_import_killed_midway_is_taken_back_by_the_next_process() {
     assert_eq!(count_md(&target), n);
 }
 
-/// Issue 37: an import stopped at its budget says so in its code (`budget_spent`, not `io`) and
+/// An import stopped at its budget says so in its code (`budget_spent`, not `io`) and
 /// its message says the model failed when that is what spent it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_budget_stop_is_named_for_what_it_is() {

@@ -966,7 +966,7 @@ fn a_body_written_as_bullets_is_taken() {
     );
 }
 
-/// Issue 34: with a model that saves nothing (it never calls a tool and plans no memory), what
+/// With a model that saves nothing (it never calls a tool and plans no memory), what
 /// the person said in one chat is found by `mnemo recall` and injected into a new chat's first
 /// turn — from the conversation record, shown as "From your chat on …".
 #[tokio::test(flavor = "multi_thread")]

@@ -387,7 +387,7 @@ fn trace_logs_of_mcp_and_serve_never_carry_memory_text_or_arguments() {
     );
 }
 
-/// Issue 33: `mnemo mcp` echoed tool arguments (paths, workspace ids holding secrets, a 5 MB
+/// `mnemo mcp` once echoed tool arguments (paths, workspace ids holding secrets, a 5 MB
 /// path) to stderr at the default level through rmcp's `response error` warnings. At every
 /// level, nothing a client sent reaches the log unless redacted and cut.
 #[test]

@@ -90,7 +90,7 @@ fn stats_print_the_status_figures() {
         text.contains("auto-dream on") && text.contains("1 invalid"),
         "{text}"
     );
-    // No model here: extraction is switched on but says it needs one (issue 36), as /memory does.
+    // No model here: extraction is switched on but says it needs one, as /memory does.
     assert!(
         text.contains("auto-extraction on, but it needs a model and none is set"),
         "{text}"
@@ -127,7 +127,7 @@ async fn remember_writes_the_fact_and_reads_stdin() {
         e.json_err(&["remember", "tea"], 1),
         "managed_memory_unavailable"
     );
-    // A fact may begin with dashes (issue 47: `-----BEGIN …` was taken for an option).
+    // A fact may begin with dashes (`-----BEGIN …` was once taken for an option).
     assert_eq!(
         e.json_err(
             &[

@@ -258,7 +258,7 @@ fn a_team_layer_committed_as_a_symlink_out_of_its_repository_is_refused_and_said
 
 #[test]
 fn a_new_bind_never_makes_an_id_that_begins_with_a_dash() {
-    // Issue 37: a bound repository's id was its path with `-` for `/` ("-tmp-…-app").
+    // A bound repository's id used to be its path with `-` for `/` ("-tmp-…-app").
     let e = Env::new();
     let (repo, id) = e.bind_repo("app");
     assert!(id.starts_with("repo-") && id.ends_with("-app"), "{id}");
@@ -279,7 +279,7 @@ fn a_new_bind_never_makes_an_id_that_begins_with_a_dash() {
 
 #[test]
 fn a_bound_workspace_whose_id_begins_with_a_dash_is_named_with_dash_w() {
-    // Issue 37: a home bound before keeps its id "-tmp-…-app", and clap took `-w -tmp-…` for
+    // A home bound before keeps its id "-tmp-…-app", and clap once took `-w -tmp-…` for
     // flags ("unexpected argument '-t'"). Binding the same repository again keeps that id.
     let e = Env::new();
     let repo = e.dir.path().join("app");

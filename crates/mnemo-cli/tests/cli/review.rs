@@ -1,4 +1,4 @@
-//! `mnemo inbox`, `mnemo review`, `mnemo stats --memories` on real homes (issue 23): usage per
+//! `mnemo inbox`, `mnemo review`, `mnemo stats --memories` on real homes: usage per
 //! memory after 20 recalls equals the recall telemetry exactly; a mechanical dream in review mode
 //! is one proposal, shown, partly accepted and rejected from the command line.
 
@@ -144,7 +144,7 @@ fn a_dream_in_review_mode_is_reviewed_from_the_command_line() {
     assert_eq!(e.json(&["review"])["on"], false);
     assert_eq!(e.json(&["review", "on"])["on"], true);
 
-    // Issue 36: the text report says what the dream proposes, never "wrote".
+    // The text report says what the dream proposes, never "wrote".
     let text = e.run(&["dream", "--mechanical"]);
     let text = String::from_utf8_lossy(&text.stdout).into_owned();
     assert!(
@@ -185,7 +185,7 @@ fn a_dream_in_review_mode_is_reviewed_from_the_command_line() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("a.md#1") && text.contains("accept: mnemo inbox accept"));
 
-    // Issue 33: an id typed with another workspace's `-w` is refused, nothing written.
+    // An id typed with another workspace's `-w` is refused, nothing written.
     for action in ["show", "accept", "reject"] {
         assert_eq!(
             e.json_err(

@@ -1,4 +1,4 @@
-//! Fault injection (issue 23): `mnemo inbox accept` killed with SIGKILL at 30 points while it
+//! Fault injection: `mnemo inbox accept` killed with SIGKILL at 30 points while it
 //! applies a 300-file proposal (a mechanical dream in review mode). After each kill every
 //! memory file is byte-equal to its state before or after the proposal — never torn, never a
 //! third state; the next `mnemo` process finishes the accept (the proposal was marked

@@ -1,4 +1,4 @@
-//! A root swapped during a dream (issue 33, the attacker's reproduction): `mnemo dream
+//! A root swapped during a dream, reproduced as an attacker would do it: `mnemo dream
 //! --mechanical` on a repository's Qwen Code team layer while `<repo>/.qwen` is exchanged
 //! (`renameat2(RENAME_EXCHANGE)`), over and over, with a link to a copy of it outside the
 //! repository. Every read and write of the dream stays beneath the folder it opened: the outside
@@ -152,7 +152,7 @@ fn said_what_happened(out: &Output) {
     assert!(!said.contains("panicked"), "{said}");
 }
 
-/// Issue 33, "the root swap during a sync's write": a real `mnemo sync` receiving 400 memories
+/// The root swap during a sync's write: a real `mnemo sync` receiving 400 memories
 /// while its memory folder is exchanged, every 2 ms, with a link to a copy outside. Whatever the
 /// sync managed, nothing outside changes; once the swaps stop, the next sync brings every memory
 /// into the real folder (nothing lost).

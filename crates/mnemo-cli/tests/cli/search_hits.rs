@@ -1,4 +1,4 @@
-//! Issue 48: `search` gives what a client needs — as many hits as asked (matches first, then
+//! `search` gives what a client needs — as many hits as asked (matches first, then
 //! the nearest by meaning, flagged weak), each with the passage that matched and its line — and
 //! notes another tool wrote (basic-memory's `title:`) read as memories where they are.
 
@@ -117,7 +117,7 @@ fn search_gives_as_many_hits_as_asked_matches_first_each_with_its_passage_and_li
     }
 }
 
-/// Issue 48: a home opened by an MCP client is embedded in the background — what is there when
+/// A home opened by an MCP client is embedded in the background — what is there when
 /// the server starts — without `mnemo embed` and before any search
 /// (the stranger's import of 272 sessions read "0 of 272 embedded" until someone ran it).
 #[test]

@@ -1,4 +1,4 @@
-//! `mnemo sync` on two real homes and a bare repository (issue 22): the remote and author set
+//! `mnemo sync` on two real homes and a bare repository: the remote and author set
 //! from the command line; A adds, B edits and forgets, both converge; the same entry edited on
 //! both is named by `mnemo sync status` until resolved on A, which reaches B; a sync's group
 //! undone byte-exact; bad remotes exit 1 with their code.

@@ -1,4 +1,4 @@
-//! `mnemo sync` at its edges (issue 32): a hostile remote's huge blobs under a memory limit,
+//! `mnemo sync` at its edges: a hostile remote's huge blobs under a memory limit,
 //! control characters and a token in a remote's `conflicts.json`, output piped into a reader
 //! that goes away, and `mnemo sync reset-local`.
 

@@ -1,4 +1,4 @@
-//! `mnemo sync` killed with SIGKILL at 60 points (issue 22), its git children with it (the whole
+//! `mnemo sync` killed with SIGKILL at 60 points, its git children with it (the whole
 //! process group, as at a power cut), over a home with 130 changed memories merging with 150
 //! changed on the remote. After each kill: every file is byte-equal to its state before or after
 //! the sync; the remote is a consistent repository; the next sync leaves no pending journal row

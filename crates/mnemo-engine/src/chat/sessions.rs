@@ -415,10 +415,10 @@ pub(super) fn surfaced_of(records: &[Record]) -> Vec<String> {
 /// A message with fewer content words than this is read as a follow-up ("and for dinner?").
 pub(super) const FOLLOW_UP_WORDS: usize = 4;
 
-/// What recall searches by for a message (issue 48: the query is the conversation, not one
-/// line): the message itself, and — when it is a follow-up, with fewer than
-/// [`FOLLOW_UP_WORDS`] content words — the person's previous message before it, so "and for
-/// dinner?" recalls what "what should I eat for lunch?" did.
+/// What recall searches by for a message (the query is the conversation, not one line): the
+/// message itself, and — when it is a follow-up, with fewer than [`FOLLOW_UP_WORDS`] content
+/// words — the person's previous message before it, so "and for dinner?" recalls what "what
+/// should I eat for lunch?" did.
 #[must_use]
 pub fn recall_query(records: &[Record], text: &str) -> String {
     let words = crate::recall::content_query(text);

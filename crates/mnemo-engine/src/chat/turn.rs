@@ -52,7 +52,7 @@ pub fn command_arg<'t>(text: &'t str, cmd: &str) -> Option<&'t str> {
     (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
 }
 
-/// One chat turn (SPEC §5), owned here from start to end: the session read once, recall, the
+/// One chat turn, owned here from start to end: the session read once, recall, the
 /// streamed reply with the memory tools (on the same agent machine as the memory agent), the
 /// turn saved to the session, and what extraction should see next.
 pub struct Turn {
@@ -344,7 +344,7 @@ impl Turn {
         ) {
             tracing::warn!(session = %self.session, "after the turn: {e}");
         }
-        // What the person said stays findable however weak the model (SPEC §4.4a): unless
+        // What the person said stays findable however weak the model: unless
         // memory is ignored in this chat or records are switched off for the workspace.
         if !ignore_memory
             && crate::extract::records_enabled(vault, &self.ws)

@@ -1,4 +1,4 @@
-//! The agent path of a dream (SPEC §4.3): the memory agent, at most 8 turns and 5 minutes, with
+//! The agent path of a dream: the memory agent, at most 8 turns and 5 minutes, with
 //! the dream tools (transcripts read-only, deletes only of files whose entries live on), then the
 //! safety pass over what it left: a file with invalid frontmatter is restored; a deleted file is
 //! restored unless each of its entries survives in another valid file.

@@ -1,4 +1,4 @@
-//! When an automatic dream may run (SPEC §4.3), pure: the gates, cheapest first, each a skip
+//! When an automatic dream may run, pure: the gates, cheapest first, each a skip
 //! reason. The two that cost IO — counting the sessions touched since the last dream, and looking
 //! at the lock — are closures, called only when every cheaper gate passed.
 

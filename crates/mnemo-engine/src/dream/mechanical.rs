@@ -1,4 +1,4 @@
-//! The mechanical dream (SPEC §4.3), pure: topic texts in, a plan out. Within each file, entries
+//! The mechanical dream, pure: topic texts in, a plan out. Within each file, entries
 //! with the same case-folded summary become one (their `Why:` / `How to apply:` merged) and the
 //! entries are sorted; across the files of one type, an entry whose summary an earlier file (by
 //! path) already holds is merged into that file and dropped here; a file left with no entries is
@@ -366,7 +366,7 @@ mod tests {
         );
         assert_eq!(p.merges[0].summary, "Zed likes tea.");
         assert_eq!(p.merges[0].from, vec!["a.md"]);
-        // Issue 36: every rewritten file says why, the reordering included.
+        // Every rewritten file says why, the reordering included.
         assert_eq!(
             p.changes[0].reason,
             "a.md: 1 entry repeated in it merged into one copy; entries put in A–Z order by their \

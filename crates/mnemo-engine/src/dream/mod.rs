@@ -1,4 +1,4 @@
-//! Dream — consolidation (SPEC §4.3). [`run_dream`] runs one dream of one workspace inside a
+//! Dream — consolidation. [`run_dream`] runs one dream of one workspace inside a
 //! change group the caller opened, while the caller holds the workspace's consolidation lock
 //! (`mnemo_store::lock::acquire_workspace`): the agent path when a model is given (its changes
 //! checked after; a failed run falls back), else — or after a failure, or when asked — the
@@ -156,7 +156,7 @@ pub fn read_docs_as(vault: &Vault, ws: &Workspace, origin: Origin) -> Snapshot {
 
 /// Where a workspace's chat transcripts are (read-only to a dream; their mtimes count sessions):
 /// only where the person's own tools keep them — Mnemo's sessions, Claude Code's and Qwen Code's
-/// folders under their own base dirs —, never a repository's (issue 47: a repository's
+/// folders under their own base dirs —, never a repository's (a repository's
 /// `.qwen/chats` is anyone's, so Qwen Code's team memory has none).
 #[must_use]
 pub fn transcript_dirs(ws: &Workspace) -> Vec<PathBuf> {

@@ -1,4 +1,4 @@
-//! Usage in a dream (issue 23): the agent's task shows which memories recall uses and which it
+//! Usage in a dream: the agent's task shows which memories recall uses and which it
 //! never does; the mechanical dream's report says it in a sentence.
 
 use mnemo_store::journal::MemoryUsage;

@@ -1,4 +1,4 @@
-//! What the planner's patches must pass before anything is written (SPEC §4.4a), pure: each
+//! What the planner's patches must pass before anything is written, pure: each
 //! fact is held by a user message (its content words appear there, CJK by character pairs), is
 //! not a question the user asked about the world, is worth keeping, and is not already saved.
 //! Every patch that fails is returned with its reason in words.

@@ -1,4 +1,4 @@
-//! Which way a model writes memories (SPEC §4.4a): `extraction = auto | tools | planner`.
+//! Which way a model writes memories: `extraction = auto | tools | planner`.
 //! `auto` starts with the tool agent; when a run of it writes nothing (or fails) the planner
 //! reads the same messages, and when the planner then writes a fact the model is switched to the
 //! planner for good — and when the agent writes, it keeps the agent. What was learned lives in

@@ -1,4 +1,4 @@
-//! The planner (SPEC §4.4a): extraction and remember for models that do not call tools well.
+//! The planner: extraction and remember for models that do not call tools well.
 //! One bounded side query per job, its answer held to a JSON schema (llama.cpp turns the
 //! schema into a grammar, OpenAI and vLLM honour it, others step down — see
 //! `mnemo_llm::Client::json`), returns patches `{source, type, topic, fact, why?, how_to_apply?}`.

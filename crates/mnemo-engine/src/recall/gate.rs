@@ -1,4 +1,4 @@
-//! The calibrated gate (issue 48): one logistic model that turns a memory's meaning signals into
+//! The calibrated gate: one logistic model that turns a memory's meaning signals into
 //! the probability that it answers the query. Recall injects a memory only above the gate's
 //! threshold; search shows the probability.
 //!

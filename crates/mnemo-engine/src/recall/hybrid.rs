@@ -1,10 +1,10 @@
-//! Hybrid ranking (SPEC §3.4, issue 11): BM25 candidates and vector candidates, min(200, 3·k)
+//! Hybrid ranking: BM25 candidates and vector candidates, min(200, 3·k)
 //! from each side, merged by document. A document counts only if its meaning is close enough
 //! (its cosine at or above the model's floor, [`Calibration`]) or it shares words with the
 //! query, and its score — `0.5 · vector + 0.5 · BM25`, BM25 as a share of the best candidate's,
 //! the cosine read through the model's calibration — must reach [`MIN_SCORE`]: a query about
 //! nothing in memory returns nothing. Search orders by that score (it is shown); recall orders
-//! by standardised scores ([`Fusion::Standardised`], issue 21: each side's spread decides how
+//! by standardised scores ([`Fusion::Standardised`]: each side's spread decides how
 //! much it counts). Every fusion is measured side by side on LoCoMo (`benches/locomo.rs`).
 //!
 //! Pure: the caller embeds the query and fetches both candidate lists.
@@ -13,9 +13,9 @@ use std::collections::HashMap;
 
 use mnemo_store::index::Hit;
 
-/// Weight of the vector side. The seed's 0.7 fell below lexical recall on LoCoMo's dialog turns
-/// (MiniLM: R@5 52.7 vs 53.8; e5: 55.4 vs 57.4); 0.5 is the balance (see the closing notes of
-/// issues 11 and 21 and `benches/locomo.rs`).
+/// Weight of the vector side. The original 0.7 fell below lexical recall on LoCoMo's dialog
+/// turns (MiniLM: R@5 52.7 vs 53.8; e5: 55.4 vs 57.4); 0.5 is the balance (measured with
+/// `benches/locomo.rs`).
 pub const VECTOR_WEIGHT: f64 = 0.5;
 /// Weight of the lexical side.
 pub const LEXICAL_WEIGHT: f64 = 0.5;
@@ -58,7 +58,7 @@ impl Calibration {
 }
 
 /// A query's null distribution: how its cosines to a background of neutral passages spread
-/// (`mnemo_embed::background`, issue 35). Whether a memory is about the query is read as how
+/// (`mnemo_embed::background`). Whether a memory is about the query is read as how
 /// many standard deviations its cosine stands above this — not as an absolute cosine, which
 /// says more about the query's wording than about the memories.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -73,15 +73,16 @@ pub struct QueryNull {
 /// its cosine stands above the query's null (its cosines to background passages) plus how many
 /// above the memory's own (its cosines to background queries). The second side keeps a short,
 /// generic memory — close to everything — from standing out for every query. Measured on the
-/// issue 35 eval (60 memories, paraphrases vs questions about nothing, multilingual-e5-small):
+/// recall eval of `tests/engine/recall_eval.rs` (60 memories, paraphrases vs questions about
+/// nothing, multilingual-e5-small):
 /// at the same share of quiet no-result queries, two-sided standing finds about three times the
 /// paraphrases a raw cosine floor or the query's null alone does.
 ///
 /// The best memory needs a standing of `QUERY_BASE + QUERY_SPREAD · √(2 ln N)` for the query's
 /// meaning side to count, N the memories searched: the best of N memories unrelated to a query
 /// stands higher the more there are (the expected maximum of N draws grows as √(2 ln N)).
-/// Fitted on the issue 35 sets (Qwen Code's fixture, the six-memory home, the eval's homes of
-/// 5, 25 and 60): 3.2 for 5 memories, 4.7 for 22, 5.7 for 60, 9.2 for 10,000.
+/// Fitted on Qwen Code's recall fixture, the six-memory home and the recall eval's homes of
+/// 5, 25 and 60: 3.2 for 5 memories, 4.7 for 22, 5.7 for 60, 9.2 for 10,000.
 pub const NULL_QUERY_BASE: f64 = -1.5;
 /// See [`NULL_QUERY_BASE`].
 pub const NULL_QUERY_SPREAD: f64 = 2.5;
@@ -190,7 +191,7 @@ pub fn calibration_of(model_id: &str) -> Calibration {
     }
 }
 
-/// all-MiniLM-L6-v2: unrelated sentences sit around 0.0–0.2, paraphrases above 0.4 (issue 11).
+/// all-MiniLM-L6-v2: unrelated sentences sit around 0.0–0.2, paraphrases above 0.4 (measured).
 pub const MINILM_CALIBRATION: Calibration = Calibration {
     query_floor: 0.25,
     doc_floor: 0.25,

@@ -1,4 +1,4 @@
-//! The memory section of the system prompt (SPEC §3.5, §3.6): the rules, MEMORY.md, each
+//! The memory section of the system prompt: the rules, MEMORY.md, each
 //! memory with its age ("today", "yesterday", "N days ago") and a point-in-time reminder, bodies
 //! cut at [`MAX_BODY_CHARS`] with a note.
 

@@ -1,5 +1,5 @@
 //! Search (the `search` command): as many hits as asked, ranked, each with the passage that
-//! matched (issue 48). What recall injects is decided elsewhere; search ranks every candidate
+//! matched. What recall injects is decided elsewhere; search ranks every candidate
 //! and flags the ones under its floors as [`Hit::weak`] instead of dropping them, so a client
 //! that asks for ten gets ten — matches first, then the nearest of the rest by meaning.
 

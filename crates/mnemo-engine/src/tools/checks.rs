@@ -1,7 +1,7 @@
-//! What every write of the memory tools must pass: never under `chats/` (issue 47), the pinned /
+//! What every write of the memory tools must pass: never under `chats/`, the pinned /
 //! secret / changed-on-disk guard, the content check (frontmatter; a secret is refused by the vault's
 //! one write gate), forgotten facts —
-//! and corrections, which retire the old fact (issue 23) instead of rewriting it silently.
+//! and corrections, which retire the old fact instead of rewriting it silently.
 
 use mnemo_core::{Error, ErrorCode};
 use mnemo_store::format::TopicFile;
@@ -12,7 +12,7 @@ use crate::secrets;
 
 impl MemoryTools<'_> {
     /// [`Self::confine`] for a path this run would change: never under `chats/`, whose
-    /// conversation records only Mnemo's record writer writes (issue 47: a model writing one
+    /// conversation records only Mnemo's record writer writes (a model writing one
     /// would put words in the person's mouth).
     pub(super) fn confine_write(&self, path: &str) -> Result<(std::path::PathBuf, String), Error> {
         let (full, rel) = self.confine(path)?;
@@ -71,7 +71,7 @@ impl MemoryTools<'_> {
         Ok(())
     }
 
-    /// What the user asked to forget is not written back by an agent (SPEC §4.4): refuse an
+    /// What the user asked to forget is not written back by an agent: refuse an
     /// entry of `new` whose summary was forgotten — unless the file already holds it (a copy the
     /// user kept), so other changes to that file still go through.
     pub(super) fn check_forgotten(
@@ -109,8 +109,8 @@ impl MemoryTools<'_> {
         Ok(())
     }
 
-    /// A rewrite of a topic file that replaces an entry keeps the old one as superseded
-    /// (issue 23): corrections retire the old fact instead of silently rewriting it.
+    /// A rewrite of a topic file that replaces an entry keeps the old one as superseded:
+    /// corrections retire the old fact instead of silently rewriting it.
     pub(super) fn retiring(&self, rel: &str, cur: Option<&[u8]>, new: &str) -> String {
         let Some(cur) = cur.filter(|_| doc::doc_kind(rel) == Some(doc::DocKind::Topic)) else {
             return new.to_owned();

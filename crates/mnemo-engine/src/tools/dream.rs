@@ -138,7 +138,7 @@ impl MemoryTools<'_> {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default(),
             );
-            // Another program's file (issue 47): a regular file only, never through a link,
+            // Another program's file: a regular file only, never through a link,
             // never waiting on a FIFO, at most 16 MiB — anything else is skipped and said.
             let b = match transcripts::read(&path, MAX_TRANSCRIPT_BYTES) {
                 transcripts::Reading::Text { bytes, cut } => {

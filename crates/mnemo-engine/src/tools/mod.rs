@@ -1,10 +1,10 @@
-//! The memory agent's tools (SPEC §4.5): `read_file`, `write_file`, `edit` (exact-string
+//! The memory agent's tools: `read_file`, `write_file`, `edit` (exact-string
 //! replace), `list_directory`, `grep_search`, `glob` — each confined to the workspace's memory
 //! root (symlinks resolved before the check). Writes go through the vault (atomic, journaled,
-//! announced) after the secret scan (§4.6) and frontmatter validation. Failures are answers to
+//! announced) after the secret scan and frontmatter validation. Failures are answers to
 //! the model, never panics.
 //!
-//! Guards on every write: a pinned memory (§1.2) is never changed or deleted; a file that changed
+//! Guards on every write: a pinned memory is never changed or deleted; a file that changed
 //! on disk since this run read it (or since the run's snapshot) is not overwritten — the agent
 //! must read it again; nothing under `chats/` (the conversation records) is written at all. A
 //! dream run also gets `delete_file` (refused unless every entry of the file survives in another

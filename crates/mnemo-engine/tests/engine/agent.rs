@@ -183,7 +183,7 @@ async fn edit_grep_glob_and_list_work_inside_the_root() {
             .to_string(),
     );
     assert!(e.ok, "{}", e.text);
-    // The corrected fact is kept as superseded, just before its successor (issue 23).
+    // The corrected fact is kept as superseded, just before its successor.
     let text = std::fs::read_to_string(ws.memory_root.join("user/role.md")).unwrap();
     assert!(
         text.contains("Ten years of Go.\nSuperseded: ")
@@ -304,7 +304,7 @@ async fn max_turns_and_cancellation_end_the_run() {
     assert_eq!(out, AgentOutcome::TimedOut);
 }
 
-/// Issue 19: a file another program wrote with a secret in it reaches the model redacted (read,
+/// A file another program wrote with a secret in it reaches the model redacted (read,
 /// grep), and no memory job may change or delete it (its text would come back without the
 /// secret, and Mnemo keeps no copy to undo from).
 #[tokio::test]

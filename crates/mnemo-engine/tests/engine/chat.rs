@@ -200,7 +200,7 @@ async fn ignore_memory_and_missing_model() {
             .unwrap()
             .starts_with("Auto-memory: on")
     );
-    // Without a model, switched-on extraction is not called "on" (issue 36): it waits for one.
+    // Without a model, switched-on extraction is not called "on": it waits for one.
     let waiting = memory_status(&v, "personal", None, false).unwrap();
     assert!(
         waiting.starts_with("Auto-memory: waiting for a model"),

@@ -1,4 +1,6 @@
-//! A model server misbehaving in every way the issue lists, and a server without tool calls:
+//! A model server misbehaving — never stopping, invalid JSON, empty choices, a broken stream, a
+//! hang-up, answers cut at their cap, the same call again and again, a tool result larger than
+//! the window, a context window smaller than configured — and a server without tool calls:
 //! each run ends with a clear outcome within its bound, nothing half-written.
 
 use std::time::{Duration, Instant};

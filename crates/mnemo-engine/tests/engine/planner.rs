@@ -1,4 +1,4 @@
-//! The planner (issue 34) against the fake model: patches checked and written by Mnemo, dropped
+//! The planner against the fake model: patches checked and written by Mnemo, dropped
 //! ones listed with their reasons, `auto` falling back from an agent that writes nothing and
 //! learning it, remember by plan — and conversation records recalled in a new chat when no
 //! model saves anything.

@@ -1,4 +1,4 @@
-//! Issue 47: conversation records belong to Mnemo. A model's tools never write under `chats/`
+//! Conversation records belong to Mnemo. A model's tools never write under `chats/`
 //! (its words would be recalled as what the person said), and a record whose text the journal
 //! does not attribute to the record writer is never recalled as the person's.
 

@@ -40,7 +40,7 @@ const FOUND: &[(&str, &str)] = &[
         "client_secret: 9f86d081884c7d659a2feaa0c55ad015",
     ),
     ("assigned_secret", "DB_PASSWORD=correcthorsebatterystaple"),
-    // A secret stated in a sentence ("… is <value>") has its own rule since issue 33.
+    // A secret stated in a sentence ("… is <value>") has its own rule.
     (
         "stated_secret",
         "the api key is 3b5d5c3712955042212316173ccf37be",
@@ -70,7 +70,7 @@ fn every_corpus_secret_is_found_and_redacted() {
         let (out, _) = redact(&format!("before {secret} after"));
         assert!(scan(&out).is_empty(), "{rule}: left in {out}");
         if *rule == "private_key" {
-            // A key's first line with no last line takes the rest of the text (issue 47).
+            // A key's first line with no last line takes the rest of the text.
             assert_eq!(out, "before [redacted: private_key]");
             continue;
         }

@@ -1,4 +1,4 @@
-//! Issue 47: a dream reads transcripts only where the person's own tools keep them, and only
+//! A dream reads transcripts only where the person's own tools keep them, and only
 //! regular files there — a link (to a file outside, or to a FIFO) or a FIFO is skipped and said,
 //! never followed, never waited on.
 

@@ -702,7 +702,7 @@ async fn the_inbox_over_http() {
     assert_eq!((st, usage[0]["path"].as_str()), (200, Some("tea.md")));
 }
 
-/// Issue 47: wrong tokens or login links are not tried without end — after
+/// Wrong tokens or login links are not tried without end — after
 /// `auth::MAX_FAILURES` within a minute every credentialed request is refused with 429 and
 /// `Retry-After` (the right token too, until the window passes); requests without credentials
 /// are not counted and keep their plain 401.

@@ -1,4 +1,4 @@
-//! Import (issue 24): other tools' exports read into Mnemo — pure parsing and planning here,
+//! Import: other tools' exports read into Mnemo — pure parsing and planning here,
 //! the writes in `vault/import.rs` through [`crate::Vault::mutate`].
 //!
 //! - [`stream`]: JSON exports read one element at a time (never loaded whole).

@@ -64,7 +64,7 @@ fn value_words(v: &serde_yaml_ng::Value) -> Option<String> {
 }
 
 /// The note's own `type` when it is not one of Mnemo's (basic-memory's `Person`, Obsidian's
-/// `[[Authors]]`): kept as `source_type` when Mnemo's type replaces it (issue 37).
+/// `[[Authors]]`): kept as `source_type` when Mnemo's type replaces it.
 fn foreign_type(m: &serde_yaml_ng::Mapping) -> Option<String> {
     let v = m.get("type")?;
     let words = value_words(v)?;
@@ -92,7 +92,7 @@ fn fields_as_body(m: &serde_yaml_ng::Mapping) -> Option<String> {
 
 /// Every folder given a type (`--folder-type DIR=TYPE`, the app's folder choices) must hold
 /// some of the notes, spelt as on disk: a misspelt or differently-cased folder would otherwise
-/// be ignored without a word and its notes typed by the default (issue 37).
+/// be ignored without a word and its notes typed by the default.
 ///
 /// # Errors
 /// `invalid_arguments` naming the folders that hold no note and listing the folders that do.
@@ -155,7 +155,7 @@ pub fn plan_notes(
     };
     let prefix = match slug(folder) {
         s if s.is_empty() => "notes".to_owned(),
-        // `chats/` holds Mnemo's conversation records, which no import writes (issue 47).
+        // `chats/` holds Mnemo's conversation records, which no import writes.
         s if crate::vault::in_records_folder(&s) => format!("{s}-notes"),
         s => s,
     };
@@ -396,7 +396,7 @@ mod tests {
 
     #[test]
     fn frontmatter_only_notes_keep_their_fields_and_a_foreign_type_is_kept_as_source_type() {
-        // Issue 37: an Obsidian film card (frontmatter only) was dropped as "empty"; a
+        // An Obsidian film card (frontmatter only) was once dropped as "empty"; a
         // basic-memory `type: Person` and Obsidian's `type: ["[[Authors]]"]` were overwritten.
         let note = |rel: &str, text: &str| Note {
             rel: rel.into(),

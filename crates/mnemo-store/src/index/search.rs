@@ -1,4 +1,4 @@
-//! Full-text search over the index (SPEC §2, §3.3): bm25 with the column weights below, ties to
+//! Full-text search over the index: bm25 with the column weights below, ties to
 //! the newest, and bounded work at any size.
 //!
 //! FTS5 scores every document that matches a query before it can sort, so a word found in most

@@ -1,4 +1,4 @@
-//! Who wrote what a file holds now (issue 47): the change whose result it is, an undo followed
+//! Who wrote what a file holds now: the change whose result it is, an undo followed
 //! back to the change whose result it put back. A conversation record is the person's words only
 //! when its present text is the record writer's (or the person's own hand's).
 

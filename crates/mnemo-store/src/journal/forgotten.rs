@@ -1,4 +1,4 @@
-//! What the user asked to forget (SPEC §4.4): per workspace, the hash of each forgotten entry's
+//! What the user asked to forget: per workspace, the hash of each forgotten entry's
 //! case-folded summary (never its text), so agents do not quietly write it back. A person adding
 //! it again by hand lifts it.
 

@@ -1,4 +1,4 @@
-//! The journal (SPEC §1.3): every change to a memory file, whoever made it, with before/after
+//! The journal: every change to a memory file, whoever made it, with before/after
 //! content, so any change can be shown as a diff and undone.
 //!
 //! Lives in `$MNEMO_HOME/journal.db`, apart from `index.db`: the index is a disposable cache

@@ -1,4 +1,4 @@
-//! Proposals (issue 23): change sets held beside the files, waiting for a person. Each is a row
+//! Proposals: change sets held beside the files, waiting for a person. Each is a row
 //! in `proposals` (who proposed it, from what, its status) and one `proposal_files` row per file
 //! (the bytes it was made from, the bytes it proposes). A proposal being accepted is marked
 //! `accepting` with its group and the person's choice before any file is written, so a process

@@ -1,4 +1,4 @@
-//! Usage per memory (issue 23): every memory a recall injected, with the tokens it cost, the
+//! Usage per memory: every memory a recall injected, with the tokens it cost, the
 //! session it served and the recall it belonged to (the id the recall's telemetry event carries).
 //! Kept in `journal.db`, not in the disposable index: usage is history.
 

@@ -1,4 +1,4 @@
-//! Mnemo's block in another tool's MEMORY.md (issue 46). Claude Code's, Qwen Code's or a
+//! Mnemo's block in another tool's MEMORY.md. Claude Code's, Qwen Code's or a
 //! person's folder holds an index its tool (or the person) wrote — "The user prefers tabs" —
 //! which Mnemo never rewrites: every byte outside Mnemo's marked block stays as it was, CRLF
 //! and a missing last line end included. The block lists only the topic files that text does

@@ -1,4 +1,4 @@
-//! Secret scanning (SPEC §4.6), the one secret gate. Content is scanned before any write Mnemo
+//! Secret scanning, the one secret gate. Content is scanned before any write Mnemo
 //! makes; a hit refuses it, and the error names the rule that matched and where, never the secret
 //! itself. Text Mnemo keeps that is not a memory write (compaction summaries, chat titles, task
 //! summaries) is [`redact`]ed instead: each secret replaced by `[redacted: rule]`. Files other
@@ -362,7 +362,7 @@ mod tests {
 
     #[test]
     fn a_body_a_first_line_redaction_left_behind_is_flagged_and_removed() {
-        // What a conversation record held before issue 47.
+        // What a conversation record held before key blocks were redacted whole.
         let old = format!(
             "10:02 — here: [redacted: private_key]\n{KEY_BODY}\n-----END OPENSSH PRIVATE KEY-----\n10:03 — thanks"
         );

@@ -1,11 +1,11 @@
-//! Key files are secrets over many lines (issue 47: a private key was redacted by its first line
+//! Key files are secrets over many lines (a private key was once redacted by its first line
 //! and its base64 body stayed). A key block is found as a span of the text and redacted whole:
 //!
 //! - from a `-----BEGIN … PRIVATE KEY-----` line (PEM, OpenSSH, PGP, SSH2) to the matching
 //!   `-----END …-----` line, or to the end of the text when the end is missing (a paste cut
 //!   short); a PuTTY key file from its first line to its `Private-MAC:` line, or the end;
 //! - a base64 body that follows a redacted first line (`[redacted: private_key]`, what the line
-//!   rule left before issue 47), with its `-----END` line;
+//!   rule used to leave), with its `-----END` line;
 //! - a base64 body that ends in an `-----END … PRIVATE KEY-----` line with no first line (a text
 //!   cut into entries or chunks before it was redacted).
 //!

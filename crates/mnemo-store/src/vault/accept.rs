@@ -1,4 +1,4 @@
-//! Accepting a proposal (issue 23), the checks and the rebase: which files a person's choice
+//! Accepting a proposal, the checks and the rebase: which files a person's choice
 //! writes, that part of a proposal never loses a fact, and each file rebased onto the disk.
 
 use std::collections::HashSet;

@@ -1,4 +1,4 @@
-//! The secret gate on the one write path (SPEC §4.6, issue 47): no write Mnemo makes — a person's
+//! The secret gate on the one write path: no write Mnemo makes — a person's
 //! edit, an agent's tool, an import, a proposal staged or accepted — adds a secret to a memory
 //! file. It sits in [`super::Vault::mutate_held`] and the review path, so a new writer cannot
 //! forget it. A secret already in the file (another program wrote it) does not block other

@@ -1,4 +1,4 @@
-//! Change groups (SPEC §1.3): the changes one job made, shown as one row and undone as one —
+//! Change groups: the changes one job made, shown as one row and undone as one —
 //! every file of the group or none.
 
 use std::collections::BTreeMap;
@@ -28,8 +28,8 @@ pub struct GroupUndo {
     pub note: Option<String>,
 }
 
-/// Said when a sync's group is undone (issue 32: it deleted the memory on the machine that wrote
-/// it, with no word).
+/// Said when a sync's group is undone: the next sync carries the undo to the machine that wrote
+/// the memory too, deleting it there (which once happened with no word).
 pub const SYNC_UNDO_NOTE: &str = "These changes came from another machine through sync. Undoing \
     them here is a change like any other: the next sync carries it to every machine that syncs, \
     the one that made them included. To keep them elsewhere, redo this before the next sync.";
@@ -170,7 +170,7 @@ impl Vault {
             source,
             group: Some(group),
         };
-        // Written a step at a time (issue 37: an import of 10,000 notes took 43 s to undo file
+        // Written a step at a time (an import of 10,000 notes took 43 s to undo file
         // by file): one journal transaction, one flush, one index transaction per step.
         let mut done: Vec<usize> = Vec::new();
         let all: Vec<usize> = (0..restores.len()).collect();
@@ -229,7 +229,7 @@ impl Vault {
 const UNDO_STEP: usize = super::IMPORT_STEP;
 
 /// Folders an undo emptied by removing the files a group created: removed, deepest first, up
-/// to the root (issue 37: undoing an import left its empty folders behind). A folder holding
+/// to the root (undoing an import used to leave its empty folders behind). A folder holding
 /// anything else stays.
 fn remove_emptied_folders<'a>(
     root: &crate::rootdir::RootDir,
@@ -335,7 +335,7 @@ impl Vault {
         Ok(())
     }
 
-    /// Remember these summaries as forgotten in a workspace (SPEC §4.4): agents will not write
+    /// Remember these summaries as forgotten in a workspace: agents will not write
     /// them back; a person can.
     pub fn add_forgotten(&self, workspace: &str, summaries: &[String]) -> Result<()> {
         guard(&self.journal).add_forgotten(workspace, summaries)

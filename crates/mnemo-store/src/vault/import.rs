@@ -1,4 +1,4 @@
-//! Writing an import (issue 24): what a workspace holds (for de-duplication), and a plan's
+//! Writing an import: what a workspace holds (for de-duplication), and a plan's
 //! files written through [`Vault::mutate`] in one change group and one batch — all of them,
 //! or (an error, a file that appeared meanwhile, a cancel) none: the ones already written are
 //! taken back by undoing the group. A process killed while it writes leaves a marker whose lock
@@ -62,7 +62,7 @@ impl Vault {
                 format!("`{rel}` appeared while importing: preview the import again"),
             )
         };
-        // The plans never hold one (issue 47); nor does what is written.
+        // The plans never hold one; nor does what is written.
         if let Some(f) = chunk.iter().find(|f| super::in_records_folder(&f.path)) {
             return Err(super::records_refusal(&f.path));
         }
@@ -296,7 +296,7 @@ impl Vault {
                     group: Some(group),
                 };
                 let _batch = self.begin_batch(&ws, origin);
-                // Written a step at a time (issue 37): one journal transaction, one flush and
+                // Written a step at a time: one journal transaction, one flush and
                 // one index transaction per chunk, not per file; the write lock is held for a
                 // chunk only, so other processes go on between chunks.
                 for chunk in files.chunks(IMPORT_STEP) {

@@ -1,9 +1,9 @@
-//! Daily logs (SPEC §1.5): `logs/YYYY/MM/YYYY-MM-DD.md`, append-only notes of the day
+//! Daily logs: `logs/YYYY/MM/YYYY-MM-DD.md`, append-only notes of the day
 //! (compaction summaries among them). Appends go through `mutate` like every write: atomic,
-//! journaled, indexed, announced. And conversation records (SPEC §4.4a):
+//! journaled, indexed, announced. And conversation records:
 //! `chats/YYYY/MM/YYYY-MM-DD-<session>.md`, what the person said in one chat on one day.
 //!
-//! Records belong to Mnemo (issue 47): only [`Vault::append_chat_record`] writes under `chats/`
+//! Records belong to Mnemo: only [`Vault::append_chat_record`] writes under `chats/`
 //! — the memory tools, a new memory and imports are refused there ([`records_refusal`]) — and a
 //! record whose present text the journal does not attribute to it (or to the person's own hand)
 //! is never recalled as the person's words ([`Vault::record_is_persons`]).
@@ -22,7 +22,7 @@ pub fn log_path(day: NaiveDate) -> String {
     format!("logs/{}", day.format("%Y/%m/%Y-%m-%d.md"))
 }
 
-/// The conversation record of one chat session on one day (SPEC §4.4a):
+/// The conversation record of one chat session on one day:
 /// `chats/YYYY/MM/YYYY-MM-DD-<session>.md`, the session id kept to letters, digits, `-` and `_`
 /// (64 at most).
 #[must_use]

@@ -1,4 +1,4 @@
-//! Review (issue 23): a change group can be **staged** — its writes go to a change set held in
+//! Review: a change group can be **staged** — its writes go to a change set held in
 //! memory beside the files instead of into them (the job reads its own staged writes back), and
 //! when the job ends the set is saved as a proposal in the journal. Accepting applies a proposal
 //! through the one write path as one change group; rejecting may mark its entries forgotten.

@@ -1,4 +1,4 @@
-//! Moving memories between scopes (issue 24): a memory copied or moved from one workspace to
+//! Moving memories between scopes: a memory copied or moved from one workspace to
 //! another (a Claude Code project's memory into the personal workspace, a personal memory into
 //! a team layer), and whole workspaces exported as a zip. A copy is one change group in the
 //! target, labelled with where it came from; a move adds one in the source (the delete), so its

@@ -1,4 +1,4 @@
-//! Usage per memory (issue 23) through the vault: what recall records, what the app reads.
+//! Usage per memory through the vault: what recall records, what the app reads.
 
 use mnemo_core::Result;
 

@@ -33,7 +33,7 @@ impl Vault {
         if !rel.ends_with(".md") {
             rel.push_str(".md");
         }
-        // Conversation records are the record writer's alone (issue 47), whoever asks.
+        // Conversation records are the record writer's alone, whoever asks.
         super::refuse_records_folder(&fsutil::normalise(&rel)?)?;
         let file = TopicFile::new(&new.name, &new.description, new.memory_type, &new.body)?;
         let bytes = file.render().into_bytes();
@@ -475,7 +475,7 @@ impl Vault {
         if old.as_deref() == Some(text.as_bytes()) {
             return Ok(());
         }
-        // An index of nothing is no file (issue 37: undoing an import into an empty workspace
+        // An index of nothing is no file (undoing an import into an empty workspace once
         // left a 0-byte MEMORY.md): none is made, and Mnemo's own is removed.
         if text.is_empty() {
             if old.is_none() {
@@ -489,7 +489,7 @@ impl Vault {
         root.write_atomic(name, text.as_bytes())
     }
 
-    /// Another tool's MEMORY.md (issue 46): read beneath the root, its own text kept byte for
+    /// Another tool's MEMORY.md: read beneath the root, its own text kept byte for
     /// byte and only Mnemo's block changed; written (or removed, when it held nothing but the
     /// block) only over the bytes read — a line the tool adds meanwhile is never overwritten
     /// (`conflict`; the next write keeps the block). A change to an existing file is journaled

@@ -1,4 +1,4 @@
-//! Many writes to one workspace as one step (issue 32): a sync receiving thousands of files
+//! Many writes to one workspace as one step: a sync receiving thousands of files
 //! journals them in one transaction, flushes the disk once, indexes them in one transaction and
 //! announces them once — with the guarantees of [`Vault::mutate_held`] for each file: journaled
 //! ahead, atomic, only over the bytes the caller expects.

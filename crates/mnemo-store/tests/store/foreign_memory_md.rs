@@ -1,4 +1,4 @@
-//! Issue 46: another tool's MEMORY.md is that tool's. A write into a Claude Code, Qwen Code or
+//! Another tool's MEMORY.md is that tool's. A write into a Claude Code, Qwen Code or
 //! added folder keeps every line the tool or person wrote there and only adds, updates or
 //! removes Mnemo's own marked block; Mnemo's own workspaces keep their whole generated index.
 

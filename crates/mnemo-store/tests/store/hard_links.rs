@@ -1,4 +1,4 @@
-//! Hard links (issue 33): a memory file that is another name for a file elsewhere on the disk is
+//! Hard links: a memory file that is another name for a file elsewhere on the disk is
 //! listed with its problem and never read; a notes import leaves such a note out. The outside
 //! file stays byte-identical.
 

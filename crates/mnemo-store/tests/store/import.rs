@@ -1,4 +1,4 @@
-//! Applying an import is all or nothing (issue 24): a file that appears while it is written, or
+//! Applying an import is all or nothing: a file that appears while it is written, or
 //! a cancel, takes back every file the import already wrote; nothing is left half-imported.
 
 use std::cell::Cell;
@@ -58,7 +58,7 @@ fn a_file_appearing_midway_or_a_cancel_takes_the_whole_import_back() {
     f.write("keep.md", topic("Keep", "kept", "user", "Kept as it is"));
     f.vault.sync_all().unwrap();
     let before = listing(&f);
-    // Written in steps (issue 37): two and a half steps.
+    // Written in steps: two and a half steps.
     let step = mnemo_store::vault::IMPORT_STEP;
     let n = step * 2 + step / 2;
     let files = planned(n);
@@ -118,7 +118,7 @@ fn a_file_appearing_midway_or_a_cancel_takes_the_whole_import_back() {
     );
 }
 
-/// Issue 33: a JSONL line over the element cap stops the import with its line number, read
+/// A JSONL line over the element cap stops the import with its line number, read
 /// only up to the cap (never held whole); the lines before it were read.
 #[test]
 fn a_jsonl_line_over_the_cap_stops_the_import_with_its_number() {
@@ -150,7 +150,7 @@ fn a_jsonl_line_over_the_cap_stops_the_import_with_its_number() {
     assert_eq!(seen, vec!["Likes mint tea.".to_owned()]);
 }
 
-/// Issue 37: undoing an import into an empty workspace leaves it as the import found it — no
+/// Undoing an import into an empty workspace leaves it as the import found it — no
 /// 0-byte MEMORY.md, no empty folders — while a folder that holds something else stays.
 #[test]
 fn undoing_an_import_leaves_the_folder_as_it_found_it() {

@@ -1,4 +1,4 @@
-//! Locks that cannot be aimed (issue 33): a repository that commits symbolic links under every
+//! Locks that cannot be aimed: a repository that commits symbolic links under every
 //! lock and temp name Mnemo uses, and a linked Claude Code `.consolidate-lock`, leave their
 //! targets byte-identical and create nothing outside.
 

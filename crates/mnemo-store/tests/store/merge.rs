@@ -1,4 +1,4 @@
-//! Properties of the entry-level three-way merge (issue 22): random edit scripts on two sides of
+//! Properties of the entry-level three-way merge: random edit scripts on two sides of
 //! one base; nothing either side added or edited is lost, deletions hold where the other side did
 //! not touch the entry, and the merge is the same set of entries whichever side is "ours".
 

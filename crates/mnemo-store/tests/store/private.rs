@@ -1,4 +1,4 @@
-//! Issue 19: the home is 0700 and every database Mnemo creates is 0600 (its WAL too); a looser
+//! The home is 0700 and every database Mnemo creates is 0600 (its WAL too); a looser
 //! existing home or database is tightened at open. Discovered roots that are symbolic links, or
 //! that leave their project, are refused and said.
 
@@ -103,7 +103,7 @@ fn symlinked_or_escaping_discovered_roots_are_refused_with_a_reason() {
     assert_eq!(err.code, mnemo_core::ErrorCode::PathEscape);
 }
 
-/// Issue 33: a Claude Code `projects` folder that is itself a link was accepted.
+/// A Claude Code `projects` folder that is itself a link is refused (it was once accepted).
 #[test]
 fn a_linked_claude_projects_folder_is_refused_like_a_linked_memory_folder() {
     let d = tempfile::tempdir().unwrap();

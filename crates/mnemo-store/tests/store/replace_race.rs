@@ -1,4 +1,4 @@
-//! Mnemo's write of a memory file against an editor appending to it with no lock (issue 32):
+//! Mnemo's write of a memory file against an editor appending to it with no lock:
 //! `replace_if` in a tight loop, each time over the bytes it just read, while another thread
 //! appends 10,000 lines the way `echo >>` does. Every appended line survives: an append that
 //! lands before the swap makes the write step back (`false`), one after it goes to the new file.

@@ -1,4 +1,4 @@
-//! Repository identity with the real `git` (issue 22): two clones of one remote at different
+//! Repository identity with the real `git`: two clones of one remote at different
 //! paths are one project; a repository without a remote is its first commit; a folder outside
 //! any repository has none.
 
@@ -72,7 +72,7 @@ fn two_clones_at_different_paths_are_one_project() {
     assert_eq!(identity(&empty), None);
 }
 
-/// Issue 47: identity was the URL alone, so two unrelated repositories given the same `origin`
+/// Identity was once the URL alone, so two unrelated repositories given the same `origin`
 /// (a scratch URL reused, a template re-initialised) shared one memory across homes. Now the
 /// first commit is part of it; a fork (another URL, the same first commit) shares only when the
 /// person says so with `git config mnemo.shareWith <URL>`.

@@ -1,4 +1,4 @@
-//! Review (issue 23) in the store: a staged group writes nothing and reads its own writes back;
+//! Review in the store: a staged group writes nothing and reads its own writes back;
 //! its proposal survives a restart; 10,000 pending proposals page; old ones expire into
 //! "expired" with a note; a proposal is refused a secret at proposal time; two proposals over
 //! one entry — the second is a conflict once the first landed.

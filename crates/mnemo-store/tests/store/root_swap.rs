@@ -1,4 +1,4 @@
-//! A memory root swapped while Mnemo writes in it (issue 33): the project folder holding a
+//! A memory root swapped while Mnemo writes in it: the project folder holding a
 //! Claude Code memory folder is exchanged (`renameat2(RENAME_EXCHANGE)`), over and over, with a
 //! link to a copy outside. A sync's writes under one hold keep going to the folder they opened;
 //! single writes after a swap are refused; the outside tree stays byte-identical.

@@ -448,7 +448,7 @@ fn a_foreign_memory_md_is_journaled_before_it_is_regenerated() {
         )
         .unwrap();
     let regenerated = std::fs::read_to_string(claude.join("MEMORY.md")).unwrap();
-    // Issue 46: the tool's own lines stay; only Mnemo's block is added.
+    // The tool's own lines stay; only Mnemo's block is added.
     assert!(regenerated.starts_with(notes), "{regenerated}");
     assert!(regenerated.contains("style.md"));
     let h = f
@@ -601,7 +601,7 @@ fn daily_logs_are_appended_listed_and_edited_as_plain_text() {
     );
 }
 
-/// Issue 20: undone is a state the journal records. A change undone says by which change; undoing
+/// Undone is a state the journal records. A change undone says by which change; undoing
 /// it again is refused in words; undoing the undo (a redo) puts it back in effect. The same for a
 /// group.
 #[test]
@@ -663,7 +663,7 @@ fn undone_is_recorded_and_a_redo_puts_a_change_back() {
     assert_eq!(v.group_undone_by(group).unwrap(), None);
 }
 
-/// Issue 20: the list knows which memories are pinned. An index written before it knew (schema
+/// The list knows which memories are pinned. An index written before it knew (schema
 /// 8) learns it from the files at the next sync, without a rebuild.
 #[test]
 fn the_list_says_what_is_pinned_even_for_an_index_from_before() {

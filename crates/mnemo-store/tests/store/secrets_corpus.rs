@@ -1,4 +1,4 @@
-//! The secret gate against a corpus (issue 33): secrets in the shapes people paste — every
+//! The secret gate against a corpus: secrets in the shapes people paste — every
 //! provider prefix the gate knows, key-file headers, credentials in URLs and headers, generic
 //! assignments and sentences — each several times with different bodies and in different
 //! sentences; and ordinary memory sentences that must pass (many name passwords and tokens
@@ -102,7 +102,7 @@ pub fn secrets(s: u64) -> Vec<String> {
         ),
         format!("{{\"password\": \"{}\"}}", b(20, AN)),
         format!("export OPENAI_API_KEY=sk-{}", b(48, AN)),
-        // Issue 47: key blocks whole, with their bodies.
+        // Key blocks whole, with their bodies.
         format!(
             "-----BEGIN RSA PRIVATE KEY-----\n{}\n{}\n{}\n-----END RSA PRIVATE KEY-----",
             b(64, B64),
@@ -129,7 +129,7 @@ pub fn secrets(s: u64) -> Vec<String> {
             b(64, B64),
             b(64, HEX)
         ),
-        // Issue 47: provider shapes the attacker's corpus found missing.
+        // Provider shapes an attacker's corpus found missing.
         format!("GOCSPX-{}", b(28, AN)),
         format!("ya29.a0Af{}", b(120, AN)),
         format!("{}8Q~{}", b(3, AN), b(34, AN)),
@@ -205,7 +205,7 @@ pub fn secrets(s: u64) -> Vec<String> {
         format!("xai-{}", b(80, AN)),
         format!("lsv2_pt_{}_{}", b(32, HEX), b(10, HEX)),
         format!("pcsk_{}_{}", b(5, AN), b(60, AN)),
-        // Issue 47: generic shapes.
+        // Generic shapes.
         format!("PGPASSWORD={}9!", b(12, AN)),
         format!("REDIS_PASS={}7", b(14, AN)),
         format!("SMTP_PASS='{}#1'", b(10, AN)),
@@ -268,7 +268,7 @@ pub const ORDINARY: &[&str] = &[
     "The user's locker number is 42.",
     "Backup passphrase rules: at least five words.",
     "Call the endpoint with the header X-Request-Id.",
-    // Issue 47: what the generic rules must tell from a secret.
+    // What the generic rules must tell from a secret.
     "api_key = os.environ[\"API_KEY\"]",
     "token = os.getenv(\"TOKEN\")",
     "password = bcrypt.hashpw(password.encode(), bcrypt.gensalt())",

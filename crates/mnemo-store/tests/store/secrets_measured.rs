@@ -1,4 +1,4 @@
-//! The secret gate, measured (issue 47): a generated corpus — no real secret in it — of secrets
+//! The secret gate, measured: a generated corpus — no real secret in it — of secrets
 //! in every shape we know (`providers.rs`: tokens by their published formats; `shapes.rs`: key files,
 //! `NAME=value`, `.netrc`, `.pgpass`, docker config, URLs and commands with credentials, CJK
 //! words for password with full-width colons) and of ordinary technical text (`ordinary.rs`:

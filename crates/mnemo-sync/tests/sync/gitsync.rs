@@ -1,4 +1,4 @@
-//! Sync through git (issue 22) with two homes on this machine, a bare repository as the remote
+//! Sync through git with two homes on this machine, a bare repository as the remote
 //! and the real `git`: changes on both sides converge, forgotten facts stay forgotten, the same
 //! entry edited twice keeps both versions as a conflict until a person chooses, a project
 //! cloned at two paths shares one memory, a sync's changes undo byte-exact, and every kind of

@@ -1,4 +1,4 @@
-//! Sync's bad input (issue 22): an unreachable remote, a wrong URL, refused credentials, a remote
+//! Sync's bad input: an unreachable remote, a wrong URL, refused credentials, a remote
 //! with another history or other content, a remote holding invalid, oversized, linked or
 //! escaping files, and local files that must not leave — each a clear error or a flagged file,
 //! nothing local lost.
@@ -275,7 +275,7 @@ fn local_files_that_must_not_leave_are_flagged_not_sent() {
         &topic("Big", "big", "user", &"y".repeat(1024 * 1024 + 1)),
     );
     std::os::unix::fs::symlink("/etc/hostname", a.root().join("linked.md")).unwrap();
-    // Issue 46: a name another machine may not take is flagged for what it holds, and a file
+    // A name another machine may not take is flagged for what it holds, and a file
     // named `.MD` is flagged with its fix rather than passed over.
     a.write("tab\there.md", &topic("Tab", "tab", "user", "Tabbed."));
     a.write("UPPER.MD", &topic("Upper", "upper", "user", "Shouted."));

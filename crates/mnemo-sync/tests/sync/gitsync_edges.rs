@@ -1,4 +1,4 @@
-//! Sync at its edges (issue 32), each with the real `git` and a bare remote: a workspace or a
+//! Sync at its edges, each with the real `git` and a bare remote: a workspace or a
 //! Claude Code `memory/` folder that appears on a home after its first sync receives what the
 //! remote holds and deletes nothing; a folder that goes away and comes back deletes nothing.
 

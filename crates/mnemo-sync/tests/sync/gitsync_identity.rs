@@ -1,4 +1,4 @@
-//! Issue 47: a project's memory is carried under its repository's identity — its URL and its
+//! A project's memory is carried under its repository's identity — its URL and its
 //! first commit. Two unrelated repositories given one URL never share; what was kept under the
 //! old key (the URL alone) is adopted by the first sync after the change, nothing lost, resent
 //! or brought back.

@@ -1,4 +1,4 @@
-//! Issue 46: four ways a sync lost memory, each with the real `git` and a bare remote — a
+//! Four ways a sync once lost memory, each with the real `git` and a bare remote — a
 //! second checkout of a project (a `git worktree`) mapping to the same key, a file flagged here
 //! and fixed later, a file another program holds open for appending, and Claude Code's own
 //! `MEMORY.md`.

@@ -1,4 +1,4 @@
-//! The whole sync against a model (issue 32): three homes on one bare remote and the real
+//! The whole sync against a model: three homes on one bare remote and the real
 //! `git`, random sequences of outside edits (add, append with `>>`, edit, rm), a forget, a
 //! workspace and a Claude Code project `memory/` folder that appear late on a home, first syncs
 //! at once, a sync stopped between its commit and its push, a sync in its own process whose
@@ -77,7 +77,7 @@ enum Op {
         after_ms: u64,
     },
     /// A `git worktree` of the project on a home, its Claude Code memory folder holding a new
-    /// fact (a second folder for the same sync key; issue 46).
+    /// fact (a second folder for the same sync key).
     Worktree {
         home: usize,
     },

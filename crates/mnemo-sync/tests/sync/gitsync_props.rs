@@ -1,4 +1,4 @@
-//! Sync under random edits and races (issue 22): random edit scripts on two homes with syncs in
+//! Sync under random edits and races: random edit scripts on two homes with syncs in
 //! between converge, and lose no entry nobody removed; syncs racing local edits and each other
 //! (two processes' vaults on one home) never lose either.
 

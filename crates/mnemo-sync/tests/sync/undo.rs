@@ -1,4 +1,4 @@
-//! Undoing what a sync brought (issue 32): the undo is a change like any other and reaches every
+//! Undoing what a sync brought: the undo is a change like any other and reaches every
 //! machine at the next sync — so the undo says so, and a redo before that sync keeps it.
 
 use mnemo_core::ChangeSource;

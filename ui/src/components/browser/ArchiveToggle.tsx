@@ -9,7 +9,7 @@ import { useCommand } from "../../lib/useCommand";
 export type Archived = { fresh: MemoryDetail; outcome: WriteOutcome } | { error: UiError };
 
 /**
- * Archive / Restore (issue 23): `set_archived` adds or removes `archived: true` in the
+ * Archive / Restore: `set_archived` adds or removes `archived: true` in the
  * frontmatter — out of recall and MEMORY.md, still listed and searchable — then the memory is
  * read again. One busy state for the header's toggle and the archived note's Restore.
  */

@@ -1,4 +1,4 @@
-// A sync conflict shown where the facts live (issue 36): one home says "Lives in Lisbon since
+// A sync conflict shown where the facts live: one home says "Lives in Lisbon since
 // 2021", another "Lives in Porto since 2024", and the merge kept both in home.md. The detail
 // pane says so in a banner with the conflict card's choices, and the Facts view never lists
 // both versions as current.
@@ -101,7 +101,7 @@ describe("the detail pane's sync conflict banner", () => {
     expect(screen.getByTestId("conflict-banner-sentence").textContent).toBe(
       "Your machines disagree about this memory: the same fact was changed differently on two of them. Both versions are in the file.",
     );
-    // What that means for recall: the one sentence, as the Facts view and the Inbox say it (issue 47).
+    // What that means for recall: the one sentence, as the Facts view and the Inbox say it.
     expect(within(banner).getByTestId("conflict-recall").textContent).toBe(CONFLICT_RECALL);
     const versions = within(banner).getAllByTestId("conflict-banner-version");
     expect(versions.map((v) => v.querySelector(".sync-version-label")?.textContent)).toEqual(["Ana's version", "Laptop's version"]);
@@ -189,7 +189,7 @@ describe("the Facts view of a memory in conflict", () => {
     const group = within(view).getByTestId("facts-conflict");
     expect(within(group).getByRole("heading").textContent).toContain("In conflict — choose one");
     // The banner above and the Facts lead say what a conflict means for recall in the same
-    // sentence; neither has a rule of its own ("neither counts as current", issue 47).
+    // sentence; neither has a rule of its own ("neither counts as current").
     expect(group.querySelector(".facts-lead")?.textContent).toContain(CONFLICT_RECALL);
     expect(screen.getByTestId("conflict-recall").textContent).toBe(CONFLICT_RECALL);
     expect(document.body.textContent).not.toMatch(/counts as current|recall reads both|here now stays/);

@@ -1,4 +1,4 @@
-// Curation in the detail pane (issue 23): the Facts view — current facts with Replace…, replaced
+// Curation in the detail pane: the Facts view — current facts with Replace…, replaced
 // ones in their chain, oldest first —, the Replace dialog and its Undo, and Archive / Restore.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";

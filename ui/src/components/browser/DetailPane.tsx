@@ -38,7 +38,7 @@ interface Props {
   /** Close the pane; the user has already agreed to lose edits, if any. */
   onClose: () => void;
   /**
-   * Cancel on a new memory: close it, asking first when something was typed (issue 47: it was
+   * Cancel on a new memory: close it, asking first when something was typed (it was once
    * dropped without asking). Absent: `onClose`.
    */
   onCancel?: () => void;
@@ -224,8 +224,8 @@ export function DetailPane(props: Props) {
     }
   }, [target, readOnly, newWorkspace, newPath, onDirtyChange, onCreated, onSaved, toast]);
 
-  // Ctrl/Cmd+S anywhere while the pane is open — but not over a dialog (issue 47: Ctrl+S in
-  // Settings saved this memory and said "Saved" while the typed URL was not), nor for an
+  // Ctrl/Cmd+S anywhere while the pane is open — but not over a dialog (Ctrl+S in Settings once
+  // saved this memory and said "Saved" while the typed URL was not), nor for an
   // existing memory without changes (nothing to save: nothing is written, nothing claimed).
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

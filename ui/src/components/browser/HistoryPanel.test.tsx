@@ -124,7 +124,7 @@ describe("history with change groups", () => {
     await waitFor(() => expect(rowKinds()).toEqual(["history-item", "history-group", "history-item"]));
     const group = screen.getByTestId("history-group");
     expect(group.getAttribute("data-group")).toBe("3");
-    // Who made it is the chip's ("Extraction"), never the raw source word ("extract", issue 47).
+    // Who made it is the chip's ("Extraction"), never the raw source word ("extract").
     expect(group.querySelector(".history-op")?.textContent).toBe("2 files changed together");
     expect(group.querySelector(".source-chip")?.textContent).toBe("Extraction");
     expect(group.textContent).toContain("travel-prefs.md, tea.md");

@@ -59,7 +59,7 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
   const [deletedNames, setDeletedNames] = useState<ReadonlyMap<string, string>>(new Map());
   const nameOf = (ws: string, p: string) => historyName(p, names.get(`${ws}/${p}`), deletedNames.get(`${ws}/${p}`));
 
-  // A deleted memory is titled by the name it had (issue 47), read from what its deletion removed:
+  // A deleted memory is titled by the name it had, read from what its deletion removed:
   // the newest deletion of each file the list no longer holds (a few, only in the whole history).
   const deletions = useMemo(() => {
     if (path !== null || !items) return [];

@@ -13,7 +13,7 @@ interface Props {
 }
 
 /**
- * Pin / Unpin (SPEC §1.2): a pinned memory is never changed or deleted by extraction or dream.
+ * Pin / Unpin: a pinned memory is never changed or deleted by extraction or dream.
  * `set_pinned` adds or removes `pinned: true` in the frontmatter and changes nothing else.
  */
 export function PinToggle({ detail, dirty, onChanged }: Props) {

@@ -24,7 +24,7 @@ function rememberWelcomed() {
   }
 }
 
-/** The four memory types (SPEC §1.2), each with one example. */
+/** The four memory types, each with one example. */
 const TYPES: { type: string; what: string; example: string }[] = [
   { type: "User", what: "who you are: role, skills, preferences", example: "“Senior Go engineer, new to React.”" },
   { type: "Feedback", what: "how you want the assistant to work, and why", example: "“Keep answers short: I read diffs, not prose.”" },
@@ -43,7 +43,7 @@ interface Props {
 }
 
 /**
- * The first-run screen (issue 20): what Mnemo is, the four memory types with an example each,
+ * The first-run screen: what Mnemo is, the four memory types with an example each,
  * connecting a model (or not), and the Claude Code / Qwen Code folders found on this machine. It
  * sits where a memory would open — never in the way — until the person closes it, and the
  * sidebar's "Welcome" brings it back.

@@ -15,9 +15,9 @@ interface Props {
   onCloseRemember: () => void;
   onQueued: () => void;
   onForget: () => void;
-  /** Import… (issue 24): memories or past conversations from other tools, into this workspace. */
+  /** Import…: memories or past conversations from other tools, into this workspace. */
   onImport: () => void;
-  /** Export… (issue 24): this workspace or the whole home to a zip. */
+  /** Export…: this workspace or the whole home to a zip. */
   onExport: () => void;
   onStatus: () => void;
   onInbox: () => void;

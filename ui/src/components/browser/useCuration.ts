@@ -25,7 +25,7 @@ interface Options {
 }
 
 /**
- * A person's curation of the open memory (issue 23): Archive / Restore, and Replace… of a fact,
+ * A person's curation of the open memory: Archive / Restore, and Replace… of a fact,
  * each followed by a toast whose Undo takes the write back (`undo`).
  */
 export function useCuration({ base, adopt, reread, checkDisk, onSaved, onError }: Options) {

@@ -54,7 +54,7 @@ describe("a recalled memory holding a sync conflict", () => {
     fireEvent.click(screen.getByTestId("recall-badge"));
     const items = screen.getByTestId("recall-details").querySelectorAll(".recall-item");
     expect(items).toHaveLength(2);
-    // What a conflict means for recall: the one sentence every place says (issue 47).
+    // What a conflict means for recall: the one sentence every place says.
     expect(within(items[0] as HTMLElement).getByTestId("recall-conflict").textContent).toBe(
       `A sync conflict you have not settled. ${CONFLICT_RECALL} Open it to choose.`,
     );

@@ -184,7 +184,7 @@ describe("chat pane", () => {
     expect(banner.textContent).toContain("MNEMO_LLM_BASE_URL");
     expect(banner.textContent).toContain("search and recall keep working");
 
-    // A message is not sent and makes no empty "New chat"; it stays in the box (issue 36).
+    // A message is not sent and makes no empty "New chat"; it stays in the box.
     const box = screen.getByTestId<HTMLTextAreaElement>("chat-input");
     fireEvent.change(box, { target: { value: "Suggest a snack" } });
     fireEvent.keyDown(box, { key: "Enter" });

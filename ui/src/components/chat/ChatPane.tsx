@@ -116,7 +116,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
 
   // Whether a model is configured (for the banner); read again when Settings saved one, and when
   // the window comes back into focus (another program — the CLI, a script over HTTP — may have set
-  // one meanwhile; issue 47).
+  // one meanwhile).
   const [focusSeq, setFocusSeq] = useState(0);
   useEffect(() => {
     const onFocus = () => setFocusSeq((n) => n + 1);
@@ -150,7 +150,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
   const send = async () => {
     const text = input;
     if (!text.trim() || sending.current || loading) return;
-    // No model: a message would make an empty "New chat" and fail (issue 36). Commands
+    // No model: a message would make an empty "New chat" and fail. Commands
     // (`/memory`, `/remember`, `/forget`) still run; a message stays in the box, and the banner's
     // "Open settings" takes the focus.
     if (model !== null && !isConfigured(model) && !text.trim().startsWith("/")) {

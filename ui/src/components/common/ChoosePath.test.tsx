@@ -1,4 +1,4 @@
-// The native file chooser beside a typed path (issue 47): offered in the desktop app only; a
+// The native file chooser beside a typed path: offered in the desktop app only; a
 // picked path fills the field, a cancel changes nothing, a chooser that fails says so in words.
 import { describe, expect, it, vi, beforeEach } from "vitest";
 import { fireEvent, render, screen, waitFor } from "@testing-library/react";

@@ -32,7 +32,7 @@ interface Behaviour {
  * What makes `ref` modal while `active`: Escape (wherever focus is) closes the top one; Tab and
  * Shift+Tab stay inside; focus goes in when it opens and back to where it was when it closes.
  * Returns whether another modal is open over this one (the chat drawer then drops its own dimming,
- * so the dialog's backdrop covers the drawer like the rest of the app, issue 47).
+ * so the dialog's backdrop covers the drawer like the rest of the app).
  */
 export function useModal(ref: RefObject<HTMLElement | null>, { onClose, initialFocus, fallbackFocus, active = true }: Behaviour): boolean {
   const [covered, setCovered] = useState(false);

@@ -253,7 +253,7 @@ describe("the inbox", () => {
     api.setReviewMode.mockResolvedValue(ok(reviewMode({ on: true, decided: true })));
     api.inbox.mockResolvedValue(ok(proposalPage()));
     renderInbox();
-    // One sentence says the inbox is empty (issue 36), not two.
+    // One sentence says the inbox is empty, not two.
     expect((await screen.findByTestId("inbox-empty")).textContent).toBe("Nothing waits for your review.");
     expect(screen.queryByTestId("inbox-count")).toBeNull();
     expect((await screen.findByTestId("inbox-review")).textContent).toMatch(/^Review is off:/);
@@ -308,7 +308,7 @@ describe("sync conflicts in the inbox", () => {
     const section = await screen.findByTestId("inbox-conflicts");
     expect(within(section).getByRole("heading", { name: "Sync conflicts waiting for you" })).toBeTruthy();
     expect(section.getAttribute("data-count")).toBe("2");
-    // What a conflict means for recall, in the one sentence the banner and Facts say too (issue 47).
+    // What a conflict means for recall, in the one sentence the banner and Facts say too.
     expect(section.textContent).toContain(CONFLICT_RECALL);
     expect(section.textContent).not.toContain("what is here now stays");
     // Only this workspace's.
@@ -341,7 +341,7 @@ describe("sync conflicts in the inbox", () => {
     api.inbox.mockResolvedValue(ok(proposalPage([])));
     renderInbox();
     await screen.findByTestId("inbox-conflicts");
-    // What waits counts the conflicts, as the sidebar and the Inbox button do (issue 36).
+    // What waits counts the conflicts, as the sidebar and the Inbox button do.
     expect((await screen.findByTestId("inbox-count")).textContent).toBe("2 sync conflicts wait for your choice.");
     expect(screen.getByTestId("inbox-filter-pending").textContent).toBe("Waiting (2)");
     expect(screen.getByTestId("inbox-empty").textContent).toBe("No proposal waits for your review.");

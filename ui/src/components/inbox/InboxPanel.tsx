@@ -123,7 +123,7 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
     });
 
   // New proposals came in (the count is read on events, focus and every 30 s: a CLI's proposal
-  // too, issue 47): read at once while the person is not in the middle of a review here (nothing
+  // too): read at once while the person is not in the middle of a review here (nothing
   // open, nothing decided in this view); else offered ("Show them"), so nothing moves under them.
   const [decidedHere, setDecidedHere] = useState(0);
   const [autoRead, setAutoRead] = useState<number | null>(null);

@@ -1,4 +1,4 @@
-// Reviews show where deleted facts went (issue 36): a dream in review mode is one proposal; its
+// Reviews show where deleted facts went: a dream in review mode is one proposal; its
 // task's report says what was merged where and why each file changed. And the inbox's headings
 // never skip a level (axe's heading-order), conflicts or not.
 import { beforeEach, describe, expect, it, vi } from "vitest";
@@ -125,7 +125,7 @@ describe("a dream's proposal", () => {
     renderInbox();
     await openDream();
     expect(api.task).not.toHaveBeenCalled();
-    // An extraction's "Why" is its entries' own reasons (issue 47), never a dream's report.
+    // An extraction's "Why" is its entries' own reasons, never a dream's report.
     const why = screen.getByTestId("proposal-why");
     expect(why.textContent).not.toMatch(/merged|kept in/i);
     expect(within(why).getAllByTestId("proposal-why-note").map((n) => n.getAttribute("data-path"))).toEqual(["travel.md"]);

@@ -17,7 +17,7 @@ interface Props {
 }
 
 /**
- * The Dream button of a workspace (SPEC §4.3: a manual dream skips the time and session gates,
+ * The Dream button of a workspace (a manual dream skips the time and session gates,
  * never the lock — `locked` is shown here) and its auto-dream switch. Mount with
  * `key={workspace}`: its state belongs to one workspace.
  */

@@ -16,7 +16,7 @@ interface Props {
 }
 
 /**
- * What a finished dream did (SPEC §4.3): its summary line, what changed and why (the agent's
+ * What a finished dream did: its summary line, what changed and why (the agent's
  * summary, every safety repair), what was merged where and deleted, each file's diff, and one
  * "Undo dream" for all of it.
  */

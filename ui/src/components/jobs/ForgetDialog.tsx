@@ -17,7 +17,7 @@ interface Props {
 }
 
 /**
- * Forget… (SPEC §4.4): a query, its preview as a checklist (each entry under its memory's name;
+ * Forget…: a query, its preview as a checklist (each entry under its memory's name;
  * only confident picks — the entry says what was asked — ticked), "Forget N entries" for the checked ones, then what was forgotten with undo. An
  * empty preview says nothing matches; `conflict` (a file changed since the preview) is shown in
  * place with "Preview again".

@@ -30,7 +30,7 @@ interface Props {
 }
 
 /**
- * The "Remember…" box of a workspace (SPEC §4.2): a fact and the context mode → `remember`; then
+ * The "Remember…" box of a workspace: a fact and the context mode → `remember`; then
  * the task live (queued, running with its tool calls, completed or failed with its code and
  * message); once completed, the first memory it wrote opens in the browser. Mount with
  * `key={workspace}`.
@@ -47,7 +47,7 @@ export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpen
   const [cancelling, setCancelling] = useState(false);
   const opened = useRef<string | null>(null);
   // Remembering asks the model to write the fact: with none set, say so before anything is typed
-  // (issue 36: it used to accept the text and then fail). `null` while unknown.
+  // (it used to accept the text and then fail). `null` while unknown.
   const [hasModel, setHasModel] = useState<boolean | null>(null);
   useEffect(() => {
     void run(commands.getModelSettings(), "model").then((answer) => {

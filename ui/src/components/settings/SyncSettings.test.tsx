@@ -56,7 +56,7 @@ describe("sync settings", () => {
     expect(field("sync-qwen").checked).toBe(true);
     expect(field("sync-auto").checked).toBe(false);
     expect(field("sync-sessions").checked).toBe(false);
-    // Saved by the dialog's one Save (or Enter in a field): no Save of its own (issue 47).
+    // Saved by the dialog's one Save (or Enter in a field): no Save of its own.
     expect(screen.queryByTestId("sync-save")).toBeNull();
     // Nothing to sync with yet.
     expect(button("sync-settings-now").disabled).toBe(true);

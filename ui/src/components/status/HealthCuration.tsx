@@ -21,7 +21,7 @@ interface Props {
 const ARCHIVED_SHOWN = 20;
 
 /**
- * Memory health's pruning by use (issue 23): memories not recalled in 90 days, each with Archive
+ * Memory health's pruning by use: memories not recalled in 90 days, each with Archive
  * (and Archive all, after a confirmation); the most expensive ones to open and trim; and the
  * archived ones, each with Restore. Every archive and restore says so in a toast with Undo.
  */

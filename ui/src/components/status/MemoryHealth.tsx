@@ -33,9 +33,9 @@ const KIND_TEXT: Record<HealthItem["kind"], string> = {
 /**
  * Memory health: MEMORY.md against its caps (lines, bytes), then each finding with its action —
  * invalid files to open and fix, likely duplicates to dream away, memories that may disagree to
- * compare, memories whose sync conflict waits for a choice (issue 47: a page listing a conflict
- * never says nothing is contradictory); then pruning by use (`HealthCuration`): memories not recalled in 90 days to archive,
- * the most expensive to trim, the archived ones to restore.
+ * compare, memories whose sync conflict waits for a choice (a page listing a conflict never
+ * says nothing is contradictory); then pruning by use (`HealthCuration`): memories not recalled
+ * in 90 days to archive, the most expensive to trim, the archived ones to restore.
  */
 export function MemoryHealth({ stats, activeDream, onOpenMemory, onDreamStarted, onOpenDream, onChanged }: Props) {
   const { run } = useCommand();

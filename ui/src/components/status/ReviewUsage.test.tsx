@@ -1,4 +1,4 @@
-// The Status view's review switch (issue 23) and its Usage section.
+// The Status view's review switch and its Usage section.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { ReviewSwitch } from "./ReviewSwitch";

@@ -1,4 +1,4 @@
-// Memory health's pruning by use and the task list's way to the inbox (issue 23): memories not
+// Memory health's pruning by use and the task list's way to the inbox: memories not
 // recalled in 90 days archived one by one or all at once (confirmed), each with Undo; the most
 // expensive opened to trim; archived ones restored; a task's proposal opened in the Inbox.
 import { beforeEach, describe, expect, it, vi } from "vitest";

@@ -39,7 +39,7 @@ interface Props {
 type Switch = "extract" | "dream" | "records";
 
 /**
- * A workspace's status (SPEC §7): the automatic-memory switches (extraction and which way it
+ * A workspace's status: the automatic-memory switches (extraction and which way it
  * writes, conversation records, dream) and review mode, the last extraction and dream, memory
  * health, usage per memory (most recalled, most expensive, never recalled), sync across machines, semantic search (the embedding model, for the whole home), recent telemetry as small charts, and its tasks. Mount with `key={workspace}`.
  */

@@ -1,4 +1,4 @@
-// The conflict card names its memory by its name (issue 36): home A says "Lives in Lisbon since
+// The conflict card names its memory by its name: home A says "Lives in Lisbon since
 // 2021", home B "Lives in Porto since 2024" in lives-in-lisbon.md, whose name is "Where I live".
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";

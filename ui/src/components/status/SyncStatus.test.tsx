@@ -134,7 +134,7 @@ describe("sync status", () => {
     renderSync();
     expect(await sentence()).toBe("2 conflicts wait for your choice.");
     const [edited, gone] = screen.getAllByTestId("sync-conflict");
-    // What a conflict means for recall: the one sentence every place says (issue 47).
+    // What a conflict means for recall: the one sentence every place says.
     expect(screen.getByTestId("sync-conflicts-recall").textContent).toBe(CONFLICT_RECALL);
     // Named by its memory's name (from the memory list), else by its path: never a made-up title.
     expect(await within(edited).findByText(/^Editor preferences: the same entry was edited on two machines/)).toBeTruthy();

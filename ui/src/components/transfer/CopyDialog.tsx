@@ -35,7 +35,7 @@ function kindText(w: WorkspaceInfo): string {
 }
 
 /**
- * Copy / Move… (issue 24): a topic memory into another workspace, byte for byte (another name
+ * Copy / Move…: a topic memory into another workspace, byte for byte (another name
  * when the same path there holds something else); a move then removes it here. Each side's change
  * group undoes on its own; Undo here takes back both.
  */

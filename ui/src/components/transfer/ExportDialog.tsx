@@ -19,7 +19,7 @@ interface Props {
 type Scope = "workspace" | "home";
 
 /**
- * Export… (issue 24): this workspace or the whole home to a new zip of markdown files and a
+ * Export…: this workspace or the whole home to a new zip of markdown files and a
  * manifest, at a full path (by default beside the person's files, dated) that must not exist yet.
  */
 export function ExportDialog({ workspace, workspaceLabel, home, onClose }: Props) {

@@ -97,7 +97,7 @@ describe("Import…", () => {
     expect(screen.getByTestId("import-formats").textContent).toContain("ChatGPT or Claude.ai conversations.json");
     expect(screen.getByTestId("import-formats").textContent).toContain("a Mnemo export .zip");
     expect(document.activeElement).toBe(screen.getByTestId("import-source"));
-    // Named for what it takes — the file or folder to import — never "Export file" (issue 47).
+    // Named for what it takes — the file or folder to import — never "Export file".
     expect(screen.getByLabelText("File or folder to import (its full path)")).toBe(screen.getByTestId("import-source"));
     expect(screen.getByTestId("import-dialog").textContent).not.toContain("Export file");
   });

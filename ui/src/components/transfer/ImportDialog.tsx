@@ -36,7 +36,7 @@ interface Asked {
 }
 
 /**
- * Import… (issue 24): the full path of an export file or folder and the type for memories that
+ * Import…: the full path of an export file or folder and the type for memories that
  * name none → a preview of what would be written (nothing is written yet; conversations: what
  * reading them would cost, and the token budget) → Import, followed live from the task list, with
  * Cancel, then the summary and "Undo import". Closing it never stops an import. A whole-home Mnemo

@@ -24,7 +24,7 @@ interface Props {
   onOpenMemory: (workspace: string, path: string) => void;
 }
 
-/** Import…, Export… and Copy / Move… (issue 24), as the app opens them. */
+/** Import…, Export… and Copy / Move…, as the app opens them. */
 export function TransferDialogs({ open, onClose, workspaces, workspaceLabel, home, tasks, onTaskUpdated, onChanged, onMoved, onOpenMemory }: Props) {
   if (!open) return null;
   switch (open.kind) {

@@ -1,5 +1,5 @@
 //! The checks a rule's capture must pass, so a rule flags a secret and not a word, a
-//! placeholder or a piece of code that names one (issue 47: `api_key = os.environ[…]`,
+//! placeholder or a piece of code that names one (`api_key = os.environ[…]`,
 //! `password = bcrypt.hashpw(…)`, `PWD=/srv/app`, `secret: keep-it-simple`,
 //! `sk-SK-translations-2024-final.json` and `postgres://USER:PASSWORD@HOST` were flagged).
 //! Each takes the value and the name it was given (`""` where the rule has none).

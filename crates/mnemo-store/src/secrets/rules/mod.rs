@@ -1,5 +1,5 @@
-//! The secret gate's rules (issue 33: 17 of 22 ordinary secret shapes passed the old ten;
-//! issue 47: measured on a generated corpus, `tests/store/secrets_measured.rs`). Each rule is a
+//! The secret gate's rules (17 of 22 ordinary secret shapes passed the ten rules before them;
+//! measured on a generated corpus, `tests/store/secrets_measured.rs`). Each rule is a
 //! pattern whose capture named `v`, else its first capture, else the whole match, is the secret,
 //! and a check on that value and the name it was given (the capture named `n`):
 //!
