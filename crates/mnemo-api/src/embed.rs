@@ -267,6 +267,12 @@ impl Api {
                     Ok(f) => {
                         let cut = f.truncated;
                         let mut summary = format!("embedded {} memories", thousands(f.embedded));
+                        if f.chunks > 0 {
+                            summary.push_str(&format!(
+                                " and {} passages of conversation records",
+                                thousands(f.chunks)
+                            ));
+                        }
                         if cut > 0 {
                             summary.push_str(&format!(
                                 " ({cut} too long for the model: embedded from their first part — name, description, start of the body)"

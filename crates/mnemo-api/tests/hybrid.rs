@@ -173,3 +173,73 @@ fn a_watching_process_embeds_in_the_background_and_recalls_by_meaning() {
     let s = wait_embedded(&api);
     assert_eq!(s.semantic.total, before - 1);
 }
+
+/// Issue 48: a fact said once in a chat whose model saves nothing is held by the conversation
+/// record alone; a new chat asking for it in other words recalls that record by meaning (its
+/// chunks of turns are embedded like memories) and the model sees the turn. A question about
+/// nothing recalls no record.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_was_said_in_one_chat_is_recalled_in_another_by_other_words() {
+    use mnemo_testkit::{FakeModel, Kind, Reply};
+    if mnemo_embed::model_for_tests().is_none() {
+        return;
+    }
+    let (_d, api) = common::api();
+    let fake = FakeModel::start().await;
+    common::configure(&api, &fake).await;
+    // The model answers and saves nothing, however it is asked.
+    fake.set_fallback(Reply::text("Nothing to save."));
+    let session = api.chat_create("personal".into(), None).unwrap();
+    for said in [
+        "I'm planning my meals for next week.",
+        "By the way, I am allergic to peanuts and sesame.",
+        "I'd like more vegetables and less sugar.",
+    ] {
+        fake.push_for(Kind::Stream, Reply::text("Noted."));
+        let (a, id, m) = (api.clone(), session.id.clone(), said.to_owned());
+        let turn = common::blocking(move || a.chat_send("personal".into(), id, m))
+            .await
+            .unwrap();
+        if let Some(task) = turn.extract_task {
+            let a = api.clone();
+            common::blocking(move || a.wait_task(&task, Duration::from_secs(60)).unwrap()).await;
+        }
+    }
+    let topics = api.list(Some("personal".into()), None).unwrap();
+    assert!(
+        topics
+            .iter()
+            .all(|m| m.kind != mnemo_store::doc::DocKind::Topic),
+        "the model saved nothing: {topics:?}"
+    );
+    let a = api.clone();
+    common::blocking(move || {
+        a.start_watching().unwrap();
+        wait_embedded(&a);
+    })
+    .await;
+
+    for (query, found) in [
+        ("Which foods should I avoid eating?", true),
+        ("Can you suggest a snack for my afternoon break?", true),
+        ("quarterly tax filing deadline", false),
+        ("how do I restart the api service?", false),
+    ] {
+        fake.push_for(Kind::Stream, Reply::text("Here you go."));
+        let turn = common::send(&api, query).await;
+        let recall = turn.recall.clone().unwrap();
+        let meals = recall
+            .selected
+            .iter()
+            .any(|s| s.path.starts_with("chats/") && s.path.contains(&session.id));
+        assert_eq!(meals, found, "{query}: {:?}", recall.selected);
+        let reqs = fake.requests();
+        let chat_req = reqs.iter().rev().find(|r| r["stream"] == true).unwrap();
+        let system = chat_req["messages"][0]["content"].as_str().unwrap();
+        assert_eq!(
+            system.contains("allergic to peanuts and sesame"),
+            found,
+            "{query}: {system}"
+        );
+    }
+}

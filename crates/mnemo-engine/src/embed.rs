@@ -27,8 +27,10 @@ pub struct Model<'a> {
 /// What a fill did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Filled {
-    /// Contents embedded.
+    /// Contents embedded (docs).
     pub embedded: u64,
+    /// Chunks of conversation records embedded (`mnemo_store::index::record_chunks`).
+    pub chunks: u64,
     /// Of which too long for the model (embedded from their first part).
     pub truncated: u64,
     /// Stale vectors removed first (deleted or changed files, other models, damaged rows).
@@ -81,7 +83,10 @@ pub fn fill(
                 })
                 .collect();
             vault.store_vectors(model.id, &rows)?;
-            out.embedded += rows.len() as u64;
+            // Progress counts docs, as the status does; a record's chunks come along.
+            let chunks = chunk.iter().filter(|j| j.chunk).count() as u64;
+            out.embedded += rows.len() as u64 - chunks;
+            out.chunks += chunks;
             progress(out.embedded, total.max(out.embedded));
         }
     }

@@ -17,10 +17,12 @@ use crate::doc::{DocKind, DocRecord};
 use crate::fsutil;
 use crate::tokenize;
 
+mod chunks;
 mod schema;
 mod search;
 mod vectors;
 
+pub use chunks::{CHUNK_TURNS, RecordChunk, record_chunks};
 pub use vectors::{EmbedJob, VectorCounts};
 
 use schema::MIGRATIONS;
@@ -150,6 +152,10 @@ pub struct Index {
     /// with `PRAGMA data_version` for other connections' commits).
     generation: u64,
     vec_cache: Option<vectors::VecCache>,
+    /// The same for conversation records' chunks (`chunks`).
+    chunk_cache: Option<vectors::VecCache>,
+    /// How many records of a scope wait for a chunk's vector, as of a stamp (`chunks`).
+    partly_cache: Option<(chunks::PartlyKey, u64)>,
 }
 
 fn ms_to_rfc3339(ms: i64) -> String {
@@ -225,6 +231,8 @@ impl Index {
                     conn,
                     generation: 0,
                     vec_cache: None,
+                    chunk_cache: None,
+                    partly_cache: None,
                 }))
             }
             MigrateOutcome::TooNew { .. } => Ok(None),

@@ -23,6 +23,8 @@ pub(super) struct Pick {
     pub(super) score: f64,
     pub(super) vector: Option<f64>,
     pub(super) lexical: Option<f64>,
+    /// For a conversation record found by meaning: the turns that matched (its nearest chunk).
+    pub(super) turns: Option<String>,
 }
 
 /// A memory as the block will show it (recalled now or carried).
@@ -172,9 +174,10 @@ pub(super) fn finish(
                 let detail =
                     detail.filter(|d| vault.record_is_persons(&ws.id, &p.path, &d.hash))?;
                 let body = detail.body;
-                let turns = super::records::matching_turns(&body, &req.query);
+                let mut turns = super::records::matching_turns(&body, &req.query);
                 if turns.is_empty() {
-                    return None;
+                    // Found by meaning alone: the turns of its nearest chunk, if still there.
+                    turns = p.turns.clone().filter(|t| body.contains(t.as_str()))?;
                 }
                 let shown = Shown {
                     path: p.path.clone(),

@@ -289,6 +289,7 @@ pub fn recall(vault: &Vault, req: &RecallRequest, now: DateTime<Utc>) -> Result<
                     score: s.score,
                     vector: s.vector,
                     lexical: s.lexical,
+                    turns: None,
                 })
                 .collect();
             let strategy = Strategy::Hybrid;
@@ -310,6 +311,7 @@ pub fn recall(vault: &Vault, req: &RecallRequest, now: DateTime<Utc>) -> Result<
             score: share,
             vector: None,
             lexical: Some(share),
+            turns: None,
         })
         .collect();
     finish(

@@ -259,6 +259,7 @@ pub async fn recall_with_model(
                 / f64::from(u32::try_from(n).unwrap_or(1).max(1)),
             vector: None,
             lexical: None,
+            turns: None,
         })
         .collect();
     let docs_scanned = u32::try_from(allowed.len()).unwrap_or(u32::MAX);

@@ -1,11 +1,13 @@
 //! Conversation records in recall (SPEC §4.4a): when topic memories leave room, the records of
-//! other chats whose words match the message come after them — never before, so a topic memory
-//! that answers still ranks first — each cut to the turns that match. A record counts only when
+//! other chats that answer the message — by its words, or by meaning through each record's
+//! chunks of turns (issue 48) — come after them, never before, so a topic memory that answers
+//! still ranks first; each cut to the turns that match. A record counts only when
 //! the journal attributes its text to the person ([`Vault::record_is_persons`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use mnemo_store::doc::{self, DocKind};
+use mnemo_store::index::Hit;
 use mnemo_store::{Vault, tokenize};
 
 use super::RecallRequest;
@@ -16,8 +18,10 @@ use super::lexical::{content_query, has_substance, rank_lexical};
 pub const MAX_RECORDS: usize = 2;
 /// Most turns of one record put in the prompt.
 pub const MAX_TURNS: usize = 3;
-/// A record's score is its lexical share times this: below any topic memory's.
+/// A record's score is its share of the best record's times this: below any topic memory's.
 const RECORD_WEIGHT: f64 = 0.5;
+/// Chunks asked of the vector side (a record counts once, by its nearest).
+const CHUNK_CANDIDATES: usize = 40;
 
 /// Whether a path is a conversation record.
 #[must_use]
@@ -25,7 +29,9 @@ pub fn is_record(path: &str) -> bool {
     doc::chat_record_day(path).is_some()
 }
 
-/// Records of other sessions matching the message, for `room` more places at most.
+/// Records of other sessions that answer the message, for `room` more places at most: by its
+/// words, and — when the request carries the query's vector — by meaning, each record by its
+/// nearest chunk of turns, both sides fused and held to the meaning floors memories are.
 pub(super) fn picks(
     vault: &Vault,
     ws: &str,
@@ -45,18 +51,28 @@ pub(super) fn picks(
         let file = path.rsplit('/').next().unwrap_or("");
         format!("-{}", file.get(11..).unwrap_or(""))
     });
-    let Ok(hits) = vault.search_kind_indexed(Some(ws), &query, 20, Some(DocKind::Chat)) else {
-        return Vec::new();
-    };
     let mut exclude: HashSet<&str> = taken.clone();
     exclude.extend(req.already_surfaced.iter().map(String::as_str));
-    let hits: Vec<_> = hits
+    let other = |h: &Hit| {
+        own.as_deref().is_none_or(|o| !h.path.ends_with(o)) && !exclude.contains(h.path.as_str())
+    };
+    let lexical: Vec<Hit> = vault
+        .search_kind_indexed(Some(ws), &query, 20, Some(DocKind::Chat))
+        .unwrap_or_default()
         .into_iter()
-        .filter(|h| own.as_deref().is_none_or(|o| !h.path.ends_with(o)))
+        .filter(|h| other(h))
         .collect();
+    let (ranked, turns, fused) = match by_meaning(vault, ws, req, &lexical, &other) {
+        Some((ranked, turns)) => (ranked, turns, true),
+        None => (
+            rank_lexical(&req.query, lexical, &exclude, usize::MAX),
+            HashMap::new(),
+            false,
+        ),
+    };
     // Only records whose text the journal gives the person (issue 47): a file a model or
     // another program put under `chats/` takes no place from them.
-    let ranked: Vec<_> = rank_lexical(&req.query, hits, &exclude, usize::MAX)
+    let ranked: Vec<Hit> = ranked
         .into_iter()
         .filter(|h| {
             vault
@@ -71,16 +87,50 @@ pub(super) fn picks(
         .map(|h| {
             let share = if best > 0.0 { h.score / best } else { 0.0 };
             Pick {
+                turns: turns.get(&h.path).cloned(),
                 path: h.path,
                 name: h.name,
                 memory_type: None,
                 mtime: h.mtime,
                 score: share * RECORD_WEIGHT,
-                vector: None,
-                lexical: Some(share),
+                vector: h.vector,
+                // Fused: each side's own reading; by words alone: the share of the best.
+                lexical: if fused { h.lexical } else { Some(share) },
             }
         })
         .collect()
+}
+
+/// Records ranked by words and meaning fused, with the turns of each one's nearest chunk;
+/// `None` when the request has no query vector or no chunk has a vector of its model yet.
+fn by_meaning(
+    vault: &Vault,
+    ws: &str,
+    req: &RecallRequest,
+    lexical: &[Hit],
+    other: &dyn Fn(&Hit) -> bool,
+) -> Option<(Vec<Hit>, HashMap<String, String>)> {
+    let qv = req.query_vector.as_ref()?;
+    let (chunks, n) = vault
+        .record_chunk_search(
+            Some(ws),
+            &qv.model,
+            &qv.vector,
+            CHUNK_CANDIDATES,
+            qv.background.as_deref().map(Vec::as_slice),
+        )
+        .ok()?;
+    if n == 0 {
+        return None;
+    }
+    let chunks: Vec<Hit> = chunks.into_iter().filter(|h| other(h)).collect();
+    let turns: HashMap<String, String> = chunks
+        .iter()
+        .filter_map(|h| Some((h.path.clone(), h.passage.as_ref()?.text.clone())))
+        .collect();
+    let meaning = super::meaning_for(&qv.model, qv.null, n);
+    let fused = super::fuse(lexical, &chunks, req.fusion, meaning, usize::MAX);
+    Some((fused, turns))
 }
 
 /// The turns of a record that share words with the message (at most [`MAX_TURNS`], best

@@ -24,7 +24,10 @@ pub struct EmbedJob {
     /// Content hash (what the vector is stored under).
     pub hash: String,
     /// Name, description and body, in that order: the model sees the start when it is long.
+    /// For a record's chunk, its turns' words (`chunks::record_chunks`).
     pub text: String,
+    /// A chunk of a conversation record, not a whole doc (counted apart by `embed::fill`).
+    pub chunk: bool,
 }
 
 /// How far embedding has got in a scope.
@@ -50,11 +53,67 @@ pub(super) struct VecCache {
     background: Option<(usize, u32)>,
 }
 
+impl VecCache {
+    pub(super) fn new(
+        key: (Option<String>, String, Option<DocKind>),
+        stamp: (i64, u64),
+        dim: usize,
+        meta: Vec<Hit>,
+        mat: Vec<f32>,
+    ) -> Self {
+        Self {
+            key,
+            stamp,
+            nulls: vec![None; meta.len()],
+            meta,
+            dim,
+            mat,
+            background: None,
+        }
+    }
+
+    /// Whether it holds this scope as of `stamp`, for vectors of `dim`.
+    pub(super) fn fresh(
+        &self,
+        key: &(Option<String>, String, Option<DocKind>),
+        stamp: (i64, u64),
+        dim: usize,
+    ) -> bool {
+        &self.key == key && self.stamp == stamp && self.dim == dim
+    }
+
+    /// How many vectors it holds.
+    pub(super) fn rows(&self) -> usize {
+        self.meta.len()
+    }
+
+    /// Row `i`'s null over `background` (computed once per background, then kept); `None` when
+    /// the background is not rows of this cache's dimension.
+    pub(super) fn null_of(
+        &mut self,
+        i: usize,
+        background: &[f32],
+        compute: fn(&[f32], &[f32], usize) -> (f64, f64),
+    ) -> Option<(f64, f64)> {
+        let dim = self.dim;
+        if dim == 0 || background.is_empty() || background.len() % dim != 0 || i >= self.rows() {
+            return None;
+        }
+        let id = (background.len(), background[0].to_bits());
+        if self.background != Some(id) {
+            self.nulls = vec![None; self.meta.len()];
+            self.background = Some(id);
+        }
+        let row = &self.mat[i * dim..(i + 1) * dim];
+        Some(*self.nulls[i].get_or_insert_with(|| compute(row, background, dim)))
+    }
+}
+
 fn to_blob(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-fn from_blob(b: &[u8], dim: usize) -> Option<Vec<f32>> {
+pub(super) fn from_blob(b: &[u8], dim: usize) -> Option<Vec<f32>> {
     if b.len() != dim * 4 {
         return None;
     }
@@ -66,7 +125,7 @@ fn from_blob(b: &[u8], dim: usize) -> Option<Vec<f32>> {
 }
 
 impl Index {
-    fn data_version(&self) -> Result<i64> {
+    pub(super) fn data_version(&self) -> Result<i64> {
         self.conn
             .query_row("PRAGMA data_version", [], |r| r.get(0))
             .map_err(db::err("reading the index"))
@@ -92,22 +151,30 @@ impl Index {
             .map_err(db::err("reading the index"))?;
         let dim_bytes = i64::try_from(dim * 4).unwrap_or(i64::MAX);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        st.query_map(params![workspace, model, dim_bytes, limit], |r| {
+        let mut jobs = st.query_map(params![workspace, model, dim_bytes, limit], |r| {
             let name: String = r.get(1)?;
             let desc: String = r.get(2)?;
             let body: String = r.get(3)?;
             Ok(EmbedJob {
                 hash: r.get(0)?,
                 text: embedding_text(&name, &desc, &body),
+                chunk: false,
             })
         })
-        .and_then(Iterator::collect)
-        .map_err(db::err("reading the index"))
+        .and_then(Iterator::collect::<rusqlite::Result<Vec<EmbedJob>>>)
+        .map_err(db::err("reading the index"))?;
+        drop(st);
+        // Then the records' chunks (found by meaning turn by turn, issue 48).
+        let room = usize::try_from(limit).unwrap_or(usize::MAX).saturating_sub(jobs.len());
+        if room > 0 {
+            jobs.extend(self.chunks_missing(workspace, model, dim, room)?);
+        }
+        Ok(jobs)
     }
 
     /// How many docs of a scope have a vector for `model`.
     pub fn vector_counts(
-        &self,
+        &mut self,
         workspace: Option<&str>,
         model: &str,
         dim: usize,
@@ -124,7 +191,8 @@ impl Index {
              LEFT JOIN vectors v ON v.hash = d.hash AND v.model = ?2 AND length(v.vec) = ?3
              WHERE ?1 IS NULL"
         };
-        self.conn
+        let mut counts = self
+            .conn
             .prepare_cached(sql)
             .and_then(|mut s| {
                 s.query_row(params![workspace, model, dim_bytes], |r| {
@@ -134,7 +202,12 @@ impl Index {
                     })
                 })
             })
-            .map_err(db::err("reading the index"))
+            .map_err(db::err("reading the index"))?;
+        // A record counts embedded once every chunk of it is.
+        counts.embedded = counts
+            .embedded
+            .saturating_sub(self.records_partly_embedded(workspace, model, dim)?);
+        Ok(counts)
     }
 
     /// How many docs a scope has, counted up to `cap` (cheap at any size).
@@ -182,15 +255,33 @@ impl Index {
         Ok(())
     }
 
-    /// Remove vectors no doc points at any more, and every other model's. Returns how many.
+    /// Remove vectors no doc or record chunk points at any more, and every other model's.
+    /// Returns how many.
     pub fn gc_vectors(&mut self, model: &str) -> Result<usize> {
-        let n = self
-            .conn
+        let e = db::err("removing old vectors");
+        let live = self.live_chunk_hashes()?;
+        let tx = self.conn.transaction().map_err(&e)?;
+        tx.execute_batch(
+            "CREATE TEMP TABLE IF NOT EXISTS live_chunks (hash TEXT PRIMARY KEY) WITHOUT ROWID;
+             DELETE FROM temp.live_chunks;",
+        )
+        .map_err(&e)?;
+        {
+            let mut st = tx
+                .prepare_cached("INSERT OR IGNORE INTO temp.live_chunks (hash) VALUES (?1)")
+                .map_err(&e)?;
+            for h in &live {
+                st.execute([h]).map_err(&e)?;
+            }
+        }
+        let n = tx
             .execute(
-                "DELETE FROM vectors WHERE model <> ?1 OR hash NOT IN (SELECT hash FROM docs)",
+                "DELETE FROM vectors WHERE model <> ?1 OR (hash NOT IN (SELECT hash FROM docs)
+                   AND hash NOT IN (SELECT hash FROM temp.live_chunks))",
                 [model],
             )
-            .map_err(db::err("removing old vectors"))?;
+            .map_err(&e)?;
+        tx.commit().map_err(&e)?;
         if n > 0 {
             self.generation += 1;
         }
@@ -231,7 +322,7 @@ impl Index {
         let fresh = self
             .vec_cache
             .as_ref()
-            .is_some_and(|c| c.key == key && c.stamp == stamp && c.dim == query.len());
+            .is_some_and(|c| c.fresh(&key, stamp, query.len()));
         if !fresh {
             self.vec_cache = Some(self.load_matrix(key, stamp, query.len())?);
         }
@@ -239,22 +330,12 @@ impl Index {
             return Ok((Vec::new(), 0));
         };
         let mut hits = nearest(cache, query, limit);
-        if let Some(bg) =
-            background.filter(|b| cache.dim > 0 && b.len() % cache.dim == 0 && !b.is_empty())
-        {
-            let id = (bg.len(), bg[0].to_bits());
-            if cache.background != Some(id) {
-                cache.nulls = vec![None; cache.meta.len()];
-                cache.background = Some(id);
-            }
+        if let Some(bg) = background {
             for (h, i) in &mut hits {
-                let dim = cache.dim;
-                let null = *cache.nulls[*i]
-                    .get_or_insert_with(|| doc_null(&cache.mat[*i * dim..(*i + 1) * dim], bg, dim));
-                h.doc_null = Some(null);
+                h.doc_null = cache.null_of(*i, bg, doc_null);
             }
         }
-        Ok((hits.into_iter().map(|(h, _)| h).collect(), cache.meta.len()))
+        Ok((hits.into_iter().map(|(h, _)| h).collect(), cache.rows()))
     }
 
     fn load_matrix(
@@ -301,15 +382,7 @@ impl Index {
             });
             mat.extend_from_slice(&v);
         }
-        Ok(VecCache {
-            key,
-            stamp,
-            nulls: vec![None; meta.len()],
-            meta,
-            dim,
-            mat,
-            background: None,
-        })
+        Ok(VecCache::new(key, stamp, dim, meta, mat))
     }
 
     /// Remove vectors whose bytes are damaged (non-finite numbers), so they are re-embedded.
@@ -346,7 +419,7 @@ impl Index {
 }
 
 /// Mean and spread of a doc's cosines to the background rows.
-fn doc_null(doc: &[f32], background: &[f32], dim: usize) -> (f64, f64) {
+pub(super) fn doc_null(doc: &[f32], background: &[f32], dim: usize) -> (f64, f64) {
     let cos: Vec<f64> = background
         .chunks_exact(dim)
         .map(|row| f64::from(dot(row, doc)))
@@ -360,7 +433,7 @@ fn doc_null(doc: &[f32], background: &[f32], dim: usize) -> (f64, f64) {
 
 /// Exact top-`limit` by dot product (the vectors are unit length, so this is cosine), each with
 /// its row in the cache.
-fn nearest(cache: &VecCache, query: &[f32], limit: usize) -> Vec<(Hit, usize)> {
+pub(super) fn nearest(cache: &VecCache, query: &[f32], limit: usize) -> Vec<(Hit, usize)> {
     if cache.dim == 0 || limit == 0 {
         return Vec::new();
     }

@@ -78,4 +78,18 @@ impl Vault {
     ) -> Result<(Vec<Hit>, usize)> {
         guard(&self.index).vector_search_against(workspace, model, query, limit, kind, background)
     }
+
+    /// Conversation records nearest to a query vector by their best chunk of turns
+    /// (`Index::record_chunk_search`): each hit's passage is that chunk. Also returns how many
+    /// chunks have a vector.
+    pub fn record_chunk_search(
+        &self,
+        workspace: Option<&str>,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+        background: Option<&[f32]>,
+    ) -> Result<(Vec<Hit>, usize)> {
+        guard(&self.index).record_chunk_search(workspace, model, query, limit, background)
+    }
 }

@@ -169,3 +169,105 @@ fn vectors_survive_an_index_rebuild() {
         "content-addressed: the rebuilt doc finds its vector"
     );
 }
+
+/// Issue 48: a conversation record is embedded in chunks of turns beside its own vector; it
+/// counts embedded once every chunk is; search finds a record by its nearest chunk, with the
+/// chunk's turns and line as the passage; a record that grows keeps its earlier chunks' vectors
+/// and the collector keeps every chunk still cut from a record.
+#[test]
+fn records_are_embedded_and_found_chunk_by_chunk() {
+    use mnemo_core::ChangeSource;
+    let f = Fixture::new();
+    let ws = f.vault.workspace("personal").unwrap();
+    let at = chrono::Utc::now();
+    let turns = [
+        "Good morning!",
+        "I'm allergic to peanuts and sesame.",
+        "Which trains go to Porto?",
+        "What is a good name for a beagle?",
+    ];
+    let mut path = String::new();
+    for t in &turns[..3] {
+        path = f
+            .vault
+            .append_chat_record(&ws, at, "s1", t, ChangeSource::Chat)
+            .unwrap()
+            .path;
+    }
+    let embed_all = |f: &Fixture| {
+        let jobs = f.vault.vectors_missing(None, "m1", 4, 100).unwrap();
+        let rows: Vec<(String, Vec<f32>, bool)> = jobs
+            .iter()
+            .map(|j| {
+                let hot = if j.text.contains("beagle") { 1 } else { 0 };
+                (j.hash.clone(), unit(4, if j.chunk { hot } else { 3 }), false)
+            })
+            .collect();
+        f.vault.store_vectors("m1", &rows).unwrap();
+    };
+    let jobs = f.vault.vectors_missing(None, "m1", 4, 100).unwrap();
+    assert_eq!(
+        jobs.iter().map(|j| j.chunk).collect::<Vec<_>>(),
+        [false, true],
+        "the record itself, then its one chunk of three turns: {jobs:?}"
+    );
+    assert!(jobs[1].text.starts_with("Good morning!\nI'm allergic"));
+    embed_all(&f);
+    let c = f.vault.vector_counts(Some("personal"), "m1", 4).unwrap();
+    assert_eq!((c.embedded, c.total), (1, 1));
+
+    // A fourth turn: the record changed (a new vector), a new chunk; the first chunk is kept.
+    f.vault
+        .append_chat_record(&ws, at, "s1", turns[3], ChangeSource::Chat)
+        .unwrap();
+    let jobs = f.vault.vectors_missing(None, "m1", 4, 100).unwrap();
+    assert_eq!(jobs.iter().filter(|j| j.chunk).count(), 1, "{jobs:?}");
+    // Its own vector is there, a chunk's is not: not counted embedded yet.
+    let partial: Vec<(String, Vec<f32>, bool)> = jobs
+        .iter()
+        .filter(|j| !j.chunk)
+        .map(|j| (j.hash.clone(), unit(4, 3), false))
+        .collect();
+    f.vault.store_vectors("m1", &partial).unwrap();
+    let c = f.vault.vector_counts(Some("personal"), "m1", 4).unwrap();
+    assert_eq!((c.embedded, c.total), (0, 1));
+    embed_all(&f);
+    let c = f.vault.vector_counts(Some("personal"), "m1", 4).unwrap();
+    assert_eq!((c.embedded, c.total), (1, 1));
+    // The old record vector goes; both chunks stay.
+    assert_eq!(f.vault.gc_vectors("m1", 4).unwrap(), 1);
+    assert!(
+        f.vault
+            .vectors_missing(None, "m1", 4, 100)
+            .unwrap()
+            .is_empty()
+    );
+
+    let (hits, n) = f
+        .vault
+        .record_chunk_search(Some("personal"), "m1", &unit(4, 1), 10, None)
+        .unwrap();
+    assert_eq!(n, 2, "two chunks have vectors");
+    assert_eq!(hits.len(), 1, "one record, by its nearest chunk");
+    assert_eq!(hits[0].path, path);
+    assert_eq!(hits[0].score, 1.0);
+    let passage = hits[0].passage.clone().unwrap();
+    assert!(
+        passage.text.ends_with("What is a good name for a beagle?")
+            && !passage.text.contains("allergic"),
+        "the beagle chunk only: {passage:?}"
+    );
+    let file = std::fs::read_to_string(f.personal().join(&path)).unwrap();
+    let line = file.lines().nth(passage.line as usize - 1).unwrap();
+    assert!(line.ends_with("What is a good name for a beagle?"), "{line}");
+
+    // Gone with the record.
+    std::fs::remove_file(f.personal().join(&path)).unwrap();
+    f.vault.list(None, None).unwrap();
+    assert_eq!(f.vault.gc_vectors("m1", 4).unwrap(), 3);
+    let (hits, n) = f
+        .vault
+        .record_chunk_search(Some("personal"), "m1", &unit(4, 1), 10, None)
+        .unwrap();
+    assert!(hits.is_empty() && n == 0);
+}
