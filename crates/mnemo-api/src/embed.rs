@@ -1,4 +1,4 @@
-//! Local embeddings for hybrid recall (SPEC §3.4, issue 11): the model is found and loaded
+//! Local embeddings for hybrid recall: the model is found and loaded
 //! once per process ([`mnemo_embed::Embedder::discover`]); vectors are filled in the background
 //! (a watching process: after start and after every change) or, in a one-shot process, before a
 //! search when only a few are missing. A long fill is a visible `embed` task with progress
@@ -138,7 +138,7 @@ impl Api {
             Ok(e) => Some(QueryVector {
                 model: model.model_id().to_owned(),
                 // Meaning is read by the model's fixed floors. Reading it against the background
-                // (`model.null`, `model.background_queries`: issue 35) found more paraphrases
+                // (`model.null`, `model.background_queries`) found more paraphrases
                 // but let a short generic memory answer unrelated questions in tiny homes
                 // ("quantum chromodynamics lecture notes" → "Terse answers", standing 4.6); it
                 // stays measured beside the floors in the recall_fixture and locomo benches.

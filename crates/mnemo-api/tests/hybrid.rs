@@ -174,7 +174,7 @@ fn a_watching_process_embeds_in_the_background_and_recalls_by_meaning() {
     assert_eq!(s.semantic.total, before - 1);
 }
 
-/// Issue 48: a fact said once in a chat whose model saves nothing is held by the conversation
+/// A fact said once in a chat whose model saves nothing is held by the conversation
 /// record alone; a new chat asking for it in other words recalls that record by meaning (its
 /// chunks of turns are embedded like memories) and the model sees the turn. A question about
 /// nothing recalls no record.

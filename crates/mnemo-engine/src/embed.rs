@@ -1,4 +1,4 @@
-//! Filling the index's vectors (issue 11): every distinct content without a usable vector for
+//! Filling the index's vectors: every distinct content without a usable vector for
 //! the model is embedded in batches of similar length and stored by content hash. The model is
 //! passed in as a function, so this stays free of the model runtime (the API passes
 //! `mnemo_embed::Embedder::embed`; benches do the same).

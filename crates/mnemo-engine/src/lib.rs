@@ -1,7 +1,8 @@
 //! Mnemo's memory loop:
 //!
 //! - **Recall** ([`recall()`]): lexical, hybrid (words and meaning) or picked by the
-//!   fast model, past a calibrated gate, plus conversation records; the prompt block; search.
+//!   fast model, plus conversation records; the prompt block; search; the calibrated gate
+//!   (`recall::gate`, fit by the `recall_eval` bench; recall does not read it yet).
 //! - The **memory agent**: a pure state machine in [`agent`], its confined tools in [`tools`],
 //!   the async driver [`run_agent`] (context budgets in `budget`, a text tool protocol in
 //!   `protocol` for servers without tool calls), and the `planner` for models that do not call

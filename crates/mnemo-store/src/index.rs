@@ -1,4 +1,4 @@
-//! `index.db` (SPEC §2): every doc of every workspace, its entries, and an FTS5 table over
+//! `index.db`: every doc of every workspace, its entries, and an FTS5 table over
 //! pre-tokenised text (see [`crate::tokenize`]) ranked with bm25 (name and description weigh
 //! more than the body).
 //!
@@ -57,7 +57,7 @@ pub struct DocSummary {
     pub secret: Option<String>,
     /// Pinned (`pinned: true` or under `pinned/`): extraction and dream leave it alone.
     pub pinned: bool,
-    /// Archived (`archived: true`, issue 23): out of recall and MEMORY.md, still searchable.
+    /// Archived (`archived: true`): out of recall and MEMORY.md, still searchable.
     pub archived: bool,
 }
 

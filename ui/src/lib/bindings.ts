@@ -408,7 +408,7 @@ export type DocSummary = {
 	secret?: string | null,
 	/**  Pinned (`pinned: true` or under `pinned/`): extraction and dream leave it alone. */
 	pinned: boolean,
-	/**  Archived (`archived: true`, issue 23): out of recall and MEMORY.md, still searchable. */
+	/**  Archived (`archived: true`): out of recall and MEMORY.md, still searchable. */
 	archived: boolean,
 };
 

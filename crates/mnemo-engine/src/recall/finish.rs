@@ -149,7 +149,7 @@ pub(super) fn finish(
     started: Instant,
     now: DateTime<Utc>,
 ) -> Result<RecallResult> {
-    // Room left by topic memories goes to conversation records of other chats (SPEC §4.4a).
+    // Room left by topic memories goes to conversation records of other chats.
     let mut picks = picks;
     let room = req
         .limit
@@ -170,7 +170,7 @@ pub(super) fn finish(
             let detail = vault.get(&ws.id, &p.path).ok();
             if super::records::is_record(&p.path) {
                 // Recalled as "From your chat on …" only when the journal says the person's
-                // words are what it holds (issue 47): never text a model or a program put there.
+                // words are what it holds: never text a model or a program put there.
                 let detail =
                     detail.filter(|d| vault.record_is_persons(&ws.id, &p.path, &d.hash))?;
                 let body = detail.body;

@@ -1,4 +1,4 @@
-//! The index paths of recall (SPEC §3.1, §3.3, §3.4): the query without function words and
+//! The index paths of recall: the query without function words and
 //! greetings; a message with no substance (one CJK character, one short word, only stop words)
 //! recalls nothing. Lexical: candidates from the index (topic docs only, bm25 weights: name and
 //! description weigh more than the body), the type bonus, ties to the newest, excluded paths
@@ -244,13 +244,13 @@ pub fn rank_lexical(
 }
 
 /// Recall for one chat turn from the index: hybrid when the request carries a query vector and
-/// the workspace has vectors for its model, lexical otherwise (SPEC §3.1, §3.3–§3.6).
+/// the workspace has vectors for its model, lexical otherwise.
 pub fn recall(vault: &Vault, req: &RecallRequest, now: DateTime<Utc>) -> Result<RecallResult> {
     let started = Instant::now();
     let ws = vault.workspace(&req.workspace)?;
     let limit = req.limit.unwrap_or(MAX_SELECTED).max(1);
     let docs_scanned = u32::try_from(vault.topic_count(&ws.id)?).unwrap_or(u32::MAX);
-    // Archived memories (issue 23) stay searchable but are never recalled.
+    // Archived memories stay searchable but are never recalled.
     let archived = vault.archived_paths(&ws.id)?;
     let exclude: HashSet<&str> = req
         .already_surfaced

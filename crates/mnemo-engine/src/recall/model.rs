@@ -1,4 +1,4 @@
-//! Model selection (SPEC §3.2): the fast model picks from a manifest of the workspace's
+//! Model selection: the fast model picks from a manifest of the workspace's
 //! memories; invented paths are rejected; a timeout or an error falls back to the lexical path.
 
 use std::collections::HashSet;
@@ -147,9 +147,9 @@ struct Selection {
     paths: Vec<String>,
 }
 
-/// Recall with model selection (SPEC §3.2): one side query to the fast model with the manifest,
+/// Recall with model selection: one side query to the fast model with the manifest,
 /// JSON-schema output naming at most five paths; invented paths are rejected; a timeout, an
-/// error or an unusable answer falls back to the lexical path (§3.3).
+/// error or an unusable answer falls back to the lexical path.
 pub async fn recall_with_model(
     vault: &Vault,
     client: &mnemo_llm::Client,
@@ -160,7 +160,7 @@ pub async fn recall_with_model(
 ) -> Result<RecallResult> {
     let started = Instant::now();
     let ws = vault.workspace(&req.workspace)?;
-    // Archived memories (issue 23) stay searchable but are never recalled.
+    // Archived memories stay searchable but are never recalled.
     let archived = vault.archived_paths(&ws.id)?;
     let exclude: HashSet<&str> = req
         .already_surfaced

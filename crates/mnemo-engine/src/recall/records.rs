@@ -1,6 +1,6 @@
-//! Conversation records in recall (SPEC §4.4a): when topic memories leave room, the records of
+//! Conversation records in recall: when topic memories leave room, the records of
 //! other chats that answer the message — by its words, or by meaning through each record's
-//! chunks of turns (issue 48) — come after them, never before, so a topic memory that answers
+//! chunks of turns — come after them, never before, so a topic memory that answers
 //! still ranks first; each cut to the turns that match. A record counts only when
 //! the journal attributes its text to the person ([`Vault::record_is_persons`]).
 
@@ -70,7 +70,7 @@ pub(super) fn picks(
             false,
         ),
     };
-    // Only records whose text the journal gives the person (issue 47): a file a model or
+    // Only records whose text the journal gives the person: a file a model or
     // another program put under `chats/` takes no place from them.
     let ranked: Vec<Hit> = ranked
         .into_iter()

@@ -1,4 +1,4 @@
-//! Conversation records found by meaning (issue 48): a record holds a day of what the person
+//! Conversation records found by meaning: a record holds a day of what the person
 //! said in one chat, far more than one vector can stand for, so each record is embedded in
 //! chunks of [`CHUNK_TURNS`] turns and searched chunk by chunk. A chunk's vector is stored in
 //! the `vectors` table like a doc's, under the hash of the chunk's text (content-addressed: a

@@ -1,4 +1,4 @@
-//! Embedding vectors in `index.db` (issue 11): content-addressed — one row per (content hash,
+//! Embedding vectors in `index.db`: content-addressed — one row per (content hash,
 //! model id) — so they are computed once per distinct content, survive an index rebuild, and a
 //! model change re-embeds. A doc's vector is the row whose hash is the doc's current hash; a
 //! row no doc points at any more (file deleted or changed, or another model's) is removed by
@@ -164,7 +164,7 @@ impl Index {
         .and_then(Iterator::collect::<rusqlite::Result<Vec<EmbedJob>>>)
         .map_err(db::err("reading the index"))?;
         drop(st);
-        // Then the records' chunks (found by meaning turn by turn, issue 48).
+        // Then the records' chunks (found by meaning turn by turn).
         let room = usize::try_from(limit).unwrap_or(usize::MAX).saturating_sub(jobs.len());
         if room > 0 {
             jobs.extend(self.chunks_missing(workspace, model, dim, room)?);
@@ -304,7 +304,7 @@ impl Index {
     }
 
     /// [`Self::vector_search`], each hit with its doc's null over `background` (rows of
-    /// background queries embedded by the same model, one after another; issue 35): how close
+    /// background queries embedded by the same model, one after another): how close
     /// the doc sits to text that is not about it, so a memory close to everything (a short,
     /// generic one) does not stand out for every query. Computed once per doc and kept while
     /// the vectors are. Also returns how many docs of the scope have a vector.

@@ -1,4 +1,4 @@
-//! Embedding vectors through the vault (issue 11): the index owns them (`index::vectors`);
+//! Embedding vectors through the vault: the index owns them (`index::vectors`);
 //! these are the doors the embedding task and hybrid search use.
 
 use mnemo_core::Result;

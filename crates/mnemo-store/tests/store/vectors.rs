@@ -170,7 +170,7 @@ fn vectors_survive_an_index_rebuild() {
     );
 }
 
-/// Issue 48: a conversation record is embedded in chunks of turns beside its own vector; it
+/// A conversation record is embedded in chunks of turns beside its own vector; it
 /// counts embedded once every chunk is; search finds a record by its nearest chunk, with the
 /// chunk's turns and line as the passage; a record that grows keeps its earlier chunks' vectors
 /// and the collector keeps every chunk still cut from a record.
