@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use mnemo_core::Result;
 use rusqlite::params;
 
-use super::vectors::{EmbedJob, VecCache, doc_null, from_blob, nearest};
+use super::vectors::{EmbedJob, VecCache, from_blob, nearest};
 use super::{Hit, Index, Passage, ms_to_rfc3339};
 use crate::db;
 use crate::doc::DocKind;
@@ -90,7 +90,10 @@ fn without_time(turn: &str) -> &str {
         && b[3].is_ascii_digit()
         && b[4].is_ascii_digit();
     if timed {
-        turn[5..].trim_start().strip_prefix('—').map_or(turn, str::trim_start)
+        turn[5..]
+            .trim_start()
+            .strip_prefix('—')
+            .map_or(turn, str::trim_start)
     } else {
         turn
     }
@@ -220,7 +223,12 @@ impl Index {
         Ok(n)
     }
 
-    fn count_partly_embedded(&self, workspace: Option<&str>, model: &str, dim: usize) -> Result<u64> {
+    fn count_partly_embedded(
+        &self,
+        workspace: Option<&str>,
+        model: &str,
+        dim: usize,
+    ) -> Result<u64> {
         let mut n = 0;
         for r in self.record_rows(workspace)? {
             let hash: String = self
@@ -271,7 +279,7 @@ impl Index {
         let mut hits = nearest(cache, query, limit);
         if let Some(bg) = background {
             for (h, i) in &mut hits {
-                h.doc_null = cache.null_of(*i, bg, doc_null);
+                h.doc_null = cache.null_of(*i, bg);
             }
         }
         Ok((hits.into_iter().map(|(h, _)| h).collect(), cache.rows()))
@@ -331,7 +339,10 @@ mod tests {
             c[0].text,
             "Good morning!\nI'm allergic to peanuts\nand sesame.\nWhich trains go to Porto?"
         );
-        assert!(c[0].shown.starts_with("09:01 — Good morning!\n\n09:02 — I'm allergic"));
+        assert!(
+            c[0].shown
+                .starts_with("09:01 — Good morning!\n\n09:02 — I'm allergic")
+        );
         assert_eq!(c[0].line, 3);
         assert_eq!((c[1].text.as_str(), c[1].line), ("Thanks.", 10));
         // Content-addressed: the same turns give the same hash in a longer record.

@@ -89,14 +89,13 @@ impl VecCache {
 
     /// Row `i`'s null over `background` (computed once per background, then kept); `None` when
     /// the background is not rows of this cache's dimension.
-    pub(super) fn null_of(
-        &mut self,
-        i: usize,
-        background: &[f32],
-        compute: fn(&[f32], &[f32], usize) -> (f64, f64),
-    ) -> Option<(f64, f64)> {
+    pub(super) fn null_of(&mut self, i: usize, background: &[f32]) -> Option<(f64, f64)> {
         let dim = self.dim;
-        if dim == 0 || background.is_empty() || background.len() % dim != 0 || i >= self.rows() {
+        if dim == 0
+            || background.is_empty()
+            || !background.len().is_multiple_of(dim)
+            || i >= self.rows()
+        {
             return None;
         }
         let id = (background.len(), background[0].to_bits());
@@ -105,7 +104,7 @@ impl VecCache {
             self.background = Some(id);
         }
         let row = &self.mat[i * dim..(i + 1) * dim];
-        Some(*self.nulls[i].get_or_insert_with(|| compute(row, background, dim)))
+        Some(*self.nulls[i].get_or_insert_with(|| doc_null(row, background, dim)))
     }
 }
 
@@ -151,21 +150,24 @@ impl Index {
             .map_err(db::err("reading the index"))?;
         let dim_bytes = i64::try_from(dim * 4).unwrap_or(i64::MAX);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let mut jobs = st.query_map(params![workspace, model, dim_bytes, limit], |r| {
-            let name: String = r.get(1)?;
-            let desc: String = r.get(2)?;
-            let body: String = r.get(3)?;
-            Ok(EmbedJob {
-                hash: r.get(0)?,
-                text: embedding_text(&name, &desc, &body),
-                chunk: false,
+        let mut jobs = st
+            .query_map(params![workspace, model, dim_bytes, limit], |r| {
+                let name: String = r.get(1)?;
+                let desc: String = r.get(2)?;
+                let body: String = r.get(3)?;
+                Ok(EmbedJob {
+                    hash: r.get(0)?,
+                    text: embedding_text(&name, &desc, &body),
+                    chunk: false,
+                })
             })
-        })
-        .and_then(Iterator::collect::<rusqlite::Result<Vec<EmbedJob>>>)
-        .map_err(db::err("reading the index"))?;
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<EmbedJob>>>)
+            .map_err(db::err("reading the index"))?;
         drop(st);
         // Then the records' chunks (found by meaning turn by turn).
-        let room = usize::try_from(limit).unwrap_or(usize::MAX).saturating_sub(jobs.len());
+        let room = usize::try_from(limit)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(jobs.len());
         if room > 0 {
             jobs.extend(self.chunks_missing(workspace, model, dim, room)?);
         }
@@ -332,7 +334,7 @@ impl Index {
         let mut hits = nearest(cache, query, limit);
         if let Some(bg) = background {
             for (h, i) in &mut hits {
-                h.doc_null = cache.null_of(*i, bg, doc_null);
+                h.doc_null = cache.null_of(*i, bg);
             }
         }
         Ok((hits.into_iter().map(|(h, _)| h).collect(), cache.rows()))
@@ -419,7 +421,7 @@ impl Index {
 }
 
 /// Mean and spread of a doc's cosines to the background rows.
-pub(super) fn doc_null(doc: &[f32], background: &[f32], dim: usize) -> (f64, f64) {
+fn doc_null(doc: &[f32], background: &[f32], dim: usize) -> (f64, f64) {
     let cos: Vec<f64> = background
         .chunks_exact(dim)
         .map(|row| f64::from(dot(row, doc)))

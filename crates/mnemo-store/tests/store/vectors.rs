@@ -200,7 +200,11 @@ fn records_are_embedded_and_found_chunk_by_chunk() {
             .iter()
             .map(|j| {
                 let hot = if j.text.contains("beagle") { 1 } else { 0 };
-                (j.hash.clone(), unit(4, if j.chunk { hot } else { 3 }), false)
+                (
+                    j.hash.clone(),
+                    unit(4, if j.chunk { hot } else { 3 }),
+                    false,
+                )
             })
             .collect();
         f.vault.store_vectors("m1", &rows).unwrap();
@@ -259,7 +263,10 @@ fn records_are_embedded_and_found_chunk_by_chunk() {
     );
     let file = std::fs::read_to_string(f.personal().join(&path)).unwrap();
     let line = file.lines().nth(passage.line as usize - 1).unwrap();
-    assert!(line.ends_with("What is a good name for a beagle?"), "{line}");
+    assert!(
+        line.ends_with("What is a good name for a beagle?"),
+        "{line}"
+    );
 
     // Gone with the record.
     std::fs::remove_file(f.personal().join(&path)).unwrap();
