@@ -71,7 +71,7 @@ pub struct ProblemOut {
 }
 
 /// A search result.
-#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, specta::Type)]
 pub struct Hit {
     /// Workspace id.
     pub workspace: String,

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use mnemo_core::Result;
 use rusqlite::params;
 
-use super::vectors::{EmbedJob, VecCache, from_blob, nearest};
+use super::vectors::{EmbedJob, VecCache, from_blob};
 use super::{Hit, Index, Passage, ms_to_rfc3339};
 use crate::db;
 use crate::doc::DocKind;
@@ -132,15 +132,9 @@ impl Index {
                     path: r.get(1)?,
                     score: 0.0,
                     name: r.get(2)?,
-                    memory_type: None,
                     description: r.get(3)?,
                     mtime: ms_to_rfc3339(r.get(4)?),
-                    vector: None,
-                    lexical: None,
-                    matched: Vec::new(),
-                    doc_null: None,
-                    passage: None,
-                    weak: false,
+                    ..Hit::default()
                 },
                 body: r.get(5)?,
                 body_line: r.get(6)?,
@@ -276,13 +270,7 @@ impl Index {
         let Some(cache) = self.chunk_cache.as_mut() else {
             return Ok((Vec::new(), 0));
         };
-        let mut hits = nearest(cache, query, limit);
-        if let Some(bg) = background {
-            for (h, i) in &mut hits {
-                h.doc_null = cache.null_of(*i, bg);
-            }
-        }
-        Ok((hits.into_iter().map(|(h, _)| h).collect(), cache.rows()))
+        Ok(cache.search(query, limit, background))
     }
 
     fn load_chunks(

@@ -82,6 +82,23 @@ impl VecCache {
         &self.key == key && self.stamp == stamp && self.dim == dim
     }
 
+    /// The `limit` rows nearest to `query` (one per path, best first), each with its null over
+    /// `background` when given, and how many rows there are.
+    pub(super) fn search(
+        &mut self,
+        query: &[f32],
+        limit: usize,
+        background: Option<&[f32]>,
+    ) -> (Vec<Hit>, usize) {
+        let mut hits = nearest(self, query, limit);
+        if let Some(bg) = background {
+            for (h, i) in &mut hits {
+                h.doc_null = self.null_of(*i, bg);
+            }
+        }
+        (hits.into_iter().map(|(h, _)| h).collect(), self.rows())
+    }
+
     /// How many vectors it holds.
     pub(super) fn rows(&self) -> usize {
         self.meta.len()
@@ -331,13 +348,7 @@ impl Index {
         let Some(cache) = self.vec_cache.as_mut() else {
             return Ok((Vec::new(), 0));
         };
-        let mut hits = nearest(cache, query, limit);
-        if let Some(bg) = background {
-            for (h, i) in &mut hits {
-                h.doc_null = cache.null_of(*i, bg);
-            }
-        }
-        Ok((hits.into_iter().map(|(h, _)| h).collect(), cache.rows()))
+        Ok(cache.search(query, limit, background))
     }
 
     fn load_matrix(
@@ -435,7 +446,7 @@ fn doc_null(doc: &[f32], background: &[f32], dim: usize) -> (f64, f64) {
 
 /// Exact top-`limit` by dot product (the vectors are unit length, so this is cosine), each with
 /// its row in the cache.
-pub(super) fn nearest(cache: &VecCache, query: &[f32], limit: usize) -> Vec<(Hit, usize)> {
+fn nearest(cache: &VecCache, query: &[f32], limit: usize) -> Vec<(Hit, usize)> {
     if cache.dim == 0 || limit == 0 {
         return Vec::new();
     }
