@@ -389,7 +389,7 @@ impl Api {
         let (vault, model, client) = (
             Arc::clone(&self.vault),
             Arc::clone(&self.model),
-            self.model.client(),
+            self.model.ready_blocking(&self.vault.home().root)?,
         );
         let (ws, id) = (workspace.clone(), session.clone());
         let result = self.model.runtime.block_on(async move {

@@ -358,8 +358,18 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
         ChangeSource::Dream,
     );
     let group = job.id;
-    let client = model.client();
-    let client = (!mechanical && client.settings().is_configured()).then_some(client);
+    // A model the dream cannot reach leaves it to the mechanical pass, as no model does.
+    let client = if mechanical {
+        None
+    } else {
+        match model.ready(&vault.home().root).await {
+            Ok(c) => c.settings().is_configured().then_some(c),
+            Err(e) => {
+                tracing::warn!("dream: {}; the mechanical pass runs", e.message);
+                None
+            }
+        }
+    };
     let req = DreamRequest {
         workspace: &ws,
         trigger,

@@ -221,7 +221,7 @@ async fn run_one(
         &label,
         ChangeSource::Extract,
     );
-    let client = model.client();
+    let client = model.ready(&vault.home().root).await;
     let mut on_event = |e: &mnemo_engine::AgentEvent| tasks.on_agent_event(&mut task, &token, e);
     let ctx = ExtractContext {
         origin: Origin {
@@ -230,8 +230,12 @@ async fn run_one(
         },
         on_event: &mut on_event,
     };
-    let mut result =
-        chat::extract_after_turn(vault, &client, ws, &session, chat_wrote, &token, ctx).await;
+    let mut result = match client {
+        Ok(client) => {
+            chat::extract_after_turn(vault, &client, ws, &session, chat_wrote, &token, ctx).await
+        }
+        Err(e) => ExtractResult::failed(&e.message),
+    };
     // A run that wrote nothing leaves no group behind; in review mode its writes are a proposal.
     let origin = mnemo_store::journal::ProposalOrigin {
         session: Some(session.clone()),

@@ -28,7 +28,7 @@ impl Api {
         // Files are read here, on the caller's thread; only the model's choice runs on the
         // model runtime.
         let cands = forget::candidates(&self.vault, &ws, &query)?;
-        let client = self.model.client();
+        let client = self.model.ready_blocking(&self.vault.home().root)?;
         let client = client.settings().is_configured().then_some(client);
         self.model.runtime.block_on(async move {
             forget::preview(

@@ -20,6 +20,7 @@ mod extract;
 mod forget;
 mod import;
 mod import_chats;
+mod local_model;
 mod memory;
 mod model;
 mod remember;
@@ -40,6 +41,7 @@ use serde::Deserialize;
 
 pub use chat::{ChatEvent, ChatLine, ChatTranscript, MAX_MESSAGE_BYTES};
 pub use import::default_export_name;
+pub use local_model::{ENV_LOCAL, LocalModelInfo};
 pub use memory::{ChangeDiff, NewMemory, Patch};
 pub use mnemo_engine::chat::{extraction_state, local_time};
 pub use mnemo_engine::stats::{MemoryStats, TelemetryEvent};
@@ -89,6 +91,9 @@ macro_rules! for_each_command {
             set_model_settings(settings: $crate::ModelSettings) -> $crate::ModelSettings;
             test_model(settings: Option<$crate::ModelSettings>) -> $crate::ModelTest;
             model_list(settings: Option<$crate::ModelSettings>) -> Vec<String>;
+            local_model() -> $crate::LocalModelInfo;
+            local_model_start() -> $crate::LocalModelInfo;
+            local_model_stop() -> $crate::LocalModelInfo;
             memory_status(workspace: String, session: Option<String>) -> String;
             chat_sessions(workspace: String) -> Vec<$crate::reexports::SessionInfo>;
             chat_create(workspace: String, title: Option<String>) -> $crate::reexports::SessionInfo;

@@ -58,6 +58,13 @@ pub struct ModelSettings {
     /// Read-only: the way the model in effect gets now, and why (`None`: no model).
     #[serde(default)]
     pub extraction_choice: Option<mnemo_engine::planner::choice::Choice>,
+    /// Use the model that comes with Mnemo, on this computer, instead of the server above
+    /// (`null`: as stored — on read, `null` means "when no server is set").
+    #[serde(default)]
+    pub local: Option<bool>,
+    /// Read-only: the local model is the one in effect.
+    #[serde(default)]
+    pub local_in_use: bool,
 }
 
 impl std::fmt::Debug for ModelSettings {
@@ -73,6 +80,7 @@ impl std::fmt::Debug for ModelSettings {
             .field("configured", &self.configured)
             .field("env_overrides", &self.env_overrides)
             .field("extraction", &self.extraction)
+            .field("local", &self.local)
             .finish()
     }
 }
@@ -99,6 +107,10 @@ pub(crate) struct ModelState {
     /// Replies being written, by session: their cancel tokens.
     pub(crate) turns: Mutex<HashMap<String, CancellationToken>>,
     pub(crate) bus: EventBus<ChatEvent>,
+    /// The local model is the one in effect.
+    local: std::sync::atomic::AtomicBool,
+    /// This process's use of the local model's server (let go when the process ends).
+    pub(crate) lease: Mutex<Option<mnemo_local::server::Lease>>,
 }
 
 /// What is stored (`[llm]` and the key), without environment overrides.
@@ -106,15 +118,23 @@ fn load_stored(home: &std::path::Path) -> Result<LlmSettings> {
     LlmSettings::from_stored(stored::read_section(home, "llm")?, stored::read_key(home))
 }
 
-fn effective_settings(home: &std::path::Path) -> (LlmSettings, Vec<String>) {
+/// The settings in effect, the environment overrides used, and whether they are the local
+/// model's (its client then carries a placeholder address until [`ModelState::ready`]).
+fn effective_settings(home: &std::path::Path) -> (LlmSettings, Vec<String>, bool) {
     match load_stored(home) {
-        Ok(mut s) => {
-            let env = s.apply_env().into_iter().map(str::to_owned).collect();
-            (s, env)
+        Ok(stored) => {
+            let mut s = stored.clone();
+            let env: Vec<String> = s.apply_env().into_iter().map(str::to_owned).collect();
+            let env_url = env.iter().any(|v| v == "MNEMO_LLM_BASE_URL");
+            if crate::local_model::in_effect(&stored, env_url) {
+                (crate::local_model::placeholder_settings(&stored), env, true)
+            } else {
+                (s, env, false)
+            }
         }
         Err(e) => {
             tracing::warn!("model settings unreadable, chat is off until fixed: {e}");
-            (LlmSettings::default(), Vec::new())
+            (LlmSettings::default(), Vec::new(), false)
         }
     }
 }
@@ -125,9 +145,11 @@ fn client_for(settings: LlmSettings) -> Result<Client> {
 
 impl ModelState {
     pub(crate) fn load(home: &std::path::Path) -> Result<Self> {
-        let (settings, env) = effective_settings(home);
+        let (settings, env, local) = effective_settings(home);
         Ok(Self {
             client: RwLock::new(Arc::new(client_for(settings)?)),
+            local: std::sync::atomic::AtomicBool::new(local),
+            lease: Mutex::new(None),
             env_overrides: RwLock::new(env),
             runtime: Runtime::default(),
             queue: Mutex::default(),
@@ -139,6 +161,15 @@ impl ModelState {
 
     pub(crate) fn client(&self) -> Arc<Client> {
         Arc::clone(&self.client.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    pub(crate) fn set_client(&self, client: Arc<Client>) {
+        *self.client.write().unwrap_or_else(PoisonError::into_inner) = client;
+    }
+
+    /// The local model is the one in effect.
+    pub(crate) fn is_local(&self) -> bool {
+        self.local.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 
@@ -184,7 +215,17 @@ impl Api {
     /// The model settings in effect (the key is never returned).
     pub fn get_model_settings(&self) -> Result<ModelSettings> {
         let client = self.model.client();
-        let s = client.settings();
+        let local = self.model.is_local();
+        let stored = load_stored(&self.vault.home().root).unwrap_or_default();
+        // The local model's client carries its server's address: the form shows the person's own.
+        let shown = if local {
+            let mut s = stored.clone();
+            s.apply_env();
+            s
+        } else {
+            client.settings().clone()
+        };
+        let s = &shown;
         Ok(ModelSettings {
             base_url: s.base_url.clone(),
             model: s.model.clone(),
@@ -193,7 +234,7 @@ impl Api {
             timeout_secs: u32::try_from(s.timeout_secs).unwrap_or(u32::MAX),
             api_key: None,
             has_key: s.api_key.is_some(),
-            configured: s.is_configured(),
+            configured: local || s.is_configured(),
             env_overrides: self
                 .model
                 .env_overrides
@@ -201,9 +242,10 @@ impl Api {
                 .unwrap_or_else(PoisonError::into_inner)
                 .clone(),
             extraction: Some(s.extraction.as_str().to_owned()),
-            extraction_choice: s
-                .is_configured()
+            extraction_choice: (local || s.is_configured())
                 .then(|| mnemo_engine::planner::choice::current(&self.vault.home().root, &client)),
+            local: stored.local,
+            local_in_use: local,
         })
     }
 
@@ -240,6 +282,9 @@ impl Api {
             if let Some(e) = &settings.extraction {
                 s.extraction = mnemo_llm::Extraction::parse(e)?;
             }
+            if settings.local.is_some() {
+                s.local = settings.local;
+            }
             if let Some(k) = &settings.api_key
                 && free("MNEMO_LLM_API_KEY")
             {
@@ -250,12 +295,11 @@ impl Api {
             }
             s.to_stored().map(Some)
         })?;
-        let (effective, env) = effective_settings(home);
-        *self
-            .model
-            .client
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Arc::new(client_for(effective)?);
+        let (effective, env, local) = effective_settings(home);
+        self.model.set_client(Arc::new(client_for(effective)?));
+        self.model
+            .local
+            .store(local, std::sync::atomic::Ordering::SeqCst);
         *self
             .model
             .env_overrides
@@ -270,7 +314,7 @@ impl Api {
     /// overrides still win) and **nothing is written**; without, the settings in effect.
     pub fn test_model(&self, settings: Option<ModelSettings>) -> Result<ModelTest> {
         let client = match settings {
-            None => self.model.client(),
+            None => self.model.ready_blocking(&self.vault.home().root)?,
             Some(given) => {
                 check_settings(&given)?;
                 Arc::new(client_for(self.trial_settings(&given))?)
@@ -301,7 +345,7 @@ impl Api {
     /// effect. Only the base URL (and key) are needed: the model may still be unset.
     pub fn model_list(&self, settings: Option<ModelSettings>) -> Result<Vec<String>> {
         let client = match settings {
-            None => self.model.client(),
+            None => self.model.ready_blocking(&self.vault.home().root)?,
             Some(given) => {
                 check_server(&given)?;
                 Arc::new(client_for(self.trial_settings(&given))?)
@@ -380,10 +424,10 @@ impl Api {
             query_vector,
             ..RecallRequest::default()
         };
-        let client = self.model.client();
-        if lexical == Some(true) || !client.settings().is_configured() {
+        if lexical == Some(true) || !self.model.client().settings().is_configured() {
             return mnemo_engine::recall(&self.vault, &req, chrono::Utc::now());
         }
+        let client = self.model.ready_blocking(&self.vault.home().root)?;
         let vault: Arc<Vault> = Arc::clone(&self.vault);
         self.model.runtime.block_on(async move {
             mnemo_engine::recall_with_model(

@@ -337,21 +337,25 @@ async fn run_one(
     let job = crate::review::open_group(vault, ws, "remember", Some(&task.id), "remember", source);
     let group = job.id;
     let origin = Origin { source, group };
-    let client = model.client();
     let mut on_event = |e: &mnemo_engine::AgentEvent| tasks.on_agent_event(&mut task, &token, e);
-    let outcome = remember::run_remember(
-        vault,
-        &client,
-        remember::RememberRequest {
-            workspace: ws,
-            content: &content,
-            mode,
-            origin,
-        },
-        &token,
-        &mut on_event,
-    )
-    .await;
+    let outcome = match model.ready(&vault.home().root).await {
+        Ok(client) => {
+            remember::run_remember(
+                vault,
+                &client,
+                remember::RememberRequest {
+                    workspace: ws,
+                    content: &content,
+                    mode,
+                    origin,
+                },
+                &token,
+                &mut on_event,
+            )
+            .await
+        }
+        Err(e) => Err(e),
+    };
     // In review mode what it would have written is a proposal; a refused run proposes nothing.
     let proposal_origin = mnemo_store::journal::ProposalOrigin {
         message: Some(content.chars().take(300).collect()),

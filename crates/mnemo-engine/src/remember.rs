@@ -149,7 +149,7 @@ pub async fn run_remember(
     } = req;
     check_content(content)?;
     let ws = vault.workspace(workspace)?;
-    let choice = planner::choice::current(&vault.home().root, client);
+    let choice = planner::choice::decide(&vault.home().root, client, cancel).await;
     let said = [planner::Said {
         user: true,
         text: content.to_owned(),

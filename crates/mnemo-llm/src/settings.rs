@@ -28,6 +28,10 @@ pub struct LlmSettings {
     pub timeout_secs: u64,
     /// How extraction and remember write memories: the tool agent, the planner, or `auto`.
     pub extraction: Extraction,
+    /// Use the model that comes with Mnemo, run on this computer, instead of the server above:
+    /// `Some(true)` or `Some(false)` as the person chose; `None`: when no server is set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local: Option<bool>,
 }
 
 /// How extraction and remember write memories.
@@ -79,6 +83,7 @@ impl Default for LlmSettings {
             context_window: 32_768,
             timeout_secs: 120,
             extraction: Extraction::Auto,
+            local: None,
         }
     }
 }
@@ -93,6 +98,7 @@ impl fmt::Debug for LlmSettings {
             .field("context_window", &self.context_window)
             .field("timeout_secs", &self.timeout_secs)
             .field("extraction", &self.extraction)
+            .field("local", &self.local)
             .finish()
     }
 }

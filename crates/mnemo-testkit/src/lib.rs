@@ -96,15 +96,28 @@ pub enum Kind {
     Json,
     /// A non-streamed request offering tools: the memory agent (extraction).
     Tools,
+    /// Mnemo's tool-use probe (one tool named `mnemo_probe`). Unless scripted, answered with a
+    /// well-formed call — this server proves tool use — and kept apart from [`FakeModel::requests`]
+    /// (see [`FakeModel::probes`]), so scripts of the work that follows are not shifted by it.
+    Probe,
     /// Anything else (e.g. "Test connection").
     Plain,
 }
+
+/// The probe tool's name (`mnemo_engine::planner::probe::PROBE_TOOL`).
+pub const PROBE_TOOL: &str = "mnemo_probe";
 
 impl Kind {
     /// Classify a request body.
     #[must_use]
     pub fn of(body: &Value) -> Self {
-        if body["stream"].as_bool().unwrap_or(false) {
+        let tools = body["tools"].as_array();
+        if tools.is_some_and(|t| {
+            t.iter()
+                .any(|tool| tool["function"]["name"].as_str() == Some(PROBE_TOOL))
+        }) {
+            Self::Probe
+        } else if body["stream"].as_bool().unwrap_or(false) {
             Self::Stream
         } else if !body["response_format"].is_null() {
             Self::Json
@@ -122,6 +135,7 @@ impl Kind {
             "stream" => Self::Stream,
             "json" => Self::Json,
             "tools" => Self::Tools,
+            "probe" => Self::Probe,
             "plain" => Self::Plain,
             _ => return None,
         })
@@ -177,6 +191,7 @@ struct Script {
     replies: VecDeque<Reply>,
     routed: HashMap<Kind, VecDeque<Reply>>,
     requests: Vec<Value>,
+    probes: Vec<Value>,
     chunk_delay: Duration,
     formats: Formats,
     context_window: Option<u32>,
@@ -294,7 +309,13 @@ impl FakeModel {
         lock(&self.script).context_window = Some(n_ctx);
     }
 
-    /// Every request body received so far (chat and embeddings), oldest first.
+    /// Every tool-use probe received so far, oldest first.
+    #[must_use]
+    pub fn probes(&self) -> Vec<Value> {
+        lock(&self.script).probes.clone()
+    }
+
+    /// Every request body received so far (chat and embeddings, probes aside), oldest first.
     #[must_use]
     pub fn requests(&self) -> Vec<Value> {
         lock(&self.script).requests.clone()
@@ -304,18 +325,25 @@ impl FakeModel {
 async fn chat(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Value>) -> Response {
     let (reply, delay) = {
         let mut s = lock(&script);
-        s.requests.push(body.clone());
-        let reply = if let Some(refusal) = s.formats.refusal(&body) {
-            refusal
+        let kind = Kind::of(&body);
+        let reply = if kind == Kind::Probe {
+            s.probes.push(body.clone());
+            s.routed
+                .get_mut(&Kind::Probe)
+                .and_then(VecDeque::pop_front)
+                .unwrap_or_else(|| Reply::tool(PROBE_TOOL, json!({"word": "ready"})))
         } else {
-            let routed = s
-                .routed
-                .get_mut(&Kind::of(&body))
-                .and_then(VecDeque::pop_front);
-            routed
-                .or_else(|| s.replies.pop_front())
-                .or_else(|| s.fallback.clone())
-                .unwrap_or_else(|| Reply::text("ok"))
+            s.requests.push(body.clone());
+            match s.formats.refusal(&body) {
+                Some(refusal) => refusal,
+                None => s
+                    .routed
+                    .get_mut(&kind)
+                    .and_then(VecDeque::pop_front)
+                    .or_else(|| s.replies.pop_front())
+                    .or_else(|| s.fallback.clone())
+                    .unwrap_or_else(|| Reply::text("ok")),
+            }
         };
         (reply, s.chunk_delay)
     };

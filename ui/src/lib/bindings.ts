@@ -34,6 +34,9 @@ export const commands = {
 	setModelSettings: (settings: ModelSettings) => typedError<ModelSettings, ApiError>(__TAURI_INVOKE("set_model_settings", { settings })),
 	testModel: (settings: ModelSettings | null) => typedError<ModelTest, ApiError>(__TAURI_INVOKE("test_model", { settings })),
 	modelList: (settings: ModelSettings | null) => typedError<string[], ApiError>(__TAURI_INVOKE("model_list", { settings })),
+	localModel: () => typedError<LocalModelInfo, ApiError>(__TAURI_INVOKE("local_model")),
+	localModelStart: () => typedError<LocalModelInfo, ApiError>(__TAURI_INVOKE("local_model_start")),
+	localModelStop: () => typedError<LocalModelInfo, ApiError>(__TAURI_INVOKE("local_model_stop")),
 	memoryStatus: (workspace: string, session: string | null) => typedError<string, ApiError>(__TAURI_INVOKE("memory_status", { workspace, session })),
 	chatSessions: (workspace: string) => typedError<SessionInfo[], ApiError>(__TAURI_INVOKE("chat_sessions", { workspace })),
 	chatCreate: (workspace: string, title: string | null) => typedError<SessionInfo, ApiError>(__TAURI_INVOKE("chat_create", { workspace, title })),
@@ -915,6 +918,26 @@ export type ImportPreview = {
 	restore?: RestoreChoice[],
 };
 
+/**  The local model, as Settings and `mnemo model status` show it. */
+export type LocalModelInfo = {
+	/**  The model's name. */
+	name: string,
+	/**  Its size in words ("1.1 GB"). */
+	size: string,
+	/**  Its file is in the shared models folder. */
+	installed: boolean,
+	/**  `llama-server` was found. */
+	server_found: boolean,
+	/**  It is the model in effect. */
+	in_use: boolean,
+	/**  Its server runs now (pid). */
+	pid: number | null,
+	/**  The server's log. */
+	log: string,
+	/**  What to do before it can run, in a sentence (`None`: it can). */
+	missing: string | null,
+};
+
 /**  Emitted whenever memory files change, whoever changed them. */
 export type MemoryChanged = {
 	/**  The workspace id. */
@@ -1081,6 +1104,13 @@ export type ModelSettings = {
 	extraction?: string | null,
 	/**  Read-only: the way the model in effect gets now, and why (`None`: no model). */
 	extraction_choice?: Choice | null,
+	/**
+	 *  Use the model that comes with Mnemo, on this computer, instead of the server above
+	 *  (`null`: as stored — on read, `null` means "when no server is set").
+	 */
+	local?: boolean | null,
+	/**  Read-only: the local model is the one in effect. */
+	local_in_use?: boolean,
 };
 
 /**  The answer to "Test connection". */

@@ -4,6 +4,7 @@
 //! that may itself use the memory tools, then extraction after.
 
 pub mod compact;
+pub mod markup;
 mod sessions;
 mod turn;
 
@@ -91,6 +92,11 @@ const PLAIN_PROMPT: &str = "You are a helpful assistant.";
 
 const BASE_PROMPT: &str = "You are a helpful assistant with a persistent memory of this user. \
     You may read and update that memory with your tools when the user asks you to remember or forget something.";
+
+/// The memory prompt for a model offered no tools (it has not proven it can call them): what it
+/// remembers reaches it in the prompt, and Mnemo saves what it learns after the turn.
+const NO_TOOLS_PROMPT: &str = "You are a helpful assistant with a persistent memory of this user. \
+    What you remember about them is below; use it when it bears on the answer. Answer in plain prose.";
 
 /// The error chat gives when no model is configured or reachable: what to configure.
 #[must_use]

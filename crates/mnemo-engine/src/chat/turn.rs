@@ -10,14 +10,16 @@ use mnemo_store::state::Cursor;
 use mnemo_store::{Vault, Workspace};
 
 use super::compact::{self, Fit};
+use super::markup::{MarkupFilter, strip_tool_markup};
 use super::sessions::{compacted_of, messages_of, recent_tools_of, surfaced_of};
 use super::{
-    BASE_PROMPT, Compaction, MAX_TOOL_ROUNDS, NEW_CHAT_TITLE, PLAIN_PROMPT, RECALL_TIMEOUT, Record,
-    Sessions, TurnEvent, TurnResult, is_command, model_error, status_text,
+    BASE_PROMPT, Compaction, MAX_TOOL_ROUNDS, NEW_CHAT_TITLE, NO_TOOLS_PROMPT, PLAIN_PROMPT,
+    RECALL_TIMEOUT, Record, Sessions, TurnEvent, TurnResult, is_command, model_error, status_text,
 };
 use crate::agent::{AgentEvent, AgentLimits, AgentMachine, AgentOutcome};
 use crate::extract::{ExtractRequest, ExtractResult, ExtractStatus, run_extract};
 use crate::recall::{RecallRequest, RecallResult, recall, recall_with_model};
+use crate::secrets::StreamRedactor;
 use crate::tools::MemoryTools;
 
 /// Longest a chat reply may take, tool rounds included.
@@ -203,14 +205,25 @@ impl Turn {
             on_event(TurnEvent::Recalled(&r));
             Some(r)
         };
-        // Ignoring memory means a plain assistant: no memory prompt and no memory tools.
+        // The memory tools go only to a model that can call them (`auto` probes a new model
+        // once); ignoring memory means a plain assistant: no memory prompt and no memory tools.
+        let with_tools = !ignore_memory
+            && crate::planner::choice::decide(&vault.home().root, client, cancel)
+                .await
+                .road
+                == crate::planner::choice::Road::Tools;
+        let base = if with_tools {
+            BASE_PROMPT
+        } else {
+            NO_TOOLS_PROMPT
+        };
         let system = match &recalled {
-            Some(r) => format!("{BASE_PROMPT}\n\n{}", r.prompt),
+            Some(r) => format!("{base}\n\n{}", r.prompt),
             None if ignore_memory => PLAIN_PROMPT.to_owned(),
-            None => BASE_PROMPT.to_owned(),
+            None => base.to_owned(),
         };
         let (context, summary, compacted) = self
-            .fit_context(vault, client, &system, &history, !ignore_memory, cancel)
+            .fit_context(vault, client, &system, &history, with_tools, cancel)
             .await?;
         let system = match &summary {
             Some(s) => format!(
@@ -232,7 +245,7 @@ impl Turn {
             .unwrap_or(u32::MAX),
             total_tokens: u32::MAX,
         };
-        let machine = AgentMachine::conversation(limits, messages, !ignore_memory);
+        let machine = AgentMachine::conversation(limits, messages, with_tools);
         let mut mem_tools = MemoryTools::new(vault, self.ws.clone(), self.writes);
         let mut used_tools: Vec<String> = Vec::new();
         // The reply's deltas and the tool events both reach the caller's callback.
@@ -242,15 +255,16 @@ impl Turn {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner))(ev);
         };
-        // The reply is redacted as it streams (a secret the model repeats or invents is never
-        // shown), and the same way before it is saved.
-        let redactor = std::sync::Mutex::new(crate::secrets::StreamRedactor::new());
+        // The reply streams without tool markup written as text, and redacted (a secret the
+        // model repeats or invents is never shown); the same before it is saved.
+        let redactor = std::sync::Mutex::new((MarkupFilter::new(), StreamRedactor::new()));
         let mut stream = |d: &Delta| match d {
             Delta::Text(t) => {
-                let shown = redactor
+                let mut guard = redactor
                     .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .push(t);
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let (markup, secrets) = &mut *guard;
+                let shown = secrets.push(&markup.push(t));
                 if !shown.is_empty() {
                     emit(TurnEvent::Delta(&Delta::Text(shown)));
                 }
@@ -271,15 +285,25 @@ impl Turn {
             },
         )
         .await;
-        let rest = redactor
+        let (mut markup, mut secrets) = redactor
             .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .finish();
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut rest = secrets.push(&markup.finish());
+        rest.push_str(&secrets.finish());
         if !rest.is_empty() {
             emit(TurnEvent::Delta(&Delta::Text(rest)));
         }
         let reply = match outcome {
-            AgentOutcome::Completed { summary, .. } => crate::secrets::redact(&summary).0,
+            AgentOutcome::Completed { summary, .. } => {
+                let prose = strip_tool_markup(&summary);
+                if prose.trim().is_empty() && !summary.trim().is_empty() {
+                    return Err(Error::new(
+                        ErrorCode::Io,
+                        "the model answered with tool markup instead of words, so there is no reply to show; nothing was saved. Try again, or pick another model in Settings.",
+                    ));
+                }
+                crate::secrets::redact(&prose).0
+            }
             AgentOutcome::Cancelled => return Err(model_error(&LlmError::Cancelled)),
             AgentOutcome::Failed(e) => {
                 return Err(match error {

@@ -1,13 +1,15 @@
 //! Which way a model writes memories: `extraction = auto | tools | planner`.
-//! `auto` starts with the tool agent; when a run of it writes nothing (or fails) the planner
-//! reads the same messages, and when the planner then writes a fact the model is switched to the
-//! planner for good — and when the agent writes, it keeps the agent. What was learned lives in
-//! `$MNEMO_HOME/model-paths.json` (owned by `mnemo_store::state`), keyed by base URL + model.
-//! The decision is pure ([`choose`]); [`learned`] and [`learn`] read and write the file.
+//! `auto` trusts the tool agent only to a model that has proven tool use on a probe (one short
+//! round trip, [`super::probe`], made by [`decide`] before the model's first job); every other
+//! model gets the planner. A proven model's agent run that writes nothing is followed by the
+//! planner on the same messages, and when the planner then writes a fact the model is switched
+//! to the planner for good. What was learned lives in `$MNEMO_HOME/model-paths.json` (owned by
+//! `mnemo_store::state`), keyed by base URL + model. The decision is pure ([`choose`]);
+//! [`learned`] and [`learn`] read and write the file.
 
 use std::path::Path;
 
-use mnemo_llm::{Client, Extraction};
+use mnemo_llm::{CancellationToken, Client, Extraction};
 use mnemo_store::state::{self, LearnedPath, ModelPaths};
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -71,9 +73,9 @@ pub fn choose(setting: Extraction, learned: Option<&LearnedPath>) -> Choice {
                 why: format!("learned on {}: {}", day(&l.at), l.why),
             },
             _ => Choice {
-                road: Road::Tools,
-                then_planner: true,
-                why: "not learned yet for this model: the tool agent first, the planner when it writes nothing"
+                road: Road::Planner,
+                then_planner: false,
+                why: "this model has not proven tool use yet: the planner until a probe shows it can call tools"
                     .to_owned(),
             },
         },
@@ -84,10 +86,14 @@ fn day(at: &str) -> &str {
     at.get(..10).unwrap_or(at)
 }
 
-/// The key of a model: base URL (no trailing slash) and model name.
+/// The key of a model: base URL (no trailing slash) and model name; the model that comes with
+/// Mnemo is `local` and its name (its server's port changes from start to start).
 #[must_use]
 pub fn key(client: &Client) -> String {
     let s = client.settings();
+    if s.local == Some(true) {
+        return format!("local {}", s.model.trim());
+    }
     format!(
         "{} {}",
         s.base_url.trim().trim_end_matches('/'),
@@ -106,6 +112,31 @@ pub fn learned(home: &Path, client: &Client) -> Option<LearnedPath> {
 #[must_use]
 pub fn current(home: &Path, client: &Client) -> Choice {
     choose(client.settings().extraction, learned(home, client).as_ref())
+}
+
+/// The choice for the client's model, probing it first under `auto` when nothing is learned
+/// for it yet (the verdict is kept; a probe that fails to get an answer is not, and the planner
+/// is chosen for this job).
+pub async fn decide(home: &Path, client: &Client, cancel: &CancellationToken) -> Choice {
+    let settings = client.settings();
+    if settings.extraction != Extraction::Auto || !settings.is_configured() {
+        return current(home, client);
+    }
+    if let Some(l) = learned(home, client) {
+        return choose(Extraction::Auto, Some(&l));
+    }
+    match super::probe::probe(client, cancel).await {
+        Ok(v) => {
+            let road = if v.uses_tools {
+                Road::Tools
+            } else {
+                Road::Planner
+            };
+            learn(home, client, road, &v.why);
+        }
+        Err(e) => tracing::info!("tool-use probe got no answer ({e}); the planner for now"),
+    }
+    current(home, client)
 }
 
 /// Record what a run showed (only under `auto`; a failure to save is logged, never fatal).
@@ -157,7 +188,7 @@ mod tests {
         assert_eq!(choose(Extraction::Tools, Some(&planner)).road, Road::Tools);
         assert_eq!(choose(Extraction::Planner, None).road, Road::Planner);
         let fresh = choose(Extraction::Auto, None);
-        assert_eq!((fresh.road, fresh.then_planner), (Road::Tools, true));
+        assert_eq!((fresh.road, fresh.then_planner), (Road::Planner, false));
         let learned = choose(Extraction::Auto, Some(&planner));
         assert_eq!((learned.road, learned.then_planner), (Road::Planner, false));
         assert!(

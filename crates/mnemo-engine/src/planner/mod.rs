@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod choice;
+pub mod probe;
 
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;

@@ -339,3 +339,64 @@ async fn tools_the_chat_model_used_reach_the_next_recall() {
         selections[1]
     );
 }
+
+/// A model that has not proven tool use is offered no tools in the chat, and tool markup it
+/// writes as text is never shown or saved as its reply; a reply that is only markup is an error
+/// that says what happened.
+#[tokio::test]
+async fn a_model_without_tool_use_gets_no_tools_and_its_tool_markup_is_not_prose() {
+    let (_d, v) = vault();
+    let fake = FakeModel::start().await;
+    fake.push_for(mnemo_testkit::Kind::Probe, Reply::text("<tools></tools>"));
+    fake.push_for(
+        mnemo_testkit::Kind::Stream,
+        Reply::text(
+            "Try apple slices.<tool_call>\n{\"name\": \"save_memory\", \"arguments\": {}}\n</tool_call>",
+        ),
+    );
+    fake.push_for(mnemo_testkit::Kind::Stream, Reply::text("<tools></tools>"));
+    fake.set_fallback(Reply::json(&json!({"memories": []})));
+    let c = client(&fake);
+    let ws = v.workspace("personal").unwrap();
+    let id = Sessions::of(&ws).create("Snacks").unwrap();
+    let mut streamed = String::new();
+    let turn = chat_turn(
+        &v,
+        &c,
+        "personal",
+        &id,
+        "Can you suggest a snack for my afternoon break?",
+        &CancellationToken::new(),
+        |ev| {
+            if let TurnEvent::Delta(Delta::Text(t)) = ev {
+                streamed.push_str(t);
+            }
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(turn.reply, "Try apple slices.");
+    assert_eq!(streamed, "Try apple slices.", "no markup was streamed");
+    let reqs = fake.requests();
+    let chat = reqs
+        .iter()
+        .find(|r| r["stream"].as_bool() == Some(true))
+        .expect("the reply was streamed");
+    assert!(
+        chat["tools"].as_array().is_none_or(Vec::is_empty),
+        "no tools offered: {}",
+        chat["tools"]
+    );
+    let system = chat["messages"][0]["content"].as_str().unwrap();
+    assert!(!system.contains("your tools"), "{system}");
+    let err = say(&v, &c, &id, "And one for the evening?")
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Io);
+    assert!(
+        err.message.contains("tool markup instead of words"),
+        "{}",
+        err.message
+    );
+    assert_eq!(fake.probes().len(), 1, "probed once");
+}

@@ -504,3 +504,70 @@ fn records_never_crowd_out_a_topic_memory_that_answers() {
     );
     assert!(r.prompt.contains("Yamaha guitar"), "{}", r.prompt);
 }
+
+/// `auto` and a new model: one short probe decides, before any real work is given to the agent.
+/// A model that answers the probe with tool markup as text (what Qwen2.5-Coder-1.5B wrote as its
+/// chat reply) gets the planner for its first session, and the verdict is kept: the probe is not
+/// made again.
+#[tokio::test]
+async fn auto_gives_the_planner_to_a_model_that_fails_the_tool_probe() {
+    let (d, v) = vault();
+    let fake = FakeModel::start().await;
+    fake.push_for(Kind::Probe, Reply::text("<tools></tools>"));
+    fake.push_for(Kind::Json, Reply::json(&plan()));
+    let c = client_with(&fake, Extraction::Auto);
+    let r = extract(&v, &c, &ana()).await;
+    assert_eq!(r.status, ExtractStatus::Completed);
+    assert_eq!(r.road, Some(Road::Planner));
+    assert_eq!(r.files_written, ["feedback_answers.md", "user_health.md"]);
+    assert!(!kinds(&fake).contains(&Kind::Tools), "no agent ran");
+    assert_eq!(fake.probes().len(), 1);
+    let probe = &fake.probes()[0];
+    assert!(
+        probe["max_tokens"].as_u64().is_some(),
+        "the probe is capped"
+    );
+    let learned = std::fs::read_to_string(d.path().join("home/model-paths.json")).unwrap();
+    assert!(learned.contains("\"path\": \"planner\""), "{learned}");
+    assert!(learned.contains("tool markup written as text"), "{learned}");
+    // The verdict is kept: the next job neither probes nor runs the agent.
+    fake.push_for(Kind::Json, Reply::json(&json!({"memories": []})));
+    let next = extract(
+        &v,
+        &c,
+        &[ana(), vec![Message::user("I moved to Porto last month.")]].concat(),
+    )
+    .await;
+    assert_eq!(next.road, Some(Road::Planner));
+    assert_eq!(fake.probes().len(), 1, "probed once");
+    assert!(!kinds(&fake).contains(&Kind::Tools));
+}
+
+/// A probe that gets no answer (the server is down) decides nothing: nothing is kept, and the
+/// next job probes again.
+#[tokio::test]
+async fn a_probe_without_an_answer_is_not_kept() {
+    let (d, v) = vault();
+    let fake = FakeModel::start().await;
+    for _ in 0..3 {
+        // Every attempt the client makes.
+        fake.push_for(Kind::Probe, Reply::error(503, "loading model"));
+    }
+    fake.push_for(Kind::Json, Reply::json(&plan()));
+    let c = client_with(&fake, Extraction::Auto);
+    let r = extract(&v, &c, &ana()).await;
+    assert_eq!(r.road, Some(Road::Planner), "the planner while unproven");
+    assert!(!kinds(&fake).contains(&Kind::Tools));
+    let learned =
+        std::fs::read_to_string(d.path().join("home/model-paths.json")).unwrap_or_default();
+    assert!(!learned.contains("fake-main"), "{learned}");
+    let probes = fake.probes().len();
+    fake.push_for(Kind::Json, Reply::json(&json!({"memories": []})));
+    extract(
+        &v,
+        &c,
+        &[ana(), vec![Message::user("I moved to Porto last month.")]].concat(),
+    )
+    .await;
+    assert!(fake.probes().len() > probes, "probed again");
+}

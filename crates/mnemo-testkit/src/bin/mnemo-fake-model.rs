@@ -61,7 +61,7 @@ fn load(fake: &FakeModel, script: &Value) -> Result<(), String> {
     if let Some(routed) = script.get("replies").and_then(Value::as_object) {
         for (kind, list) in routed {
             let kind = Kind::parse(kind).ok_or(format!(
-                "unknown request kind `{kind}` (stream, json, tools, plain)"
+                "unknown request kind `{kind}` (stream, json, tools, probe, plain)"
             ))?;
             for r in list.as_array().into_iter().flatten() {
                 fake.push_for(kind, reply_of(r)?);
