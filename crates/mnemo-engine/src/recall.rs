@@ -92,6 +92,9 @@ pub struct RecallRequest {
     /// Memory files holding an open sync conflict (`mnemo_sync::VaultSync::open_conflicts`):
     /// injected with a note that their versions disagree, and marked in the result.
     pub conflicted: Vec<String>,
+    /// The block as a small model without tools reads it best: only what was recalled, one line
+    /// each, no rules and no index ([`prompt::build_compact`]).
+    pub compact: bool,
 }
 
 /// A query's embedding and the model that made it (vectors of other models are not compared).

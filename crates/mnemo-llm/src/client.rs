@@ -88,7 +88,11 @@ impl Client {
         let mut last =
             LlmError::Unreachable(self.settings.base_url.clone(), "no attempt made".to_owned());
         for attempt in 1..=self.attempts.max(1) {
-            let mut rb = self.http.post(self.url(path)).json(body);
+            let mut rb = self
+                .http
+                .post(self.url(path))
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(crate::wire::to_wire(body));
             if let Some(key) = self.settings.api_key.as_deref() {
                 rb = rb.bearer_auth(key);
             }

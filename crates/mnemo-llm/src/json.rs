@@ -112,7 +112,8 @@ impl Client {
             };
             if level > Level::JsonSchema && !instructed {
                 req.messages.push(Message::system(format!(
-                    "Answer with JSON only (no prose, no code fences) matching this JSON Schema:\n{schema}"
+                    "Answer with JSON only (no prose, no code fences) matching this JSON Schema:\n{}",
+                    crate::wire::to_wire(schema)
                 )));
                 instructed = true;
             }

@@ -21,6 +21,7 @@ mod message;
 pub mod settings;
 mod stream;
 mod window;
+mod wire;
 
 pub use client::Client;
 pub use error::{LlmError, refuses_tools};

@@ -36,8 +36,11 @@ impl DreamStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum DreamStrategy {
-    /// The memory agent (a model is configured).
+    /// The memory agent (a model that proved tool use is configured).
     Agent,
+    /// A plan of merges and replacements from the model, checked and carried out by Mnemo (a
+    /// model that has not proven tool use).
+    Planner,
     /// The deterministic de-duplication (no model, the agent failed, or asked for).
     Mechanical,
 }

@@ -485,8 +485,13 @@ export type DreamStatus =
 
 /**  Which path consolidated. */
 export type DreamStrategy = 
-/**  The memory agent (a model is configured). */
+/**  The memory agent (a model that proved tool use is configured). */
 "agent" | 
+/**
+ *  A plan of merges and replacements from the model, checked and carried out by Mnemo (a
+ *  model that has not proven tool use).
+ */
+"planner" | 
 /**  The deterministic de-duplication (no model, the agent failed, or asked for). */
 "mechanical";
 

@@ -79,7 +79,7 @@ const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
  * facts of a report: what it created is told apart from what it changed and what it deleted.
  */
 export function reportFacts(r: DreamReport, duration: string): string[] {
-  const facts: string[] = [r.strategy === "agent" ? "memory agent" : "mechanical", r.trigger === "auto" ? "automatic" : "manual"];
+  const facts: string[] = [r.strategy === "agent" ? "memory agent" : r.strategy === "planner" ? "the model's plan" : "mechanical", r.trigger === "auto" ? "automatic" : "manual"];
   if (duration) facts.push(duration);
   const created = (r.files_created ?? []).length;
   const changed = r.files_touched.length - created;

@@ -198,13 +198,6 @@ impl Turn {
             return Err(model_error(&LlmError::NotConfigured));
         }
         let history = messages_of(&self.records);
-        let recalled = if ignore_memory {
-            None
-        } else {
-            let r = self.recall(vault, client, cancel).await?;
-            on_event(TurnEvent::Recalled(&r));
-            Some(r)
-        };
         // The memory tools go only to a model that can call them (`auto` probes a new model
         // once); ignoring memory means a plain assistant: no memory prompt and no memory tools.
         let with_tools = !ignore_memory
@@ -212,13 +205,22 @@ impl Turn {
                 .await
                 .road
                 == crate::planner::choice::Road::Tools;
+        let recalled = if ignore_memory {
+            None
+        } else {
+            // A model without tools reads the compact block (what was recalled, one line each).
+            let r = self.recall(vault, client, !with_tools, cancel).await?;
+            on_event(TurnEvent::Recalled(&r));
+            Some(r)
+        };
         let base = if with_tools {
             BASE_PROMPT
         } else {
             NO_TOOLS_PROMPT
         };
         let system = match &recalled {
-            Some(r) => format!("{base}\n\n{}", r.prompt),
+            Some(r) if !r.prompt.trim().is_empty() => format!("{base}\n\n{}", r.prompt),
+            Some(_) => base.to_owned(),
             None if ignore_memory => PLAIN_PROMPT.to_owned(),
             None => base.to_owned(),
         };
@@ -513,6 +515,7 @@ impl Turn {
         &self,
         vault: &Vault,
         client: &Client,
+        compact: bool,
         cancel: &CancellationToken,
     ) -> Result<RecallResult> {
         let surfaced = surfaced_of(&self.records);
@@ -528,6 +531,7 @@ impl Turn {
             query_vector: self.query_vector.clone(),
             session: Some(self.session.clone()),
             conflicted: self.conflicted.clone(),
+            compact,
             ..RecallRequest::default()
         };
         match recall_with_model(vault, client, &req, Utc::now(), RECALL_TIMEOUT, cancel).await {

@@ -13,6 +13,7 @@
 mod agent;
 pub mod gates;
 pub mod mechanical;
+pub mod planner;
 mod usage;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -366,7 +367,21 @@ async fn run_paths(
     let ws = scope.ws;
     {
         let mut use_mechanical = req.mechanical || client.is_none();
-        if let (false, Some(client)) = (use_mechanical, client) {
+        let road = match (use_mechanical, client) {
+            (false, Some(c)) => {
+                crate::planner::choice::decide(&scope.vault.home().root, c, scope.cancel)
+                    .await
+                    .road
+            }
+            _ => crate::planner::choice::Road::Tools,
+        };
+        let mut planned = false;
+        if let (false, Some(client), crate::planner::choice::Road::Planner) =
+            (use_mechanical, client, road)
+        {
+            planned = run_planner(scope, client, report, on_progress).await?;
+            use_mechanical = true;
+        } else if let (false, Some(client)) = (use_mechanical, client) {
             let run = agent::run(scope, client, snap, transcript_dirs(ws), on_progress).await?;
             report.notes.extend(run.notes);
             report.strategy = DreamStrategy::Agent;
@@ -390,16 +405,66 @@ async fn run_paths(
             }
         }
         if use_mechanical {
-            report.strategy = DreamStrategy::Mechanical;
+            report.strategy = if planned {
+                DreamStrategy::Planner
+            } else {
+                DreamStrategy::Mechanical
+            };
             on_progress(Progress::Phase("merging duplicate entries"));
-            // Plan from the files as they are now (after whatever the agent kept).
+            // Plan from the files as they are now (after whatever the agent or planner kept).
             let now = read_docs_as(scope.vault, ws, scope.origin);
             let plan = plan_of(&now);
-            report.merges.clone_from(&plan.merges);
-            report.entries_merged = apply_plan(scope, &now, &plan, &mut report.notes, on_progress)?;
+            report.merges.extend(plan.merges.iter().cloned());
+            report.entries_merged +=
+                apply_plan(scope, &now, &plan, &mut report.notes, on_progress)?;
         }
         Ok(())
     }
+}
+
+/// The planner path: the model's plan of merges and replacements, checked, then carried out as
+/// the mechanical plan is. Returns whether it changed anything. A plan that fails is a note:
+/// the mechanical pass still runs.
+async fn run_planner(
+    scope: Scope<'_>,
+    client: &Client,
+    report: &mut DreamReport,
+    on_progress: &mut (dyn FnMut(Progress<'_>) + Send),
+) -> Result<bool> {
+    on_progress(Progress::Phase(
+        "asking the model which memories say the same thing",
+    ));
+    let now = read_docs_as(scope.vault, scope.ws, scope.origin);
+    let listed = planner::list(&now);
+    if listed.len() < 2 {
+        return Ok(false);
+    }
+    let proposal = match planner::ask(client, &listed, scope.cancel).await {
+        Ok(p) => p,
+        Err(e) => {
+            report.notes.push(format!(
+                "the model's plan failed ({e}); the mechanical pass ran"
+            ));
+            return Ok(false);
+        }
+    };
+    let checked = planner::check(&listed, &proposal);
+    report
+        .notes
+        .extend(checked.refused.iter().map(|r| format!("planner: {r}")));
+    report.notes.extend(checked.suggested.iter().cloned());
+    let plan = planner::to_plan(&now, &checked);
+    if plan.changes.is_empty() {
+        report
+            .notes
+            .push("planner: the model found no memories to merge or replace".to_owned());
+        return Ok(false);
+    }
+    on_progress(Progress::Phase("merging what the model found"));
+    report.merges.extend(plan.merges.iter().cloned());
+    let merged = apply_plan(scope, &now, &plan, &mut report.notes, on_progress)?;
+    report.entries_merged += merged;
+    Ok(merged > 0)
 }
 
 /// Work out what changed against the snapshot, then meta.json and telemetry.
@@ -521,6 +586,7 @@ pub fn summary_line(r: &DreamReport) -> String {
                 parts.join(", "),
                 match r.strategy {
                     DreamStrategy::Agent => "agent",
+                    DreamStrategy::Planner => "planner",
                     DreamStrategy::Mechanical => "mechanical",
                 }
             )

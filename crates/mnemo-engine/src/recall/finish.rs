@@ -10,7 +10,9 @@ use chrono::{DateTime, Utc};
 use mnemo_core::{MemoryType, Result};
 use mnemo_store::Vault;
 
-use super::prompt::{MAX_BODY_CHARS, PromptMemory, age_text, build_block, cut_body_to};
+use super::prompt::{
+    MAX_BODY_CHARS, PromptMemory, age_text, build_block, build_compact, cut_body_to,
+};
 use super::{Carried, RecallRequest, RecallResult, Recalled, Strategy};
 use crate::chat::compact::estimate_tokens;
 
@@ -74,11 +76,19 @@ fn fit_block(
     index: &str,
     budget: Option<usize>,
     mut cuts: Vec<String>,
+    compact: bool,
 ) -> (String, usize, usize, usize, Vec<String>) {
     fn as_prompt(v: &[Shown]) -> Vec<PromptMemory<'_>> {
         v.iter().map(Shown::as_prompt).collect()
     }
     let render = |n_picks: usize, n_carried: usize, chars: usize, index: &str, cuts: &[String]| {
+        if compact {
+            return build_compact(
+                &as_prompt(&picks[..n_picks]),
+                &as_prompt(&carried[..n_carried]),
+                chars,
+            );
+        }
         build_block(
             &as_prompt(&picks[..n_picks]),
             &as_prompt(&carried[..n_carried]),
@@ -238,8 +248,14 @@ pub(super) fn finish(
             mnemo_store::memory_md::MAX_BYTES
         ));
     }
-    let (prompt, chars, n_picks, n_carried, cuts) =
-        fit_block(&shown, &carried, &index.text, req.budget_tokens, cuts);
+    let (prompt, chars, n_picks, n_carried, cuts) = fit_block(
+        &shown,
+        &carried,
+        &index.text,
+        req.budget_tokens,
+        cuts,
+        req.compact,
+    );
     let selected: Vec<Recalled> = picks
         .into_iter()
         .zip(shown)

@@ -138,6 +138,44 @@ pub fn build_block(
     p
 }
 
+/// The memory block for a small model without tools: what was recalled, one line each — its
+/// name and its body (in the user's own words, as the planner keeps facts), with its age when
+/// not today and a warning when its versions disagree. No rules, no index: measured with
+/// Qwen2.5-Coder-1.5B, the full block's rules and index drown the one memory that matters (a
+/// snack question took a recalled peanut allergy into account 0 times in 8 with it, 5 in 8
+/// with this). Empty when nothing was recalled.
+#[must_use]
+pub fn build_compact(
+    memories: &[PromptMemory<'_>],
+    carried: &[PromptMemory<'_>],
+    max_chars: usize,
+) -> String {
+    if memories.is_empty() && carried.is_empty() {
+        return String::new();
+    }
+    let mut p = String::from(
+        "## What the user told you before\n\
+         From earlier conversations, in their own words (\"I\" is the user):\n",
+    );
+    for m in memories.iter().chain(carried) {
+        let body = cut_body_to(m.body, m.path, max_chars)
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        p.push_str(&format!("- {}: {body}", m.name));
+        if m.age != "today" {
+            p.push_str(&format!(" (said {})", m.age));
+        }
+        if m.conflict {
+            p.push_str(" (two versions of this disagree: not certain)");
+        }
+        p.push('\n');
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,6 +223,20 @@ mod tests {
         ];
         let p = build_prompt(&mems, "- [Style](a.md) — terse\n");
         assert!(p.contains("## Before recommending from memory"));
+        let m = [PromptMemory {
+            path: "user_allergy.md",
+            name: "Allergy",
+            memory_type: Some(MemoryType::User),
+            age: "3 days ago",
+            body: "I'm allergic to peanuts\nand sesame",
+            conflict: true,
+        }];
+        let c = build_compact(&m, &[], MAX_BODY_CHARS);
+        assert_eq!(
+            c,
+            "## What the user told you before\nFrom earlier conversations, in their own words (\"I\" is the user):\n- Allergy: I'm allergic to peanuts and sesame (said 3 days ago) (two versions of this disagree: not certain)\n"
+        );
+        assert_eq!(build_compact(&[], &[], MAX_BODY_CHARS), "");
         assert!(p.contains("check that it still exists"));
         assert!(p.contains("ignore memory"));
         assert!(p.contains("never mention it"));
