@@ -13,6 +13,16 @@ npm --prefix ui run build >&2
 cargo build --release --locked -p mnemo-app -p mnemo-cli >&2
 bin="$CARGO_TARGET_DIR/release"
 
+# The model that comes with Mnemo, so chat answers with nothing else set up: llama-server (built
+# once into the cache) and Qwen2.5-Coder-1.5B (1.1 GB, fetched once into the shared models
+# folder; a stopped install resumes). Used while no model server is set in Settings.
+# MNEMO_NO_LOCAL_MODEL=1 skips it.
+if [ "${MNEMO_NO_LOCAL_MODEL:-}" != 1 ]; then
+  . scripts/llama.sh
+  "$bin/mnemo" model install >&2 \
+    || echo "The local model could not be installed (above: why); chat needs a model server set in Settings until it is." >&2
+fi
+
 if [ "${1:-}" = "--sample" ]; then
   shift
   export MNEMO_HOME="${XDG_CACHE_HOME:-$HOME/.cache}/mnemo-sample"

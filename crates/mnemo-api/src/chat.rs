@@ -439,7 +439,7 @@ impl Api {
             },
             turn_ok,
         );
-        let (mut result, follow) = result??;
+        let (mut result, follow) = result?.map_err(|e| self.model.explain_local(e))?;
         result.proposal = ended?.proposal;
         if let Some(proposal) = result.proposal {
             // Kept with the reply, so the chat says it after a reload too.

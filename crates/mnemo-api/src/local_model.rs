@@ -127,6 +127,19 @@ impl ModelState {
         Ok(client)
     }
 
+    /// A model error, said for the local model: its server ended during the call (a crash or a
+    /// kill), and the next message starts it again.
+    pub(crate) fn explain_local(&self, e: Error) -> Error {
+        if !self.is_local() || e.code != ErrorCode::ModelUnreachable {
+            return e;
+        }
+        Error::new(
+            ErrorCode::ModelUnreachable,
+            "the local model stopped during the reply (its server ended), so nothing was saved; \
+             your next message starts it again. If it keeps stopping, `mnemo model status` names its log.",
+        )
+    }
+
     /// [`Self::ready`], waited for on this (blocking) thread.
     pub(crate) fn ready_blocking(self: &Arc<Self>, home: &Path) -> Result<Arc<Client>> {
         if !self.is_local() {

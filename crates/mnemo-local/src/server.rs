@@ -24,7 +24,9 @@ use crate::install::installed;
 use crate::manifest::LocalModel;
 use crate::{LocalError, Result, io, size_words};
 
-/// Starts allowed within [`START_WINDOW`] (the first and three restarts after crashes).
+/// Starts allowed within [`START_WINDOW`] since the server last stopped on purpose (the first
+/// and three restarts after crashes): a stop by the watchdog or [`Supervisor::stop`] clears the
+/// record, a crash keeps it.
 pub const MAX_STARTS: usize = 4;
 /// The window [`MAX_STARTS`] counts in.
 pub const START_WINDOW: Duration = Duration::from_secs(600);
@@ -73,6 +75,8 @@ while kill -0 $srv 2>/dev/null; do
   done
   if [ "$quiet" -ge "$idle" ] || { [ "$live" = 0 ] && [ "$quiet" -ge "$grace" ]; }; then
     echo "mnemo: stopping the local model server (unused for ${quiet}s, $live live Mnemo processes)"
+    # A stop on purpose, not a crash: the record goes, so the next start is counted afresh.
+    rm -f "$dir/server.json"
     kill $srv 2>/dev/null
     break
   fi

@@ -197,6 +197,10 @@ async fn the_watchdog_stops_it_when_the_last_user_is_gone_or_it_is_idle() {
     let _lease = sup.lease().unwrap();
     sup.ensure().await.expect("started");
     until("stopped when idle", || sup.running().is_none()).await;
+    assert!(
+        sup.state().is_none(),
+        "a stop on purpose clears the crash record"
+    );
     let log = std::fs::read_to_string(sup.log_path()).unwrap();
     assert!(
         log.contains("mnemo: stopping the local model server (unused for"),

@@ -143,7 +143,8 @@ pub fn build_block(
 /// not today and a warning when its versions disagree. No rules, no index: measured with
 /// Qwen2.5-Coder-1.5B, the full block's rules and index drown the one memory that matters (a
 /// snack question took a recalled peanut allergy into account 0 times in 8 with it, 5 in 8
-/// with this). Empty when nothing was recalled.
+/// with this). Conversation records are shown only when no memory was recalled: they hold the
+/// assistant's old replies, which a small model repeats. Empty when nothing was recalled.
 #[must_use]
 pub fn build_compact(
     memories: &[PromptMemory<'_>],
@@ -153,11 +154,20 @@ pub fn build_compact(
     if memories.is_empty() && carried.is_empty() {
         return String::new();
     }
+    // Conversation records hold the assistant's old replies too: a small model repeats them.
+    // They are shown only when no memory was recalled (what was said, found by meaning).
+    let is_record = |m: &&PromptMemory<'_>| m.path.starts_with("chats/");
+    let any_memory = memories.iter().chain(carried).any(|m| !is_record(&m));
+    let shown: Vec<&PromptMemory<'_>> = memories
+        .iter()
+        .chain(carried)
+        .filter(|m| !(any_memory && is_record(m)))
+        .collect();
     let mut p = String::from(
         "## What the user told you before\n\
          From earlier conversations, in their own words (\"I\" is the user):\n",
     );
-    for m in memories.iter().chain(carried) {
+    for m in shown {
         let body = cut_body_to(m.body, m.path, max_chars)
             .lines()
             .map(str::trim)
@@ -237,6 +247,21 @@ mod tests {
             "## What the user told you before\nFrom earlier conversations, in their own words (\"I\" is the user):\n- Allergy: I'm allergic to peanuts and sesame (said 3 days ago) (two versions of this disagree: not certain)\n"
         );
         assert_eq!(build_compact(&[], &[], MAX_BODY_CHARS), "");
+        let record = PromptMemory {
+            path: "chats/2026/11/2026-11-29-s1.md",
+            name: "Chat",
+            memory_type: None,
+            age: "today",
+            body: "you: any snack?\nassistant: peanut butter toast",
+            conflict: false,
+        };
+        let with_both = build_compact(&[m[0].clone(), record.clone()], &[], MAX_BODY_CHARS);
+        assert!(!with_both.contains("peanut butter"), "{with_both}");
+        let alone = build_compact(&[record], &[], MAX_BODY_CHARS);
+        assert!(
+            alone.contains("- Chat: you: any snack? assistant: peanut butter toast"),
+            "{alone}"
+        );
         assert!(p.contains("check that it still exists"));
         assert!(p.contains("ignore memory"));
         assert!(p.contains("never mention it"));
