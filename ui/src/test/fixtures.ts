@@ -1,4 +1,5 @@
 import type {
+  LocalModelInfo,
   ApiError,
   ChangeSummary,
   ConversationEstimate,
@@ -333,3 +334,15 @@ export function estimate(extra: Partial<ConversationEstimate> = {}): Conversatio
     ...extra,
   };
 }
+
+/** The model that comes with Mnemo: installed, not running, not in use. */
+export const LOCAL_MODEL: LocalModelInfo = {
+  name: "qwen2.5-coder-1.5b-instruct",
+  size: "1.1 GB",
+  installed: true,
+  server_found: true,
+  in_use: false,
+  pid: null,
+  log: "/home/ana/.local/share/mnemo/local-model/server.log",
+  missing: null,
+};

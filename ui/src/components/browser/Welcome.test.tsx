@@ -2,11 +2,12 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { Welcome, WELCOMED_KEY, welcomed } from "./Welcome";
 import { commands } from "../../lib/bindings";
-import { MODEL_SETTINGS, SYNC_SETTINGS, WORKSPACES, ok } from "../../test/fixtures";
+import { MODEL_SETTINGS, SYNC_SETTINGS, WORKSPACES, ok, LOCAL_MODEL } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
     getModelSettings: vi.fn(),
+    localModel: vi.fn(),
     setModelSettings: vi.fn(),
     testModel: vi.fn(),
     modelList: vi.fn(),
@@ -22,9 +23,10 @@ const onModelSaved = vi.fn();
 const onClose = vi.fn();
 
 beforeEach(() => {
+  api.localModel.mockResolvedValue(ok(LOCAL_MODEL));
   localStorage.clear();
   for (const f of [onOpenWorkspace, onModelSaved, onClose]) f.mockReset();
-  api.getModelSettings.mockResolvedValue(ok({ ...MODEL_SETTINGS, base_url: "", model: "" }));
+  api.getModelSettings.mockResolvedValue(ok({ ...MODEL_SETTINGS, base_url: "", model: "", configured: false }));
   api.modelList.mockResolvedValue(ok([]));
   api.syncSettings.mockResolvedValue(ok(SYNC_SETTINGS));
 });
@@ -40,6 +42,10 @@ describe("the welcome", () => {
     expect(types).toEqual(["User", "Feedback", "Project", "Reference"]);
     expect(screen.getByTestId("welcome").textContent).toContain("for example “Keep answers short");
     await waitFor(() => expect(screen.getByTestId("welcome-model").textContent).toContain("skip this for now"));
+    // The model that comes with Mnemo is offered, with its size.
+    expect(screen.getByTestId("welcome-model").textContent).toContain(
+      "Mnemo comes with one that runs on this computer (1.1 GB): run `mnemo model install`",
+    );
   });
 
   it("lists the Claude Code and Qwen Code folders found, each to show", async () => {
@@ -75,5 +81,16 @@ describe("the welcome", () => {
     expect(onClose).toHaveBeenCalled();
     expect(localStorage.getItem(WELCOMED_KEY)).toBe("1");
     expect(welcomed()).toBe(true);
+  });
+
+  it("says the local model answers when it is the one in use", async () => {
+    api.getModelSettings.mockResolvedValue(ok({ ...MODEL_SETTINGS, base_url: "", model: "", configured: true, local_in_use: true }));
+    api.localModel.mockResolvedValue(ok({ ...LOCAL_MODEL, in_use: true }));
+    renderWelcome();
+    await waitFor(() =>
+      expect(screen.getByTestId("welcome-model").textContent).toBe(
+        "Chat and extraction use the model that comes with Mnemo, qwen2.5-coder-1.5b-instruct, on this computer. Installed (1.1 GB); it starts on this computer when a message needs it.",
+      ),
+    );
   });
 });

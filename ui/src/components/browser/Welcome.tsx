@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { commands } from "../../lib/bindings";
-import type { ModelSettings as Settings, WorkspaceInfo } from "../../lib/bindings";
+import type { LocalModelInfo, ModelSettings as Settings, WorkspaceInfo } from "../../lib/bindings";
+import { localModelText } from "../../lib/localModel";
 import { useCommand } from "../../lib/useCommand";
 import { printable } from "../../lib/printable";
 import { ModelSettings } from "../settings/ModelSettings";
@@ -52,12 +53,19 @@ export function Welcome({ workspaces, onOpenWorkspace, onModelSaved, onClose }: 
   const { run, cancel } = useCommand();
   const [model, setModel] = useState<Settings | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [local, setLocal] = useState<LocalModelInfo | null>(null);
 
   useEffect(() => {
     void run(commands.getModelSettings(), "welcome-model").then((answer) => {
       if (answer?.ok) setModel(answer.data);
     });
-    return () => cancel("welcome-model");
+    void run(commands.localModel(), "welcome-local").then((answer) => {
+      if (answer?.ok) setLocal(answer.data);
+    });
+    return () => {
+      cancel("welcome-model");
+      cancel("welcome-local");
+    };
   }, [run, cancel]);
 
   const found = workspaces.filter((w) => w.kind === "claude" || w.kind === "qwen");
@@ -65,7 +73,7 @@ export function Welcome({ workspaces, onOpenWorkspace, onModelSaved, onClose }: 
     rememberWelcomed();
     onClose();
   };
-  const configured = !!model && model.base_url.trim() !== "" && model.model.trim() !== "";
+  const configured = !!model && (model.configured ?? (model.base_url.trim() !== "" && model.model.trim() !== ""));
 
   return (
     <section className="welcome" aria-labelledby="welcome-title" data-testid="welcome">
@@ -92,9 +100,11 @@ export function Welcome({ workspaces, onOpenWorkspace, onModelSaved, onClose }: 
       <p data-testid="welcome-model">
         {model === null
           ? "Checking the model settings…"
-          : configured
-            ? `Chat and extraction use ${model.model} at ${model.base_url}.`
-            : "Chat and automatic memory need an OpenAI-compatible model server (Ollama, llama.cpp, LM Studio or a hosted API). Browsing, editing and search work without one, so you can also skip this for now."}
+          : model.local_in_use && local
+            ? `Chat and extraction use the model that comes with Mnemo, ${local.name}, on this computer. ${localModelText(local)}`
+            : configured
+              ? `Chat and extraction use ${model.model} at ${model.base_url}.`
+              : `Chat and automatic memory need a model. Mnemo comes with one that runs on this computer${local ? ` (${local.size})` : ""}: run \`mnemo model install\`. Or connect an OpenAI-compatible server (Ollama, llama.cpp, LM Studio or a hosted API). Browsing, editing and search work without one, so you can also skip this for now.`}
       </p>
       <button type="button" data-testid="welcome-connect" onClick={() => setSettingsOpen(true)}>
         {configured ? "Change the model…" : "Connect a model…"}

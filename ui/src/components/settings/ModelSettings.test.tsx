@@ -2,11 +2,12 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { ModelSettings } from "./ModelSettings";
 import { commands } from "../../lib/bindings";
-import { MODEL_SETTINGS, SYNC_SETTINGS, err, ok } from "../../test/fixtures";
+import { MODEL_SETTINGS, SYNC_SETTINGS, err, ok, LOCAL_MODEL } from "../../test/fixtures";
 
 vi.mock("../../lib/bindings", () => ({
   commands: {
     getModelSettings: vi.fn(),
+    localModel: vi.fn(),
     setModelSettings: vi.fn(),
     testModel: vi.fn(),
     modelList: vi.fn(),
@@ -23,6 +24,7 @@ const onSaved = vi.fn();
 const STORED = { ...MODEL_SETTINGS, has_key: true };
 
 beforeEach(() => {
+  api.localModel.mockResolvedValue(ok(LOCAL_MODEL));
   api.getModelSettings.mockResolvedValue(ok(STORED));
   api.setModelSettings.mockImplementation(async (s) => ok({ ...STORED, ...s, api_key: null }));
   api.modelList.mockResolvedValue(ok(["llama3.2", "qwen3:8b"]));
@@ -79,6 +81,8 @@ describe("model settings", () => {
         timeout_secs: 60,
         api_key: null,
         extraction: "auto",
+        // The local/server choice was not touched: the stored one stays.
+        local: null,
       }),
     );
     await waitFor(() => expect(onSaved).toHaveBeenCalledWith(expect.objectContaining({ model: "llama3.2" })));
@@ -86,6 +90,30 @@ describe("model settings", () => {
 
     fireEvent.click(screen.getByTestId("model-close"));
     expect(onClose).toHaveBeenCalled();
+  });
+
+  it("offers the local model beside a server: choosing it hides the server's fields and saves the choice", async () => {
+    await renderSettings();
+    expect(screen.getByTestId("model-local-status").textContent).toBe(
+      "qwen2.5-coder-1.5b-instruct. Installed (1.1 GB); it starts on this computer when a message needs it.",
+    );
+    const local = field("model-choice-local");
+    expect(local.checked).toBe(false);
+    fireEvent.click(local);
+    expect(screen.queryByTestId("model-base-url")).toBeNull();
+    fireEvent.click(screen.getByTestId("model-save"));
+    await waitFor(() => expect(api.setModelSettings).toHaveBeenCalledWith(expect.objectContaining({ local: true })));
+    // And back to the server: its fields return as they were.
+    fireEvent.click(field("model-choice-server"));
+    expect(field("model-base-url").value).toBe(STORED.base_url);
+  });
+
+  it("says what the local model still needs when it is not installed", async () => {
+    api.localModel.mockResolvedValue(ok({ ...LOCAL_MODEL, installed: false }));
+    await renderSettings();
+    await waitFor(() =>
+      expect(screen.getByTestId("model-local-status").textContent).toContain("Not installed yet (1.1 GB): run `mnemo model install`"),
+    );
   });
 
   it("sends a new key, or an empty one to remove the stored key", async () => {

@@ -3,7 +3,8 @@ import type { KeyboardEvent } from "react";
 import { Modal } from "../common/Modal";
 import { explain } from "../../lib/errors";
 import { commands } from "../../lib/bindings";
-import type { ModelSettings as Settings, SyncSettings as SyncSettingsValue } from "../../lib/bindings";
+import type { LocalModelInfo, ModelSettings as Settings, SyncSettings as SyncSettingsValue } from "../../lib/bindings";
+import { LocalModelChoice } from "./LocalModelChoice";
 import type { UiError } from "../../lib/transport";
 import { useCommand } from "../../lib/useCommand";
 import { InlineError } from "../common/InlineError";
@@ -35,6 +36,8 @@ interface Form {
   remove_key: boolean;
   /** How extraction and remember write. */
   extraction: ExtractionSetting;
+  /** The model that comes with Mnemo answers, not a server. */
+  local: boolean;
 }
 
 /** What each `MNEMO_LLM_*` variable overrides. */
@@ -55,6 +58,7 @@ function formOf(s: Settings): Form {
     api_key: "",
     remove_key: false,
     extraction: extractionSetting(s.extraction),
+    local: s.local_in_use ?? false,
   };
 }
 
@@ -67,7 +71,8 @@ function sameForm(a: Form, b: Form): boolean {
     a.timeout_secs === b.timeout_secs &&
     a.api_key === b.api_key &&
     a.remove_key === b.remove_key &&
-    a.extraction === b.extraction
+    a.extraction === b.extraction &&
+    a.local === b.local
   );
 }
 
@@ -76,8 +81,11 @@ function wholeNumber(text: string): number | null {
   return /^\d+$/.test(t) ? Number(t) : null;
 }
 
-/** The settings to send, or the reason the form cannot be sent. */
-function settingsToSave(f: Form): Settings | UiError {
+/**
+ * The settings to send, or the reason the form cannot be sent. `was`: the form as loaded — the
+ * local/server choice is sent only when the person changed it (else the stored one is kept).
+ */
+function settingsToSave(f: Form, was?: Form): Settings | UiError {
   const context_window = wholeNumber(f.context_window);
   if (context_window === null) return { code: "usage", message: "The context window must be a whole number of tokens." };
   const timeout_secs = wholeNumber(f.timeout_secs);
@@ -91,6 +99,7 @@ function settingsToSave(f: Form): Settings | UiError {
     // null keeps the stored key, "" removes it.
     api_key: f.api_key.trim() !== "" ? f.api_key.trim() : f.remove_key ? "" : null,
     extraction: f.extraction,
+    local: was && was.local === f.local ? null : f.local,
   };
 }
 
@@ -136,6 +145,7 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
   const [offered, setOffered] = useState<ModelList>(null);
   const [syncDirty, setSyncDirty] = useState(false);
   const [asking, setAsking] = useState(false);
+  const [localInfo, setLocalInfo] = useState<LocalModelInfo | null>(null);
   const { run, cancel } = useCommand();
 
   /** Asks the server at the typed base URL for its models (nothing is saved). */
@@ -163,9 +173,13 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
         void listModels(f);
       } else setLoadError(answer.error);
     });
+    void run(commands.localModel(), "local").then((answer) => {
+      if (answer?.ok) setLocalInfo(answer.data);
+    });
     return () => {
       cancel("load");
       cancel("models");
+      cancel("local");
     };
   }, [run, cancel, listModels]);
 
@@ -190,7 +204,7 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
   /** Saves the form; true when it was saved. */
   const save = async (): Promise<boolean> => {
     if (!form) return false;
-    const out = settingsToSave(form);
+    const out = settingsToSave(form, loaded ? formOf(loaded) : undefined);
     if ("code" in out) {
       setError(out);
       return false;
@@ -249,7 +263,7 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
   const testConnection = async () => {
     setTest(null);
     if (!form) return;
-    const values = settingsToSave(form);
+    const values = settingsToSave(form, loaded ? formOf(loaded) : undefined);
     if ("code" in values) {
       setError(values);
       return;
@@ -276,8 +290,8 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
         <section className="settings-section" aria-labelledby="model-section-title" data-testid="model-section">
           <h3 id="model-section-title">Model</h3>
           <p className="muted settings-intro">
-            Chat and extraction use an OpenAI-compatible server (Ollama, llama.cpp, LM Studio, vLLM, a hosted API…).
-            Browsing, search and recall work without one.
+            Chat and extraction use the model that comes with Mnemo, running on this computer, or an OpenAI-compatible
+            server. Browsing, search and recall work without either.
           </p>
           {loadError && <InlineError error={loadError} />}
           {!form && !loadError && <div className="muted">Loading…</div>}
@@ -291,6 +305,7 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
                 void saveChanged("model");
               }}
             >
+              <LocalModelChoice info={localInfo} local={form.local} onChange={(l) => set("local", l)} />
               {overrides.length > 0 && (
                 <ul className="env-overrides" data-testid="model-env-overrides">
                   {overrides.map((name) => (
@@ -300,112 +315,116 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
                   ))}
                 </ul>
               )}
-              <label className="field">
-                <span>Base URL{overridden("MNEMO_LLM_BASE_URL") && " (from MNEMO_LLM_BASE_URL)"}</span>
-                <input
-                  value={form.base_url}
-                  onChange={(e) => set("base_url", e.target.value)}
-                  onBlur={() => {
-                    if (form.base_url.trim() !== (offered?.url ?? "")) void listModels(form);
-                  }}
-                  placeholder="http://127.0.0.1:11434/v1"
-                  spellCheck={false}
-                  autoFocus={focus !== "sync"}
-                  data-testid="model-base-url"
-                />
-              </label>
-              <div className="field">
-                <label htmlFor="model-api-key">API key{overridden("MNEMO_LLM_API_KEY") && " (from MNEMO_LLM_API_KEY)"}</label>
-                <div className="field-row">
-                  <input
-                    id="model-api-key"
-                    className="grow"
-                    type="password"
-                    autoComplete="off"
-                    value={form.api_key}
-                    onChange={(e) => set("api_key", e.target.value)}
-                    placeholder={
-                      form.remove_key
-                        ? "The stored key will be removed on save"
-                        : loaded?.has_key && loaded.base_url.trim() !== form.base_url.trim()
-                          ? "The stored key stays with the old address: enter one for this server, or none"
-                          : loaded?.has_key
-                            ? "A key is stored — leave empty to keep it"
-                            : "None (not needed for local servers)"
-                    }
-                    data-testid="model-api-key"
-                  />
-                  {loaded?.has_key &&
-                    (form.remove_key ? (
-                      <button type="button" onClick={() => set("remove_key", false)} data-testid="model-keep-key">
-                        Keep key
-                      </button>
-                    ) : (
-                      <button
-                        type="button"
-                        className="danger-outline"
-                        onClick={() => {
-                          setForm((f) => (f ? { ...f, api_key: "", remove_key: true } : f));
-                          setNote(null);
-                        }}
-                        data-testid="model-remove-key"
-                      >
-                        Remove key
-                      </button>
-                    ))}
-                </div>
-              </div>
-              <div className="field-row">
-                <label className="field grow">
-                  <span>Model{overridden("MNEMO_LLM_MODEL") && " (from MNEMO_LLM_MODEL)"}</span>
-                  <input
-                    value={form.model}
-                    onChange={(e) => set("model", e.target.value)}
-                    placeholder="qwen3:8b"
-                    spellCheck={false}
-                    list="model-offered"
-                    aria-describedby="model-offered-note"
-                    data-testid="model-name"
-                  />
-                </label>
-                <label className="field grow">
-                  <span>Fast model (optional){overridden("MNEMO_LLM_FAST_MODEL") && " (from MNEMO_LLM_FAST_MODEL)"}</span>
-                  <input
-                    value={form.fast_model}
-                    onChange={(e) => set("fast_model", e.target.value)}
-                    placeholder="the main model"
-                    spellCheck={false}
-                    list="model-offered"
-                    data-testid="model-fast"
-                  />
-                </label>
-              </div>
-              <datalist id="model-offered">
-                {offered && "models" in offered && offered.models.map((m) => <option key={m} value={m} />)}
-              </datalist>
-              <p id="model-offered-note" className="muted model-offered" data-testid="model-offered">
-                {offeredText(offered, form.model)}
-              </p>
-              <div className="field-row">
-                <label className="field grow">
-                  <span>Context window (tokens)</span>
-                  <input
-                    inputMode="numeric"
-                    value={form.context_window}
-                    onChange={(e) => set("context_window", e.target.value)}
-                    data-testid="model-context"
-                  />
-                </label>
-                <label className="field grow">
-                  <span>Timeout (seconds)</span>
-                  <input
-                    inputMode="numeric"
-                    value={form.timeout_secs}
-                    onChange={(e) => set("timeout_secs", e.target.value)}
-                    data-testid="model-timeout"
-                  />
-                </label>
-              </div>
+              {!form.local && (
+                <>
+                  <label className="field">
+                    <span>Base URL{overridden("MNEMO_LLM_BASE_URL") && " (from MNEMO_LLM_BASE_URL)"}</span>
+                    <input
+                      value={form.base_url}
+                      onChange={(e) => set("base_url", e.target.value)}
+                      onBlur={() => {
+                        if (form.base_url.trim() !== (offered?.url ?? "")) void listModels(form);
+                      }}
+                      placeholder="http://127.0.0.1:11434/v1"
+                      spellCheck={false}
+                      autoFocus={focus !== "sync"}
+                      data-testid="model-base-url"
+                    />
+                  </label>
+                  <div className="field">
+                    <label htmlFor="model-api-key">API key{overridden("MNEMO_LLM_API_KEY") && " (from MNEMO_LLM_API_KEY)"}</label>
+                    <div className="field-row">
+                      <input
+                        id="model-api-key"
+                        className="grow"
+                        type="password"
+                        autoComplete="off"
+                        value={form.api_key}
+                        onChange={(e) => set("api_key", e.target.value)}
+                        placeholder={
+                          form.remove_key
+                            ? "The stored key will be removed on save"
+                            : loaded?.has_key && loaded.base_url.trim() !== form.base_url.trim()
+                              ? "The stored key stays with the old address: enter one for this server, or none"
+                              : loaded?.has_key
+                                ? "A key is stored — leave empty to keep it"
+                                : "None (not needed for local servers)"
+                        }
+                        data-testid="model-api-key"
+                      />
+                      {loaded?.has_key &&
+                        (form.remove_key ? (
+                          <button type="button" onClick={() => set("remove_key", false)} data-testid="model-keep-key">
+                            Keep key
+                          </button>
+                        ) : (
+                          <button
+                            type="button"
+                            className="danger-outline"
+                            onClick={() => {
+                              setForm((f) => (f ? { ...f, api_key: "", remove_key: true } : f));
+                              setNote(null);
+                            }}
+                            data-testid="model-remove-key"
+                          >
+                            Remove key
+                          </button>
+                        ))}
+                    </div>
+                  </div>
+                  <div className="field-row">
+                    <label className="field grow">
+                      <span>Model{overridden("MNEMO_LLM_MODEL") && " (from MNEMO_LLM_MODEL)"}</span>
+                      <input
+                        value={form.model}
+                        onChange={(e) => set("model", e.target.value)}
+                        placeholder="qwen3:8b"
+                        spellCheck={false}
+                        list="model-offered"
+                        aria-describedby="model-offered-note"
+                        data-testid="model-name"
+                      />
+                    </label>
+                    <label className="field grow">
+                      <span>Fast model (optional){overridden("MNEMO_LLM_FAST_MODEL") && " (from MNEMO_LLM_FAST_MODEL)"}</span>
+                      <input
+                        value={form.fast_model}
+                        onChange={(e) => set("fast_model", e.target.value)}
+                        placeholder="the main model"
+                        spellCheck={false}
+                        list="model-offered"
+                        data-testid="model-fast"
+                      />
+                    </label>
+                  </div>
+                  <datalist id="model-offered">
+                    {offered && "models" in offered && offered.models.map((m) => <option key={m} value={m} />)}
+                  </datalist>
+                  <p id="model-offered-note" className="muted model-offered" data-testid="model-offered">
+                    {offeredText(offered, form.model)}
+                  </p>
+                  <div className="field-row">
+                    <label className="field grow">
+                      <span>Context window (tokens)</span>
+                      <input
+                        inputMode="numeric"
+                        value={form.context_window}
+                        onChange={(e) => set("context_window", e.target.value)}
+                        data-testid="model-context"
+                      />
+                    </label>
+                    <label className="field grow">
+                      <span>Timeout (seconds)</span>
+                      <input
+                        inputMode="numeric"
+                        value={form.timeout_secs}
+                        onChange={(e) => set("timeout_secs", e.target.value)}
+                        data-testid="model-timeout"
+                      />
+                    </label>
+                  </div>
+                </>
+              )}
               <label className="field">
                 <span>How memories are written</span>
                 <select
