@@ -435,7 +435,7 @@ impl Api {
                 &client,
                 &req,
                 chrono::Utc::now(),
-                RECALL_TIMEOUT,
+                chat::recall_timeout(&client).max(RECALL_TIMEOUT),
                 &CancellationToken::new(),
             )
             .await

@@ -419,7 +419,9 @@ fn dream_forget_and_compaction_end_within_their_bounds() {
     for i in 0..5 {
         let msg = format!(
             "Turn {i}: here are my notes on the trip — {}",
-            "we compared flights, hotels and trains for the trip in detail. ".repeat(12)
+            // ~2,000 bytes a turn: five of them pass the window even without tool definitions
+            // (a model that has not proven tool use is offered none).
+            "we compared flights, hotels and trains for the trip in detail. ".repeat(32)
         );
         let mut args = vec!["chat"];
         if let Some(s) = &session {

@@ -56,6 +56,8 @@ pub enum Strategy {
     Model,
     /// Vectors fused with BM25.
     Hybrid,
+    /// Every memory: few enough to all go in (a model without tools, a small home).
+    All,
 }
 
 /// What to recall for.

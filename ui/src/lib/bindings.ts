@@ -1508,7 +1508,9 @@ export type Strategy =
 /**  The fast model chose. */
 "model" | 
 /**  Vectors fused with BM25. */
-"hybrid";
+"hybrid" | 
+/**  Every memory: few enough to all go in (a model without tools, a small home). */
+"all";
 
 /**  When, by what and why an entry was superseded. */
 export type Supersession = {

@@ -339,3 +339,12 @@ describe("/memory card figures", () => {
     expect(snap.byType.find((t) => t.key === "invalid")).toEqual({ key: "invalid", count: 1 });
   });
 });
+
+describe("how recall chose, in a sentence", () => {
+  it("says when every memory went to the model", async () => {
+    const { recallSentence, strategyText } = await import("./chat");
+    expect(recallSentence("all", 3)).toBe("Few enough to give the model all of them (3 memories).");
+    expect(strategyText("all")).toBe("all of them");
+    expect(recallSentence("model", 1)).toBe("The model read the list of 1 memory and picked these.");
+  });
+});

@@ -368,6 +368,7 @@ export const RECALL_STRATEGY_TEXT: Record<Strategy, string> = {
   heuristic: "heuristic (words)",
   model: "model",
   hybrid: "hybrid (meaning + words)",
+  all: "all of them",
 };
 
 export function strategyText(strategy: Strategy): string {
@@ -386,6 +387,8 @@ export function recallSentence(strategy: Strategy, scanned: number): string {
       return `The model read the list of ${from} and picked these.`;
     case "hybrid":
       return `Chosen by closeness in meaning and shared words, from ${from}.`;
+    case "all":
+      return `Few enough to give the model all of them (${from}).`;
     default:
       return `${strategyText(strategy)}, from ${from}.`;
   }

@@ -5,7 +5,7 @@ export function localModelText(m: LocalModelInfo): string {
   if (!m.installed) return `Not installed yet (${m.size}): run \`mnemo model install\`, or start Mnemo with scripts/run.sh, which installs it.`;
   if (!m.server_found) return m.missing ?? "llama-server was not found.";
   if (m.pid !== null) return `Installed and running on this computer (${m.size}).`;
-  return `Installed (${m.size}); it starts on this computer when a message needs it.`;
+  return `Installed (${m.size}); it starts when a message needs it.`;
 }
 
 /** Whether the local model can answer now (installed, and its server found). */

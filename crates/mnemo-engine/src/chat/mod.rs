@@ -28,6 +28,20 @@ const MAX_TOOL_ROUNDS: u32 = 5;
 pub const NEW_CHAT_TITLE: &str = "New chat";
 /// How long model recall may take before falling back to lexical.
 const RECALL_TIMEOUT: Duration = Duration::from_secs(10);
+/// The same for the model that comes with Mnemo: on two cores beside the embedding model and a
+/// build, its pick of memories took longer than 10 s, and the fallback could not link a snack
+/// question to a peanut allergy.
+const LOCAL_RECALL_TIMEOUT: Duration = Duration::from_secs(40);
+
+/// How long model recall may take with this client.
+#[must_use]
+pub fn recall_timeout(client: &mnemo_llm::Client) -> Duration {
+    if client.settings().local == Some(true) {
+        LOCAL_RECALL_TIMEOUT
+    } else {
+        RECALL_TIMEOUT
+    }
+}
 
 /// What one turn produced.
 #[derive(Debug, Clone, Serialize, Type)]

@@ -14,7 +14,7 @@ use super::markup::{MarkupFilter, strip_tool_markup};
 use super::sessions::{compacted_of, messages_of, recent_tools_of, surfaced_of};
 use super::{
     BASE_PROMPT, Compaction, MAX_TOOL_ROUNDS, NEW_CHAT_TITLE, NO_TOOLS_PROMPT, PLAIN_PROMPT,
-    RECALL_TIMEOUT, Record, Sessions, TurnEvent, TurnResult, is_command, model_error, status_text,
+    Record, Sessions, TurnEvent, TurnResult, is_command, model_error, recall_timeout, status_text,
 };
 use crate::agent::{AgentEvent, AgentLimits, AgentMachine, AgentOutcome};
 use crate::extract::{ExtractRequest, ExtractResult, ExtractStatus, run_extract};
@@ -534,7 +534,16 @@ impl Turn {
             compact,
             ..RecallRequest::default()
         };
-        match recall_with_model(vault, client, &req, Utc::now(), RECALL_TIMEOUT, cancel).await {
+        match recall_with_model(
+            vault,
+            client,
+            &req,
+            Utc::now(),
+            recall_timeout(client),
+            cancel,
+        )
+        .await
+        {
             Ok(r) => Ok(r),
             Err(_) => recall(vault, &req, Utc::now()),
         }

@@ -147,6 +147,9 @@ struct Selection {
     paths: Vec<String>,
 }
 
+/// Memories a compact block takes all of, without asking the model to pick.
+pub const COMPACT_ALL_MAX: usize = 8;
+
 /// Recall with model selection: one side query to the fast model with the manifest,
 /// JSON-schema output naming at most five paths; invented paths are rejected; a timeout, an
 /// error or an unusable answer falls back to the lexical path.
@@ -172,7 +175,48 @@ pub async fn recall_with_model(
     let docs = vault.list_indexed(Some(&ws.id), None)?;
     let preferred = super::lexical::ranked_paths(vault, req, MANIFEST_MAX_ITEMS)?;
     let (manifest_text, allowed) = manifest(&docs, &exclude, &preferred);
-    if allowed.is_empty() || req.query.trim().is_empty() || !model_selection_usable(client) {
+    if allowed.is_empty() || req.query.trim().is_empty() {
+        return recall(vault, req, now);
+    }
+    // A model without tools (the compact block): when the home's memories are few, every one
+    // goes in without a model call — no pick for a small model to miss, and a turn without the
+    // extra call (the 1.5B local model's pick took 3–40 s on two cores).
+    if req.compact {
+        let topics: Vec<&mnemo_store::index::DocSummary> = docs
+            .iter()
+            .filter(|d| allowed.contains(&d.path))
+            .filter(|d| {
+                mnemo_store::doc::doc_kind(&d.path) == Some(mnemo_store::doc::DocKind::Topic)
+            })
+            .collect();
+        if !topics.is_empty() && topics.len() <= COMPACT_ALL_MAX {
+            let picks = topics
+                .into_iter()
+                .map(|d| Pick {
+                    path: d.path.clone(),
+                    name: d.name.clone(),
+                    memory_type: d.memory_type,
+                    mtime: d.mtime.clone(),
+                    score: 1.0,
+                    vector: None,
+                    lexical: None,
+                    turns: None,
+                })
+                .collect();
+            let docs_scanned = u32::try_from(allowed.len()).unwrap_or(u32::MAX);
+            return finish(
+                vault,
+                &ws,
+                req,
+                picks,
+                Strategy::All,
+                docs_scanned,
+                started,
+                now,
+            );
+        }
+    }
+    if !model_selection_usable(client) {
         return recall(vault, req, now);
     }
     let schema = serde_json::json!({

@@ -89,7 +89,7 @@ describe("the welcome", () => {
     renderWelcome();
     await waitFor(() =>
       expect(screen.getByTestId("welcome-model").textContent).toBe(
-        "Chat and extraction use the model that comes with Mnemo, qwen2.5-coder-1.5b-instruct, on this computer. Installed (1.1 GB); it starts on this computer when a message needs it.",
+        "Chat and extraction use the model that comes with Mnemo (qwen2.5-coder-1.5b-instruct), which runs on this computer. Installed (1.1 GB); it starts when a message needs it.",
       ),
     );
   });

@@ -101,7 +101,7 @@ export function Welcome({ workspaces, onOpenWorkspace, onModelSaved, onClose }: 
         {model === null
           ? "Checking the model settings…"
           : model.local_in_use && local
-            ? `Chat and extraction use the model that comes with Mnemo, ${local.name}, on this computer. ${localModelText(local)}`
+            ? `Chat and extraction use the model that comes with Mnemo (${local.name}), which runs on this computer. ${localModelText(local)}`
             : configured
               ? `Chat and extraction use ${model.model} at ${model.base_url}.`
               : `Chat and automatic memory need a model. Mnemo comes with one that runs on this computer${local ? ` (${local.size})` : ""}: run \`mnemo model install\`. Or connect an OpenAI-compatible server (Ollama, llama.cpp, LM Studio or a hosted API). Browsing, editing and search work without one, so you can also skip this for now.`}

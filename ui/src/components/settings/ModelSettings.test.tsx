@@ -95,7 +95,7 @@ describe("model settings", () => {
   it("offers the local model beside a server: choosing it hides the server's fields and saves the choice", async () => {
     await renderSettings();
     expect(screen.getByTestId("model-local-status").textContent).toBe(
-      "qwen2.5-coder-1.5b-instruct. Installed (1.1 GB); it starts on this computer when a message needs it.",
+      "qwen2.5-coder-1.5b-instruct. Installed (1.1 GB); it starts when a message needs it.",
     );
     const local = field("model-choice-local");
     expect(local.checked).toBe(false);
