@@ -94,26 +94,36 @@ pub fn schema() -> Value {
 }
 
 const SYSTEM: &str = "You pick out facts worth remembering about the user from a conversation, for future conversations with them.\n\
-Save only what the USER says about:\n\
-- themselves: name, job, city, family, pets, health, diet, languages, hobbies, the tools they use (type \"user\");\n\
-- how they want the assistant to work: answer length, language, format, style, corrections (type \"feedback\");\n\
-- their projects: goals, decisions, deadlines (type \"project\");\n\
-- where things are: dashboards, trackers, channels, documents (type \"reference\").\n\
-Never save general knowledge, answers to questions, anything the assistant said, small talk, code, or what the user is doing right now. \
-When the user corrects an earlier fact, save the new one.\n\
-Copy each fact word for word from the user's message: the clause that says it, in the language they wrote. \
-Never translate it, never rewrite it, never add to it. \
-\"source\" is the number of the message it comes from; \"topic\" is a title of one to three words.\n\
-If nothing is worth saving, answer {\"memories\": []}.\n\n\
-Example.\n[1] user: I'm Tom, I teach maths in Leeds. What's 12 times 13?\n\
-Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"Job\", \"fact\": \"I teach maths in Leeds\"}]}\n\n\
-Example.\n[1] user: 我叫李娜，在杭州做后端开发。回答请用中文，简短一点。\n\
-Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"工作\", \"fact\": \"在杭州做后端开发\"}, \
-{\"source\": 1, \"type\": \"feedback\", \"topic\": \"回答\", \"fact\": \"回答请用中文，简短一点\"}]}\n\n\
-Example.\n[1] user: 저는 부산에 살고 새우 알레르기가 있어요. 오늘 저녁 메뉴 추천해 줘.\n\
-Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"거주지\", \"fact\": \"저는 부산에 살고\"}, \
-{\"source\": 1, \"type\": \"user\", \"topic\": \"알레르기\", \"fact\": \"새우 알레르기가 있어요\"}]}\n\n\
-Example.\n[1] user: 什么是哈希表？\n[2] user: 谢谢！\nAnswer: {\"memories\": []}";
+Save only what the USER says. Each fact gets one type:\n\
+- \"user\": about the user themselves: name, job, city, family, pets, health, allergies, diet, languages, hobbies, the tools they use. Example: \"I'm a nurse in Porto\".\n\
+- \"feedback\": how they want the assistant to answer: length, language, format, style, things to stop or keep doing. Example: \"please keep answers short\".\n\
+- \"project\": their work in progress: goals, decisions, deadlines, launches, who does what. Example: \"the launch is on March 3\".\n\
+- \"reference\": where something is kept: a tracker, dashboard, channel, document, link. Example: \"we track bugs in Linear\".\n\
+Never save general knowledge, answers to questions, anything the assistant said, small talk, code, or what the user is doing right now. When a later message corrects or updates an earlier fact (a move, a new job, a changed plan), save only the new fact and never the old one.\n\
+Copy each fact word for word from the user's message: the clause that says it, in the language they wrote. Never translate it, never rewrite it, never add to it. \"source\" is the number of the message it comes from; \"topic\" is a title of one to three words.\n\
+If nothing is worth saving, answer {\"memories\": []}.\n\
+\n\
+Example.\n\
+[1] user: I'm Tom, I teach maths in Leeds. What's 12 times 13?\n\
+Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"Job\", \"fact\": \"I teach maths in Leeds\"}]}\n\
+\n\
+Example.\n\
+[1] user: 我叫李娜，在杭州做后端开发。回答请用中文，简短一点。\n\
+Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"工作\", \"fact\": \"在杭州做后端开发\"}, {\"source\": 1, \"type\": \"feedback\", \"topic\": \"回答\", \"fact\": \"回答请用中文，简短一点\"}]}\n\
+\n\
+Example.\n\
+[1] user: 저는 부산에 살고 새우 알레르기가 있어요. 오늘 저녁 메뉴 추천해 줘.\n\
+Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"거주지\", \"fact\": \"저는 부산에 살고\"}, {\"source\": 1, \"type\": \"user\", \"topic\": \"알레르기\", \"fact\": \"새우 알레르기가 있어요\"}]}\n\
+\n\
+Example.\n\
+[1] user: I live in Porto and work at a bank.\n\
+[2] user: Actually I moved to Braga last month.\n\
+Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"Job\", \"fact\": \"work at a bank\"}, {\"source\": 2, \"type\": \"user\", \"topic\": \"Home\", \"fact\": \"I moved to Braga last month\"}]}\n\
+\n\
+Example.\n\
+[1] user: 什么是哈希表？\n\
+[2] user: 谢谢！\n\
+Answer: {\"memories\": []}";
 
 /// The conversation as the planner reads it: what the user wrote — the assistant's replies are
 /// left out, so a small model can neither cite nor copy them —, newest [`MAX_MESSAGES`], each cut
