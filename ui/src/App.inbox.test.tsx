@@ -37,6 +37,8 @@ vi.mock("./lib/bindings", () => ({
     history: vi.fn(),
     status: vi.fn(),
     getModelSettings: vi.fn(),
+    // The local model's state: not read in these tests (the welcome and settings say they could not).
+    localModel: vi.fn(async () => ({ status: "error", error: { code: "io", message: "not read in this test" } })),
     chatSessions: vi.fn(),
     chatTranscript: vi.fn(),
     tasks: vi.fn(),

@@ -11,6 +11,8 @@ import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, err, memoryStats, ok, proposalPage
 vi.mock("../../lib/bindings", () => ({
   commands: {
     getModelSettings: vi.fn(),
+    // The local model's state: not read in these tests (the welcome and settings say they could not).
+    localModel: vi.fn(async () => ({ status: "error", error: { code: "io", message: "not read in this test" } })),
     setModelSettings: vi.fn(),
     testModel: vi.fn(),
     modelList: vi.fn(),

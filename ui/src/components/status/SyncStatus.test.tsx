@@ -18,6 +18,8 @@ vi.mock("../../lib/bindings", () => ({
     syncSettings: vi.fn(),
     setSyncSettings: vi.fn(),
     getModelSettings: vi.fn(),
+    // The local model's state: not read in these tests (the welcome and settings say they could not).
+    localModel: vi.fn(async () => ({ status: "error", error: { code: "io", message: "not read in this test" } })),
     setModelSettings: vi.fn(),
     testModel: vi.fn(),
     modelList: vi.fn(),
