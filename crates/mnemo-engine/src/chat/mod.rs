@@ -108,7 +108,8 @@ const BASE_PROMPT: &str = "You are a helpful assistant with a persistent memory 
     You may read and update that memory with your tools when the user asks you to remember or forget something.";
 
 /// The memory prompt for a model offered no tools (it has not proven it can call them): what it
-/// remembers reaches it in the compact block below, and Mnemo saves what it learns after the turn.
+/// remembers reaches it in the compact block at the start of the person's message, and Mnemo
+/// saves what it learns after the turn.
 const NO_TOOLS_PROMPT: &str = "You are a helpful assistant who remembers this user. \
     The memories below are what they told you before, in their own words (\"I\" is the user). \
     Let every memory that bears on the question shape your answer, and say briefly when one does. \

@@ -138,9 +138,10 @@ pub fn build_block(
     p
 }
 
-/// The memory block for a small model without tools: what was recalled, one line each — its
-/// name and its body (in the user's own words, as the planner keeps facts), with its age when
-/// not today and a warning when its versions disagree. No rules, no index: measured with
+/// The memory block for a small model without tools, said as the person (the chat puts it at the
+/// start of their message): what was recalled, one line each — its name and its body (in their
+/// own words, as the planner keeps facts), with its age when not today and a warning when its
+/// versions disagree. No rules, no index: measured with
 /// Qwen2.5-Coder-1.5B, the full block's rules and index drown the one memory that matters (a
 /// snack question took a recalled peanut allergy into account 0 times in 8 with it, 5 in 8
 /// with this). Conversation records are shown only when no memory was recalled: they hold the
@@ -163,10 +164,8 @@ pub fn build_compact(
         .chain(carried)
         .filter(|m| !(any_memory && is_record(m)))
         .collect();
-    let mut p = String::from(
-        "## What the user told you before\n\
-         From earlier conversations, in their own words (\"I\" is the user):\n",
-    );
+    // Said as the person: the chat puts it at the start of their message.
+    let mut p = String::from("What I told you before:\n");
     for m in shown {
         let body = cut_body_to(m.body, m.path, max_chars)
             .lines()
@@ -183,6 +182,7 @@ pub fn build_compact(
         }
         p.push('\n');
     }
+    p.push_str("\nKeep these in mind when they matter.");
     p
 }
 
@@ -244,7 +244,7 @@ mod tests {
         let c = build_compact(&m, &[], MAX_BODY_CHARS);
         assert_eq!(
             c,
-            "## What the user told you before\nFrom earlier conversations, in their own words (\"I\" is the user):\n- Allergy: I'm allergic to peanuts and sesame (said 3 days ago) (two versions of this disagree: not certain)\n"
+            "What I told you before:\n- Allergy: I'm allergic to peanuts and sesame (said 3 days ago) (two versions of this disagree: not certain)\n\nKeep these in mind when they matter."
         );
         assert_eq!(build_compact(&[], &[], MAX_BODY_CHARS), "");
         let record = PromptMemory {
