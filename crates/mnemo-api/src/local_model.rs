@@ -156,14 +156,16 @@ impl Api {
     /// The local model: installed, found, in use, running.
     pub fn local_model(&self) -> Result<LocalModelInfo> {
         let home = &self.vault.home().root;
-        let found = mnemo_local::server::find_server().is_some();
+        // Looked for once: it lists the cache folder.
+        let server = mnemo_local::server::find_server();
+        let found = server.is_some();
         let is_installed = installed();
         let sup = mnemo_local::models_dir().map(|m| {
             Supervisor::with(
                 home,
                 QWEN_CODER_1_5B,
                 QWEN_CODER_1_5B.path(&m),
-                mnemo_local::server::find_server().unwrap_or_default(),
+                server.unwrap_or_default(),
             )
         });
         let missing = if !is_installed {
