@@ -16,7 +16,8 @@
 //! (`. <(scripts/eval-models.sh)` assembles the first two, `scripts/llama.sh` the third), served
 //! by `MNEMO_LLAMA_SERVER`. Options after `--`: `--paths planner,tools`, `--limit N` (first N
 //! conversations), `--every N` (every Nth: a subset across the languages), `--only <id prefix>`,
-//! `--lang en|zh|ja|ko`, `--verbose`.
+//! `--lang en|zh|ja|ko`, `--verbose`, `--heldout` (`heldout.json` instead: conversations written
+//! after the planner prompt was tuned on `eval.json`, never used to tune it).
 //!
 //! `cargo bench -p mnemo-engine --bench extraction -- --paths planner`. Under `cargo test`
 //! (no models) it checks its own scoring against the fake server with scripted plans.
@@ -119,6 +120,15 @@ impl Score {
             if let Some(s) = saved.iter().find(|s| e.held_by(&s.text)) {
                 self.kept += 1;
                 self.wrong_type += usize::from(s.memory_type != e.memory_type);
+                if verbose && s.memory_type != e.memory_type {
+                    println!(
+                        "    wrong type {}: {} saved as {}: {}",
+                        c.id,
+                        e.memory_type,
+                        s.memory_type,
+                        s.text.replace('\n', " | ")
+                    );
+                }
             } else if verbose {
                 println!("    missed  {}: {:?}", c.id, e.all);
             }
@@ -307,8 +317,10 @@ fn client(base_url: &str, model: &str, path: &str) -> Client {
     .unwrap()
 }
 
-fn load() -> Vec<Conversation> {
-    let path = Path::new(&manifest_dir()).join("benches/extraction/eval.json");
+fn load(file: &str) -> Vec<Conversation> {
+    let path = Path::new(&manifest_dir())
+        .join("benches/extraction")
+        .join(file);
     let eval: Eval = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     eval.conversations
 }
@@ -387,12 +399,17 @@ fn main() {
             .and_then(|i| args.get(i + 1))
             .cloned()
     };
-    let convs = load();
+    let convs = load("eval.json");
     assert!(
         convs.len() >= 55,
         "the eval holds {} conversations",
         convs.len()
     );
+    let convs = if args.iter().any(|a| a == "--heldout") {
+        load("heldout.json")
+    } else {
+        convs
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -211,9 +211,27 @@ pub fn check(
         // A fact the model copied with the user's question or request attached keeps its
         // statements (a feedback fact keeps its requests: they say how to work).
         let fact = without_questions(&fact, memory_type != MemoryType::Feedback);
+        if looks_like_code(&fact) {
+            dropped.push(drop(
+                "it is a line of code, not a fact about the user".to_owned(),
+            ));
+            continue;
+        }
+        if only_past(&fact) {
+            dropped.push(drop(
+                "it only says what used to be true; what is true now is what stays".to_owned(),
+            ));
+            continue;
+        }
         if !worth_keeping(&fact) {
             dropped.push(drop(
                 "too short, a question, small talk, or about the moment rather than something to remember".to_owned(),
+            ));
+            continue;
+        }
+        if memory_type == MemoryType::Feedback && is_one_time_request(&fact) {
+            dropped.push(drop(
+                "it is a one-time request, not a standing wish for how to answer".to_owned(),
             ));
             continue;
         }
@@ -317,7 +335,93 @@ const SMALL_TALK: &[&str] = &[
     "你好",
     "再见",
     "就这些",
+    "nice to meet you",
+    "perfect",
+    "that fixed it",
+    "that worked",
+    "got it",
+    "no more questions",
+    "no other questions",
+    "はじめまして",
+    "よろしくお願いします",
+    "明白了",
+    "没有别的问题了",
+    "没有问题了",
+    "처음 뵙겠습니다",
+    "반가워요",
 ];
+
+/// What says a fact is past ("I used to live in Beijing", "대학원생이라고 했었는데")…
+const PAST: &[&str] = &[
+    "used to",
+    "earlier i told you",
+    "i told you before",
+    "previously",
+    "formerly",
+    "out of date",
+    "no longer",
+    "not anymore",
+    "我之前",
+    "我以前",
+    "之前我",
+    "以前我",
+    "我曾经",
+    "我原来",
+    "以前は",
+    "昔は",
+    "していましたが",
+    "でしたが",
+    "했었는데",
+    "였는데",
+    "이었는데",
+    "전에는",
+    "예전에",
+];
+/// …and what says it also holds what is true now ("…, now I live in Hangzhou").
+const NOW: &[&str] = &[
+    "now",
+    "currently",
+    "these days",
+    "moved",
+    "switched",
+    "joined",
+    "现在",
+    "目前",
+    "如今",
+    "搬到",
+    "今は",
+    "現在",
+    "이제",
+    "지금",
+    "요즘",
+];
+
+/// Whether a fact only says what used to be true: a correction's old half, which the new fact
+/// replaces (saved, it would be recalled as if it still held).
+fn only_past(fact: &str) -> bool {
+    let f = tokenize::fold(fact);
+    PAST.iter().any(|w| f.contains(w)) && !NOW.iter().any(|w| f.contains(w))
+}
+
+/// Question words, and the words that follow one in a question ("how should I …").
+const ASKING: &[&str] = &["how", "what", "which", "where", "when", "why", "who"];
+const ASKING_AUX: &[&str] = &[
+    "should", "can", "could", "would", "do", "does", "did", "is", "are", "will", "shall", "might",
+];
+
+/// Whether a fact is worded as a question though its `?` was left off ("How should I taper",
+/// "Should I …").
+fn question_form(fact: &str) -> bool {
+    let f = tokenize::fold(fact);
+    let mut words = f
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty());
+    let (Some(first), Some(second)) = (words.next(), words.next()) else {
+        return false;
+    };
+    (ASKING.contains(&first) && ASKING_AUX.contains(&second))
+        || (ASKING_AUX.contains(&first) && ["i", "we", "you", "there", "it"].contains(&second))
+}
 
 /// At least [`MIN_FACT_WIDTH`](crate::extract::MIN_FACT_WIDTH) (see [`fact_width`]) beside any greeting or thanks, not a question,
 /// not about the moment.
@@ -329,6 +433,7 @@ fn worth_keeping(fact: &str) -> bool {
     if fact_width(&rest) < crate::extract::MIN_FACT_WIDTH
         || fact.ends_with('?')
         || fact.ends_with('？')
+        || question_form(fact)
     {
         return false;
     }
@@ -343,6 +448,25 @@ fn worth_keeping(fact: &str) -> bool {
     let words = format!(" {words} ");
     !MOMENT.iter().any(|m| words.contains(&format!(" {m} ")))
         && !MOMENT_CJK.iter().any(|m| fact.contains(m))
+}
+
+/// Whether a "fact" is a line of code the model copied: it ends as a code line does (`:`,
+/// `;`, `{`), holds braces or code operators, or is dense with code punctuation. Prose that names code (`use \`unknown\`; never \`any\``) passes.
+fn looks_like_code(fact: &str) -> bool {
+    let t = fact.trim();
+    if t.ends_with([':', ';', '{']) || t.contains(['{', '}']) {
+        return true;
+    }
+    if ["=>", "==", "+=", "!=", "::", "->"]
+        .iter()
+        .any(|op| t.contains(op))
+    {
+        return true;
+    }
+    let chars: Vec<char> = t.chars().collect();
+    let solid = chars.iter().filter(|c| !c.is_whitespace()).count();
+    let punct = chars.iter().filter(|c| "()[]<>=;".contains(**c)).count();
+    solid > 0 && punct * 100 >= solid * 12
 }
 
 /// Openings and endings of a request to the assistant ("Tell me a joke", "帮我翻译", "教えて").
@@ -378,6 +502,8 @@ const REQUEST_MARKS: &[&str] = &[
     "言って",
     "ちょうだい",
     "줄래",
+    "해 줘",
+    "해줘",
     "알려줘",
     "알려 줘",
     "추천해",
@@ -392,6 +518,86 @@ fn is_request(fact: &str) -> bool {
             rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_alphanumeric())
         })
     }) || REQUEST_MARKS.iter().any(|m| f.contains(m))
+}
+
+/// Openings of a request for one thing now ("Tell me a joke about databases").
+const ONE_TIME_STARTS: &[&str] = &[
+    "tell me",
+    "give me",
+    "show me",
+    "help me",
+    "explain",
+    "translate",
+    "suggest",
+    "recommend",
+    "write me",
+    "quiz me",
+    "帮我",
+    "给我",
+    "告诉我",
+];
+/// Words that make a request stand for later answers ("always", "from now on", "以后", "항상"),
+/// or set one way against another ("in Vim notation, not VS Code ones").
+const STANDING: &[&str] = &[
+    "always",
+    "never",
+    "from now on",
+    "whenever",
+    "every time",
+    "each time",
+    "in future",
+    "in the future",
+    "going forward",
+    "anymore",
+    "any more",
+    "don't",
+    "do not",
+    "stop ",
+    "keep ",
+    "when you",
+    "总是",
+    "一直",
+    "以后",
+    "每次",
+    "永远",
+    "不要",
+    "别",
+    "いつも",
+    "今後",
+    "これから",
+    "毎回",
+    "しないで",
+    "항상",
+    "앞으로",
+    "매번",
+    "늘 ",
+    "하지 마",
+    "not ",
+    "instead",
+    "rather than",
+    "for any",
+    "for all",
+    "every",
+    "all my",
+    "而不是",
+    "不用",
+    "じゃなくて",
+    "ではなく",
+    "말고",
+    "대신",
+];
+
+/// Whether a feedback "fact" asks for one thing now rather than saying how to answer from now
+/// on: it opens or ends as a request and holds no word that makes it stand.
+fn is_one_time_request(fact: &str) -> bool {
+    let f = tokenize::fold(fact);
+    let f = f.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let asks = ONE_TIME_STARTS.iter().any(|w| {
+        f.strip_prefix(w).is_some_and(|rest| {
+            rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_alphanumeric())
+        })
+    }) || REQUEST_MARKS.iter().any(|m| f.contains(m));
+    asks && !STANDING.iter().any(|w| f.contains(w))
 }
 
 /// The fact without its question sentences ("Adopted a puppy named Biscuit! How often should
@@ -452,6 +658,90 @@ mod tests {
                 text: (*t).to_owned(),
             })
             .collect()
+    }
+
+    #[test]
+    fn one_time_requests_are_not_feedback_but_standing_wishes_are() {
+        for once in [
+            "Tell me a joke about databases",
+            "Explain what a hash map is in simple terms",
+            "帮我翻译这句话",
+            "何か面白いダジャレを一つ言って",
+        ] {
+            assert!(is_one_time_request(once), "{once}");
+        }
+        for standing in [
+            "Please keep answers short",
+            "Explain things without jargon from now on",
+            "Always answer in Spanish",
+            "Give me shortcuts in Vim notation, never VS Code ones",
+            "give me shortcuts in Vim notation, not VS Code ones",
+            "回答请用中文，简短一点",
+            "以后帮我把代码注释写成英文",
+            "파이썬 코드 써 줄 때는 항상 타입 힌트를 넣고",
+        ] {
+            assert!(!is_one_time_request(standing), "{standing}");
+        }
+    }
+
+    #[test]
+    fn past_only_facts_and_unmarked_questions_are_not_kept() {
+        for past in [
+            "Earlier I told you I'm vegan, but that's out of date",
+            "我之前住在北京",
+            "대학원생이라고 했었는데",
+            "I used to work at a bank",
+        ] {
+            assert!(only_past(past), "{past}");
+        }
+        for now in [
+            "I used to live in Beijing, now I live in Hangzhou",
+            "I moved to Munich last month",
+            "以前住北京，现在搬到杭州了",
+            "必须在11月20日之前上线",
+            "名前はアナです",
+            "I'm allergic to peanuts",
+        ] {
+            assert!(!only_past(now), "{now}");
+        }
+        for q in [
+            "How should I taper",
+            "Should I stretch first",
+            "what is a hash map",
+        ] {
+            assert!(question_form(q), "{q}");
+        }
+        for statement in [
+            "How I work: mornings only",
+            "I should stretch more",
+            "When deploys run we watch Grafana",
+        ] {
+            assert!(!question_form(statement), "{statement}");
+        }
+    }
+
+    #[test]
+    fn lines_of_code_are_not_facts() {
+        for code in [
+            "def show(items):",
+            "for i in items:",
+            "print(show([1, 2, 3]))",
+            "function total(a, b) { return",
+            "console. log(total(1, 2));",
+            "let x == y",
+        ] {
+            assert!(looks_like_code(code), "{code}");
+        }
+        for prose in [
+            "In TypeScript never suggest `any`; use `unknown` and narrow it",
+            "bugs go in the Linear project MOB (not GitHub issues)",
+            "I live in Toronto, but please always use metric units",
+            "需求和缺陷统一记在 Jira 的 PAY 项目里",
+            "if p99 goes above 800 ms we roll back",
+            "four spaces, type hints, and f-strings rather than .format()",
+        ] {
+            assert!(!looks_like_code(prose), "{prose}");
+        }
     }
 
     #[test]

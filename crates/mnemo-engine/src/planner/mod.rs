@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod choice;
+pub mod corrections;
 pub mod probe;
 
 use std::collections::{BTreeMap, HashSet};
@@ -77,13 +78,13 @@ pub fn schema() -> Value {
                     "type": "object",
                     "properties": {
                         "source": {"type": "integer", "minimum": 1},
+                        "fact": {"type": "string", "maxLength": 300},
                         "type": {"type": "string", "enum": ["user", "feedback", "project", "reference"]},
                         "topic": {"type": "string", "maxLength": 60},
-                        "fact": {"type": "string", "maxLength": 300},
                         "why": {"type": "string", "maxLength": 200},
                         "how_to_apply": {"type": "string", "maxLength": 200}
                     },
-                    "required": ["source", "type", "topic", "fact"],
+                    "required": ["source", "fact", "type", "topic"],
                     "additionalProperties": false
                 }
             }
@@ -94,31 +95,32 @@ pub fn schema() -> Value {
 }
 
 const SYSTEM: &str = "You pick out facts worth remembering about the user from a conversation, for future conversations with them.\n\
-Save only what the USER says. Each fact gets one type:\n\
-- \"user\": about the user themselves: name, job, city, family, pets, health, allergies, diet, languages, hobbies, the tools they use. Example: \"I'm a nurse in Porto\".\n\
-- \"feedback\": how they want the assistant to answer: length, language, format, style, things to stop or keep doing. Example: \"please keep answers short\".\n\
-- \"project\": their work in progress: goals, decisions, deadlines, launches, who does what. Example: \"the launch is on March 3\".\n\
-- \"reference\": where something is kept: a tracker, dashboard, channel, document, link. Example: \"we track bugs in Linear\".\n\
+Save only what the USER says. Copy each fact word for word from the user's message: the clause that says it, in the language they wrote. Never translate it, never rewrite it, never add to it. \"source\" is the number of the message it comes from.\n\
+Then give the fact its type, asking in this order and taking the first that fits:\n\
+1. \"reference\": does it say where something is kept or where things go: a tracker, board, dashboard, channel, document, folder, link? Example: \"alerts go to the #ops channel\".\n\
+2. \"feedback\": is it a standing wish for how the assistant should answer from now on: length, language, units, format, code style, things to stop or keep doing? Example: \"please keep answers short\". A one-time request (\"explain X\", \"tell me a joke\") is not a fact at all.\n\
+3. \"project\": is it about work in progress: a goal, decision, deadline, launch, who does what? Example: \"the launch is on March 3\".\n\
+4. \"user\": otherwise, about the user themselves: name, job, city, family, pets, health, allergies, diet, languages, hobbies, the tools they use. Example: \"I'm a nurse in Porto\".\n\
+\"topic\" is a title of one to three words for what the fact is about, in the fact's language.\n\
 Never save general knowledge, answers to questions, anything the assistant said, small talk, code, or what the user is doing right now. When a later message corrects or updates an earlier fact (a move, a new job, a changed plan), save only the new fact and never the old one.\n\
-Copy each fact word for word from the user's message: the clause that says it, in the language they wrote. Never translate it, never rewrite it, never add to it. \"source\" is the number of the message it comes from; \"topic\" is a title of one to three words.\n\
 If nothing is worth saving, answer {\"memories\": []}.\n\
 \n\
 Example.\n\
 [1] user: I'm Tom, I teach maths in Leeds. What's 12 times 13?\n\
-Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"Job\", \"fact\": \"I teach maths in Leeds\"}]}\n\
+Answer: {\"memories\": [{\"source\": 1, \"fact\": \"I teach maths in Leeds\", \"type\": \"user\", \"topic\": \"Job\"}]}\n\
 \n\
 Example.\n\
-[1] user: 我叫李娜，在杭州做后端开发。回答请用中文，简短一点。\n\
-Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"工作\", \"fact\": \"在杭州做后端开发\"}, {\"source\": 1, \"type\": \"feedback\", \"topic\": \"回答\", \"fact\": \"回答请用中文，简短一点\"}]}\n\
+[1] user: 我叫李娜，在杭州做后端开发。回答请用中文，简短一点。我们的需求都记在 Jira 里。\n\
+Answer: {\"memories\": [{\"source\": 1, \"fact\": \"在杭州做后端开发\", \"type\": \"user\", \"topic\": \"职业\"}, {\"source\": 1, \"fact\": \"回答请用中文，简短一点\", \"type\": \"feedback\", \"topic\": \"回答方式\"}, {\"source\": 1, \"fact\": \"我们的需求都记在 Jira 里\", \"type\": \"reference\", \"topic\": \"需求\"}]}\n\
 \n\
 Example.\n\
 [1] user: 저는 부산에 살고 새우 알레르기가 있어요. 오늘 저녁 메뉴 추천해 줘.\n\
-Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"거주지\", \"fact\": \"저는 부산에 살고\"}, {\"source\": 1, \"type\": \"user\", \"topic\": \"알레르기\", \"fact\": \"새우 알레르기가 있어요\"}]}\n\
+Answer: {\"memories\": [{\"source\": 1, \"fact\": \"저는 부산에 살고\", \"type\": \"user\", \"topic\": \"거주지\"}, {\"source\": 1, \"fact\": \"새우 알레르기가 있어요\", \"type\": \"user\", \"topic\": \"알레르기\"}]}\n\
 \n\
 Example.\n\
 [1] user: I live in Porto and work at a bank.\n\
 [2] user: Actually I moved to Braga last month.\n\
-Answer: {\"memories\": [{\"source\": 1, \"type\": \"user\", \"topic\": \"Job\", \"fact\": \"work at a bank\"}, {\"source\": 2, \"type\": \"user\", \"topic\": \"Home\", \"fact\": \"I moved to Braga last month\"}]}\n\
+Answer: {\"memories\": [{\"source\": 1, \"fact\": \"work at a bank\", \"type\": \"user\", \"topic\": \"Job\"}, {\"source\": 2, \"fact\": \"I moved to Braga last month\", \"type\": \"user\", \"topic\": \"Home\"}]}\n\
 \n\
 Example.\n\
 [1] user: 什么是哈希表？\n\
@@ -344,9 +346,20 @@ pub fn apply(
     said: &[Said],
     patches: &[Patch],
 ) -> Applied {
-    let (kept, mut dropped) = check(patches, said, existing);
+    let (kept, dropped) = check(patches, said, existing);
+    write(tools, docs, &kept, dropped, patches.len())
+}
+
+/// Write checked facts through `tools`; a refused write adds its facts to `dropped`.
+pub fn write(
+    tools: &mut MemoryTools<'_>,
+    docs: &[DocSummary],
+    kept: &[Kept],
+    mut dropped: Vec<Dropped>,
+    proposed: usize,
+) -> Applied {
     let mut written = 0;
-    for (path, target) in targets(&kept, docs) {
+    for (path, target) in targets(kept, docs) {
         let out = tools.write_from(&path, |cur| render(cur, &target));
         if out.ok {
             written += target.entries.len();
@@ -360,7 +373,7 @@ pub fn apply(
         }
     }
     Applied {
-        proposed: patches.len(),
+        proposed,
         written,
         dropped,
     }
@@ -369,7 +382,8 @@ pub fn apply(
 /// Most topic files whose entries a plan is compared with (the newest).
 pub const MAX_COMPARED_FILES: usize = 400;
 
-/// One planner job within `within` (and [`PLAN_TIMEOUT`]): ask, check, write (through `tools`,
+/// One planner job within `within` (and [`PLAN_TIMEOUT`]): ask, check, take out what a later
+/// message corrected ([`corrections`]), write (through `tools`,
 /// which carries the run's origin and change group). `Err` when the model could not be asked,
 /// did not answer in time or answered unusably; then nothing was written.
 #[allow(clippy::too_many_arguments)]
@@ -386,6 +400,7 @@ pub async fn run(
     if !said.iter().any(|s| s.user) {
         return Ok(Applied::default());
     }
+    let started = std::time::Instant::now();
     let within = within.min(PLAN_TIMEOUT);
     let patches = match tokio::time::timeout(within, ask(client, said, remember, cancel)).await {
         Ok(r) => r?,
@@ -401,7 +416,10 @@ pub async fn run(
             .take(MAX_COMPARED_FILES)
             .filter_map(|d| vault.get(workspace, &d.path).ok().map(|x| x.body)),
     );
-    Ok(apply(tools, &docs, &existing, said, &patches))
+    let (mut kept, mut dropped) = check(&patches, said, &existing);
+    let left = within.saturating_sub(started.elapsed());
+    corrections::apply(client, &mut kept, said, &mut dropped, left, cancel).await;
+    Ok(write(tools, &docs, &kept, dropped, patches.len()))
 }
 
 /// Every entry summary saved in a workspace's topic docs, as [`fact_key`]s (what a patch must

@@ -4,6 +4,7 @@
 
 mod agent;
 mod chat;
+mod corrections;
 mod dream;
 mod extract;
 mod faults;

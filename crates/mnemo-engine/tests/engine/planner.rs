@@ -15,7 +15,7 @@ use serde_json::json;
 
 use crate::vault;
 
-fn client_with(fake: &FakeModel, extraction: Extraction) -> Client {
+pub(crate) fn client_with(fake: &FakeModel, extraction: Extraction) -> Client {
     let mut c = Client::new(LlmSettings {
         base_url: fake.base_url().to_owned(),
         model: "fake-main".into(),
@@ -29,7 +29,7 @@ fn client_with(fake: &FakeModel, extraction: Extraction) -> Client {
     c
 }
 
-async fn extract(v: &Vault, c: &Client, transcript: &[Message]) -> ExtractResult {
+pub(crate) async fn extract(v: &Vault, c: &Client, transcript: &[Message]) -> ExtractResult {
     let req = ExtractRequest {
         workspace: "personal",
         session_id: "s1",
