@@ -94,6 +94,7 @@ macro_rules! for_each_command {
             local_model() -> $crate::LocalModelInfo;
             local_model_start() -> $crate::LocalModelInfo;
             local_model_stop() -> $crate::LocalModelInfo;
+            local_model_install() -> $crate::reexports::TaskInfo;
             memory_status(workspace: String, session: Option<String>) -> String;
             chat_sessions(workspace: String) -> Vec<$crate::reexports::SessionInfo>;
             chat_create(workspace: String, title: Option<String>) -> $crate::reexports::SessionInfo;

@@ -8,10 +8,11 @@
 use std::path::Path;
 use std::sync::{Arc, PoisonError};
 
-use mnemo_core::{Error, ErrorCode, Result};
+use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskStatus};
 use mnemo_llm::{Client, LlmSettings};
 use mnemo_local::manifest::QWEN_CODER_1_5B;
 use mnemo_local::{LocalError, Supervisor};
+use mnemo_store::tasks::{TaskInfo, TaskResult};
 use serde::{Deserialize, Serialize};
 use specta::Type;
 
@@ -201,6 +202,74 @@ impl Api {
             .block_on(async move { sup.ensure().await })?
             .map_err(|e| error_of(&e))?;
         self.local_model()
+    }
+
+    /// Install the local model in the background, as a task (`model_install`) whose phase says
+    /// how far it has got ("part 3 of 22: 157.3 MB of 1.1 GB, 21.4 MB/s, about 48 s left"); it
+    /// can be cancelled (it stops before the next part, and the next install resumes there).
+    /// Already installed: a task completed at once that says so.
+    pub fn local_model_install(&self) -> Result<TaskInfo> {
+        let models = mnemo_local::models_dir().ok_or_else(|| {
+            Error::new(
+                ErrorCode::Io,
+                "this system names no data folder for the shared models folder: set XDG_DATA_HOME",
+            )
+        })?;
+        let (mut task, token) = self.tasks.create(TaskKind::ModelInstall, "*", None);
+        let started = task.clone();
+        let api = self.clone();
+        std::thread::Builder::new()
+            .name("mnemo-model-install".into())
+            .spawn(move || {
+                task.set_status(TaskStatus::Running);
+                task.phase = Some(format!(
+                    "Fetching {} ({})",
+                    QWEN_CODER_1_5B.name,
+                    mnemo_local::size_words(QWEN_CODER_1_5B.size())
+                ));
+                api.tasks.save(&task);
+                let probe = task.clone();
+                let mut shown = task.clone();
+                let out = mnemo_local::install_with(
+                    &QWEN_CODER_1_5B,
+                    &models,
+                    &mnemo_local::wheel_cache(),
+                    &mnemo_local::python(),
+                    |p| {
+                        shown.phase = Some(p.line());
+                        api.tasks.save(&shown);
+                    },
+                    || api.tasks.cancelled(&probe, &token),
+                );
+                task.phase = shown.phase;
+                match out {
+                    Ok(path) => {
+                        task.result = Some(TaskResult {
+                            summary: format!(
+                                "{} ({}) is installed in {}",
+                                QWEN_CODER_1_5B.name,
+                                mnemo_local::size_words(QWEN_CODER_1_5B.size()),
+                                path.display()
+                            ),
+                            files: Vec::new(),
+                            group: None,
+                            touched_types: Vec::new(),
+                            dream: None,
+                            undone_by: None,
+                            proposal: None,
+                        });
+                        api.tasks.finish(&mut task, TaskStatus::Completed, None);
+                    }
+                    Err(e) => {
+                        let reason = matches!(e, LocalError::Stopped(..)).then_some("cancelled");
+                        task.error = Some(e.to_string());
+                        api.tasks
+                            .finish(&mut task, TaskStatus::Failed, reason.or(Some("error")));
+                    }
+                }
+            })
+            .map_err(|e| Error::io("starting the install", &e))?;
+        Ok(started)
     }
 
     /// Stop the local model's server (it starts again when a message needs it).

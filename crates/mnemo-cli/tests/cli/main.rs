@@ -17,6 +17,7 @@ mod hybrid;
 mod import;
 mod mcp;
 mod memory_jobs;
+mod model_install;
 mod qwen_layers;
 mod review;
 mod review_faults;

@@ -36,6 +36,7 @@ const renderWelcome = (workspaces = WORKSPACES) =>
 
 describe("the welcome", () => {
   it("says what Mnemo is and explains the four memory types with an example each", async () => {
+    api.localModel.mockResolvedValue(ok({ ...LOCAL_MODEL, installed: false }));
     renderWelcome();
     expect(screen.getByRole("heading", { name: "Welcome to Mnemo" })).toBeTruthy();
     const types = within(screen.getByTestId("welcome").querySelector("dl")!).getAllByRole("term").map((t) => t.textContent);
@@ -44,8 +45,9 @@ describe("the welcome", () => {
     await waitFor(() => expect(screen.getByTestId("welcome-model").textContent).toContain("skip this for now"));
     // The model that comes with Mnemo is offered, with its size.
     expect(screen.getByTestId("welcome-model").textContent).toContain(
-      "Mnemo comes with one that runs on this computer (1.1 GB): run `mnemo model install`",
+      "Mnemo comes with one that runs on this computer (1.1 GB): install it below, or with `mnemo model install`",
     );
+    expect(screen.getByRole("button", { name: "Install it (1.1 GB)" })).toBeTruthy();
   });
 
   it("lists the Claude Code and Qwen Code folders found, each to show", async () => {

@@ -1,10 +1,11 @@
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { LocalModelInfo, ModelSettings as Settings, WorkspaceInfo } from "../../lib/bindings";
 import { localModelText } from "../../lib/localModel";
 import { useCommand } from "../../lib/useCommand";
 import { printable } from "../../lib/printable";
 import { ModelSettings } from "../settings/ModelSettings";
+import { LocalModelInstall } from "../settings/LocalModelInstall";
 
 /** localStorage key: the person has seen the welcome (it no longer opens by itself). */
 export const WELCOMED_KEY = "mnemo.welcomed";
@@ -55,18 +56,24 @@ export function Welcome({ workspaces, onOpenWorkspace, onModelSaved, onClose }: 
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [local, setLocal] = useState<LocalModelInfo | null>(null);
 
+  const readLocal = useCallback(
+    () =>
+      run(commands.localModel(), "welcome-local").then((answer) => {
+        if (answer?.ok) setLocal(answer.data);
+      }),
+    [run],
+  );
+
   useEffect(() => {
     void run(commands.getModelSettings(), "welcome-model").then((answer) => {
       if (answer?.ok) setModel(answer.data);
     });
-    void run(commands.localModel(), "welcome-local").then((answer) => {
-      if (answer?.ok) setLocal(answer.data);
-    });
+    void readLocal();
     return () => {
       cancel("welcome-model");
       cancel("welcome-local");
     };
-  }, [run, cancel]);
+  }, [run, cancel, readLocal]);
 
   const found = workspaces.filter((w) => w.kind === "claude" || w.kind === "qwen");
   const close = () => {
@@ -104,8 +111,19 @@ export function Welcome({ workspaces, onOpenWorkspace, onModelSaved, onClose }: 
             ? `Chat and extraction use the model that comes with Mnemo (${local.name}), which runs on this computer. ${localModelText(local)}`
             : configured
               ? `Chat and extraction use ${model.model} at ${model.base_url}.`
-              : `Chat and automatic memory need a model. Mnemo comes with one that runs on this computer${local ? ` (${local.size})` : ""}: run \`mnemo model install\`. Or connect an OpenAI-compatible server (Ollama, llama.cpp, LM Studio or a hosted API). Browsing, editing and search work without one, so you can also skip this for now.`}
+              : `Chat and automatic memory need a model. Mnemo comes with one that runs on this computer${local ? ` (${local.size})` : ""}${local?.installed ? ", and it is installed: choose “Local model” under “Connect a model…”." : ": install it below, or with `mnemo model install`."} Or connect an OpenAI-compatible server (Ollama, llama.cpp, LM Studio or a hosted API). Browsing, editing and search work without one, so you can also skip this for now.`}
       </p>
+      {model !== null && !configured && local && !local.installed && (
+        <LocalModelInstall
+          info={local}
+          onInstalled={() => {
+            void readLocal();
+            void run(commands.getModelSettings(), "welcome-model").then((answer) => {
+              if (answer?.ok) setModel(answer.data);
+            });
+          }}
+        />
+      )}
       <button type="button" data-testid="welcome-connect" onClick={() => setSettingsOpen(true)}>
         {configured ? "Change the model…" : "Connect a model…"}
       </button>

@@ -1,5 +1,6 @@
 import type { LocalModelInfo } from "../../lib/bindings";
 import { localModelText } from "../../lib/localModel";
+import { LocalModelInstall } from "./LocalModelInstall";
 
 interface Props {
   /** The local model's state (`null` while loading, or when it could not be read). */
@@ -7,13 +8,15 @@ interface Props {
   /** The local model is chosen in the form. */
   local: boolean;
   onChange: (local: boolean) => void;
+  /** The local model was installed from here: read its state again. */
+  onInstalled: () => void;
 }
 
 /**
  * The choice between the model that comes with Mnemo (on this computer) and a model server the
  * person adds, as two radio buttons (arrow keys move between them), each with a sentence.
  */
-export function LocalModelChoice({ info, local, onChange }: Props) {
+export function LocalModelChoice({ info, local, onChange, onInstalled }: Props) {
   return (
     <fieldset className="model-choice" data-testid="model-choice">
       <legend>Which model answers</legend>
@@ -32,6 +35,7 @@ export function LocalModelChoice({ info, local, onChange }: Props) {
           </span>
         </span>
       </label>
+      {info && !info.installed && <LocalModelInstall info={info} onInstalled={onInstalled} />}
       <label className="model-choice-option">
         <input
           type="radio"

@@ -112,7 +112,7 @@ describe("model settings", () => {
     api.localModel.mockResolvedValue(ok({ ...LOCAL_MODEL, installed: false }));
     await renderSettings();
     await waitFor(() =>
-      expect(screen.getByTestId("model-local-status").textContent).toContain("Not installed yet (1.1 GB): run `mnemo model install`"),
+      expect(screen.getByTestId("model-local-status").textContent).toContain("Not installed yet (1.1 GB to fetch): install it here, or with `mnemo model install`"),
     );
   });
 

@@ -163,6 +163,14 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
     [run],
   );
 
+  const readLocal = useCallback(
+    () =>
+      run(commands.localModel(), "local").then((answer) => {
+        if (answer?.ok) setLocalInfo(answer.data);
+      }),
+    [run],
+  );
+
   useEffect(() => {
     void run(commands.getModelSettings(), "load").then((answer) => {
       if (!answer) return;
@@ -173,15 +181,13 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
         void listModels(f);
       } else setLoadError(answer.error);
     });
-    void run(commands.localModel(), "local").then((answer) => {
-      if (answer?.ok) setLocalInfo(answer.data);
-    });
+    void readLocal();
     return () => {
       cancel("load");
       cancel("models");
       cancel("local");
     };
-  }, [run, cancel, listModels]);
+  }, [run, cancel, listModels, readLocal]);
 
   const dirty = !!form && !!loaded && !sameForm(form, formOf(loaded));
   const onSyncDirty = useCallback((d: boolean) => {
@@ -305,7 +311,12 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
                 void saveChanged("model");
               }}
             >
-              <LocalModelChoice info={localInfo} local={form.local} onChange={(l) => set("local", l)} />
+              <LocalModelChoice
+                info={localInfo}
+                local={form.local}
+                onChange={(l) => set("local", l)}
+                onInstalled={() => void readLocal()}
+              />
               {overrides.length > 0 && (
                 <ul className="env-overrides" data-testid="model-env-overrides">
                   {overrides.map((name) => (

