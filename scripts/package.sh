@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the Linux package: the UI, then the desktop app (Tauri bundle) with the
-# `mnemo` command line beside it in /usr/bin — so `mnemo`, `mnemo serve` and `mnemo mcp` are on
+# `mnemo` command line beside it in /usr/bin and llama-server in /usr/lib/mnemo — so `mnemo`, `mnemo serve` and `mnemo mcp` are on
 # the PATH of whoever installs it. Prints the .deb's path on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,16 @@ npm --prefix ui run build >&2
 log "building the desktop app and its .deb (Tauri CLI)"
 # The UI is built above: the Tauri CLI would run `beforeBuildCommand` from the first folder with
 # a package.json it finds (tests/e2e), not from the repository root.
-config=$(printf '{"build":{"beforeBuildCommand":""},"bundle":{"linux":{"deb":{"files":{"/usr/bin/mnemo":"%s"}}}}}' "$cli")
+# llama-server goes in too (/usr/lib/mnemo, where `mnemo` looks beside itself), so the model that
+# comes with Mnemo runs from the package once `mnemo model install` (or the app) fetched it.
+# MNEMO_NO_LOCAL_MODEL=1 leaves it out.
+files=$(printf '"/usr/bin/mnemo":"%s"' "$cli")
+depends='"libgomp1"'
+if [ "${MNEMO_NO_LOCAL_MODEL:-}" != 1 ]; then
+  . scripts/llama.sh
+  files="$files$(printf ',"/usr/lib/mnemo/llama-server":"%s"' "$MNEMO_LLAMA_SERVER")"
+fi
+config=$(printf '{"build":{"beforeBuildCommand":""},"bundle":{"linux":{"deb":{"files":{%s},"depends":[%s]}}}}' "$files" "$depends")
 npx --yes @tauri-apps/cli@2.12.5 build --bundles deb --config "$config" >&2
 version=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' tauri.conf.json)
 deb="$CARGO_TARGET_DIR/release/bundle/deb/Mnemo_${version}_$(dpkg --print-architecture).deb"

@@ -18,7 +18,7 @@ deb=$(scripts/package.sh)
 log "built $deb"
 pkg=$(dpkg-deb --field "$deb" Package)
 contents=$(dpkg-deb --contents "$deb")
-for f in usr/bin/mnemo usr/bin/mnemo-app; do
+for f in usr/bin/mnemo usr/bin/mnemo-app usr/lib/mnemo/llama-server; do
   grep -qE " (\./)?$f\$" <<<"$contents" || fail "/$f is not in the package"
 done
 
@@ -33,6 +33,14 @@ version=$(/usr/bin/mnemo --version) || fail "the installed mnemo does not run"
 log "installed: $version"
 grep -q "0.1.0" <<<"$version" || fail "unexpected version: $version"
 [ -x /usr/bin/mnemo-app ] || fail "no /usr/bin/mnemo-app"
+# The model server the package ships: it runs, and the installed mnemo finds it with nothing of
+# this machine's set-up in reach (a fresh cache folder, no MNEMO_LLAMA_SERVER).
+/usr/lib/mnemo/llama-server --version >/dev/null 2>&1 || fail "the packaged llama-server does not run"
+bare=$(mktemp -d)
+found=$(env -u MNEMO_LLAMA_SERVER XDG_CACHE_HOME="$bare/cache" MNEMO_HOME="$bare/home" \
+  /usr/bin/mnemo --json model status | python3 -c 'import json,sys; print(json.load(sys.stdin)["server_found"])')
+rm -rf "$bare"
+[ "$found" = True ] || fail "the installed mnemo does not find the packaged llama-server"
 desktop=$(dpkg -L "$pkg" | grep '^/usr/share/applications/.*\.desktop$' | head -1)
 [ -n "$desktop" ] && [ -f "$desktop" ] || fail "no desktop entry"
 grep -q '^Exec=mnemo-app' "$desktop" || fail "the desktop entry does not start mnemo-app: $(cat "$desktop")"
@@ -50,7 +58,7 @@ grep -q '"serverInfo":{"name":"mnemo"' <<<"$answer" || fail "mnemo mcp did not a
 log "removing $pkg"
 as_root dpkg -r "$pkg" >/dev/null
 trap - EXIT
-for f in /usr/bin/mnemo /usr/bin/mnemo-app "$desktop" "$icon"; do
+for f in /usr/bin/mnemo /usr/bin/mnemo-app /usr/lib/mnemo/llama-server "$desktop" "$icon"; do
   [ ! -e "$f" ] || fail "$f is still there after removal"
 done
 log "package builds, installs, runs and removes cleanly"

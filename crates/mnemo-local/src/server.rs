@@ -131,7 +131,8 @@ fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// `llama-server`: `$MNEMO_LLAMA_SERVER`, else where `scripts/llama.sh` builds it, else `PATH`.
+/// `llama-server`: `$MNEMO_LLAMA_SERVER`, else where `scripts/llama.sh` builds it, else the one
+/// the Linux package ships ([`packaged`]), else `PATH`.
 #[must_use]
 pub fn find_server() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("MNEMO_LLAMA_SERVER").map(PathBuf::from) {
@@ -152,13 +153,21 @@ pub fn find_server() -> Option<PathBuf> {
                 && p.is_file()
         })
         .max();
-    built.or_else(|| {
+    built.or_else(packaged).or_else(|| {
         std::env::var_os("PATH").and_then(|paths| {
             std::env::split_paths(&paths)
                 .map(|d| d.join("llama-server"))
                 .find(|p| p.is_file())
         })
     })
+}
+
+/// The `llama-server` the Linux package ships: `<prefix>/lib/mnemo/llama-server` beside the
+/// running `<prefix>/bin/mnemo` (or `mnemo-app`).
+fn packaged() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.parent()?.join("lib/mnemo/llama-server");
+    p.is_file().then_some(p)
 }
 
 /// Whether `pid` is a live (not zombie) `llama-server`.
