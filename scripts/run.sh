@@ -8,9 +8,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
 
-[ -d ui/node_modules ] || npm --prefix ui install --no-audit --no-fund --loglevel=error
-npm --prefix ui run build >&2
-cargo build --release --locked -p mnemo-app -p mnemo-cli >&2
+# A CLI command needs only the command line; the app (or the browser UI) needs the UI, built
+# again only when its sources changed (the app embeds it: a new build means relinking the app).
+cli_only=0
+if [ $# -gt 0 ] && [ "$1" != "--sample" ]; then cli_only=1; fi
+if [ "$cli_only" = 1 ]; then
+  cargo build --release --locked -p mnemo-cli >&2
+else
+  [ -d ui/node_modules ] || npm --prefix ui install --no-audit --no-fund --loglevel=error >&2
+  if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html ui/package.json ui/vite.config.ts \
+       -newer ui/dist/index.html -print -quit 2>/dev/null)" ]; then
+    npm --prefix ui run build >&2
+  fi
+  cargo build --release --locked -p mnemo-app -p mnemo-cli >&2
+fi
 bin="$CARGO_TARGET_DIR/release"
 
 # The model that comes with Mnemo, so chat answers with nothing else set up: llama-server (built

@@ -47,6 +47,7 @@ try {
   await wd("POST", s("/window/rect"), { width: 1000, height: 760 }).catch(() => {});
 
   await waitFor(() => present("welcome"), "the welcome", 60000);
+  await waitFor(async () => !/^Checking/.test(await text('[data-testid="welcome-model"]')), "the welcome's model sentence", 30000);
   await shot("app-1-welcome");
   if (!(await js(`const e = document.querySelector('[data-testid="chat-input"]'); return !!e && e.offsetParent !== null`))) await click("chat-toggle");
   const say = async (message) => {
@@ -63,6 +64,7 @@ try {
   await waitFor(() => present("wrote-badge"), "what chat 1 saved", 300000);
   await shot("app-2-chat-1");
   await click("chat-new");
+  await waitFor(async () => (await replies()) === 0, "the new chat, empty", 30000);
   const t2 = await say("Can you suggest a snack for my afternoon break?");
   await js(`const b = document.querySelectorAll('[data-testid="recall-badge"]'); if (b.length) b[b.length - 1].click()`);
   await shot("app-3-chat-2");

@@ -157,6 +157,11 @@ impl Api {
     /// The local model: installed, found, in use, running.
     pub fn local_model(&self) -> Result<LocalModelInfo> {
         let home = &self.vault.home().root;
+        // Installed or removed since this process read its settings (by another process, or
+        // the install task): the model in effect follows.
+        if installed() != self.model.local_installed() {
+            self.model.refresh(home)?;
+        }
         // Looked for once: it lists the cache folder.
         let server = mnemo_local::server::find_server();
         let found = server.is_some();
@@ -242,6 +247,10 @@ impl Api {
                     || api.tasks.cancelled(&probe, &token),
                 );
                 task.phase = shown.phase;
+                // The model in effect follows at once (nothing set: the local model now).
+                if let Err(e) = api.model.refresh(&api.vault.home().root) {
+                    tracing::warn!("reading the model settings again after the install: {e}");
+                }
                 match out {
                     Ok(path) => {
                         task.result = Some(TaskResult {

@@ -109,6 +109,8 @@ pub(crate) struct ModelState {
     pub(crate) bus: EventBus<ChatEvent>,
     /// The local model is the one in effect.
     local: std::sync::atomic::AtomicBool,
+    /// Whether the local model was installed when the settings were last read.
+    local_installed: std::sync::atomic::AtomicBool,
     /// This process's use of the local model's server (let go when the process ends).
     pub(crate) lease: Mutex<Option<mnemo_local::server::Lease>>,
 }
@@ -149,6 +151,7 @@ impl ModelState {
         Ok(Self {
             client: RwLock::new(Arc::new(client_for(settings)?)),
             local: std::sync::atomic::AtomicBool::new(local),
+            local_installed: std::sync::atomic::AtomicBool::new(crate::local_model::installed()),
             lease: Mutex::new(None),
             env_overrides: RwLock::new(env),
             runtime: Runtime::default(),
@@ -165,6 +168,29 @@ impl ModelState {
 
     pub(crate) fn set_client(&self, client: Arc<Client>) {
         *self.client.write().unwrap_or_else(PoisonError::into_inner) = client;
+    }
+
+    /// Read the settings in effect again (after a save, or the local model's install): the
+    /// client, whether it is the local model's, the environment overrides.
+    pub(crate) fn refresh(&self, home: &std::path::Path) -> Result<()> {
+        let (effective, env, local) = effective_settings(home);
+        self.set_client(Arc::new(client_for(effective)?));
+        self.local.store(local, std::sync::atomic::Ordering::SeqCst);
+        self.local_installed.store(
+            crate::local_model::installed(),
+            std::sync::atomic::Ordering::SeqCst,
+        );
+        *self
+            .env_overrides
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = env;
+        Ok(())
+    }
+
+    /// Whether the local model was installed when the settings were last read.
+    pub(crate) fn local_installed(&self) -> bool {
+        self.local_installed
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The local model is the one in effect.
@@ -295,16 +321,7 @@ impl Api {
             }
             s.to_stored().map(Some)
         })?;
-        let (effective, env, local) = effective_settings(home);
-        self.model.set_client(Arc::new(client_for(effective)?));
-        self.model
-            .local
-            .store(local, std::sync::atomic::Ordering::SeqCst);
-        *self
-            .model
-            .env_overrides
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = env;
+        self.model.refresh(home)?;
         tracing::info!("model settings changed");
         self.get_model_settings()
     }

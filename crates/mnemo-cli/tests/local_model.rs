@@ -2,7 +2,7 @@
 //! with default settings (no model server set), Qwen2.5-Coder-1.5B-Instruct from the shared
 //! models folder run by Mnemo's own supervised `llama-server`, driven through the `mnemo` binary.
 //! Chat 1 keeps the allergy as a topic memory with a real name; chat 2, a new session, selects
-//! it in its recall and answers in prose that takes it into account (one of up to five tries); remember writes; a dream
+//! it in its recall and answers in prose that takes it into account (one of up to eight tries); remember writes; a dream
 //! merges a planted duplicate and says why; forget previews; killing the server mid-reply makes
 //! the turn say so, and the next message starts it again.
 //!
@@ -110,9 +110,13 @@ fn ready(home: &Home) -> bool {
 }
 
 /// Whether a reply takes a peanut allergy into account: it names the allergy, or names peanuts
-/// only to leave them out ("peanut butter toast" does not count).
+/// only to leave them out — and never offers peanut butter ("won't cause an allergic reaction:
+/// a banana with peanut butter" does not count).
 fn heeds_allergy(reply: &str) -> bool {
     let r = reply.to_lowercase();
+    if r.contains("peanut butter") {
+        return false;
+    }
     r.contains("allerg")
         || (r.contains("peanut")
             && [
@@ -177,7 +181,7 @@ fn the_first_session_with_the_local_model_closes_the_loop() {
     // Chat 2, a new session: recall selects the allergy, and a reply takes it into account.
     let mut replies = Vec::new();
     let mut t2 = Duration::ZERO;
-    for _ in 0..5 {
+    for _ in 0..8 {
         let (two, t) = home.run(&[
             "--json",
             "chat",
@@ -209,7 +213,7 @@ fn the_first_session_with_the_local_model_closes_the_loop() {
     }
     assert!(
         replies.iter().any(|r| heeds_allergy(r)),
-        "one of five replies takes the allergy into account (a 1.5B model heeds it in about 3 of 4): {replies:#?}"
+        "one of eight replies takes the allergy into account and offers no peanut butter (a 1.5B model does in about 4 to 7 of 12): {replies:#?}"
     );
 
     // Remember writes.

@@ -12,7 +12,9 @@ fn with_models(env: &Env) -> std::process::Command {
     c.env("XDG_DATA_HOME", env.dir.path().join("data"))
         .env("XDG_CACHE_HOME", env.dir.path().join("cache"))
         .env("MNEMO_PYTHON", env.dir.path().join("python3"))
-        .env_remove("MNEMO_LOCAL_MODEL");
+        .env_remove("MNEMO_LOCAL_MODEL")
+        .env_remove("MNEMO_LLM_BASE_URL")
+        .env_remove("MNEMO_LLM_MODEL");
     c
 }
 
@@ -63,12 +65,16 @@ fn the_install_is_a_task_that_fails_in_words_and_completes_when_the_file_is_ther
     let size = mnemo_local::QWEN_CODER_1_5B.size();
     std::fs::File::create(&file).unwrap().set_len(size).unwrap();
     let out = with_models(&env)
-        .args(["model", "install"])
+        .args(["--json", "model", "install"])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("is installed in"), "{err}");
+    // Nothing else set: the process that installed it uses it from now on, and says so.
+    let after: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(after["installed"], true, "{after}");
+    assert_eq!(after["in_use"], true, "{after}");
     let status = env.json_of(with_models(&env), &["model", "status"]);
     assert_eq!(status["installed"], true);
 }

@@ -216,7 +216,7 @@ pub fn targets(kept: &[Kept], docs: &[DocSummary]) -> BTreeMap<String, Target> {
     let mut out: BTreeMap<String, Target> = BTreeMap::new();
     let taken: HashSet<&str> = docs.iter().map(|d| d.path.as_str()).collect();
     for k in kept {
-        let topic = one_line(&k.patch.topic);
+        let topic = fitting_topic(&one_line(&k.patch.topic), &one_line(&k.patch.fact));
         let topic = if topic.is_empty() {
             k.memory_type.as_str().to_owned()
         } else {
@@ -255,6 +255,44 @@ pub fn targets(kept: &[Kept], docs: &[DocSummary]) -> BTreeMap<String, Target> {
         t.entries.push(entry_text(&k.patch));
     }
     out
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x9FFF | 0xF900..=0xFAFF)
+}
+
+fn is_hangul(c: char) -> bool {
+    matches!(c as u32, 0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF)
+}
+
+/// The topic, unless it is written in another script than its fact — a small model copies its
+/// prompt's example titles ("回答方式" over "please keep answers short", "天气" over a Korean
+/// fact) —; then the fact's first words name it.
+#[must_use]
+pub fn fitting_topic(topic: &str, fact: &str) -> String {
+    let script = |t: &str| {
+        (
+            t.chars().any(|c| is_cjk(c) || is_hangul(c)),
+            t.chars().any(is_hangul),
+        )
+    };
+    let ((fact_cjk, fact_ko), (topic_cjk, topic_ko)) = (script(fact), script(topic));
+    if topic.is_empty() || (fact_cjk == topic_cjk && (!fact_ko || topic_ko)) {
+        return topic.to_owned();
+    }
+    let name: String = if fact_cjk && !fact.contains(' ') {
+        fact.chars().take(10).collect()
+    } else {
+        fact.split_whitespace()
+            .take(4)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let name = name.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let mut chars = name.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 /// A file the planner writes: its name and type when new, and the entries it gains.
@@ -454,6 +492,29 @@ mod tests {
             memory_type: ty,
             source: 1,
         }
+    }
+
+    #[test]
+    fn a_title_in_another_script_than_its_fact_gives_way_to_the_facts_words() {
+        assert_eq!(
+            fitting_topic("回答方式", "please keep answers short"),
+            "Please keep answers short"
+        );
+        assert_eq!(
+            fitting_topic("天气", "날씨는 대전 기준으로 알려 주세요"),
+            "날씨는 대전 기준으로 알려"
+        );
+        assert_eq!(fitting_topic("Job", "在杭州做后端开发"), "在杭州做后端开发");
+        assert_eq!(
+            fitting_topic("Allergy", "I'm allergic to peanuts"),
+            "Allergy"
+        );
+        assert_eq!(fitting_topic("健康", "そばアレルギーがあります"), "健康");
+        assert_eq!(
+            fitting_topic("알레르기", "새우 알레르기가 있어요"),
+            "알레르기"
+        );
+        assert_eq!(fitting_topic("", "anything"), "");
     }
 
     #[test]
