@@ -246,6 +246,10 @@ describe("the keyboard", () => {
     await screen.findByTestId("remember-button");
     fireEvent.click(await screen.findByText((_, el) => el?.getAttribute("data-path") === "proj.md"));
     await waitFor(() => expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("Launch date"));
+    // The list is the workspace's alone by now (all workspaces' rows may still show for a moment).
+    await waitFor(() =>
+      expect(screen.getAllByTestId("memory-row").every((r) => r.getAttribute("data-workspace") === "personal")).toBe(true),
+    );
     // Every control Tab can reach, in document order, from the search box to the Name field.
     const tabbable = [...document.querySelectorAll<HTMLElement>("input, button, select, textarea, [tabindex]")].filter(
       (el) => el.tabIndex >= 0 && !(el as HTMLButtonElement).disabled && !el.closest("[hidden]"),
@@ -253,7 +257,10 @@ describe("the keyboard", () => {
     const from = tabbable.indexOf(screen.getByTestId("search-input"));
     const to = tabbable.indexOf(screen.getByTestId("detail-name"));
     expect(from).toBeGreaterThanOrEqual(0);
-    expect(to - from).toBeLessThanOrEqual(9);
+    const between = tabbable
+      .slice(from, to + 1)
+      .map((el) => el.getAttribute("data-testid") ?? el.getAttribute("aria-label") ?? el.textContent?.slice(0, 30) ?? el.tagName);
+    expect(to - from, `the stops: ${between.join(" | ")}`).toBeLessThanOrEqual(9);
     // The workspace tools are one stop: ←/→ move inside.
     const tools = screen.getByRole("toolbar", { name: "Workspace memory" });
     const stops = within(tools).getAllByRole("button").filter((b) => b.tabIndex === 0);
