@@ -138,11 +138,13 @@ pub fn find_server() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("MNEMO_LLAMA_SERVER").map(PathBuf::from) {
         return p.is_file().then_some(p);
     }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
+    // Each place in turn: a missing one (no cache folder yet) must not end the search.
+    let built = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
-        .or_else(dirs::cache_dir)?;
-    let built = fs::read_dir(cache.join("mnemo"))
-        .ok()?
+        .or_else(dirs::cache_dir)
+        .and_then(|cache| fs::read_dir(cache.join("mnemo")).ok())
+        .into_iter()
+        .flatten()
         .flatten()
         .map(|e| e.path().join("llama-server"))
         .filter(|p| {

@@ -78,3 +78,43 @@ fn the_install_is_a_task_that_fails_in_words_and_completes_when_the_file_is_ther
     let status = env.json_of(with_models(&env), &["model", "status"]);
     assert_eq!(status["installed"], true);
 }
+
+#[test]
+fn a_packaged_llama_server_is_found_beside_mnemo_with_no_cache_folder() {
+    // The package's layout: <prefix>/bin/mnemo and <prefix>/lib/mnemo/llama-server; no cache
+    // folder yet (a first run), no MNEMO_LLAMA_SERVER, nothing on PATH.
+    let env = Env::new();
+    let prefix = env.dir.path().join("usr");
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    std::fs::create_dir_all(prefix.join("lib/mnemo")).unwrap();
+    let mnemo = prefix.join("bin/mnemo");
+    std::fs::copy(crate::BIN, &mnemo).unwrap();
+    let server = prefix.join("lib/mnemo/llama-server");
+    std::fs::write(&server, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&server, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let look = |with_server: bool| {
+        if !with_server {
+            std::fs::remove_file(&server).unwrap();
+        }
+        let out = std::process::Command::new(&mnemo)
+            .env("MNEMO_HOME", env.home())
+            .env("MNEMO_CLAUDE_DIR", env.dir.path().join("claude"))
+            .env("MNEMO_QWEN_DIR", env.dir.path().join("qwen"))
+            .env("MNEMO_EMBED_MODEL", "off")
+            .env("XDG_CACHE_HOME", env.dir.path().join("no-cache-yet"))
+            .env("XDG_DATA_HOME", env.dir.path().join("data"))
+            .env("PATH", "/usr/bin:/bin")
+            .env_remove("MNEMO_LLAMA_SERVER")
+            .args(["--json", "model", "status"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["server_found"].clone()
+    };
+    assert_eq!(look(true), true, "found beside mnemo");
+    assert_eq!(look(false), false, "and not found once it is gone");
+}
