@@ -180,10 +180,15 @@ describe("daily logs", () => {
   });
 
   /** Types into the CodeMirror body as a user would (appending at the end). */
-  function typeInBody(text: string) {
-    const dom = screen.getByTestId("detail-editor").querySelector<HTMLElement>(".cm-editor");
-    const view = dom && EditorView.findFromDOM(dom);
-    if (!view) throw new Error("no editor");
+  /** Type at the end of the body; CodeMirror mounts in an effect after the first paint, so it is
+   * waited for (a slow machine may not have it yet when the heading shows). */
+  async function typeInBody(text: string) {
+    const view = await waitFor(() => {
+      const dom = screen.getByTestId("detail-editor").querySelector<HTMLElement>(".cm-editor");
+      const found = dom && EditorView.findFromDOM(dom);
+      if (!found) throw new Error("no editor yet");
+      return found;
+    });
     act(() => view.dispatch({ changes: { from: view.state.doc.length, insert: text } }));
   }
 
@@ -207,7 +212,7 @@ describe("daily logs", () => {
     api.update.mockResolvedValue(ok({ workspace: "personal", path: LOG_PATH, change_id: 3, hash: "h2", shared: null }));
     renderPane(LOG_PATH);
     await screen.findByRole("heading", { name: "Daily log 2026-11-23" });
-    typeInBody("Also: book the train.\n");
+    await typeInBody("Also: book the train.\n");
     const save = screen.getByTestId<HTMLButtonElement>("save-button");
     await waitFor(() => expect(save.disabled).toBe(false));
     api.get.mockResolvedValue(ok(log("h2", LOG_TEXT + "Also: book the train.\n")));
@@ -248,7 +253,7 @@ describe("daily logs", () => {
     await waitFor(() =>
       expect(screen.getByTestId("detail-editor").querySelector(".cm-content")?.textContent).toContain("I'm allergic to peanuts"),
     );
-    typeInBody("14:05 — and to shellfish\n");
+    await typeInBody("14:05 — and to shellfish\n");
     const save = screen.getByTestId<HTMLButtonElement>("save-button");
     await waitFor(() => expect(save.disabled).toBe(false));
     api.get.mockResolvedValue(ok({ ...record, hash: "h2", content: text + "14:05 — and to shellfish\n", body: text + "14:05 — and to shellfish\n" }));
@@ -271,7 +276,7 @@ describe("daily logs", () => {
     api.update.mockResolvedValue(ok({ workspace: "personal", path: LOG_PATH, change_id: 4, hash: "h2", shared }));
     renderPane(LOG_PATH);
     await screen.findByRole("heading", { name: "Daily log 2026-11-23" });
-    typeInBody("Shared line.\n");
+    await typeInBody("Shared line.\n");
     const save = screen.getByTestId<HTMLButtonElement>("save-button");
     await waitFor(() => expect(save.disabled).toBe(false));
     fireEvent.click(save);
