@@ -81,7 +81,7 @@ export function LocalModelInstall({ info, onInstalled }: Props) {
         </button>
       )}
       {(error ?? failed) && (
-        <p className="error-text" role="alert" data-testid="local-install-error">
+        <p className="inline-error" role="alert" data-testid="local-install-error">
           {error ?? failed}
         </p>
       )}
