@@ -10,27 +10,14 @@ import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { targetDir, waitFor } from "./fixture.mjs";
+import { targetDir, waitFor, wd, DRIVER, ELEMENT } from "./fixture.mjs";
 
 const out = process.argv[2] || join(tmpdir(), "mnemo-app-first-chat");
 mkdirSync(out, { recursive: true });
-const DRIVER = "http://127.0.0.1:4444";
-const ELEMENT = "element-6066-11e4-a52f-4a0ab8f93cbe";
 const application = process.env.MNEMO_APP_BIN || join(targetDir, "release/mnemo-app");
 if (!process.env.MNEMO_HOME) throw new Error("set MNEMO_HOME to an empty folder: the first run of a fresh home is what is shown");
 const env = { ...process.env };
 for (const k of ["MNEMO_LOCAL_MODEL", "MNEMO_LLM_BASE_URL", "MNEMO_LLM_MODEL", "MNEMO_LLM_FAST_MODEL", "MNEMO_LLM_API_KEY"]) delete env[k];
-
-async function wd(method, path, body) {
-  const r = await fetch(`${DRIVER}${path}`, {
-    method,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await r.json();
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json.value ?? json)}`);
-  return json.value;
-}
 
 const driver = spawn(process.env.TAURI_DRIVER || join(homedir(), ".cargo/bin/tauri-driver"), [], { env, stdio: "ignore" });
 let session;

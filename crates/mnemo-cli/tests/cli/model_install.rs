@@ -71,6 +71,7 @@ fn the_install_is_a_task_that_fails_in_words_and_completes_when_the_file_is_ther
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("is installed in"), "{err}");
+    assert!(!err.contains("Fetching"), "nothing was fetched: {err}");
     // Nothing else set: the process that installed it uses it from now on, and says so.
     let after: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(after["installed"], true, "{after}");

@@ -511,9 +511,13 @@ const REQUEST_MARKS: &[&str] = &[
 
 /// Whether a fact is a request to the assistant rather than something about the user.
 fn is_request(fact: &str) -> bool {
-    let f = tokenize::fold(fact);
-    let f = f.trim_start_matches(|c: char| !c.is_alphanumeric());
-    REQUEST_STARTS.iter().any(|w| {
+    asks(&tokenize::fold(fact), REQUEST_STARTS)
+}
+
+/// Whether folded text opens with one of `starts` (as whole words) or holds a request mark.
+fn asks(folded: &str, starts: &[&str]) -> bool {
+    let f = folded.trim_start_matches(|c: char| !c.is_alphanumeric());
+    starts.iter().any(|w| {
         f.strip_prefix(w).is_some_and(|rest| {
             rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_alphanumeric())
         })
@@ -591,13 +595,7 @@ const STANDING: &[&str] = &[
 /// on: it opens or ends as a request and holds no word that makes it stand.
 fn is_one_time_request(fact: &str) -> bool {
     let f = tokenize::fold(fact);
-    let f = f.trim_start_matches(|c: char| !c.is_alphanumeric());
-    let asks = ONE_TIME_STARTS.iter().any(|w| {
-        f.strip_prefix(w).is_some_and(|rest| {
-            rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_alphanumeric())
-        })
-    }) || REQUEST_MARKS.iter().any(|m| f.contains(m));
-    asks && !STANDING.iter().any(|w| f.contains(w))
+    asks(&f, ONE_TIME_STARTS) && !STANDING.iter().any(|w| f.contains(w))
 }
 
 /// The fact without its question sentences ("Adopted a puppy named Biscuit! How often should
@@ -660,88 +658,94 @@ mod tests {
             .collect()
     }
 
+    /// `test` says yes to every one of `yes` and no to every one of `no`.
+    fn sorts(test: fn(&str) -> bool, yes: &[&str], no: &[&str]) {
+        for y in yes {
+            assert!(test(y), "should be yes: {y}");
+        }
+        for n in no {
+            assert!(!test(n), "should be no: {n}");
+        }
+    }
+
     #[test]
     fn one_time_requests_are_not_feedback_but_standing_wishes_are() {
-        for once in [
-            "Tell me a joke about databases",
-            "Explain what a hash map is in simple terms",
-            "帮我翻译这句话",
-            "何か面白いダジャレを一つ言って",
-        ] {
-            assert!(is_one_time_request(once), "{once}");
-        }
-        for standing in [
-            "Please keep answers short",
-            "Explain things without jargon from now on",
-            "Always answer in Spanish",
-            "Give me shortcuts in Vim notation, never VS Code ones",
-            "give me shortcuts in Vim notation, not VS Code ones",
-            "回答请用中文，简短一点",
-            "以后帮我把代码注释写成英文",
-            "파이썬 코드 써 줄 때는 항상 타입 힌트를 넣고",
-        ] {
-            assert!(!is_one_time_request(standing), "{standing}");
-        }
+        sorts(
+            is_one_time_request,
+            &[
+                "Tell me a joke about databases",
+                "Explain what a hash map is in simple terms",
+                "帮我翻译这句话",
+                "何か面白いダジャレを一つ言って",
+            ],
+            &[
+                "Please keep answers short",
+                "Explain things without jargon from now on",
+                "Always answer in Spanish",
+                "Give me shortcuts in Vim notation, never VS Code ones",
+                "give me shortcuts in Vim notation, not VS Code ones",
+                "回答请用中文，简短一点",
+                "以后帮我把代码注释写成英文",
+                "파이썬 코드 써 줄 때는 항상 타입 힌트를 넣고",
+            ],
+        );
     }
 
     #[test]
     fn past_only_facts_and_unmarked_questions_are_not_kept() {
-        for past in [
-            "Earlier I told you I'm vegan, but that's out of date",
-            "我之前住在北京",
-            "대학원생이라고 했었는데",
-            "I used to work at a bank",
-        ] {
-            assert!(only_past(past), "{past}");
-        }
-        for now in [
-            "I used to live in Beijing, now I live in Hangzhou",
-            "I moved to Munich last month",
-            "以前住北京，现在搬到杭州了",
-            "必须在11月20日之前上线",
-            "名前はアナです",
-            "I'm allergic to peanuts",
-        ] {
-            assert!(!only_past(now), "{now}");
-        }
-        for q in [
-            "How should I taper",
-            "Should I stretch first",
-            "what is a hash map",
-        ] {
-            assert!(question_form(q), "{q}");
-        }
-        for statement in [
-            "How I work: mornings only",
-            "I should stretch more",
-            "When deploys run we watch Grafana",
-        ] {
-            assert!(!question_form(statement), "{statement}");
-        }
+        sorts(
+            only_past,
+            &[
+                "Earlier I told you I'm vegan, but that's out of date",
+                "我之前住在北京",
+                "대학원생이라고 했었는데",
+                "I used to work at a bank",
+            ],
+            &[
+                "I used to live in Beijing, now I live in Hangzhou",
+                "I moved to Munich last month",
+                "以前住北京，现在搬到杭州了",
+                "必须在11月20日之前上线",
+                "名前はアナです",
+                "I'm allergic to peanuts",
+            ],
+        );
+        sorts(
+            question_form,
+            &[
+                "How should I taper",
+                "Should I stretch first",
+                "what is a hash map",
+            ],
+            &[
+                "How I work: mornings only",
+                "I should stretch more",
+                "When deploys run we watch Grafana",
+            ],
+        );
     }
 
     #[test]
     fn lines_of_code_are_not_facts() {
-        for code in [
-            "def show(items):",
-            "for i in items:",
-            "print(show([1, 2, 3]))",
-            "function total(a, b) { return",
-            "console. log(total(1, 2));",
-            "let x == y",
-        ] {
-            assert!(looks_like_code(code), "{code}");
-        }
-        for prose in [
-            "In TypeScript never suggest `any`; use `unknown` and narrow it",
-            "bugs go in the Linear project MOB (not GitHub issues)",
-            "I live in Toronto, but please always use metric units",
-            "需求和缺陷统一记在 Jira 的 PAY 项目里",
-            "if p99 goes above 800 ms we roll back",
-            "four spaces, type hints, and f-strings rather than .format()",
-        ] {
-            assert!(!looks_like_code(prose), "{prose}");
-        }
+        sorts(
+            looks_like_code,
+            &[
+                "def show(items):",
+                "for i in items:",
+                "print(show([1, 2, 3]))",
+                "function total(a, b) { return",
+                "console. log(total(1, 2));",
+                "let x == y",
+            ],
+            &[
+                "In TypeScript never suggest `any`; use `unknown` and narrow it",
+                "bugs go in the Linear project MOB (not GitHub issues)",
+                "I live in Toronto, but please always use metric units",
+                "需求和缺陷统一记在 Jira 的 PAY 项目里",
+                "if p99 goes above 800 ms we roll back",
+                "four spaces, type hints, and f-strings rather than .format()",
+            ],
+        );
     }
 
     #[test]

@@ -56,24 +56,24 @@ export function Welcome({ workspaces, onOpenWorkspace, onModelSaved, onClose }: 
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [local, setLocal] = useState<LocalModelInfo | null>(null);
 
-  const readLocal = useCallback(
-    () =>
-      run(commands.localModel(), "welcome-local").then((answer) => {
-        if (answer?.ok) setLocal(answer.data);
-      }),
-    [run],
-  );
-
-  useEffect(() => {
+  // What the model sentence says: the settings and the local model, read at start and again
+  // once the local model is installed from here.
+  const readModels = useCallback(() => {
     void run(commands.getModelSettings(), "welcome-model").then((answer) => {
       if (answer?.ok) setModel(answer.data);
     });
-    void readLocal();
+    void run(commands.localModel(), "welcome-local").then((answer) => {
+      if (answer?.ok) setLocal(answer.data);
+    });
+  }, [run]);
+
+  useEffect(() => {
+    readModels();
     return () => {
       cancel("welcome-model");
       cancel("welcome-local");
     };
-  }, [run, cancel, readLocal]);
+  }, [cancel, readModels]);
 
   const found = workspaces.filter((w) => w.kind === "claude" || w.kind === "qwen");
   const close = () => {
@@ -116,12 +116,7 @@ export function Welcome({ workspaces, onOpenWorkspace, onModelSaved, onClose }: 
       {model !== null && !configured && local && !local.installed && (
         <LocalModelInstall
           info={local}
-          onInstalled={() => {
-            void readLocal();
-            void run(commands.getModelSettings(), "welcome-model").then((answer) => {
-              if (answer?.ok) setModel(answer.data);
-            });
-          }}
+          onInstalled={readModels}
         />
       )}
       <button type="button" data-testid="welcome-connect" onClick={() => setSettingsOpen(true)}>
