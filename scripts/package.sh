@@ -7,9 +7,18 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/mnemo-target}"
 log() { printf '[package] %s\n' "$*" >&2; }
 
-log "building the mnemo command line (release)"
-cargo build --release --locked -p mnemo-cli >&2
-cli="$CARGO_TARGET_DIR/release/mnemo"
+# MNEMO_PACKAGE_PROFILE=debug builds the package from the debug profile: the test suite's
+# package check (scripts/test-deb.sh) proves the package, not the optimiser, and shares the
+# compilation the suite already made. People get release (the default).
+profile="${MNEMO_PACKAGE_PROFILE:-release}"
+case "$profile" in
+  release) cargo_profile=(--release); tauri_profile=() ;;
+  debug) cargo_profile=(); tauri_profile=(--debug) ;;
+  *) log "MNEMO_PACKAGE_PROFILE must be release or debug, not '$profile'"; exit 2 ;;
+esac
+log "building the mnemo command line ($profile)"
+cargo build "${cargo_profile[@]}" --locked -p mnemo-cli >&2
+cli="$CARGO_TARGET_DIR/$profile/mnemo"
 log "building the UI"
 npm --prefix ui install --no-audit --no-fund --loglevel=error >&2
 npm --prefix ui run build >&2
@@ -26,8 +35,8 @@ if [ "${MNEMO_NO_LOCAL_MODEL:-}" != 1 ]; then
   files="$files$(printf ',"/usr/lib/mnemo/llama-server":"%s"' "$MNEMO_LLAMA_SERVER")"
 fi
 config=$(printf '{"build":{"beforeBuildCommand":""},"bundle":{"linux":{"deb":{"files":{%s},"depends":[%s]}}}}' "$files" "$depends")
-npx --yes @tauri-apps/cli@2.12.5 build --bundles deb --config "$config" >&2
+npx --yes @tauri-apps/cli@2.12.5 build "${tauri_profile[@]}" --bundles deb --config "$config" >&2
 version=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' tauri.conf.json)
-deb="$CARGO_TARGET_DIR/release/bundle/deb/Mnemo_${version}_$(dpkg --print-architecture).deb"
+deb="$CARGO_TARGET_DIR/$profile/bundle/deb/Mnemo_${version}_$(dpkg --print-architecture).deb"
 [ -f "$deb" ] || { log "no package at $deb"; exit 1; }
 echo "$deb"

@@ -14,7 +14,9 @@ as_root() {
   fi
 }
 
-deb=$(scripts/package.sh)
+# The debug profile: this proves the package (its files, dependencies, entry points), not the
+# optimiser, and reuses the suite's own build instead of a cold release build of everything.
+deb=$(MNEMO_PACKAGE_PROFILE="${MNEMO_PACKAGE_PROFILE:-debug}" scripts/package.sh)
 log "built $deb"
 pkg=$(dpkg-deb --field "$deb" Package)
 contents=$(dpkg-deb --contents "$deb")

@@ -34,6 +34,18 @@ fn specta_builder() -> Builder<tauri::Wry> {
             ChatEventMsg,
             TaskUpdatedEvent
         ])
+        // The commands only the desktop app can run (the browser UI hides what needs them),
+        // from the API's one list.
+        .constant(
+            "DESKTOP_ONLY",
+            mnemo_api::COMMANDS
+                .iter()
+                .filter(|c| c.desktop_only)
+                .map(|c| c.name)
+                .collect::<Vec<_>>(),
+        )
+        // What `/` offers in the chat's message box: the commands the engine parses.
+        .constant("CHAT_COMMANDS", mnemo_api::CHAT_COMMANDS)
         // Change ids and counts stay far below 2^53.
         .dangerously_cast_bigints_to_number()
         // One TypeScript type per Rust type (not separate serialize/deserialize shapes).

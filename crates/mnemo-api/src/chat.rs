@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 use mnemo_engine::RecallResult;
 use mnemo_engine::chat::{
-    FollowUp, NEW_CHAT_TITLE, Record, SessionInfo, Sessions, Turn, TurnEvent, TurnResult,
+    ChatCommand, FollowUp, NEW_CHAT_TITLE, Record, SessionInfo, Sessions, Turn, TurnEvent,
+    TurnResult,
 };
 use mnemo_engine::extract::ExtractResult;
 use mnemo_llm::{CancellationToken, Delta, Role};
@@ -471,10 +472,10 @@ impl Api {
                     .finish(&mut t, mnemo_core::TaskStatus::Skipped, Some("disabled"));
                 result.dream_task = self.dream_after_turn(&workspace, &session, None);
             }
-            FollowUp::Remember(fact) if fact.is_empty() => {
+            FollowUp::Command(ChatCommand::Remember { fact }) if fact.is_empty() => {
                 result.reply = "Say what to remember: `/remember <fact>`.".into();
             }
-            FollowUp::Remember(fact) => {
+            FollowUp::Command(ChatCommand::Remember { fact }) => {
                 match self.remember(Some(workspace.clone()), fact, None, None) {
                     Ok(t) => {
                         result.reply = format!(
@@ -486,20 +487,22 @@ impl Api {
                     Err(e) => result.reply = format!("Could not remember it: {}", e.message),
                 }
             }
-            FollowUp::Forget(query) => {
+            FollowUp::Command(ChatCommand::Forget { query }) => {
                 result.reply = self.forget_in_chat(&workspace, &query, &mut result.command_task);
             }
-            FollowUp::Dream => match self.start_dream(&workspace, false, Some(&session)) {
-                Ok(task) => {
-                    result.reply = format!(
-                        "✦ Dreaming: consolidating the memory of `{workspace}` in the background (task {}). Progress and the report — with each change and one Undo — are in the task list.",
-                        task.id
-                    );
-                    result.dream_task = Some(task.id);
+            FollowUp::Command(ChatCommand::Dream) => {
+                match self.start_dream(&workspace, false, Some(&session)) {
+                    Ok(task) => {
+                        result.reply = format!(
+                            "✦ Dreaming: consolidating the memory of `{workspace}` in the background (task {}). Progress and the report — with each change and one Undo — are in the task list.",
+                            task.id
+                        );
+                        result.dream_task = Some(task.id);
+                    }
+                    Err(e) => result.reply = format!("Dream did not start: {}", e.message),
                 }
-                Err(e) => result.reply = format!("Dream did not start: {}", e.message),
-            },
-            FollowUp::Nothing => {}
+            }
+            FollowUp::Command(ChatCommand::Memory) | FollowUp::Nothing => {}
         }
         Ok(result)
     }

@@ -225,7 +225,7 @@ impl Api {
                         api.tasks.finish(&mut task, TaskStatus::Completed, None);
                     }
                     Err(e) => {
-                        let reason = if e.message.contains("cancelled") {
+                        let reason = if e.code == ErrorCode::Cancelled {
                             "cancelled"
                         } else {
                             "error"

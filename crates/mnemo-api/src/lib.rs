@@ -43,7 +43,7 @@ pub use chat::{ChatEvent, ChatLine, ChatTranscript, MAX_MESSAGE_BYTES};
 pub use import::default_export_name;
 pub use local_model::{ENV_LOCAL, LocalModelInfo};
 pub use memory::{ChangeDiff, NewMemory, Patch};
-pub use mnemo_engine::chat::{extraction_state, local_time};
+pub use mnemo_engine::chat::{CHAT_COMMANDS, ChatCommand, extraction_state, local_time};
 pub use mnemo_engine::stats::{MemoryStats, TelemetryEvent};
 pub use model::{ModelSettings, ModelTest};
 pub use remember::{

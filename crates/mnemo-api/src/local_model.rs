@@ -140,8 +140,10 @@ impl ModelState {
             model: running.model,
             ..s.clone()
         };
-        let client =
-            Arc::new(Client::new(settings).map_err(|e| mnemo_engine::chat::model_error(&e))?);
+        let client = Arc::new(
+            Client::with_profiles(settings, current.profiles().clone())
+                .map_err(|e| mnemo_engine::chat::model_error(&e))?,
+        );
         self.set_client(Arc::clone(&client));
         Ok(client)
     }

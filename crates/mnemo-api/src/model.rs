@@ -99,6 +99,9 @@ pub struct ModelTest {
 /// Model state shared by every clone of the API.
 pub(crate) struct ModelState {
     client: RwLock<Arc<Client>>,
+    /// What is learnt of each server + model, kept across settings changes and shared by
+    /// every client this state makes (trial clients included).
+    profiles: mnemo_llm::Profiles,
     env_overrides: RwLock<Vec<String>>,
     pub(crate) runtime: Runtime,
     pub(crate) queue: Queue,
@@ -163,15 +166,17 @@ fn effective_settings(home: &std::path::Path) -> Effective {
     }
 }
 
-fn client_for(settings: LlmSettings) -> Result<Client> {
-    Client::new(settings).map_err(|e| chat::model_error(&e))
+fn client_for(settings: LlmSettings, profiles: &mnemo_llm::Profiles) -> Result<Client> {
+    Client::with_profiles(settings, profiles.clone()).map_err(|e| chat::model_error(&e))
 }
 
 impl ModelState {
     pub(crate) fn load(home: &std::path::Path) -> Result<Self> {
         let e = effective_settings(home);
+        let profiles = mnemo_llm::Profiles::default();
         Ok(Self {
-            client: RwLock::new(Arc::new(client_for(e.settings)?)),
+            client: RwLock::new(Arc::new(client_for(e.settings, &profiles)?)),
+            profiles,
             local: std::sync::atomic::AtomicBool::new(e.local),
             local_installed: std::sync::atomic::AtomicBool::new(e.installed),
             lease: Mutex::new(None),
@@ -196,7 +201,7 @@ impl ModelState {
     /// client, whether it is the local model's, the environment overrides.
     pub(crate) fn refresh(&self, home: &std::path::Path) -> Result<()> {
         let e = effective_settings(home);
-        self.set_client(Arc::new(client_for(e.settings)?));
+        self.set_client(Arc::new(client_for(e.settings, &self.profiles)?));
         self.local
             .store(e.local, std::sync::atomic::Ordering::SeqCst);
         self.local_installed
@@ -355,7 +360,10 @@ impl Api {
             None => self.model.ready_blocking(&self.vault.home().root)?,
             Some(given) => {
                 check_settings(&given)?;
-                Arc::new(client_for(self.trial_settings(&given))?)
+                Arc::new(client_for(
+                    self.trial_settings(&given),
+                    &self.model.profiles,
+                )?)
             }
         };
         if !client.settings().is_configured() {
@@ -386,7 +394,10 @@ impl Api {
             None => self.model.ready_blocking(&self.vault.home().root)?,
             Some(given) => {
                 check_server(&given)?;
-                Arc::new(client_for(self.trial_settings(&given))?)
+                Arc::new(client_for(
+                    self.trial_settings(&given),
+                    &self.model.profiles,
+                )?)
             }
         };
         if client.settings().base_url.trim().is_empty() {

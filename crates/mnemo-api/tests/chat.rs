@@ -92,7 +92,7 @@ async fn a_turn_recalls_streams_and_extracts_in_the_background() {
     .await
     .unwrap();
     assert_eq!(turn.reply, "Run the smoke suite first, then tag.");
-    assert!(!turn.command);
+    assert_eq!(turn.command, None);
     let recall = turn.recall.clone().unwrap();
     assert_eq!(recall.selected[0].path, "deploy.md");
 
@@ -199,7 +199,10 @@ async fn without_a_model_chat_says_what_to_configure_and_the_rest_works() {
     let status = blocking(move || a.chat_send("personal".into(), id, "/memory".into()))
         .await
         .unwrap();
-    assert!(status.command);
+    assert_eq!(
+        status.command,
+        Some(mnemo_engine::chat::ChatCommand::Memory)
+    );
     assert!(status.reply.contains("1 memories"), "{}", status.reply);
     // Lexical recall, search and browsing work.
     let r = api

@@ -751,7 +751,7 @@ async fn slash_dream_in_chat_starts_a_manual_dream() {
     let (_d, api) = api();
     seed(&api);
     let r = send(&api, "/dream").await;
-    assert!(r.command);
+    assert_eq!(r.command, Some(mnemo_engine::chat::ChatCommand::Dream));
     let id = r.dream_task.expect("a dream task");
     assert!(r.reply.contains("Dreaming"), "{}", r.reply);
     let a = api.clone();

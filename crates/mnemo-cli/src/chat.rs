@@ -16,7 +16,7 @@ use crate::out::{term, term_list, term_text};
 const EXTRACT_WAIT: Duration = Duration::from_secs(300);
 
 fn is_memory_command(text: &str) -> bool {
-    text.trim() == "/memory"
+    mnemo_api::ChatCommand::parse(text) == Some(mnemo_api::ChatCommand::Memory)
 }
 
 /// One turn: send, print the reply as it streams (human mode), wait for the extraction task.
@@ -97,7 +97,7 @@ fn turn(api: &Api, workspace: &str, session: &str, text: &str, json: bool) -> Re
         return Ok(());
     }
     println!();
-    if result.command {
+    if result.command.is_some() {
         println!("{}", term_text(&result.reply));
         if let Some(r) = dream.as_ref().and_then(|t| t.result.as_ref()) {
             println!("{}", term_text(&r.summary));
@@ -234,7 +234,10 @@ pub fn chat(
     if only_command && session.is_none() {
         let reply = api.memory_status(workspace.to_owned(), None)?;
         if json {
-            println!("{}", serde_json::json!({"command": true, "reply": reply}));
+            println!(
+                "{}",
+                serde_json::json!({"command": mnemo_api::ChatCommand::Memory, "reply": reply})
+            );
         } else {
             println!("{}", term_text(&reply));
         }

@@ -179,10 +179,10 @@ fn the_first_session_with_the_local_model_closes_the_loop() {
     let allergy_file = allergy.0.clone();
 
     // Chat 2, a new session, eight times: recall selects the allergy every time and the reply
-    // is prose. Whether the reply takes the allergy into account is the model's part, and it
-    // is measured, not asserted: strictly counted (naming the allergy, never offering peanut
-    // butter) Qwen2.5-Coder-1.5B does in 2 to 7 replies of 12 with the three memories a first
-    // chat saves — a pass/fail on it would fail CI at random.
+    // is prose. Whether one reply takes the allergy into account is the model's part, so what
+    // must hold is that some do — strictly counted (naming the allergy, never offering peanut
+    // butter), with the fact to respect asked first and said again (`chat/respect.rs`), the
+    // rate is measured and printed (7 and 5 of 8 in two runs; the block alone gave 0–2 of 8).
     let mut replies = Vec::new();
     let mut t2 = Duration::ZERO;
     for _ in 0..8 {
@@ -215,6 +215,11 @@ fn the_first_session_with_the_local_model_closes_the_loop() {
     let heeded = replies.iter().filter(|r| heeds_allergy(r)).count();
     eprintln!(
         "chat 2 took the allergy into account in {heeded} of {} replies",
+        replies.len()
+    );
+    assert!(
+        heeded > 0,
+        "no reply of {} took the allergy into account: {replies:#?}",
         replies.len()
     );
 

@@ -364,6 +364,8 @@ pub enum ErrorCode {
     /// An import of conversations stopped at its token budget (what it learnt is kept): run it
     /// again with a bigger budget to go on.
     BudgetSpent,
+    /// A person stopped the work before it finished; nothing of it was kept.
+    Cancelled,
 }
 
 impl ErrorCode {
@@ -401,6 +403,7 @@ impl ErrorCode {
             Self::RemoteUnreachable => "remote_unreachable",
             Self::RemoteRefused => "remote_refused",
             Self::BudgetSpent => "budget_spent",
+            Self::Cancelled => "cancelled",
         }
     }
 }

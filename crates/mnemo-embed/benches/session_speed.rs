@@ -79,10 +79,12 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2);
+    // Under `cargo test` (no `--bench` flag) a small smoke pass.
+    let smoke = !std::env::args().any(|a| a == "--bench");
     let want: usize = std::env::var("SESSIONS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
+        .unwrap_or(if smoke { 4 } else { 40 });
     let Some(path) = std::env::var_os("E5_FILE")
         .map(PathBuf::from)
         .or_else(mnemo_embed::locate_e5)

@@ -110,6 +110,8 @@ pub struct AgentMachine {
     calls_seen: HashMap<(String, String), u32>,
     /// The current step was already asked again after an answer cut at its output cap.
     cut_retried: bool,
+    /// The sampling temperature of a conversation's replies (`None`: the server's default).
+    reply_temperature: Option<f32>,
 }
 
 /// Third time the same call is made, the run stops.
@@ -129,6 +131,7 @@ impl AgentMachine {
             answer_on_last_turn: false,
             calls_seen: HashMap::new(),
             cut_retried: false,
+            reply_temperature: None,
         }
     }
 
@@ -146,7 +149,21 @@ impl AgentMachine {
             answer_on_last_turn: true,
             calls_seen: HashMap::new(),
             cut_retried: false,
+            reply_temperature: None,
         }
+    }
+
+    /// Sample a conversation's replies at `t` (a small model answers more to the point cooler).
+    #[must_use]
+    pub fn with_reply_temperature(mut self, t: f32) -> Self {
+        self.reply_temperature = Some(t);
+        self
+    }
+
+    /// The sampling temperature of a conversation's replies (`None`: the server's default).
+    #[must_use]
+    pub fn reply_temperature(&self) -> Option<f32> {
+        self.reply_temperature
     }
 
     /// Whether the next model call offers the tools. Tool calls in a reply to a call that

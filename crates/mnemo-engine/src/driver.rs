@@ -35,9 +35,8 @@ pub async fn drive(
     let conversation = stream.is_some();
     let tool_defs = tools.definitions();
     let native_tools_tokens = serde_json::to_string(&tool_defs).map_or(0, |t| estimate_tokens(&t));
-    let base_url = client.settings().base_url.clone();
-    let model = client.settings().model.clone();
-    let mut mode = protocol::mode_for(&base_url, &model);
+    let profile = client.profile(&client.settings().model);
+    let mut mode = profile.tool_mode();
     let mut window = client.context_window(cancel).await;
     let mut spent: u64 = 0;
     let mut overflow_retried = false;
@@ -108,7 +107,11 @@ pub async fn drive(
                     } else {
                         Vec::new()
                     },
-                    temperature: if conversation { None } else { Some(0.0) },
+                    temperature: if conversation {
+                        machine.reply_temperature()
+                    } else {
+                        Some(0.0)
+                    },
                     max_tokens: Some(cap),
                     // The run's wall time (below) ends a call first, as a timeout of the run.
                     timeout: Some(remaining + std::time::Duration::from_secs(1)),
@@ -157,7 +160,7 @@ pub async fn drive(
                         {
                             // The model wrote its call out as text: take it, and speak the text
                             // protocol with this server from now on.
-                            protocol::use_text_for(&base_url, &model);
+                            profile.use_text_tools();
                             mode = ToolMode::Text;
                             text_calls += 1;
                             let msg =
@@ -170,7 +173,7 @@ pub async fn drive(
                     Ok(Err(LlmError::Cancelled)) => queue.extend(machine.on_cancel()),
                     Ok(Err(e)) if native && refuses_tools(&e) => {
                         tracing::warn!("the model server refused tool calls ({e})");
-                        protocol::use_text_for(&base_url, &model);
+                        profile.use_text_tools();
                         mode = ToolMode::Text;
                         queue.push_front(Effect::CallModel);
                     }

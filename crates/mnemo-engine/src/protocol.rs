@@ -3,52 +3,14 @@
 //! system prompt; the model answers with exactly one JSON object per reply — `{"tool": NAME,
 //! "arguments": {...}}` or `{"done": "one sentence"}` — which is validated, and a problem is fed
 //! back. The conversation stays in native form (assistant tool calls, tool results); it is
-//! rendered as text only for the request. Which protocol a server + model needs is remembered
-//! for the process, as the structured-output step-down is. Pure, except that cache.
+//! rendered as text only for the request. Which protocol a server + model needs is kept in its
+//! profile ([`mnemo_llm::ModelProfile::tool_mode`]). Pure.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock, PoisonError};
 
+pub use mnemo_llm::ToolMode;
 use mnemo_llm::{FunctionCall, Message, Role, Tool, ToolCall};
 use serde_json::Value;
-
-/// How tools reach the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolMode {
-    /// The API's `tools` and `tool_calls`.
-    Native,
-    /// The text protocol of this module.
-    Text,
-}
-
-fn modes() -> &'static Mutex<HashMap<(String, String), ToolMode>> {
-    static MODES: OnceLock<Mutex<HashMap<(String, String), ToolMode>>> = OnceLock::new();
-    MODES.get_or_init(Mutex::default)
-}
-
-fn key(base_url: &str, model: &str) -> (String, String) {
-    (base_url.trim_end_matches('/').to_owned(), model.to_owned())
-}
-
-/// The protocol a server + model is known to need (native until shown otherwise).
-#[must_use]
-pub fn mode_for(base_url: &str, model: &str) -> ToolMode {
-    modes()
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&key(base_url, model))
-        .copied()
-        .unwrap_or(ToolMode::Native)
-}
-
-/// Remember that a server + model needs the text protocol (for the rest of the process).
-pub fn use_text_for(base_url: &str, model: &str) {
-    tracing::info!("{base_url} ({model}): no native tool calls; using Mnemo's text protocol");
-    modes()
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(key(base_url, model), ToolMode::Text);
-}
 
 /// The protocol's instructions, with each tool and its parameters.
 #[must_use]
@@ -327,9 +289,5 @@ mod tests {
         );
         assert_eq!(call_in_text("Done, nothing to save.", &t), None);
         assert_eq!(call_in_text(r#"{"name": "Tea"}"#, &t), None);
-        assert_eq!(mode_for("http://modes.test/v1", "m"), ToolMode::Native);
-        use_text_for("http://modes.test/v1/", "m");
-        assert_eq!(mode_for("http://modes.test/v1", "m"), ToolMode::Text);
-        assert_eq!(mode_for("http://modes.test/v1", "other"), ToolMode::Native);
     }
 }

@@ -189,13 +189,17 @@ pub async fn run_remember(
     .await;
     // A model that answered in words without calling a tool, on a server spoken to natively:
     // the model may have no tool template. Once more, with the text protocol (remembered).
-    let base = client.settings().base_url.clone();
-    let model = client.settings().model.clone();
+    let profile = client.profile(&client.settings().model);
     if matches!(outcome, Ok(AgentOutcome::Completed { .. }))
         && calls == 0
-        && protocol::mode_for(&base, &model) == protocol::ToolMode::Native
+        && profile.tool_mode() == protocol::ToolMode::Native
     {
-        protocol::use_text_for(&base, &model);
+        tracing::info!(
+            "{} ({}): no tool call; using Mnemo's text protocol",
+            client.settings().base_url,
+            client.settings().model
+        );
+        profile.use_text_tools();
         outcome = run_bounded(client, &mut tools, &system, &task, cancel, &mut |e| {
             on_event(e);
         })

@@ -23,11 +23,21 @@ pub struct Client {
     pub attempts: u32,
     /// First backoff delay (doubles each retry).
     pub backoff: Duration,
+    /// What is learnt of each server + model, shared with clients made from the same registry.
+    profiles: crate::Profiles,
 }
 
 impl Client {
-    /// A client for these settings.
+    /// A client for these settings, learning of its servers afresh.
     pub fn new(settings: LlmSettings) -> Result<Self, LlmError> {
+        Self::with_profiles(settings, crate::Profiles::default())
+    }
+
+    /// A client for these settings that shares what `profiles` learnt (and learns into it).
+    pub fn with_profiles(
+        settings: LlmSettings,
+        profiles: crate::Profiles,
+    ) -> Result<Self, LlmError> {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .read_timeout(Duration::from_secs(settings.timeout_secs))
@@ -38,7 +48,20 @@ impl Client {
             settings,
             attempts: 3,
             backoff: Duration::from_millis(250),
+            profiles,
         })
+    }
+
+    /// The registry of what is learnt of servers (to make another client sharing it).
+    #[must_use]
+    pub fn profiles(&self) -> &crate::Profiles {
+        &self.profiles
+    }
+
+    /// What is known of `model` on this client's server.
+    #[must_use]
+    pub fn profile(&self, model: &str) -> std::sync::Arc<crate::ModelProfile> {
+        self.profiles.of(&self.settings.base_url, model)
     }
 
     /// The settings in use.
@@ -154,7 +177,12 @@ impl Client {
             .unwrap_or_else(|| text.chars().take(300).collect());
         let lower = message.to_lowercase();
         if let Some(n) = crate::window::window_in_error(&message) {
-            crate::window::learn(&self.settings.base_url, n);
+            let model = body["model"].as_str().unwrap_or(&self.settings.model);
+            tracing::info!(
+                "{}: the model's context window is {n} tokens",
+                self.settings.base_url
+            );
+            self.profile(model).learn_window(n);
         }
         match status {
             401 | 403 => LlmError::Unauthorized(status),

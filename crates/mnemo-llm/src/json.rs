@@ -1,58 +1,13 @@
 //! Structured output, stepping down on servers that refuse it: JSON-schema `response_format` →
 //! `json_object` with the schema (llama.cpp-style servers) and the schema in the prompt →
-//! the schema in the prompt alone. What a server + model accepted is remembered for the process
-//! ([`Level`] cache), so later calls start there. Then tolerant parsing ([`parse_json`]),
+//! the schema in the prompt alone. What a server + model accepted is kept in its profile
+//! ([`crate::ModelProfile`]), so later calls start there. Then tolerant parsing ([`parse_json`]),
 //! validation and one retry naming the problem.
-
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock, PoisonError};
 
 use serde_json::{Value, json};
 
+use crate::profile::JsonLevel as Level;
 use crate::{CancellationToken, ChatRequest, Client, LlmError, Message, Role};
-
-/// How structured output is asked for, strongest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Level {
-    /// `response_format: {"type": "json_schema", ...}` (OpenAI, vLLM, Ollama).
-    JsonSchema,
-    /// `response_format: {"type": "json_object", "schema": ...}` plus the schema in the prompt
-    /// (llama.cpp / llama-cpp-python honour the schema there; others still get JSON mode).
-    JsonObject,
-    /// No `response_format`: the schema in the prompt only.
-    Prompt,
-}
-
-impl Level {
-    fn next(self) -> Self {
-        match self {
-            Self::JsonSchema => Self::JsonObject,
-            Self::JsonObject | Self::Prompt => Self::Prompt,
-        }
-    }
-}
-
-/// The level each server (base URL) + model last needed, for the whole process: clients are
-/// re-created when settings change, servers are not. Only ever steps down.
-fn levels() -> &'static Mutex<HashMap<(String, String), Level>> {
-    static LEVELS: OnceLock<Mutex<HashMap<(String, String), Level>>> = OnceLock::new();
-    LEVELS.get_or_init(Mutex::default)
-}
-
-fn remembered(key: &(String, String)) -> Level {
-    levels()
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(key)
-        .copied()
-        .unwrap_or(Level::JsonSchema)
-}
-
-fn remember(key: (String, String), level: Level) {
-    let mut map = levels().lock().unwrap_or_else(PoisonError::into_inner);
-    let slot = map.entry(key).or_insert(level);
-    *slot = (*slot).max(level);
-}
 
 /// Whether an error is the server refusing the requested `response_format` (so the next level
 /// down may work) rather than a failure: HTTP 400, 422, 500 or 501 whose message mentions
@@ -96,11 +51,8 @@ impl Client {
             .model
             .clone()
             .unwrap_or_else(|| self.settings().model.clone());
-        let key = (
-            self.settings().base_url.trim_end_matches('/').to_owned(),
-            model,
-        );
-        let mut level = remembered(&key);
+        let profile = self.profile(&model);
+        let mut level = profile.json_level();
         let mut instructed = false;
         let first = loop {
             req.response_format = match level {
@@ -122,11 +74,11 @@ impl Client {
                 Err(e) if level < Level::Prompt && refuses_format(&e) => {
                     let down = level.next();
                     tracing::info!(
-                        "{} refused structured output as {level:?} ({e}); using {down:?} from now on",
-                        key.0
+                        "{} ({model}) refused structured output as {level:?} ({e}); using {down:?} from now on",
+                        self.settings().base_url
                     );
                     level = down;
-                    remember(key.clone(), level);
+                    profile.json_refused_down_to(level);
                 }
                 Err(e) => return Err(e),
             }
@@ -235,13 +187,5 @@ mod tests {
         assert_eq!(Level::JsonSchema.next(), Level::JsonObject);
         assert_eq!(Level::JsonObject.next(), Level::Prompt);
         assert_eq!(Level::Prompt.next(), Level::Prompt);
-        let key = (
-            "http://unit.test/v1".to_owned(),
-            "levels-only-step-down".to_owned(),
-        );
-        assert_eq!(remembered(&key), Level::JsonSchema);
-        remember(key.clone(), Level::Prompt);
-        remember(key.clone(), Level::JsonObject);
-        assert_eq!(remembered(&key), Level::Prompt);
     }
 }

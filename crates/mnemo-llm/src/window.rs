@@ -1,47 +1,16 @@
 //! The model's context window as the server knows it. Settings give a window (default 32,768),
 //! but a server may run a smaller one (llama.cpp `-c 8192`): [`Client::context_window`] asks
 //! the server where it says — llama.cpp `GET /props`, Ollama `POST /api/show` — once per
-//! process and base URL, and an overflow error naming the size ("exceeds the available context
-//! size (8192 tokens)", "maximum context length is 8192 tokens") teaches it for later calls.
+//! server + model profile ([`crate::ModelProfile`]), and an overflow error naming the size
+//! ("exceeds the available context size (8192 tokens)", "maximum context length is 8192 tokens")
+//! teaches it for later calls.
 //! The window used is the smaller of the settings' and the server's.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::{CancellationToken, Client};
-
-/// What is known of each server's window (base URL → tokens; `None`: asked, it does not say).
-fn known() -> &'static Mutex<HashMap<String, Option<u32>>> {
-    static KNOWN: OnceLock<Mutex<HashMap<String, Option<u32>>>> = OnceLock::new();
-    KNOWN.get_or_init(Mutex::default)
-}
-
-fn key(base_url: &str) -> String {
-    base_url.trim_end_matches('/').to_owned()
-}
-
-/// Record a server's window (from its answer, or an overflow error naming it).
-pub(crate) fn learn(base_url: &str, tokens: u32) {
-    if tokens < 256 {
-        return;
-    }
-    tracing::info!("{base_url}: the model's context window is {tokens} tokens");
-    known()
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(key(base_url), Some(tokens));
-}
-
-fn lookup(base_url: &str) -> Option<Option<u32>> {
-    known()
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&key(base_url))
-        .copied()
-}
 
 /// The window an overflow message names, if it names one: llama.cpp's "exceeds the available
 /// context size (8192 tokens)", OpenAI's "maximum context length is 8192 tokens", vLLM's
@@ -112,20 +81,15 @@ impl Client {
         if base.trim().is_empty() {
             return configured;
         }
-        let server = match lookup(&base) {
+        let profile = self.profile(&self.settings().model);
+        let server = match profile.window() {
             Some(known) => known,
             None => {
                 let asked = tokio::select! {
                     () = cancel.cancelled() => None,
                     r = tokio::time::timeout(Duration::from_secs(3), self.ask_window()) => r.ok().flatten(),
                 };
-                // A learned value (from an error meanwhile) is not overwritten by "unknown".
-                let mut map = known().lock().unwrap_or_else(PoisonError::into_inner);
-                let slot = map.entry(key(&base)).or_insert(asked);
-                if slot.is_none() {
-                    *slot = asked;
-                }
-                *slot
+                profile.asked_window(asked)
             }
         };
         server.map_or(configured, |s| s.min(configured))
@@ -136,7 +100,8 @@ impl Client {
     #[must_use]
     pub fn known_context_window(&self) -> u32 {
         let configured = self.settings().context_window.max(1024);
-        lookup(&self.settings().base_url)
+        self.profile(&self.settings().model)
+            .window()
             .flatten()
             .map_or(configured, |s| s.min(configured))
     }
@@ -204,11 +169,18 @@ mod tests {
             model: "m".into(),
             ..crate::LlmSettings::default()
         };
-        let c = Client::new(settings).unwrap();
+        let c = Client::new(settings.clone()).unwrap();
         assert_eq!(c.known_context_window(), 32_768);
-        learn("http://learned.test/v1/", 8192);
+        c.profiles()
+            .of("http://learned.test/v1/", "m")
+            .learn_window(8192);
         assert_eq!(c.known_context_window(), 8192);
-        learn("http://learned.test/v1", 100); // nonsense is ignored
-        assert_eq!(c.known_context_window(), 8192);
+        // A client sharing the registry knows it; one made alone does not.
+        let shared = Client::with_profiles(settings.clone(), c.profiles().clone()).unwrap();
+        assert_eq!(shared.known_context_window(), 8192);
+        assert_eq!(
+            Client::new(settings).unwrap().known_context_window(),
+            32_768
+        );
     }
 }

@@ -65,6 +65,12 @@ srv=$!
 trap 'kill $srv 2>/dev/null; wait $srv; exit 0' TERM INT HUP
 while kill -0 $srv 2>/dev/null; do
   sleep "$every" & wait $!
+  if [ ! -d "$dir" ]; then
+    # The home was removed (a test's temporary home, a deleted profile): nobody can use it.
+    echo "mnemo: stopping the local model server (its state folder $dir is gone)"
+    kill $srv 2>/dev/null
+    break
+  fi
   now=$(date +%s)
   used=$(stat -c %Y "$dir/last-used" 2>/dev/null || echo "$now")
   quiet=$((now - used))

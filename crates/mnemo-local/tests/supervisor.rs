@@ -207,3 +207,26 @@ async fn the_watchdog_stops_it_when_the_last_user_is_gone_or_it_is_idle() {
         "{log}"
     );
 }
+
+/// Whether process `pid` still runs (a zombie waiting for its parent does not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+        .unwrap_or(false)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_watchdog_stops_it_when_its_home_is_removed() {
+    // A test's temporary home, a deleted profile: nobody can use the server any more, and its
+    // `last-used` cannot say how long it was idle — it must not run on for ever.
+    let home = tempfile::tempdir().unwrap();
+    let Some(sup) = supervisor(home.path(), long()) else {
+        return;
+    };
+    let _lease = sup.lease().unwrap();
+    let r = sup.ensure().await.expect("started");
+    assert!(alive(r.pid));
+    drop(home);
+    until("stopped once its home was removed", || !alive(r.pid)).await;
+}

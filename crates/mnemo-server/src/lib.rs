@@ -118,6 +118,7 @@ fn status_of(code: ErrorCode) -> StatusCode {
             StatusCode::NOT_FOUND
         }
         ErrorCode::Conflict
+        | ErrorCode::Cancelled
         | ErrorCode::BudgetSpent
         | ErrorCode::ModelNotConfigured
         | ErrorCode::ManagedMemoryUnavailable

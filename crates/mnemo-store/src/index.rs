@@ -145,6 +145,9 @@ pub struct Counts {
     pub logs: u64,
 }
 
+/// A topic as MEMORY.md lists it: path, name, description.
+pub type IndexLineRow = (String, String, String);
+
 /// The SQLite index.
 pub struct Index {
     conn: Connection,
@@ -395,6 +398,42 @@ impl Index {
         st.query_map([workspace], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .and_then(Iterator::collect)
             .map_err(db::err("reading the index"))
+    }
+
+    /// The first `limit` lines of [`Index::index_lines`] and how many there are in all: what
+    /// MEMORY.md shows (it lists at most 200), read from the `docs_listed` index alone.
+    pub fn index_lines_head(
+        &self,
+        workspace: &str,
+        limit: usize,
+    ) -> Result<(Vec<IndexLineRow>, usize)> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT path, name, description FROM docs
+                 WHERE workspace = ?1 AND kind = 'topic' AND valid = 1 AND archived = 0 ORDER BY path LIMIT ?2",
+            )
+            .map_err(db::err("reading the index"))?;
+        let head: Vec<IndexLineRow> = st
+            .query_map(
+                params![workspace, i64::try_from(limit).unwrap_or(i64::MAX)],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .and_then(Iterator::collect)
+            .map_err(db::err("reading the index"))?;
+        if head.len() < limit {
+            let n = head.len();
+            return Ok((head, n));
+        }
+        let total: i64 = self
+            .conn
+            .prepare_cached(
+                "SELECT count(*) FROM docs
+                 WHERE workspace = ?1 AND kind = 'topic' AND valid = 1 AND archived = 0",
+            )
+            .and_then(|mut s| s.query_row([workspace], |r| r.get(0)))
+            .map_err(db::err("reading the index"))?;
+        Ok((head, usize::try_from(total).unwrap_or(usize::MAX)))
     }
 
     /// Record a telemetry event (recall, extract, dream…) with its fields as JSON.

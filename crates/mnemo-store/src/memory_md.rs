@@ -32,8 +32,21 @@ pub struct IndexLine<'a> {
 /// Render MEMORY.md. Output depends only on the input set (sorted here), so it is deterministic.
 #[must_use]
 pub fn render(items: &[IndexLine<'_>]) -> String {
+    render_head(items, items.len())
+}
+
+/// [`render`] from the first topics by path alone (at least [`MAX_LINES`] of them, or all) and
+/// how many there are in all: the same text as `render` of every one of them.
+#[must_use]
+pub fn render_head(head: &[IndexLine<'_>], total: usize) -> String {
     let mut out = String::new();
-    for line in fit(&entry_lines(items), MAX_LINES, MAX_BYTES, 1) {
+    for line in fit_of(
+        &entry_lines(head),
+        total.max(head.len()),
+        MAX_LINES,
+        MAX_BYTES,
+        1,
+    ) {
         out.push_str(&line);
         out.push('\n');
     }
@@ -68,7 +81,17 @@ fn entry_lines(items: &[IndexLine<'_>]) -> Vec<String> {
 /// some were left out (room for it is kept). The warning names the file's caps: `max_*` are
 /// what is left of them.
 fn fit(lines: &[String], max_lines: usize, max_bytes: usize, eol_bytes: usize) -> Vec<String> {
-    let total = lines.len();
+    fit_of(lines, lines.len(), max_lines, max_bytes, eol_bytes)
+}
+
+/// [`fit`] of a list's first `lines` when it has `total` in all (the rest are only counted).
+fn fit_of(
+    lines: &[String],
+    total: usize,
+    max_lines: usize,
+    max_bytes: usize,
+    eol_bytes: usize,
+) -> Vec<String> {
     let mut out = Vec::new();
     let mut used = 0;
     let mut capped: Option<&str> = None;
@@ -287,6 +310,33 @@ mod tests {
         let out = render_owned(&v);
         assert!(out.len() <= MAX_BYTES, "{}", out.len());
         assert!(out.lines().last().unwrap().contains("25,000 bytes"));
+    }
+
+    #[test]
+    fn the_head_and_a_count_render_as_the_whole_list_does() {
+        // Sizes around both caps, names short and long (the byte cap first).
+        for (n, desc) in [
+            (0, "x"),
+            (1, "x"),
+            (199, "x"),
+            (200, "x"),
+            (201, "x"),
+            (5_000, "short"),
+            (190, &*"名".repeat(140)),
+            (1_000, &*"名".repeat(140)),
+        ] {
+            let v = items(n, desc);
+            let all: Vec<IndexLine<'_>> = v
+                .iter()
+                .map(|(p, nm)| IndexLine {
+                    path: p,
+                    name: nm,
+                    description: "d",
+                })
+                .collect();
+            let head = &all[..all.len().min(MAX_LINES)];
+            assert_eq!(render_head(head, n), render(&all), "{n} × {desc:.9}");
+        }
     }
 
     #[test]

@@ -73,10 +73,12 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
+    // Under `cargo test` (no `--bench` flag) a small smoke pass: every row runs, quickly.
+    let smoke = !std::env::args().any(|a| a == "--bench");
     let n: usize = std::env::var("SYNC_BENCH_N")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(10_000);
+        .unwrap_or(if smoke { 300 } else { 10_000 });
     let t = tempfile::tempdir().unwrap();
     let dir = t.path();
     // Mnemo: two homes, one remote.

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use mnemo_core::{Error, ErrorCode, Result};
 
+use super::refs::read_refs;
+
 /// The branch every home syncs through.
 pub const BRANCH: &str = "main";
 const REMOTE_REF: &str = "refs/remotes/origin/main";
@@ -391,6 +393,40 @@ impl Git {
         let url = String::from_utf8_lossy(&url).trim().to_owned();
         let remote = PathBuf::from(url.strip_prefix("file://").unwrap_or(&url));
         (remote.is_absolute() && remote.join("HEAD").is_file()).then_some(remote)
+    }
+
+    /// The branches the remote holds now (name → commit), without fetching: read from its
+    /// folder for a remote on this machine (no process), else one `git ls-remote --heads`.
+    /// `None` when they cannot be known (unreachable, a ref being written).
+    #[must_use]
+    pub fn remote_branches(&self, url: &str) -> Option<BTreeMap<String, String>> {
+        let path = Path::new(url.strip_prefix("file://").unwrap_or(url));
+        if path.is_absolute() {
+            let gitdir = if path.join("HEAD").is_file() {
+                path.to_path_buf()
+            } else {
+                path.join(".git")
+            };
+            return read_refs(&gitdir, "heads");
+        }
+        let out = self
+            .run_limited(&["ls-remote", "--heads", "origin"], None, REMOTE_LIMIT)
+            .ok()?;
+        let mut refs = BTreeMap::new();
+        for line in String::from_utf8_lossy(&out).lines() {
+            let (id, name) = line.split_once('\t')?;
+            refs.insert(name.strip_prefix("refs/heads/")?.to_owned(), id.to_owned());
+        }
+        Some(refs)
+    }
+
+    /// This repository's branch and what it last fetched of the remote's, as `(own, remote's)`
+    /// (name → commit), read from its files.
+    #[must_use]
+    pub fn refs_on_disk(&self) -> Option<(BTreeMap<String, String>, BTreeMap<String, String>)> {
+        let mut fetched = read_refs(&self.dir, "remotes/origin")?;
+        fetched.remove("HEAD");
+        Some((read_refs(&self.dir, "heads")?, fetched))
     }
 
     /// A bare remote on this machine made with a plain `git init --bare` names `master` as its

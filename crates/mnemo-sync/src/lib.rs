@@ -13,6 +13,7 @@
 //! - `channel`: which remote each workspace syncs through (the home's, or a team's).
 //! - `extras`: files a sync may carry that the store does not own (chat sessions, when asked).
 //! - [`run`]: a sync; `status`: the status, resolving a conflict, `reset-local`.
+//! - `quiet`: a sync with nothing to do, known from `stat` and the remote's branches alone.
 //!
 //! ```no_run
 //! use mnemo_store::{Home, Vault};
@@ -32,7 +33,9 @@ pub mod git;
 pub mod layout;
 mod local;
 pub mod meta;
+mod quiet;
 mod read;
+mod refs;
 mod report;
 pub mod run;
 pub mod state;
@@ -43,6 +46,8 @@ use mnemo_store::Vault;
 
 pub use extras::Extras;
 pub use meta::{SyncChoice, SyncConflict};
+#[doc(hidden)]
+pub use quiet::quiet_syncs;
 pub use run::{FileCounts, RemoteKey, RemoteSync, WorkspaceSync};
 pub use state::{SyncFlag, SyncRun, SyncSettings};
 

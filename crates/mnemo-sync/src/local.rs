@@ -127,6 +127,52 @@ pub(super) fn read(root: &RootDir, rel: &str) -> Option<std::result::Result<Vec<
     }
 }
 
+/// Every memory file under `root` by what `stat` says of it (path, device, inode, size, times;
+/// a refused file by its path and why), written to `out` — what a round would read, without
+/// reading it. `false` when a file's times are not [`SETTLED`] in the past: a write in the same
+/// clock tick could leave the same stamp on new bytes, so the stamps cannot stand for them.
+pub(super) fn stamps(root: &Path, out: &mut String) -> bool {
+    use std::fmt::Write as _;
+    let mut all = Vec::new();
+    let mut settled = true;
+    walk(root, &mut |rel, _, meta, refused| {
+        let line = match (refused, meta.as_ref().and_then(stamp)) {
+            (Some(why), _) => format!("{rel}\trefused\t{why}"),
+            (None, Some(s)) => {
+                settled &= is_settled(&s);
+                format!(
+                    "{rel}\t{}:{}:{}:{}.{}:{}.{}",
+                    s.dev, s.ino, s.len, s.mtime.0, s.mtime.1, s.ctime.0, s.ctime.1
+                )
+            }
+            (None, None) => {
+                settled = false;
+                rel
+            }
+        };
+        all.push(line);
+    });
+    all.sort();
+    let _ = writeln!(out, "{}\t{}", root.display(), all.len());
+    for l in all {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    settled
+}
+
+/// Whether a stamp's times are [`SETTLED`] in the past.
+fn is_settled(s: &Stamp) -> bool {
+    SystemTime::now().checked_sub(SETTLED).is_some_and(|line| {
+        let old = |t: (i64, i64)| {
+            u64::try_from(t.0).is_ok_and(|secs| {
+                SystemTime::UNIX_EPOCH + Duration::new(secs, u32::try_from(t.1).unwrap_or(0)) < line
+            })
+        };
+        old(s.mtime) && old(s.ctime)
+    })
+}
+
 /// What [`walk`] calls for each memory document: its path, the root held, its stat, and why a
 /// sync cannot take it whatever it holds (a link, a misnamed file), if so.
 type Visit<'a> = dyn FnMut(String, &RootDir, Option<Metadata>, Option<String>) + 'a;
@@ -213,14 +259,7 @@ fn known(path: &Path, m: &Metadata) -> Option<String> {
 
 fn remember(path: &Path, m: &Metadata, id: String) {
     let Some(s) = stamp(m) else { return };
-    let settled = SystemTime::now().checked_sub(SETTLED).is_some_and(|line| {
-        let old = |t: (i64, i64)| {
-            u64::try_from(t.0).is_ok_and(|secs| {
-                SystemTime::UNIX_EPOCH + Duration::new(secs, u32::try_from(t.1).unwrap_or(0)) < line
-            })
-        };
-        old(s.mtime) && old(s.ctime)
-    });
+    let settled = is_settled(&s);
     let Ok(mut ids) = IDS.lock() else { return };
     let ids = ids.get_or_insert_with(HashMap::new);
     if !settled {

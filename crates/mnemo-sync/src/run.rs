@@ -111,6 +111,36 @@ impl Syncer<'_> {
             .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
         let _lock = fsutil::lock_file(&dir.join(".sync.lock"))?;
         let mut st = State::load(&home);
+        // Nothing changed here or on any remote since a round that changed nothing: done.
+        let before = if only.is_none() {
+            self.fingerprint(&settings, &chans, extras, &st)
+        } else {
+            None
+        };
+        if let Some(here) = &before
+            && let Some(mut report) = self.quiet_report(here, &chans)
+        {
+            let at = now();
+            for ks in st.keys.values_mut() {
+                if ks.last_synced.is_some() {
+                    ks.last_synced = Some(at.clone());
+                }
+            }
+            for w in &mut report.workspaces {
+                if w.last_synced.is_some() {
+                    w.last_synced = Some(at.clone());
+                }
+            }
+            st.last_run = Some(SyncRun {
+                at,
+                error: None,
+                commit: report.commit.clone(),
+            });
+            st.save(&home)?;
+            report.last_run.clone_from(&st.last_run);
+            tracing::debug!("sync: nothing changed here or on the remote since the last round");
+            return Ok(report);
+        }
         let mut groups: Groups = BTreeMap::new();
         let mut first_error = None;
         let mut commit = None;
@@ -151,6 +181,7 @@ impl Syncer<'_> {
         });
         st.save(&home)?;
         if let Some(e) = first_error {
+            self.forget_quiet();
             return Err(e);
         }
         let mut report = self.status_of(&settings, &st)?;
@@ -161,6 +192,14 @@ impl Syncer<'_> {
                 w.received = d.received;
                 w.sent = d.sent;
             }
+        }
+        if let Some(before) = before {
+            let after = if groups.is_empty() {
+                self.fingerprint(&settings, &chans, extras, &st)
+            } else {
+                None
+            };
+            self.remember_quiet(before, after.as_deref(), &chans, &report);
         }
         Ok(report)
     }

@@ -92,6 +92,11 @@ export const events = {
 	taskUpdated: makeEvent<TaskUpdatedEvent, TaskUpdatedEvent>("task-updated"),
 };
 
+/* Constants */
+export const CHAT_COMMANDS = [{"name":"/memory","takes":null,"what":"what this chat remembers and what memory did lately"},{"name":"/remember","takes":"<fact>","what":"save a fact to memory now"},{"name":"/forget","takes":"<what>","what":"find memories to forget (you confirm)"},{"name":"/dream","takes":null,"what":"consolidate this workspace's memories now"}] as const;
+
+export const DESKTOP_ONLY = ["open_folder"] as const;
+
 /* Types */
 /**
  *  A person's choice when accepting: which changes (all when `entries` is `None`), and files
@@ -212,6 +217,21 @@ export type ChangeSummary = {
 	 */
 	undone_by: number | null,
 };
+
+/**  A chat command, parsed. */
+export type ChatCommand = 
+/**  `/memory`: what memory this chat uses and what happened to it lately. */
+{ name: "memory" } | 
+/**  `/remember <fact>` (the fact; may be empty: the reply says what to type). */
+{ name: "remember"; 
+/**  What to remember. */
+fact: string } | 
+/**  `/forget <query>` (may be empty; `--yes` first forgets at once). */
+{ name: "forget"; 
+/**  What to look for. */
+query: string } | 
+/**  `/dream`: consolidate the workspace's memories now. */
+{ name: "dream" };
 
 /**  What happens in chats, as it happens. */
 export type ChatEvent = 
@@ -634,7 +654,9 @@ export type ErrorCode =
  *  An import of conversations stopped at its token budget (what it learnt is kept): run it
  *  again with a bigger budget to go on.
  */
-"budget_spent";
+"budget_spent" | 
+/**  A person stopped the work before it finished; nothing of it was kept. */
+"cancelled";
 
 /**  What an export wrote. */
 export type ExportResult = {
@@ -1714,10 +1736,10 @@ export type TurnResult = {
 	/**  The assistant's reply. */
 	reply: string,
 	/**
-	 *  Answered by Mnemo itself (a slash command such as `/memory`), not by the model; such
-	 *  turns are not part of the transcript.
+	 *  The command Mnemo answered itself (`/memory` and the like), not the model; such turns
+	 *  are not part of the transcript. `None`: a message the model answered.
 	 */
-	command: boolean,
+	command: ChatCommand | null,
 	/**  What recall injected (absent when memory is ignored for this chat). */
 	recall: RecallResult | null,
 	/**  Memory files the chat model wrote itself this turn (none in review mode: see `proposal`). */

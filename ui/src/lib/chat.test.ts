@@ -5,7 +5,6 @@ import {
   chatReducer,
   compactionAuthor,
   EMPTY_CHAT,
-  isMemoryCommand,
   memorySnapshot,
   recallLabel,
   restoreInput,
@@ -31,7 +30,7 @@ const RECALL: RecallResult = {
 };
 
 function turn(extra: Partial<TurnResult> = {}): TurnResult {
-  return { session: "s1", reply: "final", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, compacted: null, redacted: null, proposal: null, ...extra };
+  return { session: "s1", reply: "final", command: null, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, compacted: null, redacted: null, proposal: null, ...extra };
 }
 
 function run(...actions: ChatAction[]): ChatState {
@@ -90,7 +89,7 @@ describe("chat reducer", () => {
   it("turns a /memory reply into a command message that takes no extraction", () => {
     const s = run(
       { type: "sent", session: "s1", text: "/memory" },
-      { type: "done", session: "s1", result: turn({ command: true, recall: null, reply: "Memory: on" }) },
+      { type: "done", session: "s1", result: turn({ command: { name: "memory" }, recall: null, reply: "Memory: on" }) },
       extracted(["b.md"]),
     );
     expect(s.messages[1]).toMatchObject({ role: "command", text: "Memory: on", extraction: null });
@@ -100,7 +99,7 @@ describe("chat reducer", () => {
     const memory = memorySnapshot(memoryStats(), DOCS, null, false, 0);
     const s = run(
       { type: "sent", session: "s1", text: "/memory" },
-      { type: "done", session: "s1", result: turn({ command: true, recall: null, reply: "Memory: on" }), memory },
+      { type: "done", session: "s1", result: turn({ command: { name: "memory" }, recall: null, reply: "Memory: on" }), memory },
       { type: "sent", session: "s1", text: "hi" },
       { type: "done", session: "s1", result: turn(), memory },
     );
@@ -114,10 +113,10 @@ describe("chat reducer", () => {
       {
         type: "done",
         session: "s1",
-        result: turn({ command: true, recall: null, reply: "Remembering (task remember-1)…", command_task: "remember-1" }),
+        result: turn({ command: { name: "remember", fact: "x" }, recall: null, reply: "Remembering (task remember-1)…", command_task: "remember-1" }),
       },
       { type: "sent", session: "s1", text: "/forget staging" },
-      { type: "done", session: "s1", result: turn({ command: true, recall: null, reply: "Would forget 1 entry:\n- deploy.md:1" }) },
+      { type: "done", session: "s1", result: turn({ command: { name: "forget", query: "deploy" }, recall: null, reply: "Would forget 1 entry:\n- deploy.md:1" }) },
     );
     expect(s.messages.map((m) => [m.role, m.text])).toEqual([
       ["user", "/remember Deploys go out on Tuesdays"],
@@ -177,7 +176,7 @@ describe("extraction results find their turn", () => {
       delta("par"),
       { type: "failed", session: "s1", stopped: true },
       { type: "sent", session: "s1", text: "/memory" },
-      { type: "done", session: "s1", result: turn({ reply: "status", command: true }) },
+      { type: "done", session: "s1", result: turn({ reply: "status", command: { name: "memory" } }) },
       { type: "sent", session: "s1", text: "saved" },
       { type: "done", session: "s1", result: turn({ reply: "kept" }) },
     );
@@ -264,7 +263,7 @@ describe("compaction markers", () => {
     const s = run(
       { type: "loaded", session: "s1", lines: [line("user", "q1"), line("assistant", "a1")] },
       { type: "sent", session: "s1", text: "/memory" },
-      { type: "done", session: "s1", result: turn({ reply: "status", command: true }) },
+      { type: "done", session: "s1", result: turn({ reply: "status", command: { name: "memory" } }) },
       { type: "sent", session: "s1", text: "stopped" },
       delta("par"),
       { type: "failed", session: "s1", stopped: true },
@@ -313,12 +312,6 @@ describe("chat helpers", () => {
 });
 
 describe("/memory card figures", () => {
-  it("knows the command", () => {
-    expect(isMemoryCommand(" /memory\n")).toBe(true);
-    expect(isMemoryCommand("/memory please")).toBe(false);
-    expect(isMemoryCommand("/remember x")).toBe(false);
-  });
-
   it("counts memories by type in order, invalid files last, and names the recall model only when it differs", () => {
     const snap = memorySnapshot(memoryStats(), DOCS, { model: "big", fast_model: "small" }, true, 5);
     expect(snap.byType).toEqual([

@@ -76,11 +76,6 @@ export interface MemorySnapshot {
   proposals: ProposalSummary[] | null;
 }
 
-/** Whether the text is the `/memory` command (its answer can be drawn as a card). */
-export function isMemoryCommand(text: string): boolean {
-  return text.trim() === "/memory";
-}
-
 /**
  * The `/memory` card's figures from `stats`, the workspace's memories and the model settings
  * (daily logs and conversation records, should the list hold them, are not memories: not counted).

@@ -6,7 +6,7 @@
 // JSON arguments, so the bindings work unchanged. Change events come from Tauri's event system
 // or from the server's Server-Sent Events stream.
 
-import { events } from "./bindings";
+import { DESKTOP_ONLY as DESKTOP_ONLY_COMMANDS, events } from "./bindings";
 import type { ChatEvent, ErrorCode, MemoryChanged, TaskInfo } from "./bindings";
 
 /** What every generated command resolves to (tauri-specta's `typedError` shape). */
@@ -57,9 +57,9 @@ export function isTauri(): boolean {
 
 /**
  * Commands only the desktop app serves: `mnemo serve` declares them under `desktopOnly` in
- * `GET /capabilities` and answers them with `desktop_only`. Keep in step with that list.
+ * `GET /capabilities` and answers them with `desktop_only`. Generated from the API's one list.
  */
-const DESKTOP_ONLY: ReadonlySet<string> = new Set(["open_folder"]);
+const DESKTOP_ONLY: ReadonlySet<string> = new Set<string>(DESKTOP_ONLY_COMMANDS);
 
 /** True in the desktop app (Tauri), where every command works; false in a browser. */
 export function isDesktop(): boolean {

@@ -793,7 +793,7 @@ fn chat_without_a_model_says_what_to_configure_and_recall_still_works() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["command"], true);
+    assert_eq!(v["command"], serde_json::json!({"name": "memory"}));
     assert!(v["reply"].as_str().unwrap().contains("1 memories"), "{v}");
     // Lexical recall needs no model.
     let r = e.json(&["recall", "how do I deploy to production?"]);

@@ -3,8 +3,10 @@
 //! recall before (unless memory is ignored for this chat), a streamed reply from the main model
 //! that may itself use the memory tools, then extraction after.
 
+mod command;
 pub mod compact;
 pub mod markup;
+mod respect;
 mod sessions;
 mod turn;
 
@@ -19,6 +21,7 @@ use specta::Type;
 use crate::extract::ExtractResult;
 use crate::recall::RecallResult;
 
+pub use command::{CHAT_COMMANDS, ChatCommand, CommandHelp};
 pub use sessions::{Record, SessionInfo, SessionSync, Sessions};
 pub use turn::{ExtractContext, FollowUp, Turn, chat_turn, extract_after_turn};
 
@@ -50,9 +53,9 @@ pub struct TurnResult {
     pub session: String,
     /// The assistant's reply.
     pub reply: String,
-    /// Answered by Mnemo itself (a slash command such as `/memory`), not by the model; such
-    /// turns are not part of the transcript.
-    pub command: bool,
+    /// The command Mnemo answered itself (`/memory` and the like), not the model; such turns
+    /// are not part of the transcript. `None`: a message the model answered.
+    pub command: Option<ChatCommand>,
     /// What recall injected (absent when memory is ignored for this chat).
     pub recall: Option<RecallResult>,
     /// Memory files the chat model wrote itself this turn (none in review mode: see `proposal`).
@@ -139,14 +142,6 @@ pub fn model_error(e: &LlmError) -> Error {
         ),
         _ => Error::new(ErrorCode::Io, format!("the model failed: {e}")),
     }
-}
-
-/// Whether the text is a chat command Mnemo answers itself.
-#[must_use]
-pub fn is_command(text: &str) -> bool {
-    matches!(text.trim(), "/memory" | "/dream")
-        || turn::command_arg(text, "/remember").is_some()
-        || turn::command_arg(text, "/forget").is_some()
 }
 
 /// A stored RFC 3339 time as the person's local time ("2026-11-25 14:05"), "never" for none;

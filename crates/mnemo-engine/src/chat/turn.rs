@@ -13,8 +13,9 @@ use super::compact::{self, Fit};
 use super::markup::{MarkupFilter, strip_tool_markup};
 use super::sessions::{compacted_of, messages_of, recent_tools_of, surfaced_of};
 use super::{
-    BASE_PROMPT, Compaction, MAX_TOOL_ROUNDS, NEW_CHAT_TITLE, NO_TOOLS_PROMPT, PLAIN_PROMPT,
-    Record, Sessions, TurnEvent, TurnResult, is_command, model_error, recall_timeout, status_text,
+    BASE_PROMPT, ChatCommand, Compaction, MAX_TOOL_ROUNDS, NEW_CHAT_TITLE, NO_TOOLS_PROMPT,
+    PLAIN_PROMPT, Record, Sessions, TurnEvent, TurnResult, model_error, recall_timeout,
+    status_text,
 };
 use crate::agent::{AgentEvent, AgentLimits, AgentMachine, AgentOutcome};
 use crate::extract::{ExtractRequest, ExtractResult, ExtractStatus, run_extract};
@@ -24,6 +25,9 @@ use crate::tools::MemoryTools;
 
 /// Longest a chat reply may take, tool rounds included.
 const TURN_WALL_TIME: Duration = Duration::from_secs(600);
+
+/// The sampling temperature of replies by a model without tools (see [`Turn::run`]).
+const REPLY_TEMPERATURE_WITHOUT_TOOLS: f32 = 0.2;
 
 /// What should follow a saved turn; the caller (the API) only schedules it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,19 +43,8 @@ pub enum FollowUp {
     },
     /// Extraction is switched off for the workspace (the messages are marked processed).
     ExtractOff,
-    /// `/dream`: a manual dream of this workspace.
-    Dream,
-    /// `/remember <fact>` (the fact; may be empty).
-    Remember(String),
-    /// `/forget <query>` (the query; may be empty; `--yes` first forgets at once).
-    Forget(String),
-}
-
-/// The argument of a slash command (`/remember tea` → `tea`), if the text is that command.
-#[must_use]
-pub fn command_arg<'t>(text: &'t str, cmd: &str) -> Option<&'t str> {
-    let rest = text.trim().strip_prefix(cmd)?;
-    (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
+    /// A command the API runs and words the reply of (`/remember`, `/forget`, `/dream`).
+    Command(ChatCommand),
 }
 
 /// One chat turn, owned here from start to end: the session read once, recall, the
@@ -164,32 +157,20 @@ impl Turn {
         mut on_event: impl FnMut(TurnEvent<'_>) + Send,
     ) -> Result<(TurnResult, FollowUp)> {
         let ignore_memory = self.ignores_memory();
-        // `/remember <fact>` and `/forget <query>`: the API runs them and words the reply.
-        for (cmd, make) in [
-            ("/remember", FollowUp::Remember as fn(String) -> FollowUp),
-            ("/forget", FollowUp::Forget as fn(String) -> FollowUp),
-        ] {
-            if let Some(rest) = command_arg(&self.text, cmd) {
-                return Ok((
-                    self.result(String::new(), true, None, Vec::new()),
-                    make(rest.to_owned()),
-                ));
-            }
-        }
-        if self.text.trim() == "/dream" {
-            // The API starts the dream and words the reply (started, or why not).
-            return Ok((
-                self.result(String::new(), true, None, Vec::new()),
-                FollowUp::Dream,
-            ));
-        }
-        if is_command(&self.text) {
-            let model_set = client.settings().is_configured();
-            let reply = status_text(vault, &self.ws, ignore_memory, model_set)?;
-            return Ok((
-                self.result(reply, true, None, Vec::new()),
-                FollowUp::Nothing,
-            ));
+        // A command Mnemo answers itself: `/memory` here, the others by the API (it runs them
+        // and words the reply).
+        if let Some(command) = ChatCommand::parse(&self.text) {
+            let reply = if command == ChatCommand::Memory {
+                let model_set = client.settings().is_configured();
+                status_text(vault, &self.ws, ignore_memory, model_set)?
+            } else {
+                String::new()
+            };
+            let follow = match &command {
+                ChatCommand::Memory => FollowUp::Nothing,
+                other => FollowUp::Command(other.clone()),
+            };
+            return Ok((self.result(reply, Some(command), None, Vec::new()), follow));
         }
         if self.text.trim().is_empty() {
             return Err(Error::usage("the message is empty"));
@@ -238,10 +219,16 @@ impl Turn {
         // peanut allergy 9 times in 12 so, once in 8 with the same lines in the system prompt.
         // (The context was fitted with the block counted in the system prompt: the same tokens.)
         let (system, asked) = match recalled.as_ref().filter(|_| !with_tools) {
-            Some(r) if !r.prompt.trim().is_empty() => (
-                system.replacen(&format!("\n\n{}", r.prompt), "", 1),
-                format!("{} {}", r.prompt.trim_end(), self.text),
-            ),
+            Some(r) if !r.prompt.trim().is_empty() => {
+                let system = system.replacen(&format!("\n\n{}", r.prompt), "", 1);
+                let asked = format!("{} {}", r.prompt.trim_end(), self.text);
+                // Which recalled fact the answer must respect, said again where a small
+                // model heeds it ([`super::respect`]).
+                match super::respect::ask(client, &r.prompt, &self.text, cancel).await {
+                    Some(fact) => super::respect::restate(&system, &asked, &fact),
+                    None => (system, asked),
+                }
+            }
             _ => (system, self.text.clone()),
         };
         let mut messages = vec![Message::system(system)];
@@ -258,7 +245,12 @@ impl Turn {
             .unwrap_or(u32::MAX),
             total_tokens: u32::MAX,
         };
-        let machine = AgentMachine::conversation(limits, messages, with_tools);
+        let mut machine = AgentMachine::conversation(limits, messages, with_tools);
+        if !with_tools && !ignore_memory {
+            // A model without tools is a small one here: sampled at the server's default (0.8
+            // on llama.cpp) Qwen2.5-Coder-1.5B wandered ("a nut-free peanut butter").
+            machine = machine.with_reply_temperature(REPLY_TEMPERATURE_WITHOUT_TOOLS);
+        }
         let mut mem_tools = MemoryTools::new(vault, self.ws.clone(), self.writes);
         let mut used_tools: Vec<String> = Vec::new();
         // The reply's deltas and the tool events both reach the caller's callback.
@@ -404,7 +396,7 @@ impl Turn {
                 chat_wrote: !touched.is_empty(),
             }
         };
-        let mut result = self.result(reply, false, recalled, wrote);
+        let mut result = self.result(reply, None, recalled, wrote);
         result.compacted = compacted;
         Ok((result, follow))
     }
@@ -581,7 +573,7 @@ impl Turn {
     fn result(
         &self,
         reply: String,
-        command: bool,
+        command: Option<ChatCommand>,
         recall: Option<RecallResult>,
         wrote: Vec<String>,
     ) -> TurnResult {

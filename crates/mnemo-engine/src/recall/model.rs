@@ -78,50 +78,28 @@ pub fn manifest_within(
 }
 
 /// After this many model recalls in a row that came to nothing (an unusable answer, an error, a
-/// timeout), a server + fast model is not asked again in this process: recall goes straight to
+/// timeout), a server + fast model is not asked again by clients sharing its profile: recall goes straight to
 /// the hybrid or lexical path instead of paying a wasted round trip on every turn.
 pub const MAX_FAILED_SELECTIONS: u32 = 2;
 
-fn failures() -> &'static std::sync::Mutex<std::collections::HashMap<(String, String), u32>> {
-    static F: std::sync::OnceLock<
-        std::sync::Mutex<std::collections::HashMap<(String, String), u32>>,
-    > = std::sync::OnceLock::new();
-    F.get_or_init(std::sync::Mutex::default)
-}
-
-fn selection_key(client: &mnemo_llm::Client) -> (String, String) {
-    (
-        client.settings().base_url.trim_end_matches('/').to_owned(),
-        client.settings().fast().to_owned(),
-    )
+fn selection_profile(client: &mnemo_llm::Client) -> std::sync::Arc<mnemo_llm::ModelProfile> {
+    client.profile(client.settings().fast())
 }
 
 /// Whether model selection is still worth asking this server + fast model.
 #[must_use]
 pub fn model_selection_usable(client: &mnemo_llm::Client) -> bool {
-    failures()
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .get(&selection_key(client))
-        .is_none_or(|n| *n < MAX_FAILED_SELECTIONS)
+    selection_profile(client).failed_selections() < MAX_FAILED_SELECTIONS
 }
 
 /// Count a model selection's outcome: a success resets the count.
 fn note_selection(client: &mnemo_llm::Client, ok: bool) {
-    let mut f = failures()
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let n = f.entry(selection_key(client)).or_insert(0);
-    if ok {
-        *n = 0;
-    } else {
-        *n += 1;
-        if *n == MAX_FAILED_SELECTIONS {
-            tracing::warn!(
-                "model recall failed {n} times in a row on {}; recalling without the model from now on",
-                client.settings().base_url
-            );
-        }
+    let n = selection_profile(client).note_selection(ok);
+    if n == MAX_FAILED_SELECTIONS {
+        tracing::warn!(
+            "model recall failed {n} times in a row on {}; recalling without the model from now on",
+            client.settings().base_url
+        );
     }
 }
 

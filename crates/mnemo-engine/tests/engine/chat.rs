@@ -182,7 +182,10 @@ async fn ignore_memory_and_missing_model() {
     assert_eq!(sessions.messages(&id).unwrap().len(), 2);
     // `/memory` needs no model, says memory is ignored here, and is not added to the transcript.
     let status = say(&v, &none, &id, "/memory").await.unwrap();
-    assert!(status.command);
+    assert_eq!(
+        status.command,
+        Some(mnemo_engine::chat::ChatCommand::Memory)
+    );
     assert!(
         status.reply.contains("off for this chat"),
         "{}",

@@ -23,6 +23,13 @@ use mnemo_engine::{RecallRequest, Strategy, recall};
 use mnemo_store::{Home, NewMemory, Vault};
 
 /// A client for the fake model: main model `fake-main`, fast model `fake-fast`, quick retries.
+/// What these tests' clients learn of their fake servers, shared as the API's clients share it
+/// (every fake has a port of its own, so nothing learnt crosses from one test to another).
+fn profiles() -> &'static mnemo_llm::Profiles {
+    static P: std::sync::OnceLock<mnemo_llm::Profiles> = std::sync::OnceLock::new();
+    P.get_or_init(mnemo_llm::Profiles::default)
+}
+
 pub fn client(fake: &mnemo_testkit::FakeModel) -> mnemo_llm::Client {
     let s = mnemo_llm::LlmSettings {
         base_url: fake.base_url().to_owned(),
@@ -31,7 +38,7 @@ pub fn client(fake: &mnemo_testkit::FakeModel) -> mnemo_llm::Client {
         timeout_secs: 10,
         ..mnemo_llm::LlmSettings::default()
     };
-    let mut c = mnemo_llm::Client::new(s).unwrap();
+    let mut c = mnemo_llm::Client::with_profiles(s, profiles().clone()).unwrap();
     c.backoff = std::time::Duration::from_millis(5);
     c
 }

@@ -107,4 +107,10 @@ UPDATE docs SET mtime_ms = -1;
 ALTER TABLE docs ADD COLUMN body_line INTEGER NOT NULL DEFAULT 1;
 UPDATE docs SET mtime_ms = -1;
 ",
+    r"
+-- MEMORY.md lists a workspace's first 200 valid, unarchived topics by path and counts the rest
+-- (issue 50): this index alone answers both, so an outside edit at 100,000 memories no longer
+-- reads every row to rebuild a 200-line file.
+CREATE INDEX docs_listed ON docs(workspace, path) WHERE kind = 'topic' AND valid = 1 AND archived = 0;
+",
 ];

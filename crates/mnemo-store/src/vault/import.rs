@@ -302,7 +302,7 @@ impl Vault {
                 for chunk in files.chunks(IMPORT_STEP) {
                     if stop() {
                         return Err(Error::new(
-                            ErrorCode::Conflict,
+                            ErrorCode::Cancelled,
                             "the import was cancelled: nothing of it was kept",
                         ));
                     }

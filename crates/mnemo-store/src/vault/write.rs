@@ -454,19 +454,15 @@ impl Vault {
         root: &RootDir,
         origin: impl Into<Origin>,
     ) -> Result<()> {
-        let lines = guard(&self.index).index_lines(&ws.id)?;
-        let items: Vec<memory_md::IndexLine<'_>> = lines
-            .iter()
-            .map(|(p, n, d)| memory_md::IndexLine {
-                path: p,
-                name: n,
-                description: d,
-            })
-            .collect();
         if ws.kind != WorkspaceKind::Mnemo {
-            return self.keep_memory_md_block(ws, root, &items, origin.into());
+            // Another tool's file: the block lists the topics its own lines do not mention.
+            let lines = guard(&self.index).index_lines(&ws.id)?;
+            return self.keep_memory_md_block(ws, root, &index_items(&lines), origin.into());
         }
-        let text = memory_md::render(&items);
+        // Mnemo's own file lists the first topics by path and counts the rest: only those are
+        // read (at 100,000 memories reading them all was most of an outside edit's wait).
+        let (head, total) = guard(&self.index).index_lines_head(&ws.id, memory_md::MAX_LINES)?;
+        let text = memory_md::render_head(&index_items(&head), total);
         let name = memory_md::FILE_NAME;
         let old = root.open_file(name)?.and_then(|mut f| {
             let mut b = Vec::new();
@@ -648,4 +644,16 @@ fn written_record(root: &RootDir, rel: &str, kind: doc::DocKind, bytes: &[u8]) -
         .map(|m| doc::mtime_ms(&m))
         .unwrap_or_default();
     doc::analyze_bytes(rel, kind, bytes, mtime)
+}
+
+/// The index's `(path, name, description)` rows as MEMORY.md's lines.
+fn index_items(lines: &[(String, String, String)]) -> Vec<memory_md::IndexLine<'_>> {
+    lines
+        .iter()
+        .map(|(p, n, d)| memory_md::IndexLine {
+            path: p,
+            name: n,
+            description: d,
+        })
+        .collect()
 }

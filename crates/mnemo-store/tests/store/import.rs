@@ -105,7 +105,7 @@ fn a_file_appearing_midway_or_a_cancel_takes_the_whole_import_back() {
         },
     )
     .unwrap_err();
-    assert!(e.message.contains("cancelled"), "{}", e.message);
+    assert_eq!(e.code, mnemo_core::ErrorCode::Cancelled, "{}", e.message);
     assert_eq!(listing(&f), before);
     // Uninterrupted: all five, in one group, and the same import again writes nothing.
     let w = apply(&f, &files, |_, _| {}, || false).unwrap();

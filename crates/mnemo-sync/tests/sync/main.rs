@@ -15,6 +15,7 @@ mod gitsync_identity;
 mod gitsync_losses;
 mod gitsync_model;
 mod gitsync_props;
+mod gitsync_quiet;
 mod undo;
 
 pub fn topic(name: &str, description: &str, ty: &str, body: &str) -> String {

@@ -95,7 +95,7 @@ const RECALL: RecallResult = {
 };
 
 function turn(extra: Partial<TurnResult> = {}): TurnResult {
-  return { session: "s-new", reply: "Hello there.\nSecond line", command: false, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, compacted: null, redacted: null, proposal: null, ...extra };
+  return { session: "s-new", reply: "Hello there.\nSecond line", command: null, recall: RECALL, wrote: [], extract: null, extract_task: null, dream_task: null, command_task: null, compacted: null, redacted: null, proposal: null, ...extra };
 }
 
 const onOpenMemory = vi.fn();
@@ -450,7 +450,7 @@ describe("chat pane", () => {
   });
 
   it("shows /memory as a card: memories by type, last runs in local time, the undone dream, the model", async () => {
-    api.chatSend.mockResolvedValue(ok(turn({ command: true, recall: null, reply: "Auto-memory: on\n6 memories: …" })));
+    api.chatSend.mockResolvedValue(ok(turn({ command: { name: "memory" }, recall: null, reply: "Auto-memory: on\n6 memories: …" })));
     const dreamed = "2026-02-28T10:00:00Z";
     api.stats.mockResolvedValue(
       ok(memoryStats({ last_dream_at: dreamed, last_dream_status: "updated", last_dream_undone_by: 7, auto_dream: true })),
@@ -478,7 +478,7 @@ describe("chat pane", () => {
   });
 
   it("shows in /memory where the last dream's proposal stands, read when asked (issue 47)", async () => {
-    api.chatSend.mockResolvedValue(ok(turn({ command: true, recall: null, reply: "Memory: Personal" })));
+    api.chatSend.mockResolvedValue(ok(turn({ command: { name: "memory" }, recall: null, reply: "Memory: Personal" })));
     const dreamed = "2026-02-28T10:00:00Z";
     api.stats.mockResolvedValue(ok(memoryStats({ last_dream_at: dreamed, last_dream_status: "proposed" })));
     api.list.mockResolvedValue(ok(DOCS));
@@ -494,7 +494,7 @@ describe("chat pane", () => {
   });
 
   it("shows /memory's text when its figures cannot be read", async () => {
-    api.chatSend.mockResolvedValue(ok(turn({ command: true, recall: null, reply: "Memory: Personal (6 memories)" })));
+    api.chatSend.mockResolvedValue(ok(turn({ command: { name: "memory" }, recall: null, reply: "Memory: Personal (6 memories)" })));
     api.stats.mockResolvedValue(err("io", "cannot read the index"));
     api.list.mockResolvedValue(ok(DOCS));
     renderPane();
@@ -506,7 +506,7 @@ describe("chat pane", () => {
   });
 
   it("leaves other commands' answers as text, without reading the figures", async () => {
-    api.chatSend.mockResolvedValue(ok(turn({ command: true, recall: null, reply: "Remembering…", command_task: "r1" })));
+    api.chatSend.mockResolvedValue(ok(turn({ command: { name: "remember", fact: "x" }, recall: null, reply: "Remembering…", command_task: "r1" })));
     renderPane();
     await loaded();
     type("/remember Tea, not coffee");

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { commands } from "../../lib/bindings";
+import { CHAT_COMMANDS, commands } from "../../lib/bindings";
 import type { ModelSettings as Settings, SessionInfo } from "../../lib/bindings";
 import { onChatEvent } from "../../lib/transport";
 import type { UiError } from "../../lib/transport";
-import { chatItems, chatReducer, EMPTY_CHAT, isConfigured, isMemoryCommand, memorySnapshot, restoreInput, sortSessions } from "../../lib/chat";
+import { chatItems, chatReducer, EMPTY_CHAT, isConfigured, memorySnapshot, restoreInput, sortSessions } from "../../lib/chat";
 import type { MemorySnapshot } from "../../lib/chat";
 import { useCommand } from "../../lib/useCommand";
 import { RECENT_PROPOSALS } from "../../lib/useInbox";
@@ -184,7 +184,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
       if (!answer) return;
       if (answer.ok) {
         let memory: MemorySnapshot | null = null;
-        if (answer.data.command && isMemoryCommand(text)) {
+        if (answer.data.command?.name === "memory") {
           // The figures behind the answer, to draw it as a card; without them the text shows.
           const [stats, docs, proposals] = await Promise.all([
             run(commands.stats(workspace)),
@@ -552,10 +552,3 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
   );
 }
 
-/** What `/` offers in the message box: the commands Mnemo answers itself, no model needed. */
-const CHAT_COMMANDS: { name: string; takes?: string; what: string }[] = [
-  { name: "/memory", what: "what this chat remembers and what memory did lately" },
-  { name: "/remember", takes: "<fact>", what: "save a fact to memory now" },
-  { name: "/forget", takes: "<what>", what: "find memories to forget (you confirm)" },
-  { name: "/dream", what: "consolidate this workspace's memories now" },
-];
