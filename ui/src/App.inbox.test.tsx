@@ -27,7 +27,7 @@ import {
   workspaceSync,
 } from "./test/fixtures";
 
-vi.mock("./lib/bindings", () => ({
+vi.mock("./lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     workspaces: vi.fn(),
     list: vi.fn(),

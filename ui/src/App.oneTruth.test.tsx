@@ -10,7 +10,7 @@ import { commands } from "./lib/bindings";
 import { WORKSPACE_KEY } from "./lib/prefs";
 import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, WORKSPACES, detailOf, err, ok, proposalPage, remoteSync, reviewMode, status } from "./test/fixtures";
 
-vi.mock("./lib/bindings", () => ({
+vi.mock("./lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     workspaces: vi.fn(),
     list: vi.fn(),

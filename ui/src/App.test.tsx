@@ -7,7 +7,7 @@ import { commands } from "./lib/bindings";
 import type { TaskInfo } from "./lib/bindings";
 import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, WORKSPACES, detailOf, err, ok, proposalPage, remoteSync, reviewMode, status, task } from "./test/fixtures";
 
-vi.mock("./lib/bindings", () => ({
+vi.mock("./lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     workspaces: vi.fn(),
     addFolder: vi.fn(),

@@ -26,7 +26,7 @@ import {
 } from "./test/fixtures";
 import { syncChanged } from "./lib/useSyncStatus";
 
-vi.mock("./lib/bindings", () => ({
+vi.mock("./lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     workspaces: vi.fn(),
     list: vi.fn(),

@@ -8,7 +8,7 @@ import { ToastProvider } from "./components/common/Toasts";
 import { commands } from "./lib/bindings";
 import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, WORKSPACES, detailOf, err, memoryPreview, ok, proposalPage, remoteSync, reviewMode, status, task } from "./test/fixtures";
 
-vi.mock("./lib/bindings", () => ({
+vi.mock("./lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     workspaces: vi.fn(),
     list: vi.fn(),

@@ -6,7 +6,7 @@ import type { MemoryChanged, TaskInfo } from "./bindings";
 import { onMemoryChanged, onTaskUpdated } from "./transport";
 import { err, ok, proposalPage, proposalSummary, reviewMode } from "../test/fixtures";
 
-vi.mock("./bindings", () => ({ commands: { inbox: vi.fn(), reviewMode: vi.fn() } }));
+vi.mock("./bindings", async (importOriginal) => ({ ...(await importOriginal<object>()), commands: { inbox: vi.fn(), reviewMode: vi.fn() } }));
 vi.mock("./transport", async (importOriginal) => ({
   ...(await importOriginal<typeof import("./transport")>()),
   onMemoryChanged: vi.fn(),

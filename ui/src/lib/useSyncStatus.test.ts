@@ -6,7 +6,7 @@ import type { MemoryChanged } from "./bindings";
 import { onMemoryChanged } from "./transport";
 import { err, ok, remoteSync, syncConflict, workspaceSync } from "../test/fixtures";
 
-vi.mock("./bindings", () => ({ commands: { syncStatus: vi.fn() } }));
+vi.mock("./bindings", async (importOriginal) => ({ ...(await importOriginal<object>()), commands: { syncStatus: vi.fn() } }));
 vi.mock("./transport", async (importOriginal) => ({ ...(await importOriginal<typeof import("./transport")>()), onMemoryChanged: vi.fn() }));
 
 const api = vi.mocked(commands);

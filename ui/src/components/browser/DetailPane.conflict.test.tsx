@@ -11,7 +11,7 @@ import { commands } from "../../lib/bindings";
 import type { MemoryDetail, RemoteSync, SyncConflict } from "../../lib/bindings";
 import { DOCS, WORKSPACES, detailOf, err, ok, remoteSync, syncConflict, workspaceSync } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     get: vi.fn(),
     update: vi.fn(),

@@ -9,7 +9,7 @@ import { commands } from "../../lib/bindings";
 import type { MemoryDetail } from "../../lib/bindings";
 import { DOCS, WORKSPACES, detailOf, err, ok } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     get: vi.fn(),
     update: vi.fn(),

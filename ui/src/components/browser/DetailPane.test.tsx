@@ -9,7 +9,7 @@ import { commands } from "../../lib/bindings";
 import { installBrowserTransport } from "../../lib/transport";
 import { DOCS, WORKSPACES, detailOf, err, memoryUsage, ok } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     get: vi.fn(),
     update: vi.fn(),

@@ -8,7 +8,7 @@ import { DOCS, change, err, ok } from "../../test/fixtures";
 
 const DOC = DOCS[0];
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     history: vi.fn(),
     list: vi.fn(),

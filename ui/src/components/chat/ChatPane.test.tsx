@@ -8,7 +8,7 @@ import { onChatEvent } from "../../lib/transport";
 import type { Result } from "../../lib/transport";
 import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, err, memoryStats, ok, proposalPage, proposalSummary } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     getModelSettings: vi.fn(),
     // The local model's state: not read in these tests (the welcome and settings say they could not).

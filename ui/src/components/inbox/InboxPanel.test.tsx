@@ -7,7 +7,7 @@ import { formatWhen } from "../../lib/format";
 import { CONFLICT_RECALL } from "../../lib/sync";
 import { err, ok, proposalOf, proposalPage, proposalSummary, remoteSync, reviewMode, syncConflict, workspaceSync } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     inbox: vi.fn(),
     proposal: vi.fn(),

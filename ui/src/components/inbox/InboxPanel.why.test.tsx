@@ -9,7 +9,7 @@ import { commands } from "../../lib/bindings";
 import { err, ok, proposalOf, proposalPage, remoteSync, reviewMode, syncConflict, workspaceSync } from "../../test/fixtures";
 import { freezeProposal, freezeReport, freezeTask } from "../../test/dreamProposal";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     inbox: vi.fn(),
     proposal: vi.fn(),

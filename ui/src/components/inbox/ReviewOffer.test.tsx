@@ -5,7 +5,7 @@ import { ToastProvider } from "../common/Toasts";
 import { commands } from "../../lib/bindings";
 import { err, ok, reviewMode } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({ commands: { reviewMode: vi.fn(), setReviewMode: vi.fn() } }));
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()), commands: { reviewMode: vi.fn(), setReviewMode: vi.fn() } }));
 
 const api = vi.mocked(commands);
 

@@ -5,7 +5,7 @@ import { commands } from "../../lib/bindings";
 import type { TaskInfo } from "../../lib/bindings";
 import { err, ok, task } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     dream: vi.fn(),
     autoDream: vi.fn(),

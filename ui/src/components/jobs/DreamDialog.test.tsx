@@ -6,7 +6,7 @@ import { commands } from "../../lib/bindings";
 import type { ChangeDiff, DreamReport, GroupInfo, TaskInfo } from "../../lib/bindings";
 import { change, err, ok, task } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     task: vi.fn(),
     taskCancel: vi.fn(),

@@ -6,7 +6,7 @@ import type { RememberTask, TaskInfo } from "../../lib/bindings";
 import { MODEL_SETTINGS, err, ok, proposalOf, task } from "../../test/fixtures";
 import { inboxChanged } from "../../lib/useInbox";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     remember: vi.fn(),
     rememberTask: vi.fn(),

@@ -7,7 +7,7 @@ import type { TaskInfo } from "../../lib/bindings";
 import { onTaskUpdated } from "../../lib/transport";
 import { err, ok, task } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     tasks: vi.fn(),
     taskCancel: vi.fn(),

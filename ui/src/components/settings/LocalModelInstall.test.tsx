@@ -4,7 +4,7 @@ import { LocalModelInstall, INSTALL_POLL_MS } from "./LocalModelInstall";
 import { commands } from "../../lib/bindings";
 import { LOCAL_MODEL, ok, task } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     localModelInstall: vi.fn(),
     task: vi.fn(),

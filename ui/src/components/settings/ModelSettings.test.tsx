@@ -4,7 +4,7 @@ import { ModelSettings } from "./ModelSettings";
 import { commands } from "../../lib/bindings";
 import { MODEL_SETTINGS, SYNC_SETTINGS, err, ok, LOCAL_MODEL } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     getModelSettings: vi.fn(),
     localModel: vi.fn(),

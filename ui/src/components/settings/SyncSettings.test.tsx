@@ -8,7 +8,7 @@ import type { ApiError } from "../../lib/bindings";
 import { onSyncChanged } from "../../lib/useSyncStatus";
 import { SYNC_SETTINGS, err, ok, remoteSync, syncConflict, workspaceSync } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     syncSettings: vi.fn(),
     setSyncSettings: vi.fn(),

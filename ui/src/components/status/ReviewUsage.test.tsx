@@ -6,7 +6,7 @@ import { UsageSection } from "./UsageSection";
 import { commands } from "../../lib/bindings";
 import { DOCS, err, memoryUsage, ok, proposalPage, proposalSummary, reviewMode } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: { reviewMode: vi.fn(), setReviewMode: vi.fn(), inbox: vi.fn(), memoryUsage: vi.fn(), list: vi.fn() },
 }));
 

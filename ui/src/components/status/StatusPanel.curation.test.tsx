@@ -10,7 +10,7 @@ import type { TaskInfo } from "../../lib/bindings";
 import type { TaskList } from "../../lib/useTaskList";
 import { err, memoryStats, ok, proposalOf, proposalPage, remoteSync, reviewMode, status, task } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     stats: vi.fn(),
     dream: vi.fn(),

@@ -7,7 +7,7 @@ import type { TaskList } from "../../lib/useTaskList";
 import { DOCS, SEMANTIC_NOT_INSTALLED, err, ok, proposalPage, proposalSummary, remoteSync, reviewMode, status, syncConflict, task, workspaceSync } from "../../test/fixtures";
 import { CONFLICT_RECALL } from "../../lib/sync";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     stats: vi.fn(),
     setAutoExtract: vi.fn(),

@@ -7,7 +7,7 @@ import { commands } from "../../lib/bindings";
 import type { DocSummary } from "../../lib/bindings";
 import { DOCS, err, ok, syncConflict } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     list: vi.fn(),
     syncResolve: vi.fn(),

@@ -8,7 +8,7 @@ import { formatTime } from "../../lib/format";
 import { DOCS, MODEL_SETTINGS, SYNC_SETTINGS, err, ok, remoteSync, syncConflict, workspaceSync } from "../../test/fixtures";
 import { CONFLICT_RECALL } from "../../lib/sync";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     syncStatus: vi.fn(),
     list: vi.fn(),

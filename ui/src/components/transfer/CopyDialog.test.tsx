@@ -5,7 +5,7 @@ import { commands } from "../../lib/bindings";
 import type { Copied } from "../../lib/bindings";
 import { WORKSPACES, err, ok } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: { copyMemory: vi.fn(), undoGroup: vi.fn() },
 }));
 

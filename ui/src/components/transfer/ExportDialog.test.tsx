@@ -4,7 +4,7 @@ import { ExportDialog } from "./ExportDialog";
 import { commands } from "../../lib/bindings";
 import { err, ok } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: { exportMemories: vi.fn() },
 }));
 

@@ -5,7 +5,7 @@ import { commands } from "../../lib/bindings";
 import type { ImportOptions, RestoreChoice, TaskInfo } from "../../lib/bindings";
 import { err, estimate, memoryPreview, ok, task } from "../../test/fixtures";
 
-vi.mock("../../lib/bindings", () => ({
+vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
     importPreview: vi.fn(),
     importStart: vi.fn(),
