@@ -25,7 +25,11 @@ fn client_for(fake: &FakeModel, model: &str) -> Client {
         timeout_secs: 5,
         ..LlmSettings::default()
     };
-    let mut c = Client::new(s).unwrap();
+    // The clients of these tests share what they learn of their fake servers, as the API's do
+    // (each fake has a port of its own).
+    static PROFILES: std::sync::OnceLock<mnemo_llm::Profiles> = std::sync::OnceLock::new();
+    let profiles = PROFILES.get_or_init(mnemo_llm::Profiles::default).clone();
+    let mut c = Client::with_profiles(s, profiles).unwrap();
     c.backoff = Duration::from_millis(10);
     c
 }

@@ -698,7 +698,7 @@ fn the_list_says_what_is_pinned_even_for_an_index_from_before() {
     let db = f.dir.path().join("home/index.db");
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute_batch(
-        "ALTER TABLE docs DROP COLUMN body_line; ALTER TABLE docs DROP COLUMN pinned;
+        "DROP INDEX IF EXISTS docs_listed; ALTER TABLE docs DROP COLUMN body_line; ALTER TABLE docs DROP COLUMN pinned;
          DROP INDEX docs_archived; ALTER TABLE docs DROP COLUMN archived; PRAGMA user_version = 8;",
     )
     .unwrap();
@@ -728,7 +728,7 @@ fn an_index_from_before_stems_learns_them_at_the_next_sync() {
     let db = f.dir.path().join("home/index.db");
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute_batch(
-        "DELETE FROM docs_fts;
+        "DROP INDEX IF EXISTS docs_listed; DELETE FROM docs_fts;
          INSERT INTO docs_fts (rowid, name, description, body)
            SELECT id, 'mood a', 'a mood', 'the user is happy at work' FROM docs;
          DROP INDEX docs_archived; ALTER TABLE docs DROP COLUMN archived;
@@ -769,7 +769,7 @@ fn an_index_from_before_archiving_learns_it_at_the_next_sync() {
     let db = f.dir.path().join("home/index.db");
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute_batch(
-        "DROP INDEX docs_archived; ALTER TABLE docs DROP COLUMN archived;
+        "DROP INDEX IF EXISTS docs_listed; DROP INDEX docs_archived; ALTER TABLE docs DROP COLUMN archived;
          ALTER TABLE docs DROP COLUMN body_line; PRAGMA user_version = 10;",
     )
     .unwrap();
@@ -815,7 +815,7 @@ fn an_index_from_before_body_lines_learns_them_and_reads_notes_other_tools_wrote
     let db = f.dir.path().join("home/index.db");
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute_batch(
-        "ALTER TABLE docs DROP COLUMN body_line;
+        "DROP INDEX IF EXISTS docs_listed; ALTER TABLE docs DROP COLUMN body_line;
          UPDATE docs SET valid = 0, name = 'note' WHERE path = 'note.md';
          PRAGMA user_version = 11;",
     )
