@@ -251,16 +251,18 @@ mod tests {
             .collect()
     }
 
-    fn render_owned(v: &[(String, String)]) -> String {
-        let lines: Vec<IndexLine<'_>> = v
-            .iter()
+    fn lines_of(v: &[(String, String)]) -> Vec<IndexLine<'_>> {
+        v.iter()
             .map(|(p, n)| IndexLine {
                 path: p,
                 name: n,
                 description: "d",
             })
-            .collect();
-        render(&lines)
+            .collect()
+    }
+
+    fn render_owned(v: &[(String, String)]) -> String {
+        render(&lines_of(v))
     }
 
     #[test]
@@ -326,14 +328,7 @@ mod tests {
             (1_000, &*"名".repeat(140)),
         ] {
             let v = items(n, desc);
-            let all: Vec<IndexLine<'_>> = v
-                .iter()
-                .map(|(p, nm)| IndexLine {
-                    path: p,
-                    name: nm,
-                    description: "d",
-                })
-                .collect();
+            let all = lines_of(&v);
             let head = &all[..all.len().min(MAX_LINES)];
             assert_eq!(render_head(head, n), render(&all), "{n} × {desc:.9}");
         }
