@@ -439,7 +439,7 @@ function cli(...args) {
   return execFileSync(bin, args, { env: fixture.env, encoding: "utf8" });
 }
 
-test("review mode (issue 23): offered once on a Claude Code folder; on for personal, a dream becomes a proposal; the inbox shot at two widths, light and dark, with axe; accepted, the file changes; the usage line", async () => {
+test("review mode: offered once on a Claude Code folder; on for personal, a dream becomes a proposal; the inbox shot at two widths, light and dark, with axe; accepted, the file changes; the usage line", async () => {
   // Two memories sharing an entry (Chinese included): a mechanical dream, which needs no model, removes the copy.
   const SHARED = "只坐靠窗的座位。\nWhy: 喜欢看风景。";
   writeFileSync(file("travel.md"), topic("旅行偏好", "出行时的座位偏好", "user", `${SHARED}\n\nPrefers morning flights.\nWhy: sleeps early.`));
@@ -550,7 +550,7 @@ test("review mode (issue 23): offered once on a Claude Code folder; on for perso
   }
 });
 
-test("usage after 20 recalls (issue 23): the detail pane, `mnemo stats --memories` and the recall telemetry agree exactly", async () => {
+test("usage after 20 recalls: the detail pane, `mnemo stats --memories` and the recall telemetry agree exactly", async () => {
   writeFileSync(file("espresso.md"), topic("Espresso", "How the user takes coffee", "user", "Double espresso with oat milk, every morning at eight.\nWhy: said so."));
   cli("--workspace", "personal", "index");
   const queries = ["how does the user take espresso", "oat milk coffee in the morning", "espresso at eight"];
@@ -582,7 +582,7 @@ test("usage after 20 recalls (issue 23): the detail pane, `mnemo stats --memorie
   await page.screenshot({ path: join(artifacts, "detail-usage-20-recalls-1440-light.png") });
 });
 
-test("a person replaces a fact twice and archives the memory (issue 23): the Superseded lines on disk, the chain shot at two widths, light and dark, with axe; archived: true, then restored", async () => {
+test("a person replaces a fact twice and archives the memory: the Superseded lines on disk, the chain shot at two widths, light and dark, with axe; archived: true, then restored", async () => {
   writeFileSync(file("home.md"), topic("住处", "Where the user lives, and with whom", "user", "Lives in Berlin.\nWhy: said so in chat.\n\nHas a cat named 小米."));
   await waitFor(async () => (await api("list", { workspace: "personal", memoryType: null })).some((d) => d.path === "home.md"), "home.md indexed", 20000);
   let chatWasOpen = false;
@@ -703,7 +703,7 @@ test("a person replaces a fact twice and archives the memory (issue 23): the Sup
   }
 });
 
-test("a person imports a mem0 export (issue 24): the preview's counts, shot at 1,000 px light and dark with axe; imported, listed, undone; then the workspace exported", async () => {
+test("a person imports a mem0 export: the preview's counts, shot at 1,000 px light and dark with axe; imported, listed, undone; then the workspace exported", async () => {
   // A mem0 export in a folder with a Chinese name: five memories (one Chinese), a duplicate and a
   // secret (built here, so no token sits in the repository).
   const token = ["ghp", "0123456789abcdefghij" + "ABCDEFGHIJ012345"].join("_");
@@ -894,7 +894,7 @@ test("a person imports a mem0 export (issue 24): the preview's counts, shot at 1
   }
 });
 
-test("a person restores a whole-home export (issue 33): both workspaces listed, the new one ticked, shot at 1,000 px light and dark with axe; imported, team-x created on disk and in the sidebar", async () => {
+test("a person restores a whole-home export: both workspaces listed, the new one ticked, shot at 1,000 px light and dark with axe; imported, team-x created on disk and in the sidebar", async () => {
   // A second home (another machine) with personal and team-x, exported whole by the CLI; this
   // home lacks team-x. The personal file's name is the step's own: nothing earlier writes it.
   const other = join(fixture.dir, "restore-home");

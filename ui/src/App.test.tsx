@@ -435,7 +435,7 @@ describe("instant search", () => {
     expect(screen.getAllByTestId("match-hint").map((h) => h.textContent)).toEqual(["words"]);
   });
 
-  it("opens the top hit with ↓ then Enter after a query, not the row after the memory already open (issue 47)", async () => {
+  it("opens the top hit with ↓ then Enter after a query, not the row after the memory already open", async () => {
     const mtime = "2026-01-01T00:00:00Z";
     api.search.mockResolvedValue(
       ok([
@@ -519,7 +519,7 @@ describe("detail pane", () => {
     expect(screen.queryByTestId("inline-error")).toBeNull();
   });
 
-  it("never says Saved for Ctrl+S with nothing changed, nor for Ctrl+S in a dialog over the memory (issue 47)", async () => {
+  it("never says Saved for Ctrl+S with nothing changed, nor for Ctrl+S in a dialog over the memory", async () => {
     api.update.mockResolvedValue(ok({ workspace: "personal", path: "proj.md", change_id: 7, hash: "h2", shared: null }));
     renderApp();
     await openRow("proj.md");
@@ -559,7 +559,7 @@ describe("detail pane", () => {
     await waitFor(() => expect(api.undo).toHaveBeenCalledWith(42));
   });
 
-  it("does not bring the welcome back after the memory opened over it is deleted (issue 47)", async () => {
+  it("does not bring the welcome back after the memory opened over it is deleted", async () => {
     api.remove.mockResolvedValue(ok({ workspace: "personal", path: "response-style.md", change_id: 42, hash: null, shared: null }));
     renderApp();
     // Fresh storage: the welcome shows where a memory would open.
@@ -596,7 +596,7 @@ describe("detail pane", () => {
     await waitFor(() => expect(api.get).toHaveBeenCalledWith("personal", "proj.md"));
   });
 
-  it("asks before Cancel drops a new memory with something typed; an empty one just closes (issue 47)", async () => {
+  it("asks before Cancel drops a new memory with something typed; an empty one just closes", async () => {
     renderApp();
     await waitFor(() => expect(rowPaths()).toHaveLength(DOCS.length));
     fireEvent.click(screen.getByTestId("new-memory-button"));

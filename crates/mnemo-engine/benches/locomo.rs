@@ -104,7 +104,7 @@ fn modes(with_model: bool) -> Vec<(&'static str, Option<Fusion>, Embed)> {
         out.insert(
             2,
             (
-                "hybrid standardised, the model's fixed floors (before issue 35)",
+                "hybrid standardised, the model's fixed floors (uncalibrated)",
                 Some(Fusion::default()),
                 Embed::FixedFloors,
             ),

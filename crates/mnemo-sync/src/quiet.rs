@@ -1,4 +1,4 @@
-//! A sync with nothing to do, known without a round (issue 50: auto-sync runs every few seconds
+//! A sync with nothing to do, known without a round (auto-sync runs every few seconds
 //! on every machine). A round that changed nothing here and ended with this home and each remote
 //! in step leaves a record in this process: a fingerprint of everything a round reads here,
 //! taken before it read — the settings, the sync bookkeeping, each synced workspace (its key,

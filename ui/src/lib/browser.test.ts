@@ -129,7 +129,7 @@ describe("search", () => {
     expect(listMode(s).searchDone).toBe(false);
   });
 
-  it("starts the cursor over with a new query: ↓ goes to its top hit, not past the memory open (issue 47)", () => {
+  it("starts the cursor over with a new query: ↓ goes to its top hit, not past the memory open", () => {
     let s = run(listed(), { type: "activate", item: { key: key("me.md"), workspace: "personal", path: "me.md" } });
     expect(s.cursorKey).toBe(key("me.md"));
     s = browserReducer(s, { type: "query", query: "gra" });

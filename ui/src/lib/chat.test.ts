@@ -213,7 +213,7 @@ describe("compaction markers", () => {
   const shape = (s: ChatState) =>
     chatItems(s).map((it) => (it.kind === "message" ? it.message.text : `--${it.compaction.upto}--`));
 
-  it("keeps a reply's proposal through a reload (issue 47: the drawer lost \"Proposed …\")", () => {
+  it("keeps a reply's proposal through a reload (the drawer lost \"Proposed …\")", () => {
     const s = run({
       type: "loaded",
       session: "s1",

@@ -30,7 +30,7 @@ describe("the detail pane's draft", () => {
     expect(sharedNote("it is tracked by git")).toBe("Shared through git: it is tracked by git.");
   });
 
-  it("puts a new memory's clash under its name (its file is named after it), or under the file typed (issue 36)", () => {
+  it("puts a new memory's clash under its name (its file is named after it), or under the file typed", () => {
     const refused = { code: "conflict", message: "`response-style.md` already exists: edit it, or pick another path" };
     expect(fieldOf(refused, { path: "" })).toBe("name");
     expect(fieldOf(refused, { path: "style.md" })).toBe("path");

@@ -43,7 +43,7 @@ describe("errors in a person's words", () => {
     expect(refused.sentence).not.toMatch(/mnemo sync|`/);
   });
 
-  it("inside Settings never sends the person to Settings (issue 36): the fields are above", () => {
+  it("inside Settings never sends the person to Settings: the fields are above", () => {
     const none = explain({ code: "model_not_configured", message: "no model is configured: set a base URL and model in Settings (or MNEMO_LLM_BASE_URL and MNEMO_LLM_MODEL)" }, "settings");
     expect(none).toEqual({ sentence: "No model is set up yet: enter the server's base URL and a model above, then try again.", next: "none" });
     const key = explain({ code: "model_not_configured", message: "the model server refused the API key (HTTP 401): check the key in Settings" }, "settings");
@@ -58,7 +58,7 @@ describe("errors in a person's words", () => {
     expect(explain({ code: "remote_refused", message: "x" }).sentence).toMatch(/in Settings/);
   });
 
-  it("says a frontmatter field's problem in a sentence with what to do, never “name” must not be empty. (issue 47)", () => {
+  it("says a frontmatter field's problem in a sentence with what to do, never “name” must not be empty.", () => {
     const empty = explain({ code: "invalid_frontmatter", message: "`name` must not be empty" });
     expect(empty.sentence).toBe("The name must not be empty: write one, then save again.");
     expect(explain({ code: "invalid_frontmatter", message: "`description` must be a single line" }).sentence).toBe(

@@ -32,7 +32,7 @@ describe("how long ago a memory changed", () => {
   });
 });
 
-describe("one way of writing a time of day (issue 47)", () => {
+describe("one way of writing a time of day", () => {
   it("is formatClock's, in every formatter: never “17:12” beside “05:12 PM” on one page", () => {
     const t = new Date(2026, 2, 10, 17, 12);
     const now = new Date(2026, 2, 10, 18, 0);

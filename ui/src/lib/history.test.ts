@@ -83,7 +83,7 @@ describe("who made a change", () => {
   });
 });
 
-describe("undone and redone, in words (issue 36)", () => {
+describe("undone and redone, in words", () => {
   const items = [
     change(13, "a.md", { undoes: 12 }),
     change(12, "a.md", { undoes: 9, undone_by: 13 }),

@@ -58,7 +58,7 @@ describe("where a dream's proposal sends what it removes", () => {
   });
 });
 
-describe("an extraction's or a remember request's why and source (issue 47)", () => {
+describe("an extraction's or a remember request's why and source", () => {
   it("says where it came from only from what the proposal holds", () => {
     const p = proposalSummary(1);
     expect(sourceSentence(p, "Tokyo trip")).toBe("What you said: “我下个月去东京，记得我只坐靠窗的座位”, in your chat “Tokyo trip”.");

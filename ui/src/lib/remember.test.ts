@@ -34,7 +34,7 @@ describe("remember", () => {
     expect(fileToOpen({ ...done, result: { ...done.result!, filesTouched: [] } })).toBeNull();
   });
 
-  it("says a task whose writes became a proposal was proposed, not remembered (issue 47)", () => {
+  it("says a task whose writes became a proposal was proposed, not remembered", () => {
     const done: RememberTask = {
       ...queued,
       status: "completed",

@@ -154,7 +154,7 @@ describe("chart axes", () => {
   });
 });
 
-describe("runs whose writes became proposals (issue 47)", () => {
+describe("runs whose writes became proposals", () => {
   const dreamProposal = (id: number, at: string, status: ProposalSummary["status"]) => proposalSummary(id, { kind: "dream", source: "dream", at, status });
   const extractProposal = (id: number, at: string, status: ProposalSummary["status"]) => proposalSummary(id, { at, status });
 

@@ -93,7 +93,7 @@ describe("a workspace's review mode", () => {
   });
 });
 
-describe("a proposal made elsewhere (issue 47: the Inbox did not update when the CLI proposed)", () => {
+describe("a proposal made elsewhere (the Inbox did not update when the CLI proposed)", () => {
   it("is counted soon after memories or a task changed, or the window came back into focus", async () => {
     const { result, unmount } = renderHook(() => useInboxCount("personal"));
     await act(() => vi.advanceTimersByTimeAsync(0));

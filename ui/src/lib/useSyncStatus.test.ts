@@ -57,7 +57,7 @@ describe("the shared sync status", () => {
   });
 });
 
-describe("a conflict a sync left (issue 47)", () => {
+describe("a conflict a sync left", () => {
   it("shows without a reload: memory_changed events are followed by one read of the status", async () => {
     const { result, unmount } = renderHook(() => useSyncStatus());
     const second = renderHook(() => useSyncStatus());

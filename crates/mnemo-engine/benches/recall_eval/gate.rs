@@ -193,7 +193,7 @@ fn judge(qs: &[&Asked], c: usize, g: Option<&Gate>, t: f64) -> Judged {
 /// Fit the gate on the train queries, judge it and each signal on both halves, print the tables;
 /// with `write`, save the gate to `src/recall/gate.json`.
 pub fn run(with_10k: bool, write: bool) {
-    println!("\n## The calibrated gate: fit on train, judged on held-out (issue 48)\n");
+    println!("\n## The calibrated gate: fit on train, judged on held-out\n");
     let models = Models::load();
     for n in &models.notes {
         println!("note: {n}");

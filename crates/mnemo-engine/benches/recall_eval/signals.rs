@@ -456,7 +456,7 @@ fn table(home_id: &str, n_docs: usize, n_q: usize, cols: &[Option<Measured>; 4])
 /// Measure every signal on the train queries of h5, h25 and h60 (and h10k with `with_10k`), and
 /// print the tables.
 pub fn run(with_10k: bool) {
-    println!("\n## Meaning signals on the train split (issue 48)\n");
+    println!("\n## Meaning signals on the train split\n");
     let models = Models::load();
     for n in &models.notes {
         println!("note: {n}");

@@ -56,7 +56,7 @@ CREATE VIRTUAL TABLE docs_vocab USING fts5vocab(docs_fts, 'row');
 CREATE INDEX docs_by_workspace_kind ON docs(workspace, kind);
 ",
     r"
--- Embedding vectors (issue 11), content-addressed: one per (content hash, model id), so a
+-- Embedding vectors, content-addressed: one per (content hash, model id), so a
 -- rebuild keeps them and a model change re-embeds. `vec` is little-endian f32, unit length.
 CREATE TABLE vectors (
     hash      TEXT NOT NULL,
@@ -78,38 +78,38 @@ CREATE INDEX docs_file_state ON docs(workspace, path, mtime_ms, size, hash);
 DROP TABLE docs_vocab;
 ",
     r"
--- A file another program wrote that holds a secret (issue 19): its text is stored redacted and
+-- A file another program wrote that holds a secret: its text is stored redacted and
 -- its bytes not at all; this says which rules matched and where, for the listing.
 ALTER TABLE docs ADD COLUMN secret TEXT;
 ",
     r"
--- Whether a memory is pinned (issue 20: the list shows it). Every file is read again at the next
+-- Whether a memory is pinned (the list shows it). Every file is read again at the next
 -- sync (its recorded mtime no longer matches), so the rows already here learn it from the file.
 ALTER TABLE docs ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
 UPDATE docs SET mtime_ms = -1;
 ",
     r"
--- English words are also indexed by their stem (issue 21, `tokenize::stem`): every file is read
+-- English words are also indexed by their stem (`tokenize::stem`): every file is read
 -- and its full-text row written again at the next sync.
 UPDATE docs SET mtime_ms = -1;
 ",
     r"
--- Whether a memory is archived (issue 23: out of recall and MEMORY.md, still searchable). Every
+-- Whether a memory is archived (out of recall and MEMORY.md, still searchable). Every
 -- file is read again at the next sync, so the rows already here learn it from the file.
 ALTER TABLE docs ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX docs_archived ON docs(workspace) WHERE archived = 1;
 UPDATE docs SET mtime_ms = -1;
 ",
     r"
--- Where a file's body starts (1-based line), so a search hit can say where its passage is
--- (issue 48); and notes other tools wrote (`title:`) now read as memories. Every file is read
+-- Where a file's body starts (1-based line), so a search hit can say where its passage is;
+-- and notes other tools wrote (`title:`) now read as memories. Every file is read
 -- again at the next sync.
 ALTER TABLE docs ADD COLUMN body_line INTEGER NOT NULL DEFAULT 1;
 UPDATE docs SET mtime_ms = -1;
 ",
     r"
--- MEMORY.md lists a workspace's first 200 valid, unarchived topics by path and counts the rest
--- (issue 50): this index alone answers both, so an outside edit at 100,000 memories no longer
+-- MEMORY.md lists a workspace's first 200 valid, unarchived topics by path and counts the rest:
+-- this index alone answers both, so an outside edit at 100,000 memories no longer
 -- reads every row to rebuild a 200-line file.
 CREATE INDEX docs_listed ON docs(workspace, path) WHERE kind = 'topic' AND valid = 1 AND archived = 0;
 ",

@@ -41,17 +41,17 @@ CREATE TABLE forgotten (
 ",
     r"
 -- A side holding a secret (a file another program wrote) is kept as its hash only; these name
--- the rules that matched (issue 19), so history and undo can say why its text is missing.
+-- the rules that matched, so history and undo can say why its text is missing.
 ALTER TABLE changes ADD COLUMN before_secret TEXT;
 ALTER TABLE changes ADD COLUMN after_secret TEXT;
 ",
     r"
--- Undone is a state (issue 20): what undid a change or a group is looked up by `undoes`.
+-- Undone is a state: what undid a change or a group is looked up by `undoes`.
 CREATE INDEX changes_by_undoes ON changes(undoes);
 CREATE INDEX groups_by_undoes ON groups(undoes);
 ",
     r"
--- Review (issue 23): proposals held beside the files until a person decides.
+-- Review: proposals held beside the files until a person decides.
 CREATE TABLE proposals (
     id          INTEGER PRIMARY KEY AUTOINCREMENT,
     workspace   TEXT NOT NULL,
@@ -77,7 +77,7 @@ CREATE TABLE proposal_files (
     after    BLOB,
     PRIMARY KEY (proposal, path)
 );
--- Usage per memory (issue 23): each memory a recall injected.
+-- Usage per memory: each memory a recall injected.
 CREATE TABLE recalls (
     id        INTEGER PRIMARY KEY AUTOINCREMENT,
     workspace TEXT NOT NULL,

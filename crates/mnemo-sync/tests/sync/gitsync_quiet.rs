@@ -1,4 +1,4 @@
-//! A sync with nothing to do (issue 50): answered from `stat` and the remote's branches alone,
+//! A sync with nothing to do: answered from `stat` and the remote's branches alone,
 //! and every kind of change since — on the remote, in a file here (also one rewritten to the
 //! same size at once), a file added or removed, a switch in the settings — still makes a full
 //! round that carries it.

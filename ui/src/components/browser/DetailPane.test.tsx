@@ -304,7 +304,7 @@ describe("a new memory", () => {
     );
   }
 
-  it("hints with a placeholder that cannot pass for a value, and says a name clash under the Name field (issue 36)", async () => {
+  it("hints with a placeholder that cannot pass for a value, and says a name clash under the Name field", async () => {
     api.create.mockResolvedValue(err("conflict", "`response-style.md` already exists: edit it, or pick another path"));
     renderNew();
     const name = screen.getByTestId<HTMLInputElement>("detail-name");

@@ -92,7 +92,7 @@ describe("history with change groups", () => {
     expect(screen.getAllByTestId("history-item")[1].querySelector(".history-name")?.textContent).toBe("go-engineer.md");
   });
 
-  it("titles a deleted memory by the name it had and a record by its day, each shown escaped (issue 47)", async () => {
+  it("titles a deleted memory by the name it had and a record by its day, each shown escaped", async () => {
     const PET = change(12, "user/pet.md", { op: "delete" });
     const RECORD = change(11, "chats/2026/11/2026-11-20-s1.md", { op: "delete" });
     const LOG = change(10, "logs/2026/11/2026-11-21.md", { op: "modify" });
@@ -158,7 +158,7 @@ describe("history with change groups", () => {
     await waitFor(() => expect(api.history).toHaveBeenCalledTimes(2));
   });
 
-  it("is one Tab stop: ↑/↓ move through the changes and show each (issue 36)", async () => {
+  it("is one Tab stop: ↑/↓ move through the changes and show each", async () => {
     renderPanel();
     await waitFor(() => expect(rowKinds()).toHaveLength(3));
     const options = () => within(screen.getByRole("listbox", { name: "Changes" })).getAllByRole("option");

@@ -96,7 +96,7 @@ describe("names from disk, shown escaped", () => {
   });
 });
 
-describe("a memory with an open sync conflict (issue 47)", () => {
+describe("a memory with an open sync conflict", () => {
   it("has a mark on its row saying so, and what it means for recall; other rows none", () => {
     const docs = [DOCS[0], DOCS[1]];
     render(

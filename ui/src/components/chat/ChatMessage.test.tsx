@@ -49,7 +49,7 @@ const reply: ChatMessage = {
 } as ChatMessage;
 
 describe("a recalled memory holding a sync conflict", () => {
-  it("says its versions disagree, on that memory only (issue 36)", () => {
+  it("says its versions disagree, on that memory only", () => {
     render(<ChatMessageView message={reply} onOpenPath={vi.fn()} />);
     fireEvent.click(screen.getByTestId("recall-badge"));
     const items = screen.getByTestId("recall-details").querySelectorAll(".recall-item");
@@ -62,7 +62,7 @@ describe("a recalled memory holding a sync conflict", () => {
   });
 });
 
-describe("the chat model's own write in review mode (issue 47)", () => {
+describe("the chat model's own write in review mode", () => {
   it("says it was proposed, never that it was written", () => {
     render(<ChatMessageView message={{ ...reply, proposal: 7 }} onOpenPath={vi.fn()} />);
     expect(screen.getByTestId("proposal-note").textContent).toBe(

@@ -168,7 +168,7 @@ describe("chat pane", () => {
     expect(api.chatTranscript).toHaveBeenLastCalledWith("personal", "s-old");
   });
 
-  it("sees a model another program set once the window is back in focus (issue 47)", async () => {
+  it("sees a model another program set once the window is back in focus", async () => {
     api.getModelSettings.mockResolvedValue(ok({ ...MODEL_SETTINGS, base_url: "", model: "", configured: false }));
     renderPane();
     await screen.findByTestId("chat-no-model");
@@ -206,7 +206,7 @@ describe("chat pane", () => {
     expect(screen.queryByTestId("model-settings")).toBeNull();
   });
 
-  it("as a drawer, sits below a dialog opened over it: one backdrop dims it like the rest (issue 47)", async () => {
+  it("as a drawer, sits below a dialog opened over it: one backdrop dims it like the rest", async () => {
     render(<ChatPane workspace="personal" workspaceLabel="Personal" onOpenMemory={onOpenMemory} onClose={() => {}} drawer />);
     await loaded();
     const backdrop = screen.getByTestId("chat-backdrop");
@@ -477,7 +477,7 @@ describe("chat pane", () => {
     expect(within(card).getByTestId("memory-card-model").textContent).toBe("qwen3:8b");
   });
 
-  it("shows in /memory where the last dream's proposal stands, read when asked (issue 47)", async () => {
+  it("shows in /memory where the last dream's proposal stands, read when asked", async () => {
     api.chatSend.mockResolvedValue(ok(turn({ command: { name: "memory" }, recall: null, reply: "Memory: Personal" })));
     const dreamed = "2026-02-28T10:00:00Z";
     api.stats.mockResolvedValue(ok(memoryStats({ last_dream_at: dreamed, last_dream_status: "proposed" })));

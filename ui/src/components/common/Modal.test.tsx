@@ -37,7 +37,7 @@ describe("a dialog's frame", () => {
     expect(document.activeElement).toBe(opener);
   });
 
-  it("opened on its own (nothing had the focus), it gives the focus to its fallback, never to the page (issue 36)", () => {
+  it("opened on its own (nothing had the focus), it gives the focus to its fallback, never to the page", () => {
     render(<Page openFirst />);
     fireEvent.click(screen.getByRole("button", { name: "Close" }));
     expect(document.activeElement).toBe(screen.getByRole("button", { name: "Dream" }));

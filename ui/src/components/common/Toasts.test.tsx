@@ -14,7 +14,7 @@ function Page({ run }: { run: () => void }) {
   );
 }
 
-describe("toasts and the focus (issue 36)", () => {
+describe("toasts and the focus", () => {
   it("gives the focus back to where it came from when a toast's action runs, never to the page", () => {
     const run = vi.fn();
     render(

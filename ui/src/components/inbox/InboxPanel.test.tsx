@@ -70,7 +70,7 @@ describe("the inbox", () => {
     expect(card.textContent).not.toMatch(/[{}]|extract-1|s-1/);
   });
 
-  it("shows an extraction's why and source when its data has them (issue 47)", async () => {
+  it("shows an extraction's why and source when its data has them", async () => {
     api.chatSessions.mockResolvedValue(ok([{ id: "s-1", title: "Tokyo trip", messages: 4, updated_at: "2026-03-01T10:00:00Z", ignore_memory: false }]));
     renderInbox();
     await openFirst();
@@ -263,7 +263,7 @@ describe("the inbox", () => {
     await waitFor(() => expect(screen.getByTestId("inbox-review").getAttribute("data-on")).toBe("true"));
   });
 
-  it("reads new proposals at once while nothing is open or decided here (a CLI's proposal too, issue 47)", async () => {
+  it("reads new proposals at once while nothing is open or decided here (a CLI's proposal too)", async () => {
     const { polled } = renderInbox(null, 1);
     await screen.findByTestId("proposal");
     api.inbox.mockResolvedValue(ok(proposalPage([proposalSummary(9), proposalSummary(8), proposalSummary(7)])));

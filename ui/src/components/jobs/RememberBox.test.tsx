@@ -125,7 +125,7 @@ describe("the Remember… box", () => {
     expect(screen.queryByTestId("remember-task")).toBeNull();
   });
 
-  it("says before anything is typed that remembering needs a model, and offers to connect one (issue 36)", async () => {
+  it("says before anything is typed that remembering needs a model, and offers to connect one", async () => {
     api.getModelSettings.mockResolvedValue(ok({ ...MODEL_SETTINGS, base_url: "", model: "", configured: false }));
     const onOpenSettings = vi.fn();
     render(

@@ -246,7 +246,7 @@ describe("model settings", () => {
     expect(api.setModelSettings).not.toHaveBeenCalled();
   });
 
-  it("has one Save for the whole dialog: it saves the model's and sync's changes (issue 47)", async () => {
+  it("has one Save for the whole dialog: it saves the model's and sync's changes", async () => {
     api.setSyncSettings.mockImplementation(async (v) => ok({ ...SYNC_SETTINGS, ...v }));
     await renderSettings();
     await screen.findByTestId("sync-remote");
@@ -261,7 +261,7 @@ describe("model settings", () => {
     expect(screen.getByTestId<HTMLButtonElement>("model-save").disabled).toBe(true);
   });
 
-  it("saves with Ctrl+S only the form that has the focus, and never says Saved when nothing was (issue 47)", async () => {
+  it("saves with Ctrl+S only the form that has the focus, and never says Saved when nothing was", async () => {
     api.setSyncSettings.mockImplementation(async (v) => ok({ ...SYNC_SETTINGS, ...v }));
     // The memory editor behind the dialog listens for Ctrl+S on the window: it must not hear it.
     const behind = vi.fn();

@@ -199,7 +199,7 @@ describe("sync", () => {
   });
 });
 
-describe("runs whose writes became proposals (issue 47)", () => {
+describe("runs whose writes became proposals", () => {
   it("says where each proposal stands now: an accepted dream is not “waiting in the Inbox”, a rejected extraction wrote nothing", async () => {
     api.stats.mockResolvedValue(
       ok({
@@ -292,7 +292,7 @@ describe("memory health", () => {
     expect(screen.queryByText(/close to its cap/)).toBeNull();
   });
 
-  it("counts an open sync conflict: never “nothing contradictory” on the page that lists one (issue 47)", async () => {
+  it("counts an open sync conflict: never “nothing contradictory” on the page that lists one", async () => {
     api.stats.mockResolvedValue(ok({ ...STATS, invalid: [], stale: [], duplicates: 0, duplicate_files: [], same_name: [], same_subject: [], memory_md_lines: 3 }));
     api.list.mockResolvedValue(ok([{ ...DOCS[0], path: "home.md", name: "Where I live" }]));
     api.syncStatus.mockResolvedValue(ok(remoteSync({ workspaces: [workspaceSync({ conflicts: [syncConflict({ path: "home.md" })] })] })));
