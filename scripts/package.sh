@@ -12,12 +12,15 @@ log() { printf '[package] %s\n' "$*" >&2; }
 # compilation the suite already made. People get release (the default).
 profile="${MNEMO_PACKAGE_PROFILE:-release}"
 case "$profile" in
-  release) cargo_profile=(--release); tauri_profile=() ;;
-  debug) cargo_profile=(); tauri_profile=(--debug) ;;
+  release) cargo_profile=(--release) ;;
+  debug) cargo_profile=() ;;
   *) log "MNEMO_PACKAGE_PROFILE must be release or debug, not '$profile'"; exit 2 ;;
 esac
 log "building the mnemo command line ($profile)"
-cargo build "${cargo_profile[@]}" --locked -p mnemo-cli >&2
+# The debug package shares the test suite's compilation: built for the whole workspace, as the
+# suite builds it (`-p mnemo-cli` alone would unify features differently and rebuild the deps).
+if [ "$profile" = debug ]; then scope=(--workspace); else scope=(-p mnemo-cli); fi
+cargo build "${cargo_profile[@]}" --locked "${scope[@]}" >&2
 cli="$CARGO_TARGET_DIR/$profile/mnemo"
 log "building the UI"
 npm --prefix ui install --no-audit --no-fund --loglevel=error >&2
@@ -35,7 +38,14 @@ if [ "${MNEMO_NO_LOCAL_MODEL:-}" != 1 ]; then
   files="$files$(printf ',"/usr/lib/mnemo/llama-server":"%s"' "$MNEMO_LLAMA_SERVER")"
 fi
 config=$(printf '{"build":{"beforeBuildCommand":""},"bundle":{"linux":{"deb":{"files":{%s},"depends":[%s]}}}}' "$files" "$depends")
-npx --yes @tauri-apps/cli@2.12.5 build "${tauri_profile[@]}" --bundles deb --config "$config" >&2
+if [ "$profile" = debug ]; then
+  # The app was built above with the workspace (its default feature embeds the UI): the Tauri
+  # CLI only bundles it. Its own build (`cargo build` of the app alone) would unify features
+  # differently and compile every dependency again.
+  npx --yes @tauri-apps/cli@2.12.5 bundle --debug --bundles deb --config "$config" >&2
+else
+  npx --yes @tauri-apps/cli@2.12.5 build --bundles deb --config "$config" >&2
+fi
 version=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' tauri.conf.json)
 deb="$CARGO_TARGET_DIR/$profile/bundle/deb/Mnemo_${version}_$(dpkg --print-architecture).deb"
 [ -f "$deb" ] || { log "no package at $deb"; exit 1; }

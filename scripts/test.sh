@@ -97,15 +97,20 @@ cargo fmt --all -- --check
 step "cargo clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-step "cargo test (includes the bindings-freshness test)"
+step "cargo test: build every test target"
+# Built first (the model server may still be building beside it), then run.
+cargo test --workspace --all-targets --locked --no-run
+
+step "cargo test: run the test binaries two at a time, then the doc tests"
 # The model server built beside the steps above: wait for it, then take its paths.
 if ! wait "$llama_pid"; then llama_pid=""; cat "$llama_log" >&2; echo "the llama-server set-up failed (log above)" >&2; exit 1; fi
 llama_pid=""
 cat "$llama_log" >&2; rm -f "$llama_log"
-llama_note="(llama-server + SmolLM2 set-up, beside the steps before cargo test: ready after $(( $(date +%s) - llama_start )) s from its start)"
+llama_note="(llama-server + SmolLM2 set-up, beside the steps before the tests ran: ready after $(( $(date +%s) - llama_start )) s from its start)"
 . scripts/llama.sh
-# Every failing test binary is named in one run, not only the first.
-cargo test --workspace --all-targets --locked --no-fail-fast
+# The test binaries of `cargo test --workspace --all-targets` (built above) run two at a time,
+# the long ones first, every failing one named at the end (scripts/test-lanes.py).
+python3 scripts/test-lanes.py
 cargo test --workspace --doc --locked
 
 step "build the binaries the end-to-end suites drive"
