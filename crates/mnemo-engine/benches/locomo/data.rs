@@ -135,3 +135,34 @@ pub fn write_items(root: &Path, items: &[Item]) -> HashMap<String, String> {
 fn manifest_dir() -> String {
     std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned())
 }
+
+/// The smoke pass's conversation: its first `sessions` sessions (turns and observations) and only
+/// the questions whose evidence lies in them — the whole bench's code path on a tenth of the
+/// embedding work.
+pub fn first_sessions(conv: &Value, sessions: u32) -> Value {
+    let kept = |key: &str| {
+        key.strip_prefix("session_")
+            .and_then(|r| r.split('_').next())
+            .and_then(|n| n.parse::<u32>().ok())
+            .is_none_or(|n| n <= sessions)
+    };
+    let mut out = conv.clone();
+    for field in ["conversation", "observation"] {
+        if let Some(map) = out[field].as_object_mut() {
+            map.retain(|k, _| kept(k));
+        }
+    }
+    let in_kept = |id: &str| {
+        id.strip_prefix('D')
+            .and_then(|r| r.split_once(':'))
+            .and_then(|(s, _)| s.parse::<u32>().ok())
+            .is_some_and(|s| s <= sessions)
+    };
+    if let Some(qa) = out["qa"].as_array_mut() {
+        qa.retain(|q| {
+            let ev = evidence(q);
+            !ev.is_empty() && ev.iter().all(|e| in_kept(e))
+        });
+    }
+    out
+}
