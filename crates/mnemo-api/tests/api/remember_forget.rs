@@ -5,8 +5,6 @@
 //! the automatic-extraction switch; the status figures.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -16,7 +14,7 @@ use mnemo_core::{ErrorCode, MemoryType};
 use mnemo_testkit::{FakeModel, Kind, Reply};
 use serde_json::json;
 
-use common::{api, blocking, configure, extraction_calling, send};
+use crate::common::{api, blocking, configure, extraction_calling, send};
 
 fn root(api: &Api) -> PathBuf {
     api.home_dir().join("workspaces/personal/memory")

@@ -2,15 +2,13 @@
 //! files into another tool's memory, and the preview names every workspace the apply writes.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use std::time::Duration;
 
 use mnemo_api::reexports::ImportOptions;
 use mnemo_core::{ErrorCode, TaskStatus};
 use serde_json::json;
 
-use common::{api, zip_of};
+use crate::common::{api, zip_of};
 use mnemo_testkit::files::tree;
 
 #[test]

@@ -3,14 +3,14 @@
 //! out of recall and MEMORY.md but keeps it searchable and restorable; usage drives health.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use mnemo_api::Api;
 use mnemo_core::ErrorCode;
 use mnemo_testkit::{FakeModel, Reply};
 use serde_json::json;
 
-use common::{api, configure, extraction_calling};
+use crate::common::{api, configure, extraction_calling};
 
 const HOME: &str = "---\nname: Where the user lives\ndescription: The user's home city and flat\ntype: user\n---\n- The user lives in Berlin\n\n- The flat has a balcony garden\n";
 

@@ -14,7 +14,7 @@ fn environment_overrides_are_shown_and_never_written() {
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "environment_overrides_are_shown_and_never_written",
+                "env_overrides::environment_overrides_are_shown_and_never_written",
                 "--nocapture",
             ])
             .env(CHILD, d.path())

@@ -4,7 +4,7 @@
 //! moved between workspaces. Test data: small exports written here in each format.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,7 +15,7 @@ use mnemo_api::reexports::{ImportOptions, ImportPreview, TaskInfo};
 use mnemo_core::{ErrorCode, TaskStatus};
 use serde_json::{Value, json};
 
-use common::{api, zip_of};
+use crate::common::{api, zip_of};
 
 fn root(api: &Api, ws: &str) -> PathBuf {
     api.home_dir().join("workspaces").join(ws).join("memory")

@@ -5,7 +5,7 @@
 //! proposals are rebased at entry level or refused as conflicts, never applied blind.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -17,7 +17,7 @@ use mnemo_store::review::EntryOp;
 use mnemo_testkit::{FakeModel, Reply};
 use serde_json::json;
 
-use common::{api, blocking, configure, extraction_calling};
+use crate::common::{api, blocking, configure, extraction_calling};
 
 const THREE: &str = "---\nname: Travel\ndescription: How the user travels\ntype: user\n---\n- Prefers night trains over flights\n\n- Always books a window seat\n\n- Carries a paper map of every city\n";
 

@@ -4,7 +4,7 @@
 //! conversations.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,7 +15,7 @@ use mnemo_api::reexports::ImportOptions;
 use mnemo_core::TaskStatus;
 use serde_json::{Value, json};
 
-use common::api;
+use crate::common::api;
 
 fn root(api: &Api, ws: &str) -> PathBuf {
     api.home_dir().join("workspaces").join(ws).join("memory")

@@ -2,8 +2,6 @@
 //! sync, and an extraction there that tries to write it back is refused.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use mnemo_api::reexports::{ForgetPick, SyncSettings};
 use mnemo_api::{Api, NewMemory};
 use mnemo_core::MemoryType;
@@ -11,7 +9,7 @@ use mnemo_store::Home;
 use mnemo_testkit::{FakeModel, Reply};
 use serde_json::json;
 
-use common::{configure, extraction_calling};
+use crate::common::{configure, extraction_calling};
 
 fn home(dir: &std::path::Path, name: &str, remote: &std::path::Path) -> Api {
     let api = Api::open(Home {

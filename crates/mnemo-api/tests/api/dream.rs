@@ -6,8 +6,6 @@
 //! after chat turns record why an automatic dream did not run, and queue one when they pass.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -18,7 +16,7 @@ use mnemo_store::dream_report::{DreamReport, DreamStatus, DreamStrategy};
 use mnemo_testkit::{FakeModel, Kind, Reply};
 use serde_json::json;
 
-use common::{api, blocking, send, settings};
+use crate::common::{api, blocking, send, settings};
 
 fn topic(name: &str, ty: &str, body: &str) -> String {
     format!("---\nname: {name}\ndescription: {name} facts\ntype: {ty}\n---\n{body}")

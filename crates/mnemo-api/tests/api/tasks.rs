@@ -4,8 +4,6 @@
 //! and cancelling a running extraction leaves no half-written file and the cursor unmoved.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use std::time::Duration;
 
 use mnemo_api::reexports::{TaskInfo, TaskKind, TaskStatus};
@@ -15,7 +13,7 @@ use mnemo_store::Home;
 use mnemo_testkit::{FakeModel, Kind, Reply};
 use serde_json::json;
 
-use common::{api, blocking, send, settings};
+use crate::common::{api, blocking, send, settings};
 
 async fn configure(api: &Api, fake: &FakeModel) {
     let (a, s) = (api.clone(), settings(fake));

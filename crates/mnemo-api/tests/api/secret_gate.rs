@@ -3,15 +3,13 @@
 //! everywhere: no file under the home, no request to the model, no event holds it.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use std::time::Duration;
 
 use mnemo_api::{ChatEvent, ModelSettings, NewMemory};
 use mnemo_core::{ErrorCode, MemoryType};
 use mnemo_testkit::{FakeModel, Kind, Reply};
 
-use common::{api, blocking, settings};
+use crate::common::{api, blocking, settings};
 
 const TOKEN: &str = "ghp_Zq8Xw2Lm4Nv6Bc1Tr9Yh3Kp5Js7Df0Ga2We4";
 

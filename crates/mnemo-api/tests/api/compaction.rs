@@ -5,8 +5,6 @@
 //! too long for the window alone is a clear error and saves nothing.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use std::time::Duration;
 
 use mnemo_api::{ChatEvent, ModelSettings};
@@ -15,7 +13,7 @@ use mnemo_engine::chat::compact;
 use mnemo_testkit::{FakeModel, Kind, Reply};
 use serde_json::{Value, json};
 
-use common::{api, blocking, settings};
+use crate::common::{api, blocking, settings};
 
 const WINDOW: u32 = 4_096;
 

@@ -6,7 +6,7 @@
 //! learning from imported conversations.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -17,7 +17,7 @@ use mnemo_core::{ChangeSource, ErrorCode};
 use mnemo_testkit::{FakeModel, Kind, Reply};
 use serde_json::json;
 
-use common::{api, blocking, configure};
+use crate::common::{api, blocking, configure};
 
 /// Every source of a change, each said to be automatic (a model or a job acting on its own) or
 /// not. The match has no wildcard: a new source must be placed here.

@@ -2,7 +2,7 @@
 //! on any JSON: every command answers a value or a clear error with a known code.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use mnemo_api::COMMANDS;
 use mnemo_core::ErrorCode;

@@ -3,8 +3,6 @@
 //! what happens without a model.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
@@ -12,7 +10,7 @@ use mnemo_api::{Api, ChatEvent, ModelSettings, NewMemory};
 use mnemo_core::{ChangeSource, ErrorCode, MemoryChanged, MemoryType};
 use mnemo_testkit::{FakeModel, Kind, Reply};
 
-use common::{api, blocking, settings};
+use crate::common::{api, blocking, settings};
 use serde_json::json;
 
 fn seed(api: &Api) {
