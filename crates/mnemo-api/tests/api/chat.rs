@@ -1,7 +1,6 @@
 //! Whole chat turns through the API against the fake model server: model settings, recall into
 //! the prompt, the streamed reply as chat events, background extraction writing a memory, and
 //! what happens without a model.
-#![allow(clippy::unwrap_used)]
 
 use std::sync::mpsc::Receiver;
 use std::time::Duration;

@@ -3,7 +3,6 @@
 //! model's, else extractive) that is appended to today's daily log, extraction still saw the
 //! turns before they were compacted, and the whole transcript stays on disk. A newest message
 //! too long for the window alone is a clear error and saves nothing.
-#![allow(clippy::unwrap_used)]
 
 use std::time::Duration;
 

@@ -1,7 +1,6 @@
 //! Corrections and pruning: replacing a fact — by extraction or by a person — keeps
 //! the old entry as superseded and recall injects only the new one; archiving takes a memory
 //! out of recall and MEMORY.md but keeps it searchable and restorable; usage drives health.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! HTTP argument decoding (`Api::call`, what `POST /api/<command>` runs) never panics
 //! on any JSON: every command answers a value or a clear error with a known code.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

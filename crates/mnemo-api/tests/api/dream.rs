@@ -4,7 +4,6 @@
 //! pinned memories, files changed on disk meanwhile); a failing or slow model falls back to the
 //! mechanical path; the lock keeps other processes out and is released on cancel; the gates
 //! after chat turns record why an automatic dream did not run, and queue one when they pass.
-#![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,6 +1,5 @@
 //! `MNEMO_LLM_*` overrides are used but never saved. Environment variables are process-wide,
 //! so the checks run in a child process (this test binary, re-executed with the variables set).
-#![allow(clippy::unwrap_used)]
 
 use mnemo_api::{Api, ModelSettings};
 use mnemo_store::Home;

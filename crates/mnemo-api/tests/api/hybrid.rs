@@ -3,8 +3,6 @@
 //! embedding as a task with progress while watching, hybrid recall in a chat turn and through
 //! `recall`, scores 0–1 with both sides, precision, vectors of a deleted file gone.
 
-#![allow(clippy::unwrap_used)]
-
 use crate::common;
 
 use std::time::{Duration, Instant};

@@ -2,7 +2,6 @@
 //! normal write path, one change group per import (undone as one), de-duplication, secrets
 //! refused, bad input refused with nothing half-imported, export → import byte-exact, memories
 //! moved between workspaces. Test data: small exports written here in each format.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -2,7 +2,6 @@
 //! estimate, a budget that stops the run before a conversation would pass it, a cancel midway,
 //! and the next run finishing in the same change group without resending finished
 //! conversations.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

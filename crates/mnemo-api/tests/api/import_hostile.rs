@@ -1,6 +1,5 @@
 //! Imports that stay where the person points: an export's manifest cannot route
 //! files into another tool's memory, and the preview names every workspace the apply writes.
-#![allow(clippy::unwrap_used)]
 
 use std::time::Duration;
 

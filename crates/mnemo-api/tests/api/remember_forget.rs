@@ -3,7 +3,6 @@
 //! task; forget's preview and exact removal, complete (files, index, MEMORY.md, recall) and not
 //! written back by an agent unless a person adds it again; secrets refused on people's writes;
 //! the automatic-extraction switch; the status figures.
-#![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
 use std::time::Duration;

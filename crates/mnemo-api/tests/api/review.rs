@@ -3,7 +3,6 @@
 //! one group; "reject and don't learn this" stops the same proposal coming back; a dream's
 //! whole diff is one proposal whose acceptance equals what the dream would have written; stale
 //! proposals are rebased at entry level or refused as conflicts, never applied blind.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

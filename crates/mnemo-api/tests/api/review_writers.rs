@@ -4,7 +4,6 @@
 //! outside a staged group is refused, nothing changed), and through each job that writes —
 //! extraction, remember (the app's and an MCP client's), the chat model's own tools, a dream,
 //! learning from imported conversations.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

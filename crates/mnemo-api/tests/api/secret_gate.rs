@@ -1,7 +1,6 @@
 //! A planted GitHub token — in a chat that gets compacted (and echoed by the model's
 //! summary), in a remember request, in a file name and in a chat title — is refused or redacted
 //! everywhere: no file under the home, no request to the model, no event holds it.
-#![allow(clippy::unwrap_used)]
 
 use std::time::Duration;
 

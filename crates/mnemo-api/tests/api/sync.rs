@@ -1,6 +1,5 @@
 //! Sync through the API: a fact forgotten on one home is gone on the other after a
 //! sync, and an extraction there that tries to write it back is refused.
-#![allow(clippy::unwrap_used)]
 
 use mnemo_api::reexports::{ForgetPick, SyncSettings};
 use mnemo_api::{Api, NewMemory};

@@ -2,7 +2,6 @@
 //! extraction is a task (listed, announced as `task_updated`, its tool calls as progress), its
 //! writes are one change group that undoes as one — or not at all when a file changed since —
 //! and cancelling a running extraction leaves no half-written file and the cursor unmoved.
-#![allow(clippy::unwrap_used)]
 
 use std::time::Duration;
 

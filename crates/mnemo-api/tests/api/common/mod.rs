@@ -1,6 +1,5 @@
 //! What the API's integration tests share: a fresh home, the fake model's settings, and
 //! blocking API calls run off the async runtime.
-#![allow(dead_code, clippy::unwrap_used)]
 
 use mnemo_api::reexports::TurnResult;
 use mnemo_api::{Api, ModelSettings};
