@@ -460,6 +460,9 @@ impl Supervisor {
             })?;
         let deadline = tokio::time::Instant::now() + limit;
         loop {
+            // Whoever waits for it uses it: the idle clock does not run while it loads (on a
+            // loaded machine loading can outlast a short idle time).
+            self.touch();
             if let Ok(r) = http.get(&url).send().await
                 && r.status().is_success()
             {

@@ -183,19 +183,31 @@ async fn the_watchdog_stops_it_when_the_last_user_is_gone_or_it_is_idle() {
         !leases.join(other.id().to_string()).exists(),
         "the dead process's lease was cleared"
     );
-    // Idle: stopped even while a user lives.
+    // Idle: stopped even while a user lives — but never while it loads, however long that
+    // takes (a loaded machine): this server waits 6 s before it starts loading, twice the idle
+    // time.
     let home = tempfile::tempdir().unwrap();
-    let sup = supervisor(
-        home.path(),
-        Timing {
-            grace: Duration::from_secs(3600),
-            idle: Duration::from_secs(3),
-            every: Duration::from_secs(1),
-        },
+    let (server, gguf) = parts().unwrap();
+    let slow = home.path().join("slow-llama-server");
+    let lib = server.parent().unwrap().display().to_string();
+    std::fs::write(
+        &slow,
+        format!(
+            "#!/bin/sh\nsleep 6\nLD_LIBRARY_PATH='{lib}':$LD_LIBRARY_PATH exec '{}' \"$@\"\n",
+            server.display()
+        ),
     )
     .unwrap();
+    std::fs::set_permissions(&slow, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let sup = Supervisor::with(home.path(), SMALL, gguf, slow).timing(Timing {
+        grace: Duration::from_secs(3600),
+        idle: Duration::from_secs(3),
+        every: Duration::from_secs(1),
+    });
     let _lease = sup.lease().unwrap();
-    sup.ensure().await.expect("started");
+    sup.ensure()
+        .await
+        .expect("started, though loading took longer than the idle time");
     until("stopped when idle", || sup.running().is_none()).await;
     assert!(
         sup.state().is_none(),
