@@ -25,6 +25,12 @@ pub struct ChatEventMsg(pub mnemo_api::ChatEvent);
 #[tauri_specta(event_name = "task-updated")]
 pub struct TaskUpdatedEvent(pub mnemo_api::reexports::TaskInfo);
 
+/// The sync state changed (`sync_changed`), here or in another process, as a typed frontend
+/// event (`sync-changed`).
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[tauri_specta(event_name = "sync-changed")]
+pub struct SyncChangedEvent(pub mnemo_api::SyncChanged);
+
 /// The command and event list, shared by the app and the bindings test.
 fn specta_builder() -> Builder<tauri::Wry> {
     Builder::<tauri::Wry>::new()
@@ -32,7 +38,8 @@ fn specta_builder() -> Builder<tauri::Wry> {
         .events(collect_events![
             MemoryChangedEvent,
             ChatEventMsg,
-            TaskUpdatedEvent
+            TaskUpdatedEvent,
+            SyncChangedEvent
         ])
         // The commands only the desktop app can run (the browser UI hides what needs them),
         // from the API's one list.
@@ -85,6 +92,7 @@ fn main() {
     let events = api.subscribe();
     let chat_events = api.subscribe_chat();
     let task_events = api.subscribe_tasks();
+    let sync_events = api.subscribe_sync();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_shell::init())
         // The native file chooser beside a typed path (Import…, Export…): the window asks, the
@@ -132,6 +140,14 @@ fn main() {
                 for ev in task_events {
                     if let Err(e) = TaskUpdatedEvent(ev).emit(&handle) {
                         tracing::warn!("could not forward task_updated: {e}");
+                    }
+                }
+            });
+            let handle = app.handle().clone();
+            std::thread::spawn(move || {
+                for ev in sync_events {
+                    if let Err(e) = SyncChangedEvent(ev).emit(&handle) {
+                        tracing::warn!("could not forward sync_changed: {e}");
                     }
                 }
             });

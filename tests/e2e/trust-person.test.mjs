@@ -415,7 +415,8 @@ test("a sync conflict made by `mnemo sync` shows without a reload: the row's mar
     const said = cli("sync");
     assert.match(said, /conflict/i, said);
     const mark = row.getByTestId("conflict-mark");
-    await mark.waitFor({ timeout: 90000 });
+    // Announced by `sync_changed` within moments, not by the status poll (a minute).
+    await mark.waitFor({ timeout: 30000 });
     assert.equal(await page.evaluate(() => window.__trustPage), pageId, "the same page: it arrived without a reload");
     assert.equal(await mark.getAttribute("aria-label"), "Sync conflict");
     const title = await mark.getAttribute("title");

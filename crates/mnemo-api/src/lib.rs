@@ -51,6 +51,7 @@ pub use remember::{
     check_client_id,
 };
 pub use review::{REVIEW, ReviewMode, parse_status};
+pub use sync::SyncChanged;
 
 /// Most results a list-like command returns when no limit is given.
 pub const DEFAULT_LIMIT: u32 = 200;
@@ -202,6 +203,7 @@ pub struct Api {
     remember: Arc<remember::Lanes>,
     embeddings: Arc<embed::Embeddings>,
     opener: Arc<RwLock<Option<FolderOpener>>>,
+    syncs: Arc<sync::SyncEvents>,
     /// Who the memory agents' writes are journaled as when this API serves another program
     /// (`mnemo mcp`: `mcp`); `None`: each flow's own source (`remember`, `forget`).
     acting_for: Option<mnemo_core::ChangeSource>,
@@ -230,6 +232,7 @@ impl Api {
             remember: Arc::default(),
             embeddings: Arc::default(),
             opener: Arc::new(RwLock::new(None)),
+            syncs: Arc::default(),
             acting_for: None,
             person: mnemo_core::ChangeSource::User,
         })
@@ -278,6 +281,7 @@ impl Api {
             .is_none();
         if first {
             self.start_embedding_loop();
+            self.start_sync_events();
             self.start_auto_sync();
         }
         Ok(())

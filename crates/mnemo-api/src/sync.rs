@@ -2,12 +2,16 @@
 //! process (the app, `mnemo serve`): after local changes (debounced) and on an interval, when
 //! switched on. The work itself is `mnemo_sync`.
 
-use std::sync::mpsc::RecvTimeoutError;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use mnemo_core::{ChangeSource, Result};
+use mnemo_store::events::EventBus;
+use mnemo_store::watch::FileWatch;
 use mnemo_sync::VaultSync;
 use mnemo_sync::{RemoteSync, SyncConflict, SyncSettings, state};
+use serde::Serialize;
 
 use crate::Api;
 
@@ -23,6 +27,19 @@ fn seconds(var: &str, default: Duration) -> Duration {
         .and_then(|v| v.trim().parse::<u64>().ok())
         .filter(|s| *s > 0)
         .map_or(default, Duration::from_secs)
+}
+
+/// The sync state changed (`sync_changed`): a sync ran, left or closed a conflict, flagged a
+/// file, or the local history was reset — in this process or another (`mnemo sync` at the
+/// command line, another window). What `sync_status` says may differ now: read it again.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, specta::Type)]
+pub struct SyncChanged {}
+
+/// Who hears of sync state changes, and the watch that tells them (while the API watches).
+#[derive(Default)]
+pub(crate) struct SyncEvents {
+    bus: Arc<EventBus<SyncChanged>>,
+    watch: Mutex<Option<FileWatch>>,
 }
 
 // Commands take owned arguments: transports hand over values they deserialised.
@@ -75,6 +92,29 @@ impl Api {
     /// cure when the remote was replaced by one with another history).
     pub fn sync_reset_local(&self) -> Result<()> {
         self.vault.sync_reset_local()
+    }
+
+    /// Every `sync_changed` from now on (while the API watches: [`Api::start_watching`]).
+    pub fn subscribe_sync(&self) -> Receiver<SyncChanged> {
+        self.syncs.bus.subscribe()
+    }
+
+    /// Watch the sync state for a watching process (started once, with the watcher): a
+    /// conflict left by a sync elsewhere changes no memory file, so no `memory_changed` says so.
+    pub(crate) fn start_sync_events(&self) {
+        let bus = Arc::clone(&self.syncs.bus);
+        match state::watch(&self.vault.home().root, move || {
+            bus.emit(&SyncChanged {});
+        }) {
+            Ok(w) => {
+                *self
+                    .syncs
+                    .watch
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(w);
+            }
+            Err(e) => tracing::warn!("sync changes made elsewhere will show late: {e}"),
+        }
     }
 
     /// Automatic sync for a watching process (started once, with the watcher).

@@ -354,7 +354,7 @@ async fn capabilities() -> Json<serde_json::Value> {
         "commands": mnemo_api::COMMANDS.iter().filter(|c| !c.desktop_only).map(|c| c.name).collect::<Vec<_>>(),
         // Declared, but only the desktop app serves them: the browser UI hides what needs them.
         "desktopOnly": mnemo_api::COMMANDS.iter().filter(|c| c.desktop_only).map(|c| c.name).collect::<Vec<_>>(),
-        "events": ["memory_changed", "chat", "task_updated", "dream_progress"],
+        "events": ["memory_changed", "chat", "task_updated", "dream_progress", "sync_changed"],
         "features": ["memory_browser", "search", "history", "undo", "change_groups", "events", "recall", "chat", "tasks", "dream", "pinned", "workspace_memory_remember", "forget", "stats", "hybrid_search", "embed"],
         "workspace_memory_remember": {"modes": ["workspace", "clean"], "maxPending": mnemo_api::MAX_REMEMBER_PENDING, "maxContentBytes": 65_536},
     }))
@@ -384,6 +384,10 @@ async fn events(State(st): State<AppState>) -> Response {
         |_| true,
     );
     bridge(st.api.subscribe_chat(), "chat", tx.clone(), |_| true);
+    // The sync state changed (here or in another process): `sync_status` may say otherwise now.
+    bridge(st.api.subscribe_sync(), "sync_changed", tx.clone(), |_| {
+        true
+    });
     bridge(st.api.subscribe_tasks(), "task_updated", tx.clone(), |_| {
         true
     });

@@ -104,6 +104,42 @@ pub fn watch(vault: Arc<Vault>, workspaces: Vec<Workspace>) -> Result<WatchHandl
     })
 }
 
+/// A watcher of one file; dropping it stops watching.
+pub struct FileWatch {
+    _debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
+}
+
+/// Call `changed` (on the watcher's thread) after each burst of writes that creates, replaces
+/// (an atomic write: a temporary file renamed over it), changes or removes `dir/name` — by
+/// this process or any other. `dir` is created when missing, so a file not written yet is
+/// watched too.
+pub fn watch_file(
+    dir: &Path,
+    name: &str,
+    changed: impl Fn() + Send + 'static,
+) -> Result<FileWatch> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
+    let name = std::ffi::OsString::from(name);
+    let mut debouncer = new_debouncer(DEBOUNCE, None, move |result: DebounceEventResult| {
+        if let Ok(events) = result
+            && events.iter().any(|e| {
+                !matches!(e.event.kind, notify::EventKind::Access(_))
+                    && e.event.paths.iter().any(|p| p.file_name() == Some(&name))
+            })
+        {
+            changed();
+        }
+    })
+    .map_err(|e| Error::new(ErrorCode::Io, format!("starting the file watcher: {e}")))?;
+    debouncer
+        .watch(dir, RecursiveMode::NonRecursive)
+        .map_err(|e| Error::new(ErrorCode::Io, format!("watching {}: {e}", dir.display())))?;
+    Ok(FileWatch {
+        _debouncer: debouncer,
+    })
+}
+
 fn apply(vault: &Vault, roots: &[(PathBuf, Workspace)], paths: &[PathBuf]) {
     // Group changed paths by workspace; anything that is not a document file (a folder renamed
     // or removed, say) makes that workspace re-scan in full.

@@ -261,9 +261,27 @@ pub fn sync_dir(home: &Path) -> PathBuf {
     home.join("sync")
 }
 
+/// The state's file name in [`sync_dir`].
+const STATE_FILE: &str = "state.json";
+
+/// Call `changed` whenever `sync/state.json` changes: a sync ran (it records its run), a
+/// conflict was left or resolved, the local history was reset — by this process or another
+/// (`mnemo sync` at the command line). Creates `sync/` (private) when missing.
+///
+/// # Errors
+/// The folder cannot be created or watched.
+pub fn watch(
+    home: &Path,
+    changed: impl Fn() + Send + 'static,
+) -> Result<mnemo_store::watch::FileWatch> {
+    let dir = sync_dir(home);
+    fsutil::private_dir(&dir).map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
+    mnemo_store::watch::watch_file(&dir, STATE_FILE, changed)
+}
+
 impl State {
     fn path(home: &Path) -> PathBuf {
-        sync_dir(home).join("state.json")
+        sync_dir(home).join(STATE_FILE)
     }
 
     /// Read it; a damaged file is moved aside (its conflicts are also in the repository).

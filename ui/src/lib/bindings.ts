@@ -89,6 +89,7 @@ export const commands = {
 export const events = {
 	chatEvent: makeEvent<ChatEventMsg, ChatEventMsg>("chat-event"),
 	memoryChanged: makeEvent<MemoryChangedEvent, MemoryChangedEvent>("memory-changed"),
+	syncChanged: makeEvent<SyncChangedEvent, SyncChangedEvent>("sync-changed"),
 	taskUpdated: makeEvent<TaskUpdatedEvent, TaskUpdatedEvent>("task-updated"),
 };
 
@@ -1544,6 +1545,19 @@ export type Supersession = {
 	/**  Who or why (`extraction`, a person's reason). */
 	why: string | null,
 };
+
+/**
+ *  The sync state changed (`sync_changed`): a sync ran, left or closed a conflict, flagged a
+ *  file, or the local history was reset — in this process or another (`mnemo sync` at the
+ *  command line, another window). What `sync_status` says may differ now: read it again.
+ */
+export type SyncChanged = Record<string, never>;
+
+/**
+ *  The sync state changed (`sync_changed`), here or in another process, as a typed frontend
+ *  event (`sync-changed`).
+ */
+export type SyncChangedEvent = SyncChanged;
 
 /**  One choice of a conflict: a version and who made it. */
 export type SyncChoice = {

@@ -7,7 +7,7 @@
 // or from the server's Server-Sent Events stream.
 
 import { DESKTOP_ONLY as DESKTOP_ONLY_COMMANDS, events } from "./bindings";
-import type { ChatEvent, ErrorCode, MemoryChanged, TaskInfo } from "./bindings";
+import type { ChatEvent, ErrorCode, MemoryChanged, SyncChanged, TaskInfo } from "./bindings";
 
 /** What every generated command resolves to (tauri-specta's `typedError` shape). */
 export type Result<T, E> = { status: "ok"; data: T } | { status: "error"; error: E };
@@ -297,6 +297,20 @@ function isTaskInfo(v: unknown): v is TaskInfo {
 export function onTaskUpdated(cb: (task: TaskInfo) => void, onResync?: () => void): () => void {
   if (isTauri()) return listenTauri(events.taskUpdated, "task-updated", cb);
   return listenSse("task_updated", isTaskInfo, cb, onResync);
+}
+
+function isSyncChanged(v: unknown): v is SyncChanged {
+  return typeof v === "object" && v !== null;
+}
+
+/**
+ * Calls `cb` each time the sync state changes — a sync ran, left or closed a conflict, here or in
+ * another process (`mnemo sync`); returns the unsubscribe function. Tauri event `sync-changed` in
+ * the app, SSE `sync_changed` in a browser, where `onResync` fires when the stream reconnects.
+ */
+export function onSyncStateChanged(cb: () => void, onResync?: () => void): () => void {
+  if (isTauri()) return listenTauri(events.syncChanged, "sync-changed", () => cb());
+  return listenSse("sync_changed", isSyncChanged, () => cb(), onResync);
 }
 
 /** A UiError that is also an `Error` (stack trace, `instanceof Error`), with its stable `code`. */

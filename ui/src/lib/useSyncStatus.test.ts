@@ -1,23 +1,34 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, renderHook } from "@testing-library/react";
-import { SYNC_EVENT_DELAY_MS, SYNC_POLL_MS, syncChanged, useSyncStatus } from "./useSyncStatus";
+import { SYNC_EVENT_DELAY_MS, SYNC_POLL_MS, SYNC_STATE_DELAY_MS, syncChanged, useSyncStatus } from "./useSyncStatus";
 import { commands } from "./bindings";
 import type { MemoryChanged } from "./bindings";
-import { onMemoryChanged } from "./transport";
+import { onMemoryChanged, onSyncStateChanged } from "./transport";
 import { err, ok, remoteSync, syncConflict, workspaceSync } from "../test/fixtures";
 
 vi.mock("./bindings", async (importOriginal) => ({ ...(await importOriginal<object>()), commands: { syncStatus: vi.fn() } }));
-vi.mock("./transport", async (importOriginal) => ({ ...(await importOriginal<typeof import("./transport")>()), onMemoryChanged: vi.fn() }));
+vi.mock("./transport", async (importOriginal) => ({ ...(await importOriginal<typeof import("./transport")>()), onMemoryChanged: vi.fn(), onSyncStateChanged: vi.fn() }));
 
 const api = vi.mocked(commands);
 
 /** The `memory_changed` listeners subscribed, and their unsubscribe calls. */
 let listeners: ((e: MemoryChanged) => void)[] = [];
 let unsubscribed = 0;
+/** The `sync_changed` listeners subscribed, and their unsubscribe calls. */
+let syncListeners: (() => void)[] = [];
+let syncUnsubscribed = 0;
 
 beforeEach(() => {
   listeners = [];
   unsubscribed = 0;
+  syncListeners = [];
+  syncUnsubscribed = 0;
+  vi.mocked(onSyncStateChanged).mockImplementation((cb) => {
+    syncListeners.push(cb);
+    return () => {
+      syncUnsubscribed += 1;
+    };
+  });
   vi.mocked(onMemoryChanged).mockImplementation((cb) => {
     listeners.push(cb);
     return () => {
@@ -94,5 +105,31 @@ describe("a conflict a sync left", () => {
     await act(() => vi.advanceTimersByTimeAsync(SYNC_EVENT_DELAY_MS * 2));
     expect(api.syncStatus.mock.calls.length).toBe(reads);
     unmount();
+  });
+
+  it("shows at once when only the sync state changed (a conflict that kept the file here writes no memory), even with no remote known yet", async () => {
+    api.syncStatus.mockResolvedValue(ok(remoteSync({ remote: null })));
+    const { result, unmount } = renderHook(() => useSyncStatus());
+    const second = renderHook(() => useSyncStatus());
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    const reads = api.syncStatus.mock.calls.length;
+    expect(syncListeners).toHaveLength(1);
+
+    // `mnemo sync` in a terminal set a remote, synced and left a conflict: one sync_changed burst.
+    api.syncStatus.mockResolvedValue(ok(remoteSync({ workspaces: [workspaceSync({ conflicts: [syncConflict()] })] })));
+    act(() => {
+      syncListeners[0]();
+      syncListeners[0]();
+    });
+    await act(() => vi.advanceTimersByTimeAsync(SYNC_STATE_DELAY_MS));
+    expect(api.syncStatus.mock.calls.length).toBe(reads + 2);
+    expect(result.current?.workspaces[0]?.conflicts.map((c) => c.id)).toEqual(["k1"]);
+    expect(second.result.current?.workspaces[0]?.conflicts.map((c) => c.id)).toEqual(["k1"]);
+    // Well before the minute's poll.
+    expect(SYNC_STATE_DELAY_MS).toBeLessThan(SYNC_POLL_MS / 10);
+
+    unmount();
+    second.unmount();
+    expect(syncUnsubscribed).toBe(1);
   });
 });

@@ -1,13 +1,14 @@
 // The home's sync status (no network: `sync_status`), read by whoever shows it — the sidebar's
 // badges, the Status view — once, every minute, whenever this window synced, saved the sync
-// settings or resolved a conflict (`syncChanged()`), and soon after memories changed (a
-// `memory_changed` event: a sync here or in another process — an automatic one, `mnemo sync` —
-// writes the files it merged, and a conflict it left must show without a reload).
+// settings or resolved a conflict (`syncChanged()`), as soon as the sync state changed (a
+// `sync_changed` event: a sync here or in another process — an automatic one, `mnemo sync` — ran,
+// left or closed a conflict, which may change no memory file at all), and soon after memories
+// changed (`memory_changed`: what waits to be sent).
 
 import { useEffect, useState } from "react";
 import { commands } from "./bindings";
 import type { RemoteSync } from "./bindings";
-import { onMemoryChanged } from "./transport";
+import { onMemoryChanged, onSyncStateChanged } from "./transport";
 import { useCommand } from "./useCommand";
 
 /** How often the status is read again (automatic syncs happen in the background). */
@@ -26,25 +27,39 @@ export function syncChanged(): void {
  */
 export const SYNC_EVENT_DELAY_MS = 1500;
 
+/** How long after a `sync_changed` the status is read again (one read for a sync's few writes). */
+export const SYNC_STATE_DELAY_MS = 200;
+
 /** Whether any remote is set (the home's or a team's): without one no sync can leave a conflict. */
 function syncing(s: RemoteSync | null): boolean {
   return s === null || s.remote !== null || s.workspaces.some((w) => w.remote !== null || w.conflicts.length > 0);
 }
 
-/** The one `memory_changed` subscription while anyone shows the status (`null`: nobody does). */
+/** The one `memory_changed` and `sync_changed` subscription while anyone shows the status (`null`: nobody does). */
 let events: { off: () => void; timer: ReturnType<typeof setTimeout> | undefined } | null = null;
 
 function watchEvents(): void {
   if (events) return;
   const e: { off: () => void; timer: ReturnType<typeof setTimeout> | undefined } = { off: () => {}, timer: undefined };
-  const soon = () => {
-    if (e.timer !== undefined || !syncing(shared)) return;
+  const after = (ms: number) => {
+    if (e.timer !== undefined) return;
     e.timer = setTimeout(() => {
       e.timer = undefined;
       syncChanged();
-    }, SYNC_EVENT_DELAY_MS);
+    }, ms);
   };
-  e.off = onMemoryChanged(soon, soon);
+  const soon = () => {
+    if (syncing(shared)) after(SYNC_EVENT_DELAY_MS);
+  };
+  const offMemory = onMemoryChanged(soon, soon);
+  const offSync = onSyncStateChanged(
+    () => after(SYNC_STATE_DELAY_MS),
+    () => after(SYNC_STATE_DELAY_MS),
+  );
+  e.off = () => {
+    offMemory();
+    offSync();
+  };
   events = e;
 }
 

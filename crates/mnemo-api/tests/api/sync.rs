@@ -252,3 +252,66 @@ async fn recall_says_when_a_memory_holds_an_open_sync_conflict() {
         .unwrap();
     assert!(got.selected.iter().all(|m| !m.conflict), "{got:?}");
 }
+
+/// Waits (up to a generous limit, for a loaded machine) for one `sync_changed`.
+fn heard(rx: &std::sync::mpsc::Receiver<mnemo_api::SyncChanged>, what: &str) {
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .unwrap_or_else(|e| panic!("no sync_changed after {what}: {e}"));
+    // The rest of the burst.
+    while rx
+        .recv_timeout(std::time::Duration::from_millis(300))
+        .is_ok()
+    {}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conflict_left_by_another_process_is_announced_to_a_watching_one() {
+    // The app watches ben's home; `mnemo sync` (another process: another API on the same home)
+    // leaves a conflict, which may change no memory file here — only the sync state says so.
+    let t = tempfile::tempdir().unwrap();
+    let remote = bare_remote(t.path());
+    let a = home(t.path(), "ana", &remote);
+    let b = home(t.path(), "ben", &remote);
+    b.start_watching().unwrap();
+    let events = b.subscribe_sync();
+    let cli = Api::open(Home {
+        root: t.path().join("ben/home"),
+        claude_dir: t.path().join("ben/claude"),
+        qwen_dir: t.path().join("ben/qwen"),
+    })
+    .unwrap();
+    a.create("personal".into(), memory("Home city", "Lives in Braga."))
+        .unwrap();
+    a.sync_now(None).unwrap();
+    cli.sync_now(None).unwrap();
+    heard(&events, "the first sync elsewhere");
+    set_body(&a, "home-city.md", "Lives in Lisbon since 2021.");
+    set_body(&b, "home-city.md", "Lives in Porto since 2024.");
+    a.sync_now(None).unwrap();
+    while events.try_recv().is_ok() {}
+    let r = cli.sync_now(None).unwrap();
+    let left: Vec<_> = r.workspaces.iter().flat_map(|w| &w.conflicts).collect();
+    assert_eq!(left.len(), 1, "{r:?}");
+    heard(&events, "a sync elsewhere left a conflict");
+    let status = b.sync_status().unwrap();
+    assert_eq!(
+        status
+            .workspaces
+            .iter()
+            .flat_map(|w| &w.conflicts)
+            .map(|c| c.id.clone())
+            .collect::<Vec<_>>(),
+        vec![left[0].id.clone()],
+        "what the watching process reads on the event"
+    );
+    // Closed elsewhere: said too.
+    cli.sync_resolve(left[0].id.clone(), None).unwrap();
+    heard(&events, "a conflict closed elsewhere");
+    assert!(
+        b.sync_status()
+            .unwrap()
+            .workspaces
+            .iter()
+            .all(|w| w.conflicts.is_empty())
+    );
+}
