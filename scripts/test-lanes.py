@@ -10,6 +10,12 @@ at a time, each as cargo runs it (from its package's folder, with CARGO_MANIFEST
 CARGO_PKG_NAME set). Each binary's output is printed whole when it ends; every failing binary is
 named at the end (as `--no-fail-fast`), with a table of where the time went.
 
+Two steps can share one cargo call: `--build-only LIST` builds and writes the binaries to LIST
+(JSON), `--from LIST` runs them without calling cargo again. A second cargo call right after a
+build from nothing compiles the app once more: tauri-codegen writes its embedded assets into
+OUT_DIR while the app compiles and `include_bytes!`s them, so cargo finds them newer than that
+compile the first time it looks again (~17 s on this machine).
+
 The binaries that drive a real model server with time limits on each call (the local-model walk,
 the SmolLM2 suite: `ALONE`) run after the others, one at a time, as `cargo test` runs them. The
 longest of the rest start first: each run's times are kept in
@@ -85,7 +91,22 @@ def build() -> list[dict]:
 
 def main() -> int:
     lanes = max(1, int(os.environ.get("MNEMO_TEST_LANES", "2")))
-    bins = build()
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "--build-only":
+        bins = build()
+        if not bins:
+            sys.exit("cargo built no test binaries")
+        pathlib.Path(args[1]).write_text(json.dumps(bins))
+        return 0
+    if len(args) == 2 and args[0] == "--from":
+        try:
+            bins = json.loads(pathlib.Path(args[1]).read_text())
+        except (OSError, ValueError) as e:
+            sys.exit(f"cannot read the list of test binaries {args[1]} ({e}): run with --build-only first")
+    elif not args:
+        bins = build()
+    else:
+        sys.exit("usage: test-lanes.py [--build-only LIST | --from LIST]")
     if not bins:
         sys.exit("cargo built no test binaries")
     try:

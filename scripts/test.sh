@@ -101,8 +101,11 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 
 step "cargo clippy + test build: every target compiled once, linted (warnings are errors)"
-# Built first (the model server may still be building beside it), then run.
-cargo test --workspace --all-targets --locked --no-run
+# Built first (the model server may still be building beside it), then run: the list of test
+# binaries this build made is kept for the run step, so cargo is not called twice (see
+# scripts/test-lanes.py: a second call would compile the app again).
+test_list=$(mktemp)
+python3 scripts/test-lanes.py --build-only "$test_list"
 
 step "cargo test: run the test binaries two at a time, then the doc tests"
 # The model server built beside the steps above: wait for it, then take its paths.
@@ -114,7 +117,8 @@ rm -f "$llama_log"
 . scripts/llama.sh
 # The test binaries of `cargo test --workspace --all-targets` (built above) run two at a time,
 # the long ones first, every failing one named at the end (scripts/test-lanes.py).
-python3 scripts/test-lanes.py
+python3 scripts/test-lanes.py --from "$test_list"
+rm -f "$test_list"
 cargo test --workspace --doc --locked
 
 step "build the binaries the end-to-end suites drive"
