@@ -17,8 +17,8 @@ step() {
   steps+=("$*")
   printf '\n== %s\n' "$*" >&2
 }
-step_table() {
-  local rc=$? now i
+step_table() { # exit status
+  local rc=$1 now i
   now=$(date +%s)
   times+=($(( now - mark )))
   printf '\n%-92s %7s\n' "step" "seconds" >&2
@@ -27,9 +27,12 @@ step_table() {
 }
 llama_pid="" llama_note=""
 on_exit() {
+  # Whatever ends the suite, the table prints: nothing here may stop the handler under `set -e`
+  # (`(exit 1)` did, so a failed run printed no table).
   local rc=$?
-  if [ -n "$llama_pid" ]; then kill "$llama_pid" 2>/dev/null || true; fi
-  (exit "$rc"); step_table
+  set +e
+  if [ -n "$llama_pid" ]; then kill "$llama_pid" 2>/dev/null; fi
+  step_table "$rc"
   [ -z "$llama_note" ] || printf '%s\n' "$llama_note" >&2
 }
 trap on_exit EXIT
