@@ -10,13 +10,18 @@ use serde_json::json;
 
 use crate::common::{configure, extraction_calling};
 
-fn home(dir: &std::path::Path, name: &str, remote: &std::path::Path) -> Api {
-    let api = Api::open(Home {
+/// The API over `name`'s home in `dir` (a second call: another process on the same home).
+fn open(dir: &std::path::Path, name: &str) -> Api {
+    Api::open(Home {
         root: dir.join(name).join("home"),
         claude_dir: dir.join(name).join("claude"),
         qwen_dir: dir.join(name).join("qwen"),
     })
-    .unwrap();
+    .unwrap()
+}
+
+fn home(dir: &std::path::Path, name: &str, remote: &std::path::Path) -> Api {
+    let api = open(dir, name);
     api.set_sync_settings(SyncSettings {
         remote: Some(remote.display().to_string()),
         author: Some(format!("{name} <{name}@example.com>")),
@@ -274,12 +279,7 @@ async fn a_conflict_left_by_another_process_is_announced_to_a_watching_one() {
     let b = home(t.path(), "ben", &remote);
     b.start_watching().unwrap();
     let events = b.subscribe_sync();
-    let cli = Api::open(Home {
-        root: t.path().join("ben/home"),
-        claude_dir: t.path().join("ben/claude"),
-        qwen_dir: t.path().join("ben/qwen"),
-    })
-    .unwrap();
+    let cli = open(t.path(), "ben");
     a.create("personal".into(), memory("Home city", "Lives in Braga."))
         .unwrap();
     a.sync_now(None).unwrap();
