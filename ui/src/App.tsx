@@ -3,7 +3,7 @@ import { commands } from "./lib/bindings";
 import type { TaskInfo, WriteOutcome } from "./lib/bindings";
 import { onMemoryChanged, toUiError, unwrap } from "./lib/transport";
 import type { UiError } from "./lib/transport";
-import { browserReducer, initialBrowser, listMode, openKey } from "./lib/browser";
+import { asksToDiscard, browserReducer, initialBrowser, listMode, openKey } from "./lib/browser";
 import type { ChangeSignal, Intent, Target } from "./lib/browser";
 import { useCommand } from "./lib/useCommand";
 import { Sidebar } from "./components/browser/Sidebar";
@@ -212,6 +212,7 @@ export function App() {
     [request],
   );
   const onDirtyChange = useCallback((d: boolean) => dispatch({ type: "dirty", dirty: d }), []);
+  const onSavingChange = useCallback((saving: boolean) => dispatch({ type: "saving", saving }), []);
   const onCreated = useCallback(
     (o: WriteOutcome) => dispatch({ type: "created", workspace: o.workspace, path: o.path }),
     [],
@@ -387,6 +388,7 @@ export function App() {
                 workspaces={workspaces}
                 change={state.change}
                 onDirtyChange={onDirtyChange}
+                onSavingChange={onSavingChange}
                 onCreated={onCreated}
                 onSaved={refresh}
                 onDeleted={onDeleted}
@@ -534,7 +536,7 @@ export function App() {
         onMoved={() => dispatch({ type: "deleted" })}
         onOpenMemory={openPath}
       />
-      {state.pending && (
+      {asksToDiscard(state) && (
         <DiscardDialog onDiscard={() => dispatch({ type: "discard" })} onKeepEditing={() => dispatch({ type: "keepEditing" })}>
           <p>
             {state.detail?.target.mode === "new"

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DocSummary, Hit } from "./bindings";
 import {
+  asksToDiscard,
   browserReducer,
   emptyList,
   initialBrowser,
@@ -260,6 +261,30 @@ describe("unsaved edits", () => {
     expect(s.detail).toBeNull();
     // The selected row is the open memory: none now.
     expect(openKey(s)).toBeNull();
+  });
+
+  // The save's write can reach the disk (and a click be handled) before its answer comes back: a
+  // click then is not asked "discard unsaved edits?" about edits on their way to disk.
+  it("during a save, holds a click without asking and does it once the edits are saved", () => {
+    const item = { key: key("zeta.md"), workspace: "personal", path: "zeta.md" };
+    const saving = run(openExisting("me.md"), dirty, { type: "saving", saving: true }, { type: "activate", item });
+    expect(openKey(saving)).toBe(key("me.md"));
+    expect(asksToDiscard(saving)).toBe(false);
+    const saved = browserReducer(saving, { type: "dirty", dirty: false });
+    expect(openKey(saved)).toBe(key("me.md"));
+    const done = browserReducer(saved, { type: "saving", saving: false });
+    expect(openKey(done)).toBe(key("zeta.md"));
+    expect(done).toMatchObject({ pending: null, saving: false, dirty: false });
+    expect(asksToDiscard(done)).toBe(false);
+  });
+
+  it("asks as usual when the save ends with the edits still unsaved (it failed)", () => {
+    const item = { key: key("zeta.md"), workspace: "personal", path: "zeta.md" };
+    const failed = run(openExisting("me.md"), dirty, { type: "saving", saving: true }, { type: "activate", item }, { type: "saving", saving: false });
+    expect(openKey(failed)).toBe(key("me.md"));
+    expect(failed.pending).toEqual({ type: "open", target: { mode: "existing", workspace: "personal", path: "zeta.md" } });
+    expect(asksToDiscard(failed)).toBe(true);
+    expect(openKey(browserReducer(failed, { type: "discard" }))).toBe(key("zeta.md"));
   });
 
   it("asks nothing for a switch to the view already shown", () => {

@@ -97,7 +97,12 @@ export interface BrowserState {
   collapsed: ReadonlySet<GroupId>;
   /** The open memory has unsaved edits. */
   dirty: boolean;
-  /** Waiting for the user to agree to drop unsaved edits. */
+  /** The open memory's edits are being saved (the write may be on disk before the answer comes). */
+  saving: boolean;
+  /**
+   * Held until the edits are dropped (the user agrees) or saved: while `saving`, a click on
+   * another memory waits for the save instead of asking — see `asksToDiscard`.
+   */
   pending: Intent | null;
   chatOpen: boolean;
 }
@@ -122,6 +127,8 @@ export type BrowserAction =
   | { type: "setChatOpen"; open: boolean }
   | { type: "toggleChat" }
   | { type: "dirty"; dirty: boolean }
+  /** A save started or ended: an intent held meanwhile is applied if the edits were saved. */
+  | { type: "saving"; saving: boolean }
   | { type: "refresh" }
   /** memory_changed events, coalesced: tell the detail pane, and reload. */
   | { type: "changed"; changes: ChangeSignal["changes"] }
@@ -157,9 +164,18 @@ export function initialBrowser(chatOpen = true, selectedWs: string | null = null
     change: null,
     collapsed: new Set(),
     dirty: false,
+    saving: false,
     pending: null,
     chatOpen,
   };
+}
+
+/**
+ * Whether to ask "discard unsaved edits?": an intent is held and no save is under way (during a
+ * save the edits are on their way to disk, and saying they are not saved would be untrue).
+ */
+export function asksToDiscard(state: BrowserState): boolean {
+  return state.pending !== null && !state.saving;
 }
 
 /** The key of the memory open in the detail pane, if it is an existing one. */
@@ -248,6 +264,13 @@ export function browserReducer(state: BrowserState, action: BrowserAction): Brow
       return { ...state, chatOpen: !state.chatOpen };
     case "dirty":
       return state.dirty === action.dirty ? state : { ...state, dirty: action.dirty };
+    case "saving": {
+      if (state.saving === action.saving) return state;
+      const next = { ...state, saving: action.saving };
+      // The save ended with nothing left unsaved: what the user asked for meanwhile happens now.
+      // Edits still unsaved (the save failed, or more were typed): `asksToDiscard` asks as usual.
+      return !action.saving && next.pending && !next.dirty ? apply({ ...next, pending: null }, next.pending) : next;
+    }
     case "refresh":
       return reload(state);
     case "changed": {

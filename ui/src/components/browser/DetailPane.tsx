@@ -32,6 +32,8 @@ interface Props {
   workspaces: WorkspaceInfo[];
   change: ChangeSignal | null;
   onDirtyChange: (dirty: boolean) => void;
+  /** A save started (`true`) or ended. */
+  onSavingChange?: (saving: boolean) => void;
   onCreated: (outcome: WriteOutcome) => void;
   onSaved: (outcome: WriteOutcome) => void;
   onDeleted: (outcome: WriteOutcome, name: string) => void;
@@ -55,7 +57,7 @@ interface Props {
 }
 
 export function DetailPane(props: Props) {
-  const { target, workspaces, change, onDirtyChange, onCreated, onSaved, onDeleted, onClose, onCancel = onClose, onRecreate, onCopy, sync = null, focusHeading = false, onHeadingFocused } = props;
+  const { target, workspaces, change, onDirtyChange, onSavingChange, onCreated, onSaved, onDeleted, onClose, onCancel = onClose, onRecreate, onCopy, sync = null, focusHeading = false, onHeadingFocused } = props;
   const toast = useToast();
   const { run, cancel } = useCommand();
   const isNew = target.mode === "new";
@@ -105,6 +107,10 @@ export function DetailPane(props: Props) {
     onDirtyChange(dirty);
   }, [dirty, onDirtyChange]);
   useEffect(() => () => onDirtyChange(false), [onDirtyChange]);
+  useLayoutEffect(() => {
+    onSavingChange?.(saving);
+  }, [saving, onSavingChange]);
+  useEffect(() => () => onSavingChange?.(false), [onSavingChange]);
 
   // Load the memory.
   useEffect(() => {
