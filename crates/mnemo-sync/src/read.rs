@@ -147,6 +147,9 @@ impl Syncer<'_> {
             // What each folder says of each path: its blob, or `None` (deleted there).
             let mut opinions: BTreeMap<String, Vec<Option<String>>> = BTreeMap::new();
             let mut present_any: BTreeSet<String> = BTreeSet::new();
+            // Each folder's files first: whether another folder holds a path decides below
+            // what a missing copy means.
+            let mut listed = Vec::with_capacity(group.len());
             for ws in group {
                 let files = local_files(&ws.memory_root, &|rel| {
                     head.get(&layout::memory_path(key, rel))
@@ -156,6 +159,17 @@ impl Syncer<'_> {
                     .iter()
                     .map(|f| layout::memory_path(key, &f.rel))
                     .collect();
+                listed.push((files, present));
+            }
+            let all_present: Vec<BTreeSet<String>> =
+                listed.iter().map(|(_, p)| p.clone()).collect();
+            for (i, (ws, (files, present))) in group.iter().zip(listed).enumerate() {
+                let elsewhere = |p: &String| {
+                    all_present
+                        .iter()
+                        .enumerate()
+                        .any(|(j, other)| j != i && other.contains(p))
+                };
                 let mine = local.entry(ws.id.clone()).or_default();
                 for f in files {
                     let path = layout::memory_path(key, &f.rel);
@@ -221,10 +235,19 @@ impl Syncer<'_> {
                 }
                 // Deleted in a folder that held the key's files after the last sync.
                 if known.contains(ws.id.as_str()) {
-                    let candidates: Vec<&String> = held
-                        .iter()
-                        .filter(|p| !present.contains(*p) && head.contains_key(*p))
-                        .collect();
+                    let mut candidates: Vec<&String> = Vec::new();
+                    for p in &held {
+                        if present.contains(p) || !head.contains_key(p) {
+                            continue;
+                        }
+                        // A copy a sync wrote here and an undo took back, while another folder
+                        // of the key holds the file: the folder is as before that sync, which
+                        // deletes nothing (the file is the other folder's, and comes back here).
+                        if elsewhere(p) && self.undid_sync_copy(&ws.id, &p[prefix.len()..])? {
+                            continue;
+                        }
+                        candidates.push(p);
+                    }
                     let ids: Vec<String> = candidates.iter().map(|p| head[*p].id.clone()).collect();
                     let contents = git.blobs(&ids, fsutil::MAX_FILE_BYTES)?;
                     for p in candidates {

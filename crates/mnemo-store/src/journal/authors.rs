@@ -1,9 +1,10 @@
 //! Who wrote what a file holds now: the change whose result it is, an undo followed
 //! back to the change whose result it put back. A conversation record is the person's words only
-//! when its present text is the record writer's (or the person's own hand's).
+//! when its present text is the record writer's (or the person's own hand's). And whether a
+//! file is missing because a sync's copy of it was undone (not because someone deleted it).
 
 use mnemo_core::{ChangeSource, Result};
-use rusqlite::params;
+use rusqlite::{OptionalExtension as _, params};
 
 use super::Journal;
 use crate::db;
@@ -49,5 +50,27 @@ impl Journal {
             }
         }
         Ok(None)
+    }
+
+    /// Whether `path` is missing because an undo took back the sync that created it: the newest
+    /// change to it is a deletion undoing a sync's creation. The folder is then as it was before
+    /// that sync (it never held the file by anyone's hand), which is not a person's deletion.
+    pub fn undid_sync_copy(&self, workspace: &str, path: &str) -> Result<bool> {
+        let row: Option<(String, Option<String>, Option<String>)> = self
+            .conn
+            .query_row(
+                "SELECT c.op, u.source, u.op FROM changes c LEFT JOIN changes u ON u.id = c.undoes
+                 WHERE c.workspace = ?1 AND c.path = ?2 AND c.state = 'done'
+                 ORDER BY c.id DESC LIMIT 1",
+                params![workspace, path],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .map_err(db::err("reading the journal"))?;
+        Ok(matches!(
+            row,
+            Some((op, Some(source), Some(undone)))
+                if op == "delete" && source == ChangeSource::Sync.as_str() && undone == "create"
+        ))
     }
 }

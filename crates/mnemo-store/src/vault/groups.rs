@@ -346,6 +346,12 @@ impl Vault {
         guard(&self.journal).forgotten_at(workspace, summary)
     }
 
+    /// Whether `path` is missing from a workspace because an undo took back the sync that
+    /// created it (see [`crate::journal::Journal::undid_sync_copy`]).
+    pub fn undid_sync_copy(&self, workspace: &str, path: &str) -> Result<bool> {
+        guard(&self.journal).undid_sync_copy(workspace, path)
+    }
+
     /// Every forgotten hash of a workspace.
     pub fn forgotten_keys(&self, workspace: &str) -> Result<std::collections::BTreeSet<String>> {
         guard(&self.journal).forgotten_keys(workspace)

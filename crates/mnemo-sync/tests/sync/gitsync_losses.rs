@@ -110,6 +110,78 @@ fn a_second_checkout_of_a_project_merges_its_memory_and_deletes_nothing_anywhere
     }
 }
 
+/// Undoing the sync that copied one folder's memory into the other folder of its key (a
+/// worktree and the first checkout): each folder is back as before that sync, and that is no
+/// one's deletion — the next sync deletes nothing and each folder holds both files again.
+/// Undoing a copy both folders hold (from another home) deletes nothing either.
+#[test]
+fn undoing_the_sync_that_joined_a_worktree_and_its_checkout_deletes_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let (a, b, _) = two(t.path());
+    let m = project(t.path(), &[&a, &b]);
+    let worktree = t.path().join("clone-0/code/a-feature");
+    git(
+        &checkout(t.path(), 0),
+        &["worktree", "add", "-q", worktree.to_str().unwrap()],
+    );
+    let w = claude_memory(&a, &worktree);
+    for dir in [&m[0], &m[1], &w] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    std::fs::write(
+        w.join("w.md"),
+        topic("W", "the feature", "project", "The flag is BETA_UI."),
+    )
+    .unwrap();
+    std::fs::write(
+        m[0].join("x.md"),
+        topic("X", "the build", "project", "Run make first."),
+    )
+    .unwrap();
+    let r = a.sync();
+    // Every group that sync wrote (one per folder: x.md into the worktree, w.md into the
+    // checkout), undone.
+    let groups: Vec<i64> = r.workspaces.iter().filter_map(|x| x.group).collect();
+    assert_eq!(groups.len(), 2, "a group per folder: {r:?}");
+    for g in groups {
+        a.vault
+            .undo_group(g, mnemo_core::ChangeSource::User)
+            .unwrap();
+    }
+    assert!(!m[0].join("w.md").exists() && !w.join("x.md").exists());
+    let r = a.sync();
+    print_report("A, after undoing the sync that joined the folders", &r);
+    let removed: u32 = r.workspaces.iter().map(|x| x.sent.removed).sum();
+    assert_eq!(removed, 0, "nothing deleted on the remote: {r:?}");
+    b.sync();
+    for (who, dir) in [("A's checkout", &m[0]), ("A's worktree", &w), ("B", &m[1])] {
+        let names: Vec<String> = files_under(dir).into_keys().collect();
+        assert_eq!(names, ["w.md", "x.md"], "{who} holds both memories");
+    }
+    // A file from another home lands in both folders; undoing its copy in one deletes nothing.
+    std::fs::write(
+        m[1].join("y.md"),
+        topic("Y", "the deploy", "project", "Deploys go out on Tuesdays."),
+    )
+    .unwrap();
+    b.sync();
+    let r = a.sync();
+    let g = r
+        .workspaces
+        .iter()
+        .find(|x| x.changed.iter().any(|c| c == "y.md"))
+        .and_then(|x| x.group)
+        .unwrap_or_else(|| panic!("y.md arrived: {r:?}"));
+    a.vault
+        .undo_group(g, mnemo_core::ChangeSource::User)
+        .unwrap();
+    a.sync();
+    b.sync();
+    for dir in [&m[0], &w, &m[1]] {
+        assert!(dir.join("y.md").exists(), "{} keeps y.md", dir.display());
+    }
+}
+
 #[test]
 fn a_project_moved_before_its_new_folder_was_made_deletes_nothing() {
     let t = tempfile::tempdir().unwrap();
