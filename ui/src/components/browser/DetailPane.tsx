@@ -233,7 +233,10 @@ export function DetailPane(props: Props) {
   // Ctrl/Cmd+S anywhere while the pane is open — but not over a dialog (Ctrl+S in Settings once
   // saved this memory and said "Saved" while the typed URL was not), nor for an
   // existing memory without changes (nothing to save: nothing is written, nothing claimed).
-  useEffect(() => {
+  // A layout effect, like `live`: Ctrl+S pressed the moment a memory appears must meet a listener
+  // that knows it is loaded (a passive effect could still be pending, and the stale listener,
+  // taking the memory for read-only, would do nothing and say nothing).
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!(e.ctrlKey || e.metaKey) || e.altKey || e.key.toLowerCase() !== "s") return;
       if (e.defaultPrevented || document.querySelector('[aria-modal="true"]')) return;
