@@ -1,18 +1,19 @@
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { CHAT_COMMANDS, commands } from "../../lib/bindings";
-import type { ModelSettings as Settings, SessionInfo } from "../../lib/bindings";
-import { onChatEvent } from "../../lib/transport";
+import { useCallback, useRef, useState } from "react";
+import { commands } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
-import { chatItems, chatReducer, EMPTY_CHAT, isConfigured, memorySnapshot, restoreInput, sortSessions } from "../../lib/chat";
+import { isConfigured, memorySnapshot } from "../../lib/chat";
 import type { MemorySnapshot } from "../../lib/chat";
 import { useCommand } from "../../lib/useCommand";
 import { RECENT_PROPOSALS } from "../../lib/useInbox";
-import { ChatMessageView } from "./ChatMessage";
-import { CompactionMarker } from "./CompactionMarker";
-import { ConfirmDialog } from "../common/ConfirmDialog";
 import { InlineError } from "../common/InlineError";
 import { ModelSettings } from "../settings/ModelSettings";
 import { useModal } from "../common/Modal";
+import { ChatBody } from "./ChatBody";
+import { ChatComposer } from "./ChatComposer";
+import type { ComposerText } from "./ChatComposer";
+import { ChatHeader } from "./ChatHeader";
+import { useChatModel } from "./useChatModel";
+import { useChatSession } from "./useChatSession";
 
 interface Props {
   /** The workspace whose memory the chat uses. */
@@ -32,30 +33,26 @@ interface Props {
   modelKey?: number;
 }
 
-/** Within this many pixels of the bottom, new text keeps the view scrolled to the end. */
-const STICK_PX = 80;
-
+/**
+ * The chat: a head (title, sessions), the conversation and the composer, over one session's
+ * state (`useChatSession`). Sending a turn is the one thing done here: it needs the session, the
+ * model and the memory's figures together.
+ */
 export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, drawer = false, onOpenSettings, modelKey = 0 }: Props) {
-  const [sessions, setSessions] = useState<SessionInfo[] | null>(null);
-  const [chat, dispatch] = useReducer(chatReducer, EMPTY_CHAT);
-  const [loading, setLoading] = useState(false);
+  const runner = useCommand();
+  const { run } = runner;
+  const session = useChatSession(workspace, runner);
+  const { chat, dispatch, current, busy, loading, paneError, setPaneError, replaceSession, refreshSessions } = session;
   const [redactedNote, setRedactedNote] = useState<string | null>(null);
-  const [input, setInput] = useState("");
   const [sendError, setSendError] = useState<UiError | null>(null);
-  const [paneError, setPaneError] = useState<UiError | null>(null);
-  const [model, setModel] = useState<Settings | null>(null);
+  // Settings read with a model configured: a send that failed for the want of one no longer holds.
+  const modelFound = useCallback(() => setSendError((e) => (e?.code === "model_not_configured" ? null : e)), []);
+  const [model, setModel] = useChatModel(modelKey, runner, modelFound);
   const [needsModel, setNeedsModel] = useState(false);
-  const noModelButton = useRef<HTMLButtonElement>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
-  const [renaming, setRenaming] = useState<string | null>(null);
-  const [confirmDelete, setConfirmDelete] = useState(false);
-  const [deleting, setDeleting] = useState(false);
-
-  const { run, cancel } = useCommand();
+  const noModelButton = useRef<HTMLButtonElement>(null);
   const sending = useRef(false);
   const stopRequested = useRef(false);
-  const messagesRef = useRef<HTMLDivElement>(null);
-  const atBottom = useRef(true);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const paneRef = useRef<HTMLElement>(null);
   const closeDrawer = useCallback(() => onClose?.(), [onClose]);
@@ -63,97 +60,15 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
   // too, and the drawer's own dimming of the app steps aside, so nothing looks above the dialog.
   const covered = useModal(paneRef, { onClose: closeDrawer, initialFocus: inputRef, active: drawer && !!onClose });
   const openSettings = () => (onOpenSettings ? onOpenSettings() : setSettingsOpen(true));
+  const noModel = model !== null && !isConfigured(model);
 
-  const sessionId = chat.session;
-  const current = sessions?.find((s) => s.id === sessionId) ?? null;
-  const busy = chat.pending !== null;
 
-  const replaceSession = useCallback((s: SessionInfo) => {
-    setSessions((list) => sortSessions([s, ...(list ?? []).filter((x) => x.id !== s.id)]));
-  }, []);
-
-  /** Shows a session's saved messages (a newer call drops what an older one loads). */
-  const openSession = useCallback(
-    async (id: string | null) => {
-      cancel("transcript");
-      dispatch({ type: "reset", session: id });
-      setPaneError(null);
-      setRenaming(null);
-      if (id === null) return;
-      setLoading(true);
-      const answer = await run(commands.chatTranscript(workspace, id), "transcript");
-      if (!answer) return;
-      if (answer.ok) {
-        dispatch({ type: "loaded", session: id, lines: answer.data.messages, compactions: answer.data.compactions });
-        replaceSession(answer.data.session);
-      } else setPaneError(answer.error);
-      setLoading(false);
-    },
-    [run, cancel, workspace, replaceSession],
-  );
-
-  const refreshSessions = useCallback(async () => {
-    const answer = await run(commands.chatSessions(workspace));
-    // On failure the list stays as it was; the next action reports a lasting problem.
-    if (answer?.ok) setSessions(sortSessions(answer.data));
-  }, [run, workspace]);
-
-  // Sessions of the workspace; open the most recent.
-  useEffect(() => {
-    void run(commands.chatSessions(workspace), "sessions").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        const sorted = sortSessions(answer.data);
-        setSessions(sorted);
-        void openSession(sorted[0]?.id ?? null);
-      } else {
-        setSessions([]);
-        setPaneError(answer.error);
-      }
-    });
-    return () => cancel("sessions");
-  }, [run, cancel, workspace, openSession]);
-
-  // Whether a model is configured (for the banner); read again when Settings saved one, and when
-  // the window comes back into focus (another program — the CLI, a script over HTTP — may have set
-  // one meanwhile).
-  const [focusSeq, setFocusSeq] = useState(0);
-  useEffect(() => {
-    const onFocus = () => setFocusSeq((n) => n + 1);
-    window.addEventListener("focus", onFocus);
-    return () => window.removeEventListener("focus", onFocus);
-  }, []);
-  useEffect(() => {
-    void run(commands.getModelSettings(), "model").then((answer) => {
-      if (!answer?.ok) return;
-      setModel(answer.data);
-      if (isConfigured(answer.data)) setSendError((e) => (e?.code === "model_not_configured" ? null : e));
-    });
-    return () => cancel("model");
-  }, [run, cancel, modelKey, focusSeq]);
-
-  // Replies streaming, recall, tool use and extraction for this workspace.
-  useEffect(
-    () =>
-      onChatEvent((event) => {
-        if (event.workspace === workspace) dispatch({ type: "event", event });
-      }),
-    [workspace],
-  );
-
-  // Keep the newest text in view, unless the user scrolled up to read.
-  useEffect(() => {
-    const el = messagesRef.current;
-    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
-  }, [chat.messages]);
-
-  const send = async () => {
-    const text = input;
+  const send = async (text: string, box: ComposerText) => {
     if (!text.trim() || sending.current || loading) return;
     // No model: a message would make an empty "New chat" and fail. Commands
     // (`/memory`, `/remember`, `/forget`) still run; a message stays in the box, and the banner's
     // "Open settings" takes the focus.
-    if (model !== null && !isConfigured(model) && !text.trim().startsWith("/")) {
+    if (noModel && !text.trim().startsWith("/")) {
       setNeedsModel(true);
       noModelButton.current?.focus();
       return;
@@ -163,7 +78,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
     setSendError(null);
     setRedactedNote(null);
     try {
-      let id = sessionId;
+      let id = chat.session;
       if (id === null) {
         const created = await run(commands.chatCreate(workspace, null));
         if (!created) return;
@@ -176,8 +91,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
         id = created.data.id;
       }
       stopRequested.current = false;
-      atBottom.current = true;
-      setInput("");
+      box.clear();
       dispatch({ type: "sent", session: id, text });
       const ignored = current?.ignore_memory ?? false;
       const answer = await run(commands.chatSend(workspace, id, text));
@@ -202,7 +116,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
       } else {
         const stopped = stopRequested.current;
         dispatch({ type: "failed", session: id, stopped });
-        setInput((cur) => restoreInput(cur, text));
+        box.restore(text);
         if (!stopped) setSendError(answer.error);
       }
     } finally {
@@ -218,59 +132,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
     if (answer && !answer.ok) setSendError(answer.error);
   };
 
-  const newChat = async () => {
-    setPaneError(null);
-    const answer = await run(commands.chatCreate(workspace, null));
-    if (!answer) return;
-    if (!answer.ok) {
-      setPaneError(answer.error);
-      return;
-    }
-    replaceSession(answer.data);
-    void openSession(answer.data.id);
-    inputRef.current?.focus();
-  };
-
-  const saveTitle = async () => {
-    const title = renaming?.trim();
-    setRenaming(null);
-    if (!current || !title || title === current.title) return;
-    const answer = await run(commands.chatUpdate(workspace, current.id, title, null));
-    if (!answer) return;
-    if (answer.ok) replaceSession(answer.data);
-    else setPaneError(answer.error);
-  };
-
-  const setIgnoreMemory = async (ignore: boolean) => {
-    if (!current) return;
-    setPaneError(null);
-    replaceSession({ ...current, ignore_memory: ignore });
-    const answer = await run(commands.chatUpdate(workspace, current.id, null, ignore));
-    if (!answer) return;
-    if (answer.ok) replaceSession(answer.data);
-    else {
-      replaceSession(current);
-      setPaneError(answer.error);
-    }
-  };
-
-  const deleteChat = async () => {
-    if (!current) return;
-    setDeleting(true);
-    const answer = await run(commands.chatDelete(workspace, current.id));
-    if (!answer) return;
-    setConfirmDelete(false);
-    if (answer.ok) {
-      const rest = (sessions ?? []).filter((s) => s.id !== current.id);
-      setSessions(rest);
-      void openSession(rest[0]?.id ?? null);
-    } else setPaneError(answer.error);
-    setDeleting(false);
-  };
-
   const openMemory = useCallback((path: string) => onOpenMemory(workspace, path), [onOpenMemory, workspace]);
-  const noModel = model !== null && !isConfigured(model);
-  const items = useMemo(() => chatItems(chat), [chat]);
 
   return (
     <>
@@ -294,104 +156,14 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
       data-covered={covered ? "true" : undefined}
       {...(drawer && onClose ? { role: "dialog", "aria-modal": true, "data-drawer": "true" } : {})}
     >
-      <header className="chat-header">
-        <div className="chat-title-row">
-          <h2 className="chat-title" title={workspace}>
-            Chat — memory: {workspaceLabel}
-          </h2>
-          <button
-            type="button"
-            className="icon-button"
-            title="Settings: the model, and sync across machines"
-            aria-label="Settings"
-            data-testid="chat-settings-button"
-            onClick={openSettings}
-          >
-            ⚙
-          </button>
-          {onClose && (
-            <button
-              type="button"
-              className="icon-button"
-              title="Hide chat"
-              aria-label="Hide chat"
-              data-testid="chat-close"
-              onClick={onClose}
-            >
-              ×
-            </button>
-          )}
-        </div>
-        <div className="chat-session-row">
-          {renaming !== null ? (
-            <input
-              className="grow"
-              autoFocus
-              value={renaming}
-              aria-label="Chat title"
-              data-testid="chat-rename-input"
-              onChange={(e) => setRenaming(e.target.value)}
-              onKeyDown={(e) => {
-                if (e.key === "Enter") {
-                  e.preventDefault();
-                  void saveTitle();
-                } else if (e.key === "Escape") {
-                  e.preventDefault();
-                  setRenaming(null);
-                }
-              }}
-              onBlur={() => setRenaming(null)}
-            />
-          ) : (
-            <select
-              className="grow"
-              aria-label="Chat session"
-              data-testid="chat-session-select"
-              value={sessionId ?? ""}
-              disabled={busy || !sessions || sessions.length === 0}
-              onChange={(e) => void openSession(e.target.value || null)}
-            >
-              {(!sessions || sessions.length === 0) && <option value="">{sessions ? "No chats yet" : "Loading…"}</option>}
-              {sessionId !== null && !current && <option value={sessionId}>…</option>}
-              {sessions?.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.title}
-                </option>
-              ))}
-            </select>
-          )}
-          <button type="button" data-testid="chat-new" disabled={busy} onClick={() => void newChat()}>
-            New chat
-          </button>
-          <button
-            type="button"
-            data-testid="chat-rename"
-            disabled={!current || renaming !== null}
-            onClick={() => current && setRenaming(current.title)}
-          >
-            Rename
-          </button>
-          <button
-            type="button"
-            className="danger-outline"
-            data-testid="chat-delete"
-            disabled={!current || busy}
-            onClick={() => setConfirmDelete(true)}
-          >
-            Delete
-          </button>
-        </div>
-        <label className="chat-ignore" title="Recall nothing, and save nothing from this chat">
-          <input
-            type="checkbox"
-            data-testid="chat-ignore-memory"
-            checked={current?.ignore_memory ?? false}
-            disabled={!current}
-            onChange={(e) => void setIgnoreMemory(e.target.checked)}
-          />
-          Ignore memory for this chat
-        </label>
-      </header>
+      <ChatHeader
+        workspace={workspace}
+        workspaceLabel={workspaceLabel}
+        session={session}
+        onOpenSettings={openSettings}
+        onClose={onClose}
+        onNewChat={() => inputRef.current?.focus()}
+      />
 
       {noModel && (
         <div className="chat-banner" role="status" data-testid="chat-no-model">
@@ -421,39 +193,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
         </div>
       )}
 
-      <div
-        className="chat-messages"
-        data-testid="chat-messages"
-        ref={messagesRef}
-        onScroll={(e) => {
-          const el = e.currentTarget;
-          atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
-        }}
-      >
-        {loading && chat.messages.length === 0 && <div className="empty">Loading…</div>}
-        {!loading && chat.messages.length === 0 && (
-          <div className="empty chat-empty">
-            <div className="empty-title">Ask anything</div>
-            <div className="muted">
-              Relevant memories from {workspaceLabel} are recalled into each reply; what is worth keeping is saved
-              afterwards. Type <code>/memory</code> to see what this chat uses.
-            </div>
-          </div>
-        )}
-        {items.map((it) =>
-          it.kind === "message" ? (
-            <ChatMessageView
-              key={it.key}
-              message={it.message}
-              onOpenPath={openMemory}
-              workspaceLabel={workspaceLabel}
-              contextWindow={model?.context_window}
-            />
-          ) : (
-            <CompactionMarker key={it.key} compaction={it.compaction} onOpenPath={openMemory} />
-          ),
-        )}
-      </div>
+      <ChatBody chat={chat} loading={loading} workspaceLabel={workspaceLabel} contextWindow={model?.context_window} onOpenPath={openMemory} />
 
       {redactedNote && (
         <p className="notice" role="status" data-testid="chat-redacted">
@@ -461,67 +201,15 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
         </p>
       )}
 
-      {sendError && (
-        <div className="chat-error" data-testid="chat-error">
-          <InlineError error={sendError} onRetry={() => void send()} onOpenSettings={openSettings} />
-        </div>
-      )}
-
-      {/^\/\S*$/.test(input) && (
-        <ul className="chat-commands" aria-label="Chat commands" data-testid="chat-commands">
-          {CHAT_COMMANDS.filter((c) => c.name.startsWith(input.trim())).map((c) => (
-            <li key={c.name}>
-              <button
-                type="button"
-                className="link-button"
-                onClick={() => {
-                  setInput(c.takes ? `${c.name} ` : c.name);
-                  inputRef.current?.focus();
-                }}
-              >
-                <code>
-                  {c.name}
-                  {c.takes ? ` ${c.takes}` : ""}
-                </code>
-              </button>{" "}
-              <span className="muted">{c.what}</span>
-            </li>
-          ))}
-        </ul>
-      )}
-
-      <form
-        className="chat-composer"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send();
-        }}
-      >
-        <textarea
-          ref={inputRef}
-          value={input}
-          rows={3}
-          placeholder={`Message (Enter to send, Shift+Enter for a new line)`}
-          aria-label="Message"
-          data-testid="chat-input"
-          onChange={(e) => setInput(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
-              e.preventDefault();
-              void send();
-            }
-          }}
-        />
-        {busy ? (
-          <button type="button" data-testid="chat-stop" onClick={() => void stop()}>
-            Stop
-          </button>
-        ) : (
-          <button type="submit" className="primary" data-testid="chat-send" disabled={!input.trim() || loading}>
-            Send
-          </button>
-        )}
-      </form>
+      <ChatComposer
+        inputRef={inputRef}
+        busy={busy}
+        loading={loading}
+        onSend={(text, box) => void send(text, box)}
+        onStop={() => void stop()}
+        sendError={sendError}
+        onOpenSettings={openSettings}
+      />
 
       {settingsOpen && (
         <ModelSettings
@@ -532,23 +220,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
           }}
         />
       )}
-      {confirmDelete && current && (
-        <ConfirmDialog
-          title="Delete this chat?"
-          confirmLabel={deleting ? "Deleting…" : "Delete"}
-          danger
-          busy={deleting}
-          confirmTestId="chat-delete-confirm"
-          onConfirm={() => void deleteChat()}
-          onCancel={() => setConfirmDelete(false)}
-        >
-          <p>
-            <strong>{current.title}</strong> and its messages will be deleted. Memories saved from it stay.
-          </p>
-        </ConfirmDialog>
-      )}
     </aside>
     </>
   );
 }
-
