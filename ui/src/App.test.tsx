@@ -660,9 +660,8 @@ describe("detail pane", () => {
     expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("Launch date");
   });
 
-  // The write can be on disk, and the person click on, before the save's answer comes back (a
-  // loaded machine): that click waits for the save; "not saved" would be untrue.
-  it("a click during a save opens the clicked memory once saved, without asking", async () => {
+  /** An edit saved, the save's answer held, another row clicked: returns what answers the save. */
+  async function clickDuringSave() {
     let answer: (v: Awaited<ReturnType<typeof api.update>>) => void = () => {};
     api.update.mockImplementation(() => new Promise((resolve) => (answer = resolve)));
     renderApp();
@@ -671,6 +670,13 @@ describe("detail pane", () => {
     fireEvent.click(screen.getByTestId("save-button"));
     await waitFor(() => expect(api.update).toHaveBeenCalledTimes(1));
     fireEvent.click(screen.getByText((_, el) => el?.getAttribute("data-path") === "proj.md"));
+    return answer;
+  }
+
+  // The write can be on disk, and the person click on, before the save's answer comes back (a
+  // loaded machine): that click waits for the save; "not saved" would be untrue.
+  it("a click during a save opens the clicked memory once saved, without asking", async () => {
+    const answer = await clickDuringSave();
     expect(screen.queryByRole("dialog")).toBeNull();
     expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("My edit");
     answer(ok({ workspace: "personal", path: "response-style.md", change_id: 7, hash: "h2", shared: null }));
@@ -679,14 +685,7 @@ describe("detail pane", () => {
   });
 
   it("a click during a save that fails asks as usual: the edits are not saved", async () => {
-    let answer: (v: Awaited<ReturnType<typeof api.update>>) => void = () => {};
-    api.update.mockImplementation(() => new Promise((resolve) => (answer = resolve)));
-    renderApp();
-    await openRow("response-style.md");
-    fireEvent.change(screen.getByTestId("detail-name"), { target: { value: "My edit" } });
-    fireEvent.click(screen.getByTestId("save-button"));
-    await waitFor(() => expect(api.update).toHaveBeenCalledTimes(1));
-    fireEvent.click(screen.getByText((_, el) => el?.getAttribute("data-path") === "proj.md"));
+    const answer = await clickDuringSave();
     answer(err("conflict", "the file changed on disk"));
     const dialog = await screen.findByRole("dialog", { name: "Discard your changes?" });
     expect(dialog.textContent).toContain("The open memory has edits that are not saved.");

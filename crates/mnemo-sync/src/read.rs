@@ -146,24 +146,24 @@ impl Syncer<'_> {
             let behind = ks.map(|k| &k.behind);
             // What each folder says of each path: its blob, or `None` (deleted there).
             let mut opinions: BTreeMap<String, Vec<Option<String>>> = BTreeMap::new();
-            let mut present_any: BTreeSet<String> = BTreeSet::new();
             // Each folder's files first: whether another folder holds a path decides below
             // what a missing copy means.
-            let mut listed = Vec::with_capacity(group.len());
-            for ws in group {
-                let files = local_files(&ws.memory_root, &|rel| {
-                    head.get(&layout::memory_path(key, rel))
-                        .map(|i| i.id.clone())
-                });
-                let present: BTreeSet<String> = files
-                    .iter()
-                    .map(|f| layout::memory_path(key, &f.rel))
-                    .collect();
-                listed.push((files, present));
-            }
-            let all_present: Vec<BTreeSet<String>> =
-                listed.iter().map(|(_, p)| p.clone()).collect();
-            for (i, (ws, (files, present))) in group.iter().zip(listed).enumerate() {
+            let (listed, all_present): (Vec<_>, Vec<BTreeSet<String>>) = group
+                .iter()
+                .map(|ws| {
+                    let files = local_files(&ws.memory_root, &|rel| {
+                        head.get(&layout::memory_path(key, rel))
+                            .map(|i| i.id.clone())
+                    });
+                    let present = files
+                        .iter()
+                        .map(|f| layout::memory_path(key, &f.rel))
+                        .collect();
+                    (files, present)
+                })
+                .unzip();
+            for (i, (ws, files)) in group.iter().zip(listed).enumerate() {
+                let present = &all_present[i];
                 let elsewhere = |p: &String| {
                     all_present
                         .iter()
@@ -262,7 +262,6 @@ impl Syncer<'_> {
                         }
                     }
                 }
-                present_any.extend(present);
             }
             // A path in the head that no folder here holds or deleted: never held here (a
             // folder that appeared since) — the remote's copy is written here.
@@ -270,7 +269,7 @@ impl Syncer<'_> {
                 .range(prefix.clone()..)
                 .take_while(|(p, _)| p.starts_with(&prefix))
                 .map(|(p, _)| p.clone())
-                .filter(|p| !present_any.contains(p) && !opinions.contains_key(p))
+                .filter(|p| !all_present.iter().any(|s| s.contains(p)) && !opinions.contains_key(p))
                 .collect();
             for p in stale {
                 if !held.contains(&p) {
