@@ -1,7 +1,7 @@
 //! Learning from past conversations: ChatGPT / Claude.ai exports and Claude Code /
 //! Qwen Code transcripts, each conversation run through extraction as one `import` task with
 //! progress ("Conversation 312 / 1,840"). Resumable: the source's cursor
-//! (`mnemo_store::import::cursor`) records each finished conversation, the one change group
+//! (`mnemo_store::import_cursor`) records each finished conversation, the one change group
 //! every run writes into, the budget and the tokens spent — saved after each conversation, so
 //! a run killed anywhere goes on after the last finished one. Bounded: the estimate is shown
 //! before it starts and the run stops before a conversation would pass the budget.
@@ -20,8 +20,9 @@ use mnemo_store::Vault;
 use mnemo_store::import::stream::Next;
 use mnemo_store::import::{
     Conversation, ConversationEstimate, ImportFormat, ImportOptions, ImportPreview, SkipKind,
-    conversations, cursor,
+    conversations,
 };
+use mnemo_store::import_cursor as cursor;
 use mnemo_store::journal::Origin;
 use mnemo_store::tasks::{TaskInfo, TaskResult};
 use mnemo_store::workspace::{PERSONAL, Workspace};

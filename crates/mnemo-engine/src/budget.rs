@@ -138,7 +138,7 @@ pub fn cut_tool_results(msgs: &mut [Message], room: usize, notes: &mut Vec<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::as_call;
+    use mnemo_llm::text_tools::as_call;
 
     fn round(i: usize, result: &str) -> [Message; 2] {
         [

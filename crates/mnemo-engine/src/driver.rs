@@ -4,7 +4,7 @@
 //! ([`crate::budget::step_cap`]), the time left of the run's wall time, the conversation fitted
 //! to the context window ([`crate::budget::fit`]) and the run's token budget. A server that
 //! refuses tools, or a model that writes its calls as text, moves the memory agent to the text
-//! protocol ([`crate::protocol`]); the chat then answers without tools. An overflow error that
+//! protocol ([`mnemo_llm::text_tools`]); the chat then answers without tools. An overflow error that
 //! names the server's real window is retried once, fitted to it.
 
 use std::collections::VecDeque;
@@ -17,8 +17,9 @@ use mnemo_llm::{
 use crate::agent::{AgentEvent, AgentMachine, AgentOutcome, Effect};
 use crate::budget;
 use crate::chat::compact::{estimate_tokens, message_tokens};
-use crate::protocol::{self, Action, ToolMode};
 use crate::tools::MemoryTools;
+use mnemo_llm::ToolMode;
+use mnemo_llm::text_tools::{self as protocol, Action};
 
 /// Run the machine to its end. Also returns the model error that ended the run, if one did, so
 /// chat can tell "not configured" from other failures.

@@ -4,9 +4,8 @@
 //!   fast model, plus conversation records; the prompt block; search; the calibrated gate
 //!   (`recall::gate`, fit by the `recall_eval` bench; recall does not read it yet).
 //! - The **memory agent**: a pure state machine in [`agent`], its confined tools in [`tools`],
-//!   the async driver [`run_agent`] (context budgets in `budget`, a text tool protocol in
-//!   `protocol` for servers without tool calls), and the `planner` for models that do not call
-//!   tools well.
+//!   the async driver [`run_agent`] (context budgets in `budget`; for servers without tool
+//!   calls, `mnemo_llm::text_tools`), and the `planner` for models that do not call tools well.
 //! - The writers built on it: **extraction** after chat turns (`extract`), **remember**,
 //!   **dream** (consolidation: the agent or the mechanical path) and **forget**.
 //! - **Chat** (`chat`): sessions, one turn (recall, a streamed reply, extraction after) and
@@ -26,7 +25,6 @@ pub mod embed;
 pub mod extract;
 pub mod forget;
 pub mod planner;
-pub mod protocol;
 pub mod recall;
 pub mod remember;
 pub use mnemo_store::secrets;

@@ -14,7 +14,6 @@ use mnemo_store::journal::Origin;
 
 use crate::agent::{AgentLimits, AgentMachine, AgentOutcome};
 use crate::planner::{self, choice::Road};
-use crate::protocol;
 use crate::tools::MemoryTools;
 
 /// Content accepted at most (UTF-8 bytes).
@@ -192,7 +191,7 @@ pub async fn run_remember(
     let profile = client.profile(&client.settings().model);
     if matches!(outcome, Ok(AgentOutcome::Completed { .. }))
         && calls == 0
-        && profile.tool_mode() == protocol::ToolMode::Native
+        && profile.tool_mode() == mnemo_llm::ToolMode::Native
     {
         tracing::info!(
             "{} ({}): no tool call; using Mnemo's text protocol",

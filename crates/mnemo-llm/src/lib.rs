@@ -10,7 +10,8 @@
 //!
 //! One concern per module: [`LlmError`] (`error`), the conversation types (`message`), the HTTP
 //! [`Client`] with its retries (`client`), streaming (`stream`), structured output (`json`),
-//! embeddings (`embeddings`), the server's real context window (`window`) and [`LlmSettings`]
+//! embeddings (`embeddings`), the server's real context window (`window`), tool use for
+//! servers without tool calls ([`text_tools`]) and [`LlmSettings`]
 //! ([`settings`]).
 
 mod client;
@@ -21,6 +22,7 @@ mod message;
 mod profile;
 pub mod settings;
 mod stream;
+pub mod text_tools;
 mod window;
 mod wire;
 

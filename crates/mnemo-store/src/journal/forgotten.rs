@@ -8,11 +8,7 @@ use super::Journal;
 use crate::db;
 use mnemo_core::Result;
 
-/// The key a forgotten entry is remembered by: the hash of its case-folded summary.
-#[must_use]
-pub fn forgotten_key(summary: &str) -> String {
-    crate::fsutil::hash(crate::format::summary_key(summary).as_bytes())
-}
+pub use mnemo_text::format::forgotten_key;
 
 impl Journal {
     /// Remember these summaries as forgotten in `workspace`.

@@ -15,6 +15,7 @@ use super::{Vault, WriteOutcome, guard};
 use crate::index::DocSummary;
 use crate::journal::Origin;
 use crate::workspace::Workspace;
+pub use mnemo_text::kind::in_records_folder;
 
 /// The path of a day's log, relative to the memory root.
 #[must_use]
@@ -36,15 +37,6 @@ pub fn chat_record_path(day: NaiveDate, session: &str) -> String {
         id.push_str("chat");
     }
     format!("chats/{}-{id}.md", day.format("%Y/%m/%Y-%m-%d"))
-}
-
-/// Whether `rel` (a normalised path) is under `chats/`, the folder of conversation records.
-#[must_use]
-pub fn in_records_folder(rel: &str) -> bool {
-    rel.trim_start_matches("./")
-        .split('/')
-        .next()
-        .is_some_and(|c| c.eq_ignore_ascii_case("chats"))
 }
 
 /// `invalid_path` for a write under `chats/` by anything but the record writer, in words a

@@ -13,7 +13,6 @@ mod hard_links;
 mod import;
 mod lock_aimed;
 mod lock_processes;
-mod merge;
 mod private;
 mod props;
 mod replace_race;
@@ -22,8 +21,6 @@ mod review;
 mod root_swap;
 mod round_trip;
 mod search_plan;
-mod secrets_corpus;
-mod secrets_measured;
 mod vectors;
 mod watcher;
 

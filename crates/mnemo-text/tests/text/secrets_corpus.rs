@@ -5,7 +5,7 @@
 //! without holding one). `cargo bench -p mnemo-store --bench secrets` adds LoCoMo's 8,423
 //! conversation turns and observations as ordinary text and prints both rates.
 
-use mnemo_store::secrets::{redact, scan};
+use mnemo_text::secrets::{redact, scan};
 
 /// A deterministic body of `n` characters from `alphabet` (seeded).
 fn body(seed: u64, n: usize, alphabet: &str) -> String {

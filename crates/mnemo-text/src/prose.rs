@@ -4,8 +4,6 @@
 //! several lines by its editor. Taking the first line as it was gave descriptions such as
 //! `![[Books.base#Author]]`, `-` or half a sentence.
 
-use super::naming::shorten;
-
 /// The longest description taken from prose (in characters): one sentence, read at a glance.
 pub const DESCRIPTION_CHARS: usize = 160;
 
@@ -275,6 +273,24 @@ fn sentence(text: &str) -> String {
         }
     }
     shorten(&text[..end], DESCRIPTION_CHARS)
+}
+
+/// Whitespace collapsed, cut at a word to at most `max` characters (with `…` when cut).
+#[must_use]
+pub fn shorten(s: &str, max: usize) -> String {
+    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+    let at_word = match cut.rfind(' ') {
+        Some(i) if i > cut.len() / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!(
+        "{}…",
+        at_word.trim_end_matches(|c: char| !c.is_alphanumeric())
+    )
 }
 
 #[cfg(test)]

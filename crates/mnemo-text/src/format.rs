@@ -381,9 +381,9 @@ fn read_as_foreign_note(f: &mut Fields, body: &str) {
     f.description = f
         .description
         .as_deref()
-        .and_then(crate::import::prose::meaningful)
+        .and_then(crate::prose::meaningful)
         .map(flat)
-        .or_else(|| crate::import::prose::first_sentence(body))
+        .or_else(|| crate::prose::first_sentence(body))
         .or_else(|| Some(title.clone()));
     if f.type_raw
         .as_deref()
@@ -556,6 +556,12 @@ pub fn entries(body: &str) -> Vec<Entry> {
     }
     flush(&mut block, &mut out);
     out
+}
+
+/// The key a forgotten entry is remembered by: the hash of its case-folded summary.
+#[must_use]
+pub fn forgotten_key(summary: &str) -> String {
+    crate::files::hash(summary_key(summary).as_bytes())
 }
 
 /// The key entries are compared by (de-duplication, forgetting): the summary, trimmed, without

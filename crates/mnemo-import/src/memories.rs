@@ -336,7 +336,9 @@ pub fn notes(root: &Path) -> Result<Vec<Note>> {
             let mut bytes = Vec::new();
             let file = File::open(&path)
                 .map_err(|err| Error::io(format!("reading {}", path.display()), &err))?;
-            let names = file.metadata().map_or(1, |m| crate::fsutil::link_count(&m));
+            let names = file
+                .metadata()
+                .map_or(1, |m| mnemo_text::files::link_count(&m));
             if names > 1 {
                 // Not read: its bytes may be any file of the same disk.
                 return Ok(Note {

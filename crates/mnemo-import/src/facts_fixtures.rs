@@ -8,7 +8,7 @@ use super::ImportFormat;
 use super::ImportOptions;
 use super::memories;
 use super::plan::{Existing, FactPlanner, ImportPlan};
-use crate::format::TopicFile;
+use mnemo_text::format::TopicFile;
 
 fn fixture(name: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

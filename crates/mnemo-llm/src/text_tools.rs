@@ -4,13 +4,13 @@
 //! "arguments": {...}}` or `{"done": "one sentence"}` — which is validated, and a problem is fed
 //! back. The conversation stays in native form (assistant tool calls, tool results); it is
 //! rendered as text only for the request. Which protocol a server + model needs is kept in its
-//! profile ([`mnemo_llm::ModelProfile::tool_mode`]). Pure.
+//! profile ([`crate::ModelProfile::tool_mode`]). Pure.
 
 use std::collections::HashMap;
 
-pub use mnemo_llm::ToolMode;
-use mnemo_llm::{FunctionCall, Message, Role, Tool, ToolCall};
 use serde_json::Value;
+
+use crate::{FunctionCall, Message, Role, Tool, ToolCall};
 
 /// The protocol's instructions, with each tool and its parameters.
 #[must_use]
@@ -136,7 +136,7 @@ pub fn parse(text: &str, tools: &[Tool]) -> Result<Action, String> {
         }
         return Ok(Action::Done(trimmed.to_owned()));
     }
-    let v: Value = mnemo_llm::parse_json(trimmed)?;
+    let v: Value = crate::parse_json(trimmed)?;
     if let Some(done) = v.get("done") {
         return Ok(Action::Done(
             done.as_str()
@@ -158,7 +158,7 @@ pub fn call_in_text(text: &str, tools: &[Tool]) -> Option<(String, String)> {
     if !text.contains('{') {
         return None;
     }
-    let v: Value = mnemo_llm::parse_json(text).ok()?;
+    let v: Value = crate::parse_json(text).ok()?;
     match call_in(&v, tools)? {
         Ok(Action::Call { name, arguments }) => Some((name, arguments)),
         _ => None,
@@ -184,8 +184,21 @@ pub fn as_call(id: String, name: String, arguments: String) -> Message {
 mod tests {
     use super::*;
 
+    /// Three tools shaped like the memory agent's.
     fn tools() -> Vec<Tool> {
-        crate::tools::definitions()
+        let tool = |name: &str, props: Value| Tool {
+            name: name.to_owned(),
+            description: format!("The {name} tool."),
+            parameters: serde_json::json!({"type": "object", "properties": props}),
+        };
+        vec![
+            tool("read_file", serde_json::json!({"path": {"type": "string"}})),
+            tool("glob", serde_json::json!({"pattern": {"type": "string"}})),
+            tool(
+                "write_file",
+                serde_json::json!({"path": {"type": "string"}, "content": {"type": "string"}}),
+            ),
+        ]
     }
 
     #[test]

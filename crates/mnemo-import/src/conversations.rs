@@ -272,7 +272,7 @@ fn blocks(v: &Value, kind: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::testing::{read, turns};
+    use crate::testing::{read, turns};
     use serde_json::json;
 
     #[test]

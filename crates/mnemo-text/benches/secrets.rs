@@ -4,7 +4,7 @@
 //! plus LoCoMo's conversation turns and observations from `../shared/bench-data/locomo10.json`
 //! or `$LOCOMO_PATH` when present — read, never copied), and the scan's speed.
 //!
-//! `cargo bench -p mnemo-store --bench secrets`
+//! `cargo bench -p mnemo-text --bench secrets`
 
 #![allow(clippy::unwrap_used, clippy::cast_precision_loss)]
 
@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use regex::Regex;
 
-#[path = "../tests/store/secrets_corpus.rs"]
+#[path = "../tests/text/secrets_corpus.rs"]
 #[allow(dead_code, unused_imports)]
 mod corpus;
 
@@ -71,7 +71,7 @@ fn before(text: &str) -> bool {
 }
 
 fn now(text: &str) -> bool {
-    !mnemo_store::secrets::scan(text).is_empty()
+    !mnemo_text::secrets::scan(text).is_empty()
 }
 
 fn locomo() -> Vec<String> {
@@ -159,7 +159,7 @@ fn main() {
     let (t0, _) = (Instant::now(), before(&text));
     let b = t0.elapsed();
     let t1 = Instant::now();
-    let _ = mnemo_store::secrets::scan(&text);
+    let _ = mnemo_text::secrets::scan(&text);
     let n = t1.elapsed();
     let mb = text.len() as f64 / 1e6;
     println!(

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use mnemo_store::merge::{Conflict, merge_entries};
+use mnemo_text::merge::{Conflict, merge_entries};
 use proptest::prelude::*;
 
 /// What a side does to one base entry, and whether it adds an entry after it.

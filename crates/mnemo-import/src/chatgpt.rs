@@ -151,12 +151,12 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::import::ImportFormat;
-    use crate::import::testing::turns;
+    use crate::ImportFormat;
+    use crate::testing::turns;
 
     /// Every conversation of a ChatGPT fixture, as the importer reads it.
     fn read(name: &str) -> Vec<Conversation> {
-        crate::import::testing::read(name, ImportFormat::Chatgpt)
+        crate::testing::read(name, ImportFormat::Chatgpt)
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Import: other tools' exports read into Mnemo — pure parsing and planning here,
-//! the writes in `vault/import.rs` through [`crate::Vault::mutate`].
+//! Other tools' exports and transcripts, read: pure parsing and planning, no IO beyond reading
+//! the input it is given. The vault writes a plan (`mnemo-store`'s `vault/import.rs`, through
+//! `Vault::mutate`); the API remembers how far a source was read.
 //!
 //! - [`stream`]: JSON exports read one element at a time (never loaded whole).
 //! - [`detect`]: which format a file or folder is.
@@ -7,11 +8,13 @@
 //!   session transcripts (JSONL) → [`Conversation`]s, for extraction.
 //! - [`memories`]: mem0, claude-mem, plain JSON / JSONL → [`Candidate`] facts; markdown folders
 //!   (basic-memory, Obsidian) → [`Note`]s.
-//! - [`plan`]: candidates → the topic files an import writes, with its [`ImportPreview`].
+//! - [`plan`], [`facts`], [`notes`], [`naming`]: candidates → the topic files an import writes,
+//!   named and de-duplicated, with its [`ImportPreview`].
+//! - [`transcripts`]: the chat transcripts a dream reads (other tools' and Mnemo's own), listed
+//!   without following links and read within a cap.
 
 mod chatgpt;
 pub mod conversations;
-pub mod cursor;
 pub mod detect;
 pub mod facts;
 #[cfg(test)]
@@ -20,10 +23,10 @@ pub mod memories;
 pub mod naming;
 pub mod notes;
 pub mod plan;
-pub(crate) mod prose;
 pub mod stream;
 #[cfg(test)]
 mod testing;
+pub mod transcripts;
 
 use std::path::{Path, PathBuf};
 
@@ -279,8 +282,8 @@ impl ImportPreview {
         if self.reasons.len() < MAX_REASONS {
             // An item's name or a reason may quote what the source holds: through the gate.
             self.reasons.push(Skip {
-                item: crate::secrets::redact(&item.into()).0,
-                reason: crate::secrets::redact(&reason.into()).0,
+                item: mnemo_text::secrets::redact(&item.into()).0,
+                reason: mnemo_text::secrets::redact(&reason.into()).0,
             });
         }
     }

@@ -14,8 +14,8 @@ use super::plan::{
     PlannedFile, entry_key, short, slug,
 };
 use super::{ImportFormat, ImportOptions, ImportPreview, SkipKind};
-use crate::format::{self, TopicFile};
-use crate::{fsutil, secrets};
+use mnemo_text::format::{self, TopicFile};
+use mnemo_text::{files, secrets};
 
 /// What one held string costs beyond its bytes (map slots, allocation), counted in the budget.
 const HELD_OVERHEAD: usize = 64;
@@ -179,7 +179,7 @@ impl<'a> FactPlanner<'a> {
             format::summary_key(&lines[0])
         };
         // Held by its hash: the plan keeps the entry once, not its text twice.
-        let key_hash = fsutil::hash(key.as_bytes());
+        let key_hash = files::hash(key.as_bytes());
         if let Some(id) = &c.id {
             match self.ids.get(id) {
                 Some((first, first_key)) if !c.id_per_source || *first_key == key_hash => {
@@ -219,7 +219,7 @@ impl<'a> FactPlanner<'a> {
         if self
             .existing
             .forgotten
-            .contains(&crate::journal::forgotten_key(&lines[0]))
+            .contains(&mnemo_text::format::forgotten_key(&lines[0]))
         {
             self.preview.skip(
                 SkipKind::Other,

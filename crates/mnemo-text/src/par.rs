@@ -4,11 +4,7 @@
 //! calling thread.
 
 /// `items` mapped with `f`, in order — on every core when there are at least `min` items.
-pub(crate) fn map<T: Send, R: Send>(
-    items: Vec<T>,
-    min: usize,
-    f: impl Fn(T) -> R + Sync,
-) -> Vec<R> {
+pub fn map<T: Send, R: Send>(items: Vec<T>, min: usize, f: impl Fn(T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     if items.len() < min.max(2) || threads < 2 {
         return items.into_iter().map(f).collect();

@@ -75,7 +75,7 @@ pub fn scan(text: &str) -> Vec<SecretHit> {
 /// [`scan`], each hit with a mark of *which* secret it is: a hash of the text the rule matched on
 /// that line (of the whole block for a key). Two hits of one rule with one mark are the same
 /// secret; the write gate uses it to tell a secret kept from one swapped for another.
-pub(crate) fn scan_marked(text: &str) -> Vec<(SecretHit, u64)> {
+pub fn scan_marked(text: &str) -> Vec<(SecretHit, u64)> {
     let mut hits = Vec::new();
     let mut seen = HashSet::new();
     // A key block is a secret over many lines: each is a hit at the line its key starts.

@@ -9,8 +9,8 @@ use mnemo_core::MemoryType;
 
 pub use super::facts::FactPlanner;
 use super::{ImportPreview, Sample, TypeCount};
-use crate::format::{self, TopicFile};
-use crate::fsutil;
+use mnemo_text::files;
+use mnemo_text::format::{self, TopicFile};
 
 /// Entries per imported topic file (a bigger import spreads over `-2`, `-3`… files).
 pub const ENTRIES_PER_FILE: usize = 100;
@@ -34,7 +34,7 @@ pub struct Existing {
     pub files: HashMap<String, String>,
     /// Content hashes of every file.
     pub hashes: HashSet<String>,
-    /// Forgotten summaries' keys ([`crate::journal::forgotten_key`]).
+    /// Forgotten summaries' keys ([`mnemo_text::format::forgotten_key`]).
     pub forgotten: BTreeSet<String>,
     /// Hashes of every entry's whole-text key ([`entry_key`]): what a claude-mem observation is
     /// compared by, its title alone being shared by different observations.
@@ -48,7 +48,7 @@ pub struct Existing {
 impl Existing {
     /// Take in one file of the workspace.
     pub fn add_file(&mut self, path: &str, bytes: &[u8]) {
-        let h = fsutil::hash(bytes);
+        let h = files::hash(bytes);
         self.hashes.insert(h.clone());
         self.files.insert(path.to_owned(), h);
         if let Ok(text) = std::str::from_utf8(bytes) {
@@ -62,7 +62,7 @@ impl Existing {
             for e in file.entries() {
                 self.keys.insert(format::summary_key(&e.summary));
                 let whole = entry_key(e.text.lines());
-                self.texts.insert(fsutil::hash(whole.as_bytes()));
+                self.texts.insert(files::hash(whole.as_bytes()));
             }
         }
     }

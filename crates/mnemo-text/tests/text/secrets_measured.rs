@@ -15,7 +15,7 @@ mod shapes;
 
 use std::collections::{BTreeMap, HashSet};
 
-use mnemo_store::secrets::{redact, scan};
+use mnemo_text::secrets::{redact, scan};
 
 use rng::Gen;
 

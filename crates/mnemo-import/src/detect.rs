@@ -264,7 +264,7 @@ fn folder(path: &Path) -> Result<ImportFormat> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::testing::fixture;
+    use crate::testing::fixture;
 
     #[test]
     fn a_file_holding_one_conversation_is_told_by_it() {

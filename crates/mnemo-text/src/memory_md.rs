@@ -66,9 +66,9 @@ fn entry_lines(items: &[IndexLine<'_>]) -> Vec<String> {
             cut(
                 &format!(
                     "- [{}]({}) — {}",
-                    crate::fsutil::printable(&name),
-                    crate::fsutil::printable(i.path),
-                    crate::fsutil::printable(&desc)
+                    crate::files::printable(&name),
+                    crate::files::printable(i.path),
+                    crate::files::printable(&desc)
                 ),
                 MAX_LINE_CHARS,
             )

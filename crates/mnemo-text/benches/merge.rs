@@ -4,14 +4,14 @@
 //! binary — what a plain git sync would do). Reports time and whether the baseline needed a person
 //! (conflict hunks), side by side, in one run.
 //!
-//! `cargo bench -p mnemo-store --bench merge`
+//! `cargo bench -p mnemo-text --bench merge`
 
 #![allow(clippy::unwrap_used, clippy::cast_precision_loss)]
 
 use std::process::Command;
 use std::time::Instant;
 
-use mnemo_store::merge::merge_topic;
+use mnemo_text::merge::merge_topic;
 
 fn file(entries: &[String]) -> String {
     format!(
@@ -59,11 +59,11 @@ fn main() {
     }
     let ours = start.elapsed().as_secs_f64() * 1000.0 / f64::from(rounds);
     let body =
-        |f: &str| mnemo_store::merge::entry_texts(mnemo_store::format::TopicFile::parse(f).body());
+        |f: &str| mnemo_text::merge::entry_texts(mnemo_text::format::TopicFile::parse(f).body());
     let (eb, eo, et) = (body(&b), body(&o), body(&t));
     let start = Instant::now();
     for _ in 0..rounds {
-        std::hint::black_box(mnemo_store::merge::merge_entries(&eb, &eo, &et));
+        std::hint::black_box(mnemo_text::merge::merge_entries(&eb, &eo, &et));
     }
     let entries_only = start.elapsed().as_secs_f64() * 1000.0 / f64::from(rounds);
     println!(

@@ -6,10 +6,10 @@ use mnemo_core::MemoryType;
 
 use super::memories::{MAX_NOTE, Note};
 use super::plan::{Existing, ImportPlan, PlannedFile, slug};
-use super::prose;
 use super::{ImportFormat, ImportOptions, ImportPreview, SkipKind};
-use crate::format::TopicFile;
-use crate::{doc, fsutil, secrets};
+use mnemo_text::format::TopicFile;
+use mnemo_text::prose;
+use mnemo_text::{files, kind, secrets};
 
 /// Frontmatter fields of a note as plain strings (`title`, `type`, `description`…), from its
 /// YAML block as [`note_mapping`] read it (once).
@@ -156,14 +156,14 @@ pub fn plan_notes(
     let prefix = match slug(folder) {
         s if s.is_empty() => "notes".to_owned(),
         // `chats/` holds Mnemo's conversation records, which no import writes.
-        s if crate::vault::in_records_folder(&s) => format!("{s}-notes"),
+        s if mnemo_text::kind::in_records_folder(&s) => format!("{s}-notes"),
         s => s,
     };
     let mut taken: HashSet<String> = existing.files.keys().cloned().collect();
     let mut seen: HashSet<String> = HashSet::new();
     // Each note read, checked and mapped on its own (on every core for a big folder), then
     // placed in order: duplicates and names depend on the notes before it.
-    let prepared = crate::par::map(notes, 256, |note| {
+    let prepared = mnemo_text::par::map(notes, 256, |note| {
         let p = prepare(&note, options);
         (note.rel, p)
     });
@@ -198,7 +198,7 @@ pub fn plan_notes(
             }
             n += 1;
         };
-        if doc::doc_kind(&path) != Some(doc::DocKind::Topic) {
+        if kind::doc_kind(&path) != Some(kind::DocKind::Topic) {
             plan.preview.skip(
                 SkipKind::Other,
                 rel,
@@ -315,14 +315,14 @@ fn prepare(note: &Note, options: &ImportOptions) -> Prepared {
         }
     }
     let bytes = file.render().into_bytes();
-    if bytes.len() as u64 > fsutil::MAX_FILE_BYTES {
+    if bytes.len() as u64 > files::MAX_FILE_BYTES {
         return skip(
             SkipKind::Other,
             "with its frontmatter it is larger than 1 MiB: split it first",
         );
     }
     Prepared::Ready {
-        hash: fsutil::hash(&bytes),
+        hash: files::hash(&bytes),
         bytes,
         memory_type: file.memory_type(),
     }

@@ -12,7 +12,8 @@ use mnemo_core::MemoryType;
 
 use super::ImportFormat;
 use super::plan::slug;
-use crate::{doc, tokenize};
+use mnemo_text::prose::shorten;
+use mnemo_text::{kind, tokenize};
 
 /// Topics that group nothing: mem0 files what it cannot place under `misc`.
 const GENERIC: &[&str] = &[
@@ -30,7 +31,7 @@ const GENERIC: &[&str] = &[
 ];
 
 /// Words that say nothing of what facts are about, beyond recall's stop words
-/// ([`crate::tokenize::STOP_WORDS`]): what facts are phrased with ("prefers", "uses", "facts").
+/// ([`mnemo_text::tokenize::STOP_WORDS`]): what facts are phrased with ("prefers", "uses", "facts").
 /// Words of one or two letters never count.
 const STOP_EXTRA: &[&str] = &[
     "across", "against", "always", "among", "aren", "around", "because", "between", "didn",
@@ -43,7 +44,7 @@ const STOP_EXTRA: &[&str] = &[
 
 /// Whether `word` (folded) says nothing of a topic.
 fn is_stop(word: &str) -> bool {
-    crate::tokenize::STOP_WORDS.contains(&word) || STOP_EXTRA.contains(&word)
+    mnemo_text::tokenize::STOP_WORDS.contains(&word) || STOP_EXTRA.contains(&word)
 }
 
 /// Words a name or description lists, at most.
@@ -78,24 +79,6 @@ fn noun(format: ImportFormat, n: usize) -> &'static str {
         (_, 1) => "fact",
         _ => "facts",
     }
-}
-
-/// Whitespace collapsed, cut at a word to at most `max` characters (with `…` when cut).
-#[must_use]
-pub fn shorten(s: &str, max: usize) -> String {
-    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        return flat;
-    }
-    let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
-    let at_word = match cut.rfind(' ') {
-        Some(i) if i > cut.len() / 2 => &cut[..i],
-        _ => cut.as_str(),
-    };
-    format!(
-        "{}…",
-        at_word.trim_end_matches(|c: char| !c.is_alphanumeric())
-    )
 }
 
 fn capitalized(s: &str) -> String {
@@ -328,7 +311,7 @@ impl<'a> Namer<'a> {
         self.planned_names.insert(name.to_lowercase());
         self.planned_descriptions.insert(description.to_lowercase());
         let mut stem = slug(&name);
-        if stem.is_empty() || doc::doc_kind(&format!("{stem}.md")) != Some(doc::DocKind::Topic) {
+        if stem.is_empty() || kind::doc_kind(&format!("{stem}.md")) != Some(kind::DocKind::Topic) {
             stem = format!("{}-{t}", self.format.slug());
         }
         FileName {
