@@ -1,8 +1,14 @@
 import { afterEach } from "vitest";
 import { cleanup, configure } from "@testing-library/react";
+import { notifyManager } from "@tanstack/react-query";
+import { queryClient } from "../lib/queryClient";
 
 // The machines that run this are busy (cargo builds on 2 cores): be patient, not flaky.
 configure({ asyncUtilTimeout: 5000 });
+
+// The cache tells components about answers in a microtask, not a timer: tests on fake timers see
+// an answer once it resolved, without advancing the clock for the cache's own sake.
+notifyManager.setScheduler(queueMicrotask);
 
 // jsdom does no layout. Give elements a size so the virtualised list renders rows,
 // and give ranges rects so CodeMirror can measure.
@@ -28,4 +34,6 @@ Range.prototype.getClientRects = () =>
 
 afterEach(() => {
   cleanup();
+  // No answer read in one test may show in the next.
+  queryClient.clear();
 });

@@ -1,0 +1,137 @@
+// The one bridge from the server's change events to the cache of answers (`lib/queries.ts`):
+// while anyone reads through the cache, it listens to `memory_changed` and `sync_changed` and
+// marks stale exactly the answers that may have changed, so whoever shows them reads them again.
+//
+// - `memory_changed` (a burst coalesced into one): the answers that follow a workspace's memory
+//   files — the list, its logs, search, counts, stats, usage, history — of that workspace and of
+//   "all workspaces"; and, soon after, the sync status (what waits to be sent), when a remote is
+//   set: without one no sync can leave a conflict.
+// - `sync_changed` (a sync here or in another process ran, left or closed a conflict, which may
+//   change no memory file at all): the sync status.
+// - The browser's event stream reconnecting after a drop: everything above (events were missed).
+
+import { useEffect } from "react";
+import type { RemoteSync } from "./bindings";
+import { onMemoryChanged, onSyncStateChanged } from "./transport";
+import { queryClient } from "./queryClient";
+
+/** `memory_changed` events arriving within this window mark the answers stale once. */
+export const MEMORY_EVENT_DELAY_MS = 150;
+
+/**
+ * How long after a burst of `memory_changed` events the sync status is read again (one read a
+ * burst: a read asks git for the remotes' trees, and an import or a sync writes many files at once).
+ */
+export const SYNC_EVENT_DELAY_MS = 1500;
+
+/** How long after a `sync_changed` the status is read again (one read for a sync's few writes). */
+export const SYNC_STATE_DELAY_MS = 200;
+
+/** The commands whose answers follow the memory files; a workspace, if any, is their first argument. */
+export const MEMORY_READS: ReadonlySet<string> = new Set([
+  "workspaces",
+  "status",
+  "list",
+  "logs",
+  "search",
+  "stats",
+  "memory_usage",
+  "history",
+]);
+
+const SYNC_STATUS = ["sync_status"] as const;
+
+/**
+ * Marks stale (and reads again, for whoever shows them) the answers that follow the memory files
+ * of `workspaces` (absent: of every workspace). A write here calls it for what it wrote.
+ */
+export function invalidateMemoryReads(workspaces?: ReadonlySet<string>): Promise<void> {
+  return queryClient.invalidateQueries({
+    predicate: ({ queryKey }) => {
+      if (!MEMORY_READS.has(String(queryKey[0]))) return false;
+      // `null` (all workspaces) or no workspace argument: it holds every workspace's files.
+      const ws = queryKey[1];
+      return workspaces === undefined || typeof ws !== "string" || workspaces.has(ws);
+    },
+  });
+}
+
+/** The sync status may have changed (a sync ran here, the settings were saved, a conflict closed). */
+export function invalidateSyncStatus(): Promise<void> {
+  return queryClient.invalidateQueries({ queryKey: SYNC_STATUS });
+}
+
+/** Whether any remote is set (the home's or a team's): without one no sync can leave a conflict. */
+function syncing(s: RemoteSync | undefined): boolean {
+  return s === undefined || s.remote !== null || s.workspaces.some((w) => w.remote !== null || w.conflicts.length > 0);
+}
+
+/** The subscriptions while anyone reads through the cache (`null`: nobody does). */
+let bridge: { users: number; off: () => void } | null = null;
+
+function attach(): () => void {
+  if (!bridge) {
+    let memoryTimer: ReturnType<typeof setTimeout> | undefined;
+    let syncTimer: ReturnType<typeof setTimeout> | undefined;
+    // The workspaces of the burst so far; `null`: every workspace (the stream reconnected).
+    let batch: Set<string> | null = new Set();
+    const flushMemory = () => {
+      memoryTimer = undefined;
+      const changed = batch;
+      batch = new Set();
+      void invalidateMemoryReads(changed ?? undefined);
+    };
+    const memoryChanged = (workspace: string | null) => {
+      if (workspace === null) batch = null;
+      else batch?.add(workspace);
+      if (memoryTimer === undefined) memoryTimer = setTimeout(flushMemory, MEMORY_EVENT_DELAY_MS);
+    };
+    const syncAfter = (ms: number) => {
+      if (syncTimer !== undefined) return;
+      syncTimer = setTimeout(() => {
+        syncTimer = undefined;
+        void invalidateSyncStatus();
+      }, ms);
+    };
+    const syncSoon = () => {
+      if (syncing(queryClient.getQueryData<RemoteSync>(SYNC_STATUS))) syncAfter(SYNC_EVENT_DELAY_MS);
+    };
+    const offMemory = onMemoryChanged(
+      (e) => {
+        memoryChanged(e.workspace);
+        syncSoon();
+      },
+      () => {
+        memoryChanged(null);
+        syncSoon();
+      },
+    );
+    const offSync = onSyncStateChanged(
+      () => syncAfter(SYNC_STATE_DELAY_MS),
+      () => syncAfter(SYNC_STATE_DELAY_MS),
+    );
+    bridge = {
+      users: 0,
+      off: () => {
+        offMemory();
+        offSync();
+        if (memoryTimer !== undefined) clearTimeout(memoryTimer);
+        if (syncTimer !== undefined) clearTimeout(syncTimer);
+      },
+    };
+  }
+  const b = bridge;
+  b.users += 1;
+  return () => {
+    b.users -= 1;
+    if (b.users === 0 && bridge === b) {
+      b.off();
+      bridge = null;
+    }
+  };
+}
+
+/** Keeps the bridge listening while the calling component is mounted (one subscription for all). */
+export function useChangeBridge(): void {
+  useEffect(() => attach(), []);
+}

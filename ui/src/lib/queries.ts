@@ -1,0 +1,137 @@
+// The UI's reads, in one layer: each read command is a query keyed by its name and arguments
+// (`["list", workspace]`), cached once for every component that shows it, and read again when
+// the server says its answer may have changed (`lib/changeBridge.ts`) or a write here changed it
+// (`invalidateMemoryReads`, `invalidateSyncStatus`). Components read through the hooks below;
+// writes still call `commands.*`, then tell this layer what they changed.
+//
+//   const list = useMemoryList(workspace);
+//   list.data   // the answer, `undefined` until read
+//   list.error  // a `UiError` (`toUiError`), `null` when the last read worked
+
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import type { QueryKey, UseQueryOptions, UseQueryResult } from "@tanstack/react-query";
+import { commands } from "./bindings";
+import type { DocSummary, LocalModelInfo, ModelSettings, RemoteSync, Status, WorkspaceInfo } from "./bindings";
+import { toUiError } from "./transport";
+import type { Result, UiError } from "./transport";
+import type { Answer } from "./useCommand";
+import { queryClient } from "./queryClient";
+import { useChangeBridge } from "./changeBridge";
+
+export { queryClient } from "./queryClient";
+
+/** How often the sync status is read again (automatic syncs happen in the background). */
+export const SYNC_POLL_MS = 60_000;
+
+/** A command's answer as a query's: its data, or its error thrown in the shape the UI shows. */
+async function answerOf<T>(call: () => Promise<Result<T, UiError>>): Promise<T> {
+  let r: Result<T, UiError>;
+  try {
+    r = await call();
+  } catch (e) {
+    throw toUiError(e);
+  }
+  if (r.status === "ok") return r.data;
+  throw toUiError(r.error);
+}
+
+/** The cache keys: the command's wire name, then its arguments. */
+export const keys = {
+  syncStatus: () => ["sync_status"] as const,
+  modelSettings: () => ["get_model_settings"] as const,
+  localModel: () => ["local_model"] as const,
+  workspaces: () => ["workspaces"] as const,
+  status: () => ["status"] as const,
+  list: (workspace: string | null) => ["list", workspace] as const,
+  logs: (workspace: string) => ["logs", workspace] as const,
+};
+
+/** One query per read command. */
+export const reads = {
+  syncStatus: () =>
+    queryOptions<RemoteSync, UiError>({
+      queryKey: keys.syncStatus(),
+      queryFn: () => answerOf(() => commands.syncStatus()),
+      // Automatic syncs (and `mnemo sync` elsewhere) may change it without an event reaching here.
+      refetchInterval: SYNC_POLL_MS,
+      refetchIntervalInBackground: true,
+    }),
+  modelSettings: () =>
+    queryOptions<ModelSettings, UiError>({
+      queryKey: keys.modelSettings(),
+      queryFn: () => answerOf(() => commands.getModelSettings()),
+    }),
+  localModel: () =>
+    queryOptions<LocalModelInfo, UiError>({
+      queryKey: keys.localModel(),
+      queryFn: () => answerOf(() => commands.localModel()),
+    }),
+  workspaces: () =>
+    queryOptions<WorkspaceInfo[], UiError>({
+      queryKey: keys.workspaces(),
+      queryFn: () => answerOf(() => commands.workspaces()),
+    }),
+  status: () =>
+    queryOptions<Status, UiError>({
+      queryKey: keys.status(),
+      queryFn: () => answerOf(() => commands.status()),
+    }),
+  list: (workspace: string | null) =>
+    queryOptions<DocSummary[], UiError>({
+      queryKey: keys.list(workspace),
+      queryFn: () => answerOf(() => commands.list(workspace, null)),
+    }),
+  logs: (workspace: string) =>
+    queryOptions<DocSummary[], UiError>({
+      queryKey: keys.logs(workspace),
+      queryFn: () => answerOf(() => commands.logs(workspace)),
+    }),
+};
+
+/** Reads a query for a component: the cache's answer, kept current by the change events. */
+export function useRead<T, K extends QueryKey>(options: UseQueryOptions<T, UiError, T, K>): UseQueryResult<T, UiError> {
+  useChangeBridge();
+  return useQuery(options, queryClient);
+}
+
+export const useSyncStatusQuery = () => useRead(reads.syncStatus());
+export const useModelSettings = () => useRead(reads.modelSettings());
+export const useLocalModel = () => useRead(reads.localModel());
+export const useWorkspaces = () => useRead(reads.workspaces());
+export const useHomeStatus = () => useRead(reads.status());
+/** The memory list of `workspace` (`null`: all); `enabled` false waits (nothing is read). */
+export const useMemoryList = (workspace: string | null, enabled = true) => useRead({ ...reads.list(workspace), enabled });
+/** The daily logs of `workspace`; "all workspaces" (`null`) lists none and reads nothing. */
+export const useLogs = (workspace: string | null) => useRead({ ...reads.logs(workspace ?? ""), enabled: workspace !== null });
+
+/**
+ * A read done once, from an event handler (a send, a dialog opening), through the cache: shared
+ * with any read of the same key in flight, and as a command runner's `Result`.
+ */
+export async function readOnce<T, K extends QueryKey>(options: UseQueryOptions<T, UiError, T, K>): Promise<Result<T, UiError>> {
+  try {
+    const data = await queryClient.fetchQuery(options);
+    return { status: "ok", data };
+  } catch (e) {
+    return { status: "error", error: toUiError(e) };
+  }
+}
+
+/** A query's state as the `Answer` components show (`null` until its first read ends). */
+export function answer<T>(q: UseQueryResult<T, UiError>): Answer<T> | null {
+  if (q.error) return { ok: false, error: q.error };
+  return q.data === undefined ? null : { ok: true, data: q.data };
+}
+
+/** Model settings saved here: every reader shows them at once (no read needed, the save answered). */
+export function modelSettingsSaved(settings: ModelSettings): void {
+  queryClient.setQueryData(keys.modelSettings(), settings);
+}
+
+/** The local model was installed: whoever shows it, or the settings that may now use it, reads again. */
+export async function invalidateModelReads(): Promise<void> {
+  await Promise.all([
+    queryClient.invalidateQueries({ queryKey: keys.localModel() }),
+    queryClient.invalidateQueries({ queryKey: keys.modelSettings() }),
+  ]);
+}
