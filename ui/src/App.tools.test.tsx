@@ -24,7 +24,7 @@ import {
   proposalPage,
   reviewMode,
 } from "./test/fixtures";
-import { syncChanged } from "./lib/useSyncStatus";
+import { invalidateSyncStatus } from "./lib/changeBridge";
 
 vi.mock("./lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
   commands: {
@@ -196,7 +196,7 @@ describe("sync badges", () => {
     expect(pending.getAttribute("title")).toBe("2 changes wait to be sent.");
     // Resolved elsewhere: read again after a sync here.
     api.syncStatus.mockResolvedValue(ok(remoteSync()));
-    act(() => syncChanged());
+    await act(() => invalidateSyncStatus());
     await waitFor(() => expect(screen.queryAllByTestId("sync-badge")).toHaveLength(0));
   });
 

@@ -65,8 +65,6 @@ export function App() {
   // A memory opened over the welcome ends it for this window: closing or deleting that memory
   // shows the empty pane (with its way back to the welcome), not the welcome again.
   if (welcomeOpen && state.detail !== null) setWelcomeOpen(false);
-  // Bumped when model settings are saved (Settings, the welcome): the chat pane reads them afresh.
-  const [modelSeq, setModelSeq] = useState(0);
   // The one Settings dialog: the sidebar's button, Ctrl/⌘+, and the chat's ⚙ open it.
   const [settingsOpen, setSettingsOpen] = useState(false);
   const openSettings = useCallback(() => setSettingsOpen(true), []);
@@ -405,7 +403,6 @@ export function App() {
                 <Welcome
                   workspaces={workspaces}
                   onOpenWorkspace={(id) => dispatch({ type: "selectWorkspace", id })}
-                  onModelSaved={() => setModelSeq((n) => n + 1)}
                   onClose={() => {
                     setWelcomeOpen(false);
                     searchRef.current?.focus();
@@ -494,10 +491,9 @@ export function App() {
           onClose={() => (narrow ? setDrawerOpen(false) : dispatch({ type: "setChatOpen", open: false }))}
           drawer={narrow}
           onOpenSettings={openSettings}
-          modelKey={modelSeq}
         />
       )}
-      {settingsOpen && <ModelSettings onClose={() => setSettingsOpen(false)} onSaved={() => setModelSeq((n) => n + 1)} />}
+      {settingsOpen && <ModelSettings onClose={() => setSettingsOpen(false)} />}
       {dreamId !== null && (
         <DreamDialog
           key={dreamId}

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, renderHook } from "@testing-library/react";
-import { SYNC_EVENT_DELAY_MS, SYNC_POLL_MS, SYNC_STATE_DELAY_MS, syncChanged, useSyncStatus } from "./useSyncStatus";
+import { SYNC_EVENT_DELAY_MS, SYNC_POLL_MS, SYNC_STATE_DELAY_MS, invalidateSyncStatus, useSyncStatus } from "./useSyncStatus";
 import { commands } from "./bindings";
 import type { MemoryChanged } from "./bindings";
 import { onMemoryChanged, onSyncStateChanged } from "./transport";
@@ -55,14 +55,14 @@ describe("the shared sync status", () => {
     expect(api.syncStatus).toHaveBeenCalledTimes(2);
 
     api.syncStatus.mockResolvedValue(err("corrupt", "sync/state.json is not valid JSON"));
-    act(() => syncChanged());
+    await act(() => invalidateSyncStatus());
     await act(() => vi.advanceTimersByTimeAsync(0));
     expect(api.syncStatus).toHaveBeenCalledTimes(3);
     expect(result.current).toBeNull();
 
     // Gone: no more reads.
     unmount();
-    act(() => syncChanged());
+    await act(() => invalidateSyncStatus());
     await act(() => vi.advanceTimersByTimeAsync(SYNC_POLL_MS * 2));
     expect(api.syncStatus).toHaveBeenCalledTimes(3);
   });
@@ -84,8 +84,8 @@ describe("a conflict a sync left", () => {
       for (const path of ["home.md", "prefs.md"]) listeners[0]({ workspace: "personal", paths: [path], source: "sync" });
     });
     await act(() => vi.advanceTimersByTimeAsync(SYNC_EVENT_DELAY_MS));
-    // Each reader reads once for the burst, and every one shows the conflict.
-    expect(api.syncStatus.mock.calls.length).toBe(reads + 2);
+    // One read for the burst, shared by every reader, and every one shows the conflict.
+    expect(api.syncStatus.mock.calls.length).toBe(reads + 1);
     expect(result.current?.workspaces[0]?.conflicts.map((c) => c.id)).toEqual(["k1"]);
     expect(second.result.current?.workspaces[0]?.conflicts.map((c) => c.id)).toEqual(["k1"]);
 
@@ -122,7 +122,7 @@ describe("a conflict a sync left", () => {
       syncListeners[0]();
     });
     await act(() => vi.advanceTimersByTimeAsync(SYNC_STATE_DELAY_MS));
-    expect(api.syncStatus.mock.calls.length).toBe(reads + 2);
+    expect(api.syncStatus.mock.calls.length).toBe(reads + 1);
     expect(result.current?.workspaces[0]?.conflicts.map((c) => c.id)).toEqual(["k1"]);
     expect(second.result.current?.workspaces[0]?.conflicts.map((c) => c.id)).toEqual(["k1"]);
     // Well before the minute's poll.

@@ -1,8 +1,7 @@
-import { useCallback, useEffect, useState } from "react";
-import { commands } from "../../lib/bindings";
-import type { LocalModelInfo, ModelSettings as Settings, WorkspaceInfo } from "../../lib/bindings";
+import { useState } from "react";
+import type { ModelSettings as Settings, WorkspaceInfo } from "../../lib/bindings";
 import { localModelText } from "../../lib/localModel";
-import { useCommand } from "../../lib/useCommand";
+import { invalidateModelReads, useLocalModel, useModelSettings } from "../../lib/queries";
 import { printable } from "../../lib/printable";
 import { ModelSettings } from "../settings/ModelSettings";
 import { LocalModelInstall } from "../settings/LocalModelInstall";
@@ -38,8 +37,8 @@ interface Props {
   workspaces: WorkspaceInfo[];
   /** Show this workspace in the browser. */
   onOpenWorkspace: (id: string) => void;
-  /** The model settings were saved (the chat picks them up). */
-  onModelSaved: (settings: Settings) => void;
+  /** The model settings were saved (every reader of them shows them already). */
+  onModelSaved?: (settings: Settings) => void;
   /** Done with the welcome. */
   onClose: () => void;
 }
@@ -51,29 +50,14 @@ interface Props {
  * sidebar's "Welcome" brings it back.
  */
 export function Welcome({ workspaces, onOpenWorkspace, onModelSaved, onClose }: Props) {
-  const { run, cancel } = useCommand();
-  const [model, setModel] = useState<Settings | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
-  const [local, setLocal] = useState<LocalModelInfo | null>(null);
-
   // What the model sentence says: the settings and the local model, read at start and again
-  // once the local model is installed from here.
-  const readModels = useCallback(() => {
-    void run(commands.getModelSettings(), "welcome-model").then((answer) => {
-      if (answer?.ok) setModel(answer.data);
-    });
-    void run(commands.localModel(), "welcome-local").then((answer) => {
-      if (answer?.ok) setLocal(answer.data);
-    });
-  }, [run]);
-
-  useEffect(() => {
-    readModels();
-    return () => {
-      cancel("welcome-model");
-      cancel("welcome-local");
-    };
-  }, [cancel, readModels]);
+  // once the local model is installed from here (a failed read says nothing).
+  const model = useModelSettings().data ?? null;
+  const local = useLocalModel().data ?? null;
+  const readModels = () => {
+    void invalidateModelReads();
+  };
 
   const found = workspaces.filter((w) => w.kind === "claude" || w.kind === "qwen");
   const close = () => {
@@ -158,10 +142,7 @@ export function Welcome({ workspaces, onOpenWorkspace, onModelSaved, onClose }: 
       {settingsOpen && (
         <ModelSettings
           onClose={() => setSettingsOpen(false)}
-          onSaved={(s) => {
-            setModel(s);
-            onModelSaved(s);
-          }}
+          onSaved={(s) => onModelSaved?.(s)}
         />
       )}
     </section>

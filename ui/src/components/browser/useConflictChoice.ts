@@ -3,7 +3,7 @@ import { commands } from "../../lib/bindings";
 import type { SyncConflict } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { useCommand } from "../../lib/useCommand";
-import { syncChanged } from "../../lib/useSyncStatus";
+import { invalidateSyncStatus } from "../../lib/changeBridge";
 
 /** The open memory's sync conflicts and the choice between their versions, shared by the banner and the Facts view. */
 export interface ConflictChoice {
@@ -22,7 +22,7 @@ export interface ConflictChoice {
 /**
  * Choosing a version of the open memory's sync conflicts (`sync_resolve`, as the conflict cards
  * in Status and the Inbox do). After a choice every reader of the sync status reads it again
- * (`syncChanged()`), and `onSettled` reloads the memory.
+ * (`invalidateSyncStatus()`), and `onSettled` reloads the memory.
  */
 export function useConflictChoice(
   conflicts: readonly SyncConflict[],
@@ -58,7 +58,7 @@ export function useConflictChoice(
       setSettled((s) => new Set([...s, c.id]));
       onSettled(c, keep);
       // The conflict is closed and the file may have changed: the badges, Status and the Inbox read again.
-      syncChanged();
+      void invalidateSyncStatus();
     },
     [run, onSettled],
   );

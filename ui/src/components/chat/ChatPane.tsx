@@ -29,8 +29,6 @@ interface Props {
   drawer?: boolean;
   /** Open the one Settings dialog (absent: the pane opens its own). */
   onOpenSettings?: () => void;
-  /** Changes when the model settings were saved elsewhere: read them again. */
-  modelKey?: number;
 }
 
 /**
@@ -38,7 +36,7 @@ interface Props {
  * state (`useChatSession`). Sending a turn is the one thing done here: it needs the session, the
  * model and the memory's figures together.
  */
-export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, drawer = false, onOpenSettings, modelKey = 0 }: Props) {
+export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, drawer = false, onOpenSettings }: Props) {
   const runner = useCommand();
   const { run } = runner;
   const session = useChatSession(workspace, runner);
@@ -47,7 +45,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
   const [sendError, setSendError] = useState<UiError | null>(null);
   // Settings read with a model configured: a send that failed for the want of one no longer holds.
   const modelFound = useCallback(() => setSendError((e) => (e?.code === "model_not_configured" ? null : e)), []);
-  const [model, setModel] = useChatModel(modelKey, runner, modelFound);
+  const model = useChatModel(modelFound);
   const [needsModel, setNeedsModel] = useState(false);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const noModelButton = useRef<HTMLButtonElement>(null);
@@ -214,8 +212,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
       {settingsOpen && (
         <ModelSettings
           onClose={() => setSettingsOpen(false)}
-          onSaved={(s) => {
-            setModel(s);
+          onSaved={() => {
             setSendError((e) => (e?.code === "model_not_configured" || e?.code === "model_unreachable" ? null : e));
           }}
         />

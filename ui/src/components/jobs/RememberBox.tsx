@@ -5,6 +5,7 @@ import type { UiError } from "../../lib/transport";
 import { isConfigured } from "../../lib/chat";
 import { contentProblem, failure, fileToOpen, isSettled, rememberStatus } from "../../lib/remember";
 import { useCommand } from "../../lib/useCommand";
+import { useModelSettings } from "../../lib/queries";
 import { proposalFate } from "../../lib/inbox";
 import { useProposalStatus } from "../../lib/useInbox";
 import { InlineError } from "../common/InlineError";
@@ -48,13 +49,8 @@ export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpen
   const opened = useRef<string | null>(null);
   // Remembering asks the model to write the fact: with none set, say so before anything is typed
   // (it used to accept the text and then fail). `null` while unknown.
-  const [hasModel, setHasModel] = useState<boolean | null>(null);
-  useEffect(() => {
-    void run(commands.getModelSettings(), "model").then((answer) => {
-      if (answer?.ok) setHasModel(isConfigured(answer.data));
-    });
-    return () => cancel("model");
-  }, [run, cancel]);
+  const settings = useModelSettings().data;
+  const hasModel = settings ? isConfigured(settings) : null;
 
   const listed = task ? (tasks.find((t) => t.id === task.taskId) ?? null) : null;
   const taskId = task?.taskId ?? null;

@@ -3,10 +3,11 @@ import type { KeyboardEvent } from "react";
 import { Modal } from "../common/Modal";
 import { explain } from "../../lib/errors";
 import { commands } from "../../lib/bindings";
-import type { LocalModelInfo, ModelSettings as Settings, SyncSettings as SyncSettingsValue } from "../../lib/bindings";
+import type { ModelSettings as Settings, SyncSettings as SyncSettingsValue } from "../../lib/bindings";
 import { LocalModelChoice } from "./LocalModelChoice";
 import type { UiError } from "../../lib/transport";
 import { useCommand } from "../../lib/useCommand";
+import { invalidateModelReads, modelSettingsSaved, readOnce, reads, useLocalModel } from "../../lib/queries";
 import { InlineError } from "../common/InlineError";
 import { DiscardDialog } from "../common/ConfirmDialog";
 import { SyncSettings } from "./SyncSettings";
@@ -16,8 +17,8 @@ import type { ExtractionSetting } from "../../lib/extraction";
 
 interface Props {
   onClose: () => void;
-  /** The settings in effect after a save. */
-  onSaved: (settings: Settings) => void;
+  /** The settings in effect after a save (every reader of them shows them already). */
+  onSaved?: (settings: Settings) => void;
   /** The section to start in: the model's (default), or sync's (its remote field focused). */
   focus?: "model" | "sync";
   /** The sync settings in effect after a save in the Sync section. */
@@ -145,7 +146,7 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
   const [offered, setOffered] = useState<ModelList>(null);
   const [syncDirty, setSyncDirty] = useState(false);
   const [asking, setAsking] = useState(false);
-  const [localInfo, setLocalInfo] = useState<LocalModelInfo | null>(null);
+  const localInfo = useLocalModel().data ?? null;
   const { run, cancel } = useCommand();
 
   /** Asks the server at the typed base URL for its models (nothing is saved). */
@@ -163,16 +164,10 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
     [run],
   );
 
-  const readLocal = useCallback(
-    () =>
-      run(commands.localModel(), "local").then((answer) => {
-        if (answer?.ok) setLocalInfo(answer.data);
-      }),
-    [run],
-  );
-
+  // Read once as the dialog opens (through the shared cache): the form starts from it, and no later
+  // read may overwrite what is being typed.
   useEffect(() => {
-    void run(commands.getModelSettings(), "load").then((answer) => {
+    void run(readOnce(reads.modelSettings()), "load").then((answer) => {
       if (!answer) return;
       if (answer.ok) {
         setLoaded(answer.data);
@@ -181,13 +176,11 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
         void listModels(f);
       } else setLoadError(answer.error);
     });
-    void readLocal();
     return () => {
       cancel("load");
       cancel("models");
-      cancel("local");
     };
-  }, [run, cancel, listModels, readLocal]);
+  }, [run, cancel, listModels]);
 
   const dirty = !!form && !!loaded && !sameForm(form, formOf(loaded));
   const onSyncDirty = useCallback((d: boolean) => {
@@ -229,7 +222,8 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
     setForm(formOf(s));
     setNote("saved");
     setTest(null);
-    onSaved(s);
+    modelSettingsSaved(s);
+    onSaved?.(s);
     return true;
   };
 
@@ -315,7 +309,7 @@ export function ModelSettings({ onClose, onSaved, focus = "model", onSyncSaved }
                 info={localInfo}
                 local={form.local}
                 onChange={(l) => set("local", l)}
-                onInstalled={() => void readLocal()}
+                onInstalled={() => void invalidateModelReads()}
               />
               {overrides.length > 0 && (
                 <ul className="env-overrides" data-testid="model-env-overrides">

@@ -5,7 +5,7 @@ import type { UiError } from "../../lib/transport";
 import { runSummary, sameSyncForm, syncFormOf, syncSettingsOf } from "../../lib/sync";
 import type { SyncForm } from "../../lib/sync";
 import { useCommand } from "../../lib/useCommand";
-import { syncChanged } from "../../lib/useSyncStatus";
+import { invalidateSyncStatus } from "../../lib/changeBridge";
 import { InlineError } from "../common/InlineError";
 
 interface Props {
@@ -95,7 +95,7 @@ export const SyncSettings = forwardRef<SyncSettingsHandle, Props>(function SyncS
     }
     setLoaded(answer.data);
     setForm(syncFormOf(answer.data));
-    syncChanged();
+    void invalidateSyncStatus();
     onSaved?.(answer.data);
     return answer.data;
   };
@@ -111,7 +111,7 @@ export const SyncSettings = forwardRef<SyncSettingsHandle, Props>(function SyncS
     setBusy(null);
     if (answer.ok) setResult(runSummary(answer.data));
     else setError(answer.error);
-    syncChanged();
+    void invalidateSyncStatus();
   };
 
   const remoteSet = form !== null && form.remote.trim() !== "";

@@ -16,6 +16,7 @@ import { MemoryHealth } from "./MemoryHealth";
 import { SemanticStatus } from "./SemanticStatus";
 import { StatusTasks } from "./StatusTasks";
 import { SyncStatus } from "./SyncStatus";
+import { invalidateSyncStatus } from "../../lib/changeBridge";
 import { ReviewSwitch } from "./ReviewSwitch";
 import { UsageSection } from "./UsageSection";
 
@@ -100,11 +101,16 @@ export function StatusPanel(props: Props) {
     setReloads((n) => n + 1);
   };
 
+  const refresh = () => {
+    setReloads((n) => n + 1);
+    void invalidateSyncStatus();
+  };
+
   return (
     <div className="status-panel" data-testid="status-panel" data-workspace={workspace}>
       <header className="pane-header status-header">
         <h1>Status — {label}</h1>
-        <button type="button" data-testid="status-refresh" onClick={() => setReloads((n) => n + 1)} title="Read the figures again">
+        <button type="button" data-testid="status-refresh" onClick={refresh} title="Read the figures again">
           Refresh
         </button>
       </header>
@@ -194,7 +200,7 @@ export function StatusPanel(props: Props) {
 
             <UsageSection workspace={workspace} reloadKey={`${refreshKey}:${reloads}:${ended}`} onOpenMemory={onOpenMemory} />
 
-            <SyncStatus workspace={workspace} reloadKey={`${refreshKey}:${reloads}`} onOpenMemory={onOpenMemory} />
+            <SyncStatus workspace={workspace} onOpenMemory={onOpenMemory} />
 
             <SemanticStatus tasks={taskList} reloadKey={`${refreshKey}:${reloads}`} onStarted={tasks.update} />
 

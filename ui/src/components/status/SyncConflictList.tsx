@@ -4,7 +4,7 @@ import type { SyncConflict } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { useCommand } from "../../lib/useCommand";
 import { useMemoryNames } from "../../lib/useMemoryNames";
-import { syncChanged } from "../../lib/useSyncStatus";
+import { invalidateSyncStatus } from "../../lib/changeBridge";
 import { SyncConflictCard } from "./SyncConflictCard";
 import type { VersionHeading } from "./SyncConflictCard";
 
@@ -22,7 +22,7 @@ interface Props {
  * A workspace's open sync conflicts, each named by its memory's name (read with the memory
  * list; the path until then), with its versions side by side and a button per choice
  * (`sync_resolve`). One choice at a time; after one, every reader of the sync status reads it
- * again (`syncChanged()`). The Status view's Sync section and the Inbox both list them.
+ * again (`invalidateSyncStatus()`). The Status view's Sync section and the Inbox both list them.
  */
 export function SyncConflictList({ workspace, conflicts, onOpenMemory, onResolved, headingLevel = 4 }: Props) {
   const { run } = useCommand();
@@ -39,7 +39,7 @@ export function SyncConflictList({ workspace, conflicts, onOpenMemory, onResolve
     if (!answer.ok) setResolveError({ id: c.id, error: answer.error });
     else onResolved?.(c, keep);
     // Read again after a choice: the conflict is closed, the file may have changed.
-    syncChanged();
+    void invalidateSyncStatus();
   };
 
   return (

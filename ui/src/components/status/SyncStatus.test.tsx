@@ -42,7 +42,7 @@ beforeEach(() => {
 });
 
 function renderSync(workspace = "personal") {
-  return render(<SyncStatus workspace={workspace} reloadKey={0} onOpenMemory={onOpenMemory} />);
+  return render(<SyncStatus workspace={workspace} onOpenMemory={onOpenMemory} />);
 }
 
 const sentence = async () => (await screen.findByTestId("sync-sentence")).textContent;

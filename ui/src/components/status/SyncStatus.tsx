@@ -1,11 +1,12 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { RemoteSync } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { formatFullTime, formatTime } from "../../lib/format";
 import { CONFLICT_RECALL, NOT_SET_UP, ago, changedText, elsewhereLine, flagSentence, remoteOf, syncSentence, workspaceSync } from "../../lib/sync";
 import { useCommand } from "../../lib/useCommand";
-import { onSyncChanged, syncChanged } from "../../lib/useSyncStatus";
+import { useSyncStatusQuery } from "../../lib/queries";
+import { invalidateSyncStatus } from "../../lib/changeBridge";
 import { printable } from "../../lib/printable";
 import { InlineError } from "../common/InlineError";
 import { ModelSettings } from "../settings/ModelSettings";
@@ -13,8 +14,6 @@ import { SyncConflictList } from "./SyncConflictList";
 
 interface Props {
   workspace: string;
-  /** Changes when the status should be read again (memories changed, Refresh). */
-  reloadKey: string | number;
   onOpenMemory: (workspace: string, path: string) => void;
 }
 
@@ -31,30 +30,18 @@ interface Outcome {
  * its versions side by side, files left out and why, and the last error with its next step;
  * then what the remote carries that no workspace here takes, and what brings it.
  */
-export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
-  const { run, cancel } = useCommand();
-  const [status, setStatus] = useState<RemoteSync | null>(null);
-  const [loadError, setLoadError] = useState<UiError | null>(null);
-  const [reads, setReads] = useState(0);
+export function SyncStatus({ workspace, onOpenMemory }: Props) {
+  const { run } = useCommand();
+  // The shared status (the badges show the same); a failed read keeps the last one beside its error.
+  const read = useSyncStatusQuery();
+  const status = read.data ?? null;
+  const loadError = read.error;
   const [running, setRunning] = useState(false);
   const [runError, setRunError] = useState<UiError | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [undoing, setUndoing] = useState(false);
   const [undoError, setUndoError] = useState<UiError | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
-
-  useEffect(() => onSyncChanged(() => setReads((n) => n + 1)), []);
-
-  useEffect(() => {
-    void run(commands.syncStatus(), "sync-status").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        setStatus(answer.data);
-        setLoadError(null);
-      } else setLoadError(answer.error);
-    });
-    return () => cancel("sync-status");
-  }, [run, cancel, reloadKey, reads]);
 
   const syncNow = useCallback(async () => {
     setRunning(true);
@@ -68,7 +55,7 @@ export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
       const w = workspaceSync(answer.data, workspace);
       setOutcome({ changed: w?.changed.length ?? 0, group: w?.group ?? null, undone: false });
     } else setRunError(answer.error);
-    syncChanged();
+    void invalidateSyncStatus();
   }, [run, workspace]);
 
   const undo = async () => {
@@ -80,7 +67,7 @@ export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
     setUndoing(false);
     if (answer.ok) setOutcome({ ...outcome, undone: true });
     else setUndoError(answer.error);
-    syncChanged();
+    void invalidateSyncStatus();
   };
 
   const openSettings = () => setSettingsOpen(true);
@@ -107,7 +94,7 @@ export function SyncStatus({ workspace, reloadKey, onOpenMemory }: Props) {
           </button>
         )}
       </header>
-      {loadError && <InlineError error={loadError} onRetry={() => setReads((n) => n + 1)} />}
+      {loadError && <InlineError error={loadError} onRetry={() => void read.refetch()} />}
       {!status && !loadError && <div className="muted">Loading…</div>}
       {status && through === null && (
         <div className="sync-setup">
