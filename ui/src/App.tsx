@@ -6,6 +6,8 @@ import type { UiError } from "./lib/transport";
 import { asksToDiscard, browserReducer, initialBrowser, listMode, openKey } from "./lib/browser";
 import type { ChangeSignal, Intent, Target } from "./lib/browser";
 import { useCommand } from "./lib/useCommand";
+import { answer, useMemoryList } from "./lib/queries";
+import { invalidateMemoryReads } from "./lib/changeBridge";
 import { Sidebar } from "./components/browser/Sidebar";
 import { ListPane } from "./components/browser/ListPane";
 import { DetailPane } from "./components/browser/DetailPane";
@@ -117,13 +119,14 @@ export function App() {
     };
   }, [run, cancel, tick]);
 
-  // The memory list of the selected workspace (or all).
+  // The memory list of the selected workspace (or all), as the cache holds it.
+  const listRead = useMemoryList(selectedWs);
+  const listAnswer = answer(listRead);
   useEffect(() => {
-    void run(commands.list(selectedWs, null), "list").then((answer) => {
-      if (answer) dispatch({ type: "list", ws: selectedWs, answer });
-    });
-    return () => cancel("list");
-  }, [run, cancel, selectedWs, tick]);
+    if (listAnswer) dispatch({ type: "list", ws: selectedWs, answer: listAnswer });
+    // The answer is a new object each render; its data and error are what change.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [selectedWs, listRead.data, listRead.error]);
 
   // The daily logs of the selected workspace ("All workspaces" lists none), reloaded like the list.
   useEffect(() => {
@@ -204,7 +207,12 @@ export function App() {
   /** Does `intent` now, or after the user agrees to drop unsaved edits. */
   const request = useCallback((intent: Intent) => dispatch({ type: "request", intent }), []);
   const open = useCallback((target: Target | null) => dispatch({ type: "open", target }), []);
-  const refresh = useCallback(() => dispatch({ type: "refresh" }), []);
+  // A write here (a save, an undo, a forget, an import…): what shows the memories reads them again
+  // now, not only once the server's change event comes.
+  const refresh = useCallback(() => {
+    dispatch({ type: "refresh" });
+    void invalidateMemoryReads();
+  }, []);
   const openPath = useCallback(
     (workspace: string, path: string) => request({ type: "showMemory", workspace, path }),
     [request],
@@ -212,7 +220,10 @@ export function App() {
   const onDirtyChange = useCallback((d: boolean) => dispatch({ type: "dirty", dirty: d }), []);
   const onSavingChange = useCallback((saving: boolean) => dispatch({ type: "saving", saving }), []);
   const onCreated = useCallback(
-    (o: WriteOutcome) => dispatch({ type: "created", workspace: o.workspace, path: o.path }),
+    (o: WriteOutcome) => {
+      dispatch({ type: "created", workspace: o.workspace, path: o.path });
+      void invalidateMemoryReads();
+    },
     [],
   );
 
@@ -234,6 +245,7 @@ export function App() {
   const onDeleted = useCallback(
     (o: WriteOutcome, name: string) => {
       dispatch({ type: "deleted" });
+      void invalidateMemoryReads();
       // The pane that had the focus is gone: the list takes it (else the search box), not the page.
       requestAnimationFrame(() => (document.querySelector<HTMLElement>(".list-scroll") ?? searchRef.current)?.focus());
       const id = o.change_id;
@@ -252,6 +264,7 @@ export function App() {
         const ws = unwrap(await commands.addFolder(path));
         toast({ message: `Added folder “${printable(ws.label)}”` });
         dispatch({ type: "folderAdded", id: ws.id });
+        void invalidateMemoryReads();
         return null;
       } catch (e) {
         return toUiError(e);
@@ -529,7 +542,10 @@ export function App() {
         tasks={taskList}
         onTaskUpdated={updateTask}
         onChanged={refresh}
-        onMoved={() => dispatch({ type: "deleted" })}
+        onMoved={() => {
+          dispatch({ type: "deleted" });
+          void invalidateMemoryReads();
+        }}
         onOpenMemory={openPath}
       />
       {asksToDiscard(state) && (

@@ -284,8 +284,8 @@ export type ChatEventMsg = ChatEvent;
 
 /**  One message of a transcript. */
 export type ChatLine = {
-	/**  `user` or `assistant`. */
-	role: string,
+	/**  Who said it. */
+	role: ChatRole,
 	/**  Text. */
 	text: string,
 	/**  When (RFC 3339). */
@@ -303,6 +303,13 @@ export type ChatLine = {
 	 */
 	proposal: number | null,
 };
+
+/**  Who said a message of a transcript. */
+export type ChatRole = 
+/**  The person. */
+"user" | 
+/**  The chat model. */
+"assistant";
 
 /**  A session with its messages. */
 export type ChatTranscript = {
@@ -339,13 +346,20 @@ export type Compaction = {
 	upto: number,
 	/**  The summary the model sees in their place. */
 	summary: string,
-	/**  `model` (the chat model wrote it) or `extractive` (written without a model). */
-	by: string,
+	/**  Who wrote the summary. */
+	by: CompactionSource,
 	/**  When (RFC 3339). */
 	at: string,
 	/**  The daily log it was appended to (relative to the memory root), when that write worked. */
 	log: string | null,
 };
+
+/**  Who wrote a compaction's summary. */
+export type CompactionSource = 
+/**  The chat model. */
+"model" | 
+/**  Mnemo, without a model (sentences taken from the messages). */
+"extractive";
 
 /**  What a conversation import would cost, estimated before it starts. */
 export type ConversationEstimate = {
@@ -1152,9 +1166,9 @@ export type ModelTest = {
 	latency_ms: number,
 };
 
-/**  A new memory, as clients send it. */
+/**  A new memory. */
 export type NewMemory = {
-	/**  Path relative to the memory root (`null`: derived from the name). */
+	/**  Path relative to the memory root (`null` or blank: a slug of the name). */
 	path: string | null,
 	/**  Short title. */
 	name: string,
@@ -1174,17 +1188,17 @@ export type Passage = {
 	line: number,
 };
 
-/**  Changes to a memory, as clients send them; `null` fields stay as they are. */
+/**  Changes to a memory; `null` fields stay as they are. */
 export type Patch = {
 	/**  New name. */
 	name: string | null,
 	/**  New description. */
 	description: string | null,
-	/**  New type (validated: `invalid_type` otherwise). */
-	type: string | null,
+	/**  New type. */
+	type: MemoryType | null,
 	/**  New body. */
 	body: string | null,
-	/**  The hash the client last read; `conflict` if the file changed since. */
+	/**  The hash the client last read: refused with `conflict` if the file changed since. */
 	expected_hash: string | null,
 };
 

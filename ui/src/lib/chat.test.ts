@@ -209,7 +209,7 @@ describe("compaction markers", () => {
     log: null,
     ...extra,
   });
-  const line = (role: string, text: string): ChatLine => ({ role, text, at: "", recalled: [], wrote: [], proposal: null });
+  const line = (role: ChatLine["role"], text: string): ChatLine => ({ role, text, at: "", recalled: [], wrote: [], proposal: null });
   const shape = (s: ChatState) =>
     chatItems(s).map((it) => (it.kind === "message" ? it.message.text : `--${it.compaction.upto}--`));
 

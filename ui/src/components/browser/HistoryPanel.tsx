@@ -7,6 +7,7 @@ import { formatTime } from "../../lib/format";
 import { printable } from "../../lib/printable";
 import { OP_LABELS, actorOf, changesById, countFiles, frontmatterName, groupUndoneBy, groupWords, historyName, historyRows, recordTitle, undoNote, undoneText } from "../../lib/history";
 import { useCommand } from "../../lib/useCommand";
+import { useMemoryList } from "../../lib/queries";
 import { useRoving } from "../../lib/useRoving";
 import { DiffView } from "./DiffView";
 import { GroupDetail } from "./GroupDetail";
@@ -46,15 +47,8 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
   const [undoing, setUndoing] = useState(false);
   const [reload, setReload] = useState(0);
   /** Memory names by `workspace/path` (rows lead with the name; a deleted one shows its file). */
-  const [names, setNames] = useState<ReadonlyMap<string, string>>(new Map());
-
-  useEffect(() => {
-    if (path !== null) return;
-    void run(commands.list(workspace, null), "names").then((answer) => {
-      if (answer?.ok) setNames(new Map(answer.data.map((d) => [`${d.workspace}/${d.path}`, d.name])));
-    });
-    return () => cancel("names");
-  }, [run, cancel, workspace, path, refreshKey, reload]);
+  const docs = useMemoryList(workspace, path === null).data;
+  const names = useMemo(() => new Map(docs?.map((d) => [`${d.workspace}/${d.path}`, d.name])), [docs]);
   /** The names deleted memories had (read from their deletion's "before"), by `workspace/path`. */
   const [deletedNames, setDeletedNames] = useState<ReadonlyMap<string, string>>(new Map());
   const nameOf = (ws: string, p: string) => historyName(p, names.get(`${ws}/${p}`), deletedNames.get(`${ws}/${p}`));

@@ -4,6 +4,7 @@ import type { UiError } from "../../lib/transport";
 import { isConfigured, memorySnapshot } from "../../lib/chat";
 import type { MemorySnapshot } from "../../lib/chat";
 import { useCommand } from "../../lib/useCommand";
+import { readOnce, reads } from "../../lib/queries";
 import { RECENT_PROPOSALS } from "../../lib/useInbox";
 import { InlineError } from "../common/InlineError";
 import { ModelSettings } from "../settings/ModelSettings";
@@ -100,7 +101,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
           // The figures behind the answer, to draw it as a card; without them the text shows.
           const [stats, docs, proposals] = await Promise.all([
             run(commands.stats(workspace)),
-            run(commands.list(workspace, null)),
+            run(readOnce(reads.list(workspace))),
             run(commands.inbox(workspace, null, 0, RECENT_PROPOSALS)),
           ]);
           if (!stats || !docs || !proposals) return;

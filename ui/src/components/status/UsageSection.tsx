@@ -4,6 +4,7 @@ import type { MemoryUsage } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { formatTokens, neverRecalled, neverSentence, timesText, topRecalled, topTokens, usageSentence } from "../../lib/usage";
 import { useCommand } from "../../lib/useCommand";
+import { useMemoryList } from "../../lib/queries";
 import { InlineError } from "../common/InlineError";
 
 interface Props {
@@ -20,7 +21,6 @@ interface Props {
 export function UsageSection({ workspace, reloadKey, onOpenMemory }: Props) {
   const { run, cancel } = useCommand();
   const [usage, setUsage] = useState<MemoryUsage[] | null>(null);
-  const [names, setNames] = useState<ReadonlyMap<string, string>>(new Map());
   const [error, setError] = useState<UiError | null>(null);
   const [reads, setReads] = useState(0);
 
@@ -32,15 +32,11 @@ export function UsageSection({ workspace, reloadKey, onOpenMemory }: Props) {
         setError(null);
       } else setError(answer.error);
     });
-    // Names to show instead of files; a failed read leaves the files.
-    void run(commands.list(workspace, null), "names").then((answer) => {
-      if (answer?.ok) setNames(new Map(answer.data.map((d) => [d.path, d.name])));
-    });
-    return () => {
-      cancel("usage");
-      cancel("names");
-    };
+    return () => cancel("usage");
   }, [run, cancel, workspace, reloadKey, reads]);
+  // Names to show instead of files; a failed read leaves the files.
+  const docs = useMemoryList(workspace).data;
+  const names = useMemo(() => new Map(docs?.map((d) => [d.path, d.name])), [docs]);
 
   const recalled = useMemo(() => topRecalled(usage ?? []), [usage]);
   const costly = useMemo(() => topTokens(usage ?? []), [usage]);
