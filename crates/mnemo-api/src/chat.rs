@@ -74,11 +74,21 @@ pub enum ChatEvent {
     },
 }
 
+/// Who said a message of a transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Type)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatRole {
+    /// The person.
+    User,
+    /// The chat model.
+    Assistant,
+}
+
 /// One message of a transcript.
 #[derive(Debug, Clone, Serialize, Type)]
 pub struct ChatLine {
-    /// `user` or `assistant`.
-    pub role: String,
+    /// Who said it.
+    pub role: ChatRole,
     /// Text.
     pub text: String,
     /// When (RFC 3339).
@@ -170,12 +180,12 @@ impl Api {
             match r {
                 Record::Message { at, message } => {
                     let role = match message.role {
-                        Role::User => "user",
-                        Role::Assistant => "assistant",
+                        Role::User => ChatRole::User,
+                        Role::Assistant => ChatRole::Assistant,
                         _ => continue,
                     };
                     messages.push(ChatLine {
-                        role: role.to_owned(),
+                        role,
                         text: message.content.unwrap_or_default(),
                         at,
                         recalled: Vec::new(),
@@ -184,7 +194,11 @@ impl Api {
                     });
                 }
                 Record::Recalled { paths } => {
-                    if let Some(last) = messages.iter_mut().rev().find(|m| m.role == "assistant") {
+                    if let Some(last) = messages
+                        .iter_mut()
+                        .rev()
+                        .find(|m| m.role == ChatRole::Assistant)
+                    {
                         last.recalled = paths;
                     }
                 }
@@ -517,5 +531,5 @@ fn reply_at(messages: &mut [ChatLine], upto: u64) -> Option<&mut ChatLine> {
     messages[..at]
         .iter_mut()
         .rev()
-        .find(|m| m.role == "assistant")
+        .find(|m| m.role == ChatRole::Assistant)
 }

@@ -39,7 +39,7 @@ use mnemo_store::watch::WatchHandle;
 use mnemo_store::{Home, Vault};
 use serde::Deserialize;
 
-pub use chat::{ChatEvent, ChatLine, ChatTranscript, MAX_MESSAGE_BYTES};
+pub use chat::{ChatEvent, ChatLine, ChatRole, ChatTranscript, MAX_MESSAGE_BYTES};
 pub use import::default_export_name;
 pub use local_model::{ENV_LOCAL, LocalModelInfo};
 pub use memory::{ChangeDiff, NewMemory, Patch};

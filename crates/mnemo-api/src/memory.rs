@@ -10,42 +10,12 @@ use mnemo_store::vault::{
     GroupUndo, MemoryDetail, Status, SyncReport, WorkspaceInfo, WriteOutcome,
 };
 use mnemo_store::workspace::Settings;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use specta::Type;
 
 use crate::{Api, clamp};
 
-/// A new memory, as clients send it.
-#[derive(Debug, Clone, Serialize, Deserialize, Type)]
-pub struct NewMemory {
-    /// Path relative to the memory root (`null`: derived from the name).
-    pub path: Option<String>,
-    /// Short title.
-    pub name: String,
-    /// One specific line.
-    pub description: String,
-    /// Memory type.
-    #[serde(rename = "type")]
-    pub memory_type: MemoryType,
-    /// Body text.
-    pub body: String,
-}
-
-/// Changes to a memory, as clients send them; `null` fields stay as they are.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, Type)]
-pub struct Patch {
-    /// New name.
-    pub name: Option<String>,
-    /// New description.
-    pub description: Option<String>,
-    /// New type (validated: `invalid_type` otherwise).
-    #[serde(rename = "type")]
-    pub memory_type: Option<String>,
-    /// New body.
-    pub body: Option<String>,
-    /// The hash the client last read; `conflict` if the file changed since.
-    pub expected_hash: Option<String>,
-}
+pub use mnemo_core::{NewMemory, Patch};
 
 /// A name or description must be printable: no control character, no bidi override.
 fn check_printable(parts: &[&str]) -> Result<()> {
@@ -144,12 +114,9 @@ impl Api {
             &memory.name,
             &memory.description,
         ])?;
-        let new = mnemo_store::NewMemory {
+        let new = NewMemory {
             path: memory.path.filter(|p| !p.trim().is_empty()),
-            name: memory.name,
-            description: memory.description,
-            memory_type: memory.memory_type,
-            body: memory.body,
+            ..memory
         };
         let out = self.vault.create(&workspace, &new, self.person)?;
         self.lift_forgotten(&workspace, &new.body);
@@ -185,18 +152,11 @@ impl Api {
             patch.description.as_deref().unwrap_or(""),
         ])?;
         let body = patch.body.clone();
-        let p = mnemo_store::Patch {
-            name: patch.name,
-            description: patch.description,
-            memory_type: patch.memory_type,
-            body: patch.body,
-            expected_hash: patch.expected_hash,
-        };
         let before = body
             .as_ref()
             .and_then(|_| self.vault.get(&workspace, &path).ok())
             .map(|d| d.body);
-        let out = self.vault.update(&workspace, &path, &p, self.person)?;
+        let out = self.vault.update(&workspace, &path, &patch, self.person)?;
         if let Some(b) = body {
             self.lift_forgotten_new(&workspace, before.as_deref().unwrap_or(""), &b);
         }

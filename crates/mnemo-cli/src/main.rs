@@ -224,7 +224,7 @@ fn run(cli: Cli, json: bool) -> Result<()> {
             let patch = Patch {
                 name,
                 description,
-                memory_type,
+                memory_type: memory_type.map(|t| t.parse()).transpose()?,
                 body,
                 expected_hash: None,
             };

@@ -9,6 +9,9 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+mod memory;
+pub use memory::{NewMemory, Patch};
+
 /// The closed set of memory types.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, specta::Type,

@@ -447,7 +447,11 @@ async fn the_chat_model_s_own_write_in_review_mode_is_a_proposal() {
     let t = api.chat_transcript("personal".into(), session).unwrap();
     assert!(t.messages.iter().all(|m| m.wrote.is_empty()), "{t:?}");
     // …and the reply keeps its proposal, so a reloaded chat still says it was proposed.
-    let reply = t.messages.iter().rfind(|m| m.role == "assistant").unwrap();
+    let reply = t
+        .messages
+        .iter()
+        .rfind(|m| m.role == mnemo_api::ChatRole::Assistant)
+        .unwrap();
     assert_eq!(reply.proposal, Some(id), "{t:?}");
     // Accepted, it lands as the person's choice.
     api.inbox_accept(id, None).unwrap();

@@ -78,6 +78,27 @@ pub struct TurnResult {
     pub redacted: Option<String>,
 }
 
+/// Who wrote a compaction's summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Type)]
+#[serde(rename_all = "lowercase")]
+pub enum CompactionSource {
+    /// The chat model.
+    Model,
+    /// Mnemo, without a model (sentences taken from the messages).
+    Extractive,
+}
+
+impl CompactionSource {
+    /// The wire name (`model`, `extractive`).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Model => "model",
+            Self::Extractive => "extractive",
+        }
+    }
+}
+
 /// A compaction of a chat's older messages into a summary.
 #[derive(Debug, Clone, Serialize, Type)]
 pub struct Compaction {
@@ -86,8 +107,8 @@ pub struct Compaction {
     pub upto: u32,
     /// The summary the model sees in their place.
     pub summary: String,
-    /// `model` (the chat model wrote it) or `extractive` (written without a model).
-    pub by: String,
+    /// Who wrote the summary.
+    pub by: CompactionSource,
     /// When (RFC 3339).
     pub at: String,
     /// The daily log it was appended to (relative to the memory root), when that write worked.

@@ -75,8 +75,8 @@ pub enum Record {
         upto: u64,
         /// The summary.
         summary: String,
-        /// `model` or `extractive`.
-        by: String,
+        /// Who wrote the summary.
+        by: super::CompactionSource,
         /// The daily log the summary was appended to, if that write worked.
         #[serde(default)]
         log: Option<String>,
@@ -103,14 +103,11 @@ pub struct Sessions {
     dir: PathBuf,
 }
 
-/// Appends and rewrites of session files in this process take turns, so a rename (which
-/// rewrites the file) never loses a record appended meanwhile.
-static SESSION_WRITES: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn session_writes() -> std::sync::MutexGuard<'static, ()> {
-    SESSION_WRITES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+/// Appends and rewrites of one workspace's session files take turns — between threads and
+/// between processes (the app and `mnemo chat`), by an OS lock on `sessions/.writes.lock` — so a
+/// rename, which rewrites the file, never loses a record appended meanwhile. Held until dropped.
+fn writes_turn(dir: &std::path::Path) -> Result<std::fs::File> {
+    fsutil::lock_file(&dir.join(".writes.lock"))
 }
 
 fn valid_id(id: &str) -> Result<()> {
@@ -190,7 +187,7 @@ impl Sessions {
 
     /// Append records (one line each, flushed and synced).
     pub fn append(&self, id: &str, records: &[Record]) -> Result<()> {
-        let _turn = session_writes();
+        let _turn = writes_turn(&self.dir)?;
         let path = self.path(id)?;
         if !path.exists() {
             return Err(Error::not_found(format!("no chat session `{id}`")));
@@ -245,7 +242,7 @@ impl Sessions {
         title: Option<&str>,
         ignore_memory: Option<bool>,
     ) -> Result<()> {
-        let _turn = session_writes();
+        let _turn = writes_turn(&self.dir)?;
         let mut records = self.records(id)?;
         let mut found = false;
         for r in &mut records {
@@ -285,7 +282,7 @@ impl Sessions {
 
     /// Delete a session.
     pub fn delete(&self, id: &str) -> Result<()> {
-        let _turn = session_writes();
+        let _turn = writes_turn(&self.dir)?;
         let path = self.path(id)?;
         if !path.is_file() {
             return Err(Error::not_found(format!("no chat session `{id}`")));
@@ -502,7 +499,7 @@ impl mnemo_sync::extras::Extras for SessionSync {
             );
             return Ok(true);
         }
-        let _turn = session_writes();
+        let _turn = writes_turn(&sessions.dir)?;
         let current = std::fs::read(&path).ok();
         if current.as_deref() != expected {
             return Ok(false);

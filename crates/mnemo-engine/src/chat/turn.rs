@@ -13,9 +13,9 @@ use super::compact::{self, Fit};
 use super::markup::{MarkupFilter, strip_tool_markup};
 use super::sessions::{compacted_of, messages_of, recent_tools_of, surfaced_of};
 use super::{
-    BASE_PROMPT, ChatCommand, Compaction, MAX_TOOL_ROUNDS, NEW_CHAT_TITLE, NO_TOOLS_PROMPT,
-    PLAIN_PROMPT, Record, Sessions, TurnEvent, TurnResult, model_error, recall_timeout,
-    status_text,
+    BASE_PROMPT, ChatCommand, Compaction, CompactionSource, MAX_TOOL_ROUNDS, NEW_CHAT_TITLE,
+    NO_TOOLS_PROMPT, PLAIN_PROMPT, Record, Sessions, TurnEvent, TurnResult, model_error,
+    recall_timeout, status_text,
 };
 use crate::agent::{AgentEvent, AgentLimits, AgentMachine, AgentOutcome};
 use crate::extract::{ExtractRequest, ExtractResult, ExtractStatus, run_extract};
@@ -469,15 +469,15 @@ impl Turn {
                     at: at.to_rfc3339_opts(SecondsFormat::Secs, true),
                     upto: u64::try_from(upto).unwrap_or(u64::MAX),
                     summary: text.clone(),
-                    by: by.to_owned(),
+                    by,
                     log: log.clone(),
                 };
                 self.sessions.append(&self.session, &[record])?;
-                tracing::info!(session = %self.session, upto, by, "compacted the conversation");
+                tracing::info!(session = %self.session, upto, by = by.as_str(), "compacted the conversation");
                 let made = Compaction {
                     upto: u32::try_from(upto).unwrap_or(u32::MAX),
                     summary: text.clone(),
-                    by: by.to_owned(),
+                    by,
                     at: at.to_rfc3339_opts(SecondsFormat::Secs, true),
                     log,
                 };
@@ -598,7 +598,7 @@ impl Turn {
 const SUMMARY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The summary of `older` (after `previous`): by the model, else extractive. Returns the text and
-/// `model` / `extractive`.
+/// who wrote it.
 async fn summarize(
     client: &Client,
     previous: Option<&str>,
@@ -606,7 +606,7 @@ async fn summarize(
     max_tokens: usize,
     window: usize,
     cancel: &CancellationToken,
-) -> (String, &'static str) {
+) -> (String, CompactionSource) {
     let instructions = compact::summary_prompt(max_tokens);
     let mut transcript = compact::transcript_text(previous, older);
     // The summary request itself must fit: keep the transcript's most recent part.
@@ -633,7 +633,7 @@ async fn summarize(
             if !text.is_empty() {
                 // The summary goes into the session and the daily log: no secret may.
                 let (text, _) = crate::secrets::redact(&compact::cut_to(text, max_tokens));
-                return (text, "model");
+                return (text, CompactionSource::Model);
             }
             tracing::warn!("the model's summary was empty: summarising without it");
         }
@@ -642,7 +642,7 @@ async fn summarize(
     }
     (
         crate::secrets::redact(&compact::extractive_summary(previous, older, max_tokens)).0,
-        "extractive",
+        CompactionSource::Extractive,
     )
 }
 

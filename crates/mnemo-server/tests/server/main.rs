@@ -229,7 +229,16 @@ async fn commands_round_trip_with_the_same_arguments_as_tauri() {
             json!({"workspace": "personal", "path": "style.md", "patch": {"type": "note"}}),
         )
         .await;
-    assert_eq!((st, err["code"].as_str().unwrap()), (400, "invalid_type"));
+    // As for `create`: a type outside the closed set does not fit the arguments, and the
+    // message names the set.
+    assert_eq!(
+        (st, err["code"].as_str().unwrap()),
+        (400, "invalid_arguments")
+    );
+    assert!(
+        err["message"].as_str().unwrap().contains("feedback"),
+        "{err}"
+    );
 }
 
 #[tokio::test]

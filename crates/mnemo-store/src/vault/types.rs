@@ -1,6 +1,6 @@
 //! What the vault's reads and writes return.
 
-use mnemo_core::{MemoryType, WorkspaceKind};
+use mnemo_core::WorkspaceKind;
 use serde::Serialize;
 
 use crate::index::{Counts, DocSummary};
@@ -52,35 +52,7 @@ pub struct EntryOut {
     pub superseded: Option<crate::supersede::Supersession>,
 }
 
-/// A new memory.
-#[derive(Debug, Clone)]
-pub struct NewMemory {
-    /// Path relative to the memory root; default: a slug of the name.
-    pub path: Option<String>,
-    /// Name.
-    pub name: String,
-    /// One-line description.
-    pub description: String,
-    /// Type.
-    pub memory_type: MemoryType,
-    /// Body.
-    pub body: String,
-}
-
-/// Changes to a memory; `None` fields stay as they are.
-#[derive(Debug, Clone, Default)]
-pub struct Patch {
-    /// New name.
-    pub name: Option<String>,
-    /// New description.
-    pub description: Option<String>,
-    /// New type (validated against the closed set).
-    pub memory_type: Option<String>,
-    /// New body.
-    pub body: Option<String>,
-    /// Refuse with `conflict` unless the file still has this hash.
-    pub expected_hash: Option<String>,
-}
+pub use mnemo_core::{NewMemory, Patch};
 
 /// What a write did.
 #[derive(Debug, Clone, Serialize, specta::Type)]

@@ -2,9 +2,7 @@
 
 use std::fs;
 
-use mnemo_core::{
-    ChangeSource, Error, ErrorCode, MemoryChanged, MemoryType, Result, WorkspaceKind,
-};
+use mnemo_core::{ChangeSource, Error, ErrorCode, MemoryChanged, Result, WorkspaceKind};
 
 use super::{NewMemory, Patch, Vault, WriteOutcome, guard, not_a_memory, slug};
 use crate::doc::{self, DocKind};
@@ -86,9 +84,8 @@ impl Vault {
                 }));
             }
             let mut file = TopicFile::parse(text);
-            if let Some(t) = &patch.memory_type {
-                t.parse::<MemoryType>()?;
-                file.set_field("type", t)?;
+            if let Some(t) = patch.memory_type {
+                file.set_field("type", t.as_str())?;
             }
             if let Some(n) = &patch.name {
                 file.set_field("name", n)?;

@@ -122,15 +122,9 @@ fn update_validates_and_refuses_bad_changes() {
         )
         .unwrap();
     let before = std::fs::read(f.personal().join("a.md")).unwrap();
-    let bad_type = Patch {
-        memory_type: Some("note".into()),
-        ..Patch::default()
-    };
+    // A type outside the closed set cannot be a `Patch` at all: it is refused where it is read.
     assert_eq!(
-        f.vault
-            .update("personal", "a.md", &bad_type, ChangeSource::User)
-            .unwrap_err()
-            .code,
+        "note".parse::<MemoryType>().unwrap_err().code,
         ErrorCode::InvalidType
     );
     let empty_name = Patch {
