@@ -5,8 +5,8 @@ import { onMemoryChanged, toUiError, unwrap } from "./lib/transport";
 import type { UiError } from "./lib/transport";
 import { asksToDiscard, browserReducer, initialBrowser, listMode, openKey } from "./lib/browser";
 import type { ChangeSignal, Intent, Target } from "./lib/browser";
-import { useCommand } from "./lib/useCommand";
-import { answer, useMemoryList } from "./lib/queries";
+import { answer, reads, useHomeStatus, useLogs, useMemoryList, useRead, useWorkspaces } from "./lib/queries";
+import { useDebounced } from "./lib/useDebounced";
 import { invalidateMemoryReads } from "./lib/changeBridge";
 import { Sidebar } from "./components/browser/Sidebar";
 import { ListPane } from "./components/browser/ListPane";
@@ -45,7 +45,7 @@ export { CHAT_OPEN_KEY } from "./lib/prefs";
 
 export const SEARCH_DEBOUNCE_MS = 120;
 export const SEARCH_LIMIT = 200;
-/** memory_changed events arriving within this window cause one reload. */
+/** memory_changed events arriving within this window are one signal to the detail pane. */
 const EVENT_COALESCE_MS = 150;
 
 const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
@@ -53,9 +53,8 @@ const MOD_KEY = isMac ? "⌘" : "Ctrl+";
 
 export function App() {
   const toast = useToast();
-  const { run, cancel } = useCommand();
   const [state, dispatch] = useReducer(browserReducer, undefined, () => initialBrowser(readChatOpen(), readWorkspace()));
-  const { workspaces, selectedWs, view, tick, chatOpen, dirty } = state;
+  const { workspaces, selectedWs, view, chatOpen, dirty } = state;
   const searchRef = useRef<HTMLInputElement>(null);
   const tasks = useTaskList();
   const [dreamDialog, dreamDispatch] = useReducer(dreamDialogReducer, initialDreamDialog);
@@ -105,56 +104,52 @@ export function App() {
   const headingFocused = useCallback(() => setFocusRestored(null), []);
   if (focusRestored !== null && openedKey !== null && openedKey !== focusRestored) setFocusRestored(null);
 
-  // Workspaces (with counts) and status.
+  // What the browser shows, as the cache holds it (the change events and the writes here keep it
+  // current): the workspaces with their counts, the home's status, the selected workspace's list
+  // (or all) and its daily logs ("All workspaces" lists none). Each answer goes to the reducer as
+  // it comes; the data and the error are what change (the answer is a new object each render).
+  const workspacesRead = useWorkspaces();
+  const workspacesAnswer = answer(workspacesRead);
   useEffect(() => {
-    void run(commands.workspaces(), "workspaces").then((answer) => {
-      if (answer) dispatch({ type: "workspaces", answer });
-    });
-    void run(commands.status(), "status").then((answer) => {
-      if (answer?.ok) dispatch({ type: "status", status: answer.data });
-    });
-    return () => {
-      cancel("workspaces");
-      cancel("status");
-    };
-  }, [run, cancel, tick]);
-
-  // The memory list of the selected workspace (or all), as the cache holds it.
+    if (workspacesAnswer) dispatch({ type: "workspaces", answer: workspacesAnswer });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [workspacesRead.data, workspacesRead.error]);
+  const homeStatus = useHomeStatus().data;
+  useEffect(() => {
+    if (homeStatus) dispatch({ type: "status", status: homeStatus });
+  }, [homeStatus]);
   const listRead = useMemoryList(selectedWs);
   const listAnswer = answer(listRead);
   useEffect(() => {
     if (listAnswer) dispatch({ type: "list", ws: selectedWs, answer: listAnswer });
-    // The answer is a new object each render; its data and error are what change.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [selectedWs, listRead.data, listRead.error]);
-
-  // The daily logs of the selected workspace ("All workspaces" lists none), reloaded like the list.
+  const logsRead = useLogs(selectedWs);
+  const logsAnswer = answer(logsRead);
   useEffect(() => {
-    if (selectedWs === null) return;
-    void run(commands.logs(selectedWs), "logs").then((answer) => {
-      if (answer) dispatch({ type: "logs", ws: selectedWs, answer });
-    });
-    return () => cancel("logs");
-  }, [run, cancel, selectedWs, tick]);
+    if (logsAnswer && selectedWs !== null) dispatch({ type: "logs", ws: selectedWs, answer: logsAnswer });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [selectedWs, logsRead.data, logsRead.error]);
 
-  // Instant search, debounced.
+  // Instant search, debounced: the query read once typing pauses (and again when memories change).
   const { q } = listMode(state);
   const { wordsOnly } = state;
+  const asked = useDebounced(JSON.stringify([selectedWs, q, wordsOnly]), SEARCH_DEBOUNCE_MS);
+  const [askedWs, askedQ, askedWordsOnly] = JSON.parse(asked) as [string | null, string, boolean];
+  // `null`: hybrid (meaning + words) when the embedding model is available, else words.
+  const searchRead = useRead({
+    ...reads.search(askedWs, askedQ, SEARCH_LIMIT, askedWordsOnly ? true : null),
+    enabled: q !== "" && askedQ !== "",
+  });
+  const searchAnswer = answer(searchRead);
   useEffect(() => {
-    if (!q) return;
-    const timer = setTimeout(() => {
-      // `null`: hybrid (meaning + words) when the embedding model is available, else words.
-      void run(commands.search(selectedWs, q, SEARCH_LIMIT, wordsOnly ? true : null), "search").then((answer) => {
-        if (answer) dispatch({ type: "search", ws: selectedWs, q, wordsOnly, answer });
-      });
-    }, SEARCH_DEBOUNCE_MS);
-    return () => {
-      clearTimeout(timer);
-      cancel("search");
-    };
-  }, [run, cancel, q, selectedWs, wordsOnly, tick]);
+    if (!searchAnswer) return;
+    dispatch({ type: "search", ws: askedWs, q: askedQ, wordsOnly: askedWordsOnly, answer: searchAnswer });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [searchRead.data, searchRead.error]);
 
-  // Live updates: coalesce bursts of memory_changed into one reload.
+  // Live updates: new and changed memories are marked, and a burst of memory_changed is one signal
+  // to the detail pane (the data layer reads the lists and figures again on its own).
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let batch: ChangeSignal["changes"] = [];
@@ -174,7 +169,6 @@ export function App() {
         batch.push({ workspace: e.workspace, paths: e.paths });
         if (timer === undefined) timer = setTimeout(flush, EVENT_COALESCE_MS);
       },
-      () => dispatch({ type: "refresh" }),
     );
     return () => {
       unsubscribe();
@@ -209,10 +203,7 @@ export function App() {
   const open = useCallback((target: Target | null) => dispatch({ type: "open", target }), []);
   // A write here (a save, an undo, a forget, an import…): what shows the memories reads them again
   // now, not only once the server's change event comes.
-  const refresh = useCallback(() => {
-    dispatch({ type: "refresh" });
-    void invalidateMemoryReads();
-  }, []);
+  const refresh = useCallback(() => void invalidateMemoryReads(), []);
   const openPath = useCallback(
     (workspace: string, path: string) => request({ type: "showMemory", workspace, path }),
     [request],
@@ -444,7 +435,6 @@ export function App() {
               label={workspaceLabel(selectedWs)}
               workspaceLabel={workspaceLabel}
               tasks={tasks}
-              refreshKey={tick}
               onOpenMemory={openPath}
               onOpenDream={openDream}
               onDreamStarted={onDreamStarted}
@@ -485,7 +475,6 @@ export function App() {
             wide
             workspace={selectedWs}
             path={null}
-            refreshKey={tick}
             onOpen={openPath}
             onUndone={refresh}
           />

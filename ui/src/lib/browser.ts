@@ -91,8 +91,6 @@ export interface BrowserState {
   cursorKey: string | null;
   /** What the detail pane shows; a new `seq` is a fresh pane. */
   detail: { seq: number; target: Target } | null;
-  /** Bumped to reload workspaces, list, search and history. */
-  tick: number;
   change: ChangeSignal | null;
   collapsed: ReadonlySet<GroupId>;
   /** The open memory has unsaved edits. */
@@ -129,14 +127,13 @@ export type BrowserAction =
   | { type: "dirty"; dirty: boolean }
   /** A save started or ended: an intent held meanwhile is applied if the edits were saved. */
   | { type: "saving"; saving: boolean }
-  | { type: "refresh" }
-  /** memory_changed events, coalesced: tell the detail pane, and reload. */
+  /** memory_changed events, coalesced: tell the detail pane (the data layer reads the rest again). */
   | { type: "changed"; changes: ChangeSignal["changes"] }
-  /** A memory was created: select and open it, and reload. */
+  /** A memory was created: select and open it. */
   | { type: "created"; workspace: string; path: string }
-  /** The open memory was deleted: close it, and reload. */
+  /** The open memory was deleted: close it. */
   | { type: "deleted" }
-  /** A folder was added: show it, and reload. */
+  /** A folder was added: show it. */
   | { type: "folderAdded"; id: string }
   | { type: "workspaces"; answer: Answer<WorkspaceInfo[]> }
   | { type: "status"; status: Status }
@@ -160,7 +157,6 @@ export function initialBrowser(chatOpen = true, selectedWs: string | null = null
     searchError: null,
     cursorKey: null,
     detail: null,
-    tick: 0,
     change: null,
     collapsed: new Set(),
     dirty: false,
@@ -218,8 +214,6 @@ function request(state: BrowserState, intent: Intent): BrowserState {
   return state.dirty ? { ...state, pending: intent } : apply(state, intent);
 }
 
-const reload = (state: BrowserState): BrowserState => ({ ...state, tick: state.tick + 1 });
-
 export function browserReducer(state: BrowserState, action: BrowserAction): BrowserState {
   switch (action.type) {
     case "open":
@@ -271,18 +265,16 @@ export function browserReducer(state: BrowserState, action: BrowserAction): Brow
       // Edits still unsaved (the save failed, or more were typed): `asksToDiscard` asks as usual.
       return !action.saving && next.pending && !next.dirty ? apply({ ...next, pending: null }, next.pending) : next;
     }
-    case "refresh":
-      return reload(state);
     case "changed": {
-      if (action.changes.length === 0) return reload(state);
-      return reload({ ...state, change: { seq: (state.change?.seq ?? 0) + 1, changes: action.changes } });
+      if (action.changes.length === 0) return state;
+      return { ...state, change: { seq: (state.change?.seq ?? 0) + 1, changes: action.changes } };
     }
     case "created":
-      return reload(open(state, { mode: "existing", workspace: action.workspace, path: action.path }));
+      return open(state, { mode: "existing", workspace: action.workspace, path: action.path });
     case "deleted":
-      return reload(open(state, null));
+      return open(state, null);
     case "folderAdded":
-      return reload({ ...state, selectedWs: action.id });
+      return { ...state, selectedWs: action.id };
     case "workspaces": {
       if (!action.answer.ok) return { ...state, docsError: action.answer.error };
       const workspaces = action.answer.data;

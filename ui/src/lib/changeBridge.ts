@@ -3,7 +3,7 @@
 // marks stale exactly the answers that may have changed, so whoever shows them reads them again.
 //
 // - `memory_changed` (a burst coalesced into one): the answers that follow a workspace's memory
-//   files — the list, its logs, search, counts, stats, usage, history — of that workspace and of
+//   files — the list, its logs, search, counts, stats, usage, history, diffs — of that workspace and of
 //   "all workspaces"; and, soon after, the sync status (what waits to be sent), when a remote is
 //   set: without one no sync can leave a conflict.
 // - `sync_changed` (a sync here or in another process ran, left or closed a conflict, which may
@@ -37,6 +37,8 @@ export const MEMORY_READS: ReadonlySet<string> = new Set([
   "stats",
   "memory_usage",
   "history",
+  // A change's diff carries whether it was undone since.
+  "diff",
 ]);
 
 const SYNC_STATUS = ["sync_status"] as const;

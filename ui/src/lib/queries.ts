@@ -8,10 +8,23 @@
 //   list.data   // the answer, `undefined` until read
 //   list.error  // a `UiError` (`toUiError`), `null` when the last read worked
 
+import { useEffect, useRef } from "react";
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import type { QueryKey, UseQueryOptions, UseQueryResult } from "@tanstack/react-query";
 import { commands } from "./bindings";
-import type { DocSummary, LocalModelInfo, ModelSettings, RemoteSync, Status, WorkspaceInfo } from "./bindings";
+import type {
+  ChangeDiff,
+  ChangeSummary,
+  DocSummary,
+  Hit,
+  LocalModelInfo,
+  MemoryStats,
+  MemoryUsage,
+  ModelSettings,
+  RemoteSync,
+  Status,
+  WorkspaceInfo,
+} from "./bindings";
 import { toUiError } from "./transport";
 import type { Result, UiError } from "./transport";
 import type { Answer } from "./useCommand";
@@ -44,6 +57,13 @@ export const keys = {
   status: () => ["status"] as const,
   list: (workspace: string | null) => ["list", workspace] as const,
   logs: (workspace: string) => ["logs", workspace] as const,
+  search: (workspace: string | null, query: string, limit: number | null, lexical: boolean | null) =>
+    ["search", workspace, query, limit, lexical] as const,
+  history: (workspace: string | null, path: string | null, limit: number | null) =>
+    ["history", workspace, path, limit] as const,
+  diff: (change: number) => ["diff", change] as const,
+  stats: (workspace: string) => ["stats", workspace] as const,
+  memoryUsage: (workspace: string, path: string | null) => ["memory_usage", workspace, path] as const,
 };
 
 /** One query per read command. */
@@ -86,6 +106,31 @@ export const reads = {
       queryKey: keys.logs(workspace),
       queryFn: () => answerOf(() => commands.logs(workspace)),
     }),
+  search: (workspace: string | null, query: string, limit: number | null, lexical: boolean | null) =>
+    queryOptions<Hit[], UiError>({
+      queryKey: keys.search(workspace, query, limit, lexical),
+      queryFn: () => answerOf(() => commands.search(workspace, query, limit, lexical)),
+    }),
+  history: (workspace: string | null, path: string | null, limit: number | null) =>
+    queryOptions<ChangeSummary[], UiError>({
+      queryKey: keys.history(workspace, path, limit),
+      queryFn: () => answerOf(() => commands.history(workspace, path, limit)),
+    }),
+  diff: (change: number) =>
+    queryOptions<ChangeDiff, UiError>({
+      queryKey: keys.diff(change),
+      queryFn: () => answerOf(() => commands.diff(change)),
+    }),
+  stats: (workspace: string) =>
+    queryOptions<MemoryStats, UiError>({
+      queryKey: keys.stats(workspace),
+      queryFn: () => answerOf(() => commands.stats(workspace)),
+    }),
+  memoryUsage: (workspace: string, path: string | null) =>
+    queryOptions<MemoryUsage[], UiError>({
+      queryKey: keys.memoryUsage(workspace, path),
+      queryFn: () => answerOf(() => commands.memoryUsage(workspace, path)),
+    }),
 };
 
 /** Reads a query for a component: the cache's answer, kept current by the change events. */
@@ -103,6 +148,25 @@ export const useHomeStatus = () => useRead(reads.status());
 export const useMemoryList = (workspace: string | null, enabled = true) => useRead({ ...reads.list(workspace), enabled });
 /** The daily logs of `workspace`; "all workspaces" (`null`) lists none and reads nothing. */
 export const useLogs = (workspace: string | null) => useRead({ ...reads.logs(workspace ?? ""), enabled: workspace !== null });
+export const useHistory = (workspace: string | null, path: string | null, limit: number | null) =>
+  useRead(reads.history(workspace, path, limit));
+/** One change's diff (`null`: none selected, nothing read). */
+export const useDiff = (change: number | null) => useRead({ ...reads.diff(change ?? 0), enabled: change !== null });
+export const useStats = (workspace: string) => useRead(reads.stats(workspace));
+export const useMemoryUsage = (workspace: string, path: string | null) => useRead(reads.memoryUsage(workspace, path));
+
+/**
+ * Reads again when `signal` changes after the first render: something the events do not cover
+ * changed it (a task of this view ended, the person asked with Refresh).
+ */
+export function useRefetchOn(signal: unknown, refetch: () => unknown): void {
+  const seen = useRef(signal);
+  useEffect(() => {
+    if (Object.is(seen.current, signal)) return;
+    seen.current = signal;
+    void refetch();
+  }, [signal, refetch]);
+}
 
 /**
  * A read done once, from an event handler (a send, a dialog opening), through the cache: shared

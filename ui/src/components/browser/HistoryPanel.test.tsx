@@ -73,7 +73,7 @@ beforeEach(() => {
 function renderPanel() {
   return render(
     <ToastProvider>
-      <HistoryPanel wide workspace="personal" path={null} refreshKey={0} onOpen={onOpen} onUndone={onUndone} />
+      <HistoryPanel wide workspace="personal" path={null} onOpen={onOpen} onUndone={onUndone} />
     </ToastProvider>,
   );
 }
@@ -266,7 +266,7 @@ describe("history with change groups", () => {
     api.history.mockResolvedValue(ok([EXTRACT_B]));
     render(
       <ToastProvider>
-        <HistoryPanel workspace="personal" path="tea.md" refreshKey={0} />
+        <HistoryPanel workspace="personal" path="tea.md" />
       </ToastProvider>,
     );
     const group = await screen.findByTestId("history-group");

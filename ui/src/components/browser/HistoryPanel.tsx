@@ -1,13 +1,13 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
-import type { ChangeDiff, ChangeSummary } from "../../lib/bindings";
+import type { ChangeSummary } from "../../lib/bindings";
 import { toUiError, unwrap } from "../../lib/transport";
 import type { UiError } from "../../lib/transport";
 import { formatTime } from "../../lib/format";
 import { printable } from "../../lib/printable";
 import { OP_LABELS, actorOf, changesById, countFiles, frontmatterName, groupUndoneBy, groupWords, historyName, historyRows, recordTitle, undoNote, undoneText } from "../../lib/history";
-import { useCommand } from "../../lib/useCommand";
-import { useMemoryList } from "../../lib/queries";
+import { readOnce, reads, useDiff, useHistory, useMemoryList, useRefetchOn } from "../../lib/queries";
+import { invalidateMemoryReads } from "../../lib/changeBridge";
 import { useRoving } from "../../lib/useRoving";
 import { DiffView } from "./DiffView";
 import { GroupDetail } from "./GroupDetail";
@@ -19,8 +19,11 @@ interface Props {
   workspace: string | null;
   /** null: every memory of the workspace. */
   path: string | null;
-  /** Bump to reload (e.g. after a memory_changed event). */
-  refreshKey: number | string;
+  /**
+   * Changes when the memory was written here (the detail pane's saves): read again at once. The
+   * change events and the writes of the rest of the app reach it through the data layer.
+   */
+  refreshKey?: number | string;
   wide?: boolean;
   onOpen?: (workspace: string, path: string) => void;
   /** A change or a change group was undone. */
@@ -35,14 +38,15 @@ const DELETED_NAMES_READ = 20;
 
 export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndone }: Props) {
   const toast = useToast();
-  const { run, cancel } = useCommand();
-  const [items, setItems] = useState<ChangeSummary[] | null>(null);
-  const [loadError, setLoadError] = useState<UiError | null>(null);
+  const historyRead = useHistory(workspace, path, 100);
+  const items = historyRead.data ?? null;
+  const loadError = historyRead.error;
   const [selection, setSelection] = useState<Selection>(null);
   const selected = selection?.kind === "change" ? selection.id : null;
   const selectedGroup = selection?.kind === "group" ? selection.id : null;
-  const [diff, setDiff] = useState<ChangeDiff | null>(null);
-  const [diffError, setDiffError] = useState<UiError | null>(null);
+  const diffRead = useDiff(selected);
+  const diff = diffRead.data ?? null;
+  const diffError = diffRead.error;
   const [undoError, setUndoError] = useState<UiError | null>(null);
   const [undoing, setUndoing] = useState(false);
   const [reload, setReload] = useState(0);
@@ -71,7 +75,7 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
   useEffect(() => {
     if (deletions.length === 0) return;
     let alive = true;
-    void Promise.all(deletions.map((c) => commands.diff(c.id).catch(() => null))).then((answers) => {
+    void Promise.all(deletions.map((c) => readOnce(reads.diff(c.id)))).then((answers) => {
       if (!alive) return;
       const found = new Map<string, string>();
       answers.forEach((a, i) => {
@@ -87,28 +91,9 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [deletionKey]);
 
-  useEffect(() => {
-    void run(commands.history(workspace, path, 100), "history").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        setItems(answer.data);
-        setLoadError(null);
-      } else setLoadError(answer.error);
-    });
-    return () => cancel("history");
-  }, [run, cancel, workspace, path, refreshKey, reload]);
-
-  useEffect(() => {
-    if (selected === null) return;
-    void run(commands.diff(selected), "diff").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        setDiff(answer.data);
-        setDiffError(null);
-      } else setDiffError(answer.error);
-    });
-    return () => cancel("diff");
-  }, [run, cancel, selected, refreshKey]);
+  // A save in the detail pane: the history and the diff shown are read again.
+  useRefetchOn(refreshKey, historyRead.refetch);
+  useRefetchOn(selected === null ? null : refreshKey, diffRead.refetch);
 
   const rows = useMemo(() => (items ? historyRows(items) : null), [items]);
   const byId = useMemo(() => changesById(items ?? []), [items]);
@@ -124,8 +109,6 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
   const select = (next: NonNullable<Selection>) => {
     if (next.kind === selection?.kind && next.id === selection.id) return;
     setSelection(next);
-    setDiff(null);
-    setDiffError(null);
     setUndoError(null);
   };
 
@@ -137,7 +120,7 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
       toast({ message: what === "redo" ? "Change brought back" : `Change #${id} undone` });
       refocus.current = true;
       setReload((n) => n + 1);
-      setDiff(null);
+      void invalidateMemoryReads();
       onUndone?.();
     } catch (e) {
       setUndoError(toUiError(e));
@@ -258,10 +241,11 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
           <GroupDetail
             key={selectedGroup}
             id={selectedGroup}
-            refreshKey={`${refreshKey}/${reload}`}
+            refreshKey={`${refreshKey ?? ""}/${reload}/${historyRead.dataUpdatedAt}`}
             onOpen={onOpen}
             onUndone={() => {
               setReload((n) => n + 1);
+              void invalidateMemoryReads();
               onUndone?.();
             }}
           />

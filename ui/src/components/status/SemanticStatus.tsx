@@ -1,10 +1,11 @@
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { commands } from "../../lib/bindings";
-import type { Semantic, TaskInfo } from "../../lib/bindings";
+import type { TaskInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { embedPhaseText, modelName, preparedText, semanticSentence } from "../../lib/semantic";
 import { isActive } from "../../lib/tasks";
 import { useCommand } from "../../lib/useCommand";
+import { useHomeStatus, useRefetchOn } from "../../lib/queries";
 import { InlineError } from "../common/InlineError";
 
 interface Props {
@@ -37,9 +38,11 @@ const STATE_TONES: Record<string, string> = {
  * and "Prepare the rest now" to compute the missing vectors. The state is the whole home's.
  */
 export function SemanticStatus({ tasks, reloadKey, onStarted }: Props) {
-  const { run, cancel } = useCommand();
-  const [semantic, setSemantic] = useState<Semantic | null>(null);
-  const [error, setError] = useState<UiError | null>(null);
+  const { run } = useCommand();
+  // The home's status, shared with the sidebar; read again by the change events too.
+  const statusRead = useHomeStatus();
+  const semantic = statusRead.data?.semantic ?? null;
+  const error = statusRead.error;
   const [starting, setStarting] = useState(false);
   const [embedError, setEmbedError] = useState<UiError | null>(null);
 
@@ -51,16 +54,7 @@ export function SemanticStatus({ tasks, reloadKey, onStarted }: Props) {
     .map((t) => `${t.id}:${t.status}`)
     .join(",");
 
-  useEffect(() => {
-    void run(commands.status(), "semantic").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        setSemantic(answer.data.semantic);
-        setError(null);
-      } else setError(answer.error);
-    });
-    return () => cancel("semantic");
-  }, [run, cancel, reloadKey, ended]);
+  useRefetchOn(`${reloadKey}:${ended}`, statusRead.refetch);
 
   const embed = async () => {
     setStarting(true);

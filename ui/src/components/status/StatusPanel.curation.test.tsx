@@ -67,7 +67,6 @@ describe("memory health: pruning by use", () => {
           label="Personal"
           workspaceLabel={(id) => id}
           tasks={taskList()}
-          refreshKey={0}
           onOpenMemory={onOpenMemory}
           onOpenDream={onOpenDream}
           onDreamStarted={onDreamStarted}

@@ -99,18 +99,17 @@ beforeEach(() => {
   api.embed.mockReset();
 });
 
-function renderPanel(list: TaskList = taskList(), refreshKey = 0) {
+function renderPanel(list: TaskList = taskList()) {
   const props = {
     workspace: "personal",
     label: "Personal",
     workspaceLabel: (id: string) => (id === "personal" ? "Personal" : id),
-    refreshKey,
     onOpenMemory,
     onOpenDream,
     onDreamStarted,
   };
   const view = render(<StatusPanel {...props} tasks={list} />);
-  return { ...view, update: (l: TaskList, key = refreshKey) => view.rerender(<StatusPanel {...props} tasks={l} refreshKey={key} />) };
+  return { ...view, update: (l: TaskList) => view.rerender(<StatusPanel {...props} tasks={l} />) };
 }
 
 const toggle = (id: string) => screen.getByTestId<HTMLInputElement>(id);

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { MemoryStats, TaskInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
@@ -17,6 +17,7 @@ import { SemanticStatus } from "./SemanticStatus";
 import { StatusTasks } from "./StatusTasks";
 import { SyncStatus } from "./SyncStatus";
 import { invalidateSyncStatus } from "../../lib/changeBridge";
+import { keys, queryClient, useRefetchOn, useStats } from "../../lib/queries";
 import { ReviewSwitch } from "./ReviewSwitch";
 import { UsageSection } from "./UsageSection";
 
@@ -26,8 +27,6 @@ interface Props {
   workspaceLabel: (id: string) => string;
   /** The shared task list. */
   tasks: TaskList;
-  /** Bumped when memories change (reload the figures). */
-  refreshKey: number;
   onOpenMemory: (workspace: string, path: string) => void;
   onOpenDream: (id: string) => void;
   onDreamStarted: (task: TaskInfo) => void;
@@ -45,10 +44,11 @@ type Switch = "extract" | "dream" | "records";
  * health, usage per memory (most recalled, most expensive, never recalled), sync across machines, semantic search (the embedding model, for the whole home), recent telemetry as small charts, and its tasks. Mount with `key={workspace}`.
  */
 export function StatusPanel(props: Props) {
-  const { workspace, label, workspaceLabel, tasks, refreshKey, onOpenMemory, onOpenDream, onDreamStarted, onOpenInbox, onOpenProposal } = props;
-  const { run, cancel } = useCommand();
-  const [stats, setStats] = useState<MemoryStats | null>(null);
-  const [error, setError] = useState<UiError | null>(null);
+  const { workspace, label, workspaceLabel, tasks, onOpenMemory, onOpenDream, onDreamStarted, onOpenInbox, onOpenProposal } = props;
+  const { run } = useCommand();
+  const statsRead = useStats(workspace);
+  const stats = statsRead.data ?? null;
+  const error = statsRead.error;
   const [reloads, setReloads] = useState(0);
   const [saving, setSaving] = useState<Switch | null>(null);
   const [switchError, setSwitchError] = useState<UiError | null>(null);
@@ -61,19 +61,12 @@ export function StatusPanel(props: Props) {
     .map((t) => `${t.id}:${t.status}`)
     .join(",");
 
-  useEffect(() => {
-    void run(commands.stats(workspace), "stats").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        setStats(answer.data);
-        setError(null);
-      } else setError(answer.error);
-    });
-    return () => cancel("stats");
-  }, [run, cancel, workspace, refreshKey, reloads, ended]);
+  // The figures follow the memory files through the data layer; Refresh, a switch and a task
+  // that ended read them again too.
+  useRefetchOn(`${reloads}:${ended}`, statsRead.refetch);
 
   // What the runs' proposals became (review mode): a run's claim follows its proposal's status.
-  const proposals = useRecentProposals(workspace, `${refreshKey}:${reloads}:${ended}`);
+  const proposals = useRecentProposals(workspace, `${reloads}:${ended}`);
   const telemetry = useMemo(() => parseTelemetry(stats?.telemetry ?? []), [stats]);
   const extracts = useMemo(() => withProposals(telemetry.extracts, proposals, "extract"), [telemetry, proposals]);
   const dreams = useMemo(() => withProposals(telemetry.dreams, proposals, "dream"), [telemetry, proposals]);
@@ -97,8 +90,12 @@ export function StatusPanel(props: Props) {
     }
     const value = answer.data;
     const field = which === "extract" ? "auto_extract" : which === "records" ? "chat_records" : "auto_dream";
-    setStats((s) => (s ? { ...s, [field]: value } : s));
-    setReloads((n) => n + 1);
+    // The switch's answer shows at once, and stays over the figures read again after it: it is
+    // what this view just asked for.
+    const switched = () => queryClient.setQueryData(keys.stats(workspace), (s) => (s ? { ...s, [field]: value } : s));
+    switched();
+    await statsRead.refetch({ cancelRefetch: false });
+    switched();
   };
 
   const refresh = () => {
@@ -198,11 +195,11 @@ export function StatusPanel(props: Props) {
               onChanged={() => setReloads((n) => n + 1)}
             />
 
-            <UsageSection workspace={workspace} reloadKey={`${refreshKey}:${reloads}:${ended}`} onOpenMemory={onOpenMemory} />
+            <UsageSection workspace={workspace} reloadKey={`${reloads}:${ended}`} onOpenMemory={onOpenMemory} />
 
             <SyncStatus workspace={workspace} onOpenMemory={onOpenMemory} />
 
-            <SemanticStatus tasks={taskList} reloadKey={`${refreshKey}:${reloads}`} onStarted={tasks.update} />
+            <SemanticStatus tasks={taskList} reloadKey={reloads} onStarted={tasks.update} />
 
             <section className="status-section" aria-labelledby="telemetry-title" data-testid="status-telemetry">
               <header className="status-section-header">

@@ -1,15 +1,12 @@
-import { useEffect, useMemo, useState } from "react";
-import { commands } from "../../lib/bindings";
+import { useMemo } from "react";
 import type { MemoryUsage } from "../../lib/bindings";
-import type { UiError } from "../../lib/transport";
 import { formatTokens, neverRecalled, neverSentence, timesText, topRecalled, topTokens, usageSentence } from "../../lib/usage";
-import { useCommand } from "../../lib/useCommand";
-import { useMemoryList } from "../../lib/queries";
+import { useMemoryList, useMemoryUsage, useRefetchOn } from "../../lib/queries";
 import { InlineError } from "../common/InlineError";
 
 interface Props {
   workspace: string;
-  /** Changes when the figures should be read again. */
+  /** Changes when the figures should be read again (Refresh, a task ended); memory changes need none. */
   reloadKey: string | number;
   onOpenMemory: (workspace: string, path: string) => void;
 }
@@ -19,21 +16,10 @@ interface Props {
  * injected (top 5), and those never recalled (how many, and the first 5); each opens the memory.
  */
 export function UsageSection({ workspace, reloadKey, onOpenMemory }: Props) {
-  const { run, cancel } = useCommand();
-  const [usage, setUsage] = useState<MemoryUsage[] | null>(null);
-  const [error, setError] = useState<UiError | null>(null);
-  const [reads, setReads] = useState(0);
-
-  useEffect(() => {
-    void run(commands.memoryUsage(workspace, null), "usage").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        setUsage(answer.data);
-        setError(null);
-      } else setError(answer.error);
-    });
-    return () => cancel("usage");
-  }, [run, cancel, workspace, reloadKey, reads]);
+  const usageRead = useMemoryUsage(workspace, null);
+  const usage = usageRead.data ?? null;
+  const error = usageRead.error;
+  useRefetchOn(reloadKey, usageRead.refetch);
   // Names to show instead of files; a failed read leaves the files.
   const docs = useMemoryList(workspace).data;
   const names = useMemo(() => new Map(docs?.map((d) => [d.path, d.name])), [docs]);
@@ -57,7 +43,7 @@ export function UsageSection({ workspace, reloadKey, onOpenMemory }: Props) {
         <h2 id="usage-title">Usage</h2>
         <span className="muted">How often chats recalled each memory, and the tokens it put into prompts (estimated)</span>
       </header>
-      {error && <InlineError error={error} onRetry={() => setReads((n) => n + 1)} />}
+      {error && <InlineError error={error} onRetry={() => void usageRead.refetch()} />}
       {!usage && !error && <div className="muted">Loading…</div>}
       {usage && usage.length === 0 && <p className="muted">No memories here yet.</p>}
       {usage && usage.length > 0 && (
