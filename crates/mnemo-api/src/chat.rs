@@ -155,7 +155,14 @@ impl Api {
     /// `/memory` without a chat: what memory a workspace uses and what happened to it lately.
     pub fn memory_status(&self, workspace: String, session: Option<String>) -> Result<String> {
         let model_set = self.model.client().settings().is_configured();
-        mnemo_engine::chat::memory_status(&self.vault, &workspace, session.as_deref(), model_set)
+        let switches = self.switches(&self.vault.workspace(&workspace)?);
+        mnemo_engine::chat::memory_status(
+            &self.vault,
+            &workspace,
+            session.as_deref(),
+            model_set,
+            switches,
+        )
     }
 
     /// Chat sessions of a workspace, most recent first.
@@ -368,7 +375,8 @@ impl Api {
             session: &session,
         };
         // Read once the session is ours: no other turn of it can finish in between.
-        let turn = Turn::open(&self.vault, &workspace, &session, &message)?;
+        let switches = self.switches(&self.vault.workspace(&workspace)?);
+        let turn = Turn::open(&self.vault, &workspace, &session, &message, switches)?;
         let turn = if turn.ignores_memory() {
             turn
         } else {

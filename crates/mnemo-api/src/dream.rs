@@ -37,8 +37,6 @@ fn guard<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-pub(crate) use dream::auto_enabled;
-
 struct Job {
     ws: String,
     task: TaskInfo,
@@ -85,7 +83,7 @@ impl Api {
     /// Whether dream runs on its own after chat turns in a workspace.
     pub fn auto_dream(&self, workspace: String) -> Result<bool> {
         let ws = self.vault.workspace(&workspace)?;
-        Ok(auto_enabled(&self.vault, &ws))
+        Ok(self.switches(&ws).auto_dream)
     }
 
     /// Switch auto-dream for a workspace; returns the new setting.
@@ -150,7 +148,7 @@ impl Api {
         let last_scan_at = guard(&self.dreams.scans).get(&ws.id).copied();
         let now = Utc::now();
         let facts = gates::Facts {
-            enabled: auto_enabled(&self.vault, &ws),
+            enabled: self.switches(&ws).auto_dream,
             session: Some(session),
             last_dream_session: meta.last_dream_session_id.as_deref(),
             last_dream_at,

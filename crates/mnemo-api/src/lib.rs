@@ -292,6 +292,12 @@ impl Api {
         self.vault.subscribe()
     }
 
+    /// A workspace's memory switches (auto-extract, auto-dream, chat records) from the settings:
+    /// read here and handed to the engine.
+    fn switches(&self, ws: &mnemo_store::Workspace) -> mnemo_store::settings::Switches {
+        mnemo_store::settings::Switches::read(&self.vault.home().root, ws)
+    }
+
     /// With the watcher running the index is current, so reads skip the stat walk.
     fn watching(&self) -> bool {
         self.watcher

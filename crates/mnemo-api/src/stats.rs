@@ -13,7 +13,7 @@ impl Api {
     /// Whether extraction runs after chat turns in a workspace (on unless switched off).
     pub fn auto_extract(&self, workspace: String) -> Result<bool> {
         let ws = self.vault.workspace(&workspace)?;
-        Ok(mnemo_engine::extract::auto_enabled(&self.vault, &ws))
+        Ok(self.switches(&ws).auto_extract)
     }
 
     /// Switch automatic extraction for a workspace; returns the new setting.
@@ -34,7 +34,7 @@ impl Api {
         if !self.watching() {
             self.vault.sync(&ws)?;
         }
-        let mut stats = mnemo_engine::stats::compute(&self.vault, &ws)?;
+        let mut stats = mnemo_engine::stats::compute(&self.vault, &ws, self.switches(&ws))?;
         let client = self.model.client();
         if client.settings().is_configured() {
             stats.extraction = Some(mnemo_engine::planner::choice::current(
@@ -48,7 +48,7 @@ impl Api {
     /// Whether chat turns are kept as conversation records in a workspace.
     pub fn chat_records(&self, workspace: String) -> Result<bool> {
         let ws = self.vault.workspace(&workspace)?;
-        Ok(mnemo_engine::extract::records_enabled(&self.vault, &ws))
+        Ok(self.switches(&ws).chat_records)
     }
 
     /// Switch conversation records for a workspace; returns the new setting. Records already

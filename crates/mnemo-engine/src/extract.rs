@@ -30,22 +30,6 @@ pub const LIMITS: AgentLimits = AgentLimits {
     step_tokens: 768,
     total_tokens: 60_000,
 };
-/// Whether extraction runs after chat turns in a workspace: its switch in settings.toml
-/// (`[auto_extract]`), on when absent.
-#[must_use]
-pub fn auto_enabled(vault: &Vault, ws: &mnemo_store::Workspace) -> bool {
-    use mnemo_store::settings;
-    settings::switch(&vault.home().root, settings::AUTO_EXTRACT, &ws.id).unwrap_or(true)
-}
-
-/// Whether chat turns are kept as conversation records in a workspace: its switch
-/// in settings.toml (`[chat_records]`), on when absent.
-#[must_use]
-pub fn records_enabled(vault: &Vault, ws: &mnemo_store::Workspace) -> bool {
-    use mnemo_store::settings;
-    settings::switch(&vault.home().root, settings::CHAT_RECORDS, &ws.id).unwrap_or(true)
-}
-
 /// Entries saying less than this ([`fact_width`]) are dropped.
 pub const MIN_FACT_WIDTH: usize = 10;
 

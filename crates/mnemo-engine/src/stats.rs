@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use chrono::{DateTime, Duration, Utc};
 use mnemo_core::Result;
+use mnemo_store::settings::Switches;
 use mnemo_store::{Vault, Workspace, doc, memory_md};
 use serde::Serialize;
 use specta::Type;
@@ -98,7 +99,7 @@ fn parse_time(s: &str) -> Option<DateTime<Utc>> {
 
 /// The status panel's figures for a workspace, from the index, meta.json, the files and the
 /// telemetry.
-pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
+pub fn compute(vault: &Vault, ws: &Workspace, switches: Switches) -> Result<MemoryStats> {
     let meta = vault.meta(ws)?.value;
     let docs = vault.list_indexed(Some(&ws.id), None)?;
     let records = vault.logs(&ws.id)?;
@@ -157,8 +158,8 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
         std::fs::read_to_string(ws.memory_root.join(memory_md::FILE_NAME)).unwrap_or_default();
     let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     Ok(MemoryStats {
-        auto_extract: crate::extract::auto_enabled(vault, ws),
-        auto_dream: crate::dream::auto_enabled(vault, ws),
+        auto_extract: switches.auto_extract,
+        auto_dream: switches.auto_dream,
         last_extract_at: meta.last_extract_at,
         last_extract_status: meta.last_extract_status,
         last_dream_at: meta.last_dream_at,
@@ -178,7 +179,7 @@ pub fn compute(vault: &Vault, ws: &Workspace) -> Result<MemoryStats> {
                 .filter(|d| d.kind == doc::DocKind::Chat)
                 .count(),
         ),
-        chat_records: crate::extract::records_enabled(vault, ws),
+        chat_records: switches.chat_records,
         extraction: None,
         memory_md_lines: to_u32(index.lines().count()),
         memory_md_max_lines: to_u32(memory_md::MAX_LINES),

@@ -15,6 +15,7 @@ use mnemo_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::fsutil;
+use crate::workspace::Workspace;
 
 const FILE: &str = "settings.toml";
 const LOCK: &str = ".settings.lock";
@@ -159,6 +160,40 @@ pub fn remove_folder(home: &Path, folder: &Path) -> Result<()> {
 /// The switch table holding each workspace's review mode: automatic writes to its
 /// memories become proposals.
 pub const REVIEW: &str = "review";
+
+/// A workspace's memory switches as settings.toml has them, each unset one at its default:
+/// extraction after chat turns and conversation records on; auto-dream on only in Mnemo's own
+/// workspaces (another tool may be consolidating its folders itself). Read by the API and
+/// handed to the engine, which never reads settings.toml.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Switches {
+    /// `[auto_extract]`: extraction runs after chat turns.
+    pub auto_extract: bool,
+    /// `[auto_dream]`: a dream runs on its own when its gates allow.
+    pub auto_dream: bool,
+    /// `[chat_records]`: what the person says in chats is kept as conversation records.
+    pub chat_records: bool,
+}
+
+impl Switches {
+    /// Every switch on: a Mnemo workspace nobody switched.
+    pub const ON: Self = Self {
+        auto_extract: true,
+        auto_dream: true,
+        chat_records: true,
+    };
+
+    /// The switches of `ws` in the settings under `home`.
+    #[must_use]
+    pub fn read(home: &Path, ws: &Workspace) -> Self {
+        Self {
+            auto_extract: switch(home, AUTO_EXTRACT, &ws.id).unwrap_or(true),
+            auto_dream: switch(home, AUTO_DREAM, &ws.id)
+                .unwrap_or(ws.kind == mnemo_core::WorkspaceKind::Mnemo),
+            chat_records: switch(home, CHAT_RECORDS, &ws.id).unwrap_or(true),
+        }
+    }
+}
 
 /// One workspace's switch in a switch table (`[auto_dream]`, `[auto_extract]`): `None` when it
 /// is not set — the caller's default applies. An unreadable table counts as unset, with a warning.

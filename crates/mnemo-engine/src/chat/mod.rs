@@ -186,19 +186,21 @@ where
 }
 
 /// `/memory`: what memory this chat uses and what happened to it lately. Needs no model, but
-/// says when extraction waits for one (`model_set`: a model is configured).
+/// says when extraction waits for one (`model_set`: a model is configured). `switches`: the
+/// workspace's, as the caller read them.
 pub fn memory_status(
     vault: &Vault,
     workspace: &str,
     session_id: Option<&str>,
     model_set: bool,
+    switches: mnemo_store::settings::Switches,
 ) -> Result<String> {
     let ws = vault.workspace(workspace)?;
     let ignored = match session_id {
         Some(id) => Sessions::of(&ws).info(id)?.ignore_memory,
         None => false,
     };
-    status_text(vault, &ws, ignored, model_set)
+    status_text(vault, &ws, ignored, model_set, switches)
 }
 
 /// Auto-extraction in words, the same in `/memory`, `mnemo stats` and the status panel:
@@ -220,8 +222,14 @@ pub fn extraction_state(auto_extract: bool, model_set: bool, chat_records: bool)
     }
 }
 
-fn status_text(vault: &Vault, ws: &Workspace, ignored: bool, model_set: bool) -> Result<String> {
-    let st = crate::stats::compute(vault, ws)?;
+pub(crate) fn status_text(
+    vault: &Vault,
+    ws: &Workspace,
+    ignored: bool,
+    model_set: bool,
+    switches: mnemo_store::settings::Switches,
+) -> Result<String> {
+    let st = crate::stats::compute(vault, ws, switches)?;
     let mut out = format!(
         "Auto-memory: {} — workspace `{}` ({})\n",
         if ignored {

@@ -6,6 +6,7 @@ use chrono::{SecondsFormat, Utc};
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 use mnemo_llm::{CancellationToken, Client, Delta, LlmError, Message, Role};
 use mnemo_store::journal::Origin;
+use mnemo_store::settings::Switches;
 use mnemo_store::state::Cursor;
 use mnemo_store::{Vault, Workspace};
 
@@ -63,11 +64,19 @@ pub struct Turn {
     /// one in review mode (`staged`: its writes become a proposal, nothing is written).
     writes: Origin,
     staged: bool,
+    switches: Switches,
 }
 
 impl Turn {
-    /// Prepare a turn: the session is read here, once.
-    pub fn open(vault: &Vault, workspace: &str, session: &str, text: &str) -> Result<Self> {
+    /// Prepare a turn: the session is read here, once. `switches`: the workspace's, as the
+    /// caller read them from the settings.
+    pub fn open(
+        vault: &Vault,
+        workspace: &str,
+        session: &str,
+        text: &str,
+        switches: Switches,
+    ) -> Result<Self> {
         let ws = vault.workspace(workspace)?;
         // A secret typed into the chat never reaches the model, the session file, the daily log
         // or any event: it is replaced by `[redacted: rule]` here, at intake.
@@ -99,6 +108,7 @@ impl Turn {
             redacted,
             writes: ChangeSource::Chat.into(),
             staged: false,
+            switches,
         })
     }
 
@@ -162,7 +172,7 @@ impl Turn {
         if let Some(command) = ChatCommand::parse(&self.text) {
             let reply = if command == ChatCommand::Memory {
                 let model_set = client.settings().is_configured();
-                status_text(vault, &self.ws, ignore_memory, model_set)?
+                status_text(vault, &self.ws, ignore_memory, model_set, self.switches)?
             } else {
                 String::new()
             };
@@ -358,7 +368,7 @@ impl Turn {
         }
         // Extraction switched off for the workspace: like an ignored chat, these messages are
         // marked processed, so switching it on later does not extract them after the fact.
-        let extract_off = !ignore_memory && !crate::extract::auto_enabled(vault, &self.ws);
+        let extract_off = !ignore_memory && !self.switches.auto_extract;
         if ignore_memory || extract_off {
             new_records.push(Record::Extracted { upto });
         }
@@ -376,7 +386,7 @@ impl Turn {
         // What the person said stays findable however weak the model: unless
         // memory is ignored in this chat or records are switched off for the workspace.
         if !ignore_memory
-            && crate::extract::records_enabled(vault, &self.ws)
+            && self.switches.chat_records
             && let Err(e) = vault.append_chat_record(
                 &self.ws,
                 Utc::now(),
@@ -714,18 +724,17 @@ pub async fn extract_after_turn(
     result
 }
 
-/// One whole chat turn with extraction inline (engine tests and embedders; the API schedules
-/// extraction as a task instead). Same parts, no other logic.
+/// One whole chat turn, opened with [`Turn::open`], with extraction inline (engine tests and
+/// embedders; the API schedules extraction as a task instead). Same parts, no other logic.
 pub async fn chat_turn(
     vault: &Vault,
     client: &Client,
-    workspace: &str,
-    session_id: &str,
-    user_text: &str,
+    turn: Turn,
     cancel: &CancellationToken,
     on_event: impl FnMut(TurnEvent<'_>) + Send,
 ) -> Result<TurnResult> {
-    let turn = Turn::open(vault, workspace, session_id, user_text)?;
+    let (workspace, session_id) = (turn.ws.id.clone(), turn.session.clone());
+    let (workspace, session_id) = (workspace.as_str(), session_id.as_str());
     let (mut result, follow) = turn.run(vault, client, cancel, on_event).await?;
     if let FollowUp::Extract { chat_wrote } = follow {
         let ctx = ExtractContext {

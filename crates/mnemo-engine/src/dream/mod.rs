@@ -190,16 +190,6 @@ pub fn sessions_touched_since(ws: &Workspace, since: Option<DateTime<Utc>>) -> u
         .count()
 }
 
-/// Whether auto-dream is on for a workspace: its switch in settings.toml (`[auto_dream]`), else
-/// its kind's default — on only for Mnemo's own workspaces, since another tool may be
-/// consolidating its folders itself.
-#[must_use]
-pub fn auto_enabled(vault: &Vault, ws: &Workspace) -> bool {
-    use mnemo_store::settings;
-    settings::switch(&vault.home().root, settings::AUTO_DREAM, &ws.id)
-        .unwrap_or(ws.kind == WorkspaceKind::Mnemo)
-}
-
 /// When the workspace last dreamed: meta.json's `lastDreamAt`, or for a Claude Code folder the
 /// later of that and Claude Code's own last consolidation (its lock file's mtime).
 pub fn last_dream_at(vault: &Vault, ws: &Workspace) -> Result<Option<DateTime<Utc>>> {

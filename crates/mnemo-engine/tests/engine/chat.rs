@@ -15,9 +15,14 @@ async fn say(v: &Vault, c: &Client, id: &str, text: &str) -> mnemo_core::Result<
     chat_turn(
         v,
         c,
-        "personal",
-        id,
-        text,
+        mnemo_engine::chat::Turn::open(
+            v,
+            "personal",
+            id,
+            text,
+            mnemo_store::settings::Switches::ON,
+        )
+        .unwrap(),
         &CancellationToken::new(),
         |_| {},
     )
@@ -61,9 +66,14 @@ async fn a_turn_recalls_into_the_prompt_streams_the_reply_and_extracts_after() {
     let turn = chat_turn(
         &v,
         &client(&fake),
-        "personal",
-        &id,
-        "How do I deploy? We ship on Tuesdays.",
+        mnemo_engine::chat::Turn::open(
+            &v,
+            "personal",
+            &id,
+            "How do I deploy? We ship on Tuesdays.",
+            mnemo_store::settings::Switches::ON,
+        )
+        .unwrap(),
         &CancellationToken::new(),
         |ev| match ev {
             TurnEvent::Delta(Delta::Text(t)) => streamed.push_str(t),
@@ -199,12 +209,25 @@ async fn ignore_memory_and_missing_model() {
     );
     assert_eq!(sessions.messages(&id).unwrap().len(), 2);
     assert!(
-        memory_status(&v, "personal", None, true)
-            .unwrap()
-            .starts_with("Auto-memory: on")
+        memory_status(
+            &v,
+            "personal",
+            None,
+            true,
+            mnemo_store::settings::Switches::ON
+        )
+        .unwrap()
+        .starts_with("Auto-memory: on")
     );
     // Without a model, switched-on extraction is not called "on": it waits for one.
-    let waiting = memory_status(&v, "personal", None, false).unwrap();
+    let waiting = memory_status(
+        &v,
+        "personal",
+        None,
+        false,
+        mnemo_store::settings::Switches::ON,
+    )
+    .unwrap();
     assert!(
         waiting.starts_with("Auto-memory: waiting for a model"),
         "{waiting}"
@@ -366,9 +389,14 @@ async fn a_model_without_tool_use_gets_no_tools_and_its_tool_markup_is_not_prose
     let turn = chat_turn(
         &v,
         &c,
-        "personal",
-        &id,
-        "Can you suggest a snack for my afternoon break?",
+        mnemo_engine::chat::Turn::open(
+            &v,
+            "personal",
+            &id,
+            "Can you suggest a snack for my afternoon break?",
+            mnemo_store::settings::Switches::ON,
+        )
+        .unwrap(),
         &CancellationToken::new(),
         |ev| {
             if let TurnEvent::Delta(Delta::Text(t)) = ev {

@@ -253,9 +253,14 @@ async fn with_a_model_that_saves_nothing_what_was_said_is_recalled_in_a_new_chat
     chat_turn(
         &v,
         &c,
-        "personal",
-        &first,
-        "I'm allergic to peanuts, by the way.",
+        mnemo_engine::chat::Turn::open(
+            &v,
+            "personal",
+            &first,
+            "I'm allergic to peanuts, by the way.",
+            mnemo_store::settings::Switches::ON,
+        )
+        .unwrap(),
         &CancellationToken::new(),
         |_| {},
     )
@@ -286,9 +291,14 @@ async fn with_a_model_that_saves_nothing_what_was_said_is_recalled_in_a_new_chat
     let r = chat_turn(
         &v,
         &c,
-        "personal",
-        &second,
-        "What am I allergic to? Suggest a snack.",
+        mnemo_engine::chat::Turn::open(
+            &v,
+            "personal",
+            &second,
+            "What am I allergic to? Suggest a snack.",
+            mnemo_store::settings::Switches::ON,
+        )
+        .unwrap(),
         &CancellationToken::new(),
         |_| {},
     )
@@ -308,9 +318,14 @@ async fn with_a_model_that_saves_nothing_what_was_said_is_recalled_in_a_new_chat
     let again = chat_turn(
         &v,
         &c,
-        "personal",
-        &first,
-        "Anything with peanuts is out, remember?",
+        mnemo_engine::chat::Turn::open(
+            &v,
+            "personal",
+            &first,
+            "Anything with peanuts is out, remember?",
+            mnemo_store::settings::Switches::ON,
+        )
+        .unwrap(),
         &CancellationToken::new(),
         |_| {},
     )
