@@ -527,13 +527,16 @@ pub async fn run_extract(
         meta.last_extract_status = Some(status.as_str().to_owned());
         vault.save_meta(&ws, &meta)?;
     }
-    vault.record_event(
-        "extract",
-        &ws.id,
-        &serde_json::json!({"trigger": if imported { "import" } else { "auto" }, "status": status.as_str(), "entries_written": written.len(),
-            "road": road.as_str(), "dropped": dropped.len(),
-            "touched_types": types, "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)}),
-    )?;
+    crate::telemetry::Event::Extract(crate::telemetry::Extract {
+        trigger: if imported { "import" } else { "auto" },
+        status: status.as_str(),
+        entries_written: written.len(),
+        road: road.as_str(),
+        dropped: dropped.len(),
+        touched_types: types.clone(),
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    })
+    .record(vault, &ws.id)?;
     Ok(ExtractResult {
         status,
         files_written: written,

@@ -29,6 +29,7 @@ pub mod recall;
 pub mod remember;
 pub use mnemo_store::secrets;
 pub mod stats;
+pub mod telemetry;
 pub mod tools;
 
 pub use agent::{AgentEvent, AgentLimits, AgentMachine, AgentOutcome, Effect};

@@ -28,7 +28,7 @@ use mnemo_store::format::TopicFile;
 use mnemo_store::journal::Origin;
 use mnemo_store::{Vault, Workspace, doc, fsutil, lock};
 
-use crate::AgentEvent;
+use crate::{AgentEvent, telemetry};
 pub use agent::LIMITS;
 use usage::usage_note;
 pub use usage::usage_text;
@@ -516,16 +516,17 @@ fn finish(
         }
         meta.last_dream_status = Some(report.status.as_str().to_owned());
         vault.save_meta(ws, &meta)?;
-        vault.record_event(
-            "dream",
-            &ws.id,
-            &serde_json::json!({
-                "trigger": report.trigger, "status": report.status, "strategy": report.strategy,
-                "entries_merged": report.entries_merged, "touched_types": report.touched_types,
-                "files_touched": report.files_touched.len(), "files_deleted": report.files_deleted.len(),
-                "duration_ms": report.duration_ms,
-            }),
-        )
+        telemetry::Event::Dream(telemetry::Dream {
+            trigger: report.trigger,
+            status: report.status,
+            strategy: report.strategy,
+            entries_merged: report.entries_merged,
+            touched_types: report.touched_types.clone(),
+            files_touched: report.files_touched.len(),
+            files_deleted: report.files_deleted.len(),
+            duration_ms: report.duration_ms,
+        })
+        .record(vault, &ws.id)
     })();
     if let Err(e) = recorded {
         tracing::warn!(workspace = %ws.id, "could not record the dream: {e}");

@@ -15,6 +15,7 @@ use super::prompt::{
 };
 use super::{Carried, RecallRequest, RecallResult, Recalled, Strategy};
 use crate::chat::compact::estimate_tokens;
+use crate::telemetry;
 
 /// A memory chosen for the prompt, by whichever strategy.
 pub(super) struct Pick {
@@ -313,23 +314,27 @@ pub(super) fn finish(
     if !injected.is_empty() {
         vault.record_recall(&ws.id, req.session.as_deref(), &recall_id, &injected)?;
     }
-    vault.record_event(
-        "recall",
-        &ws.id,
-        &serde_json::json!({
-            "query_len": req.query.chars().count(),
-            "docs_scanned": docs_scanned,
-            "docs_selected": selected.len(),
-            "strategy": strategy,
-            "duration_ms": duration_ms,
-            "paths": selected.iter().map(|s| s.path.as_str()).collect::<Vec<_>>(),
-            "carried": carried.len(),
-            "tokens_injected": tokens_injected,
-            "recall_id": recall_id,
-            "session": req.session,
-            "memories": injected.iter().map(|(p, t, c)| serde_json::json!({"path": p, "tokens": t, "carried": c})).collect::<Vec<_>>(),
-        }),
-    )?;
+    telemetry::Event::Recall(telemetry::Recall {
+        query_len: req.query.chars().count(),
+        docs_scanned,
+        docs_selected: selected.len(),
+        strategy,
+        duration_ms,
+        paths: selected.iter().map(|s| s.path.as_str()).collect(),
+        carried: carried.len(),
+        tokens_injected,
+        recall_id: &recall_id,
+        session: req.session.as_deref(),
+        memories: injected
+            .iter()
+            .map(|(path, tokens, carried)| telemetry::Injected {
+                path,
+                tokens: *tokens,
+                carried: *carried,
+            })
+            .collect(),
+    })
+    .record(vault, &ws.id)?;
     Ok(RecallResult {
         strategy,
         selected,
