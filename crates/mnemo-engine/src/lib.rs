@@ -2,7 +2,7 @@
 //!
 //! - **Recall** ([`recall()`]): lexical, hybrid (words and meaning) or picked by the
 //!   fast model, plus conversation records; the prompt block; search; the calibrated gate
-//!   (`recall::gate`, fit by the `recall_eval` bench; recall does not read it yet).
+//!   (fit and judged in the `recall_eval` bench; recall does not read it).
 //! - The **memory agent**: a pure state machine in [`agent`], its confined tools in [`tools`],
 //!   the async driver [`run_agent`] (context budgets in `budget`; for servers without tool
 //!   calls, `mnemo_llm::text_tools`), and the `planner` for models that do not call tools well.

@@ -11,7 +11,6 @@
 //! and the tail every strategy shares — bodies, prompt, telemetry (`finish`).
 
 mod finish;
-pub mod gate;
 mod hybrid;
 mod lexical;
 mod model;

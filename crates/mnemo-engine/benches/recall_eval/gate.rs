@@ -1,4 +1,4 @@
-//! The calibrated gate (`mnemo_engine::recall::gate`) fit on the **train** queries of h5, h25
+//! The calibrated gate (`gate_model.rs`) fit on the **train** queries of h5, h25
 //! and h60 (`-- --10k`: and h10k) and judged on the **held-out** ones, beside each signal alone.
 //!
 //! A sample is one (query, id) of a home: the id's document (a memory, or the chunk of a record
@@ -6,17 +6,17 @@
 //! is expected. The threshold is the lowest probability at or below which ≥ 97 % of the train
 //! no-result queries' best documents lie. Each signal alone is judged the same way: its
 //! background z of the best document, thresholded on train. With `--fit` the gate is written to
-//! `src/recall/gate.json`, which recall reads.
+//! `gate.json` beside it.
 
 #![allow(clippy::cast_precision_loss)]
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use mnemo_embed::e5::Role;
-use mnemo_engine::recall::gate::{
-    self, Gate, N_FEATURES, Null, SIGNAL_NAMES, SIGNALS, SignalScores,
+use super::gate_model::{
+    self as gate, Gate, N_FEATURES, Null, SIGNAL_NAMES, SIGNALS, SignalScores,
 };
+use mnemo_embed::e5::Role;
 
 use super::signals::{Models, Vectors, auc, documents, pct, quiet_threshold, raw};
 use super::{Kind, Query, Split, home, queries};
@@ -191,7 +191,7 @@ fn judge(qs: &[&Asked], c: usize, g: Option<&Gate>, t: f64) -> Judged {
 }
 
 /// Fit the gate on the train queries, judge it and each signal on both halves, print the tables;
-/// with `write`, save the gate to `src/recall/gate.json`.
+/// with `write`, save the gate to `gate.json`.
 pub fn run(with_10k: bool, write: bool) {
     println!("\n## The calibrated gate: fit on train, judged on held-out\n");
     let models = Models::load();
@@ -309,7 +309,7 @@ pub fn run(with_10k: bool, write: bool) {
         .collect();
     print!("{}", curve(&held, &g));
     if write {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/recall/gate.json");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/recall_eval/gate.json");
         let json = serde_json::to_string_pretty(&g).expect("a gate serialises");
         std::fs::write(path, json + "\n").expect("gate.json is writable");
         println!("\nwrote {path}");

@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod gate;
+pub mod gate_model;
 pub mod signals;
 pub mod synthetic;
 

@@ -8,6 +8,11 @@ mod corrections;
 mod dream;
 mod extract;
 mod faults;
+// The calibrated gate lives with the bench that fits and judges it (recall does not use it);
+// its unit tests run here, with the engine's. The bench calls the rest of it.
+#[allow(dead_code)]
+#[path = "../../benches/recall_eval/gate_model.rs"]
+mod gate_model;
 mod hybrid;
 mod model_recall;
 mod planner;

@@ -1,6 +1,7 @@
-//! The calibrated gate: one logistic model that turns a memory's meaning signals into
-//! the probability that it answers the query. Recall injects a memory only above the gate's
-//! threshold; search shows the probability.
+//! The calibrated gate, as measured: one logistic model that turns a memory's meaning signals
+//! into the probability that it answers the query. Recall does not use it (it reads a cosine
+//! through the embedding model's fixed calibration); the bench fits and judges it, and the
+//! engine's tests run its unit tests (`tests/engine/main.rs`).
 //!
 //! Features of one document for one query ([`FEATURES`], in order), per signal (e5 dense, e5's
 //! sparse head, USE-multilingual):
