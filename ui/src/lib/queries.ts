@@ -23,6 +23,7 @@ import type {
   ModelSettings,
   RemoteSync,
   Status,
+  SyncSettings,
   WorkspaceInfo,
 } from "./bindings";
 import { toUiError } from "./transport";
@@ -51,6 +52,7 @@ async function answerOf<T>(call: () => Promise<Result<T, UiError>>): Promise<T> 
 /** The cache keys: the command's wire name, then its arguments. */
 export const keys = {
   syncStatus: () => ["sync_status"] as const,
+  syncSettings: () => ["sync_settings"] as const,
   modelSettings: () => ["get_model_settings"] as const,
   localModel: () => ["local_model"] as const,
   workspaces: () => ["workspaces"] as const,
@@ -75,6 +77,11 @@ export const reads = {
       // Automatic syncs (and `mnemo sync` elsewhere) may change it without an event reaching here.
       refetchInterval: SYNC_POLL_MS,
       refetchIntervalInBackground: true,
+    }),
+  syncSettings: () =>
+    queryOptions<SyncSettings, UiError>({
+      queryKey: keys.syncSettings(),
+      queryFn: () => answerOf(() => commands.syncSettings()),
     }),
   modelSettings: () =>
     queryOptions<ModelSettings, UiError>({

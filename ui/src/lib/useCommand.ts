@@ -1,6 +1,7 @@
 // One way to call a command from a component and drop its answer when nobody wants it any more:
 // the component unmounted, or a newer request replaced it. Replaces the hand-rolled
-// `let cancelled = false` / `alive.current` checks.
+// `let cancelled = false` / `alive.current` checks. Reads that several components show go
+// through the data layer instead (`lib/queries.ts`); this is for writes and one-off reads.
 //
 //   const { run, cancel } = useCommand();
 //   useEffect(() => {

@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
-import type { ChangeDiff, ChangeSummary, GroupInfo, GroupUndo } from "../../lib/bindings";
+import type { ChangeSummary, GroupInfo, GroupUndo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { formatTime } from "../../lib/format";
 import { OP_LABELS, countFiles, groupUndoneText } from "../../lib/history";
 import { useCommand } from "../../lib/useCommand";
+import { useDiff, useRefetchOn } from "../../lib/queries";
 import { DiffView } from "./DiffView";
 import { InlineError } from "../common/InlineError";
 import { useToast } from "../common/Toasts";
@@ -157,20 +158,11 @@ function GroupFile({
   refreshKey: string;
   onOpen?: (workspace: string, path: string) => void;
 }) {
-  const { run, cancel } = useCommand();
-  const [diff, setDiff] = useState<ChangeDiff | null>(null);
-  const [error, setError] = useState<UiError | null>(null);
-
-  useEffect(() => {
-    void run(commands.diff(change.id), "diff").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        setDiff(answer.data);
-        setError(null);
-      } else setError(answer.error);
-    });
-    return () => cancel("diff");
-  }, [run, cancel, change.id, refreshKey]);
+  // The change's diff, shared with the history's (and read again with it on memory changes).
+  const read = useDiff(change.id);
+  useRefetchOn(refreshKey, read.refetch);
+  const diff = read.data ?? null;
+  const error = read.error;
 
   return (
     <section className="group-file" aria-label={change.path} data-testid="group-file" data-path={change.path}>

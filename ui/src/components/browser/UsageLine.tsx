@@ -1,7 +1,4 @@
-import { useEffect, useState } from "react";
-import { commands } from "../../lib/bindings";
-import type { MemoryUsage } from "../../lib/bindings";
-import { useCommand } from "../../lib/useCommand";
+import { useMemoryUsage, useRefetchOn } from "../../lib/queries";
 import { usageDetail, usageSentence } from "../../lib/usage";
 
 interface Props {
@@ -17,19 +14,11 @@ interface Props {
  * or when it cannot be.
  */
 export function UsageLine({ workspace, path, reloadKey }: Props) {
-  const { run, cancel } = useCommand();
-  const [usage, setUsage] = useState<{ key: string; usage: MemoryUsage | null } | null>(null);
-  const key = `${workspace}\u0000${path}`;
-
-  useEffect(() => {
-    void run(commands.memoryUsage(workspace, path), "usage").then((answer) => {
-      if (!answer) return;
-      setUsage(answer.ok ? { key, usage: answer.data.find((u) => u.path === path) ?? answer.data[0] ?? null } : null);
-    });
-    return () => cancel("usage");
-  }, [run, cancel, workspace, path, key, reloadKey]);
-
-  if (!usage || usage.key !== key) return null;
+  // Keyed by the memory: another memory's figures never show here while this one's are read.
+  const read = useMemoryUsage(workspace, path);
+  useRefetchOn(reloadKey, read.refetch);
+  if (read.isError || !read.data) return null;
+  const usage = { usage: read.data.find((u) => u.path === path) ?? read.data[0] ?? null };
   return (
     <div className="detail-usage muted" data-testid="detail-usage" data-recalls={usage.usage?.recalls ?? 0} data-tokens={usage.usage?.tokens ?? 0} title={usageDetail(usage.usage)}>
       {usageSentence(usage.usage)}

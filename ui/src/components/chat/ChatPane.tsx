@@ -100,7 +100,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
         if (answer.data.command?.name === "memory") {
           // The figures behind the answer, to draw it as a card; without them the text shows.
           const [stats, docs, proposals] = await Promise.all([
-            run(commands.stats(workspace)),
+            run(readOnce(reads.stats(workspace))),
             run(readOnce(reads.list(workspace))),
             run(commands.inbox(workspace, null, 0, RECENT_PROPOSALS)),
           ]);

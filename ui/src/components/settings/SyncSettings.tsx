@@ -6,6 +6,7 @@ import { runSummary, sameSyncForm, syncFormOf, syncSettingsOf } from "../../lib/
 import type { SyncForm } from "../../lib/sync";
 import { useCommand } from "../../lib/useCommand";
 import { invalidateSyncStatus } from "../../lib/changeBridge";
+import { readOnce, reads } from "../../lib/queries";
 import { InlineError } from "../common/InlineError";
 
 interface Props {
@@ -48,7 +49,8 @@ export const SyncSettings = forwardRef<SyncSettingsHandle, Props>(function SyncS
   const [loads, setLoads] = useState(0);
 
   useEffect(() => {
-    void run(commands.syncSettings(), "sync-settings").then((answer) => {
+    // Read once for the form (through the shared cache): no later read may overwrite what is typed.
+    void run(readOnce(reads.syncSettings()), "sync-settings").then((answer) => {
       if (!answer) return;
       if (answer.ok) {
         setLoaded(answer.data);
