@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use mnemo_core::{Error, ErrorCode, Result, WorkspaceKind};
 use serde::Serialize;
 
+mod refused;
+pub use refused::{Found, Refused, RootProblem, root_problem};
+
 /// The id of the workspace that exists from the first run.
 pub const PERSONAL: &str = "personal";
 
@@ -251,11 +254,11 @@ impl Home {
     /// Why each discovered memory folder that Mnemo does not use was refused: a symbolic link,
     /// or a folder whose real path leaves where it is expected to be (its project folder, Qwen
     /// Code's base dir, the repository of a team layer). Said in `status` and the app.
-    pub fn refused_roots(&self) -> Result<Vec<String>> {
+    pub fn refused_roots(&self) -> Result<Vec<Refused>> {
         Ok(self.discover()?.1)
     }
 
-    fn discover(&self) -> Result<(Vec<Workspace>, Vec<String>)> {
+    fn discover(&self) -> Result<(Vec<Workspace>, Vec<Refused>)> {
         let mut refused = Vec::new();
         let mut out = vec![self.mnemo_workspace(PERSONAL)];
         let mine = self.root.join("workspaces");
@@ -277,16 +280,16 @@ impl Home {
                 }
                 // From the tool's base: a `projects` folder that is itself a link is refused
                 // like a linked project or memory folder.
-                if let Some(why) = root_problem(base, &["projects", &name, "memory"]) {
-                    refused.push(format!(
-                        "{}'s memory folder {} is not used: {why}",
-                        if kind == WorkspaceKind::Claude {
-                            "Claude Code"
+                if let Some(problem) = root_problem(base, &["projects", &name, "memory"]) {
+                    refused.push(Refused {
+                        found: if kind == WorkspaceKind::Claude {
+                            Found::ClaudeProject
                         } else {
-                            "Qwen Code"
+                            Found::QwenProject
                         },
-                        memory.display()
-                    ));
+                        folder: memory,
+                        problem,
+                    });
                     continue;
                 }
                 let book = self.root.join("external").join(kind.as_str()).join(&name);
@@ -332,11 +335,11 @@ impl Home {
             // A folder the person added is used where it is; one that became a link since is
             // refused like a discovered one (its target is not what was added).
             if fs::symlink_metadata(&f.path).is_ok_and(|m| m.file_type().is_symlink()) {
-                refused.push(format!(
-                    "the added folder {} is a symbolic link now: Mnemo only uses real folders — \
-                     replace the link with the folder, or add its target instead",
-                    f.path.display()
-                ));
+                refused.push(Refused {
+                    found: Found::Added,
+                    folder: f.path.clone(),
+                    problem: RootProblem::AddedIsLink,
+                });
                 continue;
             }
             let key = sanitize(&f.path.to_string_lossy());
@@ -379,18 +382,19 @@ impl Home {
     /// Qwen Code's other two layers: the cross-project user memory (`<base>/memories/`), and
     /// the team memory (`<repo>/.qwen/team-memory/`, tracked by git) of every repository a
     /// workspace is bound to — Mnemo's project workspaces and Qwen Code's projects (`known`).
-    fn qwen_layers(&self, known: &[Workspace], refused: &mut Vec<String>) -> Vec<Workspace> {
+    fn qwen_layers(&self, known: &[Workspace], refused: &mut Vec<Refused>) -> Vec<Workspace> {
         let mut out = Vec::new();
         let user = self.qwen_dir.join("memories");
         let user_problem = user
             .is_dir()
             .then(|| root_problem(&self.qwen_dir, &["memories"]))
             .flatten();
-        if let Some(why) = &user_problem {
-            refused.push(format!(
-                "Qwen Code's user memory {} is not used: {why}",
-                user.display()
-            ));
+        if let Some(problem) = &user_problem {
+            refused.push(Refused {
+                found: Found::QwenUser,
+                folder: user.clone(),
+                problem: problem.clone(),
+            });
         }
         if user.is_dir() && user_problem.is_none() {
             out.push(Workspace {
@@ -427,11 +431,12 @@ impl Home {
             }
             // A repository is content from other people: a committed symlink must not move the
             // team layer (and every write, delete and read through it) outside the repository.
-            if let Some(why) = root_problem(&repo, &[".qwen", "team-memory"]) {
-                refused.push(format!(
-                    "the Qwen Code team memory of {} is not used: {why}",
-                    repo.display()
-                ));
+            if let Some(problem) = root_problem(&repo, &[".qwen", "team-memory"]) {
+                refused.push(Refused {
+                    found: Found::QwenTeam { repo: repo.clone() },
+                    folder: team,
+                    problem,
+                });
                 continue;
             }
             let key = sanitize(&repo.to_string_lossy());
@@ -531,42 +536,6 @@ impl Home {
             .map_or_else(|| id.clone(), |n| n.to_string_lossy().into_owned());
         Ok(ws)
     }
-}
-
-/// Why `base/parts…` is not a real folder inside `base`: one of its parts is a symbolic link, or
-/// its real path leaves `base`. `None` when it is one.
-#[must_use]
-pub fn root_problem(base: &Path, parts: &[&str]) -> Option<String> {
-    let mut p = base.to_path_buf();
-    for part in parts {
-        p.push(part);
-        match fs::symlink_metadata(&p) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let target = fs::read_link(&p)
-                    .map(|t| format!(" (to {})", t.display()))
-                    .unwrap_or_default();
-                return Some(format!(
-                    "{} is a symbolic link{target}; a memory folder found on disk must be a real folder, \
-                     so nothing outside {} is ever read or written through it — replace the link with a folder to use it",
-                    p.display(),
-                    base.display()
-                ));
-            }
-            Ok(_) => {}
-            Err(e) => return Some(format!("{} cannot be read: {e}", p.display())),
-        }
-    }
-    let (Ok(real), Ok(real_base)) = (fs::canonicalize(&p), fs::canonicalize(base)) else {
-        return Some(format!("{} cannot be resolved", p.display()));
-    };
-    (!real.starts_with(&real_base)).then(|| {
-        format!(
-            "{} resolves to {}, outside {}",
-            p.display(),
-            real.display(),
-            base.display()
-        )
-    })
 }
 
 /// A root by its real path, for [`crate::rootdir`] to open with no link on it: `base` (the

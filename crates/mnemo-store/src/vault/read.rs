@@ -263,7 +263,7 @@ impl Vault {
             index_bytes: fs::metadata(self.home.index_path()).map_or(0, |m| m.len()),
             warnings: {
                 let mut w = self.warnings();
-                w.extend(self.home.refused_roots()?);
+                w.extend(self.home.refused_roots()?.iter().map(ToString::to_string));
                 w
             },
             semantic: super::Semantic {
