@@ -164,7 +164,7 @@ function listenTauri<T>(
       if (!closed) cb(e.payload);
     })
     .then((fn) => {
-      if (closed) fn();
+      if (closed) stopListening(fn, name);
       else unlisten = fn;
     })
     .catch((e: unknown) => {
@@ -172,8 +172,23 @@ function listenTauri<T>(
     });
   return () => {
     closed = true;
-    unlisten?.();
+    if (unlisten) stopListening(unlisten, name);
   };
+}
+
+/**
+ * Calls a Tauri unlisten function, which answers asynchronously: when the window's event plugin
+ * is gone (the page is closing, or a test's mocks were cleared first) there is nothing left to
+ * unsubscribe from, and a component's clean-up must neither throw nor leave a rejection behind.
+ */
+function stopListening(unlisten: () => void, name: string): void {
+  const warn = (e: unknown) => console.warn(`mnemo: cannot stop listening for ${name}`, e);
+  try {
+    const done: unknown = unlisten();
+    if (done instanceof Promise) done.catch(warn);
+  } catch (e) {
+    warn(e);
+  }
 }
 
 interface SseSub {
