@@ -322,8 +322,12 @@ async fn waiting_extractions_are_replaced_or_cancelled_at_once() {
         .await
         .extract_task
         .unwrap();
-    for _ in 0..200 {
-        if api.task(running.clone()).unwrap().status == TaskStatus::Running {
+    // The task is marked running before it opens its change group: wait for both (the group's
+    // id is 1, the first of this home), however loaded the machine.
+    for _ in 0..1500 {
+        if api.task(running.clone()).unwrap().status == TaskStatus::Running
+            && api.change_group(1).is_ok()
+        {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
