@@ -490,8 +490,11 @@ impl Api {
                     self.tasks
                         .create(mnemo_core::TaskKind::Extract, &workspace, Some(&session));
                 t.error = Some("automatic extraction is off for this workspace".into());
-                self.tasks
-                    .finish(&mut t, mnemo_core::TaskStatus::Skipped, Some("disabled"));
+                self.tasks.finish(
+                    &mut t,
+                    mnemo_core::TaskStatus::Skipped,
+                    Some(mnemo_core::TaskReason::Disabled),
+                );
                 result.dream_task = self.dream_after_turn(&workspace, &session, None);
             }
             FollowUp::Command(ChatCommand::Remember { fact }) if fact.is_empty() => {

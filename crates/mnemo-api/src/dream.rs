@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use mnemo_core::{ChangeSource, Error, ErrorCode, Result, TaskKind, TaskStatus};
+use mnemo_core::{ChangeSource, Error, ErrorCode, Result, TaskKind, TaskReason, TaskStatus};
 use mnemo_engine::dream::{self, DreamRequest, Progress, gates};
 use mnemo_llm::CancellationToken;
 use mnemo_store::dream_report::{DreamPlan, DreamStatus, DreamTrigger, PlannedChange};
@@ -169,7 +169,7 @@ impl Api {
             task.error = Some(skip.explain());
             self.tasks
                 .finish(&mut task, TaskStatus::Skipped, Some(skip.reason()));
-            tracing::debug!(workspace = %ws.id, reason = skip.reason(), "auto-dream skipped");
+            tracing::debug!(workspace = %ws.id, reason = %skip.reason(), "auto-dream skipped");
             return None;
         }
         let (task, new) = self.queue_dream(
@@ -220,7 +220,7 @@ impl Api {
                 let mut t = task;
                 t.error = Some(e.message);
                 self.tasks
-                    .finish(&mut t, TaskStatus::Failed, Some("no_runtime"));
+                    .finish(&mut t, TaskStatus::Failed, Some(TaskReason::NoRuntime));
                 release(&self.dreams, &ws.id, &t.id);
                 return (t, true);
             }
@@ -244,7 +244,11 @@ impl Api {
                 tokio::task::spawn_blocking(move || handle.block_on(run_job(&v, &m, &t, job)));
             if let Err(e) = run.await {
                 fallback.error = Some(format!("the dream stopped unexpectedly: {e}"));
-                tasks.finish(&mut fallback, TaskStatus::Failed, Some("panicked"));
+                tasks.finish(
+                    &mut fallback,
+                    TaskStatus::Failed,
+                    Some(TaskReason::Panicked),
+                );
             }
             release(&dreams, &ws_id, &id);
         });
@@ -296,14 +300,14 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
         let _ = wait_for(tasks, &task, &token, id).await;
     }
     if tasks.cancelled(&task, &token) {
-        tasks.finish(&mut task, TaskStatus::Skipped, Some("cancelled"));
+        tasks.finish(&mut task, TaskStatus::Skipped, Some(TaskReason::Cancelled));
         return;
     }
     let workspace = match vault.workspace(&ws) {
         Ok(w) => w,
         Err(e) => {
             task.error = Some(e.message);
-            tasks.finish(&mut task, TaskStatus::Failed, Some("error"));
+            tasks.finish(&mut task, TaskStatus::Failed, Some(TaskReason::Error));
             return;
         }
     };
@@ -317,11 +321,7 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
         Ok(l) => l,
         Err(e) => {
             task.error = Some(e.message);
-            let reason = if e.code == ErrorCode::Locked {
-                "locked"
-            } else {
-                "error"
-            };
+            let reason = TaskReason::from_error(e.code);
             let status = if e.code == ErrorCode::Locked {
                 TaskStatus::Skipped
             } else {
@@ -340,7 +340,7 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
     {
         task.error = Some(gates::Skip::MinHours.explain());
         drop(held);
-        tasks.finish(&mut task, TaskStatus::Skipped, Some("min_hours"));
+        tasks.finish(&mut task, TaskStatus::Skipped, Some(TaskReason::MinHours));
         return;
     }
     let label = match trigger {
@@ -469,8 +469,8 @@ async fn run_job(vault: &Vault, model: &ModelState, tasks: &Tasks, job: Job) {
     });
     let (status, reason) = match (failed, token.is_cancelled()) {
         (false, _) => (TaskStatus::Completed, None),
-        (true, true) => (TaskStatus::Failed, Some("cancelled")),
-        (true, false) => (TaskStatus::Failed, Some("error")),
+        (true, true) => (TaskStatus::Failed, Some(TaskReason::Cancelled)),
+        (true, false) => (TaskStatus::Failed, Some(TaskReason::Error)),
     };
     tasks.finish(&mut task, status, reason);
 }

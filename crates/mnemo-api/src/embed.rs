@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
-use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskStatus};
+use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskReason, TaskStatus};
 use mnemo_embed::{EmbedError, Embedder};
 use mnemo_engine::recall::QueryVector;
 use mnemo_store::Vault;
@@ -283,14 +283,14 @@ impl Api {
                             ..TaskResult::default()
                         });
                         if api.tasks.cancelled(&task, &token) {
-                            api.tasks.finish(&mut task, TaskStatus::Skipped, Some("cancelled"));
+                            api.tasks.finish(&mut task, TaskStatus::Skipped, Some(TaskReason::Cancelled));
                         } else {
                             api.tasks.finish(&mut task, TaskStatus::Completed, None);
                         }
                     }
                     Err(e) => {
-                        task.error = Some(e.message.clone());
-                        api.tasks.finish(&mut task, TaskStatus::Failed, Some(&e.message));
+                        task.error = Some(e.message);
+                        api.tasks.finish(&mut task, TaskStatus::Failed, Some(TaskReason::Error));
                     }
                 }
             });

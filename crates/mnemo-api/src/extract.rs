@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use mnemo_core::{ChangeSource, TaskKind, TaskStatus};
+use mnemo_core::{ChangeSource, TaskKind, TaskReason, TaskStatus};
 use mnemo_engine::chat::{self, ExtractContext};
 use mnemo_engine::extract::{Admission, ExtractQueue, ExtractResult, ExtractStatus};
 use mnemo_llm::CancellationToken;
@@ -53,7 +53,7 @@ impl Api {
         for j in removed {
             let mut t = j.task;
             self.tasks
-                .finish(&mut t, TaskStatus::Skipped, Some("cancelled"));
+                .finish(&mut t, TaskStatus::Skipped, Some(TaskReason::Cancelled));
         }
         found
     }
@@ -94,7 +94,7 @@ impl Api {
         for mut old in replaced {
             old.error = Some(format!("a newer request for this chat replaced it ({id})"));
             self.tasks
-                .finish(&mut old, TaskStatus::Skipped, Some("replaced"));
+                .finish(&mut old, TaskStatus::Skipped, Some(TaskReason::Replaced));
         }
         if let Admission::Queued { .. } = admission {
             tracing::debug!(workspace, "extraction queued behind a running one");
@@ -113,7 +113,7 @@ impl Api {
                     let mut t = j.task;
                     t.error = Some(e.message.clone());
                     self.tasks
-                        .finish(&mut t, TaskStatus::Failed, Some("no_runtime"));
+                        .finish(&mut t, TaskStatus::Failed, Some(TaskReason::NoRuntime));
                 }
                 return id;
             }
@@ -156,7 +156,7 @@ async fn run_queue(
                 Err(e) => {
                     let detail = format!("extraction stopped unexpectedly: {e}");
                     task.error = Some(detail.clone());
-                    tasks.finish(&mut task, TaskStatus::Failed, Some("panicked"));
+                    tasks.finish(&mut task, TaskStatus::Failed, Some(TaskReason::Panicked));
                     (ExtractResult::failed(detail), task)
                 }
             };
@@ -194,7 +194,7 @@ async fn run_one(
         token,
     } = job;
     if tasks.cancelled(&task, &token) {
-        tasks.finish(&mut task, TaskStatus::Skipped, Some("cancelled"));
+        tasks.finish(&mut task, TaskStatus::Skipped, Some(TaskReason::Cancelled));
         return (
             ExtractResult {
                 status: ExtractStatus::Skipped,
@@ -313,9 +313,9 @@ async fn run_one(
     }
     let (status, reason) = match result.status {
         ExtractStatus::Completed => (TaskStatus::Completed, None),
-        ExtractStatus::Skipped => (TaskStatus::Skipped, Some("nothing_to_do")),
-        _ if token.is_cancelled() => (TaskStatus::Failed, Some("cancelled")),
-        _ => (TaskStatus::Failed, Some("error")),
+        ExtractStatus::Skipped => (TaskStatus::Skipped, Some(TaskReason::NothingToDo)),
+        _ if token.is_cancelled() => (TaskStatus::Failed, Some(TaskReason::Cancelled)),
+        _ => (TaskStatus::Failed, Some(TaskReason::Error)),
     };
     if status == TaskStatus::Failed || status == TaskStatus::Skipped {
         task.error = result.detail.clone();

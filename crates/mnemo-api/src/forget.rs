@@ -3,7 +3,7 @@
 //! previewed entries as one memory task and one change group — or nothing, with `conflict`, when
 //! a file changed since the preview.
 
-use mnemo_core::{ChangeSource, Result, TaskKind, TaskStatus};
+use mnemo_core::{ChangeSource, Result, TaskKind, TaskReason, TaskStatus};
 use mnemo_engine::forget::{self, ForgetPick, ForgetPreview};
 use mnemo_llm::CancellationToken;
 use mnemo_store::journal::Origin;
@@ -87,8 +87,11 @@ impl Api {
             }
             Err(e) => {
                 task.error = Some(e.message.clone());
-                self.tasks
-                    .finish(&mut task, TaskStatus::Failed, Some(e.code.as_str()));
+                self.tasks.finish(
+                    &mut task,
+                    TaskStatus::Failed,
+                    Some(TaskReason::from_error(e.code)),
+                );
                 Err(e)
             }
         }

@@ -7,7 +7,7 @@
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskStatus, WorkspaceKind};
+use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskReason, TaskStatus, WorkspaceKind};
 use mnemo_store::export::{self, ExportResult};
 use mnemo_store::import::plan::{FactPlanner, ImportPlan};
 use mnemo_store::import::{self, ImportFormat, ImportOptions, ImportPreview, memories};
@@ -225,11 +225,7 @@ impl Api {
                         api.tasks.finish(&mut task, TaskStatus::Completed, None);
                     }
                     Err(e) => {
-                        let reason = if e.code == ErrorCode::Cancelled {
-                            "cancelled"
-                        } else {
-                            "error"
-                        };
+                        let reason = TaskReason::from_error(e.code);
                         task.error = Some(e.message);
                         api.tasks
                             .finish(&mut task, TaskStatus::Failed, Some(reason));

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mnemo_core::{ChangeSource, Error, ErrorCode, Result, TaskKind, TaskStatus};
+use mnemo_core::{ChangeSource, Error, ErrorCode, Result, TaskKind, TaskReason, TaskStatus};
 use mnemo_engine::AgentEvent;
 use mnemo_engine::chat::compact::estimate_tokens;
 use mnemo_engine::extract::{ExtractRequest, ExtractStatus, run_extract};
@@ -319,7 +319,7 @@ impl Job {
                 let (name, why) = &failed[failed.len() - 1];
                 (
                     TaskStatus::Failed,
-                    Some("error"),
+                    Some(TaskReason::Error),
                     format!(
                         "learnt from {learnt} of {total} conversations; {} could not be learnt from (\"{name}\": {why}): {wrote}; run the import again to try them again",
                         failed.len()
@@ -332,7 +332,7 @@ impl Job {
                 let (name, why) = &failed[failed.len() - 1];
                 (
                     TaskStatus::Failed,
-                    Some("budget"),
+                    Some(TaskReason::Budget),
                     format!(
                         "stopped at the budget after {} (about {} tokens spent): the model failed on {} of them (last \"{name}\": {why}), and those tried used the budget too: {wrote}; check the model, then run the import again (with a bigger budget) to go on",
                         conversations(learnt),
@@ -343,7 +343,7 @@ impl Job {
             }
             End::Budget(spent) => (
                 TaskStatus::Failed,
-                Some("budget"),
+                Some(TaskReason::Budget),
                 format!(
                     "stopped at the budget after {} (about {} tokens spent): {wrote}; run the import again with a bigger budget to go on",
                     conversations(learnt),
@@ -352,14 +352,14 @@ impl Job {
             ),
             End::Cancelled => (
                 TaskStatus::Failed,
-                Some("cancelled"),
+                Some(TaskReason::Cancelled),
                 format!(
                     "cancelled after {learnt} conversations: {wrote}; run the import again to go on"
                 ),
             ),
             End::Failed(why) => (
                 TaskStatus::Failed,
-                Some("error"),
+                Some(TaskReason::Error),
                 format!(
                     "stopped after {learnt} conversations ({why}): {wrote}; run the import again to go on"
                 ),

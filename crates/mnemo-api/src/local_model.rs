@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::sync::{Arc, PoisonError};
 
-use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskStatus};
+use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskReason, TaskStatus};
 use mnemo_llm::{Client, LlmSettings};
 use mnemo_local::manifest::QWEN_CODER_1_5B;
 use mnemo_local::{LocalError, Supervisor};
@@ -285,10 +285,14 @@ impl Api {
                         api.tasks.finish(&mut task, TaskStatus::Completed, None);
                     }
                     Err(e) => {
-                        let reason = matches!(e, LocalError::Stopped(..)).then_some("cancelled");
+                        let reason =
+                            matches!(e, LocalError::Stopped(..)).then_some(TaskReason::Cancelled);
                         task.error = Some(e.to_string());
-                        api.tasks
-                            .finish(&mut task, TaskStatus::Failed, reason.or(Some("error")));
+                        api.tasks.finish(
+                            &mut task,
+                            TaskStatus::Failed,
+                            reason.or(Some(TaskReason::Error)),
+                        );
                     }
                 }
             })

@@ -7,7 +7,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use mnemo_core::{ChangeSource, Error, ErrorCode, MemoryType, Result, TaskKind, TaskStatus};
+use mnemo_core::{
+    ChangeSource, Error, ErrorCode, MemoryType, Result, TaskKind, TaskReason, TaskStatus,
+};
 use mnemo_engine::remember::{self, ContextMode};
 use mnemo_llm::CancellationToken;
 use mnemo_store::Vault;
@@ -140,9 +142,9 @@ fn view(task: &TaskInfo, mode: ContextMode) -> RememberTask {
         }
     });
     let error = (task.status == TaskStatus::Failed).then(|| {
-        let code = match task.reason.as_deref() {
-            Some("remember_path_escape") => ErrorCode::RememberPathEscape,
-            Some("remember_nothing_written") => ErrorCode::RememberNothingWritten,
+        let code = match task.reason {
+            Some(TaskReason::RememberPathEscape) => ErrorCode::RememberPathEscape,
+            Some(TaskReason::RememberNothingWritten) => ErrorCode::RememberNothingWritten,
             _ => ErrorCode::RememberFailed,
         };
         Error::new(
@@ -296,7 +298,11 @@ async fn run_lane(
         // Its own task: a panic in one run is reported and the lane moves on.
         if let Err(e) = tokio::spawn(async move { run_one(&v, &m, &t, &l, &w, job).await }).await {
             fallback.error = Some(format!("the remember task stopped unexpectedly: {e}"));
-            tasks.finish(&mut fallback, TaskStatus::Failed, Some("remember_failed"));
+            tasks.finish(
+                &mut fallback,
+                TaskStatus::Failed,
+                Some(TaskReason::RememberFailed),
+            );
         }
         let mut all = lock(&lanes.lanes);
         let lane = all.entry(ws.clone()).or_default();
@@ -321,7 +327,11 @@ async fn run_one(
     } = job;
     if tasks.cancelled(&task, &token) {
         task.error = Some("cancelled".into());
-        tasks.finish(&mut task, TaskStatus::Failed, Some("remember_failed"));
+        tasks.finish(
+            &mut task,
+            TaskStatus::Failed,
+            Some(TaskReason::RememberFailed),
+        );
         return;
     }
     // The index must know every file (a CLI process has no watcher): MEMORY.md and the manifest
@@ -441,7 +451,11 @@ async fn run_one(
                 group: Some(g),
                 ..TaskResult::default()
             });
-            tasks.finish(&mut task, TaskStatus::Failed, Some(e.code.as_str()));
+            tasks.finish(
+                &mut task,
+                TaskStatus::Failed,
+                Some(TaskReason::from_error(e.code)),
+            );
         }
     }
 }

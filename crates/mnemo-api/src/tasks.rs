@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use mnemo_core::{Result, TaskKind, TaskStatus};
+use mnemo_core::{Result, TaskKind, TaskReason, TaskStatus};
 use mnemo_engine::AgentEvent;
 use mnemo_llm::CancellationToken;
 use mnemo_store::events::EventBus;
@@ -96,8 +96,13 @@ impl Tasks {
     }
 
     /// End a task: status, reason, stamped and announced; its token is dropped.
-    pub(crate) fn finish(&self, task: &mut TaskInfo, status: TaskStatus, reason: Option<&str>) {
-        task.reason = reason.map(str::to_owned);
+    pub(crate) fn finish(
+        &self,
+        task: &mut TaskInfo,
+        status: TaskStatus,
+        reason: Option<TaskReason>,
+    ) {
+        task.reason = reason;
         task.set_status(status);
         self.tokens
             .lock()

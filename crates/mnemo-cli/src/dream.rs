@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mnemo_api::Api;
 use mnemo_api::reexports::{DreamPlan, TaskInfo};
-use mnemo_core::{Error, ErrorCode, Result, TaskStatus};
+use mnemo_core::{Error, ErrorCode, Result, TaskReason, TaskStatus};
 
 use crate::out::{emit, term, term_list, term_text};
 
@@ -108,10 +108,10 @@ pub fn dream(
         eprintln!("dreaming {} (task {})…", term(workspace), term(&started.id));
     }
     let t = api.wait_task(&started.id, DREAM_WAIT)?;
-    match (t.status, t.reason.as_deref()) {
+    match (t.status, t.reason) {
         (TaskStatus::Completed, _) => emit(json, &t, print_report),
         // Another process took the lock between the check and the start.
-        (TaskStatus::Skipped, Some("locked")) => Err(Error::new(
+        (TaskStatus::Skipped, Some(TaskReason::Locked)) => Err(Error::new(
             ErrorCode::Locked,
             t.error
                 .unwrap_or_else(|| "the workspace is being consolidated by another process".into()),
@@ -131,7 +131,7 @@ pub fn dream(
                 t.status.as_str(),
                 t.error
                     .clone()
-                    .unwrap_or_else(|| t.reason.clone().unwrap_or_default()),
+                    .unwrap_or_else(|| t.reason.map(|r| r.to_string()).unwrap_or_default()),
                 t.id
             ),
         )),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use mnemo_api::Api;
 use mnemo_api::reexports::{FolderType, ImportOptions, ImportPreview, TaskInfo};
-use mnemo_core::{Error, ErrorCode, MemoryType, Result, TaskStatus};
+use mnemo_core::{Error, ErrorCode, MemoryType, Result, TaskReason, TaskStatus};
 
 use crate::out::{emit, follow, term, term_list, term_text};
 
@@ -166,9 +166,9 @@ pub fn import(
         TaskStatus::Completed => emit(json, &t, print_done),
         // The code says why it stopped (a budget stop once read `error[io]`).
         _ => Err(Error::new(
-            match t.reason.as_deref() {
-                Some("budget") => ErrorCode::BudgetSpent,
-                Some("cancelled") => ErrorCode::Conflict,
+            match t.reason {
+                Some(TaskReason::Budget) => ErrorCode::BudgetSpent,
+                Some(TaskReason::Cancelled) => ErrorCode::Conflict,
                 _ => ErrorCode::Io,
             },
             format!(
@@ -176,7 +176,7 @@ pub fn import(
                 t.status.as_str(),
                 t.error
                     .clone()
-                    .unwrap_or_else(|| t.reason.clone().unwrap_or_default()),
+                    .unwrap_or_else(|| t.reason.map(|r| r.to_string()).unwrap_or_default()),
                 t.id
             ),
         )),

@@ -535,10 +535,7 @@ fn print_task_line(t: &TaskInfo) {
         term(&t.workspace),
         term(&t.created_at),
         files,
-        t.reason
-            .as_deref()
-            .map(|r| format!("  ({})", term(r)))
-            .unwrap_or_default()
+        t.reason.map(|r| format!("  ({r})")).unwrap_or_default()
     );
 }
 

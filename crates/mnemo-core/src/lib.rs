@@ -10,7 +10,9 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 mod memory;
+mod task;
 pub use memory::{NewMemory, Patch};
+pub use task::{TaskKind, TaskReason, TaskStatus};
 
 /// The closed set of memory types.
 #[derive(
@@ -180,121 +182,6 @@ pub struct MemoryChanged {
     pub paths: Vec<String>,
     /// Who made the change.
     pub source: ChangeSource,
-}
-
-/// What a background memory task does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskKind {
-    /// Extraction after a chat turn.
-    Extract,
-    /// Consolidation.
-    Dream,
-    /// The sessionless remember lane.
-    Remember,
-    /// Forgetting on request.
-    Forget,
-    /// Computing embedding vectors for hybrid recall.
-    Embed,
-    /// Importing memories or past conversations.
-    Import,
-    /// Installing the model that comes with Mnemo (not a memory job: it shares the task list
-    /// so its progress shows and it can be stopped).
-    ModelInstall,
-}
-
-impl TaskKind {
-    /// The snake_case name used on every wire.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Extract => "extract",
-            Self::Dream => "dream",
-            Self::Remember => "remember",
-            Self::Forget => "forget",
-            Self::Embed => "embed",
-            Self::Import => "import",
-            Self::ModelInstall => "model_install",
-        }
-    }
-}
-
-impl FromStr for TaskKind {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        [
-            Self::Extract,
-            Self::Dream,
-            Self::Remember,
-            Self::Forget,
-            Self::Embed,
-            Self::Import,
-            Self::ModelInstall,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == s)
-        .ok_or_else(|| {
-            Error::usage(format!(
-                "`{s}` is not a task kind: use extract, dream, remember, forget, embed, import or model_install"
-            ))
-        })
-    }
-}
-
-/// Where a memory task is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskStatus {
-    /// Waiting for its turn.
-    Queued,
-    /// Under way.
-    Running,
-    /// Done.
-    Completed,
-    /// Ended with an error (`interrupted` when its process died).
-    Failed,
-    /// Not run, with a reason (replaced by a newer request, nothing to do, cancelled, …).
-    Skipped,
-}
-
-impl TaskStatus {
-    /// The snake_case name used on every wire.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::Running => "running",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Skipped => "skipped",
-        }
-    }
-
-    /// Whether the task is over.
-    #[must_use]
-    pub fn is_finished(self) -> bool {
-        !matches!(self, Self::Queued | Self::Running)
-    }
-}
-
-impl FromStr for TaskStatus {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        [
-            Self::Queued,
-            Self::Running,
-            Self::Completed,
-            Self::Failed,
-            Self::Skipped,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == s)
-        .ok_or_else(|| {
-            Error::usage(format!(
-                "`{s}` is not a task status: use queued, running, completed, failed or skipped"
-            ))
-        })
-    }
 }
 
 /// Stable error codes. Clients match on these, never on messages.

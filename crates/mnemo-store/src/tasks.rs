@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use chrono::{SecondsFormat, Utc};
-use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskStatus};
+use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskReason, TaskStatus};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
@@ -91,8 +91,8 @@ pub struct TaskInfo {
     pub session: Option<String>,
     /// Where it is.
     pub status: TaskStatus,
-    /// Why it was skipped or failed in a word (`replaced`, `interrupted`, `cancelled`, …).
-    pub reason: Option<String>,
+    /// Why it was skipped or failed, in a word.
+    pub reason: Option<TaskReason>,
     /// Current phase, for display (`waiting`, `reading the transcript`, …).
     pub phase: Option<String>,
     /// The tool calls so far (the newest [`MAX_TOOL_STEPS`]).
@@ -302,7 +302,7 @@ impl TaskStore {
             let Ok(mut task) = serde_json::from_str::<TaskInfo>(&body) else {
                 continue;
             };
-            task.reason = Some("interrupted".to_owned());
+            task.reason = Some(TaskReason::Interrupted);
             task.error = Some(format!(
                 "its process (PID {pid}) ended before the task finished; nothing half-written was kept (writes are atomic)"
             ));
@@ -496,7 +496,7 @@ mod tests {
         let s = TaskStore::open_as(&path, "a-later-process".into()).unwrap();
         let t = s.get(&id).unwrap();
         assert_eq!(t.status, TaskStatus::Failed);
-        assert_eq!(t.reason.as_deref(), Some("interrupted"));
+        assert_eq!(t.reason, Some(TaskReason::Interrupted));
         assert!(t.finished_at.is_some());
     }
 
@@ -513,7 +513,7 @@ mod tests {
         live.set_status(TaskStatus::Running);
         // PID 1 is alive for as long as the machine runs.
         write_row(&lock(&s.conn), &live, 1, "init").unwrap();
-        assert_eq!(s.get(&t.id).unwrap().reason.as_deref(), Some("interrupted"));
+        assert_eq!(s.get(&t.id).unwrap().reason, Some(TaskReason::Interrupted));
         assert_eq!(s.get(&live.id).unwrap().status, TaskStatus::Running);
     }
 

@@ -1660,8 +1660,8 @@ export type TaskInfo = {
 	session: string | null,
 	/**  Where it is. */
 	status: TaskStatus,
-	/**  Why it was skipped or failed in a word (`replaced`, `interrupted`, `cancelled`, …). */
-	reason: string | null,
+	/**  Why it was skipped or failed, in a word. */
+	reason: TaskReason | null,
 	/**  Current phase, for display (`waiting`, `reading the transcript`, …). */
 	phase: string | null,
 	/**  The tool calls so far (the newest [`MAX_TOOL_STEPS`]). */
@@ -1699,6 +1699,52 @@ export type TaskKind =
  *  so its progress shows and it can be stopped).
  */
 "model_install";
+
+/**
+ *  Why a task was skipped or failed, in a word. Clients match on these (the UI has a sentence
+ *  for each); what happened in detail is the task's `error`.
+ */
+export type TaskReason = 
+/**  Automatic runs are switched off for the workspace. */
+"disabled" | 
+/**  Auto-dream: this chat dreamed last. */
+"same_session" | 
+/**  Auto-dream: too soon after the last dream. */
+"min_hours" | 
+/**  Auto-dream: transcripts were scanned a moment ago. */
+"scan_throttled" | 
+/**  Auto-dream: not enough sessions since the last dream. */
+"min_sessions" | 
+/**  Another process held the workspace's consolidation lock. */
+"locked" | 
+/**  A dream was already running. */
+"running" | 
+/**  Nothing new to read. */
+"nothing_to_do" | 
+/**  A newer request for the same chat took its place. */
+"replaced" | 
+/**  Someone stopped it. */
+"cancelled" | 
+/**  Its process ended before it finished. */
+"interrupted" | 
+/**  It crashed (a panic in its run). */
+"panicked" | 
+/**  It could not start (no async runtime to run on). */
+"no_runtime" | 
+/**  It spent its token budget. */
+"budget" | 
+/**  The file changed under it (a forget that met an outside edit). */
+"conflict" | 
+/**  The model could not save a remember request. */
+"remember_failed" | 
+/**  A remember's model tried to write outside the memory folder. */
+"remember_path_escape" | 
+/**  A remember's model answered without writing anything. */
+"remember_nothing_written" | 
+/**  Any other error (the task's `error` says which). */
+"error" | 
+/**  A reason this version does not know (a row written by another version). */
+string;
 
 /**  What a task did. */
 export type TaskResult = {

@@ -167,7 +167,7 @@ describe("statusText", () => {
     expect(statusText({ status: "skipped", reason: "replaced" })).toBe("Skipped — a newer run took its place");
     expect(statusText({ status: "running", reason: null })).toBe("Running");
     expect(statusText({ status: "skipped", reason: "min_sessions" })).toBe("Skipped — not enough new chats yet");
-    expect(statusText({ status: "skipped", reason: "some_new_reason" })).toBe("Skipped — some new reason");
+    expect(statusText({ status: "failed", reason: "remember_path_escape" })).toBe("Failed — the model tried to write outside the memory folder");
   });
 });
 

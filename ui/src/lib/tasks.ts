@@ -3,7 +3,7 @@
 // reducer (events may overtake a list load, and a stale state must not replace a newer one), how
 // many run, what to say about them, and how long each took.
 
-import type { TaskInfo, TaskKind, TaskStatus } from "./bindings";
+import type { TaskInfo, TaskKind, TaskReason, TaskStatus } from "./bindings";
 import type { UiError } from "./transport";
 import type { Answer } from "./useCommand";
 
@@ -168,7 +168,7 @@ export function formatDuration(ms: number | null): string {
 }
 
 /** Why a task was skipped, cancelled or failed, in words (the wire keeps the code). */
-export const REASON_TEXT: Record<string, string> = {
+export const REASON_TEXT: Record<TaskReason, string> = {
   disabled: "switched off for this workspace",
   same_session: "already dreamed after this chat",
   min_hours: "dreamed less than a day ago",
@@ -185,13 +185,17 @@ export const REASON_TEXT: Record<string, string> = {
   no_runtime: "it could not start",
   remember_failed: "the model could not save it",
   budget: "it reached its token budget",
+  conflict: "the file changed while it worked",
+  remember_path_escape: "the model tried to write outside the memory folder",
+  remember_nothing_written: "the model saved nothing",
+  other: "see the details",
 };
 
 /** "Skipped — not enough new chats yet", "Failed — Mnemo closed before it finished", "Running". */
 export function statusText(t: Pick<TaskInfo, "status" | "reason">): string {
   const label = TASK_STATUS_LABELS[t.status] ?? t.status;
   if (!t.reason) return label;
-  return `${label} — ${REASON_TEXT[t.reason] ?? t.reason.replace(/_/g, " ")}`;
+  return `${label} — ${REASON_TEXT[t.reason]}`;
 }
 
 /** Which tasks a filtered list shows (`null`: any). */

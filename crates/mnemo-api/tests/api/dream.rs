@@ -552,7 +552,7 @@ async fn cancelling_a_dream_releases_the_lock() {
     })
     .await;
     assert_eq!(
-        (done.status, done.reason.as_deref()),
+        (done.status, done.reason.map(|r| r.as_str())),
         (TaskStatus::Failed, Some("cancelled")),
         "{done:?}"
     );
@@ -678,7 +678,7 @@ async fn the_gates_after_chat_turns_record_why_and_queue_a_dream_when_they_pass(
     assert!(r.dream_task.is_none());
     let t = &dream_tasks(&api)[0];
     assert_eq!(
-        (t.status, t.reason.as_deref()),
+        (t.status, t.reason.map(|r| r.as_str())),
         (TaskStatus::Skipped, Some("min_sessions"))
     );
     assert!(
@@ -690,7 +690,7 @@ async fn the_gates_after_chat_turns_record_why_and_queue_a_dream_when_they_pass(
     );
     send(&api, turn("a second chat")).await;
     assert_eq!(
-        dream_tasks(&api)[0].reason.as_deref(),
+        dream_tasks(&api)[0].reason.map(|r| r.as_str()),
         Some("scan_throttled")
     );
     // A fresh process (no scan yet) with five sessions touched: the dream is queued.
@@ -733,12 +733,21 @@ async fn the_gates_after_chat_turns_record_why_and_queue_a_dream_when_they_pass(
     fake.push_for(Kind::Tools, Reply::text("nothing"));
     let (a, s) = (api.clone(), session.clone());
     blocking(move || a.chat_send("personal".into(), s, "again".into()).unwrap()).await;
-    assert_eq!(dream_tasks(&api)[0].reason.as_deref(), Some("same_session"));
+    assert_eq!(
+        dream_tasks(&api)[0].reason.map(|r| r.as_str()),
+        Some("same_session")
+    );
     send(&api, turn("another chat")).await;
-    assert_eq!(dream_tasks(&api)[0].reason.as_deref(), Some("min_hours"));
+    assert_eq!(
+        dream_tasks(&api)[0].reason.map(|r| r.as_str()),
+        Some("min_hours")
+    );
     api.set_auto_dream("personal".into(), false).unwrap();
     send(&api, turn("one more")).await;
-    assert_eq!(dream_tasks(&api)[0].reason.as_deref(), Some("disabled"));
+    assert_eq!(
+        dream_tasks(&api)[0].reason.map(|r| r.as_str()),
+        Some("disabled")
+    );
     let status = api.memory_status("personal".into(), None).unwrap();
     assert!(status.contains("Auto-dream: off"), "{status}");
 }
@@ -871,7 +880,7 @@ async fn an_auto_dream_waiting_for_extraction_can_be_cancelled() {
     })
     .await;
     assert_eq!(
-        (done.status, done.reason.as_deref()),
+        (done.status, done.reason.map(|r| r.as_str())),
         (TaskStatus::Skipped, Some("cancelled")),
         "{done:?}"
     );

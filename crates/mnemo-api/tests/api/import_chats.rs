@@ -89,7 +89,7 @@ async fn a_conversation_import_stops_at_its_budget_or_when_cancelled_and_goes_on
     };
     let t = run_import(&api, &src, Some(opts)).await;
     assert_eq!(
-        (t.status, t.reason.as_deref()),
+        (t.status, t.reason.map(|r| r.as_str())),
         (TaskStatus::Failed, Some("budget")),
         "{t:?}"
     );
@@ -121,7 +121,7 @@ async fn a_conversation_import_stops_at_its_budget_or_when_cancelled_and_goes_on
     })
     .await;
     assert_eq!(
-        (t.status, t.reason.as_deref()),
+        (t.status, t.reason.map(|r| r.as_str())),
         (TaskStatus::Failed, Some("cancelled")),
         "{t:?}"
     );
@@ -199,7 +199,7 @@ async fn a_conversation_the_model_fails_on_is_tried_again_next_time_and_three_in
     fake.push(Reply::Raw(200, r#"{"choices": []}"#.into()));
     let t = run_import(&api, &src, None).await;
     assert_eq!(
-        (t.status, t.reason.as_deref()),
+        (t.status, t.reason.map(|r| r.as_str())),
         (TaskStatus::Failed, Some("error")),
         "{t:?}"
     );
@@ -239,7 +239,7 @@ async fn a_conversation_the_model_fails_on_is_tried_again_next_time_and_three_in
     fake.set_fallback(Reply::Raw(200, r#"{"choices": []}"#.into()));
     let t = run_import(&api, &src2.to_string_lossy(), None).await;
     assert_eq!(
-        (t.status, t.reason.as_deref()),
+        (t.status, t.reason.map(|r| r.as_str())),
         (TaskStatus::Failed, Some("error")),
         "{t:?}"
     );
@@ -326,7 +326,7 @@ async fn a_budget_spent_on_failures_says_the_model_failed() {
         ..ImportOptions::default()
     };
     let t = run_import(&api, &src, Some(opts)).await;
-    assert_eq!(t.reason.as_deref(), Some("budget"), "{t:?}");
+    assert_eq!(t.reason.map(|r| r.as_str()), Some("budget"), "{t:?}");
     let summary = t.result.as_ref().unwrap().summary.clone();
     assert!(
         summary.starts_with("stopped at the budget after 1 conversation ("),

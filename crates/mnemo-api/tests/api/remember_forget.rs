@@ -440,7 +440,7 @@ async fn forget_with_no_match_or_a_racing_edit_writes_nothing() {
     );
     let failed = api.tasks(None, Some(TaskKind::Forget), None, None).unwrap();
     assert_eq!(
-        (failed[0].status, failed[0].reason.as_deref()),
+        (failed[0].status, failed[0].reason.map(|r| r.as_str())),
         (TaskStatus::Failed, Some("conflict"))
     );
     assert_eq!(
@@ -532,7 +532,7 @@ async fn switching_extraction_off_stops_it_after_the_next_turn() {
         .tasks(None, Some(TaskKind::Extract), None, None)
         .unwrap()[0];
     assert_eq!(
-        (t.status, t.reason.as_deref()),
+        (t.status, t.reason.map(|r| r.as_str())),
         (TaskStatus::Skipped, Some("disabled"))
     );
     assert!(

@@ -126,7 +126,7 @@ async fn extraction_is_a_task_and_its_writes_one_group_undone_as_one() {
     );
     // The turn's auto-dream check is recorded too (one session so far: skipped).
     let dreams = api.tasks(None, Some(TaskKind::Dream), None, None).unwrap();
-    assert_eq!(dreams[0].reason.as_deref(), Some("min_sessions"));
+    assert_eq!(dreams[0].reason.map(|r| r.as_str()), Some("min_sessions"));
 
     // History: both changes carry the group; the group names its task.
     let history = api.history(Some("personal".into()), None, None).unwrap();
@@ -224,7 +224,7 @@ async fn cancelling_a_running_extraction_keeps_no_half_file_and_the_cursor_still
         .await
         .unwrap();
     assert_eq!(done.status, TaskStatus::Failed, "{done:?}");
-    assert_eq!(done.reason.as_deref(), Some("cancelled"));
+    assert_eq!(done.reason.map(|r| r.as_str()), Some("cancelled"));
     assert_eq!(read(&api, "late.md"), None, "nothing written");
     let memory = api.home_dir().join("workspaces/personal/memory");
     let leftovers: Vec<String> = std::fs::read_dir(&memory)
@@ -355,14 +355,14 @@ async fn waiting_extractions_are_replaced_or_cancelled_at_once() {
         .unwrap();
     let first = api.task(first).unwrap();
     assert_eq!(first.status, TaskStatus::Skipped);
-    assert_eq!(first.reason.as_deref(), Some("replaced"));
+    assert_eq!(first.reason.map(|r| r.as_str()), Some("replaced"));
     assert!(first.error.unwrap().contains(&second));
     assert_eq!(api.task(second.clone()).unwrap().status, TaskStatus::Queued);
 
     // Cancelling the waiting one skips it at once, without waiting for A.
     let cancelled = api.task_cancel(second).unwrap();
     assert_eq!(cancelled.status, TaskStatus::Skipped, "{cancelled:?}");
-    assert_eq!(cancelled.reason.as_deref(), Some("cancelled"));
+    assert_eq!(cancelled.reason.map(|r| r.as_str()), Some("cancelled"));
     assert_eq!(
         api.task(running.clone()).unwrap().status,
         TaskStatus::Running

@@ -3,6 +3,7 @@
 //! at the lock — are closures, called only when every cheaper gate passed.
 
 use chrono::{DateTime, Duration, Utc};
+use mnemo_core::TaskReason;
 
 /// Hours between automatic dreams at least.
 pub const MIN_HOURS: i64 = 24;
@@ -33,15 +34,15 @@ pub enum Skip {
 impl Skip {
     /// The recorded reason.
     #[must_use]
-    pub fn reason(&self) -> &'static str {
+    pub fn reason(&self) -> TaskReason {
         match self {
-            Self::Disabled => "disabled",
-            Self::SameSession => "same_session",
-            Self::MinHours => "min_hours",
-            Self::ScanThrottled => "scan_throttled",
-            Self::MinSessions(_) => "min_sessions",
-            Self::Locked => "locked",
-            Self::Running(_) => "running",
+            Self::Disabled => TaskReason::Disabled,
+            Self::SameSession => TaskReason::SameSession,
+            Self::MinHours => TaskReason::MinHours,
+            Self::ScanThrottled => TaskReason::ScanThrottled,
+            Self::MinSessions(_) => TaskReason::MinSessions,
+            Self::Locked => TaskReason::Locked,
+            Self::Running(_) => TaskReason::Running,
         }
     }
 
@@ -160,7 +161,9 @@ mod tests {
     }
 
     fn reason(f: &Facts<'_>, sessions: usize, locked: bool) -> Option<&'static str> {
-        check(f, |_| sessions, || locked).skip.map(|s| s.reason())
+        check(f, |_| sessions, || locked)
+            .skip
+            .map(|s| s.reason().as_str())
     }
 
     #[test]
