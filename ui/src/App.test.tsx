@@ -712,6 +712,25 @@ describe("detail pane", () => {
     fireEvent.click(screen.getByRole("button", { name: "Reload" }));
     expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("Changed outside");
   });
+
+  it("shows the version on disk when nothing is edited, and reads the open memory only when an event names it", async () => {
+    renderApp();
+    await openRow("response-style.md");
+    const getCalls = api.get.mock.calls.length;
+    act(() => {
+      for (const es of FakeEventSource.instances) es.fire("memory_changed", { workspace: "personal", paths: ["proj.md"], source: "watcher" });
+    });
+    await waitFor(() => expect(api.list.mock.calls.length).toBeGreaterThan(1));
+    expect(api.get.mock.calls.length).toBe(getCalls);
+
+    api.get.mockResolvedValue(ok({ ...detailOf(DOCS[0], "h9"), name: "Changed outside" }));
+    act(() => {
+      for (const es of FakeEventSource.instances)
+        es.fire("memory_changed", { workspace: "personal", paths: ["response-style.md"], source: "watcher" });
+    });
+    await waitFor(() => expect(screen.getByTestId<HTMLInputElement>("detail-name").value).toBe("Changed outside"));
+    expect(screen.queryByTestId("disk-banner")).toBeNull();
+  });
 });
 
 describe("history", () => {

@@ -4,7 +4,7 @@ import type { TaskInfo, WriteOutcome } from "./lib/bindings";
 import { onMemoryChanged, toUiError, unwrap } from "./lib/transport";
 import type { UiError } from "./lib/transport";
 import { asksToDiscard, browserReducer, initialBrowser, listMode, openKey } from "./lib/browser";
-import type { ChangeSignal, Intent, Target } from "./lib/browser";
+import type { Intent, Target } from "./lib/browser";
 import { answer, reads, useHomeStatus, useLogs, useMemoryList, useRead, useWorkspaces } from "./lib/queries";
 import { useDebounced } from "./lib/useDebounced";
 import { invalidateMemoryReads } from "./lib/changeBridge";
@@ -45,9 +45,6 @@ export { CHAT_OPEN_KEY } from "./lib/prefs";
 
 export const SEARCH_DEBOUNCE_MS = 120;
 export const SEARCH_LIMIT = 200;
-/** memory_changed events arriving within this window are one signal to the detail pane. */
-const EVENT_COALESCE_MS = 150;
-
 const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
 const MOD_KEY = isMac ? "⌘" : "Ctrl+";
 
@@ -148,33 +145,19 @@ export function App() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [searchRead.data, searchRead.error]);
 
-  // Live updates: new and changed memories are marked, and a burst of memory_changed is one signal
-  // to the detail pane (the data layer reads the lists and figures again on its own).
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let batch: ChangeSignal["changes"] = [];
-    const flush = () => {
-      timer = undefined;
-      const changes = batch;
-      batch = [];
-      dispatch({ type: "changed", changes });
-    };
-    const unsubscribe = onMemoryChanged(
-      (e) => {
+  // Live updates: new and changed memories are marked (the data layer reads the lists, the figures
+  // and the open memory again on its own).
+  useEffect(
+    () =>
+      onMemoryChanged((e) => {
         // A memory is new if the list held the workspace's memories and not this one; a change
         // in a workspace not listed reads as a change.
         const listed = listedRef.current;
         const known = (key: string) => !(listed.ws === null || listed.ws === e.workspace) || listed.keys.has(key);
         setUnseen((u) => noteChange(u, e, known, Date.now()));
-        batch.push({ workspace: e.workspace, paths: e.paths });
-        if (timer === undefined) timer = setTimeout(flush, EVENT_COALESCE_MS);
-      },
-    );
-    return () => {
-      unsubscribe();
-      if (timer !== undefined) clearTimeout(timer);
-    };
-  }, []);
+      }),
+    [],
+  );
 
   useEffect(() => saveChatOpen(chatOpen), [chatOpen]);
   // The workspace chosen is remembered across reloads (one gone since falls back to all of them).
@@ -388,7 +371,6 @@ export function App() {
                 key={detail.seq}
                 target={detail.target}
                 workspaces={workspaces}
-                change={state.change}
                 onDirtyChange={onDirtyChange}
                 onSavingChange={onSavingChange}
                 onCreated={onCreated}

@@ -301,16 +301,6 @@ describe("unsaved edits", () => {
 });
 
 describe("reloads and the chat toggle", () => {
-  it("turns memory_changed batches into a distinct signal", () => {
-    const changes = [{ workspace: "personal", paths: ["me.md"] }];
-    let s = run({ type: "changed", changes });
-    expect(s.change).toEqual({ seq: 1, changes });
-    s = browserReducer(s, { type: "changed", changes });
-    expect(s.change?.seq).toBe(2);
-    // An empty batch is no signal.
-    expect(browserReducer(s, { type: "changed", changes: [] })).toBe(s);
-  });
-
   it("starts in the workspace remembered, and falls back to all workspaces when it is gone", () => {
     const remembered = initialBrowser(true, "claude-proj");
     expect(remembered.selectedWs).toBe("claude-proj");

@@ -34,12 +34,6 @@ export type Target =
   | { mode: "existing"; workspace: string; path: string }
   | { mode: "new"; workspace: string | null; path?: string; draft?: Draft };
 
-/** memory_changed events gathered since the last signal; `seq` makes each signal distinct. */
-export interface ChangeSignal {
-  seq: number;
-  changes: { workspace: string; paths: string[] }[];
-}
-
 export interface Loaded<T> {
   /** The workspace filter the data was loaded for. */
   ws: string | null;
@@ -91,7 +85,6 @@ export interface BrowserState {
   cursorKey: string | null;
   /** What the detail pane shows; a new `seq` is a fresh pane. */
   detail: { seq: number; target: Target } | null;
-  change: ChangeSignal | null;
   collapsed: ReadonlySet<GroupId>;
   /** The open memory has unsaved edits. */
   dirty: boolean;
@@ -127,8 +120,6 @@ export type BrowserAction =
   | { type: "dirty"; dirty: boolean }
   /** A save started or ended: an intent held meanwhile is applied if the edits were saved. */
   | { type: "saving"; saving: boolean }
-  /** memory_changed events, coalesced: tell the detail pane (the data layer reads the rest again). */
-  | { type: "changed"; changes: ChangeSignal["changes"] }
   /** A memory was created: select and open it. */
   | { type: "created"; workspace: string; path: string }
   /** The open memory was deleted: close it. */
@@ -157,7 +148,6 @@ export function initialBrowser(chatOpen = true, selectedWs: string | null = null
     searchError: null,
     cursorKey: null,
     detail: null,
-    change: null,
     collapsed: new Set(),
     dirty: false,
     saving: false,
@@ -264,10 +254,6 @@ export function browserReducer(state: BrowserState, action: BrowserAction): Brow
       // The save ended with nothing left unsaved: what the user asked for meanwhile happens now.
       // Edits still unsaved (the save failed, or more were typed): `asksToDiscard` asks as usual.
       return !action.saving && next.pending && !next.dirty ? apply({ ...next, pending: null }, next.pending) : next;
-    }
-    case "changed": {
-      if (action.changes.length === 0) return state;
-      return { ...state, change: { seq: (state.change?.seq ?? 0) + 1, changes: action.changes } };
     }
     case "created":
       return open(state, { mode: "existing", workspace: action.workspace, path: action.path });

@@ -2,13 +2,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, render, renderHook, screen } from "@testing-library/react";
 import { createElement } from "react";
 import { MEMORY_EVENT_DELAY_MS, SYNC_EVENT_DELAY_MS, SYNC_STATE_DELAY_MS, invalidateMemoryReads, useChangeBridge } from "./changeBridge";
-import { keys, queryClient, readOnce, reads, useMemoryList } from "./queries";
+import { keys, queryClient, readMemory, readOnce, reads, useMemoryList } from "./queries";
 import { commands } from "./bindings";
-import type { MemoryChanged } from "./bindings";
+import type { ApiError, MemoryChanged, MemoryDetail } from "./bindings";
+import type { Result } from "./transport";
 import { onMemoryChanged, onSyncStateChanged } from "./transport";
-import { DOCS, WORKSPACES, err, ok, remoteSync } from "../test/fixtures";
+import { DOCS, WORKSPACES, detailOf, err, ok, remoteSync } from "../test/fixtures";
 
-vi.mock("./bindings", async (importOriginal) => ({ ...(await importOriginal<object>()), commands: { list: vi.fn(), syncStatus: vi.fn() } }));
+vi.mock("./bindings", async (importOriginal) => ({ ...(await importOriginal<object>()), commands: { list: vi.fn(), syncStatus: vi.fn(), get: vi.fn() } }));
 vi.mock("./transport", async (importOriginal) => ({ ...(await importOriginal<typeof import("./transport")>()), onMemoryChanged: vi.fn(), onSyncStateChanged: vi.fn() }));
 
 const api = vi.mocked(commands);
@@ -36,6 +37,7 @@ beforeEach(() => {
   vi.useFakeTimers();
   api.list.mockReset();
   api.syncStatus.mockReset();
+  api.get.mockReset();
 });
 
 afterEach(() => {
@@ -55,6 +57,10 @@ const KEYS = {
   historyAll: ["history", null, null, 100],
   usagePersonal: ["memory_usage", "personal", null],
   searchPersonal: ["search", "personal", "deploy", 200, null],
+  groupOf3: keys.changeGroup(3),
+  memoryA: keys.get("personal", "a.md"),
+  memoryZ: keys.get("personal", "z.md"),
+  memoryWorkA: keys.get("work", "a.md"),
   model: keys.modelSettings(),
   sync: keys.syncStatus(),
 } as const;
@@ -70,7 +76,7 @@ function stale(): string[] {
     .sort();
 }
 
-const MEMORY_OF_PERSONAL = ["historyAll", "listAll", "listPersonal", "logsPersonal", "searchPersonal", "statsPersonal", "status", "usagePersonal", "workspaces"];
+const MEMORY_OF_PERSONAL = ["groupOf3", "historyAll", "listAll", "listPersonal", "logsPersonal", "searchPersonal", "statsPersonal", "status", "usagePersonal", "workspaces"];
 
 describe("the change bridge", () => {
   it("marks stale what follows a workspace's memory files, once a burst, and the sync status soon after", async () => {
@@ -88,12 +94,13 @@ describe("the change bridge", () => {
     });
     expect(stale()).toEqual([]);
     await act(() => vi.advanceTimersByTimeAsync(MEMORY_EVENT_DELAY_MS));
-    // Another workspace's list and figures, and the model settings, cannot have changed.
-    expect(stale()).toEqual(MEMORY_OF_PERSONAL);
+    // Another workspace's list and figures, a memory the events did not name (nor the same path
+    // in another workspace), and the model settings cannot have changed.
+    expect(stale()).toEqual([...MEMORY_OF_PERSONAL, "memoryA"].sort());
     expect(spy).toHaveBeenCalledTimes(1);
 
     await act(() => vi.advanceTimersByTimeAsync(SYNC_EVENT_DELAY_MS));
-    expect(stale()).toEqual([...MEMORY_OF_PERSONAL, "sync"].sort());
+    expect(stale()).toEqual([...MEMORY_OF_PERSONAL, "memoryA", "sync"].sort());
     spy.mockRestore();
     bridge.unmount();
     second.unmount();
@@ -104,7 +111,7 @@ describe("the change bridge", () => {
     const { unmount } = renderHook(() => useChangeBridge());
     act(() => memory[0].cb({ workspace: "work", paths: ["a.md"], source: "user" }));
     await act(() => vi.advanceTimersByTimeAsync(SYNC_EVENT_DELAY_MS * 2));
-    expect(stale()).toEqual(["historyAll", "listAll", "listWork", "statsWork", "status", "workspaces"]);
+    expect(stale()).toEqual(["groupOf3", "historyAll", "listAll", "listWork", "memoryWorkA", "statsWork", "status", "workspaces"]);
     unmount();
   });
 
@@ -120,8 +127,8 @@ describe("the change bridge", () => {
 
     act(() => memory[0].resync?.());
     await act(() => vi.advanceTimersByTimeAsync(MEMORY_EVENT_DELAY_MS));
-    // Events were missed: every workspace's answers, never the model settings.
-    expect(stale()).toEqual([...MEMORY_OF_PERSONAL, "listWork", "statsWork", "sync"].sort());
+    // Events were missed: every workspace's answers and every memory, never the model settings.
+    expect(stale()).toEqual([...MEMORY_OF_PERSONAL, "listWork", "memoryA", "memoryWorkA", "memoryZ", "statsWork", "sync"].sort());
     unmount();
   });
 
@@ -138,10 +145,10 @@ describe("the change bridge", () => {
     expect(stale()).toEqual([]);
   });
 
-  it("is what a write here calls for the workspace it wrote", async () => {
+  it("is what a write here calls for the workspace it wrote (its memory it reads again itself)", async () => {
     seed();
     await act(() => invalidateMemoryReads(new Set(["work"])));
-    expect(stale()).toEqual(["historyAll", "listAll", "listWork", "statsWork", "status", "workspaces"]);
+    expect(stale()).toEqual(["groupOf3", "historyAll", "listAll", "listWork", "statsWork", "status", "workspaces"]);
   });
 });
 
@@ -177,6 +184,20 @@ describe("a reader of the cache", () => {
     await act(() => vi.advanceTimersByTimeAsync(0));
     expect(screen.getByTestId("error").textContent).toBe("not_found");
     expect(api.list).toHaveBeenCalledTimes(1);
+  });
+
+  it("reads a memory after a write afresh: a read in flight from before the write gives way, its waiters get the new answer", async () => {
+    let before: (r: Result<MemoryDetail, ApiError>) => void = () => {};
+    api.get.mockReturnValueOnce(new Promise((resolve) => (before = resolve)));
+    api.get.mockResolvedValueOnce(ok(detailOf(DOCS[0], "h2")));
+    const early = readOnce(reads.get("personal", DOCS[0].path));
+    const written = readMemory("personal", DOCS[0].path);
+    before(ok(detailOf(DOCS[0], "h1")));
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(api.get).toHaveBeenCalledTimes(2);
+    expect(await written).toEqual(ok(detailOf(DOCS[0], "h2")));
+    expect(await early).toEqual(ok(detailOf(DOCS[0], "h2")));
+    expect(queryClient.getQueryData<{ hash: string }>(keys.get("personal", DOCS[0].path))?.hash).toBe("h2");
   });
 
   it("reads once for a handler through the same cache, a rejection as an error result", async () => {

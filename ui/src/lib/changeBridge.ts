@@ -3,15 +3,16 @@
 // marks stale exactly the answers that may have changed, so whoever shows them reads them again.
 //
 // - `memory_changed` (a burst coalesced into one): the answers that follow a workspace's memory
-//   files — the list, its logs, search, counts, stats, usage, history, diffs — of that workspace and of
-//   "all workspaces"; and, soon after, the sync status (what waits to be sent), when a remote is
-//   set: without one no sync can leave a conflict.
+//   files — the list, its logs, search, counts, stats, usage, history, diffs, change groups — of
+//   that workspace and of "all workspaces"; each memory named (`get`); and, soon after, the sync
+//   status (what waits to be sent), when a remote is set: without one no sync can leave a conflict.
 // - `sync_changed` (a sync here or in another process ran, left or closed a conflict, which may
 //   change no memory file at all): the sync status.
 // - The browser's event stream reconnecting after a drop: everything above (events were missed).
 
 import { useEffect } from "react";
-import type { RemoteSync } from "./bindings";
+import type { QueryKey } from "@tanstack/react-query";
+import type { MemoryChanged, RemoteSync } from "./bindings";
 import { onMemoryChanged, onSyncStateChanged } from "./transport";
 import { queryClient } from "./queryClient";
 
@@ -37,8 +38,9 @@ export const MEMORY_READS: ReadonlySet<string> = new Set([
   "stats",
   "memory_usage",
   "history",
-  // A change's diff carries whether it was undone since.
+  // A change's diff, and a change group, carry whether they were undone since.
   "diff",
+  "change_group",
 ]);
 
 const SYNC_STATUS = ["sync_status"] as const;
@@ -48,14 +50,20 @@ const SYNC_STATUS = ["sync_status"] as const;
  * of `workspaces` (absent: of every workspace). A write here calls it for what it wrote.
  */
 export function invalidateMemoryReads(workspaces?: ReadonlySet<string>): Promise<void> {
-  return queryClient.invalidateQueries({
-    predicate: ({ queryKey }) => {
-      if (!MEMORY_READS.has(String(queryKey[0]))) return false;
-      // `null` (all workspaces) or no workspace argument: it holds every workspace's files.
-      const ws = queryKey[1];
-      return workspaces === undefined || typeof ws !== "string" || workspaces.has(ws);
-    },
-  });
+  return queryClient.invalidateQueries({ predicate: ({ queryKey }) => followsFiles(queryKey, workspaces) });
+}
+
+/** Whether the answer under `key` follows the memory files of `workspaces` (absent: of any). */
+function followsFiles(key: QueryKey, workspaces?: ReadonlySet<string>): boolean {
+  if (!MEMORY_READS.has(String(key[0]))) return false;
+  // `null` (all workspaces) or no workspace argument: it holds every workspace's files.
+  const ws = key[1];
+  return workspaces === undefined || typeof ws !== "string" || workspaces.has(ws);
+}
+
+/** Whether `key` is a memory named in `paths` (by workspace; absent: any memory). */
+function isMemory(key: QueryKey, paths?: ReadonlyMap<string, ReadonlySet<string>>): boolean {
+  return key[0] === "get" && (paths === undefined || (paths.get(String(key[1]))?.has(String(key[2])) ?? false));
 }
 
 /** The sync status may have changed (a sync ran here, the settings were saved, a conflict closed). */
@@ -75,17 +83,25 @@ function attach(): () => void {
   if (!bridge) {
     let memoryTimer: ReturnType<typeof setTimeout> | undefined;
     let syncTimer: ReturnType<typeof setTimeout> | undefined;
-    // The workspaces of the burst so far; `null`: every workspace (the stream reconnected).
-    let batch: Set<string> | null = new Set();
+    // The paths of the burst so far, by workspace; `null`: every workspace (the stream reconnected).
+    let batch: Map<string, Set<string>> | null = new Map();
     const flushMemory = () => {
       memoryTimer = undefined;
       const changed = batch;
-      batch = new Set();
-      void invalidateMemoryReads(changed ?? undefined);
+      batch = new Map();
+      const workspaces = changed ? new Set(changed.keys()) : undefined;
+      // The memories named too (`get`): a write here reads its own memory again itself (`readMemory`).
+      void queryClient.invalidateQueries({
+        predicate: ({ queryKey }) => followsFiles(queryKey, workspaces) || isMemory(queryKey, changed ?? undefined),
+      });
     };
-    const memoryChanged = (workspace: string | null) => {
-      if (workspace === null) batch = null;
-      else batch?.add(workspace);
+    const memoryChanged = (e: MemoryChanged | null) => {
+      if (e === null) batch = null;
+      else if (batch) {
+        const paths = batch.get(e.workspace) ?? new Set<string>();
+        for (const p of e.paths) paths.add(p);
+        batch.set(e.workspace, paths);
+      }
       if (memoryTimer === undefined) memoryTimer = setTimeout(flushMemory, MEMORY_EVENT_DELAY_MS);
     };
     const syncAfter = (ms: number) => {
@@ -100,7 +116,7 @@ function attach(): () => void {
     };
     const offMemory = onMemoryChanged(
       (e) => {
-        memoryChanged(e.workspace);
+        memoryChanged(e);
         syncSoon();
       },
       () => {

@@ -8,16 +8,18 @@
 //   list.data   // the answer, `undefined` until read
 //   list.error  // a `UiError` (`toUiError`), `null` when the last read worked
 
-import { useEffect, useRef } from "react";
-import { queryOptions, useQuery } from "@tanstack/react-query";
+import { useCallback, useEffect, useRef } from "react";
+import { queryOptions, useQueries, useQuery } from "@tanstack/react-query";
 import type { QueryKey, UseQueryOptions, UseQueryResult } from "@tanstack/react-query";
 import { commands } from "./bindings";
 import type {
   ChangeDiff,
   ChangeSummary,
   DocSummary,
+  GroupInfo,
   Hit,
   LocalModelInfo,
+  MemoryDetail,
   MemoryStats,
   MemoryUsage,
   ModelSettings,
@@ -31,6 +33,7 @@ import type { Result, UiError } from "./transport";
 import type { Answer } from "./useCommand";
 import { queryClient } from "./queryClient";
 import { useChangeBridge } from "./changeBridge";
+import { usageMap } from "./usage";
 
 export { queryClient } from "./queryClient";
 
@@ -64,6 +67,8 @@ export const keys = {
   history: (workspace: string | null, path: string | null, limit: number | null) =>
     ["history", workspace, path, limit] as const,
   diff: (change: number) => ["diff", change] as const,
+  changeGroup: (id: number) => ["change_group", id] as const,
+  get: (workspace: string, path: string) => ["get", workspace, path] as const,
   stats: (workspace: string) => ["stats", workspace] as const,
   memoryUsage: (workspace: string, path: string | null) => ["memory_usage", workspace, path] as const,
 };
@@ -128,6 +133,16 @@ export const reads = {
       queryKey: keys.diff(change),
       queryFn: () => answerOf(() => commands.diff(change)),
     }),
+  changeGroup: (id: number) =>
+    queryOptions<GroupInfo, UiError>({
+      queryKey: keys.changeGroup(id),
+      queryFn: () => answerOf(() => commands.changeGroup(id)),
+    }),
+  get: (workspace: string, path: string) =>
+    queryOptions<MemoryDetail, UiError>({
+      queryKey: keys.get(workspace, path),
+      queryFn: () => answerOf(() => commands.get(workspace, path)),
+    }),
   stats: (workspace: string) =>
     queryOptions<MemoryStats, UiError>({
       queryKey: keys.stats(workspace),
@@ -159,8 +174,29 @@ export const useHistory = (workspace: string | null, path: string | null, limit:
   useRead(reads.history(workspace, path, limit));
 /** One change's diff (`null`: none selected, nothing read). */
 export const useDiff = (change: number | null) => useRead({ ...reads.diff(change ?? 0), enabled: change !== null });
+/** A change group with its changes (`null`: none, nothing read). */
+export const useChangeGroup = (id: number | null) => useRead({ ...reads.changeGroup(id ?? 0), enabled: id !== null });
+/** One memory as `get` reads it; `enabled` false waits (a new memory: nothing to read). */
+export const useMemory = (workspace: string, path: string, enabled = true) => useRead({ ...reads.get(workspace, path), enabled });
 export const useStats = (workspace: string) => useRead(reads.stats(workspace));
 export const useMemoryUsage = (workspace: string, path: string | null) => useRead(reads.memoryUsage(workspace, path));
+
+/**
+ * Usage by `docKey(workspace, path)` for every memory of `workspaces` (one `memory_usage` each,
+ * shared with whoever shows the same), for the memory list's usage sorts: `null` while any is
+ * first read or when none is asked; a workspace whose read fails counts as unused.
+ */
+export function useUsageByMemory(workspaces: readonly string[]): ReadonlyMap<string, MemoryUsage> | null {
+  useChangeBridge();
+  const combine = useCallback(
+    (results: UseQueryResult<MemoryUsage[], UiError>[]) =>
+      results.length === 0 || results.some((r) => r.isPending)
+        ? null
+        : usageMap(results.map((r, i) => ({ workspace: workspaces[i], usage: r.isError ? [] : (r.data ?? []) }))),
+    [workspaces],
+  );
+  return useQueries({ queries: workspaces.map((ws) => reads.memoryUsage(ws, null)), combine }, queryClient);
+}
 
 /**
  * Reads again when `signal` changes after the first render: something the events do not cover
@@ -186,6 +222,39 @@ export async function readOnce<T, K extends QueryKey>(options: UseQueryOptions<T
   } catch (e) {
     return { status: "error", error: toUiError(e) };
   }
+}
+
+/**
+ * A read right after a write here, so what it answers is what the write left: a read of the same
+ * key already in flight may have started before the write, and is replaced (its waiters get this
+ * one's answer). The cache, and whoever shows it, take the answer too.
+ */
+export function readAfterWrite<T, K extends QueryKey>(options: UseQueryOptions<T, UiError, T, K>): Promise<Result<T, UiError>> {
+  // Not awaited: the new read must start before the cancelled one's waiters look for it.
+  void queryClient.cancelQueries({ queryKey: options.queryKey, exact: true }, { silent: true });
+  return readOnce(options);
+}
+
+/** A memory as it is now, read after a write here (pin, archive, replace, a save, a sync choice). */
+export const readMemory = (workspace: string, path: string) => readAfterWrite(reads.get(workspace, path));
+
+/**
+ * A memory was written here: its own history and usage are read again by whoever shows them (the
+ * change event would mark them too, a moment later, and the whole workspace's with them).
+ */
+export async function memoryWritten(workspace: string, path: string): Promise<void> {
+  await Promise.all([
+    queryClient.invalidateQueries({ queryKey: ["history", workspace, path] }),
+    queryClient.invalidateQueries({ queryKey: keys.memoryUsage(workspace, path) }),
+  ]);
+}
+
+/** A change group was undone or redone here: it, and its changes' diffs, are read again (awaited). */
+export async function groupUndone(group: GroupInfo): Promise<void> {
+  await Promise.all([
+    queryClient.invalidateQueries({ queryKey: keys.changeGroup(group.id) }),
+    ...group.changes.map((c) => queryClient.invalidateQueries({ queryKey: keys.diff(c.id) })),
+  ]);
 }
 
 /** A query's state as the `Answer` components show (`null` until its first read ends). */

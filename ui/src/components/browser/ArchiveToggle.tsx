@@ -4,6 +4,7 @@ import type { MemoryDetail, WriteOutcome } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { ARCHIVED_NOTE, archiveLabel, archiveTitle } from "../../lib/archive";
 import { useCommand } from "../../lib/useCommand";
+import { readMemory } from "../../lib/queries";
 
 /** What archiving or restoring did: the memory re-read, and the write (for its Undo). */
 export type Archived = { fresh: MemoryDetail; outcome: WriteOutcome } | { error: UiError };
@@ -28,7 +29,7 @@ export function useArchiveToggle(detail: MemoryDetail | null, onDone: (result: A
       onDone({ error: answer.error });
       return;
     }
-    const fresh = await run(commands.get(detail.workspace, detail.path), "archive");
+    const fresh = await run(readMemory(detail.workspace, detail.path), "archive");
     if (!fresh) return;
     setBusy(false);
     // The write succeeded; if the re-read failed, the change event will catch up.

@@ -20,8 +20,6 @@ interface Props {
   readOnly: boolean;
   dirty: boolean;
   saving: boolean;
-  /** Changes when the usage line should be read again. */
-  usageKey: string;
   /** Show the memory folder (desktop only; `null`: not offered). */
   onOpenFolder: (() => void) | null;
   onPinned: (fresh: MemoryDetail | null, error: UiError | null) => void;
@@ -42,7 +40,7 @@ interface Props {
  * and Cancel for a new one).
  */
 export function DetailHeader(props: Props) {
-  const { isNew, title, wsLabel, base, readOnly, dirty, saving, usageKey, onOpenFolder, onPinned, archiving, onArchive, onCopy, onDelete, onSave, onCancel, headingRef } =
+  const { isNew, title, wsLabel, base, readOnly, dirty, saving, onOpenFolder, onPinned, archiving, onArchive, onCopy, onDelete, onSave, onCancel, headingRef } =
     props;
   // The actions are one Tab stop (←/→ inside): from the list, Tab reaches the fields quickly.
   const actionsRef = useRef<HTMLDivElement>(null);
@@ -73,7 +71,7 @@ export function DetailHeader(props: Props) {
             </>
           )}
         </div>
-        {!isNew && base?.kind === "topic" && <UsageLine workspace={base.workspace} path={base.path} reloadKey={usageKey} />}
+        {!isNew && base?.kind === "topic" && <UsageLine workspace={base.workspace} path={base.path} />}
       </div>
       <div className="actions" role="toolbar" aria-label="Memory actions" ref={actionsRef}>
         {!isNew && onOpenFolder && (

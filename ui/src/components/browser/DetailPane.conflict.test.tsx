@@ -76,7 +76,6 @@ function renderPane(sync: RemoteSync | null, path = "home.md", workspace = "pers
       <DetailPane
         target={{ mode: "existing", workspace, path }}
         workspaces={WORKSPACES}
-        change={null}
         onDirtyChange={noop}
         onCreated={noop}
         onSaved={noop}

@@ -47,7 +47,6 @@ function renderPane(path = DOCS[0].path) {
       <DetailPane
         target={{ mode: "existing", workspace: "personal", path }}
         workspaces={WORKSPACES}
-        change={null}
         onDirtyChange={noop}
         onCreated={noop}
         onSaved={noop}

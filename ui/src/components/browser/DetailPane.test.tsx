@@ -45,7 +45,6 @@ function pane(path = DOCS[0].path, extra: Partial<ComponentProps<typeof DetailPa
     <DetailPane
       target={{ mode: "existing", workspace: "personal", path }}
       workspaces={WORKSPACES}
-      change={null}
       onDirtyChange={noop}
       onCreated={noop}
       onSaved={noop}
@@ -127,6 +126,9 @@ describe("Pin", () => {
     expect(screen.getByTestId("pin-button").textContent).toBe("Unpin");
     expect(screen.getByTestId("pin-button").getAttribute("aria-pressed")).toBe("true");
     expect(await screen.findByText("Pinned: extraction and dream will leave it alone")).toBeTruthy();
+    // Read once after the write, and its usage line read again with it.
+    expect(api.get).toHaveBeenCalledTimes(2);
+    await waitFor(() => expect(api.memoryUsage).toHaveBeenCalledTimes(2));
   });
 
   it("unpins a pinned memory", async () => {
@@ -292,7 +294,6 @@ describe("a new memory", () => {
         <DetailPane
           target={{ mode: "new", workspace: "personal" }}
           workspaces={WORKSPACES}
-          change={null}
           onDirtyChange={noop}
           onCreated={noop}
           onSaved={noop}

@@ -5,9 +5,10 @@ import { canRun, toUiError, unwrap } from "../../lib/transport";
 import type { UiError } from "../../lib/transport";
 import { isRecord, logDay } from "../../lib/format";
 import { printable } from "../../lib/printable";
-import type { ChangeSignal, Draft, Target } from "../../lib/browser";
+import type { Draft, Target } from "../../lib/browser";
 import { EMPTY_DRAFT, defaultWorkspace, draftOf, fieldOf, nameClash, sameDraft, sharedNote } from "../../lib/detail";
 import { useCommand } from "../../lib/useCommand";
+import { memoryWritten, readMemory, useMemory } from "../../lib/queries";
 import { conflictsFor } from "../../lib/memoryConflicts";
 import { settledSentence } from "../../lib/inbox";
 import { ConfirmDialog } from "../common/ConfirmDialog";
@@ -30,7 +31,6 @@ import type { CopySource } from "../transfer/CopyDialog";
 interface Props {
   target: Target;
   workspaces: WorkspaceInfo[];
-  change: ChangeSignal | null;
   onDirtyChange: (dirty: boolean) => void;
   /** A save started (`true`) or ended. */
   onSavingChange?: (saving: boolean) => void;
@@ -57,13 +57,17 @@ interface Props {
 }
 
 export function DetailPane(props: Props) {
-  const { target, workspaces, change, onDirtyChange, onSavingChange, onCreated, onSaved, onDeleted, onClose, onCancel = onClose, onRecreate, onCopy, sync = null, focusHeading = false, onHeadingFocused } = props;
+  const { target, workspaces, onDirtyChange, onSavingChange, onCreated, onSaved, onDeleted, onClose, onCancel = onClose, onRecreate, onCopy, sync = null, focusHeading = false, onHeadingFocused } = props;
   const toast = useToast();
-  const { run, cancel } = useCommand();
+  const { run } = useCommand();
   const isNew = target.mode === "new";
+  // The memory as the cache holds it: read as the pane opens, and again when a change event names
+  // it (an edit elsewhere, a job) or a write here reads it (`readMemory`).
+  const memory = useMemory(target.workspace ?? "", target.path ?? "", target.mode === "existing");
 
+  // The version the editor's fields started from (a save sends its hash): the memory as read, until
+  // unsaved edits keep it from following a newer one (the banner then offers it).
   const [base, setBase] = useState<MemoryDetail | null>(null);
-  const [loadError, setLoadError] = useState<UiError | null>(null);
   const [form, setForm] = useState<Draft>(() => (target.mode === "new" ? (target.draft ?? EMPTY_DRAFT) : EMPTY_DRAFT));
   const [newWorkspace, setNewWorkspace] = useState(() => defaultWorkspace(target.workspace, workspaces));
   const [newPath, setNewPath] = useState(target.mode === "new" ? (target.path ?? "") : "");
@@ -75,7 +79,6 @@ export function DetailPane(props: Props) {
   const [deleting, setDeleting] = useState(false);
   const [disk, setDisk] = useState<DiskState>(null);
   const [gone, setGone] = useState(false);
-  const [historyKey, setHistoryKey] = useState(0);
   const headingRef = useRef<HTMLHeadingElement>(null);
   const loaded = base !== null;
   // Once per restore: the request is spent here, so a reload or a remount of the same memory
@@ -112,34 +115,18 @@ export function DetailPane(props: Props) {
   }, [saving, onSavingChange]);
   useEffect(() => () => onSavingChange?.(false), [onSavingChange]);
 
-  // Load the memory.
-  useEffect(() => {
-    if (target.mode !== "existing") return;
-    void run(commands.get(target.workspace, target.path), "load").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        setBase(answer.data);
-        setForm(draftOf(answer.data));
-      } else setLoadError(answer.error);
-    });
-    return () => cancel("load");
-  }, [run, cancel, target]);
-
-  /** Re-reads the file after a change on disk; never clobbers unsaved edits. */
-  const checkDisk = useCallback(async () => {
-    const cur = live.current.base;
-    if (!cur || live.current.saving) return;
-    const answer = await run(commands.get(cur.workspace, cur.path));
-    if (!answer) return;
-    if (!answer.ok) {
-      if (answer.error.code !== "not_found") return;
-      if (live.current.dirty) setDisk({ kind: "deleted" });
-      else setGone(true);
+  /**
+   * The memory as read now (the first read, a change on disk, a read after a write): taken as it is
+   * when nothing is edited, else offered by a banner; never clobbers unsaved edits.
+   */
+  const reconcile = useCallback((fresh: MemoryDetail) => {
+    const now = live.current;
+    if (!now.base) {
+      setBase(fresh);
+      setForm(draftOf(fresh));
       return;
     }
-    const fresh = answer.data;
-    const now = live.current;
-    if (!now.base || fresh.hash === now.base.hash) return;
+    if (now.saving || fresh.hash === now.base.hash) return;
     if (now.dirty) setDisk({ kind: "changed", fresh });
     else {
       setBase(fresh);
@@ -147,14 +134,32 @@ export function DetailPane(props: Props) {
       setDisk(null);
     }
     setGone(false);
-  }, [run]);
+  }, []);
+
+  /** The memory could not be read again: gone from disk, banner or not as edits wait. */
+  const lost = useCallback((error: UiError) => {
+    const now = live.current;
+    if (!now.base || now.saving || error.code !== "not_found") return;
+    if (now.dirty) setDisk({ kind: "deleted" });
+    else setGone(true);
+  }, []);
 
   useEffect(() => {
-    if (!change || target.mode !== "existing") return;
-    const touched = change.changes.some((c) => c.workspace === target.workspace && c.paths.includes(target.path));
-    if (!touched) return;
-    void checkDisk();
-  }, [change, target, checkDisk]);
+    if (memory.data) reconcile(memory.data);
+  }, [memory.data, reconcile]);
+  useEffect(() => {
+    if (memory.error) lost(memory.error);
+  }, [memory.error, lost]);
+
+  /** Reads the file again now (Compare with disk, after an undo); never clobbers unsaved edits. */
+  const checkDisk = useCallback(async () => {
+    const cur = live.current.base;
+    if (!cur || live.current.saving) return;
+    const answer = await run(readMemory(cur.workspace, cur.path));
+    if (!answer) return;
+    if (answer.ok) reconcile(answer.data);
+    else lost(answer.error);
+  }, [run, reconcile, lost]);
 
   const save = useCallback(async () => {
     const { base: cur, form: f, saving: busy } = live.current;
@@ -213,14 +218,13 @@ export function DetailPane(props: Props) {
       setDisk(null);
       toast({ message: outcome.shared ? `Saved. ${sharedNote(outcome.shared)}` : "Saved" });
       onSaved(outcome);
-      setHistoryKey((k) => k + 1);
-      try {
-        const fresh = unwrap(await commands.get(cur.workspace, cur.path));
+      void memoryWritten(cur.workspace, cur.path);
+      // The save succeeded; a failed re-read only means the next change event will catch up.
+      const fresh = await readMemory(cur.workspace, cur.path);
+      if (fresh.status === "ok") {
         const typedSince = !sameDraft(live.current.form, f, bodyOnly);
-        setBase(fresh);
-        if (!typedSince) setForm(draftOf(fresh));
-      } catch {
-        // The save succeeded; a failed re-read only means the next change event will catch up.
+        setBase(fresh.data);
+        if (!typedSince) setForm(draftOf(fresh.data));
       }
     } catch (e) {
       setError(toUiError(e));
@@ -282,7 +286,7 @@ export function DetailPane(props: Props) {
     live.current.base = fresh;
     setForm(draftOf(fresh));
     setDisk(null);
-    setHistoryKey((k) => k + 1);
+    void memoryWritten(fresh.workspace, fresh.path);
   }, []);
 
   const onPinned = (fresh: MemoryDetail | null, e: UiError | null) => {
@@ -296,7 +300,7 @@ export function DetailPane(props: Props) {
 
   const reread = useCallback(async () => {
     const cur = live.current.base;
-    const answer = cur ? await run(commands.get(cur.workspace, cur.path), "load") : null;
+    const answer = cur ? await run(readMemory(cur.workspace, cur.path), "reread") : null;
     return answer?.ok ? answer.data : null;
   }, [run]);
   const curation = useCuration({ base, adopt, reread, checkDisk: () => void checkDisk(), onSaved, onError: setError });
@@ -330,7 +334,7 @@ export function DetailPane(props: Props) {
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setForm((f) => ({ ...f, [key]: value }));
   const onBody = useCallback((body: string) => setForm((f) => (f.body === body ? f : { ...f, body })), []);
 
-  if (target.mode === "existing" && !base) return <NotLoaded error={loadError} onClose={onClose} />;
+  if (target.mode === "existing" && !base) return <NotLoaded error={memory.error} onClose={onClose} />;
 
   const workspaceId = isNew ? newWorkspace : (base?.workspace ?? "");
   const wsLabel = workspaces.find((w) => w.id === workspaceId)?.label ?? workspaceId;
@@ -365,7 +369,6 @@ export function DetailPane(props: Props) {
         readOnly={readOnly}
         dirty={dirty}
         saving={saving}
-        usageKey={`${change?.seq ?? 0}/${historyKey}`}
         onOpenFolder={!isNew && canRun("open_folder") ? () => void openFolder(workspaceId) : null}
         onPinned={onPinned}
         archiving={curation.archive.busy}
@@ -410,7 +413,7 @@ export function DetailPane(props: Props) {
         </div>
       )}
       {tab === "history" && base ? (
-        <HistoryPanel workspace={base.workspace} path={base.path} refreshKey={`${change?.seq ?? 0}/${historyKey}`} onUndone={() => void checkDisk()} />
+        <HistoryPanel workspace={base.workspace} path={base.path} onUndone={() => void checkDisk()} />
       ) : readOnly && base ? (
         <ReadOnlyBody detail={base} />
       ) : (

@@ -1,19 +1,17 @@
 import { useEffect, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
-import type { ChangeSummary, GroupInfo, GroupUndo } from "../../lib/bindings";
+import type { ChangeSummary, GroupUndo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { formatTime } from "../../lib/format";
 import { OP_LABELS, countFiles, groupUndoneText } from "../../lib/history";
 import { useCommand } from "../../lib/useCommand";
-import { useDiff, useRefetchOn } from "../../lib/queries";
+import { groupUndone, useChangeGroup, useDiff } from "../../lib/queries";
 import { DiffView } from "./DiffView";
 import { InlineError } from "../common/InlineError";
 import { useToast } from "../common/Toasts";
 
 interface GroupProps {
   id: number;
-  /** Bump to reload the group and its diffs. */
-  refreshKey: string;
   onOpen?: (workspace: string, path: string) => void;
   /** The group was undone (every file restored). */
   onUndone: (undo: GroupUndo) => void;
@@ -30,7 +28,6 @@ interface GroupProps {
  */
 export function GroupDetail({
   id,
-  refreshKey,
   onOpen,
   onUndone,
   undoLabel = "Undo group",
@@ -38,12 +35,15 @@ export function GroupDetail({
   canUndo = true,
 }: GroupProps) {
   const toast = useToast();
-  const { run, cancel } = useCommand();
-  const [group, setGroup] = useState<GroupInfo | null>(null);
-  const [loadError, setLoadError] = useState<UiError | null>(null);
+  const { run, alive } = useCommand();
+  // The group as the cache has it: read again on memory changes (an undo elsewhere) and after Undo here.
+  const read = useChangeGroup(id);
+  const loadError = read.error;
+  // After Undo or Redo, until the group is read again: nothing offered rather than the old button.
+  const [rereading, setRereading] = useState(false);
+  const group = rereading ? null : (read.data ?? null);
   const [undoError, setUndoError] = useState<UiError | null>(null);
   const [undoing, setUndoing] = useState(false);
-  const [reload, setReload] = useState(0);
   // After Undo or Redo the group is read again and its button gives way to the other: the focus
   // goes to that one, never to the page.
   const refocus = useRef(false);
@@ -53,17 +53,6 @@ export function GroupDetail({
     refocus.current = false;
     actionsRef.current?.querySelector<HTMLButtonElement>("button:not([disabled])")?.focus();
   }, [group]);
-
-  useEffect(() => {
-    void run(commands.changeGroup(id), "group").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        setGroup(answer.data);
-        setLoadError(null);
-      } else setLoadError(answer.error);
-    });
-    return () => cancel("group");
-  }, [run, cancel, id, refreshKey, reload]);
 
   /** Undo this group, or — once it is undone — redo it (undo the group that undid it). */
   const undo = async (target: number, what: "undo" | "redo") => {
@@ -79,11 +68,12 @@ export function GroupDetail({
     const files = countFiles(answer.data.paths.length);
     const done = what === "redo" ? `Brought back: ${files}` : `Undone: ${files} restored`;
     toast({ message: answer.data.note ? `${done}. ${answer.data.note}` : done });
-    // Until the reload says "undone", offer nothing rather than the old button.
-    setGroup(null);
+    // Until the group read again says "undone", offer nothing rather than the old button.
+    setRereading(true);
     refocus.current = true;
-    setReload((n) => n + 1);
     onUndone(answer.data);
+    if (read.data) await groupUndone(read.data);
+    if (alive()) setRereading(false);
   };
   const undoneBy = group?.undone_by ?? null;
 
@@ -142,25 +132,16 @@ export function GroupDetail({
       )}
       {undoError && <InlineError error={undoError} />}
       {group.changes.map((c) => (
-        <GroupFile key={c.id} change={c} refreshKey={`${refreshKey}/${reload}`} onOpen={undoneBy === null ? onOpen : undefined} />
+        <GroupFile key={c.id} change={c} onOpen={undoneBy === null ? onOpen : undefined} />
       ))}
     </div>
   );
 }
 
 /** One change of a group, with its diff. */
-function GroupFile({
-  change,
-  refreshKey,
-  onOpen,
-}: {
-  change: ChangeSummary;
-  refreshKey: string;
-  onOpen?: (workspace: string, path: string) => void;
-}) {
+function GroupFile({ change, onOpen }: { change: ChangeSummary; onOpen?: (workspace: string, path: string) => void }) {
   // The change's diff, shared with the history's (and read again with it on memory changes).
   const read = useDiff(change.id);
-  useRefetchOn(refreshKey, read.refetch);
   const diff = read.data ?? null;
   const error = read.error;
 

@@ -6,7 +6,7 @@ import type { UiError } from "../../lib/transport";
 import { formatTime } from "../../lib/format";
 import { printable } from "../../lib/printable";
 import { OP_LABELS, actorOf, changesById, countFiles, frontmatterName, groupUndoneBy, groupWords, historyName, historyRows, recordTitle, undoNote, undoneText } from "../../lib/history";
-import { readOnce, reads, useDiff, useHistory, useMemoryList, useRefetchOn } from "../../lib/queries";
+import { readOnce, reads, useDiff, useHistory, useMemoryList } from "../../lib/queries";
 import { invalidateMemoryReads } from "../../lib/changeBridge";
 import { useRoving } from "../../lib/useRoving";
 import { DiffView } from "./DiffView";
@@ -19,11 +19,6 @@ interface Props {
   workspace: string | null;
   /** null: every memory of the workspace. */
   path: string | null;
-  /**
-   * Changes when the memory was written here (the detail pane's saves): read again at once. The
-   * change events and the writes of the rest of the app reach it through the data layer.
-   */
-  refreshKey?: number | string;
   wide?: boolean;
   onOpen?: (workspace: string, path: string) => void;
   /** A change or a change group was undone. */
@@ -36,7 +31,7 @@ type Selection = { kind: "change"; id: number } | { kind: "group"; id: number } 
 /** How many deleted memories' names are read for the history list (one `diff` each). */
 const DELETED_NAMES_READ = 20;
 
-export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndone }: Props) {
+export function HistoryPanel({ workspace, path, wide, onOpen, onUndone }: Props) {
   const toast = useToast();
   const historyRead = useHistory(workspace, path, 100);
   const items = historyRead.data ?? null;
@@ -49,7 +44,6 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
   const diffError = diffRead.error;
   const [undoError, setUndoError] = useState<UiError | null>(null);
   const [undoing, setUndoing] = useState(false);
-  const [reload, setReload] = useState(0);
   /** Memory names by `workspace/path` (rows lead with the name; a deleted one shows its file). */
   const docs = useMemoryList(workspace, path === null).data;
   const names = useMemo(() => new Map(docs?.map((d) => [`${d.workspace}/${d.path}`, d.name])), [docs]);
@@ -91,10 +85,6 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [deletionKey]);
 
-  // A save in the detail pane: the history and the diff shown are read again.
-  useRefetchOn(refreshKey, historyRead.refetch);
-  useRefetchOn(selected === null ? null : refreshKey, diffRead.refetch);
-
   const rows = useMemo(() => (items ? historyRows(items) : null), [items]);
   const byId = useMemo(() => changesById(items ?? []), [items]);
 
@@ -119,7 +109,6 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
       unwrap(await commands.undo(id));
       toast({ message: what === "redo" ? "Change brought back" : `Change #${id} undone` });
       refocus.current = true;
-      setReload((n) => n + 1);
       void invalidateMemoryReads();
       onUndone?.();
     } catch (e) {
@@ -241,10 +230,8 @@ export function HistoryPanel({ workspace, path, refreshKey, wide, onOpen, onUndo
           <GroupDetail
             key={selectedGroup}
             id={selectedGroup}
-            refreshKey={`${refreshKey ?? ""}/${reload}/${historyRead.dataUpdatedAt}`}
             onOpen={onOpen}
             onUndone={() => {
-              setReload((n) => n + 1);
               void invalidateMemoryReads();
               onUndone?.();
             }}

@@ -4,7 +4,7 @@ import type { ReactNode, RefObject } from "react";
 import { emptyList, listMode, listRows, logsListError, openKey, shownLogs, staleListError } from "../../lib/browser";
 import type { BrowserAction, BrowserState, EmptyList, ListSort } from "../../lib/browser";
 import { isUsageSort } from "../../lib/usage";
-import { useMemoryUsage } from "../../lib/useMemoryUsage";
+import { useUsageByMemory } from "../../lib/queries";
 import { InlineError } from "../common/InlineError";
 import { MemoryList } from "./MemoryList";
 import type { MemoryListHandle } from "./MemoryList";
@@ -95,13 +95,13 @@ export function ListPane({
   const { searching, docsLoading } = listMode(state);
   const logs = shownLogs(state);
   const [sort, setSort] = useState<ListSort>(readSort);
-  // Usage by memory for the usage sorts: read once per list load, for the workspaces listed.
+  // Usage by memory for the usage sorts, for the workspaces listed (read again as their memories change).
   const usageFor = useMemo(() => {
     if (!isUsageSort(sort) || searching) return [];
     if (selectedWs !== null) return [selectedWs];
     return [...new Set((docs?.data ?? []).map((d) => d.workspace))].sort();
   }, [sort, searching, selectedWs, docs]);
-  const usage = useMemoryUsage(usageFor, docs);
+  const usage = useUsageByMemory(usageFor);
   const rows = useMemo(
     () => listRows({ searching, docsLoading }, docs?.data ?? [], search, collapsed, logs, sort, usage),
     [searching, docsLoading, docs, search, collapsed, logs, sort, usage],

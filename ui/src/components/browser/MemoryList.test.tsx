@@ -80,7 +80,6 @@ describe("names from disk, shown escaped", () => {
         readOnly
         dirty={false}
         saving={false}
-        usageKey="0"
         onOpenFolder={null}
         onPinned={noop}
         archiving={false}

@@ -3,6 +3,7 @@ import { commands } from "../../lib/bindings";
 import type { MemoryDetail } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { useCommand } from "../../lib/useCommand";
+import { readMemory } from "../../lib/queries";
 
 interface Props {
   detail: MemoryDetail;
@@ -30,7 +31,7 @@ export function PinToggle({ detail, dirty, onChanged }: Props) {
       onChanged(null, answer.error);
       return;
     }
-    const fresh = await run(commands.get(detail.workspace, detail.path), "pin");
+    const fresh = await run(readMemory(detail.workspace, detail.path), "pin");
     if (!fresh) return;
     setBusy(false);
     // The write succeeded; if the re-read failed, the change event will catch up.

@@ -1,11 +1,9 @@
-import { useMemoryUsage, useRefetchOn } from "../../lib/queries";
+import { useMemoryUsage } from "../../lib/queries";
 import { usageDetail, usageSentence } from "../../lib/usage";
 
 interface Props {
   workspace: string;
   path: string;
-  /** Changes when the memory may have changed (read it again). */
-  reloadKey: string | number;
 }
 
 /**
@@ -13,10 +11,10 @@ interface Props {
  * tokens injected." (or "Never recalled yet."); the details on hover. Nothing while it is read
  * or when it cannot be.
  */
-export function UsageLine({ workspace, path, reloadKey }: Props) {
-  // Keyed by the memory: another memory's figures never show here while this one's are read.
+export function UsageLine({ workspace, path }: Props) {
+  // Keyed by the memory: another memory's figures never show here while this one's are read. Read
+  // again on the workspace's memory changes and after a write here (`memoryWritten`).
   const read = useMemoryUsage(workspace, path);
-  useRefetchOn(reloadKey, read.refetch);
   if (read.isError || !read.data) return null;
   const usage = { usage: read.data.find((u) => u.path === path) ?? read.data[0] ?? null };
   return (

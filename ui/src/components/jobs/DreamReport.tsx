@@ -107,7 +107,6 @@ export function DreamReport({ task, onOpenMemory, onUndone }: Props) {
           )}
           <GroupDetail
             id={group}
-            refreshKey={undone ? `undone-${undone.group}` : "report"}
             onOpen={onOpenMemory}
             undoLabel="Undo dream"
             undoTestId="undo-dream-button"
