@@ -497,6 +497,7 @@ impl Job {
                     workspace: &self.ws.id,
                     session_id: &session,
                     messages: part,
+                    from: 0,
                     chat_wrote_memory: false,
                     origin: Origin {
                         source: ChangeSource::Extract,

@@ -176,8 +176,8 @@ fn watch_ctrl_c() {
 }
 
 /// Wait for the extraction after a turn, showing its progress on stderr (human mode): each phase
-/// and tool step as it happens. Ctrl+C stops waiting: the messages stay unprocessed (the cursor
-/// moves only after a successful run), so the next turn — or `mnemo chat --session` — extracts
+/// and tool step as it happens. Ctrl+C stops waiting: the messages stay unprocessed (the session
+/// is marked extracted only after a run that did not fail), so the next turn — or `mnemo chat --session` — extracts
 /// them again; nothing is lost.
 fn wait_extraction(api: &Api, id: &str, json: bool) -> Result<TaskInfo> {
     watch_ctrl_c();

@@ -234,6 +234,7 @@ async fn one(client: &Client, c: &Conversation) -> (Vec<Saved>, f64, bool) {
         workspace: "personal",
         session_id: "eval",
         messages: &msgs,
+        from: 0,
         chat_wrote_memory: false,
         origin: ChangeSource::Extract.into(),
         imported: false,

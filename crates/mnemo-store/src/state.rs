@@ -1,4 +1,5 @@
-//! Workspace bookkeeping files: `meta.json` and `extract-cursor.json`; and the
+//! Workspace bookkeeping: `meta.json` (how far a session was extracted is the session's own
+//! record, kept with the chat sessions); and the
 //! home's `model-paths.json`: which way of writing memories each model was found to need.
 //!
 //! Invariant: reading never fails on bad content. A corrupt file is moved aside as
@@ -38,34 +39,8 @@ pub struct Meta {
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
-/// `extract-cursor.json`: how far extraction has read a session's transcript.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Cursor {
-    /// The session the offset belongs to.
-    pub session_id: String,
-    /// Messages of that session already processed.
-    pub processed_offset: u64,
-    /// When the cursor last moved (RFC 3339).
-    pub updated_at: String,
-}
-
-impl Cursor {
-    /// The cursor at `processed_offset` messages of `session_id`, moved now.
-    #[must_use]
-    pub fn at(session_id: &str, processed_offset: u64) -> Self {
-        Self {
-            session_id: session_id.to_owned(),
-            processed_offset,
-            updated_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        }
-    }
-}
-
 /// File name of the metadata file in a state dir.
 pub const META_FILE: &str = "meta.json";
-/// File name of the extraction cursor in a state dir.
-pub const CURSOR_FILE: &str = "extract-cursor.json";
 
 /// File name of the learned extraction paths, in the home.
 pub const MODEL_PATHS_FILE: &str = "model-paths.json";
@@ -183,14 +158,14 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         for (name, junk) in [
             (META_FILE, &b"{not json"[..]),
-            (CURSOR_FILE, &b"\xff\xfe garbage"[..]),
+            (MODEL_PATHS_FILE, &b"\xff\xfe garbage"[..]),
         ] {
             let p = d.path().join(name);
             std::fs::write(&p, junk).unwrap();
             let warning = if name == META_FILE {
                 load::<Meta>(&p).unwrap().warning
             } else {
-                load::<Cursor>(&p).unwrap().warning
+                load::<ModelPaths>(&p).unwrap().warning
             };
             assert!(warning.unwrap().contains("corrupt"));
             let aside: Vec<_> = std::fs::read_dir(d.path())

@@ -44,7 +44,7 @@ pub struct Workspace {
     pub origin: String,
     /// The memory root (only memories live here).
     pub memory_root: PathBuf,
-    /// Where Mnemo keeps `meta.json`, `extract-cursor.json`, sessions and its write lock.
+    /// Where Mnemo keeps `meta.json`, sessions and its write lock.
     pub state_dir: PathBuf,
     /// Where `consolidation.lock` lives (the other tool's state dir for Qwen Code).
     pub lock_dir: PathBuf,

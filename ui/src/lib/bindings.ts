@@ -1863,7 +1863,7 @@ export type Workspace = {
 	origin: string,
 	/**  The memory root (only memories live here). */
 	memory_root: string,
-	/**  Where Mnemo keeps `meta.json`, `extract-cursor.json`, sessions and its write lock. */
+	/**  Where Mnemo keeps `meta.json`, sessions and its write lock. */
 	state_dir: string,
 	/**  Where `consolidation.lock` lives (the other tool's state dir for Qwen Code). */
 	lock_dir: string,

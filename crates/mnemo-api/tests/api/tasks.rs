@@ -1,7 +1,7 @@
 //! Memory tasks and change groups through the API, against the fake model: a chat turn's
 //! extraction is a task (listed, announced as `task_updated`, its tool calls as progress), its
 //! writes are one change group that undoes as one — or not at all when a file changed since —
-//! and cancelling a running extraction leaves no half-written file and the cursor unmoved.
+//! and cancelling a running extraction leaves no half-written file and the session unmarked.
 
 use std::time::Duration;
 
@@ -190,7 +190,7 @@ async fn a_group_whose_file_changed_since_is_not_undone_at_all() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cancelling_a_running_extraction_keeps_no_half_file_and_the_cursor_still() {
+async fn cancelling_a_running_extraction_keeps_no_half_file_and_the_session_unmarked() {
     let (_d, api) = api();
     seed(&api);
     let fake = FakeModel::start().await;
@@ -234,16 +234,15 @@ async fn cancelling_a_running_extraction_keeps_no_half_file_and_the_cursor_still
         .filter(|n| n.starts_with('.'))
         .collect();
     assert!(leftovers.is_empty(), "no temp files: {leftovers:?}");
-    // The cursor did not move: no cursor file yet, or one still before this turn.
-    let cursor: serde_json::Value = std::fs::read_to_string(
-        api.home_dir()
-            .join("workspaces/personal/extract-cursor.json"),
-    )
-    .map(|t| serde_json::from_str(&t).unwrap())
-    .unwrap_or_else(|_| json!({}));
+    // The session is not marked extracted: the next run reads this turn again.
+    let session = std::fs::read_to_string(api.home_dir().join(format!(
+        "workspaces/personal/sessions/{}.jsonl",
+        turn.session
+    )))
+    .unwrap();
     assert!(
-        cursor["processedOffset"].as_u64().unwrap_or(0) == 0,
-        "the cursor did not move: {cursor}"
+        !session.contains(r#""kind":"extracted""#),
+        "the session is not marked: {session}"
     );
     // The run wrote nothing, so its change group is gone.
     assert_eq!(api.change_group(1).unwrap_err().code, ErrorCode::NotFound);

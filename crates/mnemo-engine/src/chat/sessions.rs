@@ -59,9 +59,9 @@ pub enum Record {
         /// Tool names, in order of use.
         names: Vec<String>,
     },
-    /// Extraction has processed the first `upto` messages of this session. The workspace's
-    /// extract cursor follows one session; this lets a session picked up again resume where
-    /// its own extraction stopped instead of starting over.
+    /// Extraction has processed the first `upto` messages of this session (the latest mark
+    /// counts): the one record of how far this session was extracted — written after a run
+    /// that did not fail, and for turns memory ignores.
     Extracted {
         /// Messages processed.
         upto: u64,

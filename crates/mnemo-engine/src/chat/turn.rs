@@ -7,7 +7,6 @@ use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
 use mnemo_llm::{CancellationToken, Client, Delta, LlmError, Message, Role};
 use mnemo_store::journal::Origin;
 use mnemo_store::settings::Switches;
-use mnemo_store::state::Cursor;
 use mnemo_store::{Vault, Workspace};
 
 use super::compact::{self, Fit};
@@ -37,7 +36,7 @@ pub enum FollowUp {
     /// processed, so turning the toggle off later never sends them to extraction).
     Nothing,
     /// Extraction for this session; `chat_wrote`: the chat model wrote memory itself this turn
-    /// (extraction then only moves the cursor).
+    /// (extraction then only marks the messages processed).
     Extract {
         /// The chat model wrote memory this turn.
         chat_wrote: bool,
@@ -375,12 +374,7 @@ impl Turn {
         self.sessions.append(&self.session, &new_records)?;
         // The turn is saved: what follows is bookkeeping, whose failures are logged, never
         // reported as a failed turn (the client would send the message again).
-        if let Err(e) = self.after_save(
-            vault,
-            history.is_empty(),
-            ignore_memory || extract_off,
-            upto,
-        ) {
+        if let Err(e) = self.after_save(history.is_empty()) {
             tracing::warn!(session = %self.session, "after the turn: {e}");
         }
         // What the person said stays findable however weak the model: unless
@@ -562,20 +556,13 @@ impl Turn {
         }
     }
 
-    /// The first message names a chat still called "New chat" (a rename made meanwhile wins);
-    /// an ignored turn moves the extract cursor past it when the cursor follows this session.
-    fn after_save(&self, vault: &Vault, first: bool, ignored: bool, upto: u64) -> Result<()> {
+    /// The first message names a chat still called "New chat" (a rename made meanwhile wins).
+    fn after_save(&self, first: bool) -> Result<()> {
         if first {
             let title: String = self.text.split_whitespace().collect::<Vec<_>>().join(" ");
             let title: String = title.chars().take(60).collect();
             self.sessions
                 .retitle_if(&self.session, NEW_CHAT_TITLE, &title)?;
-        }
-        if ignored {
-            let cursor = vault.cursor(&self.ws)?.value;
-            if cursor.session_id == self.session {
-                vault.save_cursor(&self.ws, &Cursor::at(&self.session, upto))?;
-            }
         }
         Ok(())
     }
@@ -679,21 +666,14 @@ pub async fn extract_after_turn(
     let prepared = vault.workspace(workspace).and_then(|ws| {
         let sessions = Sessions::of(&ws);
         let records = sessions.records(session_id)?;
-        // The cursor follows the last session extracted; coming back to this one, resume from
-        // this session's own mark rather than from its start.
-        let cursor = vault.cursor(&ws)?.value;
-        let mark = records.iter().rev().find_map(|r| match r {
+        // The session's own mark says how far extraction has read it.
+        let from = records.iter().rev().find_map(|r| match r {
             Record::Extracted { upto } => Some(*upto),
             _ => None,
         });
-        if cursor.session_id != session_id
-            && let Some(upto) = mark
-        {
-            vault.save_cursor(&ws, &Cursor::at(session_id, upto))?;
-        }
-        Ok((sessions, messages_of(&records)))
+        Ok((sessions, messages_of(&records), from))
     });
-    let (sessions, transcript) = match prepared {
+    let (sessions, transcript, from) = match prepared {
         Ok(p) => p,
         Err(e) => return failed(&e),
     };
@@ -701,6 +681,7 @@ pub async fn extract_after_turn(
         workspace,
         session_id,
         messages: &transcript,
+        from: from.map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX)),
         chat_wrote_memory,
         origin: ctx.origin,
         imported: false,

@@ -1,5 +1,6 @@
-//! Extraction end to end against the fake model: the slice after the cursor, the agent's write,
-//! the entry filters, cursor/meta/telemetry bookkeeping, skip and failure paths.
+//! Extraction end to end against the fake model: the slice after the session's mark, the
+//! agent's write, the entry filters, meta/telemetry bookkeeping, skip and failure paths. The
+//! helper keeps the mark as a chat turn does: it moves to `upto` unless the run failed.
 
 use mnemo_core::ChangeSource;
 use mnemo_engine::extract::{ExtractRequest, ExtractResult, ExtractStatus, run_extract};
@@ -10,33 +11,41 @@ use serde_json::json;
 
 use crate::{client, vault};
 
-/// Extraction of session `s1` in `personal`; `chat_wrote` = the chat agent already wrote memory.
+/// Extraction of session `s1` in `personal` from the mark `from`, which moves to the run's
+/// `upto` unless it failed; `chat_wrote` = the chat agent already wrote memory.
 async fn extract(
     v: &Vault,
     fake: &FakeModel,
     transcript: &[Message],
+    from: &mut usize,
     chat_wrote: bool,
 ) -> ExtractResult {
     let req = ExtractRequest {
         workspace: "personal",
         session_id: "s1",
         messages: transcript,
+        from: *from,
         chat_wrote_memory: chat_wrote,
         origin: ChangeSource::Extract.into(),
         imported: false,
     };
-    run_extract(v, &client(fake), &req, &CancellationToken::new(), |_| {})
+    let r = run_extract(v, &client(fake), &req, &CancellationToken::new(), |_| {})
         .await
-        .unwrap()
+        .unwrap();
+    if r.status != ExtractStatus::Failed {
+        *from = r.upto as usize;
+    }
+    r
 }
 
 const ROLE: &str = "---\nname: Role\ndescription: Senior Go engineer new to React\ntype: user\n---\nSenior Go engineer, first React project.\nWhy: said so.\n\nIs currently fixing a flaky test\n";
 
 #[tokio::test]
-async fn extraction_reads_only_the_new_slice_writes_filters_and_moves_the_cursor() {
+async fn extraction_reads_only_the_new_slice_writes_filters_and_covers_it() {
     let (_d, v) = vault();
     let fake = FakeModel::start().await;
     let ws = v.workspace("personal").unwrap();
+    let mut mark = 0;
     let mut transcript = vec![
         Message::user("I'm a senior Go engineer and this is my first React project."),
         Message::new(mnemo_llm::Role::Assistant, "Got it."),
@@ -46,7 +55,7 @@ async fn extraction_reads_only_the_new_slice_writes_filters_and_moves_the_cursor
         json!({"path": "user/role.md", "content": ROLE}),
     ));
     fake.push(Reply::text("Saved 1 memory."));
-    let r = extract(&v, &fake, &transcript, false).await;
+    let r = extract(&v, &fake, &transcript, &mut mark, false).await;
     assert_eq!(r.status, ExtractStatus::Completed);
     assert_eq!(r.files_written, ["user/role.md"]);
     assert_eq!(r.touched_types, [mnemo_core::MemoryType::User]);
@@ -61,11 +70,7 @@ async fn extraction_reads_only_the_new_slice_writes_filters_and_moves_the_cursor
         .unwrap()
         .to_owned();
     assert!(task.contains("first React project"));
-    let cursor = v.cursor(&ws).unwrap().value;
-    assert_eq!(
-        (cursor.session_id.as_str(), cursor.processed_offset),
-        ("s1", 2)
-    );
+    assert_eq!((r.upto, mark), (2, 2));
     assert_eq!(
         v.meta(&ws).unwrap().value.last_extract_status.as_deref(),
         Some("completed")
@@ -84,7 +89,7 @@ async fn extraction_reads_only_the_new_slice_writes_filters_and_moves_the_cursor
     transcript.push(Message::user("Please always answer in British English."));
     transcript.push(Message::new(mnemo_llm::Role::Assistant, "Will do."));
     fake.push(Reply::text("Nothing new worth saving."));
-    extract(&v, &fake, &transcript, false).await;
+    extract(&v, &fake, &transcript, &mut mark, false).await;
     let second = &fake.requests()[2];
     let task = second["messages"][1]["content"].as_str().unwrap();
     assert!(task.contains("British English"));
@@ -99,40 +104,40 @@ async fn extraction_reads_only_the_new_slice_writes_filters_and_moves_the_cursor
             .contains("[user] user/role.md"),
         "manifest preloaded"
     );
-    assert_eq!(v.cursor(&ws).unwrap().value.processed_offset, 4);
+    assert_eq!(mark, 4);
 }
 
 #[tokio::test]
-async fn skips_and_failures_leave_the_cursor_alone() {
+async fn a_skip_covers_the_turn_and_a_failure_covers_nothing() {
     let (_d, v) = vault();
     let ws = v.workspace("personal").unwrap();
+    let mut mark = 0;
     let fake = FakeModel::start().await;
     let transcript = vec![
         Message::user("Remember that I deploy on Tuesdays."),
         Message::new(mnemo_llm::Role::Assistant, "Noted."),
     ];
-    let r = extract(&v, &fake, &transcript, true).await;
+    let r = extract(&v, &fake, &transcript, &mut mark, true).await;
     assert_eq!(r.status, ExtractStatus::Skipped);
     assert!(
         fake.requests().is_empty(),
         "no model call when the chat agent already wrote memory"
     );
-    assert_eq!(
-        v.cursor(&ws).unwrap().value.processed_offset,
-        2,
-        "the skipped turn counts as handled"
-    );
+    assert_eq!((r.upto, mark), (2, 2), "the skipped turn counts as handled");
     let mut transcript = transcript;
     transcript.push(Message::user("Also: I never deploy on Fridays."));
     for _ in 0..3 {
         fake.push(Reply::error(503, "overloaded"));
     }
-    let r = extract(&v, &fake, &transcript, false).await;
+    let r = extract(&v, &fake, &transcript, &mut mark, false).await;
     assert_eq!(r.status, ExtractStatus::Failed);
-    assert_eq!(
-        v.cursor(&ws).unwrap().value.processed_offset,
-        2,
-        "the cursor moves only after success"
+    assert_eq!(mark, 2, "the mark moves only after a run that did not fail");
+    assert!(
+        fake.requests().iter().all(|q| {
+            let task = q["messages"][1]["content"].as_str().unwrap_or_default();
+            !task.contains("Tuesdays")
+        }),
+        "the turn the chat agent handled is not read again"
     );
     assert_eq!(
         v.meta(&ws).unwrap().value.last_extract_status.as_deref(),

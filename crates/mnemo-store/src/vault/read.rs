@@ -14,7 +14,7 @@ use crate::index::{DocSummary, Hit};
 use crate::journal::{Change, ChangeSummary};
 use crate::lock;
 use crate::rootdir::RootDir;
-use crate::state::{self, Cursor, Loaded, Meta};
+use crate::state::{self, Loaded, Meta};
 use crate::workspace::Workspace;
 
 impl Vault {
@@ -225,20 +225,6 @@ impl Vault {
     /// Write `meta.json` of a workspace.
     pub fn save_meta(&self, ws: &Workspace, meta: &Meta) -> Result<()> {
         state::save(&ws.state_dir.join(state::META_FILE), meta)
-    }
-
-    /// `extract-cursor.json` of a workspace (corruption recovered).
-    pub fn cursor(&self, ws: &Workspace) -> Result<Loaded<Cursor>> {
-        let loaded: Loaded<Cursor> = state::load(&ws.state_dir.join(state::CURSOR_FILE))?;
-        if let Some(w) = &loaded.warning {
-            self.warn(w.clone());
-        }
-        Ok(loaded)
-    }
-
-    /// Write `extract-cursor.json` of a workspace.
-    pub fn save_cursor(&self, ws: &Workspace, cursor: &Cursor) -> Result<()> {
-        state::save(&ws.state_dir.join(state::CURSOR_FILE), cursor)
     }
 
     /// Status of the home and every workspace.
