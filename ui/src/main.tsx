@@ -3,11 +3,7 @@ import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { ToastProvider } from "./components/common/Toasts";
 import { installBrowserTransport, isTauri } from "./lib/transport";
-import "./styles.css";
-import "./status.css";
-import "./inbox.css";
-import "./curate.css";
-import "./transfer.css";
+import "./styles/index.css";
 
 if (!isTauri()) installBrowserTransport();
 
