@@ -768,12 +768,13 @@ describe("memory tasks", () => {
     renderApp();
     await waitFor(() => expect(api.tasks).toHaveBeenCalledWith(null, null, null, 50));
     const running = task("t1", { status: "running", finished_at: null, tools: [{ name: "write_file", detail: "proj.md", ok: null }] });
-    act(() => {
+    // The cache tells its readers in a microtask: awaited.
+    await act(async () => {
       for (const es of FakeEventSource.instances) es.fire("task_updated", running);
     });
     expect(screen.getByTestId("task-indicator").textContent).toBe("✦ Saving memories…");
 
-    act(() => {
+    await act(async () => {
       for (const es of FakeEventSource.instances)
         es.fire("task_updated", {
           ...running,
@@ -795,8 +796,9 @@ describe("memory tasks", () => {
 });
 
 describe("dream", () => {
+  // The cache tells its readers in a microtask: awaited.
   const fire = (t: TaskInfo) =>
-    act(() => {
+    act(async () => {
       for (const es of FakeEventSource.instances) es.fire("task_updated", t);
     });
 
@@ -818,7 +820,7 @@ describe("dream", () => {
     expect(screen.getByTestId("dream-indicator").textContent).toBe("✦ dreaming");
     expect(screen.getByTestId("dream-button").textContent).toBe("✦ Dreaming…");
     const running = { ...queued, status: "running" as const, phase: "model turn 1", started_at: "2026-03-01T10:00:01Z", updated_at: "2026-03-01T10:00:02Z" };
-    fire({ ...running, tools: [{ name: "write_file", detail: "proj.md", ok: true }] });
+    await fire({ ...running, tools: [{ name: "write_file", detail: "proj.md", ok: true }] });
     expect(within(dialog).getByTestId("dream-phase").textContent).toBe("model turn 1");
     expect(within(dialog).getByTestId("dream-files").textContent).toContain("proj.md");
 
@@ -826,7 +828,7 @@ describe("dream", () => {
     fireEvent.click(within(dialog).getByRole("button", { name: "Close" }));
     expect(screen.queryByRole("dialog", { name: "Dream — Personal" })).toBeNull();
     expect(screen.getByTestId("dream-indicator")).toBeTruthy();
-    fire({
+    await fire({
       ...running,
       status: "completed",
       phase: null,

@@ -8,13 +8,17 @@
 //   status (what waits to be sent), when a remote is set: without one no sync can leave a conflict.
 // - `sync_changed` (a sync here or in another process ran, left or closed a conflict, which may
 //   change no memory file at all): the sync status.
-// - The browser's event stream reconnecting after a drop: everything above (events were missed).
+// - `task_updated` (a task of this process was queued, moved on or ended): its new state goes into
+//   the recent tasks and the task's own answer as it is (`taskUpdated`), no read needed.
+// - The browser's event stream reconnecting after a drop: everything above (events were missed),
+//   and the tasks read again.
 
 import { useEffect } from "react";
 import type { QueryKey } from "@tanstack/react-query";
-import type { MemoryChanged, RemoteSync } from "./bindings";
-import { onMemoryChanged, onSyncStateChanged } from "./transport";
+import type { MemoryChanged, RemoteSync, TaskInfo } from "./bindings";
+import { onMemoryChanged, onSyncStateChanged, onTaskUpdated } from "./transport";
 import { queryClient } from "./queryClient";
+import { TASK_LIMIT, isNewer, mergeTask } from "./tasks";
 
 /** `memory_changed` events arriving within this window mark the answers stale once. */
 export const MEMORY_EVENT_DELAY_MS = 150;
@@ -69,6 +73,44 @@ function isMemory(key: QueryKey, paths?: ReadonlyMap<string, ReadonlySet<string>
 /** The sync status may have changed (a sync ran here, the settings were saved, a conflict closed). */
 export function invalidateSyncStatus(): Promise<void> {
   return queryClient.invalidateQueries({ queryKey: SYNC_STATUS });
+}
+
+/** The recent tasks the whole UI shares: `tasks` of every workspace, kind and status. */
+export const RECENT_TASKS = ["tasks", null, null, null, TASK_LIMIT] as const;
+
+/** Task states that came before the recent tasks were first read: that read takes them in. */
+const early = new Map<string, TaskInfo>();
+
+/**
+ * A task's new state (a `task_updated` event, the answer of `dream` or `task_cancel`): the recent
+ * tasks and the task's own answer (`task`) take it, unless they hold a newer one.
+ */
+export function taskUpdated(task: TaskInfo): void {
+  const list = queryClient.getQueryData<TaskInfo[]>(RECENT_TASKS);
+  if (list === undefined) {
+    const had = early.get(task.id);
+    if (!had || isNewer(task, had)) early.set(task.id, task);
+  } else {
+    const had = list.find((t) => t.id === task.id);
+    if (!had || isNewer(task, had)) queryClient.setQueryData<TaskInfo[]>(RECENT_TASKS, mergeTask(list, task));
+  }
+  const own = queryClient.getQueryData<TaskInfo>(["task", task.id]);
+  if (own && isNewer(task, own)) queryClient.setQueryData<TaskInfo>(["task", task.id], task);
+}
+
+/**
+ * The recent tasks as just read, with the states known here that are newer: an event may overtake
+ * a read, and a stale state must not replace a newer one.
+ */
+export function withKnownTasks(read: readonly TaskInfo[]): TaskInfo[] {
+  const known = [...(queryClient.getQueryData<TaskInfo[]>(RECENT_TASKS) ?? []), ...early.values()];
+  early.clear();
+  return known.reduce((tasks, t) => mergeTask(tasks, t), [...read]);
+}
+
+/** Tasks may have moved on unseen (the event stream dropped): whoever shows them reads them again. */
+function invalidateTasks(): Promise<void> {
+  return queryClient.invalidateQueries({ predicate: ({ queryKey }) => queryKey[0] === "tasks" || queryKey[0] === "task" || queryKey[0] === "remember_task" });
 }
 
 /** Whether any remote is set (the home's or a team's): without one no sync can leave a conflict. */
@@ -128,11 +170,14 @@ function attach(): () => void {
       () => syncAfter(SYNC_STATE_DELAY_MS),
       () => syncAfter(SYNC_STATE_DELAY_MS),
     );
+    const offTasks = onTaskUpdated(taskUpdated, () => void invalidateTasks());
     bridge = {
       users: 0,
       off: () => {
         offMemory();
         offSync();
+        offTasks();
+        early.clear();
         if (memoryTimer !== undefined) clearTimeout(memoryTimer);
         if (syncTimer !== undefined) clearTimeout(syncTimer);
       },

@@ -23,22 +23,34 @@ import type {
   MemoryStats,
   MemoryUsage,
   ModelSettings,
+  RememberTask,
   RemoteSync,
   Status,
   SyncSettings,
+  TaskInfo,
+  TaskKind,
+  TaskStatus,
   WorkspaceInfo,
 } from "./bindings";
 import { toUiError } from "./transport";
 import type { Result, UiError } from "./transport";
 import type { Answer } from "./useCommand";
 import { queryClient } from "./queryClient";
-import { useChangeBridge } from "./changeBridge";
+import { RECENT_TASKS, useChangeBridge, withKnownTasks } from "./changeBridge";
 import { usageMap } from "./usage";
+import { isActive } from "./tasks";
+import { isSettled } from "./remember";
 
 export { queryClient } from "./queryClient";
 
 /** How often the sync status is read again (automatic syncs happen in the background). */
 export const SYNC_POLL_MS = 60_000;
+
+/**
+ * How often the recent tasks are read again while one of them is active: the events carry this
+ * process's tasks only, and another process (a `mnemo chat`, a CLI dream) may be working too.
+ */
+export const ACTIVE_REFRESH_MS = 3000;
 
 /** A command's answer as a query's: its data, or its error thrown in the shape the UI shows. */
 async function answerOf<T>(call: () => Promise<Result<T, UiError>>): Promise<T> {
@@ -71,6 +83,12 @@ export const keys = {
   get: (workspace: string, path: string) => ["get", workspace, path] as const,
   stats: (workspace: string) => ["stats", workspace] as const,
   memoryUsage: (workspace: string, path: string | null) => ["memory_usage", workspace, path] as const,
+  tasks: (workspace: string | null, kind: TaskKind | null, status: TaskStatus | null, limit: number | null) =>
+    ["tasks", workspace, kind, status, limit] as const,
+  recentTasks: () => RECENT_TASKS,
+  task: (id: string) => ["task", id] as const,
+  rememberTask: (id: string) => ["remember_task", id, null] as const,
+  autoDream: (workspace: string) => ["auto_dream", workspace] as const,
 };
 
 /** One query per read command. */
@@ -153,6 +171,37 @@ export const reads = {
       queryKey: keys.memoryUsage(workspace, path),
       queryFn: () => answerOf(() => commands.memoryUsage(workspace, path)),
     }),
+  tasks: (workspace: string | null, kind: TaskKind | null, status: TaskStatus | null, limit: number | null) =>
+    queryOptions<TaskInfo[], UiError>({
+      queryKey: keys.tasks(workspace, kind, status, limit),
+      queryFn: () => answerOf(() => commands.tasks(workspace, kind, status, limit)),
+    }),
+  /**
+   * The recent tasks the whole UI shares, kept current by `task_updated` events (`taskUpdated`),
+   * read again now and then while one is active.
+   */
+  recentTasks: () =>
+    queryOptions<TaskInfo[], UiError>({
+      queryKey: keys.recentTasks(),
+      queryFn: async () => withKnownTasks(await answerOf(() => commands.tasks(null, null, null, RECENT_TASKS[4]))),
+      refetchInterval: (query) => (query.state.data?.some(isActive) ? ACTIVE_REFRESH_MS : false),
+      refetchIntervalInBackground: true,
+    }),
+  task: (id: string) =>
+    queryOptions<TaskInfo, UiError>({
+      queryKey: keys.task(id),
+      queryFn: () => answerOf(() => commands.task(id)),
+    }),
+  rememberTask: (id: string) =>
+    queryOptions<RememberTask, UiError>({
+      queryKey: keys.rememberTask(id),
+      queryFn: () => answerOf(() => commands.rememberTask(id, null)),
+    }),
+  autoDream: (workspace: string) =>
+    queryOptions<boolean, UiError>({
+      queryKey: keys.autoDream(workspace),
+      queryFn: () => answerOf(() => commands.autoDream(workspace)),
+    }),
 };
 
 /** Reads a query for a component: the cache's answer, kept current by the change events. */
@@ -180,6 +229,45 @@ export const useChangeGroup = (id: number | null) => useRead({ ...reads.changeGr
 export const useMemory = (workspace: string, path: string, enabled = true) => useRead({ ...reads.get(workspace, path), enabled });
 export const useStats = (workspace: string) => useRead(reads.stats(workspace));
 export const useMemoryUsage = (workspace: string, path: string | null) => useRead(reads.memoryUsage(workspace, path));
+
+/** The recent tasks (see `reads.recentTasks`). */
+export const useRecentTasks = () => useRead(reads.recentTasks());
+/** A workspace's tasks of one kind and status (`null`: any), for a filtered list. */
+export const useTasks = (workspace: string | null, kind: TaskKind | null, status: TaskStatus | null, limit: number | null) =>
+  useRead(reads.tasks(workspace, kind, status, limit));
+/** One task (`null`, or `enabled` false: nothing read). */
+export const useTask = (id: string | null, enabled = true) => useRead({ ...reads.task(id ?? ""), enabled: id !== null && enabled });
+/** A workspace's auto-dream switch. */
+export const useAutoDream = (workspace: string) => useRead(reads.autoDream(workspace));
+
+/**
+ * A task followed until it ends: read every `ms` while it is active (what `taskStarted` gave it
+ * first is not read again before then); a failed read stops it (the error shows).
+ */
+export const useTaskPoll = (id: string | null, ms: number) =>
+  useRead({
+    ...reads.task(id ?? ""),
+    enabled: id !== null,
+    staleTime: ms,
+    refetchInterval: (query) => (query.state.error || (query.state.data && !isActive(query.state.data)) ? false : ms),
+    refetchIntervalInBackground: true,
+  });
+
+/**
+ * A remember request followed until it settles, from its answer (`queued`, not read again before
+ * `ms`): read every `ms` meanwhile (its phase and tool calls come with the shared task list);
+ * nothing is read for a request that answered settled, nor once it has.
+ */
+export function useRememberTask(queued: RememberTask | null, ms: number): UseQueryResult<RememberTask, UiError> {
+  return useRead({
+    ...reads.rememberTask(queued?.taskId ?? ""),
+    enabled: queued !== null && !isSettled(queued.status),
+    initialData: queued ?? undefined,
+    staleTime: ms,
+    refetchInterval: (query) => (query.state.data && isSettled(query.state.data.status) ? false : ms),
+    refetchIntervalInBackground: true,
+  });
+}
 
 /**
  * Usage by `docKey(workspace, path)` for every memory of `workspaces` (one `memory_usage` each,
@@ -255,6 +343,28 @@ export async function groupUndone(group: GroupInfo): Promise<void> {
     queryClient.invalidateQueries({ queryKey: keys.changeGroup(group.id) }),
     ...group.changes.map((c) => queryClient.invalidateQueries({ queryKey: keys.diff(c.id) })),
   ]);
+}
+
+/** A task's state as a command answered it (started, cancelled): whoever follows it starts from there. */
+export function taskStarted(task: TaskInfo): void {
+  // A read in flight may answer an older state: this one stays.
+  void queryClient.cancelQueries({ queryKey: keys.task(task.id), exact: true });
+  queryClient.setQueryData(keys.task(task.id), task);
+}
+
+/** A task read again after a write here (an undo of what it did). */
+export const readTask = (id: string) => readAfterWrite(reads.task(id));
+
+/** A workspace's auto-dream switch as a change here answered it. */
+export function autoDreamSaved(workspace: string, enabled: boolean): void {
+  queryClient.setQueryData(keys.autoDream(workspace), enabled);
+}
+
+/** The recent tasks are read again now (the task panel opens, a task was queued here). */
+export function reloadRecentTasks(): Promise<void> {
+  // A first read still in flight may be older than what is asked for: it gives way.
+  void queryClient.cancelQueries({ queryKey: keys.recentTasks(), exact: true }, { silent: true });
+  return queryClient.invalidateQueries({ queryKey: keys.recentTasks(), exact: true });
 }
 
 /** A query's state as the `Answer` components show (`null` until its first read ends). */

@@ -5,25 +5,15 @@ import type { WhyNote } from "../../lib/proposalWhy";
 import { explainingTask } from "../../lib/proposalWhy";
 import { printable } from "../../lib/printable";
 import { useCommand } from "../../lib/useCommand";
+import { useTask } from "../../lib/queries";
 
 /**
  * The report of the dream a proposal came from, read once the proposal is open (`task`); `null`
  * until then, for a proposal of another job, and when the task is gone (nothing is said then).
  */
 export function useDreamReport(summary: ProposalSummary, open: boolean): DreamReport | null {
-  const { run, cancel } = useCommand();
-  const task = explainingTask(summary);
-  const [read, setRead] = useState<{ task: string; report: DreamReport | null } | null>(null);
-
-  useEffect(() => {
-    if (!open || task === null || read?.task === task) return;
-    void run(commands.task(task), "dream-report").then((answer) => {
-      if (answer) setRead({ task, report: answer.ok ? (answer.data.result?.dream ?? null) : null });
-    });
-    return () => cancel("dream-report");
-  }, [run, cancel, open, task, read]);
-
-  return read && read.task === task ? read.report : null;
+  const read = useTask(explainingTask(summary), open);
+  return read.error ? null : (read.data?.result?.dream ?? null);
 }
 
 /**

@@ -1,8 +1,9 @@
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { TaskInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { useCommand } from "../../lib/useCommand";
+import { autoDreamSaved, useAutoDream } from "../../lib/queries";
 import { useRoving } from "../../lib/useRoving";
 import { InlineError } from "../common/InlineError";
 
@@ -22,28 +23,25 @@ interface Props {
  * `key={workspace}`: its state belongs to one workspace.
  */
 export function DreamControls({ workspace, active, onStarted, onShow }: Props) {
-  const { run, cancel } = useCommand();
+  const { run } = useCommand();
   const [starting, setStarting] = useState(false);
-  const [error, setError] = useState<UiError | null>(null);
-  const [auto, setAuto] = useState<boolean | null>(null);
+  const [actionError, setError] = useState<UiError | null>(null);
+  const autoRead = useAutoDream(workspace);
+  const auto = autoRead.data ?? null;
+  // A failed read of the switch shows until something is done here.
+  const [readErrorSeen, setReadErrorSeen] = useState<UiError | null>(null);
+  const readError = autoRead.error !== readErrorSeen ? autoRead.error : null;
+  const error = actionError ?? readError;
   const [savingAuto, setSavingAuto] = useState(false);
   const rowRef = useRef<HTMLDivElement>(null);
   useRoving(rowRef, { items: "button, input", orientation: "horizontal" });
-
-  useEffect(() => {
-    void run(commands.autoDream(workspace), "auto").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) setAuto(answer.data);
-      else setError(answer.error);
-    });
-    return () => cancel("auto");
-  }, [run, cancel, workspace]);
 
   const dream = async () => {
     // Not `disabled` while starting: a disabled button loses focus, and the dream dialog could
     // not give it back when it closes.
     if (starting) return;
     setError(null);
+    setReadErrorSeen(autoRead.error);
     if (active) {
       onShow(active.id);
       return;
@@ -59,10 +57,11 @@ export function DreamControls({ workspace, active, onStarted, onShow }: Props) {
   const switchAuto = async (enabled: boolean) => {
     setSavingAuto(true);
     setError(null);
+    setReadErrorSeen(autoRead.error);
     const answer = await run(commands.setAutoDream(workspace, enabled), "auto");
     if (!answer) return;
     setSavingAuto(false);
-    if (answer.ok) setAuto(answer.data);
+    if (answer.ok) autoDreamSaved(workspace, answer.data);
     else setError(answer.error);
   };
 

@@ -6,6 +6,7 @@ import type { UiError } from "../../lib/transport";
 import { OUTCOME_TITLES, changedFiles, dreamOutcome } from "../../lib/dream";
 import { formatDuration, isActive, taskDuration } from "../../lib/tasks";
 import { useCommand } from "../../lib/useCommand";
+import { useTask } from "../../lib/queries";
 import { DreamReport } from "./DreamReport";
 import { InlineError } from "../common/InlineError";
 import { ToolSteps } from "./TasksPanel";
@@ -31,26 +32,15 @@ interface Props {
  * then its report. Closing it never stops the dream.
  */
 export function DreamDialog({ id, task: listedTask, workspaceLabel, onUpdated, onClose, onOpenMemory, onUndone, fallbackFocus }: Props) {
-  const { run, cancel } = useCommand();
   const closeRef = useRef<HTMLButtonElement>(null);
-  const [loadError, setLoadError] = useState<UiError | null>(null);
-  // What was read here, for a dream the list does not hold (it keeps the newest tasks only).
-  const [read, setRead] = useState<TaskInfo | null>(null);
-  const task = listedTask ?? read;
-
-  // Not in the list (an old task, or the list has not caught up): read it.
-  const listed = listedTask !== null;
+  // Not in the list (an old task, or the list has not caught up): read it, and the list takes it.
+  const read = useTask(id, listedTask === null);
+  const loadError = read.error;
+  const task = listedTask ?? read.data ?? null;
+  const fresh = read.data;
   useEffect(() => {
-    if (listed) return;
-    void run(commands.task(id), "task").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        setRead(answer.data);
-        onUpdated(answer.data);
-      } else setLoadError(answer.error);
-    });
-    return () => cancel("task");
-  }, [run, cancel, id, listed, onUpdated]);
+    if (fresh) onUpdated(fresh);
+  }, [fresh, onUpdated]);
 
   const outcome = task ? dreamOutcome(task) : null;
   const title = task ? `Dream — ${workspaceLabel(task.workspace)}` : "Dream";

@@ -1,11 +1,11 @@
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { RememberTask, TaskInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { isConfigured } from "../../lib/chat";
 import { contentProblem, failure, fileToOpen, isSettled, rememberStatus } from "../../lib/remember";
 import { useCommand } from "../../lib/useCommand";
-import { useModelSettings } from "../../lib/queries";
+import { useModelSettings, useRefetchOn, useRememberTask } from "../../lib/queries";
 import { proposalFate } from "../../lib/inbox";
 import { useProposalStatus } from "../../lib/useInbox";
 import { InlineError } from "../common/InlineError";
@@ -37,14 +37,18 @@ interface Props {
  * `key={workspace}`.
  */
 export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpenMemory, onClose, onOpenInbox, onOpenSettings }: Props) {
-  const { run, cancel } = useCommand();
+  const { run } = useCommand();
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const [content, setContent] = useState("");
   const [clean, setClean] = useState(false);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<UiError | null>(null);
-  const [task, setTask] = useState<RememberTask | null>(null);
-  const [readError, setReadError] = useState<UiError | null>(null);
+  // The request as `remember` answered it; then as read again, until it settles.
+  const [queued, setQueued] = useState<RememberTask | null>(null);
+  const read = useRememberTask(queued, REMEMBER_POLL_MS);
+  const task = queued === null ? null : (read.data ?? queued);
+  const [cancelError, setCancelError] = useState<UiError | null>(null);
+  const readError = cancelError ?? read.error;
   const [cancelling, setCancelling] = useState(false);
   const opened = useRef<string | null>(null);
   // Remembering asks the model to write the fact: with none set, say so before anything is typed
@@ -53,33 +57,19 @@ export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpen
   const hasModel = settings ? isConfigured(settings) : null;
 
   const listed = task ? (tasks.find((t) => t.id === task.taskId) ?? null) : null;
-  const taskId = task?.taskId ?? null;
   const settled = task ? isSettled(task.status) : true;
-  const listedStatus = listed?.status;
 
   useEffect(() => {
     if (task === null) inputRef.current?.focus();
   }, [task]);
 
-  // Follow the task until it ends: read it now and then, and at once when the list says it moved.
-  useEffect(() => {
-    if (taskId === null || settled) return;
-    const read = () => {
-      void run(commands.rememberTask(taskId, null), "read").then((answer) => {
-        if (!answer) return;
-        if (answer.ok) {
-          setTask(answer.data);
-          setReadError(null);
-        } else setReadError(answer.error);
-      });
-    };
-    if (listedStatus !== undefined) read();
-    const timer = setInterval(read, REMEMBER_POLL_MS);
-    return () => {
-      clearInterval(timer);
-      cancel("read");
-    };
-  }, [run, cancel, taskId, settled, listedStatus]);
+  // Followed until it ends (`useRememberTask` reads it now and then), and read at once when the
+  // shared list says it moved.
+  const { refetch } = read;
+  const readNow = useCallback(() => {
+    if (!settled) void refetch();
+  }, [settled, refetch]);
+  useRefetchOn(listed?.status, readNow);
 
   // Done: open what it wrote (once).
   const toOpen = task ? fileToOpen(task) : null;
@@ -102,7 +92,7 @@ export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpen
       setError(answer.error);
       return;
     }
-    setTask(answer.data);
+    setQueued(answer.data);
     onQueued();
   };
 
@@ -112,14 +102,14 @@ export function RememberBox({ workspace, workspaceLabel, tasks, onQueued, onOpen
     const answer = await run(commands.taskCancel(task.taskId), "cancel");
     if (!answer) return;
     setCancelling(false);
-    if (!answer.ok) setReadError(answer.error);
+    if (!answer.ok) setCancelError(answer.error);
   };
 
   const again = () => {
-    setTask(null);
+    setQueued(null);
     setContent("");
     setError(null);
-    setReadError(null);
+    setCancelError(null);
   };
 
   const fail = task ? failure(task, listed) : null;

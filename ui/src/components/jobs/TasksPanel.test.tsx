@@ -24,8 +24,9 @@ const api = vi.mocked(commands);
 let listeners: ((t: TaskInfo) => void)[] = [];
 let resyncs: (() => void)[] = [];
 
-function emit(t: TaskInfo) {
-  act(() => {
+/** A `task_updated` event; the cache tells its readers in a microtask, awaited here. */
+async function emit(t: TaskInfo) {
+  await act(async () => {
     for (const cb of listeners) cb(t);
   });
 }
@@ -106,14 +107,14 @@ describe("memory task bar", () => {
     const button = screen.getByRole("button", { name: "Memory tasks" });
     expect(button.getAttribute("aria-expanded")).toBe("false");
 
-    emit(task("t-new", { status: "running", created_at: "2026-03-01T12:00:00Z", updated_at: "2026-03-01T12:00:01Z", finished_at: null }));
+    await emit(task("t-new", { status: "running", created_at: "2026-03-01T12:00:00Z", updated_at: "2026-03-01T12:00:01Z", finished_at: null }));
     expect(indicator().textContent).toBe("✦ Saving memories…");
     expect(button.textContent).toBe("Tasks 1");
-    emit(task("t-2", { status: "queued", created_at: "2026-03-01T12:00:02Z", updated_at: "2026-03-01T12:00:02Z", finished_at: null }));
+    await emit(task("t-2", { status: "queued", created_at: "2026-03-01T12:00:02Z", updated_at: "2026-03-01T12:00:02Z", finished_at: null }));
     expect(indicator().textContent).toBe("✦ Saving memories… · 1 queued");
 
-    emit(task("t-new", { created_at: "2026-03-01T12:00:00Z", updated_at: "2026-03-01T12:00:09Z" }));
-    emit(task("t-2", { status: "skipped", reason: "cancelled", created_at: "2026-03-01T12:00:02Z", updated_at: "2026-03-01T12:00:03Z" }));
+    await emit(task("t-new", { created_at: "2026-03-01T12:00:00Z", updated_at: "2026-03-01T12:00:09Z" }));
+    await emit(task("t-2", { status: "skipped", reason: "cancelled", created_at: "2026-03-01T12:00:02Z", updated_at: "2026-03-01T12:00:03Z" }));
     expect(indicator().textContent).toBe("");
     expect(button.textContent).toBe("Tasks");
   });
@@ -123,21 +124,21 @@ describe("memory task bar", () => {
     await waitFor(() => expect(api.tasks).toHaveBeenCalledTimes(1));
     const dreaming = () => screen.queryByTestId("dream-indicator");
     // Other work running is not dreaming.
-    emit(task("t-x", { status: "running", created_at: "2026-03-01T12:00:00Z", updated_at: "2026-03-01T12:00:01Z", finished_at: null }));
+    await emit(task("t-x", { status: "running", created_at: "2026-03-01T12:00:00Z", updated_at: "2026-03-01T12:00:01Z", finished_at: null }));
     expect(dreaming()).toBeNull();
     const base = { kind: "dream" as const, session: null, created_at: "2026-03-01T12:00:02Z", started_at: null, finished_at: null };
-    emit(task("t-d", { ...base, status: "queued", updated_at: "2026-03-01T12:00:02Z" }));
+    await emit(task("t-d", { ...base, status: "queued", updated_at: "2026-03-01T12:00:02Z" }));
     expect(dreaming()?.textContent).toBe("✦ dreaming");
     expect(indicator().textContent).toBe("✦ dreaming · Saving memories…");
-    emit(task("t-x", { created_at: "2026-03-01T12:00:00Z", updated_at: "2026-03-01T12:00:03Z" }));
-    emit(task("t-d", { ...base, status: "running", phase: "model turn 1", updated_at: "2026-03-01T12:00:04Z" }));
+    await emit(task("t-x", { created_at: "2026-03-01T12:00:00Z", updated_at: "2026-03-01T12:00:03Z" }));
+    await emit(task("t-d", { ...base, status: "running", phase: "model turn 1", updated_at: "2026-03-01T12:00:04Z" }));
     expect(indicator().textContent).toBe("✦ dreaming");
-    emit(task("t-d", { ...base, status: "completed", updated_at: "2026-03-01T12:00:09Z", finished_at: "2026-03-01T12:00:09Z" }));
+    await emit(task("t-d", { ...base, status: "completed", updated_at: "2026-03-01T12:00:09Z", finished_at: "2026-03-01T12:00:09Z" }));
     expect(dreaming()).toBeNull();
     expect(indicator().textContent).toBe("");
     // A failed or skipped dream is not dreaming either.
-    emit(task("t-f", { ...base, status: "failed", updated_at: "2026-03-01T12:00:10Z" }));
-    emit(task("t-s", { ...base, status: "skipped", reason: "locked", updated_at: "2026-03-01T12:00:10Z" }));
+    await emit(task("t-f", { ...base, status: "failed", updated_at: "2026-03-01T12:00:10Z" }));
+    await emit(task("t-s", { ...base, status: "skipped", reason: "locked", updated_at: "2026-03-01T12:00:10Z" }));
     expect(dreaming()).toBeNull();
   });
 

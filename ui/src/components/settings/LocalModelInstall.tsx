@@ -1,9 +1,10 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
-import type { LocalModelInfo, TaskInfo } from "../../lib/bindings";
+import type { LocalModelInfo } from "../../lib/bindings";
 import { explain } from "../../lib/errors";
 import { isActive } from "../../lib/tasks";
 import { useCommand } from "../../lib/useCommand";
+import { taskStarted, useTaskPoll } from "../../lib/queries";
 
 /** How often the install's progress is re-read. */
 export const INSTALL_POLL_MS = 1000;
@@ -21,29 +22,23 @@ interface Props {
  * or failed install resumes from its last whole part when started again.
  */
 export function LocalModelInstall({ info, onInstalled }: Props) {
-  const { run, cancel } = useCommand();
-  const [task, setTask] = useState<TaskInfo | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { run } = useCommand();
+  // The install under way, followed through the cache from what starting it answered.
+  const [taskId, setTaskId] = useState<string | null>(null);
+  const poll = useTaskPoll(taskId, INSTALL_POLL_MS);
+  const task = poll.data ?? null;
+  const [startError, setError] = useState<string | null>(null);
+  const error = startError ?? (poll.error ? explain(poll.error).sentence : null);
   const active = task !== null && isActive(task);
 
+  // Done: the model's state is read again (once an install).
+  const told = useRef<string | null>(null);
+  const completed = task?.status === "completed" ? task.id : null;
   useEffect(() => {
-    if (!task || !isActive(task)) return;
-    const timer = setTimeout(() => {
-      void run(commands.task(task.id), "install-poll").then((answer) => {
-        if (!answer) return;
-        if (!answer.ok) {
-          setError(explain(answer.error).sentence);
-          return;
-        }
-        setTask(answer.data);
-        if (answer.data.status === "completed") onInstalled();
-      });
-    }, INSTALL_POLL_MS);
-    return () => {
-      clearTimeout(timer);
-      cancel("install-poll");
-    };
-  }, [task, run, cancel, onInstalled]);
+    if (completed === null || told.current === completed) return;
+    told.current = completed;
+    onInstalled();
+  }, [completed, onInstalled]);
 
   if (info.installed) return null;
   const start = () => {
@@ -51,15 +46,15 @@ export function LocalModelInstall({ info, onInstalled }: Props) {
     void run(commands.localModelInstall(), "install").then((answer) => {
       if (!answer) return;
       if (answer.ok) {
-        setTask(answer.data);
-        if (answer.data.status === "completed") onInstalled();
+        taskStarted(answer.data);
+        setTaskId(answer.data.id);
       } else setError(explain(answer.error).sentence);
     });
   };
   const stop = () => {
     if (!task) return;
     void run(commands.taskCancel(task.id), "install-stop").then((answer) => {
-      if (answer?.ok) setTask(answer.data);
+      if (answer?.ok) taskStarted(answer.data);
     });
   };
   const failed = task?.status === "failed" ? (task.reason === "cancelled" ? "The install was stopped. Install again to go on from where it stopped." : task.error) : null;

@@ -1,10 +1,8 @@
 import { useEffect, useState } from "react";
-import { commands } from "../../lib/bindings";
 import type { TaskInfo, TaskKind, TaskStatus } from "../../lib/bindings";
-import type { UiError } from "../../lib/transport";
 import { TASK_KIND_LABELS, TASK_LIMIT, TASK_STATUS_LABELS, filteredTasks, isActive } from "../../lib/tasks";
 import type { TaskFilter } from "../../lib/tasks";
-import { useCommand } from "../../lib/useCommand";
+import { useRefetchOn, useTasks } from "../../lib/queries";
 import { InlineError } from "../common/InlineError";
 import { TaskRow } from "../jobs/TasksPanel";
 
@@ -31,27 +29,16 @@ const STATUSES = Object.keys(TASK_STATUS_LABELS) as TaskStatus[];
  * older tasks than the shared list keeps are found), kept live by the shared list.
  */
 export function StatusTasks({ workspace, live, onUpdated, onOpenMemory, onOpenDream, onOpenInbox, workspaceLabel, reloadKey = 0 }: Props) {
-  const { run, cancel } = useCommand();
   const [kind, setKind] = useState<TaskKind | null>(null);
   const [status, setStatus] = useState<TaskStatus | null>(null);
-  const [loaded, setLoaded] = useState<{ key: string; tasks: TaskInfo[] } | null>(null);
-  const [error, setError] = useState<UiError | null>(null);
   const [now, setNow] = useState(() => Date.now());
   const filter: TaskFilter = { workspace, kind, status };
-  const key = `${workspace}|${kind ?? ""}|${status ?? ""}`;
+  // Keyed by the filter: another filter's tasks never show while this one's are read.
+  const read = useTasks(workspace, kind, status, TASK_LIMIT);
+  useRefetchOn(reloadKey, read.refetch);
+  const error = read.error;
 
-  useEffect(() => {
-    void run(commands.tasks(workspace, kind, status, TASK_LIMIT), "tasks").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        setLoaded({ key: `${workspace}|${kind ?? ""}|${status ?? ""}`, tasks: answer.data });
-        setError(null);
-      } else setError(answer.error);
-    });
-    return () => cancel("tasks");
-  }, [run, cancel, workspace, kind, status, reloadKey]);
-
-  const current = loaded?.key === key ? loaded.tasks : null;
+  const current = read.data ?? null;
   const tasks = current === null ? null : filteredTasks(current, live, filter);
   const anyActive = tasks?.some(isActive) ?? false;
 

@@ -3,6 +3,7 @@ import { commands } from "../../lib/bindings";
 import type { TaskInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { useCommand } from "../../lib/useCommand";
+import { readTask } from "../../lib/queries";
 import { formatDuration, isActive, taskDuration } from "../../lib/tasks";
 import { OUTCOME_TITLES, asSentence, failureText, importOutcome, isResumable, phaseProgress, plural } from "../../lib/transfer";
 import { InlineError } from "../common/InlineError";
@@ -66,7 +67,7 @@ export function ImportProgress({ task, conversations, onUpdated, onUndone, onAga
     }
     setUndone(answer.data.paths.length);
     onUndone();
-    const fresh = await run(commands.task(task.id), "task");
+    const fresh = await run(readTask(task.id), "task");
     setUndoing(false);
     if (fresh?.ok) onUpdated(fresh.data);
   };
