@@ -1515,6 +1515,19 @@ export type Settings = {
 	folders?: FolderEntry[],
 };
 
+/**  How writes to a workspace reach other people. */
+export type Sharing = 
+/**  Qwen Code's team memory: `folder` is tracked by git in the repository `repo`. */
+{ via: "qwen_team"; 
+/**  The team memory folder. */
+folder: string; 
+/**  The repository that tracks it. */
+repo: string } | 
+/**  Mnemo's sync carries it to a team's remote. */
+{ via: "team"; 
+/**  The team remote (as the person gave it). */
+remote: string };
+
 /**  Why one item of an import was left out (or changed). */
 export type Skip = {
 	/**  The item: `item 12`, `notes/a.md`, `conversation "Trip"`. */
@@ -1867,11 +1880,8 @@ export type Workspace = {
 	state_dir: string,
 	/**  Where `consolidation.lock` lives (the other tool's state dir for Qwen Code). */
 	lock_dir: string,
-	/**
-	 *  Said with every write here, when writes reach other people (Qwen Code's team memory is
-	 *  tracked by git and shared with collaborators).
-	 */
-	shared: string | null,
+	/**  How writes here reach other people (`null`: they stay on this machine). */
+	shared: Sharing | null,
 };
 
 export type WorkspaceInfo = {

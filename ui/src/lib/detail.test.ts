@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EMPTY_DRAFT, defaultWorkspace, draftOf, fieldOf, nameClash, sameDraft, sharedNote } from "./detail";
+import { EMPTY_DRAFT, defaultWorkspace, draftOf, fieldOf, nameClash, sameDraft, sharedNote, sharingText } from "./detail";
 import { DOCS, WORKSPACES, detailOf } from "../test/fixtures";
 
 describe("the detail pane's draft", () => {
@@ -28,6 +28,10 @@ describe("the detail pane's draft", () => {
     expect(fieldOf({ code: "invalid_content", message: "the description is too long" })).toBe("description");
     expect(fieldOf({ code: "conflict", message: "name" })).toBeNull();
     expect(sharedNote("it is tracked by git")).toBe("Shared through git: it is tracked by git.");
+    expect(sharingText({ via: "qwen_team", folder: "/r/.qwen/team-memory", repo: "/r" })).toBe(
+      "Shared through git: this is Qwen Code's team memory of /r, so a change reaches every collaborator once it is committed and pushed.",
+    );
+    expect(sharingText({ via: "team", remote: "/srv/team.git" })).toBe("Shared with your team through /srv/team.git: a change reaches every member at the next sync.");
   });
 
   it("puts a new memory's clash under its name (its file is named after it), or under the file typed", () => {

@@ -1,8 +1,9 @@
 // The detail pane's pure parts: a memory as the form's draft, whether a draft changed, where a
 // new memory goes by default, which field an error is about, and a write's "shared" note.
 
-import type { MemoryDetail, WorkspaceInfo } from "./bindings";
+import type { MemoryDetail, Sharing, WorkspaceInfo } from "./bindings";
 import type { Draft } from "./browser";
+import { printable } from "./printable";
 import type { UiError } from "./transport";
 
 /** A new memory's form before anything is typed. */
@@ -33,6 +34,13 @@ export function defaultWorkspace(target: string | null, workspaces: readonly Wor
 /** A write to a workspace shared through git (Qwen Code's team memory) says so plainly. */
 export function sharedNote(shared: string): string {
   return `Shared through git: ${shared}.`;
+}
+
+/** Before a write: where a change to this workspace goes, in a sentence. */
+export function sharingText(sharing: Sharing): string {
+  return sharing.via === "qwen_team"
+    ? `Shared through git: this is Qwen Code's team memory of ${printable(sharing.repo)}, so a change reaches every collaborator once it is committed and pushed.`
+    : `Shared with your team through ${printable(sharing.remote)}: a change reaches every member at the next sync.`;
 }
 
 /** A form field an error can sit under. */

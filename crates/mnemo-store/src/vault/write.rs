@@ -277,7 +277,8 @@ impl Vault {
             paths: vec![rel.clone()],
             source: origin.source,
         });
-        if let Some(note) = &ws.shared {
+        let shared = ws.shared.as_ref().map(|s| s.sentence(&ws.label));
+        if let Some(note) = &shared {
             tracing::info!(workspace = %ws.id, path = %rel, "{note}");
         }
         Ok(WriteOutcome {
@@ -285,7 +286,7 @@ impl Vault {
             path: rel,
             change_id: Some(id),
             hash: after_hash,
-            shared: ws.shared.clone(),
+            shared,
         })
     }
 

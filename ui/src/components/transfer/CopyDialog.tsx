@@ -5,7 +5,7 @@ import type { Copied, WorkspaceInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { KIND_LABELS } from "../../lib/format";
 import { printable } from "../../lib/printable";
-import { sharedNote } from "../../lib/detail";
+import { sharingText } from "../../lib/detail";
 import { copiedText, copyGroups, copyUndoneText } from "../../lib/transfer";
 import { useCommand } from "../../lib/useCommand";
 import { InlineError } from "../common/InlineError";
@@ -157,7 +157,7 @@ export function CopyDialog({ source, workspaces, workspaceLabel, onDone, onUndon
                 </option>
               ))}
             </select>
-            {chosen?.shared && <span className="muted import-hint">{sharedNote(chosen.shared)}</span>}
+            {chosen?.shared && <span className="muted import-hint">{sharingText(chosen.shared)}</span>}
           </div>
           <fieldset className="transfer-choice">
             <legend>Copy or move</legend>
