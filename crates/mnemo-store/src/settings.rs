@@ -183,14 +183,19 @@ impl Switches {
         chat_records: true,
     };
 
-    /// The switches of `ws` in the settings under `home`.
+    /// The switches of `ws` in the settings under `home` (one read of settings.toml; an
+    /// unreadable file or table counts as unset, with a warning).
     #[must_use]
     pub fn read(home: &Path, ws: &Workspace) -> Self {
+        let table = read_table(home).unwrap_or_else(|e| {
+            tracing::warn!("settings unreadable, switches at their defaults: {e}");
+            toml::Table::new()
+        });
+        let get = |section: &str| switch_in(&table, home, section, &ws.id);
         Self {
-            auto_extract: switch(home, AUTO_EXTRACT, &ws.id).unwrap_or(true),
-            auto_dream: switch(home, AUTO_DREAM, &ws.id)
-                .unwrap_or(ws.kind == mnemo_core::WorkspaceKind::Mnemo),
-            chat_records: switch(home, CHAT_RECORDS, &ws.id).unwrap_or(true),
+            auto_extract: get(AUTO_EXTRACT).unwrap_or(true),
+            auto_dream: get(AUTO_DREAM).unwrap_or(ws.kind == mnemo_core::WorkspaceKind::Mnemo),
+            chat_records: get(CHAT_RECORDS).unwrap_or(true),
         }
     }
 }
@@ -199,24 +204,28 @@ impl Switches {
 /// is not set — the caller's default applies. An unreadable table counts as unset, with a warning.
 #[must_use]
 pub fn switch(home: &Path, section: &str, workspace: &str) -> Option<bool> {
-    let table: Result<std::collections::BTreeMap<String, bool>> = read_section(home, section)
-        .and_then(|v| {
-            v.map_or_else(
-                || Ok(std::collections::BTreeMap::new()),
-                |v| {
-                    v.try_into().map_err(|e| {
-                        Error::new(
-                            ErrorCode::Corrupt,
-                            format!("`{section}` in {} is not valid: {e}", path(home).display()),
-                        )
-                    })
-                },
-            )
-        });
-    match table {
-        Ok(t) => t.get(workspace).copied(),
+    match read_table(home) {
+        Ok(table) => switch_in(&table, home, section, workspace),
         Err(e) => {
             tracing::warn!("`{section}` switches unreadable, using defaults: {e}");
+            None
+        }
+    }
+}
+
+/// [`switch`] in a settings table already read.
+fn switch_in(table: &toml::Table, home: &Path, section: &str, workspace: &str) -> Option<bool> {
+    match table
+        .get(section)?
+        .clone()
+        .try_into::<std::collections::BTreeMap<String, bool>>()
+    {
+        Ok(t) => t.get(workspace).copied(),
+        Err(e) => {
+            tracing::warn!(
+                "`{section}` switches unreadable, using defaults: `{section}` in {} is not valid: {e}",
+                path(home).display()
+            );
             None
         }
     }
@@ -287,6 +296,43 @@ mod tests {
         llm.insert("model".into(), "other".into());
         write_section(d.path(), "llm", Some(llm.into())).unwrap();
         assert_eq!(folders(d.path()).unwrap().folders.len(), 1, "folders kept");
+    }
+
+    #[test]
+    fn switches_read_each_table_with_its_default_and_survive_a_bad_one() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = |id: &str, kind| Workspace {
+            id: id.to_owned(),
+            kind,
+            label: id.to_owned(),
+            origin: String::new(),
+            memory_root: d.path().join("m"),
+            state_dir: d.path().join("s"),
+            lock_dir: d.path().join("s"),
+            shared: None,
+        };
+        let personal = ws("personal", mnemo_core::WorkspaceKind::Mnemo);
+        let claude = ws("claude:app", mnemo_core::WorkspaceKind::Claude);
+        assert_eq!(Switches::read(d.path(), &personal), Switches::ON);
+        assert!(
+            !Switches::read(d.path(), &claude).auto_dream,
+            "auto-dream is off by default outside Mnemo's own workspaces"
+        );
+        std::fs::write(
+            d.path().join(FILE),
+            "auto_extract = \"yes\"\n[chat_records]\npersonal = false\n",
+        )
+        .unwrap();
+        let s = Switches::read(d.path(), &personal);
+        assert!(s.auto_extract, "a table that is not one counts as unset");
+        assert!(!s.chat_records);
+        assert!(s.auto_dream);
+        std::fs::write(d.path().join(FILE), "[chat_records\n").unwrap();
+        assert_eq!(
+            Switches::read(d.path(), &personal),
+            Switches::ON,
+            "an unreadable file: every default"
+        );
     }
 
     #[test]
