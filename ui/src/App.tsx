@@ -29,7 +29,7 @@ import { StatusPanel } from "./components/status/StatusPanel";
 import { Welcome, welcomed } from "./components/browser/Welcome";
 import { useTaskList } from "./lib/useTaskList";
 import { useInboxCount } from "./lib/useInbox";
-import { inboxWaiting, proposalTasksKey } from "./lib/inbox";
+import { inboxWaiting } from "./lib/inbox";
 import { useSyncStatus } from "./lib/useSyncStatus";
 import { conflictedKeys } from "./lib/sync";
 import { activeDream, dreamDialogReducer, initialDreamDialog, shownDream } from "./lib/dream";
@@ -284,7 +284,7 @@ export function App() {
     },
     [updateTask, refresh],
   );
-  const inboxCount = useInboxCount(selectedWs, proposalTasksKey(taskList, selectedWs));
+  const inboxCount = useInboxCount(selectedWs);
   // The inbox holds the workspace's open sync conflicts too: its badge counts both.
   const syncState = useSyncStatus();
   const waiting = inboxWaiting(selectedWs, inboxCount, syncState);
@@ -440,7 +440,6 @@ export function App() {
               key={`inbox-${selectedWs}-${inboxFocus ?? ""}`}
               workspace={selectedWs}
               label={workspaceLabel(selectedWs)}
-              reloadKey={proposalTasksKey(taskList, selectedWs)}
               pendingNow={inboxCount?.pending ?? null}
               focus={inboxFocus}
               onChanged={refresh}

@@ -10,15 +10,22 @@
 //   change no memory file at all): the sync status.
 // - `task_updated` (a task of this process was queued, moved on or ended): its new state goes into
 //   the recent tasks and the task's own answer as it is (`taskUpdated`), no read needed.
+// - The inbox (its pending count, recent proposals, review mode, a proposal's status) soon after a
+//   burst: of a workspace whose memories changed; of a workspace where a job that may propose
+//   ended (an event, or the recent tasks read again), its list of proposals too; of every
+//   workspace when the window comes back into focus (a `mnemo remember` in a terminal proposes
+//   without an event here) or this window decided something (`inboxChanged`). The inbox's list
+//   is read again only then: what was just decided there stays in view.
 // - The browser's event stream reconnecting after a drop: everything above (events were missed),
 //   and the tasks read again.
 
 import { useEffect } from "react";
-import type { QueryKey } from "@tanstack/react-query";
-import type { MemoryChanged, RemoteSync, TaskInfo } from "./bindings";
+import type { InfiniteData, Query, QueryKey } from "@tanstack/react-query";
+import type { MemoryChanged, Proposal, ProposalPage, RemoteSync, TaskInfo } from "./bindings";
 import { onMemoryChanged, onSyncStateChanged, onTaskUpdated } from "./transport";
 import { queryClient } from "./queryClient";
-import { TASK_LIMIT, isNewer, mergeTask } from "./tasks";
+import { TASK_LIMIT, isActive, isNewer, mergeTask } from "./tasks";
+import { PROPOSING, isDecided } from "./inbox";
 
 /** `memory_changed` events arriving within this window mark the answers stale once. */
 export const MEMORY_EVENT_DELAY_MS = 150;
@@ -31,6 +38,9 @@ export const SYNC_EVENT_DELAY_MS = 1500;
 
 /** How long after a `sync_changed` the status is read again (one read for a sync's few writes). */
 export const SYNC_STATE_DELAY_MS = 200;
+
+/** How long after a burst of events (or the window's focus) the inbox is read again: one read a burst. */
+export const INBOX_EVENT_DELAY_MS = 500;
 
 /** The commands whose answers follow the memory files; a workspace, if any, is their first argument. */
 export const MEMORY_READS: ReadonlySet<string> = new Set([
@@ -87,12 +97,11 @@ const early = new Map<string, TaskInfo>();
  */
 export function taskUpdated(task: TaskInfo): void {
   const list = queryClient.getQueryData<TaskInfo[]>(RECENT_TASKS);
-  if (list === undefined) {
-    const had = early.get(task.id);
-    if (!had || isNewer(task, had)) early.set(task.id, task);
-  } else {
-    const had = list.find((t) => t.id === task.id);
-    if (!had || isNewer(task, had)) queryClient.setQueryData<TaskInfo[]>(RECENT_TASKS, mergeTask(list, task));
+  const had = list === undefined ? early.get(task.id) : list.find((t) => t.id === task.id);
+  if (!had || isNewer(task, had)) {
+    if (list === undefined) early.set(task.id, task);
+    else queryClient.setQueryData<TaskInfo[]>(RECENT_TASKS, mergeTask(list, task));
+    tasksEnded([task], had ? [had] : undefined);
   }
   const own = queryClient.getQueryData<TaskInfo>(["task", task.id]);
   if (own && isNewer(task, own)) queryClient.setQueryData<TaskInfo>(["task", task.id], task);
@@ -103,9 +112,94 @@ export function taskUpdated(task: TaskInfo): void {
  * a read, and a stale state must not replace a newer one.
  */
 export function withKnownTasks(read: readonly TaskInfo[]): TaskInfo[] {
-  const known = [...(queryClient.getQueryData<TaskInfo[]>(RECENT_TASKS) ?? []), ...early.values()];
+  const before = queryClient.getQueryData<TaskInfo[]>(RECENT_TASKS);
+  const known = [...(before ?? []), ...early.values()];
   early.clear();
-  return known.reduce((tasks, t) => mergeTask(tasks, t), [...read]);
+  const now = known.reduce((tasks, t) => mergeTask(tasks, t), [...read]);
+  // Jobs of other processes end unseen but for this read: their proposals are looked for too.
+  if (before !== undefined) tasksEnded(now, before);
+  return now;
+}
+
+/**
+ * Jobs that may propose and have ended since `before` (absent: not known before): their
+ * workspaces' inbox is read again soon, its list of proposals too.
+ */
+function tasksEnded(now: readonly TaskInfo[], before?: readonly TaskInfo[]): void {
+  const was = new Map(before?.map((t) => [t.id, t]));
+  for (const t of now) {
+    if (!PROPOSING.has(t.kind) || isActive(t)) continue;
+    const had = was.get(t.id);
+    if (before === undefined || !had || isActive(had)) inboxSoon(t.workspace, true);
+  }
+}
+
+/** The inbox's paged list of proposals (`["inbox", workspace, status, "pages", limit]`). */
+function isInboxList(key: QueryKey): boolean {
+  return key[0] === "inbox" && key[3] === "pages";
+}
+
+/**
+ * Whether `query` is one of the inbox's answers that follow what waits there: the pending count,
+ * recent proposals and review mode of `workspaces` (absent: of any), a proposal not decided yet
+ * (decided is final); the inbox's list of proposals only for `lists`.
+ */
+function followsInbox(query: Query, workspaces?: ReadonlySet<string>, lists?: ReadonlySet<string>): boolean {
+  const key = query.queryKey;
+  if (key[0] === "proposal") {
+    const status = (query.state.data as Proposal | undefined)?.status;
+    return status === undefined || !isDecided(status);
+  }
+  if (key[0] !== "inbox" && key[0] !== "review_mode") return false;
+  const ws = String(key[1]);
+  if (isInboxList(key)) return lists?.has(ws) ?? false;
+  return workspaces === undefined || workspaces.has(ws);
+}
+
+/**
+ * Marks stale the inbox's answers of `workspaces` (absent: of every workspace), and the lists of
+ * proposals of `lists`, read again from their first page ("Show more" starts over).
+ */
+export function invalidateInbox(workspaces?: ReadonlySet<string>, lists?: ReadonlySet<string>): Promise<void> {
+  if (lists && lists.size > 0) {
+    queryClient.setQueriesData<InfiniteData<ProposalPage, number>>(
+      { predicate: ({ queryKey }) => isInboxList(queryKey) && lists.has(String(queryKey[1])) },
+      firstPageOnly,
+    );
+  }
+  return queryClient.invalidateQueries({ predicate: (query) => followsInbox(query, workspaces, lists) });
+}
+
+/** A list read a page at a time, cut to its first page: read again, it starts over. */
+export function firstPageOnly<T>(d: InfiniteData<T, number> | undefined): InfiniteData<T, number> | undefined {
+  return d && d.pages.length > 1 ? { pages: d.pages.slice(0, 1), pageParams: d.pageParams.slice(0, 1) } : d;
+}
+
+/** This window decided something in an inbox or changed a review mode: every inbox answer but the lists is read again. */
+export function inboxChanged(): void {
+  void invalidateInbox();
+}
+
+/** The inbox's reads waiting for the end of a burst: by workspace (`null`: every one), and lists. */
+let inboxBatch: { workspaces: Set<string> | null; lists: Set<string> } = { workspaces: new Set(), lists: new Set() };
+let inboxTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** The inbox of `workspace` (`null`: of every one) is read again soon, its list too with `list`. */
+function inboxSoon(workspace: string | null, list = false): void {
+  // Nobody reads through the cache: nothing to read again.
+  if (!bridge) return;
+  if (workspace === null) inboxBatch.workspaces = null;
+  else {
+    inboxBatch.workspaces?.add(workspace);
+    if (list) inboxBatch.lists.add(workspace);
+  }
+  if (inboxTimer !== undefined) return;
+  inboxTimer = setTimeout(() => {
+    inboxTimer = undefined;
+    const { workspaces, lists } = inboxBatch;
+    inboxBatch = { workspaces: new Set(), lists: new Set() };
+    void invalidateInbox(workspaces ?? undefined, lists);
+  }, INBOX_EVENT_DELAY_MS);
 }
 
 /** Tasks may have moved on unseen (the event stream dropped): whoever shows them reads them again. */
@@ -138,6 +232,7 @@ function attach(): () => void {
       });
     };
     const memoryChanged = (e: MemoryChanged | null) => {
+      inboxSoon(e?.workspace ?? null);
       if (e === null) batch = null;
       else if (batch) {
         const paths = batch.get(e.workspace) ?? new Set<string>();
@@ -171,13 +266,24 @@ function attach(): () => void {
       () => syncAfter(SYNC_STATE_DELAY_MS),
     );
     const offTasks = onTaskUpdated(taskUpdated, () => void invalidateTasks());
+    const onFocus = () => inboxSoon(null);
+    const onVisible = () => {
+      if (document.visibilityState === "visible") inboxSoon(null);
+    };
+    window.addEventListener("focus", onFocus);
+    document.addEventListener("visibilitychange", onVisible);
     bridge = {
       users: 0,
       off: () => {
         offMemory();
         offSync();
         offTasks();
+        window.removeEventListener("focus", onFocus);
+        document.removeEventListener("visibilitychange", onVisible);
         early.clear();
+        if (inboxTimer !== undefined) clearTimeout(inboxTimer);
+        inboxTimer = undefined;
+        inboxBatch = { workspaces: new Set(), lists: new Set() };
         if (memoryTimer !== undefined) clearTimeout(memoryTimer);
         if (syncTimer !== undefined) clearTimeout(syncTimer);
       },

@@ -244,7 +244,8 @@ export const DONT_LEARN_TEXT =
   "“Reject and don't learn this” also marks these entries as forgotten, so memory jobs never propose them again.";
 
 /** The jobs whose writes can become proposals. */
-const PROPOSING = new Set(["extract", "dream", "remember"]);
+/** The jobs that may leave a proposal (review mode) when they end. */
+export const PROPOSING: ReadonlySet<string> = new Set(["extract", "dream", "remember"]);
 
 /**
  * A key that changes when a job of `workspace` that may have made a proposal ends: the inbox's

@@ -9,8 +9,8 @@
 //   list.error  // a `UiError` (`toUiError`), `null` when the last read worked
 
 import { useCallback, useEffect, useRef } from "react";
-import { queryOptions, useQueries, useQuery } from "@tanstack/react-query";
-import type { QueryKey, UseQueryOptions, UseQueryResult } from "@tanstack/react-query";
+import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQueries, useQuery } from "@tanstack/react-query";
+import type { InfiniteData, QueryKey, UseQueryOptions, UseQueryResult } from "@tanstack/react-query";
 import { commands } from "./bindings";
 import type {
   ChangeDiff,
@@ -23,8 +23,13 @@ import type {
   MemoryStats,
   MemoryUsage,
   ModelSettings,
+  Proposal,
+  ProposalPage,
+  ProposalStatus,
+  ProposalSummary,
   RememberTask,
   RemoteSync,
+  ReviewMode,
   Status,
   SyncSettings,
   TaskInfo,
@@ -36,10 +41,11 @@ import { toUiError } from "./transport";
 import type { Result, UiError } from "./transport";
 import type { Answer } from "./useCommand";
 import { queryClient } from "./queryClient";
-import { RECENT_TASKS, useChangeBridge, withKnownTasks } from "./changeBridge";
+import { RECENT_TASKS, firstPageOnly, useChangeBridge, withKnownTasks } from "./changeBridge";
 import { usageMap } from "./usage";
 import { isActive } from "./tasks";
 import { isSettled } from "./remember";
+import { INBOX_PAGE, appendPage, isDecided, replaceSummary } from "./inbox";
 
 export { queryClient } from "./queryClient";
 
@@ -51,6 +57,12 @@ export const SYNC_POLL_MS = 60_000;
  * process's tasks only, and another process (a `mnemo chat`, a CLI dream) may be working too.
  */
 export const ACTIVE_REFRESH_MS = 3000;
+
+/** How often the inbox's pending count, recent proposals and an open proposal's status are read again (jobs of other processes send no events here). */
+export const INBOX_POLL_MS = 30_000;
+
+/** How many of a workspace's newest proposals the Status view reads to say what became of its runs. */
+export const RECENT_PROPOSALS = 50;
 
 /** A command's answer as a query's: its data, or its error thrown in the shape the UI shows. */
 async function answerOf<T>(call: () => Promise<Result<T, UiError>>): Promise<T> {
@@ -89,6 +101,14 @@ export const keys = {
   task: (id: string) => ["task", id] as const,
   rememberTask: (id: string) => ["remember_task", id, null] as const,
   autoDream: (workspace: string) => ["auto_dream", workspace] as const,
+  inbox: (workspace: string, status: ProposalStatus | null, offset: number | null, limit: number | null) =>
+    ["inbox", workspace, status, offset, limit] as const,
+  /** The inbox's list of proposals, read a page at a time: "pages" where the offset goes. */
+  inboxPages: (workspace: string, status: ProposalStatus | null) => ["inbox", workspace, status, "pages", INBOX_PAGE] as const,
+  pendingCount: (workspace: string) => ["inbox", workspace, "pending", 0, 1] as const,
+  recentProposals: (workspace: string) => ["inbox", workspace, null, 0, RECENT_PROPOSALS] as const,
+  proposal: (id: number) => ["proposal", id] as const,
+  reviewMode: (workspace: string) => ["review_mode", workspace] as const,
 };
 
 /** One query per read command. */
@@ -202,7 +222,53 @@ export const reads = {
       queryKey: keys.autoDream(workspace),
       queryFn: () => answerOf(() => commands.autoDream(workspace)),
     }),
+  /** How many proposals of `workspace` wait (a page of one: its `pending`). */
+  pendingCount: (workspace: string) =>
+    queryOptions<ProposalPage, UiError>({
+      queryKey: keys.pendingCount(workspace),
+      queryFn: () => answerOf(() => commands.inbox(workspace, "pending", 0, 1)),
+      refetchInterval: INBOX_POLL_MS,
+      refetchIntervalInBackground: true,
+    }),
+  /** A workspace's newest proposals, any status: what the last runs' proposals became. */
+  recentProposals: (workspace: string) =>
+    queryOptions<ProposalPage, UiError>({
+      queryKey: keys.recentProposals(workspace),
+      queryFn: () => answerOf(() => commands.inbox(workspace, null, 0, RECENT_PROPOSALS)),
+      refetchInterval: INBOX_POLL_MS,
+      refetchIntervalInBackground: true,
+    }),
+  /**
+   * The inbox's list: a page of `INBOX_PAGE` at a time, the next from where the proposals read so
+   * far end. Read again (from its first page) only when asked or when a job that may propose
+   * ended: what was just decided stays in view.
+   */
+  inboxPages: (workspace: string, status: ProposalStatus | null) =>
+    infiniteQueryOptions<ProposalPage, UiError, InfiniteData<ProposalPage, number>, ReturnType<typeof keys.inboxPages>, number>({
+      queryKey: keys.inboxPages(workspace, status),
+      queryFn: ({ pageParam }) => answerOf(() => commands.inbox(workspace, status, pageParam, INBOX_PAGE)),
+      initialPageParam: 0,
+      getNextPageParam: (last, pages) => {
+        const read = inboxItems(pages).length;
+        return read < last.total ? read : undefined;
+      },
+    }),
+  proposal: (id: number) =>
+    queryOptions<Proposal, UiError>({
+      queryKey: keys.proposal(id),
+      queryFn: () => answerOf(() => commands.proposal(id)),
+    }),
+  reviewMode: (workspace: string) =>
+    queryOptions<ReviewMode, UiError>({
+      queryKey: keys.reviewMode(workspace),
+      queryFn: () => answerOf(() => commands.reviewMode(workspace)),
+    }),
 };
+
+/** The proposals of the inbox's pages read so far, each once. */
+export function inboxItems(pages: readonly ProposalPage[]): ProposalSummary[] {
+  return pages.reduce<ProposalSummary[]>((items, page) => appendPage(items, page.items), []);
+}
 
 /** Reads a query for a component: the cache's answer, kept current by the change events. */
 export function useRead<T, K extends QueryKey>(options: UseQueryOptions<T, UiError, T, K>): UseQueryResult<T, UiError> {
@@ -267,6 +333,76 @@ export function useRememberTask(queued: RememberTask | null, ms: number): UseQue
     refetchInterval: (query) => (query.state.data && isSettled(query.state.data.status) ? false : ms),
     refetchIntervalInBackground: true,
   });
+}
+
+/** How many proposals of `workspace` wait (`null`: nothing read). */
+export const usePendingCountQuery = (workspace: string | null) =>
+  useRead({ ...reads.pendingCount(workspace ?? ""), enabled: workspace !== null });
+
+/**
+ * The pending count as last read by anyone (the count's poll, the inbox's own list), without
+ * reading it here: `null` until read, or for no workspace.
+ */
+export function useLastPendingCount(workspace: string | null): number | null {
+  const read = useRead({ ...reads.pendingCount(workspace ?? ""), enabled: false });
+  return workspace === null ? null : (read.data?.pending ?? null);
+}
+
+export const useRecentProposalsQuery = (workspace: string) => useRead(reads.recentProposals(workspace));
+export const useReviewModeQuery = (workspace: string) => useRead(reads.reviewMode(workspace));
+
+/** The inbox's list of proposals of `workspace` with `status` (`null`: any), a page at a time. */
+export function useInboxPages(workspace: string, status: ProposalStatus | null) {
+  useChangeBridge();
+  return useInfiniteQuery(reads.inboxPages(workspace, status), queryClient);
+}
+
+/** A proposal with its changes, read while `enabled` (an open card). */
+export const useProposal = (id: number, enabled = true) => useRead({ ...reads.proposal(id), enabled });
+
+/**
+ * Where proposal `id` stands (`null`: none), read every `INBOX_POLL_MS` while it waits and soon
+ * after the inbox's events; decided is final, never read again.
+ */
+export const useProposalStatusQuery = (id: number | null) =>
+  useRead({
+    ...reads.proposal(id ?? 0),
+    enabled: id !== null,
+    refetchInterval: (query) => (query.state.data && isDecided(query.state.data.status) ? false : INBOX_POLL_MS),
+    refetchIntervalInBackground: true,
+  });
+
+/** Reads the inbox's list of `workspace` with `status` again, from its first page ("Show more" starts over). */
+export function rereadInbox(workspace: string, status: ProposalStatus | null): Promise<void> {
+  const key = keys.inboxPages(workspace, status);
+  queryClient.setQueryData<InfiniteData<ProposalPage, number>>(key, firstPageOnly);
+  return queryClient.invalidateQueries({ queryKey: key, exact: true });
+}
+
+/**
+ * A proposal was decided in the inbox's list: it stays where it was with its new summary (until
+ * the list is read again), and one fewer waits — in the list and for everyone showing the count.
+ */
+export function inboxDecided(workspace: string, status: ProposalStatus | null, next: ProposalSummary, pendingBefore: number): void {
+  const fewer = next.status !== "pending";
+  queryClient.setQueryData<InfiniteData<ProposalPage, number>>(keys.inboxPages(workspace, status), (d) =>
+    d && {
+      ...d,
+      pages: d.pages.map((p) => ({ ...p, items: replaceSummary(p.items, next), pending: fewer ? Math.max(0, p.pending - 1) : p.pending })),
+    },
+  );
+  if (fewer) notePending(workspace, Math.max(0, pendingBefore - 1));
+}
+
+/** A fresh pending count for `workspace` (a read of the inbox's list): whoever shows the count shows it. */
+export function notePending(workspace: string, pending: number): void {
+  queryClient.setQueryData<ProposalPage>(keys.pendingCount(workspace), (d) => (d && d.pending !== pending ? { ...d, pending } : d));
+}
+
+/** The review mode a change here chose: shown at once, over a read in flight. */
+export function reviewModeChosen(workspace: string, mode: ReviewMode): void {
+  void queryClient.cancelQueries({ queryKey: keys.reviewMode(workspace), exact: true });
+  queryClient.setQueryData(keys.reviewMode(workspace), mode);
 }
 
 /**

@@ -4,7 +4,7 @@ import { INBOX_EVENT_DELAY_MS, INBOX_POLL_MS, inboxChanged, useInboxCount, useRe
 import { commands } from "./bindings";
 import type { MemoryChanged, TaskInfo } from "./bindings";
 import { onMemoryChanged, onTaskUpdated } from "./transport";
-import { err, ok, proposalPage, proposalSummary, reviewMode } from "../test/fixtures";
+import { err, ok, proposalPage, proposalSummary, reviewMode, task } from "../test/fixtures";
 
 vi.mock("./bindings", async (importOriginal) => ({ ...(await importOriginal<object>()), commands: { inbox: vi.fn(), reviewMode: vi.fn() } }));
 vi.mock("./transport", async (importOriginal) => ({
@@ -46,8 +46,8 @@ afterEach(() => {
 
 describe("the inbox's pending count", () => {
   it("is read on mount, every 30 s, when a job ends and after a decision here; nothing for no workspace", async () => {
-    const { result, rerender, unmount } = renderHook(({ ws, key }) => useInboxCount(ws, key), {
-      initialProps: { ws: "personal" as string | null, key: "" },
+    const { result, rerender, unmount } = renderHook(({ ws }) => useInboxCount(ws), {
+      initialProps: { ws: "personal" as string | null },
     });
     await act(() => vi.advanceTimersByTimeAsync(0));
     expect(result.current).toEqual({ workspace: "personal", pending: 3 });
@@ -56,8 +56,15 @@ describe("the inbox's pending count", () => {
     await act(() => vi.advanceTimersByTimeAsync(INBOX_POLL_MS));
     expect(api.inbox).toHaveBeenCalledTimes(2);
 
-    rerender({ ws: "personal", key: "e1:completed:4" });
-    await act(() => vi.advanceTimersByTimeAsync(0));
+    // A job that may propose ended (a job that cannot, or one still running, reads nothing).
+    act(() => {
+      taskListeners[0](task("e0", { kind: "embed" }));
+      taskListeners[0](task("r1", { kind: "remember", status: "running", finished_at: null }));
+    });
+    await act(() => vi.advanceTimersByTimeAsync(INBOX_EVENT_DELAY_MS));
+    expect(api.inbox).toHaveBeenCalledTimes(2);
+    act(() => taskListeners[0](task("e1", { result: { summary: "proposed", files: [], group: null, proposal: 4 } })));
+    await act(() => vi.advanceTimersByTimeAsync(INBOX_EVENT_DELAY_MS));
     expect(api.inbox).toHaveBeenCalledTimes(3);
 
     api.inbox.mockResolvedValue(err("io", "journal.db is locked"));
@@ -66,7 +73,7 @@ describe("the inbox's pending count", () => {
     expect(api.inbox).toHaveBeenCalledTimes(4);
     expect(result.current).toBeNull();
 
-    rerender({ ws: null, key: "" });
+    rerender({ ws: null });
     await act(() => vi.advanceTimersByTimeAsync(0));
     expect(result.current).toBeNull();
     expect(api.inbox).toHaveBeenCalledTimes(4);
@@ -87,8 +94,9 @@ describe("a workspace's review mode", () => {
     act(() => inboxChanged());
     await act(() => vi.advanceTimersByTimeAsync(0));
     expect(result.current[0]?.on).toBe(true);
-    // What this window chose shows at once.
-    act(() => result.current[1](reviewMode({ decided: true })));
+    // What this window chose shows at once, without a read.
+    await act(async () => result.current[1](reviewMode({ decided: true })));
+    expect(api.reviewMode).toHaveBeenCalledTimes(2);
     expect(result.current[0]).toEqual(reviewMode({ decided: true }));
   });
 });
@@ -116,7 +124,7 @@ describe("a proposal made elsewhere (the Inbox did not update when the CLI propo
     act(() => {
       memoryListeners[0]({ workspace: "personal", paths: ["a.md"], source: "cli" });
       memoryListeners[0]({ workspace: "personal", paths: ["b.md"], source: "cli" });
-      taskListeners[0]({} as TaskInfo);
+      taskListeners[0](task("e2"));
     });
     await act(() => vi.advanceTimersByTimeAsync(INBOX_EVENT_DELAY_MS));
     expect(reads()).toBe(before + 2);

@@ -5,7 +5,6 @@ import { isConfigured, memorySnapshot } from "../../lib/chat";
 import type { MemorySnapshot } from "../../lib/chat";
 import { useCommand } from "../../lib/useCommand";
 import { readOnce, reads } from "../../lib/queries";
-import { RECENT_PROPOSALS } from "../../lib/useInbox";
 import { InlineError } from "../common/InlineError";
 import { ModelSettings } from "../settings/ModelSettings";
 import { useModal } from "../common/Modal";
@@ -102,7 +101,7 @@ export function ChatPane({ workspace, workspaceLabel, onOpenMemory, onClose, dra
           const [stats, docs, proposals] = await Promise.all([
             run(readOnce(reads.stats(workspace))),
             run(readOnce(reads.list(workspace))),
-            run(commands.inbox(workspace, null, 0, RECENT_PROPOSALS)),
+            run(readOnce(reads.recentProposals(workspace))),
           ]);
           if (!stats || !docs || !proposals) return;
           // Where the last runs' proposals stand (not read: the card claims no more than the run's status).

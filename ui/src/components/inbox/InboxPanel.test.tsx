@@ -43,7 +43,7 @@ const onOpenMemory = vi.fn();
 function renderInbox(focus: number | null = null, pendingNow: number | null = null) {
   const panel = (now: number | null) => (
     <ToastProvider>
-      <InboxPanel workspace="personal" label="Personal" reloadKey={0} pendingNow={now} focus={focus} onChanged={onChanged} onOpenMemory={onOpenMemory} />
+      <InboxPanel workspace="personal" label="Personal" pendingNow={now} focus={focus} onChanged={onChanged} onOpenMemory={onOpenMemory} />
     </ToastProvider>
   );
   const view = render(panel(pendingNow));

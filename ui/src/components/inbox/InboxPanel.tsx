@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { ProposalSummary, SyncConflict } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
@@ -6,10 +6,8 @@ import { explain } from "../../lib/errors";
 import {
   CONFLICTS_HEADING,
   INBOX_PAGE,
-  appendPage,
   conflictsIntro,
   pendingSentence,
-  replaceSummary,
   reviewSentence,
   savedText,
   settledSentence,
@@ -21,6 +19,7 @@ import {
 import type { InboxFilter } from "../../lib/inbox";
 import { workspaceSync } from "../../lib/sync";
 import { inboxChanged, notePending, usePendingCount, useReviewMode } from "../../lib/useInbox";
+import { inboxDecided, inboxItems, rereadInbox, useInboxPages } from "../../lib/queries";
 import { useCommand } from "../../lib/useCommand";
 import { useSyncStatus } from "../../lib/useSyncStatus";
 import { InlineError } from "../common/InlineError";
@@ -31,11 +30,6 @@ import { ProposalCard } from "./ProposalCard";
 interface Props {
   workspace: string;
   label: string;
-  /**
-   * Changes when the list should be read again (a memory job that may have proposed something
-   * ended). Not on every memory change: what was just decided here stays in view.
-   */
-  reloadKey: string | number;
   /** The pending count as last polled: more than listed offers to read the list again. */
   pendingNow?: number | null;
   /** A proposal to open at once (from a task's result). */
@@ -56,19 +50,27 @@ const FILTERS: { id: InboxFilter; label: string; title: string }[] = [
  * A workspace's inbox: first its open sync conflicts (the same the Status view's Sync section
  * lists), each with its versions and choices; then the proposals memory jobs and assistants made
  * instead of writing (review mode), newest first, a page at a time ("Show more"); each opens to
- * its changes and the decisions. Accepting says "Saved N files — Undo". Mount with `key={workspace}`.
+ * its changes and the decisions. Accepting says "Saved N files — Undo". The list is read again
+ * when a job that may propose ended (the change bridge), on request, and when new proposals came
+ * in while nothing is being reviewed here — not on every memory change: what was just decided
+ * here stays in view. Mount with `key={workspace}`.
  */
-export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, focus = null, onChanged, onOpenMemory }: Props) {
-  const { run, cancel } = useCommand();
+export function InboxPanel({ workspace, label, pendingNow = null, focus = null, onChanged, onOpenMemory }: Props) {
+  const { run } = useCommand();
   const toast = useToast();
   const [mode, setMode] = useReviewMode(workspace);
   const [filter, setFilter] = useState<InboxFilter>("pending");
-  const [items, setItems] = useState<ProposalSummary[] | null>(null);
-  const [total, setTotal] = useState(0);
-  const [pending, setPending] = useState(0);
-  const [error, setError] = useState<UiError | null>(null);
-  const [reads, setReads] = useState(0);
-  const [more, setMore] = useState<{ busy: boolean; error: UiError | null }>({ busy: false, error: null });
+  const status = statusFor(filter);
+  const list = useInboxPages(workspace, status);
+  const pages = list.data?.pages;
+  const items = pages ? inboxItems(pages) : null;
+  // What the newest answer says (a page read by "Show more" too).
+  const last = pages?.[pages.length - 1];
+  const total = last?.total ?? 0;
+  const pending = last?.pending ?? 0;
+  const error = list.isFetchNextPageError ? null : list.error;
+  const more = { busy: list.isFetchingNextPage, error: list.isFetchNextPageError ? list.error : null };
+  const reread = () => void rereadInbox(workspace, status);
   const [open, setOpen] = useState<ReadonlySet<number>>(() => new Set(focus === null ? [] : [focus]));
   const [switching, setSwitching] = useState(false);
   const [switchError, setSwitchError] = useState<UiError | null>(null);
@@ -78,40 +80,20 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
   const sharedPending = usePendingCount(workspace);
   const waiting = { pending: sharedPending ?? pending, conflicts: conflicts.length };
 
+  // Every answer's count is the count everyone shows (the sidebar, the Inbox button).
   useEffect(() => {
-    void run(commands.inbox(workspace, statusFor(filter), 0, INBOX_PAGE), "inbox").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        setItems(answer.data.items);
-        setTotal(answer.data.total);
-        setPending(answer.data.pending);
-        notePending(workspace, answer.data.pending);
-        setError(null);
-      } else setError(answer.error);
-    });
-    return () => cancel("inbox");
-  }, [run, cancel, workspace, filter, reloadKey, reads]);
+    if (last) notePending(workspace, last.pending);
+  }, [workspace, last]);
 
-  const showMore = async () => {
+  const showMore = () => {
     if (!items) return;
-    setMore({ busy: true, error: null });
-    const answer = await run(commands.inbox(workspace, statusFor(filter), items.length, INBOX_PAGE), "more");
-    if (!answer) return;
-    if (answer.ok) {
-      setItems((xs) => appendPage(xs ?? [], answer.data.items));
-      setTotal(answer.data.total);
-      setPending(answer.data.pending);
-      notePending(workspace, answer.data.pending);
-      setMore({ busy: false, error: null });
-    } else setMore({ busy: false, error: answer.error });
+    void list.fetchNextPage({ cancelRefetch: false });
   };
 
   const choose = (f: InboxFilter) => {
     if (f === filter) return;
-    cancel("more");
+    // Another filter is another list, read from its first page.
     setFilter(f);
-    setItems(null);
-    setMore({ busy: false, error: null });
   };
 
   const toggle = (id: number) =>
@@ -126,22 +108,19 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
   // too): read at once while the person is not in the middle of a review here (nothing
   // open, nothing decided in this view); else offered ("Show them"), so nothing moves under them.
   const [decidedHere, setDecidedHere] = useState(0);
-  const [autoRead, setAutoRead] = useState<number | null>(null);
+  const autoRead = useRef<number | null>(null);
   const grew = items !== null && pendingNow !== null && pendingNow > pending;
   const untouched = open.size === 0 && decidedHere === 0 && !more.busy;
-  if (grew && untouched && autoRead !== pendingNow) {
-    // Once per new count (state adjusted while rendering, not in an effect).
-    setAutoRead(pendingNow);
-    setReads((n) => n + 1);
-  }
+  useEffect(() => {
+    // Once per new count.
+    if (!grew || !untouched || autoRead.current === pendingNow) return;
+    autoRead.current = pendingNow;
+    void rereadInbox(workspace, status);
+  }, [grew, untouched, pendingNow, workspace, status]);
 
   const decided = (next: ProposalSummary) => {
     setDecidedHere((n) => n + 1);
-    setItems((xs) => (xs ? replaceSummary(xs, next) : xs));
-    if (next.status !== "pending") {
-      setPending((n) => Math.max(0, n - 1));
-      notePending(workspace, Math.max(0, waiting.pending - 1));
-    }
+    inboxDecided(workspace, status, next, waiting.pending);
     inboxChanged();
   };
 
@@ -212,7 +191,7 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
             </button>
           ))}
         </div>
-        <button type="button" data-testid="inbox-refresh" onClick={() => setReads((n) => n + 1)} title="Read the inbox again">
+        <button type="button" data-testid="inbox-refresh" onClick={reread} title="Read the inbox again">
           Refresh
         </button>
       </header>
@@ -245,14 +224,14 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
           </p>
         )}
         {switchError && <InlineError error={switchError} />}
-        {error && <InlineError error={error} onRetry={() => setReads((n) => n + 1)} />}
+        {error && <InlineError error={error} onRetry={reread} />}
         {items === null && !error && <div className="empty">Loading…</div>}
         {items !== null && (
           <>
             {pendingNow !== null && pendingNow > pending && (
               <p className="inbox-new" data-testid="inbox-new">
                 {pendingNow - pending === 1 ? "1 new proposal came in." : `${(pendingNow - pending).toLocaleString("en-US")} new proposals came in.`}{" "}
-                <button type="button" className="link-button" onClick={() => setReads((n) => n + 1)} data-testid="inbox-new-show">
+                <button type="button" className="link-button" onClick={reread} data-testid="inbox-new-show">
                   Show them
                 </button>
               </p>
@@ -296,12 +275,12 @@ export function InboxPanel({ workspace, label, reloadKey, pendingNow = null, foc
                 <span className="muted">
                   {items.length.toLocaleString("en-US")} of {total.toLocaleString("en-US")} read
                 </span>
-                <button type="button" disabled={more.busy} onClick={() => void showMore()} data-testid="inbox-more">
+                <button type="button" disabled={more.busy} onClick={showMore} data-testid="inbox-more">
                   {more.busy ? "Reading…" : `Show ${Math.min(INBOX_PAGE, total - items.length).toLocaleString("en-US")} more`}
                 </button>
               </div>
             )}
-            {more.error && <InlineError error={more.error} onRetry={() => void showMore()} />}
+            {more.error && <InlineError error={more.error} onRetry={showMore} />}
           </>
         )}
       </div>

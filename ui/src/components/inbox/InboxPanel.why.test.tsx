@@ -43,7 +43,7 @@ beforeEach(() => {
 function renderInbox() {
   return render(
     <ToastProvider>
-      <InboxPanel workspace="personal" label="Personal" reloadKey={0} onChanged={() => {}} />
+      <InboxPanel workspace="personal" label="Personal" onChanged={() => {}} />
     </ToastProvider>,
   );
 }

@@ -25,6 +25,7 @@ import type { Selection } from "../../lib/inbox";
 import { entryReasons, proposalWhy, sourceSentence } from "../../lib/proposalWhy";
 import { printable } from "../../lib/printable";
 import { useCommand } from "../../lib/useCommand";
+import { useProposal } from "../../lib/queries";
 import { InlineError } from "../common/InlineError";
 import { ProposalFiles } from "./ProposalFiles";
 import { ProposalWhyNotes, useChatTitle, useDreamReport } from "./ProposalWhy";
@@ -52,18 +53,20 @@ type Busy = "accept" | "reject" | null;
  * Edit then accept, Reject, Reject and don't learn this. Escape closes it (or stops editing).
  */
 export function ProposalCard({ summary: s, open, onToggle, onDecided, onAccepted, onRejected, headingLevel = 2 }: Props) {
-  const { run, cancel } = useCommand();
+  const { run } = useCommand();
   const bodyId = useId();
   const headRef = useRef<HTMLButtonElement>(null);
   const editRef = useRef<HTMLTextAreaElement>(null);
-  const [proposal, setProposal] = useState<Proposal | null>(null);
+  // Read once opened (and again after a failed read's Retry); the choices start from it once.
+  const read = useProposal(s.id, open);
+  const proposal: Proposal | null = read.data ?? null;
   const [selection, setSelection] = useState<Selection | null>(null);
-  const [loadError, setLoadError] = useState<UiError | null>(null);
-  const [reads, setReads] = useState(0);
+  if (proposal && selection === null) setSelection(initialSelection(proposal));
   const [busy, setBusy] = useState<Busy>(null);
   const [error, setError] = useState<UiError | null>(null);
   const pending = s.status === "pending";
-  const loaded = proposal !== null && proposal.id === s.id;
+  const loaded = proposal !== null;
+  const loadError = loaded ? null : read.error;
   // A dream's proposal: its task's report says where what it removes went, and why.
   const report = useDreamReport(s, open);
   const why = useMemo(() => (loaded && report ? proposalWhy(proposal, report) : null), [loaded, proposal, report]);
@@ -71,20 +74,6 @@ export function ProposalCard({ summary: s, open, onToggle, onDecided, onAccepted
   const reasons = useMemo(() => (loaded ? entryReasons(proposal) : []), [loaded, proposal]);
   const chatTitle = useChatTitle(s, open);
   const source = sourceSentence(s, chatTitle);
-
-  // Read once opened (and again after a failed read's Retry).
-  useEffect(() => {
-    if (!open || loaded) return;
-    void run(commands.proposal(s.id), "load").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        setProposal(answer.data);
-        setSelection(initialSelection(answer.data));
-        setLoadError(null);
-      } else setLoadError(answer.error);
-    });
-    return () => cancel("load");
-  }, [run, cancel, open, loaded, s.id, reads]);
 
   const editing = selection?.edits != null;
   useEffect(() => {
@@ -176,7 +165,7 @@ export function ProposalCard({ summary: s, open, onToggle, onDecided, onAccepted
       )}
       {open && (
         <div className="proposal-body" id={bodyId} data-testid="proposal-body">
-          {loadError && <InlineError error={loadError} onRetry={() => setReads((n) => n + 1)} />}
+          {loadError && <InlineError error={loadError} onRetry={() => void read.refetch()} />}
           {!loaded && !loadError && <div className="muted">Loading…</div>}
           {loaded && selection && (
             <>

@@ -66,7 +66,7 @@ export function StatusPanel(props: Props) {
   useRefetchOn(`${reloads}:${ended}`, statsRead.refetch);
 
   // What the runs' proposals became (review mode): a run's claim follows its proposal's status.
-  const proposals = useRecentProposals(workspace, `${reloads}:${ended}`);
+  const proposals = useRecentProposals(workspace);
   const telemetry = useMemo(() => parseTelemetry(stats?.telemetry ?? []), [stats]);
   const extracts = useMemo(() => withProposals(telemetry.extracts, proposals, "extract"), [telemetry, proposals]);
   const dreams = useMemo(() => withProposals(telemetry.dreams, proposals, "dream"), [telemetry, proposals]);
@@ -101,6 +101,7 @@ export function StatusPanel(props: Props) {
   const refresh = () => {
     setReloads((n) => n + 1);
     void invalidateSyncStatus();
+    void queryClient.invalidateQueries({ queryKey: keys.recentProposals(workspace), exact: true });
   };
 
   return (
