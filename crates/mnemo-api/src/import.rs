@@ -96,20 +96,23 @@ impl Api {
         }
         if !planned.preview.restore.is_empty() {
             if !planned.preview.restore.iter().any(|c| c.chosen) {
-                return Err(Error::usage(format!(
-                    "this export holds {} workspaces ({}): restore Mnemo's own with \
+                return Err(Error::new(
+                    ErrorCode::SeveralWorkspaces,
+                    format!(
+                        "this export holds {} workspaces ({}): restore Mnemo's own with \
                      --all-workspaces and another tool's or an added folder with --restore ID \
                      (each goes where the preview shows), or import one with --workspace ID (in \
                      the app, tick them)",
-                    planned.preview.restore.len(),
-                    planned
-                        .preview
-                        .restore
-                        .iter()
-                        .map(|c| mnemo_store::fsutil::printable(&c.workspace))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )));
+                        planned.preview.restore.len(),
+                        planned
+                            .preview
+                            .restore
+                            .iter()
+                            .map(|c| mnemo_store::fsutil::printable(&c.workspace))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
             }
             // The workspaces the person chose and this home lacks: made now, each where the
             // preview said (Mnemo's own under the home; another tool's project folder or an
@@ -301,17 +304,20 @@ impl Api {
                     // Naming a workspace of a whole-home export restores just its files, into
                     // it — another tool's memory included, since the person named it.
                     if !ids.contains(&target) {
-                        return Err(Error::usage(format!(
-                            "this export holds {} workspaces ({}) and not {}: import it without \
+                        return Err(Error::new(
+                            ErrorCode::SeveralWorkspaces,
+                            format!(
+                                "this export holds {} workspaces ({}) and not {}: import it without \
                              --workspace, and each of Mnemo's own goes back to the workspace of \
                              the same id, or name one of them",
-                            ids.len(),
-                            ids.iter()
-                                .map(|i| mnemo_store::fsutil::printable(i))
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                            mnemo_store::fsutil::printable(named)
-                        )));
+                                ids.len(),
+                                ids.iter()
+                                    .map(|i| mnemo_store::fsutil::printable(i))
+                                    .collect::<Vec<_>>()
+                                    .join(", "),
+                                mnemo_store::fsutil::printable(named)
+                            ),
+                        ));
                     }
                     let before = files.len();
                     files.retain(|f| f.line.workspace == target);

@@ -96,7 +96,13 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             print_error(&e, json);
-            ExitCode::from(if e.code == ErrorCode::Usage { 2 } else { 1 })
+            ExitCode::from(
+                if matches!(e.code, ErrorCode::Usage | ErrorCode::SeveralWorkspaces) {
+                    2
+                } else {
+                    1
+                },
+            )
         }
     }
 }

@@ -256,6 +256,9 @@ pub enum ErrorCode {
     BudgetSpent,
     /// A person stopped the work before it finished; nothing of it was kept.
     Cancelled,
+    /// An export of several workspaces cannot all go into the one named: import it into each
+    /// workspace of the same id, or name one of its own.
+    SeveralWorkspaces,
 }
 
 impl ErrorCode {
@@ -294,6 +297,7 @@ impl ErrorCode {
             Self::RemoteRefused => "remote_refused",
             Self::BudgetSpent => "budget_spent",
             Self::Cancelled => "cancelled",
+            Self::SeveralWorkspaces => "several_workspaces",
         }
     }
 }
@@ -396,6 +400,9 @@ mod tests {
             ErrorCode::InvalidPath,
             ErrorCode::RemoteUnreachable,
             ErrorCode::RemoteRefused,
+            ErrorCode::BudgetSpent,
+            ErrorCode::Cancelled,
+            ErrorCode::SeveralWorkspaces,
         ] {
             assert_eq!(
                 serde_json::to_value(code).unwrap(),

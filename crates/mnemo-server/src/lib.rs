@@ -134,6 +134,7 @@ fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::InvalidType
         | ErrorCode::PathEscape
         | ErrorCode::Usage
+        | ErrorCode::SeveralWorkspaces
         | ErrorCode::InvalidContent
         | ErrorCode::InvalidArguments
         | ErrorCode::InvalidContextMode

@@ -671,7 +671,12 @@ export type ErrorCode =
  */
 "budget_spent" | 
 /**  A person stopped the work before it finished; nothing of it was kept. */
-"cancelled";
+"cancelled" | 
+/**
+ *  An export of several workspaces cannot all go into the one named: import it into each
+ *  workspace of the same id, or name one of its own.
+ */
+"several_workspaces";
 
 /**  What an export wrote. */
 export type ExportResult = {

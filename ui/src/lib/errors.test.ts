@@ -144,7 +144,7 @@ describe("errors in a person's words", () => {
     );
     const several = explain(
       {
-        code: "usage",
+        code: "several_workspaces",
         message: "this export holds 2 workspaces (personal, work): import it without --workspace, and each goes back to the workspace of the same id",
       },
       "import",
@@ -153,6 +153,10 @@ describe("errors in a person's words", () => {
       "This export holds 2 workspaces (personal, work): they can't all go into one. Import it into each workspace of the same id instead.",
     );
     expect(several.sentence).not.toMatch(/--/);
+    expect(explain({ code: "several_workspaces", message: "reworded by a later version" }, "import").sentence).toBe(
+      "This export holds several workspaces: they can't all go into one. Import it into each workspace of the same id instead.",
+    );
+    expect(explain({ code: "usage", message: "this export holds 2 workspaces (a, b)" }, "import").sentence).not.toMatch(/can't all go into one/);
     const damaged = explain({ code: "invalid_content", message: "/tmp/x.json is not a format Mnemo imports (line 3: expected value)" }, "import");
     expect(damaged.sentence).toBe("/tmp/x.json is not a format Mnemo imports (line 3: expected value).");
     expect(damaged.sentence).not.toMatch(/invalid_content/);

@@ -133,15 +133,14 @@ function explainImport(error: UiError): Explained | null {
       return { sentence: "The export or the workspace changed since the preview. Nothing was written: preview again.", next: "none" };
     case "not_found":
       return { sentence: `${plainMessage(m)} Check the path: it must be the full path of the export file or folder.`, next: "none" };
-    case "usage": {
+    case "several_workspaces": {
+      // The code decides; the message only lends the count and the names when it has them.
       const several = /holds (\d+) workspaces \(([^)]*)\)/i.exec(m);
-      if (several) {
-        return {
-          sentence: `This export holds ${several[1]} workspaces (${several[2]}): they can't all go into one. Import it into each workspace of the same id instead.`,
-          next: "none",
-        };
-      }
-      return null;
+      const which = several ? ` holds ${several[1]} workspaces (${several[2]})` : " holds several workspaces";
+      return {
+        sentence: `This export${which}: they can't all go into one. Import it into each workspace of the same id instead.`,
+        next: "none",
+      };
     }
     default:
       return null;

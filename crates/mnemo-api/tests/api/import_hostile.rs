@@ -69,7 +69,7 @@ fn an_export_s_manifest_cannot_plant_memories_in_claude_code_s_memory() {
     let refused = api
         .import_start(src.clone(), None, None, Some(p.plan.clone()))
         .unwrap_err();
-    assert_eq!(refused.code, ErrorCode::Usage);
+    assert_eq!(refused.code, ErrorCode::SeveralWorkspaces);
     assert!(refused.message.contains("--all-workspaces"), "{refused:?}");
     // `--all-workspaces`: Mnemo's own, never another tool's.
     let all = ImportOptions {

@@ -244,7 +244,7 @@ describe("Import…", () => {
 
   it("offers a Mnemo export of several workspaces back into each one", async () => {
     api.importPreview.mockResolvedValueOnce(
-      err("usage", "this export holds 2 workspaces (personal, work): import it without --workspace, and each goes back to the workspace of the same id"),
+      err("several_workspaces", "this export holds 2 workspaces (personal, work): import it without --workspace, and each goes back to the workspace of the same id"),
     );
     api.importPreview.mockResolvedValueOnce(ok(memoryPreview({ format: "mnemo_export", format_label: "Mnemo export" })));
     renderDialog();
@@ -260,7 +260,7 @@ describe("Import…", () => {
 
   it("lists a whole-home export's workspaces, none ticked: Import waits until some are", async () => {
     api.importPreview.mockImplementation(async (_source, _workspace, options) => ok(homePreview(options)));
-    api.importPreview.mockResolvedValueOnce(err("usage", "this export holds 4 workspaces (claude-web, personal, team-x, qwen-elsewhere) and not work"));
+    api.importPreview.mockResolvedValueOnce(err("several_workspaces", "this export holds 4 workspaces (claude-web, personal, team-x, qwen-elsewhere) and not work"));
     renderDialog();
     fireEvent.change(screen.getByTestId("import-source"), { target: { value: "/home/u/mnemo-export.zip" } });
     fireEvent.click(screen.getByTestId("import-preview-button"));
@@ -317,7 +317,7 @@ describe("Import…", () => {
 
   it("previews again with the ticked workspaces, and Import sends the same options and plan", async () => {
     api.importPreview.mockImplementation(async (_source, _workspace, options) => ok(homePreview(options)));
-    api.importPreview.mockResolvedValueOnce(err("usage", "this export holds 4 workspaces (claude-web, personal, team-x, qwen-elsewhere) and not work"));
+    api.importPreview.mockResolvedValueOnce(err("several_workspaces", "this export holds 4 workspaces (claude-web, personal, team-x, qwen-elsewhere) and not work"));
     renderDialog();
     fireEvent.change(screen.getByTestId("import-type"), { target: { value: "project" } });
     fireEvent.change(screen.getByTestId("import-source"), { target: { value: "/home/u/mnemo-export.zip" } });
@@ -354,7 +354,7 @@ describe("Import…", () => {
 
   it("waits again when every box is unticked", async () => {
     api.importPreview.mockImplementation(async (_source, _workspace, options) => ok(homePreview(options)));
-    api.importPreview.mockResolvedValueOnce(err("usage", "this export holds 4 workspaces (claude-web, personal, team-x, qwen-elsewhere) and not work"));
+    api.importPreview.mockResolvedValueOnce(err("several_workspaces", "this export holds 4 workspaces (claude-web, personal, team-x, qwen-elsewhere) and not work"));
     renderDialog();
     fireEvent.change(screen.getByTestId("import-source"), { target: { value: "/home/u/mnemo-export.zip" } });
     fireEvent.click(screen.getByTestId("import-preview-button"));

@@ -153,7 +153,7 @@ export function ImportDialog({ workspace, workspaceLabel, tasks, onUpdated, onUn
 
   const blocked = preview ? cannotImport(preview) : null;
   const badBudget = preview?.conversations != null && budgetTokens === null;
-  const several = !spread && error?.code === "usage" && /holds \d+ workspaces/i.test(error.message);
+  const several = !spread && error?.code === "several_workspaces";
   const conversations = startedFrom ? startedFrom.preview.conversations !== null : conversationsTask(task);
 
   return (
