@@ -30,6 +30,8 @@ import type {
   RememberTask,
   RemoteSync,
   ReviewMode,
+  SessionInfo,
+  ChatTranscript,
   Status,
   SyncSettings,
   TaskInfo,
@@ -46,6 +48,7 @@ import { usageMap } from "./usage";
 import { isActive } from "./tasks";
 import { isSettled } from "./remember";
 import { INBOX_PAGE, appendPage, isDecided, replaceSummary } from "./inbox";
+import { sortSessions } from "./chat";
 
 export { queryClient } from "./queryClient";
 
@@ -109,6 +112,8 @@ export const keys = {
   recentProposals: (workspace: string) => ["inbox", workspace, null, 0, RECENT_PROPOSALS] as const,
   proposal: (id: number) => ["proposal", id] as const,
   reviewMode: (workspace: string) => ["review_mode", workspace] as const,
+  chatSessions: (workspace: string) => ["chat_sessions", workspace] as const,
+  chatTranscript: (workspace: string, session: string) => ["chat_transcript", workspace, session] as const,
 };
 
 /** One query per read command. */
@@ -263,6 +268,17 @@ export const reads = {
       queryKey: keys.reviewMode(workspace),
       queryFn: () => answerOf(() => commands.reviewMode(workspace)),
     }),
+  /** A workspace's chats, newest first. */
+  chatSessions: (workspace: string) =>
+    queryOptions<SessionInfo[], UiError>({
+      queryKey: keys.chatSessions(workspace),
+      queryFn: async () => sortSessions(await answerOf(() => commands.chatSessions(workspace))),
+    }),
+  chatTranscript: (workspace: string, session: string) =>
+    queryOptions<ChatTranscript, UiError>({
+      queryKey: keys.chatTranscript(workspace, session),
+      queryFn: () => answerOf(() => commands.chatTranscript(workspace, session)),
+    }),
 };
 
 /** The proposals of the inbox's pages read so far, each once. */
@@ -350,6 +366,19 @@ export function useLastPendingCount(workspace: string | null): number | null {
 
 export const useRecentProposalsQuery = (workspace: string) => useRead(reads.recentProposals(workspace));
 export const useReviewModeQuery = (workspace: string) => useRead(reads.reviewMode(workspace));
+
+/** A workspace's chats, newest first (`enabled` false: nothing read). */
+export const useChatSessions = (workspace: string, enabled = true) => useRead({ ...reads.chatSessions(workspace), enabled });
+
+/** A chat's newest info (created, renamed, answered here): the workspace's list shows it at once, newest first. */
+export function chatSessionSaved(workspace: string, session: SessionInfo): void {
+  queryClient.setQueryData<SessionInfo[]>(keys.chatSessions(workspace), (list) => sortSessions([session, ...(list ?? []).filter((s) => s.id !== session.id)]));
+}
+
+/** A chat was deleted here: the workspace's list shows the rest. */
+export function chatSessionDeleted(workspace: string, id: string): void {
+  queryClient.setQueryData<SessionInfo[]>(keys.chatSessions(workspace), (list) => list?.filter((s) => s.id !== id));
+}
 
 /** The inbox's list of proposals of `workspace` with `status` (`null`: any), a page at a time. */
 export function useInboxPages(workspace: string, status: ProposalStatus | null) {

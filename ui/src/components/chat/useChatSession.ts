@@ -1,5 +1,6 @@
-// The chat's sessions in one workspace: the list, the open session's messages (a pure reducer,
-// `lib/chat.ts`), and the commands that change them — open, new, rename, ignore memory, delete.
+// The chat's sessions in one workspace: the list (a query, `lib/queries.ts`), the open session's
+// messages (a pure reducer, `lib/chat.ts`, fed by the transcript read through the cache and the
+// chat's events), and the commands that change them — open, new, rename, ignore memory, delete.
 // The pane's parts (header, body, composer) read from here; a failure shows as `paneError`.
 
 import { useCallback, useEffect, useReducer, useState } from "react";
@@ -7,9 +8,10 @@ import { commands } from "../../lib/bindings";
 import type { SessionInfo } from "../../lib/bindings";
 import { onChatEvent } from "../../lib/transport";
 import type { UiError } from "../../lib/transport";
-import { chatReducer, EMPTY_CHAT, sortSessions } from "../../lib/chat";
+import { chatReducer, EMPTY_CHAT } from "../../lib/chat";
 import type { ChatAction, ChatState } from "../../lib/chat";
 import type { CommandRunner } from "../../lib/useCommand";
+import { chatSessionDeleted, chatSessionSaved, readOnce, reads, useChatSessions } from "../../lib/queries";
 
 export interface ChatSession {
   /** The workspace's sessions, newest first (`null`: loading). */
@@ -40,17 +42,24 @@ export interface ChatSession {
 }
 
 export function useChatSession(workspace: string, { run, cancel }: CommandRunner): ChatSession {
-  const [sessions, setSessions] = useState<SessionInfo[] | null>(null);
+  const sessionsRead = useChatSessions(workspace);
   const [chat, dispatch] = useReducer(chatReducer, EMPTY_CHAT);
   const [loading, setLoading] = useState(false);
-  const [paneError, setPaneError] = useState<UiError | null>(null);
+  const [error, setError] = useState<UiError | null>(null);
+  // The list could not be read at first: the pane says so (until dismissed) over an empty list.
+  const [dismissed, setDismissed] = useState(false);
+  const listError = sessionsRead.data === undefined ? sessionsRead.error : null;
+  const sessions = sessionsRead.data ?? (listError ? [] : null);
+  const paneError = error ?? (dismissed ? null : listError);
+  const setPaneError = useCallback((e: UiError | null) => {
+    setError(e);
+    if (e === null) setDismissed(true);
+  }, []);
 
   const sessionId = chat.session;
   const current = sessions?.find((s) => s.id === sessionId) ?? null;
 
-  const replaceSession = useCallback((s: SessionInfo) => {
-    setSessions((list) => sortSessions([s, ...(list ?? []).filter((x) => x.id !== s.id)]));
-  }, []);
+  const replaceSession = useCallback((s: SessionInfo) => chatSessionSaved(workspace, s), [workspace]);
 
   /** A newer call drops what an older one loads. */
   const openSession = useCallback(
@@ -60,7 +69,7 @@ export function useChatSession(workspace: string, { run, cancel }: CommandRunner
       setPaneError(null);
       if (id === null) return;
       setLoading(true);
-      const answer = await run(commands.chatTranscript(workspace, id), "transcript");
+      const answer = await run(readOnce(reads.chatTranscript(workspace, id)), "transcript");
       if (!answer) return;
       if (answer.ok) {
         dispatch({ type: "loaded", session: id, lines: answer.data.messages, compactions: answer.data.compactions });
@@ -68,27 +77,19 @@ export function useChatSession(workspace: string, { run, cancel }: CommandRunner
       } else setPaneError(answer.error);
       setLoading(false);
     },
-    [run, cancel, workspace, replaceSession],
+    [run, cancel, workspace, replaceSession, setPaneError],
   );
 
+  // On failure the list stays as it was; the next action reports a lasting problem.
+  const { refetch } = sessionsRead;
   const refreshSessions = useCallback(async () => {
-    const answer = await run(commands.chatSessions(workspace));
-    // On failure the list stays as it was; the next action reports a lasting problem.
-    if (answer?.ok) setSessions(sortSessions(answer.data));
-  }, [run, workspace]);
+    await refetch();
+  }, [refetch]);
 
-  // Sessions of the workspace; open the most recent.
+  // The workspace's sessions as first read (the list's own read, shared): the most recent opens.
   useEffect(() => {
-    void run(commands.chatSessions(workspace), "sessions").then((answer) => {
-      if (!answer) return;
-      if (answer.ok) {
-        const sorted = sortSessions(answer.data);
-        setSessions(sorted);
-        void openSession(sorted[0]?.id ?? null);
-      } else {
-        setSessions([]);
-        setPaneError(answer.error);
-      }
+    void run(readOnce(reads.chatSessions(workspace)), "sessions").then((answer) => {
+      if (answer?.ok) void openSession(answer.data[0]?.id ?? null);
     });
     return () => cancel("sessions");
   }, [run, cancel, workspace, openSession]);
@@ -142,7 +143,7 @@ export function useChatSession(workspace: string, { run, cancel }: CommandRunner
     if (!answer) return false;
     if (answer.ok) {
       const rest = (sessions ?? []).filter((s) => s.id !== current.id);
-      setSessions(rest);
+      chatSessionDeleted(workspace, current.id);
       void openSession(rest[0]?.id ?? null);
     } else setPaneError(answer.error);
     return true;

@@ -1,11 +1,8 @@
-import { useEffect, useState } from "react";
-import { commands } from "../../lib/bindings";
 import type { DreamReport, ProposalSummary } from "../../lib/bindings";
 import type { WhyNote } from "../../lib/proposalWhy";
 import { explainingTask } from "../../lib/proposalWhy";
 import { printable } from "../../lib/printable";
-import { useCommand } from "../../lib/useCommand";
-import { useTask } from "../../lib/queries";
+import { useChatSessions, useTask } from "../../lib/queries";
 
 /**
  * The report of the dream a proposal came from, read once the proposal is open (`task`); `null`
@@ -21,19 +18,10 @@ export function useDreamReport(summary: ProposalSummary, open: boolean): DreamRe
  * `null` until then, for other proposals, and when the chat is gone (nothing is said then).
  */
 export function useChatTitle(summary: ProposalSummary, open: boolean): string | null {
-  const { run, cancel } = useCommand();
   const session = summary.kind === "extract" ? (summary.origin.session?.trim() ?? null) : null;
-  const [read, setRead] = useState<{ session: string; title: string | null } | null>(null);
-
-  useEffect(() => {
-    if (!open || !session || read?.session === session) return;
-    void run(commands.chatSessions(summary.workspace), "chat-title").then((answer) => {
-      if (answer) setRead({ session, title: answer.ok ? (answer.data.find((c) => c.id === session)?.title ?? null) : null });
-    });
-    return () => cancel("chat-title");
-  }, [run, cancel, open, session, summary.workspace, read]);
-
-  return read && read.session === session ? read.title : null;
+  const read = useChatSessions(summary.workspace, open && !!session);
+  if (!session || read.error) return null;
+  return read.data?.find((c) => c.id === session)?.title ?? null;
 }
 
 export type WhyHeading = 2 | 3;
