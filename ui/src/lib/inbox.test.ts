@@ -12,7 +12,6 @@ import {
   initialSelection,
   originSentence,
   pendingSentence,
-  proposalTasksKey,
   replaceSummary,
   savedText,
   setAll,
@@ -29,7 +28,7 @@ import {
 } from "./inbox";
 import type { Proposal } from "./bindings";
 import { formatWhen } from "./format";
-import { proposalOf, proposalSummary, remoteSync, syncConflict, task, workspaceSync } from "../test/fixtures";
+import { proposalOf, proposalSummary, remoteSync, syncConflict, workspaceSync } from "../test/fixtures";
 
 describe("where a proposal came from, in a sentence", () => {
   it("names the chat message an extraction came from, on one line and cut short", () => {
@@ -154,18 +153,6 @@ describe("the inbox's pages and filters", () => {
     expect(savedText(["a.md"])).toBe("Saved 1 file");
     expect(savedText(["a.md", "b.md"])).toBe("Saved 2 files");
     expect(savedText([])).toBe("Accepted: nothing needed to change");
-  });
-});
-
-describe("when to read the pending count again", () => {
-  it("changes when a job of the workspace that can propose ends, not for others", () => {
-    const running = [task("e1", { status: "running" }), task("f1", { kind: "forget", status: "completed" })];
-    const before = proposalTasksKey(running, "personal");
-    expect(before).toBe("");
-    const ended = [task("e1", { status: "completed", result: { summary: "proposed", files: [], group: null, proposal: 4 } }), running[1]];
-    expect(proposalTasksKey(ended, "personal")).toBe("e1:completed:4");
-    expect(proposalTasksKey(ended, "claude-proj")).toBe("");
-    expect(proposalTasksKey(ended, null)).toBe("");
   });
 });
 

@@ -4,10 +4,9 @@
 // takes; the pending count's tooltip; and which finished tasks may have made a proposal. The
 // inbox also holds the workspace's open sync conflicts: what waits counts both.
 
-import type { AcceptChoice, EntryOp, Proposal, ProposalStatus, ProposalSummary, RemoteSync, ReviewMode, SyncConflict, TaskInfo } from "./bindings";
+import type { AcceptChoice, EntryOp, Proposal, ProposalStatus, ProposalSummary, RemoteSync, ReviewMode, SyncConflict } from "./bindings";
 import { formatWhen } from "./format";
 import { CONFLICT_RECALL, choiceHeading } from "./sync";
-import { isActive } from "./tasks";
 
 /** How many proposals one read of the inbox brings ("Show more" reads the next ones). */
 export const INBOX_PAGE = 50;
@@ -243,22 +242,8 @@ export function savedText(paths: readonly string[]): string {
 export const DONT_LEARN_TEXT =
   "“Reject and don't learn this” also marks these entries as forgotten, so memory jobs never propose them again.";
 
-/** The jobs whose writes can become proposals. */
-/** The jobs that may leave a proposal (review mode) when they end. */
+/** The jobs whose writes can become proposals (review mode): the inbox is read again when one ends. */
 export const PROPOSING: ReadonlySet<string> = new Set(["extract", "dream", "remember"]);
-
-/**
- * A key that changes when a job of `workspace` that may have made a proposal ends: the inbox's
- * pending count is read again then.
- */
-export function proposalTasksKey(tasks: readonly TaskInfo[], workspace: string | null): string {
-  if (workspace === null) return "";
-  return tasks
-    .filter((t) => t.workspace === workspace && PROPOSING.has(t.kind) && !isActive(t))
-    .slice(0, 20)
-    .map((t) => `${t.id}:${t.status}:${t.result?.proposal ?? ""}`)
-    .join(",");
-}
 
 /** What waits in a workspace's inbox: proposals to decide and sync conflicts to choose. */
 export interface InboxWaiting {
