@@ -1,15 +1,15 @@
 // One way to call a command from a component and drop its answer when nobody wants it any more:
 // the component unmounted, or a newer request replaced it. Replaces the hand-rolled
-// `let cancelled = false` / `alive.current` checks. Reads that several components show go
-// through the data layer instead (`lib/queries.ts`); this is for writes and one-off reads.
+// `let cancelled = false` / `alive.current` checks. Reads go through the data layer instead
+// (`lib/queries.ts`: its hooks, or `readOnce` / `readAfterWrite` run here); this is for writes.
 //
-//   const { run, cancel } = useCommand();
-//   useEffect(() => {
-//     void run(commands.list(ws, null), "list").then((answer) => {
-//       if (answer) dispatch({ type: "list", ws, answer });
-//     });
-//     return () => cancel("list");
-//   }, [run, cancel, ws]);
+//   const { run } = useCommand();
+//   const pin = async () => {
+//     const answer = await run(commands.setPinned(ws, path, true), "pin");
+//     if (!answer) return; // unmounted, or another pin replaced it
+//     if (answer.ok) onPinned(answer.data);
+//     else setError(answer.error);
+//   };
 
 import { useEffect, useState } from "react";
 import { toUiError } from "./transport";
