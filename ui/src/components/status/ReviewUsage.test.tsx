@@ -74,7 +74,7 @@ describe("usage", () => {
         memoryUsage("response-style.md"),
       ]),
     );
-    render(<UsageSection workspace="personal" reloadKey={0} onOpenMemory={onOpenMemory} />);
+    render(<UsageSection workspace="personal" onOpenMemory={onOpenMemory} />);
     const recalled = await screen.findByTestId("usage-recalled");
     expect(api.memoryUsage).toHaveBeenCalledWith("personal", null);
     await waitFor(() => expect(within(recalled).getAllByTestId("usage-item").map((i) => i.textContent)).toEqual(["Alpha role 14 times", "Launch date 2 times"]));
@@ -92,7 +92,7 @@ describe("usage", () => {
   it("says so when nothing was recalled yet, and shows files when names cannot be read", async () => {
     api.memoryUsage.mockResolvedValue(ok([memoryUsage("笔记.md")]));
     api.list.mockResolvedValue(err("io", "cannot read"));
-    render(<UsageSection workspace="personal" reloadKey={0} onOpenMemory={onOpenMemory} />);
+    render(<UsageSection workspace="personal" onOpenMemory={onOpenMemory} />);
     expect((await screen.findByTestId("usage-recalled")).textContent).toContain("No memory has been recalled yet");
     expect(screen.getByTestId("usage-tokens").textContent).toContain("No tokens injected yet.");
     expect(within(screen.getByTestId("usage-never")).getByTestId("usage-item").textContent).toBe("笔记.md ");
@@ -100,7 +100,7 @@ describe("usage", () => {
 
   it("shows a failed read in a sentence", async () => {
     api.memoryUsage.mockResolvedValue(err("not_found", "no workspace `gone`"));
-    render(<UsageSection workspace="gone" reloadKey={0} onOpenMemory={onOpenMemory} />);
+    render(<UsageSection workspace="gone" onOpenMemory={onOpenMemory} />);
     expect((await screen.findByTestId("inline-error")).textContent).toBe("No workspace “gone”.");
   });
 });

@@ -11,8 +11,6 @@ import { InlineError } from "../common/InlineError";
 interface Props {
   /** The shared task list (an `embed` task under way shows its progress; one that ends reloads). */
   tasks: readonly TaskInfo[];
-  /** Changes when the figures should be read again (memories changed, Refresh). */
-  reloadKey: string | number;
   /** The `embed` task "Prepare the rest now" started (or the one already under way). */
   onStarted: (task: TaskInfo) => void;
 }
@@ -37,7 +35,7 @@ const STATE_TONES: Record<string, string> = {
  * to install the model, what is wrong with it), how many memories are ready for search by meaning,
  * and "Prepare the rest now" to compute the missing vectors. The state is the whole home's.
  */
-export function SemanticStatus({ tasks, reloadKey, onStarted }: Props) {
+export function SemanticStatus({ tasks, onStarted }: Props) {
   const { run } = useCommand();
   // The home's status, shared with the sidebar; read again by the change events too.
   const statusRead = useHomeStatus();
@@ -54,7 +52,7 @@ export function SemanticStatus({ tasks, reloadKey, onStarted }: Props) {
     .map((t) => `${t.id}:${t.status}`)
     .join(",");
 
-  useRefetchOn(`${reloadKey}:${ended}`, statusRead.refetch);
+  useRefetchOn(ended, statusRead.refetch);
 
   const embed = async () => {
     setStarting(true);

@@ -198,6 +198,26 @@ describe("sync", () => {
   });
 });
 
+describe("Refresh", () => {
+  it("reads every figure again — the stats, usage, the home's status and the task list — with no counter", async () => {
+    renderPanel();
+    await waitFor(() => {
+      expect(api.stats).toHaveBeenCalledTimes(1);
+      expect(api.memoryUsage).toHaveBeenCalledTimes(1);
+      expect(api.status).toHaveBeenCalledTimes(1);
+      expect(api.tasks).toHaveBeenCalled();
+    });
+    const tasksBefore = api.tasks.mock.calls.length;
+    fireEvent.click(screen.getByTestId("status-refresh"));
+    await waitFor(() => {
+      expect(api.stats).toHaveBeenCalledTimes(2);
+      expect(api.memoryUsage).toHaveBeenCalledTimes(2);
+      expect(api.status).toHaveBeenCalledTimes(2);
+      expect(api.tasks.mock.calls.length).toBeGreaterThan(tasksBefore);
+    });
+  });
+});
+
 describe("runs whose writes became proposals", () => {
   it("says where each proposal stands now: an accepted dream is not “waiting in the Inbox”, a rejected extraction wrote nothing", async () => {
     api.stats.mockResolvedValue(

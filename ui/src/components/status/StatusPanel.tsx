@@ -49,7 +49,6 @@ export function StatusPanel(props: Props) {
   const statsRead = useStats(workspace);
   const stats = statsRead.data ?? null;
   const error = statsRead.error;
-  const [reloads, setReloads] = useState(0);
   const [saving, setSaving] = useState<Switch | null>(null);
   const [switchError, setSwitchError] = useState<UiError | null>(null);
 
@@ -61,9 +60,13 @@ export function StatusPanel(props: Props) {
     .map((t) => `${t.id}:${t.status}`)
     .join(",");
 
-  // The figures follow the memory files through the data layer; Refresh, a switch and a task
-  // that ended read them again too.
-  useRefetchOn(`${reloads}:${ended}`, statsRead.refetch);
+  // The figures follow the memory files through the data layer; a task that ended, Refresh and a
+  // change made from the health section read them again too.
+  const reread = () => {
+    void queryClient.invalidateQueries({ queryKey: keys.stats(workspace), exact: true });
+    void queryClient.invalidateQueries({ queryKey: keys.memoryUsage(workspace, null), exact: true });
+  };
+  useRefetchOn(ended, reread);
 
   // What the runs' proposals became (review mode): a run's claim follows its proposal's status.
   const proposals = useRecentProposals(workspace);
@@ -99,7 +102,9 @@ export function StatusPanel(props: Props) {
   };
 
   const refresh = () => {
-    setReloads((n) => n + 1);
+    reread();
+    void queryClient.invalidateQueries({ queryKey: keys.status(), exact: true });
+    void queryClient.invalidateQueries({ queryKey: ["tasks", workspace] });
     void invalidateSyncStatus();
     void queryClient.invalidateQueries({ queryKey: keys.recentProposals(workspace), exact: true });
   };
@@ -193,14 +198,14 @@ export function StatusPanel(props: Props) {
               onOpenMemory={onOpenMemory}
               onDreamStarted={onDreamStarted}
               onOpenDream={onOpenDream}
-              onChanged={() => setReloads((n) => n + 1)}
+              onChanged={reread}
             />
 
-            <UsageSection workspace={workspace} reloadKey={`${reloads}:${ended}`} onOpenMemory={onOpenMemory} />
+            <UsageSection workspace={workspace} onOpenMemory={onOpenMemory} />
 
             <SyncStatus workspace={workspace} onOpenMemory={onOpenMemory} />
 
-            <SemanticStatus tasks={taskList} reloadKey={reloads} onStarted={tasks.update} />
+            <SemanticStatus tasks={taskList} onStarted={tasks.update} />
 
             <section className="status-section" aria-labelledby="telemetry-title" data-testid="status-telemetry">
               <header className="status-section-header">
@@ -250,7 +255,6 @@ export function StatusPanel(props: Props) {
           onOpenDream={onOpenDream}
           onOpenInbox={onOpenProposal}
           workspaceLabel={workspaceLabel}
-          reloadKey={reloads}
         />
       </div>
     </div>

@@ -2,7 +2,7 @@ import { useEffect, useState } from "react";
 import type { TaskInfo, TaskKind, TaskStatus } from "../../lib/bindings";
 import { TASK_KIND_LABELS, TASK_LIMIT, TASK_STATUS_LABELS, filteredTasks, isActive } from "../../lib/tasks";
 import type { TaskFilter } from "../../lib/tasks";
-import { useRefetchOn, useTasks } from "../../lib/queries";
+import { useTasks } from "../../lib/queries";
 import { InlineError } from "../common/InlineError";
 import { TaskRow } from "../jobs/TasksPanel";
 
@@ -17,8 +17,6 @@ interface Props {
   /** A task whose writes became a proposal offers "Review it in the Inbox". */
   onOpenInbox?: (workspace: string, id: number) => void;
   workspaceLabel?: (id: string) => string;
-  /** Bump to read the list again. */
-  reloadKey?: number;
 }
 
 const KINDS = Object.keys(TASK_KIND_LABELS) as TaskKind[];
@@ -28,14 +26,13 @@ const STATUSES = Object.keys(TASK_STATUS_LABELS) as TaskStatus[];
  * A workspace's memory tasks, filtered by kind and status: read from `tasks` for the filter (so
  * older tasks than the shared list keeps are found), kept live by the shared list.
  */
-export function StatusTasks({ workspace, live, onUpdated, onOpenMemory, onOpenDream, onOpenInbox, workspaceLabel, reloadKey = 0 }: Props) {
+export function StatusTasks({ workspace, live, onUpdated, onOpenMemory, onOpenDream, onOpenInbox, workspaceLabel }: Props) {
   const [kind, setKind] = useState<TaskKind | null>(null);
   const [status, setStatus] = useState<TaskStatus | null>(null);
   const [now, setNow] = useState(() => Date.now());
   const filter: TaskFilter = { workspace, kind, status };
   // Keyed by the filter: another filter's tasks never show while this one's are read.
   const read = useTasks(workspace, kind, status, TASK_LIMIT);
-  useRefetchOn(reloadKey, read.refetch);
   const error = read.error;
 
   const current = read.data ?? null;

@@ -1,13 +1,11 @@
 import { useMemo } from "react";
 import type { MemoryUsage } from "../../lib/bindings";
 import { formatTokens, neverRecalled, neverSentence, timesText, topRecalled, topTokens, usageSentence } from "../../lib/usage";
-import { useMemoryList, useMemoryUsage, useRefetchOn } from "../../lib/queries";
+import { useMemoryList, useMemoryUsage } from "../../lib/queries";
 import { InlineError } from "../common/InlineError";
 
 interface Props {
   workspace: string;
-  /** Changes when the figures should be read again (Refresh, a task ended); memory changes need none. */
-  reloadKey: string | number;
   onOpenMemory: (workspace: string, path: string) => void;
 }
 
@@ -15,11 +13,10 @@ interface Props {
  * The Status view's usage of memories: the most recalled (top 5), the most expensive in tokens
  * injected (top 5), and those never recalled (how many, and the first 5); each opens the memory.
  */
-export function UsageSection({ workspace, reloadKey, onOpenMemory }: Props) {
+export function UsageSection({ workspace, onOpenMemory }: Props) {
   const usageRead = useMemoryUsage(workspace, null);
   const usage = usageRead.data ?? null;
   const error = usageRead.error;
-  useRefetchOn(reloadKey, usageRead.refetch);
   // Names to show instead of files; a failed read leaves the files.
   const docs = useMemoryList(workspace).data;
   const names = useMemo(() => new Map(docs?.map((d) => [d.path, d.name])), [docs]);
