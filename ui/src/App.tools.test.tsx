@@ -23,6 +23,7 @@ import {
   workspaceSync,
   proposalPage,
   reviewMode,
+  rememberTask,
 } from "./test/fixtures";
 import { invalidateSyncStatus } from "./lib/changeBridge";
 
@@ -221,16 +222,7 @@ describe("workspace tools", () => {
   });
 
   it("Remember… queues the fact and opens the memory it wrote", async () => {
-    const queued: RememberTask = {
-      taskId: "remember-1",
-      workspace: "personal",
-      status: "queued",
-      contextMode: "workspace",
-      createdAt: "2026-03-01T10:00:00Z",
-      updatedAt: "2026-03-01T10:00:00Z",
-      result: null,
-      error: null,
-    };
+    const queued: RememberTask = rememberTask();
     api.remember.mockResolvedValue(ok(queued));
     api.rememberTask.mockResolvedValue(ok(queued));
     renderApp();

@@ -1,18 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { MAX_CONTENT_BYTES, contentBytes, contentProblem, failure, fileToOpen, isSettled, listedAhead, rememberStatus } from "./remember";
 import type { RememberTask } from "./bindings";
-import { task } from "../test/fixtures";
+import { rememberTask, task } from "../test/fixtures";
 
-const queued: RememberTask = {
-  taskId: "remember-1",
-  workspace: "personal",
-  status: "queued",
-  contextMode: "workspace",
-  createdAt: "2026-03-01T10:00:00Z",
-  updatedAt: "2026-03-01T10:00:00Z",
-  result: null,
-  error: null,
-};
+const queued: RememberTask = rememberTask();
 
 describe("remember", () => {
   it("refuses empty and oversized content before sending", () => {

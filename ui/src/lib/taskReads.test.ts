@@ -7,7 +7,7 @@ import { commands } from "./bindings";
 import type { ApiError, RememberTask, TaskInfo } from "./bindings";
 import type { Result } from "./transport";
 import { onTaskUpdated } from "./transport";
-import { err, ok, task } from "../test/fixtures";
+import { err, ok, rememberTask, task } from "../test/fixtures";
 
 vi.mock("./bindings", async (importOriginal) => ({
   ...(await importOriginal<object>()),
@@ -129,16 +129,7 @@ describe("a task followed until it ends", () => {
   });
 
   it("as a remember request: nothing read for one that answered settled, else until it settles", async () => {
-    const queued: RememberTask = {
-      taskId: "remember-1",
-      workspace: "personal",
-      status: "queued",
-      contextMode: "workspace",
-      createdAt: "2026-03-01T10:00:00Z",
-      updatedAt: "2026-03-01T10:00:00Z",
-      result: null,
-      error: null,
-    };
+    const queued: RememberTask = rememberTask();
     const done: RememberTask = { ...queued, status: "completed", updatedAt: "2026-03-01T10:00:04Z" };
     const settled = renderHook(() => useRememberTask({ ...done, taskId: "remember-0" }, 1500));
     await act(() => vi.advanceTimersByTimeAsync(5000));

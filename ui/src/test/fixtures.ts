@@ -13,6 +13,7 @@ import type {
   Proposal,
   ProposalPage,
   ProposalSummary,
+  RememberTask,
   ReviewMode,
   Semantic,
   RemoteSync,
@@ -172,6 +173,22 @@ export function task(id: string, extra: Partial<TaskInfo> = {}): TaskInfo {
     ...extra,
   };
 }
+
+/** A remember request as the API answers it: queued in `personal` unless `extra` says otherwise. */
+export function rememberTask(extra: Partial<RememberTask> = {}): RememberTask {
+  return { ...QUEUED_REMEMBER, ...extra };
+}
+
+const QUEUED_REMEMBER: RememberTask = {
+  taskId: "remember-1",
+  workspace: "personal",
+  status: "queued",
+  contextMode: "workspace",
+  createdAt: "2026-03-01T10:00:00Z",
+  updatedAt: "2026-03-01T10:00:00Z",
+  result: null,
+  error: null,
+};
 
 /** A journaled change; `group` null is a single change. */
 export function change(id: number, path: string, extra: Partial<ChangeSummary> = {}): ChangeSummary {

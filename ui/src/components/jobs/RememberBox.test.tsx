@@ -3,7 +3,7 @@ import { act, fireEvent, render, screen, waitFor, within } from "@testing-librar
 import { RememberBox } from "./RememberBox";
 import { commands } from "../../lib/bindings";
 import type { RememberTask, TaskInfo } from "../../lib/bindings";
-import { MODEL_SETTINGS, err, ok, proposalOf, task } from "../../test/fixtures";
+import { MODEL_SETTINGS, err, ok, proposalOf, rememberTask, task } from "../../test/fixtures";
 import { inboxChanged } from "../../lib/useInbox";
 
 vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOriginal<object>()),
@@ -18,16 +18,7 @@ vi.mock("../../lib/bindings", async (importOriginal) => ({ ...(await importOrigi
 
 const api = vi.mocked(commands);
 
-const QUEUED: RememberTask = {
-  taskId: "remember-1",
-  workspace: "personal",
-  status: "queued",
-  contextMode: "workspace",
-  createdAt: "2026-03-01T10:00:00Z",
-  updatedAt: "2026-03-01T10:00:00Z",
-  result: null,
-  error: null,
-};
+const QUEUED: RememberTask = rememberTask();
 const RUNNING: RememberTask = { ...QUEUED, status: "running", updatedAt: "2026-03-01T10:00:01Z" };
 const DONE: RememberTask = {
   ...QUEUED,
