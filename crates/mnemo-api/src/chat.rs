@@ -5,18 +5,15 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result};
-use mnemo_engine::RecallResult;
 use mnemo_engine::chat::{
-    ChatCommand, FollowUp, NEW_CHAT_TITLE, Record, SessionInfo, Sessions, Turn, TurnEvent,
-    TurnResult,
+    ChatCommand, FollowUp, NEW_CHAT_TITLE, Record, Sessions, Turn, TurnEvent,
 };
-use mnemo_engine::extract::ExtractResult;
 use mnemo_llm::{CancellationToken, Delta, Role};
 use mnemo_sync::VaultSync;
 use serde::Serialize;
 use specta::Type;
 
-use crate::Api;
+use crate::{Api, wire};
 
 /// Longest chat message accepted.
 pub const MAX_MESSAGE_BYTES: usize = 100_000;
@@ -32,7 +29,7 @@ pub enum ChatEvent {
         /// Session.
         session: String,
         /// What was recalled and why.
-        recall: RecallResult,
+        recall: crate::wire::RecallResult,
     },
     /// More reply text.
     Delta {
@@ -70,7 +67,7 @@ pub enum ChatEvent {
         /// Its memory task.
         task: String,
         /// What it wrote.
-        result: ExtractResult,
+        result: crate::wire::ExtractResult,
     },
 }
 
@@ -107,12 +104,12 @@ pub struct ChatLine {
 #[derive(Debug, Clone, Serialize, Type)]
 pub struct ChatTranscript {
     /// The session.
-    pub session: SessionInfo,
+    pub session: crate::wire::SessionInfo,
     /// Its messages, oldest first (all of them: compaction never removes any from disk).
     pub messages: Vec<ChatLine>,
     /// Where the conversation was compacted, oldest first: the chat pane draws a marker after
     /// `upto` messages and can show the summary the model saw in their place.
-    pub compactions: Vec<mnemo_engine::chat::Compaction>,
+    pub compactions: Vec<crate::wire::Compaction>,
 }
 
 /// A reply being written; leaves `turns` when dropped.
@@ -166,15 +163,19 @@ impl Api {
     }
 
     /// Chat sessions of a workspace, most recent first.
-    pub fn chat_sessions(&self, workspace: String) -> Result<Vec<SessionInfo>> {
-        self.sessions(&workspace)?.list()
+    pub fn chat_sessions(&self, workspace: String) -> Result<Vec<wire::SessionInfo>> {
+        self.sessions(&workspace)?.list().map(wire::all)
     }
 
     /// Start a chat session.
-    pub fn chat_create(&self, workspace: String, title: Option<String>) -> Result<SessionInfo> {
+    pub fn chat_create(
+        &self,
+        workspace: String,
+        title: Option<String>,
+    ) -> Result<wire::SessionInfo> {
         let sessions = self.sessions(&workspace)?;
         let id = sessions.create(title.as_deref().unwrap_or(NEW_CHAT_TITLE))?;
-        sessions.info(&id)
+        sessions.info(&id).map(Into::into)
     }
 
     /// A session's messages.
@@ -240,9 +241,9 @@ impl Api {
             }
         }
         Ok(ChatTranscript {
-            session: info,
+            session: info.into(),
             messages,
-            compactions,
+            compactions: crate::wire::all(compactions),
         })
     }
 
@@ -253,7 +254,7 @@ impl Api {
         session: String,
         title: Option<String>,
         ignore_memory: Option<bool>,
-    ) -> Result<SessionInfo> {
+    ) -> Result<wire::SessionInfo> {
         if let Some(t) = &title
             && t.trim().is_empty()
         {
@@ -261,7 +262,7 @@ impl Api {
         }
         let sessions = self.sessions(&workspace)?;
         sessions.update_meta(&session, title.as_deref(), ignore_memory)?;
-        sessions.info(&session)
+        sessions.info(&session).map(Into::into)
     }
 
     /// Delete a session.
@@ -320,7 +321,7 @@ impl Api {
         let picks = preview
             .selected
             .iter()
-            .map(|e| mnemo_engine::forget::ForgetPick {
+            .map(|e| crate::wire::ForgetPick {
                 id: e.id.clone(),
                 hash: e.hash.clone(),
             })
@@ -349,7 +350,7 @@ impl Api {
         workspace: String,
         session: String,
         message: String,
-    ) -> Result<TurnResult> {
+    ) -> Result<wire::TurnResult> {
         check_message(&message)?;
         if !self.watching() {
             self.vault.sync(&self.vault.workspace(&workspace)?)?;
@@ -422,7 +423,7 @@ impl Api {
                     TurnEvent::Recalled(r) => ChatEvent::Recalled {
                         workspace,
                         session,
-                        recall: r.clone(),
+                        recall: r.clone().into(),
                     },
                     TurnEvent::Delta(Delta::Text(t)) => ChatEvent::Delta {
                         workspace,
@@ -529,7 +530,7 @@ impl Api {
             }
             FollowUp::Command(ChatCommand::Memory) | FollowUp::Nothing => {}
         }
-        Ok(result)
+        Ok(result.into())
     }
 }
 

@@ -3,11 +3,11 @@
 //! Both are a person's own edits: they land whatever the review mode.
 
 use mnemo_core::{Error, ErrorCode, Result};
-use mnemo_store::WriteOutcome;
 use mnemo_store::doc::{self, DocKind};
 use mnemo_store::format::TopicFile;
 
 use crate::Api;
+use crate::wire::WriteOutcome;
 
 fn text_of(rel: &str, cur: Option<&[u8]>, workspace: &str) -> Result<String> {
     if doc::doc_kind(rel) != Some(DocKind::Topic) {
@@ -65,6 +65,7 @@ impl Api {
                 file.set_archived(archived)?;
                 Ok(Some(file.render().into_bytes()))
             })
+            .map(Into::into)
     }
 
     /// Replace a fact: entry `entry` (an id from `get`) becomes `text`; the old entry stays,
@@ -97,6 +98,7 @@ impl Api {
             TopicFile::parse(&new).check()?;
             Ok(Some(new.into_bytes()))
         })
+        .map(Into::into)
     }
 }
 

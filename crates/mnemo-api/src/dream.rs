@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result, TaskKind, TaskReason, TaskStatus};
 use mnemo_engine::dream::{self, DreamRequest, Progress, gates};
 use mnemo_llm::CancellationToken;
-use mnemo_store::dream_report::{DreamPlan, DreamStatus, DreamTrigger, PlannedChange};
+use mnemo_store::dream_report::{DreamStatus, DreamTrigger};
 use mnemo_store::journal::Origin;
 use mnemo_store::tasks::{TaskInfo, TaskResult, ToolStep};
 use mnemo_store::{Vault, Workspace, lock, settings};
@@ -21,6 +21,7 @@ use mnemo_store::{Vault, Workspace, lock, settings};
 use crate::Api;
 use crate::model::ModelState;
 use crate::tasks::Tasks;
+use crate::wire::{self, DreamPlan, PlannedChange};
 
 /// Longest an automatic dream waits for the extraction of its turn to finish first.
 const WAIT_FOR_EXTRACTION: Duration = Duration::from_secs(180);
@@ -55,8 +56,9 @@ impl Api {
     /// session gates are skipped, the lock never. Returns its task — the one already under way
     /// when this process is dreaming that workspace. `locked` when another process (Mnemo's or
     /// another tool's) holds the workspace's consolidation lock. `mechanical`: skip the agent.
-    pub fn dream(&self, workspace: String, mechanical: Option<bool>) -> Result<TaskInfo> {
+    pub fn dream(&self, workspace: String, mechanical: Option<bool>) -> Result<wire::TaskInfo> {
         self.start_dream(&workspace, mechanical.unwrap_or(false), None)
+            .map(Into::into)
     }
 
     /// What a mechanical dream would change now, without writing (`mnemo dream --dry-run`).
@@ -76,7 +78,7 @@ impl Api {
                 })
                 .collect(),
             entries_merged: plan.entries_merged,
-            merges: plan.merges,
+            merges: wire::all(plan.merges),
         })
     }
 

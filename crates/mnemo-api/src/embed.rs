@@ -15,9 +15,9 @@ use mnemo_embed::{EmbedError, Embedder};
 use mnemo_engine::recall::QueryVector;
 use mnemo_store::Vault;
 use mnemo_store::tasks::{TaskInfo, TaskResult};
-use mnemo_store::vault::Semantic;
 
 use crate::Api;
+use crate::wire::{self, Semantic};
 
 /// A one-shot search embeds at most this many missing memories first; more is left to
 /// `mnemo embed` or a running app.
@@ -187,7 +187,7 @@ impl Api {
 
     /// Compute the missing vectors of one workspace (or all) as an `embed` task; the task
     /// already under way is returned if there is one. `embedding_unavailable` without a model.
-    pub fn embed(&self, workspace: Option<String>) -> Result<TaskInfo> {
+    pub fn embed(&self, workspace: Option<String>) -> Result<wire::TaskInfo> {
         if let Some(w) = &workspace {
             self.vault.workspace(w)?;
         }
@@ -210,8 +210,7 @@ impl Api {
                 }
             }
         }
-        let task = self.start_embed_task(&model, workspace.as_deref());
-        Ok(task)
+        Ok(self.start_embed_task(&model, workspace.as_deref()).into())
     }
 
     fn running_embed(&self) -> Option<String> {

@@ -171,7 +171,7 @@ async fn run_queue(
                 workspace: ws.clone(),
                 session,
                 task: finished.id.clone(),
-                result,
+                result: result.into(),
             });
         }
         next = lock(&model.queue).finished(&ws);

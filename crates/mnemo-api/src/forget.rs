@@ -4,12 +4,13 @@
 //! a file changed since the preview.
 
 use mnemo_core::{ChangeSource, Result, TaskKind, TaskReason, TaskStatus};
-use mnemo_engine::forget::{self, ForgetPick, ForgetPreview};
+use mnemo_engine::forget;
 use mnemo_llm::CancellationToken;
 use mnemo_store::journal::Origin;
-use mnemo_store::tasks::{TaskInfo, TaskResult};
+use mnemo_store::tasks::TaskResult;
 
 use crate::Api;
+use crate::wire::{self, ForgetPick, ForgetPreview};
 
 // Commands take owned arguments: transports hand over values they deserialised.
 #[allow(clippy::needless_pass_by_value)]
@@ -30,22 +31,26 @@ impl Api {
         let cands = forget::candidates(&self.vault, &ws, &query)?;
         let client = self.model.ready_blocking(&self.vault.home().root)?;
         let client = client.settings().is_configured().then_some(client);
-        self.model.runtime.block_on(async move {
-            forget::preview(
-                client.as_deref(),
-                &ws.id,
-                &query,
-                cands,
-                &CancellationToken::new(),
-            )
-            .await
-        })
+        self.model
+            .runtime
+            .block_on(async move {
+                forget::preview(
+                    client.as_deref(),
+                    &ws.id,
+                    &query,
+                    cands,
+                    &CancellationToken::new(),
+                )
+                .await
+            })
+            .map(Into::into)
     }
 
     /// Forget exactly these previewed entries (ids and file hashes from `forget_preview`): one
     /// task, one change group (undo it to bring them back). `conflict` — nothing written — when
     /// a file changed since the preview.
-    pub fn forget(&self, workspace: String, entries: Vec<ForgetPick>) -> Result<TaskInfo> {
+    pub fn forget(&self, workspace: String, entries: Vec<ForgetPick>) -> Result<wire::TaskInfo> {
+        let entries: Vec<forget::ForgetPick> = wire::all(entries);
         let ws = self.vault.workspace(&workspace)?;
         let (mut task, _token) = self.tasks.create(TaskKind::Forget, &ws.id, None);
         task.set_status(TaskStatus::Running);
@@ -83,7 +88,7 @@ impl Api {
                     proposal: None,
                 });
                 self.tasks.finish(&mut task, TaskStatus::Completed, None);
-                Ok(task)
+                Ok(task.into())
             }
             Err(e) => {
                 task.error = Some(e.message.clone());

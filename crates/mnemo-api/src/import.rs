@@ -8,15 +8,14 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskReason, TaskStatus, WorkspaceKind};
-use mnemo_store::export::{self, ExportResult};
+use mnemo_store::export;
 use mnemo_store::import::plan::{FactPlanner, ImportPlan};
-use mnemo_store::import::{self, ImportFormat, ImportOptions, ImportPreview, memories};
-use mnemo_store::tasks::{TaskInfo, TaskResult};
-use mnemo_store::vault::Copied;
+use mnemo_store::import::{self, ImportFormat, ImportOptions, memories};
+use mnemo_store::tasks::TaskResult;
 use mnemo_store::workspace::PERSONAL;
 
-use crate::Api;
 use crate::embed::thousands;
+use crate::{Api, wire};
 
 /// An import's source as a path: absolute (a client's working folder means nothing here),
 /// existing, resolved.
@@ -52,11 +51,11 @@ impl Api {
         &self,
         source: String,
         workspace: Option<String>,
-        options: Option<ImportOptions>,
-    ) -> Result<ImportPreview> {
+        options: Option<wire::ImportOptions>,
+    ) -> Result<wire::ImportPreview> {
         let path = source_path(&source)?;
         let format = import::detect(&path)?;
-        let options = options.unwrap_or_default();
+        let options: ImportOptions = options.map(Into::into).unwrap_or_default();
         let mut preview = if format.is_conversations() {
             self.conversations_preview(&path, format, workspace.as_deref(), &options)?
         } else {
@@ -64,7 +63,7 @@ impl Api {
                 .preview
         };
         preview.source = path.display().to_string();
-        Ok(preview)
+        Ok(preview.into())
     }
 
     /// Start importing `source` as a task (kind `import`), waited for with `wait_task`.
@@ -76,14 +75,16 @@ impl Api {
         &self,
         source: String,
         workspace: Option<String>,
-        options: Option<ImportOptions>,
+        options: Option<wire::ImportOptions>,
         plan: Option<String>,
-    ) -> Result<TaskInfo> {
+    ) -> Result<wire::TaskInfo> {
         let path = source_path(&source)?;
         let format = import::detect(&path)?;
-        let options = options.unwrap_or_default();
+        let options: ImportOptions = options.map(Into::into).unwrap_or_default();
         if format.is_conversations() {
-            return self.start_conversations(&path, format, workspace.as_deref(), &options);
+            return self
+                .start_conversations(&path, format, workspace.as_deref(), &options)
+                .map(Into::into);
         }
         let planned = self.plan_memories(&path, format, workspace.as_deref(), &options)?;
         if let Some(expected) = plan.as_deref().filter(|p| !p.is_empty())
@@ -236,12 +237,16 @@ impl Api {
                 }
             })
             .map_err(|e| Error::io("starting the import", &e))?;
-        Ok(started)
+        Ok(started.into())
     }
 
     /// Export `workspace` (every workspace when `None`) to a new zip at `dest` (an absolute
     /// path that does not exist yet, ending in `.zip`).
-    pub fn export_memories(&self, workspace: Option<String>, dest: String) -> Result<ExportResult> {
+    pub fn export_memories(
+        &self,
+        workspace: Option<String>,
+        dest: String,
+    ) -> Result<wire::ExportResult> {
         let p = Path::new(dest.trim());
         if !p.is_absolute() {
             return Err(Error::usage(format!(
@@ -253,7 +258,7 @@ impl Api {
             return Err(Error::usage("the export is a zip: end its name in .zip"));
         }
         let ids: Vec<String> = workspace.into_iter().collect();
-        self.vault.export(&ids, p)
+        self.vault.export(&ids, p).map(Into::into)
     }
 
     /// Copy a memory to another workspace, or move it (`remove_source`).
@@ -263,14 +268,16 @@ impl Api {
         path: String,
         to_workspace: String,
         remove_source: Option<bool>,
-    ) -> Result<Copied> {
-        self.vault.copy_memory(
-            &workspace,
-            &path,
-            &to_workspace,
-            remove_source.unwrap_or(false),
-            self.person,
-        )
+    ) -> Result<wire::Copied> {
+        self.vault
+            .copy_memory(
+                &workspace,
+                &path,
+                &to_workspace,
+                remove_source.unwrap_or(false),
+                self.person,
+            )
+            .map(Into::into)
     }
 
     /// The plan of a memory import (mem0, claude-mem, JSON, notes, a Mnemo export).

@@ -9,6 +9,8 @@
 //! dispatcher used by HTTP ([`Api::call`]), [`COMMANDS`] (names, argument names, where each
 //! runs) and — in the desktop shell — the Tauri commands and TypeScript bindings, so every
 //! transport offers the same commands with the same argument names (camelCase on the wire).
+//! What they take and return is declared here too: [`wire`] holds every shape the store defines
+//! that crosses to a client, so the store's own types never become the contract by accident.
 //!
 //! Errors cross every boundary as `mnemo_core::Error` = `{ code, message }` with stable codes.
 
@@ -29,6 +31,9 @@ mod runtime;
 mod stats;
 mod sync;
 mod tasks;
+pub mod wire;
+
+pub use wire::{ChatCommand, MemoryStats, TelemetryEvent};
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -43,8 +48,7 @@ pub use chat::{ChatEvent, ChatLine, ChatRole, ChatTranscript, MAX_MESSAGE_BYTES}
 pub use import::default_export_name;
 pub use local_model::{ENV_LOCAL, LocalModelInfo};
 pub use memory::{ChangeDiff, NewMemory, Patch};
-pub use mnemo_engine::chat::{CHAT_COMMANDS, ChatCommand, extraction_state, local_time};
-pub use mnemo_engine::stats::{MemoryStats, TelemetryEvent};
+pub use mnemo_engine::chat::{CHAT_COMMANDS, extraction_state, local_time};
 pub use model::{ModelSettings, ModelTest};
 pub use remember::{
     MAX_PENDING as MAX_REMEMBER_PENDING, RememberChanged, RememberResult, RememberTask,
@@ -147,27 +151,10 @@ macro_rules! for_each_command {
 
 /// Types named by [`for_each_command!`], so users of the macro need no store imports.
 pub mod reexports {
-    pub use mnemo_core::{MemoryType, TaskKind, TaskStatus};
-    pub use mnemo_engine::RecallResult;
-    pub use mnemo_engine::chat::{SessionInfo, TurnResult};
-    pub use mnemo_engine::forget::{ForgetEntry, ForgetPick, ForgetPreview};
-    pub use mnemo_store::dream_report::{DreamPlan, DreamReport};
-    pub use mnemo_store::export::ExportResult;
+    pub use crate::wire::*;
+    pub use mnemo_core::{MemoryType, ProposalStatus, TaskKind, TaskStatus};
     pub use mnemo_store::fsutil::printable;
-    pub use mnemo_store::import::{FolderType, ImportFormat, ImportOptions, ImportPreview};
-    pub use mnemo_store::index::{DocSummary, Hit, Passage};
-    pub use mnemo_store::journal::{
-        AcceptChoice, ChangeSummary, GroupInfo, MemoryUsage, Proposal, ProposalPage,
-        ProposalStatus, ProposalSummary,
-    };
     pub use mnemo_store::secrets::redact;
-    pub use mnemo_store::tasks::{TaskInfo, TaskResult, ToolStep};
-    pub use mnemo_store::vault::{Accepted, Copied};
-    pub use mnemo_store::vault::{
-        GroupUndo, MemoryDetail, Status, SyncReport, WorkspaceInfo, WriteOutcome,
-    };
-    pub use mnemo_store::workspace::Settings;
-    pub use mnemo_sync::{FileCounts, RemoteSync, SyncConflict, SyncSettings};
 }
 
 /// Log targets held at `info` whatever `MNEMO_LOG` asks (each host adds these directives to its
@@ -378,7 +365,8 @@ macro_rules! dispatch {
                         let a: args::$name = serde_json::from_value(args).map_err(|e| {
                             Error::new(ErrorCode::InvalidArguments, format!("{}: {e}", command))
                         })?;
-                        let out = self.$name($(a.$arg),*)?;
+                        // Exactly the declared type: HTTP answers what Tauri's bindings say.
+                        let out: $ret = self.$name($(a.$arg),*)?;
                         serde_json::to_value(out).map_err(|e| Error::new(ErrorCode::Io, format!("encoding the reply: {e}")))
                     })*
                     _ => Err(Error::new(

@@ -12,12 +12,12 @@ use mnemo_core::{Error, ErrorCode, Result, TaskKind, TaskReason, TaskStatus};
 use mnemo_llm::{Client, LlmSettings};
 use mnemo_local::manifest::QWEN_CODER_1_5B;
 use mnemo_local::{LocalError, Supervisor};
-use mnemo_store::tasks::{TaskInfo, TaskResult};
+use mnemo_store::tasks::TaskResult;
 use serde::{Deserialize, Serialize};
 use specta::Type;
 
-use crate::Api;
 use crate::model::ModelState;
+use crate::{Api, wire};
 
 /// `MNEMO_LOCAL_MODEL=off`: never pick the local model unasked (test suites set it, so a
 /// machine with the model installed runs them as any other).
@@ -233,7 +233,7 @@ impl Api {
     /// how far it has got ("part 3 of 22: 157.3 MB of 1.1 GB, 21.4 MB/s, about 48 s left"); it
     /// can be cancelled (it stops before the next part, and the next install resumes there).
     /// Already installed: a task completed at once that says so.
-    pub fn local_model_install(&self) -> Result<TaskInfo> {
+    pub fn local_model_install(&self) -> Result<wire::TaskInfo> {
         let models = mnemo_local::models_dir().ok_or_else(|| {
             Error::new(
                 ErrorCode::Io,
@@ -247,7 +247,7 @@ impl Api {
             task.phase = None;
             task.result = Some(installed_result(&path));
             self.tasks.finish(&mut task, TaskStatus::Completed, None);
-            return Ok(task);
+            return Ok(task.into());
         }
         let started = task.clone();
         let api = self.clone();
@@ -297,7 +297,7 @@ impl Api {
                 }
             })
             .map_err(|e| Error::io("starting the install", &e))?;
-        Ok(started)
+        Ok(started.into())
     }
 
     /// Stop the local model's server (it starts again when a message needs it).

@@ -4,15 +4,13 @@
 use std::path::PathBuf;
 
 use mnemo_core::{ChangeSource, Error, ErrorCode, MemoryType, Result};
-use mnemo_store::index::{DocSummary, Hit};
-use mnemo_store::journal::{ChangeSummary, GroupInfo};
-use mnemo_store::vault::{
-    GroupUndo, MemoryDetail, Status, SyncReport, WorkspaceInfo, WriteOutcome,
-};
-use mnemo_store::workspace::Settings;
 use serde::Serialize;
 use specta::Type;
 
+use crate::wire::{
+    self, ChangeSummary, DocSummary, GroupInfo, GroupUndo, Hit, MemoryDetail, Settings, Status,
+    SyncReport, WorkspaceInfo, WriteOutcome,
+};
 use crate::{Api, clamp};
 
 pub use mnemo_core::{NewMemory, Patch};
@@ -55,7 +53,7 @@ pub struct ChangeDiff {
 impl Api {
     /// Workspaces with counts.
     pub fn workspaces(&self) -> Result<Vec<WorkspaceInfo>> {
-        self.vault.workspace_infos()
+        self.vault.workspace_infos().map(wire::all)
     }
 
     /// Add a folder as a workspace; it is indexed and watched at once.
@@ -79,17 +77,18 @@ impl Api {
         } else {
             self.vault.list(workspace.as_deref(), memory_type)
         }
+        .map(wire::all)
     }
 
     /// One memory with its content.
     pub fn get(&self, workspace: String, path: String) -> Result<MemoryDetail> {
-        self.vault.get(&workspace, &path)
+        self.vault.get(&workspace, &path).map(Into::into)
     }
 
     /// A workspace's daily logs (`logs/YYYY/MM/YYYY-MM-DD.md`), newest day first; read, search
     /// and edit them like any memory (`get`, `search`, `update` with a new body).
     pub fn logs(&self, workspace: String) -> Result<Vec<DocSummary>> {
-        self.vault.logs(&workspace)
+        self.vault.logs(&workspace).map(wire::all)
     }
 
     /// A workspace's MEMORY.md as it is on disk (empty when there is none).
@@ -120,7 +119,7 @@ impl Api {
         };
         let out = self.vault.create(&workspace, &new, self.person)?;
         self.lift_forgotten(&workspace, &new.body);
-        Ok(out)
+        Ok(out.into())
     }
 
     /// A person wrote these entries: what they had asked to forget may be written again.
@@ -160,7 +159,7 @@ impl Api {
         if let Some(b) = body {
             self.lift_forgotten_new(&workspace, before.as_deref().unwrap_or(""), &b);
         }
-        Ok(out)
+        Ok(out.into())
     }
 
     /// Pin or unpin a memory: `pinned: true` is added to, or removed from, its
@@ -191,11 +190,14 @@ impl Api {
             file.set_pinned(pinned)?;
             Ok(Some(file.render().into_bytes()))
         })
+        .map(Into::into)
     }
 
     /// Delete a memory (undoable).
     pub fn remove(&self, workspace: String, path: String) -> Result<WriteOutcome> {
-        self.vault.delete(&workspace, &path, self.person)
+        self.vault
+            .delete(&workspace, &path, self.person)
+            .map(Into::into)
     }
 
     /// Search, best first: as many hits as asked when there are that many candidates — the
@@ -253,7 +255,7 @@ impl Api {
                 h.passage = mnemo_engine::recall::passage(&body, line, words);
             }
         }
-        Ok(hits)
+        Ok(wire::all(hits))
     }
 
     /// The journal, newest first.
@@ -265,6 +267,7 @@ impl Api {
     ) -> Result<Vec<ChangeSummary>> {
         self.vault
             .history(workspace.as_deref(), path.as_deref(), clamp(limit))
+            .map(wire::all)
     }
 
     /// One change with its before/after text.
@@ -296,7 +299,7 @@ impl Api {
         .collect();
         let undoable = c.unrestorable().is_none();
         Ok(ChangeDiff {
-            change: c.summary,
+            change: c.summary.into(),
             before: text(c.before),
             after: text(c.after),
             withheld: (!notes.is_empty()).then(|| notes.join(" ")),
@@ -316,7 +319,7 @@ impl Api {
         {
             self.lift_forgotten(&change.summary.workspace, &d.body);
         }
-        Ok(out)
+        Ok(out.into())
     }
 
     /// Status of the home.
@@ -326,13 +329,12 @@ impl Api {
         }
         let mut status = self.vault.status()?;
         status.warnings.extend(self.tasks.warnings());
-        status.semantic = self.semantic()?;
-        Ok(status)
+        Ok(Status::new(status, self.semantic()?))
     }
 
     /// Settings (`settings.toml`).
     pub fn get_settings(&self) -> Result<Settings> {
-        self.vault.home().settings()
+        self.vault.home().settings().map(Into::into)
     }
 
     /// Replace the settings. Folders must exist.
@@ -345,7 +347,7 @@ impl Api {
                 )));
             }
         }
-        self.vault.home().save_settings(&settings)
+        self.vault.home().save_settings(&settings.into())
     }
 
     /// The memory folder of a workspace.
@@ -392,12 +394,12 @@ impl Api {
                 }
             }
         }
-        Ok(undone)
+        Ok(undone.into())
     }
 
     /// A change group with its changes (open it to see each file's diff).
     pub fn change_group(&self, id: i64) -> Result<GroupInfo> {
-        self.vault.group(id)
+        self.vault.group(id).map(Into::into)
     }
 
     /// Bring the index up to date with the files of every workspace (`rebuild`: from scratch).
@@ -407,6 +409,7 @@ impl Api {
         } else {
             self.vault.sync_all()
         }
+        .map(Into::into)
     }
 
     /// Create (or find) the workspace bound to the git repository containing `dir`.

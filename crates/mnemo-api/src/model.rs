@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use mnemo_core::{Error, Result};
 use mnemo_engine::chat;
-use mnemo_engine::{RecallResult, recall::RecallRequest};
+use mnemo_engine::recall::RecallRequest;
 use mnemo_llm::{CancellationToken, Client, LlmError, LlmSettings};
 use mnemo_store::Vault;
 use mnemo_store::events::EventBus;
@@ -57,7 +57,7 @@ pub struct ModelSettings {
     pub extraction: Option<String>,
     /// Read-only: the way the model in effect gets now, and why (`None`: no model).
     #[serde(default)]
-    pub extraction_choice: Option<mnemo_engine::planner::choice::Choice>,
+    pub extraction_choice: Option<crate::wire::Choice>,
     /// Use the model that comes with Mnemo, on this computer, instead of the server above
     /// (`null`: as stored — on read, `null` means "when no server is set").
     #[serde(default)]
@@ -294,8 +294,9 @@ impl Api {
                 .unwrap_or_else(PoisonError::into_inner)
                 .clone(),
             extraction: Some(s.extraction.as_str().to_owned()),
-            extraction_choice: (local || s.is_configured())
-                .then(|| mnemo_engine::planner::choice::current(&self.vault.home().root, &client)),
+            extraction_choice: (local || s.is_configured()).then(|| {
+                mnemo_engine::planner::choice::current(&self.vault.home().root, &client).into()
+            }),
             local: stored.local,
             local_in_use: local,
         })
@@ -452,7 +453,7 @@ impl Api {
         query: String,
         already_surfaced: Option<Vec<String>>,
         lexical: Option<bool>,
-    ) -> Result<RecallResult> {
+    ) -> Result<crate::wire::RecallResult> {
         check_message(&query)?;
         if !self.watching() {
             self.vault.sync(&self.vault.workspace(&workspace)?)?;
@@ -474,20 +475,23 @@ impl Api {
             ..RecallRequest::default()
         };
         if lexical == Some(true) || !self.model.client().settings().is_configured() {
-            return mnemo_engine::recall(&self.vault, &req, chrono::Utc::now());
+            return mnemo_engine::recall(&self.vault, &req, chrono::Utc::now()).map(Into::into);
         }
         let client = self.model.ready_blocking(&self.vault.home().root)?;
         let vault: Arc<Vault> = Arc::clone(&self.vault);
-        self.model.runtime.block_on(async move {
-            mnemo_engine::recall_with_model(
-                &vault,
-                &client,
-                &req,
-                chrono::Utc::now(),
-                chat::recall_timeout(&client).max(RECALL_TIMEOUT),
-                &CancellationToken::new(),
-            )
-            .await
-        })?
+        self.model
+            .runtime
+            .block_on(async move {
+                mnemo_engine::recall_with_model(
+                    &vault,
+                    &client,
+                    &req,
+                    chrono::Utc::now(),
+                    chat::recall_timeout(&client).max(RECALL_TIMEOUT),
+                    &CancellationToken::new(),
+                )
+                .await
+            })?
+            .map(Into::into)
     }
 }

@@ -4,15 +4,12 @@
 //! shows, accepts (all, some changes, or edited first) and rejects proposals.
 
 use mnemo_core::{ChangeSource, Error, ErrorCode, Result, WorkspaceKind};
-use mnemo_store::journal::{
-    AcceptChoice, MemoryUsage, Proposal, ProposalOrigin, ProposalPage, ProposalStatus,
-    ProposalSummary,
-};
-use mnemo_store::vault::Accepted;
+use mnemo_store::journal::{MemoryUsage, ProposalOrigin, ProposalStatus};
 use mnemo_store::{Vault, settings};
 use serde::{Deserialize, Serialize};
 
 use crate::Api;
+use crate::wire::{self, AcceptChoice, Accepted, Proposal, ProposalPage, ProposalSummary};
 
 /// The settings table holding each workspace's review switch.
 pub use mnemo_store::settings::REVIEW;
@@ -163,17 +160,19 @@ impl Api {
         limit: Option<u32>,
     ) -> Result<ProposalPage> {
         let ws = self.vault.workspace(&workspace)?;
-        self.vault.proposals(
-            &ws.id,
-            status,
-            offset.unwrap_or(0),
-            limit.unwrap_or(PAGE).clamp(1, 500),
-        )
+        self.vault
+            .proposals(
+                &ws.id,
+                status,
+                offset.unwrap_or(0),
+                limit.unwrap_or(PAGE).clamp(1, 500),
+            )
+            .map(Into::into)
     }
 
     /// A proposal with each file's diff, entry by entry.
     pub fn proposal(&self, id: i64) -> Result<Proposal> {
-        self.vault.proposal(id)
+        self.vault.proposal(id).map(Into::into)
     }
 
     /// Accept a proposal: all of it, the changes `entries` names, and/or files as a person
@@ -186,13 +185,17 @@ impl Api {
                 "choose at least one change of proposal {id} to accept, or reject it"
             )));
         }
-        self.vault.accept_proposal(id, &choice)
+        self.vault
+            .accept_proposal(id, &choice.into())
+            .map(Into::into)
     }
 
     /// Reject a proposal; `dont_learn` also marks its entries forgotten, so no memory job
     /// proposes them again.
     pub fn inbox_reject(&self, id: i64, dont_learn: Option<bool>) -> Result<ProposalSummary> {
-        self.vault.reject_proposal(id, dont_learn.unwrap_or(false))
+        self.vault
+            .reject_proposal(id, dont_learn.unwrap_or(false))
+            .map(Into::into)
     }
 
     /// Usage per memory: every memory of the workspace (never recalled ones with zeros), or one.
@@ -200,21 +203,21 @@ impl Api {
         &self,
         workspace: String,
         path: Option<String>,
-    ) -> Result<Vec<MemoryUsage>> {
+    ) -> Result<Vec<wire::MemoryUsage>> {
         let ws = self.vault.workspace(&workspace)?;
         if !self.watching() {
             self.vault.sync(&ws)?;
         }
         let used = self.vault.usage(&ws.id, path.as_deref())?;
         if path.is_some() {
-            return Ok(if used.is_empty() {
+            return Ok(wire::all(if used.is_empty() {
                 vec![MemoryUsage {
                     path: path.unwrap_or_default(),
                     ..MemoryUsage::default()
                 }]
             } else {
                 used
-            });
+            }));
         }
         let mut by_path: std::collections::BTreeMap<String, MemoryUsage> =
             used.into_iter().map(|u| (u.path.clone(), u)).collect();
@@ -231,7 +234,7 @@ impl Api {
             .collect();
         // Memories recalled once and deleted since keep their figures at the end.
         out.extend(by_path.into_values());
-        Ok(out)
+        Ok(wire::all(out))
     }
 }
 

@@ -2,10 +2,10 @@
 //! switches.
 
 use mnemo_core::Result;
-use mnemo_engine::stats::MemoryStats;
 use mnemo_store::settings;
 
 use crate::Api;
+use crate::wire::MemoryStats;
 
 // Commands take owned arguments: transports hand over values they deserialised.
 #[allow(clippy::needless_pass_by_value)]
@@ -42,7 +42,7 @@ impl Api {
                 &client,
             ));
         }
-        Ok(stats)
+        Ok(stats.into())
     }
 
     /// Whether chat turns are kept as conversation records in a workspace.

@@ -10,10 +10,11 @@ use mnemo_core::{ChangeSource, Result};
 use mnemo_store::events::EventBus;
 use mnemo_store::watch::FileWatch;
 use mnemo_sync::VaultSync;
-use mnemo_sync::{RemoteSync, SyncConflict, SyncSettings, state};
+use mnemo_sync::state;
 use serde::Serialize;
 
 use crate::Api;
+use crate::wire::{RemoteSync, SyncConflict, SyncSettings};
 
 /// Quiet time after a local change before an automatic sync (`MNEMO_SYNC_DEBOUNCE_SECS`).
 const DEBOUNCE: Duration = Duration::from_secs(20);
@@ -49,10 +50,11 @@ impl Api {
     /// changed here, per workspace, with its change group; conflicts; flagged files.
     pub fn sync_now(&self, workspace: Option<String>) -> Result<RemoteSync> {
         self.sync_with_sessions(workspace.as_deref())
+            .map(Into::into)
     }
 
     /// A sync, carrying chat sessions when the settings ask for it.
-    fn sync_with_sessions(&self, workspace: Option<&str>) -> Result<RemoteSync> {
+    fn sync_with_sessions(&self, workspace: Option<&str>) -> Result<mnemo_sync::RemoteSync> {
         let sessions = self.sync_settings()?.sessions;
         let extras: Option<&dyn mnemo_sync::extras::Extras> =
             sessions.then_some(&mnemo_engine::chat::SessionSync);
@@ -62,12 +64,12 @@ impl Api {
     /// Sync status per workspace, without touching the network: last synced, changes waiting
     /// to go out and to come in (as last fetched), conflicts, flagged files, the last error.
     pub fn sync_status(&self) -> Result<RemoteSync> {
-        self.vault.sync_status()
+        self.vault.sync_status().map(Into::into)
     }
 
     /// The sync settings (`[sync]`).
     pub fn sync_settings(&self) -> Result<SyncSettings> {
-        state::load_settings(&self.vault.home().root)
+        state::load_settings(&self.vault.home().root).map(Into::into)
     }
 
     /// Check and save the sync settings (a URL holding a password is refused); returns what
@@ -76,7 +78,7 @@ impl Api {
         for id in settings.shared.keys() {
             self.vault.workspace(id)?;
         }
-        state::save_settings(&self.vault.home().root, &settings)
+        state::save_settings(&self.vault.home().root, &settings.into()).map(Into::into)
     }
 
     /// Resolve a sync conflict: keep choice `keep` (0-based), or every version (`null`). The
@@ -85,6 +87,7 @@ impl Api {
     pub fn sync_resolve(&self, id: String, keep: Option<u32>) -> Result<SyncConflict> {
         self.vault
             .sync_resolve(&id, keep.map(|k| k as usize), self.person)
+            .map(Into::into)
     }
 
     /// Drop this home's copy of the sync history, keeping every memory file: the next sync is

@@ -14,7 +14,7 @@ use mnemo_llm::CancellationToken;
 use mnemo_store::events::EventBus;
 use mnemo_store::tasks::{TaskFilter, TaskInfo, TaskStore, ToolStep};
 
-use crate::Api;
+use crate::{Api, wire};
 
 /// Tasks listed when no limit is given.
 const DEFAULT_TASKS: u32 = 100;
@@ -22,7 +22,7 @@ const DEFAULT_TASKS: u32 = 100;
 /// The task runtime's state, shared by every clone of the API.
 pub(crate) struct Tasks {
     store: TaskStore,
-    bus: EventBus<TaskInfo>,
+    bus: EventBus<wire::TaskInfo>,
     tokens: Mutex<HashMap<String, CancellationToken>>,
 }
 
@@ -62,7 +62,7 @@ impl Tasks {
         self.store.warnings().to_vec()
     }
 
-    pub(crate) fn subscribe(&self) -> std::sync::mpsc::Receiver<TaskInfo> {
+    pub(crate) fn subscribe(&self) -> std::sync::mpsc::Receiver<wire::TaskInfo> {
         self.bus.subscribe()
     }
 
@@ -75,7 +75,7 @@ impl Tasks {
         if let Err(e) = self.store.put(task) {
             tracing::warn!(task = %task.id, "could not record the task: {e}");
         }
-        self.bus.emit(task);
+        self.bus.emit(&task.clone().into());
     }
 
     /// A new queued task with its cancel token.
@@ -172,7 +172,7 @@ fn redacted(task: &TaskInfo) -> TaskInfo {
 #[allow(clippy::needless_pass_by_value)]
 impl Api {
     /// Every `task_updated` event from now on (tasks of this process).
-    pub fn subscribe_tasks(&self) -> std::sync::mpsc::Receiver<TaskInfo> {
+    pub fn subscribe_tasks(&self) -> std::sync::mpsc::Receiver<wire::TaskInfo> {
         self.tasks.subscribe()
     }
 
@@ -184,7 +184,7 @@ impl Api {
         kind: Option<TaskKind>,
         status: Option<TaskStatus>,
         limit: Option<u32>,
-    ) -> Result<Vec<TaskInfo>> {
+    ) -> Result<Vec<wire::TaskInfo>> {
         let mut tasks = self.tasks.store.list(&TaskFilter {
             workspace,
             kind,
@@ -194,7 +194,7 @@ impl Api {
         for t in &mut tasks {
             self.mark_undone(t);
         }
-        Ok(tasks)
+        Ok(wire::all(tasks))
     }
 
     /// Fill in whether the task's changes were undone since (the journal knows).
@@ -207,19 +207,19 @@ impl Api {
     }
 
     /// One task. `not_found` for an unknown id.
-    pub fn task(&self, id: String) -> Result<TaskInfo> {
+    pub fn task(&self, id: String) -> Result<wire::TaskInfo> {
         let mut task = self.tasks.store.get(&id)?;
         self.mark_undone(&mut task);
-        Ok(task)
+        Ok(task.into())
     }
 
     /// Cancel a task: a queued one is skipped (`cancelled`), a running one stops at its next
     /// step (its writes are atomic, so nothing is left half-written). A finished task is
     /// returned as it is. `not_found` for an unknown id.
-    pub fn task_cancel(&self, id: String) -> Result<TaskInfo> {
+    pub fn task_cancel(&self, id: String) -> Result<wire::TaskInfo> {
         let task = self.tasks.store.get(&id)?;
         if task.status.is_finished() {
-            return Ok(task);
+            return Ok(task.into());
         }
         // The flag reaches the owner wherever it runs; a task of this process also stops at once,
         // and one still waiting in this process's queue is skipped right away.
@@ -228,7 +228,7 @@ impl Api {
             && task.kind == TaskKind::Extract
             && self.drop_waiting_extract(&task.workspace, &id)
         {
-            return self.tasks.store.get(&id);
+            return self.tasks.store.get(&id).map(Into::into);
         }
         if let Some(t) = self
             .tasks
@@ -239,15 +239,15 @@ impl Api {
         {
             t.cancel();
         }
-        self.tasks.store.get(&id)
+        self.tasks.store.get(&id).map(Into::into)
     }
 
     /// Wait until a task has finished (or `timeout` passed) and return it as it is then. For
     /// clients that must not exit before their background work ends (the CLI's `chat`).
-    pub fn wait_task(&self, id: &str, timeout: Duration) -> Result<TaskInfo> {
+    pub fn wait_task(&self, id: &str, timeout: Duration) -> Result<wire::TaskInfo> {
         let updates = self.tasks.subscribe();
         let deadline = Instant::now() + timeout;
-        let mut task = self.tasks.store.get(id)?;
+        let mut task: wire::TaskInfo = self.tasks.store.get(id)?.into();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if task.status.is_finished() || left.is_zero() {
@@ -258,7 +258,7 @@ impl Api {
             task = match updates.recv_timeout(left.min(Duration::from_millis(200))) {
                 Ok(t) if t.id == id => t,
                 Ok(_) => continue,
-                Err(_) => self.tasks.store.get(id)?,
+                Err(_) => self.tasks.store.get(id)?.into(),
             };
         }
     }

@@ -9,8 +9,12 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+mod dream;
+mod journal;
 mod memory;
 mod task;
+pub use dream::{DreamStatus, DreamStrategy, DreamTrigger};
+pub use journal::{ChangeOp, DocKind, EntryOp, ProposalStatus};
 pub use memory::{NewMemory, Patch};
 pub use task::{TaskKind, TaskReason, TaskStatus};
 

@@ -17,7 +17,6 @@ use mnemo_store::format::TopicFile;
 use mnemo_store::journal::Origin;
 use mnemo_store::{Vault, Workspace, doc, format, fsutil};
 use serde::{Deserialize, Serialize};
-use specta::Type;
 
 /// Candidates shown to the model (and searched by the heuristic) at most.
 pub const MAX_CANDIDATES: usize = 200;
@@ -27,56 +26,43 @@ pub const MAX_FORGET: usize = 400;
 pub const MODEL_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// One entry that may be forgotten.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ForgetEntry`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ForgetEntry {
-    /// Stable id: `path` or `path:N`.
     pub id: String,
-    /// The file.
     pub path: String,
-    /// The memory's name (its frontmatter `name`).
     pub name: String,
     /// The memory's description (its frontmatter `description`).
     #[serde(default)]
     pub description: String,
-    /// Its summary line.
     pub summary: String,
-    /// The whole entry.
     pub text: String,
-    /// The file's type.
     pub memory_type: Option<MemoryType>,
-    /// The file's hash when listed (pass it back to `forget`: a file changed since → `conflict`).
     pub hash: String,
-    /// The file's last change (RFC 3339).
     pub mtime: String,
-    /// Whether the entry itself says what the request says (the request's words, or all of
-    /// its content words, are in it). A model's pick without that evidence is offered
-    /// unticked: the person confirms it.
     pub confident: bool,
 }
 
 /// What `forget` would remove.
-#[derive(Debug, Clone, Serialize, Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ForgetPreview`.
+#[derive(Debug, Clone, Serialize)]
 pub struct ForgetPreview {
-    /// Workspace id.
     pub workspace: String,
-    /// The query.
     pub query: String,
-    /// `model` or `heuristic`.
     pub strategy: String,
-    /// Exactly the entries that would go.
     pub selected: Vec<ForgetEntry>,
-    /// Candidates considered.
     pub candidates: u32,
-    /// Why the heuristic was used, when a model is configured.
     pub note: Option<String>,
 }
 
 /// An entry to remove, as the preview listed it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ForgetPick`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ForgetPick {
-    /// Stable id from the preview.
     pub id: String,
-    /// The file's hash from the preview.
     pub hash: String,
 }
 

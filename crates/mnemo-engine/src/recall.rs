@@ -20,7 +20,6 @@ mod search;
 
 use mnemo_core::MemoryType;
 use serde::{Deserialize, Serialize};
-use specta::Type;
 
 pub use hybrid::{
     Calibration, E5_CALIBRATION, Fusion, LEXICAL_WEIGHT, MAX_CANDIDATES, MIN_COSINE, MIN_SCORE,
@@ -44,7 +43,7 @@ pub use search::{PASSAGE_CHARS, fill_weak, mark_search_floor, passage, search_hy
 pub const MAX_SELECTED: usize = 5;
 
 /// How the memories were chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Strategy {
     /// Nothing recalled (no memories, no searchable words, or nothing matched).
@@ -113,72 +112,52 @@ pub struct QueryVector {
 }
 
 /// One recalled memory and why.
-#[derive(Debug, Clone, Serialize, Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Recalled`.
+#[derive(Debug, Clone, Serialize)]
 pub struct Recalled {
-    /// Path relative to the memory root.
     pub path: String,
-    /// Name.
     pub name: String,
     /// Type.
     #[serde(rename = "type")]
     pub memory_type: Option<MemoryType>,
-    /// Score, 0–1 (higher is better): the fused score for hybrid recall, the share of the best
-    /// match for lexical recall, the model's order for model selection.
     pub score: f64,
-    /// Cosine similarity to the query (hybrid recall, when it was a vector candidate).
     pub vector: Option<f64>,
-    /// BM25 normalised to 0–1 (hybrid recall, when it shared words with the query).
     pub lexical: Option<f64>,
-    /// Last modification (RFC 3339).
     pub mtime: String,
-    /// "today", "yesterday", "N days ago".
     pub age: String,
-    /// Characters of this memory put in the prompt.
     pub chars_injected: usize,
-    /// Tokens (estimated) of this memory in the prompt: what its usage records.
     pub tokens_injected: u32,
-    /// It holds a sync conflict not yet settled (the prompt says its versions disagree).
     pub conflict: bool,
 }
 
 /// A memory recalled on an earlier turn of the chat and sent again with this one.
-#[derive(Debug, Clone, Serialize, Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Carried`.
+#[derive(Debug, Clone, Serialize)]
 pub struct Carried {
-    /// Path relative to the memory root.
     pub path: String,
-    /// Name.
     pub name: String,
     /// Type.
     #[serde(rename = "type")]
     pub memory_type: Option<MemoryType>,
-    /// Characters of it put in the prompt.
     pub chars_injected: usize,
-    /// Tokens (estimated) of it in the prompt.
     pub tokens_injected: u32,
 }
 
 /// The result of a recall.
-#[derive(Debug, Clone, Serialize, Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::RecallResult`.
+#[derive(Debug, Clone, Serialize)]
 pub struct RecallResult {
-    /// How the memories were chosen.
     pub strategy: Strategy,
-    /// The chosen memories, best first.
     pub selected: Vec<Recalled>,
-    /// Topic memories in the workspace (the candidate set).
     pub docs_scanned: u32,
-    /// The memory section of the system prompt.
     pub prompt: String,
-    /// Characters of memory content injected in all.
     pub chars_injected: usize,
-    /// Memories from earlier turns of the chat sent again with this one (see
-    /// [`RecallRequest::carried`]).
     pub carried: Vec<Carried>,
-    /// Tokens (estimated) of the whole memory block in the prompt.
     pub tokens_injected: u32,
-    /// The block's budget in tokens, when it had one.
     pub budget_tokens: Option<u32>,
-    /// What was cut or left out to fit — MEMORY.md's caps, the budget — in sentences.
     pub cuts: Vec<String>,
-    /// Wall time in milliseconds.
     pub duration_ms: u32,
 }

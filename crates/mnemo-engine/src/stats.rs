@@ -9,7 +9,6 @@ use mnemo_core::Result;
 use mnemo_store::settings::Switches;
 use mnemo_store::{Vault, Workspace, doc, memory_md};
 use serde::Serialize;
-use specta::Type;
 
 /// Memories unchanged this long and never recalled count as stale.
 pub const STALE_DAYS: i64 = 90;
@@ -17,77 +16,45 @@ pub const STALE_DAYS: i64 = 90;
 pub const TELEMETRY: usize = 200;
 
 /// One telemetry event.
-#[derive(Debug, Clone, Serialize, Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::TelemetryEvent`.
+#[derive(Debug, Clone, Serialize)]
 pub struct TelemetryEvent {
-    /// RFC 3339.
     pub at: String,
-    /// `recall | extract | dream`.
     pub kind: String,
-    /// Its figures, as a JSON object text (strategy, status, duration_ms, …).
     pub data: String,
 }
 
 /// The status panel's figures for one workspace.
-#[derive(Debug, Clone, Serialize, Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::MemoryStats`.
+#[derive(Debug, Clone, Serialize)]
 pub struct MemoryStats {
-    /// Workspace id.
     pub workspace: String,
-    /// Extraction after chat turns is on.
     pub auto_extract: bool,
-    /// Dream after chat turns is on.
     pub auto_dream: bool,
-    /// When extraction last ran, and how it ended.
     pub last_extract_at: Option<String>,
-    /// `completed | failed | skipped`.
     pub last_extract_status: Option<String>,
-    /// When dream last ran.
     pub last_dream_at: Option<String>,
-    /// `updated | noop | failed`.
     pub last_dream_status: Option<String>,
-    /// The change group that undid the last dream's changes, when they were undone since (read
-    /// from the journal).
     pub last_dream_undone_by: Option<i64>,
-    /// Topic files.
     pub topics: u32,
-    /// Daily logs.
     pub logs: u32,
-    /// Conversation records (`chats/`).
     pub chats: u32,
-    /// Chat turns are kept as conversation records in this workspace.
     pub chat_records: bool,
-    /// Which way extraction and remember write with the model in effect, and why (`None`: no
-    /// model set; filled in by the API, which holds the model).
     pub extraction: Option<crate::planner::choice::Choice>,
-    /// MEMORY.md lines now, and its cap.
     pub memory_md_lines: u32,
-    /// MEMORY.md's line cap.
     pub memory_md_max_lines: u32,
-    /// MEMORY.md bytes now.
     pub memory_md_bytes: u32,
-    /// MEMORY.md's byte cap.
     pub memory_md_max_bytes: u32,
-    /// Files that are not valid memories (fix them).
     pub invalid: Vec<String>,
-    /// Memories unchanged for 90 days and not recalled in 90 days (usage is kept in the
-    /// journal): health proposes archiving them. Archived and pinned ones are not listed.
     pub stale: Vec<String>,
-    /// The memories whose recalls cost the most tokens in all, most first (at most 5): health
-    /// proposes trimming them.
     pub expensive: Vec<String>,
-    /// Archived memories (out of recall and MEMORY.md, still searchable).
     pub archived: Vec<String>,
-    /// Entries a mechanical dream would merge (likely duplicates).
     pub duplicates: u32,
-    /// The files holding them.
     pub duplicate_files: Vec<String>,
-    /// Memories sharing a name (case and spacing aside), each group sorted: one subject written
-    /// down twice, which may say different things. A person keeps one.
     pub same_name: Vec<Vec<String>>,
-    /// Pairs of memories of one type whose names are about the same subject ("Pet" and "The
-    /// user's pet": one name's words hold the other's, or they share most of them) without
-    /// sharing a name: they may say different things. At most [`MAX_SAME_SUBJECT`] pairs.
     pub same_subject: Vec<Vec<String>>,
-    /// Recent telemetry of this workspace, newest first.
     pub telemetry: Vec<TelemetryEvent>,
 }
 

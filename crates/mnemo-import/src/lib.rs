@@ -40,7 +40,7 @@ pub use memories::{Candidate, Note};
 pub use plan::{ImportPlan, PlannedFile};
 
 /// The formats Mnemo imports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ImportFormat {
     /// ChatGPT's data export (`conversations.json`).
@@ -101,7 +101,9 @@ impl ImportFormat {
 }
 
 /// What a person chose for an import.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ImportOptions`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImportOptions {
     /// The type of memories whose source names none (default `user`).
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
@@ -124,9 +126,10 @@ pub struct ImportOptions {
 }
 
 /// A type chosen for one folder of a markdown import.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::FolderType`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FolderType {
-    /// The folder, relative to the imported one (`journal`, `work/clients`).
     pub folder: String,
     /// Its notes' type.
     #[serde(rename = "type")]
@@ -156,111 +159,85 @@ impl ImportOptions {
 }
 
 /// Why one item of an import was left out (or changed).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Skip`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skip {
-    /// The item: `item 12`, `notes/a.md`, `conversation "Trip"`.
     pub item: String,
-    /// Why, in a sentence.
     pub reason: String,
 }
 
 /// One workspace of a whole-home export, as the preview offers it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::RestoreChoice`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RestoreChoice {
-    /// Its id in the export (and here).
     pub workspace: String,
-    /// Its files in the export.
     pub files: u32,
-    /// Whether this import restores it.
     pub chosen: bool,
-    /// Whether the home has it now (Mnemo's own are created when missing).
     pub exists: bool,
-    /// Another tool's memory or an added folder: restored only when named or ticked.
     pub other_tool: bool,
-    /// Why it is not restored (when it is not), in a sentence.
     pub why_not: Option<String>,
-    /// The memory folder a restore writes it into (here now, or where it lived and will be
-    /// made again: another tool's project folder, an added folder), shown so the person
-    /// confirms each target; `None` when there is no place for it on this computer.
     pub target: Option<String>,
 }
 
 /// How many of a type an import writes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::TypeCount`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TypeCount {
     /// The type.
     #[serde(rename = "type")]
     pub memory_type: MemoryType,
-    /// Memories (entries or notes) of it.
     pub count: u32,
 }
 
 /// One memory an import would write, as a sample.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Sample`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sample {
-    /// The file it goes to.
     pub path: String,
     /// Its type.
     #[serde(rename = "type")]
     pub memory_type: MemoryType,
-    /// Its text (first line, ≤ 200 characters).
     pub text: String,
 }
 
 /// What a conversation import would cost, estimated before it starts.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ConversationEstimate`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConversationEstimate {
-    /// Conversations in the source.
     pub conversations: u32,
-    /// Of them, already learnt from by an earlier run of this import (skipped).
     pub done_before: u32,
-    /// Messages in the conversations still to read.
     pub messages: u32,
-    /// Model calls expected (about two per window-sized piece of a conversation).
     pub model_calls: u32,
-    /// Tokens expected (prompts and answers, estimated at 3 bytes a token).
     pub tokens: u64,
-    /// The budget the run stops at (what was asked, or the estimate with a quarter more).
     pub budget_tokens: u64,
-    /// Tokens earlier runs of this import already spent.
     pub spent_tokens: u64,
-    /// Whether a model is configured: without one nothing can be learnt.
     pub model_ready: bool,
 }
 
 /// What an import would do (`--dry-run`, the app's preview); applying writes exactly this.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ImportPreview`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImportPreview {
-    /// The source as given.
     pub source: String,
-    /// Its format.
     pub format: Option<ImportFormat>,
-    /// The format's name.
     pub format_label: String,
-    /// The workspace it goes into.
     pub workspace: String,
-    /// Items read from the source (memories, notes or files).
     pub items: u32,
-    /// Memories that would be written.
     pub memories: u32,
-    /// Files that would be created.
     pub files: u32,
-    /// Memories by type.
     pub by_type: Vec<TypeCount>,
-    /// Items already in the workspace (or twice in the source): skipped.
     pub duplicates: u32,
-    /// Items holding a secret: refused.
     pub secrets: u32,
-    /// Items left out for other reasons (no text, unreadable, forgotten earlier…).
     pub skipped: u32,
-    /// Why items were left out or changed (the first 100).
     pub reasons: Vec<Skip>,
-    /// A few of the memories, as they would be written.
     pub samples: Vec<Sample>,
-    /// Conversations: the estimate (and `memories` / `files` are 0: the model decides).
     pub conversations: Option<ConversationEstimate>,
-    /// A fingerprint of the planned files: `import_start` with it refuses to write anything
-    /// else (the source or the workspace changed since the preview).
     pub plan: String,
     /// A whole-home Mnemo export: each workspace it holds, chosen or not (empty otherwise).
     #[serde(default)]

@@ -85,18 +85,14 @@ pub struct ManifestLine {
 }
 
 /// What an export wrote.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ExportResult`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExportResult {
-    /// The zip written.
     pub path: String,
-    /// Workspaces in it.
     pub workspaces: Vec<String>,
-    /// Files in it (MEMORY.md included, the manifest not).
     pub files: u32,
-    /// Bytes of those files.
     pub bytes: u64,
-    /// Files left out, each `workspace/path: why` (a hard link: its bytes may be another file's,
-    /// so it is never copied out) — the rest is exported.
     pub left_out: Vec<String>,
 }
 

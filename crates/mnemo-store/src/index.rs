@@ -28,24 +28,19 @@ pub use vectors::{EmbedJob, VectorCounts};
 use schema::MIGRATIONS;
 
 /// A doc as `list` shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::DocSummary`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DocSummary {
-    /// Workspace id.
     pub workspace: String,
-    /// Path relative to the memory root.
     pub path: String,
-    /// `topic` or `log`.
     pub kind: DocKind,
     /// Memory type (`None` for logs and invalid files).
     #[serde(rename = "type")]
     pub memory_type: Option<MemoryType>,
-    /// Name (the file stem when frontmatter lacks one).
     pub name: String,
-    /// One-line description.
     pub description: String,
-    /// Last modification (RFC 3339).
     pub mtime: String,
-    /// Whether the file is a well-formed memory.
     pub valid: bool,
     /// Why not, when it is not.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -55,39 +50,32 @@ pub struct DocSummary {
     /// it; a person should remove the secret.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,
-    /// Pinned (`pinned: true` or under `pinned/`): extraction and dream leave it alone.
     pub pinned: bool,
-    /// Archived (`archived: true`): out of recall and MEMORY.md, still searchable.
     pub archived: bool,
 }
 
 /// A flagged file's problem as it crosses the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ProblemOut`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProblemOut {
-    /// Stable code.
     pub code: String,
-    /// Explanation.
     pub message: String,
 }
 
 /// A search result.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Hit`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Hit {
-    /// Workspace id.
     pub workspace: String,
-    /// Path relative to the memory root.
     pub path: String,
-    /// Relevance (higher is better). What `search` returns reads 0–1: the fused score of
-    /// hybrid search, the share of the best match's BM25 for lexical search.
     pub score: f64,
-    /// Name.
     pub name: String,
     /// Memory type (`None` for logs and invalid files).
     #[serde(rename = "type")]
     pub memory_type: Option<MemoryType>,
-    /// One-line description.
     pub description: String,
-    /// Last modification (RFC 3339).
     pub mtime: String,
     /// Cosine similarity to the query's vector (hybrid search, when it was a vector candidate).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -115,11 +103,11 @@ pub struct Hit {
 }
 
 /// The passage of a memory that matched a search.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Passage`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Passage {
-    /// Its text (one paragraph of the body, cut with `…` when long).
     pub text: String,
-    /// The 1-based line of the file it starts on.
     pub line: u32,
 }
 
@@ -135,13 +123,12 @@ pub struct FileState {
 }
 
 /// Per-workspace counts.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Counts`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
-    /// Topic files.
     pub topics: u64,
-    /// Topic files flagged invalid.
     pub invalid: u64,
-    /// Daily logs.
     pub logs: u64,
 }
 

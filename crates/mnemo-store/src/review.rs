@@ -12,52 +12,29 @@ use crate::format::TopicFile;
 use crate::journal::ChangeOp;
 use crate::merge::{self, Conflict, entry_texts};
 
-/// What one change in a proposal does to an entry (or, for files that are not topic files, to
-/// the whole file).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "snake_case")]
-pub enum EntryOp {
-    /// A new entry.
-    Add,
-    /// An entry taken out.
-    Remove,
-    /// An entry rewritten.
-    Edit,
-    /// An entry moved to another place in the file (a dream's sorting).
-    Move,
-    /// Only the frontmatter (name, description, type) changes.
-    Fields,
-    /// The whole file (a daily log, or a file deleted whole).
-    File,
-}
+pub use mnemo_core::EntryOp;
 
 /// One change a person can accept or leave.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::EntryChange`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntryChange {
-    /// `path#n` (1-based within the file): what `accept … entries` names.
     pub id: String,
-    /// What it does.
     pub op: EntryOp,
-    /// The entry (or file) before; `None` for an addition.
     pub before: Option<String>,
-    /// The entry (or file) after; `None` for a removal.
     pub after: Option<String>,
 }
 
 /// The diff of one file: the base a proposal was made from and what it proposes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ProposalFile`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProposalFile {
-    /// Relative to the memory root.
     pub path: String,
-    /// Create, modify or delete.
     pub op: ChangeOp,
-    /// Hash of the bytes the proposal was made from (`None`: the file did not exist).
     pub base_hash: Option<String>,
-    /// Those bytes as text.
     pub before: Option<String>,
-    /// The proposed text (`None`: delete the file).
     pub after: Option<String>,
-    /// The changes, entry by entry.
     pub entries: Vec<EntryChange>,
 }
 

@@ -28,17 +28,19 @@ pub const AUTO_EXTRACT: &str = "auto_extract";
 pub const CHAT_RECORDS: &str = "chat_records";
 
 /// The folder list: what `get_settings` / `set_settings` show and change.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Settings`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(default)]
 pub struct Settings {
-    /// Folders the user added as workspaces.
     pub folders: Vec<FolderEntry>,
 }
 
 /// A user-added folder.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::FolderEntry`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct FolderEntry {
-    /// Absolute path of the memory folder.
     pub path: PathBuf,
 }
 

@@ -44,24 +44,22 @@ CREATE INDEX tasks_by_workspace ON tasks(workspace, created_at);
 "];
 
 /// One tool call of a task's agent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ToolStep`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolStep {
-    /// Tool name.
     pub name: String,
-    /// What it was asked (a short preview of its arguments).
     pub detail: String,
-    /// `null` while it runs; then whether it succeeded.
     pub ok: Option<bool>,
 }
 
 /// What a task did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::TaskResult`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskResult {
-    /// One line for people.
     pub summary: String,
-    /// Memory files written or deleted, relative to the memory root.
     pub files: Vec<String>,
-    /// The change group holding its changes (`null`: it changed nothing).
     pub group: Option<i64>,
     /// Memory types of the files it wrote.
     #[serde(default)]
@@ -79,35 +77,23 @@ pub struct TaskResult {
 }
 
 /// A background memory task.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::TaskInfo`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskInfo {
-    /// Id.
     pub id: String,
-    /// What it does.
     pub kind: TaskKind,
-    /// Workspace id.
     pub workspace: String,
-    /// The chat session it works for, if any.
     pub session: Option<String>,
-    /// Where it is.
     pub status: TaskStatus,
-    /// Why it was skipped or failed, in a word.
     pub reason: Option<TaskReason>,
-    /// Current phase, for display (`waiting`, `reading the transcript`, …).
     pub phase: Option<String>,
-    /// The tool calls so far (the newest [`MAX_TOOL_STEPS`]).
     pub tools: Vec<ToolStep>,
-    /// What it did, once completed.
     pub result: Option<TaskResult>,
-    /// What went wrong, once failed.
     pub error: Option<String>,
-    /// Created (RFC 3339, UTC).
     pub created_at: String,
-    /// Last change.
     pub updated_at: String,
-    /// Began running.
     pub started_at: Option<String>,
-    /// Ended.
     pub finished_at: Option<String>,
 }
 

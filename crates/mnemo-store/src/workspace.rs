@@ -36,24 +36,17 @@ pub struct Home {
 pub use crate::settings::{FolderEntry, Settings};
 
 /// One memory root plus where its bookkeeping lives.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Workspace`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Workspace {
-    /// Stable id: `personal`, a sanitized git root, `claude:<project>`, `qwen:<project>`, `folder:<path>`.
     pub id: String,
-    /// Where it comes from.
     pub kind: WorkspaceKind,
-    /// A human label (a Claude Code / Qwen Code project's own name, not its encoded folder).
     pub label: String,
-    /// Where it comes from, in full: the project folder a Claude Code / Qwen Code workspace
-    /// belongs to (when it can be found), else the memory folder (shown on hover).
     pub origin: String,
-    /// The memory root (only memories live here).
     pub memory_root: PathBuf,
-    /// Where Mnemo keeps `meta.json`, sessions and its write lock.
     pub state_dir: PathBuf,
-    /// Where `consolidation.lock` lives (the other tool's state dir for Qwen Code).
     pub lock_dir: PathBuf,
-    /// How writes here reach other people (`null`: they stay on this machine).
     pub shared: Option<Sharing>,
 }
 

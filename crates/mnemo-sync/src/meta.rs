@@ -12,28 +12,24 @@ use mnemo_store::format::TopicFile;
 use mnemo_store::merge::{self, Conflict};
 
 /// One choice of a conflict: a version and who made it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::SyncChoice`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SyncChoice {
-    /// Whose version, in words ("Ana's version", "deleted on laptop").
     pub label: String,
-    /// The version: entry texts (for a field, its one value). Empty = the entries deleted.
     pub texts: Vec<String>,
 }
 
 /// What a sync could not decide alone: kept for a person's choice, synced to every home.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::SyncConflict`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SyncConflict {
-    /// Stable id (the same conflict has the same id on every home).
     pub id: String,
-    /// The memory file, relative to its workspace's root.
     pub path: String,
-    /// `edited` (both versions kept), `deleted_and_edited` (the edit kept), `field` (ours kept).
     pub kind: String,
-    /// The frontmatter field, for `field`.
     pub field: Option<String>,
-    /// The versions to choose from.
     pub choices: Vec<SyncChoice>,
-    /// When it was found (RFC 3339).
     pub at: String,
 }
 

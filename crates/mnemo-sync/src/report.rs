@@ -12,40 +12,25 @@ use super::state::{SyncFlag, SyncRun};
 use mnemo_store::workspace::Workspace;
 
 /// A workspace's sync, as a sync left it or as `sync status` sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::WorkspaceSync`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WorkspaceSync {
-    /// Workspace id.
     pub workspace: String,
-    /// Its label.
     pub label: String,
-    /// Where it lives in the remote (`None`: it does not sync).
     pub key: Option<String>,
-    /// The remote it syncs through (a team's, when it is shared).
     pub remote: Option<String>,
-    /// It is shared with a team through its own remote.
     pub shared: bool,
-    /// Why it does not sync.
     pub not_synced: Option<String>,
-    /// When it last synced (RFC 3339).
     pub last_synced: Option<String>,
-    /// Files changed here since the last sync, not yet sent.
     pub pending: u32,
-    /// Files changed on the remote (as last fetched), not yet merged here.
     pub incoming: u32,
-    /// Files this sync changed here.
     pub changed: Vec<String>,
-    /// The change group holding them (undo it to take the sync's changes back).
     pub group: Option<i64>,
-    /// What waits for a choice.
     pub conflicts: Vec<SyncConflict>,
-    /// Files left out, and why.
     pub flagged: Vec<SyncFlag>,
-    /// Other workspaces here that sync as the same memory (checkouts of one project, a
-    /// worktree): their files are merged as one set and each holds all of them.
     pub shares_with: Vec<String>,
-    /// What this sync changed on the remote, for every machine (on the first workspace of a key).
     pub sent: FileCounts,
-    /// What this sync changed here.
     pub received: FileCounts,
 }
 
@@ -66,13 +51,12 @@ pub(super) struct Done {
 }
 
 /// Memory files added, removed and changed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::FileCounts`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct FileCounts {
-    /// Added.
     pub added: u32,
-    /// Removed.
     pub removed: u32,
-    /// Changed.
     pub changed: u32,
 }
 
@@ -85,34 +69,27 @@ impl FileCounts {
 }
 
 /// The home's sync: a run's report, or the status.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::RemoteSync`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RemoteSync {
-    /// The remote (`None`: sync is not set up).
     pub remote: Option<String>,
-    /// Automatic sync is on.
     pub auto: bool,
-    /// The commit this home is at.
     pub commit: Option<String>,
-    /// Commits here the remote lacks / on the remote not merged here (as last fetched).
     pub ahead: u32,
-    /// See `ahead`.
     pub behind: u32,
-    /// How the last attempt ended.
     pub last_run: Option<SyncRun>,
-    /// Per workspace.
     pub workspaces: Vec<WorkspaceSync>,
-    /// What the remote carries that no workspace here takes, and why (as last fetched).
     pub elsewhere: Vec<RemoteKey>,
 }
 
 /// Memory the remote carries that this home does not take (yet).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::RemoteKey`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RemoteKey {
-    /// Where it lives in the remote.
     pub key: String,
-    /// Its memory files.
     pub files: u32,
-    /// Why it is not here, and what brings it.
     pub why: String,
 }
 

@@ -12,11 +12,11 @@ use super::meta::SyncConflict;
 use mnemo_store::fsutil;
 
 /// `[sync]` in settings.toml.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::SyncSettings`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SyncSettings {
-    /// The remote: any git URL or a path to a (bare) repository. `None`: sync is off.
     pub remote: Option<String>,
-    /// Who this home's commits are by (`Name <email>`); default `Mnemo on <host>`.
     pub author: Option<String>,
     /// Sync automatically: after local changes (debounced) and on an interval.
     #[serde(default)]
@@ -196,24 +196,22 @@ fn host_name() -> String {
 }
 
 /// A file a sync did not carry, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::SyncFlag`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SyncFlag {
-    /// The file, relative to its workspace's root.
     pub path: String,
-    /// Why it was left out, in a sentence.
     pub why: String,
-    /// `here` (a local file that was not sent) or `remote` (a file on the remote not taken).
     pub side: String,
 }
 
 /// How the last sync attempt ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::SyncRun`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SyncRun {
-    /// When it ended (RFC 3339).
     pub at: String,
-    /// The error, if it failed (`remote_unreachable`: offline — local changes wait).
     pub error: Option<Error>,
-    /// The commit this home is at afterwards.
     pub commit: Option<String>,
 }
 

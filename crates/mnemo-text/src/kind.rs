@@ -1,52 +1,10 @@
 //! What a memory file is by its path: a topic, a daily log or a conversation record; under
 //! `pinned/` or `chats/`. Paths only — nothing here reads a file.
 
-use serde::Serialize;
-
 use crate::format::TopicFile;
 use crate::memory_md;
 
-/// What kind of document a file is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
-#[serde(rename_all = "lowercase")]
-pub enum DocKind {
-    /// A topic file (a memory).
-    Topic,
-    /// A daily log under `logs/YYYY/MM/`.
-    Log,
-    /// A conversation record under `chats/YYYY/MM/`: what the person said in one
-    /// chat session on one day.
-    Chat,
-}
-
-impl DocKind {
-    /// Wire name.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Topic => "topic",
-            Self::Log => "log",
-            Self::Chat => "chat",
-        }
-    }
-
-    /// From the wire name (anything else is a topic).
-    #[must_use]
-    pub fn parse(s: &str) -> Self {
-        match s {
-            "log" => Self::Log,
-            "chat" => Self::Chat,
-            _ => Self::Topic,
-        }
-    }
-
-    /// Plain markdown whose text is its body, appended to and merged by appending: a daily log
-    /// or a conversation record (no frontmatter, name or type).
-    #[must_use]
-    pub fn is_record(self) -> bool {
-        matches!(self, Self::Log | Self::Chat)
-    }
-}
+pub use mnemo_core::DocKind;
 
 /// Which relative paths are documents: `.md` files, not `MEMORY.md` at the root, nothing hidden,
 /// no name that holds a secret (it would land in the index, the journal and MEMORY.md; such a

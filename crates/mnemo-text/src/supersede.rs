@@ -18,13 +18,12 @@ use crate::format::{Entry, TopicFile, entries, summary_key};
 pub const PREFIX: &str = "Superseded:";
 
 /// When, by what and why an entry was superseded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Supersession`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Supersession {
-    /// The day (`YYYY-MM-DD`).
     pub at: String,
-    /// The summary of the entry that replaced it.
     pub by: String,
-    /// Who or why (`extraction`, a person's reason).
     pub why: Option<String>,
 }
 

@@ -125,7 +125,7 @@ async fn a_turn_recalls_streams_and_extracts_in_the_background() {
     };
     assert_eq!(
         result.status,
-        mnemo_engine::extract::ExtractStatus::Completed,
+        mnemo_api::wire::ExtractStatus::Completed,
         "{result:?}"
     );
     assert_eq!(result.files_written, vec!["project/deploy-day.md"]);
@@ -196,10 +196,7 @@ async fn without_a_model_chat_says_what_to_configure_and_the_rest_works() {
     let status = blocking(move || a.chat_send("personal".into(), id, "/memory".into()))
         .await
         .unwrap();
-    assert_eq!(
-        status.command,
-        Some(mnemo_engine::chat::ChatCommand::Memory)
-    );
+    assert_eq!(status.command, Some(mnemo_api::ChatCommand::Memory));
     assert!(status.reply.contains("1 memories"), "{}", status.reply);
     // Lexical recall, search and browsing work.
     let r = api

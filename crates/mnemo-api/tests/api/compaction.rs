@@ -90,10 +90,7 @@ async fn a_chat_past_a_small_window_is_compacted_into_the_daily_log_and_keeps_wo
 
     // It was compacted, first by the model, later without it (the summary request failed).
     assert!(compactions.len() >= 2, "{compactions:?}");
-    assert_eq!(
-        compactions[0].by,
-        mnemo_engine::chat::CompactionSource::Model
-    );
+    assert_eq!(compactions[0].by, mnemo_api::wire::CompactionSource::Model);
     assert!(
         compactions[0]
             .summary
@@ -101,7 +98,7 @@ async fn a_chat_past_a_small_window_is_compacted_into_the_daily_log_and_keeps_wo
     );
     assert_eq!(
         compactions[1].by,
-        mnemo_engine::chat::CompactionSource::Extractive
+        mnemo_api::wire::CompactionSource::Extractive
     );
     assert!(
         compactions[1]

@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use mnemo_api::Api;
 use mnemo_api::reexports::{TaskInfo, TaskKind, TaskStatus};
+use mnemo_api::wire::DreamReport;
 use mnemo_core::ErrorCode;
-use mnemo_store::dream_report::{DreamReport, DreamStatus, DreamStrategy};
+use mnemo_core::{DreamStatus, DreamStrategy};
 use mnemo_testkit::{FakeModel, Kind, Reply};
 use serde_json::json;
 
@@ -757,7 +758,7 @@ async fn slash_dream_in_chat_starts_a_manual_dream() {
     let (_d, api) = api();
     seed(&api);
     let r = send(&api, "/dream").await;
-    assert_eq!(r.command, Some(mnemo_engine::chat::ChatCommand::Dream));
+    assert_eq!(r.command, Some(mnemo_api::ChatCommand::Dream));
     let id = r.dream_task.expect("a dream task");
     assert!(r.reply.contains("Dreaming"), "{}", r.reply);
     let a = api.clone();

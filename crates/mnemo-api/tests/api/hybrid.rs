@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use mnemo_api::Api;
 use mnemo_api::reexports::{MemoryType, TaskKind};
-use mnemo_engine::Strategy;
+use mnemo_api::wire::Strategy;
 
 fn add(api: &Api, name: &str, desc: &str, ty: MemoryType, body: &str) {
     api.create(

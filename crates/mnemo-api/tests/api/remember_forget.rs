@@ -318,7 +318,7 @@ fn seed(api: &Api) {
     api.index(None).unwrap();
 }
 
-fn picks(p: &mnemo_engine::forget::ForgetPreview) -> Vec<ForgetPick> {
+fn picks(p: &mnemo_api::wire::ForgetPreview) -> Vec<ForgetPick> {
     p.selected
         .iter()
         .map(|e| ForgetPick {

@@ -329,7 +329,7 @@ async fn stale_proposals_are_rebased_or_refused_never_applied_blind() {
             p4,
             Some(AcceptChoice {
                 entries: None,
-                edits: vec![mnemo_store::journal::FileEdit {
+                edits: vec![mnemo_api::wire::FileEdit {
                     path: "new.md".into(),
                     content: secret,
                 }],
@@ -342,7 +342,7 @@ async fn stale_proposals_are_rebased_or_refused_never_applied_blind() {
         p4,
         Some(AcceptChoice {
             entries: None,
-            edits: vec![mnemo_store::journal::FileEdit {
+            edits: vec![mnemo_api::wire::FileEdit {
                 path: "new.md".into(),
                 content: edited.clone(),
             }],
@@ -369,7 +369,7 @@ async fn stale_proposals_are_rebased_or_refused_never_applied_blind() {
             p5,
             Some(AcceptChoice {
                 entries: None,
-                edits: vec![mnemo_store::journal::FileEdit {
+                edits: vec![mnemo_api::wire::FileEdit {
                     path: "elsewhere.md".into(),
                     content: OTHER.into(),
                 }],

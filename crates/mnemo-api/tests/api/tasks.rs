@@ -273,7 +273,7 @@ async fn the_folder_list_and_the_model_settings_keep_each_other() {
     let folder = d.path().join("notes");
     std::fs::create_dir_all(&folder).unwrap();
     let mut s = api.get_settings().unwrap();
-    s.folders.push(mnemo_store::workspace::FolderEntry {
+    s.folders.push(mnemo_api::wire::FolderEntry {
         path: folder.clone(),
     });
     api.set_settings(s).unwrap();

@@ -3,10 +3,9 @@
 //! (through the bindings) and draws the answer by the [`ChatCommand`] a turn result carries.
 
 use serde::Serialize;
-use specta::Type;
 
 /// A chat command, parsed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Type)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "name", rename_all = "camelCase")]
 pub enum ChatCommand {
     /// `/memory`: what memory this chat uses and what happened to it lately.

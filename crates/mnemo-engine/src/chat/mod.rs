@@ -16,7 +16,6 @@ use mnemo_core::{Error, ErrorCode, Result};
 use mnemo_llm::{Delta, LlmError};
 use mnemo_store::{Vault, Workspace};
 use serde::Serialize;
-use specta::Type;
 
 use crate::extract::ExtractResult;
 use crate::recall::RecallResult;
@@ -47,39 +46,26 @@ pub fn recall_timeout(client: &mnemo_llm::Client) -> Duration {
 }
 
 /// What one turn produced.
-#[derive(Debug, Clone, Serialize, Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::TurnResult`.
+#[derive(Debug, Clone, Serialize)]
 pub struct TurnResult {
-    /// The session.
     pub session: String,
-    /// The assistant's reply.
     pub reply: String,
-    /// The command Mnemo answered itself (`/memory` and the like), not the model; such turns
-    /// are not part of the transcript. `None`: a message the model answered.
     pub command: Option<ChatCommand>,
-    /// What recall injected (absent when memory is ignored for this chat).
     pub recall: Option<RecallResult>,
-    /// Memory files the chat model wrote itself this turn (none in review mode: see `proposal`).
     pub wrote: Vec<String>,
-    /// In review mode: the proposal the chat model's own writes became (nothing was written).
     pub proposal: Option<i64>,
-    /// What extraction did after the turn (`null`: not run inline — it runs in the background,
-    /// or memory is ignored for this chat).
     pub extract: Option<ExtractResult>,
-    /// The background memory task extracting after this turn, if one was scheduled.
     pub extract_task: Option<String>,
-    /// The dream this turn started (`/dream`) or queued (auto-dream), if any.
     pub dream_task: Option<String>,
-    /// The memory task a command started (`/remember`, `/forget --yes`), if any.
     pub command_task: Option<String>,
-    /// The older part of the conversation was compacted before this turn's request.
     pub compacted: Option<Compaction>,
-    /// What Mnemo removed from the message before anything saw or kept it, in a sentence
-    /// ("Your message held what looks like a secret (github_token) …"); `null` when nothing.
     pub redacted: Option<String>,
 }
 
 /// Who wrote a compaction's summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CompactionSource {
     /// The chat model.
@@ -100,18 +86,14 @@ impl CompactionSource {
 }
 
 /// A compaction of a chat's older messages into a summary.
-#[derive(Debug, Clone, Serialize, Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Compaction`.
+#[derive(Debug, Clone, Serialize)]
 pub struct Compaction {
-    /// Messages (from the session's start) the summary stands for; the chat pane draws its
-    /// marker after that many.
     pub upto: u32,
-    /// The summary the model sees in their place.
     pub summary: String,
-    /// Who wrote the summary.
     pub by: CompactionSource,
-    /// When (RFC 3339).
     pub at: String,
-    /// The daily log it was appended to (relative to the memory root), when that write worked.
     pub log: Option<String>,
 }
 

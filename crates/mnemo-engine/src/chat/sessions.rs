@@ -10,7 +10,6 @@ use mnemo_core::{Error, ErrorCode, Result};
 use mnemo_llm::Message;
 use mnemo_store::{Workspace, fsutil};
 use serde::{Deserialize, Serialize};
-use specta::Type;
 
 use super::NEW_CHAT_TITLE;
 
@@ -84,17 +83,14 @@ pub enum Record {
 }
 
 /// A session in the list.
-#[derive(Debug, Clone, Serialize, Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::SessionInfo`.
+#[derive(Debug, Clone, Serialize)]
 pub struct SessionInfo {
-    /// Id (file stem).
     pub id: String,
-    /// Title.
     pub title: String,
-    /// Messages so far.
     pub messages: u32,
-    /// Last change (RFC 3339).
     pub updated_at: String,
-    /// Memory ignored for this chat.
     pub ignore_memory: bool,
 }
 

@@ -87,6 +87,8 @@ pub fn list(snap: &Snapshot) -> Vec<Listed> {
 }
 
 /// What the model proposes.
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Proposal`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct Proposal {
     /// Entries that say the same thing.

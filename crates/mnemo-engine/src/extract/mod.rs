@@ -15,7 +15,6 @@ use mnemo_core::MemoryType;
 use mnemo_llm::Message;
 use mnemo_store::journal::Origin;
 use serde::Serialize;
-use specta::Type;
 
 use crate::agent::AgentLimits;
 use crate::planner::{Dropped, choice::Road};
@@ -76,7 +75,7 @@ impl ExtractResult {
 }
 
 /// How an extraction run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExtractStatus {
     /// It ran to the end.
@@ -100,21 +99,15 @@ impl ExtractStatus {
 }
 
 /// The outcome of an extraction run.
-#[derive(Debug, Clone, Serialize, Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ExtractResult`.
+#[derive(Debug, Clone, Serialize)]
 pub struct ExtractResult {
-    /// `completed`, `skipped` or `failed`.
     pub status: ExtractStatus,
-    /// Memory files written (relative paths).
     pub files_written: Vec<String>,
-    /// Types of the memories written.
     pub touched_types: Vec<MemoryType>,
-    /// Why it failed or was skipped.
     pub detail: Option<String>,
-    /// How many messages of the session's transcript this run covered (0 when it failed before
-    /// reading them): clients attach the result to the reply at that position.
     pub upto: u32,
-    /// Which way wrote (`None`: nothing ran).
     pub road: Option<Road>,
-    /// Facts the planner proposed but did not write, each with why.
     pub dropped: Vec<Dropped>,
 }

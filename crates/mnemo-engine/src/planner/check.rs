@@ -87,11 +87,11 @@ pub struct Kept {
 }
 
 /// A patch that was dropped, and why, in words.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Dropped`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Dropped {
-    /// The fact as the model gave it (cut to 200 characters).
     pub fact: String,
-    /// Why it was not written.
     pub reason: String,
 }
 

@@ -12,10 +12,9 @@ use std::path::Path;
 use mnemo_llm::{CancellationToken, Client, Extraction};
 use mnemo_store::state::{self, LearnedPath, ModelPaths};
 use serde::{Deserialize, Serialize};
-use specta::Type;
 
 /// The two ways of writing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Road {
     /// The tool-calling memory agent.
@@ -36,14 +35,12 @@ impl Road {
 }
 
 /// The way a model gets, and why, in words.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Choice`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Choice {
-    /// What runs first.
     pub road: Road,
-    /// `auto` still learning: when the agent writes nothing, the planner reads the same
-    /// messages.
     pub then_planner: bool,
-    /// Why, in a sentence.
     pub why: String,
 }
 

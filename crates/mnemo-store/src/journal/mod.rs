@@ -22,6 +22,7 @@ mod schema;
 mod usage;
 
 pub use forgotten::forgotten_key;
+pub use mnemo_core::ChangeOp;
 pub use proposals::{
     AcceptChoice, FileEdit, NewProposal, Proposal, ProposalOrigin, ProposalPage, ProposalStatus,
     ProposalSummary,
@@ -63,91 +64,39 @@ impl From<ChangeSource> for Origin {
 }
 
 /// A change group: the changes one job (an extraction run, a dream, a group undo…) made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::GroupInfo`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GroupInfo {
-    /// Group id (for `undo_group`).
     pub id: i64,
-    /// Workspace id.
     pub workspace: String,
-    /// What made it: `extract`, `dream`, `forget`, `remember`, `undo`.
     pub kind: String,
-    /// The memory task that made it, if any.
     pub task: Option<String>,
-    /// A human label.
     pub label: String,
-    /// When it began (RFC 3339, UTC).
     pub at: String,
-    /// The group this one undid, if it is a group undo.
     pub undoes: Option<i64>,
-    /// The group that undid this one (`null`: in effect).
     pub undone_by: Option<i64>,
-    /// Its changes, oldest first.
     pub changes: Vec<ChangeSummary>,
 }
 
 /// Largest content kept verbatim; larger sides keep only their hash.
 pub const MAX_KEPT_BYTES: usize = crate::fsutil::MAX_FILE_BYTES as usize;
 
-/// What a change did to its file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, specta::Type)]
-#[serde(rename_all = "snake_case")]
-pub enum ChangeOp {
-    /// The file was created.
-    Create,
-    /// The file's content changed.
-    Modify,
-    /// The file was deleted.
-    Delete,
-}
-
-impl ChangeOp {
-    /// The lowercase name used on every wire and in `journal.db`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Create => "create",
-            Self::Modify => "modify",
-            Self::Delete => "delete",
-        }
-    }
-
-    fn parse(s: &str) -> Self {
-        match s {
-            "create" => Self::Create,
-            "delete" => Self::Delete,
-            _ => Self::Modify,
-        }
-    }
-}
-
-impl std::fmt::Display for ChangeOp {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// One journaled change, without its content.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ChangeSummary`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChangeSummary {
-    /// Change id (for `undo`).
     pub id: i64,
-    /// Workspace id.
     pub workspace: String,
-    /// Path relative to the memory root.
     pub path: String,
-    /// Who made it.
     pub source: ChangeSource,
-    /// When (RFC 3339, UTC).
     pub at: String,
-    /// `create`, `modify` or `delete`.
     pub op: ChangeOp,
     /// The change this one undid, if it is an undo.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undoes: Option<i64>,
-    /// The change group it belongs to (`null`: a single change).
     pub group: Option<i64>,
-    /// The change that undid this one, recorded in the journal (`null`: in effect; a redo —
-    /// undoing that undo — puts it back in effect).
     pub undone_by: Option<i64>,
 }
 

@@ -12,116 +12,66 @@ use super::{Journal, now};
 use crate::db;
 use crate::review::ProposalFile;
 
-/// Where a proposal stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "snake_case")]
-pub enum ProposalStatus {
-    /// Waiting for a person.
-    Pending,
-    /// Being applied (a process stopped midway is finished by the next).
-    Accepting,
-    /// Applied (all of it, or the changes a person picked: see `note`).
-    Accepted,
-    /// Turned down.
-    Rejected,
-    /// Nobody decided in time: treated as rejected.
-    Expired,
-}
-
-impl ProposalStatus {
-    /// The name on every wire and in `journal.db`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::Accepting => "accepting",
-            Self::Accepted => "accepted",
-            Self::Rejected => "rejected",
-            Self::Expired => "expired",
-        }
-    }
-
-    fn parse(s: &str) -> Self {
-        match s {
-            "accepting" => Self::Accepting,
-            "accepted" => Self::Accepted,
-            "rejected" => Self::Rejected,
-            "expired" => Self::Expired,
-            _ => Self::Pending,
-        }
-    }
-}
+pub use mnemo_core::ProposalStatus;
 
 /// What a proposal came from, as far as it is known.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ProposalOrigin`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProposalOrigin {
-    /// The chat session whose turn was extracted.
     pub session: Option<String>,
-    /// The chat message (or remember request) it came from, cut to 300 characters.
     pub message: Option<String>,
-    /// The MCP client or remember client that asked.
     pub client: Option<String>,
-    /// The memory task that made it.
     pub task: Option<String>,
 }
 
 /// A proposal without its files' text (what the inbox lists).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ProposalSummary`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProposalSummary {
-    /// Its id (`mnemo inbox show ID`).
     pub id: i64,
-    /// Workspace id.
     pub workspace: String,
-    /// Who proposed it.
     pub source: ChangeSource,
-    /// The job: `extract`, `dream`, `remember`.
     pub kind: String,
-    /// In a few words.
     pub label: String,
-    /// What it came from.
     pub origin: ProposalOrigin,
-    /// When it was made (RFC 3339, UTC).
     pub at: String,
-    /// Where it stands.
     pub status: ProposalStatus,
-    /// When it was decided.
     pub resolved_at: Option<String>,
-    /// Why it ended as it did (expired, partly accepted, rejected and not to be learnt).
     pub note: Option<String>,
-    /// The change group that applied it (accepted), for history and undo.
     pub group: Option<i64>,
-    /// The files it changes.
     pub paths: Vec<String>,
-    /// How many changes (entries) it holds.
     pub changes: u32,
 }
 
 /// A proposal with each file's diff.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Proposal`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Proposal {
     /// The listing fields.
     #[serde(flatten)]
     pub summary: ProposalSummary,
-    /// Each file: what it was, what the proposal makes of it, entry by entry.
     pub files: Vec<ProposalFile>,
 }
 
 /// One page of a workspace's proposals, newest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::ProposalPage`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProposalPage {
-    /// The proposals on this page.
     pub items: Vec<ProposalSummary>,
-    /// How many match the filter.
     pub total: u32,
-    /// How many wait for a decision (the badge).
     pub pending: u32,
 }
 
 /// A person's choice when accepting: which changes (all when `entries` is `None`), and files
 /// they edited first (their text replaces the proposal's for that file).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::AcceptChoice`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AcceptChoice {
-    /// Change ids (`path#n`) to apply; `None`: all.
     pub entries: Option<Vec<String>>,
     /// Files edited before accepting.
     #[serde(default)]
@@ -129,11 +79,11 @@ pub struct AcceptChoice {
 }
 
 /// A file's text as a person edited it in a proposal.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::FileEdit`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileEdit {
-    /// Relative to the memory root.
     pub path: String,
-    /// The whole text to write.
     pub content: String,
 }
 

@@ -10,24 +10,17 @@ use super::Journal;
 use crate::db;
 
 /// What one memory was recalled for and what it cost.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::MemoryUsage`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryUsage {
-    /// Relative to the memory root.
     pub path: String,
-    /// Times a recall chose it.
     pub recalls: u32,
-    /// The last time (RFC 3339, UTC).
     pub last_recalled: Option<String>,
-    /// Tokens injected over every recall, counting the turns that sent it again from earlier in
-    /// a chat (estimated as the prompt block counts them).
     pub tokens: u64,
-    /// Times it was sent again from an earlier turn of a chat.
     pub carried: u32,
-    /// Tokens injected by the last recall.
     pub last_tokens: u32,
-    /// Distinct chat sessions it served.
     pub sessions: u32,
-    /// The newest of those sessions (at most 10), newest first.
     pub recent_sessions: Vec<String>,
 }
 

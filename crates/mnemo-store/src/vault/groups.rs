@@ -12,15 +12,13 @@ use crate::journal::{Change, GroupInfo, Origin};
 use crate::memory_md;
 
 /// What undoing a group did.
-#[derive(Debug, Clone, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::GroupUndo`.
+#[derive(Debug, Clone, Serialize)]
 pub struct GroupUndo {
-    /// The group undone.
     pub undone: i64,
-    /// The new group holding the undo (itself undoable).
     pub group: i64,
-    /// Workspace id.
     pub workspace: String,
-    /// Files restored, relative to the memory root.
     pub paths: Vec<String>,
     /// What a person should know about where the undo goes: set when the group was a sync's
     /// (changes another machine made): the undo travels with the next sync to every machine.

@@ -15,7 +15,7 @@ use crate::journal::Origin;
 use crate::memory_md;
 
 /// What applying an import wrote, per workspace.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ImportWritten {
     /// The workspace.
     pub workspace: String,

@@ -47,8 +47,8 @@ pub use read::{memory_index_for_prompt, memory_index_of};
 pub use review::{Accepted, DEFAULT_EXPIRE_DAYS};
 pub use scopes::Copied;
 pub use types::{
-    EntryOut, MemoryDetail, NewMemory, Patch, Semantic, Status, SyncReport, WorkspaceInfo,
-    WorkspaceStatus, WriteOutcome,
+    EntryOut, MemoryDetail, NewMemory, Patch, Status, SyncReport, WorkspaceInfo, WorkspaceStatus,
+    WriteOutcome,
 };
 pub use write::{Batch, WriteHold};
 pub use write_many::ManyWrite;

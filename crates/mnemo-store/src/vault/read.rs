@@ -252,10 +252,6 @@ impl Vault {
                 w.extend(self.home.refused_roots()?.iter().map(ToString::to_string));
                 w
             },
-            semantic: super::Semantic {
-                state: "unknown".to_owned(),
-                ..super::Semantic::default()
-            },
         })
     }
 }

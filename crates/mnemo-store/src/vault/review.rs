@@ -32,13 +32,12 @@ pub(super) struct Stage {
 }
 
 /// What accepting did.
-#[derive(Debug, Clone, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Accepted`.
+#[derive(Debug, Clone, Serialize)]
 pub struct Accepted {
-    /// The proposal as it now stands.
     pub proposal: ProposalSummary,
-    /// The change group that applied it (undo it to take it back).
     pub group: i64,
-    /// Files written.
     pub paths: Vec<String>,
 }
 

@@ -15,19 +15,15 @@ use crate::journal::Origin;
 use crate::memory_md;
 
 /// What a copy or move did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Copied`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Copied {
-    /// Where it came from.
     pub from_workspace: String,
-    /// Its path there.
     pub from_path: String,
-    /// Where it is now.
     pub workspace: String,
-    /// Its path there (another name when the same path held something else).
     pub path: String,
-    /// The target's change group (`None` when the same bytes were already there).
     pub group: Option<i64>,
-    /// The source's change group when it was moved (the delete).
     pub removed_group: Option<i64>,
 }
 

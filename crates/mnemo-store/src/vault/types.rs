@@ -6,40 +6,36 @@ use serde::Serialize;
 use crate::index::{Counts, DocSummary};
 use crate::workspace::Workspace;
 
-#[derive(Debug, Clone, Serialize, specta::Type)]
+/// Its fields are documented where clients read them: `mnemo_api::wire::WorkspaceInfo`.
+#[derive(Debug, Clone, Serialize)]
 pub struct WorkspaceInfo {
     /// The workspace.
     #[serde(flatten)]
     pub workspace: Workspace,
-    /// Counts from the index.
     pub counts: Counts,
 }
 
 /// One memory with its content, as `show` gives it.
-#[derive(Debug, Clone, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::MemoryDetail`.
+#[derive(Debug, Clone, Serialize)]
 pub struct MemoryDetail {
     /// Listing fields.
     #[serde(flatten)]
     pub summary: DocSummary,
-    /// Content hash (pass back to `update` to detect concurrent edits).
     pub hash: String,
-    /// The file text: exact, or redacted when it holds a secret (`summary.secret`); `None` for
-    /// binary / non-UTF-8 / too-large files.
     pub content: Option<String>,
-    /// The body after the frontmatter.
     pub body: String,
-    /// Body entries with stable ids.
     pub entries: Vec<EntryOut>,
-    /// Pinned: extraction and dream never change or delete it.
     pub pinned: bool,
 }
 
 /// An entry with its stable id.
-#[derive(Debug, Clone, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::EntryOut`.
+#[derive(Debug, Clone, Serialize)]
 pub struct EntryOut {
-    /// `relPath` or `relPath:index`.
     pub id: String,
-    /// Summary line.
     pub summary: String,
     /// `Why:` text.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -55,75 +51,47 @@ pub struct EntryOut {
 pub use mnemo_core::{NewMemory, Patch};
 
 /// What a write did.
-#[derive(Debug, Clone, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::WriteOutcome`.
+#[derive(Debug, Clone, Serialize)]
 pub struct WriteOutcome {
-    /// Workspace id.
     pub workspace: String,
-    /// Path relative to the memory root.
     pub path: String,
-    /// Journal id (`None` when the content was already as asked: nothing changed).
     pub change_id: Option<i64>,
-    /// Hash of the new content (`None` after a delete).
     pub hash: Option<String>,
-    /// Said plainly when the change reaches other people: the workspace is shared through git
-    /// (Qwen Code's team memory).
     pub shared: Option<String>,
 }
 
 /// What a sync or rebuild did.
-#[derive(Debug, Clone, Default, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::SyncReport`.
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct SyncReport {
-    /// Files looked at.
     pub scanned: usize,
-    /// Docs added or changed in the index.
     pub updated: usize,
-    /// Docs removed from the index.
     pub removed: usize,
 }
 
 /// Status of the home.
-#[derive(Debug, Clone, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::Status`.
+#[derive(Debug, Clone, Serialize)]
 pub struct Status {
-    /// `$MNEMO_HOME`.
     pub home: String,
-    /// Workspaces and counts.
     pub workspaces: Vec<WorkspaceStatus>,
-    /// Size of index.db in bytes.
     pub index_bytes: u64,
-    /// Recoveries that happened while opening (corrupt files moved aside, …).
     pub warnings: Vec<String>,
-    /// Semantic (hybrid) search: the local embedding model and how far embedding has got.
-    pub semantic: Semantic,
-}
-
-/// Whether hybrid search can run (the API fills this in; the vault knows only the vectors).
-#[derive(Debug, Clone, Default, Serialize, specta::Type)]
-pub struct Semantic {
-    /// `ready`, `not_installed`, `broken`, `off` (or `unknown` before the API looked).
-    pub state: String,
-    /// The model's id, when loaded.
-    pub model: Option<String>,
-    /// Memories (and logs) with a vector for that model.
-    pub embedded: u64,
-    /// Memories (and logs) in all.
-    pub total: u64,
-    /// What it means and what to do (how to install the model, what is wrong with its files).
-    pub message: String,
 }
 
 /// Status of one workspace.
-#[derive(Debug, Clone, Serialize, specta::Type)]
+///
+/// Its fields are documented where clients read them: `mnemo_api::wire::WorkspaceStatus`.
+#[derive(Debug, Clone, Serialize)]
 pub struct WorkspaceStatus {
-    /// Workspace id.
     pub id: String,
-    /// Kind.
     pub kind: WorkspaceKind,
-    /// Counts.
     pub counts: Counts,
-    /// Last extraction (from meta.json).
     pub last_extract_at: Option<String>,
-    /// Last dream (from meta.json).
     pub last_dream_at: Option<String>,
-    /// PID holding `consolidation.lock`, if any.
     pub consolidation_locked_by: Option<u32>,
 }

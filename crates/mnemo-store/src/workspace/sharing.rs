@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 /// How writes to a workspace reach other people.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "via", rename_all = "snake_case")]
 pub enum Sharing {
     /// Qwen Code's team memory: `folder` is tracked by git in the repository `repo`.

@@ -1,0 +1,51 @@
+//! The wire: every shape a command takes or returns, declared here and only here with its
+//! TypeScript binding (`specta::Type`) — the store's, the engine's, sync's and import's own
+//! types stay free to change. Each wire type is made from one of theirs with a `From` that names
+//! every field, so a field added to or dropped from a type below fails to compile here instead of
+//! changing what clients see without anyone deciding it. Closed sets every layer speaks (memory
+//! types, task, change, proposal and dream states, error codes) are `mnemo_core`'s.
+
+mod chat;
+mod import;
+mod journal;
+mod recall;
+mod sync;
+mod tasks;
+mod vault;
+
+pub use chat::{
+    ChatCommand, Choice, Compaction, CompactionSource, Dropped, ExtractResult, ExtractStatus, Road,
+    SessionInfo, TurnResult,
+};
+pub use import::{
+    ConversationEstimate, FolderType, ImportFormat, ImportOptions, ImportPreview, RestoreChoice,
+    Sample, Skip, TypeCount,
+};
+pub use journal::{
+    AcceptChoice, Accepted, ChangeSummary, EntryChange, FileEdit, GroupInfo, GroupUndo,
+    MemoryUsage, Proposal, ProposalFile, ProposalOrigin, ProposalPage, ProposalSummary,
+};
+pub use recall::{
+    Carried, ForgetEntry, ForgetPick, ForgetPreview, MemoryStats, RecallResult, Recalled, Strategy,
+    TelemetryEvent,
+};
+pub use sync::{
+    FileCounts, RemoteKey, RemoteSync, SyncChoice, SyncConflict, SyncFlag, SyncRun, SyncSettings,
+    WorkspaceSync,
+};
+pub use tasks::{
+    DreamMerge, DreamPlan, DreamReport, PlannedChange, TaskInfo, TaskResult, ToolStep,
+};
+pub use vault::{
+    Copied, Counts, DocSummary, EntryOut, ExportResult, FolderEntry, Hit, MemoryDetail, Passage,
+    ProblemOut, Semantic, Settings, Sharing, Status, Supersession, SyncReport, Workspace,
+    WorkspaceInfo, WorkspaceStatus, WriteOutcome,
+};
+
+#[cfg(test)]
+mod tests;
+
+/// Every item of a list, as the wire has it.
+pub(crate) fn all<T, W: From<T>>(items: Vec<T>) -> Vec<W> {
+    items.into_iter().map(W::from).collect()
+}

@@ -1,0 +1,664 @@
+//! What the vault's reads and writes look like on the wire: workspaces, memories, search hits,
+//! write outcomes, the home's status, the folder list, copies and exports.
+
+use std::path::PathBuf;
+
+use mnemo_core::{DocKind, MemoryType, WorkspaceKind};
+use serde::{Deserialize, Serialize};
+
+/// How writes to a workspace reach other people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(tag = "via", rename_all = "snake_case")]
+pub enum Sharing {
+    /// Qwen Code's team memory: `folder` is tracked by git in the repository `repo`.
+    QwenTeam {
+        /// The team memory folder.
+        folder: PathBuf,
+        /// The repository that tracks it.
+        repo: PathBuf,
+    },
+    /// Mnemo's sync carries it to a team's remote.
+    Team {
+        /// The team remote (as the person gave it).
+        remote: String,
+    },
+}
+
+impl From<mnemo_store::workspace::Sharing> for Sharing {
+    fn from(v: mnemo_store::workspace::Sharing) -> Self {
+        use mnemo_store::workspace::Sharing as S;
+        match v {
+            S::QwenTeam { folder, repo } => Self::QwenTeam { folder, repo },
+            S::Team { remote } => Self::Team { remote },
+        }
+    }
+}
+
+/// When, by what and why an entry was superseded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct Supersession {
+    /// The day (`YYYY-MM-DD`).
+    pub at: String,
+    /// The summary of the entry that replaced it.
+    pub by: String,
+    /// Who or why (`extraction`, a person's reason).
+    pub why: Option<String>,
+}
+
+impl From<mnemo_store::supersede::Supersession> for Supersession {
+    fn from(v: mnemo_store::supersede::Supersession) -> Self {
+        let mnemo_store::supersede::Supersession { at, by, why } = v;
+        Self { at, by, why }
+    }
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct ExportResult {
+    /// The zip written.
+    pub path: String,
+    /// Workspaces in it.
+    pub workspaces: Vec<String>,
+    /// Files in it (MEMORY.md included, the manifest not).
+    pub files: u32,
+    /// Bytes of those files.
+    pub bytes: u64,
+    /// Files left out, each `workspace/path: why` (a hard link: its bytes may be another file's,
+    /// so it is never copied out) — the rest is exported.
+    pub left_out: Vec<String>,
+}
+
+impl From<mnemo_store::export::ExportResult> for ExportResult {
+    fn from(v: mnemo_store::export::ExportResult) -> Self {
+        let mnemo_store::export::ExportResult {
+            path,
+            workspaces,
+            files,
+            bytes,
+            left_out,
+        } = v;
+        Self {
+            path,
+            workspaces,
+            files,
+            bytes,
+            left_out,
+        }
+    }
+}
+
+/// A doc as `list` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct DocSummary {
+    /// Workspace id.
+    pub workspace: String,
+    /// Path relative to the memory root.
+    pub path: String,
+    /// `topic` or `log`.
+    pub kind: DocKind,
+    /// Memory type (`None` for logs and invalid files).
+    #[serde(rename = "type")]
+    pub memory_type: Option<MemoryType>,
+    /// Name (the file stem when frontmatter lacks one).
+    pub name: String,
+    /// One-line description.
+    pub description: String,
+    /// Last modification (RFC 3339).
+    pub mtime: String,
+    /// Whether the file is a well-formed memory.
+    pub valid: bool,
+    /// Why not, when it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<ProblemOut>,
+    /// What secrets the file holds (`github_token (line 3)`): another program wrote them. Mnemo
+    /// shows, indexes and recalls it redacted, keeps none of its bytes, and its jobs never change
+    /// it; a person should remove the secret.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+    /// Pinned (`pinned: true` or under `pinned/`): extraction and dream leave it alone.
+    pub pinned: bool,
+    /// Archived (`archived: true`): out of recall and MEMORY.md, still searchable.
+    pub archived: bool,
+}
+
+impl From<mnemo_store::index::DocSummary> for DocSummary {
+    fn from(v: mnemo_store::index::DocSummary) -> Self {
+        let mnemo_store::index::DocSummary {
+            workspace,
+            path,
+            kind,
+            memory_type,
+            name,
+            description,
+            mtime,
+            valid,
+            problem,
+            secret,
+            pinned,
+            archived,
+        } = v;
+        Self {
+            workspace,
+            path,
+            kind,
+            memory_type,
+            name,
+            description,
+            mtime,
+            valid,
+            problem: problem.map(Into::into),
+            secret,
+            pinned,
+            archived,
+        }
+    }
+}
+
+/// A flagged file's problem as it crosses the wire.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+pub struct ProblemOut {
+    /// Stable code.
+    pub code: String,
+    /// Explanation.
+    pub message: String,
+}
+
+impl From<mnemo_store::index::ProblemOut> for ProblemOut {
+    fn from(v: mnemo_store::index::ProblemOut) -> Self {
+        let mnemo_store::index::ProblemOut { code, message } = v;
+        Self { code, message }
+    }
+}
+
+/// A search result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, specta::Type)]
+pub struct Hit {
+    /// Workspace id.
+    pub workspace: String,
+    /// Path relative to the memory root.
+    pub path: String,
+    /// Relevance (higher is better). What `search` returns reads 0–1: the fused score of
+    /// hybrid search, the share of the best match's BM25 for lexical search.
+    pub score: f64,
+    /// Name.
+    pub name: String,
+    /// Memory type (`None` for logs and invalid files).
+    #[serde(rename = "type")]
+    pub memory_type: Option<MemoryType>,
+    /// One-line description.
+    pub description: String,
+    /// Last modification (RFC 3339).
+    pub mtime: String,
+    /// Cosine similarity to the query's vector (hybrid search, when it was a vector candidate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector: Option<f64>,
+    /// BM25 as 0–1 of the best match (when it shared words with the query).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lexical: Option<f64>,
+    /// The words of its name and description that match the query's content words, as they
+    /// are written there (folded): what a list highlights. Function words never count; a
+    /// memory found by meaning alone has none.
+    #[serde(default)]
+    pub matched: Vec<String>,
+    /// The part of its text that matched best, with its place in the file (search fills it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passage: Option<Passage>,
+    /// Below where search stops counting it a match (its fused score far under the best, or
+    /// its meaning under the model's floor): ranked after every match, returned only to give a
+    /// client as many hits as it asked for. The app's list leaves them out.
+    #[serde(default)]
+    pub weak: bool,
+}
+
+impl From<mnemo_store::index::Hit> for Hit {
+    fn from(v: mnemo_store::index::Hit) -> Self {
+        let mnemo_store::index::Hit {
+            workspace,
+            path,
+            score,
+            name,
+            memory_type,
+            description,
+            mtime,
+            vector,
+            lexical,
+            matched,
+            doc_null: _,
+            passage,
+            weak,
+        } = v;
+        Self {
+            workspace,
+            path,
+            score,
+            name,
+            memory_type,
+            description,
+            mtime,
+            vector,
+            lexical,
+            matched,
+            passage: passage.map(Into::into),
+            weak,
+        }
+    }
+}
+
+/// The passage of a memory that matched a search.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+pub struct Passage {
+    /// Its text (one paragraph of the body, cut with `…` when long).
+    pub text: String,
+    /// The 1-based line of the file it starts on.
+    pub line: u32,
+}
+
+impl From<mnemo_store::index::Passage> for Passage {
+    fn from(v: mnemo_store::index::Passage) -> Self {
+        let mnemo_store::index::Passage { text, line } = v;
+        Self { text, line }
+    }
+}
+
+/// Per-workspace counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, specta::Type)]
+pub struct Counts {
+    /// Topic files.
+    pub topics: u64,
+    /// Topic files flagged invalid.
+    pub invalid: u64,
+    /// Daily logs.
+    pub logs: u64,
+}
+
+impl From<mnemo_store::index::Counts> for Counts {
+    fn from(v: mnemo_store::index::Counts) -> Self {
+        let mnemo_store::index::Counts {
+            topics,
+            invalid,
+            logs,
+        } = v;
+        Self {
+            topics,
+            invalid,
+            logs,
+        }
+    }
+}
+
+/// The folder list: what `get_settings` / `set_settings` show and change.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
+#[serde(default)]
+pub struct Settings {
+    /// Folders the user added as workspaces.
+    pub folders: Vec<FolderEntry>,
+}
+
+impl From<mnemo_store::settings::Settings> for Settings {
+    fn from(v: mnemo_store::settings::Settings) -> Self {
+        let mnemo_store::settings::Settings { folders } = v;
+        Self {
+            folders: folders.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl From<Settings> for mnemo_store::settings::Settings {
+    fn from(v: Settings) -> Self {
+        let Settings { folders } = v;
+        Self {
+            folders: folders.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// A user-added folder.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
+pub struct FolderEntry {
+    /// Absolute path of the memory folder.
+    pub path: PathBuf,
+}
+
+impl From<mnemo_store::settings::FolderEntry> for FolderEntry {
+    fn from(v: mnemo_store::settings::FolderEntry) -> Self {
+        let mnemo_store::settings::FolderEntry { path } = v;
+        Self { path }
+    }
+}
+
+impl From<FolderEntry> for mnemo_store::settings::FolderEntry {
+    fn from(v: FolderEntry) -> Self {
+        let FolderEntry { path } = v;
+        Self { path }
+    }
+}
+
+/// What a copy or move did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct Copied {
+    /// Where it came from.
+    pub from_workspace: String,
+    /// Its path there.
+    pub from_path: String,
+    /// Where it is now.
+    pub workspace: String,
+    /// Its path there (another name when the same path held something else).
+    pub path: String,
+    /// The target's change group (`None` when the same bytes were already there).
+    pub group: Option<i64>,
+    /// The source's change group when it was moved (the delete).
+    pub removed_group: Option<i64>,
+}
+
+impl From<mnemo_store::vault::Copied> for Copied {
+    fn from(v: mnemo_store::vault::Copied) -> Self {
+        let mnemo_store::vault::Copied {
+            from_workspace,
+            from_path,
+            workspace,
+            path,
+            group,
+            removed_group,
+        } = v;
+        Self {
+            from_workspace,
+            from_path,
+            workspace,
+            path,
+            group,
+            removed_group,
+        }
+    }
+}
+
+/// A workspace with its counts, as `workspaces` lists it.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct WorkspaceInfo {
+    /// The workspace.
+    #[serde(flatten)]
+    pub workspace: Workspace,
+    /// Counts from the index.
+    pub counts: Counts,
+}
+
+impl From<mnemo_store::vault::WorkspaceInfo> for WorkspaceInfo {
+    fn from(v: mnemo_store::vault::WorkspaceInfo) -> Self {
+        let mnemo_store::vault::WorkspaceInfo { workspace, counts } = v;
+        Self {
+            workspace: workspace.into(),
+            counts: counts.into(),
+        }
+    }
+}
+
+/// One memory with its content, as `show` gives it.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct MemoryDetail {
+    /// Listing fields.
+    #[serde(flatten)]
+    pub summary: DocSummary,
+    /// Content hash (pass back to `update` to detect concurrent edits).
+    pub hash: String,
+    /// The file text: exact, or redacted when it holds a secret (`summary.secret`); `None` for
+    /// binary / non-UTF-8 / too-large files.
+    pub content: Option<String>,
+    /// The body after the frontmatter.
+    pub body: String,
+    /// Body entries with stable ids.
+    pub entries: Vec<EntryOut>,
+    /// Pinned: extraction and dream never change or delete it.
+    pub pinned: bool,
+}
+
+impl From<mnemo_store::vault::MemoryDetail> for MemoryDetail {
+    fn from(v: mnemo_store::vault::MemoryDetail) -> Self {
+        let mnemo_store::vault::MemoryDetail {
+            summary,
+            hash,
+            content,
+            body,
+            entries,
+            pinned,
+        } = v;
+        Self {
+            summary: summary.into(),
+            hash,
+            content,
+            body,
+            entries: entries.into_iter().map(Into::into).collect(),
+            pinned,
+        }
+    }
+}
+
+/// An entry with its stable id.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct EntryOut {
+    /// `relPath` or `relPath:index`.
+    pub id: String,
+    /// Summary line.
+    pub summary: String,
+    /// `Why:` text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// `How to apply:` text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub how: Option<String>,
+    /// Replaced by a newer fact (kept, never recalled): when, by what, why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<Supersession>,
+}
+
+impl From<mnemo_store::vault::EntryOut> for EntryOut {
+    fn from(v: mnemo_store::vault::EntryOut) -> Self {
+        let mnemo_store::vault::EntryOut {
+            id,
+            summary,
+            why,
+            how,
+            superseded,
+        } = v;
+        Self {
+            id,
+            summary,
+            why,
+            how,
+            superseded: superseded.map(Into::into),
+        }
+    }
+}
+
+/// What a write did.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct WriteOutcome {
+    /// Workspace id.
+    pub workspace: String,
+    /// Path relative to the memory root.
+    pub path: String,
+    /// Journal id (`None` when the content was already as asked: nothing changed).
+    pub change_id: Option<i64>,
+    /// Hash of the new content (`None` after a delete).
+    pub hash: Option<String>,
+    /// Said plainly when the change reaches other people: the workspace is shared through git
+    /// (Qwen Code's team memory).
+    pub shared: Option<String>,
+}
+
+impl From<mnemo_store::vault::WriteOutcome> for WriteOutcome {
+    fn from(v: mnemo_store::vault::WriteOutcome) -> Self {
+        let mnemo_store::vault::WriteOutcome {
+            workspace,
+            path,
+            change_id,
+            hash,
+            shared,
+        } = v;
+        Self {
+            workspace,
+            path,
+            change_id,
+            hash,
+            shared,
+        }
+    }
+}
+
+/// What a sync or rebuild did.
+#[derive(Debug, Clone, Default, Serialize, specta::Type)]
+pub struct SyncReport {
+    /// Files looked at.
+    pub scanned: usize,
+    /// Docs added or changed in the index.
+    pub updated: usize,
+    /// Docs removed from the index.
+    pub removed: usize,
+}
+
+impl From<mnemo_store::vault::SyncReport> for SyncReport {
+    fn from(v: mnemo_store::vault::SyncReport) -> Self {
+        let mnemo_store::vault::SyncReport {
+            scanned,
+            updated,
+            removed,
+        } = v;
+        Self {
+            scanned,
+            updated,
+            removed,
+        }
+    }
+}
+
+/// Status of the home.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct Status {
+    /// `$MNEMO_HOME`.
+    pub home: String,
+    /// Workspaces and counts.
+    pub workspaces: Vec<WorkspaceStatus>,
+    /// Size of index.db in bytes.
+    pub index_bytes: u64,
+    /// Recoveries that happened while opening (corrupt files moved aside, …).
+    pub warnings: Vec<String>,
+    /// Semantic (hybrid) search: the local embedding model and how far embedding has got.
+    pub semantic: Semantic,
+}
+
+impl Status {
+    /// The vault's status with what the API found of semantic search.
+    pub(crate) fn new(status: mnemo_store::vault::Status, semantic: Semantic) -> Self {
+        let mnemo_store::vault::Status {
+            home,
+            workspaces,
+            index_bytes,
+            warnings,
+        } = status;
+        Self {
+            home,
+            workspaces: super::all(workspaces),
+            index_bytes,
+            warnings,
+            semantic,
+        }
+    }
+}
+
+/// Whether hybrid search can run: the local embedding model and how far embedding has got.
+#[derive(Debug, Clone, Default, Serialize, specta::Type)]
+pub struct Semantic {
+    /// `ready`, `not_installed`, `broken`, `off` (or `unknown` before the API looked).
+    pub state: String,
+    /// The model's id, when loaded.
+    pub model: Option<String>,
+    /// Memories (and logs) with a vector for that model.
+    pub embedded: u64,
+    /// Memories (and logs) in all.
+    pub total: u64,
+    /// What it means and what to do (how to install the model, what is wrong with its files).
+    pub message: String,
+}
+
+/// Status of one workspace.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct WorkspaceStatus {
+    /// Workspace id.
+    pub id: String,
+    /// Kind.
+    pub kind: WorkspaceKind,
+    /// Counts.
+    pub counts: Counts,
+    /// Last extraction (from meta.json).
+    pub last_extract_at: Option<String>,
+    /// Last dream (from meta.json).
+    pub last_dream_at: Option<String>,
+    /// PID holding `consolidation.lock`, if any.
+    pub consolidation_locked_by: Option<u32>,
+}
+
+impl From<mnemo_store::vault::WorkspaceStatus> for WorkspaceStatus {
+    fn from(v: mnemo_store::vault::WorkspaceStatus) -> Self {
+        let mnemo_store::vault::WorkspaceStatus {
+            id,
+            kind,
+            counts,
+            last_extract_at,
+            last_dream_at,
+            consolidation_locked_by,
+        } = v;
+        Self {
+            id,
+            kind,
+            counts: counts.into(),
+            last_extract_at,
+            last_dream_at,
+            consolidation_locked_by,
+        }
+    }
+}
+
+/// One memory root plus where its bookkeeping lives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+pub struct Workspace {
+    /// Stable id: `personal`, a sanitized git root, `claude:<project>`, `qwen:<project>`, `folder:<path>`.
+    pub id: String,
+    /// Where it comes from.
+    pub kind: WorkspaceKind,
+    /// A human label (a Claude Code / Qwen Code project's own name, not its encoded folder).
+    pub label: String,
+    /// Where it comes from, in full: the project folder a Claude Code / Qwen Code workspace
+    /// belongs to (when it can be found), else the memory folder (shown on hover).
+    pub origin: String,
+    /// The memory root (only memories live here).
+    pub memory_root: PathBuf,
+    /// Where Mnemo keeps `meta.json`, sessions and its write lock.
+    pub state_dir: PathBuf,
+    /// Where `consolidation.lock` lives (the other tool's state dir for Qwen Code).
+    pub lock_dir: PathBuf,
+    /// How writes here reach other people (`null`: they stay on this machine).
+    pub shared: Option<Sharing>,
+}
+
+impl From<mnemo_store::workspace::Workspace> for Workspace {
+    fn from(v: mnemo_store::workspace::Workspace) -> Self {
+        let mnemo_store::workspace::Workspace {
+            id,
+            kind,
+            label,
+            origin,
+            memory_root,
+            state_dir,
+            lock_dir,
+            shared,
+        } = v;
+        Self {
+            id,
+            kind,
+            label,
+            origin,
+            memory_root,
+            state_dir,
+            lock_dir,
+            shared: shared.map(Into::into),
+        }
+    }
+}
