@@ -1486,7 +1486,7 @@ export type Sample = {
 	text: string,
 };
 
-/**  Whether hybrid search can run (the API fills this in; the vault knows only the vectors). */
+/**  Whether hybrid search can run: the local embedding model and how far embedding has got. */
 export type Semantic = {
 	/**  `ready`, `not_installed`, `broken`, `off` (or `unknown` before the API looked). */
 	state: string,
@@ -1682,7 +1682,7 @@ export type TaskInfo = {
 	reason: TaskReason | null,
 	/**  Current phase, for display (`waiting`, `reading the transcript`, …). */
 	phase: string | null,
-	/**  The tool calls so far (the newest [`MAX_TOOL_STEPS`]). */
+	/**  The tool calls so far (the newest 200 at most). */
 	tools: ToolStep[],
 	/**  What it did, once completed. */
 	result: TaskResult | null,
@@ -1889,6 +1889,7 @@ export type Workspace = {
 	shared: Sharing | null,
 };
 
+/**  A workspace with its counts, as `workspaces` lists it. */
 export type WorkspaceInfo = {
 	/**  Counts from the index. */
 	counts: Counts,

@@ -201,7 +201,7 @@ pub struct TaskInfo {
     pub reason: Option<TaskReason>,
     /// Current phase, for display (`waiting`, `reading the transcript`, …).
     pub phase: Option<String>,
-    /// The tool calls so far (the newest `mnemo_store::tasks::MAX_TOOL_STEPS`).
+    /// The tool calls so far (the newest 200 at most).
     pub tools: Vec<ToolStep>,
     /// What it did, once completed.
     pub result: Option<TaskResult>,

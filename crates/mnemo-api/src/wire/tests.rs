@@ -232,7 +232,7 @@ fn the_journal_and_the_inbox_cross_as_the_journal_keeps_them() {
         at: "2026-11-30T10:00:00Z".into(),
         undoes: None,
         undone_by: Some(9),
-        changes: vec![change.clone()],
+        changes: vec![change],
     } => GroupInfo);
     same!(store::vault::GroupUndo {
         undone: 2,
@@ -372,7 +372,13 @@ fn what_a_person_chose_reaches_the_engine_sync_and_import_whole() {
 
 #[test]
 fn a_chat_command_crosses_as_the_engine_parsed_it() {
-    for text in ["/memory", "/remember I drink tea", "/forget tea", "/dream", "hello"] {
+    for text in [
+        "/memory",
+        "/remember I drink tea",
+        "/forget tea",
+        "/dream",
+        "hello",
+    ] {
         let parsed = mnemo_engine::chat::ChatCommand::parse(text);
         let wire = ChatCommand::parse(text);
         assert_eq!(
