@@ -20,21 +20,27 @@ pub const ARRAY_KEYS: &[&str] = &[
     "items",
 ];
 
-/// Marker message of the error used to stop reading early (not a failure).
-const STOP: &str = "\u{0}mnemo-stop";
-
 /// The largest element read (a conversation with all its messages; a fact is far smaller): a
 /// bigger one stops the import with its number, before it is held.
 pub const MAX_ELEMENT_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Marker of the read error raised when an element passes [`MAX_ELEMENT_BYTES`].
-const TOO_LARGE: &str = "mnemo-element-too-large";
-
-/// Bytes read since the current element began, while one is being read.
+/// The walk's state beside the parser: bytes read since the current element began (while one is
+/// being read), whether that passed [`MAX_ELEMENT_BYTES`], and whether the walk stopped on
+/// purpose. The parser's errors are told apart by these, never by their text.
 #[derive(Default)]
 struct Budget {
     reading: std::cell::Cell<bool>,
     used: std::cell::Cell<u64>,
+    exceeded: std::cell::Cell<bool>,
+    stopped: std::cell::Cell<bool>,
+}
+
+impl Budget {
+    /// The error that ends the walk early on purpose (not a failure).
+    fn stop<E: de::Error>(&self) -> E {
+        self.stopped.set(true);
+        E::custom("the walk stopped")
+    }
 }
 
 /// The file, counted against the current element's budget.
@@ -46,7 +52,8 @@ struct Counted<'a, R> {
 impl<R: Read> Read for Counted<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         if self.budget.reading.get() && self.budget.used.get() > MAX_ELEMENT_BYTES {
-            return Err(std::io::Error::other(TOO_LARGE));
+            self.budget.exceeded.set(true);
+            return Err(std::io::Error::other("an element passed the size limit"));
         }
         let n = self.inner.read(buf)?;
         self.budget.used.set(self.budget.used.get() + n as u64);
@@ -99,7 +106,7 @@ pub fn for_each(
     }
     match outcome {
         Ok(()) => de.end().map_err(|e| json_error(&e)),
-        Err(e) if e.to_string().starts_with(STOP) => Ok(()),
+        Err(_) if budget.stopped.get() => Ok(()),
         Err(e) => Err(json_error(&e)),
     }
 }
@@ -252,7 +259,7 @@ fn elements<'de, A: SeqAccess<'de>, F: FnMut(&Position, Value) -> Result<Next>>(
         let v = match next {
             Ok(Some(v)) => v,
             Ok(None) => break,
-            Err(e) if e.to_string().contains(TOO_LARGE) => {
+            Err(_) if budget.exceeded.get() => {
                 *failure = Some(Error::new(
                     ErrorCode::TooLarge,
                     format!(
@@ -263,16 +270,16 @@ fn elements<'de, A: SeqAccess<'de>, F: FnMut(&Position, Value) -> Result<Next>>(
                         MAX_ELEMENT_BYTES / (1024 * 1024)
                     ),
                 ));
-                return Err(de::Error::custom(STOP));
+                return Err(budget.stop());
             }
             Err(e) => return Err(e),
         };
         match f(&pos, v) {
             Ok(Next::More) => {}
-            Ok(Next::Stop) => return Err(de::Error::custom(STOP)),
+            Ok(Next::Stop) => return Err(budget.stop()),
             Err(e) => {
                 *failure = Some(e);
-                return Err(de::Error::custom(STOP));
+                return Err(budget.stop());
             }
         }
         pos.index += 1;
