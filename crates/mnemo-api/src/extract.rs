@@ -196,11 +196,7 @@ async fn run_one(
     if tasks.cancelled(&task, &token) {
         tasks.finish(&mut task, TaskStatus::Skipped, Some(TaskReason::Cancelled));
         return (
-            ExtractResult {
-                status: ExtractStatus::Skipped,
-                detail: Some("cancelled".into()),
-                ..ExtractResult::failed("")
-            },
+            ExtractResult::skipped("cancelled", 0),
             task,
         );
     }

@@ -62,12 +62,24 @@ impl ExtractResult {
     /// A run that failed before it could cover any message.
     #[must_use]
     pub fn failed(detail: impl Into<String>) -> Self {
+        Self::unread(ExtractStatus::Failed, detail.into(), 0)
+    }
+
+    /// A run that had nothing to read, or was not to: `why`; the messages up to `upto` count as
+    /// seen.
+    #[must_use]
+    pub fn skipped(why: impl Into<String>, upto: u32) -> Self {
+        Self::unread(ExtractStatus::Skipped, why.into(), upto)
+    }
+
+    /// A run that ended without reading with a model.
+    fn unread(status: ExtractStatus, detail: String, upto: u32) -> Self {
         Self {
-            status: ExtractStatus::Failed,
+            status,
             files_written: Vec::new(),
             touched_types: Vec::new(),
-            detail: Some(detail.into()),
-            upto: 0,
+            detail: Some(detail),
+            upto,
             road: None,
             dropped: Vec::new(),
         }

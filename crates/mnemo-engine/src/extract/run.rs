@@ -38,17 +38,7 @@ pub async fn run_extract(
     let started = Instant::now();
     let ws = vault.workspace(workspace)?;
     let (slice, upto) = match plan(req) {
-        Plan::Skip { why, upto } => {
-            return Ok(ExtractResult {
-                status: ExtractStatus::Skipped,
-                files_written: Vec::new(),
-                touched_types: Vec::new(),
-                detail: Some(why.into()),
-                upto,
-                road: None,
-                dropped: Vec::new(),
-            });
-        }
+        Plan::Skip { why, upto } => return Ok(ExtractResult::skipped(why, upto)),
         Plan::Read { slice, upto } => (slice, upto),
     };
     let choice = planner::choice::decide(&vault.home().root, client, cancel).await;
