@@ -4,15 +4,12 @@ import {
   activity,
   filteredTasks,
   formatDuration,
-  initialTasks,
   isNewer,
   matchesFilter,
   mergeTask,
   statusText,
   taskDuration,
-  tasksReducer,
 } from "./tasks";
-import type { TasksState } from "./tasks";
 import type { TaskInfo } from "./bindings";
 import { task } from "../test/fixtures";
 
@@ -61,35 +58,23 @@ describe("mergeTask", () => {
   });
 });
 
-describe("tasksReducer", () => {
-  it("merges a list load with events that arrived while it loaded", () => {
-    let s: TasksState = initialTasks;
-    // An event overtakes the load: the task has finished by now.
-    s = tasksReducer(s, { type: "updated", task: task("a", { created_at: at(0), updated_at: at(8) }) });
-    expect(s.loaded).toBe(false);
-    s = tasksReducer(s, {
-      type: "loaded",
-      answer: { ok: true, data: [running("a", 0, 2), queued("b", 1)] },
-    });
-    expect(s.loaded).toBe(true);
-    expect(s.tasks.map((t) => [t.id, t.status])).toEqual([
+describe("mergeTask", () => {
+  it("keeps the newer state whichever arrives first: a list read or an event", () => {
+    // An event overtook the read: the task has finished by now.
+    const finished = task("a", { created_at: at(0), updated_at: at(8) });
+    let list = mergeTask([running("a", 0, 2), queued("b", 1)], finished);
+    expect(list.map((t) => [t.id, t.status])).toEqual([
       ["b", "queued"],
       ["a", "completed"],
     ]);
+    // The read's older state of the same task changes nothing.
+    list = mergeTask(list, running("a", 0, 2));
+    expect(list.find((t) => t.id === "a")?.status).toBe("completed");
   });
 
-  it("keeps the list on a failed load and says why", () => {
-    let s = tasksReducer(initialTasks, { type: "loaded", answer: { ok: true, data: [queued("a", 0)] } });
-    s = tasksReducer(s, { type: "loaded", answer: { ok: false, error: { code: "network", message: "down" } } });
-    expect(s.tasks).toHaveLength(1);
-    expect(s.error?.code).toBe("network");
-    s = tasksReducer(s, { type: "loaded", answer: { ok: true, data: [queued("a", 0)] } });
-    expect(s.error).toBeNull();
-  });
-
-  it("returns the same state for a stale event", () => {
-    const s = tasksReducer(initialTasks, { type: "updated", task: running("a", 0, 5) });
-    expect(tasksReducer(s, { type: "updated", task: queued("a", 0) })).toBe(s);
+  it("ignores a stale event", () => {
+    const list = mergeTask([], running("a", 0, 5));
+    expect(mergeTask(list, queued("a", 0))).toEqual(list);
   });
 });
 

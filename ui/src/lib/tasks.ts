@@ -1,11 +1,10 @@
 // Background memory tasks (extraction, dream, remember, forget, embedding, import) as the status bar and the task
-// list show them: the recent list, folded from `tasks` answers and `task_updated` events by a pure
-// reducer (events may overtake a list load, and a stale state must not replace a newer one), how
-// many run, what to say about them, and how long each took.
+// list show them: how a task's new state merges into the recent list (events may overtake a list
+// read, and a stale state must not replace a newer one), how many run, what to say about them, and
+// how long each took.
 
 import type { TaskInfo, TaskKind, TaskReason, TaskStatus } from "./bindings";
 import type { UiError } from "./transport";
-import type { Answer } from "./useCommand";
 
 /** How many recent tasks the list loads and keeps. */
 export const TASK_LIMIT = 50;
@@ -18,13 +17,6 @@ export interface TasksState {
   /** The last failure loading the list. */
   error: UiError | null;
 }
-
-export type TasksAction =
-  | { type: "loaded"; answer: Answer<TaskInfo[]> }
-  /** A `task_updated` event, or the answer of `task_cancel`. */
-  | { type: "updated"; task: TaskInfo };
-
-export const initialTasks: TasksState = { tasks: [], loaded: false, error: null };
 
 export const TASK_KIND_LABELS: Record<TaskKind, string> = {
   extract: "Extract",
@@ -99,20 +91,6 @@ function merge(current: readonly TaskInfo[], incoming: readonly TaskInfo[]): Tas
 /** Merges one task's new state into the list (inserting it if new); older states are ignored. */
 export function mergeTask(tasks: readonly TaskInfo[], task: TaskInfo): TaskInfo[] {
   return merge(tasks, [task]);
-}
-
-export function tasksReducer(state: TasksState, action: TasksAction): TasksState {
-  switch (action.type) {
-    case "loaded":
-      if (!action.answer.ok) return { ...state, error: action.answer.error };
-      // Events that arrived while the list loaded may be newer than what it holds.
-      return { tasks: merge(action.answer.data, state.tasks), loaded: true, error: null };
-    case "updated": {
-      const had = state.tasks.find((t) => t.id === action.task.id);
-      if (had && !isNewer(action.task, had)) return state;
-      return { ...state, tasks: mergeTask(state.tasks, action.task) };
-    }
-  }
 }
 
 /**
