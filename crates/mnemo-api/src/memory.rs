@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use mnemo_core::{ChangeSource, Error, ErrorCode, MemoryType, Result};
+use mnemo_core::{ChangeSource, Error, ErrorCode, Field, MemoryType, Result};
 use serde::Serialize;
 use specta::Type;
 
@@ -15,19 +15,20 @@ use crate::{Api, clamp};
 
 pub use mnemo_core::{NewMemory, Patch};
 
-/// A name or description must be printable: no control character, no bidi override.
-fn check_printable(parts: &[&str]) -> Result<()> {
+/// A path, name or description must be printable: no control character, no bidi override.
+fn check_printable(parts: &[(Field, &str)]) -> Result<()> {
     match parts
         .iter()
-        .find(|p| p.chars().any(mnemo_store::fsutil::unsafe_char))
+        .find(|(_, p)| p.chars().any(mnemo_store::fsutil::unsafe_char))
     {
-        Some(p) => Err(Error::new(
+        Some((field, p)) => Err(Error::new(
             ErrorCode::InvalidPath,
             format!(
                 "`{}` holds a control character or a bidirectional override: use printable characters only",
                 mnemo_store::fsutil::printable(p)
             ),
-        )),
+        )
+        .on(Some(*field))),
         None => Ok(()),
     }
 }
@@ -109,9 +110,9 @@ impl Api {
     /// Create a memory (`conflict` if the path exists).
     pub fn create(&self, workspace: String, memory: NewMemory) -> Result<WriteOutcome> {
         check_printable(&[
-            memory.path.as_deref().unwrap_or(""),
-            &memory.name,
-            &memory.description,
+            (Field::Path, memory.path.as_deref().unwrap_or("")),
+            (Field::Name, &memory.name),
+            (Field::Description, &memory.description),
         ])?;
         let new = NewMemory {
             path: memory.path.filter(|p| !p.trim().is_empty()),
@@ -147,8 +148,8 @@ impl Api {
     /// Change a memory's fields and/or body.
     pub fn update(&self, workspace: String, path: String, patch: Patch) -> Result<WriteOutcome> {
         check_printable(&[
-            patch.name.as_deref().unwrap_or(""),
-            patch.description.as_deref().unwrap_or(""),
+            (Field::Name, patch.name.as_deref().unwrap_or("")),
+            (Field::Description, patch.description.as_deref().unwrap_or("")),
         ])?;
         let body = patch.body.clone();
         let before = body

@@ -69,6 +69,7 @@ impl FromStr for MemoryType {
                         "unknown memory type `{s}`: use one of user, feedback, project, reference"
                     ),
                 )
+                .on(Some(Field::Type))
             })
     }
 }
@@ -322,6 +323,36 @@ pub struct Error {
     pub code: ErrorCode,
     /// Human-readable explanation.
     pub message: String,
+    /// The field of a memory the error is about, when it is about one: a form shows it there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<Field>,
+}
+
+/// A field of a memory, as an error names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "lowercase")]
+pub enum Field {
+    /// The file's path under the memory root.
+    Path,
+    /// `name:` in the frontmatter.
+    Name,
+    /// `description:` in the frontmatter.
+    Description,
+    /// `type:` in the frontmatter.
+    Type,
+}
+
+impl Field {
+    /// The field a frontmatter key is.
+    #[must_use]
+    pub fn of_key(key: &str) -> Option<Self> {
+        match key {
+            "name" => Some(Self::Name),
+            "description" => Some(Self::Description),
+            "type" => Some(Self::Type),
+            _ => None,
+        }
+    }
 }
 
 impl Error {
@@ -330,7 +361,15 @@ impl Error {
         Self {
             code,
             message: message.into(),
+            field: None,
         }
+    }
+
+    /// The same error, about `field`.
+    #[must_use]
+    pub fn on(mut self, field: Option<Field>) -> Self {
+        self.field = field;
+        self
     }
 
     /// `not_found` with a message.

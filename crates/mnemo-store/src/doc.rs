@@ -177,6 +177,7 @@ pub fn analyze_in(root: &RootDir, rel: &str, kind: DocKind) -> Result<Option<Doc
             Problem {
                 code: ErrorCode::PathEscape,
                 message: fsutil::hard_link_refusal(Path::new(rel), names).message,
+                field: None,
             },
         )));
     }
@@ -194,6 +195,7 @@ pub fn analyze_in(root: &RootDir, rel: &str, kind: DocKind) -> Result<Option<Doc
                     "{size} bytes: larger than the {} byte limit for a memory file; split or trim it",
                     fsutil::MAX_FILE_BYTES
                 ),
+                field: None,
             },
         ))),
     }

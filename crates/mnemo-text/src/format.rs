@@ -5,7 +5,7 @@
 //! for every UTF-8 input, valid or not. Problems are reported in [`TopicFile::problem`] so invalid
 //! files are listed and flagged, never dropped. Edits touch only the frontmatter lines they change.
 
-use mnemo_core::{Error, ErrorCode, MemoryType, Result};
+use mnemo_core::{Error, ErrorCode, Field, MemoryType, Result};
 
 const BOM: &str = "\u{feff}";
 
@@ -16,6 +16,8 @@ pub struct Problem {
     pub code: ErrorCode,
     /// What is wrong and how to fix it.
     pub message: String,
+    /// The frontmatter field at fault, when one is.
+    pub field: Option<Field>,
 }
 
 impl Problem {
@@ -23,13 +25,14 @@ impl Problem {
         Self {
             code,
             message: message.into(),
+            field: None,
         }
     }
 
     /// Turn the problem into an error (for writes, which refuse invalid files).
     #[must_use]
     pub fn into_error(self) -> Error {
-        Error::new(self.code, self.message)
+        Error::new(self.code, self.message).on(self.field)
     }
 }
 
@@ -405,15 +408,19 @@ fn validate(f: &Fields) -> Option<Problem> {
     .map(|(k, _)| k)
     .collect();
     if !missing.is_empty() {
-        return Some(Problem::new(
-            ErrorCode::InvalidFrontmatter,
-            format!("frontmatter lacks {}", missing.join(", ")),
-        ));
+        return Some(Problem {
+            field: Field::of_key(missing[0]),
+            ..Problem::new(
+                ErrorCode::InvalidFrontmatter,
+                format!("frontmatter lacks {}", missing.join(", ")),
+            )
+        });
     }
     let t = f.type_raw.as_deref().unwrap_or_default();
-    t.parse::<MemoryType>()
-        .err()
-        .map(|e| Problem::new(e.code, e.message))
+    t.parse::<MemoryType>().err().map(|e| Problem {
+        field: e.field,
+        ..Problem::new(e.code, e.message)
+    })
 }
 
 /// Render a single-line YAML scalar safely (quoted when YAML would misread it).
@@ -423,19 +430,22 @@ fn yaml_scalar(key: &str, value: &str) -> Result<String> {
         return Err(Error::new(
             ErrorCode::InvalidFrontmatter,
             format!("`{key}` must not be empty"),
-        ));
+        )
+        .on(Field::of_key(key)));
     }
     if v.contains(['\n', '\r']) {
         return Err(Error::new(
             ErrorCode::InvalidFrontmatter,
             format!("`{key}` must be a single line"),
-        ));
+        )
+        .on(Field::of_key(key)));
     }
     let s = serde_yaml_ng::to_string(&v).map_err(|e| {
         Error::new(
             ErrorCode::InvalidFrontmatter,
             format!("cannot encode `{key}`: {e}"),
         )
+        .on(Field::of_key(key))
     })?;
     Ok(s.trim_end_matches('\n').to_owned())
 }

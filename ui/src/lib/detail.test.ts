@@ -24,8 +24,10 @@ describe("the detail pane's draft", () => {
 
   it("knows which field an error is about, and says a shared write in a sentence", () => {
     expect(fieldOf({ code: "invalid_type", message: "x" })).toBe("type");
-    expect(fieldOf({ code: "invalid_frontmatter", message: "missing name in frontmatter" })).toBe("name");
-    expect(fieldOf({ code: "invalid_content", message: "the description is too long" })).toBe("description");
+    expect(fieldOf({ code: "invalid_frontmatter", message: "frontmatter lacks name", field: "name" })).toBe("name");
+    expect(fieldOf({ code: "invalid_path", message: "`a\u202e` holds a control character", field: "description" })).toBe("description");
+    // The field is data: words in the message decide nothing.
+    expect(fieldOf({ code: "invalid_frontmatter", message: "the description is too long" })).toBeNull();
     expect(fieldOf({ code: "conflict", message: "name" })).toBeNull();
     expect(sharedNote("it is tracked by git")).toBe("Shared through git: it is tracked by git.");
     expect(sharingText({ via: "qwen_team", folder: "/r/.qwen/team-memory", repo: "/r" })).toBe(
@@ -35,7 +37,7 @@ describe("the detail pane's draft", () => {
   });
 
   it("puts a new memory's clash under its name (its file is named after it), or under the file typed", () => {
-    const refused = { code: "conflict", message: "`response-style.md` already exists: edit it, or pick another path" };
+    const refused = { code: "conflict", field: "path" as const, message: "`response-style.md` already exists: edit it, or pick another path" };
     expect(fieldOf(refused, { path: "" })).toBe("name");
     expect(fieldOf(refused, { path: "style.md" })).toBe("path");
     // Editing an existing memory: a conflict is about the whole file.

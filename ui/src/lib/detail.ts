@@ -1,7 +1,7 @@
 // The detail pane's pure parts: a memory as the form's draft, whether a draft changed, where a
 // new memory goes by default, which field an error is about, and a write's "shared" note.
 
-import type { MemoryDetail, Sharing, WorkspaceInfo } from "./bindings";
+import type { Field, MemoryDetail, Sharing, WorkspaceInfo } from "./bindings";
 import type { Draft } from "./browser";
 import { printable } from "./printable";
 import type { UiError } from "./transport";
@@ -43,13 +43,12 @@ export function sharingText(sharing: Sharing): string {
     : `Shared with your team through ${printable(sharing.remote)}: a change reaches every member at the next sync.`;
 }
 
-/** A form field an error can sit under. */
-export type FormField = "name" | "type" | "description" | "path";
+/** A form field an error can sit under: the fields Mnemo's errors name. */
+export type FormField = Field;
 
-/** A new memory's file is already there: the refusal says "already exists". */
+/** A new memory's file is already there: a conflict about its path. */
 function isClash(error: UiError): boolean {
-  // The server's words, or `nameClash`'s own once it said them for a person.
-  return error.code === "conflict" && /\balready exists\b|\balready has a (?:memory|file) of that name\b/i.test(error.message);
+  return error.code === "conflict" && error.field === "path";
 }
 
 /**
@@ -62,8 +61,8 @@ export function nameClash(error: UiError, typedPath: string): UiError | null {
   const file = /[`“]([^`”]+)[`”]/.exec(error.message)?.[1];
   const which = file ? ` (${file})` : "";
   return typedPath.trim()
-    ? { code: "conflict", message: `This workspace already has a file of that name${which}: choose another file name, or leave it empty.` }
-    : { code: "conflict", message: `This workspace already has a memory of that name${which}: choose another name, or open that memory and edit it.` };
+    ? { code: "conflict", field: "path", message: `This workspace already has a file of that name${which}: choose another file name, or leave it empty.` }
+    : { code: "conflict", field: "path", message: `This workspace already has a memory of that name${which}: choose another name, or open that memory and edit it.` };
 }
 
 /**
@@ -73,9 +72,5 @@ export function nameClash(error: UiError, typedPath: string): UiError | null {
 export function fieldOf(error: UiError, created?: { path: string }): FormField | null {
   if (created && isClash(error)) return created.path.trim() ? "path" : "name";
   if (error.code === "invalid_type") return "type";
-  if (error.code !== "invalid_frontmatter" && error.code !== "invalid_content" && error.code !== "invalid_path") return null;
-  if (/\bname\b/i.test(error.message)) return "name";
-  if (/\bdescription\b/i.test(error.message)) return "description";
-  if (/\btype\b/i.test(error.message)) return "type";
-  return null;
+  return error.field ?? null;
 }

@@ -104,6 +104,9 @@ describe("browser transport (fetch shim)", () => {
     const r = await commands.status();
     expect(r).toEqual({ status: "error", error: { code: "http_401", message: "Unauthorized" } });
     expect(httpError(500, "", null)).toEqual({ code: "http_500", message: "HTTP 500" });
+    // The field an error names is kept; one this build does not know is dropped.
+    expect(httpError(400, "", { code: "invalid_frontmatter", message: "m", field: "name" })).toEqual({ code: "invalid_frontmatter", message: "m", field: "name" });
+    expect(httpError(400, "", { code: "invalid_frontmatter", message: "m", field: "colour" })).toEqual({ code: "invalid_frontmatter", message: "m" });
   });
 
   it("maps a network failure to code network", async () => {

@@ -7,7 +7,7 @@
 // or from the server's Server-Sent Events stream.
 
 import { DESKTOP_ONLY as DESKTOP_ONLY_COMMANDS, events } from "./bindings";
-import type { ChatEvent, ErrorCode, MemoryChanged, SyncChanged, TaskInfo } from "./bindings";
+import type { ChatEvent, ErrorCode, Field, MemoryChanged, SyncChanged, TaskInfo } from "./bindings";
 
 /** What every generated command resolves to (tauri-specta's `typedError` shape). */
 export type Result<T, E> = { status: "ok"; data: T } | { status: "error"; error: E };
@@ -23,6 +23,8 @@ export type TransportErrorCode = "network" | "internal" | `http_${number}`;
 export type UiError = {
   code: ErrorCode | TransportErrorCode | (string & {});
   message: string;
+  /** The field of a memory the error is about, when Mnemo says so. */
+  field?: Field | null;
 };
 
 /** Marks the browser stand-in so `isTauri()` can tell it from the real thing. */
@@ -74,6 +76,13 @@ export function canRun(command: string): boolean {
   return isDesktop() || !DESKTOP_ONLY.has(command);
 }
 
+const FIELDS: readonly string[] = ["path", "name", "description", "type"] satisfies Field[];
+
+/** The error with the field a server named, when it named one this build knows. */
+function withField(error: UiError, field: unknown): UiError {
+  return typeof field === "string" && FIELDS.includes(field) ? { ...error, field: field as Field } : error;
+}
+
 function isErrorShape(v: unknown): v is UiError {
   return (
     typeof v === "object" &&
@@ -85,11 +94,11 @@ function isErrorShape(v: unknown): v is UiError {
 
 /** Turns a failed HTTP response into the `{code, message}` the Tauri transport would reject with. */
 export function httpError(status: number, statusText: string, body: unknown): UiError {
-  if (isErrorShape(body)) return { code: body.code, message: body.message };
+  if (isErrorShape(body)) return withField({ code: body.code, message: body.message }, body.field);
   // Also accept the CLI's envelope, `{"error": {code, message}}`.
   if (typeof body === "object" && body !== null && isErrorShape((body as { error?: unknown }).error)) {
     const e = (body as { error: UiError }).error;
-    return { code: e.code, message: e.message };
+    return withField({ code: e.code, message: e.message }, e.field);
   }
   return { code: `http_${status}`, message: statusText || `HTTP ${status}` };
 }

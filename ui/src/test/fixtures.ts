@@ -5,6 +5,7 @@ import type {
   ConversationEstimate,
   DocSummary,
   ErrorCode,
+  Field,
   ImportPreview,
   MemoryDetail,
   MemoryStats,
@@ -30,8 +31,8 @@ export function ok<T>(data: T): Result<T, ApiError> {
   return { status: "ok", data };
 }
 
-export function err<T = never>(code: ErrorCode, message: string): Result<T, ApiError> {
-  return { status: "error", error: { code, message } };
+export function err<T = never>(code: ErrorCode, message: string, field?: Field): Result<T, ApiError> {
+  return { status: "error", error: field ? { code, message, field } : { code, message } };
 }
 
 const counts = { topics: 5, invalid: 1, logs: 0 };
@@ -163,6 +164,7 @@ export function task(id: string, extra: Partial<TaskInfo> = {}): TaskInfo {
     status: "completed",
     reason: null,
     phase: null,
+    progress: null,
     tools: [],
     result: null,
     error: null,

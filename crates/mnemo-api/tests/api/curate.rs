@@ -221,3 +221,56 @@ fn the_status_counts_daily_logs_and_conversation_records() {
     let s = api.stats("personal".into()).unwrap();
     assert_eq!((s.chats, s.logs), (2, 1), "{s:?}");
 }
+
+#[test]
+fn a_refused_write_names_the_field_at_fault_on_every_wire() {
+    let (_d, api) = api();
+    let new = |name: &str, description: &str| mnemo_core::NewMemory {
+        path: None,
+        name: name.into(),
+        description: description.into(),
+        memory_type: mnemo_core::MemoryType::User,
+        body: "- a fact\n".into(),
+    };
+    let e = api
+        .create("personal".into(), new("Tea", "  "))
+        .unwrap_err();
+    assert_eq!(e.field, Some(mnemo_core::Field::Description), "{e:?}");
+    let e = api
+        .create("personal".into(), new("Tea\u{202e}", "drinks"))
+        .unwrap_err();
+    assert_eq!(e.field, Some(mnemo_core::Field::Name), "{e:?}");
+    seed(&api);
+    let e = api
+        .update(
+            "personal".into(),
+            "home.md".into(),
+            mnemo_core::Patch {
+                name: Some("two\nlines".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+    assert_eq!(e.field, Some(mnemo_core::Field::Name), "{e:?}");
+    // Over HTTP's dispatcher the error carries the field as data; one about no field has none.
+    let e = api
+        .call(
+            "create",
+            json!({"workspace": "personal", "memory": {"name": "Tea", "description": "", "type": "user", "body": "x"}}),
+        )
+        .unwrap_err();
+    assert_eq!(serde_json::to_value(&e).unwrap()["field"], "description");
+    // A new memory whose file is already there: the path clashes.
+    let e = api
+        .create(
+            "personal".into(),
+            mnemo_core::NewMemory {
+                path: Some("home.md".into()),
+                ..new("Home", "where")
+            },
+        )
+        .unwrap_err();
+    assert_eq!((e.code, e.field), (ErrorCode::Conflict, Some(mnemo_core::Field::Path)));
+    let e = api.get("personal".into(), "nope.md".into()).unwrap_err();
+    assert!(serde_json::to_value(&e).unwrap().get("field").is_none());
+}

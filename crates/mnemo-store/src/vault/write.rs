@@ -2,7 +2,7 @@
 
 use std::fs;
 
-use mnemo_core::{ChangeSource, Error, ErrorCode, MemoryChanged, Result, WorkspaceKind};
+use mnemo_core::{ChangeSource, Error, ErrorCode, Field, MemoryChanged, Result, WorkspaceKind};
 
 use super::{NewMemory, Patch, Vault, WriteOutcome, guard, not_a_memory, slug};
 use crate::doc::{self, DocKind};
@@ -39,7 +39,8 @@ impl Vault {
             Some(_) => Err(Error::new(
                 ErrorCode::Conflict,
                 format!("`{rel}` already exists: edit it, or pick another path"),
-            )),
+            )
+            .on(Some(Field::Path))),
             None => Ok(Some(bytes)),
         })
     }

@@ -77,6 +77,25 @@ fn invalid_files_are_flagged_with_a_reason() {
 }
 
 #[test]
+fn a_refused_write_names_the_field_at_fault() {
+    use mnemo_core::Field;
+    let field = |text: &str| TopicFile::parse(text).check().unwrap_err().field;
+    assert_eq!(field("---\ntype: user\n---\n"), Some(Field::Name));
+    assert_eq!(field("---\nname: a\ntype: user\n---\n"), Some(Field::Description));
+    assert_eq!(field("---\nname: a\ndescription: b\n---\n"), Some(Field::Type));
+    assert_eq!(
+        field("---\nname: a\ndescription: b\ntype: note\n---\n"),
+        Some(Field::Type)
+    );
+    // Not about one field: the whole file.
+    assert_eq!(field("just text\n"), None);
+    assert_eq!(field("---\n- a list\n---\n"), None);
+    let mut f = TopicFile::parse(GOOD);
+    assert_eq!(f.set_field("description", " ").unwrap_err().field, Some(Field::Description));
+    assert_eq!(f.set_field("name", "a\nb").unwrap_err().field, Some(Field::Name));
+}
+
+#[test]
 fn crlf_and_bom_files_parse() {
     let f = TopicFile::parse(
         "\u{feff}---\r\nname: a\r\ndescription: b\r\ntype: user\r\n---\r\nline\r\n",

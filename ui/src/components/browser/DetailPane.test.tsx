@@ -306,7 +306,7 @@ describe("a new memory", () => {
   }
 
   it("hints with a placeholder that cannot pass for a value, and says a name clash under the Name field", async () => {
-    api.create.mockResolvedValue(err("conflict", "`response-style.md` already exists: edit it, or pick another path"));
+    api.create.mockResolvedValue(err("conflict", "`response-style.md` already exists: edit it, or pick another path", "path"));
     renderNew();
     const name = screen.getByTestId<HTMLInputElement>("detail-name");
     expect(name.placeholder).toBe("e.g. Response style");
