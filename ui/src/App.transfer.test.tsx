@@ -108,7 +108,7 @@ async function selectPersonal() {
 
 describe("import and export in the workspace tools", () => {
   it("imports into the selected workspace, follows the task's updates, and the tasks panel names it", async () => {
-    const queued = task("import-1", { kind: "import", session: null, status: "queued", phase: "Writing 0 / 5 files", result: null, finished_at: null });
+    const queued = task("import-1", { kind: "import", session: null, status: "queued", phase: "Writing 0 / 5 files", progress: { done: 0, total: 5 }, result: null, finished_at: null });
     api.importPreview.mockResolvedValue(ok(memoryPreview()));
     api.importStart.mockResolvedValue(ok(queued));
     renderApp();
@@ -120,7 +120,7 @@ describe("import and export in the workspace tools", () => {
     fireEvent.click(await within(dialog).findByTestId("import-start"));
     await waitFor(() => expect(api.importStart).toHaveBeenCalledWith("/home/u/mem0.json", "personal", { type: "user" }, "p1"));
 
-    fire("task_updated", { ...queued, status: "running", phase: "Writing 2 / 5 files", updated_at: "2026-03-01T10:00:06Z" });
+    fire("task_updated", { ...queued, status: "running", phase: "Writing 2 / 5 files", progress: { done: 2, total: 5 }, updated_at: "2026-03-01T10:00:06Z" });
     await waitFor(() => expect(within(dialog).getByTestId("import-phase").textContent).toBe("Writing 2 / 5 files"));
     expect(screen.getByTestId("task-indicator").textContent).toContain("Importing…");
 

@@ -249,11 +249,11 @@ impl Api {
                 let mut progress = |done: u64, total: u64| {
                     if last.elapsed() >= Duration::from_millis(200) || done == total {
                         last = std::time::Instant::now();
-                        task.phase = Some(format!(
-                            "Embedding {} / {}",
-                            thousands(done),
-                            thousands(total)
-                        ));
+                        task.set_progress(
+                            format!("Embedding {} / {}", thousands(done), thousands(total)),
+                            done,
+                            total,
+                        );
                         api.tasks.save(&task);
                     }
                 };

@@ -139,7 +139,7 @@ impl Api {
             .spawn(move || {
                 task.set_status(TaskStatus::Running);
                 let total = planned.files.len() as u64;
-                task.phase = Some(format!("Writing 0 / {} files", thousands(total)));
+                task.set_progress(format!("Writing 0 / {} files", thousands(total)), 0, total);
                 api.tasks.save(&task);
                 let probe = task.clone();
                 let stop = || api.tasks.cancelled(&probe, &token);
@@ -148,11 +148,15 @@ impl Api {
                 let progress = |done: usize, n: usize| {
                     if last.elapsed() >= std::time::Duration::from_millis(200) || done == n {
                         last = std::time::Instant::now();
-                        t2.phase = Some(format!(
-                            "Writing {} / {} files",
-                            thousands(done as u64),
-                            thousands(n as u64)
-                        ));
+                        t2.set_progress(
+                            format!(
+                                "Writing {} / {} files",
+                                thousands(done as u64),
+                                thousands(n as u64)
+                            ),
+                            done as u64,
+                            n as u64,
+                        );
                         api.tasks.save(&t2);
                     }
                 };

@@ -205,10 +205,14 @@ impl Api {
         let ws = self.import_workspace(workspace)?;
         let rt = self.model.runtime.get()?;
         let (mut task, token) = self.tasks.create(TaskKind::Import, &ws.id, None);
-        task.phase = Some(format!(
-            "Conversation 0 / {}",
-            thousands(u64::from(est.conversations))
-        ));
+        task.set_progress(
+            format!(
+                "Conversation 0 / {}",
+                thousands(u64::from(est.conversations))
+            ),
+            0,
+            u64::from(est.conversations),
+        );
         self.tasks.save(&task);
         let started = task.clone();
         let job = Job {
@@ -475,11 +479,15 @@ impl Job {
             if done.contains(&c.id) {
                 continue;
             }
-            task.phase = Some(format!(
-                "Conversation {} / {}",
-                thousands(u64::from(index)),
-                thousands(u64::from(self.total))
-            ));
+            task.set_progress(
+                format!(
+                    "Conversation {} / {}",
+                    thousands(u64::from(index)),
+                    thousands(u64::from(self.total))
+                ),
+                u64::from(index),
+                u64::from(self.total),
+            );
             self.tasks.save(task);
             if self.tasks.cancelled(task, token) {
                 break End::Cancelled;

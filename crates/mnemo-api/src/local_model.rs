@@ -269,12 +269,13 @@ impl Api {
                     &mnemo_local::wheel_cache(),
                     &mnemo_local::python(),
                     |p| {
-                        shown.phase = Some(p.line());
+                        shown.set_progress(p.line(), p.done, p.total);
                         api.tasks.save(&shown);
                     },
                     || api.tasks.cancelled(&probe, &token),
                 );
                 task.phase = shown.phase;
+                task.progress = shown.progress;
                 // The model in effect follows at once (nothing set: the local model now).
                 if let Err(e) = api.model.refresh(&api.vault.home().root) {
                     tracing::warn!("reading the model settings again after the install: {e}");

@@ -76,6 +76,14 @@ pub struct TaskResult {
     pub proposal: Option<i64>,
 }
 
+/// How far a task's work has got, in the units its phase names (files, memories, conversations,
+/// bytes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskProgress {
+    pub done: u64,
+    pub total: u64,
+}
+
 /// A background memory task.
 ///
 /// Its fields are documented where clients read them: `mnemo_api::wire::TaskInfo`.
@@ -88,6 +96,10 @@ pub struct TaskInfo {
     pub status: TaskStatus,
     pub reason: Option<TaskReason>,
     pub phase: Option<String>,
+    /// Counted progress, when the phase counts something (a row written before it existed has
+    /// none).
+    #[serde(default)]
+    pub progress: Option<TaskProgress>,
     pub tools: Vec<ToolStep>,
     pub result: Option<TaskResult>,
     pub error: Option<String>,
@@ -110,6 +122,7 @@ impl TaskInfo {
             status: TaskStatus::Queued,
             reason: None,
             phase: Some("waiting".to_owned()),
+            progress: None,
             tools: Vec::new(),
             result: None,
             error: None,
@@ -118,6 +131,15 @@ impl TaskInfo {
             started_at: None,
             finished_at: None,
         }
+    }
+
+    /// Where the work is: `phase` for people, `done` of `total` for a progress bar.
+    pub fn set_progress(&mut self, phase: impl Into<String>, done: u64, total: u64) {
+        self.phase = Some(phase.into());
+        self.progress = Some(TaskProgress {
+            done: done.min(total),
+            total,
+        });
     }
 
     /// Move to `status`, stamping the times that go with it.
@@ -129,6 +151,7 @@ impl TaskInfo {
         if status.is_finished() {
             self.finished_at = Some(now.clone());
             self.phase = None;
+            self.progress = None;
         }
         self.status = status;
         self.updated_at = now;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Semantic } from "./bindings";
-import { embedPhaseText, modelName, preparedText, semanticSentence } from "./semantic";
+import { embedText, modelName, preparedText, semanticSentence } from "./semantic";
 
 const semantic = (extra: Partial<Semantic>): Semantic => ({ state: "ready", model: "m@0123456789ab", embedded: 10, total: 10, message: "", ...extra });
 
@@ -22,10 +22,14 @@ describe("semantic search in words", () => {
     expect(semanticSentence(semantic({ state: "unknown", message: "" }))).toBe("Search finds memories by their words only.");
   });
 
-  it("reads an embed task's phase in words", () => {
-    expect(embedPhaseText("Embedding 3,210 / 10,000")).toBe("Preparing memories for search by meaning: 3,210 of 10,000 done");
-    expect(embedPhaseText("Embedding…")).toBe("Preparing memories for search by meaning…");
-    expect(embedPhaseText("Loading the model")).toBe("Loading the model");
+  it("says where an embed task is from its status and counts", () => {
+    const running = { status: "running" as const, phase: "Embedding 3,210 / 10,000" };
+    expect(embedText({ ...running, progress: { done: 3210, total: 10000 } })).toBe(
+      `Preparing memories for search by meaning: ${(3210).toLocaleString()} of ${(10000).toLocaleString()} done`,
+    );
+    // Counts are data: a phase's digits alone say nothing.
+    expect(embedText({ ...running, progress: null })).toBe("Preparing memories for search by meaning…");
+    expect(embedText({ status: "queued", phase: "waiting", progress: null })).toBe("waiting");
     expect(preparedText(3, 10)).toBe("3 of 10 memories ready for search by meaning");
   });
 });

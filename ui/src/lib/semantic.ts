@@ -2,7 +2,7 @@
 // as a short fingerprint for a tooltip), what the search can do now, and how far preparing the
 // memories for search by meaning has got. Pure.
 
-import type { Semantic } from "./bindings";
+import type { Semantic, TaskInfo } from "./bindings";
 
 /** An embedding model as the UI names it. */
 export interface ModelName {
@@ -44,16 +44,13 @@ export function preparedText(embedded: number, total: number): string {
   return `${n(embedded)} of ${n(total)} memories ready for search by meaning`;
 }
 
-const EMBED_PHASE = /^Embedding\s+([\d,.\s]+?)\s*\/\s*([\d,.\s]+)$/;
-
 /**
- * An `embed` task's phase in words: "Embedding 4 / 10" → "Preparing memories for search by
- * meaning: 4 of 10 done", "Embedding…" → "Preparing memories for search by meaning…"; any other
- * phase as it is.
+ * Where an `embed` task is, in words, from its status and counts: "Preparing memories for search
+ * by meaning: 4 of 10 done" once it counts, "Preparing memories for search by meaning…" before;
+ * a queued one's phase as it is.
  */
-export function embedPhaseText(phase: string): string {
-  const m = EMBED_PHASE.exec(phase.trim());
-  if (m) return `Preparing memories for search by meaning: ${m[1].trim()} of ${m[2].trim()} done`;
-  if (/^Embedding(…|\.\.\.)?$/.test(phase.trim())) return "Preparing memories for search by meaning…";
-  return phase;
+export function embedText(task: Pick<TaskInfo, "status" | "phase" | "progress">): string {
+  if (task.status === "queued") return task.phase ?? "waiting";
+  const p = task.progress;
+  return p ? `Preparing memories for search by meaning: ${n(p.done)} of ${n(p.total)} done` : "Preparing memories for search by meaning…";
 }

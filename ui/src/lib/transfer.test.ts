@@ -21,7 +21,7 @@ import {
   leftOutParts,
   parseBudget,
   pathProblem,
-  phaseProgress,
+  progressOf,
   restoreImpossible,
   restoreNote,
   retick,
@@ -110,12 +110,12 @@ describe("an import's preview in words", () => {
 });
 
 describe("an import task", () => {
-  it("reads how far its phase has got", () => {
-    expect(phaseProgress("Writing 3 / 10 files")).toEqual({ done: 3, total: 10 });
-    expect(phaseProgress("Conversation 1,204 / 2,000")).toEqual({ done: 1204, total: 2000 });
-    expect(phaseProgress("Writing 0 / 0 files")).toBeNull();
-    expect(phaseProgress("reading the source")).toBeNull();
-    expect(phaseProgress(null)).toBeNull();
+  it("reads how far it has got from its counts, never from its phase's words", () => {
+    expect(progressOf({ progress: { done: 3, total: 10 } })).toEqual({ done: 3, total: 10 });
+    expect(progressOf({ progress: { done: 12, total: 10 } })).toEqual({ done: 10, total: 10 });
+    expect(progressOf({ progress: { done: 0, total: 0 } })).toBeNull();
+    expect(progressOf({ progress: null })).toBeNull();
+    expect(progressOf(task("t", { phase: "Writing 3 / 10 files", progress: null }))).toBeNull();
   });
 
   it("tells how it ended, and that a conversation import goes on when run again", () => {

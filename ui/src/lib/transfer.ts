@@ -3,7 +3,7 @@
 // ended, where an export goes by default, and what a copy or a move did. Pure: the dialogs in
 // components/transfer/ call the commands.
 
-import type { ConversationEstimate, Copied, ExportResult, ImportPreview, MemoryType, RestoreChoice, TaskInfo } from "./bindings";
+import type { ConversationEstimate, Copied, ExportResult, ImportPreview, MemoryType, RestoreChoice, TaskInfo, TaskProgress } from "./bindings";
 import { isActive } from "./tasks";
 
 /** The formats Import… reads, in one line under its path field. */
@@ -157,14 +157,11 @@ export function retick(choices: readonly RestoreChoice[], ticked: readonly strin
 
 // ---- The task ----
 
-/** How far a phase says it has got: "Writing 3 / 10 files" → {done: 3, total: 10}. */
-export function phaseProgress(phase: string | null | undefined): { done: number; total: number } | null {
-  const m = /(\d[\d,]*)\s*\/\s*(\d[\d,]*)/.exec(phase ?? "");
-  if (!m) return null;
-  const done = Number(m[1].replace(/,/g, ""));
-  const total = Number(m[2].replace(/,/g, ""));
-  if (!Number.isFinite(done) || !Number.isFinite(total) || total <= 0) return null;
-  return { done: Math.min(done, total), total };
+/** How far a task has got, for a bar: the counts it reports (`null`: it counts nothing, or nothing yet). */
+export function progressOf(task: Pick<TaskInfo, "progress">): TaskProgress | null {
+  const p = task.progress;
+  if (!p || p.total <= 0) return null;
+  return { done: Math.min(p.done, p.total), total: p.total };
 }
 
 /** The workspace's import under way, if any (Import… shows it instead of a new form). */

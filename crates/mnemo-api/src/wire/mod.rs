@@ -34,7 +34,7 @@ pub use sync::{
     WorkspaceSync,
 };
 pub use tasks::{
-    DreamMerge, DreamPlan, DreamReport, PlannedChange, TaskInfo, TaskResult, ToolStep,
+    DreamMerge, DreamPlan, DreamReport, PlannedChange, TaskInfo, TaskProgress, TaskResult, ToolStep,
 };
 pub use vault::{
     Copied, Counts, DocSummary, EntryOut, ExportResult, FolderEntry, Hit, MemoryDetail, Passage,

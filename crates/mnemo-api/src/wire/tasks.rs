@@ -184,6 +184,23 @@ impl From<mnemo_store::tasks::TaskResult> for TaskResult {
     }
 }
 
+/// How far a task's work has got, in the units its phase names (files, memories, conversations,
+/// bytes): what a progress bar shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct TaskProgress {
+    /// Done so far.
+    pub done: u64,
+    /// In all.
+    pub total: u64,
+}
+
+impl From<mnemo_store::tasks::TaskProgress> for TaskProgress {
+    fn from(v: mnemo_store::tasks::TaskProgress) -> Self {
+        let mnemo_store::tasks::TaskProgress { done, total } = v;
+        Self { done, total }
+    }
+}
+
 /// A background memory task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 pub struct TaskInfo {
@@ -201,6 +218,9 @@ pub struct TaskInfo {
     pub reason: Option<TaskReason>,
     /// Current phase, for display (`waiting`, `reading the transcript`, …).
     pub phase: Option<String>,
+    /// How far the work has got, when the phase counts something (`null` otherwise and once it
+    /// ended).
+    pub progress: Option<TaskProgress>,
     /// The tool calls so far (the newest 200 at most).
     pub tools: Vec<ToolStep>,
     /// What it did, once completed.
@@ -227,6 +247,7 @@ impl From<mnemo_store::tasks::TaskInfo> for TaskInfo {
             status,
             reason,
             phase,
+            progress,
             tools,
             result,
             error,
@@ -243,6 +264,7 @@ impl From<mnemo_store::tasks::TaskInfo> for TaskInfo {
             status,
             reason,
             phase,
+            progress: progress.map(Into::into),
             tools: tools.into_iter().map(Into::into).collect(),
             result: result.map(Into::into),
             error,

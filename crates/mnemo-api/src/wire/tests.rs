@@ -286,7 +286,7 @@ fn a_task_crosses_as_the_task_store_keeps_it() {
     same!(task => TaskInfo);
     task.status = TaskStatus::Completed;
     task.reason = Some(TaskReason::Cancelled);
-    task.phase = Some("merging".into());
+    task.set_progress("Writing 3 / 7 files", 3, 7);
     task.tools = vec![store::tasks::ToolStep {
         name: "read_file".into(),
         detail: "tea.md".into(),

@@ -308,7 +308,7 @@ describe("memory task bar", () => {
   });
 
   it("names an import, with its phase while it runs, and says a stopped one's summary once", async () => {
-    const running = task("import-1", { kind: "import", session: null, status: "running", phase: "Conversation 3 / 20", finished_at: null, updated_at: "2026-03-01T10:00:03Z" });
+    const running = task("import-1", { kind: "import", session: null, status: "running", phase: "Conversation 3 / 20", progress: { done: 3, total: 20 }, finished_at: null, updated_at: "2026-03-01T10:00:03Z" });
     const summary = "cancelled after 2 conversations: wrote 1 memory files; run the import again to go on";
     const stopped = task("import-0", { kind: "import", session: null, status: "failed", reason: "cancelled", error: summary, result: { summary, files: ["a.md"], group: 4 } });
     api.tasks.mockResolvedValue(ok([running, stopped]));

@@ -3,7 +3,7 @@ import { commands } from "../../lib/bindings";
 import type { TaskInfo, ToolStep } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { formatTime } from "../../lib/format";
-import { embedPhaseText } from "../../lib/semantic";
+import { embedText } from "../../lib/semantic";
 import {
   DREAMING_TEXT,
   TASK_KIND_LABELS,
@@ -299,7 +299,7 @@ export function TaskRow({ task: t, now, onUpdated, onOpenMemory, onOpenDream, on
           </button>
         )}
       </div>
-      {active && t.phase && <div className="task-phase muted">{t.kind === "embed" ? embedPhaseText(t.phase) : t.phase}</div>}
+      {active && t.phase && <div className="task-phase muted">{t.kind === "embed" ? embedText(t) : t.phase}</div>}
       {t.status === "running" && t.tools.length > 0 && <ToolSteps tools={t.tools} />}
       {t.result?.summary && (
         <div className="task-summary">

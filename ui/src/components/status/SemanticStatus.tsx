@@ -2,7 +2,7 @@ import { useState } from "react";
 import { commands } from "../../lib/bindings";
 import type { TaskInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
-import { embedPhaseText, modelName, preparedText, semanticSentence } from "../../lib/semantic";
+import { embedText, modelName, preparedText, semanticSentence } from "../../lib/semantic";
 import { isActive } from "../../lib/tasks";
 import { useCommand } from "../../lib/useCommand";
 import { useHomeStatus, useRefetchOn } from "../../lib/queries";
@@ -99,7 +99,7 @@ export function SemanticStatus({ tasks, onStarted }: Props) {
         <div className="semantic-progress">
           <span data-testid="semantic-progress">
             {embedding
-              ? embedPhaseText(embedding.phase ?? "Embedding…")
+              ? embedText(embedding)
               : semantic && missing
                 ? preparedText(semantic.embedded, semantic.total)
                 : ""}

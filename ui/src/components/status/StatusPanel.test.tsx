@@ -439,7 +439,7 @@ describe("semantic search", () => {
 
   it("shows how far embedding got, embeds now, follows the task and reads the counts again when it ends", async () => {
     api.status.mockResolvedValue(ok(status(READY)));
-    const started = task("m1", { kind: "embed", workspace: "*", session: null, status: "running", phase: "Embedding 4 / 10", finished_at: null });
+    const started = task("m1", { kind: "embed", workspace: "*", session: null, status: "running", phase: "Embedding 4 / 10", progress: { done: 4, total: 10 }, finished_at: null });
     api.embed.mockResolvedValue(ok(started));
     const list = taskList();
     const { update } = renderPanel(list);

@@ -71,7 +71,7 @@ function homePreview(options: ImportOptions | null) {
 }
 
 const started = (extra: Partial<TaskInfo> = {}) =>
-  task("import-1", { kind: "import", session: null, status: "queued", phase: "Writing 0 / 5 files", result: null, finished_at: null, ...extra });
+  task("import-1", { kind: "import", session: null, status: "queued", phase: "Writing 0 / 5 files", progress: { done: 0, total: 5 }, result: null, finished_at: null, ...extra });
 
 beforeEach(() => {
   for (const f of [onUpdated, onUndone, onClose]) f.mockReset();
@@ -144,7 +144,7 @@ describe("Import…", () => {
       <ImportDialog
         workspace="personal"
         workspaceLabel={label}
-        tasks={[started({ status: "running", phase: "Writing 3 / 5 files" })]}
+        tasks={[started({ status: "running", phase: "Writing 3 / 5 files", progress: { done: 3, total: 5 } })]}
         onUpdated={onUpdated}
         onUndone={onUndone}
         onClose={onClose}
@@ -176,7 +176,7 @@ describe("Import…", () => {
   });
 
   it("cancels an import under way", async () => {
-    const running = started({ status: "running", phase: "Conversation 2 / 20" });
+    const running = started({ status: "running", phase: "Conversation 2 / 20", progress: { done: 2, total: 20 } });
     api.taskCancel.mockResolvedValue(ok({ ...running, status: "failed", reason: "cancelled" }));
     renderDialog([running]);
     // Opened while the workspace's import runs: it shows that import.
@@ -188,7 +188,7 @@ describe("Import…", () => {
 
   it("estimates conversations: messages, model calls, tokens, the budget (which Import sends)", async () => {
     api.importPreview.mockResolvedValue(ok(CONVERSATIONS));
-    api.importStart.mockResolvedValue(ok(started({ phase: "Conversation 0 / 20" })));
+    api.importStart.mockResolvedValue(ok(started({ phase: "Conversation 0 / 20", progress: { done: 0, total: 20 } })));
     renderDialog();
     await preview("/home/u/chatgpt/conversations.json");
     expect(screen.getByTestId("import-format").textContent).toBe("ChatGPT export");
@@ -387,13 +387,13 @@ describe("Import…", () => {
 
   it("says how a stopped conversation import ended, and runs it again to go on", async () => {
     api.importPreview.mockResolvedValue(ok(CONVERSATIONS));
-    api.importStart.mockResolvedValue(ok(started({ phase: "Conversation 0 / 20" })));
+    api.importStart.mockResolvedValue(ok(started({ phase: "Conversation 0 / 20", progress: { done: 0, total: 20 } })));
     const view = renderDialog();
     await preview();
     fireEvent.click(screen.getByTestId("import-start"));
     await screen.findByTestId("import-progress");
     const summary = "stopped after 3 conversations (the model timed out): wrote 2 memory files; run the import again to go on";
-    const stopped = started({ status: "failed", reason: "error", phase: "Conversation 4 / 20", error: summary, result: { summary, files: ["a.md", "b.md"], group: 12 } });
+    const stopped = started({ status: "failed", reason: "error", phase: "Conversation 4 / 20", progress: { done: 4, total: 20 }, error: summary, result: { summary, files: ["a.md", "b.md"], group: 12 } });
     view.rerender(<ImportDialog workspace="personal" workspaceLabel={label} tasks={[stopped]} onUpdated={onUpdated} onUndone={onUndone} onClose={onClose} />);
     expect(screen.getByTestId("import-failed").textContent).toBe(
       "Stopped after 3 conversations (the model timed out): wrote 2 memory files. Run it again to go on.",

@@ -5,7 +5,7 @@ import type { UiError } from "../../lib/transport";
 import { useCommand } from "../../lib/useCommand";
 import { readTask } from "../../lib/queries";
 import { formatDuration, isActive, taskDuration } from "../../lib/tasks";
-import { OUTCOME_TITLES, asSentence, failureText, importOutcome, isResumable, phaseProgress, plural } from "../../lib/transfer";
+import { OUTCOME_TITLES, asSentence, failureText, importOutcome, isResumable, plural, progressOf } from "../../lib/transfer";
 import { InlineError } from "../common/InlineError";
 
 interface Props {
@@ -36,7 +36,7 @@ export function ImportProgress({ task, conversations, onUpdated, onUndone, onAga
   const [error, setError] = useState<UiError | null>(null);
   const outcome = importOutcome(task);
   const active = isActive(task);
-  const progress = phaseProgress(task.phase);
+  const progress = progressOf(task);
   const group = task.result?.group ?? null;
   // Undone is the journal's fact (the task re-read after the undo says so), never guessed here.
   const undoneBy = task.result?.undone_by ?? null;
