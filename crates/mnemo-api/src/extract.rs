@@ -195,10 +195,7 @@ async fn run_one(
     } = job;
     if tasks.cancelled(&task, &token) {
         tasks.finish(&mut task, TaskStatus::Skipped, Some(TaskReason::Cancelled));
-        return (
-            ExtractResult::skipped("cancelled", 0),
-            task,
-        );
+        return (ExtractResult::skipped("cancelled", 0), task);
     }
     task.phase = Some("reading the new messages".into());
     task.set_status(TaskStatus::Running);

@@ -149,7 +149,10 @@ impl Api {
     pub fn update(&self, workspace: String, path: String, patch: Patch) -> Result<WriteOutcome> {
         check_printable(&[
             (Field::Name, patch.name.as_deref().unwrap_or("")),
-            (Field::Description, patch.description.as_deref().unwrap_or("")),
+            (
+                Field::Description,
+                patch.description.as_deref().unwrap_or(""),
+            ),
         ])?;
         let body = patch.body.clone();
         let before = body

@@ -232,9 +232,7 @@ fn a_refused_write_names_the_field_at_fault_on_every_wire() {
         memory_type: mnemo_core::MemoryType::User,
         body: "- a fact\n".into(),
     };
-    let e = api
-        .create("personal".into(), new("Tea", "  "))
-        .unwrap_err();
+    let e = api.create("personal".into(), new("Tea", "  ")).unwrap_err();
     assert_eq!(e.field, Some(mnemo_core::Field::Description), "{e:?}");
     let e = api
         .create("personal".into(), new("Tea\u{202e}", "drinks"))
@@ -270,7 +268,10 @@ fn a_refused_write_names_the_field_at_fault_on_every_wire() {
             },
         )
         .unwrap_err();
-    assert_eq!((e.code, e.field), (ErrorCode::Conflict, Some(mnemo_core::Field::Path)));
+    assert_eq!(
+        (e.code, e.field),
+        (ErrorCode::Conflict, Some(mnemo_core::Field::Path))
+    );
     let e = api.get("personal".into(), "nope.md".into()).unwrap_err();
     assert!(serde_json::to_value(&e).unwrap().get("field").is_none());
 }

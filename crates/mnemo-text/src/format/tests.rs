@@ -81,8 +81,14 @@ fn a_refused_write_names_the_field_at_fault() {
     use mnemo_core::Field;
     let field = |text: &str| TopicFile::parse(text).check().unwrap_err().field;
     assert_eq!(field("---\ntype: user\n---\n"), Some(Field::Name));
-    assert_eq!(field("---\nname: a\ntype: user\n---\n"), Some(Field::Description));
-    assert_eq!(field("---\nname: a\ndescription: b\n---\n"), Some(Field::Type));
+    assert_eq!(
+        field("---\nname: a\ntype: user\n---\n"),
+        Some(Field::Description)
+    );
+    assert_eq!(
+        field("---\nname: a\ndescription: b\n---\n"),
+        Some(Field::Type)
+    );
     assert_eq!(
         field("---\nname: a\ndescription: b\ntype: note\n---\n"),
         Some(Field::Type)
@@ -91,8 +97,14 @@ fn a_refused_write_names_the_field_at_fault() {
     assert_eq!(field("just text\n"), None);
     assert_eq!(field("---\n- a list\n---\n"), None);
     let mut f = TopicFile::parse(GOOD);
-    assert_eq!(f.set_field("description", " ").unwrap_err().field, Some(Field::Description));
-    assert_eq!(f.set_field("name", "a\nb").unwrap_err().field, Some(Field::Name));
+    assert_eq!(
+        f.set_field("description", " ").unwrap_err().field,
+        Some(Field::Description)
+    );
+    assert_eq!(
+        f.set_field("name", "a\nb").unwrap_err().field,
+        Some(Field::Name)
+    );
 }
 
 #[test]
