@@ -475,7 +475,7 @@ describe("instant search", () => {
 
 describe("detail pane", () => {
   it("saves with the expected hash and shows a failed save inline", async () => {
-    api.update.mockResolvedValue(err("invalid_frontmatter", "`name` must not be empty"));
+    api.update.mockResolvedValue(err("invalid_frontmatter", "`name` must not be empty", "name"));
     renderApp();
     await openRow("response-style.md");
     expect(screen.getByTestId<HTMLInputElement>("detail-description").value).toBe("Keep answers terse");

@@ -129,6 +129,8 @@ export type ApiError = {
 	code: ErrorCode,
 	/**  Human-readable explanation. */
 	message: string,
+	/**  The field of a memory the error is about, when it is about one: a form shows it there. */
+	field?: Field | null,
 };
 
 /**  A memory recalled on an earlier turn of the chat and sent again with this one. */
@@ -724,6 +726,17 @@ export type ExtractStatus =
 "skipped" | 
 /**  It failed or was stopped. */
 "failed";
+
+/**  A field of a memory, as an error names it. */
+export type Field = 
+/**  The file's path under the memory root. */
+"path" | 
+/**  `name:` in the frontmatter. */
+"name" | 
+/**  `description:` in the frontmatter. */
+"description" | 
+/**  `type:` in the frontmatter. */
+"type";
 
 /**  Memory files added, removed and changed. */
 export type FileCounts = {
@@ -1682,6 +1695,11 @@ export type TaskInfo = {
 	reason: TaskReason | null,
 	/**  Current phase, for display (`waiting`, `reading the transcript`, …). */
 	phase: string | null,
+	/**
+	 *  How far the work has got, when the phase counts something (`null` otherwise and once it
+	 *  ended).
+	 */
+	progress: TaskProgress | null,
 	/**  The tool calls so far (the newest 200 at most). */
 	tools: ToolStep[],
 	/**  What it did, once completed. */
@@ -1717,6 +1735,17 @@ export type TaskKind =
  *  so its progress shows and it can be stopped).
  */
 "model_install";
+
+/**
+ *  How far a task's work has got, in the units its phase names (files, memories, conversations,
+ *  bytes): what a progress bar shows.
+ */
+export type TaskProgress = {
+	/**  Done so far. */
+	done: number,
+	/**  In all. */
+	total: number,
+};
 
 /**
  *  Why a task was skipped or failed, in a word. Clients match on these (the UI has a sentence

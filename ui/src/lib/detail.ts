@@ -70,7 +70,8 @@ export function nameClash(error: UiError, typedPath: string): UiError | null {
  * its name, or under its file name when one was typed.
  */
 export function fieldOf(error: UiError, created?: { path: string }): FormField | null {
-  if (created && isClash(error)) return created.path.trim() ? "path" : "name";
+  // A clash is about a new memory's file; editing one, a conflict is about the whole file.
+  if (isClash(error)) return created ? (created.path.trim() ? "path" : "name") : null;
   if (error.code === "invalid_type") return "type";
   return error.field ?? null;
 }

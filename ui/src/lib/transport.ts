@@ -340,10 +340,12 @@ export function onSyncStateChanged(cb: () => void, onResync?: () => void): () =>
 /** A UiError that is also an `Error` (stack trace, `instanceof Error`), with its stable `code`. */
 export class ApiFailure extends Error {
   readonly code: UiError["code"];
+  readonly field: UiError["field"];
   constructor(e: UiError) {
     super(e.message);
     this.name = "ApiFailure";
     this.code = e.code;
+    this.field = e.field;
   }
 }
 
@@ -356,10 +358,10 @@ export function unwrap<T>(r: Result<T, UiError>): T {
   throw new ApiFailure(r.error);
 }
 
-/** Normalises anything caught into `{code, message}` for display. */
+/** Normalises anything caught into `{code, message}` (and the field it names) for display. */
 export function toUiError(e: unknown): UiError {
-  if (e instanceof ApiFailure) return { code: e.code, message: e.message };
-  if (isErrorShape(e)) return { code: e.code, message: e.message };
+  if (e instanceof ApiFailure) return withField({ code: e.code, message: e.message }, e.field);
+  if (isErrorShape(e)) return withField({ code: e.code, message: e.message }, e.field);
   if (e instanceof Error) return { code: "internal", message: e.message };
   return { code: "internal", message: String(e) };
 }
