@@ -17,7 +17,7 @@ use mnemo_store::Vault;
 use mnemo_store::tasks::{TaskInfo, TaskResult};
 
 use crate::Api;
-use crate::wire::{self, Semantic};
+use crate::wire::{self, Semantic, SemanticState};
 
 /// A one-shot search embeds at most this many missing memories first; more is left to
 /// `mnemo embed` or a running app.
@@ -28,7 +28,7 @@ const TASK_MIN: u64 = 20;
 /// Why there is no model.
 #[derive(Debug, Clone)]
 pub(crate) struct Unavailable {
-    state: &'static str,
+    state: SemanticState,
     message: String,
 }
 
@@ -75,11 +75,11 @@ fn load_shared(home: &std::path::Path) -> Loaded {
 
 fn unavailable(e: &EmbedError) -> Unavailable {
     let state = match e {
-        EmbedError::NotFound(_) => "not_installed",
-        EmbedError::Disabled => "off",
-        EmbedError::BadModel { .. } | EmbedError::Inference(_) => "broken",
+        EmbedError::NotFound(_) => SemanticState::NotInstalled,
+        EmbedError::Disabled => SemanticState::Off,
+        EmbedError::BadModel { .. } | EmbedError::Inference(_) => SemanticState::Broken,
     };
-    if state == "broken" {
+    if state == SemanticState::Broken {
         tracing::warn!("{e}; search stays lexical");
     } else {
         tracing::info!("{e}; search stays lexical");
@@ -168,7 +168,7 @@ impl Api {
                     "hybrid search on (meaning and words)".to_owned()
                 };
                 Semantic {
-                    state: "ready".to_owned(),
+                    state: SemanticState::Ready,
                     model: Some(m.model_id().to_owned()),
                     embedded: c.embedded,
                     total: c.total,
@@ -176,7 +176,7 @@ impl Api {
                 }
             }
             Err(u) => Semantic {
-                state: u.state.to_owned(),
+                state: u.state,
                 model: None,
                 embedded: 0,
                 total: 0,

@@ -19,7 +19,7 @@ describe("semantic search in words", () => {
     expect(semanticSentence(semantic({ state: "off", model: null, message: "search is lexical only: local embedding is turned off" }))).toBe(
       "Search finds memories by their words only: local embedding is turned off",
     );
-    expect(semanticSentence(semantic({ state: "unknown", message: "" }))).toBe("Search finds memories by their words only.");
+    expect(semanticSentence(semantic({ state: "not_installed", message: "" }))).toBe("Search finds memories by their words only.");
   });
 
   it("says where an embed task is from its status and counts", () => {

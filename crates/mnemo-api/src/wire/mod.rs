@@ -38,7 +38,7 @@ pub use tasks::{
 };
 pub use vault::{
     Copied, Counts, DocSummary, EntryOut, ExportResult, FolderEntry, Hit, MemoryDetail, Passage,
-    ProblemOut, Semantic, Settings, Sharing, Status, Supersession, SyncReport, Workspace,
+    ProblemOut, Semantic, SemanticState, Settings, Sharing, Status, Supersession, SyncReport, Workspace,
     WorkspaceInfo, WorkspaceStatus, WriteOutcome,
 };
 

@@ -197,7 +197,7 @@ fn the_status_is_the_vaults_with_what_the_api_found_of_semantic_search() {
         warnings: vec!["moved aside a corrupt file".into()],
     };
     let semantic = Semantic {
-        state: "ready".into(),
+        state: SemanticState::Ready,
         model: Some("e5".into()),
         embedded: 1,
         total: 2,

@@ -564,10 +564,10 @@ impl Status {
 }
 
 /// Whether hybrid search can run: the local embedding model and how far embedding has got.
-#[derive(Debug, Clone, Default, Serialize, specta::Type)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct Semantic {
-    /// `ready`, `not_installed`, `broken`, `off` (or `unknown` before the API looked).
-    pub state: String,
+    /// Whether the model is there and loads.
+    pub state: SemanticState,
     /// The model's id, when loaded.
     pub model: Option<String>,
     /// Memories (and logs) with a vector for that model.
@@ -576,6 +576,20 @@ pub struct Semantic {
     pub total: u64,
     /// What it means and what to do (how to install the model, what is wrong with its files).
     pub message: String,
+}
+
+/// Whether search by meaning can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum SemanticState {
+    /// The embedding model is loaded: search uses meaning and words.
+    Ready,
+    /// No embedding model is installed: search uses words only.
+    NotInstalled,
+    /// The model's files are there but do not load.
+    Broken,
+    /// Turned off (`MNEMO_EMBED_MODEL=off`).
+    Off,
 }
 
 /// Status of one workspace.

@@ -66,7 +66,7 @@ fn a_watching_process_embeds_in_the_background_and_recalls_by_meaning() {
     let updates = api.subscribe_tasks();
     api.start_watching().unwrap();
     let s = wait_embedded(&api);
-    assert_eq!(s.semantic.state, "ready");
+    assert_eq!(s.semantic.state, mnemo_api::wire::SemanticState::Ready);
     assert!(s.semantic.model.as_deref().is_some_and(|m| m.contains('@')));
     // 31 memories to embed at start: a visible task that said how far it had got.
     let tasks = api.tasks(None, Some(TaskKind::Embed), None, None).unwrap();

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { commands } from "../../lib/bindings";
-import type { TaskInfo } from "../../lib/bindings";
+import type { SemanticState, TaskInfo } from "../../lib/bindings";
 import type { UiError } from "../../lib/transport";
 import { embedText, modelName, preparedText, semanticSentence } from "../../lib/semantic";
 import { isActive } from "../../lib/tasks";
@@ -15,18 +15,18 @@ interface Props {
   onStarted: (task: TaskInfo) => void;
 }
 
-const STATE_LABELS: Record<string, string> = {
+const STATE_LABELS: Record<SemanticState, string> = {
   ready: "on",
   not_installed: "not installed",
   broken: "broken",
   off: "off",
-  unknown: "unknown",
 };
 
-const STATE_TONES: Record<string, string> = {
+const STATE_TONES: Record<SemanticState, string> = {
   ready: "tone-ok",
   not_installed: "tone-bad",
   broken: "tone-bad",
+  off: "tone-neutral",
 };
 
 /**
@@ -73,8 +73,8 @@ export function SemanticStatus({ tasks, onStarted }: Props) {
       <header className="status-section-header">
         <h2 id="semantic-title">Semantic search</h2>
         {semantic && (
-          <span className={STATE_TONES[semantic.state] ?? "tone-neutral"} data-testid="semantic-state">
-            {STATE_LABELS[semantic.state] ?? semantic.state}
+          <span className={STATE_TONES[semantic.state]} data-testid="semantic-state">
+            {STATE_LABELS[semantic.state]}
             {model && (
               <span
                 className="muted"
