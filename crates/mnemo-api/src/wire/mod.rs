@@ -6,6 +6,7 @@
 //! types, task, change, proposal and dream states, error codes) are `mnemo_core`'s.
 
 mod chat;
+mod home;
 mod import;
 mod journal;
 mod recall;
@@ -36,10 +37,13 @@ pub use sync::{
 pub use tasks::{
     DreamMerge, DreamPlan, DreamReport, PlannedChange, TaskInfo, TaskProgress, TaskResult, ToolStep,
 };
+pub use home::{
+    FolderEntry, Semantic, SemanticState, Settings, Sharing, Status, Workspace, WorkspaceInfo,
+    WorkspaceStatus,
+};
 pub use vault::{
-    Copied, Counts, DocSummary, EntryOut, ExportResult, FolderEntry, Hit, MemoryDetail, Passage,
-    ProblemOut, Semantic, SemanticState, Settings, Sharing, Status, Supersession, SyncReport, Workspace,
-    WorkspaceInfo, WorkspaceStatus, WriteOutcome,
+    Copied, Counts, DocSummary, EntryOut, ExportResult, Hit, MemoryDetail, Passage, ProblemOut,
+    Supersession, SyncReport, WriteOutcome,
 };
 
 #[cfg(test)]
