@@ -1501,8 +1501,8 @@ export type Sample = {
 
 /**  Whether hybrid search can run: the local embedding model and how far embedding has got. */
 export type Semantic = {
-	/**  `ready`, `not_installed`, `broken`, `off` (or `unknown` before the API looked). */
-	state: string,
+	/**  Whether the model is there and loads. */
+	state: SemanticState,
 	/**  The model's id, when loaded. */
 	model: string | null,
 	/**  Memories (and logs) with a vector for that model. */
@@ -1512,6 +1512,17 @@ export type Semantic = {
 	/**  What it means and what to do (how to install the model, what is wrong with its files). */
 	message: string,
 };
+
+/**  Whether search by meaning can run. */
+export type SemanticState = 
+/**  The embedding model is loaded: search uses meaning and words. */
+"ready" | 
+/**  No embedding model is installed: search uses words only. */
+"not_installed" | 
+/**  The model's files are there but do not load. */
+"broken" | 
+/**  Turned off (`MNEMO_EMBED_MODEL=off`). */
+"off";
 
 /**  A session in the list. */
 export type SessionInfo = {

@@ -53,6 +53,15 @@ impl From<mnemo_store::settings::Settings> for Settings {
     }
 }
 
+impl From<Settings> for mnemo_store::settings::Settings {
+    fn from(v: Settings) -> Self {
+        let Settings { folders } = v;
+        Self {
+            folders: folders.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
 /// A user-added folder.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
 pub struct FolderEntry {
@@ -63,6 +72,13 @@ pub struct FolderEntry {
 impl From<mnemo_store::settings::FolderEntry> for FolderEntry {
     fn from(v: mnemo_store::settings::FolderEntry) -> Self {
         let mnemo_store::settings::FolderEntry { path } = v;
+        Self { path }
+    }
+}
+
+impl From<FolderEntry> for mnemo_store::settings::FolderEntry {
+    fn from(v: FolderEntry) -> Self {
+        let FolderEntry { path } = v;
         Self { path }
     }
 }

@@ -18,6 +18,10 @@ pub use chat::{
     ChatCommand, Choice, Compaction, CompactionSource, Dropped, ExtractResult, ExtractStatus, Road,
     SessionInfo, TurnResult,
 };
+pub use home::{
+    FolderEntry, Semantic, SemanticState, Settings, Sharing, Status, Workspace, WorkspaceInfo,
+    WorkspaceStatus,
+};
 pub use import::{
     ConversationEstimate, FolderType, ImportFormat, ImportOptions, ImportPreview, RestoreChoice,
     Sample, Skip, TypeCount,
@@ -36,10 +40,6 @@ pub use sync::{
 };
 pub use tasks::{
     DreamMerge, DreamPlan, DreamReport, PlannedChange, TaskInfo, TaskProgress, TaskResult, ToolStep,
-};
-pub use home::{
-    FolderEntry, Semantic, SemanticState, Settings, Sharing, Status, Workspace, WorkspaceInfo,
-    WorkspaceStatus,
 };
 pub use vault::{
     Copied, Counts, DocSummary, EntryOut, ExportResult, Hit, MemoryDetail, Passage, ProblemOut,

@@ -256,22 +256,6 @@ impl From<mnemo_store::index::Counts> for Counts {
     }
 }
 
-impl From<Settings> for mnemo_store::settings::Settings {
-    fn from(v: Settings) -> Self {
-        let Settings { folders } = v;
-        Self {
-            folders: folders.into_iter().map(Into::into).collect(),
-        }
-    }
-}
-
-impl From<FolderEntry> for mnemo_store::settings::FolderEntry {
-    fn from(v: FolderEntry) -> Self {
-        let FolderEntry { path } = v;
-        Self { path }
-    }
-}
-
 /// What a copy or move did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 pub struct Copied {
