@@ -70,38 +70,10 @@ pub struct TurnResult {
     pub redacted: Option<String>,
 }
 
-impl From<mnemo_engine::chat::TurnResult> for TurnResult {
-    fn from(v: mnemo_engine::chat::TurnResult) -> Self {
-        let mnemo_engine::chat::TurnResult {
-            session,
-            reply,
-            command,
-            recall,
-            wrote,
-            proposal,
-            extract,
-            extract_task,
-            dream_task,
-            command_task,
-            compacted,
-            redacted,
-        } = v;
-        Self {
-            session,
-            reply,
-            command: command.map(Into::into),
-            recall: recall.map(Into::into),
-            wrote,
-            proposal,
-            extract: extract.map(Into::into),
-            extract_task,
-            dream_task,
-            command_task,
-            compacted: compacted.map(Into::into),
-            redacted,
-        }
-    }
-}
+mirror!(mnemo_engine::chat::TurnResult => TurnResult {
+    session, reply, command: opt, recall: opt, wrote, proposal, extract: opt, extract_task,
+    dream_task, command_task, compacted: opt, redacted,
+});
 
 /// Who wrote a compaction's summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -139,24 +111,7 @@ pub struct Compaction {
     pub log: Option<String>,
 }
 
-impl From<mnemo_engine::chat::Compaction> for Compaction {
-    fn from(v: mnemo_engine::chat::Compaction) -> Self {
-        let mnemo_engine::chat::Compaction {
-            upto,
-            summary,
-            by,
-            at,
-            log,
-        } = v;
-        Self {
-            upto,
-            summary,
-            by: by.into(),
-            at,
-            log,
-        }
-    }
-}
+mirror!(mnemo_engine::chat::Compaction => Compaction { upto, summary, by: into, at, log });
 
 /// A session in the list.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -173,24 +128,9 @@ pub struct SessionInfo {
     pub ignore_memory: bool,
 }
 
-impl From<mnemo_engine::chat::SessionInfo> for SessionInfo {
-    fn from(v: mnemo_engine::chat::SessionInfo) -> Self {
-        let mnemo_engine::chat::SessionInfo {
-            id,
-            title,
-            messages,
-            updated_at,
-            ignore_memory,
-        } = v;
-        Self {
-            id,
-            title,
-            messages,
-            updated_at,
-            ignore_memory,
-        }
-    }
-}
+mirror!(mnemo_engine::chat::SessionInfo => SessionInfo {
+    id, title, messages, updated_at, ignore_memory,
+});
 
 /// How an extraction run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
@@ -235,28 +175,9 @@ pub struct ExtractResult {
     pub dropped: Vec<Dropped>,
 }
 
-impl From<mnemo_engine::extract::ExtractResult> for ExtractResult {
-    fn from(v: mnemo_engine::extract::ExtractResult) -> Self {
-        let mnemo_engine::extract::ExtractResult {
-            status,
-            files_written,
-            touched_types,
-            detail,
-            upto,
-            road,
-            dropped,
-        } = v;
-        Self {
-            status: status.into(),
-            files_written,
-            touched_types,
-            detail,
-            upto,
-            road: road.map(Into::into),
-            dropped: dropped.into_iter().map(Into::into).collect(),
-        }
-    }
-}
+mirror!(mnemo_engine::extract::ExtractResult => ExtractResult {
+    status: into, files_written, touched_types, detail, upto, road: opt, dropped: each,
+});
 
 /// A patch that was dropped, and why, in words.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
@@ -267,12 +188,7 @@ pub struct Dropped {
     pub reason: String,
 }
 
-impl From<mnemo_engine::planner::Dropped> for Dropped {
-    fn from(v: mnemo_engine::planner::Dropped) -> Self {
-        let mnemo_engine::planner::Dropped { fact, reason } = v;
-        Self { fact, reason }
-    }
-}
+mirror!(mnemo_engine::planner::Dropped => Dropped { fact, reason });
 
 /// The two ways of writing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -306,20 +222,7 @@ pub struct Choice {
     pub why: String,
 }
 
-impl From<mnemo_engine::planner::choice::Choice> for Choice {
-    fn from(v: mnemo_engine::planner::choice::Choice) -> Self {
-        let mnemo_engine::planner::choice::Choice {
-            road,
-            then_planner,
-            why,
-        } = v;
-        Self {
-            road: road.into(),
-            then_planner,
-            why,
-        }
-    }
-}
+mirror!(mnemo_engine::planner::choice::Choice => Choice { road: into, then_planner, why });
 
 impl ChatCommand {
     /// The command `text` is, if it is one (the engine's parser: the one place commands are read).

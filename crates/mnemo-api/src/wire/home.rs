@@ -44,23 +44,7 @@ pub struct Settings {
     pub folders: Vec<FolderEntry>,
 }
 
-impl From<mnemo_store::settings::Settings> for Settings {
-    fn from(v: mnemo_store::settings::Settings) -> Self {
-        let mnemo_store::settings::Settings { folders } = v;
-        Self {
-            folders: folders.into_iter().map(Into::into).collect(),
-        }
-    }
-}
-
-impl From<Settings> for mnemo_store::settings::Settings {
-    fn from(v: Settings) -> Self {
-        let Settings { folders } = v;
-        Self {
-            folders: folders.into_iter().map(Into::into).collect(),
-        }
-    }
-}
+mirror!(mnemo_store::settings::Settings => Settings { folders: each } back);
 
 /// A user-added folder.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, specta::Type)]
@@ -69,19 +53,7 @@ pub struct FolderEntry {
     pub path: PathBuf,
 }
 
-impl From<mnemo_store::settings::FolderEntry> for FolderEntry {
-    fn from(v: mnemo_store::settings::FolderEntry) -> Self {
-        let mnemo_store::settings::FolderEntry { path } = v;
-        Self { path }
-    }
-}
-
-impl From<FolderEntry> for mnemo_store::settings::FolderEntry {
-    fn from(v: FolderEntry) -> Self {
-        let FolderEntry { path } = v;
-        Self { path }
-    }
-}
+mirror!(mnemo_store::settings::FolderEntry => FolderEntry { path } back);
 
 /// A workspace with its counts, as `workspaces` lists it.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -93,15 +65,7 @@ pub struct WorkspaceInfo {
     pub counts: Counts,
 }
 
-impl From<mnemo_store::vault::WorkspaceInfo> for WorkspaceInfo {
-    fn from(v: mnemo_store::vault::WorkspaceInfo) -> Self {
-        let mnemo_store::vault::WorkspaceInfo { workspace, counts } = v;
-        Self {
-            workspace: workspace.into(),
-            counts: counts.into(),
-        }
-    }
-}
+mirror!(mnemo_store::vault::WorkspaceInfo => WorkspaceInfo { workspace: into, counts: into });
 
 /// Status of the home.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -183,26 +147,9 @@ pub struct WorkspaceStatus {
     pub consolidation_locked_by: Option<u32>,
 }
 
-impl From<mnemo_store::vault::WorkspaceStatus> for WorkspaceStatus {
-    fn from(v: mnemo_store::vault::WorkspaceStatus) -> Self {
-        let mnemo_store::vault::WorkspaceStatus {
-            id,
-            kind,
-            counts,
-            last_extract_at,
-            last_dream_at,
-            consolidation_locked_by,
-        } = v;
-        Self {
-            id,
-            kind,
-            counts: counts.into(),
-            last_extract_at,
-            last_dream_at,
-            consolidation_locked_by,
-        }
-    }
-}
+mirror!(mnemo_store::vault::WorkspaceStatus => WorkspaceStatus {
+    id, kind, counts: into, last_extract_at, last_dream_at, consolidation_locked_by,
+});
 
 /// One memory root plus where its bookkeeping lives.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
@@ -226,27 +173,6 @@ pub struct Workspace {
     pub shared: Option<Sharing>,
 }
 
-impl From<mnemo_store::workspace::Workspace> for Workspace {
-    fn from(v: mnemo_store::workspace::Workspace) -> Self {
-        let mnemo_store::workspace::Workspace {
-            id,
-            kind,
-            label,
-            origin,
-            memory_root,
-            state_dir,
-            lock_dir,
-            shared,
-        } = v;
-        Self {
-            id,
-            kind,
-            label,
-            origin,
-            memory_root,
-            state_dir,
-            lock_dir,
-            shared: shared.map(Into::into),
-        }
-    }
-}
+mirror!(mnemo_store::workspace::Workspace => Workspace {
+    id, kind, label, origin, memory_root, state_dir, lock_dir, shared: opt,
+});

@@ -79,43 +79,9 @@ pub struct ImportOptions {
     pub all_workspaces: bool,
 }
 
-impl From<mnemo_store::import::ImportOptions> for ImportOptions {
-    fn from(v: mnemo_store::import::ImportOptions) -> Self {
-        let mnemo_store::import::ImportOptions {
-            memory_type,
-            folder_types,
-            budget_tokens,
-            workspaces,
-            all_workspaces,
-        } = v;
-        Self {
-            memory_type,
-            folder_types: folder_types.into_iter().map(Into::into).collect(),
-            budget_tokens,
-            workspaces,
-            all_workspaces,
-        }
-    }
-}
-
-impl From<ImportOptions> for mnemo_store::import::ImportOptions {
-    fn from(v: ImportOptions) -> Self {
-        let ImportOptions {
-            memory_type,
-            folder_types,
-            budget_tokens,
-            workspaces,
-            all_workspaces,
-        } = v;
-        Self {
-            memory_type,
-            folder_types: folder_types.into_iter().map(Into::into).collect(),
-            budget_tokens,
-            workspaces,
-            all_workspaces,
-        }
-    }
-}
+mirror!(mnemo_store::import::ImportOptions => ImportOptions {
+    memory_type, folder_types: each, budget_tokens, workspaces, all_workspaces,
+} back);
 
 /// A type chosen for one folder of a markdown import.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -127,31 +93,7 @@ pub struct FolderType {
     pub memory_type: MemoryType,
 }
 
-impl From<mnemo_store::import::FolderType> for FolderType {
-    fn from(v: mnemo_store::import::FolderType) -> Self {
-        let mnemo_store::import::FolderType {
-            folder,
-            memory_type,
-        } = v;
-        Self {
-            folder,
-            memory_type,
-        }
-    }
-}
-
-impl From<FolderType> for mnemo_store::import::FolderType {
-    fn from(v: FolderType) -> Self {
-        let FolderType {
-            folder,
-            memory_type,
-        } = v;
-        Self {
-            folder,
-            memory_type,
-        }
-    }
-}
+mirror!(mnemo_store::import::FolderType => FolderType { folder, memory_type } back);
 
 /// Why one item of an import was left out (or changed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -162,12 +104,7 @@ pub struct Skip {
     pub reason: String,
 }
 
-impl From<mnemo_store::import::Skip> for Skip {
-    fn from(v: mnemo_store::import::Skip) -> Self {
-        let mnemo_store::import::Skip { item, reason } = v;
-        Self { item, reason }
-    }
-}
+mirror!(mnemo_store::import::Skip => Skip { item, reason });
 
 /// One workspace of a whole-home export, as the preview offers it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -190,51 +127,9 @@ pub struct RestoreChoice {
     pub target: Option<String>,
 }
 
-impl From<mnemo_store::import::RestoreChoice> for RestoreChoice {
-    fn from(v: mnemo_store::import::RestoreChoice) -> Self {
-        let mnemo_store::import::RestoreChoice {
-            workspace,
-            files,
-            chosen,
-            exists,
-            other_tool,
-            why_not,
-            target,
-        } = v;
-        Self {
-            workspace,
-            files,
-            chosen,
-            exists,
-            other_tool,
-            why_not,
-            target,
-        }
-    }
-}
-
-impl From<RestoreChoice> for mnemo_store::import::RestoreChoice {
-    fn from(v: RestoreChoice) -> Self {
-        let RestoreChoice {
-            workspace,
-            files,
-            chosen,
-            exists,
-            other_tool,
-            why_not,
-            target,
-        } = v;
-        Self {
-            workspace,
-            files,
-            chosen,
-            exists,
-            other_tool,
-            why_not,
-            target,
-        }
-    }
-}
+mirror!(mnemo_store::import::RestoreChoice => RestoreChoice {
+    workspace, files, chosen, exists, other_tool, why_not, target,
+} back);
 
 /// How many of a type an import writes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -246,12 +141,7 @@ pub struct TypeCount {
     pub count: u32,
 }
 
-impl From<mnemo_store::import::TypeCount> for TypeCount {
-    fn from(v: mnemo_store::import::TypeCount) -> Self {
-        let mnemo_store::import::TypeCount { memory_type, count } = v;
-        Self { memory_type, count }
-    }
-}
+mirror!(mnemo_store::import::TypeCount => TypeCount { memory_type, count });
 
 /// One memory an import would write, as a sample.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -265,20 +155,7 @@ pub struct Sample {
     pub text: String,
 }
 
-impl From<mnemo_store::import::Sample> for Sample {
-    fn from(v: mnemo_store::import::Sample) -> Self {
-        let mnemo_store::import::Sample {
-            path,
-            memory_type,
-            text,
-        } = v;
-        Self {
-            path,
-            memory_type,
-            text,
-        }
-    }
-}
+mirror!(mnemo_store::import::Sample => Sample { path, memory_type, text });
 
 /// What a conversation import would cost, estimated before it starts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -301,30 +178,10 @@ pub struct ConversationEstimate {
     pub model_ready: bool,
 }
 
-impl From<mnemo_store::import::ConversationEstimate> for ConversationEstimate {
-    fn from(v: mnemo_store::import::ConversationEstimate) -> Self {
-        let mnemo_store::import::ConversationEstimate {
-            conversations,
-            done_before,
-            messages,
-            model_calls,
-            tokens,
-            budget_tokens,
-            spent_tokens,
-            model_ready,
-        } = v;
-        Self {
-            conversations,
-            done_before,
-            messages,
-            model_calls,
-            tokens,
-            budget_tokens,
-            spent_tokens,
-            model_ready,
-        }
-    }
-}
+mirror!(mnemo_store::import::ConversationEstimate => ConversationEstimate {
+    conversations, done_before, messages, model_calls, tokens, budget_tokens, spent_tokens,
+    model_ready,
+});
 
 /// What an import would do (`--dry-run`, the app's preview); applying writes exactly this.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -365,43 +222,8 @@ pub struct ImportPreview {
     pub restore: Vec<RestoreChoice>,
 }
 
-impl From<mnemo_store::import::ImportPreview> for ImportPreview {
-    fn from(v: mnemo_store::import::ImportPreview) -> Self {
-        let mnemo_store::import::ImportPreview {
-            source,
-            format,
-            format_label,
-            workspace,
-            items,
-            memories,
-            files,
-            by_type,
-            duplicates,
-            secrets,
-            skipped,
-            reasons,
-            samples,
-            conversations,
-            plan,
-            restore,
-        } = v;
-        Self {
-            source,
-            format: format.map(Into::into),
-            format_label,
-            workspace,
-            items,
-            memories,
-            files,
-            by_type: by_type.into_iter().map(Into::into).collect(),
-            duplicates,
-            secrets,
-            skipped,
-            reasons: reasons.into_iter().map(Into::into).collect(),
-            samples: samples.into_iter().map(Into::into).collect(),
-            conversations: conversations.map(Into::into),
-            plan,
-            restore: restore.into_iter().map(Into::into).collect(),
-        }
-    }
-}
+mirror!(mnemo_store::import::ImportPreview => ImportPreview {
+    source, format: opt, format_label, workspace, items, memories, files, by_type: each,
+    duplicates, secrets, skipped, reasons: each, samples: each, conversations: opt, plan,
+    restore: each,
+});

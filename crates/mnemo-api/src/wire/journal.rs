@@ -27,32 +27,9 @@ pub struct GroupInfo {
     pub changes: Vec<ChangeSummary>,
 }
 
-impl From<mnemo_store::journal::GroupInfo> for GroupInfo {
-    fn from(v: mnemo_store::journal::GroupInfo) -> Self {
-        let mnemo_store::journal::GroupInfo {
-            id,
-            workspace,
-            kind,
-            task,
-            label,
-            at,
-            undoes,
-            undone_by,
-            changes,
-        } = v;
-        Self {
-            id,
-            workspace,
-            kind,
-            task,
-            label,
-            at,
-            undoes,
-            undone_by,
-            changes: changes.into_iter().map(Into::into).collect(),
-        }
-    }
-}
+mirror!(mnemo_store::journal::GroupInfo => GroupInfo {
+    id, workspace, kind, task, label, at, undoes, undone_by, changes: each,
+});
 
 /// One journaled change, without its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
@@ -79,32 +56,9 @@ pub struct ChangeSummary {
     pub undone_by: Option<i64>,
 }
 
-impl From<mnemo_store::journal::ChangeSummary> for ChangeSummary {
-    fn from(v: mnemo_store::journal::ChangeSummary) -> Self {
-        let mnemo_store::journal::ChangeSummary {
-            id,
-            workspace,
-            path,
-            source,
-            at,
-            op,
-            undoes,
-            group,
-            undone_by,
-        } = v;
-        Self {
-            id,
-            workspace,
-            path,
-            source,
-            at,
-            op,
-            undoes,
-            group,
-            undone_by,
-        }
-    }
-}
+mirror!(mnemo_store::journal::ChangeSummary => ChangeSummary {
+    id, workspace, path, source, at, op, undoes, group, undone_by,
+});
 
 /// What a proposal came from, as far as it is known.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -119,22 +73,7 @@ pub struct ProposalOrigin {
     pub task: Option<String>,
 }
 
-impl From<mnemo_store::journal::ProposalOrigin> for ProposalOrigin {
-    fn from(v: mnemo_store::journal::ProposalOrigin) -> Self {
-        let mnemo_store::journal::ProposalOrigin {
-            session,
-            message,
-            client,
-            task,
-        } = v;
-        Self {
-            session,
-            message,
-            client,
-            task,
-        }
-    }
-}
+mirror!(mnemo_store::journal::ProposalOrigin => ProposalOrigin { session, message, client, task });
 
 /// A proposal without its files' text (what the inbox lists).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -167,40 +106,10 @@ pub struct ProposalSummary {
     pub changes: u32,
 }
 
-impl From<mnemo_store::journal::ProposalSummary> for ProposalSummary {
-    fn from(v: mnemo_store::journal::ProposalSummary) -> Self {
-        let mnemo_store::journal::ProposalSummary {
-            id,
-            workspace,
-            source,
-            kind,
-            label,
-            origin,
-            at,
-            status,
-            resolved_at,
-            note,
-            group,
-            paths,
-            changes,
-        } = v;
-        Self {
-            id,
-            workspace,
-            source,
-            kind,
-            label,
-            origin: origin.into(),
-            at,
-            status,
-            resolved_at,
-            note,
-            group,
-            paths,
-            changes,
-        }
-    }
-}
+mirror!(mnemo_store::journal::ProposalSummary => ProposalSummary {
+    id, workspace, source, kind, label, origin: into, at, status, resolved_at, note, group, paths,
+    changes,
+});
 
 /// A proposal with each file's diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -212,15 +121,7 @@ pub struct Proposal {
     pub files: Vec<ProposalFile>,
 }
 
-impl From<mnemo_store::journal::Proposal> for Proposal {
-    fn from(v: mnemo_store::journal::Proposal) -> Self {
-        let mnemo_store::journal::Proposal { summary, files } = v;
-        Self {
-            summary: summary.into(),
-            files: files.into_iter().map(Into::into).collect(),
-        }
-    }
-}
+mirror!(mnemo_store::journal::Proposal => Proposal { summary: into, files: each });
 
 /// One page of a workspace's proposals, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -233,20 +134,7 @@ pub struct ProposalPage {
     pub pending: u32,
 }
 
-impl From<mnemo_store::journal::ProposalPage> for ProposalPage {
-    fn from(v: mnemo_store::journal::ProposalPage) -> Self {
-        let mnemo_store::journal::ProposalPage {
-            items,
-            total,
-            pending,
-        } = v;
-        Self {
-            items: items.into_iter().map(Into::into).collect(),
-            total,
-            pending,
-        }
-    }
-}
+mirror!(mnemo_store::journal::ProposalPage => ProposalPage { items: each, total, pending });
 
 /// A person's choice when accepting: which changes (all when `entries` is `None`), and files
 /// they edited first (their text replaces the proposal's for that file).
@@ -259,25 +147,7 @@ pub struct AcceptChoice {
     pub edits: Vec<FileEdit>,
 }
 
-impl From<mnemo_store::journal::AcceptChoice> for AcceptChoice {
-    fn from(v: mnemo_store::journal::AcceptChoice) -> Self {
-        let mnemo_store::journal::AcceptChoice { entries, edits } = v;
-        Self {
-            entries,
-            edits: edits.into_iter().map(Into::into).collect(),
-        }
-    }
-}
-
-impl From<AcceptChoice> for mnemo_store::journal::AcceptChoice {
-    fn from(v: AcceptChoice) -> Self {
-        let AcceptChoice { entries, edits } = v;
-        Self {
-            entries,
-            edits: edits.into_iter().map(Into::into).collect(),
-        }
-    }
-}
+mirror!(mnemo_store::journal::AcceptChoice => AcceptChoice { entries, edits: each } back);
 
 /// A file's text as a person edited it in a proposal.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -288,19 +158,7 @@ pub struct FileEdit {
     pub content: String,
 }
 
-impl From<mnemo_store::journal::FileEdit> for FileEdit {
-    fn from(v: mnemo_store::journal::FileEdit) -> Self {
-        let mnemo_store::journal::FileEdit { path, content } = v;
-        Self { path, content }
-    }
-}
-
-impl From<FileEdit> for mnemo_store::journal::FileEdit {
-    fn from(v: FileEdit) -> Self {
-        let FileEdit { path, content } = v;
-        Self { path, content }
-    }
-}
+mirror!(mnemo_store::journal::FileEdit => FileEdit { path, content } back);
 
 /// What one memory was recalled for and what it cost.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -324,30 +182,9 @@ pub struct MemoryUsage {
     pub recent_sessions: Vec<String>,
 }
 
-impl From<mnemo_store::journal::MemoryUsage> for MemoryUsage {
-    fn from(v: mnemo_store::journal::MemoryUsage) -> Self {
-        let mnemo_store::journal::MemoryUsage {
-            path,
-            recalls,
-            last_recalled,
-            tokens,
-            carried,
-            last_tokens,
-            sessions,
-            recent_sessions,
-        } = v;
-        Self {
-            path,
-            recalls,
-            last_recalled,
-            tokens,
-            carried,
-            last_tokens,
-            sessions,
-            recent_sessions,
-        }
-    }
-}
+mirror!(mnemo_store::journal::MemoryUsage => MemoryUsage {
+    path, recalls, last_recalled, tokens, carried, last_tokens, sessions, recent_sessions,
+});
 
 /// One change a person can accept or leave.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -362,22 +199,7 @@ pub struct EntryChange {
     pub after: Option<String>,
 }
 
-impl From<mnemo_store::review::EntryChange> for EntryChange {
-    fn from(v: mnemo_store::review::EntryChange) -> Self {
-        let mnemo_store::review::EntryChange {
-            id,
-            op,
-            before,
-            after,
-        } = v;
-        Self {
-            id,
-            op,
-            before,
-            after,
-        }
-    }
-}
+mirror!(mnemo_store::review::EntryChange => EntryChange { id, op, before, after });
 
 /// The diff of one file: the base a proposal was made from and what it proposes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -396,26 +218,9 @@ pub struct ProposalFile {
     pub entries: Vec<EntryChange>,
 }
 
-impl From<mnemo_store::review::ProposalFile> for ProposalFile {
-    fn from(v: mnemo_store::review::ProposalFile) -> Self {
-        let mnemo_store::review::ProposalFile {
-            path,
-            op,
-            base_hash,
-            before,
-            after,
-            entries,
-        } = v;
-        Self {
-            path,
-            op,
-            base_hash,
-            before,
-            after,
-            entries: entries.into_iter().map(Into::into).collect(),
-        }
-    }
-}
+mirror!(mnemo_store::review::ProposalFile => ProposalFile {
+    path, op, base_hash, before, after, entries: each,
+});
 
 /// What undoing a group did.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -434,24 +239,7 @@ pub struct GroupUndo {
     pub note: Option<String>,
 }
 
-impl From<mnemo_store::vault::GroupUndo> for GroupUndo {
-    fn from(v: mnemo_store::vault::GroupUndo) -> Self {
-        let mnemo_store::vault::GroupUndo {
-            undone,
-            group,
-            workspace,
-            paths,
-            note,
-        } = v;
-        Self {
-            undone,
-            group,
-            workspace,
-            paths,
-            note,
-        }
-    }
-}
+mirror!(mnemo_store::vault::GroupUndo => GroupUndo { undone, group, workspace, paths, note });
 
 /// What accepting did.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -464,17 +252,4 @@ pub struct Accepted {
     pub paths: Vec<String>,
 }
 
-impl From<mnemo_store::vault::Accepted> for Accepted {
-    fn from(v: mnemo_store::vault::Accepted) -> Self {
-        let mnemo_store::vault::Accepted {
-            proposal,
-            group,
-            paths,
-        } = v;
-        Self {
-            proposal: proposal.into(),
-            group,
-            paths,
-        }
-    }
-}
+mirror!(mnemo_store::vault::Accepted => Accepted { proposal: into, group, paths });

@@ -5,6 +5,50 @@
 //! changing what clients see without anyone deciding it. Closed sets every layer speaks (memory
 //! types, task, change, proposal and dream states, error codes) are `mnemo_core`'s.
 
+/// `From` a source type to its wire type, and back for an input (`… } back`), naming every
+/// field of both so that a field added to or dropped from either fails to compile here. A bare
+/// field moves as it is; `field: into` converts it, `field: opt` what its `Option` holds,
+/// `field: each` every item of its list, `field: map` every value of its map. `skip` names the
+/// source's fields that never cross (internal to it).
+macro_rules! mirror {
+    ($src:path => $wire:ident { $($field:ident $(: $how:ident)?),* $(,)? } back) => {
+        mirror!($src => $wire { $($field $(: $how)?),* });
+        impl From<$wire> for $src {
+            fn from(v: $wire) -> Self {
+                let $wire { $($field),* } = v;
+                Self { $($field: convert!($field $(, $how)?),)* }
+            }
+        }
+    };
+    ($src:path => $wire:ident { $($field:ident $(: $how:ident)?),* $(,)? } $(skip $($skipped:ident),+)?) => {
+        impl From<$src> for $wire {
+            fn from(v: $src) -> Self {
+                let $src { $($field,)* $($($skipped: _,)+)? } = v;
+                Self { $($field: convert!($field $(, $how)?),)* }
+            }
+        }
+    };
+}
+
+/// One field's conversion in [`mirror!`].
+macro_rules! convert {
+    ($x:ident) => {
+        $x
+    };
+    ($x:ident, into) => {
+        $x.into()
+    };
+    ($x:ident, opt) => {
+        $x.map(Into::into)
+    };
+    ($x:ident, each) => {
+        $x.into_iter().map(Into::into).collect()
+    };
+    ($x:ident, map) => {
+        $x.into_iter().map(|(k, v)| (k, v.into())).collect()
+    };
+}
+
 mod chat;
 mod home;
 mod import;

@@ -33,34 +33,9 @@ pub struct ForgetEntry {
     pub confident: bool,
 }
 
-impl From<mnemo_engine::forget::ForgetEntry> for ForgetEntry {
-    fn from(v: mnemo_engine::forget::ForgetEntry) -> Self {
-        let mnemo_engine::forget::ForgetEntry {
-            id,
-            path,
-            name,
-            description,
-            summary,
-            text,
-            memory_type,
-            hash,
-            mtime,
-            confident,
-        } = v;
-        Self {
-            id,
-            path,
-            name,
-            description,
-            summary,
-            text,
-            memory_type,
-            hash,
-            mtime,
-            confident,
-        }
-    }
-}
+mirror!(mnemo_engine::forget::ForgetEntry => ForgetEntry {
+    id, path, name, description, summary, text, memory_type, hash, mtime, confident,
+});
 
 /// What `forget` would remove.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -79,26 +54,9 @@ pub struct ForgetPreview {
     pub note: Option<String>,
 }
 
-impl From<mnemo_engine::forget::ForgetPreview> for ForgetPreview {
-    fn from(v: mnemo_engine::forget::ForgetPreview) -> Self {
-        let mnemo_engine::forget::ForgetPreview {
-            workspace,
-            query,
-            strategy,
-            selected,
-            candidates,
-            note,
-        } = v;
-        Self {
-            workspace,
-            query,
-            strategy,
-            selected: selected.into_iter().map(Into::into).collect(),
-            candidates,
-            note,
-        }
-    }
-}
+mirror!(mnemo_engine::forget::ForgetPreview => ForgetPreview {
+    workspace, query, strategy, selected: each, candidates, note,
+});
 
 /// An entry to remove, as the preview listed it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -109,19 +67,7 @@ pub struct ForgetPick {
     pub hash: String,
 }
 
-impl From<mnemo_engine::forget::ForgetPick> for ForgetPick {
-    fn from(v: mnemo_engine::forget::ForgetPick) -> Self {
-        let mnemo_engine::forget::ForgetPick { id, hash } = v;
-        Self { id, hash }
-    }
-}
-
-impl From<ForgetPick> for mnemo_engine::forget::ForgetPick {
-    fn from(v: ForgetPick) -> Self {
-        let ForgetPick { id, hash } = v;
-        Self { id, hash }
-    }
-}
+mirror!(mnemo_engine::forget::ForgetPick => ForgetPick { id, hash } back);
 
 /// How the memories were chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -181,36 +127,10 @@ pub struct Recalled {
     pub conflict: bool,
 }
 
-impl From<mnemo_engine::recall::Recalled> for Recalled {
-    fn from(v: mnemo_engine::recall::Recalled) -> Self {
-        let mnemo_engine::recall::Recalled {
-            path,
-            name,
-            memory_type,
-            score,
-            vector,
-            lexical,
-            mtime,
-            age,
-            chars_injected,
-            tokens_injected,
-            conflict,
-        } = v;
-        Self {
-            path,
-            name,
-            memory_type,
-            score,
-            vector,
-            lexical,
-            mtime,
-            age,
-            chars_injected,
-            tokens_injected,
-            conflict,
-        }
-    }
-}
+mirror!(mnemo_engine::recall::Recalled => Recalled {
+    path, name, memory_type, score, vector, lexical, mtime, age, chars_injected, tokens_injected,
+    conflict,
+});
 
 /// A memory recalled on an earlier turn of the chat and sent again with this one.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -228,24 +148,9 @@ pub struct Carried {
     pub tokens_injected: u32,
 }
 
-impl From<mnemo_engine::recall::Carried> for Carried {
-    fn from(v: mnemo_engine::recall::Carried) -> Self {
-        let mnemo_engine::recall::Carried {
-            path,
-            name,
-            memory_type,
-            chars_injected,
-            tokens_injected,
-        } = v;
-        Self {
-            path,
-            name,
-            memory_type,
-            chars_injected,
-            tokens_injected,
-        }
-    }
-}
+mirror!(mnemo_engine::recall::Carried => Carried {
+    path, name, memory_type, chars_injected, tokens_injected,
+});
 
 /// The result of a recall.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -273,34 +178,10 @@ pub struct RecallResult {
     pub duration_ms: u32,
 }
 
-impl From<mnemo_engine::recall::RecallResult> for RecallResult {
-    fn from(v: mnemo_engine::recall::RecallResult) -> Self {
-        let mnemo_engine::recall::RecallResult {
-            strategy,
-            selected,
-            docs_scanned,
-            prompt,
-            chars_injected,
-            carried,
-            tokens_injected,
-            budget_tokens,
-            cuts,
-            duration_ms,
-        } = v;
-        Self {
-            strategy: strategy.into(),
-            selected: selected.into_iter().map(Into::into).collect(),
-            docs_scanned,
-            prompt,
-            chars_injected,
-            carried: carried.into_iter().map(Into::into).collect(),
-            tokens_injected,
-            budget_tokens,
-            cuts,
-            duration_ms,
-        }
-    }
-}
+mirror!(mnemo_engine::recall::RecallResult => RecallResult {
+    strategy: into, selected: each, docs_scanned, prompt, chars_injected, carried: each,
+    tokens_injected, budget_tokens, cuts, duration_ms,
+});
 
 /// One telemetry event.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -313,12 +194,7 @@ pub struct TelemetryEvent {
     pub data: String,
 }
 
-impl From<mnemo_engine::stats::TelemetryEvent> for TelemetryEvent {
-    fn from(v: mnemo_engine::stats::TelemetryEvent) -> Self {
-        let mnemo_engine::stats::TelemetryEvent { at, kind, data } = v;
-        Self { at, kind, data }
-    }
-}
+mirror!(mnemo_engine::stats::TelemetryEvent => TelemetryEvent { at, kind, data });
 
 /// The status panel's figures for one workspace.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -384,63 +260,9 @@ pub struct MemoryStats {
     pub telemetry: Vec<TelemetryEvent>,
 }
 
-impl From<mnemo_engine::stats::MemoryStats> for MemoryStats {
-    fn from(v: mnemo_engine::stats::MemoryStats) -> Self {
-        let mnemo_engine::stats::MemoryStats {
-            workspace,
-            auto_extract,
-            auto_dream,
-            last_extract_at,
-            last_extract_status,
-            last_dream_at,
-            last_dream_status,
-            last_dream_undone_by,
-            topics,
-            logs,
-            chats,
-            chat_records,
-            extraction,
-            memory_md_lines,
-            memory_md_max_lines,
-            memory_md_bytes,
-            memory_md_max_bytes,
-            invalid,
-            stale,
-            expensive,
-            archived,
-            duplicates,
-            duplicate_files,
-            same_name,
-            same_subject,
-            telemetry,
-        } = v;
-        Self {
-            workspace,
-            auto_extract,
-            auto_dream,
-            last_extract_at,
-            last_extract_status,
-            last_dream_at,
-            last_dream_status,
-            last_dream_undone_by,
-            topics,
-            logs,
-            chats,
-            chat_records,
-            extraction: extraction.map(Into::into),
-            memory_md_lines,
-            memory_md_max_lines,
-            memory_md_bytes,
-            memory_md_max_bytes,
-            invalid,
-            stale,
-            expensive,
-            archived,
-            duplicates,
-            duplicate_files,
-            same_name,
-            same_subject,
-            telemetry: telemetry.into_iter().map(Into::into).collect(),
-        }
-    }
-}
+mirror!(mnemo_engine::stats::MemoryStats => MemoryStats {
+    workspace, auto_extract, auto_dream, last_extract_at, last_extract_status, last_dream_at,
+    last_dream_status, last_dream_undone_by, topics, logs, chats, chat_records, extraction: opt,
+    memory_md_lines, memory_md_max_lines, memory_md_bytes, memory_md_max_bytes, invalid, stale,
+    expensive, archived, duplicates, duplicate_files, same_name, same_subject, telemetry: each,
+});

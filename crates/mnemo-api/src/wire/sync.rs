@@ -14,19 +14,7 @@ pub struct SyncChoice {
     pub texts: Vec<String>,
 }
 
-impl From<mnemo_sync::SyncChoice> for SyncChoice {
-    fn from(v: mnemo_sync::SyncChoice) -> Self {
-        let mnemo_sync::SyncChoice { label, texts } = v;
-        Self { label, texts }
-    }
-}
-
-impl From<SyncChoice> for mnemo_sync::SyncChoice {
-    fn from(v: SyncChoice) -> Self {
-        let SyncChoice { label, texts } = v;
-        Self { label, texts }
-    }
-}
+mirror!(mnemo_sync::SyncChoice => SyncChoice { label, texts } back);
 
 /// What a sync could not decide alone: kept for a person's choice, synced to every home.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -45,26 +33,7 @@ pub struct SyncConflict {
     pub at: String,
 }
 
-impl From<mnemo_sync::SyncConflict> for SyncConflict {
-    fn from(v: mnemo_sync::SyncConflict) -> Self {
-        let mnemo_sync::SyncConflict {
-            id,
-            path,
-            kind,
-            field,
-            choices,
-            at,
-        } = v;
-        Self {
-            id,
-            path,
-            kind,
-            field,
-            choices: choices.into_iter().map(Into::into).collect(),
-            at,
-        }
-    }
-}
+mirror!(mnemo_sync::SyncConflict => SyncConflict { id, path, kind, field, choices: each, at });
 
 /// A workspace's sync, as a sync left it or as `sync status` sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
@@ -104,46 +73,10 @@ pub struct WorkspaceSync {
     pub received: FileCounts,
 }
 
-impl From<mnemo_sync::WorkspaceSync> for WorkspaceSync {
-    fn from(v: mnemo_sync::WorkspaceSync) -> Self {
-        let mnemo_sync::WorkspaceSync {
-            workspace,
-            label,
-            key,
-            remote,
-            shared,
-            not_synced,
-            last_synced,
-            pending,
-            incoming,
-            changed,
-            group,
-            conflicts,
-            flagged,
-            shares_with,
-            sent,
-            received,
-        } = v;
-        Self {
-            workspace,
-            label,
-            key,
-            remote,
-            shared,
-            not_synced,
-            last_synced,
-            pending,
-            incoming,
-            changed,
-            group,
-            conflicts: conflicts.into_iter().map(Into::into).collect(),
-            flagged: flagged.into_iter().map(Into::into).collect(),
-            shares_with,
-            sent: sent.into(),
-            received: received.into(),
-        }
-    }
-}
+mirror!(mnemo_sync::WorkspaceSync => WorkspaceSync {
+    workspace, label, key, remote, shared, not_synced, last_synced, pending, incoming, changed,
+    group, conflicts: each, flagged: each, shares_with, sent: into, received: into,
+});
 
 /// Memory files added, removed and changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, specta::Type)]
@@ -156,20 +89,7 @@ pub struct FileCounts {
     pub changed: u32,
 }
 
-impl From<mnemo_sync::FileCounts> for FileCounts {
-    fn from(v: mnemo_sync::FileCounts) -> Self {
-        let mnemo_sync::FileCounts {
-            added,
-            removed,
-            changed,
-        } = v;
-        Self {
-            added,
-            removed,
-            changed,
-        }
-    }
-}
+mirror!(mnemo_sync::FileCounts => FileCounts { added, removed, changed });
 
 /// The home's sync: a run's report, or the status.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
@@ -192,30 +112,9 @@ pub struct RemoteSync {
     pub elsewhere: Vec<RemoteKey>,
 }
 
-impl From<mnemo_sync::RemoteSync> for RemoteSync {
-    fn from(v: mnemo_sync::RemoteSync) -> Self {
-        let mnemo_sync::RemoteSync {
-            remote,
-            auto,
-            commit,
-            ahead,
-            behind,
-            last_run,
-            workspaces,
-            elsewhere,
-        } = v;
-        Self {
-            remote,
-            auto,
-            commit,
-            ahead,
-            behind,
-            last_run: last_run.map(Into::into),
-            workspaces: workspaces.into_iter().map(Into::into).collect(),
-            elsewhere: elsewhere.into_iter().map(Into::into).collect(),
-        }
-    }
-}
+mirror!(mnemo_sync::RemoteSync => RemoteSync {
+    remote, auto, commit, ahead, behind, last_run: opt, workspaces: each, elsewhere: each,
+});
 
 /// Memory the remote carries that this home does not take (yet).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
@@ -228,12 +127,7 @@ pub struct RemoteKey {
     pub why: String,
 }
 
-impl From<mnemo_sync::RemoteKey> for RemoteKey {
-    fn from(v: mnemo_sync::RemoteKey) -> Self {
-        let mnemo_sync::RemoteKey { key, files, why } = v;
-        Self { key, files, why }
-    }
-}
+mirror!(mnemo_sync::RemoteKey => RemoteKey { key, files, why });
 
 /// `[sync]` in settings.toml.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -260,51 +154,9 @@ pub struct SyncSettings {
     pub shared: BTreeMap<String, String>,
 }
 
-impl From<mnemo_sync::SyncSettings> for SyncSettings {
-    fn from(v: mnemo_sync::SyncSettings) -> Self {
-        let mnemo_sync::SyncSettings {
-            remote,
-            author,
-            auto,
-            claude,
-            qwen,
-            sessions,
-            shared,
-        } = v;
-        Self {
-            remote,
-            author,
-            auto,
-            claude,
-            qwen,
-            sessions,
-            shared,
-        }
-    }
-}
-
-impl From<SyncSettings> for mnemo_sync::SyncSettings {
-    fn from(v: SyncSettings) -> Self {
-        let SyncSettings {
-            remote,
-            author,
-            auto,
-            claude,
-            qwen,
-            sessions,
-            shared,
-        } = v;
-        Self {
-            remote,
-            author,
-            auto,
-            claude,
-            qwen,
-            sessions,
-            shared,
-        }
-    }
-}
+mirror!(mnemo_sync::SyncSettings => SyncSettings {
+    remote, author, auto, claude, qwen, sessions, shared,
+} back);
 
 /// A file a sync did not carry, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -317,12 +169,7 @@ pub struct SyncFlag {
     pub side: String,
 }
 
-impl From<mnemo_sync::SyncFlag> for SyncFlag {
-    fn from(v: mnemo_sync::SyncFlag) -> Self {
-        let mnemo_sync::SyncFlag { path, why, side } = v;
-        Self { path, why, side }
-    }
-}
+mirror!(mnemo_sync::SyncFlag => SyncFlag { path, why, side });
 
 /// How the last sync attempt ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -335,12 +182,7 @@ pub struct SyncRun {
     pub commit: Option<String>,
 }
 
-impl From<mnemo_sync::SyncRun> for SyncRun {
-    fn from(v: mnemo_sync::SyncRun) -> Self {
-        let mnemo_sync::SyncRun { at, error, commit } = v;
-        Self { at, error, commit }
-    }
-}
+mirror!(mnemo_sync::SyncRun => SyncRun { at, error, commit });
 
 fn yes() -> bool {
     true

@@ -17,20 +17,7 @@ pub struct DreamMerge {
     pub from: Vec<String>,
 }
 
-impl From<mnemo_store::dream_report::DreamMerge> for DreamMerge {
-    fn from(v: mnemo_store::dream_report::DreamMerge) -> Self {
-        let mnemo_store::dream_report::DreamMerge {
-            summary,
-            into,
-            from,
-        } = v;
-        Self {
-            summary,
-            into,
-            from,
-        }
-    }
-}
+mirror!(mnemo_store::dream_report::DreamMerge => DreamMerge { summary, into, from });
 
 /// The dream report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -62,36 +49,10 @@ pub struct DreamReport {
     pub notes: Vec<String>,
 }
 
-impl From<mnemo_store::dream_report::DreamReport> for DreamReport {
-    fn from(v: mnemo_store::dream_report::DreamReport) -> Self {
-        let mnemo_store::dream_report::DreamReport {
-            status,
-            strategy,
-            trigger,
-            files_touched,
-            files_created,
-            files_deleted,
-            entries_merged,
-            merges,
-            touched_types,
-            duration_ms,
-            notes,
-        } = v;
-        Self {
-            status,
-            strategy,
-            trigger,
-            files_touched,
-            files_created,
-            files_deleted,
-            entries_merged,
-            merges: merges.into_iter().map(Into::into).collect(),
-            touched_types,
-            duration_ms,
-            notes,
-        }
-    }
-}
+mirror!(mnemo_store::dream_report::DreamReport => DreamReport {
+    status, strategy, trigger, files_touched, files_created, files_deleted, entries_merged,
+    merges: each, touched_types, duration_ms, notes,
+});
 
 /// One file a mechanical dream would change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -130,12 +91,7 @@ pub struct ToolStep {
     pub ok: Option<bool>,
 }
 
-impl From<mnemo_store::tasks::ToolStep> for ToolStep {
-    fn from(v: mnemo_store::tasks::ToolStep) -> Self {
-        let mnemo_store::tasks::ToolStep { name, detail, ok } = v;
-        Self { name, detail, ok }
-    }
-}
+mirror!(mnemo_store::tasks::ToolStep => ToolStep { name, detail, ok });
 
 /// What a task did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -161,28 +117,9 @@ pub struct TaskResult {
     pub proposal: Option<i64>,
 }
 
-impl From<mnemo_store::tasks::TaskResult> for TaskResult {
-    fn from(v: mnemo_store::tasks::TaskResult) -> Self {
-        let mnemo_store::tasks::TaskResult {
-            summary,
-            files,
-            group,
-            touched_types,
-            dream,
-            undone_by,
-            proposal,
-        } = v;
-        Self {
-            summary,
-            files,
-            group,
-            touched_types,
-            dream: dream.map(Into::into),
-            undone_by,
-            proposal,
-        }
-    }
-}
+mirror!(mnemo_store::tasks::TaskResult => TaskResult {
+    summary, files, group, touched_types, dream: opt, undone_by, proposal,
+});
 
 /// How far a task's work has got, in the units its phase names (files, memories, conversations,
 /// bytes): what a progress bar shows.
@@ -194,12 +131,7 @@ pub struct TaskProgress {
     pub total: u64,
 }
 
-impl From<mnemo_store::tasks::TaskProgress> for TaskProgress {
-    fn from(v: mnemo_store::tasks::TaskProgress) -> Self {
-        let mnemo_store::tasks::TaskProgress { done, total } = v;
-        Self { done, total }
-    }
-}
+mirror!(mnemo_store::tasks::TaskProgress => TaskProgress { done, total });
 
 /// A background memory task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -237,41 +169,7 @@ pub struct TaskInfo {
     pub finished_at: Option<String>,
 }
 
-impl From<mnemo_store::tasks::TaskInfo> for TaskInfo {
-    fn from(v: mnemo_store::tasks::TaskInfo) -> Self {
-        let mnemo_store::tasks::TaskInfo {
-            id,
-            kind,
-            workspace,
-            session,
-            status,
-            reason,
-            phase,
-            progress,
-            tools,
-            result,
-            error,
-            created_at,
-            updated_at,
-            started_at,
-            finished_at,
-        } = v;
-        Self {
-            id,
-            kind,
-            workspace,
-            session,
-            status,
-            reason,
-            phase,
-            progress: progress.map(Into::into),
-            tools: tools.into_iter().map(Into::into).collect(),
-            result: result.map(Into::into),
-            error,
-            created_at,
-            updated_at,
-            started_at,
-            finished_at,
-        }
-    }
-}
+mirror!(mnemo_store::tasks::TaskInfo => TaskInfo {
+    id, kind, workspace, session, status, reason, phase, progress: opt, tools: each, result: opt,
+    error, created_at, updated_at, started_at, finished_at,
+});

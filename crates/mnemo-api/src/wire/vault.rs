@@ -15,12 +15,7 @@ pub struct Supersession {
     pub why: Option<String>,
 }
 
-impl From<mnemo_store::supersede::Supersession> for Supersession {
-    fn from(v: mnemo_store::supersede::Supersession) -> Self {
-        let mnemo_store::supersede::Supersession { at, by, why } = v;
-        Self { at, by, why }
-    }
-}
+mirror!(mnemo_store::supersede::Supersession => Supersession { at, by, why });
 
 /// What an export wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -38,24 +33,9 @@ pub struct ExportResult {
     pub left_out: Vec<String>,
 }
 
-impl From<mnemo_store::export::ExportResult> for ExportResult {
-    fn from(v: mnemo_store::export::ExportResult) -> Self {
-        let mnemo_store::export::ExportResult {
-            path,
-            workspaces,
-            files,
-            bytes,
-            left_out,
-        } = v;
-        Self {
-            path,
-            workspaces,
-            files,
-            bytes,
-            left_out,
-        }
-    }
-}
+mirror!(mnemo_store::export::ExportResult => ExportResult {
+    path, workspaces, files, bytes, left_out,
+});
 
 /// A doc as `list` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
@@ -91,38 +71,10 @@ pub struct DocSummary {
     pub archived: bool,
 }
 
-impl From<mnemo_store::index::DocSummary> for DocSummary {
-    fn from(v: mnemo_store::index::DocSummary) -> Self {
-        let mnemo_store::index::DocSummary {
-            workspace,
-            path,
-            kind,
-            memory_type,
-            name,
-            description,
-            mtime,
-            valid,
-            problem,
-            secret,
-            pinned,
-            archived,
-        } = v;
-        Self {
-            workspace,
-            path,
-            kind,
-            memory_type,
-            name,
-            description,
-            mtime,
-            valid,
-            problem: problem.map(Into::into),
-            secret,
-            pinned,
-            archived,
-        }
-    }
-}
+mirror!(mnemo_store::index::DocSummary => DocSummary {
+    workspace, path, kind, memory_type, name, description, mtime, valid, problem: opt, secret,
+    pinned, archived,
+});
 
 /// A flagged file's problem as it crosses the wire.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
@@ -133,12 +85,7 @@ pub struct ProblemOut {
     pub message: String,
 }
 
-impl From<mnemo_store::index::ProblemOut> for ProblemOut {
-    fn from(v: mnemo_store::index::ProblemOut) -> Self {
-        let mnemo_store::index::ProblemOut { code, message } = v;
-        Self { code, message }
-    }
-}
+mirror!(mnemo_store::index::ProblemOut => ProblemOut { code, message });
 
 /// A search result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, specta::Type)]
@@ -180,39 +127,10 @@ pub struct Hit {
     pub weak: bool,
 }
 
-impl From<mnemo_store::index::Hit> for Hit {
-    fn from(v: mnemo_store::index::Hit) -> Self {
-        let mnemo_store::index::Hit {
-            workspace,
-            path,
-            score,
-            name,
-            memory_type,
-            description,
-            mtime,
-            vector,
-            lexical,
-            matched,
-            doc_null: _,
-            passage,
-            weak,
-        } = v;
-        Self {
-            workspace,
-            path,
-            score,
-            name,
-            memory_type,
-            description,
-            mtime,
-            vector,
-            lexical,
-            matched,
-            passage: passage.map(Into::into),
-            weak,
-        }
-    }
-}
+mirror!(mnemo_store::index::Hit => Hit {
+    workspace, path, score, name, memory_type, description, mtime, vector, lexical, matched,
+    passage: opt, weak,
+} skip doc_null);
 
 /// The passage of a memory that matched a search.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
@@ -223,12 +141,7 @@ pub struct Passage {
     pub line: u32,
 }
 
-impl From<mnemo_store::index::Passage> for Passage {
-    fn from(v: mnemo_store::index::Passage) -> Self {
-        let mnemo_store::index::Passage { text, line } = v;
-        Self { text, line }
-    }
-}
+mirror!(mnemo_store::index::Passage => Passage { text, line });
 
 /// Per-workspace counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, specta::Type)]
@@ -241,20 +154,7 @@ pub struct Counts {
     pub logs: u64,
 }
 
-impl From<mnemo_store::index::Counts> for Counts {
-    fn from(v: mnemo_store::index::Counts) -> Self {
-        let mnemo_store::index::Counts {
-            topics,
-            invalid,
-            logs,
-        } = v;
-        Self {
-            topics,
-            invalid,
-            logs,
-        }
-    }
-}
+mirror!(mnemo_store::index::Counts => Counts { topics, invalid, logs });
 
 /// What a copy or move did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -273,26 +173,9 @@ pub struct Copied {
     pub removed_group: Option<i64>,
 }
 
-impl From<mnemo_store::vault::Copied> for Copied {
-    fn from(v: mnemo_store::vault::Copied) -> Self {
-        let mnemo_store::vault::Copied {
-            from_workspace,
-            from_path,
-            workspace,
-            path,
-            group,
-            removed_group,
-        } = v;
-        Self {
-            from_workspace,
-            from_path,
-            workspace,
-            path,
-            group,
-            removed_group,
-        }
-    }
-}
+mirror!(mnemo_store::vault::Copied => Copied {
+    from_workspace, from_path, workspace, path, group, removed_group,
+});
 
 /// One memory with its content, as `show` gives it.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -313,26 +196,9 @@ pub struct MemoryDetail {
     pub pinned: bool,
 }
 
-impl From<mnemo_store::vault::MemoryDetail> for MemoryDetail {
-    fn from(v: mnemo_store::vault::MemoryDetail) -> Self {
-        let mnemo_store::vault::MemoryDetail {
-            summary,
-            hash,
-            content,
-            body,
-            entries,
-            pinned,
-        } = v;
-        Self {
-            summary: summary.into(),
-            hash,
-            content,
-            body,
-            entries: entries.into_iter().map(Into::into).collect(),
-            pinned,
-        }
-    }
-}
+mirror!(mnemo_store::vault::MemoryDetail => MemoryDetail {
+    summary: into, hash, content, body, entries: each, pinned,
+});
 
 /// An entry with its stable id.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -352,24 +218,7 @@ pub struct EntryOut {
     pub superseded: Option<Supersession>,
 }
 
-impl From<mnemo_store::vault::EntryOut> for EntryOut {
-    fn from(v: mnemo_store::vault::EntryOut) -> Self {
-        let mnemo_store::vault::EntryOut {
-            id,
-            summary,
-            why,
-            how,
-            superseded,
-        } = v;
-        Self {
-            id,
-            summary,
-            why,
-            how,
-            superseded: superseded.map(Into::into),
-        }
-    }
-}
+mirror!(mnemo_store::vault::EntryOut => EntryOut { id, summary, why, how, superseded: opt });
 
 /// What a write did.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -387,24 +236,9 @@ pub struct WriteOutcome {
     pub shared: Option<String>,
 }
 
-impl From<mnemo_store::vault::WriteOutcome> for WriteOutcome {
-    fn from(v: mnemo_store::vault::WriteOutcome) -> Self {
-        let mnemo_store::vault::WriteOutcome {
-            workspace,
-            path,
-            change_id,
-            hash,
-            shared,
-        } = v;
-        Self {
-            workspace,
-            path,
-            change_id,
-            hash,
-            shared,
-        }
-    }
-}
+mirror!(mnemo_store::vault::WriteOutcome => WriteOutcome {
+    workspace, path, change_id, hash, shared,
+});
 
 /// What a sync or rebuild did.
 #[derive(Debug, Clone, Default, Serialize, specta::Type)]
@@ -417,17 +251,4 @@ pub struct SyncReport {
     pub removed: usize,
 }
 
-impl From<mnemo_store::vault::SyncReport> for SyncReport {
-    fn from(v: mnemo_store::vault::SyncReport) -> Self {
-        let mnemo_store::vault::SyncReport {
-            scanned,
-            updated,
-            removed,
-        } = v;
-        Self {
-            scanned,
-            updated,
-            removed,
-        }
-    }
-}
+mirror!(mnemo_store::vault::SyncReport => SyncReport { scanned, updated, removed });
